@@ -1,0 +1,215 @@
+//! Exchange rates and conversion (SEMANTICS section 5). A rate is units of a
+//! currency per one unit of the table's pivot currency; the latest rate on or
+//! before a date applies. A missing rate is an error, never a silent 0.
+
+use crate::error::{Error, Result};
+use crate::model::Timestamp;
+use crate::money::{Cents, Currency, round_cents};
+use chrono::NaiveDate;
+use rust_decimal::Decimal;
+use rust_decimal::prelude::FromPrimitive;
+use serde_json::Value;
+use std::collections::HashMap;
+
+/// One row of an FX table.
+#[derive(Debug, Clone, PartialEq)]
+pub struct FxRate {
+    pub date: NaiveDate,
+    pub currency: Currency,
+    /// Units of `currency` per one unit of the pivot.
+    pub rate: Decimal,
+}
+
+impl FxRate {
+    /// Reads `{date, currency, rate}`.
+    pub fn from_json(value: &Value) -> Result<FxRate> {
+        let f = crate::model::Fields::open("fx_rate", value, false)?;
+        let date = f.required_timestamp(&["date"])?.local_date(chrono_tz::UTC);
+        let currency = f.required_currency(&["currency"])?;
+        let rate = value
+            .get("rate")
+            .and_then(|r| match r {
+                Value::Number(n) => n.as_f64().and_then(Decimal::from_f64),
+                Value::String(s) => s.parse::<Decimal>().ok(),
+                _ => None,
+            })
+            .filter(|r| *r > Decimal::ZERO)
+            .ok_or_else(|| f.error("rate", "must be a positive number"))?;
+        Ok(FxRate {
+            date,
+            currency,
+            rate,
+        })
+    }
+}
+
+/// Rates per currency, sorted by date, against one pivot currency.
+#[derive(Debug, Clone, PartialEq)]
+pub struct FxTable {
+    pivot: Currency,
+    rates: HashMap<Currency, Vec<(NaiveDate, Decimal)>>,
+}
+
+impl FxTable {
+    /// An empty table whose pivot (rate 1 on every date) is `pivot`.
+    pub fn new(pivot: Currency) -> FxTable {
+        FxTable {
+            pivot,
+            rates: HashMap::new(),
+        }
+    }
+
+    pub fn pivot(&self) -> Currency {
+        self.pivot
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.rates.is_empty()
+    }
+
+    /// Adds rates; a row for an existing currency and date replaces it.
+    pub fn insert(&mut self, rows: impl IntoIterator<Item = FxRate>) {
+        for row in rows {
+            if row.currency == self.pivot {
+                continue;
+            }
+            let series = self.rates.entry(row.currency).or_default();
+            match series.binary_search_by_key(&row.date, |(d, _)| *d) {
+                Ok(i) => series[i].1 = row.rate,
+                Err(i) => series.insert(i, (row.date, row.rate)),
+            }
+        }
+    }
+
+    /// The rate of `currency` on `date` (the latest on or before it).
+    pub fn rate(&self, currency: Currency, date: NaiveDate) -> Result<Decimal> {
+        if currency == self.pivot {
+            return Ok(Decimal::ONE);
+        }
+        let missing = || Error::MissingFxRate {
+            currency: currency.to_string(),
+            date: date.to_string(),
+        };
+        let series = self.rates.get(&currency).ok_or_else(missing)?;
+        let upto = series.partition_point(|(d, _)| *d <= date);
+        if upto == 0 {
+            return Err(missing());
+        }
+        Ok(series[upto - 1].1)
+    }
+
+    /// Converts `amount` from one currency to another at the rates of `date`:
+    /// `round(amount x rate_to / rate_from)`.
+    pub fn convert(
+        &self,
+        amount: Cents,
+        from: Currency,
+        to: Currency,
+        date: NaiveDate,
+    ) -> Result<Cents> {
+        if from == to || amount == 0 {
+            return Ok(amount);
+        }
+        let rate_from = self.rate(from, date)?;
+        let rate_to = self.rate(to, date)?;
+        Ok(round_cents(Decimal::from(amount) * rate_to / rate_from))
+    }
+}
+
+/// Parses a list of `{date, currency, rate}` rows.
+pub fn parse_rates(values: &[Value]) -> Result<Vec<FxRate>> {
+    values.iter().map(FxRate::from_json).collect()
+}
+
+impl FxRate {
+    /// Convenience constructor from a bare date.
+    pub fn on(date: NaiveDate, currency: Currency, rate: Decimal) -> FxRate {
+        FxRate {
+            date,
+            currency,
+            rate,
+        }
+    }
+}
+
+/// A date from a timestamp string, for callers that only have text.
+pub fn date_of(text: &str) -> Option<NaiveDate> {
+    Timestamp::parse(text).map(|t| t.local_date(chrono_tz::UTC))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn table() -> FxTable {
+        let mut t = FxTable::new(Currency::USD);
+        t.insert(
+            parse_rates(&[
+                json!({"date": "2024-01-01", "currency": "EUR", "rate": 0.9}),
+                json!({"date": "2024-02-01", "currency": "EUR", "rate": 0.8}),
+                json!({"date": "2024-01-01", "currency": "GBP", "rate": 0.75}),
+            ])
+            .unwrap(),
+        );
+        t
+    }
+
+    fn day(s: &str) -> NaiveDate {
+        s.parse().unwrap()
+    }
+
+    #[test]
+    fn latest_rate_on_or_before_applies() {
+        let t = table();
+        assert_eq!(
+            t.convert(
+                900,
+                Currency::parse("EUR").unwrap(),
+                Currency::USD,
+                day("2024-01-31")
+            )
+            .unwrap(),
+            1000
+        );
+        assert_eq!(
+            t.convert(
+                800,
+                Currency::parse("EUR").unwrap(),
+                Currency::USD,
+                day("2024-02-15")
+            )
+            .unwrap(),
+            1000
+        );
+    }
+
+    #[test]
+    fn cross_rates_go_through_the_pivot() {
+        let t = table();
+        let eur = Currency::parse("EUR").unwrap();
+        let gbp = Currency::parse("GBP").unwrap();
+        assert_eq!(t.convert(900, eur, gbp, day("2024-01-15")).unwrap(), 750);
+    }
+
+    #[test]
+    fn a_missing_rate_names_currency_and_date() {
+        let t = table();
+        let err = t
+            .convert(
+                100,
+                Currency::parse("EUR").unwrap(),
+                Currency::USD,
+                day("2023-12-31"),
+            )
+            .unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            "no exchange rate for EUR on or before 2023-12-31"
+        );
+        let err = t
+            .rate(Currency::parse("JPY").unwrap(), day("2024-01-01"))
+            .unwrap_err();
+        assert_eq!(err.code(), "missing_fx_rate");
+    }
+}

@@ -1,0 +1,599 @@
+//! The ledger: one account's records and everything derived from them.
+//!
+//! Records come in as JSON (either interface shape), are validated (the record
+//! rules in `model`, the cross-record rules in `validate`) and stored by id; a
+//! re-sent id replaces its record. Each customer's [`Timeline`] is derived
+//! state: a write rebuilds only the customers it touches, a settings change
+//! rebuilds all of them in parallel. Queries (`queries`) replay timelines at an
+//! explicit `as_of`.
+
+mod queries;
+mod validate;
+mod write;
+
+pub use queries::{CurrentSubscription, CustomerProfile, CustomerStatus, MovementFilter};
+pub use write::{ImportStatus, Page, WriteReport, WriteResult};
+
+use crate::error::{Error, Result};
+use crate::fx::{FxTable, parse_rates};
+use crate::ids::{CustomerId, DataSourceId, InvoiceId, PlanGroupId, PlanId};
+use crate::model::{Customer, DataSource, Invoice, Plan, PlanGroup, Settings};
+use crate::timeline::{Replay, Timeline};
+use chrono::{DateTime, Utc};
+use indexmap::{IndexMap, IndexSet};
+use rayon::prelude::*;
+use serde_json::Value;
+use std::collections::{HashMap, HashSet};
+use std::sync::{Arc, Mutex};
+
+/// Replays of every customer at one `as_of`, shared by the reports of a query.
+pub(crate) type ReplaySet = Arc<IndexMap<CustomerId, Replay>>;
+
+/// One account's records, settings, FX table and derived timelines.
+#[derive(Debug)]
+pub struct Ledger {
+    settings: Settings,
+    customers: IndexMap<CustomerId, Customer>,
+    plans: IndexMap<PlanId, Plan>,
+    plan_groups: IndexMap<PlanGroupId, PlanGroup>,
+    invoices: IndexMap<InvoiceId, Invoice>,
+    data_sources: IndexMap<DataSourceId, DataSource>,
+    invoices_by_customer: HashMap<CustomerId, IndexSet<InvoiceId>>,
+    invoices_by_plan: HashMap<PlanId, usize>,
+    fx: FxTable,
+    timelines: HashMap<CustomerId, Timeline>,
+    /// Bumped by every write; invalidates `replay_cache`.
+    generation: u64,
+    replay_cache: Mutex<Option<(u64, DateTime<Utc>, ReplaySet)>>,
+}
+
+impl Default for Ledger {
+    fn default() -> Self {
+        Ledger::new(Settings::default())
+    }
+}
+
+impl Clone for Ledger {
+    fn clone(&self) -> Self {
+        Ledger {
+            settings: self.settings.clone(),
+            customers: self.customers.clone(),
+            plans: self.plans.clone(),
+            plan_groups: self.plan_groups.clone(),
+            invoices: self.invoices.clone(),
+            data_sources: self.data_sources.clone(),
+            invoices_by_customer: self.invoices_by_customer.clone(),
+            invoices_by_plan: self.invoices_by_plan.clone(),
+            fx: self.fx.clone(),
+            timelines: self.timelines.clone(),
+            generation: self.generation,
+            replay_cache: Mutex::new(None),
+        }
+    }
+}
+
+/// Which record collection a generic call addresses.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum RecordKind {
+    Customers,
+    Plans,
+    PlanGroups,
+    Invoices,
+    DataSources,
+}
+
+impl RecordKind {
+    /// Parses the plural collection name used by scenario steps and the API
+    /// (`customers`, `plans`, `plan_groups` or `plan-groups`, `invoices`,
+    /// `data_sources` or `data-sources`).
+    pub fn parse(name: &str) -> Option<RecordKind> {
+        match name.replace('-', "_").as_str() {
+            "customers" => Some(RecordKind::Customers),
+            "plans" => Some(RecordKind::Plans),
+            "plan_groups" => Some(RecordKind::PlanGroups),
+            "invoices" => Some(RecordKind::Invoices),
+            "data_sources" => Some(RecordKind::DataSources),
+            _ => None,
+        }
+    }
+}
+
+impl Ledger {
+    /// An empty ledger with the given settings.
+    pub fn new(settings: Settings) -> Ledger {
+        let pivot = settings.base_currency;
+        Ledger {
+            settings,
+            customers: IndexMap::new(),
+            plans: IndexMap::new(),
+            plan_groups: IndexMap::new(),
+            invoices: IndexMap::new(),
+            data_sources: IndexMap::new(),
+            invoices_by_customer: HashMap::new(),
+            invoices_by_plan: HashMap::new(),
+            fx: FxTable::new(pivot),
+            timelines: HashMap::new(),
+            generation: 0,
+            replay_cache: Mutex::new(None),
+        }
+    }
+
+    pub fn settings(&self) -> &Settings {
+        &self.settings
+    }
+
+    /// Replaces the settings and recomputes every customer.
+    pub fn set_settings(&mut self, settings: Settings) {
+        self.settings = settings;
+        self.rebuild_all();
+    }
+
+    /// Merges the keys of a JSON object into the settings (see
+    /// [`Settings::merged`]) and recomputes every customer.
+    pub fn update_settings(&mut self, patch: &Value) -> Result<&Settings> {
+        let settings = self.settings.merged(patch)?;
+        self.set_settings(settings);
+        Ok(&self.settings)
+    }
+
+    pub fn fx(&self) -> &FxTable {
+        &self.fx
+    }
+
+    /// Adds exchange rates (`{date, currency, rate}`, units of `currency` per
+    /// one unit of the base currency at the time of the first load). Either
+    /// every row is valid and loaded, or none is.
+    pub fn load_fx_rates(&mut self, rows: &[Value]) -> Result<usize> {
+        let rates = parse_rates(rows)?;
+        let count = rates.len();
+        self.fx.insert(rates);
+        self.touch();
+        Ok(count)
+    }
+
+    // ---- writes -------------------------------------------------------
+
+    /// Upserts records of any kind; see the typed methods.
+    pub fn upsert(&mut self, kind: RecordKind, records: &[Value]) -> WriteReport {
+        match kind {
+            RecordKind::Customers => self.upsert_customers(records),
+            RecordKind::Plans => self.upsert_plans(records),
+            RecordKind::PlanGroups => self.upsert_plan_groups(records),
+            RecordKind::Invoices => self.upsert_invoices(records),
+            RecordKind::DataSources => self.upsert_data_sources(records),
+        }
+    }
+
+    /// Deletes a record of any kind by id.
+    pub fn delete(&mut self, kind: RecordKind, id: &str) -> Result<()> {
+        match kind {
+            RecordKind::Customers => self.delete_customer(id),
+            RecordKind::Plans => self.delete_plan(id),
+            RecordKind::PlanGroups => self.delete_plan_group(id),
+            RecordKind::Invoices => self.delete_invoice(id),
+            RecordKind::DataSources => self.delete_data_source(id),
+        }
+    }
+
+    /// Upserts customers; a known id replaces the record.
+    pub fn upsert_customers(&mut self, records: &[Value]) -> WriteReport {
+        let mut report = WriteReport::default();
+        for value in records {
+            let outcome = Customer::from_json(value).map(|customer| {
+                self.customers.insert(customer.id.clone(), customer);
+            });
+            report.push(&record_id(value), outcome);
+        }
+        self.touch();
+        report
+    }
+
+    /// Changes only the fields present in `patch`; `custom_variables` are
+    /// merged into the existing ones, new keys winning.
+    pub fn update_customer(&mut self, id: &str, patch: &Value) -> Result<&Customer> {
+        let existing = self
+            .customer(id)
+            .ok_or_else(|| not_found(Customer::KIND, id))?;
+        let mut merged = serde_json::to_value(existing).unwrap_or(Value::Null);
+        let patch_map = patch.as_object().ok_or_else(|| {
+            Error::invalid(Customer::KIND, id, "(record)", "must be a JSON object")
+        })?;
+        for (key, value) in patch_map {
+            if (key == "custom_variables" || key == "metadata")
+                && let (Some(target), Some(incoming)) = (
+                    merged["custom_variables"].as_object_mut(),
+                    value.as_object(),
+                )
+            {
+                for (k, v) in incoming {
+                    target.insert(k.clone(), v.clone());
+                }
+                continue;
+            }
+            merged[key] = value.clone();
+        }
+        merged["id"] = Value::String(id.to_string());
+        let customer = Customer::from_json(&merged)?;
+        self.customers.insert(customer.id.clone(), customer);
+        self.touch();
+        Ok(&self.customers[id])
+    }
+
+    /// Upserts plans. A changed plan recomputes the customers invoiced on it;
+    /// a currency change that would contradict existing invoices is refused.
+    pub fn upsert_plans(&mut self, records: &[Value]) -> WriteReport {
+        let mut report = WriteReport::default();
+        let mut changed: HashSet<PlanId> = HashSet::new();
+        for value in records {
+            let outcome = Plan::from_json(value).and_then(|plan| {
+                self.check_plan_change(&plan)?;
+                changed.insert(plan.id.clone());
+                self.plans.insert(plan.id.clone(), plan);
+                Ok(())
+            });
+            report.push(&record_id(value), outcome);
+        }
+        if !changed.is_empty() {
+            let customers: HashSet<CustomerId> = self
+                .invoices
+                .values()
+                .filter(|i| i.plan_id.as_ref().is_some_and(|p| changed.contains(p)))
+                .map(|i| i.customer_id.clone())
+                .collect();
+            self.rebuild(customers);
+        }
+        self.touch();
+        report
+    }
+
+    /// Changes only the fields present in `patch` of an existing plan.
+    pub fn update_plan(&mut self, id: &str, patch: &Value) -> Result<&Plan> {
+        let existing = self.plan(id).ok_or_else(|| not_found(Plan::KIND, id))?;
+        let mut merged = serde_json::to_value(existing).unwrap_or(Value::Null);
+        let patch_map = patch
+            .as_object()
+            .ok_or_else(|| Error::invalid(Plan::KIND, id, "(record)", "must be a JSON object"))?;
+        for (key, value) in patch_map {
+            let key = match key.as_str() {
+                "interval" => "billing_freq",
+                "interval_count" => "billing_freq_count",
+                other => other,
+            };
+            merged[key] = value.clone();
+        }
+        merged["id"] = Value::String(id.to_string());
+        let report = self.upsert_plans(&[merged]);
+        if let Some(error) = report.results.into_iter().find_map(|r| r.error) {
+            return Err(error);
+        }
+        Ok(&self.plans[id])
+    }
+
+    /// Upserts plan groups. A group without an id gets one (`pg_1`, `pg_2`,
+    /// ...); every plan it names must exist.
+    pub fn upsert_plan_groups(&mut self, records: &[Value]) -> WriteReport {
+        let mut report = WriteReport::default();
+        for value in records {
+            let outcome = PlanGroup::from_json(value).and_then(|mut group| {
+                if group.id.as_str().is_empty() {
+                    group.id = self.next_plan_group_id();
+                }
+                if let Some(missing) = group.plans.iter().find(|p| !self.plans.contains_key(*p)) {
+                    return Err(Error::invalid(
+                        PlanGroup::KIND,
+                        group.id.as_str(),
+                        "plans",
+                        format!("plan `{missing}` does not exist"),
+                    ));
+                }
+                let id = group.id.to_string();
+                self.plan_groups.insert(group.id.clone(), group);
+                Ok(id)
+            });
+            let id = outcome.clone().unwrap_or_else(|_| record_id(value));
+            report.push(&id, outcome.map(|_| ()));
+        }
+        self.touch();
+        report
+    }
+
+    /// Upserts data sources.
+    pub fn upsert_data_sources(&mut self, records: &[Value]) -> WriteReport {
+        let mut report = WriteReport::default();
+        for value in records {
+            let outcome = DataSource::from_json(value).map(|source| {
+                self.data_sources.insert(source.id.clone(), source);
+            });
+            report.push(&record_id(value), outcome);
+        }
+        self.touch();
+        report
+    }
+
+    /// Upserts invoices: each is validated against the stored customers and
+    /// plans; the touched customers are recomputed once at the end.
+    pub fn upsert_invoices(&mut self, records: &[Value]) -> WriteReport {
+        let mut report = WriteReport::default();
+        let mut touched: HashSet<CustomerId> = HashSet::new();
+        for value in records {
+            let outcome = Invoice::from_json(value).and_then(|invoice| {
+                validate::invoice_references(&invoice, &self.customers, &self.plans)?;
+                touched.insert(invoice.customer_id.clone());
+                if let Some(previous) = self.remove_invoice_record(invoice.id.as_str()) {
+                    touched.insert(previous.customer_id);
+                }
+                self.insert_invoice_record(invoice);
+                Ok(())
+            });
+            report.push(&record_id(value), outcome);
+        }
+        self.rebuild(touched);
+        self.touch();
+        report
+    }
+
+    /// Deletes a customer and every invoice of it.
+    pub fn delete_customer(&mut self, id: &str) -> Result<()> {
+        self.customers
+            .shift_remove(id)
+            .ok_or_else(|| not_found(Customer::KIND, id))?;
+        if let Some(invoice_ids) = self.invoices_by_customer.remove(id) {
+            for invoice_id in invoice_ids {
+                if let Some(invoice) = self.invoices.shift_remove(&invoice_id) {
+                    self.count_plan_use(&invoice, -1);
+                }
+            }
+        }
+        self.timelines.remove(id);
+        self.touch();
+        Ok(())
+    }
+
+    /// Deletes a plan; refused while invoices use it. Groups drop it.
+    pub fn delete_plan(&mut self, id: &str) -> Result<()> {
+        if !self.plans.contains_key(id) {
+            return Err(not_found(Plan::KIND, id));
+        }
+        let uses = self.invoices_by_plan.get(id).copied().unwrap_or(0);
+        if uses > 0 {
+            return Err(Error::Conflict {
+                kind: Plan::KIND,
+                id: id.to_string(),
+                reason: format!("{uses} invoice(s) use this plan; delete or change them first"),
+            });
+        }
+        self.plans.shift_remove(id);
+        for group in self.plan_groups.values_mut() {
+            group.plans.retain(|p| p.as_str() != id);
+        }
+        self.touch();
+        Ok(())
+    }
+
+    /// Deletes a plan group; its plans stay.
+    pub fn delete_plan_group(&mut self, id: &str) -> Result<()> {
+        self.plan_groups
+            .shift_remove(id)
+            .ok_or_else(|| not_found(PlanGroup::KIND, id))?;
+        self.touch();
+        Ok(())
+    }
+
+    /// Deletes an invoice and recomputes its customer.
+    pub fn delete_invoice(&mut self, id: &str) -> Result<()> {
+        let invoice = self
+            .remove_invoice_record(id)
+            .ok_or_else(|| not_found(Invoice::KIND, id))?;
+        self.rebuild([invoice.customer_id]);
+        self.touch();
+        Ok(())
+    }
+
+    /// Deletes a data source; records that name it keep the name.
+    pub fn delete_data_source(&mut self, id: &str) -> Result<()> {
+        self.data_sources
+            .shift_remove(id)
+            .ok_or_else(|| not_found(DataSource::KIND, id))?;
+        self.touch();
+        Ok(())
+    }
+
+    // ---- reads --------------------------------------------------------
+
+    pub fn customer(&self, id: &str) -> Option<&Customer> {
+        self.customers.get(id)
+    }
+    pub fn plan(&self, id: &str) -> Option<&Plan> {
+        self.plans.get(id)
+    }
+    pub fn plan_group(&self, id: &str) -> Option<&PlanGroup> {
+        self.plan_groups.get(id)
+    }
+    pub fn invoice(&self, id: &str) -> Option<&Invoice> {
+        self.invoices.get(id)
+    }
+    pub fn data_source(&self, id: &str) -> Option<&DataSource> {
+        self.data_sources.get(id)
+    }
+
+    /// Every customer in insertion order.
+    pub fn customers(&self) -> impl ExactSizeIterator<Item = &Customer> {
+        self.customers.values()
+    }
+    pub fn plans(&self) -> impl ExactSizeIterator<Item = &Plan> {
+        self.plans.values()
+    }
+    pub fn plan_groups(&self) -> impl ExactSizeIterator<Item = &PlanGroup> {
+        self.plan_groups.values()
+    }
+    pub fn invoices(&self) -> impl ExactSizeIterator<Item = &Invoice> {
+        self.invoices.values()
+    }
+    pub fn data_sources(&self) -> impl ExactSizeIterator<Item = &DataSource> {
+        self.data_sources.values()
+    }
+
+    /// The invoices of one customer, in insertion order.
+    pub fn customer_invoices(&self, id: &str) -> Vec<&Invoice> {
+        self.invoices_by_customer
+            .get(id)
+            .map(|ids| ids.iter().filter_map(|i| self.invoices.get(i)).collect())
+            .unwrap_or_default()
+    }
+
+    pub fn list_customers(&self, limit: usize, offset: usize) -> Page<&Customer> {
+        page(self.customers.values(), limit, offset)
+    }
+    pub fn list_plans(&self, limit: usize, offset: usize) -> Page<&Plan> {
+        page(self.plans.values(), limit, offset)
+    }
+    pub fn list_plan_groups(&self, limit: usize, offset: usize) -> Page<&PlanGroup> {
+        page(self.plan_groups.values(), limit, offset)
+    }
+    pub fn list_invoices(&self, limit: usize, offset: usize) -> Page<&Invoice> {
+        page(self.invoices.values(), limit, offset)
+    }
+    pub fn list_data_sources(&self, limit: usize, offset: usize) -> Page<&DataSource> {
+        page(self.data_sources.values(), limit, offset)
+    }
+
+    /// How many records of each kind: customers, plans, plan groups, invoices.
+    pub fn counts(&self) -> (usize, usize, usize, usize) {
+        (
+            self.customers.len(),
+            self.plans.len(),
+            self.plan_groups.len(),
+            self.invoices.len(),
+        )
+    }
+
+    // ---- derived state ------------------------------------------------
+
+    fn touch(&mut self) {
+        self.generation += 1;
+        if let Ok(mut cache) = self.replay_cache.lock() {
+            *cache = None;
+        }
+    }
+
+    fn build_timeline(&self, id: &CustomerId) -> Timeline {
+        let invoices = self.customer_invoices(id.as_str());
+        let plans = |plan: &PlanId| self.plans.get(plan).cloned();
+        Timeline::build(id.clone(), &invoices, &plans, &self.settings)
+    }
+
+    /// Rebuilds the timelines of the given customers (in parallel when many).
+    fn rebuild(&mut self, customers: impl IntoIterator<Item = CustomerId>) {
+        let ids: Vec<CustomerId> = customers.into_iter().collect();
+        let built: Vec<(CustomerId, Timeline)> = if ids.len() > 64 {
+            ids.par_iter()
+                .map(|id| (id.clone(), self.build_timeline(id)))
+                .collect()
+        } else {
+            ids.iter()
+                .map(|id| (id.clone(), self.build_timeline(id)))
+                .collect()
+        };
+        for (id, timeline) in built {
+            if self.customers.contains_key(&id) && !timeline.is_empty() {
+                self.timelines.insert(id, timeline);
+            } else {
+                self.timelines.remove(&id);
+            }
+        }
+    }
+
+    /// Recomputes every customer from scratch, in parallel.
+    pub fn rebuild_all(&mut self) {
+        self.timelines.clear();
+        let ids: Vec<CustomerId> = self.invoices_by_customer.keys().cloned().collect();
+        self.rebuild(ids);
+        self.touch();
+    }
+
+    pub(crate) fn timeline(&self, id: &str) -> Option<&Timeline> {
+        self.timelines.get(id)
+    }
+
+    pub(crate) fn timelines(&self) -> impl Iterator<Item = &Timeline> {
+        self.timelines.values()
+    }
+
+    fn insert_invoice_record(&mut self, invoice: Invoice) {
+        self.count_plan_use(&invoice, 1);
+        self.invoices_by_customer
+            .entry(invoice.customer_id.clone())
+            .or_default()
+            .insert(invoice.id.clone());
+        self.invoices.insert(invoice.id.clone(), invoice);
+    }
+
+    fn remove_invoice_record(&mut self, id: &str) -> Option<Invoice> {
+        let invoice = self.invoices.shift_remove(id)?;
+        self.count_plan_use(&invoice, -1);
+        if let Some(ids) = self.invoices_by_customer.get_mut(&invoice.customer_id) {
+            ids.shift_remove(id);
+        }
+        Some(invoice)
+    }
+
+    fn count_plan_use(&mut self, invoice: &Invoice, delta: isize) {
+        if let Some(plan) = &invoice.plan_id {
+            let entry = self.invoices_by_plan.entry(plan.clone()).or_insert(0);
+            *entry = entry.saturating_add_signed(delta);
+        }
+    }
+
+    fn check_plan_change(&self, plan: &Plan) -> Result<()> {
+        let Some(existing) = self.plans.get(&plan.id) else {
+            return Ok(());
+        };
+        let used = self.invoices_by_plan.get(&plan.id).copied().unwrap_or(0) > 0;
+        if used && existing.currency != plan.currency {
+            return Err(Error::invalid(
+                Plan::KIND,
+                plan.id.as_str(),
+                "currency",
+                format!(
+                    "cannot change from {} to {} while invoices use this plan",
+                    existing.currency, plan.currency
+                ),
+            ));
+        }
+        Ok(())
+    }
+
+    fn next_plan_group_id(&self) -> PlanGroupId {
+        (self.plan_groups.len() + 1..)
+            .map(|n| PlanGroupId::new(format!("pg_{n}")))
+            .find(|id| !self.plan_groups.contains_key(id))
+            .unwrap_or_else(|| PlanGroupId::new("pg"))
+    }
+}
+
+fn record_id(value: &Value) -> String {
+    match value.get("id").or_else(|| value.get("external_id")) {
+        Some(Value::String(s)) => s.clone(),
+        Some(Value::Number(n)) => n.to_string(),
+        _ => String::new(),
+    }
+}
+
+fn not_found(kind: &'static str, id: &str) -> Error {
+    Error::NotFound {
+        kind,
+        id: id.to_string(),
+    }
+}
+
+fn page<'a, T>(
+    items: impl ExactSizeIterator<Item = &'a T>,
+    limit: usize,
+    offset: usize,
+) -> Page<&'a T> {
+    let count = items.len();
+    Page {
+        count,
+        list: items.skip(offset).take(limit).collect(),
+    }
+}

@@ -1,0 +1,255 @@
+//! Reading derived state at an explicit `as_of`: movements, a customer's MRR
+//! at any instant, its current subscriptions and its lifecycle fields.
+
+use super::{Ledger, ReplaySet};
+use crate::error::{Error, Result};
+use crate::ids::{CustomerId, PlanId, SubscriptionId};
+use crate::model::{Customer, Interval};
+use crate::money::{Cents, Currency};
+use crate::movements::{Movement, MovementKind};
+use crate::timeline::Replay;
+use chrono::{DateTime, NaiveDate, Utc};
+use indexmap::IndexMap;
+use rayon::prelude::*;
+use serde::Serialize;
+use std::collections::BTreeMap;
+use std::sync::Arc;
+
+/// Which movements to return.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct MovementFilter {
+    pub customer: Option<CustomerId>,
+    /// First day included.
+    pub from: Option<NaiveDate>,
+    /// Last day included.
+    pub to: Option<NaiveDate>,
+    /// Kinds to keep; empty keeps all.
+    pub kinds: Vec<MovementKind>,
+}
+
+/// Lifecycle of a customer at `as_of`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum CustomerStatus {
+    /// No subscription yet.
+    Lead,
+    /// On a zero-amount subscription, never paid.
+    Trial,
+    /// MRR above 0.
+    Active,
+    /// Paid before, MRR 0 now.
+    Cancelled,
+}
+
+impl CustomerStatus {
+    pub fn as_str(&self) -> &'static str {
+        match self {
+            CustomerStatus::Lead => "lead",
+            CustomerStatus::Trial => "trial",
+            CustomerStatus::Active => "active",
+            CustomerStatus::Cancelled => "cancelled",
+        }
+    }
+}
+
+/// A paying subscription at `as_of`.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct CurrentSubscription {
+    pub subscription_id: Option<SubscriptionId>,
+    pub plan_id: PlanId,
+    pub name: String,
+    pub billing_freq: Interval,
+    pub billing_freq_count: u32,
+    pub currency: Currency,
+    pub mrr: Cents,
+    pub quantity: i64,
+}
+
+/// A customer's derived lifecycle fields at `as_of`. Values the sender gave on
+/// the customer record fill in where the invoices say nothing.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct CustomerProfile {
+    pub status: CustomerStatus,
+    pub trial_started: Option<DateTime<Utc>>,
+    pub paid_started: Option<DateTime<Utc>>,
+    /// The last churn when cancelled, else a scheduled cancellation after `as_of`.
+    pub cancel_date: Option<DateTime<Utc>>,
+    /// MRR per currency at `as_of`.
+    pub mrr: BTreeMap<Currency, Cents>,
+}
+
+impl Ledger {
+    /// Every customer's replay at `as_of`, computed in parallel and cached
+    /// until the next write or a different `as_of`.
+    pub(crate) fn replays(&self, as_of: DateTime<Utc>) -> Result<ReplaySet> {
+        if let Ok(cache) = self.replay_cache.lock()
+            && let Some((generation, cached_as_of, set)) = cache.as_ref()
+            && *generation == self.generation
+            && *cached_as_of == as_of
+        {
+            return Ok(Arc::clone(set));
+        }
+        let timelines: Vec<_> = self.timelines().collect();
+        let replays: Result<Vec<(CustomerId, Replay)>> = timelines
+            .par_iter()
+            .map(|t| {
+                t.simulate(as_of, as_of, &self.settings, &self.fx)
+                    .map(|r| (t.customer_id.clone(), r))
+            })
+            .collect();
+        let mut replays = replays?;
+        replays.sort_by(|a, b| a.0.cmp(&b.0));
+        let set: ReplaySet = Arc::new(replays.into_iter().collect::<IndexMap<_, _>>());
+        if let Ok(mut cache) = self.replay_cache.lock() {
+            *cache = Some((self.generation, as_of, Arc::clone(&set)));
+        }
+        Ok(set)
+    }
+
+    /// One customer's replay at `as_of` (an empty replay for a customer
+    /// without subscription history).
+    pub fn replay(&self, customer: &str, as_of: DateTime<Utc>) -> Result<Replay> {
+        self.replay_until(customer, as_of, as_of)
+    }
+
+    fn replay_until(
+        &self,
+        customer: &str,
+        at: DateTime<Utc>,
+        as_of: DateTime<Utc>,
+    ) -> Result<Replay> {
+        if self.customer(customer).is_none() {
+            return Err(Error::NotFound {
+                kind: Customer::KIND,
+                id: customer.to_string(),
+            });
+        }
+        match self.timeline(customer) {
+            Some(timeline) => timeline.simulate(at, as_of, &self.settings, &self.fx),
+            None => Ok(Replay::default()),
+        }
+    }
+
+    /// Movements up to and including the day of `as_of`, ordered by date, then
+    /// customer id, then currency.
+    pub fn movements(
+        &self,
+        as_of: DateTime<Utc>,
+        filter: &MovementFilter,
+    ) -> Result<Vec<Movement>> {
+        let keep = |m: &Movement| {
+            filter.from.is_none_or(|d| m.date >= d)
+                && filter.to.is_none_or(|d| m.date <= d)
+                && (filter.kinds.is_empty() || filter.kinds.contains(&m.kind))
+        };
+        let mut rows: Vec<Movement> = match &filter.customer {
+            Some(id) => self
+                .replay(id.as_str(), as_of)?
+                .movements
+                .into_iter()
+                .filter(keep)
+                .collect(),
+            None => self
+                .replays(as_of)?
+                .values()
+                .flat_map(|r| r.movements.iter())
+                .filter(|m| keep(m))
+                .cloned()
+                .collect(),
+        };
+        rows.sort_by(|a, b| {
+            (a.date, &a.customer_id, a.currency).cmp(&(b.date, &b.customer_id, b.currency))
+        });
+        Ok(rows)
+    }
+
+    /// A customer's MRR per currency at the instant `at`, as known at `as_of`
+    /// (a lapse counts only once `as_of` is past its grace period).
+    pub fn customer_mrr_at(
+        &self,
+        customer: &str,
+        at: DateTime<Utc>,
+        as_of: DateTime<Utc>,
+    ) -> Result<BTreeMap<Currency, Cents>> {
+        Ok(self.replay_until(customer, at, as_of)?.mrr().mrr)
+    }
+
+    /// The customer's paying subscriptions at `as_of`.
+    pub fn current_subscriptions(
+        &self,
+        customer: &str,
+        as_of: DateTime<Utc>,
+    ) -> Result<Vec<CurrentSubscription>> {
+        let replay = self.replay(customer, as_of)?;
+        Ok(self.paying_subscriptions(&replay))
+    }
+
+    pub(crate) fn paying_subscriptions(&self, replay: &Replay) -> Vec<CurrentSubscription> {
+        replay
+            .subscriptions
+            .iter()
+            .filter(|s| s.mrr > 0)
+            .filter_map(|s| {
+                let plan = self.plan(s.plan_id.as_ref()?.as_str())?;
+                Some(CurrentSubscription {
+                    subscription_id: s.subscription_id.clone(),
+                    plan_id: plan.id.clone(),
+                    name: plan.name.clone(),
+                    billing_freq: plan.billing_freq,
+                    billing_freq_count: plan.billing_freq_count,
+                    currency: s.currency.unwrap_or(plan.currency),
+                    mrr: s.mrr,
+                    quantity: s.quantity,
+                })
+            })
+            .collect()
+    }
+
+    /// The customer's derived lifecycle fields at `as_of`.
+    pub fn customer_profile(
+        &self,
+        customer: &str,
+        as_of: DateTime<Utc>,
+    ) -> Result<CustomerProfile> {
+        let replay = self.replay(customer, as_of)?;
+        Ok(self.profile_of(customer, &replay, as_of))
+    }
+
+    pub(crate) fn profile_of(
+        &self,
+        customer: &str,
+        replay: &Replay,
+        as_of: DateTime<Utc>,
+    ) -> CustomerProfile {
+        let tz = self.settings.timezone;
+        let record = self.customer(customer);
+        let given = |pick: fn(&Customer) -> Option<crate::model::Timestamp>| {
+            record.and_then(pick).map(|t| t.instant(tz))
+        };
+        let mrr = replay.mrr().mrr;
+        let paying = mrr.values().any(|m| *m > 0);
+        let status = if paying {
+            CustomerStatus::Active
+        } else if replay.paid_started.is_some() {
+            CustomerStatus::Cancelled
+        } else if replay.trial_open {
+            CustomerStatus::Trial
+        } else {
+            CustomerStatus::Lead
+        };
+        let scheduled = self
+            .timeline(customer)
+            .and_then(|t| t.scheduled_cancellations(as_of).into_iter().next());
+        let churned = replay
+            .last_churn
+            .filter(|_| status == CustomerStatus::Cancelled)
+            .map(|day| crate::model::start_of_day(day, tz));
+        CustomerProfile {
+            status,
+            trial_started: replay.trial_started.or_else(|| given(|c| c.trial_started)),
+            paid_started: replay.paid_started.or_else(|| given(|c| c.paid_started)),
+            cancel_date: churned.or(scheduled).or_else(|| given(|c| c.cancel_date)),
+            mrr,
+        }
+    }
+}

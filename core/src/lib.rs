@@ -1,0 +1,81 @@
+//! # submetrics
+//!
+//! Subscription analytics from invoice history: MRR and ARR, movements (new,
+//! expansion, contraction, churn, reactivation), churn and retention, and the
+//! reports built on them. The crate is pure: no I/O, no clock (`as_of` is an
+//! input), no global state.
+//!
+//! Data flows one way:
+//!
+//! 1. **Records** (customers, plans, plan groups, invoices) arrive as JSON in
+//!    either interface shape and are validated into the [`Ledger`]
+//!    ([`model`], [`ledger`]).
+//! 2. Each customer's invoices become a **timeline** of subscription events:
+//!    amounts normalized to monthly ([`normalize`]), renewals, lapses,
+//!    cancellations and refunds ([`timeline`]).
+//! 3. Replaying a timeline at an `as_of` yields daily **movements**
+//!    ([`movements`]).
+//! 4. **Reports** aggregate movements into periods, converted to the base
+//!    currency ([`fx`]), all behind one entry point, [`Ledger::report`].
+//!
+//! ```
+//! use submetrics::{Ledger, MovementFilter, Settings};
+//! use serde_json::json;
+//!
+//! let mut ledger = Ledger::new(Settings::default());
+//! ledger.upsert_plans(&[json!({"id": "y", "name": "Annual", "interval": "year", "interval_count": 1, "currency": "USD"})]);
+//! ledger.upsert_customers(&[json!({"id": "acme", "name": "Acme"})]);
+//! let report = ledger.upsert_invoices(&[json!({
+//!     "id": "inv-1", "customer_id": "acme", "type": "subscription", "plan_id": "y",
+//!     "invoice_date": "2024-01-15", "amount": 120000, "currency": "USD"
+//! })]);
+//! assert_eq!(report.accepted(), 1);
+//!
+//! let as_of = "2024-02-01T00:00:00Z".parse().unwrap();
+//! let movements = ledger.movements(as_of, &MovementFilter::default()).unwrap();
+//! assert_eq!(movements[0].kind.as_str(), "new");
+//! assert_eq!(movements[0].mrr_change, 10_000); // 120000 a year is 10000 a month
+//! ```
+
+pub mod error;
+pub mod fx;
+pub mod ids;
+pub mod ledger;
+pub mod model;
+pub mod money;
+pub mod movements;
+pub mod normalize;
+pub mod reports;
+#[cfg(feature = "scenario")]
+pub mod scenario;
+pub mod timeline;
+
+pub use error::{Error, Result};
+pub use fx::{FxRate, FxTable};
+pub use ids::{CustomerId, DataSourceId, InvoiceId, PlanGroupId, PlanId, SubscriptionId};
+pub use ledger::{
+    CurrentSubscription, CustomerProfile, CustomerStatus, ImportStatus, Ledger, MovementFilter,
+    Page, RecordKind, WriteReport, WriteResult,
+};
+pub use model::{
+    Customer, DataSource, Interval, Invoice, Plan, PlanGroup, RefundHandling, Settings, Timestamp,
+};
+pub use money::{Cents, Currency};
+pub use movements::{Movement, MovementKind, MovementSubtype};
+pub use reports::ReportParams;
+
+/// Parses an `as_of` given as text: an ISO 8601 timestamp, or a bare date
+/// meaning the end of that day in the time zone (the last instant of it).
+pub fn parse_as_of(text: &str, settings: &Settings) -> Result<chrono::DateTime<chrono::Utc>> {
+    match Timestamp::parse(text) {
+        Some(Timestamp::Instant(instant)) => Ok(instant),
+        Some(Timestamp::Date(date)) => {
+            let next = date.succ_opt().unwrap_or(date);
+            Ok(model::start_of_day(next, settings.timezone) - chrono::Duration::seconds(1))
+        }
+        None => Err(Error::query(
+            "as_of",
+            format!("`{text}` is not an ISO 8601 date or timestamp"),
+        )),
+    }
+}

@@ -1,0 +1,95 @@
+//! Customer records, read from either the data-API shape or the import shape
+//! (`created` -> `created_date`, `metadata` -> `custom_variables`).
+
+use crate::error::Result;
+use crate::ids::{CustomerId, DataSourceId};
+use crate::model::{Fields, Timestamp};
+use crate::money::Currency;
+use indexmap::IndexMap;
+use serde::Serialize;
+use serde_json::Value;
+
+/// A customer as stored. Lifecycle fields given by the sender are kept as
+/// given; the analytics views derive them from invoices when absent.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Customer {
+    pub id: CustomerId,
+    pub name: String,
+    pub email: Option<String>,
+    pub created_date: Option<Timestamp>,
+    /// Upper-case country code.
+    pub country: Option<String>,
+    /// Absent means the ledger's base currency.
+    pub currency: Option<Currency>,
+    pub status: Option<String>,
+    pub trial_started: Option<Timestamp>,
+    pub paid_started: Option<Timestamp>,
+    pub trial_end_date: Option<Timestamp>,
+    pub cancel_date: Option<Timestamp>,
+    pub overdue_date: Option<Timestamp>,
+    pub cancel_reason: Option<String>,
+    pub custom_variables: IndexMap<String, String>,
+    pub data_source: Option<DataSourceId>,
+}
+
+impl Customer {
+    pub const KIND: &'static str = "customer";
+
+    /// Reads and validates one customer record.
+    pub fn from_json(value: &Value) -> Result<Customer> {
+        let f = Fields::open(Self::KIND, value, true)?;
+        Ok(Customer {
+            id: CustomerId::new(f.id()),
+            name: f.required_text(&["name"])?,
+            email: f.text(&["email"])?,
+            created_date: f.timestamp(&["created_date", "created"])?,
+            country: f.text(&["country"])?.map(|c| c.trim().to_ascii_uppercase()),
+            currency: f.currency(&["currency"])?,
+            status: f.text(&["status"])?,
+            trial_started: f.timestamp(&["trial_started"])?,
+            paid_started: f.timestamp(&["paid_started"])?,
+            trial_end_date: f.timestamp(&["trial_end_date"])?,
+            cancel_date: f.timestamp(&["cancel_date"])?,
+            overdue_date: f.timestamp(&["overdue_date"])?,
+            cancel_reason: f.text(&["cancel_reason"])?,
+            custom_variables: f
+                .string_map(&["custom_variables", "metadata"])?
+                .unwrap_or_default(),
+            data_source: f
+                .text(&["data_source", "data_source_id"])?
+                .map(DataSourceId),
+        })
+    }
+
+    /// A custom variable by name, matched case-insensitively.
+    pub fn attribute(&self, name: &str) -> Option<&str> {
+        self.custom_variables
+            .iter()
+            .find(|(key, _)| key.eq_ignore_ascii_case(name))
+            .map(|(_, value)| value.as_str())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn import_shape_maps_onto_the_data_api_shape() {
+        let c = Customer::from_json(&json!({
+            "id": "c1", "name": "Acme", "created": "2024-01-05",
+            "metadata": {"industry": "retail", "seats": 12}
+        }))
+        .unwrap();
+        assert_eq!(c.created_date, Timestamp::parse("2024-01-05"));
+        assert_eq!(c.custom_variables["seats"], "12");
+        assert_eq!(c.attribute("Industry"), Some("retail"));
+    }
+
+    #[test]
+    fn missing_name_is_named() {
+        let err = Customer::from_json(&json!({"id": "c1"})).unwrap_err();
+        assert_eq!(err.to_string(), "customer c1: field `name`: is required");
+    }
+}

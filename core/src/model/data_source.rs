@@ -1,0 +1,32 @@
+//! Data sources: where records come from (a billing platform, the API).
+
+use crate::error::Result;
+use crate::ids::DataSourceId;
+use crate::model::Fields;
+use serde::Serialize;
+use serde_json::Value;
+
+/// A data source as stored.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct DataSource {
+    pub id: DataSourceId,
+    pub name: String,
+    /// Kind of source, such as `api`, `stripe`, `import`; `api` when absent.
+    #[serde(rename = "type")]
+    pub kind: String,
+}
+
+impl DataSource {
+    pub const KIND: &'static str = "data_source";
+
+    pub fn from_json(value: &Value) -> Result<DataSource> {
+        let f = Fields::open(Self::KIND, value, true)?;
+        Ok(DataSource {
+            id: DataSourceId::new(f.id()),
+            name: f.text(&["name"])?.unwrap_or_else(|| f.id().to_string()),
+            kind: f
+                .text(&["type", "kind"])?
+                .unwrap_or_else(|| "api".to_string()),
+        })
+    }
+}

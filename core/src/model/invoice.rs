@@ -1,0 +1,398 @@
+//! Invoices: the only source of subscription state. Read from the import shape
+//! of the interface plus the optional fields real billing exports carry
+//! (SEMANTICS section 1). Checks that need other records (the customer, the
+//! plan) are the ledger's.
+
+use crate::error::Result;
+use crate::ids::{CustomerId, DataSourceId, InvoiceId, PlanId, SubscriptionId};
+use crate::model::{Fields, Timestamp};
+use crate::money::{Cents, Currency};
+use serde::Serialize;
+use serde_json::Value;
+
+/// What an invoice does to MRR.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum InvoiceType {
+    /// Sets its subscription's MRR from its effective date.
+    Subscription,
+    /// Non-recurring charge; never moves MRR.
+    OneTime,
+    /// Reduces MRR proportionally (unless refunds are ignored).
+    Refund,
+    /// Ends a subscription (or every subscription of the customer).
+    Cancellation,
+}
+
+impl InvoiceType {
+    pub const NAMES: &'static [&'static str] =
+        &["subscription", "one-time", "refund", "cancellation"];
+
+    pub fn parse(name: &str) -> Option<InvoiceType> {
+        match name.trim().to_ascii_lowercase().as_str() {
+            "subscription" => Some(InvoiceType::Subscription),
+            "one-time" | "one_time" | "onetime" => Some(InvoiceType::OneTime),
+            "refund" => Some(InvoiceType::Refund),
+            "cancellation" => Some(InvoiceType::Cancellation),
+            _ => None,
+        }
+    }
+
+    pub fn as_str(&self) -> &'static str {
+        match self {
+            InvoiceType::Subscription => "subscription",
+            InvoiceType::OneTime => "one-time",
+            InvoiceType::Refund => "refund",
+            InvoiceType::Cancellation => "cancellation",
+        }
+    }
+}
+
+/// Payment state of an invoice.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum InvoiceStatus {
+    Paid,
+    Open,
+    Failed,
+    /// Never counts for anything.
+    Void,
+}
+
+impl InvoiceStatus {
+    pub fn as_str(&self) -> &'static str {
+        match self {
+            InvoiceStatus::Paid => "paid",
+            InvoiceStatus::Open => "open",
+            InvoiceStatus::Failed => "failed",
+            InvoiceStatus::Void => "void",
+        }
+    }
+}
+
+/// One line of an invoice (informational detail).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct InvoiceLine {
+    pub description: Option<String>,
+    pub amount: Cents,
+    pub quantity: i64,
+    pub period_start: Option<Timestamp>,
+    pub period_end: Option<Timestamp>,
+}
+
+/// Whether a transaction moved money in or out.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum TransactionType {
+    Payment,
+    Refund,
+}
+
+/// Outcome of a transaction.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum TransactionResult {
+    Successful,
+    Failed,
+}
+
+/// One payment attempt or refund of an invoice.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Transaction {
+    pub id: String,
+    #[serde(rename = "type")]
+    pub kind: TransactionType,
+    pub date: Timestamp,
+    pub result: TransactionResult,
+    pub amount: Cents,
+}
+
+/// An invoice as stored.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Invoice {
+    pub id: InvoiceId,
+    pub customer_id: CustomerId,
+    #[serde(rename = "type")]
+    pub kind: InvoiceType,
+    pub invoice_date: Timestamp,
+    /// Total in cents: >= 0 for subscription and one-time, <= 0 for refunds, 0 for cancellations.
+    pub amount: Cents,
+    pub currency: Currency,
+    pub plan_id: Option<PlanId>,
+    pub period_start: Option<Timestamp>,
+    pub period_end: Option<Timestamp>,
+    pub subscription_id: Option<SubscriptionId>,
+    pub quantity: i64,
+    pub status: InvoiceStatus,
+    pub due_date: Option<Timestamp>,
+    pub payment_date: Option<Timestamp>,
+    pub payment_method: Option<String>,
+    pub description: Option<String>,
+    pub invoice_number: Option<String>,
+    /// Tax included in `amount`; not revenue.
+    pub tax_amount: Cents,
+    /// Informational: `amount` is already net of discounts.
+    pub discount_amount: Cents,
+    pub lines: Vec<InvoiceLine>,
+    pub transactions: Vec<Transaction>,
+    pub refunded_invoice_id: Option<InvoiceId>,
+    pub data_source: Option<DataSourceId>,
+}
+
+impl Invoice {
+    pub const KIND: &'static str = "invoice";
+
+    /// Reads one invoice and checks every rule that needs no other record.
+    pub fn from_json(value: &Value) -> Result<Invoice> {
+        let f = Fields::open(Self::KIND, value, true)?;
+        let customer_id = CustomerId::new(f.required_text(&[
+            "customer_id",
+            "customer_external_id",
+            "customer",
+        ])?);
+        let type_text = f.text(&["type"])?.ok_or_else(|| {
+            f.error(
+                "type",
+                "is required (subscription, one-time, refund or cancellation)",
+            )
+        })?;
+        let kind = InvoiceType::parse(&type_text).ok_or_else(|| {
+            f.error(
+                "type",
+                format!(
+                    "`{type_text}` is not one of {}",
+                    InvoiceType::NAMES.join(", ")
+                ),
+            )
+        })?;
+        let invoice_date = f.required_timestamp(&["invoice_date", "date"])?;
+        let amount = f.required_cents(&["amount", "amount_in_cents"])?;
+        let currency = f.required_currency(&["currency"])?;
+        let plan_id = f
+            .text(&["plan_id"])?
+            .filter(|p| !p.trim().is_empty())
+            .map(PlanId);
+        if kind == InvoiceType::Subscription && plan_id.is_none() {
+            return Err(f.error("plan_id", "is required for a subscription invoice"));
+        }
+        match kind {
+            InvoiceType::Subscription | InvoiceType::OneTime if amount < 0 => {
+                return Err(f.error(
+                    "amount",
+                    format!(
+                        "must be 0 or more for a {} invoice, got {amount}",
+                        kind.as_str()
+                    ),
+                ));
+            }
+            InvoiceType::Refund if amount > 0 => {
+                return Err(f.error(
+                    "amount",
+                    format!("must be 0 or less for a refund, got {amount}"),
+                ));
+            }
+            InvoiceType::Cancellation if amount != 0 => {
+                return Err(f.error(
+                    "amount",
+                    format!("must be 0 for a cancellation, got {amount}"),
+                ));
+            }
+            _ => {}
+        }
+        let status = match f.choice(&["status"], &["paid", "open", "failed", "void"])? {
+            Some("open") => InvoiceStatus::Open,
+            Some("failed") => InvoiceStatus::Failed,
+            Some("void") => InvoiceStatus::Void,
+            _ => InvoiceStatus::Paid,
+        };
+        let quantity = f.integer(&["quantity"])?.unwrap_or(1);
+        if quantity < 0 {
+            return Err(f.error("quantity", format!("must be 0 or more, got {quantity}")));
+        }
+        let tax_amount = f.integer(&["tax_amount", "tax"])?.unwrap_or(0);
+        if tax_amount < 0 || (amount >= 0 && tax_amount > amount) {
+            return Err(f.error(
+                "tax_amount",
+                format!("must be from 0 to the amount, got {tax_amount}"),
+            ));
+        }
+        let period_start = f.timestamp(&["period_start", "service_period_start"])?;
+        let period_end = f.timestamp(&["period_end", "service_period_end"])?;
+        if let (Some(start), Some(end)) = (period_start, period_end) {
+            // Compared in UTC: a bare date and an instant may differ by a few
+            // hours of time zone, which cannot reorder two valid periods.
+            if end.instant(chrono_tz::UTC) <= start.instant(chrono_tz::UTC) {
+                return Err(f.error("period_end", "must be after period_start"));
+            }
+        }
+        Ok(Invoice {
+            id: InvoiceId::new(f.id()),
+            customer_id,
+            kind,
+            invoice_date,
+            amount,
+            currency,
+            plan_id,
+            period_start,
+            period_end,
+            subscription_id: f
+                .text(&["subscription_id", "subscription_external_id"])?
+                .map(SubscriptionId),
+            quantity,
+            status,
+            due_date: f.timestamp(&["due_date"])?,
+            payment_date: f.timestamp(&["payment_date", "paid_date"])?,
+            payment_method: f.text(&["payment_method"])?,
+            description: f.text(&["description"])?,
+            invoice_number: f.text(&["invoice_number", "number"])?,
+            tax_amount,
+            discount_amount: f.integer(&["discount_amount", "discount"])?.unwrap_or(0),
+            lines: read_lines(&f)?,
+            transactions: read_transactions(&f)?,
+            refunded_invoice_id: f.text(&["refunded_invoice_id"])?.map(InvoiceId),
+            data_source: f
+                .text(&["data_source", "data_source_id"])?
+                .map(DataSourceId),
+        })
+    }
+
+    /// When the invoice takes effect on its subscription: `period_start`,
+    /// else `invoice_date`.
+    pub fn effective(&self) -> Timestamp {
+        self.period_start.unwrap_or(self.invoice_date)
+    }
+
+    /// Whether the invoice counts at all (void invoices never do).
+    pub fn counts(&self) -> bool {
+        self.status != InvoiceStatus::Void
+    }
+}
+
+fn read_lines(f: &Fields) -> Result<Vec<InvoiceLine>> {
+    let mut lines = Vec::new();
+    for (i, item) in f
+        .array(&["lines", "line_items"])?
+        .into_iter()
+        .flatten()
+        .enumerate()
+    {
+        let line = f.nested(format!("lines[{i}]"), item)?;
+        lines.push(InvoiceLine {
+            description: line.text(&["description"])?,
+            amount: line.integer(&["amount", "amount_in_cents"])?.unwrap_or(0),
+            quantity: line.integer(&["quantity"])?.unwrap_or(1),
+            period_start: line.timestamp(&["period_start", "service_period_start"])?,
+            period_end: line.timestamp(&["period_end", "service_period_end"])?,
+        });
+    }
+    Ok(lines)
+}
+
+fn read_transactions(f: &Fields) -> Result<Vec<Transaction>> {
+    let mut transactions = Vec::new();
+    for (i, item) in f
+        .array(&["transactions"])?
+        .into_iter()
+        .flatten()
+        .enumerate()
+    {
+        let t = f.nested(format!("transactions[{i}]"), item)?;
+        let kind = match t.choice(&["type"], &["payment", "refund"])? {
+            Some("refund") => TransactionType::Refund,
+            _ => TransactionType::Payment,
+        };
+        let result = match t.choice(&["result"], &["successful", "failed"])? {
+            Some("failed") => TransactionResult::Failed,
+            _ => TransactionResult::Successful,
+        };
+        transactions.push(Transaction {
+            id: t
+                .text(&["id", "external_id"])?
+                .unwrap_or_else(|| format!("{}-t{}", f.id(), i + 1)),
+            kind,
+            date: t.required_timestamp(&["date"])?,
+            result,
+            amount: t.integer(&["amount", "amount_in_cents"])?.unwrap_or(0),
+        });
+    }
+    Ok(transactions)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn base() -> Value {
+        json!({"id": "i1", "customer_id": "c", "type": "subscription", "invoice_date": "2024-01-01",
+               "amount": 3000, "currency": "USD", "plan_id": "m"})
+    }
+
+    fn error_of(patch: Value) -> String {
+        let mut v = base();
+        for (k, val) in patch.as_object().unwrap() {
+            if val.is_null() {
+                v.as_object_mut().unwrap().remove(k);
+            } else {
+                v[k] = val.clone();
+            }
+        }
+        Invoice::from_json(&v).unwrap_err().to_string()
+    }
+
+    #[test]
+    fn reads_a_minimal_subscription_invoice() {
+        let i = Invoice::from_json(&base()).unwrap();
+        assert_eq!(i.kind, InvoiceType::Subscription);
+        assert_eq!(i.quantity, 1);
+        assert_eq!(i.status, InvoiceStatus::Paid);
+    }
+
+    #[test]
+    fn each_rule_names_its_field() {
+        assert_eq!(
+            error_of(json!({"plan_id": null})),
+            "invoice i1: field `plan_id`: is required for a subscription invoice"
+        );
+        assert_eq!(
+            error_of(json!({"amount": -1})),
+            "invoice i1: field `amount`: must be 0 or more for a subscription invoice, got -1"
+        );
+        assert_eq!(
+            error_of(json!({"type": "refund", "amount": 5})),
+            "invoice i1: field `amount`: must be 0 or less for a refund, got 5"
+        );
+        assert_eq!(
+            error_of(json!({"type": "cancellation", "amount": 5})),
+            "invoice i1: field `amount`: must be 0 for a cancellation, got 5"
+        );
+        assert_eq!(
+            error_of(json!({"currency": "dollars"})),
+            "invoice i1: field `currency`: `dollars` is not a three-letter currency code"
+        );
+        assert_eq!(
+            error_of(json!({"invoice_date": "soon"})),
+            "invoice i1: field `invoice_date`: must be an ISO 8601 date or timestamp, got \"soon\""
+        );
+        assert_eq!(
+            error_of(json!({"period_start": "2024-02-01", "period_end": "2024-01-01"})),
+            "invoice i1: field `period_end`: must be after period_start"
+        );
+        assert_eq!(
+            error_of(json!({"type": "gift"})),
+            "invoice i1: field `type`: `gift` is not one of subscription, one-time, refund, cancellation"
+        );
+        assert_eq!(
+            error_of(json!({"amount": "12.5"})),
+            "invoice i1: field `amount`: must be an integer, got \"12.5\""
+        );
+    }
+
+    #[test]
+    fn nested_errors_carry_their_path() {
+        let mut v = base();
+        v["transactions"] = json!([{"id": "t", "type": "payment", "date": "nope"}]);
+        let err = Invoice::from_json(&v).unwrap_err();
+        assert_eq!(err.field(), Some("transactions[0].date"));
+    }
+}

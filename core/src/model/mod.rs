@@ -1,0 +1,25 @@
+//! The records a ledger holds: customers, plans, plan groups, invoices and
+//! data sources, plus the ledger settings. Each record type reads itself from
+//! JSON (either interface shape) and checks every rule that needs no other
+//! record; cross-record rules live in the ledger.
+
+mod customer;
+mod data_source;
+mod fields;
+mod invoice;
+mod plan;
+mod plan_group;
+mod settings;
+mod timestamp;
+
+pub use customer::Customer;
+pub use data_source::DataSource;
+pub use fields::Fields;
+pub use invoice::{
+    Invoice, InvoiceLine, InvoiceStatus, InvoiceType, Transaction, TransactionResult,
+    TransactionType,
+};
+pub use plan::{Interval, Plan, PricingModel};
+pub use plan_group::PlanGroup;
+pub use settings::{RefundHandling, Settings};
+pub use timestamp::{Timestamp, start_of_day};

@@ -1,0 +1,139 @@
+//! Plans: a price's billing interval and currency. Read from the data-API
+//! shape (`billing_freq`, `billing_freq_count`) or the import shape
+//! (`interval`, `interval_count`).
+
+use crate::error::Result;
+use crate::ids::{DataSourceId, PlanId};
+use crate::model::Fields;
+use crate::money::Currency;
+use serde::Serialize;
+use serde_json::Value;
+
+/// The unit of a billing interval.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Interval {
+    Day,
+    Week,
+    Month,
+    Year,
+}
+
+impl Interval {
+    pub const NAMES: &'static [&'static str] = &["day", "week", "month", "year"];
+
+    pub fn parse(name: &str) -> Option<Interval> {
+        match name.trim().to_ascii_lowercase().as_str() {
+            "day" | "daily" => Some(Interval::Day),
+            "week" | "weekly" => Some(Interval::Week),
+            "month" | "monthly" => Some(Interval::Month),
+            "year" | "yearly" | "annual" => Some(Interval::Year),
+            _ => None,
+        }
+    }
+
+    pub fn as_str(&self) -> &'static str {
+        match self {
+            Interval::Day => "day",
+            Interval::Week => "week",
+            Interval::Month => "month",
+            Interval::Year => "year",
+        }
+    }
+}
+
+/// How a plan is priced.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum PricingModel {
+    Licensed,
+    Metered,
+}
+
+impl PricingModel {
+    pub fn as_str(&self) -> &'static str {
+        match self {
+            PricingModel::Licensed => "licensed",
+            PricingModel::Metered => "metered",
+        }
+    }
+}
+
+/// A plan as stored.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Plan {
+    pub id: PlanId,
+    pub name: String,
+    pub billing_freq: Interval,
+    /// Number of `billing_freq` units per billing period, at least 1.
+    pub billing_freq_count: u32,
+    pub currency: Currency,
+    pub product_name: Option<String>,
+    pub data_source: Option<DataSourceId>,
+    pub pricing_model: PricingModel,
+}
+
+impl Plan {
+    pub const KIND: &'static str = "plan";
+
+    /// Reads and validates one plan record.
+    pub fn from_json(value: &Value) -> Result<Plan> {
+        let f = Fields::open(Self::KIND, value, true)?;
+        let name = f.required_text(&["name"])?;
+        let freq_text = f
+            .text(&["billing_freq", "interval"])?
+            .ok_or_else(|| f.error("billing_freq", "is required (day, week, month or year)"))?;
+        let billing_freq = Interval::parse(&freq_text).ok_or_else(|| {
+            f.error(
+                "billing_freq",
+                format!("`{freq_text}` is not one of day, week, month, year"),
+            )
+        })?;
+        let count = f
+            .integer(&["billing_freq_count", "interval_count"])?
+            .unwrap_or(1);
+        if !(1..=1000).contains(&count) {
+            return Err(f.error(
+                "billing_freq_count",
+                format!("must be from 1 to 1000, got {count}"),
+            ));
+        }
+        let pricing_model = match f.choice(&["pricing_model"], &["licensed", "metered"])? {
+            Some("metered") => PricingModel::Metered,
+            _ => PricingModel::Licensed,
+        };
+        Ok(Plan {
+            id: PlanId::new(f.id()),
+            name,
+            billing_freq,
+            billing_freq_count: count as u32,
+            currency: f.required_currency(&["currency"])?,
+            product_name: f.text(&["product_name"])?,
+            data_source: f
+                .text(&["data_source", "data_source_id"])?
+                .map(DataSourceId),
+            pricing_model,
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn import_shape_is_accepted() {
+        let p = Plan::from_json(&json!({"id": "y", "name": "Annual", "interval": "year", "interval_count": 1, "currency": "usd"}))
+            .unwrap();
+        assert_eq!(p.billing_freq, Interval::Year);
+        assert_eq!(p.currency.as_str(), "USD");
+    }
+
+    #[test]
+    fn zero_count_is_rejected() {
+        let err = Plan::from_json(&json!({"id": "p", "name": "P", "billing_freq": "month", "billing_freq_count": 0, "currency": "USD"}))
+            .unwrap_err();
+        assert_eq!(err.field(), Some("billing_freq_count"));
+    }
+}

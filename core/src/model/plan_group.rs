@@ -1,0 +1,50 @@
+//! Plan groups: named sets of existing plans, used as a report filter.
+
+use crate::error::Result;
+use crate::ids::{PlanGroupId, PlanId};
+use crate::model::Fields;
+use serde::Serialize;
+use serde_json::Value;
+
+/// A plan group as stored; `plans` holds ids only.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct PlanGroup {
+    pub id: PlanGroupId,
+    pub name: String,
+    pub plans: Vec<PlanId>,
+}
+
+impl PlanGroup {
+    pub const KIND: &'static str = "plan_group";
+
+    /// Reads one plan group; `plans` is an array of ids or of `{id}` objects.
+    /// The id may be absent (the ledger then assigns one).
+    pub fn from_json(value: &Value) -> Result<PlanGroup> {
+        let f = Fields::open(Self::KIND, value, false)?;
+        let name = f.required_text(&["name"])?;
+        let mut plans = Vec::new();
+        for (i, item) in f.array(&["plans"])?.into_iter().flatten().enumerate() {
+            let id = match item {
+                Value::String(id) => id.clone(),
+                Value::Object(_) => f
+                    .nested(format!("plans[{i}]"), item)?
+                    .required_text(&["id"])?,
+                _ => {
+                    return Err(f.error(
+                        &format!("plans[{i}]"),
+                        "must be a plan id or an object with an id",
+                    ));
+                }
+            };
+            let id = PlanId::new(id);
+            if !plans.contains(&id) {
+                plans.push(id);
+            }
+        }
+        Ok(PlanGroup {
+            id: PlanGroupId::new(f.id()),
+            name,
+            plans,
+        })
+    }
+}

@@ -1,0 +1,126 @@
+//! Instants as records state them. A bare date means midnight in the ledger's
+//! time zone, so it is kept as a date and resolved against the time zone when
+//! a computation needs the instant; a timestamp without an offset is UTC.
+
+use chrono::{DateTime, NaiveDate, NaiveDateTime, NaiveTime, TimeZone, Utc};
+use chrono_tz::Tz;
+use serde::{Serialize, Serializer};
+use std::fmt;
+
+/// A point in time as a record gave it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Timestamp {
+    /// An exact instant (the input had a time of day).
+    Instant(DateTime<Utc>),
+    /// A calendar date: 00:00 of that day in the ledger's time zone.
+    Date(NaiveDate),
+}
+
+impl Timestamp {
+    /// Parses ISO 8601: `2024-01-31`, `2024-01-31T10:00:00Z`, with an offset,
+    /// with fractional seconds, or without an offset (then UTC). A space may
+    /// stand for the `T`.
+    pub fn parse(text: &str) -> Option<Timestamp> {
+        let text = text.trim();
+        if let Ok(date) = NaiveDate::parse_from_str(text, "%Y-%m-%d") {
+            return Some(Timestamp::Date(date));
+        }
+        if let Ok(instant) = DateTime::parse_from_rfc3339(text) {
+            return Some(Timestamp::Instant(instant.with_timezone(&Utc)));
+        }
+        let normalized = text.replacen(' ', "T", 1);
+        if let Ok(instant) = DateTime::parse_from_rfc3339(&normalized) {
+            return Some(Timestamp::Instant(instant.with_timezone(&Utc)));
+        }
+        for format in ["%Y-%m-%dT%H:%M:%S%.f", "%Y-%m-%dT%H:%M"] {
+            if let Ok(naive) = NaiveDateTime::parse_from_str(&normalized, format) {
+                return Some(Timestamp::Instant(naive.and_utc()));
+            }
+        }
+        None
+    }
+
+    /// Unix seconds as a timestamp.
+    pub fn from_unix_seconds(seconds: i64) -> Option<Timestamp> {
+        DateTime::from_timestamp(seconds, 0).map(Timestamp::Instant)
+    }
+
+    /// The instant this timestamp names in the given time zone.
+    pub fn instant(&self, tz: Tz) -> DateTime<Utc> {
+        match self {
+            Timestamp::Instant(instant) => *instant,
+            Timestamp::Date(date) => start_of_day(*date, tz),
+        }
+    }
+
+    /// The calendar day of this timestamp in the given time zone.
+    pub fn local_date(&self, tz: Tz) -> NaiveDate {
+        match self {
+            Timestamp::Instant(instant) => instant.with_timezone(&tz).date_naive(),
+            Timestamp::Date(date) => *date,
+        }
+    }
+}
+
+/// The first instant of a calendar day in a time zone (the day may start after
+/// 00:00 when a DST gap swallows midnight).
+pub fn start_of_day(date: NaiveDate, tz: Tz) -> DateTime<Utc> {
+    let mut time = NaiveTime::MIN;
+    for _ in 0..48 {
+        match tz.from_local_datetime(&date.and_time(time)) {
+            chrono::LocalResult::Single(t) => return t.with_timezone(&Utc),
+            chrono::LocalResult::Ambiguous(earliest, _) => return earliest.with_timezone(&Utc),
+            chrono::LocalResult::None => time += chrono::Duration::minutes(30),
+        }
+    }
+    date.and_time(NaiveTime::MIN).and_utc()
+}
+
+impl fmt::Display for Timestamp {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Timestamp::Instant(instant) => write!(f, "{}", instant.format("%Y-%m-%dT%H:%M:%SZ")),
+            Timestamp::Date(date) => write!(f, "{}", date.format("%Y-%m-%d")),
+        }
+    }
+}
+
+impl Serialize for Timestamp {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.collect_str(self)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn bare_date_is_midnight_in_the_time_zone() {
+        let t = Timestamp::parse("2024-03-01").unwrap();
+        let tz: Tz = "America/New_York".parse().unwrap();
+        assert_eq!(t.instant(tz).to_rfc3339(), "2024-03-01T05:00:00+00:00");
+    }
+
+    #[test]
+    fn timestamp_without_offset_is_utc() {
+        let t = Timestamp::parse("2024-03-01T10:30:00").unwrap();
+        assert_eq!(
+            t,
+            Timestamp::Instant("2024-03-01T10:30:00Z".parse().unwrap())
+        );
+    }
+
+    #[test]
+    fn offsets_and_spaces_are_understood() {
+        let a = Timestamp::parse("2024-03-01T12:00:00+02:00").unwrap();
+        let b = Timestamp::parse("2024-03-01 10:00:00Z").unwrap();
+        assert_eq!(a, b);
+    }
+
+    #[test]
+    fn garbage_is_rejected() {
+        assert!(Timestamp::parse("2024-13-01").is_none());
+        assert!(Timestamp::parse("yesterday").is_none());
+    }
+}

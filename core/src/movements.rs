@@ -1,0 +1,274 @@
+//! MRR movements (SEMANTICS section 4): the customer's MRR at the end of a day
+//! compared with the end of the day before, classified as new, expansion,
+//! contraction, churn or reactivation, with a subtype saying why.
+
+use crate::error::Result;
+use crate::fx::FxTable;
+use crate::ids::{CustomerId, PlanId};
+use crate::money::{Cents, Currency};
+use chrono::NaiveDate;
+use serde::Serialize;
+use std::collections::{BTreeMap, BTreeSet};
+
+/// The five kinds of MRR movement.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum MovementKind {
+    New,
+    Expansion,
+    Contraction,
+    Churn,
+    Reactivation,
+}
+
+impl MovementKind {
+    pub const ALL: [MovementKind; 5] = [
+        MovementKind::New,
+        MovementKind::Expansion,
+        MovementKind::Contraction,
+        MovementKind::Churn,
+        MovementKind::Reactivation,
+    ];
+
+    pub fn as_str(&self) -> &'static str {
+        match self {
+            MovementKind::New => "new",
+            MovementKind::Expansion => "expansion",
+            MovementKind::Contraction => "contraction",
+            MovementKind::Churn => "churn",
+            MovementKind::Reactivation => "reactivation",
+        }
+    }
+
+    pub fn parse(name: &str) -> Option<MovementKind> {
+        MovementKind::ALL.into_iter().find(|k| k.as_str() == name)
+    }
+}
+
+/// Why a movement happened.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum MovementSubtype {
+    New,
+    /// A zero-amount subscription invoice (a trial) came before the first payment.
+    NewFromTrial,
+    Expansion,
+    /// The set of paying plans changed that day.
+    Upgrade,
+    Contraction,
+    /// The set of paying plans changed that day.
+    Downgrade,
+    /// A cancellation invoice, or a zero-amount invoice on a paying subscription.
+    Cancellation,
+    Refund,
+    /// No renewal within the grace period.
+    Lapse,
+    Reactivation,
+}
+
+impl MovementSubtype {
+    pub const ALL: [MovementSubtype; 10] = [
+        MovementSubtype::New,
+        MovementSubtype::NewFromTrial,
+        MovementSubtype::Expansion,
+        MovementSubtype::Upgrade,
+        MovementSubtype::Contraction,
+        MovementSubtype::Downgrade,
+        MovementSubtype::Cancellation,
+        MovementSubtype::Refund,
+        MovementSubtype::Lapse,
+        MovementSubtype::Reactivation,
+    ];
+
+    pub fn as_str(&self) -> &'static str {
+        match self {
+            MovementSubtype::New => "new",
+            MovementSubtype::NewFromTrial => "new_from_trial",
+            MovementSubtype::Expansion => "expansion",
+            MovementSubtype::Upgrade => "upgrade",
+            MovementSubtype::Contraction => "contraction",
+            MovementSubtype::Downgrade => "downgrade",
+            MovementSubtype::Cancellation => "cancellation",
+            MovementSubtype::Refund => "refund",
+            MovementSubtype::Lapse => "lapse",
+            MovementSubtype::Reactivation => "reactivation",
+        }
+    }
+
+    pub fn parse(name: &str) -> Option<MovementSubtype> {
+        MovementSubtype::ALL
+            .into_iter()
+            .find(|k| k.as_str() == name)
+    }
+
+    /// The movement kind this subtype belongs to.
+    pub fn kind(&self) -> MovementKind {
+        match self {
+            MovementSubtype::New | MovementSubtype::NewFromTrial => MovementKind::New,
+            MovementSubtype::Expansion | MovementSubtype::Upgrade => MovementKind::Expansion,
+            MovementSubtype::Contraction | MovementSubtype::Downgrade => MovementKind::Contraction,
+            MovementSubtype::Cancellation | MovementSubtype::Refund | MovementSubtype::Lapse => {
+                MovementKind::Churn
+            }
+            MovementSubtype::Reactivation => MovementKind::Reactivation,
+        }
+    }
+}
+
+/// One movement row: one customer, one day, one currency.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Movement {
+    /// Local day in the ledger's time zone.
+    pub date: NaiveDate,
+    pub customer_id: CustomerId,
+    #[serde(rename = "type")]
+    pub kind: MovementKind,
+    pub subtype: MovementSubtype,
+    /// In the movement's own currency; negative for contraction and churn.
+    pub mrr_change: Cents,
+    /// `mrr_change` converted to the base currency at the day's rate.
+    pub mrr_change_base_currency: Cents,
+    /// +1 new or reactivation, -1 churn, else 0 (carried by one row per day).
+    pub customer_count_change: i32,
+    pub quantity_change: i64,
+    pub currency: Currency,
+    /// Plans of the customer's paying subscriptions at the end of the day before.
+    pub plans_before: Vec<PlanId>,
+    /// Plans of the customer's paying subscriptions at the end of the day.
+    pub plans_after: Vec<PlanId>,
+}
+
+/// A customer's paying state at one instant.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Snapshot {
+    /// MRR per currency (currencies with MRR 0 may be absent).
+    pub mrr: BTreeMap<Currency, Cents>,
+    /// Summed quantity of paying subscriptions per currency.
+    pub quantity: BTreeMap<Currency, i64>,
+    /// Plans of the paying subscriptions.
+    pub plans: BTreeSet<PlanId>,
+}
+
+impl Snapshot {
+    fn total_in(
+        &self,
+        base: Currency,
+        fx: &FxTable,
+        date: NaiveDate,
+        single: bool,
+    ) -> Result<Cents> {
+        if single {
+            return Ok(self.mrr.values().sum());
+        }
+        self.mrr
+            .iter()
+            .map(|(currency, mrr)| fx.convert(*mrr, *currency, base, date))
+            .sum()
+    }
+}
+
+/// What happened during a day, for choosing subtypes.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct DayCauses {
+    pub cancellation: bool,
+    pub refund: bool,
+    pub lapse: bool,
+}
+
+/// The context of one day's comparison.
+pub struct DayChange<'a> {
+    pub customer_id: &'a CustomerId,
+    pub date: NaiveDate,
+    pub before: &'a Snapshot,
+    pub after: &'a Snapshot,
+    pub causes: DayCauses,
+    /// The customer had MRR above 0 at the end of an earlier day.
+    pub paid_before: bool,
+    /// A zero-amount subscription invoice preceded the first payment.
+    pub trial_before: bool,
+}
+
+/// Classifies one day's change into movement rows (empty when nothing moved).
+/// Multi-currency customers are classified on the sum converted into `base`
+/// at the day's rate and get one row per currency that changed.
+pub fn classify(change: &DayChange, base: Currency, fx: &FxTable) -> Result<Vec<Movement>> {
+    let currencies: BTreeSet<Currency> = change
+        .before
+        .mrr
+        .keys()
+        .chain(change.after.mrr.keys())
+        .copied()
+        .collect();
+    let deltas: Vec<(Currency, Cents)> = currencies
+        .iter()
+        .map(|c| {
+            let before = change.before.mrr.get(c).copied().unwrap_or(0);
+            let after = change.after.mrr.get(c).copied().unwrap_or(0);
+            (*c, after - before)
+        })
+        .filter(|(_, delta)| *delta != 0)
+        .collect();
+    if deltas.is_empty() {
+        return Ok(Vec::new());
+    }
+    let single = currencies.len() == 1;
+    let a = change.before.total_in(base, fx, change.date, single)?;
+    let b = change.after.total_in(base, fx, change.date, single)?;
+    let plans_changed = change.before.plans != change.after.plans;
+    let subtype_for = |delta: Cents| -> MovementSubtype {
+        if a <= 0 && b > 0 {
+            if change.paid_before {
+                MovementSubtype::Reactivation
+            } else if change.trial_before {
+                MovementSubtype::NewFromTrial
+            } else {
+                MovementSubtype::New
+            }
+        } else if a > 0 && b <= 0 {
+            if change.causes.cancellation {
+                MovementSubtype::Cancellation
+            } else if change.causes.refund {
+                MovementSubtype::Refund
+            } else {
+                MovementSubtype::Lapse
+            }
+        } else if b > a || (b == a && delta > 0) {
+            if plans_changed {
+                MovementSubtype::Upgrade
+            } else {
+                MovementSubtype::Expansion
+            }
+        } else if plans_changed {
+            MovementSubtype::Downgrade
+        } else {
+            MovementSubtype::Contraction
+        }
+    };
+    let count_change = match (a > 0, b > 0) {
+        (false, true) => 1,
+        (true, false) => -1,
+        _ => 0,
+    };
+    let plans_before: Vec<PlanId> = change.before.plans.iter().cloned().collect();
+    let plans_after: Vec<PlanId> = change.after.plans.iter().cloned().collect();
+    let mut rows = Vec::with_capacity(deltas.len());
+    for (i, (currency, delta)) in deltas.into_iter().enumerate() {
+        let subtype = subtype_for(delta);
+        let quantity_before = change.before.quantity.get(&currency).copied().unwrap_or(0);
+        let quantity_after = change.after.quantity.get(&currency).copied().unwrap_or(0);
+        rows.push(Movement {
+            date: change.date,
+            customer_id: change.customer_id.clone(),
+            kind: subtype.kind(),
+            subtype,
+            mrr_change: delta,
+            mrr_change_base_currency: fx.convert(delta, currency, base, change.date)?,
+            customer_count_change: if i == 0 { count_change } else { 0 },
+            quantity_change: quantity_after - quantity_before,
+            currency,
+            plans_before: plans_before.clone(),
+            plans_after: plans_after.clone(),
+        });
+    }
+    Ok(rows)
+}

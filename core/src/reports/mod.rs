@@ -1,0 +1,39 @@
+//! The report registry: every report is reached by its interface name with
+//! the query-string parameters of its HTTP endpoint (strings) and an `as_of`,
+//! and answers JSON in the interface's response shape. Python, Node, the
+//! service and the CLI all call [`Ledger::report`].
+
+mod summary;
+
+use crate::error::{Error, Result};
+use crate::ledger::Ledger;
+use chrono::{DateTime, Utc};
+use serde_json::Value;
+use std::collections::BTreeMap;
+
+/// Query parameters of a report, as strings (the HTTP query string).
+pub type ReportParams = BTreeMap<String, String>;
+
+type ReportFn = fn(&Ledger, &ReportParams, DateTime<Utc>) -> Result<Value>;
+
+/// Every report name with its function, in the order the interface lists them.
+const REPORTS: &[(&str, ReportFn)] = &[("summary", summary::summary)];
+
+/// The names of every report, in registry order.
+pub fn report_names() -> Vec<&'static str> {
+    REPORTS.iter().map(|(name, _)| *name).collect()
+}
+
+impl Ledger {
+    /// Runs the report `name` with HTTP query parameters at `as_of`.
+    pub fn report(&self, name: &str, params: &ReportParams, as_of: DateTime<Utc>) -> Result<Value> {
+        let (_, run) = REPORTS
+            .iter()
+            .find(|(known, _)| *known == name)
+            .ok_or_else(|| Error::UnknownReport {
+                name: name.to_string(),
+                known: report_names().join(", "),
+            })?;
+        run(self, params, as_of)
+    }
+}

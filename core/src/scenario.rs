@@ -1,0 +1,232 @@
+//! The shared scenario-file runner (format: `SCENARIOS.md`). A scenario loads
+//! records into a ledger, applies `steps`, and checks the movements, rejected
+//! records and reports it expects. Every front end runs the same files; this
+//! is the Rust runner, plus the subset matcher the others mirror.
+
+use crate::error::{Error, Result};
+use crate::ledger::{ImportStatus, Ledger, MovementFilter, RecordKind};
+use crate::model::Settings;
+use crate::reports::ReportParams;
+use serde_json::{Value, json};
+
+/// What one scenario run found.
+#[derive(Debug, Default)]
+pub struct Outcome {
+    /// One line per difference, each naming the JSON path.
+    pub failures: Vec<String>,
+    /// Reports the registry does not know yet (not counted as failures).
+    pub unknown_reports: Vec<String>,
+}
+
+/// A rejected record: collection name, id, error text.
+type Rejection = (String, String, String);
+
+/// Builds the ledger a scenario describes; returns it with every rejection.
+pub fn load(scenario: &Value) -> Result<(Ledger, Vec<Rejection>)> {
+    let settings = Settings::from_json(scenario.get("config").unwrap_or(&Value::Null))?;
+    let mut ledger = Ledger::new(settings);
+    let mut rejections = Vec::new();
+    if let Some(rates) = scenario.get("fx_rates").and_then(Value::as_array) {
+        ledger.load_fx_rates(rates)?;
+    }
+    for collection in [
+        "data_sources",
+        "customers",
+        "plans",
+        "plan_groups",
+        "invoices",
+    ] {
+        if let Some(records) = scenario.get(collection).and_then(Value::as_array) {
+            upsert(&mut ledger, collection, records, &mut rejections)?;
+        }
+    }
+    for (i, step) in scenario
+        .get("steps")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+        .enumerate()
+    {
+        if let Some(collection) = step.get("upsert").and_then(Value::as_str) {
+            let records = step
+                .get("records")
+                .and_then(Value::as_array)
+                .cloned()
+                .unwrap_or_default();
+            upsert(&mut ledger, collection, &records, &mut rejections)?;
+        } else if let Some(collection) = step.get("delete").and_then(Value::as_str) {
+            let kind = kind_of(collection)?;
+            let id = step.get("id").and_then(Value::as_str).unwrap_or_default();
+            if let Err(error) = ledger.delete(kind, id) {
+                rejections.push((collection.to_string(), id.to_string(), error.to_string()));
+            }
+        } else if let Some(settings) = step.get("config") {
+            ledger.update_settings(settings)?;
+        } else {
+            return Err(Error::query(
+                &format!("steps[{i}]"),
+                "needs `upsert`, `delete` or `config`",
+            ));
+        }
+    }
+    Ok((ledger, rejections))
+}
+
+fn kind_of(collection: &str) -> Result<RecordKind> {
+    RecordKind::parse(collection)
+        .ok_or_else(|| Error::query("steps", format!("unknown collection `{collection}`")))
+}
+
+fn upsert(
+    ledger: &mut Ledger,
+    collection: &str,
+    records: &[Value],
+    rejections: &mut Vec<Rejection>,
+) -> Result<()> {
+    let report = ledger.upsert(kind_of(collection)?, records);
+    for result in report.results {
+        if result.import_status == ImportStatus::Error {
+            rejections.push((
+                collection.to_string(),
+                result.id,
+                result.import_error.unwrap_or_default(),
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// Runs one scenario and compares everything it expects.
+pub fn run(scenario: &Value) -> Result<Outcome> {
+    let (ledger, rejections) = load(scenario)?;
+    let as_of_text = scenario
+        .get("as_of")
+        .and_then(Value::as_str)
+        .ok_or_else(|| Error::query("as_of", "is required"))?;
+    let as_of = crate::parse_as_of(as_of_text, ledger.settings())?;
+    let expect = scenario.get("expect").cloned().unwrap_or(json!({}));
+    let mut outcome = Outcome::default();
+
+    if let Some(expected) = expect.get("movements") {
+        let actual = serde_json::to_value(ledger.movements(as_of, &MovementFilter::default())?)
+            .map_err(|e| Error::query("movements", e.to_string()))?;
+        if let Some(diff) = subset_difference(expected, &actual, "$.expect.movements") {
+            outcome.failures.push(diff);
+        }
+    }
+
+    for (i, expected) in expect
+        .get("errors")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+        .enumerate()
+    {
+        let record = expected
+            .get("record")
+            .and_then(Value::as_str)
+            .unwrap_or_default();
+        let id = expected
+            .get("id")
+            .and_then(Value::as_str)
+            .unwrap_or_default();
+        let contains = expected
+            .get("contains")
+            .and_then(Value::as_str)
+            .unwrap_or_default();
+        let found = rejections.iter().any(|(collection, rejected_id, text)| {
+            collection == record && rejected_id == id && text.contains(contains)
+        });
+        if !found {
+            outcome.failures.push(format!(
+                "$.expect.errors[{i}]: no rejection of {record} `{id}` containing `{contains}`; rejections: {rejections:?}"
+            ));
+        }
+    }
+    let expected_rejections = expect
+        .get("errors")
+        .and_then(Value::as_array)
+        .map_or(0, Vec::len);
+    if rejections.len() > expected_rejections {
+        outcome.failures.push(format!(
+            "$.expect.errors: {} unexpected rejection(s): {rejections:?}",
+            rejections.len() - expected_rejections
+        ));
+    }
+
+    for (i, report) in expect
+        .get("reports")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+        .enumerate()
+    {
+        let name = report
+            .get("name")
+            .and_then(Value::as_str)
+            .unwrap_or_default();
+        let params: ReportParams = report
+            .get("params")
+            .and_then(Value::as_object)
+            .map(|m| {
+                m.iter()
+                    .map(|(k, v)| {
+                        (
+                            k.clone(),
+                            v.as_str().map_or_else(|| v.to_string(), str::to_string),
+                        )
+                    })
+                    .collect()
+            })
+            .unwrap_or_default();
+        let path = format!("$.expect.reports[{i}].result");
+        match ledger.report(name, &params, as_of) {
+            Ok(actual) => {
+                if let Some(diff) = subset_difference(&report["result"], &actual, &path) {
+                    outcome.failures.push(format!("report {name}: {diff}"));
+                }
+            }
+            Err(Error::UnknownReport { .. }) => outcome.unknown_reports.push(name.to_string()),
+            Err(error) => outcome
+                .failures
+                .push(format!("{path}: report {name} failed: {error}")),
+        }
+    }
+    Ok(outcome)
+}
+
+/// The first place where `actual` does not contain `expected` as a subset:
+/// every key of an expected object must be present and match; arrays must
+/// have the same length and match by position; numbers match within 1e-6.
+pub fn subset_difference(expected: &Value, actual: &Value, path: &str) -> Option<String> {
+    match (expected, actual) {
+        (Value::Object(e), Value::Object(a)) => {
+            e.iter().find_map(|(key, value)| match a.get(key) {
+                None => Some(format!("{path}.{key}: missing (expected {value})")),
+                Some(actual) => subset_difference(value, actual, &format!("{path}.{key}")),
+            })
+        }
+        (Value::Array(e), Value::Array(a)) => {
+            if e.len() != a.len() {
+                return Some(format!(
+                    "{path}: expected {} items, got {}: {actual}",
+                    e.len(),
+                    a.len()
+                ));
+            }
+            e.iter()
+                .zip(a)
+                .enumerate()
+                .find_map(|(i, (e, a))| subset_difference(e, a, &format!("{path}[{i}]")))
+        }
+        (Value::Number(e), Value::Number(a)) => {
+            let (e, a) = (
+                e.as_f64().unwrap_or(f64::NAN),
+                a.as_f64().unwrap_or(f64::NAN),
+            );
+            ((e - a).abs() > 1e-6).then(|| format!("{path}: expected {e}, got {a}"))
+        }
+        _ if expected == actual => None,
+        _ => Some(format!("{path}: expected {expected}, got {actual}")),
+    }
+}
