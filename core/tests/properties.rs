@@ -1,0 +1,271 @@
+//! Property tests on random histories: the MRR identity, order independence,
+//! idempotence, incremental = full recompute, and no panic on any input.
+
+use chrono::{DateTime, Duration, NaiveDate, Utc};
+use proptest::prelude::*;
+use serde_json::{Value, json};
+use std::collections::BTreeMap;
+use submetrics::{Ledger, MovementFilter, Settings, model::start_of_day};
+
+const PLANS: &[(&str, &str, u32, &str)] = &[
+    ("m", "month", 1, "USD"),
+    ("m2", "month", 1, "USD"),
+    ("y", "year", 1, "USD"),
+    ("w", "week", 2, "USD"),
+    ("q", "month", 3, "USD"),
+    ("e", "month", 1, "EUR"),
+];
+
+fn plans() -> Vec<Value> {
+    PLANS
+        .iter()
+        .map(|(id, freq, count, currency)| {
+            json!({"id": id, "name": id, "billing_freq": freq, "billing_freq_count": count, "currency": currency})
+        })
+        .collect()
+}
+
+fn customers(n: usize) -> Vec<Value> {
+    (0..n)
+        .map(|i| json!({"id": format!("c{i}"), "name": format!("Customer {i}")}))
+        .collect()
+}
+
+fn day(offset: i64) -> NaiveDate {
+    NaiveDate::from_ymd_opt(2024, 1, 1).unwrap() + Duration::days(offset)
+}
+
+/// One random invoice: kind 0-5 maps to subscription (x3), one-time, refund, cancellation.
+fn invoice_strategy(customers: usize) -> impl Strategy<Value = Value> {
+    (
+        0..customers,
+        0u8..6,
+        0usize..PLANS.len(),
+        0i64..400,
+        0i64..20_000,
+        prop::option::of(0u8..2),
+        0u8..8,
+        0i64..5,
+    )
+        .prop_map(
+            |(customer, kind, plan, offset, amount, sub, status, quantity)| {
+                let (plan_id, _, _, currency) = PLANS[plan];
+                let kind = match kind {
+                    0..=2 => "subscription",
+                    3 => "one-time",
+                    4 => "refund",
+                    _ => "cancellation",
+                };
+                let amount = match kind {
+                    "refund" => -(amount / 2),
+                    "cancellation" => 0,
+                    _ if amount < 1500 => 0,
+                    _ => amount,
+                };
+                let status = [
+                    "paid", "paid", "paid", "paid", "open", "failed", "void", "paid",
+                ][status as usize];
+                let mut invoice = json!({
+                    "customer_id": format!("c{customer}"), "type": kind, "amount": amount,
+                    "currency": currency, "invoice_date": day(offset).to_string(),
+                    "status": status,
+                    "quantity": quantity + 1,
+                });
+                if kind == "subscription" {
+                    invoice["plan_id"] = json!(plan_id);
+                }
+                if let Some(sub) = sub {
+                    invoice["subscription_id"] = json!(format!("s{sub}"));
+                }
+                invoice
+            },
+        )
+}
+
+fn history() -> impl Strategy<Value = (usize, Vec<Value>)> {
+    (1usize..5).prop_flat_map(|n| {
+        (Just(n), prop::collection::vec(invoice_strategy(n), 0..25)).prop_map(
+            |(n, mut invoices)| {
+                for (i, invoice) in invoices.iter_mut().enumerate() {
+                    invoice["id"] = json!(format!("i{i:02}"));
+                }
+                (n, invoices)
+            },
+        )
+    })
+}
+
+fn ledger_with(customer_count: usize, invoices: &[Value]) -> Ledger {
+    let mut ledger = Ledger::new(Settings::default());
+    ledger
+        .load_fx_rates(&[json!({"date": "2023-01-01", "currency": "EUR", "rate": 0.9})])
+        .unwrap();
+    ledger.upsert_plans(&plans());
+    ledger.upsert_customers(&customers(customer_count));
+    ledger.upsert_invoices(invoices);
+    ledger
+}
+
+fn as_of() -> DateTime<Utc> {
+    "2025-03-01T00:00:00Z".parse().unwrap()
+}
+
+fn movements(ledger: &Ledger) -> Value {
+    serde_json::to_value(
+        ledger
+            .movements(as_of(), &MovementFilter::default())
+            .unwrap(),
+    )
+    .unwrap()
+}
+
+fn end_of_day(date: NaiveDate) -> DateTime<Utc> {
+    start_of_day(date.succ_opt().unwrap(), Settings::default().timezone) - Duration::seconds(1)
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(64))]
+
+    /// For every customer and day, MRR per currency at the end of the day is
+    /// the running sum of its movements, and being a customer (MRR > 0) is the
+    /// running sum of customer_count_change.
+    #[test]
+    fn mrr_identity_holds_every_day((n, invoices) in history()) {
+        let ledger = ledger_with(n, &invoices);
+        let all = ledger.movements(as_of(), &MovementFilter::default()).unwrap();
+        for customer in 0..n {
+            let id = format!("c{customer}");
+            let mut running: BTreeMap<String, i64> = BTreeMap::new();
+            let mut count = 0;
+            let mut rows = all.iter().filter(|m| m.customer_id.as_str() == id).peekable();
+            for offset in -1..430 {
+                let date = day(offset);
+                while let Some(m) = rows.next_if(|m| m.date <= date) {
+                    *running.entry(m.currency.to_string()).or_insert(0) += m.mrr_change;
+                    count += m.customer_count_change;
+                }
+                let actual = ledger.customer_mrr_at(&id, end_of_day(date), as_of()).unwrap();
+                let actual: BTreeMap<String, i64> =
+                    actual.into_iter().filter(|(_, v)| *v != 0).map(|(c, v)| (c.to_string(), v)).collect();
+                let expected: BTreeMap<String, i64> = running.iter().filter(|(_, v)| **v != 0).map(|(c, v)| (c.clone(), *v)).collect();
+                prop_assert_eq!(&actual, &expected, "customer {} on {}", id, date);
+                prop_assert_eq!(count, i32::from(!actual.is_empty()), "count of {} on {}", id, date);
+            }
+        }
+    }
+
+    /// The same records in any order give the same movements.
+    #[test]
+    fn order_does_not_matter((n, invoices) in history(), seed in any::<u64>()) {
+        let mut shuffled = invoices.clone();
+        let mut state = seed | 1;
+        for i in (1..shuffled.len()).rev() {
+            state ^= state << 13; state ^= state >> 7; state ^= state << 17;
+            shuffled.swap(i, (state % (i as u64 + 1)) as usize);
+        }
+        prop_assert_eq!(movements(&ledger_with(n, &invoices)), movements(&ledger_with(n, &shuffled)));
+    }
+
+    /// Re-sending any subset of the records changes nothing.
+    #[test]
+    fn resending_is_idempotent((n, invoices) in history(), mask in any::<u32>()) {
+        let mut ledger = ledger_with(n, &invoices);
+        let before = movements(&ledger);
+        let again: Vec<Value> = invoices.iter().enumerate().filter(|(i, _)| mask >> (i % 32) & 1 == 1).map(|(_, v)| v.clone()).collect();
+        ledger.upsert_invoices(&again);
+        ledger.upsert_plans(&plans());
+        ledger.upsert_customers(&customers(n));
+        prop_assert_eq!(before, movements(&ledger));
+        prop_assert_eq!(ledger.counts().3, ledger_with(n, &invoices).counts().3);
+    }
+
+    /// Random upserts and deletes applied one by one end where a fresh ledger
+    /// loaded with the surviving records ends.
+    #[test]
+    fn incremental_equals_full_recompute(
+        (n, invoices) in history(),
+        ops in prop::collection::vec((0usize..25, any::<bool>()), 0..20),
+    ) {
+        let mut ledger = ledger_with(n, &[]);
+        let mut alive: BTreeMap<usize, Value> = BTreeMap::new();
+        for (i, invoice) in invoices.iter().enumerate() {
+            ledger.upsert_invoices(std::slice::from_ref(invoice));
+            alive.insert(i, invoice.clone());
+        }
+        for (index, delete) in ops {
+            if invoices.is_empty() { break; }
+            let index = index % invoices.len();
+            let id = format!("i{index:02}");
+            if delete {
+                let _ = ledger.delete_invoice(&id);
+                alive.remove(&index);
+            } else {
+                let mut changed = invoices[(index * 7 + 3) % invoices.len()].clone();
+                changed["id"] = json!(id);
+                let stored = ledger.upsert_invoices(std::slice::from_ref(&changed)).accepted() == 1;
+                if stored { alive.insert(index, changed); } else { alive.remove(&index); let _ = ledger.delete_invoice(&id); }
+            }
+        }
+        let survivors: Vec<Value> = alive.into_values().collect();
+        prop_assert_eq!(movements(&ledger), movements(&ledger_with(n, &survivors)));
+    }
+
+    /// Arbitrary JSON never panics the ledger; it is stored or rejected.
+    #[test]
+    fn any_input_is_stored_or_rejected(values in prop::collection::vec(arbitrary_json(), 0..8)) {
+        let mut ledger = ledger_with(2, &[]);
+        for kind in ["customers", "plans", "plan_groups", "invoices", "data_sources"] {
+            let kind = submetrics::RecordKind::parse(kind).unwrap();
+            let report = ledger.upsert(kind, &values);
+            prop_assert_eq!(report.results.len(), values.len());
+        }
+        let _ = ledger.movements(as_of(), &MovementFilter::default());
+        let _ = ledger.load_fx_rates(&values);
+    }
+}
+
+fn arbitrary_json() -> impl Strategy<Value = Value> {
+    let leaf = prop_oneof![
+        Just(Value::Null),
+        any::<bool>().prop_map(Value::from),
+        any::<i64>().prop_map(Value::from),
+        any::<f64>()
+            .prop_map(|f| serde_json::Number::from_f64(f).map_or(Value::Null, Value::Number)),
+        prop_oneof![
+            Just("2024-01-01".to_string()),
+            Just("c0".to_string()),
+            Just("m".to_string()),
+            Just("subscription".to_string()),
+            Just("refund".to_string()),
+            ".*".prop_map(|s: String| s),
+        ]
+        .prop_map(Value::from),
+    ];
+    let keys = prop_oneof![
+        Just("id"),
+        Just("name"),
+        Just("customer_id"),
+        Just("type"),
+        Just("amount"),
+        Just("currency"),
+        Just("plan_id"),
+        Just("invoice_date"),
+        Just("period_start"),
+        Just("period_end"),
+        Just("billing_freq"),
+        Just("interval"),
+        Just("plans"),
+        Just("lines"),
+        Just("transactions"),
+        Just("metadata"),
+        Just("date"),
+        Just("rate"),
+    ];
+    leaf.prop_recursive(3, 24, 6, move |inner| {
+        prop_oneof![
+            prop::collection::vec(inner.clone(), 0..4).prop_map(Value::Array),
+            prop::collection::btree_map(keys.clone().prop_map(str::to_string), inner, 0..8)
+                .prop_map(|m| Value::Object(m.into_iter().collect())),
+        ]
+    })
+}
