@@ -8,6 +8,8 @@
 //! explicit `as_of`.
 
 mod queries;
+#[cfg(test)]
+mod tests;
 mod validate;
 mod write;
 
@@ -275,16 +277,21 @@ impl Ledger {
         let mut report = WriteReport::default();
         for value in records {
             let outcome = PlanGroup::from_json(value).and_then(|mut group| {
-                if group.id.as_str().is_empty() {
-                    group.id = self.next_plan_group_id();
-                }
                 if let Some(missing) = group.plans.iter().find(|p| !self.plans.contains_key(*p)) {
+                    let id = if group.id.as_str().is_empty() {
+                        "?"
+                    } else {
+                        group.id.as_str()
+                    };
                     return Err(Error::invalid(
                         PlanGroup::KIND,
-                        group.id.as_str(),
+                        id,
                         "plans",
                         format!("plan `{missing}` does not exist"),
                     ));
+                }
+                if group.id.as_str().is_empty() {
+                    group.id = self.next_plan_group_id();
                 }
                 let id = group.id.to_string();
                 self.plan_groups.insert(group.id.clone(), group);

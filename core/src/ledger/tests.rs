@@ -1,0 +1,251 @@
+use super::*;
+use serde_json::json;
+
+fn as_of(text: &str) -> DateTime<Utc> {
+    text.parse().unwrap()
+}
+
+fn ledger() -> Ledger {
+    let mut ledger = Ledger::default();
+    ledger.upsert_plans(&[
+        json!({"id": "m", "name": "Monthly", "billing_freq": "month", "currency": "USD"}),
+        json!({"id": "m2", "name": "Plus", "billing_freq": "month", "currency": "USD"}),
+    ]);
+    ledger.upsert_customers(&[
+        json!({"id": "a", "name": "A"}),
+        json!({"id": "b", "name": "B"}),
+    ]);
+    ledger
+}
+
+fn sub(id: &str, customer: &str, date: &str, amount: i64) -> Value {
+    json!({"id": id, "customer_id": customer, "type": "subscription", "plan_id": "m",
+           "invoice_date": date, "amount": amount, "currency": "USD"})
+}
+
+#[test]
+fn a_batch_stores_the_valid_records_and_names_the_rest() {
+    let mut ledger = ledger();
+    let report = ledger.upsert_invoices(&[
+        sub("i1", "a", "2024-01-01", 3000),
+        sub("i2", "nobody", "2024-01-01", 3000),
+        json!({"id": "i3", "customer_id": "a", "type": "subscription", "invoice_date": "2024-01-01", "amount": 1, "currency": "USD", "plan_id": "nope"}),
+    ]);
+    assert_eq!(report.accepted(), 1);
+    let errors: Vec<_> = report
+        .rejected()
+        .map(|r| r.import_error.clone().unwrap())
+        .collect();
+    assert_eq!(
+        errors,
+        vec![
+            "invoice i2: field `customer_id`: customer `nobody` does not exist; send the customer first",
+            "invoice i3: field `plan_id`: plan `nope` does not exist; send the plan first",
+        ]
+    );
+    assert!(ledger.invoice("i1").is_some());
+}
+
+#[test]
+fn a_subscription_invoice_must_share_its_plans_currency() {
+    let mut ledger = ledger();
+    let mut invoice = sub("i1", "a", "2024-01-01", 3000);
+    invoice["currency"] = json!("EUR");
+    let report = ledger.upsert_invoices(&[invoice]);
+    assert_eq!(
+        report.results[0].import_error.as_deref(),
+        Some("invoice i1: field `currency`: EUR differs from plan `m`'s currency USD")
+    );
+}
+
+#[test]
+fn deleting_a_customer_removes_its_invoices() {
+    let mut ledger = ledger();
+    ledger.upsert_invoices(&[
+        sub("i1", "a", "2024-01-01", 3000),
+        sub("i2", "b", "2024-01-01", 3000),
+    ]);
+    ledger.delete_customer("a").unwrap();
+    assert!(ledger.invoice("i1").is_none());
+    assert!(ledger.invoice("i2").is_some());
+    let rows = ledger
+        .movements(as_of("2024-01-15T00:00:00Z"), &MovementFilter::default())
+        .unwrap();
+    assert_eq!(rows.len(), 1);
+    assert_eq!(rows[0].customer_id.as_str(), "b");
+    // Its plan is no longer in use by a's invoices.
+    ledger.delete_invoice("i2").unwrap();
+    ledger.delete_plan("m").unwrap();
+}
+
+#[test]
+fn deleting_a_plan_in_use_is_refused() {
+    let mut ledger = ledger();
+    ledger.upsert_invoices(&[sub("i1", "a", "2024-01-01", 3000)]);
+    let err = ledger.delete_plan("m").unwrap_err();
+    assert_eq!(err.code(), "conflict");
+    assert_eq!(
+        err.to_string(),
+        "plan m: 1 invoice(s) use this plan; delete or change them first"
+    );
+    assert!(ledger.plan("m").is_some());
+}
+
+#[test]
+fn plan_groups_need_existing_plans_and_deleting_one_keeps_the_plans() {
+    let mut ledger = ledger();
+    let report = ledger.upsert_plan_groups(&[
+        json!({"name": "Core", "plans": [{"id": "m"}, "m2"]}),
+        json!({"name": "Bad", "plans": ["ghost"]}),
+    ]);
+    assert_eq!(report.results[0].id, "pg_1");
+    assert_eq!(
+        report.results[1].import_error.as_deref(),
+        Some("plan_group ?: field `plans`: plan `ghost` does not exist")
+    );
+    assert_eq!(ledger.plan_group("pg_1").unwrap().plans.len(), 2);
+    ledger.delete_plan_group("pg_1").unwrap();
+    assert!(ledger.plan("m").is_some() && ledger.plan("m2").is_some());
+    // Deleting an unused plan drops it from groups.
+    ledger.upsert_plan_groups(&[json!({"id": "g", "name": "G", "plans": ["m", "m2"]})]);
+    ledger.delete_plan("m2").unwrap();
+    assert_eq!(
+        ledger.plan_group("g").unwrap().plans,
+        vec![PlanId::new("m")]
+    );
+}
+
+#[test]
+fn update_customer_merges_custom_variables() {
+    let mut ledger = ledger();
+    ledger.upsert_customers(&[
+        json!({"id": "a", "name": "A", "custom_variables": {"industry": "retail", "size": "s"}}),
+    ]);
+    let updated = ledger
+        .update_customer(
+            "a",
+            &json!({"email": "a@example.com", "custom_variables": {"size": "m", "channel": "web"}}),
+        )
+        .unwrap();
+    assert_eq!(updated.email.as_deref(), Some("a@example.com"));
+    assert_eq!(updated.name, "A");
+    let vars: Vec<(&str, &str)> = updated
+        .custom_variables
+        .iter()
+        .map(|(k, v)| (k.as_str(), v.as_str()))
+        .collect();
+    assert_eq!(
+        vars,
+        vec![("industry", "retail"), ("size", "m"), ("channel", "web")]
+    );
+}
+
+#[test]
+fn a_plan_change_recomputes_its_customers() {
+    let mut ledger = ledger();
+    ledger.upsert_invoices(&[sub("i1", "a", "2024-01-01", 12000)]);
+    ledger
+        .update_plan("m", &json!({"billing_freq": "year"}))
+        .unwrap();
+    let mrr = ledger
+        .customer_mrr_at(
+            "a",
+            as_of("2024-02-01T00:00:00Z"),
+            as_of("2024-02-01T00:00:00Z"),
+        )
+        .unwrap();
+    assert_eq!(mrr.values().copied().collect::<Vec<_>>(), vec![1000]);
+}
+
+#[test]
+fn lifecycle_fields_follow_the_invoices() {
+    let mut ledger = ledger();
+    let at = as_of("2024-01-10T00:00:00Z");
+    assert_eq!(
+        ledger.customer_profile("a", at).unwrap().status,
+        CustomerStatus::Lead
+    );
+    ledger.upsert_invoices(&[sub("t", "a", "2024-01-01", 0)]);
+    let trial = ledger.customer_profile("a", at).unwrap();
+    assert_eq!(trial.status, CustomerStatus::Trial);
+    assert_eq!(trial.trial_started, Some(as_of("2024-01-01T00:00:00Z")));
+    ledger.upsert_invoices(&[
+        sub("p", "a", "2024-01-05", 3000),
+        json!({"id": "x", "customer_id": "a", "type": "cancellation", "invoice_date": "2024-01-25", "amount": 0, "currency": "USD"}),
+    ]);
+    let active = ledger.customer_profile("a", at).unwrap();
+    assert_eq!(active.status, CustomerStatus::Active);
+    assert_eq!(active.paid_started, Some(as_of("2024-01-05T00:00:00Z")));
+    assert_eq!(
+        active.cancel_date,
+        Some(as_of("2024-01-25T00:00:00Z")),
+        "a scheduled cancellation"
+    );
+    let later = ledger
+        .customer_profile("a", as_of("2024-04-01T00:00:00Z"))
+        .unwrap();
+    assert_eq!(later.status, CustomerStatus::Cancelled);
+    assert_eq!(later.cancel_date, Some(as_of("2024-01-25T00:00:00Z")));
+    assert!(later.mrr.is_empty());
+}
+
+#[test]
+fn current_subscriptions_list_paying_subscriptions() {
+    let mut ledger = ledger();
+    let mut second = sub("i2", "a", "2024-01-01", 5000);
+    second["plan_id"] = json!("m2");
+    second["subscription_id"] = json!("s2");
+    ledger.upsert_invoices(&[sub("i1", "a", "2024-01-01", 3000), second]);
+    let subs = ledger
+        .current_subscriptions("a", as_of("2024-01-15T00:00:00Z"))
+        .unwrap();
+    let summary: Vec<(&str, i64)> = subs.iter().map(|s| (s.plan_id.as_str(), s.mrr)).collect();
+    assert_eq!(summary, vec![("m", 3000), ("m2", 5000)]);
+    assert_eq!(
+        ledger
+            .current_subscriptions("ghost", as_of("2024-01-15T00:00:00Z"))
+            .unwrap_err()
+            .code(),
+        "not_found"
+    );
+}
+
+#[test]
+fn settings_changes_recompute_everything() {
+    let mut ledger = ledger();
+    ledger.upsert_invoices(&[sub("i1", "a", "2024-01-01", 3000)]);
+    // Lapse at 2024-02-01; with grace 7 it shows on 2024-02-09, with 30 only after 2024-03-02.
+    let at = as_of("2024-02-20T00:00:00Z");
+    assert_eq!(
+        ledger
+            .movements(at, &MovementFilter::default())
+            .unwrap()
+            .len(),
+        2
+    );
+    ledger
+        .update_settings(&json!({"churn_grace_days": 30}))
+        .unwrap();
+    assert_eq!(
+        ledger
+            .movements(at, &MovementFilter::default())
+            .unwrap()
+            .len(),
+        1
+    );
+    assert_eq!(
+        ledger
+            .update_settings(&json!({"timezone": "Nowhere"}))
+            .unwrap_err()
+            .code(),
+        "invalid_setting"
+    );
+}
+
+#[test]
+fn listing_pages_in_insertion_order() {
+    let ledger = ledger();
+    let page = ledger.list_customers(1, 1);
+    assert_eq!(page.count, 2);
+    assert_eq!(page.list[0].id.as_str(), "b");
+}
