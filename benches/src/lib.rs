@@ -1,1 +1,7 @@
-//! Placeholder until this crate is built out.
+//! Benchmark support: a deterministic synthetic data generator with realistic
+//! subscription histories, writers for the file formats the CLI's offline mode
+//! loads, and small timing and memory helpers for the scale harness.
+
+pub mod generator;
+pub mod measure;
+pub mod write;

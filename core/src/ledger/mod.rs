@@ -326,10 +326,14 @@ impl Ledger {
             let outcome = Invoice::from_json(value).and_then(|invoice| {
                 validate::invoice_references(&invoice, &self.customers, &self.plans)?;
                 touched.insert(invoice.customer_id.clone());
-                if let Some(previous) = self.remove_invoice_record(invoice.id.as_str()) {
-                    touched.insert(previous.customer_id);
+                if let Some(previous) = self
+                    .invoices
+                    .get(invoice.id.as_str())
+                    .map(|p| p.customer_id.clone())
+                {
+                    touched.insert(previous);
                 }
-                self.insert_invoice_record(invoice);
+                self.store_invoice(invoice);
                 Ok(())
             });
             report.push(&record_id(value), outcome);
@@ -526,7 +530,17 @@ impl Ledger {
         self.timelines.values()
     }
 
-    fn insert_invoice_record(&mut self, invoice: Invoice) {
+    /// Stores an invoice; a known id is replaced in place (keeping its
+    /// position in listings, in O(1)).
+    fn store_invoice(&mut self, invoice: Invoice) {
+        if let Some(previous) = self.invoices.get(invoice.id.as_str()).cloned() {
+            self.count_plan_use(&previous, -1);
+            if previous.customer_id != invoice.customer_id
+                && let Some(ids) = self.invoices_by_customer.get_mut(&previous.customer_id)
+            {
+                ids.shift_remove(invoice.id.as_str());
+            }
+        }
         self.count_plan_use(&invoice, 1);
         self.invoices_by_customer
             .entry(invoice.customer_id.clone())

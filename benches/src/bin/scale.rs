@@ -1,0 +1,298 @@
+//! The scale harness: for each size, load time (from in-memory records and
+//! from JSONL files), full recompute, incremental upserts (median and p99),
+//! report latency and memory. Prints one Markdown table per size.
+//!
+//! `scale` runs 100k invoices; `scale 1000000 ...` any sizes; `scale --full`
+//! runs 100k, 1M and 10M. Build with `--release`.
+
+use chrono::{DateTime, Utc};
+use serde_json::{Value, json};
+use std::io::BufRead;
+use std::time::Duration;
+use submetrics::{Error, Ledger, MovementFilter, ReportParams, Settings};
+use submetrics_benches::generator::{Spec, generate};
+use submetrics_benches::measure::{memory, ms, quantile, timed, us};
+use submetrics_benches::write::{Format, write_dataset};
+
+fn main() {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    if let [flag, dir] = args.as_slice()
+        && flag == "--load-jsonl"
+    {
+        load_jsonl_and_report(std::path::Path::new(dir));
+        return;
+    }
+    let sizes: Vec<usize> = if args.iter().any(|a| a == "--full") {
+        vec![100_000, 1_000_000, 10_000_000]
+    } else {
+        let given: Vec<usize> = args.iter().filter_map(|a| a.parse().ok()).collect();
+        if given.is_empty() {
+            vec![100_000]
+        } else {
+            given
+        }
+    };
+    println!(
+        "threads: {}",
+        std::thread::available_parallelism().map_or(1, |n| n.get())
+    );
+    for size in sizes {
+        run(size);
+    }
+}
+
+fn load(
+    ledger: &mut Ledger,
+    plans: &[Value],
+    customers: &[Value],
+    invoices: &[Value],
+    fx: &[Value],
+) {
+    ledger
+        .load_fx_rates(fx)
+        .expect("generated FX rates are valid");
+    ledger.upsert_plans(plans);
+    ledger.upsert_customers(customers);
+    for chunk in invoices.chunks(50_000) {
+        ledger.upsert_invoices(chunk);
+    }
+}
+
+/// Child-process mode: streams the JSONL files of `dir` into a fresh ledger in
+/// batches and prints `<load ms> <invoices> <ledger bytes>`, so memory is
+/// measured without the generator's records in the same heap.
+fn load_jsonl_and_report(dir: &std::path::Path) {
+    let (rss_before, _) = memory();
+    let mut ledger = Ledger::new(Settings::default());
+    let (_, time) = timed(|| {
+        for name in ["fx_rates", "plans", "customers", "invoices"] {
+            let file = std::fs::File::open(dir.join(format!("{name}.jsonl")))
+                .expect("generated file exists");
+            let mut batch = Vec::with_capacity(10_000);
+            let mut lines = std::io::BufReader::new(file).lines();
+            loop {
+                let line = lines.next();
+                if let Some(line) = &line {
+                    batch.push(
+                        serde_json::from_str::<Value>(line.as_ref().expect("readable line"))
+                            .expect("valid JSON"),
+                    );
+                }
+                if batch.len() == 10_000 || (line.is_none() && !batch.is_empty()) {
+                    match name {
+                        "fx_rates" => {
+                            ledger.load_fx_rates(&batch).expect("valid rates");
+                        }
+                        "plans" => drop(ledger.upsert_plans(&batch)),
+                        "customers" => drop(ledger.upsert_customers(&batch)),
+                        _ => drop(ledger.upsert_invoices(&batch)),
+                    }
+                    batch.clear();
+                }
+                if line.is_none() {
+                    break;
+                }
+            }
+        }
+    });
+    let (rss_after, _) = memory();
+    println!(
+        "{} {} {}",
+        time.as_millis(),
+        ledger.counts().3,
+        rss_after.saturating_sub(rss_before)
+    );
+}
+
+fn run(size: usize) {
+    let spec = Spec::with_invoices(size);
+    let as_of: DateTime<Utc> = format!("{}T00:00:00Z", spec.end())
+        .parse()
+        .expect("valid date");
+    let (data, generate_time) = timed(|| generate(&spec));
+    let invoices = data.invoices.len();
+    let mut rows: Vec<(String, String)> = vec![
+        (
+            "customers / invoices".into(),
+            format!("{} / {}", data.customers.len(), invoices),
+        ),
+        ("generate".into(), ms(generate_time)),
+    ];
+
+    let dir = std::env::temp_dir().join(format!("submetrics-scale-{size}-{}", std::process::id()));
+    write_dataset(&data, &dir, Format::Jsonl).expect("temp dir is writable");
+    let child = std::process::Command::new(std::env::current_exe().expect("own path"))
+        .arg("--load-jsonl")
+        .arg(&dir)
+        .output()
+        .expect("the harness can run itself");
+    let _ = std::fs::remove_dir_all(&dir);
+    let report = String::from_utf8_lossy(&child.stdout);
+    let fields: Vec<u64> = report
+        .split_whitespace()
+        .filter_map(|f| f.parse().ok())
+        .collect();
+    let (jsonl_time, ledger_bytes) = match fields.as_slice() {
+        [ms, _, bytes] => (Duration::from_millis(*ms), *bytes),
+        _ => panic!(
+            "the JSONL loader failed: {}",
+            String::from_utf8_lossy(&child.stderr)
+        ),
+    };
+
+    let mut ledger = Ledger::new(Settings::default());
+    let (_, load_time) = timed(|| {
+        load(
+            &mut ledger,
+            &data.plans,
+            &data.customers,
+            &data.invoices,
+            &data.fx_rates,
+        )
+    });
+    rows.push(("load in-memory records".into(), rate(load_time, invoices)));
+    rows.push((
+        "load from JSONL (parse + load)".into(),
+        rate(jsonl_time, invoices),
+    ));
+    let sample: Vec<Value> = data
+        .invoices
+        .iter()
+        .step_by((invoices / 500).max(1))
+        .take(500)
+        .cloned()
+        .collect();
+    drop(data);
+
+    let (_, rebuild_time) = timed(|| ledger.rebuild_all());
+    let (movements, replay_time) = timed(|| {
+        ledger
+            .movements(as_of, &MovementFilter::default())
+            .expect("movements")
+    });
+    rows.push(("full recompute: timelines".into(), ms(rebuild_time)));
+    rows.push((
+        format!("full recompute: {} movements", movements.len()),
+        ms(replay_time),
+    ));
+    drop(movements);
+
+    let mut upserts = Vec::new();
+    for (i, invoice) in sample.iter().enumerate() {
+        let mut changed = invoice.clone();
+        if let Some(amount) = changed["amount"].as_i64() {
+            changed["amount"] = json!(if changed["type"] == "refund" {
+                amount
+            } else {
+                amount + (i as i64 % 3)
+            });
+        }
+        let customer = changed["customer_id"]
+            .as_str()
+            .unwrap_or_default()
+            .to_string();
+        let filter = MovementFilter {
+            customer: Some(customer.as_str().into()),
+            ..MovementFilter::default()
+        };
+        let (_, time) = timed(|| {
+            ledger.upsert_invoices(std::slice::from_ref(&changed));
+            ledger
+                .movements(as_of, &filter)
+                .expect("customer movements")
+        });
+        upserts.push(time);
+    }
+    rows.push((
+        format!(
+            "upsert 1 invoice + its customer's movements (n={})",
+            upserts.len()
+        ),
+        format!(
+            "median {} / p99 {}",
+            us(quantile(&mut upserts, 0.5)),
+            us(quantile(&mut upserts, 0.99))
+        ),
+    ));
+
+    let last_year = format!(
+        "{}-{}",
+        (as_of - chrono::Duration::days(365)).format("%Y%m%d"),
+        (as_of - chrono::Duration::days(1)).format("%Y%m%d")
+    );
+    let reports: [ReportCase; 5] = [
+        ("summary", "summary", vec![]),
+        (
+            "mrr, 12 months",
+            "mrr",
+            vec![("date", &last_year), ("interval", "month")],
+        ),
+        (
+            "mrr by plan",
+            "mrr",
+            vec![
+                ("date", &last_year),
+                ("interval", "month"),
+                ("breakdown", "plan"),
+            ],
+        ),
+        (
+            "movement-table",
+            "movement-table",
+            vec![("date", &last_year)],
+        ),
+        ("cohort", "cohort", vec![("interval", "month")]),
+    ];
+    for (label, name, params) in reports {
+        let params: ReportParams = params
+            .into_iter()
+            .map(|(k, v)| (k.to_string(), v.to_string()))
+            .collect();
+        ledger.upsert_invoices(&sample[..1]); // a write makes the next report cold
+        let (cold, cold_time) = timed(|| ledger.report(name, &params, as_of));
+        let cell = match cold {
+            Err(Error::UnknownReport { .. }) => "not in the registry yet".to_string(),
+            Err(error) => format!("error: {error}"),
+            Ok(_) => {
+                let mut warm: Vec<Duration> = (0..5)
+                    .map(|_| timed(|| ledger.report(name, &params, as_of)).1)
+                    .collect();
+                format!(
+                    "cold {} / warm {}",
+                    ms(cold_time),
+                    ms(quantile(&mut warm, 0.5))
+                )
+            }
+        };
+        rows.push((format!("report {label}"), cell));
+    }
+    let (_, peak) = memory();
+    rows.push((
+        "memory: ledger after a streaming JSONL load".into(),
+        format!(
+            "{} MiB ({} bytes per invoice)",
+            ledger_bytes >> 20,
+            ledger_bytes / invoices.max(1) as u64
+        ),
+    ));
+    rows.push((
+        "memory: peak RSS of the harness (records + ledger)".into(),
+        format!("{} MiB", peak >> 20),
+    ));
+
+    println!("\n### {invoices} invoices\n\n| measure | value |\n|---|---|");
+    for (measure, value) in rows {
+        println!("| {measure} | {value} |");
+    }
+}
+
+/// A report to time: label, report name, query parameters.
+type ReportCase<'a> = (&'a str, &'a str, Vec<(&'a str, &'a str)>);
+
+fn rate(time: Duration, count: usize) -> String {
+    format!(
+        "{} ({:.0} invoices/s)",
+        ms(time),
+        count as f64 / time.as_secs_f64().max(1e-9)
+    )
+}
