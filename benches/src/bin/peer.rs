@@ -1,0 +1,137 @@
+//! Peer comparison: the same monthly movements computed by submetrics and by
+//! DuckDB SQL (`benches/peer/movements.sql`) on the same generated data. The
+//! results must be equal (the run fails otherwise); the time ratio is printed.
+//!
+//! `peer [INVOICES]` (default 100000). The Python with `duckdb` installed is
+//! `$SUBMETRICS_PEER_PYTHON`, else `target/bench-venv/bin/python`
+//! (`scripts/bench` creates it). Build with `--release`.
+
+use serde_json::Value;
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+use std::process::Command;
+use submetrics::{Ledger, MovementFilter, Settings};
+use submetrics_benches::generator::{Spec, generate};
+use submetrics_benches::measure::{ms, timed};
+use submetrics_benches::write::{Format, write_dataset};
+
+/// (month, currency, kind) -> (sum of mrr_change, number of movements)
+type Monthly = BTreeMap<(String, String, String), (i64, i64)>;
+
+fn main() {
+    let size = std::env::args()
+        .nth(1)
+        .and_then(|n| n.parse().ok())
+        .unwrap_or(100_000);
+    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("..");
+    let python = std::env::var("SUBMETRICS_PEER_PYTHON")
+        .map(PathBuf::from)
+        .unwrap_or_else(|_| root.join("target/bench-venv/bin/python"));
+    let spec = Spec::with_invoices(size);
+    let data = generate(&spec);
+    let dir = std::env::temp_dir().join(format!("submetrics-peer-{}", std::process::id()));
+    write_dataset(&data, &dir, Format::Jsonl).expect("temp dir is writable");
+
+    let mut ledger = Ledger::new(Settings::default());
+    ledger.load_fx_rates(&data.fx_rates).expect("valid rates");
+    ledger.upsert_plans(&data.plans);
+    ledger.upsert_customers(&data.customers);
+    ledger.upsert_invoices(&data.invoices);
+    let as_of = format!("{}T00:00:00Z", spec.end())
+        .parse()
+        .expect("valid date");
+    let (ours, our_time) = timed(|| {
+        ledger.rebuild_all();
+        let movements = ledger
+            .movements(as_of, &MovementFilter::default())
+            .expect("movements");
+        let mut monthly = Monthly::new();
+        for m in movements {
+            let key = (
+                m.date.format("%Y-%m").to_string(),
+                m.currency.to_string(),
+                m.kind.as_str().to_string(),
+            );
+            let entry = monthly.entry(key).or_insert((0, 0));
+            entry.0 += m.mrr_change;
+            entry.1 += 1;
+        }
+        monthly
+    });
+
+    let output = Command::new(&python)
+        .arg(root.join("benches/peer/duckdb_movements.py"))
+        .arg(&dir)
+        .arg(spec.end().to_string())
+        .output()
+        .unwrap_or_else(|e| panic!("cannot run {}: {e}", python.display()));
+    let _ = std::fs::remove_dir_all(&dir);
+    assert!(
+        output.status.success(),
+        "DuckDB side failed: {}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let peer: Value = serde_json::from_slice(&output.stdout).expect("DuckDB side prints JSON");
+    let mut theirs = Monthly::new();
+    for row in peer["rows"].as_array().into_iter().flatten() {
+        let text = |k: &str| row[k].as_str().unwrap_or_default().to_string();
+        theirs.insert(
+            (text("month"), text("currency"), text("kind")),
+            (
+                row["mrr_change"].as_i64().unwrap_or(0),
+                row["movements"].as_i64().unwrap_or(0),
+            ),
+        );
+    }
+    let differences: Vec<String> = ours
+        .keys()
+        .chain(theirs.keys())
+        .collect::<std::collections::BTreeSet<_>>()
+        .into_iter()
+        .filter(|key| ours.get(*key) != theirs.get(*key))
+        .map(|key| {
+            format!(
+                "{key:?}: submetrics {:?}, duckdb {:?}",
+                ours.get(key),
+                theirs.get(key)
+            )
+        })
+        .collect();
+    let their_ms = peer["query_ms"].as_f64().unwrap_or(f64::NAN);
+    println!(
+        "\n### Peer: monthly movements, {} invoices\n",
+        data.invoices.len()
+    );
+    println!("| engine | time |\n|---|---|");
+    println!(
+        "| submetrics full recompute (timelines + movements + monthly totals) | {} |",
+        ms(our_time)
+    );
+    println!(
+        "| DuckDB {} SQL query (data already loaded; load took {:.0} ms) | {their_ms:.1} ms |",
+        peer["duckdb"].as_str().unwrap_or("?"),
+        peer["load_ms"].as_f64().unwrap_or(0.0)
+    );
+    println!(
+        "| ratio (DuckDB / submetrics) | {:.2}x |",
+        their_ms / (our_time.as_secs_f64() * 1000.0)
+    );
+    if differences.is_empty() {
+        println!(
+            "\nresults equal: {} (month, currency, kind) groups",
+            ours.len()
+        );
+    } else {
+        eprintln!(
+            "results differ in {} groups:\n{}",
+            differences.len(),
+            differences
+                .iter()
+                .take(20)
+                .cloned()
+                .collect::<Vec<_>>()
+                .join("\n")
+        );
+        std::process::exit(1);
+    }
+}
