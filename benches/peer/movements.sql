@@ -48,8 +48,11 @@ WITH counted AS (
     FROM counted WHERE type = 'cancellation' AND invoice_date <= {as_of}
     UNION ALL
     SELECT r.customer_id, r.invoice_date, 2, r.id, NULL, NULL, -r.amount, s.amount
-    FROM counted r LEFT JOIN subscription_invoices s ON s.id = r.refunded_invoice_id
+    FROM counted r LEFT JOIN subscription_invoices s
+        ON s.id = r.refunded_invoice_id AND s.customer_id = r.customer_id
+    -- A refund naming an invoice that is not a counted subscription invoice never moves MRR.
     WHERE r.type = 'refund' AND r.invoice_date <= {as_of}
+        AND (r.refunded_invoice_id IS NULL OR s.id IS NOT NULL)
 ), ordered AS (
     SELECT *,
         last_value(set_to IGNORE NULLS) OVER w AS value_before,

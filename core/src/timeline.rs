@@ -207,13 +207,16 @@ impl Timeline {
                     });
                 }
                 InvoiceType::Refund if settings.refund_handling == RefundHandling::Reduce => {
-                    let refunded = invoice
-                        .refunded_invoice_id
-                        .as_ref()
-                        .and_then(|id| by_id.get(id));
+                    // A named invoice must be a counted subscription invoice of
+                    // this customer; refunding anything else (a one-time, void,
+                    // unknown or other customer's invoice) never moves MRR.
+                    let refunded = invoice.refunded_invoice_id.as_ref().map(|id| by_id.get(id));
                     let (sub, target) = match refunded {
-                        Some(original) if original.kind != InvoiceType::Subscription => continue,
-                        Some(original) => (
+                        Some(None) => continue,
+                        Some(Some(original)) if original.kind != InvoiceType::Subscription => {
+                            continue;
+                        }
+                        Some(Some(original)) => (
                             sub_index(&original.subscription_id, &mut subscription_ids),
                             RefundTarget::Invoice {
                                 amount: original.amount,
