@@ -77,21 +77,25 @@ pub fn round_cents(value: Decimal) -> Cents {
         })
 }
 
-/// `round(numerator / denominator)` for integers, half to even; 0 when the
-/// denominator is 0.
+/// `round(numerator / denominator)` for integers, half to even, in exact
+/// integer arithmetic; 0 when the denominator is 0.
 pub fn round_ratio(numerator: i128, denominator: i128) -> Cents {
     if denominator == 0 {
         return 0;
     }
-    match (
-        Decimal::from_i128(numerator),
-        Decimal::from_i128(denominator),
-    ) {
-        (Some(n), Some(d)) => round_cents(n / d),
-        _ => round_cents(
-            Decimal::from_f64(numerator as f64 / denominator as f64).unwrap_or_default(),
-        ),
-    }
+    let (n, d) = if denominator < 0 {
+        (-numerator, -denominator)
+    } else {
+        (numerator, denominator)
+    };
+    let quotient = n.div_euclid(d);
+    let twice_remainder = 2 * n.rem_euclid(d);
+    let rounded = if twice_remainder > d || (twice_remainder == d && quotient % 2 != 0) {
+        quotient + 1
+    } else {
+        quotient
+    };
+    rounded.clamp(i128::from(i64::MIN), i128::from(i64::MAX)) as i64
 }
 
 #[cfg(test)]
@@ -117,5 +121,8 @@ mod tests {
         assert_eq!(round_ratio(-5, 2), -2);
         assert_eq!(round_ratio(52000, 12), 4333);
         assert_eq!(round_ratio(1, 0), 0);
+        assert_eq!(round_ratio(-7, 2), -4);
+        assert_eq!(round_ratio(7, -2), -4);
+        assert_eq!(round_ratio(65_870, 20), 3294);
     }
 }

@@ -138,10 +138,11 @@ pub struct Movement {
     pub plans_after: Vec<PlanId>,
 }
 
-/// A customer's paying state at one instant.
+/// A customer's paying state: MRR, quantity and plans of its paying
+/// subscriptions (the public, final form of a replay).
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct Snapshot {
-    /// MRR per currency (currencies with MRR 0 may be absent).
+    /// MRR per currency (currencies with MRR 0 are absent).
     pub mrr: BTreeMap<Currency, Cents>,
     /// Summed quantity of paying subscriptions per currency.
     pub quantity: BTreeMap<Currency, i64>,
@@ -149,7 +150,60 @@ pub struct Snapshot {
     pub plans: BTreeSet<PlanId>,
 }
 
-impl Snapshot {
+/// The paying state at the end of one day during a replay: a reusable buffer
+/// (cleared and refilled each day) with plans as indexes into the timeline's
+/// sorted plan table.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct DayState {
+    /// (currency, MRR, quantity), sorted by currency.
+    totals: Vec<(Currency, Cents, i64)>,
+    /// Plan indexes, sorted and distinct.
+    plans: Vec<u32>,
+}
+
+impl DayState {
+    /// Refills from subscriptions given as (MRR, currency, plan index, quantity);
+    /// only subscriptions with MRR above 0 count.
+    pub fn fill(
+        &mut self,
+        subscriptions: impl Iterator<Item = (Cents, Option<Currency>, Option<u32>, i64)>,
+    ) {
+        self.totals.clear();
+        self.plans.clear();
+        for (mrr, currency, plan, quantity) in subscriptions {
+            if mrr <= 0 {
+                continue;
+            }
+            if let Some(currency) = currency {
+                match self.totals.iter_mut().find(|(c, _, _)| *c == currency) {
+                    Some(entry) => {
+                        entry.1 += mrr;
+                        entry.2 += quantity;
+                    }
+                    None => self.totals.push((currency, mrr, quantity)),
+                }
+            }
+            if let Some(plan) = plan {
+                self.plans.push(plan);
+            }
+        }
+        self.totals.sort_unstable_by_key(|(c, _, _)| *c);
+        self.plans.sort_unstable();
+        self.plans.dedup();
+    }
+
+    /// Whether any subscription pays.
+    pub fn is_paying(&self) -> bool {
+        self.totals.iter().any(|(_, mrr, _)| *mrr > 0)
+    }
+
+    fn get(&self, currency: Currency) -> (Cents, i64) {
+        self.totals
+            .iter()
+            .find(|(c, _, _)| *c == currency)
+            .map_or((0, 0), |(_, mrr, quantity)| (*mrr, *quantity))
+    }
+
     fn total_in(
         &self,
         base: Currency,
@@ -158,11 +212,11 @@ impl Snapshot {
         single: bool,
     ) -> Result<Cents> {
         if single {
-            return Ok(self.mrr.values().sum());
+            return Ok(self.totals.iter().map(|(_, mrr, _)| mrr).sum());
         }
-        self.mrr
+        self.totals
             .iter()
-            .map(|(currency, mrr)| fx.convert(*mrr, *currency, base, date))
+            .map(|(currency, mrr, _)| fx.convert(*mrr, *currency, base, date))
             .sum()
     }
 }
@@ -179,8 +233,10 @@ pub struct DayCauses {
 pub struct DayChange<'a> {
     pub customer_id: &'a CustomerId,
     pub date: NaiveDate,
-    pub before: &'a Snapshot,
-    pub after: &'a Snapshot,
+    pub before: &'a DayState,
+    pub after: &'a DayState,
+    /// The timeline's plan table that `DayState` plan indexes point into.
+    pub plans: &'a [PlanId],
     pub causes: DayCauses,
     /// The customer had MRR above 0 at the end of an earlier day.
     pub paid_before: bool,
@@ -192,29 +248,22 @@ pub struct DayChange<'a> {
 /// Multi-currency customers are classified on the sum converted into `base`
 /// at the day's rate and get one row per currency that changed.
 pub fn classify(change: &DayChange, base: Currency, fx: &FxTable) -> Result<Vec<Movement>> {
-    let currencies: BTreeSet<Currency> = change
-        .before
-        .mrr
-        .keys()
-        .chain(change.after.mrr.keys())
-        .copied()
-        .collect();
-    let deltas: Vec<(Currency, Cents)> = currencies
-        .iter()
-        .map(|c| {
-            let before = change.before.mrr.get(c).copied().unwrap_or(0);
-            let after = change.after.mrr.get(c).copied().unwrap_or(0);
-            (*c, after - before)
-        })
-        .filter(|(_, delta)| *delta != 0)
-        .collect();
-    if deltas.is_empty() {
+    let (before, after) = (change.before, change.after);
+    if before.totals == after.totals {
         return Ok(Vec::new());
     }
+    let mut currencies: Vec<Currency> = before
+        .totals
+        .iter()
+        .chain(&after.totals)
+        .map(|(c, _, _)| *c)
+        .collect();
+    currencies.sort_unstable();
+    currencies.dedup();
     let single = currencies.len() == 1;
-    let a = change.before.total_in(base, fx, change.date, single)?;
-    let b = change.after.total_in(base, fx, change.date, single)?;
-    let plans_changed = change.before.plans != change.after.plans;
+    let a = before.total_in(base, fx, change.date, single)?;
+    let b = after.total_in(base, fx, change.date, single)?;
+    let plans_changed = before.plans != after.plans;
     let subtype_for = |delta: Cents| -> MovementSubtype {
         if a <= 0 && b > 0 {
             if change.paid_before {
@@ -249,13 +298,24 @@ pub fn classify(change: &DayChange, base: Currency, fx: &FxTable) -> Result<Vec<
         (true, false) => -1,
         _ => 0,
     };
-    let plans_before: Vec<PlanId> = change.before.plans.iter().cloned().collect();
-    let plans_after: Vec<PlanId> = change.after.plans.iter().cloned().collect();
-    let mut rows = Vec::with_capacity(deltas.len());
-    for (i, (currency, delta)) in deltas.into_iter().enumerate() {
+    let names = |state: &DayState| -> Vec<PlanId> {
+        state
+            .plans
+            .iter()
+            .filter_map(|p| change.plans.get(*p as usize).cloned())
+            .collect()
+    };
+    let plans_before = names(before);
+    let plans_after = names(after);
+    let mut rows = Vec::with_capacity(currencies.len());
+    for currency in currencies {
+        let (mrr_before, quantity_before) = before.get(currency);
+        let (mrr_after, quantity_after) = after.get(currency);
+        let delta = mrr_after - mrr_before;
+        if delta == 0 {
+            continue;
+        }
         let subtype = subtype_for(delta);
-        let quantity_before = change.before.quantity.get(&currency).copied().unwrap_or(0);
-        let quantity_after = change.after.quantity.get(&currency).copied().unwrap_or(0);
         rows.push(Movement {
             date: change.date,
             customer_id: change.customer_id.clone(),
@@ -263,7 +323,7 @@ pub fn classify(change: &DayChange, base: Currency, fx: &FxTable) -> Result<Vec<
             subtype,
             mrr_change: delta,
             mrr_change_base_currency: fx.convert(delta, currency, base, change.date)?,
-            customer_count_change: if i == 0 { count_change } else { 0 },
+            customer_count_change: if rows.is_empty() { count_change } else { 0 },
             quantity_change: quantity_after - quantity_before,
             currency,
             plans_before: plans_before.clone(),

@@ -22,8 +22,18 @@ pub fn interval_months(interval: Interval, count: u32) -> (i128, i128) {
 /// `start` plus `count` plan intervals, by calendar arithmetic in `tz`
 /// (a month added to Jan 31 is the last day of February).
 pub fn add_interval(start: DateTime<Utc>, interval: Interval, count: u32, tz: Tz) -> DateTime<Utc> {
-    let local = start.with_timezone(&tz).naive_local();
     let count = count.max(1);
+    if tz == Tz::UTC {
+        let naive = start.naive_utc();
+        let shifted = match interval {
+            Interval::Month => naive.checked_add_months(Months::new(count)),
+            Interval::Year => naive.checked_add_months(Months::new(12 * count)),
+            Interval::Week => naive.checked_add_signed(Duration::weeks(i64::from(count))),
+            Interval::Day => naive.checked_add_signed(Duration::days(i64::from(count))),
+        };
+        return shifted.map_or(DateTime::<Utc>::MAX_UTC, |t| t.and_utc());
+    }
+    let local = start.with_timezone(&tz).naive_local();
     let shifted = match interval {
         Interval::Month => local.checked_add_months(Months::new(count)),
         Interval::Year => local.checked_add_months(Months::new(12 * count)),
@@ -64,17 +74,30 @@ pub fn service_period(invoice: &Invoice, plan: &Plan, tz: Tz) -> (DateTime<Utc>,
 /// service period is shorter than the nominal one by more than a day
 /// (a 15-day invoice of 1500 on a 30-day monthly plan is 3000 a month).
 pub fn monthly_amount(invoice: &Invoice, plan: &Plan, tz: Tz) -> Cents {
+    let (start, end) = service_period(invoice, plan, tz);
+    monthly_amount_over(invoice, plan, start, end, tz)
+}
+
+/// [`monthly_amount`] for an already computed service period.
+pub fn monthly_amount_over(
+    invoice: &Invoice,
+    plan: &Plan,
+    start: DateTime<Utc>,
+    end: DateTime<Utc>,
+    tz: Tz,
+) -> Cents {
     let net = i128::from(invoice.amount - invoice.tax_amount);
     let (months_num, months_den) = interval_months(plan.billing_freq, plan.billing_freq_count);
-    let (start, end) = service_period(invoice, plan, tz);
-    let nominal_end = add_interval(start, plan.billing_freq, plan.billing_freq_count, tz);
     let period = i128::from((end - start).num_seconds());
-    let nominal = i128::from((nominal_end - start).num_seconds());
-    if period > 0 && nominal - period > 86_400 {
-        round_ratio(net * nominal * months_den, period * months_num)
-    } else {
-        round_ratio(net * months_den, months_num)
+    // Only a period_end can make the period differ from the nominal interval.
+    if invoice.period_end.is_some() && period > 0 {
+        let nominal_end = add_interval(start, plan.billing_freq, plan.billing_freq_count, tz);
+        let nominal = i128::from((nominal_end - start).num_seconds());
+        if nominal - period > 86_400 {
+            return round_ratio(net * nominal * months_den, period * months_num);
+        }
     }
+    round_ratio(net * months_den, months_num)
 }
 
 #[cfg(test)]

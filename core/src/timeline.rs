@@ -6,28 +6,30 @@
 //! the events that apply at a given `as_of` and yields the daily movements and
 //! the final state. A lapse is an event at the coverage end that only applies
 //! once `as_of` is past the coverage end plus the grace days.
+//!
+//! Events refer to plans and invoices by index into the timeline's own small
+//! tables, so building and replaying allocate little on the hot path.
 
 use crate::error::Result;
 use crate::fx::FxTable;
 use crate::ids::{CustomerId, InvoiceId, PlanId, SubscriptionId};
 use crate::model::{Invoice, InvoiceType, Plan, RefundHandling, Settings};
 use crate::money::{Cents, Currency, round_ratio};
-use crate::movements::{DayCauses, DayChange, Movement, Snapshot, classify};
-use crate::normalize::{monthly_amount, service_period};
+use crate::movements::{DayCauses, DayChange, DayState, Movement, Snapshot, classify};
+use crate::normalize::{monthly_amount_over, service_period};
 use chrono::{DateTime, Duration, NaiveDate, Utc};
-use std::collections::HashMap;
 
 /// What an event does to the subscriptions it targets.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, Copy, PartialEq)]
 enum EventKind {
-    /// Ends subscription `sub`, or every subscription when `None`.
-    Cancel { sub: Option<usize> },
+    /// Ends subscription `sub`, or every subscription when `all`.
+    Cancel { all: bool },
     /// Sets the subscription's MRR from a subscription invoice.
     Invoice {
-        invoice: InvoiceId,
         monthly: Cents,
         amount: Cents,
-        plan: PlanId,
+        /// Index into [`Timeline::plans`].
+        plan: u32,
         quantity: i64,
         currency: Currency,
     },
@@ -40,7 +42,7 @@ enum EventKind {
     Lapse,
 }
 
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, Copy, PartialEq)]
 enum RefundTarget {
     /// A named subscription invoice: its subscription, its amount.
     Invoice { amount: Cents },
@@ -51,23 +53,22 @@ enum RefundTarget {
 }
 
 /// One dated event of a customer's history.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, Copy, PartialEq)]
 struct Event {
     at: DateTime<Utc>,
     /// A lapse applies only when `as_of` is strictly after this instant.
     visible_after: Option<DateTime<Utc>>,
     /// Same-instant order: cancellations, invoices, refunds, lapses.
     priority: u8,
-    sub: usize,
-    /// The invoice behind the event: the last tie-break, so input order never matters.
-    source: InvoiceId,
+    /// Index into [`Timeline::subscription_ids`].
+    sub: u32,
+    /// Rank of the invoice behind the event in id order: the last tie-break,
+    /// so input order never matters.
+    source: u32,
     kind: EventKind,
 }
 
-/// A subscription invoice with its service period and plan.
-type PricedInvoice<'a> = (DateTime<Utc>, DateTime<Utc>, &'a Invoice, Plan);
-
-/// The state of one subscription during a replay.
+/// The state of one subscription at the end of a replay.
 #[derive(Debug, Clone, PartialEq)]
 pub struct SubscriptionState {
     /// `None` for the customer's implicit subscription.
@@ -76,10 +77,21 @@ pub struct SubscriptionState {
     pub currency: Option<Currency>,
     pub plan_id: Option<PlanId>,
     pub quantity: i64,
+}
+
+/// A subscription's state during a replay (plans by index).
+#[derive(Debug, Clone, Copy, Default)]
+struct Live {
+    mrr: Cents,
+    currency: Option<Currency>,
+    plan: Option<u32>,
+    quantity: i64,
     /// Amount of the latest subscription invoice applied.
     last_invoice_amount: Cents,
     /// Effective instant of the latest subscription invoice applied.
     last_effective: Option<DateTime<Utc>>,
+    /// On a zero-amount (trial) invoice that has not ended.
+    trial: bool,
 }
 
 /// The outcome of replaying a customer's events up to a cutoff.
@@ -98,10 +110,31 @@ pub struct Replay {
 }
 
 impl Replay {
-    /// MRR per currency at the end of the replay.
+    /// MRR, quantity and plans of the paying subscriptions at the end of the replay.
     pub fn mrr(&self) -> Snapshot {
-        snapshot(&self.subscriptions)
+        let mut snap = Snapshot::default();
+        for sub in self.subscriptions.iter().filter(|s| s.mrr > 0) {
+            if let Some(currency) = sub.currency {
+                *snap.mrr.entry(currency).or_insert(0) += sub.mrr;
+                *snap.quantity.entry(currency).or_insert(0) += sub.quantity;
+            }
+            if let Some(plan) = &sub.plan_id {
+                snap.plans.insert(plan.clone());
+            }
+        }
+        snap
     }
+}
+
+/// A subscription invoice with its subscription index, service period, rank
+/// in id order and plan.
+struct PricedInvoice<'a> {
+    sub: u32,
+    start: DateTime<Utc>,
+    end: DateTime<Utc>,
+    rank: u32,
+    invoice: &'a Invoice,
+    plan: &'a Plan,
 }
 
 /// A customer's `as_of`-independent history.
@@ -109,122 +142,146 @@ impl Replay {
 pub struct Timeline {
     pub customer_id: CustomerId,
     subscription_ids: Vec<Option<SubscriptionId>>,
+    /// Distinct plans of the customer's subscription invoices, sorted by id,
+    /// so plan indexes order like plan ids.
+    plans: Vec<PlanId>,
     events: Vec<Event>,
+}
+
+fn index_of<T: PartialEq + Clone>(items: &mut Vec<T>, item: &T) -> u32 {
+    match items.iter().position(|existing| existing == item) {
+        Some(i) => i as u32,
+        None => {
+            items.push(item.clone());
+            (items.len() - 1) as u32
+        }
+    }
 }
 
 impl Timeline {
     /// Builds the events of one customer from its invoices. Void invoices and
     /// invoices whose plan is unknown are skipped; refunds are skipped when the
     /// settings ignore them.
-    pub fn build(
+    pub fn build<'p>(
         customer_id: CustomerId,
         invoices: &[&Invoice],
-        plans: &dyn Fn(&PlanId) -> Option<Plan>,
+        plans: &dyn Fn(&PlanId) -> Option<&'p Plan>,
         settings: &Settings,
     ) -> Timeline {
         let tz = settings.timezone;
         let grace = Duration::days(i64::from(settings.churn_grace_days));
-        let mut subscription_ids: Vec<Option<SubscriptionId>> = Vec::new();
-        let sub_index =
-            |id: &Option<SubscriptionId>, ids: &mut Vec<Option<SubscriptionId>>| -> usize {
-                match ids.iter().position(|existing| existing == id) {
-                    Some(i) => i,
-                    None => {
-                        ids.push(id.clone());
-                        ids.len() - 1
-                    }
-                }
-            };
         let mut counted: Vec<&Invoice> = invoices.iter().copied().filter(|i| i.counts()).collect();
-        // Subscription indexes follow invoice ids, never input order.
-        counted.sort_by(|a, b| a.id.cmp(&b.id));
-        let by_id: HashMap<&InvoiceId, &Invoice> = counted.iter().map(|i| (&i.id, *i)).collect();
-        let mut events = Vec::new();
-        // Subscription invoices, grouped per subscription for coverage and lapses.
-        let mut per_sub: Vec<Vec<PricedInvoice>> = Vec::new();
-        for invoice in counted
-            .iter()
-            .filter(|i| i.kind == InvoiceType::Subscription)
-        {
+        // Subscription and plan indexes follow ids, never input order.
+        counted.sort_unstable_by(|a, b| a.id.cmp(&b.id));
+        let rank_of = |id: &InvoiceId| counted.binary_search_by(|i| i.id.cmp(id)).ok();
+
+        let mut subscription_ids: Vec<Option<SubscriptionId>> = Vec::new();
+        let mut plan_ids: Vec<PlanId> = Vec::new();
+        let mut priced: Vec<PricedInvoice> = Vec::new();
+        for (rank, invoice) in counted.iter().enumerate() {
+            if invoice.kind != InvoiceType::Subscription {
+                continue;
+            }
             let Some(plan) = invoice.plan_id.as_ref().and_then(plans) else {
                 continue;
             };
-            let sub = sub_index(&invoice.subscription_id, &mut subscription_ids);
-            if per_sub.len() <= sub {
-                per_sub.resize_with(sub + 1, Vec::new);
+            let sub = index_of(&mut subscription_ids, &invoice.subscription_id);
+            let (start, end) = service_period(invoice, plan, tz);
+            priced.push(PricedInvoice {
+                sub,
+                start,
+                end,
+                rank: rank as u32,
+                invoice,
+                plan,
+            });
+            if !plan_ids.contains(&plan.id) {
+                plan_ids.push(plan.id.clone());
             }
-            let (start, end) = service_period(invoice, &plan, tz);
-            per_sub[sub].push((start, end, invoice, plan));
         }
-        for (sub, invoices) in per_sub.iter_mut().enumerate() {
-            invoices.sort_by(|a, b| (a.0, &a.2.id).cmp(&(b.0, &b.2.id)));
-            for (i, (start, end, invoice, plan)) in invoices.iter().enumerate() {
+        plan_ids.sort_unstable();
+        // Per subscription, by effective instant then id.
+        priced.sort_unstable_by_key(|p| (p.sub, p.start, p.rank));
+
+        let mut events = Vec::with_capacity(priced.len() * 2 + 2);
+        for (i, p) in priced.iter().enumerate() {
+            let PricedInvoice {
+                sub,
+                start,
+                end,
+                rank,
+                invoice,
+                plan,
+            } = p;
+            let plan_index = plan_ids.binary_search(&plan.id).unwrap_or(0) as u32;
+            events.push(Event {
+                at: *start,
+                visible_after: None,
+                priority: 1,
+                sub: *sub,
+                source: *rank,
+                kind: EventKind::Invoice {
+                    monthly: monthly_amount_over(invoice, plan, *start, *end, tz),
+                    amount: invoice.amount,
+                    plan: plan_index,
+                    quantity: invoice.quantity,
+                    currency: invoice.currency,
+                },
+            });
+            let renewed = priced
+                .get(i + 1)
+                .is_some_and(|next| next.sub == *sub && next.start <= *end + grace);
+            if !renewed {
                 events.push(Event {
-                    at: *start,
-                    visible_after: None,
-                    priority: 1,
-                    sub,
-                    source: invoice.id.clone(),
-                    kind: EventKind::Invoice {
-                        invoice: invoice.id.clone(),
-                        monthly: monthly_amount(invoice, plan, tz),
-                        amount: invoice.amount,
-                        plan: plan.id.clone(),
-                        quantity: invoice.quantity,
-                        currency: invoice.currency,
-                    },
+                    at: *end,
+                    visible_after: Some(*end + grace),
+                    priority: 3,
+                    sub: *sub,
+                    source: *rank,
+                    kind: EventKind::Lapse,
                 });
-                let renewed = invoices
-                    .get(i + 1)
-                    .is_some_and(|next| next.0 <= *end + grace);
-                if !renewed {
-                    events.push(Event {
-                        at: *end,
-                        visible_after: Some(*end + grace),
-                        priority: 3,
-                        sub,
-                        source: invoice.id.clone(),
-                        kind: EventKind::Lapse,
-                    });
-                }
             }
         }
-        for invoice in &counted {
+        for (rank, invoice) in counted.iter().enumerate() {
             let at = invoice.invoice_date.instant(tz);
+            let source = rank as u32;
             match invoice.kind {
                 InvoiceType::Cancellation => {
                     let sub = invoice
                         .subscription_id
                         .as_ref()
-                        .map(|id| sub_index(&Some(id.clone()), &mut subscription_ids));
+                        .map(|id| index_of(&mut subscription_ids, &Some(id.clone())));
                     events.push(Event {
                         at,
                         visible_after: None,
                         priority: 0,
                         sub: sub.unwrap_or(0),
-                        source: invoice.id.clone(),
-                        kind: EventKind::Cancel { sub },
+                        source,
+                        kind: EventKind::Cancel { all: sub.is_none() },
                     });
                 }
                 InvoiceType::Refund if settings.refund_handling == RefundHandling::Reduce => {
                     // A named invoice must be a counted subscription invoice of
                     // this customer; refunding anything else (a one-time, void,
                     // unknown or other customer's invoice) never moves MRR.
-                    let refunded = invoice.refunded_invoice_id.as_ref().map(|id| by_id.get(id));
+                    let refunded = invoice
+                        .refunded_invoice_id
+                        .as_ref()
+                        .map(|id| rank_of(id).map(|r| counted[r]));
                     let (sub, target) = match refunded {
                         Some(None) => continue,
                         Some(Some(original)) if original.kind != InvoiceType::Subscription => {
                             continue;
                         }
                         Some(Some(original)) => (
-                            sub_index(&original.subscription_id, &mut subscription_ids),
+                            index_of(&mut subscription_ids, &original.subscription_id),
                             RefundTarget::Invoice {
                                 amount: original.amount,
                             },
                         ),
                         None => match &invoice.subscription_id {
                             Some(id) => (
-                                sub_index(&Some(id.clone()), &mut subscription_ids),
+                                index_of(&mut subscription_ids, &Some(id.clone())),
                                 RefundTarget::Subscription,
                             ),
                             None => (0, RefundTarget::Latest),
@@ -235,7 +292,7 @@ impl Timeline {
                         visible_after: None,
                         priority: 2,
                         sub,
-                        source: invoice.id.clone(),
+                        source,
                         kind: EventKind::Refund {
                             target,
                             refunded: invoice.amount.abs(),
@@ -245,12 +302,11 @@ impl Timeline {
                 _ => {}
             }
         }
-        events.sort_by(|a, b| {
-            (a.at, a.priority, a.sub, &a.source).cmp(&(b.at, b.priority, b.sub, &b.source))
-        });
+        events.sort_unstable_by_key(|e| (e.at, e.priority, e.sub, e.source));
         Timeline {
             customer_id,
             subscription_ids,
+            plans: plan_ids,
             events,
         }
     }
@@ -260,9 +316,18 @@ impl Timeline {
         self.events.is_empty()
     }
 
-    /// Instants of events that do not apply yet at `as_of` (scheduled changes).
+    /// Whether any event happens after `as_of` (a scheduled change).
     pub fn has_events_after(&self, as_of: DateTime<Utc>) -> bool {
         self.events.last().is_some_and(|e| e.at > as_of)
+    }
+
+    /// Instants of cancellations after `as_of` (scheduled churn), in order.
+    pub fn scheduled_cancellations(&self, as_of: DateTime<Utc>) -> Vec<DateTime<Utc>> {
+        self.events
+            .iter()
+            .filter(|e| e.at > as_of && matches!(e.kind, EventKind::Cancel { .. }))
+            .map(|e| e.at)
+            .collect()
     }
 
     /// Replays the events that apply at `as_of` and happen no later than
@@ -275,44 +340,34 @@ impl Timeline {
         fx: &FxTable,
     ) -> Result<Replay> {
         let tz = settings.timezone;
-        let mut subs: Vec<SubscriptionState> = self
-            .subscription_ids
-            .iter()
-            .map(|id| SubscriptionState {
-                subscription_id: id.clone(),
-                mrr: 0,
-                currency: None,
-                plan_id: None,
-                quantity: 0,
-                last_invoice_amount: 0,
-                last_effective: None,
-            })
-            .collect();
+        let mut subs = vec![Live::default(); self.subscription_ids.len()];
         let mut replay = Replay::default();
         let mut trial_seen = false;
         let mut paid_before = false;
-        let mut trial_subs: Vec<bool> = vec![false; subs.len()];
         let limit = cutoff.min(as_of);
         let applies = |e: &Event| e.at <= limit && e.visible_after.is_none_or(|v| as_of > v);
-        let mut i = 0;
-        let events: Vec<&Event> = self.events.iter().filter(|e| applies(e)).collect();
-        while i < events.len() {
-            let day = events[i].at.with_timezone(&tz).date_naive();
-            let before = snapshot(&subs);
+        let local_day = |at: DateTime<Utc>| {
+            if tz == chrono_tz::Tz::UTC {
+                at.date_naive()
+            } else {
+                at.with_timezone(&tz).date_naive()
+            }
+        };
+        let mut before = DayState::default();
+        let mut after = DayState::default();
+        let mut events = self.events.iter().filter(|e| applies(e)).peekable();
+        while let Some(first) = events.peek() {
+            let day = local_day(first.at);
             let mut causes = DayCauses::default();
             let mut trial_before = trial_seen;
-            while i < events.len() && events[i].at.with_timezone(&tz).date_naive() == day {
-                let event = events[i];
-                i += 1;
-                match &event.kind {
-                    EventKind::Cancel { sub } => {
+            while let Some(event) = events.next_if(|e| local_day(e.at) == day) {
+                match event.kind {
+                    EventKind::Cancel { all } => {
                         for (index, state) in subs.iter_mut().enumerate() {
-                            if sub.is_none_or(|s| s == index) {
-                                if state.mrr > 0 {
-                                    causes.cancellation = true;
-                                }
+                            if all || index as u32 == event.sub {
+                                causes.cancellation |= state.mrr > 0;
                                 state.mrr = 0;
-                                trial_subs[index] = false;
+                                state.trial = false;
                             }
                         }
                     }
@@ -322,25 +377,22 @@ impl Timeline {
                         plan,
                         quantity,
                         currency,
-                        ..
                     } => {
-                        let state = &mut subs[event.sub];
-                        if *monthly == 0 && state.mrr > 0 {
-                            causes.cancellation = true;
-                        }
-                        state.mrr = *monthly;
-                        state.currency = Some(*currency);
-                        state.plan_id = Some(plan.clone());
-                        state.quantity = *quantity;
-                        state.last_invoice_amount = *amount;
+                        let state = &mut subs[event.sub as usize];
+                        causes.cancellation |= monthly == 0 && state.mrr > 0;
+                        state.mrr = monthly;
+                        state.currency = Some(currency);
+                        state.plan = Some(plan);
+                        state.quantity = quantity;
+                        state.last_invoice_amount = amount;
                         state.last_effective = Some(event.at);
-                        trial_subs[event.sub] = *monthly == 0;
-                        if *monthly == 0 && !paid_before && replay.paid_started.is_none() {
+                        state.trial = monthly == 0;
+                        if monthly == 0 && !paid_before && replay.paid_started.is_none() {
                             trial_seen = true;
                             trial_before = true;
                             replay.trial_started.get_or_insert(event.at);
                         }
-                        if *monthly > 0 && replay.paid_started.is_none() {
+                        if monthly > 0 && replay.paid_started.is_none() {
                             replay.paid_started = Some(event.at);
                         }
                     }
@@ -352,17 +404,16 @@ impl Timeline {
                                 .filter(|(_, s)| s.last_effective.is_some())
                                 .max_by_key(|(i, s)| (s.last_effective, *i))
                                 .map(|(i, _)| i),
-                            _ => Some(event.sub),
+                            _ => Some(event.sub as usize),
                         };
-                        if let Some(index) = index {
-                            let state = &mut subs[index];
+                        if let Some(state) = index.map(|i| &mut subs[i]) {
                             let denominator = match target {
-                                RefundTarget::Invoice { amount } => *amount,
+                                RefundTarget::Invoice { amount } => amount,
                                 _ => state.last_invoice_amount,
                             };
                             if denominator > 0 && state.mrr > 0 {
                                 let reduction = round_ratio(
-                                    i128::from(state.mrr) * i128::from(*refunded),
+                                    i128::from(state.mrr) * i128::from(refunded),
                                     i128::from(denominator),
                                 );
                                 state.mrr = (state.mrr - reduction).max(0);
@@ -371,21 +422,21 @@ impl Timeline {
                         }
                     }
                     EventKind::Lapse => {
-                        if subs[event.sub].mrr > 0 {
-                            causes.lapse = true;
-                        }
-                        subs[event.sub].mrr = 0;
-                        trial_subs[event.sub] = false;
+                        let state = &mut subs[event.sub as usize];
+                        causes.lapse |= state.mrr > 0;
+                        state.mrr = 0;
+                        state.trial = false;
                     }
                 }
             }
-            let after = snapshot(&subs);
+            after.fill(subs.iter().map(|s| (s.mrr, s.currency, s.plan, s.quantity)));
             let rows = classify(
                 &DayChange {
                     customer_id: &self.customer_id,
                     date: day,
                     before: &before,
                     after: &after,
+                    plans: &self.plans,
                     causes,
                     paid_before,
                     trial_before,
@@ -397,35 +448,21 @@ impl Timeline {
                 replay.last_churn = Some(day);
             }
             replay.movements.extend(rows);
-            if after.mrr.values().any(|m| *m > 0) {
-                paid_before = true;
-            }
+            paid_before |= after.is_paying();
+            std::mem::swap(&mut before, &mut after);
         }
-        replay.trial_open = trial_subs.iter().any(|t| *t) && !paid_before;
-        replay.subscriptions = subs;
+        replay.trial_open = subs.iter().any(|s| s.trial) && !paid_before;
+        replay.subscriptions = subs
+            .iter()
+            .zip(&self.subscription_ids)
+            .map(|(live, id)| SubscriptionState {
+                subscription_id: id.clone(),
+                mrr: live.mrr,
+                currency: live.currency,
+                plan_id: live.plan.map(|p| self.plans[p as usize].clone()),
+                quantity: live.quantity,
+            })
+            .collect();
         Ok(replay)
     }
-
-    /// Scheduled events after `as_of`: (instant, description, MRR change hint).
-    pub fn scheduled_cancellations(&self, as_of: DateTime<Utc>) -> Vec<DateTime<Utc>> {
-        self.events
-            .iter()
-            .filter(|e| e.at > as_of && matches!(e.kind, EventKind::Cancel { .. }))
-            .map(|e| e.at)
-            .collect()
-    }
-}
-
-fn snapshot(subs: &[SubscriptionState]) -> Snapshot {
-    let mut snap = Snapshot::default();
-    for sub in subs.iter().filter(|s| s.mrr > 0) {
-        if let Some(currency) = sub.currency {
-            *snap.mrr.entry(currency).or_insert(0) += sub.mrr;
-            *snap.quantity.entry(currency).or_insert(0) += sub.quantity;
-        }
-        if let Some(plan) = &sub.plan_id {
-            snap.plans.insert(plan.clone());
-        }
-    }
-    snap
 }

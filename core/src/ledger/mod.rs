@@ -22,11 +22,17 @@ use crate::ids::{CustomerId, DataSourceId, InvoiceId, PlanGroupId, PlanId};
 use crate::model::{Customer, DataSource, Invoice, Plan, PlanGroup, Settings};
 use crate::timeline::{Replay, Timeline};
 use chrono::{DateTime, Utc};
+use foldhash::fast::FixedState;
 use indexmap::{IndexMap, IndexSet};
 use rayon::prelude::*;
 use serde_json::Value;
 use std::collections::{HashMap, HashSet};
 use std::sync::{Arc, Mutex};
+
+/// Maps keyed by record ids: insertion-ordered, with a fast fixed-seed hasher
+/// (ids are caller-chosen, not adversarial; order never depends on hashes).
+type Records<K, V> = IndexMap<K, V, FixedState>;
+type Index<K, V> = HashMap<K, V, FixedState>;
 
 /// Replays of every customer at one `as_of`, shared by the reports of a query.
 pub(crate) type ReplaySet = Arc<IndexMap<CustomerId, Replay>>;
@@ -35,15 +41,15 @@ pub(crate) type ReplaySet = Arc<IndexMap<CustomerId, Replay>>;
 #[derive(Debug)]
 pub struct Ledger {
     settings: Settings,
-    customers: IndexMap<CustomerId, Customer>,
-    plans: IndexMap<PlanId, Plan>,
-    plan_groups: IndexMap<PlanGroupId, PlanGroup>,
-    invoices: IndexMap<InvoiceId, Invoice>,
-    data_sources: IndexMap<DataSourceId, DataSource>,
-    invoices_by_customer: HashMap<CustomerId, IndexSet<InvoiceId>>,
-    invoices_by_plan: HashMap<PlanId, usize>,
+    customers: Records<CustomerId, Customer>,
+    plans: Records<PlanId, Plan>,
+    plan_groups: Records<PlanGroupId, PlanGroup>,
+    invoices: Records<InvoiceId, Invoice>,
+    data_sources: Records<DataSourceId, DataSource>,
+    invoices_by_customer: Index<CustomerId, IndexSet<InvoiceId, FixedState>>,
+    invoices_by_plan: Index<PlanId, usize>,
     fx: FxTable,
-    timelines: HashMap<CustomerId, Timeline>,
+    timelines: Index<CustomerId, Timeline>,
     /// Bumped by every write; invalidates `replay_cache`.
     generation: u64,
     replay_cache: Mutex<Option<(u64, DateTime<Utc>, ReplaySet)>>,
@@ -106,15 +112,15 @@ impl Ledger {
         let pivot = settings.base_currency;
         Ledger {
             settings,
-            customers: IndexMap::new(),
-            plans: IndexMap::new(),
-            plan_groups: IndexMap::new(),
-            invoices: IndexMap::new(),
-            data_sources: IndexMap::new(),
-            invoices_by_customer: HashMap::new(),
-            invoices_by_plan: HashMap::new(),
+            customers: Records::default(),
+            plans: Records::default(),
+            plan_groups: Records::default(),
+            invoices: Records::default(),
+            data_sources: Records::default(),
+            invoices_by_customer: Index::default(),
+            invoices_by_plan: Index::default(),
             fx: FxTable::new(pivot),
-            timelines: HashMap::new(),
+            timelines: Index::default(),
             generation: 0,
             replay_cache: Mutex::new(None),
         }
@@ -489,7 +495,7 @@ impl Ledger {
 
     fn build_timeline(&self, id: &CustomerId) -> Timeline {
         let invoices = self.customer_invoices(id.as_str());
-        let plans = |plan: &PlanId| self.plans.get(plan).cloned();
+        let plans = |plan: &PlanId| self.plans.get(plan);
         Timeline::build(id.clone(), &invoices, &plans, &self.settings)
     }
 

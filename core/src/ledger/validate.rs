@@ -5,12 +5,11 @@
 use crate::error::{Error, Result};
 use crate::ids::{CustomerId, PlanId};
 use crate::model::{Customer, Invoice, InvoiceType, Plan};
-use indexmap::IndexMap;
 
 pub(super) fn invoice_references(
     invoice: &Invoice,
-    customers: &IndexMap<CustomerId, Customer>,
-    plans: &IndexMap<PlanId, Plan>,
+    customers: &super::Records<CustomerId, Customer>,
+    plans: &super::Records<PlanId, Plan>,
 ) -> Result<()> {
     let id = invoice.id.as_str();
     if !customers.contains_key(&invoice.customer_id) {
