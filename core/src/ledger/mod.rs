@@ -326,23 +326,46 @@ impl Ledger {
     /// Upserts invoices: each is validated against the stored customers and
     /// plans; the touched customers are recomputed once at the end.
     pub fn upsert_invoices(&mut self, records: &[Value]) -> WriteReport {
+        let parsed = records
+            .iter()
+            .map(|value| (record_id(value), Invoice::from_json(value)));
+        self.store_invoices(parsed)
+    }
+
+    /// Upserts invoices already built in Rust (skipping JSON), with the same
+    /// cross-record validation and per-record results as [`Ledger::upsert_invoices`].
+    pub fn upsert_invoice_records(
+        &mut self,
+        invoices: impl IntoIterator<Item = Invoice>,
+    ) -> WriteReport {
+        self.store_invoices(
+            invoices
+                .into_iter()
+                .map(|invoice| (invoice.id.to_string(), Ok(invoice))),
+        )
+    }
+
+    fn store_invoices(
+        &mut self,
+        invoices: impl Iterator<Item = (String, Result<Invoice>)>,
+    ) -> WriteReport {
         let mut report = WriteReport::default();
-        let mut touched: HashSet<CustomerId> = HashSet::new();
-        for value in records {
-            let outcome = Invoice::from_json(value).and_then(|invoice| {
+        let mut touched: HashSet<CustomerId, FixedState> = HashSet::default();
+        for (id, parsed) in invoices {
+            let outcome = parsed.and_then(|invoice| {
                 validate::invoice_references(&invoice, &self.customers, &self.plans)?;
-                touched.insert(invoice.customer_id.clone());
-                if let Some(previous) = self
-                    .invoices
-                    .get(invoice.id.as_str())
-                    .map(|p| p.customer_id.clone())
+                if let Some(previous) = self.invoices.get(invoice.id.as_str())
+                    && previous.customer_id != invoice.customer_id
                 {
-                    touched.insert(previous);
+                    touched.insert(previous.customer_id.clone());
+                }
+                if !touched.contains(&invoice.customer_id) {
+                    touched.insert(invoice.customer_id.clone());
                 }
                 self.store_invoice(invoice);
                 Ok(())
             });
-            report.push(&record_id(value), outcome);
+            report.push(&id, outcome);
         }
         self.rebuild(touched);
         self.touch();
@@ -548,10 +571,16 @@ impl Ledger {
             }
         }
         self.count_plan_use(&invoice, 1);
-        self.invoices_by_customer
-            .entry(invoice.customer_id.clone())
-            .or_default()
-            .insert(invoice.id.clone());
+        match self.invoices_by_customer.get_mut(&invoice.customer_id) {
+            Some(ids) => {
+                ids.insert(invoice.id.clone());
+            }
+            None => {
+                let ids = IndexSet::from_iter([invoice.id.clone()]);
+                self.invoices_by_customer
+                    .insert(invoice.customer_id.clone(), ids);
+            }
+        }
         self.invoices.insert(invoice.id.clone(), invoice);
     }
 
@@ -566,8 +595,13 @@ impl Ledger {
 
     fn count_plan_use(&mut self, invoice: &Invoice, delta: isize) {
         if let Some(plan) = &invoice.plan_id {
-            let entry = self.invoices_by_plan.entry(plan.clone()).or_insert(0);
-            *entry = entry.saturating_add_signed(delta);
+            match self.invoices_by_plan.get_mut(plan) {
+                Some(uses) => *uses = uses.saturating_add_signed(delta),
+                None => {
+                    self.invoices_by_plan
+                        .insert(plan.clone(), delta.max(0) as usize);
+                }
+            }
         }
     }
 

@@ -65,6 +65,9 @@ impl Timestamp {
 /// The first instant of a calendar day in a time zone (the day may start after
 /// 00:00 when a DST gap swallows midnight).
 pub fn start_of_day(date: NaiveDate, tz: Tz) -> DateTime<Utc> {
+    if tz == Tz::UTC {
+        return date.and_time(NaiveTime::MIN).and_utc();
+    }
     let mut time = NaiveTime::MIN;
     for _ in 0..48 {
         match tz.from_local_datetime(&date.and_time(time)) {
