@@ -45,6 +45,8 @@ pub mod model;
 pub mod money;
 pub mod movements;
 pub mod normalize;
+pub mod period;
+pub mod query;
 pub mod reports;
 #[cfg(feature = "scenario")]
 pub mod scenario;

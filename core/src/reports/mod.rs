@@ -3,6 +3,9 @@
 //! and answers JSON in the interface's response shape. Python, Node, the
 //! service and the CLI all call [`Ledger::report`].
 
+pub mod filters;
+pub mod mrr;
+pub mod series;
 mod summary;
 
 use crate::error::{Error, Result};
@@ -17,7 +20,7 @@ pub type ReportParams = BTreeMap<String, String>;
 type ReportFn = fn(&Ledger, &ReportParams, DateTime<Utc>) -> Result<Value>;
 
 /// Every report name with its function, in the order the interface lists them.
-const REPORTS: &[(&str, ReportFn)] = &[("summary", summary::summary)];
+const REPORTS: &[(&str, ReportFn)] = &[("summary", summary::summary), ("mrr", mrr::mrr)];
 
 /// The names of every report, in registry order.
 pub fn report_names() -> Vec<&'static str> {

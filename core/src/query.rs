@@ -1,0 +1,282 @@
+//! Typed reading of report query parameters (the strings of an HTTP query).
+//!
+//! Parameters a report does not know are ignored, as a query string allows;
+//! a known parameter with a value that cannot be used is an
+//! [`Error::InvalidQuery`] naming the parameter and what it accepts.
+
+use crate::error::{Error, Result};
+use crate::model::Settings;
+use crate::money::Currency;
+use crate::period::{DateRange, PeriodInterval};
+use crate::reports::ReportParams;
+use chrono::{Datelike, Months, NaiveDate};
+
+/// Sort direction of a list.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Order {
+    Asc,
+    Desc,
+}
+
+/// A view over report parameters with typed getters.
+pub struct Query<'a> {
+    params: &'a ReportParams,
+}
+
+impl<'a> Query<'a> {
+    pub fn new(params: &'a ReportParams) -> Query<'a> {
+        Query { params }
+    }
+
+    /// A parameter's text, trimmed; `None` when absent or empty.
+    pub fn text(&self, name: &str) -> Option<&'a str> {
+        self.params
+            .get(name)
+            .map(|v| v.trim())
+            .filter(|v| !v.is_empty())
+    }
+
+    /// A multi-value parameter: values separated by spaces (or commas).
+    pub fn list(&self, name: &str) -> Vec<String> {
+        self.text(name)
+            .map(|v| {
+                v.split([' ', ','])
+                    .filter(|s| !s.is_empty())
+                    .map(str::to_string)
+                    .collect()
+            })
+            .unwrap_or_default()
+    }
+
+    /// A multi-value parameter whose values must be among `accepted`.
+    pub fn choices(&self, name: &str, accepted: &[&str]) -> Result<Vec<String>> {
+        let values = self.list(name);
+        for value in &values {
+            if !accepted.contains(&value.as_str()) {
+                return Err(Error::query(
+                    name,
+                    format!("`{value}` is not one of {}", accepted.join(", ")),
+                ));
+            }
+        }
+        Ok(values)
+    }
+
+    /// A single value among `accepted`, or `default`.
+    pub fn choice(
+        &self,
+        name: &str,
+        accepted: &[&'static str],
+        default: &'static str,
+    ) -> Result<&'static str> {
+        match self.text(name) {
+            None => Ok(default),
+            Some(value) => accepted
+                .iter()
+                .copied()
+                .find(|a| *a == value)
+                .ok_or_else(|| {
+                    Error::query(
+                        name,
+                        format!("`{value}` is not one of {}", accepted.join(", ")),
+                    )
+                }),
+        }
+    }
+
+    /// A boolean: `true`/`false` (also `1`/`0`, `yes`/`no`), default false.
+    pub fn flag(&self, name: &str) -> Result<bool> {
+        match self.text(name).map(str::to_ascii_lowercase).as_deref() {
+            None | Some("false") | Some("0") | Some("no") => Ok(false),
+            Some("true") | Some("1") | Some("yes") => Ok(true),
+            Some(other) => Err(Error::query(
+                name,
+                format!("`{other}` is not a boolean (true or false)"),
+            )),
+        }
+    }
+
+    /// A non-negative integer, or `default`; at most `max` when given.
+    pub fn count(&self, name: &str, default: usize, max: Option<usize>) -> Result<usize> {
+        let Some(text) = self.text(name) else {
+            return Ok(default);
+        };
+        let value: usize = text.parse().map_err(|_| {
+            Error::query(name, format!("`{text}` is not a whole number of 0 or more"))
+        })?;
+        Ok(max.map_or(value, |m| value.min(m)))
+    }
+
+    /// A date as `yyyyMMdd` or `YYYY-MM-DD`.
+    pub fn date(&self, name: &str) -> Result<Option<NaiveDate>> {
+        self.text(name)
+            .map(|text| {
+                parse_day(text).ok_or_else(|| {
+                    Error::query(
+                        name,
+                        format!("`{text}` is not a date (yyyyMMdd or YYYY-MM-DD)"),
+                    )
+                })
+            })
+            .transpose()
+    }
+
+    /// The reporting interval (`interval`), default `default`.
+    pub fn interval(&self, default: PeriodInterval) -> Result<PeriodInterval> {
+        match self.text("interval") {
+            None => Ok(default),
+            Some(text) => PeriodInterval::parse(text).ok_or_else(|| {
+                Error::query(
+                    "interval",
+                    format!(
+                        "`{text}` is not one of {}",
+                        PeriodInterval::NAMES.join(", ")
+                    ),
+                )
+            }),
+        }
+    }
+
+    /// The report currency: `baseCurrency`, else the ledger's base currency.
+    pub fn base_currency(&self, settings: &Settings) -> Result<Currency> {
+        match self.text("baseCurrency") {
+            None => Ok(settings.base_currency),
+            Some(code) => Currency::parse(code).ok_or_else(|| {
+                Error::query(
+                    "baseCurrency",
+                    format!("`{code}` is not a three-letter currency code"),
+                )
+            }),
+        }
+    }
+
+    /// The `date` range: `yyyyMMdd-yyyyMMdd` (inclusive), a shortcut
+    /// `last-N-days|weeks|months|quarters|years` (ending on `today`), or by
+    /// default the 365 days ending on `today`.
+    pub fn date_range(&self, today: NaiveDate) -> Result<DateRange> {
+        let Some(text) = self.text("date") else {
+            return Ok(DateRange::last_365_days(today));
+        };
+        let bad = || {
+            Error::query(
+                "date",
+                format!(
+                    "`{text}` is not a range yyyyMMdd-yyyyMMdd or a shortcut like last-12-months (days, weeks, months, quarters, years)"
+                ),
+            )
+        };
+        if let Some(rest) = text.strip_prefix("last-") {
+            let (count, unit) = rest.split_once('-').ok_or_else(bad)?;
+            let count: u32 = count.parse().map_err(|_| bad())?;
+            if count == 0 {
+                return Err(bad());
+            }
+            let start = match unit {
+                "days" | "day" => today.checked_sub_days(chrono::Days::new(u64::from(count) - 1)),
+                "weeks" | "week" => {
+                    today.checked_sub_days(chrono::Days::new(u64::from(count) * 7 - 1))
+                }
+                "months" | "month" => first_of_month_back(today, count - 1),
+                "quarters" | "quarter" => {
+                    first_of_month_back(today, (count - 1) * 3 + today.month0() % 3)
+                }
+                "years" | "year" => first_of_month_back(today, (count - 1) * 12 + today.month0()),
+                _ => return Err(bad()),
+            }
+            .ok_or_else(bad)?;
+            return Ok(DateRange { start, end: today });
+        }
+        let (from, to) = text.split_once('-').ok_or_else(bad)?;
+        let start = parse_compact(from).ok_or_else(bad)?;
+        let end = parse_compact(to).ok_or_else(bad)?;
+        if end < start {
+            return Err(Error::query(
+                "date",
+                format!("`{text}`: the range ends before it starts"),
+            ));
+        }
+        Ok(DateRange { start, end })
+    }
+
+    /// `order`: asc or desc, default `default`.
+    pub fn order(&self, default: Order) -> Result<Order> {
+        Ok(
+            match self.choice(
+                "order",
+                &["asc", "desc"],
+                if default == Order::Asc { "asc" } else { "desc" },
+            )? {
+                "asc" => Order::Asc,
+                _ => Order::Desc,
+            },
+        )
+    }
+}
+
+/// `yyyyMMdd`.
+fn parse_compact(text: &str) -> Option<NaiveDate> {
+    if text.len() != 8 || !text.bytes().all(|b| b.is_ascii_digit()) {
+        return None;
+    }
+    NaiveDate::parse_from_str(text, "%Y%m%d").ok()
+}
+
+/// `yyyyMMdd` or `YYYY-MM-DD`.
+pub fn parse_day(text: &str) -> Option<NaiveDate> {
+    parse_compact(text).or_else(|| NaiveDate::parse_from_str(text, "%Y-%m-%d").ok())
+}
+
+/// The first day of the month `months` before `today`'s month.
+fn first_of_month_back(today: NaiveDate, months: u32) -> Option<NaiveDate> {
+    today.with_day(1)?.checked_sub_months(Months::new(months))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn params(pairs: &[(&str, &str)]) -> ReportParams {
+        pairs
+            .iter()
+            .map(|(k, v)| (k.to_string(), v.to_string()))
+            .collect()
+    }
+
+    fn d(text: &str) -> NaiveDate {
+        text.parse().unwrap()
+    }
+
+    #[test]
+    fn ranges_parse_inclusive_and_shortcuts_end_today() {
+        let p = params(&[("date", "20240101-20240331")]);
+        let range = Query::new(&p).date_range(d("2024-06-01")).unwrap();
+        assert_eq!((range.start, range.end), (d("2024-01-01"), d("2024-03-31")));
+        let p = params(&[("date", "last-3-months")]);
+        let range = Query::new(&p).date_range(d("2024-06-15")).unwrap();
+        assert_eq!((range.start, range.end), (d("2024-04-01"), d("2024-06-15")));
+    }
+
+    #[test]
+    fn bad_values_name_the_parameter_and_what_it_accepts() {
+        let p = params(&[("date", "2024"), ("interval", "hour"), ("fix_fx", "maybe")]);
+        let q = Query::new(&p);
+        assert!(
+            q.date_range(d("2024-06-01"))
+                .unwrap_err()
+                .to_string()
+                .contains("`date`")
+        );
+        let err = q.interval(PeriodInterval::Month).unwrap_err().to_string();
+        assert_eq!(
+            err,
+            "parameter `interval`: `hour` is not one of day, week, month, quarter, year"
+        );
+        assert!(q.flag("fix_fx").unwrap_err().to_string().contains("fix_fx"));
+    }
+
+    #[test]
+    fn reversed_ranges_are_rejected() {
+        let p = params(&[("date", "20240301-20240101")]);
+        assert!(Query::new(&p).date_range(d("2024-06-01")).is_err());
+    }
+}

@@ -1,0 +1,555 @@
+//! `mrr`: the period table of MRR, movements, customers and the rates built
+//! on them (SEMANTICS section 7), with filters and breakdowns.
+//!
+//! Breakdowns group customers by a customer-level key (their main plan and
+//! its billing frequency and pricing model, payment method, country, custom
+//! variables, age at `as_of`), so entries add up to the total; `currency`
+//! splits each customer's MRR by currency; `subtype` splits only the
+//! movement columns (its totals are the report's totals).
+
+use super::ReportParams;
+use super::filters::{CustomerFacts, CustomerFilter, age_bucket, currency_filter};
+use super::series::{Conversion, PeriodStats, SeriesSpec};
+use crate::error::Result;
+use crate::ledger::Ledger;
+use crate::money::{Cents, Currency, round_ratio};
+use crate::movements::{MovementKind, MovementSubtype};
+use crate::period::{DateRange, Period, PeriodInterval, periods};
+use crate::query::Query;
+use chrono::{DateTime, Months, NaiveDate, Utc};
+use serde_json::{Map, Value, json};
+use std::collections::BTreeMap;
+
+/// Breakdown keys of the `mrr` report.
+pub const BREAKDOWNS: &[&str] = &[
+    "plan",
+    "currency",
+    "billing_freq",
+    "pricing_model",
+    "payment_method",
+    "subtype",
+    "market",
+    "country",
+    "industry",
+    "age",
+    "size",
+];
+
+const CATEGORIES: &[&str] = &["new", "expansion", "contraction", "churn", "reactivation"];
+const SUBTYPES: &[&str] = &[
+    "new",
+    "new_from_trial",
+    "expansion",
+    "upgrade",
+    "contraction",
+    "downgrade",
+    "cancellation",
+    "refund",
+    "lapse",
+    "reactivation",
+];
+
+/// A computed mrr series: the periods, the total figures and, per breakdown
+/// value, the same figures for that group.
+pub struct MrrSeries {
+    pub currency: Currency,
+    pub breakdown: Option<&'static str>,
+    pub periods: Vec<Period>,
+    pub total: GroupSeries,
+    /// Breakdown value -> (label, figures).
+    pub groups: BTreeMap<String, (String, GroupSeries)>,
+}
+
+/// The figures of one group: per period, its stats and the two averages
+/// that need history before the range.
+#[derive(Debug, Clone, Default)]
+pub struct GroupSeries {
+    pub stats: Vec<PeriodStats>,
+    /// Mean customer churn rate of each period and the 5 before it.
+    pub churn_avg: Vec<Option<f64>>,
+    /// Mean monthly customer churn rate of the 6 months ending at each period end.
+    pub monthly_churn: Vec<Option<f64>>,
+}
+
+/// Parameters that decide an mrr series.
+struct Request<'a> {
+    range: DateRange,
+    interval: PeriodInterval,
+    currency: Currency,
+    conversion: Conversion,
+    filter: CustomerFilter,
+    currencies: Vec<Currency>,
+    kinds: Vec<MovementKind>,
+    subtypes: Vec<MovementSubtype>,
+    breakdown: Option<&'static str>,
+    ledger: &'a Ledger,
+    as_of: DateTime<Utc>,
+    as_of_day: NaiveDate,
+}
+
+/// The `mrr` report.
+pub(super) fn mrr(ledger: &Ledger, params: &ReportParams, as_of: DateTime<Utc>) -> Result<Value> {
+    let series = MrrSeries::compute(ledger, params, as_of)?;
+    let result: Vec<Value> = (0..series.periods.len())
+        .map(|i| {
+            let mut row = period_row(&series.periods[i], &series.total, i);
+            if series.breakdown.is_some() {
+                let entries: Map<String, Value> = series
+                    .groups
+                    .iter()
+                    .map(|(key, (label, group))| {
+                        // Subtype entries split movements only: their totals,
+                        // and so their FX adjustment, are the report's.
+                        let fx_adjustment = (series.breakdown == Some("subtype"))
+                            .then(|| series.total.stats[i].fx_adjustment());
+                        (key.clone(), breakdown_entry(label, group, i, fx_adjustment))
+                    })
+                    .collect();
+                row["breakdown"] = Value::Object(entries);
+            }
+            row
+        })
+        .collect();
+    Ok(json!({
+        "currency": series.currency.as_str(),
+        "breakdown": series.breakdown,
+        "result": result,
+    }))
+}
+
+impl MrrSeries {
+    /// Reads the parameters of the `mrr` report and computes its series.
+    pub fn compute(
+        ledger: &Ledger,
+        params: &ReportParams,
+        as_of: DateTime<Utc>,
+    ) -> Result<MrrSeries> {
+        let q = Query::new(params);
+        let settings = ledger.settings();
+        let as_of_day = as_of.with_timezone(&settings.timezone).date_naive();
+        let range = q.date_range(as_of_day)?;
+        let interval = q.interval(PeriodInterval::Month)?;
+        let fix_fx = q.flag("fix_fx")?;
+        let fx_date = q.date("fx_date")?.unwrap_or(range.start);
+        let breakdown = match q.text("breakdown") {
+            None => None,
+            Some(_) => Some(q.choice("breakdown", BREAKDOWNS, "plan")?),
+        };
+        let request = Request {
+            range,
+            interval,
+            currency: q.base_currency(settings)?,
+            conversion: if fix_fx {
+                Conversion::Fixed(fx_date)
+            } else {
+                Conversion::Daily
+            },
+            filter: CustomerFilter::from_params(ledger, params)?,
+            currencies: currency_filter(params)?,
+            kinds: q
+                .choices("category", CATEGORIES)?
+                .iter()
+                .filter_map(|k| MovementKind::parse(k))
+                .collect(),
+            subtypes: q
+                .choices("subtype", SUBTYPES)?
+                .iter()
+                .filter_map(|s| MovementSubtype::parse(s))
+                .collect(),
+            breakdown,
+            ledger,
+            as_of,
+            as_of_day,
+        };
+        request.compute()
+    }
+}
+
+impl Request<'_> {
+    fn compute(&self) -> Result<MrrSeries> {
+        let week_start = self.ledger.settings().week_start();
+        let main = periods(&self.range, self.interval, week_start);
+        // The 5 whole periods before the range, for the churn average.
+        let first_start = main.first().map_or(self.range.start, |p| p.start);
+        let mut history_start = first_start;
+        for _ in 0..5 {
+            history_start = self.interval.previous(history_start);
+        }
+        let history_range = DateRange {
+            start: history_start,
+            end: first_start.pred_opt().unwrap_or(first_start),
+        };
+        let history = periods(&history_range, self.interval, week_start);
+        // Whole months from 5 months before the first period's end to the
+        // last period's end, for LTV and customer lifetime.
+        let month = |d: NaiveDate| PeriodInterval::Month.align(d, week_start);
+        let first_end = main.first().map_or(self.range.end, |p| p.end);
+        let last_end = main.last().map_or(self.range.end, |p| p.end);
+        let months_range = DateRange {
+            start: month(first_end)
+                .checked_sub_months(Months::new(5))
+                .unwrap_or(first_end),
+            end: last_end,
+        };
+        let months = periods(&months_range, PeriodInterval::Month, week_start);
+
+        let main_stats = self.group_stats(&self.range, &main)?;
+        let history_stats = self.group_stats(&history_range, &history)?;
+        let month_stats = self.group_stats(&months_range, &months)?;
+
+        let assemble = |key: &Option<String>| -> GroupSeries {
+            let stats = main_stats
+                .get(key)
+                .map(|(_, s)| s.clone())
+                .unwrap_or_else(|| vec![PeriodStats::default(); main.len()]);
+            let before = history_stats
+                .get(key)
+                .map(|(_, s)| s.clone())
+                .unwrap_or_else(|| vec![PeriodStats::default(); history.len()]);
+            let monthly = month_stats
+                .get(key)
+                .map(|(_, s)| s.clone())
+                .unwrap_or_else(|| vec![PeriodStats::default(); months.len()]);
+            let rates: Vec<Option<f64>> = before
+                .iter()
+                .chain(stats.iter())
+                .map(customer_churn_rate)
+                .collect();
+            let churn_avg = (0..stats.len())
+                .map(|i| mean(&rates[(i + before.len()).saturating_sub(5)..=i + before.len()]))
+                .collect();
+            let monthly_rates: Vec<(NaiveDate, Option<f64>)> = months
+                .iter()
+                .zip(monthly.iter())
+                .map(|(p, s)| (p.start, customer_churn_rate(s)))
+                .collect();
+            let monthly_churn = main
+                .iter()
+                .map(|p| {
+                    let last = month(p.end);
+                    let first = last.checked_sub_months(Months::new(5)).unwrap_or(last);
+                    let window: Vec<Option<f64>> = monthly_rates
+                        .iter()
+                        .filter(|(start, _)| *start >= first && *start <= last)
+                        .map(|(_, r)| *r)
+                        .collect();
+                    mean(&window)
+                })
+                .collect();
+            GroupSeries {
+                stats,
+                churn_avg,
+                monthly_churn,
+            }
+        };
+        let total = assemble(&None);
+        let groups = main_stats
+            .iter()
+            .filter_map(|(key, (label, _))| {
+                key.as_ref()
+                    .map(|k| (k.clone(), (label.clone(), assemble(key))))
+            })
+            .collect();
+        Ok(MrrSeries {
+            currency: self.currency,
+            breakdown: self.breakdown,
+            periods: main,
+            total,
+            groups,
+        })
+    }
+
+    /// The stats of every group over `periods`: key `None` is the total,
+    /// `Some(value)` a breakdown entry (with its label).
+    #[allow(clippy::type_complexity)]
+    fn group_stats(
+        &self,
+        range: &DateRange,
+        list: &[Period],
+    ) -> Result<BTreeMap<Option<String>, (String, Vec<PeriodStats>)>> {
+        let ledger = self.ledger;
+        let base = ledger.settings().base_currency;
+        let spec = SeriesSpec {
+            range: *range,
+            periods: list,
+            currency: self.currency,
+            conversion: self.conversion,
+            fx: ledger.fx(),
+            currencies: &self.currencies,
+            kinds: &self.kinds,
+            subtypes: &self.subtypes,
+        };
+        let empty = || (String::new(), vec![PeriodStats::default(); list.len()]);
+        let mut out: BTreeMap<Option<String>, (String, Vec<PeriodStats>)> = BTreeMap::new();
+        out.insert(None, empty());
+        let needs_facts = !self.filter.is_empty()
+            || matches!(
+                self.breakdown,
+                Some(b) if b != "currency" && b != "subtype"
+            );
+        for (customer_id, replay) in ledger.replays(self.as_of)?.iter() {
+            if replay.movements.is_empty() {
+                continue;
+            }
+            let Some(customer) = ledger.customer(customer_id.as_str()) else {
+                continue;
+            };
+            let facts = needs_facts
+                .then(|| CustomerFacts::gather(ledger, customer, Some(replay), self.as_of));
+            if let Some(facts) = &facts
+                && !self.filter.matches(ledger, facts, self.as_of_day)
+            {
+                continue;
+            }
+            spec.add_customer(
+                &replay.movements,
+                base,
+                &mut out.get_mut(&None).expect("total").1,
+            )?;
+            match self.breakdown {
+                None => {}
+                Some("currency") => {
+                    let mut currencies: Vec<Currency> =
+                        replay.movements.iter().map(|m| m.currency).collect();
+                    currencies.sort();
+                    currencies.dedup();
+                    for currency in currencies
+                        .into_iter()
+                        .filter(|c| self.currencies.is_empty() || self.currencies.contains(c))
+                    {
+                        let only = [currency];
+                        let one = SeriesSpec {
+                            currencies: &only,
+                            ..spec_copy(&spec)
+                        };
+                        let entry = out
+                            .entry(Some(currency.as_str().to_string()))
+                            .or_insert_with(|| {
+                                (
+                                    currency.as_str().to_string(),
+                                    vec![PeriodStats::default(); list.len()],
+                                )
+                            });
+                        one.add_customer(&replay.movements, base, &mut entry.1)?;
+                    }
+                }
+                Some("subtype") => {
+                    let mut subtypes: Vec<MovementSubtype> =
+                        replay.movements.iter().map(|m| m.subtype).collect();
+                    subtypes.sort_by_key(|s| s.as_str());
+                    subtypes.dedup();
+                    for subtype in subtypes
+                        .into_iter()
+                        .filter(|s| self.subtypes.is_empty() || self.subtypes.contains(s))
+                    {
+                        let only = [subtype];
+                        let one = SeriesSpec {
+                            subtypes: &only,
+                            ..spec_copy(&spec)
+                        };
+                        let entry = out
+                            .entry(Some(subtype.as_str().to_string()))
+                            .or_insert_with(|| {
+                                (
+                                    subtype.as_str().to_string(),
+                                    vec![PeriodStats::default(); list.len()],
+                                )
+                            });
+                        let mut movement_only = vec![PeriodStats::default(); list.len()];
+                        one.add_customer(&replay.movements, base, &mut movement_only)?;
+                        for (into, from) in entry.1.iter_mut().zip(movement_only.iter()) {
+                            add_movement_columns(into, from);
+                        }
+                    }
+                }
+                Some(key) => {
+                    let facts = facts
+                        .as_ref()
+                        .expect("facts gathered for a customer breakdown");
+                    let (value, label) = self.group_of(key, facts);
+                    let entry = out
+                        .entry(Some(value))
+                        .or_insert_with(|| (label, vec![PeriodStats::default(); list.len()]));
+                    spec.add_customer(&replay.movements, base, &mut entry.1)?;
+                }
+            }
+        }
+        if self.breakdown == Some("subtype") {
+            let totals = out.get(&None).map(|(_, s)| s.clone()).unwrap_or_default();
+            for (key, (_, stats)) in out.iter_mut() {
+                if key.is_some() {
+                    for (entry, total) in stats.iter_mut().zip(totals.iter()) {
+                        entry.start_mrr = total.start_mrr;
+                        entry.total_mrr = total.total_mrr;
+                        entry.start_customers = total.start_customers;
+                        entry.total_customers = total.total_customers;
+                    }
+                }
+            }
+        }
+        Ok(out)
+    }
+
+    /// The breakdown value and label of a customer for a customer-level key.
+    fn group_of(&self, key: &str, facts: &CustomerFacts) -> (String, String) {
+        let ledger = self.ledger;
+        let plan = facts.main_plan().and_then(|p| ledger.plan(p.as_str()));
+        let unknown = || ("unknown".to_string(), "Unknown".to_string());
+        let same = |v: String| (v.clone(), v);
+        match key {
+            "plan" => plan.map_or_else(unknown, |p| (p.id.to_string(), p.name.clone())),
+            "billing_freq" => {
+                plan.map_or_else(unknown, |p| same(p.billing_freq.as_str().to_string()))
+            }
+            "pricing_model" => {
+                plan.map_or_else(unknown, |p| same(p.pricing_model.as_str().to_string()))
+            }
+            "payment_method" => facts.payment_method().map_or_else(unknown, same),
+            "country" => facts.customer.country.clone().map_or_else(unknown, same),
+            "age" => match age_bucket(facts.paid_started, self.as_of_day) {
+                "unknown" => unknown(),
+                bucket => (bucket.to_string(), format!("{bucket} months")),
+            },
+            attribute => facts.attribute(attribute).map_or_else(unknown, same),
+        }
+    }
+}
+
+fn spec_copy<'a>(spec: &SeriesSpec<'a>) -> SeriesSpec<'a> {
+    SeriesSpec {
+        range: spec.range,
+        periods: spec.periods,
+        currency: spec.currency,
+        conversion: spec.conversion,
+        fx: spec.fx,
+        currencies: spec.currencies,
+        kinds: spec.kinds,
+        subtypes: spec.subtypes,
+    }
+}
+
+fn add_movement_columns(into: &mut PeriodStats, from: &PeriodStats) {
+    into.new += from.new;
+    into.expansion += from.expansion;
+    into.contraction += from.contraction;
+    into.churn += from.churn;
+    into.reactivation += from.reactivation;
+    into.new_customers += from.new_customers;
+    into.expansion_customers += from.expansion_customers;
+    into.contraction_customers += from.contraction_customers;
+    into.churn_customers += from.churn_customers;
+    into.reactivation_customers += from.reactivation_customers;
+    into.customers_diff += from.customers_diff;
+}
+
+/// `100 x churned / start_customers`; `None` without start customers.
+pub fn customer_churn_rate(stats: &PeriodStats) -> Option<f64> {
+    percent(stats.churned as f64, stats.start_customers as f64)
+}
+
+/// `100 x numerator / denominator`; `None` when the denominator is 0.
+fn percent(numerator: f64, denominator: f64) -> Option<f64> {
+    (denominator != 0.0).then(|| 100.0 * numerator / denominator)
+}
+
+/// The mean of the values present; `None` when none is.
+fn mean(values: &[Option<f64>]) -> Option<f64> {
+    let present: Vec<f64> = values.iter().flatten().copied().collect();
+    (!present.is_empty()).then(|| present.iter().sum::<f64>() / present.len() as f64)
+}
+
+/// ARPA: `round(total_mrr / total_customers)`, 0 without customers.
+fn arpa(stats: &PeriodStats) -> Cents {
+    round_ratio(
+        i128::from(stats.total_mrr),
+        i128::from(stats.total_customers),
+    )
+}
+
+/// LTV and customer lifetime from ARPA and a mean monthly churn rate `m`.
+fn lifetime_value(arpa: Cents, monthly_churn: Option<f64>) -> (Option<Cents>, Option<f64>) {
+    match monthly_churn {
+        Some(m) if m > 0.0 => (
+            Some((arpa as f64 / (m / 100.0)).round_ties_even() as Cents),
+            Some(1.0 / (m / 100.0)),
+        ),
+        _ => (None, None),
+    }
+}
+
+/// One row of the period table.
+pub fn period_row(period: &Period, group: &GroupSeries, i: usize) -> Value {
+    let s = &group.stats[i];
+    let start_mrr = s.start_mrr as f64;
+    let losses = -(s.churn + s.contraction) as f64;
+    let arpa = arpa(s);
+    let (ltv, lifetime) = lifetime_value(arpa, group.monthly_churn[i]);
+    let churn_rate = customer_churn_rate(s);
+    let mrr_churn_rate = percent(losses, start_mrr);
+    json!({
+        "date": period.start.to_string(),
+        "end_date": period.end.to_string(),
+        "new": s.new,
+        "expansion": s.expansion,
+        "contraction": s.contraction,
+        "churn": s.churn,
+        "reactivation": s.reactivation,
+        "mrr_diff": s.total_mrr - s.start_mrr,
+        "customers_diff": s.customers_diff,
+        "start_mrr": s.start_mrr,
+        "start_customers": s.start_customers,
+        "total_mrr": s.total_mrr,
+        "total_arr": s.total_mrr * 12,
+        "total_customers": s.total_customers,
+        "arpa": arpa,
+        "asp": round_ratio(i128::from(s.new), i128::from(s.new_customers)),
+        "quick_ratio": (losses != 0.0).then(|| (s.new + s.expansion) as f64 / losses),
+        "customer_churn_rate": churn_rate,
+        "mrr_churn_rate": mrr_churn_rate,
+        "net_mrr_churn_rate": percent(-(s.churn + s.contraction + s.expansion + s.reactivation) as f64, start_mrr),
+        "customer_retention_rate": churn_rate.map(|r| 100.0 - r),
+        "mrr_retention_rate": mrr_churn_rate.map(|r| 100.0 - r),
+        "nrr": percent((s.start_mrr + s.expansion + s.contraction + s.churn) as f64, start_mrr),
+        "customer_churn_avg": group.churn_avg[i],
+        "ltv": ltv,
+        "customer_lifetime": lifetime,
+        "fx_adjustment": s.fx_adjustment(),
+    })
+}
+
+/// One breakdown entry of a period.
+fn breakdown_entry(
+    label: &str,
+    group: &GroupSeries,
+    i: usize,
+    fx_adjustment: Option<Cents>,
+) -> Value {
+    let s = &group.stats[i];
+    let arpa = arpa(s);
+    let (ltv, lifetime) = lifetime_value(arpa, group.monthly_churn[i]);
+    json!({
+        "label": label,
+        "total_mrr": s.total_mrr,
+        "total_arr": s.total_mrr * 12,
+        "total_customers": s.total_customers,
+        "new": s.new,
+        "expansion": s.expansion,
+        "contraction": s.contraction,
+        "churn": s.churn,
+        "reactivation": s.reactivation,
+        "mrr_diff": s.total_mrr - s.start_mrr,
+        "customers_diff": s.customers_diff,
+        "new_customers": s.new_customers,
+        "expansion_customers": s.expansion_customers,
+        "contraction_customers": s.contraction_customers,
+        "churn_customers": s.churn_customers,
+        "reactivation_customers": s.reactivation_customers,
+        "arpa": arpa,
+        "asp": round_ratio(i128::from(s.new), i128::from(s.new_customers)),
+        "customer_churn_rate": customer_churn_rate(s),
+        "customer_churn_avg": group.churn_avg[i],
+        "ltv": ltv,
+        "customer_lifetime": lifetime,
+        "fx_adjustment": fx_adjustment.unwrap_or_else(|| s.fx_adjustment()),
+    })
+}

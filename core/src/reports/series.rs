@@ -1,0 +1,287 @@
+//! Period series of MRR: per period, the movements by type and the totals at
+//! the period's start and end, for any selection of customers, in one
+//! report currency.
+//!
+//! A customer's MRR per currency at the end of a day is the running sum of
+//! its movements up to that day, so one pass over each customer's movements
+//! gives every period at once. Totals convert each customer's MRR at the
+//! boundary's date, movements at their own day (or everything at one fixed
+//! date); what conversion leaves unexplained is the period's
+//! `fx_adjustment`.
+
+use crate::error::Result;
+use crate::fx::FxTable;
+use crate::money::{Cents, Currency};
+use crate::movements::{Movement, MovementKind, MovementSubtype};
+use crate::period::{DateRange, Period};
+use chrono::NaiveDate;
+
+/// How amounts are converted into the report currency.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Conversion {
+    /// Movements at their day's rate, totals at the boundary's rate.
+    Daily,
+    /// Everything at the rate of one date (`fix_fx`).
+    Fixed(NaiveDate),
+}
+
+/// What a series counts and in which currency.
+pub struct SeriesSpec<'a> {
+    pub range: DateRange,
+    pub periods: &'a [Period],
+    pub currency: Currency,
+    pub conversion: Conversion,
+    pub fx: &'a FxTable,
+    /// Keep only amounts in these currencies (all when empty).
+    pub currencies: &'a [Currency],
+    /// Keep only these movement types in the movement columns (all when empty).
+    pub kinds: &'a [MovementKind],
+    /// Keep only these subtypes in the movement columns (all when empty).
+    pub subtypes: &'a [MovementSubtype],
+}
+
+/// One period's figures in the report currency.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct PeriodStats {
+    pub new: Cents,
+    pub expansion: Cents,
+    pub contraction: Cents,
+    pub churn: Cents,
+    pub reactivation: Cents,
+    pub new_customers: i64,
+    pub expansion_customers: i64,
+    pub contraction_customers: i64,
+    pub churn_customers: i64,
+    pub reactivation_customers: i64,
+    pub customers_diff: i64,
+    pub start_mrr: Cents,
+    pub total_mrr: Cents,
+    pub start_customers: i64,
+    pub total_customers: i64,
+    /// Customers paying at the period start and not at its end.
+    pub churned: i64,
+}
+
+impl PeriodStats {
+    /// The sum of the movement columns.
+    pub fn movements(&self) -> Cents {
+        self.new + self.expansion + self.contraction + self.churn + self.reactivation
+    }
+
+    /// What conversion leaves unexplained: end - start - movements.
+    pub fn fx_adjustment(&self) -> Cents {
+        self.total_mrr - self.start_mrr - self.movements()
+    }
+
+    pub fn add(&mut self, other: &PeriodStats) {
+        self.new += other.new;
+        self.expansion += other.expansion;
+        self.contraction += other.contraction;
+        self.churn += other.churn;
+        self.reactivation += other.reactivation;
+        self.new_customers += other.new_customers;
+        self.expansion_customers += other.expansion_customers;
+        self.contraction_customers += other.contraction_customers;
+        self.churn_customers += other.churn_customers;
+        self.reactivation_customers += other.reactivation_customers;
+        self.customers_diff += other.customers_diff;
+        self.start_mrr += other.start_mrr;
+        self.total_mrr += other.total_mrr;
+        self.start_customers += other.start_customers;
+        self.total_customers += other.total_customers;
+        self.churned += other.churned;
+    }
+}
+
+impl SeriesSpec<'_> {
+    /// Converts `amount` in `from` on `date` into the report currency.
+    pub fn convert(&self, amount: Cents, from: Currency, date: NaiveDate) -> Result<Cents> {
+        let date = match self.conversion {
+            Conversion::Daily => date,
+            Conversion::Fixed(fixed) => fixed,
+        };
+        self.fx.convert(amount, from, self.currency, date)
+    }
+
+    fn keeps_currency(&self, currency: Currency) -> bool {
+        self.currencies.is_empty() || self.currencies.contains(&currency)
+    }
+
+    fn keeps_movement(&self, m: &Movement) -> bool {
+        (self.kinds.is_empty() || self.kinds.contains(&m.kind))
+            && (self.subtypes.is_empty() || self.subtypes.contains(&m.subtype))
+    }
+
+    /// The movement's amount in the report currency: the stored base amount
+    /// when it is already what is asked, else converted.
+    fn movement_amount(&self, m: &Movement, base: Currency) -> Result<Cents> {
+        if self.conversion == Conversion::Daily && self.currency == base {
+            Ok(m.mrr_change_base_currency)
+        } else {
+            self.convert(m.mrr_change, m.currency, m.date)
+        }
+    }
+
+    /// Adds one customer's contribution (its movements, sorted by date) to
+    /// `stats` (one entry per period).
+    pub fn add_customer(
+        &self,
+        movements: &[Movement],
+        base: Currency,
+        stats: &mut [PeriodStats],
+    ) -> Result<()> {
+        let day_before_range = self.range.start.pred_opt().unwrap_or(self.range.start);
+        let mut running: Vec<(Currency, Cents)> = Vec::new();
+        let mut next = 0;
+        let advance_to =
+            |until: NaiveDate, next: &mut usize, running: &mut Vec<(Currency, Cents)>| {
+                while let Some(m) = movements.get(*next).filter(|m| m.date <= until) {
+                    if self.keeps_currency(m.currency) {
+                        match running.iter_mut().find(|(c, _)| *c == m.currency) {
+                            Some((_, amount)) => *amount += m.mrr_change,
+                            None => running.push((m.currency, m.mrr_change)),
+                        }
+                    }
+                    *next += 1;
+                }
+            };
+        advance_to(day_before_range, &mut next, &mut running);
+        let mut start_total = self.total_at(&running, day_before_range)?;
+        let mut start_active = running.iter().any(|(_, a)| *a > 0);
+        for (period, entry) in self.periods.iter().zip(stats.iter_mut()) {
+            let mut last_counted: Option<(NaiveDate, MovementKind)> = None;
+            while let Some(m) = movements.get(next).filter(|m| m.date <= period.end) {
+                next += 1;
+                if !self.keeps_currency(m.currency) {
+                    continue;
+                }
+                match running.iter_mut().find(|(c, _)| *c == m.currency) {
+                    Some((_, amount)) => *amount += m.mrr_change,
+                    None => running.push((m.currency, m.mrr_change)),
+                }
+                if !self.keeps_movement(m) {
+                    continue;
+                }
+                let amount = self.movement_amount(m, base)?;
+                // A customer's rows of one day (one per currency) count once.
+                let first_of_day = last_counted != Some((m.date, m.kind));
+                last_counted = Some((m.date, m.kind));
+                let customers = i64::from(first_of_day);
+                entry.customers_diff += i64::from(m.customer_count_change);
+                match m.kind {
+                    MovementKind::New => {
+                        entry.new += amount;
+                        entry.new_customers += customers;
+                    }
+                    MovementKind::Expansion => {
+                        entry.expansion += amount;
+                        entry.expansion_customers += customers;
+                    }
+                    MovementKind::Contraction => {
+                        entry.contraction += amount;
+                        entry.contraction_customers += customers;
+                    }
+                    MovementKind::Churn => {
+                        entry.churn += amount;
+                        entry.churn_customers += customers;
+                    }
+                    MovementKind::Reactivation => {
+                        entry.reactivation += amount;
+                        entry.reactivation_customers += customers;
+                    }
+                }
+            }
+            let end_total = self.total_at(&running, period.end)?;
+            let end_active = running.iter().any(|(_, a)| *a > 0);
+            entry.start_mrr += start_total;
+            entry.total_mrr += end_total;
+            entry.start_customers += i64::from(start_active);
+            entry.total_customers += i64::from(end_active);
+            entry.churned += i64::from(start_active && !end_active);
+            start_total = end_total;
+            start_active = end_active;
+        }
+        Ok(())
+    }
+
+    /// A customer's MRR at the end of `date`, converted per currency.
+    fn total_at(&self, running: &[(Currency, Cents)], date: NaiveDate) -> Result<Cents> {
+        running.iter().try_fold(0, |sum, (currency, amount)| {
+            Ok(sum + self.convert(*amount, *currency, date)?)
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::ids::CustomerId;
+    use crate::movements::MovementSubtype;
+    use crate::period::{PeriodInterval, periods};
+
+    fn d(text: &str) -> NaiveDate {
+        text.parse().unwrap()
+    }
+
+    fn movement(date: &str, kind: MovementKind, change: Cents, count: i32) -> Movement {
+        let subtype = match kind {
+            MovementKind::New => MovementSubtype::New,
+            MovementKind::Expansion => MovementSubtype::Expansion,
+            MovementKind::Contraction => MovementSubtype::Contraction,
+            MovementKind::Churn => MovementSubtype::Lapse,
+            MovementKind::Reactivation => MovementSubtype::Reactivation,
+        };
+        Movement {
+            date: d(date),
+            customer_id: CustomerId::new("A".to_string()),
+            kind,
+            subtype,
+            mrr_change: change,
+            mrr_change_base_currency: change,
+            customer_count_change: count,
+            quantity_change: 0,
+            currency: Currency::parse("USD").unwrap(),
+            plans_before: vec![],
+            plans_after: vec![],
+        }
+    }
+
+    #[test]
+    fn totals_are_running_sums_and_churned_counts_start_customers_lost() {
+        let range = DateRange {
+            start: d("2024-01-15"),
+            end: d("2024-03-31"),
+        };
+        let list = periods(&range, PeriodInterval::Month, chrono::Weekday::Mon);
+        let fx = FxTable::new(Currency::parse("USD").unwrap());
+        let spec = SeriesSpec {
+            range,
+            periods: &list,
+            currency: Currency::parse("USD").unwrap(),
+            conversion: Conversion::Daily,
+            fx: &fx,
+            currencies: &[],
+            kinds: &[],
+            subtypes: &[],
+        };
+        let movements = vec![
+            movement("2024-01-01", MovementKind::New, 3000, 1),
+            movement("2024-02-01", MovementKind::Expansion, 2000, 0),
+            movement("2024-03-01", MovementKind::Churn, -5000, -1),
+        ];
+        let mut stats = vec![PeriodStats::default(); 3];
+        let usd = Currency::parse("USD").unwrap();
+        spec.add_customer(&movements, usd, &mut stats).unwrap();
+        // The Jan 1 movement precedes the range: it is in the start total only.
+        assert_eq!(
+            (stats[0].start_mrr, stats[0].new, stats[0].total_mrr),
+            (3000, 0, 3000)
+        );
+        assert_eq!((stats[1].expansion, stats[1].total_mrr), (2000, 5000));
+        assert_eq!(
+            (stats[2].churn, stats[2].total_mrr, stats[2].churned),
+            (-5000, 0, 1)
+        );
+        assert!(stats.iter().all(|s| s.fx_adjustment() == 0));
+    }
+}
