@@ -432,6 +432,34 @@ impl CustomerFilter {
     }
 }
 
+/// A customer's value and label for a customer-level breakdown key (every
+/// key of [`super::mrr::BREAKDOWNS`] except `currency` and `subtype`):
+/// `unknown` when the customer has no such attribute.
+pub fn breakdown_value(
+    ledger: &Ledger,
+    key: &str,
+    facts: &CustomerFacts,
+    as_of_day: NaiveDate,
+) -> (String, String) {
+    let plan = facts.main_plan().and_then(|p| ledger.plan(p.as_str()));
+    let unknown = || ("unknown".to_string(), "Unknown".to_string());
+    let same = |v: String| (v.clone(), v);
+    match key {
+        "plan" => plan.map_or_else(unknown, |p| (p.id.to_string(), p.name.clone())),
+        "billing_freq" => plan.map_or_else(unknown, |p| same(p.billing_freq.as_str().to_string())),
+        "pricing_model" => {
+            plan.map_or_else(unknown, |p| same(p.pricing_model.as_str().to_string()))
+        }
+        "payment_method" => facts.payment_method().map_or_else(unknown, same),
+        "country" => facts.customer.country.clone().map_or_else(unknown, same),
+        "age" => match age_bucket(facts.paid_started, as_of_day) {
+            "unknown" => unknown(),
+            bucket => (bucket.to_string(), format!("{bucket} months")),
+        },
+        attribute => facts.attribute(attribute).map_or_else(unknown, same),
+    }
+}
+
 /// The `currency` filter: amounts in other currencies are left out.
 pub fn currency_filter(params: &ReportParams) -> Result<Vec<Currency>> {
     Query::new(params)

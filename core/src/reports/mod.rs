@@ -3,10 +3,14 @@
 //! and answers JSON in the interface's response shape. Python, Node, the
 //! service and the CLI all call [`Ledger::report`].
 
+mod customers;
 pub mod filters;
+mod invoices;
+pub mod movement_table;
 pub mod mrr;
 pub mod series;
 mod summary;
+mod tables;
 
 use crate::error::{Error, Result};
 use crate::ledger::Ledger;
@@ -20,7 +24,14 @@ pub type ReportParams = BTreeMap<String, String>;
 type ReportFn = fn(&Ledger, &ReportParams, DateTime<Utc>) -> Result<Value>;
 
 /// Every report name with its function, in the order the interface lists them.
-const REPORTS: &[(&str, ReportFn)] = &[("summary", summary::summary), ("mrr", mrr::mrr)];
+const REPORTS: &[(&str, ReportFn)] = &[
+    ("summary", summary::summary),
+    ("mrr", mrr::mrr),
+    ("movement-table", movement_table::movement_table),
+    ("invoices-detail", invoices::invoices_detail),
+    ("mrr-table", tables::mrr_table),
+    ("mrr-table-subtypes", tables::mrr_table_subtypes),
+];
 
 /// The names of every report, in registry order.
 pub fn report_names() -> Vec<&'static str> {

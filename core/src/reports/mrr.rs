@@ -8,7 +8,7 @@
 //! movement columns (its totals are the report's totals).
 
 use super::ReportParams;
-use super::filters::{CustomerFacts, CustomerFilter, age_bucket, currency_filter};
+use super::filters::{CustomerFacts, CustomerFilter, breakdown_value, currency_filter};
 use super::series::{Conversion, PeriodStats, SeriesSpec};
 use crate::error::Result;
 use crate::ledger::Ledger;
@@ -366,7 +366,7 @@ impl Request<'_> {
                     let facts = facts
                         .as_ref()
                         .expect("facts gathered for a customer breakdown");
-                    let (value, label) = self.group_of(key, facts);
+                    let (value, label) = breakdown_value(self.ledger, key, facts, self.as_of_day);
                     let entry = out
                         .entry(Some(value))
                         .or_insert_with(|| (label, vec![PeriodStats::default(); list.len()]));
@@ -388,30 +388,6 @@ impl Request<'_> {
             }
         }
         Ok(out)
-    }
-
-    /// The breakdown value and label of a customer for a customer-level key.
-    fn group_of(&self, key: &str, facts: &CustomerFacts) -> (String, String) {
-        let ledger = self.ledger;
-        let plan = facts.main_plan().and_then(|p| ledger.plan(p.as_str()));
-        let unknown = || ("unknown".to_string(), "Unknown".to_string());
-        let same = |v: String| (v.clone(), v);
-        match key {
-            "plan" => plan.map_or_else(unknown, |p| (p.id.to_string(), p.name.clone())),
-            "billing_freq" => {
-                plan.map_or_else(unknown, |p| same(p.billing_freq.as_str().to_string()))
-            }
-            "pricing_model" => {
-                plan.map_or_else(unknown, |p| same(p.pricing_model.as_str().to_string()))
-            }
-            "payment_method" => facts.payment_method().map_or_else(unknown, same),
-            "country" => facts.customer.country.clone().map_or_else(unknown, same),
-            "age" => match age_bucket(facts.paid_started, self.as_of_day) {
-                "unknown" => unknown(),
-                bucket => (bucket.to_string(), format!("{bucket} months")),
-            },
-            attribute => facts.attribute(attribute).map_or_else(unknown, same),
-        }
     }
 }
 

@@ -1,0 +1,264 @@
+//! The analytics customer views: the list behind `GET /customers` and the
+//! detail behind `GET /customers/{id}`.
+//!
+//! `mrr` and `converted_mrr` are in `baseCurrency` (default the ledger's)
+//! at the latest rate at or before `as_of`; `currency` is the customer's own
+//! billing currency. `status` filters by the lifecycle status at `as_of`
+//! (`active` by default; `all` keeps everyone). `selected-date` with
+//! `selected-type` keeps customers whose creation (`lead`), trial start
+//! (`trials`) or first payment (`converted`) falls in the `interval` period
+//! holding that date. The list is sorted by MRR, highest first, unless
+//! `sort`/`order` say otherwise; ties break by id.
+
+use super::ReportParams;
+use super::filters::{CustomerFacts, CustomerFilter};
+use crate::error::{Error, Result};
+use crate::ledger::{CustomerProfile, Ledger};
+use crate::model::Customer;
+use crate::money::{Cents, Currency};
+use crate::period::PeriodInterval;
+use crate::query::{Order, Query};
+use crate::timeline::Replay;
+use chrono::{DateTime, NaiveDate, SecondsFormat, Utc};
+use serde_json::{Value, json};
+use std::cmp::Ordering;
+
+/// Default and largest page size of the customer list.
+pub const DEFAULT_LIMIT: usize = 200;
+pub const MAX_LIMIT: usize = 10_000;
+
+const SORTS: &[&str] = &[
+    "mrr",
+    "created_date",
+    "country",
+    "paid_started",
+    "cancel_date",
+    "trial_started",
+    "status",
+    "name",
+    "id",
+];
+
+/// One customer with what the views show.
+struct Entry<'a> {
+    customer: &'a Customer,
+    profile: CustomerProfile,
+    mrr: Cents,
+}
+
+impl Ledger {
+    /// The analytics customer list (`GET /customers`).
+    pub fn analytics_customers(
+        &self,
+        params: &ReportParams,
+        as_of: DateTime<Utc>,
+    ) -> Result<Value> {
+        let q = Query::new(params);
+        let settings = self.settings();
+        let tz = settings.timezone;
+        let as_of_day = as_of.with_timezone(&tz).date_naive();
+        let currency = q.base_currency(settings)?;
+        let status = q.choice(
+            "status",
+            &["active", "cancelled", "trial", "lead", "all"],
+            "active",
+        )?;
+        let search = q.text("q").map(str::to_lowercase);
+        let customer_currencies: Vec<Currency> = super::filters::currency_filter(params)?;
+        // `status` here is the list's own filter; the shared filter must not
+        // read it again.
+        let mut shared = params.clone();
+        shared.remove("status");
+        let filter = CustomerFilter::from_params(self, &shared)?;
+        let selection = match q.date("selected-date")? {
+            None => None,
+            Some(date) => {
+                let interval = q.interval(PeriodInterval::Month)?;
+                let kind = q.choice("selected-type", &["lead", "trials", "converted"], "lead")?;
+                let start = interval.align(date, settings.week_start());
+                Some((kind, start, interval.next(start)))
+            }
+        };
+        let sort = q.choice("sort", SORTS, "mrr")?;
+        let order = q.order(Order::Desc)?;
+        let limit = q.count("limit", DEFAULT_LIMIT, Some(MAX_LIMIT))?;
+        let offset = q.count("offset", 0, None)?;
+
+        let replays = self.replays(as_of)?;
+        let empty = Replay::default();
+        let mut entries = Vec::new();
+        for customer in self.customers() {
+            let replay = replays.get(&customer.id);
+            let profile = self.profile_of(customer.id.as_str(), replay.unwrap_or(&empty), as_of);
+            if status != "all" && profile.status.as_str() != status {
+                continue;
+            }
+            if let Some(text) = &search
+                && ![
+                    Some(customer.name.as_str()),
+                    customer.email.as_deref(),
+                    Some(customer.id.as_str()),
+                ]
+                .into_iter()
+                .flatten()
+                .any(|field| field.to_lowercase().contains(text))
+            {
+                continue;
+            }
+            if !customer_currencies.is_empty()
+                && !customer_currencies.contains(&billing_currency(
+                    customer,
+                    &profile,
+                    settings.base_currency,
+                ))
+            {
+                continue;
+            }
+            if !filter.is_empty() {
+                let facts = CustomerFacts::gather(self, customer, replay, as_of);
+                if !filter.matches(self, &facts, as_of_day) {
+                    continue;
+                }
+            }
+            if let Some((kind, start, end)) = selection {
+                let moment = match kind {
+                    "lead" => customer.created_date.map(|t| t.instant(tz)),
+                    "trials" => profile.trial_started,
+                    _ => profile.paid_started,
+                };
+                let day = moment.map(|t| t.with_timezone(&tz).date_naive());
+                if !day.is_some_and(|d| d >= start && d < end) {
+                    continue;
+                }
+            }
+            let mrr = self.converted(&profile, currency, as_of_day)?;
+            entries.push(Entry {
+                customer,
+                profile,
+                mrr,
+            });
+        }
+        entries.sort_by(|a, b| {
+            let primary = compare(sort, a, b, tz);
+            let primary = if order == Order::Desc {
+                primary.reverse()
+            } else {
+                primary
+            };
+            primary.then_with(|| a.customer.id.cmp(&b.customer.id))
+        });
+        let list: Vec<Value> = entries
+            .iter()
+            .skip(offset)
+            .take(limit)
+            .map(|e| {
+                let mut item = self.customer_view(e.customer, &e.profile);
+                item["mrr"] = json!(e.mrr);
+                item
+            })
+            .collect();
+        Ok(json!({ "result": { "count": entries.len(), "list": list } }))
+    }
+
+    /// The analytics detail of one customer (`GET /customers/{id}`).
+    pub fn analytics_customer(
+        &self,
+        id: &str,
+        params: &ReportParams,
+        as_of: DateTime<Utc>,
+    ) -> Result<Value> {
+        let customer = self.customer(id).ok_or_else(|| Error::NotFound {
+            kind: Customer::KIND,
+            id: id.to_string(),
+        })?;
+        let q = Query::new(params);
+        let settings = self.settings();
+        let currency = q.base_currency(settings)?;
+        let as_of_day = as_of.with_timezone(&settings.timezone).date_naive();
+        let replay = self.replay(id, as_of)?;
+        let profile = self.profile_of(id, &replay, as_of);
+        let subscriptions: Vec<Value> = self
+            .paying_subscriptions(&replay)
+            .iter()
+            .map(|s| {
+                json!({
+                    "subscription_id": s.subscription_id,
+                    "plan_id": s.plan_id,
+                    "name": s.name,
+                    "billing_freq": s.billing_freq.as_str(),
+                    "billing_freq_count": s.billing_freq_count,
+                    "currency": s.currency.as_str(),
+                    "mrr": s.mrr,
+                    "quantity": s.quantity,
+                })
+            })
+            .collect();
+        let mut detail = self.customer_view(customer, &profile);
+        detail["current_subscriptions"] = Value::Array(subscriptions);
+        detail["converted_mrr"] = json!(self.converted(&profile, currency, as_of_day)?);
+        detail["converted_currency"] = json!(currency.as_str());
+        detail["custom_variables"] = json!(customer.custom_variables);
+        Ok(detail)
+    }
+
+    /// The fields the list and the detail share.
+    fn customer_view(&self, customer: &Customer, profile: &CustomerProfile) -> Value {
+        let stamp =
+            |t: Option<DateTime<Utc>>| t.map(|t| t.to_rfc3339_opts(SecondsFormat::Secs, true));
+        let tz = self.settings().timezone;
+        json!({
+            "id": customer.id.as_str(),
+            "name": customer.name,
+            "email": customer.email,
+            "created_date": stamp(customer.created_date.map(|t| t.instant(tz))),
+            "country": customer.country,
+            "trial_started": stamp(profile.trial_started),
+            "paid_started": stamp(profile.paid_started),
+            "cancel_date": stamp(profile.cancel_date),
+            "status": profile.status.as_str(),
+            "currency": billing_currency(customer, profile, self.settings().base_currency).as_str(),
+        })
+    }
+
+    /// The customer's MRR in `currency` at the latest rate on or before `day`.
+    fn converted(
+        &self,
+        profile: &CustomerProfile,
+        currency: Currency,
+        day: NaiveDate,
+    ) -> Result<Cents> {
+        profile.mrr.iter().try_fold(0, |sum, (from, amount)| {
+            Ok(sum + self.fx().convert(*amount, *from, currency, day)?)
+        })
+    }
+}
+
+/// The currency a customer is billed in: the one of its largest MRR, else
+/// the record's, else the ledger's base currency.
+fn billing_currency(customer: &Customer, profile: &CustomerProfile, base: Currency) -> Currency {
+    profile
+        .mrr
+        .iter()
+        .max_by_key(|(_, amount)| **amount)
+        .map(|(currency, _)| *currency)
+        .or(customer.currency)
+        .unwrap_or(base)
+}
+
+fn compare(sort: &str, a: &Entry, b: &Entry, tz: chrono_tz::Tz) -> Ordering {
+    match sort {
+        "created_date" => a
+            .customer
+            .created_date
+            .map(|t| t.instant(tz))
+            .cmp(&b.customer.created_date.map(|t| t.instant(tz))),
+        "country" => a.customer.country.cmp(&b.customer.country),
+        "paid_started" => a.profile.paid_started.cmp(&b.profile.paid_started),
+        "cancel_date" => a.profile.cancel_date.cmp(&b.profile.cancel_date),
+        "trial_started" => a.profile.trial_started.cmp(&b.profile.trial_started),
+        "status" => a.profile.status.as_str().cmp(b.profile.status.as_str()),
+        "name" => a.customer.name.cmp(&b.customer.name),
+        "id" => a.customer.id.cmp(&b.customer.id),
+        _ => a.mrr.cmp(&b.mrr),
+    }
+}

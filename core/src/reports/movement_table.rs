@@ -1,0 +1,309 @@
+//! `movement-table`: the movements behind the mrr report, one row per
+//! customer, day and currency, with the period they fall in.
+//!
+//! Rows are newest first (ties by customer id) unless `sort`/`order` say
+//! otherwise. `selected-date` keeps the period holding that date and
+//! `selected-type` one movement type. `committed=true` adds the movements
+//! scheduled after `as_of` (future-dated invoices and cancellations; a lapse
+//! that has not happened is a forecast, not a commitment, and is left out).
+//! With `customer`, each row carries `lines`: what was removed (negative)
+//! and added, by plan.
+
+use super::ReportParams;
+use super::filters::{CustomerFacts, CustomerFilter, breakdown_value, currency_filter};
+use super::series::Conversion;
+use crate::error::{Error, Result};
+use crate::ids::PlanId;
+use crate::ledger::Ledger;
+use crate::money::{Cents, Currency};
+use crate::movements::{Movement, MovementKind, MovementSubtype};
+use crate::period::PeriodInterval;
+use crate::query::{Order, Query};
+use chrono::{DateTime, Duration, NaiveDate, Utc};
+use serde_json::{Value, json};
+
+const SORTS: &[&str] = &["date", "mrr_change", "customer_name", "customer_id", "type"];
+
+/// How far ahead `committed=true` looks for scheduled movements.
+const COMMITTED_HORIZON_DAYS: i64 = 366 * 100;
+
+/// One row before it is written out.
+struct Row<'a> {
+    period: NaiveDate,
+    movement: &'a Movement,
+    base_amount: Cents,
+    customer_name: &'a str,
+    customer_email: Option<&'a str>,
+    lines: Option<Value>,
+}
+
+pub(super) fn movement_table(
+    ledger: &Ledger,
+    params: &ReportParams,
+    as_of: DateTime<Utc>,
+) -> Result<Value> {
+    let q = Query::new(params);
+    let settings = ledger.settings();
+    let tz = settings.timezone;
+    let week_start = settings.week_start();
+    let as_of_day = as_of.with_timezone(&tz).date_naive();
+    let range = q.date_range(as_of_day)?;
+    let interval = q.interval(PeriodInterval::Month)?;
+    let currency = q.base_currency(settings)?;
+    let conversion = if q.flag("fix_fx")? {
+        Conversion::Fixed(q.date("fx_date")?.unwrap_or(range.start))
+    } else {
+        Conversion::Daily
+    };
+    let selected_period = q
+        .date("selected-date")?
+        .map(|d| interval.align(d, week_start));
+    let selected_type = match q.text("selected-type") {
+        None => None,
+        Some(_) => MovementKind::parse(q.choice(
+            "selected-type",
+            &["new", "expansion", "contraction", "churn", "reactivation"],
+            "new",
+        )?),
+    };
+    let breakdown = match q.text("breakdown") {
+        None => None,
+        Some(_) => Some(q.choice("breakdown", super::mrr::BREAKDOWNS, "plan")?),
+    };
+    let breakdown_value_wanted = q.text("breakdown-value").map(str::to_lowercase);
+    if breakdown.is_some() != breakdown_value_wanted.is_some() {
+        return Err(Error::query(
+            "breakdown-value",
+            "breakdown and breakdown-value are given together",
+        ));
+    }
+    let committed = q.flag("committed")?;
+    let with_lines = q.text("customer").is_some();
+    let filter = CustomerFilter::from_params(ledger, params)?;
+    let currencies = currency_filter(params)?;
+    let sort = q.choice("sort", SORTS, "date")?;
+    let order = q.order(Order::Desc)?;
+    let limit = q.count("limit", usize::MAX, None)?;
+    let offset = q.count("offset", 0, None)?;
+
+    let replays = ledger.replays(as_of)?;
+    let horizon = as_of + Duration::days(COMMITTED_HORIZON_DAYS);
+    let base = settings.base_currency;
+    let mut scheduled = Vec::new();
+    let mut selected = Vec::new();
+    for (customer_id, replay) in replays.iter() {
+        let Some(customer) = ledger.customer(customer_id.as_str()) else {
+            continue;
+        };
+        let customer_breakdown = breakdown.filter(|key| *key != "currency" && *key != "subtype");
+        let facts = (!filter.is_empty() || customer_breakdown.is_some())
+            .then(|| CustomerFacts::gather(ledger, customer, Some(replay), as_of));
+        if let Some(facts) = &facts
+            && !filter.matches(ledger, facts, as_of_day)
+        {
+            continue;
+        }
+        let group = customer_breakdown.zip(facts.as_ref()).map(|(key, facts)| {
+            breakdown_value(ledger, key, facts, as_of_day)
+                .0
+                .to_lowercase()
+        });
+        if group.is_some() && group != breakdown_value_wanted {
+            continue;
+        }
+        let future = if committed {
+            let later = ledger.replay(customer_id.as_str(), horizon)?;
+            later
+                .movements
+                .into_iter()
+                .filter(|m| m.date > as_of_day && m.subtype != MovementSubtype::Lapse)
+                .collect()
+        } else {
+            Vec::new()
+        };
+        scheduled.push(future);
+        selected.push((customer, replay));
+    }
+
+    let mut rows = Vec::new();
+    for ((customer, replay), future) in selected.iter().zip(scheduled.iter()) {
+        let history: Vec<&Movement> = replay.movements.iter().chain(future.iter()).collect();
+        let lines = with_lines.then(|| lines_of(ledger, &history));
+        for (i, m) in history.iter().enumerate() {
+            let in_range = range.contains(m.date) || (committed && m.date > as_of_day);
+            if !in_range
+                || selected_type.is_some_and(|k| k != m.kind)
+                || (!currencies.is_empty() && !currencies.contains(&m.currency))
+            {
+                continue;
+            }
+            match breakdown {
+                Some("currency")
+                    if breakdown_value_wanted.as_deref()
+                        != Some(&m.currency.as_str().to_lowercase()) =>
+                {
+                    continue;
+                }
+                Some("subtype")
+                    if breakdown_value_wanted.as_deref() != Some(m.subtype.as_str()) =>
+                {
+                    continue;
+                }
+                _ => {}
+            }
+            let period = interval.align(m.date, week_start);
+            if selected_period.is_some_and(|p| p != period) {
+                continue;
+            }
+            let base_amount = match conversion {
+                Conversion::Daily if currency == base => m.mrr_change_base_currency,
+                Conversion::Daily => {
+                    ledger
+                        .fx()
+                        .convert(m.mrr_change, m.currency, currency, m.date)?
+                }
+                Conversion::Fixed(date) => {
+                    ledger
+                        .fx()
+                        .convert(m.mrr_change, m.currency, currency, date)?
+                }
+            };
+            rows.push(Row {
+                period,
+                movement: m,
+                base_amount,
+                customer_name: &customer.name,
+                customer_email: customer.email.as_deref(),
+                lines: lines.as_ref().map(|l| l[i].clone()),
+            });
+        }
+    }
+    rows.sort_by(|a, b| {
+        let primary = match sort {
+            "mrr_change" => a.base_amount.cmp(&b.base_amount),
+            "customer_name" => a.customer_name.cmp(b.customer_name),
+            "customer_id" => a.movement.customer_id.cmp(&b.movement.customer_id),
+            "type" => a.movement.kind.as_str().cmp(b.movement.kind.as_str()),
+            _ => a.movement.date.cmp(&b.movement.date),
+        };
+        let primary = if order == Order::Desc {
+            primary.reverse()
+        } else {
+            primary
+        };
+        primary
+            .then_with(|| a.movement.customer_id.cmp(&b.movement.customer_id))
+            .then_with(|| a.movement.date.cmp(&b.movement.date))
+            .then_with(|| a.movement.currency.cmp(&b.movement.currency))
+    });
+    let list: Vec<Value> = rows
+        .iter()
+        .skip(offset)
+        .take(limit)
+        .map(|row| row_json(ledger, row))
+        .collect();
+    Ok(json!({ "result": { "count": rows.len(), "list": list } }))
+}
+
+fn row_json(ledger: &Ledger, row: &Row) -> Value {
+    let m = row.movement;
+    let mut value = json!({
+        "date": row.period.to_string(),
+        "movement_date": m.date.to_string(),
+        "currency": m.currency.as_str(),
+        "customer_id": m.customer_id.as_str(),
+        "customer_name": row.customer_name,
+        "customer_email": row.customer_email,
+        "type": m.kind.as_str(),
+        "subtype": m.subtype.as_str(),
+        "description": description(ledger, m),
+        "mrr_change": m.mrr_change,
+        "mrr_change_base_currency": row.base_amount,
+        "customer_count_change": m.customer_count_change,
+        "quantity_change": m.quantity_change,
+        "plans_before": m.plans_before,
+        "plans_after": m.plans_after,
+    });
+    if let Some(lines) = &row.lines {
+        value["lines"] = lines.clone();
+    }
+    value
+}
+
+/// Plan names joined for display (ids of plans no longer known).
+fn plan_names(ledger: &Ledger, plans: &[PlanId]) -> String {
+    plans
+        .iter()
+        .map(|id| {
+            ledger
+                .plan(id.as_str())
+                .map_or(id.as_str(), |p| p.name.as_str())
+        })
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+/// A sentence saying what happened.
+pub fn description(ledger: &Ledger, m: &Movement) -> String {
+    let before = plan_names(ledger, &m.plans_before);
+    let after = plan_names(ledger, &m.plans_after);
+    match m.subtype {
+        MovementSubtype::New => format!("New subscription: {after}"),
+        MovementSubtype::NewFromTrial => format!("Converted from trial: {after}"),
+        MovementSubtype::Expansion => format!("Expansion: {after}"),
+        MovementSubtype::Upgrade => format!("Upgrade from {before} to {after}"),
+        MovementSubtype::Contraction => format!("Contraction: {after}"),
+        MovementSubtype::Downgrade => format!("Downgrade from {before} to {after}"),
+        MovementSubtype::Cancellation => format!("Cancelled: {before}"),
+        MovementSubtype::Refund => format!("Refunded: {before}"),
+        MovementSubtype::Lapse => format!("Lapsed, not renewed: {before}"),
+        MovementSubtype::Reactivation => format!("Reactivated: {after}"),
+    }
+}
+
+/// The `lines` of each movement of one customer (in date order): with the
+/// same plans, one line of the change; with other plans, a negative line
+/// for what was there before and a positive one for what is there after.
+fn lines_of(ledger: &Ledger, history: &[&Movement]) -> Vec<Value> {
+    let mut mrr: Vec<(Currency, Cents, i64)> = Vec::new();
+    history
+        .iter()
+        .map(|m| {
+            let entry = match mrr.iter().position(|(c, _, _)| *c == m.currency) {
+                Some(i) => i,
+                None => {
+                    mrr.push((m.currency, 0, 0));
+                    mrr.len() - 1
+                }
+            };
+            let (_, before, quantity_before) = mrr[entry];
+            let after = before + m.mrr_change;
+            let quantity_after = quantity_before + m.quantity_change;
+            mrr[entry] = (m.currency, after, quantity_after);
+            if m.plans_before == m.plans_after {
+                json!([{
+                    "description": plan_names(ledger, &m.plans_after),
+                    "mrr": m.mrr_change,
+                    "quantity": m.quantity_change,
+                }])
+            } else {
+                let mut lines = Vec::new();
+                if before != 0 || !m.plans_before.is_empty() {
+                    lines.push(json!({
+                        "description": plan_names(ledger, &m.plans_before),
+                        "mrr": -before,
+                        "quantity": -quantity_before,
+                    }));
+                }
+                if after != 0 || !m.plans_after.is_empty() {
+                    lines.push(json!({
+                        "description": plan_names(ledger, &m.plans_after),
+                        "mrr": after,
+                        "quantity": quantity_after,
+                    }));
+                }
+                Value::Array(lines)
+            }
+        })
+        .collect()
+}
