@@ -7,6 +7,7 @@ use crate::error::{Error, Result};
 use crate::ledger::{ImportStatus, Ledger, MovementFilter, RecordKind};
 use crate::model::Settings;
 use crate::reports::ReportParams;
+use chrono::{DateTime, Utc};
 use serde_json::{Value, json};
 
 /// What one scenario run found.
@@ -180,7 +181,7 @@ pub fn run(scenario: &Value) -> Result<Outcome> {
             })
             .unwrap_or_default();
         let path = format!("$.expect.reports[{i}].result");
-        match ledger.report(name, &params, as_of) {
+        match view(&ledger, name, &params, as_of) {
             Ok(actual) => {
                 if let Some(diff) = subset_difference(&report["result"], &actual, &path) {
                     outcome.failures.push(format!("report {name}: {diff}"));
@@ -193,6 +194,28 @@ pub fn run(scenario: &Value) -> Result<Outcome> {
         }
     }
     Ok(outcome)
+}
+
+/// Runs a report by name. Besides the registry's reports, scenario files may
+/// name the analytics customer views: `customers` (the list, with the query
+/// parameters of `GET /customers`) and `customer` (the detail; the `id`
+/// parameter names the customer).
+pub fn view(
+    ledger: &Ledger,
+    name: &str,
+    params: &ReportParams,
+    as_of: DateTime<Utc>,
+) -> Result<Value> {
+    match name {
+        "customers" => ledger.analytics_customers(params, as_of),
+        "customer" => {
+            let id = params
+                .get("id")
+                .ok_or_else(|| Error::query("id", "names the customer of the `customer` view"))?;
+            ledger.analytics_customer(id, params, as_of)
+        }
+        _ => ledger.report(name, params, as_of),
+    }
 }
 
 /// The first place where `actual` does not contain `expected` as a subset:
