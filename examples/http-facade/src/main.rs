@@ -1,1 +1,185 @@
-fn main() {}
+//! `submetrics-server`: the REST service of submetrics.
+//!
+//! `submetrics-server [--listen ADDR:PORT] [--data-dir DIR]` serves the API;
+//! `submetrics-server keys create|list|revoke` and `accounts create` manage
+//! the database offline. On first start with an empty database it creates
+//! an account and prints its owner key once (or takes
+//! `SUBMETRICS_OWNER_KEY`).
+
+mod auth;
+mod error;
+mod openapi;
+mod routes;
+mod state;
+mod store;
+
+use clap::{Parser, Subcommand};
+use state::AppState;
+use std::io::Write;
+use std::path::PathBuf;
+use std::sync::Arc;
+
+#[derive(Parser)]
+#[command(
+    name = "submetrics-server",
+    version,
+    about = "The submetrics REST service"
+)]
+struct Args {
+    /// Address to listen on (port 0 picks a free port).
+    #[arg(
+        long,
+        env = "SUBMETRICS_LISTEN",
+        default_value = "127.0.0.1:8080",
+        global = true
+    )]
+    listen: String,
+    /// Directory of the SQLite database.
+    #[arg(
+        long,
+        env = "SUBMETRICS_DATA_DIR",
+        default_value = "data",
+        global = true
+    )]
+    data_dir: PathBuf,
+    #[command(subcommand)]
+    command: Option<Command>,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Manage API keys in the database.
+    Keys {
+        #[command(subcommand)]
+        action: KeyAction,
+    },
+    /// Manage accounts in the database.
+    Accounts {
+        #[command(subcommand)]
+        action: AccountAction,
+    },
+}
+
+#[derive(Subcommand)]
+enum KeyAction {
+    /// Create a key and print it (shown once).
+    Create {
+        #[arg(long, default_value = "readonly")]
+        role: String,
+        #[arg(long, default_value = "api key")]
+        name: String,
+        /// The account (default: the first).
+        #[arg(long)]
+        account: Option<i64>,
+    },
+    /// List keys (never the keys themselves).
+    List,
+    /// Revoke a key by id.
+    Revoke { id: String },
+}
+
+#[derive(Subcommand)]
+enum AccountAction {
+    /// Create an account and print its owner key.
+    Create { name: String },
+}
+
+fn main() -> std::process::ExitCode {
+    let args = Args::parse();
+    match run(args) {
+        Ok(()) => std::process::ExitCode::SUCCESS,
+        Err(error) => {
+            eprintln!("error: {error}");
+            std::process::ExitCode::FAILURE
+        }
+    }
+}
+
+fn run(args: Args) -> Result<(), Box<dyn std::error::Error>> {
+    let state = AppState::open(&args.data_dir)?;
+    match args.command {
+        Some(Command::Keys { action }) => keys(&state, action),
+        Some(Command::Accounts {
+            action: AccountAction::Create { name },
+        }) => {
+            let (id, key) = state.create_account(&name, None)?;
+            println!("account {id} created; owner key (shown once): {key}");
+            Ok(())
+        }
+        None => serve(state, &args.listen),
+    }
+}
+
+fn keys(state: &AppState, action: KeyAction) -> Result<(), Box<dyn std::error::Error>> {
+    match action {
+        KeyAction::Create {
+            role,
+            name,
+            account,
+        } => {
+            let account = match account {
+                Some(id) => id,
+                None => first_account(state)?,
+            };
+            let key = state.create_key(account, &role, &name, None)?;
+            println!("{key}");
+        }
+        KeyAction::List => {
+            for key in state.store().keys(None)? {
+                println!(
+                    "{}\taccount {}\t{}\t{}\t{}{}",
+                    key.id,
+                    key.account_id,
+                    key.role,
+                    key.name,
+                    key.created,
+                    if key.revoked { "\trevoked" } else { "" }
+                );
+            }
+        }
+        KeyAction::Revoke { id } => {
+            if !state.revoke_key(&id, None)? {
+                return Err(format!("no key `{id}`").into());
+            }
+            println!("revoked {id}");
+        }
+    }
+    Ok(())
+}
+
+fn first_account(state: &AppState) -> Result<i64, Box<dyn std::error::Error>> {
+    Ok(state
+        .store()
+        .accounts()?
+        .first()
+        .map(|a| a.id)
+        .ok_or("no account yet: start the server once or run `accounts create NAME`")?)
+}
+
+fn serve(state: AppState, listen: &str) -> Result<(), Box<dyn std::error::Error>> {
+    if state.account_count() == 0 {
+        let given = std::env::var("SUBMETRICS_OWNER_KEY")
+            .ok()
+            .filter(|k| !k.is_empty());
+        let from_env = given.is_some();
+        let (_, key) = state.create_account("default", given)?;
+        if !from_env {
+            println!("created account `default`; owner API key (shown once): {key}");
+        }
+    }
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()?;
+    runtime.block_on(async move {
+        let listener = tokio::net::TcpListener::bind(listen).await?;
+        println!("listening on http://{}", listener.local_addr()?);
+        std::io::stdout().flush()?;
+        let app = routes::router(Arc::new(state));
+        axum::serve(listener, app)
+            .with_graceful_shutdown(async {
+                let _ = tokio::signal::ctrl_c().await;
+            })
+            .await?;
+        Ok(())
+    })
+}

@@ -1,0 +1,111 @@
+//! API keys: `Authorization: Bearer <key>` on every request but `/health`
+//! and `/openapi.json`. A key is 32 random bytes shown once at creation and
+//! stored only as its SHA-256; it belongs to one account with one role.
+//! `readonly` reads reports and data; `admin` also writes and reaches
+//! `/account*`, `/settings/*` and resync; `owner` (the key an account is
+//! created with) has the same powers as admin.
+
+use crate::error::ApiError;
+use crate::state::AppState;
+use crate::store::KeyRow;
+use axum::extract::FromRequestParts;
+use axum::http::Method;
+use axum::http::request::Parts;
+use sha2::{Digest, Sha256};
+use std::sync::Arc;
+
+pub const ROLES: &[&str] = &["owner", "admin", "readonly"];
+
+/// The caller of a request.
+#[derive(Debug, Clone)]
+pub struct Caller {
+    pub account_id: i64,
+    pub key: KeyRow,
+}
+
+impl Caller {
+    pub fn is_admin(&self) -> bool {
+        self.key.role == "owner" || self.key.role == "admin"
+    }
+
+    /// Refuses callers below admin.
+    pub fn require_admin(&self) -> Result<(), ApiError> {
+        if self.is_admin() {
+            Ok(())
+        } else {
+            Err(ApiError::Forbidden(format!(
+                "this endpoint needs an admin key; key `{}` is {}",
+                self.key.id, self.key.role
+            )))
+        }
+    }
+}
+
+/// A new random key: `sm_` and 64 hex digits.
+pub fn new_key() -> Result<String, ApiError> {
+    let mut bytes = [0u8; 32];
+    getrandom::fill(&mut bytes).map_err(|e| ApiError::internal(format!("no randomness: {e}")))?;
+    Ok(format!("sm_{}", hex(&bytes)))
+}
+
+/// A short random id for a key record.
+pub fn new_key_id() -> Result<String, ApiError> {
+    let mut bytes = [0u8; 8];
+    getrandom::fill(&mut bytes).map_err(|e| ApiError::internal(format!("no randomness: {e}")))?;
+    Ok(format!("key_{}", hex(&bytes)))
+}
+
+pub fn hash_key(key: &str) -> String {
+    hex(&Sha256::digest(key.as_bytes()))
+}
+
+fn hex(bytes: &[u8]) -> String {
+    bytes.iter().map(|b| format!("{b:02x}")).collect()
+}
+
+impl FromRequestParts<Arc<AppState>> for Caller {
+    type Rejection = ApiError;
+
+    async fn from_request_parts(
+        parts: &mut Parts,
+        state: &Arc<AppState>,
+    ) -> Result<Caller, ApiError> {
+        let header = parts
+            .headers
+            .get(axum::http::header::AUTHORIZATION)
+            .ok_or_else(|| {
+                ApiError::Unauthorized("missing `Authorization: Bearer <API key>` header".into())
+            })?;
+        let key = header
+            .to_str()
+            .ok()
+            .and_then(|h| {
+                h.strip_prefix("Bearer ")
+                    .or_else(|| h.strip_prefix("bearer "))
+            })
+            .map(str::trim)
+            .filter(|k| !k.is_empty())
+            .ok_or_else(|| {
+                ApiError::Unauthorized("the Authorization header must be `Bearer <API key>`".into())
+            })?;
+        let row = state
+            .key(&hash_key(key))?
+            .ok_or_else(|| ApiError::Unauthorized("unknown or revoked API key".into()))?;
+        let caller = Caller {
+            account_id: row.account_id,
+            key: row,
+        };
+        if caller.key.role == "readonly"
+            && parts.method != Method::GET
+            && parts.method != Method::HEAD
+        {
+            return Err(ApiError::Forbidden(format!(
+                "key `{}` is readonly: it cannot {} {}",
+                caller.key.id,
+                parts.method,
+                parts.uri.path()
+            )));
+        }
+        Ok(caller)
+    }
+}

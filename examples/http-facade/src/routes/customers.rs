@@ -1,0 +1,77 @@
+//! The analytics customer views and resync.
+
+use super::{Params, as_of, read_ledger};
+use crate::auth::Caller;
+use crate::error::ApiError;
+use crate::state::AppState;
+use axum::Json;
+use axum::Router;
+use axum::extract::{Path, Query, State};
+use axum::routing::{get, post};
+use serde_json::{Value, json};
+use std::sync::Arc;
+
+pub fn routes() -> Router<Arc<AppState>> {
+    Router::new()
+        .route("/customers", get(list))
+        .route("/customers/{id}", get(detail))
+        .route("/customers/{id}/resync", post(resync))
+}
+
+async fn list(
+    State(state): State<Arc<AppState>>,
+    caller: Caller,
+    Query(params): Query<Params>,
+) -> Result<Json<Value>, ApiError> {
+    read_ledger(state.account(caller.account_id)?, move |ledger| {
+        let at = as_of(&params, ledger)?;
+        Ok(Json(ledger.analytics_customers(&params, at)?))
+    })
+    .await
+}
+
+async fn detail(
+    State(state): State<Arc<AppState>>,
+    caller: Caller,
+    Path(id): Path<String>,
+    Query(params): Query<Params>,
+) -> Result<Json<Value>, ApiError> {
+    read_ledger(state.account(caller.account_id)?, move |ledger| {
+        let at = as_of(&params, ledger)?;
+        Ok(Json(ledger.analytics_customer(&id, &params, at)?))
+    })
+    .await
+}
+
+/// There is no billing source to re-import from: every write already
+/// recomputes its customers, so resync recomputes the customer now and
+/// reports what it found.
+async fn resync(
+    State(state): State<Arc<AppState>>,
+    caller: Caller,
+    Path(id): Path<String>,
+) -> Result<Json<Value>, ApiError> {
+    caller.require_admin()?;
+    read_ledger(state.account(caller.account_id)?, move |ledger| {
+        if ledger.customer(&id).is_none() {
+            return Err(ApiError::NotFound(format!(
+                "customer `{id}` does not exist"
+            )));
+        }
+        let profile = ledger.customer_profile(&id, chrono::Utc::now())?;
+        let invoices = ledger.customer_invoices(&id).len();
+        let mrr: Vec<String> = profile
+            .mrr
+            .iter()
+            .map(|(c, m)| format!("{m} {}", c.as_str()))
+            .collect();
+        Ok(Json(json!({
+            "message": format!(
+                "customer {id} recalculated from {invoices} invoice(s): status {}, MRR {}",
+                profile.status.as_str(),
+                if mrr.is_empty() { "0".to_string() } else { mrr.join(" + ") }
+            )
+        })))
+    })
+    .await
+}

@@ -1,0 +1,655 @@
+//! The data API: plans, customers, plan groups, invoices, data sources and
+//! FX rates, in the interface's response shapes.
+
+use super::{JsonBody, Params, page_of, read_ledger, records_of, write_ledger};
+use crate::auth::Caller;
+use crate::error::ApiError;
+use crate::state::{Account, AppState};
+use crate::store::Change;
+use axum::Json;
+use axum::Router;
+use axum::extract::{Path, Query, State};
+use axum::http::StatusCode;
+use axum::routing::get;
+use serde_json::{Value, json};
+use std::sync::Arc;
+use submetrics::{ImportStatus, Ledger, RecordKind, WriteReport};
+
+pub fn routes() -> Router<Arc<AppState>> {
+    Router::new()
+        .route(
+            "/data/plans",
+            get(list_plans)
+                .post(post_plans)
+                .put(missing_id)
+                .delete(missing_id),
+        )
+        .route(
+            "/data/plans/",
+            get(list_plans).put(missing_id).delete(missing_id),
+        )
+        .route(
+            "/data/plans/{id}",
+            get(get_plan).put(put_plan).delete(delete_plan),
+        )
+        .route("/data/customers", get(list_customers).post(post_customers))
+        .route(
+            "/data/customers/{id}",
+            get(get_customer).put(put_customer).delete(delete_customer),
+        )
+        .route(
+            "/data/plan-groups",
+            get(list_plan_groups).post(post_plan_group),
+        )
+        .route(
+            "/data/plan-groups/{id}",
+            get(get_plan_group)
+                .put(put_plan_group)
+                .delete(delete_plan_group),
+        )
+        .route("/data/invoices", get(list_invoices).post(post_invoices))
+        .route(
+            "/data/invoices/{id}",
+            get(get_invoice).put(put_invoice).delete(delete_invoice),
+        )
+        .route(
+            "/data/data-sources",
+            get(list_data_sources).post(post_data_sources),
+        )
+        .route(
+            "/data/data-sources/{id}",
+            get(get_data_source).delete(delete_data_source),
+        )
+        .route("/data/fx-rates", get(list_fx_rates).post(post_fx_rates))
+}
+
+/// The stored form of a record and, for an invoice, its customer.
+pub fn stored(ledger: &Ledger, kind: RecordKind, id: &str) -> Option<(Value, Option<String>)> {
+    let value = match kind {
+        RecordKind::Customers => serde_json::to_value(ledger.customer(id)?),
+        RecordKind::Plans => serde_json::to_value(ledger.plan(id)?),
+        RecordKind::PlanGroups => serde_json::to_value(ledger.plan_group(id)?),
+        RecordKind::Invoices => serde_json::to_value(ledger.invoice(id)?),
+        RecordKind::DataSources => serde_json::to_value(ledger.data_source(id)?),
+    }
+    .ok()?;
+    let owner = (kind == RecordKind::Invoices)
+        .then(|| ledger.invoice(id).map(|i| i.customer_id.to_string()))
+        .flatten();
+    Some((value, owner))
+}
+
+/// Upserts records into the ledger and persists the accepted ones in one
+/// transaction.
+pub fn upsert(
+    state: &AppState,
+    account: &Account,
+    ledger: &mut Ledger,
+    kind: RecordKind,
+    records: &[Value],
+) -> Result<WriteReport, ApiError> {
+    let report = ledger.upsert(kind, records);
+    let changes: Vec<Change> = report
+        .results
+        .iter()
+        .filter(|r| r.import_status == ImportStatus::Inserted)
+        .filter_map(|r| {
+            stored(ledger, kind, &r.id).map(|(body, owner)| Change::Put {
+                kind,
+                id: r.id.clone(),
+                owner,
+                body,
+            })
+        })
+        .collect();
+    state.persist(account, ledger, &changes)?;
+    Ok(report)
+}
+
+/// Persists the current form of one record after an update.
+fn save(
+    state: &AppState,
+    account: &Account,
+    ledger: &mut Ledger,
+    kind: RecordKind,
+    id: &str,
+) -> Result<(), ApiError> {
+    let changes: Vec<Change> = stored(ledger, kind, id)
+        .map(|(body, owner)| Change::Put {
+            kind,
+            id: id.to_string(),
+            owner,
+            body,
+        })
+        .into_iter()
+        .collect();
+    state.persist(account, ledger, &changes)
+}
+
+/// Deletes a record in the core and the store (a customer takes its invoices).
+fn delete(
+    state: &AppState,
+    account: &Account,
+    ledger: &mut Ledger,
+    kind: RecordKind,
+    id: &str,
+) -> Result<(), ApiError> {
+    ledger.delete(kind, id)?;
+    let mut changes = vec![Change::Delete {
+        kind,
+        id: id.to_string(),
+    }];
+    if kind == RecordKind::Customers {
+        changes.push(Change::DeleteInvoicesOf {
+            customer: id.to_string(),
+        });
+    }
+    state.persist(account, ledger, &changes)
+}
+
+/// The single-record error of a one-record write, if it failed.
+fn single_error(report: &WriteReport, was_single: bool) -> Result<(), ApiError> {
+    match report.results.first() {
+        Some(result) if was_single && result.import_status == ImportStatus::Error => {
+            Err(result.error.clone().map(ApiError::Core).unwrap_or_else(|| {
+                ApiError::bad_request(result.import_error.clone().unwrap_or_default())
+            }))
+        }
+        _ => Ok(()),
+    }
+}
+
+fn list_json<T: serde::Serialize>(items: &[T], count: usize) -> Value {
+    json!({ "result": { "count": count, "list": items } })
+}
+
+fn not_found(kind: &str, id: &str) -> ApiError {
+    ApiError::NotFound(format!("{kind} `{id}` does not exist"))
+}
+
+async fn missing_id() -> (StatusCode, Json<Value>) {
+    (
+        StatusCode::BAD_REQUEST,
+        Json(json!({"error": "Missing external_id", "code": "bad_request"})),
+    )
+}
+
+fn account_of(state: &AppState, caller: &Caller) -> Result<Arc<Account>, ApiError> {
+    state.account(caller.account_id)
+}
+
+// Plans.
+
+async fn list_plans(
+    State(state): State<Arc<AppState>>,
+    caller: Caller,
+    Query(params): Query<Params>,
+) -> Result<Json<Value>, ApiError> {
+    let (limit, offset) = page_of(&params)?;
+    let source = params.get("source").cloned().filter(|s| !s.is_empty());
+    read_ledger(account_of(&state, &caller)?, move |ledger| {
+        let plans: Vec<_> = ledger
+            .plans()
+            .filter(|p| {
+                source
+                    .as_ref()
+                    .is_none_or(|s| p.data_source.as_ref().is_some_and(|d| d.as_str() == s))
+            })
+            .collect();
+        let page: Vec<_> = plans.iter().skip(offset).take(limit).collect();
+        Ok(Json(list_json(&page, plans.len())))
+    })
+    .await
+}
+
+async fn post_plans(
+    State(state): State<Arc<AppState>>,
+    caller: Caller,
+    JsonBody(body): JsonBody,
+) -> Result<Json<Value>, ApiError> {
+    let records = records_of(body, "plans")?;
+    let account = account_of(&state, &caller)?;
+    write_ledger(state, account, move |state, account, ledger| {
+        let report = upsert(state, account, ledger, RecordKind::Plans, &records)?;
+        Ok(Json(json!({ "result": report.results })))
+    })
+    .await
+}
+
+async fn get_plan(
+    State(state): State<Arc<AppState>>,
+    caller: Caller,
+    Path(id): Path<String>,
+) -> Result<Json<Value>, ApiError> {
+    read_ledger(account_of(&state, &caller)?, move |ledger| {
+        let plan = ledger.plan(&id).ok_or_else(|| not_found("plan", &id))?;
+        Ok(Json(json!(plan)))
+    })
+    .await
+}
+
+async fn put_plan(
+    State(state): State<Arc<AppState>>,
+    caller: Caller,
+    Path(id): Path<String>,
+    JsonBody(body): JsonBody,
+) -> Result<Json<Value>, ApiError> {
+    let account = account_of(&state, &caller)?;
+    write_ledger(state, account, move |state, account, ledger| {
+        ledger.update_plan(&id, &body)?;
+        save(state, account, ledger, RecordKind::Plans, &id)?;
+        Ok(Json(json!({"result": "ok", "updated": id})))
+    })
+    .await
+}
+
+async fn delete_plan(
+    State(state): State<Arc<AppState>>,
+    caller: Caller,
+    Path(id): Path<String>,
+) -> Result<Json<Value>, ApiError> {
+    let account = account_of(&state, &caller)?;
+    write_ledger(state, account, move |state, account, ledger| {
+        delete(state, account, ledger, RecordKind::Plans, &id)?;
+        Ok(Json(json!({"result": "ok", "deleted": id})))
+    })
+    .await
+}
+
+// Customers.
+
+async fn list_customers(
+    State(state): State<Arc<AppState>>,
+    caller: Caller,
+    Query(params): Query<Params>,
+) -> Result<Json<Value>, ApiError> {
+    let (limit, offset) = page_of(&params)?;
+    read_ledger(account_of(&state, &caller)?, move |ledger| {
+        let page = ledger.list_customers(limit, offset);
+        Ok(Json(list_json(&page.list, page.count)))
+    })
+    .await
+}
+
+/// A customer with `current_mrr` (per currency, now).
+fn customer_with_mrr(ledger: &Ledger, id: &str) -> Result<Value, ApiError> {
+    let customer = ledger
+        .customer(id)
+        .ok_or_else(|| not_found("customer", id))?;
+    let mut value = json!(customer);
+    let mrr = ledger.customer_mrr_at(id, chrono::Utc::now(), chrono::Utc::now())?;
+    let current: serde_json::Map<String, Value> = mrr
+        .iter()
+        .map(|(currency, cents)| (currency.as_str().to_string(), json!(cents)))
+        .collect();
+    value["current_mrr"] = Value::Object(current);
+    Ok(value)
+}
+
+async fn post_customers(
+    State(state): State<Arc<AppState>>,
+    caller: Caller,
+    JsonBody(body): JsonBody,
+) -> Result<(StatusCode, Json<Value>), ApiError> {
+    let single = body.is_object() && body.get("customers").is_none();
+    let records = records_of(body, "customers")?;
+    let account = account_of(&state, &caller)?;
+    write_ledger(state, account, move |state, account, ledger| {
+        let report = upsert(state, account, ledger, RecordKind::Customers, &records)?;
+        single_error(&report, single)?;
+        Ok((
+            StatusCode::CREATED,
+            Json(json!({"result": {"count": report.accepted(), "list": report.results}})),
+        ))
+    })
+    .await
+}
+
+async fn get_customer(
+    State(state): State<Arc<AppState>>,
+    caller: Caller,
+    Path(id): Path<String>,
+) -> Result<Json<Value>, ApiError> {
+    read_ledger(account_of(&state, &caller)?, move |ledger| {
+        Ok(Json(customer_with_mrr(ledger, &id)?))
+    })
+    .await
+}
+
+async fn put_customer(
+    State(state): State<Arc<AppState>>,
+    caller: Caller,
+    Path(id): Path<String>,
+    JsonBody(body): JsonBody,
+) -> Result<Json<Value>, ApiError> {
+    let account = account_of(&state, &caller)?;
+    write_ledger(state, account, move |state, account, ledger| {
+        ledger.update_customer(&id, &body)?;
+        save(state, account, ledger, RecordKind::Customers, &id)?;
+        Ok(Json(
+            json!({"success": true, "result": customer_with_mrr(ledger, &id)?}),
+        ))
+    })
+    .await
+}
+
+async fn delete_customer(
+    State(state): State<Arc<AppState>>,
+    caller: Caller,
+    Path(id): Path<String>,
+) -> Result<Json<Value>, ApiError> {
+    let account = account_of(&state, &caller)?;
+    write_ledger(state, account, move |state, account, ledger| {
+        delete(state, account, ledger, RecordKind::Customers, &id)?;
+        Ok(Json(json!({"success": true, "id": id})))
+    })
+    .await
+}
+
+// Plan groups.
+
+/// A plan group with its plans expanded.
+fn group_json(ledger: &Ledger, id: &str) -> Result<Value, ApiError> {
+    let group = ledger
+        .plan_group(id)
+        .ok_or_else(|| not_found("plan group", id))?;
+    let plans: Vec<Value> = group
+        .plans
+        .iter()
+        .filter_map(|p| ledger.plan(p.as_str()))
+        .map(|p| {
+            json!({"id": p.id, "name": p.name, "billing_freq": p.billing_freq.as_str(),
+                   "billing_freq_count": p.billing_freq_count, "product_name": p.product_name,
+                   "currency": p.currency.as_str()})
+        })
+        .collect();
+    Ok(json!({"id": group.id, "name": group.name, "plans": plans}))
+}
+
+async fn list_plan_groups(
+    State(state): State<Arc<AppState>>,
+    caller: Caller,
+    Query(params): Query<Params>,
+) -> Result<Json<Value>, ApiError> {
+    let (limit, offset) = page_of(&params)?;
+    read_ledger(account_of(&state, &caller)?, move |ledger| {
+        let page = ledger.list_plan_groups(limit, offset);
+        let list = page
+            .list
+            .iter()
+            .map(|g| group_json(ledger, g.id.as_str()))
+            .collect::<Result<Vec<_>, _>>()?;
+        Ok(Json(list_json(&list, page.count)))
+    })
+    .await
+}
+
+async fn post_plan_group(
+    State(state): State<Arc<AppState>>,
+    caller: Caller,
+    JsonBody(body): JsonBody,
+) -> Result<Json<Value>, ApiError> {
+    if !body.is_object() {
+        return Err(ApiError::bad_request(
+            "the body must be a plan group object {name, plans}",
+        ));
+    }
+    let mut record = body;
+    // The service assigns plan group ids.
+    if let Some(map) = record.as_object_mut() {
+        map.remove("id");
+    }
+    let account = account_of(&state, &caller)?;
+    write_ledger(state, account, move |state, account, ledger| {
+        let report = upsert(
+            state,
+            account,
+            ledger,
+            RecordKind::PlanGroups,
+            std::slice::from_ref(&record),
+        )?;
+        single_error(&report, true)?;
+        let id = report
+            .results
+            .first()
+            .map(|r| r.id.clone())
+            .unwrap_or_default();
+        Ok(Json(json!({"success": true, "id": id})))
+    })
+    .await
+}
+
+async fn get_plan_group(
+    State(state): State<Arc<AppState>>,
+    caller: Caller,
+    Path(id): Path<String>,
+) -> Result<Json<Value>, ApiError> {
+    read_ledger(account_of(&state, &caller)?, move |ledger| {
+        Ok(Json(group_json(ledger, &id)?))
+    })
+    .await
+}
+
+async fn put_plan_group(
+    State(state): State<Arc<AppState>>,
+    caller: Caller,
+    Path(id): Path<String>,
+    JsonBody(body): JsonBody,
+) -> Result<Json<Value>, ApiError> {
+    let account = account_of(&state, &caller)?;
+    write_ledger(state, account, move |state, account, ledger| {
+        if ledger.plan_group(&id).is_none() {
+            return Err(not_found("plan group", &id));
+        }
+        let mut record = body;
+        let map = record.as_object_mut().ok_or_else(|| {
+            ApiError::bad_request("the body must be a plan group object {name, plans}")
+        })?;
+        map.insert("id".to_string(), json!(id));
+        let report = upsert(
+            state,
+            account,
+            ledger,
+            RecordKind::PlanGroups,
+            std::slice::from_ref(&record),
+        )?;
+        single_error(&report, true)?;
+        Ok(Json(json!({"success": true, "id": id})))
+    })
+    .await
+}
+
+async fn delete_plan_group(
+    State(state): State<Arc<AppState>>,
+    caller: Caller,
+    Path(id): Path<String>,
+) -> Result<Json<Value>, ApiError> {
+    let account = account_of(&state, &caller)?;
+    write_ledger(state, account, move |state, account, ledger| {
+        delete(state, account, ledger, RecordKind::PlanGroups, &id)?;
+        Ok(Json(json!({"success": true, "id": id})))
+    })
+    .await
+}
+
+// Invoices.
+
+async fn list_invoices(
+    State(state): State<Arc<AppState>>,
+    caller: Caller,
+    Query(params): Query<Params>,
+) -> Result<Json<Value>, ApiError> {
+    let (limit, offset) = page_of(&params)?;
+    let customer = params.get("customer").cloned().filter(|c| !c.is_empty());
+    read_ledger(account_of(&state, &caller)?, move |ledger| match customer {
+        Some(id) => {
+            if ledger.customer(&id).is_none() {
+                return Err(not_found("customer", &id));
+            }
+            let invoices = ledger.customer_invoices(&id);
+            let page: Vec<_> = invoices.iter().skip(offset).take(limit).collect();
+            Ok(Json(list_json(&page, invoices.len())))
+        }
+        None => {
+            let page = ledger.list_invoices(limit, offset);
+            Ok(Json(list_json(&page.list, page.count)))
+        }
+    })
+    .await
+}
+
+async fn post_invoices(
+    State(state): State<Arc<AppState>>,
+    caller: Caller,
+    JsonBody(body): JsonBody,
+) -> Result<Json<Value>, ApiError> {
+    let records = records_of(body, "invoices")?;
+    let account = account_of(&state, &caller)?;
+    write_ledger(state, account, move |state, account, ledger| {
+        let report = upsert(state, account, ledger, RecordKind::Invoices, &records)?;
+        Ok(Json(json!({ "result": report.results })))
+    })
+    .await
+}
+
+async fn get_invoice(
+    State(state): State<Arc<AppState>>,
+    caller: Caller,
+    Path(id): Path<String>,
+) -> Result<Json<Value>, ApiError> {
+    read_ledger(account_of(&state, &caller)?, move |ledger| {
+        Ok(Json(json!(
+            ledger
+                .invoice(&id)
+                .ok_or_else(|| not_found("invoice", &id))?
+        )))
+    })
+    .await
+}
+
+async fn put_invoice(
+    State(state): State<Arc<AppState>>,
+    caller: Caller,
+    Path(id): Path<String>,
+    JsonBody(body): JsonBody,
+) -> Result<Json<Value>, ApiError> {
+    let mut record = body;
+    record
+        .as_object_mut()
+        .ok_or_else(|| ApiError::bad_request("the body must be an invoice object"))?
+        .insert("id".to_string(), json!(id));
+    let account = account_of(&state, &caller)?;
+    write_ledger(state, account, move |state, account, ledger| {
+        let report = upsert(
+            state,
+            account,
+            ledger,
+            RecordKind::Invoices,
+            std::slice::from_ref(&record),
+        )?;
+        single_error(&report, true)?;
+        Ok(Json(json!({"success": true, "id": id})))
+    })
+    .await
+}
+
+async fn delete_invoice(
+    State(state): State<Arc<AppState>>,
+    caller: Caller,
+    Path(id): Path<String>,
+) -> Result<Json<Value>, ApiError> {
+    let account = account_of(&state, &caller)?;
+    write_ledger(state, account, move |state, account, ledger| {
+        delete(state, account, ledger, RecordKind::Invoices, &id)?;
+        Ok(Json(json!({"success": true, "id": id})))
+    })
+    .await
+}
+
+// Data sources.
+
+async fn list_data_sources(
+    State(state): State<Arc<AppState>>,
+    caller: Caller,
+    Query(params): Query<Params>,
+) -> Result<Json<Value>, ApiError> {
+    let (limit, offset) = page_of(&params)?;
+    read_ledger(account_of(&state, &caller)?, move |ledger| {
+        let page = ledger.list_data_sources(limit, offset);
+        Ok(Json(list_json(&page.list, page.count)))
+    })
+    .await
+}
+
+async fn post_data_sources(
+    State(state): State<Arc<AppState>>,
+    caller: Caller,
+    JsonBody(body): JsonBody,
+) -> Result<Json<Value>, ApiError> {
+    let records = records_of(body, "data_sources")?;
+    let account = account_of(&state, &caller)?;
+    write_ledger(state, account, move |state, account, ledger| {
+        let report = upsert(state, account, ledger, RecordKind::DataSources, &records)?;
+        Ok(Json(json!({ "result": report.results })))
+    })
+    .await
+}
+
+async fn get_data_source(
+    State(state): State<Arc<AppState>>,
+    caller: Caller,
+    Path(id): Path<String>,
+) -> Result<Json<Value>, ApiError> {
+    read_ledger(account_of(&state, &caller)?, move |ledger| {
+        Ok(Json(json!(
+            ledger
+                .data_source(&id)
+                .ok_or_else(|| not_found("data source", &id))?
+        )))
+    })
+    .await
+}
+
+async fn delete_data_source(
+    State(state): State<Arc<AppState>>,
+    caller: Caller,
+    Path(id): Path<String>,
+) -> Result<Json<Value>, ApiError> {
+    let account = account_of(&state, &caller)?;
+    write_ledger(state, account, move |state, account, ledger| {
+        delete(state, account, ledger, RecordKind::DataSources, &id)?;
+        Ok(Json(json!({"success": true, "id": id})))
+    })
+    .await
+}
+
+// FX rates.
+
+async fn list_fx_rates(
+    State(state): State<Arc<AppState>>,
+    caller: Caller,
+) -> Result<Json<Value>, ApiError> {
+    let id = caller.account_id;
+    let rows = state.store().fx_rates(id)?;
+    Ok(Json(list_json(&rows, rows.len())))
+}
+
+async fn post_fx_rates(
+    State(state): State<Arc<AppState>>,
+    caller: Caller,
+    JsonBody(body): JsonBody,
+) -> Result<Json<Value>, ApiError> {
+    let rows = records_of(body, "fx_rates")?;
+    let account = account_of(&state, &caller)?;
+    write_ledger(state, account, move |state, account, ledger| {
+        let loaded = ledger.load_fx_rates(&rows)?;
+        let id = account.row.lock().unwrap_or_else(|p| p.into_inner()).id;
+        if let Err(error) = state.store().add_fx_rates(id, &rows) {
+            // Memory must not hold rates the disk does not: reload.
+            *ledger = state.reload(account)?;
+            return Err(error);
+        }
+        Ok(Json(json!({"success": true, "loaded": loaded})))
+    })
+    .await
+}

@@ -1,0 +1,184 @@
+//! The router: every path with and without the `/v1` prefix, JSON errors
+//! for unknown paths and wrong methods, a body limit, and a last-resort
+//! panic guard.
+
+mod account;
+mod customers;
+mod data;
+mod imports;
+mod reports;
+mod settings;
+
+use crate::error::ApiError;
+use crate::state::{Account, AppState};
+use axum::Router;
+use axum::body::Bytes;
+use axum::extract::{DefaultBodyLimit, FromRequest, Request};
+use axum::response::IntoResponse;
+use axum::routing::get;
+use serde_json::Value;
+use std::collections::BTreeMap;
+use std::sync::Arc;
+use submetrics::Ledger;
+
+/// Largest request body accepted.
+pub const BODY_LIMIT_BYTES: usize = 64 * 1024 * 1024;
+/// Most records accepted in one write.
+pub const MAX_BATCH: usize = 100_000;
+/// Default and largest `limit` of list endpoints.
+pub const DEFAULT_LIMIT: usize = 100;
+pub const MAX_LIMIT: usize = 10_000;
+
+pub fn router(state: Arc<AppState>) -> Router {
+    let api = Router::new()
+        .merge(data::routes())
+        .merge(imports::routes())
+        .merge(customers::routes())
+        .merge(account::routes())
+        .merge(settings::routes())
+        .merge(reports::routes());
+    Router::new()
+        .route(
+            "/health",
+            get(|| async { axum::Json(serde_json::json!({"status": "ok"})) }),
+        )
+        .route(
+            "/openapi.json",
+            get(|| async { axum::Json(crate::openapi::document()) }),
+        )
+        .merge(api.clone())
+        .nest("/v1", api)
+        .fallback(not_found)
+        .method_not_allowed_fallback(method_not_allowed)
+        .layer(DefaultBodyLimit::max(BODY_LIMIT_BYTES))
+        .layer(tower_http::catch_panic::CatchPanicLayer::custom(|_| {
+            ApiError::internal("the request could not be completed").into_response()
+        }))
+        .with_state(state)
+}
+
+async fn not_found(request: Request) -> ApiError {
+    ApiError::NotFound(format!(
+        "no endpoint {} {}",
+        request.method(),
+        request.uri().path()
+    ))
+}
+
+async fn method_not_allowed(request: Request) -> ApiError {
+    ApiError::MethodNotAllowed(format!(
+        "{} is not allowed on {}",
+        request.method(),
+        request.uri().path()
+    ))
+}
+
+/// A JSON request body, with JSON errors for bad syntax and size.
+pub struct JsonBody(pub Value);
+
+impl<S: Send + Sync> FromRequest<S> for JsonBody {
+    type Rejection = ApiError;
+
+    async fn from_request(request: Request, state: &S) -> Result<JsonBody, ApiError> {
+        let bytes = Bytes::from_request(request, state)
+            .await
+            .map_err(|rejection| {
+                if rejection.status() == axum::http::StatusCode::PAYLOAD_TOO_LARGE {
+                    ApiError::TooLarge(format!(
+                        "the body is over the limit of {BODY_LIMIT_BYTES} bytes"
+                    ))
+                } else {
+                    ApiError::bad_request(format!("the body could not be read: {rejection}"))
+                }
+            })?;
+        if bytes.iter().all(u8::is_ascii_whitespace) {
+            return Err(ApiError::bad_request("the body is empty; send JSON"));
+        }
+        let value = serde_json::from_slice(&bytes)
+            .map_err(|e| ApiError::bad_request(format!("the body is not valid JSON: {e}")))?;
+        Ok(JsonBody(value))
+    }
+}
+
+/// Query parameters as strings, each name once (the last value wins).
+pub type Params = BTreeMap<String, String>;
+
+/// One record or an array of records, or a batch object keyed by `key`.
+pub fn records_of(body: Value, key: &str) -> Result<Vec<Value>, ApiError> {
+    let records = match body {
+        Value::Array(items) => items,
+        Value::Object(mut map) if map.get(key).is_some_and(Value::is_array) => {
+            match map.remove(key) {
+                Some(Value::Array(items)) => items,
+                _ => Vec::new(),
+            }
+        }
+        Value::Object(map) => vec![Value::Object(map)],
+        _ => {
+            return Err(ApiError::bad_request(format!(
+                "the body must be a record object, an array of records or {{\"{key}\": [...]}}"
+            )));
+        }
+    };
+    if records.len() > MAX_BATCH {
+        return Err(ApiError::TooLarge(format!(
+            "{} records in one request; the limit is {MAX_BATCH}",
+            records.len()
+        )));
+    }
+    Ok(records)
+}
+
+/// `limit` and `offset` of a list endpoint.
+pub fn page_of(params: &Params) -> Result<(usize, usize), ApiError> {
+    let read = |name: &str, default: usize| -> Result<usize, ApiError> {
+        match params.get(name).map(|v| v.trim()).filter(|v| !v.is_empty()) {
+            None => Ok(default),
+            Some(text) => text.parse().map_err(|_| {
+                ApiError::bad_request(format!(
+                    "query parameter `{name}`: `{text}` is not a whole number of 0 or more"
+                ))
+            }),
+        }
+    };
+    Ok((
+        read("limit", DEFAULT_LIMIT)?.min(MAX_LIMIT),
+        read("offset", 0)?,
+    ))
+}
+
+/// Runs `work` with the account's ledger for reading, off the event loop.
+pub async fn read_ledger<T: Send + 'static>(
+    account: Arc<Account>,
+    work: impl FnOnce(&Ledger) -> Result<T, ApiError> + Send + 'static,
+) -> Result<T, ApiError> {
+    tokio::task::spawn_blocking(move || {
+        let ledger = account.ledger.read().unwrap_or_else(|p| p.into_inner());
+        work(&ledger)
+    })
+    .await
+    .map_err(|_| ApiError::internal("the request could not be completed"))?
+}
+
+/// Runs `work` with the account's ledger for writing, off the event loop;
+/// `work` persists through the state before it returns.
+pub async fn write_ledger<T: Send + 'static>(
+    state: Arc<AppState>,
+    account: Arc<Account>,
+    work: impl FnOnce(&AppState, &Account, &mut Ledger) -> Result<T, ApiError> + Send + 'static,
+) -> Result<T, ApiError> {
+    tokio::task::spawn_blocking(move || {
+        let mut ledger = account.ledger.write().unwrap_or_else(|p| p.into_inner());
+        work(&state, &account, &mut ledger)
+    })
+    .await
+    .map_err(|_| ApiError::internal("the request could not be completed"))?
+}
+
+/// The instant a read is computed at: `as_of` when given, else now.
+pub fn as_of(params: &Params, ledger: &Ledger) -> Result<chrono::DateTime<chrono::Utc>, ApiError> {
+    match params.get("as_of").filter(|v| !v.trim().is_empty()) {
+        Some(text) => Ok(submetrics::parse_as_of(text.trim(), ledger.settings())?),
+        None => Ok(chrono::Utc::now()),
+    }
+}

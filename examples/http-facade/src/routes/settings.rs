@@ -1,0 +1,132 @@
+//! Settings: notification settings (a partial PUT changes only what it
+//! sends) and the read-only integration connections, which stay
+//! `connected: false` until an integration exists.
+
+use super::JsonBody;
+use crate::auth::Caller;
+use crate::error::ApiError;
+use crate::state::AppState;
+use axum::Json;
+use axum::Router;
+use axum::extract::State;
+use axum::routing::get;
+use serde_json::{Value, json};
+use std::sync::Arc;
+
+pub fn routes() -> Router<Arc<AppState>> {
+    Router::new()
+        .route(
+            "/settings/notifications",
+            get(get_notifications).put(put_notifications),
+        )
+        .route("/settings/payment-platform", get(payment_platform))
+        .route("/settings/stripe", get(payment_platform))
+        .route("/settings/crm", get(crm))
+        .route("/settings/hubspot", get(crm))
+}
+
+async fn get_notifications(
+    State(state): State<Arc<AppState>>,
+    caller: Caller,
+) -> Result<Json<Value>, ApiError> {
+    caller.require_admin()?;
+    let account = state.account(caller.account_id)?;
+    let row = account.row.lock().unwrap_or_else(|p| p.into_inner());
+    Ok(Json(row.notifications.clone()))
+}
+
+async fn put_notifications(
+    State(state): State<Arc<AppState>>,
+    caller: Caller,
+    JsonBody(body): JsonBody,
+) -> Result<Json<Value>, ApiError> {
+    caller.require_admin()?;
+    if !body.is_object() {
+        return Err(ApiError::bad_request(
+            "the body must be a (partial) notification settings object",
+        ));
+    }
+    let account = state.account(caller.account_id)?;
+    let mut row = account
+        .row
+        .lock()
+        .unwrap_or_else(|p| p.into_inner())
+        .clone();
+    merge(&mut row.notifications, &body, "")?;
+    state.store().save_account(&row)?;
+    let updated = row.notifications.clone();
+    *account.row.lock().unwrap_or_else(|p| p.into_inner()) = row;
+    Ok(Json(updated))
+}
+
+/// Merges `patch` into `target`: objects key by key, anything else replaces.
+/// A known key sent with a different JSON type is an error naming it.
+fn merge(target: &mut Value, patch: &Value, path: &str) -> Result<(), ApiError> {
+    let (Some(target_map), Some(patch_map)) = (target.as_object_mut(), patch.as_object()) else {
+        *target = patch.clone();
+        return Ok(());
+    };
+    for (key, value) in patch_map {
+        let here = if path.is_empty() {
+            key.clone()
+        } else {
+            format!("{path}.{key}")
+        };
+        match target_map.get_mut(key) {
+            Some(existing) if existing.is_object() => {
+                if !value.is_object() {
+                    return Err(ApiError::bad_request(format!(
+                        "notification setting `{here}` must be an object"
+                    )));
+                }
+                merge(existing, value, &here)?;
+            }
+            Some(existing) => {
+                let same_type = existing.is_null()
+                    || value.is_null()
+                    || std::mem::discriminant(existing) == std::mem::discriminant(value);
+                if !same_type {
+                    return Err(ApiError::bad_request(format!(
+                        "notification setting `{here}` must be a {}",
+                        type_name(existing)
+                    )));
+                }
+                *existing = value.clone();
+            }
+            None => {
+                return Err(ApiError::bad_request(format!(
+                    "unknown notification setting `{here}`"
+                )));
+            }
+        }
+    }
+    Ok(())
+}
+
+fn type_name(value: &Value) -> &'static str {
+    match value {
+        Value::Bool(_) => "boolean",
+        Value::Number(_) => "number",
+        Value::String(_) => "string",
+        Value::Array(_) => "list",
+        Value::Object(_) => "object",
+        Value::Null => "value",
+    }
+}
+
+async fn payment_platform(caller: Caller) -> Result<Json<Value>, ApiError> {
+    caller.require_admin()?;
+    Ok(Json(json!({
+        "connected": false, "account_id": null, "account_name": null, "livemode": false,
+        "connected_at": null, "last_sync": null, "sync_status": null,
+        "customers_imported": 0, "invoices_imported": 0
+    })))
+}
+
+async fn crm(caller: Caller) -> Result<Json<Value>, ApiError> {
+    caller.require_admin()?;
+    Ok(Json(json!({
+        "connected": false, "portal_id": null, "portal_name": null, "connected_at": null,
+        "sync_enabled": false, "sync_direction": null, "last_sync": null, "properties_mapped": []
+    })))
+}

@@ -1,0 +1,235 @@
+//! The service state: the store, and per account its settings documents and
+//! its in-memory core ledger, rebuilt from the store at start.
+//!
+//! Writes take the account's ledger write lock, apply the batch to the core,
+//! persist what the core accepted in one SQLite transaction, and only then
+//! answer; if persisting fails the ledger is rebuilt from the store, so
+//! memory never holds what the disk does not.
+
+use crate::auth::{hash_key, new_key, new_key_id};
+use crate::error::ApiError;
+use crate::store::{AccountRow, Change, KeyRow, Store};
+use serde_json::{Value, json};
+use std::collections::HashMap;
+use std::path::Path;
+use std::sync::{Arc, Mutex, RwLock};
+use submetrics::{Ledger, Settings};
+
+pub struct Account {
+    pub row: Mutex<AccountRow>,
+    pub ledger: RwLock<Ledger>,
+}
+
+pub struct AppState {
+    store: Mutex<Store>,
+    accounts: RwLock<HashMap<i64, Arc<Account>>>,
+    /// Valid keys by hash; a miss falls back to the store.
+    keys: RwLock<HashMap<String, KeyRow>>,
+}
+
+/// Default notification settings of a new account.
+pub fn default_notifications() -> Value {
+    json!({
+        "email": {"enabled": false, "recipients": [], "frequency": "weekly"},
+        "slack": {"enabled": false, "channel": "", "events": []},
+        "alerts": {"churn_threshold": null, "mrr_drop_threshold": null}
+    })
+}
+
+pub fn now_text() -> String {
+    chrono::Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Secs, true)
+}
+
+impl AppState {
+    /// Opens the store in `dir` and rebuilds every account's ledger.
+    pub fn open(dir: &Path) -> Result<AppState, ApiError> {
+        let store = Store::open(dir)?;
+        let mut accounts = HashMap::new();
+        for row in store.accounts()? {
+            let ledger = rebuild(&store, &row)?;
+            accounts.insert(
+                row.id,
+                Arc::new(Account {
+                    row: Mutex::new(row),
+                    ledger: RwLock::new(ledger),
+                }),
+            );
+        }
+        Ok(AppState {
+            store: Mutex::new(store),
+            accounts: RwLock::new(accounts),
+            keys: RwLock::new(HashMap::new()),
+        })
+    }
+
+    pub fn store(&self) -> std::sync::MutexGuard<'_, Store> {
+        self.store
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
+    }
+
+    pub fn account(&self, id: i64) -> Result<Arc<Account>, ApiError> {
+        self.accounts
+            .read()
+            .unwrap_or_else(|p| p.into_inner())
+            .get(&id)
+            .cloned()
+            .ok_or_else(|| ApiError::NotFound(format!("account {id} does not exist")))
+    }
+
+    pub fn account_count(&self) -> usize {
+        self.accounts
+            .read()
+            .unwrap_or_else(|p| p.into_inner())
+            .len()
+    }
+
+    /// Creates an account with an owner key; returns (account id, key).
+    pub fn create_account(
+        &self,
+        name: &str,
+        owner_key: Option<String>,
+    ) -> Result<(i64, String), ApiError> {
+        let settings = serde_json::to_value(Settings::default())
+            .map_err(|e| ApiError::internal(e.to_string()))?;
+        let mut row = AccountRow {
+            id: 0,
+            name: name.to_string(),
+            settings,
+            profile: json!({"first_name": "", "last_name": "", "email": "", "locale": "en", "picture": null, "provider": "credentials", "verified": false}),
+            notifications: default_notifications(),
+            created: now_text(),
+        };
+        let id = self.store().create_account(&row)?;
+        row.id = id;
+        let ledger = Ledger::new(Settings::default());
+        self.accounts
+            .write()
+            .unwrap_or_else(|p| p.into_inner())
+            .insert(
+                id,
+                Arc::new(Account {
+                    row: Mutex::new(row),
+                    ledger: RwLock::new(ledger),
+                }),
+            );
+        let key = self.create_key(id, "owner", "owner", owner_key)?;
+        Ok((id, key))
+    }
+
+    /// Creates a key (random unless `given`) and returns it; only its hash is kept.
+    pub fn create_key(
+        &self,
+        account: i64,
+        role: &str,
+        name: &str,
+        given: Option<String>,
+    ) -> Result<String, ApiError> {
+        if !crate::auth::ROLES.contains(&role) {
+            return Err(ApiError::bad_request(format!(
+                "role `{role}` is not one of {}",
+                crate::auth::ROLES.join(", ")
+            )));
+        }
+        let key = match given {
+            Some(key) if key.len() >= 16 => key,
+            Some(_) => {
+                return Err(ApiError::bad_request(
+                    "a given key needs at least 16 characters",
+                ));
+            }
+            None => new_key()?,
+        };
+        let row = KeyRow {
+            id: new_key_id()?,
+            account_id: account,
+            name: name.to_string(),
+            role: role.to_string(),
+            created: now_text(),
+            revoked: false,
+        };
+        self.store().insert_key(&row, &hash_key(&key))?;
+        Ok(key)
+    }
+
+    pub fn key(&self, hash: &str) -> Result<Option<KeyRow>, ApiError> {
+        if let Some(row) = self
+            .keys
+            .read()
+            .unwrap_or_else(|p| p.into_inner())
+            .get(hash)
+        {
+            return Ok(Some(row.clone()));
+        }
+        let row = self.store().key_by_hash(hash)?;
+        if let Some(row) = &row {
+            self.keys
+                .write()
+                .unwrap_or_else(|p| p.into_inner())
+                .insert(hash.to_string(), row.clone());
+        }
+        Ok(row)
+    }
+
+    pub fn revoke_key(&self, id: &str, account: Option<i64>) -> Result<bool, ApiError> {
+        let revoked = self.store().revoke_key(id, account)?;
+        self.keys
+            .write()
+            .unwrap_or_else(|p| p.into_inner())
+            .retain(|_, row| row.id != id);
+        Ok(revoked)
+    }
+
+    /// Persists `changes`; on failure rebuilds the account's ledger from the
+    /// store so memory matches disk, and reports the failure.
+    pub fn persist(
+        &self,
+        account: &Account,
+        ledger: &mut Ledger,
+        changes: &[Change],
+    ) -> Result<(), ApiError> {
+        let id = account.row.lock().unwrap_or_else(|p| p.into_inner()).id;
+        let outcome = self.store().apply(id, changes);
+        if let Err(error) = outcome {
+            *ledger = self.reload(account)?;
+            return Err(error);
+        }
+        Ok(())
+    }
+
+    /// The account's ledger as the store holds it.
+    pub fn reload(&self, account: &Account) -> Result<Ledger, ApiError> {
+        let row = account
+            .row
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .clone();
+        rebuild(&self.store(), &row)
+    }
+}
+
+/// Rebuilds an account's ledger from its stored settings, FX rates and
+/// records.
+fn rebuild(store: &Store, row: &AccountRow) -> Result<Ledger, ApiError> {
+    let settings = Settings::from_json(&row.settings)?;
+    let mut ledger = Ledger::new(settings);
+    let rates = store.fx_rates(row.id)?;
+    if !rates.is_empty() {
+        ledger.load_fx_rates(&rates)?;
+    }
+    for (kind, records) in store.records(row.id)? {
+        let report = ledger.upsert(kind, &records);
+        let rejected: Vec<String> = report
+            .rejected()
+            .filter_map(|r| r.import_error.clone())
+            .collect();
+        if let Some(first) = rejected.first() {
+            return Err(ApiError::internal(format!(
+                "account {}: {} stored record(s) no longer load: {first}",
+                row.id,
+                rejected.len()
+            )));
+        }
+    }
+    Ok(ledger)
+}

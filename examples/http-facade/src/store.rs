@@ -1,0 +1,376 @@
+//! SQLite persistence: accounts, API keys (hashes only) and every accepted
+//! record as the JSON the core stores.
+//!
+//! The database runs in WAL mode with `synchronous=FULL`, so a committed
+//! transaction is on disk before the service answers. A batch is written in
+//! one transaction: a crash leaves all of it or none.
+
+use crate::error::ApiError;
+use rusqlite::{Connection, OptionalExtension, params};
+use serde_json::Value;
+use std::path::Path;
+use submetrics::RecordKind;
+
+/// File name of the database inside the data directory.
+pub const DATABASE_FILE: &str = "submetrics.db";
+
+/// One stored API key (never the key itself).
+#[derive(Debug, Clone)]
+pub struct KeyRow {
+    pub id: String,
+    pub account_id: i64,
+    pub name: String,
+    pub role: String,
+    pub created: String,
+    pub revoked: bool,
+}
+
+/// One account with its stored documents.
+#[derive(Debug, Clone)]
+pub struct AccountRow {
+    pub id: i64,
+    pub name: String,
+    pub settings: Value,
+    pub profile: Value,
+    pub notifications: Value,
+    pub created: String,
+}
+
+/// A change to persist for one record.
+pub enum Change {
+    /// Store (insert or replace) the record's JSON.
+    Put {
+        kind: RecordKind,
+        id: String,
+        owner: Option<String>,
+        body: Value,
+    },
+    Delete {
+        kind: RecordKind,
+        id: String,
+    },
+    /// Delete every invoice of a customer.
+    DeleteInvoicesOf {
+        customer: String,
+    },
+}
+
+pub struct Store {
+    connection: Connection,
+}
+
+/// The table name of each record kind.
+pub fn kind_name(kind: RecordKind) -> &'static str {
+    match kind {
+        RecordKind::Customers => "customers",
+        RecordKind::Plans => "plans",
+        RecordKind::PlanGroups => "plan_groups",
+        RecordKind::Invoices => "invoices",
+        RecordKind::DataSources => "data_sources",
+    }
+}
+
+impl Store {
+    /// Opens (or creates) the database in `dir`.
+    pub fn open(dir: &Path) -> Result<Store, ApiError> {
+        std::fs::create_dir_all(dir).map_err(|e| {
+            ApiError::internal(format!(
+                "cannot create data directory {}: {e}",
+                dir.display()
+            ))
+        })?;
+        let connection = Connection::open(dir.join(DATABASE_FILE)).map_err(ApiError::storage)?;
+        connection
+            .execute_batch(
+                "PRAGMA journal_mode = WAL;
+                 PRAGMA synchronous = FULL;
+                 PRAGMA foreign_keys = ON;
+                 PRAGMA busy_timeout = 5000;
+                 CREATE TABLE IF NOT EXISTS accounts (
+                     id INTEGER PRIMARY KEY,
+                     name TEXT NOT NULL,
+                     settings TEXT NOT NULL,
+                     profile TEXT NOT NULL,
+                     notifications TEXT NOT NULL,
+                     created TEXT NOT NULL
+                 );
+                 CREATE TABLE IF NOT EXISTS api_keys (
+                     id TEXT PRIMARY KEY,
+                     account_id INTEGER NOT NULL REFERENCES accounts(id),
+                     hash TEXT NOT NULL UNIQUE,
+                     name TEXT NOT NULL,
+                     role TEXT NOT NULL,
+                     created TEXT NOT NULL,
+                     revoked INTEGER NOT NULL DEFAULT 0
+                 );
+                 CREATE TABLE IF NOT EXISTS records (
+                     account_id INTEGER NOT NULL REFERENCES accounts(id),
+                     kind TEXT NOT NULL,
+                     id TEXT NOT NULL,
+                     owner TEXT,
+                     seq INTEGER NOT NULL,
+                     body TEXT NOT NULL,
+                     PRIMARY KEY (account_id, kind, id)
+                 );
+                 CREATE INDEX IF NOT EXISTS records_by_owner ON records(account_id, kind, owner);
+                 CREATE TABLE IF NOT EXISTS fx_rates (
+                     account_id INTEGER NOT NULL REFERENCES accounts(id),
+                     seq INTEGER PRIMARY KEY AUTOINCREMENT,
+                     body TEXT NOT NULL
+                 );",
+            )
+            .map_err(ApiError::storage)?;
+        Ok(Store { connection })
+    }
+
+    pub fn accounts(&self) -> Result<Vec<AccountRow>, ApiError> {
+        let mut statement = self
+            .connection
+            .prepare("SELECT id, name, settings, profile, notifications, created FROM accounts ORDER BY id")
+            .map_err(ApiError::storage)?;
+        let rows = statement
+            .query_map([], |row| {
+                Ok((
+                    row.get::<_, i64>(0)?,
+                    row.get::<_, String>(1)?,
+                    row.get::<_, String>(2)?,
+                    row.get::<_, String>(3)?,
+                    row.get::<_, String>(4)?,
+                    row.get::<_, String>(5)?,
+                ))
+            })
+            .map_err(ApiError::storage)?;
+        let mut accounts = Vec::new();
+        for row in rows {
+            let (id, name, settings, profile, notifications, created) =
+                row.map_err(ApiError::storage)?;
+            accounts.push(AccountRow {
+                id,
+                name,
+                settings: parse(&settings)?,
+                profile: parse(&profile)?,
+                notifications: parse(&notifications)?,
+                created,
+            });
+        }
+        Ok(accounts)
+    }
+
+    /// Creates an account and returns its id.
+    pub fn create_account(&mut self, row: &AccountRow) -> Result<i64, ApiError> {
+        self.connection
+            .execute(
+                "INSERT INTO accounts (name, settings, profile, notifications, created) VALUES (?1, ?2, ?3, ?4, ?5)",
+                params![
+                    row.name,
+                    row.settings.to_string(),
+                    row.profile.to_string(),
+                    row.notifications.to_string(),
+                    row.created
+                ],
+            )
+            .map_err(ApiError::storage)?;
+        Ok(self.connection.last_insert_rowid())
+    }
+
+    /// Replaces an account's name and documents.
+    pub fn save_account(&mut self, row: &AccountRow) -> Result<(), ApiError> {
+        self.connection
+            .execute(
+                "UPDATE accounts SET name = ?2, settings = ?3, profile = ?4, notifications = ?5 WHERE id = ?1",
+                params![
+                    row.id,
+                    row.name,
+                    row.settings.to_string(),
+                    row.profile.to_string(),
+                    row.notifications.to_string()
+                ],
+            )
+            .map_err(ApiError::storage)?;
+        Ok(())
+    }
+
+    pub fn insert_key(&mut self, key: &KeyRow, hash: &str) -> Result<(), ApiError> {
+        self.connection
+            .execute(
+                "INSERT INTO api_keys (id, account_id, hash, name, role, created) VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
+                params![key.id, key.account_id, hash, key.name, key.role, key.created],
+            )
+            .map_err(ApiError::storage)?;
+        Ok(())
+    }
+
+    /// The key with this hash, when it exists and is not revoked.
+    pub fn key_by_hash(&self, hash: &str) -> Result<Option<KeyRow>, ApiError> {
+        self.connection
+            .query_row(
+                "SELECT id, account_id, name, role, created, revoked FROM api_keys WHERE hash = ?1 AND revoked = 0",
+                [hash],
+                key_row,
+            )
+            .optional()
+            .map_err(ApiError::storage)
+    }
+
+    /// Every key, or those of one account.
+    pub fn keys(&self, account: Option<i64>) -> Result<Vec<KeyRow>, ApiError> {
+        let mut statement = self
+            .connection
+            .prepare(
+                "SELECT id, account_id, name, role, created, revoked FROM api_keys
+                 WHERE ?1 IS NULL OR account_id = ?1 ORDER BY created, id",
+            )
+            .map_err(ApiError::storage)?;
+        let rows = statement
+            .query_map([account], key_row)
+            .map_err(ApiError::storage)?;
+        rows.collect::<Result<Vec<_>, _>>()
+            .map_err(ApiError::storage)
+    }
+
+    /// Revokes a key; `false` when no such key (of that account) exists.
+    pub fn revoke_key(&mut self, id: &str, account: Option<i64>) -> Result<bool, ApiError> {
+        let changed = self
+            .connection
+            .execute(
+                "UPDATE api_keys SET revoked = 1 WHERE id = ?1 AND (?2 IS NULL OR account_id = ?2)",
+                params![id, account],
+            )
+            .map_err(ApiError::storage)?;
+        Ok(changed > 0)
+    }
+
+    /// Every stored record of an account, grouped by kind in replay order
+    /// (data sources, customers, plans, plan groups, invoices).
+    pub fn records(&self, account: i64) -> Result<Vec<(RecordKind, Vec<Value>)>, ApiError> {
+        let mut out = Vec::new();
+        for kind in [
+            RecordKind::DataSources,
+            RecordKind::Customers,
+            RecordKind::Plans,
+            RecordKind::PlanGroups,
+            RecordKind::Invoices,
+        ] {
+            let mut statement = self
+                .connection
+                .prepare(
+                    "SELECT body FROM records WHERE account_id = ?1 AND kind = ?2 ORDER BY seq",
+                )
+                .map_err(ApiError::storage)?;
+            let bodies = statement
+                .query_map(params![account, kind_name(kind)], |row| {
+                    row.get::<_, String>(0)
+                })
+                .map_err(ApiError::storage)?;
+            let mut values = Vec::new();
+            for body in bodies {
+                values.push(parse(&body.map_err(ApiError::storage)?)?);
+            }
+            out.push((kind, values));
+        }
+        Ok(out)
+    }
+
+    /// Every stored FX rate row of an account, oldest first.
+    pub fn fx_rates(&self, account: i64) -> Result<Vec<Value>, ApiError> {
+        let mut statement = self
+            .connection
+            .prepare("SELECT body FROM fx_rates WHERE account_id = ?1 ORDER BY seq")
+            .map_err(ApiError::storage)?;
+        let bodies = statement
+            .query_map([account], |row| row.get::<_, String>(0))
+            .map_err(ApiError::storage)?;
+        let mut rows = Vec::new();
+        for body in bodies {
+            rows.push(parse(&body.map_err(ApiError::storage)?)?);
+        }
+        Ok(rows)
+    }
+
+    /// Stores FX rate rows in one transaction.
+    pub fn add_fx_rates(&mut self, account: i64, rows: &[Value]) -> Result<(), ApiError> {
+        let tx = self.connection.transaction().map_err(ApiError::storage)?;
+        for row in rows {
+            tx.execute(
+                "INSERT INTO fx_rates (account_id, body) VALUES (?1, ?2)",
+                params![account, row.to_string()],
+            )
+            .map_err(ApiError::storage)?;
+        }
+        tx.commit().map_err(ApiError::storage)
+    }
+
+    /// Applies record changes in one transaction.
+    pub fn apply(&mut self, account: i64, changes: &[Change]) -> Result<(), ApiError> {
+        if changes.is_empty() {
+            return Ok(());
+        }
+        let tx = self.connection.transaction().map_err(ApiError::storage)?;
+        {
+            let next_seq: i64 = tx
+                .query_row(
+                    "SELECT COALESCE(MAX(seq), 0) + 1 FROM records WHERE account_id = ?1",
+                    [account],
+                    |r| r.get(0),
+                )
+                .map_err(ApiError::storage)?;
+            let mut put = tx
+                .prepare_cached(
+                    "INSERT INTO records (account_id, kind, id, owner, seq, body) VALUES (?1, ?2, ?3, ?4, ?5, ?6)
+                     ON CONFLICT (account_id, kind, id) DO UPDATE SET owner = excluded.owner, body = excluded.body",
+                )
+                .map_err(ApiError::storage)?;
+            for (offset, change) in changes.iter().enumerate() {
+                match change {
+                    Change::Put {
+                        kind,
+                        id,
+                        owner,
+                        body,
+                    } => {
+                        put.execute(params![
+                            account,
+                            kind_name(*kind),
+                            id,
+                            owner,
+                            next_seq + offset as i64,
+                            body.to_string()
+                        ])
+                        .map_err(ApiError::storage)?;
+                    }
+                    Change::Delete { kind, id } => {
+                        tx.execute(
+                            "DELETE FROM records WHERE account_id = ?1 AND kind = ?2 AND id = ?3",
+                            params![account, kind_name(*kind), id],
+                        )
+                        .map_err(ApiError::storage)?;
+                    }
+                    Change::DeleteInvoicesOf { customer } => {
+                        tx.execute(
+                            "DELETE FROM records WHERE account_id = ?1 AND kind = 'invoices' AND owner = ?2",
+                            params![account, customer],
+                        )
+                        .map_err(ApiError::storage)?;
+                    }
+                }
+            }
+        }
+        tx.commit().map_err(ApiError::storage)
+    }
+}
+
+fn key_row(row: &rusqlite::Row) -> rusqlite::Result<KeyRow> {
+    Ok(KeyRow {
+        id: row.get(0)?,
+        account_id: row.get(1)?,
+        name: row.get(2)?,
+        role: row.get(3)?,
+        created: row.get(4)?,
+        revoked: row.get::<_, i64>(5)? != 0,
+    })
+}
+
+fn parse(text: &str) -> Result<Value, ApiError> {
+    serde_json::from_str(text)
+        .map_err(|e| ApiError::internal(format!("stored JSON is unreadable: {e}")))
+}
