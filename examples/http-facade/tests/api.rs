@@ -1,0 +1,343 @@
+//! Every endpoint and response shape, over real HTTP.
+
+mod common;
+
+use common::{Server, seed};
+use serde_json::json;
+
+#[test]
+fn plans_follow_the_interface_shapes() {
+    let server = Server::start();
+    let (status, body) = server.post(
+        "/data/plans",
+        json!([{"id": "m", "name": "Monthly", "billing_freq": "month", "currency": "usd"}, {"id": "bad", "name": "Bad", "currency": "USD"}]),
+    );
+    assert_eq!(status, 200);
+    assert_eq!(
+        body["result"][0],
+        json!({"id": "m", "import_status": "inserted"})
+    );
+    assert_eq!(body["result"][1]["import_status"], "error");
+    assert_eq!(
+        body["result"][1]["import_error"],
+        "plan bad: field `billing_freq`: is required (day, week, month or year)"
+    );
+    let (_, list) = server.get("/data/plans");
+    assert_eq!(list["result"]["count"], 1);
+    assert_eq!(list["result"]["list"][0]["currency"], "USD");
+    let (status, body) = server.put("/data/plans/m", json!({"name": "Monthly Basic"}));
+    assert_eq!(
+        (status, body),
+        (200, json!({"result": "ok", "updated": "m"}))
+    );
+    assert_eq!(server.get("/data/plans/m").1["name"], "Monthly Basic");
+    let (status, body) = server.put("/data/plans/", json!({"name": "x"}));
+    assert_eq!(
+        (status, body["error"].clone()),
+        (400, json!("Missing external_id"))
+    );
+    let (status, body) = server.delete("/data/plans/m");
+    assert_eq!(
+        (status, body),
+        (200, json!({"result": "ok", "deleted": "m"}))
+    );
+    assert_eq!(server.get("/data/plans/m").0, 404);
+}
+
+#[test]
+fn customers_are_created_merged_and_deleted_with_their_invoices() {
+    let server = Server::start();
+    seed(&server);
+    let (status, body) = server.post(
+        "/data/customers",
+        json!({"id": "C", "name": "Gamma", "custom_variables": {"industry": "SaaS"}}),
+    );
+    assert_eq!(status, 201);
+    assert_eq!(body["result"]["count"], 1);
+    assert_eq!(body["result"]["list"][0]["id"], "C");
+    let (status, body) = server.put(
+        "/data/customers/C",
+        json!({"email": "g@gamma.test", "custom_variables": {"size": "small"}}),
+    );
+    assert_eq!(status, 200);
+    assert_eq!(body["success"], true);
+    assert_eq!(
+        body["result"]["custom_variables"],
+        json!({"industry": "SaaS", "size": "small"})
+    );
+    assert_eq!(body["result"]["email"], "g@gamma.test");
+    let (_, a) = server.get("/data/customers/A");
+    assert_eq!(a["id"], "A");
+    assert!(a["current_mrr"].is_object());
+    let (status, body) = server.delete("/data/customers/A");
+    assert_eq!((status, body), (200, json!({"success": true, "id": "A"})));
+    let (_, invoices) = server.get("/data/invoices");
+    assert_eq!(invoices["result"]["count"], 1, "A's invoice went with it");
+    // A single invalid customer is a 400 naming the field.
+    let (status, body) = server.post("/data/customers", json!({"id": "X"}));
+    assert_eq!(status, 400);
+    assert_eq!(body["code"], "invalid_record");
+    assert_eq!(body["field"], "name");
+}
+
+#[test]
+fn plan_groups_get_service_ids_and_keep_plans_when_deleted() {
+    let server = Server::start();
+    seed(&server);
+    let (status, body) = server.post(
+        "/data/plan-groups",
+        json!({"name": "Core", "plans": [{"id": "m"}, {"id": "m2"}]}),
+    );
+    assert_eq!(status, 200);
+    assert_eq!(body["success"], true);
+    let id = body["id"].as_str().expect("id").to_string();
+    let (_, group) = server.get(&format!("/data/plan-groups/{id}"));
+    assert_eq!(group["plans"][1]["name"], "Monthly Plus");
+    let (status, _) = server.put(
+        &format!("/data/plan-groups/{id}"),
+        json!({"name": "Core only", "plans": [{"id": "m"}]}),
+    );
+    assert_eq!(status, 200);
+    assert_eq!(
+        server.get(&format!("/data/plan-groups/{id}")).1["plans"]
+            .as_array()
+            .map(Vec::len),
+        Some(1)
+    );
+    let (status, body) = server.post(
+        "/data/plan-groups",
+        json!({"name": "Broken", "plans": [{"id": "nope"}]}),
+    );
+    assert_eq!(status, 400);
+    assert!(body["error"].as_str().unwrap_or("").contains("nope"));
+    assert_eq!(server.delete(&format!("/data/plan-groups/{id}")).0, 200);
+    assert_eq!(server.get("/data/plans").1["result"]["count"], 2);
+}
+
+#[test]
+fn a_resent_invoice_id_replaces_the_invoice() {
+    let server = Server::start();
+    seed(&server);
+    let invoice = json!({"id": "a1", "customer_id": "A", "type": "subscription", "invoice_date": "2024-01-01", "amount": 4000, "currency": "USD", "plan_id": "m"});
+    server.post("/data/invoices", invoice.clone());
+    server.post("/data/invoices", invoice);
+    let (_, invoices) = server.get("/data/invoices?customer=A");
+    assert_eq!(invoices["result"]["count"], 1);
+    assert_eq!(invoices["result"]["list"][0]["amount"], 4000);
+    let (_, summary) = server.get("/reports/summary?as_of=2024-01-20");
+    assert_eq!(summary["summary"]["mrr_current"], 9000);
+}
+
+#[test]
+fn imports_tag_records_with_their_data_source() {
+    let server = Server::start();
+    let (status, _) = server.post(
+        "/v1/data-sources/nope/customers",
+        json!({"id": "A", "name": "Acme"}),
+    );
+    assert_eq!(status, 404);
+    server.post(
+        "/data/data-sources",
+        json!({"id": "ds1", "name": "Billing", "type": "api"}),
+    );
+    server.post(
+        "/v1/data-sources/ds1/plans",
+        json!({"plans": [{"id": "m", "name": "Monthly", "interval": "month", "currency": "USD"}]}),
+    );
+    let (status, body) = server.post(
+        "/v1/data-sources/ds1/customers",
+        json!({"id": "A", "name": "Acme"}),
+    );
+    assert_eq!(status, 200);
+    assert_eq!(body["result"][0]["import_status"], "inserted");
+    let (_, body) = server.post(
+        "/v1/data-sources/ds1/invoices",
+        json!({"invoices": [{"id": "i1", "customer_id": "A", "type": "subscription", "invoice_date": "2024-01-01", "amount": 3000, "currency": "USD", "plan_id": "m"}]}),
+    );
+    assert_eq!(body["result"][0]["import_status"], "inserted");
+    assert_eq!(server.get("/data/customers/A").1["data_source"], "ds1");
+    assert_eq!(server.get("/data/plans?source=ds1").1["result"]["count"], 1);
+    assert_eq!(
+        server.get("/data/plans?source=other").1["result"]["count"],
+        0
+    );
+    let (_, account) = server.get("/account");
+    assert_eq!(
+        account["data_sources"],
+        json!([{"id": "ds1", "name": "Billing", "type": "api"}])
+    );
+}
+
+#[test]
+fn reports_run_by_name_at_as_of() {
+    let server = Server::start();
+    seed(&server);
+    let (status, body) = server.get("/reports/mrr?date=20240101-20240131&as_of=2024-01-31");
+    assert_eq!(status, 200);
+    assert_eq!(body["result"][0]["total_mrr"], 8000);
+    assert_eq!(body["result"][0]["new"], 8000);
+    let (status, body) =
+        server.get("/v1/reports/movement-table?date=20240101-20240131&as_of=2024-01-31");
+    assert_eq!(status, 200);
+    assert_eq!(body["result"]["list"][0]["customer_id"], "B");
+    let (status, body) = server.get("/reports/nope");
+    assert_eq!(status, 404);
+    assert_eq!(body["code"], "unknown_report");
+    let (status, body) = server.get("/reports/mrr?interval=hour");
+    assert_eq!(status, 400);
+    assert_eq!(body["field"], "interval");
+    let (status, body) = server.get("/reports/mrr?as_of=yesterday");
+    assert_eq!(status, 400);
+    assert_eq!(body["field"], "as_of");
+}
+
+#[test]
+fn analytics_customers_list_detail_and_resync() {
+    let server = Server::start();
+    seed(&server);
+    let (_, list) = server.get("/customers?as_of=2024-01-20");
+    assert_eq!(list["result"]["count"], 2);
+    assert_eq!(list["result"]["list"][0]["id"], "B");
+    assert_eq!(list["result"]["list"][0]["mrr"], 5000);
+    let (_, detail) = server.get("/customers/A?as_of=2024-01-20");
+    assert_eq!(detail["current_subscriptions"][0]["plan_id"], "m");
+    assert_eq!(detail["converted_mrr"], 3000);
+    assert_eq!(server.get("/customers/Z").0, 404);
+    let (status, body) = server.post("/customers/A/resync", json!({}));
+    assert_eq!(status, 200);
+    assert!(
+        body["message"]
+            .as_str()
+            .unwrap_or("")
+            .starts_with("customer A recalculated from 1 invoice(s)")
+    );
+}
+
+#[test]
+fn account_settings_apply_to_reports() {
+    let server = Server::start();
+    seed(&server);
+    let (status, account) = server.put(
+        "/account",
+        json!({"name": "Acme Inc", "timezone": "America/New_York", "churn_grace_days": 3}),
+    );
+    assert_eq!(status, 200);
+    assert_eq!(account["name"], "Acme Inc");
+    assert_eq!(account["timezone"], "America/New_York");
+    assert_eq!(account["churn_grace_days"], 3);
+    let (status, body) = server.put("/account", json!({"timezone": "Mars/Olympus"}));
+    assert_eq!(status, 400);
+    assert_eq!(body["code"], "invalid_setting");
+    // Grace 3: at Feb 4 12:00 the Jan 1 invoice (coverage to Feb 1) has lapsed.
+    let (_, summary) = server.get("/reports/summary?as_of=2024-02-04T17:00:00Z");
+    assert_eq!(summary["summary"]["mrr_current"], 5000);
+    let (_, profile) = server.put("/profile", json!({"first_name": "Ada", "locale": "de"}));
+    assert_eq!(profile["first_name"], "Ada");
+    assert_eq!(server.get("/profile").1["accounts"][0]["role"], "owner");
+    assert_eq!(server.put("/profile", json!({"email": "x@y.z"})).0, 400);
+    let (_, billing) = server.get("/account/billing");
+    assert_eq!(billing["plan"], "self-hosted");
+    assert!(billing["current_mrr"].is_i64());
+    let (_, team) = server.get("/account/team");
+    assert_eq!(team["result"]["count"], 1);
+}
+
+#[test]
+fn notification_settings_merge_only_what_is_sent() {
+    let server = Server::start();
+    let (status, settings) = server.put(
+        "/settings/notifications",
+        json!({"email": {"enabled": true}, "slack": {"events": ["churn"]}}),
+    );
+    assert_eq!(status, 200);
+    assert_eq!(settings["email"]["enabled"], true);
+    assert_eq!(settings["email"]["frequency"], "weekly");
+    assert_eq!(settings["slack"]["events"], json!(["churn"]));
+    assert_eq!(server.get("/settings/notifications").1, settings);
+    let (status, body) = server.put(
+        "/settings/notifications",
+        json!({"email": {"enabled": "yes"}}),
+    );
+    assert_eq!(status, 400);
+    assert_eq!(
+        body["error"],
+        "notification setting `email.enabled` must be a boolean"
+    );
+    for path in [
+        "/settings/payment-platform",
+        "/settings/stripe",
+        "/settings/crm",
+        "/v1/settings/hubspot",
+    ] {
+        let (status, body) = server.get(path);
+        assert_eq!(
+            (status, body["connected"].clone()),
+            (200, json!(false)),
+            "{path}"
+        );
+    }
+}
+
+#[test]
+fn fx_rates_convert_reports() {
+    let server = Server::start();
+    server.post(
+        "/data/plans",
+        json!({"id": "e", "name": "Euro", "interval": "month", "currency": "EUR"}),
+    );
+    server.post("/data/customers", json!({"id": "E", "name": "Euro"}));
+    server.post("/data/invoices", json!({"id": "e1", "customer_id": "E", "type": "subscription", "invoice_date": "2024-01-01", "amount": 2700, "currency": "EUR", "plan_id": "e"}));
+    let (status, body) = server.get("/reports/summary?as_of=2024-01-10");
+    assert_eq!(status, 400);
+    assert_eq!(body["code"], "missing_fx_rate");
+    let (status, _) = server.post(
+        "/data/fx-rates",
+        json!([{"date": "2024-01-01", "currency": "EUR", "rate": 0.9}]),
+    );
+    assert_eq!(status, 200);
+    assert_eq!(
+        server.get("/reports/summary?as_of=2024-01-10").1["summary"]["mrr_current"],
+        3000
+    );
+}
+
+#[test]
+fn openapi_lists_every_route_and_matches_the_committed_copy() {
+    let server = Server::start();
+    let (status, document) = server.call("GET", "/openapi.json", None, None);
+    assert_eq!(status, 200);
+    let committed = std::fs::read_to_string(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../../docs/openapi.json"
+    ))
+    .expect("docs/openapi.json exists (regenerate: GET /openapi.json)");
+    let committed: serde_json::Value = serde_json::from_str(&committed).expect("valid JSON");
+    assert_eq!(
+        document, committed,
+        "docs/openapi.json is out of date; regenerate it from GET /openapi.json"
+    );
+    // Every documented route is served (never the 404 of an unknown path).
+    for (path, operations) in document["paths"].as_object().expect("paths") {
+        for method in operations.as_object().expect("operations").keys() {
+            let concrete = path
+                .replace("{id}", "x")
+                .replace("{name}", "summary")
+                .replace("{collection}", "customers");
+            let body = (method == "post" || method == "put").then(|| json!({}));
+            let (status, body) = server.call(
+                &method.to_uppercase(),
+                &concrete,
+                Some(common::OWNER_KEY),
+                body.as_ref(),
+            );
+            assert!(
+                status != 404
+                    || body["error"]
+                        .as_str()
+                        .is_some_and(|e| !e.starts_with("no endpoint")),
+                "{method} {path} is not routed"
+            );
+            assert_ne!(status, 405, "{method} {path}");
+        }
+    }
+}

@@ -1,0 +1,186 @@
+//! Starts the real server binary on a free port with a fresh data directory
+//! and talks to it over HTTP.
+
+#![allow(dead_code)]
+
+use serde_json::Value;
+use std::io::{BufRead, BufReader};
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+pub const OWNER_KEY: &str = "owner-key-for-tests-0123456789";
+
+static NEXT_DIR: AtomicUsize = AtomicUsize::new(0);
+
+/// A fresh, empty data directory for one test.
+pub fn data_dir() -> PathBuf {
+    let dir = std::env::temp_dir().join(format!(
+        "submetrics-server-test-{}-{}",
+        std::process::id(),
+        NEXT_DIR.fetch_add(1, Ordering::SeqCst)
+    ));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    dir
+}
+
+pub fn binary() -> &'static str {
+    env!("CARGO_BIN_EXE_submetrics-server")
+}
+
+/// Runs an offline subcommand on a data directory; returns its stdout.
+pub fn offline(dir: &Path, args: &[&str]) -> String {
+    let output = Command::new(binary())
+        .args(args)
+        .arg("--data-dir")
+        .arg(dir)
+        .env("SUBMETRICS_OWNER_KEY", OWNER_KEY)
+        .output()
+        .expect("run the server binary");
+    assert!(
+        output.status.success(),
+        "{args:?}: {}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    String::from_utf8(output.stdout).expect("utf-8")
+}
+
+pub struct Server {
+    child: Child,
+    pub base: String,
+    pub dir: PathBuf,
+    agent: ureq::Agent,
+}
+
+impl Server {
+    /// Starts a server on a new data directory.
+    pub fn start() -> Server {
+        Server::start_in(data_dir())
+    }
+
+    /// Starts a server on an existing data directory.
+    pub fn start_in(dir: PathBuf) -> Server {
+        let mut child = Command::new(binary())
+            .args(["--listen", "127.0.0.1:0", "--data-dir"])
+            .arg(&dir)
+            .env("SUBMETRICS_OWNER_KEY", OWNER_KEY)
+            .stdout(Stdio::piped())
+            .stderr(Stdio::inherit())
+            .spawn()
+            .expect("start the server");
+        let stdout = child.stdout.take().expect("stdout");
+        let mut lines = BufReader::new(stdout).lines();
+        let base = loop {
+            let line = lines
+                .next()
+                .expect("the server printed its address")
+                .expect("read stdout");
+            if let Some(address) = line.strip_prefix("listening on ") {
+                break address.trim().to_string();
+            }
+        };
+        // Keep draining stdout so the server never blocks on a full pipe.
+        std::thread::spawn(move || for _ in lines {});
+        let agent: ureq::Agent = ureq::Agent::config_builder()
+            .http_status_as_error(false)
+            .build()
+            .into();
+        Server {
+            child,
+            base,
+            dir,
+            agent,
+        }
+    }
+
+    /// Sends a request with `key`; returns the status and the JSON body
+    /// (`Value::Null` when the body is not JSON).
+    pub fn call(
+        &self,
+        method: &str,
+        path: &str,
+        key: Option<&str>,
+        body: Option<&Value>,
+    ) -> (u16, Value) {
+        self.raw(method, path, key, body.map(|b| b.to_string().into_bytes()))
+    }
+
+    pub fn raw(
+        &self,
+        method: &str,
+        path: &str,
+        key: Option<&str>,
+        body: Option<Vec<u8>>,
+    ) -> (u16, Value) {
+        let url = format!("{}{}", self.base, path);
+        let request = ureq::http::Request::builder().method(method).uri(&url);
+        let request = match key {
+            Some(key) => request.header("Authorization", format!("Bearer {key}")),
+            None => request,
+        };
+        let request = request
+            .header("Content-Type", "application/json")
+            .body(body.unwrap_or_default())
+            .expect("request");
+        let mut response = self.agent.run(request).expect("the server answers");
+        let status = response.status().as_u16();
+        let text = response.body_mut().read_to_string().unwrap_or_default();
+        (status, serde_json::from_str(&text).unwrap_or(Value::Null))
+    }
+
+    pub fn get(&self, path: &str) -> (u16, Value) {
+        self.call("GET", path, Some(OWNER_KEY), None)
+    }
+
+    pub fn post(&self, path: &str, body: Value) -> (u16, Value) {
+        self.call("POST", path, Some(OWNER_KEY), Some(&body))
+    }
+
+    pub fn put(&self, path: &str, body: Value) -> (u16, Value) {
+        self.call("PUT", path, Some(OWNER_KEY), Some(&body))
+    }
+
+    pub fn delete(&self, path: &str) -> (u16, Value) {
+        self.call("DELETE", path, Some(OWNER_KEY), None)
+    }
+
+    /// Kills the process at once (SIGKILL) and waits for it.
+    pub fn kill(mut self) -> PathBuf {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+        self.dir.clone()
+    }
+}
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// A small data set: plans m (3000) and m2 (5000), customers A and B.
+pub fn seed(server: &Server) {
+    let (status, _) = server.post(
+        "/data/plans",
+        serde_json::json!([
+            {"id": "m", "name": "Monthly", "interval": "month", "currency": "USD"},
+            {"id": "m2", "name": "Monthly Plus", "interval": "month", "currency": "USD"}
+        ]),
+    );
+    assert_eq!(status, 200);
+    let (status, _) = server.post(
+        "/data/customers",
+        serde_json::json!([{"id": "A", "name": "Acme", "country": "DE"}, {"id": "B", "name": "Beta", "country": "US"}]),
+    );
+    assert_eq!(status, 201);
+    let (status, _) = server.post(
+        "/data/invoices",
+        serde_json::json!([
+            {"id": "a1", "customer_id": "A", "type": "subscription", "invoice_date": "2024-01-01", "amount": 3000, "currency": "USD", "plan_id": "m"},
+            {"id": "b1", "customer_id": "B", "type": "subscription", "invoice_date": "2024-01-10", "amount": 5000, "currency": "USD", "plan_id": "m2"}
+        ]),
+    );
+    assert_eq!(status, 200);
+}

@@ -1,0 +1,137 @@
+//! Acknowledged writes survive restarts and kills; a batch is all or nothing;
+//! concurrent writers lose nothing.
+
+mod common;
+
+use common::{Server, seed};
+use serde_json::{Value, json};
+
+fn invoice(id: usize, customer: &str) -> Value {
+    json!({"id": format!("i{id}"), "customer_id": customer, "type": "subscription",
+           "invoice_date": "2024-01-01", "amount": 1000, "currency": "USD", "plan_id": "m"})
+}
+
+#[test]
+fn everything_acknowledged_survives_a_restart() {
+    let server = Server::start();
+    seed(&server);
+    server.put("/account", json!({"refund_handling": "ignore"}));
+    server.post(
+        "/data/fx-rates",
+        json!([{"date": "2024-01-01", "currency": "EUR", "rate": 0.9}]),
+    );
+    server.put(
+        "/data/customers/A",
+        json!({"custom_variables": {"industry": "Retail"}}),
+    );
+    let (_, group) = server.post(
+        "/data/plan-groups",
+        json!({"name": "Core", "plans": [{"id": "m"}]}),
+    );
+    let before = server
+        .get("/reports/mrr?date=20240101-20240131&as_of=2024-01-31")
+        .1;
+    let dir = server.kill();
+    let server = Server::start_in(dir);
+    assert_eq!(
+        server
+            .get("/reports/mrr?date=20240101-20240131&as_of=2024-01-31")
+            .1,
+        before
+    );
+    assert_eq!(server.get("/account").1["refund_handling"], "ignore");
+    assert_eq!(server.get("/data/fx-rates").1["result"]["count"], 1);
+    assert_eq!(
+        server.get("/data/customers/A").1["custom_variables"]["industry"],
+        "Retail"
+    );
+    let id = group["id"].as_str().expect("group id");
+    assert_eq!(
+        server.get(&format!("/data/plan-groups/{id}")).1["name"],
+        "Core"
+    );
+    // New plan groups after a restart get fresh ids.
+    let (_, next) = server.post(
+        "/data/plan-groups",
+        json!({"name": "Second", "plans": [{"id": "m2"}]}),
+    );
+    assert_ne!(next["id"], group["id"]);
+}
+
+#[test]
+fn a_kill_during_a_batch_leaves_all_or_nothing() {
+    let server = Server::start();
+    seed(&server);
+    let batch: Vec<Value> = (0..20_000)
+        .map(|i| invoice(i, if i % 2 == 0 { "A" } else { "B" }))
+        .collect();
+    let base = server.base.clone();
+    let body = json!(batch).to_string();
+    let sender = std::thread::spawn(move || {
+        let agent: ureq::Agent = ureq::Agent::config_builder()
+            .http_status_as_error(false)
+            .build()
+            .into();
+        agent
+            .post(&format!("{base}/data/invoices"))
+            .header("Authorization", format!("Bearer {}", common::OWNER_KEY))
+            .send(body.as_bytes())
+            .map(|r| r.status().as_u16())
+            .ok()
+    });
+    std::thread::sleep(std::time::Duration::from_millis(150));
+    let dir = server.kill();
+    let acknowledged = sender.join().expect("sender thread") == Some(200);
+    let server = Server::start_in(dir);
+    let count = server.get("/data/invoices?limit=1").1["result"]["count"]
+        .as_u64()
+        .expect("count");
+    assert!(
+        count == 2 || count == 20_002,
+        "half a batch survived: {count}"
+    );
+    if acknowledged {
+        assert_eq!(count, 20_002, "an acknowledged batch was lost");
+    }
+}
+
+#[test]
+fn concurrent_writers_lose_nothing() {
+    let server = Server::start();
+    seed(&server);
+    let base = server.base.clone();
+    let writers: Vec<_> = (0..8)
+        .map(|writer| {
+            let base = base.clone();
+            std::thread::spawn(move || {
+                let agent: ureq::Agent = ureq::Agent::config_builder()
+                    .http_status_as_error(false)
+                    .build()
+                    .into();
+                for n in 0..25 {
+                    let body = invoice(1000 + writer * 100 + n, "A").to_string();
+                    let status = agent
+                        .post(&format!("{base}/data/invoices"))
+                        .header("Authorization", format!("Bearer {}", common::OWNER_KEY))
+                        .send(body.as_bytes())
+                        .map(|r| r.status().as_u16())
+                        .expect("answer");
+                    assert_eq!(status, 200);
+                }
+            })
+        })
+        .collect();
+    for writer in writers {
+        writer.join().expect("writer");
+    }
+    assert_eq!(
+        server.get("/data/invoices?limit=1").1["result"]["count"],
+        2 + 8 * 25
+    );
+    let dir = server.kill();
+    let server = Server::start_in(dir);
+    assert_eq!(
+        server.get("/data/invoices?limit=1").1["result"]["count"],
+        2 + 8 * 25
+    );
+}
