@@ -131,23 +131,16 @@ impl SeriesSpec<'_> {
         stats: &mut [PeriodStats],
     ) -> Result<()> {
         let day_before_range = self.range.start.pred_opt().unwrap_or(self.range.start);
-        let mut running: Vec<(Currency, Cents)> = Vec::new();
+        let mut running = Running::default();
         let mut next = 0;
-        let advance_to =
-            |until: NaiveDate, next: &mut usize, running: &mut Vec<(Currency, Cents)>| {
-                while let Some(m) = movements.get(*next).filter(|m| m.date <= until) {
-                    if self.keeps_currency(m.currency) {
-                        match running.iter_mut().find(|(c, _)| *c == m.currency) {
-                            Some((_, amount)) => *amount += m.mrr_change,
-                            None => running.push((m.currency, m.mrr_change)),
-                        }
-                    }
-                    *next += 1;
-                }
-            };
-        advance_to(day_before_range, &mut next, &mut running);
-        let mut start_total = self.total_at(&running, day_before_range)?;
-        let mut start_active = running.iter().any(|(_, a)| *a > 0);
+        while let Some(m) = movements.get(next).filter(|m| m.date <= day_before_range) {
+            if self.keeps_currency(m.currency) {
+                running.add(self, m)?;
+            }
+            next += 1;
+        }
+        let mut start_total = running.total(self, day_before_range)?;
+        let mut start_active = running.active();
         for (period, entry) in self.periods.iter().zip(stats.iter_mut()) {
             let mut last_counted: Option<(NaiveDate, MovementKind)> = None;
             while let Some(m) = movements.get(next).filter(|m| m.date <= period.end) {
@@ -155,10 +148,7 @@ impl SeriesSpec<'_> {
                 if !self.keeps_currency(m.currency) {
                     continue;
                 }
-                match running.iter_mut().find(|(c, _)| *c == m.currency) {
-                    Some((_, amount)) => *amount += m.mrr_change,
-                    None => running.push((m.currency, m.mrr_change)),
-                }
+                running.add(self, m)?;
                 if !self.keeps_movement(m) {
                     continue;
                 }
@@ -191,8 +181,8 @@ impl SeriesSpec<'_> {
                     }
                 }
             }
-            let end_total = self.total_at(&running, period.end)?;
-            let end_active = running.iter().any(|(_, a)| *a > 0);
+            let end_total = running.total(self, period.end)?;
+            let end_active = running.active();
             entry.start_mrr += start_total;
             entry.total_mrr += end_total;
             entry.start_customers += i64::from(start_active);
@@ -203,12 +193,53 @@ impl SeriesSpec<'_> {
         }
         Ok(())
     }
+}
 
-    /// A customer's MRR at the end of `date`, converted per currency.
-    fn total_at(&self, running: &[(Currency, Cents)], date: NaiveDate) -> Result<Cents> {
-        running.iter().try_fold(0, |sum, (currency, amount)| {
-            Ok(sum + self.convert(*amount, *currency, date)?)
-        })
+/// One customer's MRR per currency so far; with a fixed rate also the sum of
+/// its converted movements, so that rounding each movement and rounding the
+/// total never disagree (`fix_fx` leaves no FX adjustment).
+#[derive(Default)]
+struct Running {
+    /// (currency, MRR in that currency, converted movements so far)
+    amounts: Vec<(Currency, Cents, Cents)>,
+}
+
+impl Running {
+    fn add(&mut self, spec: &SeriesSpec, m: &Movement) -> Result<()> {
+        let converted = match spec.conversion {
+            Conversion::Fixed(date) => {
+                spec.fx
+                    .convert(m.mrr_change, m.currency, spec.currency, date)?
+            }
+            Conversion::Daily => 0,
+        };
+        match self.amounts.iter_mut().find(|(c, _, _)| *c == m.currency) {
+            Some((_, amount, sum)) => {
+                *amount += m.mrr_change;
+                *sum += converted;
+            }
+            None => self.amounts.push((m.currency, m.mrr_change, converted)),
+        }
+        Ok(())
+    }
+
+    fn active(&self) -> bool {
+        self.amounts.iter().any(|(_, amount, _)| *amount > 0)
+    }
+
+    /// The MRR at the end of `date` in the report currency.
+    fn total(&self, spec: &SeriesSpec, date: NaiveDate) -> Result<Cents> {
+        self.amounts
+            .iter()
+            .try_fold(0, |sum, (currency, amount, converted)| {
+                Ok(sum
+                    + match spec.conversion {
+                        Conversion::Fixed(_) => *converted,
+                        Conversion::Daily => {
+                            spec.fx.convert(*amount, *currency, spec.currency, date)?
+                        }
+                    })
+            })
     }
 }
 

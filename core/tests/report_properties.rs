@@ -1,0 +1,188 @@
+//! Property tests of the mrr report on random histories: the identity per
+//! period with the FX adjustment, breakdown entries adding up to the total,
+//! a range equal to its two halves, and fix_fx leaving nothing to adjust.
+
+use proptest::prelude::*;
+use serde_json::{Value, json};
+use submetrics::{Ledger, ReportParams, Settings};
+
+const PLANS: &[(&str, &str, &str)] = &[
+    ("m", "month", "USD"),
+    ("y", "year", "USD"),
+    ("w", "week", "USD"),
+    ("e", "month", "EUR"),
+    ("g", "year", "GBP"),
+];
+const COUNTRIES: &[&str] = &["DE", "US", "FR", "JP"];
+
+fn ledger(invoices: &[(usize, usize, i64, i64, u8)], customers: usize) -> Ledger {
+    let mut ledger = Ledger::new(Settings::default());
+    ledger
+        .load_fx_rates(&[
+            json!({"date": "2023-01-01", "currency": "EUR", "rate": 0.9}),
+            json!({"date": "2024-03-01", "currency": "EUR", "rate": 0.8}),
+            json!({"date": "2023-01-01", "currency": "GBP", "rate": 0.75}),
+            json!({"date": "2024-05-10", "currency": "GBP", "rate": 0.7}),
+        ])
+        .expect("rates");
+    let plans: Vec<Value> = PLANS
+        .iter()
+        .map(|(id, freq, currency)| json!({"id": id, "name": id, "interval": freq, "currency": currency}))
+        .collect();
+    ledger.upsert_plans(&plans);
+    let list: Vec<Value> = (0..customers)
+        .map(|i| json!({"id": format!("c{i}"), "name": format!("C{i}"), "country": COUNTRIES[i % COUNTRIES.len()]}))
+        .collect();
+    ledger.upsert_customers(&list);
+    let records: Vec<Value> = invoices
+        .iter()
+        .enumerate()
+        .map(|(n, (customer, plan, day, amount, kind))| {
+            let (plan_id, _, currency) = PLANS[*plan];
+            let date = chrono::NaiveDate::from_ymd_opt(2024, 1, 1).expect("date")
+                + chrono::Days::new(*day as u64);
+            let mut invoice = json!({"id": format!("i{n}"), "customer_id": format!("c{customer}"),
+                "invoice_date": date.to_string(), "currency": currency});
+            match kind {
+                0..=3 => {
+                    invoice["type"] = json!("subscription");
+                    invoice["plan_id"] = json!(plan_id);
+                    invoice["amount"] = json!(amount);
+                }
+                4 => {
+                    invoice["type"] = json!("refund");
+                    invoice["amount"] = json!(-(amount / 3));
+                }
+                _ => {
+                    invoice["type"] = json!("cancellation");
+                    invoice["amount"] = json!(0);
+                }
+            }
+            invoice
+        })
+        .collect();
+    ledger.upsert_invoices(&records);
+    ledger
+}
+
+fn history() -> impl Strategy<Value = (usize, Vec<(usize, usize, i64, i64, u8)>)> {
+    (1usize..12).prop_flat_map(|customers| {
+        (
+            Just(customers),
+            prop::collection::vec(
+                (
+                    0..customers,
+                    0..PLANS.len(),
+                    0i64..200,
+                    0i64..50_000,
+                    0u8..6,
+                ),
+                0..40,
+            ),
+        )
+    })
+}
+
+fn params(pairs: &[(&str, &str)]) -> ReportParams {
+    pairs
+        .iter()
+        .map(|(k, v)| (k.to_string(), v.to_string()))
+        .collect()
+}
+
+fn as_of() -> chrono::DateTime<chrono::Utc> {
+    "2024-07-15T00:00:00Z".parse().expect("as_of")
+}
+
+fn periods(report: &Value) -> Vec<Value> {
+    report["result"].as_array().cloned().unwrap_or_default()
+}
+
+fn int(value: &Value) -> i64 {
+    value.as_i64().expect("an integer")
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(48))]
+
+    #[test]
+    fn each_period_closes_with_its_fx_adjustment((customers, invoices) in history()) {
+        let ledger = ledger(&invoices, customers);
+        let report = ledger.report("mrr", &params(&[("date", "20240101-20240630")]), as_of()).expect("report");
+        let rows = periods(&report);
+        for (i, row) in rows.iter().enumerate() {
+            let moved = ["new", "expansion", "contraction", "churn", "reactivation", "fx_adjustment"]
+                .iter()
+                .map(|k| int(&row[*k]))
+                .sum::<i64>();
+            prop_assert_eq!(int(&row["start_mrr"]) + moved, int(&row["total_mrr"]));
+            prop_assert_eq!(int(&row["start_customers"]) + int(&row["customers_diff"]), int(&row["total_customers"]));
+            if i > 0 {
+                prop_assert_eq!(int(&row["start_mrr"]), int(&rows[i - 1]["total_mrr"]));
+            }
+        }
+    }
+
+    #[test]
+    fn breakdown_entries_add_up_to_the_total((customers, invoices) in history()) {
+        let ledger = ledger(&invoices, customers);
+        for key in ["country", "plan", "currency", "billing_freq"] {
+            let report = ledger
+                .report("mrr", &params(&[("date", "20240101-20240630"), ("breakdown", key)]), as_of())
+                .expect("report");
+            for row in periods(&report) {
+                let entries = row["breakdown"].as_object().cloned().unwrap_or_default();
+                for field in ["total_mrr", "total_customers", "new", "churn", "expansion", "contraction", "reactivation"] {
+                    let sum: i64 = entries.values().map(|e| int(&e[field])).sum();
+                    if key == "currency" && field == "total_customers" {
+                        // A customer paying in two currencies is in both entries.
+                        prop_assert!(sum >= int(&row[field]));
+                    } else {
+                        prop_assert_eq!(sum, int(&row[field]), "{} {}", key, field);
+                    }
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn a_range_equals_its_two_halves((customers, invoices) in history()) {
+        let ledger = ledger(&invoices, customers);
+        let whole = periods(&ledger.report("mrr", &params(&[("date", "20240101-20240630")]), as_of()).expect("whole"));
+        let first = periods(&ledger.report("mrr", &params(&[("date", "20240101-20240331")]), as_of()).expect("first"));
+        let second = periods(&ledger.report("mrr", &params(&[("date", "20240401-20240630")]), as_of()).expect("second"));
+        let halves: Vec<Value> = first.into_iter().chain(second).collect();
+        prop_assert_eq!(whole, halves);
+    }
+
+    #[test]
+    fn fix_fx_leaves_nothing_to_adjust((customers, invoices) in history()) {
+        let ledger = ledger(&invoices, customers);
+        let report = ledger
+            .report("mrr", &params(&[("date", "20240101-20240630"), ("fix_fx", "true")]), as_of())
+            .expect("report");
+        for row in periods(&report) {
+            prop_assert_eq!(int(&row["fx_adjustment"]), 0);
+        }
+    }
+
+    #[test]
+    fn the_movement_table_lists_what_the_mrr_report_sums((customers, invoices) in history()) {
+        let ledger = ledger(&invoices, customers);
+        let range = [("date", "20240101-20240630")];
+        let mrr = periods(&ledger.report("mrr", &params(&range), as_of()).expect("mrr"));
+        let table = ledger.report("movement-table", &params(&range), as_of()).expect("table");
+        for row in &mrr {
+            let date = row["date"].as_str().expect("date");
+            let listed: i64 = table["result"]["list"]
+                .as_array()
+                .into_iter()
+                .flatten()
+                .filter(|m| m["date"] == date)
+                .map(|m| int(&m["mrr_change_base_currency"]))
+                .sum();
+            let summed: i64 = ["new", "expansion", "contraction", "churn", "reactivation"].iter().map(|k| int(&row[*k])).sum();
+            prop_assert_eq!(listed, summed, "{}", date);
+        }
+    }
+}
