@@ -3,7 +3,9 @@
 //! and answers JSON in the interface's response shape. Python, Node, the
 //! service and the CLI all call [`Ledger::report`].
 
+pub mod cashflow;
 mod customers;
+pub mod events;
 pub mod filters;
 mod invoices;
 pub mod movement_table;
@@ -11,6 +13,7 @@ pub mod mrr;
 pub mod series;
 mod summary;
 mod tables;
+pub mod transactions;
 
 use crate::error::{Error, Result};
 use crate::ledger::Ledger;
@@ -31,6 +34,32 @@ const REPORTS: &[(&str, ReportFn)] = &[
     ("invoices-detail", invoices::invoices_detail),
     ("mrr-table", tables::mrr_table),
     ("mrr-table-subtypes", tables::mrr_table_subtypes),
+    ("transactions", transactions::transactions),
+    ("transactions-detail", transactions::transactions_detail),
+    ("transactions-summary", transactions::transactions_summary),
+    ("transactions-table", transactions::transactions_table),
+    ("cashflow-failed-payments", cashflow::failed_payments),
+    (
+        "cashflow-failed-payments-detail",
+        cashflow::failed_payments_detail,
+    ),
+    (
+        "cashflow-failed-payments-summary",
+        cashflow::failed_payments_summary,
+    ),
+    (
+        "cashflow-failed-payments-table",
+        cashflow::failed_payments_table,
+    ),
+    ("cashflow-refunds", cashflow::refunds),
+    ("cashflow-refunds-detail", cashflow::refunds_detail),
+    ("cashflow-refunds-table", cashflow::refunds_table),
+    ("cashflow-failure-rate", cashflow::failure_rate),
+    (
+        "cashflow-failure-rate-summary",
+        cashflow::failure_rate_summary,
+    ),
+    ("cashflow-outstanding-unpaid", cashflow::outstanding_unpaid),
 ];
 
 /// The names of every report, in registry order.

@@ -1,0 +1,430 @@
+//! Cash-flow reports: failed payments, refunds, the payment failure rate and
+//! outstanding unpaid invoices. Payment attempts are read from invoices by
+//! [`attempts`] (see the `transactions` module doc): void invoices never
+//! count.
+//!
+//! - `cashflow-failed-payments` (`-detail`, `-summary`, `-table`): failed
+//!   payment attempts per period, typed by what they charged for
+//!   ([`super::transactions::CHARGE_TYPES`]). Fields: `failed` (amount attempted, positive),
+//!   `failed_count`, and per type `t`, `t` and `t_count`.
+//! - `cashflow-refunds` (`-detail`, `-table`): successful refunds (refund
+//!   invoices and refund transactions) per period, typed by what the
+//!   refunded invoice charged for (a refund invoice's
+//!   `refunded_invoice_id`, else its own plan; `unknown` when neither says).
+//!   Fields: `refunds` (negative), `refunds_count`, per type `t`, `t_count`.
+//! - `cashflow-failure-rate` (`-summary`): payment attempts per period
+//!   (refunds are not attempts): `attempts`, `successful_count`,
+//!   `failed_count`, `attempted` and `failed` amounts, and `failure_rate` =
+//!   100 x failed attempts / attempts (`null` without attempts).
+//! - `cashflow-outstanding-unpaid`: see [`outstanding_unpaid`].
+
+use super::ReportParams;
+use super::events::{Event, EventRequest, Family, Span, Tally, percent, selected_type};
+use super::transactions::{Attempt, attempts, charge_type, money_events, money_row};
+use crate::error::Result;
+use crate::ledger::Ledger;
+use crate::model::{Invoice, InvoiceStatus, InvoiceType, TransactionResult, TransactionType};
+use crate::money::Cents;
+use crate::query::Query;
+use chrono::{DateTime, SecondsFormat, Utc};
+use serde_json::{Map, Value, json};
+
+const CHARGE_LABELS: &[(&str, &str)] = &[
+    ("month_sub", "Monthly subscriptions"),
+    ("year_sub", "Annual subscriptions"),
+    ("week_sub", "Weekly subscriptions"),
+    ("day_sub", "Daily subscriptions"),
+    ("metered", "Metered"),
+    ("one_time", "One-time"),
+];
+
+/// Amount and count per type, then the total under `total`.
+fn typed_figures(tally: &Tally, types: &[(&str, &str)], total: &str) -> Map<String, Value> {
+    let mut row = Map::new();
+    let kinds: Vec<&str> = types.iter().map(|(t, _)| *t).collect();
+    let sum = tally.total(&kinds);
+    row.insert(total.to_string(), json!(sum.amount));
+    row.insert(format!("{total}_count"), json!(sum.count));
+    for kind in kinds {
+        let bucket = tally.bucket(kind);
+        row.insert(kind.to_string(), json!(bucket.amount));
+        row.insert(format!("{kind}_count"), json!(bucket.count));
+    }
+    row
+}
+
+// ---- failed payments -------------------------------------------------------
+
+const FAILED_PAYMENTS: Family = Family {
+    types: CHARGE_LABELS,
+    metrics: &[
+        ("failed", "Failed payments"),
+        ("failed_count", "Failed payments (count)"),
+        ("month_sub", "Monthly subscriptions"),
+        ("year_sub", "Annual subscriptions"),
+        ("week_sub", "Weekly subscriptions"),
+        ("day_sub", "Daily subscriptions"),
+        ("metered", "Metered"),
+        ("one_time", "One-time"),
+    ],
+    figures: |tally| typed_figures(tally, CHARGE_LABELS, "failed"),
+};
+
+fn failed_payment_events<'a>(request: &EventRequest<'a>) -> Result<Vec<Event<Attempt<'a>>>> {
+    let ledger = request.ledger;
+    money_events(
+        request,
+        |a| a.kind == TransactionType::Payment && a.result == TransactionResult::Failed,
+        |a| charge_type(ledger, a.invoice),
+    )
+}
+
+pub(super) fn failed_payments(
+    ledger: &Ledger,
+    params: &ReportParams,
+    as_of: DateTime<Utc>,
+) -> Result<Value> {
+    let request = EventRequest::read(ledger, params, as_of, Span::Range, false)?;
+    Ok(request.series(&FAILED_PAYMENTS, &failed_payment_events(&request)?))
+}
+
+pub(super) fn failed_payments_summary(
+    ledger: &Ledger,
+    params: &ReportParams,
+    as_of: DateTime<Utc>,
+) -> Result<Value> {
+    let request = EventRequest::read(ledger, params, as_of, Span::CurrentAndPrevious, false)?;
+    Ok(request.summary(&FAILED_PAYMENTS, &failed_payment_events(&request)?))
+}
+
+pub(super) fn failed_payments_table(
+    ledger: &Ledger,
+    params: &ReportParams,
+    as_of: DateTime<Utc>,
+) -> Result<Value> {
+    let request = EventRequest::read(ledger, params, as_of, Span::Range, false)?;
+    Ok(request.table(&FAILED_PAYMENTS, &failed_payment_events(&request)?))
+}
+
+/// `selected-date` required; `selected-type` optional (every type).
+pub(super) fn failed_payments_detail(
+    ledger: &Ledger,
+    params: &ReportParams,
+    as_of: DateTime<Utc>,
+) -> Result<Value> {
+    let request = EventRequest::read(ledger, params, as_of, Span::Selected, false)?;
+    let kind = selected_type(params, &FAILED_PAYMENTS, true)?;
+    let events = failed_payment_events(&request)?;
+    Ok(request.detail(events, kind, |e| money_row(ledger, e, false)))
+}
+
+// ---- refunds ---------------------------------------------------------------
+
+const REFUND_LABELS: &[(&str, &str)] = &[
+    ("month_sub", "Monthly subscriptions"),
+    ("year_sub", "Annual subscriptions"),
+    ("week_sub", "Weekly subscriptions"),
+    ("day_sub", "Daily subscriptions"),
+    ("metered", "Metered"),
+    ("one_time", "One-time"),
+    ("unknown", "Unknown"),
+];
+
+const REFUNDS: Family = Family {
+    types: REFUND_LABELS,
+    metrics: &[
+        ("refunds", "Refunds"),
+        ("refunds_count", "Refunds (count)"),
+        ("month_sub", "Monthly subscriptions"),
+        ("year_sub", "Annual subscriptions"),
+        ("week_sub", "Weekly subscriptions"),
+        ("day_sub", "Daily subscriptions"),
+        ("metered", "Metered"),
+        ("one_time", "One-time"),
+        ("unknown", "Unknown"),
+    ],
+    figures: |tally| typed_figures(tally, REFUND_LABELS, "refunds"),
+};
+
+/// What a refund gives money back for (module doc).
+fn refunded_type(ledger: &Ledger, invoice: &Invoice) -> &'static str {
+    if invoice.kind != InvoiceType::Refund {
+        return charge_type(ledger, invoice);
+    }
+    if let Some(refunded) = invoice
+        .refunded_invoice_id
+        .as_ref()
+        .and_then(|id| ledger.invoice(id.as_str()))
+    {
+        return charge_type(ledger, refunded);
+    }
+    match invoice
+        .plan_id
+        .as_ref()
+        .and_then(|p| ledger.plan(p.as_str()))
+    {
+        Some(plan) => {
+            let as_subscription = Invoice {
+                kind: InvoiceType::Subscription,
+                plan_id: Some(plan.id.clone()),
+                ..invoice.clone()
+            };
+            charge_type(ledger, &as_subscription)
+        }
+        None => "unknown",
+    }
+}
+
+fn refund_events<'a>(request: &EventRequest<'a>) -> Result<Vec<Event<Attempt<'a>>>> {
+    let ledger = request.ledger;
+    money_events(
+        request,
+        |a| a.kind == TransactionType::Refund && a.result == TransactionResult::Successful,
+        |a| refunded_type(ledger, a.invoice),
+    )
+}
+
+pub(super) fn refunds(
+    ledger: &Ledger,
+    params: &ReportParams,
+    as_of: DateTime<Utc>,
+) -> Result<Value> {
+    let request = EventRequest::read(ledger, params, as_of, Span::Range, false)?;
+    Ok(request.series(&REFUNDS, &refund_events(&request)?))
+}
+
+pub(super) fn refunds_table(
+    ledger: &Ledger,
+    params: &ReportParams,
+    as_of: DateTime<Utc>,
+) -> Result<Value> {
+    let request = EventRequest::read(ledger, params, as_of, Span::Range, false)?;
+    Ok(request.table(&REFUNDS, &refund_events(&request)?))
+}
+
+/// `selected-date` required; `selected-type` optional (every type).
+pub(super) fn refunds_detail(
+    ledger: &Ledger,
+    params: &ReportParams,
+    as_of: DateTime<Utc>,
+) -> Result<Value> {
+    let request = EventRequest::read(ledger, params, as_of, Span::Selected, false)?;
+    let kind = selected_type(params, &REFUNDS, true)?;
+    let events = refund_events(&request)?;
+    Ok(request.detail(events, kind, |e| money_row(ledger, e, false)))
+}
+
+// ---- failure rate ----------------------------------------------------------
+
+const FAILURE_RATE: Family = Family {
+    types: &[("successful", "Successful"), ("failed", "Failed")],
+    metrics: &[
+        ("failure_rate", "Failure rate (%)"),
+        ("attempts", "Payment attempts"),
+        ("successful_count", "Successful"),
+        ("failed_count", "Failed"),
+        ("attempted", "Amount attempted"),
+        ("failed", "Amount failed"),
+    ],
+    figures: failure_rate_figures,
+};
+
+fn failure_rate_figures(tally: &Tally) -> Map<String, Value> {
+    let successful = tally.bucket("successful");
+    let failed = tally.bucket("failed");
+    let attempts = successful.count + failed.count;
+    let mut row = Map::new();
+    row.insert("attempts".into(), json!(attempts));
+    row.insert("successful_count".into(), json!(successful.count));
+    row.insert("failed_count".into(), json!(failed.count));
+    row.insert("attempted".into(), json!(successful.amount + failed.amount));
+    row.insert("failed".into(), json!(failed.amount));
+    row.insert("failure_rate".into(), percent(failed.count, attempts));
+    row
+}
+
+fn payment_attempt_events<'a>(request: &EventRequest<'a>) -> Result<Vec<Event<Attempt<'a>>>> {
+    money_events(
+        request,
+        |a| a.kind == TransactionType::Payment,
+        |a| match a.result {
+            TransactionResult::Successful => "successful",
+            TransactionResult::Failed => "failed",
+        },
+    )
+}
+
+pub(super) fn failure_rate(
+    ledger: &Ledger,
+    params: &ReportParams,
+    as_of: DateTime<Utc>,
+) -> Result<Value> {
+    let request = EventRequest::read(ledger, params, as_of, Span::Range, false)?;
+    Ok(request.series(&FAILURE_RATE, &payment_attempt_events(&request)?))
+}
+
+pub(super) fn failure_rate_summary(
+    ledger: &Ledger,
+    params: &ReportParams,
+    as_of: DateTime<Utc>,
+) -> Result<Value> {
+    let request = EventRequest::read(ledger, params, as_of, Span::CurrentAndPrevious, false)?;
+    Ok(request.summary(&FAILURE_RATE, &payment_attempt_events(&request)?))
+}
+
+// ---- outstanding unpaid ----------------------------------------------------
+
+/// Age buckets: (label, first day past due, last day past due).
+pub const AGE_BUCKETS: &[(&str, i64, i64)] = &[
+    ("0-30", 0, 30),
+    ("31-60", 31, 60),
+    ("61-90", 61, 90),
+    ("90+", 91, i64::MAX),
+];
+
+/// One invoice still owed at `as_of`.
+struct Unpaid<'a> {
+    issued: DateTime<Utc>,
+    invoice: &'a Invoice,
+    /// Amount less successful payments, in the invoice currency.
+    owed: Cents,
+    owed_base: Cents,
+    days: i64,
+    bucket: &'static str,
+}
+
+/// `cashflow-outstanding-unpaid`: subscription and one-time invoices with
+/// status `open` or `failed` dated at or before `as_of`, each for what is
+/// still owed (its amount less its successful payment transactions; fully
+/// paid ones drop out), aged by whole days from `due_date` (else
+/// `invoice_date`) to `as_of` in the account time zone; an invoice not yet
+/// due is 0 days past due. Amounts convert at `as_of`. Customer filters and
+/// `currency` apply; `limit` and `offset` page the list, newest invoice
+/// first (ties by customer id, then invoice id).
+///
+/// Shape: `{currency, as_of, total: {count, amount}, buckets: [{bucket,
+/// count, amount}], result: {count, list: [row]}}`.
+pub(super) fn outstanding_unpaid(
+    ledger: &Ledger,
+    params: &ReportParams,
+    as_of: DateTime<Utc>,
+) -> Result<Value> {
+    let request = EventRequest::read(ledger, params, as_of, Span::Range, false)?;
+    let q = Query::new(params);
+    let limit = q.count("limit", usize::MAX, None)?;
+    let offset = q.count("offset", 0, None)?;
+    let tz = ledger.settings().timezone;
+    let day = request.as_of_day;
+    let mut rows: Vec<Unpaid> = Vec::new();
+    request.for_each_customer(|customer, _| {
+        for invoice in ledger.customer_invoices(customer.id.as_str()) {
+            let unpaid = matches!(invoice.status, InvoiceStatus::Open | InvoiceStatus::Failed);
+            let charge = matches!(
+                invoice.kind,
+                InvoiceType::Subscription | InvoiceType::OneTime
+            );
+            let issued = invoice.invoice_date.instant(tz);
+            if !unpaid || !charge || !request.happened(issued) {
+                continue;
+            }
+            if !request.keeps_currency(invoice.currency) {
+                continue;
+            }
+            let paid: Cents = attempts(invoice, tz)
+                .iter()
+                .filter(|a| {
+                    a.kind == TransactionType::Payment
+                        && a.result == TransactionResult::Successful
+                        && request.happened(a.instant)
+                })
+                .map(|a| a.amount)
+                .sum();
+            let owed = invoice.amount - paid;
+            if owed <= 0 {
+                continue;
+            }
+            let due = invoice
+                .due_date
+                .unwrap_or(invoice.invoice_date)
+                .local_date(tz);
+            let days = (day - due).num_days().max(0);
+            let bucket = AGE_BUCKETS
+                .iter()
+                .find(|(_, from, to)| days >= *from && days <= *to)
+                .map_or("90+", |(label, _, _)| *label);
+            let owed_base = ledger
+                .fx()
+                .convert(owed, invoice.currency, request.currency, day)?;
+            rows.push(Unpaid {
+                issued,
+                invoice,
+                owed,
+                owed_base,
+                days,
+                bucket,
+            });
+        }
+        Ok(())
+    })?;
+    rows.sort_by(|a, b| {
+        b.issued
+            .cmp(&a.issued)
+            .then_with(|| a.invoice.customer_id.cmp(&b.invoice.customer_id))
+            .then_with(|| a.invoice.id.cmp(&b.invoice.id))
+    });
+    let buckets: Vec<Value> = AGE_BUCKETS
+        .iter()
+        .map(|(label, _, _)| {
+            let inside = rows.iter().filter(|r| r.bucket == *label);
+            json!({
+                "bucket": label,
+                "count": inside.clone().count(),
+                "amount": inside.map(|r| r.owed_base).sum::<Cents>(),
+            })
+        })
+        .collect();
+    let stamp = |t: DateTime<Utc>| t.to_rfc3339_opts(SecondsFormat::Secs, true);
+    let list: Vec<Value> = rows
+        .iter()
+        .skip(offset)
+        .take(limit)
+        .map(|unpaid| {
+            let Unpaid {
+                issued,
+                invoice,
+                owed,
+                owed_base,
+                days,
+                bucket,
+            } = unpaid;
+            let customer = ledger.customer(invoice.customer_id.as_str());
+            json!({
+                "invoice_id": invoice.id.as_str(),
+                "invoice_number": invoice.invoice_number,
+                "customer_id": invoice.customer_id.as_str(),
+                "customer_name": customer.map(|c| c.name.as_str()),
+                "customer_email": customer.and_then(|c| c.email.as_deref()),
+                "type": invoice.kind.as_str(),
+                "status": invoice.status.as_str(),
+                "invoice_date": stamp(*issued),
+                "due_date": invoice.due_date.map(|t| stamp(t.instant(tz))),
+                "days_past_due": days,
+                "bucket": bucket,
+                "currency": invoice.currency.as_str(),
+                "total": invoice.amount,
+                "amount": owed,
+                "amount_base_currency": owed_base,
+            })
+        })
+        .collect();
+    Ok(json!({
+        "currency": request.currency.as_str(),
+        "as_of": day.to_string(),
+        "total": {
+            "count": rows.len(),
+            "amount": rows.iter().map(|r| r.owed_base).sum::<Cents>(),
+        },
+        "buckets": buckets,
+        "result": {"count": rows.len(), "list": list},
+    }))
+}

@@ -1,0 +1,560 @@
+//! Event series: the one implementation of the series, `-summary`, `-table`
+//! and `-detail` patterns for reports that count dated events (leads,
+//! transactions, failed payments, refunds, payment attempts).
+//!
+//! A report turns the ledger into a list of [`Event`]s, each with a local
+//! day, a type (the `selected-type` values of its `-detail` report) and an
+//! amount. This module does the rest the same way for every report:
+//!
+//! - **series**: events are bucketed into the periods of the `date` range
+//!   (`interval`, default month, aligned as in the `mrr` report); per period
+//!   and type a [`Bucket`] holds the count and the amount in the report
+//!   currency; the report's [`Family::figures`] turns a period's buckets
+//!   into its JSON fields.
+//! - **summary**: the same figures for the period holding `as_of` (up to
+//!   `as_of`) and the whole period before it, with the change between them
+//!   (`change`: current - previous; `change_percent`: 100 x change /
+//!   |previous|, `null` when previous is 0 or either value is `null`).
+//! - **table**: the series pivoted for display, one row per metric of
+//!   [`Family::metrics`] and one column per period, in the shape of the
+//!   `mrr-table` report (`{currency, columns, rows: [{metric, label,
+//!   values}]}`).
+//! - **detail**: the events behind one period (`selected-date`, any day of
+//!   the period, aligned to `interval`) and one type (`selected-type`),
+//!   newest first, ties by customer id then event id.
+//!
+//! Rules common to every event report: events after the `as_of` instant
+//! have not happened and are left out; customers are selected by the shared
+//! customer filters ([`CustomerFilter`]); the `currency` filter keeps
+//! amounts in the listed currencies; amounts convert into `baseCurrency`
+//! (default the account's base currency) at the rate of the event's day, or
+//! at `fx_date` (default the range start) with `fix_fx=true`.
+
+use super::ReportParams;
+use super::filters::{CustomerFacts, CustomerFilter, currency_filter};
+use super::series::Conversion;
+use crate::error::{Error, Result};
+use crate::ledger::Ledger;
+use crate::model::Customer;
+use crate::money::{Cents, Currency};
+use crate::period::{DateRange, Period, PeriodInterval, periods};
+use crate::query::Query;
+use crate::timeline::Replay;
+use chrono::{DateTime, NaiveDate, Utc};
+use serde_json::{Map, Value, json};
+use std::collections::BTreeMap;
+
+/// One dated, typed occurrence a report counts. `source` is what the
+/// report needs to write the event's detail row.
+#[derive(Debug, Clone)]
+pub struct Event<T> {
+    /// The local day (account time zone) the event happened on.
+    pub date: NaiveDate,
+    /// The event's type: one of its family's `types`, or an internal key a
+    /// report counts without offering it as a `selected-type`.
+    pub kind: &'static str,
+    /// Amount in `currency` (a number of days for duration events).
+    pub amount: Cents,
+    pub currency: Currency,
+    /// `amount` in the report currency.
+    pub amount_base: Cents,
+    pub customer_id: String,
+    /// The event's own id (transaction, invoice or customer id), for ties.
+    pub id: String,
+    pub source: T,
+}
+
+/// Count and amount of one type of event in one period.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Bucket {
+    pub count: i64,
+    /// Sum of `amount_base` (report currency).
+    pub amount: Cents,
+}
+
+/// The buckets of one period, by event type.
+#[derive(Debug, Clone, Default)]
+pub struct Tally {
+    buckets: BTreeMap<&'static str, Bucket>,
+}
+
+impl Tally {
+    pub fn add(&mut self, kind: &'static str, amount: Cents) {
+        let bucket = self.buckets.entry(kind).or_default();
+        bucket.count += 1;
+        bucket.amount += amount;
+    }
+
+    pub fn bucket(&self, kind: &str) -> Bucket {
+        self.buckets.get(kind).copied().unwrap_or_default()
+    }
+
+    pub fn count(&self, kind: &str) -> i64 {
+        self.bucket(kind).count
+    }
+
+    pub fn amount(&self, kind: &str) -> Cents {
+        self.bucket(kind).amount
+    }
+
+    /// The sums of count and amount over several types.
+    pub fn total(&self, kinds: &[&str]) -> Bucket {
+        kinds.iter().fold(Bucket::default(), |sum, kind| {
+            let b = self.bucket(kind);
+            Bucket {
+                count: sum.count + b.count,
+                amount: sum.amount + b.amount,
+            }
+        })
+    }
+}
+
+/// What makes one report family: its selectable types and how a period's
+/// tally reads as figures.
+pub struct Family {
+    /// `selected-type` values with display labels, in display order.
+    pub types: &'static [(&'static str, &'static str)],
+    /// The figures shown by `-table` and compared by `-summary`:
+    /// (field of [`Family::figures`], label).
+    pub metrics: &'static [(&'static str, &'static str)],
+    /// A period's figures as JSON fields.
+    pub figures: fn(&Tally) -> Map<String, Value>,
+}
+
+/// `100 x part / whole`, `null` when `whole` is 0.
+pub fn percent(part: i64, whole: i64) -> Value {
+    if whole == 0 {
+        Value::Null
+    } else {
+        json!(100.0 * part as f64 / whole as f64)
+    }
+}
+
+/// Which periods a request covers.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Span {
+    /// The periods of the `date` range (default the 365 days to `as_of`).
+    Range,
+    /// The period before the one holding `as_of`, and that one up to `as_of`.
+    CurrentAndPrevious,
+    /// The one period holding `selected-date` (a detail report).
+    Selected,
+}
+
+/// The parameters every event report shares, read once.
+pub struct EventRequest<'a> {
+    pub ledger: &'a Ledger,
+    pub as_of: DateTime<Utc>,
+    pub as_of_day: NaiveDate,
+    pub currency: Currency,
+    pub interval: PeriodInterval,
+    pub range: DateRange,
+    pub periods: Vec<Period>,
+    pub conversion: Conversion,
+    pub filter: CustomerFilter,
+    /// Amount currencies kept (all when empty).
+    pub currencies: Vec<Currency>,
+}
+
+impl<'a> EventRequest<'a> {
+    /// Reads the shared parameters: `date`, `interval`, `baseCurrency`,
+    /// `fix_fx`, `fx_date`, `currency` and every customer filter; for
+    /// [`Span::Selected`] also `selected-date` (required unless
+    /// `selected_optional`, then the whole `date` range).
+    pub fn read(
+        ledger: &'a Ledger,
+        params: &ReportParams,
+        as_of: DateTime<Utc>,
+        span: Span,
+        selected_optional: bool,
+    ) -> Result<EventRequest<'a>> {
+        let q = Query::new(params);
+        let settings = ledger.settings();
+        let week_start = settings.week_start();
+        let as_of_day = as_of.with_timezone(&settings.timezone).date_naive();
+        let interval = q.interval(PeriodInterval::Month)?;
+        let mut range = q.date_range(as_of_day)?;
+        let list = match span {
+            Span::Range => periods(&range, interval, week_start),
+            Span::CurrentAndPrevious => {
+                let current = interval.align(as_of_day, week_start);
+                range = DateRange {
+                    start: interval.previous(current),
+                    end: as_of_day,
+                };
+                periods(&range, interval, week_start)
+            }
+            Span::Selected => match q.date("selected-date")? {
+                Some(day) => {
+                    let start = interval.align(day, week_start);
+                    let end = interval.next(start).pred_opt().unwrap_or(start);
+                    range = DateRange { start, end };
+                    vec![Period { start, end }]
+                }
+                None if selected_optional => periods(&range, interval, week_start),
+                None => {
+                    return Err(Error::query(
+                        "selected-date",
+                        "is required (the start of the period to list, YYYY-MM-DD)",
+                    ));
+                }
+            },
+        };
+        let fixed = q.date("fx_date")?.unwrap_or(range.start);
+        Ok(EventRequest {
+            ledger,
+            as_of,
+            as_of_day,
+            currency: q.base_currency(settings)?,
+            interval,
+            range,
+            periods: list,
+            conversion: if q.flag("fix_fx")? {
+                Conversion::Fixed(fixed)
+            } else {
+                Conversion::Daily
+            },
+            filter: CustomerFilter::from_params(ledger, params)?,
+            currencies: currency_filter(params)?,
+        })
+    }
+
+    /// Calls `visit` for every customer the filters keep, in id order, with
+    /// its replay at `as_of` (`None` for a customer without subscription
+    /// history).
+    pub fn for_each_customer(
+        &self,
+        mut visit: impl FnMut(&'a Customer, Option<&Replay>) -> Result<()>,
+    ) -> Result<()> {
+        let replays = self.ledger.replays(self.as_of)?;
+        let mut customers: Vec<&'a Customer> = self.ledger.customers().collect();
+        customers.sort_by(|a, b| a.id.cmp(&b.id));
+        for customer in customers {
+            let replay = replays.get(&customer.id);
+            if !self.filter.is_empty() {
+                let facts = CustomerFacts::gather(self.ledger, customer, replay, self.as_of);
+                if !self.filter.matches(self.ledger, &facts, self.as_of_day) {
+                    continue;
+                }
+            }
+            visit(customer, replay)?;
+        }
+        Ok(())
+    }
+
+    /// Whether an amount in `currency` passes the `currency` filter.
+    pub fn keeps_currency(&self, currency: Currency) -> bool {
+        self.currencies.is_empty() || self.currencies.contains(&currency)
+    }
+
+    /// Whether an event at `instant` has happened by `as_of`.
+    pub fn happened(&self, instant: DateTime<Utc>) -> bool {
+        instant <= self.as_of
+    }
+
+    /// `amount` in `from` on `date`, in the report currency.
+    pub fn convert(&self, amount: Cents, from: Currency, date: NaiveDate) -> Result<Cents> {
+        let date = match self.conversion {
+            Conversion::Daily => date,
+            Conversion::Fixed(fixed) => fixed,
+        };
+        self.ledger.fx().convert(amount, from, self.currency, date)
+    }
+
+    /// The index of the period holding `date` inside the range.
+    pub fn period_of(&self, date: NaiveDate) -> Option<usize> {
+        if !self.range.contains(date) {
+            return None;
+        }
+        let i = self.periods.partition_point(|p| p.end < date);
+        (i < self.periods.len() && self.periods[i].start <= date).then_some(i)
+    }
+
+    /// One tally per period.
+    pub fn tally<T>(&self, events: &[Event<T>]) -> Vec<Tally> {
+        let mut tallies = vec![Tally::default(); self.periods.len()];
+        for event in events {
+            if let Some(i) = self.period_of(event.date) {
+                tallies[i].add(event.kind, event.amount_base);
+            }
+        }
+        tallies
+    }
+
+    fn period_fields(&self, period: &Period) -> Map<String, Value> {
+        let mut row = Map::new();
+        row.insert("date".into(), json!(period.start.to_string()));
+        row.insert("end_date".into(), json!(period.end.to_string()));
+        row
+    }
+
+    /// The series: `{currency, interval, result: [{date, end_date, ...figures}]}`.
+    pub fn series<T>(&self, family: &Family, events: &[Event<T>]) -> Value {
+        let result: Vec<Value> = self
+            .periods
+            .iter()
+            .zip(self.tally(events))
+            .map(|(period, tally)| {
+                let mut row = self.period_fields(period);
+                row.extend((family.figures)(&tally));
+                Value::Object(row)
+            })
+            .collect();
+        json!({
+            "currency": self.currency.as_str(),
+            "interval": self.interval.as_str(),
+            "result": result,
+        })
+    }
+
+    /// The summary (requires [`Span::CurrentAndPrevious`]): `{currency,
+    /// interval, current, previous, change, change_percent}`.
+    pub fn summary<T>(&self, family: &Family, events: &[Event<T>]) -> Value {
+        let tallies = self.tally(events);
+        let figures: Vec<Map<String, Value>> = tallies.iter().map(family.figures).collect();
+        let empty = Map::new();
+        let current = figures.last().unwrap_or(&empty);
+        let previous = if figures.len() > 1 {
+            &figures[figures.len() - 2]
+        } else {
+            &empty
+        };
+        let mut change = Map::new();
+        let mut change_percent = Map::new();
+        for (metric, _) in family.metrics {
+            let now = current.get(*metric).and_then(Value::as_f64);
+            let before = previous.get(*metric).and_then(Value::as_f64);
+            let (diff, pct) = match (now, before) {
+                (Some(now), Some(before)) => {
+                    let both_integers = current[*metric].is_i64() && previous[*metric].is_i64();
+                    let diff = if both_integers {
+                        json!(now as i64 - before as i64)
+                    } else {
+                        json!(now - before)
+                    };
+                    let pct = if before == 0.0 {
+                        Value::Null
+                    } else {
+                        json!(100.0 * (now - before) / before.abs())
+                    };
+                    (diff, pct)
+                }
+                _ => (Value::Null, Value::Null),
+            };
+            change.insert(metric.to_string(), diff);
+            change_percent.insert(metric.to_string(), pct);
+        }
+        let with_period = |i: Option<usize>, figures: &Map<String, Value>| -> Value {
+            let mut row = i
+                .and_then(|i| self.periods.get(i))
+                .map(|p| self.period_fields(p))
+                .unwrap_or_default();
+            row.extend(figures.clone());
+            Value::Object(row)
+        };
+        let n = self.periods.len();
+        json!({
+            "currency": self.currency.as_str(),
+            "interval": self.interval.as_str(),
+            "current": with_period(n.checked_sub(1), current),
+            "previous": with_period(n.checked_sub(2), previous),
+            "change": change,
+            "change_percent": change_percent,
+        })
+    }
+
+    /// The pivot: `{currency, interval, columns, rows: [{metric, label, values}]}`.
+    pub fn table<T>(&self, family: &Family, events: &[Event<T>]) -> Value {
+        let figures: Vec<Map<String, Value>> =
+            self.tally(events).iter().map(family.figures).collect();
+        let rows: Vec<Value> = family
+            .metrics
+            .iter()
+            .map(|(metric, label)| {
+                let values: Vec<Value> = figures
+                    .iter()
+                    .map(|f| f.get(*metric).cloned().unwrap_or(Value::Null))
+                    .collect();
+                json!({"metric": metric, "label": label, "values": values})
+            })
+            .collect();
+        let columns: Vec<String> = self.periods.iter().map(|p| p.start.to_string()).collect();
+        json!({
+            "currency": self.currency.as_str(),
+            "interval": self.interval.as_str(),
+            "columns": columns,
+            "rows": rows,
+        })
+    }
+
+    /// The detail list (requires [`Span::Selected`]): the events of the
+    /// selected period whose type is `kind` (every type when `None`),
+    /// newest first, ties by customer id then event id, each written by
+    /// `row`: `{result: {count, list}}`.
+    pub fn detail<T>(
+        &self,
+        events: Vec<Event<T>>,
+        kind: Option<&str>,
+        row: impl Fn(&Event<T>) -> Value,
+    ) -> Value {
+        let mut kept: Vec<Event<T>> = events
+            .into_iter()
+            .filter(|e| self.period_of(e.date).is_some() && kind.is_none_or(|k| e.kind == k))
+            .collect();
+        kept.sort_by(|a, b| {
+            b.date
+                .cmp(&a.date)
+                .then_with(|| a.customer_id.cmp(&b.customer_id))
+                .then_with(|| a.id.cmp(&b.id))
+        });
+        let list: Vec<Value> = kept.iter().map(row).collect();
+        json!({"result": {"count": list.len(), "list": list}})
+    }
+}
+
+/// Reads `selected-type` among the family's types: required unless
+/// `optional` (then `None` lists every type).
+pub fn selected_type(
+    params: &ReportParams,
+    family: &Family,
+    optional: bool,
+) -> Result<Option<&'static str>> {
+    let names: Vec<&'static str> = family.types.iter().map(|(t, _)| *t).collect();
+    match Query::new(params).text("selected-type") {
+        None if optional => Ok(None),
+        None => Err(Error::query(
+            "selected-type",
+            format!("is required (one of {})", names.join(", ")),
+        )),
+        Some(text) => names
+            .iter()
+            .copied()
+            .find(|t| *t == text)
+            .map(Some)
+            .ok_or_else(|| {
+                Error::query(
+                    "selected-type",
+                    format!("`{text}` is not one of {}", names.join(", ")),
+                )
+            }),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::Settings;
+
+    fn d(text: &str) -> NaiveDate {
+        text.parse().unwrap()
+    }
+
+    fn params(pairs: &[(&str, &str)]) -> ReportParams {
+        pairs
+            .iter()
+            .map(|(k, v)| (k.to_string(), v.to_string()))
+            .collect()
+    }
+
+    fn event(date: &str, kind: &'static str, amount: Cents, id: &str) -> Event<()> {
+        Event {
+            date: d(date),
+            kind,
+            amount,
+            currency: Currency::parse("USD").unwrap(),
+            amount_base: amount,
+            customer_id: "c".to_string(),
+            id: id.to_string(),
+            source: (),
+        }
+    }
+
+    fn figures(tally: &Tally) -> Map<String, Value> {
+        let mut row = Map::new();
+        row.insert("paid".into(), json!(tally.amount("paid")));
+        row.insert("paid_count".into(), json!(tally.count("paid")));
+        row
+    }
+
+    const FAMILY: Family = Family {
+        types: &[("paid", "Paid")],
+        metrics: &[("paid", "Paid"), ("paid_count", "Payments")],
+        figures,
+    };
+
+    fn as_of() -> DateTime<Utc> {
+        "2024-03-15T12:00:00Z".parse().unwrap()
+    }
+
+    #[test]
+    fn events_fall_into_their_period_and_outside_the_range_count_nowhere() {
+        let ledger = Ledger::new(Settings::default());
+        let p = params(&[("date", "20240115-20240229")]);
+        let request = EventRequest::read(&ledger, &p, as_of(), Span::Range, false).unwrap();
+        let events = vec![
+            event("2024-01-10", "paid", 100, "a"),
+            event("2024-01-15", "paid", 200, "b"),
+            event("2024-02-29", "paid", 300, "c"),
+            event("2024-03-01", "paid", 400, "d"),
+        ];
+        let series = request.series(&FAMILY, &events);
+        assert_eq!(series["result"][0]["date"], "2024-01-01");
+        assert_eq!(series["result"][0]["paid"], 200);
+        assert_eq!(series["result"][1]["paid"], 300);
+        assert_eq!(series["result"][1]["paid_count"], 1);
+    }
+
+    #[test]
+    fn summary_compares_the_current_period_with_the_previous() {
+        let ledger = Ledger::new(Settings::default());
+        let request = EventRequest::read(
+            &ledger,
+            &params(&[]),
+            as_of(),
+            Span::CurrentAndPrevious,
+            false,
+        )
+        .unwrap();
+        let events = vec![
+            event("2024-02-03", "paid", 400, "a"),
+            event("2024-03-02", "paid", 500, "b"),
+            event("2024-03-03", "paid", 100, "c"),
+        ];
+        let summary = request.summary(&FAMILY, &events);
+        assert_eq!(summary["current"]["date"], "2024-03-01");
+        assert_eq!(summary["current"]["end_date"], "2024-03-15");
+        assert_eq!(summary["current"]["paid"], 600);
+        assert_eq!(summary["previous"]["paid"], 400);
+        assert_eq!(summary["change"]["paid"], 200);
+        assert_eq!(summary["change_percent"]["paid"], 50.0);
+        assert_eq!(summary["change"]["paid_count"], 1);
+    }
+
+    #[test]
+    fn detail_lists_the_selected_period_newest_first() {
+        let ledger = Ledger::new(Settings::default());
+        let p = params(&[("selected-date", "2024-02-10")]);
+        let request = EventRequest::read(&ledger, &p, as_of(), Span::Selected, false).unwrap();
+        let events = vec![
+            event("2024-02-03", "paid", 400, "a"),
+            event("2024-02-20", "paid", 500, "b"),
+            event("2024-03-03", "paid", 100, "c"),
+        ];
+        let detail = request.detail(events, Some("paid"), |e| json!(e.id));
+        assert_eq!(detail["result"]["list"], json!(["b", "a"]));
+    }
+
+    #[test]
+    fn a_missing_selected_date_or_type_is_an_error_naming_it() {
+        let ledger = Ledger::new(Settings::default());
+        let err = EventRequest::read(&ledger, &params(&[]), as_of(), Span::Selected, false)
+            .err()
+            .unwrap();
+        assert_eq!(err.field(), Some("selected-date"));
+        let err = selected_type(&params(&[("selected-type", "x")]), &FAMILY, false).unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            "parameter `selected-type`: `x` is not one of paid"
+        );
+    }
+}

@@ -1,0 +1,478 @@
+//! `transactions`, `transactions-detail`, `transactions-summary`,
+//! `transactions-table`: money that moved, per period and type; and the
+//! payment attempts read from invoices, which the cash-flow reports share.
+//!
+//! **Attempts.** An invoice's `transactions` list, when present, is the
+//! record of its money: each entry is one attempt (a payment, or a refund,
+//! which every transaction of a refund invoice is), successful or failed,
+//! on its own date; an entry without an amount is for the invoice's whole
+//! amount. An invoice without transactions stands for one attempt itself:
+//! `paid` is a successful one on `payment_date` (else `invoice_date`),
+//! `failed` a failed one on `invoice_date`, `open` none yet. Void invoices,
+//! cancellations and zero amounts never make attempts. Payments are
+//! positive, refunds negative.
+//!
+//! **Types** (`selected-type`): a payment is `month_sub`, `year_sub`,
+//! `week_sub` or `day_sub` by its plan's interval, `metered` on a metered
+//! plan, `one_time` for a one-time invoice; every refund is `refund`;
+//! `discount` lists the `discount_amount` of non-void subscription and
+//! one-time invoices (negative, on `invoice_date`; informational, since
+//! amounts are already net of discounts, so not part of `net`); `fee` is
+//! accepted for interface compatibility but the records carry no
+//! processor fees, so it is always empty.
+//!
+//! **Series** fields per period: for each type `t`, `t` (amount) and
+//! `t_count`; `payments` and `payments_count` (every payment type);
+//! `net` (payments + refunds) and `count` (payments and refunds).
+
+use super::ReportParams;
+use super::events::{Event, EventRequest, Family, Span, Tally, selected_type};
+use crate::error::{Error, Result};
+use crate::ledger::Ledger;
+use crate::model::{
+    Customer, Interval, Invoice, InvoiceStatus, InvoiceType, PricingModel, Transaction,
+    TransactionResult, TransactionType,
+};
+use crate::money::Cents;
+use crate::query::Query;
+use chrono::{DateTime, SecondsFormat, Utc};
+use chrono_tz::Tz;
+use serde_json::{Map, Value, json};
+
+/// Payment types, in display order.
+pub const CHARGE_TYPES: &[&str] = &[
+    "month_sub",
+    "year_sub",
+    "week_sub",
+    "day_sub",
+    "metered",
+    "one_time",
+];
+
+/// One payment attempt or refund of an invoice.
+#[derive(Debug, Clone)]
+pub struct Attempt<'a> {
+    pub invoice: &'a Invoice,
+    /// The transaction entry, `None` when the invoice stands for itself.
+    pub transaction: Option<&'a Transaction>,
+    pub kind: TransactionType,
+    pub result: TransactionResult,
+    pub instant: DateTime<Utc>,
+    /// Positive for payments, negative for refunds.
+    pub amount: Cents,
+    /// The transaction id, else the invoice id.
+    pub id: String,
+}
+
+/// The attempts of one invoice (module doc, "Attempts").
+pub fn attempts(invoice: &Invoice, tz: Tz) -> Vec<Attempt<'_>> {
+    if !invoice.counts() || invoice.kind == InvoiceType::Cancellation || invoice.amount == 0 {
+        return Vec::new();
+    }
+    let refund_invoice = invoice.kind == InvoiceType::Refund;
+    let signed = |kind: TransactionType, amount: Cents| match kind {
+        TransactionType::Payment => amount.abs(),
+        TransactionType::Refund => -amount.abs(),
+    };
+    if !invoice.transactions.is_empty() {
+        return invoice
+            .transactions
+            .iter()
+            .map(|t| {
+                let kind = if refund_invoice {
+                    TransactionType::Refund
+                } else {
+                    t.kind
+                };
+                let amount = if t.amount == 0 {
+                    invoice.amount
+                } else {
+                    t.amount
+                };
+                Attempt {
+                    invoice,
+                    transaction: Some(t),
+                    kind,
+                    result: t.result,
+                    instant: t.date.instant(tz),
+                    amount: signed(kind, amount),
+                    id: t.id.clone(),
+                }
+            })
+            .collect();
+    }
+    let kind = if refund_invoice {
+        TransactionType::Refund
+    } else {
+        TransactionType::Payment
+    };
+    let (result, instant) = match invoice.status {
+        InvoiceStatus::Paid => (
+            TransactionResult::Successful,
+            invoice
+                .payment_date
+                .unwrap_or(invoice.invoice_date)
+                .instant(tz),
+        ),
+        InvoiceStatus::Failed => (TransactionResult::Failed, invoice.invoice_date.instant(tz)),
+        InvoiceStatus::Open | InvoiceStatus::Void => return Vec::new(),
+    };
+    vec![Attempt {
+        invoice,
+        transaction: None,
+        kind,
+        result,
+        instant,
+        amount: signed(kind, invoice.amount),
+        id: invoice.id.as_str().to_string(),
+    }]
+}
+
+/// What an invoice charges for: a [`CHARGE_TYPES`] value, or `unknown` for
+/// a refund or cancellation (or a plan no longer known).
+pub fn charge_type(ledger: &Ledger, invoice: &Invoice) -> &'static str {
+    match invoice.kind {
+        InvoiceType::OneTime => "one_time",
+        InvoiceType::Subscription => invoice
+            .plan_id
+            .as_ref()
+            .and_then(|p| ledger.plan(p.as_str()))
+            .map_or("unknown", |plan| {
+                if plan.pricing_model == PricingModel::Metered {
+                    return "metered";
+                }
+                match plan.billing_freq {
+                    Interval::Month => "month_sub",
+                    Interval::Year => "year_sub",
+                    Interval::Week => "week_sub",
+                    Interval::Day => "day_sub",
+                }
+            }),
+        InvoiceType::Refund | InvoiceType::Cancellation => "unknown",
+    }
+}
+
+/// The money events of every kept customer: each attempt passing `keep`,
+/// typed by `kind_of`, dated by the local day, converted.
+pub fn money_events<'a>(
+    request: &EventRequest<'a>,
+    keep: impl Fn(&Attempt) -> bool,
+    kind_of: impl Fn(&Attempt) -> &'static str,
+) -> Result<Vec<Event<Attempt<'a>>>> {
+    let ledger = request.ledger;
+    let tz = ledger.settings().timezone;
+    let mut events = Vec::new();
+    request.for_each_customer(|customer, _| {
+        for invoice in ledger.customer_invoices(customer.id.as_str()) {
+            if !request.keeps_currency(invoice.currency) {
+                continue;
+            }
+            for attempt in attempts(invoice, tz) {
+                if !keep(&attempt) || !request.happened(attempt.instant) {
+                    continue;
+                }
+                let date = attempt.instant.with_timezone(&tz).date_naive();
+                events.push(Event {
+                    date,
+                    kind: kind_of(&attempt),
+                    amount: attempt.amount,
+                    currency: invoice.currency,
+                    amount_base: request.convert(attempt.amount, invoice.currency, date)?,
+                    customer_id: customer.id.as_str().to_string(),
+                    id: attempt.id.clone(),
+                    source: attempt,
+                });
+            }
+        }
+        Ok(())
+    })?;
+    Ok(events)
+}
+
+/// The detail row of a money event; `lines` adds the invoice's lines.
+pub fn money_row(ledger: &Ledger, event: &Event<Attempt>, lines: bool) -> Value {
+    let tz = ledger.settings().timezone;
+    let attempt = &event.source;
+    let invoice = attempt.invoice;
+    let customer: Option<&Customer> = ledger.customer(&event.customer_id);
+    let plan = invoice
+        .plan_id
+        .as_ref()
+        .and_then(|p| ledger.plan(p.as_str()));
+    let description = invoice
+        .description
+        .clone()
+        .or_else(|| plan.map(|p| p.name.clone()))
+        .unwrap_or_else(|| invoice.kind.as_str().to_string());
+    let status = match attempt.result {
+        TransactionResult::Successful => "successful",
+        TransactionResult::Failed => "failed",
+    };
+    let mut row = json!({
+        "date": stamp(attempt.instant),
+        "customer_id": event.customer_id,
+        "customer_name": customer.map(|c| c.name.as_str()),
+        "customer_email": customer.and_then(|c| c.email.as_deref()),
+        "type": event.kind,
+        "status": status,
+        "transaction_id": attempt.id,
+        "invoice_id": invoice.id.as_str(),
+        "currency": event.currency.as_str(),
+        "description": description,
+        "amount": event.amount,
+        "amount_base_currency": event.amount_base,
+    });
+    if lines {
+        row["lines"] = json!(invoice_lines(invoice, &description, tz));
+    }
+    row
+}
+
+/// The invoice's lines, or one line standing for the whole invoice.
+fn invoice_lines(invoice: &Invoice, description: &str, tz: Tz) -> Vec<Value> {
+    let when = |t: Option<crate::model::Timestamp>| t.map(|t| stamp(t.instant(tz)));
+    if invoice.lines.is_empty() {
+        return vec![json!({
+            "description": description,
+            "amount": invoice.amount,
+            "quantity": invoice.quantity,
+            "period_start": when(invoice.period_start),
+            "period_end": when(invoice.period_end),
+        })];
+    }
+    invoice
+        .lines
+        .iter()
+        .map(|line| {
+            json!({
+                "description": line.description,
+                "amount": line.amount,
+                "quantity": line.quantity,
+                "period_start": when(line.period_start),
+                "period_end": when(line.period_end),
+            })
+        })
+        .collect()
+}
+
+fn stamp(t: DateTime<Utc>) -> String {
+    t.to_rfc3339_opts(SecondsFormat::Secs, true)
+}
+
+const TRANSACTIONS: Family = Family {
+    types: &[
+        ("month_sub", "Monthly subscriptions"),
+        ("year_sub", "Annual subscriptions"),
+        ("week_sub", "Weekly subscriptions"),
+        ("day_sub", "Daily subscriptions"),
+        ("metered", "Metered"),
+        ("one_time", "One-time"),
+        ("refund", "Refunds"),
+        ("discount", "Discounts"),
+        ("fee", "Fees"),
+    ],
+    metrics: &[
+        ("net", "Net cash"),
+        ("payments", "Payments"),
+        ("month_sub", "Monthly subscriptions"),
+        ("year_sub", "Annual subscriptions"),
+        ("week_sub", "Weekly subscriptions"),
+        ("day_sub", "Daily subscriptions"),
+        ("metered", "Metered"),
+        ("one_time", "One-time"),
+        ("refund", "Refunds"),
+        ("discount", "Discounts"),
+        ("fee", "Fees"),
+        ("count", "Transactions"),
+        ("payments_count", "Payments (count)"),
+        ("refund_count", "Refunds (count)"),
+    ],
+    figures: transaction_figures,
+};
+
+fn transaction_figures(tally: &Tally) -> Map<String, Value> {
+    let mut row = Map::new();
+    for (kind, _) in TRANSACTIONS.types {
+        let bucket = tally.bucket(kind);
+        row.insert(kind.to_string(), json!(bucket.amount));
+        row.insert(format!("{kind}_count"), json!(bucket.count));
+    }
+    let payments = tally.total(CHARGE_TYPES);
+    let refunds = tally.bucket("refund");
+    row.insert("payments".into(), json!(payments.amount));
+    row.insert("payments_count".into(), json!(payments.count));
+    row.insert("net".into(), json!(payments.amount + refunds.amount));
+    row.insert("count".into(), json!(payments.count + refunds.count));
+    row
+}
+
+/// Successful payments and refunds, plus invoice discounts.
+fn transaction_events<'a>(request: &EventRequest<'a>) -> Result<Vec<Event<Attempt<'a>>>> {
+    let ledger = request.ledger;
+    let mut events = money_events(
+        request,
+        |a| a.result == TransactionResult::Successful,
+        |a| match a.kind {
+            TransactionType::Refund => "refund",
+            TransactionType::Payment => charge_type(ledger, a.invoice),
+        },
+    )?;
+    let tz = ledger.settings().timezone;
+    let mut discounts = Vec::new();
+    request.for_each_customer(|customer, _| {
+        for invoice in ledger.customer_invoices(customer.id.as_str()) {
+            let charge = matches!(
+                invoice.kind,
+                InvoiceType::Subscription | InvoiceType::OneTime
+            );
+            if !charge
+                || !invoice.counts()
+                || invoice.discount_amount <= 0
+                || !request.keeps_currency(invoice.currency)
+            {
+                continue;
+            }
+            let instant = invoice.invoice_date.instant(tz);
+            if !request.happened(instant) {
+                continue;
+            }
+            let date = instant.with_timezone(&tz).date_naive();
+            let amount = -invoice.discount_amount;
+            let id = format!("{}-discount", invoice.id.as_str());
+            discounts.push(Event {
+                date,
+                kind: "discount",
+                amount,
+                currency: invoice.currency,
+                amount_base: request.convert(amount, invoice.currency, date)?,
+                customer_id: customer.id.as_str().to_string(),
+                id: id.clone(),
+                source: Attempt {
+                    invoice,
+                    transaction: None,
+                    kind: TransactionType::Payment,
+                    result: TransactionResult::Successful,
+                    instant,
+                    amount,
+                    id,
+                },
+            });
+        }
+        Ok(())
+    })?;
+    events.extend(discounts);
+    Ok(events)
+}
+
+pub(super) fn transactions(
+    ledger: &Ledger,
+    params: &ReportParams,
+    as_of: DateTime<Utc>,
+) -> Result<Value> {
+    let request = EventRequest::read(ledger, params, as_of, Span::Range, false)?;
+    Ok(request.series(&TRANSACTIONS, &transaction_events(&request)?))
+}
+
+pub(super) fn transactions_summary(
+    ledger: &Ledger,
+    params: &ReportParams,
+    as_of: DateTime<Utc>,
+) -> Result<Value> {
+    let request = EventRequest::read(ledger, params, as_of, Span::CurrentAndPrevious, false)?;
+    Ok(request.summary(&TRANSACTIONS, &transaction_events(&request)?))
+}
+
+pub(super) fn transactions_table(
+    ledger: &Ledger,
+    params: &ReportParams,
+    as_of: DateTime<Utc>,
+) -> Result<Value> {
+    let request = EventRequest::read(ledger, params, as_of, Span::Range, false)?;
+    Ok(request.table(&TRANSACTIONS, &transaction_events(&request)?))
+}
+
+/// `transactions-detail`: with `customer`, every transaction of those
+/// customers (narrowed by `selected-date` and `selected-type` when given),
+/// each with the `lines` of its invoice; without it, `selected-date` and
+/// `selected-type` are required.
+pub(super) fn transactions_detail(
+    ledger: &Ledger,
+    params: &ReportParams,
+    as_of: DateTime<Utc>,
+) -> Result<Value> {
+    let customers = Query::new(params).list("customer");
+    for id in &customers {
+        if ledger.customer(id).is_none() {
+            return Err(Error::NotFound {
+                kind: Customer::KIND,
+                id: id.clone(),
+            });
+        }
+    }
+    let by_customer = !customers.is_empty();
+    let request = EventRequest::read(ledger, params, as_of, Span::Selected, by_customer)?;
+    let kind = selected_type(params, &TRANSACTIONS, by_customer)?;
+    let events = transaction_events(&request)?;
+    Ok(request.detail(events, kind, |e| money_row(ledger, e, by_customer)))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn invoice(extra: Value) -> Invoice {
+        let mut value = json!({"id": "i1", "customer_id": "c", "type": "subscription",
+            "invoice_date": "2024-01-05", "amount": 3000, "currency": "USD", "plan_id": "m"});
+        for (k, v) in extra.as_object().unwrap() {
+            value[k] = v.clone();
+        }
+        Invoice::from_json(&value).unwrap()
+    }
+
+    #[test]
+    fn a_paid_invoice_is_one_successful_payment_on_its_payment_date() {
+        let inv = invoice(json!({"payment_date": "2024-01-07"}));
+        let list = attempts(&inv, chrono_tz::UTC);
+        assert_eq!(list.len(), 1);
+        assert_eq!(list[0].result, TransactionResult::Successful);
+        assert_eq!(list[0].amount, 3000);
+        assert_eq!(list[0].instant.to_rfc3339(), "2024-01-07T00:00:00+00:00");
+    }
+
+    #[test]
+    fn transactions_replace_the_invoice_and_refunds_are_negative() {
+        let inv = invoice(json!({"transactions": [
+            {"id": "t1", "type": "payment", "result": "failed", "date": "2024-01-05", "amount": 3000},
+            {"id": "t2", "type": "payment", "result": "successful", "date": "2024-01-08"},
+            {"id": "t3", "type": "refund", "result": "successful", "date": "2024-01-20", "amount": 500}
+        ]}));
+        let list = attempts(&inv, chrono_tz::UTC);
+        let amounts: Vec<(Cents, TransactionResult)> =
+            list.iter().map(|a| (a.amount, a.result)).collect();
+        assert_eq!(
+            amounts,
+            vec![
+                (3000, TransactionResult::Failed),
+                (3000, TransactionResult::Successful),
+                (-500, TransactionResult::Successful)
+            ]
+        );
+    }
+
+    #[test]
+    fn open_void_and_zero_invoices_make_no_attempt() {
+        for extra in [
+            json!({"status": "open"}),
+            json!({"status": "void"}),
+            json!({"amount": 0}),
+        ] {
+            assert!(attempts(&invoice(extra), chrono_tz::UTC).is_empty());
+        }
+        let failed = invoice(json!({"status": "failed"}));
+        assert_eq!(
+            attempts(&failed, chrono_tz::UTC)[0].result,
+            TransactionResult::Failed
+        );
+    }
+}
