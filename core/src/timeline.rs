@@ -330,6 +330,14 @@ impl Timeline {
             .collect()
     }
 
+    /// Whether exactly the same events apply at both instants, so a replay
+    /// at one is a replay at the other.
+    pub(crate) fn same_events_apply(&self, a: DateTime<Utc>, b: DateTime<Utc>) -> bool {
+        let applies =
+            |e: &Event, at: DateTime<Utc>| e.at <= at && e.visible_after.is_none_or(|v| at > v);
+        self.events.iter().all(|e| applies(e, a) == applies(e, b))
+    }
+
     /// Replays the events that apply at `as_of` and happen no later than
     /// `cutoff`, producing daily movements in the ledger's time zone.
     pub fn simulate(

@@ -80,12 +80,17 @@ pub struct CustomerProfile {
 
 impl Ledger {
     /// Every customer's replay at `as_of`, computed in parallel and cached
-    /// until the next write or a different `as_of`.
+    /// until the next write or an `as_of` at which other events apply.
     pub(crate) fn replays(&self, as_of: DateTime<Utc>) -> Result<ReplaySet> {
+        // The cache serves any `as_of` at which the same events apply: a
+        // service asking at "now" reuses it until an event's time passes.
         if let Ok(cache) = self.replay_cache.lock()
             && let Some((generation, cached_as_of, set)) = cache.as_ref()
             && *generation == self.generation
-            && *cached_as_of == as_of
+            && (*cached_as_of == as_of
+                || self
+                    .timelines()
+                    .all(|t| t.same_events_apply(*cached_as_of, as_of)))
         {
             return Ok(Arc::clone(set));
         }

@@ -249,3 +249,31 @@ fn listing_pages_in_insertion_order() {
     assert_eq!(page.count, 2);
     assert_eq!(page.list[0].id.as_str(), "b");
 }
+
+#[test]
+fn the_replay_cache_serves_every_as_of_with_the_same_events_and_no_other() {
+    let mut ledger = ledger();
+    ledger.upsert_invoices(&[sub("i1", "a", "2024-01-01", 3000)]);
+    let fresh = |at: DateTime<Utc>| {
+        ledger
+            .clone()
+            .movements(at, &MovementFilter::default())
+            .unwrap()
+    };
+    // Jan 15 and Feb 8 00:00 see the same events (the lapse shows only after Feb 8).
+    let early = ledger
+        .movements(as_of("2024-01-15T00:00:00Z"), &MovementFilter::default())
+        .unwrap();
+    let same_epoch = as_of("2024-02-08T00:00:00Z");
+    assert!(Arc::ptr_eq(
+        &ledger.replays(as_of("2024-01-15T00:00:00Z")).unwrap(),
+        &ledger.replays(same_epoch).unwrap()
+    ));
+    assert_eq!(early, fresh(same_epoch));
+    // One second later the lapse applies: a new replay, with the churn.
+    let later = ledger
+        .movements(as_of("2024-02-08T00:00:01Z"), &MovementFilter::default())
+        .unwrap();
+    assert_eq!(later.len(), 2);
+    assert_eq!(later, fresh(as_of("2024-02-08T00:00:01Z")));
+}
