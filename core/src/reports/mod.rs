@@ -8,6 +8,7 @@ mod customers;
 pub mod events;
 pub mod filters;
 mod invoices;
+pub mod leads;
 pub mod movement_table;
 pub mod mrr;
 pub mod series;
@@ -34,6 +35,10 @@ const REPORTS: &[(&str, ReportFn)] = &[
     ("invoices-detail", invoices::invoices_detail),
     ("mrr-table", tables::mrr_table),
     ("mrr-table-subtypes", tables::mrr_table_subtypes),
+    ("leads", leads::leads),
+    ("leads-days", leads::leads_days),
+    ("leads-summary", leads::leads_summary),
+    ("leads-table", leads::leads_table),
     ("transactions", transactions::transactions),
     ("transactions-detail", transactions::transactions_detail),
     ("transactions-summary", transactions::transactions_summary),

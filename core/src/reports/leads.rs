@@ -1,0 +1,235 @@
+//! `leads`, `leads-summary`, `leads-table`, `leads-days`: the funnel from
+//! lead to trial to paying customer, per period.
+//!
+//! A customer is a **lead** on its `created_date` (a customer record
+//! without one became a lead when it first started a trial or paid); it
+//! starts a **trial** on its first zero-amount subscription invoice (else
+//! the record's `trial_started`); it **converts** on its first day with
+//! MRR above 0 (else the record's `paid_started`). Each is counted in the
+//! period holding its local day, and only once it has happened by `as_of`.
+//!
+//! Series fields per period: `leads`, `trials`, `conversions` (counts);
+//! `lead_to_paid_rate` = 100 x leads of the period who have converted by
+//! `as_of` / leads of the period, and `trial_to_paid_rate` = 100 x trials
+//! started in the period that converted by `as_of` / trials of the period
+//! (cohort rates: they follow each period's own leads and trials; `null`
+//! when the period has none).
+//!
+//! `leads-days` gives, per period, how long conversions took, in whole
+//! days between local dates: `lead_to_trial` for trials started in the
+//! period, `trial_to_paid` and `lead_to_paid` for conversions in the
+//! period, each as `<step>_days_avg`, `<step>_days_median` (mean of the
+//! two middle values for an even count; both `null` when none) and
+//! `<step>_count`. A step whose later date precedes the earlier counts 0
+//! days.
+
+use super::ReportParams;
+use super::events::{Event, EventRequest, Family, Span, Tally, percent};
+use crate::error::Result;
+use crate::ledger::Ledger;
+use crate::timeline::Replay;
+use chrono::{DateTime, NaiveDate, Utc};
+use serde_json::{Map, Value, json};
+
+const LEADS: Family = Family {
+    types: &[
+        ("lead", "Leads"),
+        ("trials", "Trials"),
+        ("converted", "Conversions"),
+    ],
+    metrics: &[
+        ("leads", "Leads"),
+        ("trials", "Trials started"),
+        ("conversions", "Conversions"),
+        ("lead_to_paid_rate", "Lead-to-paid rate (%)"),
+        ("trial_to_paid_rate", "Trial-to-paid rate (%)"),
+    ],
+    figures: lead_figures,
+};
+
+/// Internal kinds: a lead (or trial) whose customer has converted by `as_of`.
+const LEAD_CONVERTED: &str = "lead_converted";
+const TRIAL_CONVERTED: &str = "trial_converted";
+
+fn lead_figures(tally: &Tally) -> Map<String, Value> {
+    let leads = tally.count("lead");
+    let trials = tally.count("trials");
+    let mut row = Map::new();
+    row.insert("leads".into(), json!(leads));
+    row.insert("trials".into(), json!(trials));
+    row.insert("conversions".into(), json!(tally.count("converted")));
+    row.insert(
+        "lead_to_paid_rate".into(),
+        percent(tally.count(LEAD_CONVERTED), leads),
+    );
+    row.insert(
+        "trial_to_paid_rate".into(),
+        percent(tally.count(TRIAL_CONVERTED), trials),
+    );
+    row
+}
+
+/// A kept customer's funnel dates (local days), each only once it has
+/// happened by `as_of`.
+struct Funnel {
+    customer_id: String,
+    lead: Option<NaiveDate>,
+    trial: Option<NaiveDate>,
+    paid: Option<NaiveDate>,
+}
+
+fn funnels(request: &EventRequest) -> Result<Vec<Funnel>> {
+    let ledger = request.ledger;
+    let tz = ledger.settings().timezone;
+    let empty = Replay::default();
+    let mut out = Vec::new();
+    request.for_each_customer(|customer, replay| {
+        let id = customer.id.as_str();
+        let profile = ledger.profile_of(id, replay.unwrap_or(&empty), request.as_of);
+        let day = |t: Option<DateTime<Utc>>| {
+            t.filter(|t| request.happened(*t))
+                .map(|t| t.with_timezone(&tz).date_naive())
+        };
+        let trial = day(profile.trial_started);
+        let paid = day(profile.paid_started);
+        let created = day(customer.created_date.map(|t| t.instant(tz)));
+        let lead = created.or_else(|| trial.into_iter().chain(paid).min());
+        out.push(Funnel {
+            customer_id: id.to_string(),
+            lead,
+            trial,
+            paid,
+        });
+        Ok(())
+    })?;
+    Ok(out)
+}
+
+fn lead_events(request: &EventRequest) -> Result<Vec<Event<()>>> {
+    let mut events = Vec::new();
+    for funnel in funnels(request)? {
+        let mut push = |date: Option<NaiveDate>, kind: &'static str| {
+            if let Some(date) = date {
+                events.push(Event {
+                    date,
+                    kind,
+                    amount: 0,
+                    currency: request.currency,
+                    amount_base: 0,
+                    customer_id: funnel.customer_id.clone(),
+                    id: funnel.customer_id.clone(),
+                    source: (),
+                });
+            }
+        };
+        push(funnel.lead, "lead");
+        push(funnel.trial, "trials");
+        push(funnel.paid, "converted");
+        if funnel.paid.is_some() {
+            push(funnel.lead, LEAD_CONVERTED);
+            if funnel.trial.is_some_and(|t| funnel.paid >= Some(t)) {
+                push(funnel.trial, TRIAL_CONVERTED);
+            }
+        }
+    }
+    Ok(events)
+}
+
+pub(super) fn leads(ledger: &Ledger, params: &ReportParams, as_of: DateTime<Utc>) -> Result<Value> {
+    let request = EventRequest::read(ledger, params, as_of, Span::Range, false)?;
+    Ok(request.series(&LEADS, &lead_events(&request)?))
+}
+
+pub(super) fn leads_summary(
+    ledger: &Ledger,
+    params: &ReportParams,
+    as_of: DateTime<Utc>,
+) -> Result<Value> {
+    let request = EventRequest::read(ledger, params, as_of, Span::CurrentAndPrevious, false)?;
+    Ok(request.summary(&LEADS, &lead_events(&request)?))
+}
+
+pub(super) fn leads_table(
+    ledger: &Ledger,
+    params: &ReportParams,
+    as_of: DateTime<Utc>,
+) -> Result<Value> {
+    let request = EventRequest::read(ledger, params, as_of, Span::Range, false)?;
+    Ok(request.table(&LEADS, &lead_events(&request)?))
+}
+
+/// The funnel steps of `leads-days`, each counted in the period of its
+/// later date.
+const STEPS: &[&str] = &["lead_to_trial", "trial_to_paid", "lead_to_paid"];
+
+pub(super) fn leads_days(
+    ledger: &Ledger,
+    params: &ReportParams,
+    as_of: DateTime<Utc>,
+) -> Result<Value> {
+    let request = EventRequest::read(ledger, params, as_of, Span::Range, false)?;
+    // Per period, per step: the day counts.
+    let mut samples = vec![vec![Vec::<i64>::new(); STEPS.len()]; request.periods.len()];
+    for funnel in funnels(&request)? {
+        let steps = [
+            (funnel.lead, funnel.trial),
+            (funnel.trial, funnel.paid),
+            (funnel.lead, funnel.paid),
+        ];
+        for (step, (from, to)) in steps.into_iter().enumerate() {
+            if let (Some(from), Some(to)) = (from, to)
+                && let Some(i) = request.period_of(to)
+            {
+                samples[i][step].push((to - from).num_days().max(0));
+            }
+        }
+    }
+    let result: Vec<Value> = request
+        .periods
+        .iter()
+        .zip(samples.iter_mut())
+        .map(|(period, per_step)| {
+            let mut row = Map::new();
+            row.insert("date".into(), json!(period.start.to_string()));
+            row.insert("end_date".into(), json!(period.end.to_string()));
+            for (name, days) in STEPS.iter().zip(per_step.iter_mut()) {
+                row.insert(format!("{name}_days_avg"), json!(mean(days)));
+                row.insert(format!("{name}_days_median"), json!(median(days)));
+                row.insert(format!("{name}_count"), json!(days.len()));
+            }
+            Value::Object(row)
+        })
+        .collect();
+    Ok(json!({"interval": request.interval.as_str(), "result": result}))
+}
+
+fn mean(values: &[i64]) -> Option<f64> {
+    (!values.is_empty()).then(|| values.iter().sum::<i64>() as f64 / values.len() as f64)
+}
+
+/// The middle value (mean of the two middle values for an even count).
+fn median(values: &mut [i64]) -> Option<f64> {
+    if values.is_empty() {
+        return None;
+    }
+    values.sort_unstable();
+    let mid = values.len() / 2;
+    Some(if values.len().is_multiple_of(2) {
+        (values[mid - 1] + values[mid]) as f64 / 2.0
+    } else {
+        values[mid] as f64
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn medians_of_odd_and_even_counts() {
+        assert_eq!(median(&mut [5, 1, 3]), Some(3.0));
+        assert_eq!(median(&mut [4, 1, 3, 10]), Some(3.5));
+        assert_eq!(median(&mut []), None);
+        assert_eq!(mean(&[1, 2]), Some(1.5));
+    }
+}
