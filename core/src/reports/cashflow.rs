@@ -316,7 +316,7 @@ pub(super) fn outstanding_unpaid(
     let tz = ledger.settings().timezone;
     let day = request.as_of_day;
     let mut rows: Vec<Unpaid> = Vec::new();
-    request.for_each_customer(|customer, _| {
+    request.for_each_customer(false, |customer, _| {
         for invoice in ledger.customer_invoices(customer.id.as_str()) {
             let unpaid = matches!(invoice.status, InvoiceStatus::Open | InvoiceStatus::Failed);
             let charge = matches!(

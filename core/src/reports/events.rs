@@ -160,7 +160,8 @@ impl<'a> EventRequest<'a> {
     /// Reads the shared parameters: `date`, `interval`, `baseCurrency`,
     /// `fix_fx`, `fx_date`, `currency` and every customer filter; for
     /// [`Span::Selected`] also `selected-date` (required unless
-    /// `selected_optional`, then the whole `date` range).
+    /// `selected_optional`; then one period: the `date` range when given,
+    /// else everything up to `as_of`).
     pub fn read(
         ledger: &'a Ledger,
         params: &ReportParams,
@@ -173,25 +174,42 @@ impl<'a> EventRequest<'a> {
         let week_start = settings.week_start();
         let as_of_day = as_of.with_timezone(&settings.timezone).date_naive();
         let interval = q.interval(PeriodInterval::Month)?;
-        let mut range = q.date_range(as_of_day)?;
-        let list = match span {
-            Span::Range => periods(&range, interval, week_start),
+        let (range, list) = match span {
+            Span::Range => {
+                let range = q.date_range(as_of_day)?;
+                (range, periods(&range, interval, week_start))
+            }
             Span::CurrentAndPrevious => {
                 let current = interval.align(as_of_day, week_start);
-                range = DateRange {
+                let range = DateRange {
                     start: interval.previous(current),
                     end: as_of_day,
                 };
-                periods(&range, interval, week_start)
+                (range, periods(&range, interval, week_start))
             }
             Span::Selected => match q.date("selected-date")? {
                 Some(day) => {
                     let start = interval.align(day, week_start);
                     let end = interval.next(start).pred_opt().unwrap_or(start);
-                    range = DateRange { start, end };
-                    vec![Period { start, end }]
+                    (DateRange { start, end }, vec![Period { start, end }])
                 }
-                None if selected_optional => periods(&range, interval, week_start),
+                None if selected_optional => {
+                    // Everything up to `as_of`, or the `date` range when given.
+                    let range = match q.text("date") {
+                        Some(_) => q.date_range(as_of_day)?,
+                        None => DateRange {
+                            start: NaiveDate::MIN,
+                            end: as_of_day,
+                        },
+                    };
+                    (
+                        range,
+                        vec![Period {
+                            start: range.start,
+                            end: range.end,
+                        }],
+                    )
+                }
                 None => {
                     return Err(Error::query(
                         "selected-date",
@@ -220,17 +238,23 @@ impl<'a> EventRequest<'a> {
     }
 
     /// Calls `visit` for every customer the filters keep, in id order, with
-    /// its replay at `as_of` (`None` for a customer without subscription
-    /// history).
+    /// its replay at `as_of` when `needs_replay` (`None` for a customer
+    /// without subscription history, and for everyone when not needed).
     pub fn for_each_customer(
         &self,
+        needs_replay: bool,
         mut visit: impl FnMut(&'a Customer, Option<&Replay>) -> Result<()>,
     ) -> Result<()> {
-        let replays = self.ledger.replays(self.as_of)?;
+        // Replays cost a pass over every timeline: only when someone reads them.
+        let replays = if needs_replay || !self.filter.is_empty() {
+            Some(self.ledger.replays(self.as_of)?)
+        } else {
+            None
+        };
         let mut customers: Vec<&'a Customer> = self.ledger.customers().collect();
         customers.sort_by(|a, b| a.id.cmp(&b.id));
         for customer in customers {
-            let replay = replays.get(&customer.id);
+            let replay = replays.as_ref().and_then(|r| r.get(&customer.id));
             if !self.filter.is_empty() {
                 let facts = CustomerFacts::gather(self.ledger, customer, replay, self.as_of);
                 if !self.filter.matches(self.ledger, &facts, self.as_of_day) {

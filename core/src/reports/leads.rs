@@ -83,7 +83,7 @@ fn funnels(request: &EventRequest) -> Result<Vec<Funnel>> {
     let tz = ledger.settings().timezone;
     let empty = Replay::default();
     let mut out = Vec::new();
-    request.for_each_customer(|customer, replay| {
+    request.for_each_customer(true, |customer, replay| {
         let id = customer.id.as_str();
         let profile = ledger.profile_of(id, replay.unwrap_or(&empty), request.as_of);
         let day = |t: Option<DateTime<Utc>>| {

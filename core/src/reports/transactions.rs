@@ -162,7 +162,7 @@ pub fn money_events<'a>(
     let ledger = request.ledger;
     let tz = ledger.settings().timezone;
     let mut events = Vec::new();
-    request.for_each_customer(|customer, _| {
+    request.for_each_customer(false, |customer, _| {
         for invoice in ledger.customer_invoices(customer.id.as_str()) {
             if !request.keeps_currency(invoice.currency) {
                 continue;
@@ -319,7 +319,7 @@ fn transaction_events<'a>(request: &EventRequest<'a>) -> Result<Vec<Event<Attemp
     )?;
     let tz = ledger.settings().timezone;
     let mut discounts = Vec::new();
-    request.for_each_customer(|customer, _| {
+    request.for_each_customer(false, |customer, _| {
         for invoice in ledger.customer_invoices(customer.id.as_str()) {
             let charge = matches!(
                 invoice.kind,
