@@ -20,7 +20,9 @@
 
 use super::ReportParams;
 use super::events::{Event, EventRequest, Family, Span, Tally, percent, selected_type};
-use super::transactions::{Attempt, attempts, charge_type, money_events, money_row};
+use super::transactions::{
+    Attempt, attempts, charge_type, money_events, money_row, plan_charge_type,
+};
 use crate::error::Result;
 use crate::ledger::Ledger;
 use crate::model::{Invoice, InvoiceStatus, InvoiceType, TransactionResult, TransactionType};
@@ -158,21 +160,11 @@ fn refunded_type(ledger: &Ledger, invoice: &Invoice) -> &'static str {
     {
         return charge_type(ledger, refunded);
     }
-    match invoice
+    invoice
         .plan_id
         .as_ref()
         .and_then(|p| ledger.plan(p.as_str()))
-    {
-        Some(plan) => {
-            let as_subscription = Invoice {
-                kind: InvoiceType::Subscription,
-                plan_id: Some(plan.id.clone()),
-                ..invoice.clone()
-            };
-            charge_type(ledger, &as_subscription)
-        }
-        None => "unknown",
-    }
+        .map_or("unknown", plan_charge_type)
 }
 
 fn refund_events<'a>(request: &EventRequest<'a>) -> Result<Vec<Event<Attempt<'a>>>> {
@@ -427,4 +419,42 @@ pub(super) fn outstanding_unpaid(
         "buckets": buckets,
         "result": {"count": rows.len(), "list": list},
     }))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::Settings;
+    use serde_json::json;
+
+    fn ledger() -> Ledger {
+        let mut ledger = Ledger::new(Settings::default());
+        ledger.upsert_plans(&[
+            json!({"id": "y", "name": "Annual", "interval": "year", "interval_count": 1, "currency": "USD"}),
+            json!({"id": "w", "name": "Weekly", "interval": "week", "interval_count": 1, "currency": "USD"}),
+        ]);
+        ledger.upsert_customers(&[json!({"id": "A", "name": "Alpha"})]);
+        let report = ledger.upsert_invoices(&[
+            json!({"id": "i1", "customer_id": "A", "type": "subscription", "plan_id": "y",
+                   "invoice_date": "2024-01-01", "amount": 12000, "currency": "USD"}),
+            json!({"id": "r1", "customer_id": "A", "type": "refund", "refunded_invoice_id": "i1",
+                   "invoice_date": "2024-02-01", "amount": -100, "currency": "USD"}),
+            json!({"id": "r2", "customer_id": "A", "type": "refund", "plan_id": "w",
+                   "invoice_date": "2024-02-02", "amount": -100, "currency": "USD"}),
+            json!({"id": "r3", "customer_id": "A", "type": "refund",
+                   "invoice_date": "2024-02-03", "amount": -100, "currency": "USD"}),
+        ]);
+        assert_eq!(report.accepted(), 4);
+        ledger
+    }
+
+    #[test]
+    fn a_refund_is_typed_by_the_invoice_it_refunds_else_its_plan_else_unknown() {
+        let ledger = ledger();
+        let kind = |id: &str| refunded_type(&ledger, ledger.invoice(id).unwrap());
+        assert_eq!(kind("r1"), "year_sub");
+        assert_eq!(kind("r2"), "week_sub");
+        assert_eq!(kind("r3"), "unknown");
+        assert_eq!(kind("i1"), "year_sub");
+    }
 }

@@ -30,7 +30,7 @@ use super::events::{Event, EventRequest, Family, Span, Tally, selected_type};
 use crate::error::{Error, Result};
 use crate::ledger::Ledger;
 use crate::model::{
-    Customer, Interval, Invoice, InvoiceStatus, InvoiceType, PricingModel, Transaction,
+    Customer, Interval, Invoice, InvoiceStatus, InvoiceType, Plan, PricingModel, Transaction,
     TransactionResult, TransactionType,
 };
 use crate::money::Cents;
@@ -137,18 +137,22 @@ pub fn charge_type(ledger: &Ledger, invoice: &Invoice) -> &'static str {
             .plan_id
             .as_ref()
             .and_then(|p| ledger.plan(p.as_str()))
-            .map_or("unknown", |plan| {
-                if plan.pricing_model == PricingModel::Metered {
-                    return "metered";
-                }
-                match plan.billing_freq {
-                    Interval::Month => "month_sub",
-                    Interval::Year => "year_sub",
-                    Interval::Week => "week_sub",
-                    Interval::Day => "day_sub",
-                }
-            }),
+            .map_or("unknown", plan_charge_type),
         InvoiceType::Refund | InvoiceType::Cancellation => "unknown",
+    }
+}
+
+/// The payment type of a subscription on `plan`: `metered` on a metered
+/// plan, else by its interval.
+pub fn plan_charge_type(plan: &Plan) -> &'static str {
+    if plan.pricing_model == PricingModel::Metered {
+        return "metered";
+    }
+    match plan.billing_freq {
+        Interval::Month => "month_sub",
+        Interval::Year => "year_sub",
+        Interval::Week => "week_sub",
+        Interval::Day => "day_sub",
     }
 }
 
