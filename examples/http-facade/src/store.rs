@@ -113,6 +113,7 @@ impl Store {
                      PRIMARY KEY (account_id, kind, id)
                  );
                  CREATE INDEX IF NOT EXISTS records_by_owner ON records(account_id, kind, owner);
+                 CREATE INDEX IF NOT EXISTS records_by_seq ON records(seq);
                  CREATE TABLE IF NOT EXISTS fx_rates (
                      account_id INTEGER NOT NULL REFERENCES accounts(id),
                      seq INTEGER PRIMARY KEY AUTOINCREMENT,
@@ -308,11 +309,9 @@ impl Store {
         let tx = self.connection.transaction().map_err(ApiError::storage)?;
         {
             let next_seq: i64 = tx
-                .query_row(
-                    "SELECT COALESCE(MAX(seq), 0) + 1 FROM records WHERE account_id = ?1",
-                    [account],
-                    |r| r.get(0),
-                )
+                .query_row("SELECT COALESCE(MAX(seq), 0) + 1 FROM records", [], |r| {
+                    r.get(0)
+                })
                 .map_err(ApiError::storage)?;
             let mut put = tx
                 .prepare_cached(

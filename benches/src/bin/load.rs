@@ -1,0 +1,252 @@
+//! The service under load, on loopback: starts the release server on a
+//! fresh data directory, then measures
+//!
+//! 1. batch import: a generated data set posted in batches (invoices/s, durable),
+//! 2. single invoice posts from many concurrent clients (throughput, p50, p99),
+//! 3. report reads (`mrr`, 12 months) while those writers run (p50, p99).
+//!
+//! Bounded in count and time. Usage:
+//! `load [INVOICES] [--clients N] [--posts-per-client N] [--server PATH]`
+//! (defaults 100000, 50, 40, target/release/submetrics-server).
+
+use std::io::{BufRead, BufReader};
+use std::process::{Command, Stdio};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::{Duration, Instant};
+use submetrics_benches::generator::{Spec, generate};
+use submetrics_benches::measure::{ms, quantile};
+
+const KEY: &str = "load-test-owner-key-0123456789";
+const BATCH: usize = 10_000;
+/// No phase runs longer than this.
+const PHASE_LIMIT: Duration = Duration::from_secs(120);
+
+struct Options {
+    invoices: usize,
+    clients: usize,
+    posts_per_client: usize,
+    server: String,
+}
+
+fn options() -> Options {
+    let mut options = Options {
+        invoices: 100_000,
+        clients: 50,
+        posts_per_client: 40,
+        server: "target/release/submetrics-server".to_string(),
+    };
+    let mut args = std::env::args().skip(1);
+    while let Some(arg) = args.next() {
+        let mut value = || args.next().unwrap_or_default();
+        match arg.as_str() {
+            "--clients" => options.clients = value().parse().unwrap_or(options.clients),
+            "--posts-per-client" => {
+                options.posts_per_client = value().parse().unwrap_or(options.posts_per_client)
+            }
+            "--server" => options.server = value(),
+            count => options.invoices = count.parse().unwrap_or(options.invoices),
+        }
+    }
+    options
+}
+
+fn new_agent() -> ureq::Agent {
+    ureq::Agent::config_builder()
+        .http_status_as_error(false)
+        .build()
+        .into()
+}
+
+fn post(agent: &ureq::Agent, url: &str, body: &str) -> u16 {
+    agent
+        .post(url)
+        .header("Authorization", format!("Bearer {KEY}"))
+        .header("Content-Type", "application/json")
+        .send(body.as_bytes())
+        .map(|r| r.status().as_u16())
+        .unwrap_or(0)
+}
+
+fn get(agent: &ureq::Agent, url: &str) -> u16 {
+    agent
+        .get(url)
+        .header("Authorization", format!("Bearer {KEY}"))
+        .call()
+        .map(|r| r.status().as_u16())
+        .unwrap_or(0)
+}
+
+fn main() {
+    let options = options();
+    let dir = std::env::temp_dir().join(format!("submetrics-load-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    let mut child = Command::new(&options.server)
+        .args(["--listen", "127.0.0.1:0", "--data-dir"])
+        .arg(&dir)
+        .env("SUBMETRICS_OWNER_KEY", KEY)
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap_or_else(|e| {
+            panic!(
+                "cannot start {} (build it with `cargo build --release -p submetrics-server`): {e}",
+                options.server
+            )
+        });
+    let mut lines = BufReader::new(child.stdout.take().expect("stdout")).lines();
+    let base = loop {
+        match lines.next() {
+            Some(Ok(line)) if line.starts_with("listening on ") => {
+                break line["listening on ".len()..].to_string();
+            }
+            Some(_) => continue,
+            None => panic!("the server exited before listening"),
+        }
+    };
+    std::thread::spawn(move || for _ in lines {});
+    let data = generate(&Spec::with_invoices(options.invoices));
+    let agent = new_agent();
+    println!(
+        "service load, {} invoices, {} customers; {} clients",
+        data.invoices.len(),
+        data.customers.len(),
+        options.clients
+    );
+
+    let start = Instant::now();
+    assert_eq!(
+        post(
+            &agent,
+            &format!("{base}/data/fx-rates"),
+            &serde_json::to_string(&data.fx_rates).unwrap_or_default()
+        ),
+        200
+    );
+    assert_eq!(
+        post(
+            &agent,
+            &format!("{base}/data/plans"),
+            &serde_json::to_string(&data.plans).unwrap_or_default()
+        ),
+        200
+    );
+    for chunk in data.customers.chunks(BATCH) {
+        assert_eq!(
+            post(
+                &agent,
+                &format!("{base}/data/customers"),
+                &serde_json::to_string(chunk).unwrap_or_default()
+            ),
+            201
+        );
+    }
+    let customers_done = start.elapsed();
+    let invoices_start = Instant::now();
+    for chunk in data.invoices.chunks(BATCH) {
+        assert_eq!(
+            post(
+                &agent,
+                &format!("{base}/data/invoices"),
+                &serde_json::to_string(chunk).unwrap_or_default()
+            ),
+            200
+        );
+        assert!(
+            invoices_start.elapsed() < PHASE_LIMIT,
+            "batch import over the time limit"
+        );
+    }
+    let invoices_time = invoices_start.elapsed();
+    println!(
+        "batch import: customers+plans {}, invoices {} in batches of {BATCH}: {:.0} invoices/s (durable)",
+        ms(customers_done),
+        ms(invoices_time),
+        data.invoices.len() as f64 / invoices_time.as_secs_f64()
+    );
+
+    // Single posts from many clients while readers run the mrr report.
+    let writing = Arc::new(AtomicBool::new(true));
+    let customer_ids: Vec<String> = data
+        .customers
+        .iter()
+        .filter_map(|c| c["id"].as_str().map(str::to_string))
+        .collect();
+    let plan = data.plans[0].clone();
+    let readers: Vec<_> = (0..2)
+        .map(|_| {
+            let (base, writing) = (base.clone(), Arc::clone(&writing));
+            std::thread::spawn(move || {
+                let agent = new_agent();
+                let mut samples = Vec::new();
+                let started = Instant::now();
+                while writing.load(Ordering::Relaxed) && started.elapsed() < PHASE_LIMIT {
+                    let t = Instant::now();
+                    assert_eq!(
+                        get(
+                            &agent,
+                            &format!("{base}/reports/mrr?date=20230101-20231231")
+                        ),
+                        200
+                    );
+                    samples.push(t.elapsed());
+                }
+                samples
+            })
+        })
+        .collect();
+    let phase = Instant::now();
+    let writers: Vec<_> = (0..options.clients)
+        .map(|client| {
+            let base = base.clone();
+            let customer_ids = customer_ids.clone();
+            let plan = plan.clone();
+            let posts = options.posts_per_client;
+            std::thread::spawn(move || {
+                let agent = new_agent();
+                let mut samples = Vec::with_capacity(posts);
+                for n in 0..posts {
+                    let customer = &customer_ids[(client * 7919 + n * 104_729) % customer_ids.len()];
+                    let body = serde_json::json!({
+                        "id": format!("load-{client}-{n}"), "customer_id": customer, "type": "one_time",
+                        "invoice_date": "2023-06-01", "amount": 1000, "currency": plan["currency"],
+                    })
+                    .to_string();
+                    let t = Instant::now();
+                    assert_eq!(post(&agent, &format!("{base}/data/invoices"), &body), 200);
+                    samples.push(t.elapsed());
+                }
+                samples
+            })
+        })
+        .collect();
+    let mut writes: Vec<Duration> = writers
+        .into_iter()
+        .flat_map(|w| w.join().unwrap_or_default())
+        .collect();
+    let write_time = phase.elapsed();
+    writing.store(false, Ordering::Relaxed);
+    let mut reads: Vec<Duration> = readers
+        .into_iter()
+        .flat_map(|r| r.join().unwrap_or_default())
+        .collect();
+    println!(
+        "single posts: {} from {} clients in {}: {:.0} posts/s, p50 {}, p99 {}",
+        writes.len(),
+        options.clients,
+        ms(write_time),
+        writes.len() as f64 / write_time.as_secs_f64(),
+        ms(quantile(&mut writes, 0.5)),
+        ms(quantile(&mut writes, 0.99))
+    );
+    if !reads.is_empty() {
+        println!(
+            "mrr report during writes: {} reads, p50 {}, p99 {}",
+            reads.len(),
+            ms(quantile(&mut reads, 0.5)),
+            ms(quantile(&mut reads, 0.99))
+        );
+    }
+    let _ = child.kill();
+    let _ = child.wait();
+    let _ = std::fs::remove_dir_all(&dir);
+}
