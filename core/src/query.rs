@@ -11,6 +11,10 @@ use crate::period::{DateRange, PeriodInterval};
 use crate::reports::ReportParams;
 use chrono::{Datelike, Months, NaiveDate};
 
+/// The longest `date` range, in days (about 27 years): it bounds the number
+/// of periods any report computes.
+pub const MAX_RANGE_DAYS: i64 = 10_000;
+
 /// Sort direction of a list.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Order {
@@ -184,7 +188,7 @@ impl<'a> Query<'a> {
                 _ => return Err(bad()),
             }
             .ok_or_else(bad)?;
-            return Ok(DateRange { start, end: today });
+            return bounded(text, DateRange { start, end: today });
         }
         let (from, to) = text.split_once('-').ok_or_else(bad)?;
         let start = parse_compact(from).ok_or_else(bad)?;
@@ -195,7 +199,7 @@ impl<'a> Query<'a> {
                 format!("`{text}`: the range ends before it starts"),
             ));
         }
-        Ok(DateRange { start, end })
+        bounded(text, DateRange { start, end })
     }
 
     /// `order`: asc or desc, default `default`.
@@ -211,6 +215,17 @@ impl<'a> Query<'a> {
             },
         )
     }
+}
+
+/// The range, unless it spans more than [`MAX_RANGE_DAYS`].
+fn bounded(text: &str, range: DateRange) -> Result<DateRange> {
+    if (range.end - range.start).num_days() >= MAX_RANGE_DAYS {
+        return Err(Error::query(
+            "date",
+            format!("`{text}`: a range spans at most {MAX_RANGE_DAYS} days"),
+        ));
+    }
+    Ok(range)
 }
 
 /// `yyyyMMdd`.
@@ -275,8 +290,19 @@ mod tests {
     }
 
     #[test]
-    fn reversed_ranges_are_rejected() {
+    fn reversed_and_huge_ranges_are_rejected() {
         let p = params(&[("date", "20240301-20240101")]);
+        assert!(Query::new(&p).date_range(d("2024-06-01")).is_err());
+        let p = params(&[("date", "00010101-99991231")]);
+        let err = Query::new(&p)
+            .date_range(d("2024-06-01"))
+            .unwrap_err()
+            .to_string();
+        assert_eq!(
+            err,
+            "parameter `date`: `00010101-99991231`: a range spans at most 10000 days"
+        );
+        let p = params(&[("date", "last-20000-days")]);
         assert!(Query::new(&p).date_range(d("2024-06-01")).is_err());
     }
 }

@@ -15,7 +15,7 @@ const PLANS: &[(&str, &str, &str)] = &[
 ];
 const COUNTRIES: &[&str] = &["DE", "US", "FR", "JP"];
 
-fn ledger(invoices: &[(usize, usize, i64, i64, u8)], customers: usize) -> Ledger {
+fn ledger(invoices: &[RandomInvoice], customers: usize) -> Ledger {
     let mut ledger = Ledger::new(Settings::default());
     ledger
         .load_fx_rates(&[
@@ -65,7 +65,10 @@ fn ledger(invoices: &[(usize, usize, i64, i64, u8)], customers: usize) -> Ledger
     ledger
 }
 
-fn history() -> impl Strategy<Value = (usize, Vec<(usize, usize, i64, i64, u8)>)> {
+/// One random invoice: (customer, plan, day offset, amount, kind 0-5).
+type RandomInvoice = (usize, usize, i64, i64, u8);
+
+fn history() -> impl Strategy<Value = (usize, Vec<RandomInvoice>)> {
     (1usize..12).prop_flat_map(|customers| {
         (
             Just(customers),
