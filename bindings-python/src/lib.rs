@@ -1,1 +1,15 @@
-//! Placeholder until this crate is built out.
+//! The native module `submetrics._native`: the core's ledger and reports
+//! for Python. Conversions only; every rule lives in the core.
+
+mod convert;
+mod errors;
+mod ledger;
+
+use pyo3::prelude::*;
+
+#[pymodule]
+fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_class::<ledger::Ledger>()?;
+    m.add_function(wrap_pyfunction!(ledger::report_names, m)?)?;
+    Ok(())
+}

@@ -1,0 +1,147 @@
+"""The Python API beyond the scenario files: exceptions, argument types,
+threads, DataFrames."""
+
+from __future__ import annotations
+
+import datetime
+import threading
+from typing import Any, List
+
+import pytest
+
+import submetrics
+
+
+def ledger() -> submetrics.Ledger:
+    ledger = submetrics.Ledger(base_currency="USD", timezone="UTC")
+    ledger.upsert_plans([
+        {"id": "m", "name": "Monthly", "interval": "month", "currency": "USD"},
+        {"id": "m2", "name": "Plus", "billing_freq": "month", "currency": "USD"},
+    ])
+    ledger.upsert_customers([{"id": "A", "name": "Acme", "country": "DE"}, {"id": "B", "name": "Beta"}])
+    ledger.upsert_invoices([
+        {"id": "a1", "customer_id": "A", "type": "subscription", "invoice_date": "2024-01-01", "amount": 3000, "currency": "USD", "plan_id": "m"},
+        {"id": "a2", "customer_id": "A", "type": "subscription", "invoice_date": "2024-02-01", "amount": 5000, "currency": "USD", "plan_id": "m2"},
+        {"id": "b1", "customer_id": "B", "type": "subscription", "invoice_date": "2024-01-15", "amount": 2000, "currency": "USD", "plan_id": "m"},
+    ])
+    return ledger
+
+
+def test_each_error_code_has_its_exception_with_attributes() -> None:
+    l = ledger()
+    result = l.upsert_invoices({"id": "bad", "customer_id": "A", "type": "subscription", "invoice_date": "2024-01-01", "amount": 1, "currency": "USD"})
+    assert result == [{"id": "bad", "import_status": "error", "import_error": "invoice bad: field `plan_id`: is required for a subscription invoice"}]
+    with pytest.raises(submetrics.InvalidRecordError) as invalid:
+        l.update_customer("A", {"currency": "DOLLARS"})
+    assert (invalid.value.code, invalid.value.record_id, invalid.value.field) == ("invalid_record", "A", "currency")
+    assert isinstance(invalid.value, ValueError)
+    with pytest.raises(submetrics.NotFoundError) as missing:
+        l.get_customer("Z")
+    assert (missing.value.code, missing.value.record_id, str(missing.value)) == ("not_found", "Z", "customer Z not found")
+    assert isinstance(missing.value, KeyError)
+    with pytest.raises(submetrics.ConflictError) as conflict:
+        l.delete_plan("m")
+    assert conflict.value.code == "conflict"
+    with pytest.raises(submetrics.UnknownReportError) as unknown:
+        l.report("nope")
+    assert "summary" in str(unknown.value)
+    with pytest.raises(submetrics.InvalidQueryError) as query:
+        l.report("mrr", interval="hour")
+    assert query.value.field == "interval"
+    with pytest.raises(submetrics.InvalidSettingError) as setting:
+        submetrics.Ledger(timezone="Mars/Base")
+    assert setting.value.field == "timezone"
+    l.upsert_plans({"id": "e", "name": "Euro", "interval": "month", "currency": "EUR"})
+    l.upsert_invoices({"id": "e1", "customer_id": "B", "type": "subscription", "invoice_date": "2024-01-20", "amount": 900, "currency": "EUR", "plan_id": "e"})
+    with pytest.raises(submetrics.MissingFxRateError) as fx:
+        l.report("summary", as_of="2024-01-25")
+    assert fx.value.code == "missing_fx_rate"
+    assert all(issubclass(e, submetrics.SubmetricsError) for e in (submetrics.MissingFxRateError, submetrics.ConflictError))
+
+
+def test_as_of_takes_datetime_date_and_text() -> None:
+    l = ledger()
+    naive = l.report("summary", as_of=datetime.datetime(2024, 1, 20, 12, 0))
+    aware = l.report("summary", as_of=datetime.datetime(2024, 1, 20, 12, 0, tzinfo=datetime.timezone.utc))
+    day = l.report("summary", as_of=datetime.date(2024, 1, 20))
+    text = l.report("summary", as_of="2024-01-20T12:00:00Z")
+    assert naive == aware == day == text
+    assert text["summary"]["mrr_current"] == 5000
+    assert l.report("summary", as_of="2024-02-05")["summary"]["mrr_current"] == 7000
+
+
+def test_keywords_and_params_reach_the_report() -> None:
+    l = ledger()
+    rows = l.report("movement-table", "2024-02-15", date="20240101-20240229", selected_date=datetime.date(2024, 2, 1), selected_type="expansion")
+    assert rows["result"]["count"] == 1
+    assert rows["result"]["list"][0]["description"] == "Upgrade from Monthly to Plus"
+    same = l.report("movement-table", "2024-02-15", {"date": "20240101-20240229", "selected-date": "2024-02-01", "selected-type": "expansion"})
+    assert same == rows
+    mrr = l.report("mrr", "2024-02-15", date="20240101-20240229", fix_fx=True, country=["DE", "FR"])
+    assert [p["total_mrr"] for p in mrr["result"]] == [3000, 5000]
+
+
+def test_movements_filters_and_customer_views() -> None:
+    l = ledger()
+    assert [m["type"] for m in l.movements("2024-02-15")] == ["new", "new", "expansion"]
+    assert len(l.movements("2024-02-15", customer="A")) == 2
+    assert len(l.movements("2024-02-15", start="2024-01-10", end=datetime.date(2024, 1, 31))) == 1
+    assert [m["customer_id"] for m in l.movements("2024-02-15", kinds=["expansion"])] == ["A"]
+    assert [c["id"] for c in l.customers("2024-02-15")["result"]["list"]] == ["A", "B"]
+    detail = l.customer("A", "2024-02-15")
+    assert detail["converted_mrr"] == 5000
+    assert detail["current_subscriptions"][0]["plan_id"] == "m2"
+
+
+def test_records_lists_settings_and_deletes() -> None:
+    l = ledger()
+    assert l.list_customers(limit=1, offset=1) == {"count": 2, "list": [l.get_customer("B")]}
+    assert l.update_customer("A", {"custom_variables": {"industry": "Retail"}})["custom_variables"] == {"industry": "Retail"}
+    assert l.update_plan("m2", {"name": "Plus+"})["name"] == "Plus+"
+    assert l.update_settings(churn_grace_days=3)["churn_grace_days"] == 3
+    assert l.settings["churn_grace_days"] == 3
+    assert l.load_fx_rates([{"date": "2024-01-01", "currency": "EUR", "rate": 0.9}]) == 1
+    l.delete_customer("B")
+    assert l.list_invoices()["count"] == 2
+    assert "mrr" in submetrics.report_names()
+
+
+def test_readers_in_threads_see_the_same_numbers() -> None:
+    l = ledger()
+    expected = l.report("mrr", "2024-03-01", date="20240101-20240229")
+    results: List[Any] = []
+    errors: List[BaseException] = []
+
+    def read() -> None:
+        try:
+            for _ in range(20):
+                results.append(l.report("mrr", "2024-03-01", date="20240101-20240229"))
+        except BaseException as error:  # noqa: BLE001 - collected for the assertion
+            errors.append(error)
+
+    threads = [threading.Thread(target=read) for _ in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert errors == []
+    assert len(results) == 80 and all(r == expected for r in results)
+
+
+def test_dataframes() -> None:
+    pytest.importorskip("pandas")
+    l = ledger()
+    frame = submetrics.movements_df(l, "2024-02-15")
+    assert list(frame["mrr_change"]) == [3000, 2000, 2000]
+    periods = submetrics.report_df(l, "mrr", "2024-02-15", date="20240101-20240229")
+    assert list(periods["total_mrr"]) == [5000, 7000]
+    table = submetrics.report_df(l, "movement-table", "2024-02-15", date="20240101-20240229")
+    assert len(table) == 3
+
+
+def test_bad_python_values_are_type_errors() -> None:
+    l = ledger()
+    with pytest.raises(TypeError):
+        l.upsert_customers(42)
+    with pytest.raises(TypeError):
+        l.upsert_customers({"id": "X", "name": object()})

@@ -1,0 +1,22 @@
+"""The type stubs check under mypy --strict, and the quickstart runs."""
+
+import subprocess
+import sys
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+ROOT = HERE.parents[1]
+
+
+def test_stubs_pass_mypy_strict() -> None:
+    done = subprocess.run(
+        [sys.executable, "-m", "mypy", "--strict", "--no-incremental", str(HERE / "typing_usage.py")],
+        capture_output=True, text=True, cwd=HERE,
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
+
+
+def test_quickstart_runs() -> None:
+    done = subprocess.run([sys.executable, str(ROOT / "examples" / "python" / "quickstart.py")], capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    assert "2024-03-01" in done.stdout and "8000" in done.stdout

@@ -1,0 +1,22 @@
+"""A typed use of the package, checked by mypy --strict in the test suite."""
+
+from __future__ import annotations
+
+import datetime
+from typing import Any, Dict, List
+
+import submetrics
+
+
+def monthly_mrr(ledger: submetrics.Ledger) -> List[int]:
+    report: Dict[str, Any] = ledger.report("mrr", datetime.date(2024, 3, 1), date="20240101-20240229")
+    return [int(period["total_mrr"]) for period in report["result"]]
+
+
+def load(ledger: submetrics.Ledger) -> int:
+    results = ledger.upsert_customers([{"id": "A", "name": "Acme"}])
+    try:
+        ledger.get_plan("missing")
+    except submetrics.NotFoundError as error:
+        assert error.code == "not_found"
+    return len(results)
