@@ -1,1 +1,7 @@
-//! Placeholder until this crate is built out.
+//! The native addon behind the npm package `submetrics`: the core's ledger
+//! and reports for Node. Conversions only; every rule lives in the core.
+
+mod convert;
+mod errors;
+mod ledger;
+mod tasks;

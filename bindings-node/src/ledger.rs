@@ -1,0 +1,269 @@
+//! `NativeLedger`: the core ledger shared behind `Arc<RwLock>`, so async
+//! tasks read it off the main thread while the JavaScript object lives on.
+
+use crate::convert::{as_of, params, records};
+use crate::errors::{invalid_argument, to_napi};
+use crate::tasks::{MovementsTask, ReportTask};
+use napi::bindgen_prelude::AsyncTask;
+use napi_derive::napi;
+use serde_json::{Value, json};
+use std::sync::{Arc, RwLock, RwLockReadGuard, RwLockWriteGuard};
+use submetrics::{Ledger, MovementFilter, MovementKind, RecordKind, Settings};
+
+pub type Shared = Arc<RwLock<Ledger>>;
+
+pub fn read(ledger: &Shared) -> RwLockReadGuard<'_, Ledger> {
+    ledger.read().unwrap_or_else(|p| p.into_inner())
+}
+
+fn write(ledger: &Shared) -> RwLockWriteGuard<'_, Ledger> {
+    ledger.write().unwrap_or_else(|p| p.into_inner())
+}
+
+fn kind(name: &str) -> napi::Result<RecordKind> {
+    RecordKind::parse(name).ok_or_else(|| {
+        invalid_argument(format!(
+            "`{name}` is not one of customers, plans, plan_groups, invoices, data_sources"
+        ))
+    })
+}
+
+/// Movements at `as_of` with a filter object `{customer, from, to, kinds}`.
+pub fn movements(
+    ledger: &Ledger,
+    at: Option<String>,
+    filter: Option<Value>,
+) -> napi::Result<Value> {
+    let at = as_of(at, ledger.settings())?;
+    let filter = filter.unwrap_or(Value::Null);
+    let day = |name: &str| -> napi::Result<Option<chrono::NaiveDate>> {
+        match filter.get(name) {
+            None | Some(Value::Null) => Ok(None),
+            Some(Value::String(text)) => {
+                submetrics::query::parse_day(text.get(..10).unwrap_or(text))
+                    .map(Some)
+                    .ok_or_else(|| {
+                        to_napi(submetrics::Error::InvalidQuery {
+                            param: name.to_string(),
+                            reason: format!("`{text}` is not a date"),
+                        })
+                    })
+            }
+            Some(other) => Err(invalid_argument(format!(
+                "filter `{name}` must be a date string, got {other}"
+            ))),
+        }
+    };
+    let mut kinds = Vec::new();
+    for value in filter
+        .get("kinds")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+    {
+        let name = value.as_str().unwrap_or("");
+        kinds.push(MovementKind::parse(name).ok_or_else(|| {
+            to_napi(submetrics::Error::InvalidQuery {
+                param: "kinds".to_string(),
+                reason: format!(
+                    "`{name}` is not one of new, expansion, contraction, churn, reactivation"
+                ),
+            })
+        })?);
+    }
+    let filter = MovementFilter {
+        customer: filter
+            .get("customer")
+            .and_then(Value::as_str)
+            .map(|c| submetrics::CustomerId::new(c.to_string())),
+        from: day("from")?,
+        to: day("to")?,
+        kinds,
+    };
+    Ok(json!(ledger.movements(at, &filter).map_err(to_napi)?))
+}
+
+/// A report by name.
+pub fn report(
+    ledger: &Ledger,
+    name: &str,
+    query: Option<Value>,
+    at: Option<String>,
+) -> napi::Result<Value> {
+    let query = params(query)?;
+    let at = as_of(at, ledger.settings())?;
+    ledger.report(name, &query, at).map_err(to_napi)
+}
+
+#[napi]
+pub struct NativeLedger {
+    inner: Shared,
+}
+
+#[napi]
+impl NativeLedger {
+    /// A new ledger; `settings` uses the snake_case keys of the account.
+    #[napi(constructor)]
+    pub fn new(settings: Option<Value>) -> napi::Result<NativeLedger> {
+        let settings = Settings::from_json(&settings.unwrap_or(Value::Null)).map_err(to_napi)?;
+        Ok(NativeLedger {
+            inner: Arc::new(RwLock::new(Ledger::new(settings))),
+        })
+    }
+
+    #[napi]
+    pub fn settings(&self) -> Value {
+        json!(read(&self.inner).settings())
+    }
+
+    #[napi]
+    pub fn update_settings(&self, patch: Value) -> napi::Result<Value> {
+        write(&self.inner)
+            .update_settings(&patch)
+            .map(|s| json!(s))
+            .map_err(to_napi)
+    }
+
+    #[napi]
+    pub fn load_fx_rates(&self, rows: Value) -> napi::Result<u32> {
+        let rows = records(rows)?;
+        write(&self.inner)
+            .load_fx_rates(&rows)
+            .map(|n| n as u32)
+            .map_err(to_napi)
+    }
+
+    /// Upserts records of a collection; one result per record.
+    #[napi]
+    pub fn upsert(&self, collection: String, value: Value) -> napi::Result<Value> {
+        let kind = kind(&collection)?;
+        let values = records(value)?;
+        Ok(json!(write(&self.inner).upsert(kind, &values).results))
+    }
+
+    /// A record by id, or null.
+    #[napi]
+    pub fn get(&self, collection: String, id: String) -> napi::Result<Value> {
+        let ledger = read(&self.inner);
+        let value = match kind(&collection)? {
+            RecordKind::Customers => ledger.customer(&id).map(|r| json!(r)),
+            RecordKind::Plans => ledger.plan(&id).map(|r| json!(r)),
+            RecordKind::PlanGroups => ledger.plan_group(&id).map(|r| json!(r)),
+            RecordKind::Invoices => ledger.invoice(&id).map(|r| json!(r)),
+            RecordKind::DataSources => ledger.data_source(&id).map(|r| json!(r)),
+        };
+        Ok(value.unwrap_or(Value::Null))
+    }
+
+    /// `{count, list}` of a collection.
+    #[napi]
+    pub fn list(&self, collection: String, limit: u32, offset: u32) -> napi::Result<Value> {
+        let ledger = read(&self.inner);
+        let (limit, offset) = (limit as usize, offset as usize);
+        Ok(match kind(&collection)? {
+            RecordKind::Customers => json!(ledger.list_customers(limit, offset)),
+            RecordKind::Plans => json!(ledger.list_plans(limit, offset)),
+            RecordKind::PlanGroups => json!(ledger.list_plan_groups(limit, offset)),
+            RecordKind::Invoices => json!(ledger.list_invoices(limit, offset)),
+            RecordKind::DataSources => json!(ledger.list_data_sources(limit, offset)),
+        })
+    }
+
+    #[napi]
+    pub fn delete(&self, collection: String, id: String) -> napi::Result<()> {
+        write(&self.inner)
+            .delete(kind(&collection)?, &id)
+            .map_err(to_napi)
+    }
+
+    #[napi]
+    pub fn update_customer(&self, id: String, patch: Value) -> napi::Result<Value> {
+        write(&self.inner)
+            .update_customer(&id, &patch)
+            .map(|c| json!(c))
+            .map_err(to_napi)
+    }
+
+    #[napi]
+    pub fn update_plan(&self, id: String, patch: Value) -> napi::Result<Value> {
+        write(&self.inner)
+            .update_plan(&id, &patch)
+            .map(|p| json!(p))
+            .map_err(to_napi)
+    }
+
+    #[napi]
+    pub fn movements(&self, as_of: Option<String>, filter: Option<Value>) -> napi::Result<Value> {
+        movements(&read(&self.inner), as_of, filter)
+    }
+
+    #[napi]
+    pub fn report(
+        &self,
+        name: String,
+        params: Option<Value>,
+        as_of: Option<String>,
+    ) -> napi::Result<Value> {
+        report(&read(&self.inner), &name, params, as_of)
+    }
+
+    #[napi]
+    pub fn customers(&self, query: Option<Value>, as_of: Option<String>) -> napi::Result<Value> {
+        let ledger = read(&self.inner);
+        let query = params(query)?;
+        let at = crate::convert::as_of(as_of, ledger.settings())?;
+        ledger.analytics_customers(&query, at).map_err(to_napi)
+    }
+
+    #[napi]
+    pub fn customer(
+        &self,
+        id: String,
+        query: Option<Value>,
+        as_of: Option<String>,
+    ) -> napi::Result<Value> {
+        let ledger = read(&self.inner);
+        let query = params(query)?;
+        let at = crate::convert::as_of(as_of, ledger.settings())?;
+        ledger.analytics_customer(&id, &query, at).map_err(to_napi)
+    }
+
+    /// `report` off the main thread.
+    #[napi(ts_return_type = "Promise<string>")]
+    pub fn report_async(
+        &self,
+        name: String,
+        params: Option<Value>,
+        as_of: Option<String>,
+    ) -> AsyncTask<ReportTask> {
+        AsyncTask::new(ReportTask {
+            ledger: Arc::clone(&self.inner),
+            name,
+            params,
+            as_of,
+        })
+    }
+
+    /// `movements` off the main thread.
+    #[napi(ts_return_type = "Promise<string>")]
+    pub fn movements_async(
+        &self,
+        as_of: Option<String>,
+        filter: Option<Value>,
+    ) -> AsyncTask<MovementsTask> {
+        AsyncTask::new(MovementsTask {
+            ledger: Arc::clone(&self.inner),
+            as_of,
+            filter,
+        })
+    }
+}
+
+/// The names of every report.
+#[napi]
+pub fn report_names() -> Vec<String> {
+    submetrics::reports::report_names()
+        .into_iter()
+        .map(str::to_string)
+        .collect()
+}

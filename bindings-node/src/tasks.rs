@@ -1,0 +1,62 @@
+//! Async tasks: reports and movements computed on the libuv thread pool.
+//! A panic inside the core is caught and rejected as an error; results
+//! cross back as JSON text.
+
+use crate::errors::invalid_argument;
+use crate::ledger::{Shared, movements, read, report};
+use napi::bindgen_prelude::{Env, Task};
+use serde_json::Value;
+use std::panic::{AssertUnwindSafe, catch_unwind};
+
+fn guarded(work: impl FnOnce() -> napi::Result<Value>) -> napi::Result<Value> {
+    catch_unwind(AssertUnwindSafe(work))
+        .unwrap_or_else(|_| Err(invalid_argument("the computation failed unexpectedly")))
+}
+
+pub struct ReportTask {
+    pub ledger: Shared,
+    pub name: String,
+    pub params: Option<Value>,
+    pub as_of: Option<String>,
+}
+
+impl Task for ReportTask {
+    type Output = Value;
+    /// JSON text; `index.js` parses it.
+    type JsValue = String;
+
+    fn compute(&mut self) -> napi::Result<Value> {
+        guarded(|| {
+            report(
+                &read(&self.ledger),
+                &self.name,
+                self.params.take(),
+                self.as_of.take(),
+            )
+        })
+    }
+
+    fn resolve(&mut self, _env: Env, output: Value) -> napi::Result<String> {
+        Ok(output.to_string())
+    }
+}
+
+pub struct MovementsTask {
+    pub ledger: Shared,
+    pub as_of: Option<String>,
+    pub filter: Option<Value>,
+}
+
+impl Task for MovementsTask {
+    type Output = Value;
+    /// JSON text; `index.js` parses it.
+    type JsValue = String;
+
+    fn compute(&mut self) -> napi::Result<Value> {
+        guarded(|| movements(&read(&self.ledger), self.as_of.take(), self.filter.take()))
+    }
+
+    fn resolve(&mut self, _env: Env, output: Value) -> napi::Result<String> {
+        Ok(output.to_string())
+    }
+}

@@ -1,0 +1,96 @@
+'use strict'
+const test = require('node:test')
+const assert = require('node:assert/strict')
+const { Ledger, SubmetricsError, reportNames } = require('..')
+
+function ledger() {
+  const l = new Ledger({ base_currency: 'USD' })
+  l.upsertPlans([
+    { id: 'm', name: 'Monthly', interval: 'month', currency: 'USD' },
+    { id: 'm2', name: 'Plus', billing_freq: 'month', currency: 'USD' },
+  ])
+  l.upsertCustomers([{ id: 'A', name: 'Acme', country: 'DE' }, { id: 'B', name: 'Beta' }])
+  l.upsertInvoices([
+    { id: 'a1', customer_id: 'A', type: 'subscription', invoice_date: '2024-01-01', amount: 3000, currency: 'USD', plan_id: 'm' },
+    { id: 'a2', customer_id: 'A', type: 'subscription', invoice_date: '2024-02-01', amount: 5000, currency: 'USD', plan_id: 'm2' },
+    { id: 'b1', customer_id: 'B', type: 'subscription', invoice_date: '2024-01-15', amount: 2000, currency: 'USD', plan_id: 'm' },
+  ])
+  return l
+}
+
+test('records: upsert results, get, list, update, delete', () => {
+  const l = ledger()
+  assert.deepEqual(l.upsertInvoices({ id: 'bad', customer_id: 'A', type: 'subscription', invoice_date: '2024-01-01', amount: 1, currency: 'USD' }), [
+    { id: 'bad', import_status: 'error', import_error: 'invoice bad: field `plan_id`: is required for a subscription invoice' },
+  ])
+  assert.equal(l.getCustomer('A').name, 'Acme')
+  assert.deepEqual(l.listCustomers({ limit: 1, offset: 1 }).list.map((c) => c.id), ['B'])
+  assert.deepEqual(l.updateCustomer('A', { custom_variables: { industry: 'Retail' } }).custom_variables, { industry: 'Retail' })
+  assert.equal(l.updatePlan('m2', { name: 'Plus+' }).name, 'Plus+')
+  l.deleteCustomer('B')
+  assert.equal(l.listInvoices().count, 2)
+  assert.equal(l.updateSettings({ churn_grace_days: 3 }).churn_grace_days, 3)
+  assert.equal(l.settings.churn_grace_days, 3)
+  assert.equal(l.loadFxRates([{ date: '2024-01-01', currency: 'EUR', rate: 0.9 }]), 1)
+  assert.ok(reportNames().includes('mrr'))
+})
+
+test('errors carry the core code, recordId and field', () => {
+  const l = ledger()
+  const expectError = (fn, code, check) => {
+    assert.throws(fn, (error) => {
+      assert.ok(error instanceof SubmetricsError)
+      assert.ok(error instanceof Error)
+      assert.equal(error.code, code)
+      if (check) check(error)
+      return true
+    })
+  }
+  expectError(() => l.getCustomer('Z'), 'not_found', (e) => assert.equal(e.recordId, 'Z'))
+  expectError(() => l.updateCustomer('A', { currency: 'DOLLARS' }), 'invalid_record', (e) => {
+    assert.equal(e.recordId, 'A')
+    assert.equal(e.field, 'currency')
+  })
+  expectError(() => l.deletePlan('m'), 'conflict')
+  expectError(() => l.report('nope'), 'unknown_report', (e) => assert.match(e.message, /summary/))
+  expectError(() => l.report('mrr', { interval: 'hour' }), 'invalid_query', (e) => assert.equal(e.field, 'interval'))
+  expectError(() => new Ledger({ timezone: 'Mars/Base' }), 'invalid_setting', (e) => assert.equal(e.field, 'timezone'))
+  l.upsertPlans({ id: 'e', name: 'Euro', interval: 'month', currency: 'EUR' })
+  l.upsertInvoices({ id: 'e1', customer_id: 'B', type: 'subscription', invoice_date: '2024-01-20', amount: 900, currency: 'EUR', plan_id: 'e' })
+  expectError(() => l.report('summary', {}, '2024-01-25'), 'missing_fx_rate')
+  expectError(() => l.upsertCustomers(42), 'invalid_argument')
+})
+
+test('asOf takes a Date or ISO text; parameters take booleans, arrays and Dates', () => {
+  const l = ledger()
+  const byDate = l.report('summary', {}, new Date('2024-01-20T12:00:00Z'))
+  const byText = l.report('summary', {}, '2024-01-20T12:00:00Z')
+  assert.deepEqual(byDate, byText)
+  assert.equal(byText.summary.mrr_current, 5000)
+  const mrr = l.report('mrr', { date: '20240101-20240229', fix_fx: true, country: ['DE', 'FR'] }, '2024-02-15')
+  assert.deepEqual(mrr.result.map((p) => p.total_mrr), [3000, 5000])
+  const rows = l.report('movement-table', { date: '20240101-20240229', 'selected-date': new Date('2024-02-01'), 'selected-type': 'expansion' }, '2024-02-15')
+  assert.equal(rows.result.list[0].description, 'Upgrade from Monthly to Plus')
+})
+
+test('movements, customer views and async calls', async () => {
+  const l = ledger()
+  assert.deepEqual(l.movements('2024-02-15').map((m) => m.type), ['new', 'new', 'expansion'])
+  assert.equal(l.movements('2024-02-15', { customer: 'A' }).length, 2)
+  assert.equal(l.movements('2024-02-15', { from: '2024-01-10', to: '2024-01-31' }).length, 1)
+  assert.deepEqual(l.customers({}, '2024-02-15').result.list.map((c) => c.id), ['A', 'B'])
+  assert.equal(l.customer('A', {}, '2024-02-15').converted_mrr, 5000)
+  const [report, moves] = await Promise.all([
+    l.reportAsync('mrr', { date: '20240101-20240229' }, '2024-03-01'),
+    l.movementsAsync('2024-03-01'),
+  ])
+  assert.deepEqual(report, l.report('mrr', { date: '20240101-20240229' }, '2024-03-01'))
+  assert.deepEqual(moves.map((m) => m.type), ['new', 'new', 'expansion', 'churn'])
+  await assert.rejects(l.reportAsync('mrr', { interval: 'hour' }), (e) => e instanceof SubmetricsError && e.code === 'invalid_query')
+})
+
+test('the ESM entry point exposes the same API', async () => {
+  const esm = await import('../index.mjs')
+  assert.equal(esm.Ledger, Ledger)
+  assert.equal(esm.default.reportNames, reportNames)
+})
