@@ -3,5 +3,5 @@
 
 mod convert;
 mod errors;
-mod ledger;
+pub mod ledger;
 mod tasks;
