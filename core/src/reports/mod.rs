@@ -4,6 +4,7 @@
 //! service and the CLI all call [`Ledger::report`].
 
 pub mod cashflow;
+mod cohort;
 mod customers;
 pub mod events;
 pub mod filters;
@@ -11,7 +12,9 @@ mod invoices;
 pub mod leads;
 pub mod movement_table;
 pub mod mrr;
+mod scheduled;
 pub mod series;
+mod snapshot;
 mod summary;
 mod tables;
 pub mod transactions;
@@ -31,6 +34,20 @@ type ReportFn = fn(&Ledger, &ReportParams, DateTime<Utc>) -> Result<Value>;
 const REPORTS: &[(&str, ReportFn)] = &[
     ("summary", summary::summary),
     ("mrr", mrr::mrr),
+    ("cmrr-summary", scheduled::cmrr_summary),
+    ("cohort", cohort::cohort),
+    ("churn-scheduled", scheduled::churn_scheduled),
+    (
+        "churn-scheduled-movements",
+        scheduled::churn_scheduled_movements,
+    ),
+    (
+        "churn-scheduled-summary",
+        scheduled::churn_scheduled_summary,
+    ),
+    ("map", snapshot::map),
+    ("customer-concentration", snapshot::concentration),
+    ("custom-variables", snapshot::custom_variables),
     ("movement-table", movement_table::movement_table),
     ("invoices-detail", invoices::invoices_detail),
     ("mrr-table", tables::mrr_table),

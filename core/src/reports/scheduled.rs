@@ -1,0 +1,415 @@
+//! Scheduled changes and the reports on them: `cmrr-summary`,
+//! `churn-scheduled`, `churn-scheduled-movements`, `churn-scheduled-summary`.
+//!
+//! A scheduled change is a movement dated after `as_of` that the data
+//! already commits to: a future-dated subscription invoice or cancellation
+//! (replayed as if the future had come), or a paying customer's record
+//! `cancel_date` after `as_of` when no cancellation invoice says otherwise
+//! (a churn of its whole MRR that day). A lapse that has not happened is a
+//! forecast, not a commitment, and is left out. Amounts convert at the
+//! latest rate known for their day (or at `fx_date`, default the `as_of`
+//! day, with `fix_fx=true`).
+
+use super::ReportParams;
+use super::filters::{CustomerFacts, CustomerFilter, breakdown_value, currency_filter};
+use super::movement_table::description;
+use crate::error::{Error, Result};
+use crate::ledger::Ledger;
+use crate::model::Customer;
+use crate::money::{Cents, Currency};
+use crate::movements::{Movement, MovementKind, MovementSubtype};
+use crate::period::{DateRange, PeriodInterval, periods};
+use crate::query::{Order, Query};
+use chrono::{DateTime, Duration, NaiveDate, Utc};
+use serde_json::{Value, json};
+
+/// How far ahead scheduled changes are looked for.
+const HORIZON_DAYS: i64 = 366 * 100;
+
+/// One scheduled change of one customer.
+pub struct Scheduled<'a> {
+    pub customer: &'a Customer,
+    pub movement: Movement,
+    /// `mrr_change` in the report currency.
+    pub base: Cents,
+}
+
+/// The request shared by the scheduled reports.
+struct Request {
+    currency: Currency,
+    as_of_day: NaiveDate,
+    fixed: Option<NaiveDate>,
+}
+
+fn request(ledger: &Ledger, params: &ReportParams, as_of: DateTime<Utc>) -> Result<Request> {
+    let q = Query::new(params);
+    let as_of_day = as_of
+        .with_timezone(&ledger.settings().timezone)
+        .date_naive();
+    let fixed = if q.flag("fix_fx")? {
+        Some(q.date("fx_date")?.unwrap_or(as_of_day))
+    } else {
+        None
+    };
+    Ok(Request {
+        currency: q.base_currency(ledger.settings())?,
+        as_of_day,
+        fixed,
+    })
+}
+
+/// Every scheduled change of the customers the filters keep, soonest first
+/// (ties by customer id).
+fn scheduled<'a>(
+    ledger: &'a Ledger,
+    params: &ReportParams,
+    as_of: DateTime<Utc>,
+    req: &Request,
+) -> Result<Vec<Scheduled<'a>>> {
+    let filter = CustomerFilter::from_params(ledger, params)?;
+    let currencies = currency_filter(params)?;
+    let tz = ledger.settings().timezone;
+    let horizon = as_of + Duration::days(HORIZON_DAYS);
+    let mut out = Vec::new();
+    for (id, replay) in ledger.replays(as_of)?.iter() {
+        let Some(customer) = ledger.customer(id.as_str()) else {
+            continue;
+        };
+        if !filter.is_empty()
+            && !filter.matches(
+                ledger,
+                &CustomerFacts::gather(ledger, customer, Some(replay), as_of),
+                req.as_of_day,
+            )
+        {
+            continue;
+        }
+        let mut changes: Vec<Movement> = Vec::new();
+        if ledger
+            .timeline(id.as_str())
+            .is_some_and(|t| t.has_events_after(as_of))
+        {
+            changes = ledger
+                .replay(id.as_str(), horizon)?
+                .movements
+                .into_iter()
+                .filter(|m| m.date > req.as_of_day && m.subtype != MovementSubtype::Lapse)
+                .collect();
+        }
+        let record_cancel = customer
+            .cancel_date
+            .map(|t| t.instant(tz))
+            .filter(|t| *t > as_of);
+        let churns = changes.iter().any(|m| m.kind == MovementKind::Churn);
+        if let (Some(cancel), false) = (record_cancel, churns) {
+            let now = replay.mrr();
+            let date = cancel.with_timezone(&tz).date_naive();
+            let plans: Vec<_> = now.plans.iter().cloned().collect();
+            for (i, (currency, amount)) in now.mrr.iter().enumerate() {
+                changes.push(Movement {
+                    date,
+                    customer_id: customer.id.clone(),
+                    kind: MovementKind::Churn,
+                    subtype: MovementSubtype::Cancellation,
+                    mrr_change: -amount,
+                    mrr_change_base_currency: 0,
+                    customer_count_change: if i == 0 { -1 } else { 0 },
+                    quantity_change: -now.quantity.get(currency).copied().unwrap_or(0),
+                    currency: *currency,
+                    plans_before: plans.clone(),
+                    plans_after: Vec::new(),
+                });
+            }
+        }
+        for movement in changes {
+            if !currencies.is_empty() && !currencies.contains(&movement.currency) {
+                continue;
+            }
+            let date = req.fixed.unwrap_or(movement.date);
+            let base =
+                ledger
+                    .fx()
+                    .convert(movement.mrr_change, movement.currency, req.currency, date)?;
+            out.push(Scheduled {
+                customer,
+                movement,
+                base,
+            });
+        }
+    }
+    out.sort_by(|a, b| {
+        (a.movement.date, &a.customer.id, a.movement.currency).cmp(&(
+            b.movement.date,
+            &b.customer.id,
+            b.movement.currency,
+        ))
+    });
+    Ok(out)
+}
+
+fn row(ledger: &Ledger, s: &Scheduled, period: Option<NaiveDate>) -> Value {
+    let m = &s.movement;
+    let mut value = json!({
+        "date": m.date.to_string(),
+        "currency": m.currency.as_str(),
+        "customer_id": s.customer.id.as_str(),
+        "customer_name": s.customer.name,
+        "customer_email": s.customer.email,
+        "type": m.kind.as_str(),
+        "subtype": m.subtype.as_str(),
+        "mrr_change": m.mrr_change,
+        "mrr_change_base_currency": s.base,
+        "customer_count_change": m.customer_count_change,
+        "description": description(ledger, m),
+    });
+    if let Some(period) = period {
+        value["period"] = json!(period.to_string());
+    }
+    value
+}
+
+/// `cmrr-summary`: committed MRR = MRR at `as_of` plus every scheduled
+/// change, with the changes by type and the list behind them.
+pub(super) fn cmrr_summary(
+    ledger: &Ledger,
+    params: &ReportParams,
+    as_of: DateTime<Utc>,
+) -> Result<Value> {
+    let req = request(ledger, params, as_of)?;
+    let changes = scheduled(ledger, params, as_of, &req)?;
+    // Current MRR of the same customers and currencies, at the same rates.
+    let mrr_now = current_mrr(ledger, params, as_of, &req)?;
+    let by_kind = |kind: MovementKind| -> Cents {
+        changes
+            .iter()
+            .filter(|s| s.movement.kind == kind)
+            .map(|s| s.base)
+            .sum()
+    };
+    let change: Cents = changes.iter().map(|s| s.base).sum();
+    let customers_change: i64 = changes
+        .iter()
+        .map(|s| i64::from(s.movement.customer_count_change))
+        .sum();
+    let rows: Vec<Value> = changes.iter().map(|s| row(ledger, s, None)).collect();
+    Ok(json!({
+        "currency": req.currency.as_str(),
+        "summary": {
+            "mrr_current": mrr_now.0,
+            "cmrr": mrr_now.0 + change,
+            "change": change,
+            "customers_current": mrr_now.1,
+            "customers_committed": mrr_now.1 + customers_change,
+            "scheduled_new": by_kind(MovementKind::New),
+            "scheduled_expansion": by_kind(MovementKind::Expansion),
+            "scheduled_contraction": by_kind(MovementKind::Contraction),
+            "scheduled_churn": by_kind(MovementKind::Churn),
+            "scheduled_reactivation": by_kind(MovementKind::Reactivation),
+        },
+        "scheduled": rows,
+    }))
+}
+
+/// MRR and paying customers at `as_of` of the filtered customers.
+fn current_mrr(
+    ledger: &Ledger,
+    params: &ReportParams,
+    as_of: DateTime<Utc>,
+    req: &Request,
+) -> Result<(Cents, i64)> {
+    let filter = CustomerFilter::from_params(ledger, params)?;
+    let currencies = currency_filter(params)?;
+    let (mut mrr, mut customers) = (0, 0);
+    for (id, replay) in ledger.replays(as_of)?.iter() {
+        let Some(customer) = ledger.customer(id.as_str()) else {
+            continue;
+        };
+        if !filter.is_empty()
+            && !filter.matches(
+                ledger,
+                &CustomerFacts::gather(ledger, customer, Some(replay), as_of),
+                req.as_of_day,
+            )
+        {
+            continue;
+        }
+        let mut own = 0;
+        for (currency, amount) in replay.mrr().mrr {
+            if currencies.is_empty() || currencies.contains(&currency) {
+                own += ledger.fx().convert(
+                    amount,
+                    currency,
+                    req.currency,
+                    req.fixed.unwrap_or(req.as_of_day),
+                )?;
+            }
+        }
+        if own > 0 {
+            mrr += own;
+            customers += 1;
+        }
+    }
+    Ok((mrr, customers))
+}
+
+/// The scheduled churns only.
+fn churns<'a>(
+    ledger: &'a Ledger,
+    params: &ReportParams,
+    as_of: DateTime<Utc>,
+    req: &Request,
+) -> Result<Vec<Scheduled<'a>>> {
+    Ok(scheduled(ledger, params, as_of, req)?
+        .into_iter()
+        .filter(|s| s.movement.kind == MovementKind::Churn)
+        .collect())
+}
+
+/// Sums of scheduled churn: (customers, MRR).
+fn totals(rows: &[&Scheduled]) -> (i64, Cents) {
+    let customers = rows
+        .iter()
+        .map(|s| -i64::from(s.movement.customer_count_change))
+        .sum();
+    (customers, rows.iter().map(|s| s.base).sum())
+}
+
+/// `churn-scheduled`: scheduled churn per period, from the `as_of` day
+/// through a year ahead unless `date` says otherwise.
+pub(super) fn churn_scheduled(
+    ledger: &Ledger,
+    params: &ReportParams,
+    as_of: DateTime<Utc>,
+) -> Result<Value> {
+    let req = request(ledger, params, as_of)?;
+    let q = Query::new(params);
+    let interval = q.interval(PeriodInterval::Month)?;
+    let range = match q.text("date") {
+        Some(_) => q.date_range(req.as_of_day)?,
+        None => DateRange {
+            start: req.as_of_day,
+            end: req.as_of_day + Duration::days(365),
+        },
+    };
+    let list = periods(&range, interval, ledger.settings().week_start());
+    let rows = churns(ledger, params, as_of, &req)?;
+    let result: Vec<Value> = list
+        .iter()
+        .map(|p| {
+            let inside: Vec<&Scheduled> = rows
+                .iter()
+                .filter(|s| s.movement.date >= p.first_counted_day(&range) && s.movement.date <= p.end)
+                .collect();
+            let (customers, mrr) = totals(&inside);
+            json!({"date": p.start.to_string(), "end_date": p.end.to_string(), "customers": customers, "churn": mrr})
+        })
+        .collect();
+    Ok(json!({"currency": req.currency.as_str(), "interval": interval.as_str(), "result": result}))
+}
+
+/// `churn-scheduled-movements`: the scheduled churn rows, newest first
+/// unless `sort` (date, mrr_change, customer_name) and `order` say
+/// otherwise; `selected-date` with `selected-type` (`month_churn`, ...)
+/// keeps one period of that interval.
+pub(super) fn churn_scheduled_movements(
+    ledger: &Ledger,
+    params: &ReportParams,
+    as_of: DateTime<Utc>,
+) -> Result<Value> {
+    let req = request(ledger, params, as_of)?;
+    let q = Query::new(params);
+    let week_start = ledger.settings().week_start();
+    let mut interval = q.interval(PeriodInterval::Month)?;
+    if let Some(text) = q.text("selected-type") {
+        let name = text.strip_suffix("_churn").unwrap_or("");
+        interval = PeriodInterval::parse(name).ok_or_else(|| {
+            Error::query(
+                "selected-type",
+                format!("`{text}` is not one of day_churn, week_churn, month_churn, quarter_churn, year_churn"),
+            )
+        })?;
+    }
+    let selected = q
+        .date("selected-date")?
+        .map(|d| interval.align(d, week_start));
+    let breakdown = match q.text("breakdown") {
+        None => None,
+        Some(_) => Some(q.choice("breakdown", super::mrr::BREAKDOWNS, "plan")?),
+    };
+    let wanted = q.text("breakdown-value").map(str::to_lowercase);
+    let sort = q.choice("sort", &["date", "mrr_change", "customer_name"], "date")?;
+    let order = q.order(Order::Desc)?;
+    let mut rows = churns(ledger, params, as_of, &req)?;
+    rows.retain(|s| selected.is_none_or(|p| interval.align(s.movement.date, week_start) == p));
+    if let (Some(key), Some(wanted)) = (breakdown, &wanted) {
+        rows.retain(|s| {
+            let value = match key {
+                "currency" => s.movement.currency.as_str().to_lowercase(),
+                "subtype" => s.movement.subtype.as_str().to_string(),
+                _ => {
+                    let replay = ledger.replays(as_of).ok();
+                    let replay = replay.as_ref().and_then(|r| r.get(&s.customer.id));
+                    let facts = CustomerFacts::gather(ledger, s.customer, replay, as_of);
+                    breakdown_value(ledger, key, &facts, req.as_of_day)
+                        .0
+                        .to_lowercase()
+                }
+            };
+            value == *wanted
+        });
+    }
+    rows.sort_by(|a, b| {
+        let primary = match sort {
+            "mrr_change" => a.base.cmp(&b.base),
+            "customer_name" => a.customer.name.cmp(&b.customer.name),
+            _ => a.movement.date.cmp(&b.movement.date),
+        };
+        let primary = if order == Order::Desc {
+            primary.reverse()
+        } else {
+            primary
+        };
+        primary.then_with(|| a.customer.id.cmp(&b.customer.id))
+    });
+    let list: Vec<Value> = rows
+        .iter()
+        .map(|s| row(ledger, s, Some(interval.align(s.movement.date, week_start))))
+        .collect();
+    Ok(json!({"result": {"count": list.len(), "list": list}}))
+}
+
+/// `churn-scheduled-summary`: all scheduled churn, the part in the current
+/// `interval` period (after `as_of`) and in the next one, and the change.
+pub(super) fn churn_scheduled_summary(
+    ledger: &Ledger,
+    params: &ReportParams,
+    as_of: DateTime<Utc>,
+) -> Result<Value> {
+    let req = request(ledger, params, as_of)?;
+    let q = Query::new(params);
+    let interval = q.interval(PeriodInterval::Month)?;
+    let week_start = ledger.settings().week_start();
+    let rows = churns(ledger, params, as_of, &req)?;
+    let current = interval.align(req.as_of_day, week_start);
+    let next = interval.next(current);
+    let in_period = |start: NaiveDate| -> Vec<&Scheduled> {
+        rows.iter()
+            .filter(|s| interval.align(s.movement.date, week_start) == start)
+            .collect()
+    };
+    let all: Vec<&Scheduled> = rows.iter().collect();
+    let (customers, mrr) = totals(&all);
+    let (current_customers, current_mrr) = totals(&in_period(current));
+    let (next_customers, next_mrr) = totals(&in_period(next));
+    let end = |start: NaiveDate| interval.next(start).pred_opt().unwrap_or(start).to_string();
+    Ok(json!({
+        "currency": req.currency.as_str(),
+        "summary": {
+            "customers": customers,
+            "churn": mrr,
+            "current": {"date": current.to_string(), "end_date": end(current), "customers": current_customers, "churn": current_mrr},
+            "next": {"date": next.to_string(), "end_date": end(next), "customers": next_customers, "churn": next_mrr},
+            "change": {"customers": next_customers - current_customers, "churn": next_mrr - current_mrr},
+        }
+    }))
+}
