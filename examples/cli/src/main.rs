@@ -1,1 +1,46 @@
-fn main() {}
+//! `submetrics`: the command-line client of the REST API, and an offline
+//! mode that computes the same reports from exported files.
+
+mod args;
+mod body;
+mod commands;
+mod config;
+mod error;
+mod http;
+mod output;
+
+use clap::Parser;
+use std::process::ExitCode;
+
+fn main() -> ExitCode {
+    let mut cli = args::Cli::parse();
+    args::hoist_globals(&mut cli);
+    let style = output::Style::new(cli.format, cli.no_color);
+    let outcome = match cli.command {
+        args::Command::Local(local) => commands::local::run(local).map(|value| (value, false)),
+        command => config::api_key(cli.api_key)
+            .and_then(|key| Ok((key, config::api_url(cli.api_url)?)))
+            .and_then(|(key, url)| {
+                let client = http::Client::new(url, key, cli.verbose);
+                commands::online::run(&client, command)
+            }),
+    };
+    match outcome {
+        Ok((value, csv)) => {
+            let style = if csv {
+                output::Style {
+                    format: output::Format::Csv,
+                    color: false,
+                }
+            } else {
+                style
+            };
+            output::print(&value, &style);
+            ExitCode::SUCCESS
+        }
+        Err(error) => {
+            eprintln!("error: {error}");
+            ExitCode::FAILURE
+        }
+    }
+}

@@ -1,0 +1,333 @@
+//! The command line.
+
+use crate::output::Format;
+use clap::{Args, Parser, Subcommand, ValueEnum};
+
+#[derive(Parser)]
+#[command(
+    name = "submetrics",
+    version,
+    about = "The submetrics client: reports, customers and data from the REST API, or offline from exported files",
+    after_help = "The API key comes from --api-key, else SUBMETRICS_API_KEY, else `api_key` in ~/.submetrics.json."
+)]
+pub struct Cli {
+    /// API key (else SUBMETRICS_API_KEY, else `api_key` in ~/.submetrics.json).
+    #[arg(long, global = true)]
+    pub api_key: Option<String>,
+    /// Service address (else SUBMETRICS_API_URL, else `api_url` in ~/.submetrics.json, else http://localhost:8080).
+    #[arg(long, global = true)]
+    pub api_url: Option<String>,
+    /// Output format: a table on a terminal, JSON when piped, unless given.
+    #[arg(long, value_enum, default_value = "auto", global = true)]
+    pub format: Format,
+    /// No colors in tables.
+    #[arg(long, global = true)]
+    pub no_color: bool,
+    /// Log HTTP traffic to stderr (the key masked).
+    #[arg(long, global = true)]
+    pub verbose: bool,
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+#[derive(Subcommand)]
+pub enum Command {
+    /// Run a report: `reports mrr --date 20240101-20241231 --interval month`.
+    /// Any `--key value` is passed as a query parameter (--date, --interval,
+    /// --currency, --region, --plan, --country, --data-source, --breakdown, ...).
+    Reports {
+        name: String,
+        #[arg(trailing_var_arg = true, allow_hyphen_values = true)]
+        params: Vec<String>,
+    },
+    /// Analytics customers.
+    Customers {
+        #[command(subcommand)]
+        action: CustomersAction,
+    },
+    /// Plans.
+    Plans {
+        #[command(subcommand)]
+        action: PlansAction,
+    },
+    /// Records of the data API.
+    Data {
+        #[arg(value_enum)]
+        resource: Resource,
+        #[command(subcommand)]
+        action: DataAction,
+    },
+    /// Everything of one kind as CSV on stdout.
+    Exports {
+        #[arg(value_enum)]
+        what: Export,
+        /// For movements: query parameters of movement-table (`--date ...`).
+        #[arg(trailing_var_arg = true, allow_hyphen_values = true)]
+        params: Vec<String>,
+    },
+    /// Notification settings.
+    Settings {
+        #[command(subcommand)]
+        action: Option<SettingsAction>,
+    },
+    /// Payment-platform and CRM connections.
+    Integrations,
+    /// The account.
+    Account {
+        #[command(subcommand)]
+        action: Option<AccountAction>,
+    },
+    /// Any request: `api GET /reports/mrr interval=week`, `api POST /data/plans --body @plans.json`.
+    Api {
+        method: String,
+        path: String,
+        /// key=value pairs: query parameters for GET and DELETE, body fields otherwise.
+        pairs: Vec<String>,
+        /// JSON body, @file, or - for stdin.
+        #[arg(long)]
+        body: Option<String>,
+    },
+    /// Offline: load exported files and compute with the engine, no server.
+    Local(LocalArgs),
+}
+
+#[derive(Subcommand)]
+pub enum CustomersAction {
+    /// The customer list (`--status`, `--q`, ... pass through).
+    List {
+        #[arg(long)]
+        limit: Option<usize>,
+        #[arg(long)]
+        offset: Option<usize>,
+        #[arg(trailing_var_arg = true, allow_hyphen_values = true)]
+        params: Vec<String>,
+    },
+    /// One customer's detail.
+    Get { id: String },
+    /// Recalculate one customer.
+    Resync { id: String },
+}
+
+#[derive(Subcommand)]
+pub enum PlansAction {
+    List {
+        #[arg(long)]
+        limit: Option<usize>,
+        #[arg(long)]
+        offset: Option<usize>,
+    },
+}
+
+#[derive(Clone, Copy, ValueEnum)]
+pub enum Resource {
+    Customers,
+    Plans,
+    PlanGroups,
+    DataSources,
+    Invoices,
+}
+
+impl Resource {
+    pub fn path(&self) -> &'static str {
+        match self {
+            Resource::Customers => "/data/customers",
+            Resource::Plans => "/data/plans",
+            Resource::PlanGroups => "/data/plan-groups",
+            Resource::DataSources => "/data/data-sources",
+            Resource::Invoices => "/data/invoices",
+        }
+    }
+}
+
+#[derive(Subcommand)]
+pub enum DataAction {
+    List {
+        #[arg(long)]
+        limit: Option<usize>,
+        #[arg(long)]
+        offset: Option<usize>,
+    },
+    Get {
+        id: String,
+    },
+    /// Create (or replace) records: --body '{...}' | '[...]' | @file | - (stdin).
+    Create {
+        #[arg(long)]
+        body: Option<String>,
+    },
+    Update {
+        id: String,
+        #[arg(long)]
+        body: Option<String>,
+    },
+    Delete {
+        id: String,
+    },
+}
+
+#[derive(Clone, Copy, ValueEnum)]
+pub enum Export {
+    Customers,
+    Plans,
+    Invoices,
+    Movements,
+}
+
+#[derive(Subcommand)]
+pub enum SettingsAction {
+    Show,
+    /// Change parts of the notification settings.
+    Update {
+        #[arg(long)]
+        body: Option<String>,
+    },
+}
+
+#[derive(Subcommand)]
+pub enum AccountAction {
+    Show,
+    Billing,
+    Team,
+    ApiKeys,
+    /// Change the name or ledger settings.
+    Update {
+        #[arg(long)]
+        body: Option<String>,
+    },
+}
+
+#[derive(Args)]
+pub struct LocalArgs {
+    /// Directory of customers.*, plans.*, invoices.* (and plan_groups.*,
+    /// fx_rates.*, data_sources.*) as .json, .jsonl or .csv.
+    #[arg(long)]
+    pub data: std::path::PathBuf,
+    /// The instant to compute at (ISO 8601; default now).
+    #[arg(long)]
+    pub as_of: Option<String>,
+    #[arg(long)]
+    pub base_currency: Option<String>,
+    #[arg(long)]
+    pub timezone: Option<String>,
+    #[arg(long)]
+    pub first_day_of_week: Option<u32>,
+    #[arg(long)]
+    pub churn_grace_days: Option<u32>,
+    #[arg(long)]
+    pub refund_handling: Option<String>,
+    /// Exit 1 if any record is rejected.
+    #[arg(long)]
+    pub strict: bool,
+    #[command(subcommand)]
+    pub command: LocalCommand,
+}
+
+#[derive(Subcommand)]
+pub enum LocalCommand {
+    Reports {
+        name: String,
+        #[arg(trailing_var_arg = true, allow_hyphen_values = true)]
+        params: Vec<String>,
+    },
+    Customers {
+        #[command(subcommand)]
+        action: LocalCustomers,
+    },
+    Movements {
+        #[arg(long)]
+        customer: Option<String>,
+        /// First day (YYYY-MM-DD).
+        #[arg(long)]
+        from: Option<String>,
+        /// Last day (YYYY-MM-DD).
+        #[arg(long)]
+        to: Option<String>,
+        /// Types, comma-separated: new, expansion, contraction, churn, reactivation.
+        #[arg(long)]
+        kinds: Option<String>,
+    },
+}
+
+#[derive(Subcommand)]
+pub enum LocalCustomers {
+    List {
+        #[arg(trailing_var_arg = true, allow_hyphen_values = true)]
+        params: Vec<String>,
+    },
+    Get {
+        id: String,
+    },
+}
+
+/// `--key value` / `--key=value` pairs as query parameters; `--data-source`
+/// and `--as-of` become `data_source` and `as_of`.
+pub fn pairs(args: &[String]) -> Result<Vec<(String, String)>, String> {
+    let mut out = Vec::new();
+    let mut i = 0;
+    while i < args.len() {
+        let arg = &args[i];
+        let Some(name) = arg.strip_prefix("--") else {
+            return Err(format!("unexpected `{arg}`: parameters are --name value"));
+        };
+        let (name, value) = match name.split_once('=') {
+            Some((n, v)) => (n.to_string(), v.to_string()),
+            None => {
+                i += 1;
+                let value = args
+                    .get(i)
+                    .ok_or_else(|| format!("--{name} needs a value"))?;
+                (name.to_string(), value.clone())
+            }
+        };
+        let name = match name.as_str() {
+            "data-source" => "data_source".to_string(),
+            "as-of" => "as_of".to_string(),
+            "base-currency" => "baseCurrency".to_string(),
+            _ => name,
+        };
+        out.push((name, value));
+        i += 1;
+    }
+    Ok(out)
+}
+
+/// Moves global options written after a command's pass-through parameters
+/// (`reports mrr --date ... --format csv`) back to the globals.
+pub fn hoist_globals(cli: &mut Cli) {
+    let params = match &mut cli.command {
+        Command::Reports { params, .. } | Command::Exports { params, .. } => params,
+        Command::Customers {
+            action: CustomersAction::List { params, .. },
+        } => params,
+        Command::Local(local) => match &mut local.command {
+            LocalCommand::Reports { params, .. } => params,
+            LocalCommand::Customers {
+                action: LocalCustomers::List { params },
+            } => params,
+            _ => return,
+        },
+        _ => return,
+    };
+    let mut rest = Vec::new();
+    let mut items = std::mem::take(params).into_iter();
+    while let Some(arg) = items.next() {
+        let (name, inline) = match arg.split_once('=') {
+            Some((n, v)) => (n.to_string(), Some(v.to_string())),
+            None => (arg.clone(), None),
+        };
+        match name.as_str() {
+            "--no-color" => cli.no_color = true,
+            "--verbose" => cli.verbose = true,
+            "--format" | "--api-key" | "--api-url" => {
+                let value = inline.or_else(|| items.next()).unwrap_or_default();
+                match name.as_str() {
+                    "--format" => cli.format = Format::from_str(&value, true).unwrap_or(cli.format),
+                    "--api-key" => cli.api_key = Some(value),
+                    _ => cli.api_url = Some(value),
+                }
+            }
+            _ => rest.push(arg),
+        }
+    }
+    *params = rest;
+}

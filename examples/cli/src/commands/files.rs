@@ -1,0 +1,177 @@
+//! Reading exported records from a directory: `<collection>.json` (an array,
+//! or an object with the collection's key), `.jsonl` (one record per line)
+//! or `.csv` (a header of field names; `custom_variables.<key>` and
+//! `metadata.<key>` columns fill those objects; whole numbers and
+//! true/false are typed, empty cells left out).
+
+use crate::error::{CliError, Result};
+use serde_json::{Map, Value};
+use std::path::Path;
+
+/// The records of one collection, or none when no file holds it.
+pub fn read(dir: &Path, collection: &str) -> Result<Vec<Value>> {
+    for extension in ["json", "jsonl", "csv"] {
+        let path = dir.join(format!("{collection}.{extension}"));
+        if !path.exists() {
+            continue;
+        }
+        let text = std::fs::read_to_string(&path)
+            .map_err(|e| CliError::Io(format!("cannot read {}: {e}", path.display())))?;
+        let bad = |line: usize, e: String| {
+            CliError::usage(format!("{} line {line}: {e}", path.display()))
+        };
+        return match extension {
+            "json" => match serde_json::from_str::<Value>(&text)
+                .map_err(|e| bad(e.line(), e.to_string()))?
+            {
+                Value::Array(items) => Ok(items),
+                Value::Object(mut map) => match map.remove(collection) {
+                    Some(Value::Array(items)) => Ok(items),
+                    _ => Err(bad(
+                        1,
+                        format!("expected an array or {{\"{collection}\": [...]}}"),
+                    )),
+                },
+                _ => Err(bad(1, "expected an array of records".to_string())),
+            },
+            "jsonl" => text
+                .lines()
+                .enumerate()
+                .filter(|(_, line)| !line.trim().is_empty())
+                .map(|(i, line)| serde_json::from_str(line).map_err(|e| bad(i + 1, e.to_string())))
+                .collect(),
+            _ => csv_records(&text).map_err(|(line, e)| bad(line, e)),
+        };
+    }
+    Ok(Vec::new())
+}
+
+/// RFC 4180 rows: quoted fields may hold commas, quotes ("") and newlines.
+fn csv_rows(text: &str) -> std::result::Result<Vec<Vec<String>>, (usize, String)> {
+    let mut rows = Vec::new();
+    let mut row = Vec::new();
+    let mut field = String::new();
+    let mut quoted = false;
+    let mut line = 1;
+    let mut chars = text.chars().peekable();
+    while let Some(c) = chars.next() {
+        match (quoted, c) {
+            (true, '"') if chars.peek() == Some(&'"') => {
+                chars.next();
+                field.push('"');
+            }
+            (true, '"') => quoted = false,
+            (true, c) => {
+                if c == '\n' {
+                    line += 1;
+                }
+                field.push(c);
+            }
+            (false, '"') if field.is_empty() => quoted = true,
+            (false, ',') => row.push(std::mem::take(&mut field)),
+            (false, '\r') => {}
+            (false, '\n') => {
+                line += 1;
+                row.push(std::mem::take(&mut field));
+                if row.iter().any(|f| !f.is_empty()) {
+                    rows.push(std::mem::take(&mut row));
+                } else {
+                    row.clear();
+                }
+            }
+            (false, c) => field.push(c),
+        }
+    }
+    if quoted {
+        return Err((line, "a quoted field never ends".to_string()));
+    }
+    if !field.is_empty() || !row.is_empty() {
+        row.push(field);
+        rows.push(row);
+    }
+    Ok(rows)
+}
+
+fn typed(text: &str) -> Value {
+    if let Ok(i) = text.parse::<i64>() {
+        return Value::from(i);
+    }
+    match text {
+        "true" => Value::Bool(true),
+        "false" => Value::Bool(false),
+        _ => Value::String(text.to_string()),
+    }
+}
+
+fn csv_records(text: &str) -> std::result::Result<Vec<Value>, (usize, String)> {
+    let rows = csv_rows(text)?;
+    let Some((header, body)) = rows.split_first() else {
+        return Ok(Vec::new());
+    };
+    body.iter()
+        .enumerate()
+        .map(|(i, row)| {
+            if row.len() != header.len() {
+                return Err((
+                    i + 2,
+                    format!("{} fields where the header has {}", row.len(), header.len()),
+                ));
+            }
+            let mut record = Map::new();
+            for (name, cell) in header.iter().zip(row) {
+                if cell.is_empty() {
+                    continue;
+                }
+                match name.split_once('.') {
+                    Some((object @ ("custom_variables" | "metadata"), key)) => {
+                        let entry = record
+                            .entry(object.to_string())
+                            .or_insert_with(|| Value::Object(Map::new()));
+                        if let Some(map) = entry.as_object_mut() {
+                            map.insert(key.to_string(), Value::String(cell.clone()));
+                        }
+                    }
+                    _ => {
+                        // Ids, codes and dates stay text; amounts and counts are numbers.
+                        let value = match name.as_str() {
+                            "id"
+                            | "customer_id"
+                            | "plan_id"
+                            | "subscription_id"
+                            | "currency"
+                            | "name"
+                            | "refunded_invoice_id" => Value::String(cell.clone()),
+                            _ => typed(cell),
+                        };
+                        record.insert(name.clone(), value);
+                    }
+                }
+            }
+            Ok(Value::Object(record))
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn csv_quotes_commas_and_nested_columns() {
+        let text = "id,name,amount,custom_variables.industry\r\n\"c1\",\"Acme, Inc.\",3000,Retail\r\nc2,\"Say \"\"hi\"\"\",,\r\n";
+        let records = csv_records(text).unwrap();
+        assert_eq!(records[0]["name"], "Acme, Inc.");
+        assert_eq!(records[0]["amount"], 3000);
+        assert_eq!(records[0]["custom_variables"]["industry"], "Retail");
+        assert_eq!(records[1]["name"], "Say \"hi\"");
+        assert!(records[1].get("amount").is_none());
+    }
+
+    #[test]
+    fn a_short_row_names_its_line() {
+        assert_eq!(
+            csv_records("id,name\nc1\n").unwrap_err(),
+            (2, "1 fields where the header has 2".to_string())
+        );
+    }
+}

@@ -1,0 +1,6 @@
+//! What each command does: `online` talks to the service, `local` runs the
+//! engine on files.
+
+pub mod files;
+pub mod local;
+pub mod online;

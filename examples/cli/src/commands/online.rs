@@ -1,0 +1,205 @@
+//! The commands that talk to the REST service.
+
+use crate::args::{
+    AccountAction, Command, CustomersAction, DataAction, Export, PlansAction, Resource,
+    SettingsAction, pairs,
+};
+use crate::body;
+use crate::error::{CliError, Result};
+use crate::http::{Client, encode};
+use serde_json::{Map, Value, json};
+
+/// Page size when exporting everything.
+const EXPORT_PAGE: usize = 10_000;
+
+fn paging(limit: Option<usize>, offset: Option<usize>) -> Vec<(String, String)> {
+    let mut query = Vec::new();
+    if let Some(limit) = limit {
+        query.push(("limit".to_string(), limit.to_string()));
+    }
+    if let Some(offset) = offset {
+        query.push(("offset".to_string(), offset.to_string()));
+    }
+    query
+}
+
+fn params(args: &[String]) -> Result<Vec<(String, String)>> {
+    pairs(args).map_err(CliError::usage)
+}
+
+/// Runs an online command; returns what to print (and whether it must be CSV).
+pub fn run(client: &Client, command: Command) -> Result<(Value, bool)> {
+    let value = match command {
+        Command::Reports { name, params: args } => client.send(
+            "GET",
+            &format!("/reports/{}", encode(&name)),
+            &params(&args)?,
+            None,
+        )?,
+        Command::Customers { action } => match action {
+            CustomersAction::List {
+                limit,
+                offset,
+                params: args,
+            } => {
+                let mut query = paging(limit, offset);
+                query.extend(params(&args)?);
+                client.send("GET", "/customers", &query, None)?
+            }
+            CustomersAction::Get { id } => {
+                client.send("GET", &format!("/customers/{}", encode(&id)), &[], None)?
+            }
+            CustomersAction::Resync { id } => client.send(
+                "POST",
+                &format!("/customers/{}/resync", encode(&id)),
+                &[],
+                Some(&json!({})),
+            )?,
+        },
+        Command::Plans {
+            action: PlansAction::List { limit, offset },
+        } => client.send("GET", "/data/plans", &paging(limit, offset), None)?,
+        Command::Data { resource, action } => data(client, resource, action)?,
+        Command::Exports { what, params: args } => {
+            return Ok((export(client, what, &params(&args)?)?, true));
+        }
+        Command::Settings { action } => match action {
+            None | Some(SettingsAction::Show) => {
+                client.send("GET", "/settings/notifications", &[], None)?
+            }
+            Some(SettingsAction::Update { body: given }) => client.send(
+                "PUT",
+                "/settings/notifications",
+                &[],
+                Some(&body::required(given.as_deref())?),
+            )?,
+        },
+        Command::Integrations => json!({
+            "payment_platform": client.send("GET", "/settings/payment-platform", &[], None)?,
+            "crm": client.send("GET", "/settings/crm", &[], None)?,
+        }),
+        Command::Account { action } => match action {
+            None | Some(AccountAction::Show) => client.send("GET", "/account", &[], None)?,
+            Some(AccountAction::Billing) => client.send("GET", "/account/billing", &[], None)?,
+            Some(AccountAction::Team) => client.send("GET", "/account/team", &[], None)?,
+            Some(AccountAction::ApiKeys) => client.send("GET", "/account/api-keys", &[], None)?,
+            Some(AccountAction::Update { body: given }) => client.send(
+                "PUT",
+                "/account",
+                &[],
+                Some(&body::required(given.as_deref())?),
+            )?,
+        },
+        Command::Api {
+            method,
+            path,
+            pairs: given,
+            body: raw,
+        } => api(client, &method, &path, &given, raw.as_deref())?,
+        Command::Local(_) => return Err(CliError::usage("local runs offline")),
+    };
+    Ok((value, false))
+}
+
+fn data(client: &Client, resource: Resource, action: DataAction) -> Result<Value> {
+    let base = resource.path();
+    match action {
+        DataAction::List { limit, offset } => {
+            client.send("GET", base, &paging(limit, offset), None)
+        }
+        DataAction::Get { id } => client.send("GET", &format!("{base}/{}", encode(&id)), &[], None),
+        DataAction::Create { body: given } => {
+            client.send("POST", base, &[], Some(&body::required(given.as_deref())?))
+        }
+        DataAction::Update { id, body: given } => {
+            if matches!(resource, Resource::DataSources) {
+                return Err(CliError::usage(
+                    "data sources are replaced with `data data-sources create`",
+                ));
+            }
+            client.send(
+                "PUT",
+                &format!("{base}/{}", encode(&id)),
+                &[],
+                Some(&body::required(given.as_deref())?),
+            )
+        }
+        DataAction::Delete { id } => {
+            client.send("DELETE", &format!("{base}/{}", encode(&id)), &[], None)
+        }
+    }
+}
+
+/// Every record of a kind, page by page, or the movements of movement-table.
+fn export(client: &Client, what: Export, query: &[(String, String)]) -> Result<Value> {
+    let path = match what {
+        Export::Customers => "/data/customers",
+        Export::Plans => "/data/plans",
+        Export::Invoices => "/data/invoices",
+        Export::Movements => return client.send("GET", "/reports/movement-table", query, None),
+    };
+    let mut all = Vec::new();
+    loop {
+        let page = client.send(
+            "GET",
+            path,
+            &[
+                ("limit".to_string(), EXPORT_PAGE.to_string()),
+                ("offset".to_string(), all.len().to_string()),
+            ],
+            None,
+        )?;
+        let list = page["result"]["list"]
+            .as_array()
+            .cloned()
+            .unwrap_or_default();
+        let count = page["result"]["count"].as_u64().unwrap_or(0) as usize;
+        let done = list.is_empty();
+        all.extend(list);
+        if done || all.len() >= count {
+            break;
+        }
+    }
+    Ok(Value::Array(all))
+}
+
+/// The generic passthrough: key=value pairs are query parameters for GET and
+/// DELETE, JSON body fields otherwise (numbers and booleans as such).
+fn api(
+    client: &Client,
+    method: &str,
+    path: &str,
+    given: &[String],
+    raw: Option<&str>,
+) -> Result<Value> {
+    let method = method.to_ascii_uppercase();
+    let path = if path.starts_with('/') {
+        path.to_string()
+    } else {
+        format!("/{path}")
+    };
+    let mut fields = Vec::new();
+    for pair in given {
+        let (key, value) = pair
+            .split_once('=')
+            .ok_or_else(|| CliError::usage(format!("`{pair}` is not key=value")))?;
+        fields.push((key.to_string(), value.to_string()));
+    }
+    if method == "GET" || method == "DELETE" || method == "HEAD" {
+        return client.send(&method, &path, &fields, None);
+    }
+    let mut payload = match body::read(raw)? {
+        Some(value) => value,
+        None => Value::Object(Map::new()),
+    };
+    if !fields.is_empty() {
+        let map = payload
+            .as_object_mut()
+            .ok_or_else(|| CliError::usage("key=value fields need a JSON object body"))?;
+        for (key, value) in fields {
+            let typed = serde_json::from_str::<Value>(&value).unwrap_or(Value::String(value));
+            map.insert(key, typed);
+        }
+    }
+    client.send(&method, &path, &[], Some(&payload))
+}

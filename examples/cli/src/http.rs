@@ -1,0 +1,101 @@
+//! The HTTP client: JSON in and out, the key in the Authorization header,
+//! `--verbose` traffic on stderr with the key masked.
+
+use crate::error::{CliError, Result};
+use serde_json::Value;
+
+pub struct Client {
+    base: String,
+    key: Option<String>,
+    verbose: bool,
+    agent: ureq::Agent,
+}
+
+/// Percent-encodes a query value or path segment.
+pub fn encode(text: &str) -> String {
+    text.bytes()
+        .map(|b| match b {
+            b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'-' | b'_' | b'.' | b'~' => {
+                (b as char).to_string()
+            }
+            _ => format!("%{b:02X}"),
+        })
+        .collect()
+}
+
+impl Client {
+    pub fn new(base: String, key: Option<String>, verbose: bool) -> Client {
+        let agent: ureq::Agent = ureq::Agent::config_builder()
+            .http_status_as_error(false)
+            .build()
+            .into();
+        Client {
+            base: base.trim_end_matches('/').to_string(),
+            key,
+            verbose,
+            agent,
+        }
+    }
+
+    fn masked_key(&self) -> String {
+        match &self.key {
+            Some(key) if key.len() > 6 => format!("{}...{}", &key[..3], &key[key.len() - 2..]),
+            Some(_) => "***".to_string(),
+            None => "(none)".to_string(),
+        }
+    }
+
+    /// Sends a request; a non-2xx answer is an error with the server's text.
+    pub fn send(
+        &self,
+        method: &str,
+        path: &str,
+        query: &[(String, String)],
+        body: Option<&Value>,
+    ) -> Result<Value> {
+        let mut url = format!("{}{}", self.base, path);
+        if !query.is_empty() {
+            let pairs: Vec<String> = query
+                .iter()
+                .map(|(k, v)| format!("{}={}", encode(k), encode(v)))
+                .collect();
+            url = format!("{url}?{}", pairs.join("&"));
+        }
+        if self.verbose {
+            eprintln!("> {method} {url}");
+            eprintln!("> Authorization: Bearer {}", self.masked_key());
+            if let Some(body) = body {
+                eprintln!("> {body}");
+            }
+        }
+        let mut request = ureq::http::Request::builder().method(method).uri(&url);
+        if let Some(key) = &self.key {
+            request = request.header("Authorization", format!("Bearer {key}"));
+        }
+        let payload = body.map(|b| b.to_string()).unwrap_or_default();
+        let request = request
+            .header("Content-Type", "application/json")
+            .body(payload)
+            .map_err(|e| CliError::usage(format!("bad request {method} {url}: {e}")))?;
+        let mut response = self.agent.run(request).map_err(|e| CliError::Connection {
+            url: self.base.clone(),
+            reason: e.to_string(),
+        })?;
+        let status = response.status().as_u16();
+        let text = response.body_mut().read_to_string().unwrap_or_default();
+        if self.verbose {
+            eprintln!("< {status}");
+            eprintln!("< {text}");
+        }
+        let value: Value = serde_json::from_str(&text).unwrap_or(Value::String(text.clone()));
+        if !(200..300).contains(&status) {
+            let message = value
+                .get("error")
+                .and_then(Value::as_str)
+                .map(str::to_string)
+                .unwrap_or(text);
+            return Err(CliError::Server { status, message });
+        }
+        Ok(value)
+    }
+}

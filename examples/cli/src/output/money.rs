@@ -1,0 +1,59 @@
+//! Money for people: integer cents as `$1,234.56`, `-€12.00` or
+//! `1,234.56 CHF` (symbols for USD, EUR, GBP, JPY; the code otherwise).
+
+/// Fields that hold amounts in cents.
+pub const MONEY_FIELDS: &[&str] = &[
+    "mrr",
+    "arr",
+    "total_mrr",
+    "total_arr",
+    "start_mrr",
+    "new",
+    "expansion",
+    "contraction",
+    "churn",
+    "reactivation",
+    "mrr_diff",
+    "fx_adjustment",
+    "arpa",
+    "asp",
+    "ltv",
+    "mrr_change",
+    "mrr_change_base_currency",
+    "amount",
+    "amount_base_currency",
+    "total",
+    "total_base_currency",
+    "converted_mrr",
+    "mrr_current",
+    "arr_current",
+    "arpa_current",
+    "cmrr",
+    "change",
+    "net",
+    "tax_amount",
+];
+
+fn group(digits: &str) -> String {
+    let mut out = String::new();
+    for (i, c) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i).is_multiple_of(3) {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    out
+}
+
+pub fn format(cents: i64, currency: Option<&str>) -> String {
+    let sign = if cents < 0 { "-" } else { "" };
+    let abs = cents.unsigned_abs();
+    let number = format!("{}.{:02}", group(&(abs / 100).to_string()), abs % 100);
+    match currency.map(str::to_ascii_uppercase).as_deref() {
+        Some("USD") | None => format!("{sign}${number}"),
+        Some("EUR") => format!("{sign}€{number}"),
+        Some("GBP") => format!("{sign}£{number}"),
+        Some("JPY") => format!("{sign}¥{}", group(&abs.to_string())),
+        Some(code) => format!("{sign}{number} {code}"),
+    }
+}

@@ -1,0 +1,168 @@
+//! Offline mode on the fixture in testdata/local: every command group of
+//! `local`, each format, rejections and settings.
+
+use serde_json::Value;
+use std::process::{Command, Output};
+
+fn data_dir() -> String {
+    concat!(env!("CARGO_MANIFEST_DIR"), "/../../testdata/local").to_string()
+}
+
+fn local(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_submetrics"))
+        .args([
+            "local",
+            "--data",
+            &data_dir(),
+            "--as-of",
+            "2024-03-15T00:00:00Z",
+        ])
+        .args(args)
+        .output()
+        .expect("run the client")
+}
+
+fn json(output: &Output) -> Value {
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    serde_json::from_slice(&output.stdout).expect("JSON on stdout when piped")
+}
+
+#[test]
+fn reports_run_offline_with_exact_values() {
+    let out = local(&["reports", "summary"]);
+    assert_eq!(json(&out)["summary"]["mrr_current"], 13000);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("rejected: invoice bad: field `customer_id`: customer `Z` does not exist"),
+        "{stderr}"
+    );
+    let mrr = json(&local(&["reports", "mrr", "--date", "20240101-20240331"]));
+    let totals: Vec<i64> = mrr["result"]
+        .as_array()
+        .expect("periods")
+        .iter()
+        .map(|p| p["total_mrr"].as_i64().expect("int"))
+        .collect();
+    assert_eq!(totals, vec![13000, 16000, 13000]);
+    let filtered = json(&local(&[
+        "reports",
+        "mrr",
+        "--date=20240101-20240331",
+        "--country",
+        "FR",
+    ]));
+    assert_eq!(filtered["result"][1]["new"], 3000);
+}
+
+#[test]
+fn formats_table_and_csv() {
+    let table = local(&[
+        "reports",
+        "mrr",
+        "--date",
+        "20240101-20240331",
+        "--format",
+        "table",
+    ]);
+    let text = String::from_utf8_lossy(&table.stdout);
+    let lines: Vec<&str> = text.lines().collect();
+    assert!(
+        lines[0].starts_with("date        end_date    new"),
+        "{text}"
+    );
+    assert!(
+        lines[2].contains("$130.00") && lines[4].contains("-$30.00"),
+        "{text}"
+    );
+    let csv = local(&[
+        "--format",
+        "csv",
+        "reports",
+        "movement-table",
+        "--date",
+        "20240101-20240331",
+    ]);
+    let text = String::from_utf8_lossy(&csv.stdout);
+    let mut lines = text.split("\r\n");
+    assert!(
+        lines
+            .next()
+            .expect("header")
+            .starts_with("date,movement_date,currency,customer_id,customer_name")
+    );
+    assert_eq!(
+        lines
+            .next()
+            .expect("first row")
+            .split(',')
+            .take(5)
+            .collect::<Vec<_>>(),
+        vec!["2024-03-01", "2024-03-01", "EUR", "C", "Gamma"],
+        "C's renewal never came: it lapsed at its coverage end, before its cancellation"
+    );
+    let customers = local(&[
+        "customers",
+        "list",
+        "--status",
+        "all",
+        "--sort",
+        "id",
+        "--order",
+        "asc",
+        "--format",
+        "csv",
+    ]);
+    let text = String::from_utf8_lossy(&customers.stdout);
+    assert!(
+        text.contains("A,\"Acme, Inc.\""),
+        "quoted for a spreadsheet: {text}"
+    );
+}
+
+#[test]
+fn customers_and_movements() {
+    let list = json(&local(&["customers", "list", "--status", "all"]));
+    assert_eq!(list["result"]["count"], 3);
+    let detail = json(&local(&["customers", "get", "B"]));
+    assert_eq!(detail["converted_mrr"], 10000);
+    assert_eq!(detail["current_subscriptions"][0]["plan_id"], "y");
+    let churn = json(&local(&["movements", "--kinds", "churn"]));
+    assert_eq!(churn.as_array().map(Vec::len), Some(1));
+    assert_eq!(churn[0]["customer_id"], "C");
+    assert_eq!(churn[0]["mrr_change_base_currency"], -3000);
+    let missing = local(&["customers", "get", "Z"]);
+    assert_eq!(missing.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&missing.stderr).contains("error: customer Z not found"));
+}
+
+#[test]
+fn settings_strict_and_bad_directories() {
+    let eur = json(&local(&["reports", "summary", "--base-currency", "EUR"]));
+    assert_eq!(eur["currency"], "EUR");
+    assert_eq!(eur["summary"]["mrr_current"], 11700);
+    // With 30 days of grace C has not lapsed by Mar 15: its cancellation on Mar 10 is the churn.
+    let churn = json(&local(&[
+        "--churn-grace-days",
+        "30",
+        "movements",
+        "--kinds",
+        "churn",
+    ]));
+    assert_eq!(
+        (churn[0]["date"].clone(), churn[0]["subtype"].clone()),
+        (Value::from("2024-03-10"), Value::from("cancellation"))
+    );
+    let strict = local(&["--strict", "reports", "summary"]);
+    assert_eq!(strict.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&strict.stderr).contains("1 record(s) rejected (--strict)"));
+    let nowhere = Command::new(env!("CARGO_BIN_EXE_submetrics"))
+        .args(["local", "--data", "/nonexistent-dir", "reports", "summary"])
+        .output()
+        .expect("run");
+    assert_eq!(nowhere.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&nowhere.stderr).contains("not a directory"));
+}
