@@ -6,6 +6,7 @@ use crate::error::{Error, Result};
 use crate::model::Timestamp;
 use crate::money::{Cents, Currency, round_cents};
 use chrono::NaiveDate;
+use foldhash::fast::FixedState;
 use rust_decimal::Decimal;
 use rust_decimal::prelude::FromPrimitive;
 use serde_json::Value;
@@ -47,7 +48,7 @@ impl FxRate {
 #[derive(Debug, Clone, PartialEq)]
 pub struct FxTable {
     pivot: Currency,
-    rates: HashMap<Currency, Vec<(NaiveDate, Decimal)>>,
+    rates: HashMap<Currency, Vec<(NaiveDate, Decimal)>, FixedState>,
 }
 
 impl FxTable {
@@ -55,7 +56,7 @@ impl FxTable {
     pub fn new(pivot: Currency) -> FxTable {
         FxTable {
             pivot,
-            rates: HashMap::new(),
+            rates: HashMap::default(),
         }
     }
 

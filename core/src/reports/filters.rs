@@ -18,6 +18,7 @@ use crate::money::Currency;
 use crate::query::Query;
 use crate::timeline::Replay;
 use chrono::{DateTime, Datelike, NaiveDate, Utc};
+use std::cell::OnceCell;
 
 /// Regions of the `region` filter and the ISO 3166 country codes in each.
 pub const REGIONS: &[(&str, &[&str])] = &[
@@ -181,14 +182,16 @@ pub fn age_bucket(paid_started: Option<NaiveDate>, as_of_day: NaiveDate) -> &'st
         .unwrap_or("24+")
 }
 
-/// Everything a filter or breakdown may ask of one customer at `as_of`.
+/// Everything a filter or breakdown may ask of one customer at `as_of`. The
+/// costlier facts (status, first payment, invoices) are worked out on first
+/// use, so a filter on a plain customer field reads nothing else.
 pub struct CustomerFacts<'a> {
     pub customer: &'a Customer,
     pub replay: Option<&'a Replay>,
-    pub invoices: Vec<&'a Invoice>,
-    pub status: CustomerStatus,
-    /// First day with MRR above 0, in the ledger's time zone.
-    pub paid_started: Option<NaiveDate>,
+    ledger: &'a Ledger,
+    as_of: DateTime<Utc>,
+    profile: OnceCell<(CustomerStatus, Option<NaiveDate>)>,
+    invoices: OnceCell<Vec<&'a Invoice>>,
 }
 
 impl<'a> CustomerFacts<'a> {
@@ -198,18 +201,48 @@ impl<'a> CustomerFacts<'a> {
         replay: Option<&'a Replay>,
         as_of: DateTime<Utc>,
     ) -> CustomerFacts<'a> {
-        let tz = ledger.settings().timezone;
-        let empty = Replay::default();
-        let profile = ledger.profile_of(customer.id.as_str(), replay.unwrap_or(&empty), as_of);
         CustomerFacts {
             customer,
             replay,
-            invoices: ledger.customer_invoices(customer.id.as_str()),
-            status: profile.status,
-            paid_started: profile
-                .paid_started
-                .map(|t| t.with_timezone(&tz).date_naive()),
+            ledger,
+            as_of,
+            profile: OnceCell::new(),
+            invoices: OnceCell::new(),
         }
+    }
+
+    fn profile(&self) -> &(CustomerStatus, Option<NaiveDate>) {
+        self.profile.get_or_init(|| {
+            let tz = self.ledger.settings().timezone;
+            let empty = Replay::default();
+            let profile = self.ledger.profile_of(
+                self.customer.id.as_str(),
+                self.replay.unwrap_or(&empty),
+                self.as_of,
+            );
+            (
+                profile.status,
+                profile
+                    .paid_started
+                    .map(|t| t.with_timezone(&tz).date_naive()),
+            )
+        })
+    }
+
+    /// The customer's status at `as_of`.
+    pub fn status(&self) -> CustomerStatus {
+        self.profile().0
+    }
+
+    /// First day with MRR above 0, in the ledger's time zone.
+    pub fn paid_started(&self) -> Option<NaiveDate> {
+        self.profile().1
+    }
+
+    /// The customer's invoices.
+    pub fn invoices(&self) -> &[&'a Invoice] {
+        self.invoices
+            .get_or_init(|| self.ledger.customer_invoices(self.customer.id.as_str()))
     }
 
     /// A customer attribute read from custom variables, lower-cased.
@@ -220,7 +253,7 @@ impl<'a> CustomerFacts<'a> {
     /// The payment method: the custom variable, else the latest invoice's.
     pub fn payment_method(&self) -> Option<String> {
         self.attribute("payment_method").or_else(|| {
-            self.invoices
+            self.invoices()
                 .iter()
                 .filter(|i| i.payment_method.is_some())
                 .max_by_key(|i| (i.invoice_date.instant(chrono_tz::UTC), i.id.as_str()))
@@ -231,7 +264,7 @@ impl<'a> CustomerFacts<'a> {
 
     /// Plans of the customer's counted subscription invoices.
     pub fn plans_billed(&self) -> impl Iterator<Item = &'a PlanId> + '_ {
-        self.invoices
+        self.invoices()
             .iter()
             .filter(|i| i.kind == InvoiceType::Subscription && i.counts())
             .filter_map(|i| i.plan_id.as_ref())
@@ -365,7 +398,7 @@ impl CustomerFilter {
         if !self.customers.is_empty() && !self.customers.iter().any(|c| c == customer.id.as_str()) {
             return false;
         }
-        if !self.statuses.is_empty() && !self.statuses.contains(&facts.status) {
+        if !self.statuses.is_empty() && !self.statuses.contains(&facts.status()) {
             return false;
         }
         if !self.countries.is_empty()
@@ -397,7 +430,7 @@ impl CustomerFilter {
             return false;
         }
         if !self.ages.is_empty() {
-            let Some(start) = facts.paid_started else {
+            let Some(start) = facts.paid_started() else {
                 return false;
             };
             let months = months_between(start, as_of_day);
@@ -452,7 +485,7 @@ pub fn breakdown_value(
         }
         "payment_method" => facts.payment_method().map_or_else(unknown, same),
         "country" => facts.customer.country.clone().map_or_else(unknown, same),
-        "age" => match age_bucket(facts.paid_started, as_of_day) {
+        "age" => match age_bucket(facts.paid_started(), as_of_day) {
             "unknown" => unknown(),
             bucket => (bucket.to_string(), format!("{bucket} months")),
         },

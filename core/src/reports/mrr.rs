@@ -12,8 +12,9 @@ use super::filters::{CustomerFacts, CustomerFilter, breakdown_value, currency_fi
 use super::series::{Conversion, PeriodStats, SeriesSpec};
 use crate::error::Result;
 use crate::ledger::Ledger;
+use crate::ledger::ReplaySet;
 use crate::money::{Cents, Currency, round_ratio};
-use crate::movements::{MovementKind, MovementSubtype};
+use crate::movements::{Movement, MovementKind, MovementSubtype};
 use crate::period::{DateRange, Period, PeriodInterval, periods};
 use crate::query::Query;
 use chrono::{DateTime, Months, NaiveDate, Utc};
@@ -69,6 +70,13 @@ pub struct GroupSeries {
     pub churn_avg: Vec<Option<f64>>,
     /// Mean monthly customer churn rate of the 6 months ending at each period end.
     pub monthly_churn: Vec<Option<f64>>,
+}
+
+/// A customer the report counts: its movements and, for a customer-level
+/// breakdown, its group (value, label).
+struct Selected<'r> {
+    movements: &'r [Movement],
+    group: Option<(String, String)>,
 }
 
 /// Parameters that decide an mrr series.
@@ -193,9 +201,16 @@ impl Request<'_> {
         };
         let months = periods(&months_range, PeriodInterval::Month, week_start);
 
-        let main_stats = self.group_stats(&self.range, &main)?;
-        let history_stats = self.group_stats(&history_range, &history)?;
-        let month_stats = self.group_stats(&months_range, &months)?;
+        let replays = self.ledger.replays(self.as_of)?;
+        let selected = self.select(&replays);
+        let [main_stats, history_stats, month_stats] = self.group_stats(
+            [
+                (&self.range, &main),
+                (&history_range, &history),
+                (&months_range, &months),
+            ],
+            &selected,
+        )?;
 
         let assemble = |key: &Option<String>| -> GroupSeries {
             let stats = main_stats
@@ -259,137 +274,177 @@ impl Request<'_> {
         })
     }
 
-    /// The stats of every group over `periods`: key `None` is the total,
-    /// `Some(value)` a breakdown entry (with its label).
-    #[allow(clippy::type_complexity)]
-    fn group_stats(
-        &self,
-        range: &DateRange,
-        list: &[Period],
-    ) -> Result<BTreeMap<Option<String>, (String, Vec<PeriodStats>)>> {
+    /// The customers the filter keeps, each with its movements and, for a
+    /// customer-level breakdown, its group; gathered once for the three
+    /// series of a report. Customer facts are read only when a filter or a
+    /// breakdown needs them.
+    fn select<'r>(&self, replays: &'r ReplaySet) -> Vec<Selected<'r>> {
         let ledger = self.ledger;
-        let base = ledger.settings().base_currency;
-        let spec = SeriesSpec {
+        let customer_breakdown = self
+            .breakdown
+            .filter(|b| *b != "currency" && *b != "subtype");
+        let needs_facts = !self.filter.is_empty() || customer_breakdown.is_some();
+        replays
+            .iter()
+            .filter(|(_, replay)| !replay.movements.is_empty())
+            .filter_map(|(customer_id, replay)| {
+                if !needs_facts {
+                    return Some(Selected {
+                        movements: &replay.movements,
+                        group: None,
+                    });
+                }
+                let customer = ledger.customer(customer_id.as_str())?;
+                let facts = CustomerFacts::gather(ledger, customer, Some(replay), self.as_of);
+                if !self.filter.matches(ledger, &facts, self.as_of_day) {
+                    return None;
+                }
+                Some(Selected {
+                    movements: &replay.movements,
+                    group: customer_breakdown
+                        .map(|key| breakdown_value(ledger, key, &facts, self.as_of_day)),
+                })
+            })
+            .collect()
+    }
+
+    /// The stats of every group over each of `series` (a range and its
+    /// periods): key `None` is the total, `Some(value)` a breakdown entry
+    /// (with its label). One pass over the customers fills every series, so
+    /// each customer's movements are read while they are in cache.
+    fn group_stats<const N: usize>(
+        &self,
+        series: [(&DateRange, &[Period]); N],
+        selected: &[Selected],
+    ) -> Result<[Groups; N]> {
+        let base = self.ledger.settings().base_currency;
+        let specs = series.map(|(range, list)| SeriesSpec {
             range: *range,
             periods: list,
             currency: self.currency,
             conversion: self.conversion,
-            fx: ledger.fx(),
+            fx: self.ledger.fx(),
             currencies: &self.currencies,
             kinds: &self.kinds,
             subtypes: &self.subtypes,
-        };
-        let empty = || (String::new(), vec![PeriodStats::default(); list.len()]);
-        let mut out: BTreeMap<Option<String>, (String, Vec<PeriodStats>)> = BTreeMap::new();
-        out.insert(None, empty());
-        let needs_facts = !self.filter.is_empty()
-            || matches!(
-                self.breakdown,
-                Some(b) if b != "currency" && b != "subtype"
-            );
-        for (customer_id, replay) in ledger.replays(self.as_of)?.iter() {
-            if replay.movements.is_empty() {
-                continue;
-            }
-            let Some(customer) = ledger.customer(customer_id.as_str()) else {
-                continue;
-            };
-            let facts = needs_facts
-                .then(|| CustomerFacts::gather(ledger, customer, Some(replay), self.as_of));
-            if let Some(facts) = &facts
-                && !self.filter.matches(ledger, facts, self.as_of_day)
-            {
-                continue;
-            }
-            spec.add_customer(
-                &replay.movements,
-                base,
-                &mut out.get_mut(&None).expect("total").1,
-            )?;
-            match self.breakdown {
-                None => {}
-                Some("currency") => {
-                    let mut currencies: Vec<Currency> =
-                        replay.movements.iter().map(|m| m.currency).collect();
-                    currencies.sort();
-                    currencies.dedup();
-                    for currency in currencies
-                        .into_iter()
-                        .filter(|c| self.currencies.is_empty() || self.currencies.contains(c))
-                    {
-                        let only = [currency];
-                        let one = SeriesSpec {
-                            currencies: &only,
-                            ..spec_copy(&spec)
-                        };
-                        let entry = out
-                            .entry(Some(currency.as_str().to_string()))
-                            .or_insert_with(|| {
-                                (
-                                    currency.as_str().to_string(),
-                                    vec![PeriodStats::default(); list.len()],
-                                )
-                            });
-                        one.add_customer(&replay.movements, base, &mut entry.1)?;
-                    }
-                }
-                Some("subtype") => {
-                    let mut subtypes: Vec<MovementSubtype> =
-                        replay.movements.iter().map(|m| m.subtype).collect();
-                    subtypes.sort_by_key(|s| s.as_str());
-                    subtypes.dedup();
-                    for subtype in subtypes
-                        .into_iter()
-                        .filter(|s| self.subtypes.is_empty() || self.subtypes.contains(s))
-                    {
-                        let only = [subtype];
-                        let one = SeriesSpec {
-                            subtypes: &only,
-                            ..spec_copy(&spec)
-                        };
-                        let entry = out
-                            .entry(Some(subtype.as_str().to_string()))
-                            .or_insert_with(|| {
-                                (
-                                    subtype.as_str().to_string(),
-                                    vec![PeriodStats::default(); list.len()],
-                                )
-                            });
-                        let mut movement_only = vec![PeriodStats::default(); list.len()];
-                        one.add_customer(&replay.movements, base, &mut movement_only)?;
-                        for (into, from) in entry.1.iter_mut().zip(movement_only.iter()) {
-                            add_movement_columns(into, from);
-                        }
-                    }
-                }
-                Some(key) => {
-                    let facts = facts
-                        .as_ref()
-                        .expect("facts gathered for a customer breakdown");
-                    let (value, label) = breakdown_value(self.ledger, key, facts, self.as_of_day);
-                    let entry = out
-                        .entry(Some(value))
-                        .or_insert_with(|| (label, vec![PeriodStats::default(); list.len()]));
-                    spec.add_customer(&replay.movements, base, &mut entry.1)?;
-                }
+        });
+        let mut outs: [Groups; N] = specs.each_ref().map(|spec| {
+            Groups::from([(
+                None,
+                (
+                    String::new(),
+                    vec![PeriodStats::default(); spec.periods.len()],
+                ),
+            )])
+        });
+        for customer in selected {
+            for (spec, out) in specs.iter().zip(outs.iter_mut()) {
+                self.add_to_groups(spec, customer, base, out)?;
             }
         }
         if self.breakdown == Some("subtype") {
-            let totals = out.get(&None).map(|(_, s)| s.clone()).unwrap_or_default();
-            for (key, (_, stats)) in out.iter_mut() {
-                if key.is_some() {
-                    for (entry, total) in stats.iter_mut().zip(totals.iter()) {
-                        entry.start_mrr = total.start_mrr;
-                        entry.total_mrr = total.total_mrr;
-                        entry.start_customers = total.start_customers;
-                        entry.total_customers = total.total_customers;
+            for out in &mut outs {
+                let totals = out.get(&None).map(|(_, s)| s.clone()).unwrap_or_default();
+                for (key, (_, stats)) in out.iter_mut() {
+                    if key.is_some() {
+                        for (entry, total) in stats.iter_mut().zip(totals.iter()) {
+                            entry.start_mrr = total.start_mrr;
+                            entry.total_mrr = total.total_mrr;
+                            entry.start_customers = total.start_customers;
+                            entry.total_customers = total.total_customers;
+                        }
                     }
                 }
             }
         }
-        Ok(out)
+        Ok(outs)
+    }
+
+    /// Adds one customer to the total and to its breakdown groups of `out`.
+    fn add_to_groups(
+        &self,
+        spec: &SeriesSpec,
+        customer: &Selected,
+        base: Currency,
+        out: &mut Groups,
+    ) -> Result<()> {
+        let movements = customer.movements;
+        spec.add_customer(movements, base, &mut out.get_mut(&None).expect("total").1)?;
+        match self.breakdown {
+            None => {}
+            Some("currency") => {
+                let mut currencies: Vec<Currency> = movements.iter().map(|m| m.currency).collect();
+                currencies.sort();
+                currencies.dedup();
+                for currency in currencies
+                    .into_iter()
+                    .filter(|c| self.currencies.is_empty() || self.currencies.contains(c))
+                {
+                    let only = [currency];
+                    let one = SeriesSpec {
+                        currencies: &only,
+                        ..spec_copy(spec)
+                    };
+                    let entry = out
+                        .entry(Some(currency.as_str().to_string()))
+                        .or_insert_with(|| {
+                            (
+                                currency.as_str().to_string(),
+                                vec![PeriodStats::default(); spec.periods.len()],
+                            )
+                        });
+                    one.add_customer(movements, base, &mut entry.1)?;
+                }
+            }
+            Some("subtype") => {
+                let mut subtypes: Vec<MovementSubtype> =
+                    movements.iter().map(|m| m.subtype).collect();
+                subtypes.sort_by_key(|s| s.as_str());
+                subtypes.dedup();
+                for subtype in subtypes
+                    .into_iter()
+                    .filter(|s| self.subtypes.is_empty() || self.subtypes.contains(s))
+                {
+                    let only = [subtype];
+                    let one = SeriesSpec {
+                        subtypes: &only,
+                        ..spec_copy(spec)
+                    };
+                    let entry = out
+                        .entry(Some(subtype.as_str().to_string()))
+                        .or_insert_with(|| {
+                            (
+                                subtype.as_str().to_string(),
+                                vec![PeriodStats::default(); spec.periods.len()],
+                            )
+                        });
+                    let mut movement_only = vec![PeriodStats::default(); spec.periods.len()];
+                    one.add_customer(movements, base, &mut movement_only)?;
+                    for (into, from) in entry.1.iter_mut().zip(movement_only.iter()) {
+                        add_movement_columns(into, from);
+                    }
+                }
+            }
+            Some(_) => {
+                let Some((value, label)) = &customer.group else {
+                    return Ok(());
+                };
+                let entry = out.entry(Some(value.clone())).or_insert_with(|| {
+                    (
+                        label.clone(),
+                        vec![PeriodStats::default(); spec.periods.len()],
+                    )
+                });
+                spec.add_customer(movements, base, &mut entry.1)?;
+            }
+        }
+        Ok(())
     }
 }
+
+/// Stats per group: key `None` is the total, `Some(value)` a breakdown entry
+/// with its label.
+type Groups = BTreeMap<Option<String>, (String, Vec<PeriodStats>)>;
 
 fn spec_copy<'a>(spec: &SeriesSpec<'a>) -> SeriesSpec<'a> {
     SeriesSpec {

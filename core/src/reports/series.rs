@@ -139,6 +139,10 @@ impl SeriesSpec<'_> {
             }
             next += 1;
         }
+        if next == movements.len() && running.is_zero() {
+            // Nothing before the range left MRR and nothing happens in it.
+            return Ok(());
+        }
         let mut start_total = running.total(self, day_before_range)?;
         let mut start_active = running.active();
         for (period, entry) in self.periods.iter().zip(stats.iter_mut()) {
@@ -221,6 +225,13 @@ impl Running {
             None => self.amounts.push((m.currency, m.mrr_change, converted)),
         }
         Ok(())
+    }
+
+    /// Whether every amount, converted or not, is zero: the totals are 0.
+    fn is_zero(&self) -> bool {
+        self.amounts
+            .iter()
+            .all(|(_, amount, converted)| *amount == 0 && *converted == 0)
     }
 
     fn active(&self) -> bool {

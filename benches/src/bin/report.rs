@@ -1,0 +1,54 @@
+//! Runs one report repeatedly on a generated ledger, for profiling:
+//! `report <invoices> <repeats> <name> [key=value ...]`, e.g.
+//! `perf record target/release/report 1000000 20 mrr interval=month`.
+//! Prints the median time of the warm runs.
+
+use chrono::{DateTime, Utc};
+use submetrics::{Ledger, ReportParams, Settings};
+use submetrics_benches::generator::{Spec, generate};
+use submetrics_benches::measure::{ms, quantile, timed};
+
+fn main() {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let [size, repeats, name, pairs @ ..] = args.as_slice() else {
+        eprintln!("usage: report <invoices> <repeats> <name> [key=value ...]");
+        std::process::exit(2);
+    };
+    let (Ok(size), Ok(repeats)) = (size.parse::<usize>(), repeats.parse::<usize>()) else {
+        eprintln!("<invoices> and <repeats> are counts");
+        std::process::exit(2);
+    };
+    let params: ReportParams = pairs
+        .iter()
+        .filter_map(|pair| pair.split_once('='))
+        .map(|(k, v)| (k.to_string(), v.to_string()))
+        .collect();
+    let spec = Spec::with_invoices(size);
+    let as_of: DateTime<Utc> = format!("{}T00:00:00Z", spec.end())
+        .parse()
+        .expect("valid date");
+    let data = generate(&spec);
+    let mut ledger = Ledger::new(Settings::default());
+    ledger
+        .load_fx_rates(&data.fx_rates)
+        .expect("generated FX rates are valid");
+    ledger.upsert_plans(&data.plans);
+    ledger.upsert_customers(&data.customers);
+    for chunk in data.invoices.chunks(50_000) {
+        ledger.upsert_invoices(chunk);
+    }
+    drop(data);
+    let (first, cold) = timed(|| ledger.report(name, &params, as_of));
+    if let Err(error) = first {
+        eprintln!("{error}");
+        std::process::exit(1);
+    }
+    let mut warm: Vec<_> = (0..repeats)
+        .map(|_| timed(|| ledger.report(name, &params, as_of)).1)
+        .collect();
+    println!(
+        "{name}: cold {} / warm median {} over {repeats}",
+        ms(cold),
+        ms(quantile(&mut warm, 0.5))
+    );
+}
