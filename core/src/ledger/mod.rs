@@ -34,8 +34,20 @@ use std::sync::{Arc, Mutex};
 type Records<K, V> = IndexMap<K, V, FixedState>;
 type Index<K, V> = HashMap<K, V, FixedState>;
 
-/// Replays of every customer at one `as_of`, shared by the reports of a query.
-pub(crate) type ReplaySet = Arc<IndexMap<CustomerId, Replay>>;
+/// Replays of every customer at one `as_of`, sorted by customer id, shared
+/// by the reports of a query.
+pub(crate) type ReplaySet = Arc<IndexMap<CustomerId, Arc<Replay>>>;
+
+/// The replays of the latest `as_of` asked for. Replays depend only on the
+/// timelines, the settings and the FX table: a write that rebuilds some
+/// timelines marks those customers stale, and the next read replays only
+/// them; a settings or FX change drops the cache.
+#[derive(Debug)]
+pub(crate) struct ReplayCache {
+    as_of: DateTime<Utc>,
+    set: ReplaySet,
+    stale: HashSet<CustomerId, FixedState>,
+}
 
 /// One account's records, settings, FX table and derived timelines.
 #[derive(Debug)]
@@ -50,9 +62,7 @@ pub struct Ledger {
     invoices_by_plan: Index<PlanId, usize>,
     fx: FxTable,
     timelines: Index<CustomerId, Timeline>,
-    /// Bumped by every write; invalidates `replay_cache`.
-    generation: u64,
-    replay_cache: Mutex<Option<(u64, DateTime<Utc>, ReplaySet)>>,
+    replay_cache: Mutex<Option<ReplayCache>>,
 }
 
 impl Default for Ledger {
@@ -74,7 +84,6 @@ impl Clone for Ledger {
             invoices_by_plan: self.invoices_by_plan.clone(),
             fx: self.fx.clone(),
             timelines: self.timelines.clone(),
-            generation: self.generation,
             replay_cache: Mutex::new(None),
         }
     }
@@ -121,7 +130,6 @@ impl Ledger {
             invoices_by_plan: Index::default(),
             fx: FxTable::new(pivot),
             timelines: Index::default(),
-            generation: 0,
             replay_cache: Mutex::new(None),
         }
     }
@@ -155,7 +163,7 @@ impl Ledger {
         let rates = parse_rates(rows)?;
         let count = rates.len();
         self.fx.insert(rates);
-        self.touch();
+        self.forget_replays();
         Ok(count)
     }
 
@@ -192,7 +200,6 @@ impl Ledger {
             });
             report.push(&record_id(value), outcome);
         }
-        self.touch();
         report
     }
 
@@ -223,7 +230,6 @@ impl Ledger {
         merged["id"] = Value::String(id.to_string());
         let customer = Customer::from_json(&merged)?;
         self.customers.insert(customer.id.clone(), customer);
-        self.touch();
         Ok(&self.customers[id])
     }
 
@@ -250,7 +256,6 @@ impl Ledger {
                 .collect();
             self.rebuild(customers);
         }
-        self.touch();
         report
     }
 
@@ -306,7 +311,6 @@ impl Ledger {
             let id = outcome.clone().unwrap_or_else(|_| record_id(value));
             report.push(&id, outcome.map(|_| ()));
         }
-        self.touch();
         report
     }
 
@@ -319,7 +323,6 @@ impl Ledger {
             });
             report.push(&record_id(value), outcome);
         }
-        self.touch();
         report
     }
 
@@ -368,7 +371,6 @@ impl Ledger {
             report.push(&id, outcome);
         }
         self.rebuild(touched);
-        self.touch();
         report
     }
 
@@ -385,7 +387,7 @@ impl Ledger {
             }
         }
         self.timelines.remove(id);
-        self.touch();
+        self.mark_stale([CustomerId::from(id)]);
         Ok(())
     }
 
@@ -406,7 +408,6 @@ impl Ledger {
         for group in self.plan_groups.values_mut() {
             group.plans.retain(|p| p.as_str() != id);
         }
-        self.touch();
         Ok(())
     }
 
@@ -415,7 +416,6 @@ impl Ledger {
         self.plan_groups
             .shift_remove(id)
             .ok_or_else(|| not_found(PlanGroup::KIND, id))?;
-        self.touch();
         Ok(())
     }
 
@@ -425,7 +425,6 @@ impl Ledger {
             .remove_invoice_record(id)
             .ok_or_else(|| not_found(Invoice::KIND, id))?;
         self.rebuild([invoice.customer_id]);
-        self.touch();
         Ok(())
     }
 
@@ -434,7 +433,6 @@ impl Ledger {
         self.data_sources
             .shift_remove(id)
             .ok_or_else(|| not_found(DataSource::KIND, id))?;
-        self.touch();
         Ok(())
     }
 
@@ -509,10 +507,22 @@ impl Ledger {
 
     // ---- derived state ------------------------------------------------
 
-    fn touch(&mut self) {
-        self.generation += 1;
-        if let Ok(mut cache) = self.replay_cache.lock() {
-            *cache = None;
+    /// Drops every cached replay (settings and FX feed every customer).
+    fn forget_replays(&mut self) {
+        *self
+            .replay_cache
+            .get_mut()
+            .unwrap_or_else(|poisoned| poisoned.into_inner()) = None;
+    }
+
+    /// Marks customers whose timeline changed, for the next read to replay.
+    fn mark_stale(&mut self, customers: impl IntoIterator<Item = CustomerId>) {
+        let cache = self
+            .replay_cache
+            .get_mut()
+            .unwrap_or_else(|poisoned| poisoned.into_inner());
+        if let Some(cache) = cache {
+            cache.stale.extend(customers);
         }
     }
 
@@ -541,6 +551,7 @@ impl Ledger {
                 self.timelines.remove(&id);
             }
         }
+        self.mark_stale(ids);
     }
 
     /// Recomputes every customer from scratch, in parallel.
@@ -548,7 +559,7 @@ impl Ledger {
         self.timelines.clear();
         let ids: Vec<CustomerId> = self.invoices_by_customer.keys().cloned().collect();
         self.rebuild(ids);
-        self.touch();
+        self.forget_replays();
     }
 
     pub(crate) fn timeline(&self, id: &str) -> Option<&Timeline> {

@@ -1,7 +1,7 @@
 //! Reading derived state at an explicit `as_of`: movements, a customer's MRR
 //! at any instant, its current subscriptions and its lifecycle fields.
 
-use super::{Ledger, ReplaySet};
+use super::{Ledger, ReplayCache, ReplaySet};
 use crate::error::{Error, Result};
 use crate::ids::{CustomerId, PlanId, SubscriptionId};
 use crate::model::{Customer, Interval};
@@ -9,10 +9,11 @@ use crate::money::{Cents, Currency};
 use crate::movements::{Movement, MovementKind};
 use crate::timeline::Replay;
 use chrono::{DateTime, NaiveDate, Utc};
+use foldhash::fast::FixedState;
 use indexmap::IndexMap;
 use rayon::prelude::*;
 use serde::Serialize;
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashSet};
 use std::sync::Arc;
 
 /// Which movements to return.
@@ -79,36 +80,80 @@ pub struct CustomerProfile {
 }
 
 impl Ledger {
-    /// Every customer's replay at `as_of`, computed in parallel and cached
-    /// until the next write or an `as_of` at which other events apply.
+    /// Every customer's replay at `as_of`, computed in parallel and cached.
+    /// The cache serves any `as_of` at which the same events apply (a service
+    /// asking at "now" reuses it until an event's time passes); after a write
+    /// only the customers it touched are replayed again.
     pub(crate) fn replays(&self, as_of: DateTime<Utc>) -> Result<ReplaySet> {
-        // The cache serves any `as_of` at which the same events apply: a
-        // service asking at "now" reuses it until an event's time passes.
-        if let Ok(cache) = self.replay_cache.lock()
-            && let Some((generation, cached_as_of, set)) = cache.as_ref()
-            && *generation == self.generation
-            && (*cached_as_of == as_of
+        let mut cache = self
+            .replay_cache
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner());
+        if let Some(cached) = cache.as_mut()
+            && (cached.as_of == as_of
                 || self
                     .timelines()
-                    .all(|t| t.same_events_apply(*cached_as_of, as_of)))
+                    .all(|t| t.same_events_apply(cached.as_of, as_of)))
         {
-            return Ok(Arc::clone(set));
+            // A few stale customers are patched in; many mean a full replay.
+            if cached.stale.len() <= (cached.set.len() / 8).max(64) {
+                if !cached.stale.is_empty() {
+                    cached.set =
+                        Arc::new(self.patched(&cached.set, &cached.stale, cached.as_of)?);
+                    cached.stale.clear();
+                }
+                return Ok(Arc::clone(&cached.set));
+            }
         }
         let timelines: Vec<_> = self.timelines().collect();
-        let replays: Result<Vec<(CustomerId, Replay)>> = timelines
+        let replays: Result<Vec<(CustomerId, Arc<Replay>)>> = timelines
             .par_iter()
             .map(|t| {
                 t.simulate(as_of, as_of, &self.settings, &self.fx)
-                    .map(|r| (t.customer_id.clone(), r))
+                    .map(|r| (t.customer_id.clone(), Arc::new(r)))
             })
             .collect();
         let mut replays = replays?;
         replays.sort_by(|a, b| a.0.cmp(&b.0));
-        let set: ReplaySet = Arc::new(replays.into_iter().collect::<IndexMap<_, _>>());
-        if let Ok(mut cache) = self.replay_cache.lock() {
-            *cache = Some((self.generation, as_of, Arc::clone(&set)));
-        }
+        let set: ReplaySet = Arc::new(replays.into_iter().collect());
+        *cache = Some(ReplayCache {
+            as_of,
+            set: Arc::clone(&set),
+            stale: HashSet::default(),
+        });
         Ok(set)
+    }
+
+    /// `set` with the `stale` customers replayed again at `as_of` (or
+    /// removed, when they no longer have a timeline), still sorted by id.
+    fn patched(
+        &self,
+        set: &IndexMap<CustomerId, Arc<Replay>>,
+        stale: &HashSet<CustomerId, FixedState>,
+        as_of: DateTime<Utc>,
+    ) -> Result<IndexMap<CustomerId, Arc<Replay>>> {
+        let mut patched = set.clone();
+        for id in stale {
+            let position = patched.binary_search_keys(id);
+            match self.timeline(id.as_str()) {
+                Some(timeline) => {
+                    let replay =
+                        Arc::new(timeline.simulate(as_of, as_of, &self.settings, &self.fx)?);
+                    match position {
+                        Ok(i) => patched[i] = replay,
+                        Err(i) => {
+                            patched.shift_insert(i, id.clone(), replay);
+                        }
+                    }
+                }
+                None => {
+                    if let Ok(i) = position {
+                        patched.shift_remove_index(i);
+                    }
+                }
+            }
+        }
+        Ok(patched)
     }
 
     /// One customer's replay at `as_of` (an empty replay for a customer

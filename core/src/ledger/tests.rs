@@ -277,3 +277,39 @@ fn the_replay_cache_serves_every_as_of_with_the_same_events_and_no_other() {
     assert_eq!(later.len(), 2);
     assert_eq!(later, fresh(as_of("2024-02-08T00:00:01Z")));
 }
+
+#[test]
+fn a_write_replays_only_the_customers_it_touched_and_reads_see_every_write() {
+    let mut ledger = ledger();
+    ledger.upsert_customers(&[json!({"id": "c", "name": "C"})]);
+    ledger.upsert_invoices(&[
+        sub("i1", "a", "2024-01-01", 3000),
+        sub("i2", "b", "2024-01-01", 5000),
+    ]);
+    let at = as_of("2024-01-20T00:00:00Z");
+    let before = ledger.replays(at).unwrap();
+    let fresh = |ledger: &Ledger| ledger.clone().replays(at).unwrap();
+
+    // A change to a's invoices: b's replay is shared, a's is new.
+    ledger.upsert_invoices(&[sub("i1", "a", "2024-01-01", 4000)]);
+    let after = ledger.replays(at).unwrap();
+    assert!(Arc::ptr_eq(&before["b"], &after["b"]));
+    assert!(!Arc::ptr_eq(&before["a"], &after["a"]));
+    assert_eq!(
+        after.get("a").map(|r| r.movements[0].mrr_change),
+        Some(4000)
+    );
+    assert_eq!(*after, *fresh(&ledger));
+
+    // A first invoice for c lands in id order; deleting a removes its replay.
+    ledger.upsert_invoices(&[sub("i3", "c", "2024-01-05", 1000)]);
+    ledger.delete_customer("a").unwrap();
+    let patched = ledger.replays(at).unwrap();
+    let ids: Vec<&str> = patched.keys().map(|id| id.as_str()).collect();
+    assert_eq!(ids, vec!["b", "c"]);
+    assert_eq!(*patched, *fresh(&ledger));
+
+    // Customer records do not feed replays: the set is reused as is.
+    ledger.upsert_customers(&[json!({"id": "b", "name": "B renamed"})]);
+    assert!(Arc::ptr_eq(&patched, &ledger.replays(at).unwrap()));
+}

@@ -88,7 +88,7 @@ impl Ledger {
         let empty = Replay::default();
         let mut entries = Vec::new();
         for customer in self.customers() {
-            let replay = replays.get(&customer.id);
+            let replay = replays.get(&customer.id).map(|r| &**r);
             let profile = self.profile_of(customer.id.as_str(), replay.unwrap_or(&empty), as_of);
             if status != "all" && profile.status.as_str() != status {
                 continue;

@@ -254,7 +254,10 @@ impl<'a> EventRequest<'a> {
         let mut customers: Vec<&'a Customer> = self.ledger.customers().collect();
         customers.sort_by(|a, b| a.id.cmp(&b.id));
         for customer in customers {
-            let replay = replays.as_ref().and_then(|r| r.get(&customer.id));
+            let replay = replays
+                .as_ref()
+                .and_then(|r| r.get(&customer.id))
+                .map(|r| &**r);
             if !self.filter.is_empty() {
                 let facts = CustomerFacts::gather(self.ledger, customer, replay, self.as_of);
                 if !self.filter.matches(self.ledger, &facts, self.as_of_day) {

@@ -348,7 +348,10 @@ pub(super) fn churn_scheduled_movements(
                 "subtype" => s.movement.subtype.as_str().to_string(),
                 _ => {
                     let replay = ledger.replays(as_of).ok();
-                    let replay = replay.as_ref().and_then(|r| r.get(&s.customer.id));
+                    let replay = replay
+                        .as_ref()
+                        .and_then(|r| r.get(&s.customer.id))
+                        .map(|r| &**r);
                     let facts = CustomerFacts::gather(ledger, s.customer, replay, as_of);
                     breakdown_value(ledger, key, &facts, req.as_of_day)
                         .0
