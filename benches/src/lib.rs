@@ -5,3 +5,8 @@
 pub mod generator;
 pub mod measure;
 pub mod write;
+
+/// Every harness allocates through mimalloc, as the service does: with
+/// glibc's allocator a bulk load spends more time in malloc than in the engine.
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;

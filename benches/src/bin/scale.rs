@@ -6,6 +6,7 @@
 //! runs 100k, 1M and 10M. Build with `--release`.
 
 use chrono::{DateTime, Utc};
+use rayon::prelude::*;
 use serde_json::{Value, json};
 use std::io::BufRead;
 use std::time::Duration;
@@ -68,29 +69,28 @@ fn load_jsonl_and_report(dir: &std::path::Path) {
         for name in ["fx_rates", "plans", "customers", "invoices"] {
             let file = std::fs::File::open(dir.join(format!("{name}.jsonl")))
                 .expect("generated file exists");
-            let mut batch = Vec::with_capacity(10_000);
             let mut lines = std::io::BufReader::new(file).lines();
             loop {
-                let line = lines.next();
-                if let Some(line) = &line {
-                    batch.push(
-                        serde_json::from_str::<Value>(line.as_ref().expect("readable line"))
-                            .expect("valid JSON"),
-                    );
-                }
-                if batch.len() == 10_000 || (line.is_none() && !batch.is_empty()) {
-                    match name {
-                        "fx_rates" => {
-                            ledger.load_fx_rates(&batch).expect("valid rates");
-                        }
-                        "plans" => drop(ledger.upsert_plans(&batch)),
-                        "customers" => drop(ledger.upsert_customers(&batch)),
-                        _ => drop(ledger.upsert_invoices(&batch)),
-                    }
-                    batch.clear();
-                }
-                if line.is_none() {
+                let chunk: Vec<String> = lines
+                    .by_ref()
+                    .take(20_000)
+                    .map(|line| line.expect("readable line"))
+                    .collect();
+                if chunk.is_empty() {
                     break;
+                }
+                // Lines parse independently: on every core.
+                let batch: Vec<Value> = chunk
+                    .par_iter()
+                    .map(|line| serde_json::from_str(line).expect("valid JSON"))
+                    .collect();
+                match name {
+                    "fx_rates" => {
+                        ledger.load_fx_rates(&batch).expect("valid rates");
+                    }
+                    "plans" => drop(ledger.upsert_plans(&batch)),
+                    "customers" => drop(ledger.upsert_customers(&batch)),
+                    _ => drop(ledger.upsert_invoices(&batch)),
                 }
             }
         }

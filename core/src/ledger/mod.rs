@@ -329,10 +329,14 @@ impl Ledger {
     /// Upserts invoices: each is validated against the stored customers and
     /// plans; the touched customers are recomputed once at the end.
     pub fn upsert_invoices(&mut self, records: &[Value]) -> WriteReport {
-        let parsed = records
-            .iter()
-            .map(|value| (record_id(value), Invoice::from_json(value)));
-        self.store_invoices(parsed)
+        // Reading records is independent per record: large batches use every core.
+        let parse = |value: &Value| (record_id(value), Invoice::from_json(value));
+        let parsed: Vec<(String, Result<Invoice>)> = if records.len() > 256 {
+            records.par_iter().map(parse).collect()
+        } else {
+            records.iter().map(parse).collect()
+        };
+        self.store_invoices(parsed.into_iter())
     }
 
     /// Upserts invoices already built in Rust (skipping JSON), with the same
