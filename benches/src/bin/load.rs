@@ -6,8 +6,8 @@
 //! 3. report reads (`mrr`, 12 months) while those writers run (p50, p99).
 //!
 //! Bounded in count and time. Usage:
-//! `load [INVOICES] [--clients N] [--posts-per-client N] [--server PATH]`
-//! (defaults 100000, 50, 40, target/release/submetrics-server).
+//! `load [INVOICES] [--clients N] [--posts-per-client N] [--readers N] [--server PATH]`
+//! (defaults 100000, 50, 40, 2, target/release/submetrics-server).
 
 use std::io::{BufRead, BufReader};
 use std::process::{Command, Stdio};
@@ -26,6 +26,7 @@ struct Options {
     invoices: usize,
     clients: usize,
     posts_per_client: usize,
+    readers: usize,
     server: String,
 }
 
@@ -34,6 +35,7 @@ fn options() -> Options {
         invoices: 100_000,
         clients: 50,
         posts_per_client: 40,
+        readers: 2,
         server: "target/release/submetrics-server".to_string(),
     };
     let mut args = std::env::args().skip(1);
@@ -44,6 +46,7 @@ fn options() -> Options {
             "--posts-per-client" => {
                 options.posts_per_client = value().parse().unwrap_or(options.posts_per_client)
             }
+            "--readers" => options.readers = value().parse().unwrap_or(options.readers),
             "--server" => options.server = value(),
             count => options.invoices = count.parse().unwrap_or(options.invoices),
         }
@@ -172,7 +175,7 @@ fn main() {
         .filter_map(|c| c["id"].as_str().map(str::to_string))
         .collect();
     let plan = data.plans[0].clone();
-    let readers: Vec<_> = (0..2)
+    let readers: Vec<_> = (0..options.readers)
         .map(|_| {
             let (base, writing) = (base.clone(), Arc::clone(&writing));
             std::thread::spawn(move || {

@@ -5,6 +5,11 @@
 //! persist what the core accepted in one SQLite transaction, and only then
 //! answer; if persisting fails the ledger is rebuilt from the store, so
 //! memory never holds what the disk does not.
+//!
+//! Record writes are group-committed: concurrent writers queue their work,
+//! and whoever takes the write lock runs every queued write and commits all
+//! their changes in one transaction (one fsync), still before any of them
+//! answers and before any reader sees them.
 
 use crate::auth::{hash_key, new_key, new_key_id};
 use crate::error::ApiError;
@@ -18,6 +23,38 @@ use submetrics::{Ledger, Settings};
 pub struct Account {
     pub row: Mutex<AccountRow>,
     pub ledger: RwLock<Ledger>,
+    /// Record writes waiting for the next group commit.
+    queued: Mutex<Vec<QueuedWrite>>,
+    /// While a group runs: the changes its writes persisted, committed
+    /// together when the group ends.
+    group: Mutex<Option<Vec<Change>>>,
+}
+
+/// A queued record write: applies itself to the ledger (persisting only
+/// through [`AppState::persist`]) and returns how to answer its caller once
+/// the group's commit is known.
+pub type QueuedWrite = Box<dyn FnOnce(&AppState, &Account, &mut Ledger) -> Reply + Send>;
+
+/// Answers one caller of a group with the outcome of the group's commit.
+pub type Reply = Box<dyn FnOnce(Result<(), &ApiError>) + Send>;
+
+impl Account {
+    fn new(row: AccountRow, ledger: Ledger) -> Account {
+        Account {
+            row: Mutex::new(row),
+            ledger: RwLock::new(ledger),
+            queued: Mutex::new(Vec::new()),
+            group: Mutex::new(None),
+        }
+    }
+
+    /// Queues a record write for the next group commit ([`AppState::run_queued`]).
+    pub fn queue(&self, write: QueuedWrite) {
+        self.queued
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .push(write);
+    }
 }
 
 pub struct AppState {
@@ -47,13 +84,7 @@ impl AppState {
         let mut accounts = HashMap::new();
         for row in store.accounts()? {
             let ledger = rebuild(&store, &row)?;
-            accounts.insert(
-                row.id,
-                Arc::new(Account {
-                    row: Mutex::new(row),
-                    ledger: RwLock::new(ledger),
-                }),
-            );
+            accounts.insert(row.id, Arc::new(Account::new(row, ledger)));
         }
         Ok(AppState {
             store: Mutex::new(store),
@@ -106,13 +137,7 @@ impl AppState {
         self.accounts
             .write()
             .unwrap_or_else(|p| p.into_inner())
-            .insert(
-                id,
-                Arc::new(Account {
-                    row: Mutex::new(row),
-                    ledger: RwLock::new(ledger),
-                }),
-            );
+            .insert(id, Arc::new(Account::new(row, ledger)));
         let key = self.create_key(id, "owner", "owner", owner_key)?;
         Ok((id, key))
     }
@@ -181,13 +206,23 @@ impl AppState {
     }
 
     /// Persists `changes`; on failure rebuilds the account's ledger from the
-    /// store so memory matches disk, and reports the failure.
+    /// store so memory matches disk, and reports the failure. Inside a group
+    /// commit the changes join the group's transaction instead.
     pub fn persist(
         &self,
         account: &Account,
         ledger: &mut Ledger,
         changes: &[Change],
     ) -> Result<(), ApiError> {
+        if let Some(group) = account
+            .group
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .as_mut()
+        {
+            group.extend_from_slice(changes);
+            return Ok(());
+        }
         let id = account.row.lock().unwrap_or_else(|p| p.into_inner()).id;
         let outcome = self.store().apply(id, changes);
         if let Err(error) = outcome {
@@ -195,6 +230,40 @@ impl AppState {
             return Err(error);
         }
         Ok(())
+    }
+
+    /// Group commit: under one write lock, runs every queued record write of
+    /// the account, then commits all their changes in one transaction and
+    /// answers each caller. A failed commit reloads the ledger from the
+    /// store and fails every write of the group. Returns at once when an
+    /// earlier group already ran the queue.
+    pub fn run_queued(&self, account: &Account) {
+        let mut ledger = account.ledger.write().unwrap_or_else(|p| p.into_inner());
+        let writes = std::mem::take(&mut *account.queued.lock().unwrap_or_else(|p| p.into_inner()));
+        if writes.is_empty() {
+            return;
+        }
+        *account.group.lock().unwrap_or_else(|p| p.into_inner()) = Some(Vec::new());
+        let replies: Vec<Reply> = writes
+            .into_iter()
+            .map(|write| {
+                // A write that panics must not leave the group open.
+                std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                    write(self, account, &mut ledger)
+                }))
+                .unwrap_or_else(|_| -> Reply { Box::new(|_| {}) })
+            })
+            .collect();
+        let changes = account
+            .group
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .take()
+            .unwrap_or_default();
+        let outcome = self.persist(account, &mut ledger, &changes);
+        for reply in replies {
+            reply(outcome.as_ref().map(|_| ()));
+        }
     }
 
     /// The account's ledger as the store holds it.

@@ -37,6 +37,7 @@ pub struct AccountRow {
 }
 
 /// A change to persist for one record.
+#[derive(Clone)]
 pub enum Change {
     /// Store (insert or replace) the record's JSON.
     Put {

@@ -135,3 +135,53 @@ fn concurrent_writers_lose_nothing() {
         2 + 8 * 25
     );
 }
+
+#[test]
+fn writers_committed_together_each_get_their_own_outcome() {
+    let server = Server::start();
+    seed(&server);
+    let base = server.base.clone();
+    let writers: Vec<_> = (0..8)
+        .map(|writer| {
+            let base = base.clone();
+            std::thread::spawn(move || {
+                let agent: ureq::Agent = ureq::Agent::config_builder()
+                    .http_status_as_error(false)
+                    .build()
+                    .into();
+                for n in 0..10 {
+                    let id = 5000 + writer * 100 + n;
+                    // Every other write names a customer that does not exist.
+                    let customer = if n % 2 == 0 { "A" } else { "nobody" };
+                    let body = invoice(id, customer).to_string();
+                    let mut response = agent
+                        .put(&format!("{base}/data/invoices/i{id}"))
+                        .header("Authorization", format!("Bearer {}", common::OWNER_KEY))
+                        .send(body.as_bytes())
+                        .expect("answer");
+                    let status = response.status().as_u16();
+                    let text = response.body_mut().read_to_string().expect("body");
+                    if customer == "A" {
+                        assert_eq!(status, 200, "{text}");
+                    } else {
+                        assert_eq!(status, 400, "{text}");
+                        assert!(text.contains("customer `nobody` does not exist"), "{text}");
+                    }
+                }
+            })
+        })
+        .collect();
+    for writer in writers {
+        writer.join().expect("writer");
+    }
+    assert_eq!(
+        server.get("/data/invoices?limit=1").1["result"]["count"],
+        2 + 8 * 5
+    );
+    let dir = server.kill();
+    let server = Server::start_in(dir);
+    assert_eq!(
+        server.get("/data/invoices?limit=1").1["result"]["count"],
+        2 + 8 * 5
+    );
+}

@@ -1,7 +1,7 @@
 //! The data API: plans, customers, plan groups, invoices, data sources and
 //! FX rates, in the interface's response shapes.
 
-use super::{JsonBody, Params, page_of, read_ledger, records_of, write_ledger};
+use super::{JsonBody, Params, page_of, read_ledger, records_of, write_ledger, write_records};
 use crate::auth::Caller;
 use crate::error::ApiError;
 use crate::state::{Account, AppState};
@@ -209,7 +209,7 @@ async fn post_plans(
 ) -> Result<Json<Value>, ApiError> {
     let records = records_of(body, "plans")?;
     let account = account_of(&state, &caller)?;
-    write_ledger(state, account, move |state, account, ledger| {
+    write_records(state, account, move |state, account, ledger| {
         let report = upsert(state, account, ledger, RecordKind::Plans, &records)?;
         Ok(Json(json!({ "result": report.results })))
     })
@@ -235,7 +235,7 @@ async fn put_plan(
     JsonBody(body): JsonBody,
 ) -> Result<Json<Value>, ApiError> {
     let account = account_of(&state, &caller)?;
-    write_ledger(state, account, move |state, account, ledger| {
+    write_records(state, account, move |state, account, ledger| {
         ledger.update_plan(&id, &body)?;
         save(state, account, ledger, RecordKind::Plans, &id)?;
         Ok(Json(json!({"result": "ok", "updated": id})))
@@ -249,7 +249,7 @@ async fn delete_plan(
     Path(id): Path<String>,
 ) -> Result<Json<Value>, ApiError> {
     let account = account_of(&state, &caller)?;
-    write_ledger(state, account, move |state, account, ledger| {
+    write_records(state, account, move |state, account, ledger| {
         delete(state, account, ledger, RecordKind::Plans, &id)?;
         Ok(Json(json!({"result": "ok", "deleted": id})))
     })
@@ -294,7 +294,7 @@ async fn post_customers(
     let single = body.is_object() && body.get("customers").is_none();
     let records = records_of(body, "customers")?;
     let account = account_of(&state, &caller)?;
-    write_ledger(state, account, move |state, account, ledger| {
+    write_records(state, account, move |state, account, ledger| {
         let report = upsert(state, account, ledger, RecordKind::Customers, &records)?;
         single_error(&report, single)?;
         Ok((
@@ -323,7 +323,7 @@ async fn put_customer(
     JsonBody(body): JsonBody,
 ) -> Result<Json<Value>, ApiError> {
     let account = account_of(&state, &caller)?;
-    write_ledger(state, account, move |state, account, ledger| {
+    write_records(state, account, move |state, account, ledger| {
         ledger.update_customer(&id, &body)?;
         save(state, account, ledger, RecordKind::Customers, &id)?;
         Ok(Json(
@@ -339,7 +339,7 @@ async fn delete_customer(
     Path(id): Path<String>,
 ) -> Result<Json<Value>, ApiError> {
     let account = account_of(&state, &caller)?;
-    write_ledger(state, account, move |state, account, ledger| {
+    write_records(state, account, move |state, account, ledger| {
         delete(state, account, ledger, RecordKind::Customers, &id)?;
         Ok(Json(json!({"success": true, "id": id})))
     })
@@ -400,7 +400,7 @@ async fn post_plan_group(
         map.remove("id");
     }
     let account = account_of(&state, &caller)?;
-    write_ledger(state, account, move |state, account, ledger| {
+    write_records(state, account, move |state, account, ledger| {
         let report = upsert(
             state,
             account,
@@ -437,7 +437,7 @@ async fn put_plan_group(
     JsonBody(body): JsonBody,
 ) -> Result<Json<Value>, ApiError> {
     let account = account_of(&state, &caller)?;
-    write_ledger(state, account, move |state, account, ledger| {
+    write_records(state, account, move |state, account, ledger| {
         if ledger.plan_group(&id).is_none() {
             return Err(not_found("plan group", &id));
         }
@@ -465,7 +465,7 @@ async fn delete_plan_group(
     Path(id): Path<String>,
 ) -> Result<Json<Value>, ApiError> {
     let account = account_of(&state, &caller)?;
-    write_ledger(state, account, move |state, account, ledger| {
+    write_records(state, account, move |state, account, ledger| {
         delete(state, account, ledger, RecordKind::PlanGroups, &id)?;
         Ok(Json(json!({"success": true, "id": id})))
     })
@@ -505,7 +505,7 @@ async fn post_invoices(
 ) -> Result<Json<Value>, ApiError> {
     let records = records_of(body, "invoices")?;
     let account = account_of(&state, &caller)?;
-    write_ledger(state, account, move |state, account, ledger| {
+    write_records(state, account, move |state, account, ledger| {
         let report = upsert(state, account, ledger, RecordKind::Invoices, &records)?;
         Ok(Json(json!({ "result": report.results })))
     })
@@ -539,7 +539,7 @@ async fn put_invoice(
         .ok_or_else(|| ApiError::bad_request("the body must be an invoice object"))?
         .insert("id".to_string(), json!(id));
     let account = account_of(&state, &caller)?;
-    write_ledger(state, account, move |state, account, ledger| {
+    write_records(state, account, move |state, account, ledger| {
         let report = upsert(
             state,
             account,
@@ -559,7 +559,7 @@ async fn delete_invoice(
     Path(id): Path<String>,
 ) -> Result<Json<Value>, ApiError> {
     let account = account_of(&state, &caller)?;
-    write_ledger(state, account, move |state, account, ledger| {
+    write_records(state, account, move |state, account, ledger| {
         delete(state, account, ledger, RecordKind::Invoices, &id)?;
         Ok(Json(json!({"success": true, "id": id})))
     })
@@ -588,7 +588,7 @@ async fn post_data_sources(
 ) -> Result<Json<Value>, ApiError> {
     let records = records_of(body, "data_sources")?;
     let account = account_of(&state, &caller)?;
-    write_ledger(state, account, move |state, account, ledger| {
+    write_records(state, account, move |state, account, ledger| {
         let report = upsert(state, account, ledger, RecordKind::DataSources, &records)?;
         Ok(Json(json!({ "result": report.results })))
     })
@@ -616,7 +616,7 @@ async fn delete_data_source(
     Path(id): Path<String>,
 ) -> Result<Json<Value>, ApiError> {
     let account = account_of(&state, &caller)?;
-    write_ledger(state, account, move |state, account, ledger| {
+    write_records(state, account, move |state, account, ledger| {
         delete(state, account, ledger, RecordKind::DataSources, &id)?;
         Ok(Json(json!({"success": true, "id": id})))
     })

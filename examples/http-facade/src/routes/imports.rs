@@ -3,7 +3,7 @@
 //! data source. An unknown data source is a 404.
 
 use super::data::upsert;
-use super::{JsonBody, records_of, write_ledger};
+use super::{JsonBody, records_of, write_records};
 use crate::auth::Caller;
 use crate::error::ApiError;
 use crate::state::AppState;
@@ -46,7 +46,7 @@ async fn import(
         }
     }
     let account = state.account(caller.account_id)?;
-    write_ledger(state, account, move |state, account, ledger| {
+    write_records(state, account, move |state, account, ledger| {
         if ledger.data_source(&source).is_none() {
             return Err(ApiError::NotFound(format!(
                 "data source `{source}` does not exist; create it with POST /data/data-sources"

@@ -175,6 +175,32 @@ pub async fn write_ledger<T: Send + 'static>(
     .map_err(|_| ApiError::internal("the request could not be completed"))?
 }
 
+/// Runs a record write (`work` persists only through the state) in the
+/// account's next group commit: concurrent writers share one transaction,
+/// and each answers only once that transaction is durable.
+pub async fn write_records<T: Send + 'static>(
+    state: Arc<AppState>,
+    account: Arc<Account>,
+    work: impl FnOnce(&AppState, &Account, &mut Ledger) -> Result<T, ApiError> + Send + 'static,
+) -> Result<T, ApiError> {
+    let (sender, receiver) = tokio::sync::oneshot::channel();
+    account.queue(Box::new(move |state, account, ledger| {
+        let result = work(state, account, ledger);
+        Box::new(move |commit: Result<(), &ApiError>| {
+            let _ = sender.send(match commit {
+                Ok(()) => result,
+                Err(error) => Err(ApiError::internal(error.to_string())),
+            });
+        })
+    }));
+    tokio::task::spawn_blocking(move || state.run_queued(&account))
+        .await
+        .map_err(|_| ApiError::internal("the request could not be completed"))?;
+    receiver
+        .await
+        .map_err(|_| ApiError::internal("the request could not be completed"))?
+}
+
 /// The instant a read is computed at: `as_of` when given, else now.
 pub fn as_of(params: &Params, ledger: &Ledger) -> Result<chrono::DateTime<chrono::Utc>, ApiError> {
     match params.get("as_of").filter(|v| !v.trim().is_empty()) {
