@@ -358,9 +358,11 @@ impl Ledger {
     ) -> WriteReport {
         let mut report = WriteReport::default();
         let mut touched: HashSet<CustomerId, FixedState> = HashSet::default();
+        self.invoices.reserve(invoices.size_hint().0);
         for (id, parsed) in invoices {
-            let outcome = parsed.and_then(|invoice| {
+            let outcome = parsed.and_then(|mut invoice| {
                 validate::invoice_references(&invoice, &self.customers, &self.plans)?;
+                self.share_ids(&mut invoice);
                 if let Some(previous) = self.invoices.get(invoice.id.as_str())
                     && previous.customer_id != invoice.customer_id
                 {
@@ -576,6 +578,19 @@ impl Ledger {
 
     /// Stores an invoice; a known id is replaced in place (keeping its
     /// position in listings, in O(1)).
+    /// Points the invoice's customer and plan ids at the stored records' own
+    /// ids, so a million invoices hold no copies of them.
+    fn share_ids(&self, invoice: &mut Invoice) {
+        if let Some((id, _)) = self.customers.get_key_value(invoice.customer_id.as_str()) {
+            invoice.customer_id = id.clone();
+        }
+        if let Some(plan) = &mut invoice.plan_id
+            && let Some((id, _)) = self.plans.get_key_value(plan.as_str())
+        {
+            *plan = id.clone();
+        }
+    }
+
     fn store_invoice(&mut self, invoice: Invoice) {
         if let Some(previous) = self.invoices.get(invoice.id.as_str()).cloned() {
             self.count_plan_use(&previous, -1);

@@ -57,7 +57,7 @@ impl Customer {
                 .unwrap_or_default(),
             data_source: f
                 .text(&["data_source", "data_source_id"])?
-                .map(DataSourceId),
+                .map(DataSourceId::new),
         })
     }
 

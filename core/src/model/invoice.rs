@@ -171,7 +171,7 @@ impl Invoice {
         let plan_id = f
             .text(&["plan_id"])?
             .filter(|p| !p.trim().is_empty())
-            .map(PlanId);
+            .map(PlanId::new);
         if kind == InvoiceType::Subscription && plan_id.is_none() {
             return Err(f.error("plan_id", "is required for a subscription invoice"));
         }
@@ -237,7 +237,7 @@ impl Invoice {
             period_end,
             subscription_id: f
                 .text(&["subscription_id", "subscription_external_id"])?
-                .map(SubscriptionId),
+                .map(SubscriptionId::new),
             quantity,
             status,
             due_date: f.timestamp(&["due_date"])?,
@@ -249,10 +249,10 @@ impl Invoice {
             discount_amount: f.integer(&["discount_amount", "discount"])?.unwrap_or(0),
             lines: read_lines(&f)?,
             transactions: read_transactions(&f)?,
-            refunded_invoice_id: f.text(&["refunded_invoice_id"])?.map(InvoiceId),
+            refunded_invoice_id: f.text(&["refunded_invoice_id"])?.map(InvoiceId::new),
             data_source: f
                 .text(&["data_source", "data_source_id"])?
-                .map(DataSourceId),
+                .map(DataSourceId::new),
         })
     }
 

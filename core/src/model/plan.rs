@@ -111,7 +111,7 @@ impl Plan {
             product_name: f.text(&["product_name"])?,
             data_source: f
                 .text(&["data_source", "data_source_id"])?
-                .map(DataSourceId),
+                .map(DataSourceId::new),
             pricing_model,
         })
     }
