@@ -104,8 +104,20 @@ fn price(tier: usize, currency: &str) -> i64 {
 
 /// Generates a data set: stops adding customers once `spec.invoices` is reached.
 pub fn generate(spec: &Spec) -> Dataset {
+    let mut invoices = Vec::new();
+    let mut data = generate_streaming(spec, |chunk| invoices.extend_from_slice(chunk));
+    data.invoices = invoices;
+    data
+}
+
+/// Generates the same records as [`generate`], but hands the invoices to
+/// `sink` one customer at a time instead of keeping them (the returned set
+/// has no invoices): ten million invoices never sit in memory as JSON.
+pub fn generate_streaming(spec: &Spec, mut sink: impl FnMut(&[Value])) -> Dataset {
     let mut rng = Rng::new(spec.seed);
     let mut data = Dataset::default();
+    let mut invoices = 0;
+    let mut customer_invoices = Vec::new();
     for (currency, _) in CURRENCIES {
         for (tier, (_, interval, count, _, _)) in PLAN_TIERS.iter().enumerate() {
             data.plans.push(json!({
@@ -126,7 +138,7 @@ pub fn generate(spec: &Spec) -> Dataset {
     let end = spec.end();
     let span_days = (end - spec.start).num_days();
     let mut customer = 0usize;
-    while data.invoices.len() < spec.invoices {
+    while invoices < spec.invoices {
         customer += 1;
         let id = format!("cus_{customer:08}");
         let created = spec.start + Duration::days(rng.below(span_days as u64 - 30) as i64);
@@ -138,7 +150,17 @@ pub fn generate(spec: &Spec) -> Dataset {
             "created": created.to_string(), "country": COUNTRIES[rng.below(8) as usize], "currency": currency,
             "metadata": {"industry": INDUSTRIES[rng.below(5) as usize], "size": size, "channel": channel},
         }));
-        history(&mut rng, &mut data.invoices, &id, created, end, currency);
+        customer_invoices.clear();
+        history(
+            &mut rng,
+            &mut customer_invoices,
+            &id,
+            created,
+            end,
+            currency,
+        );
+        invoices += customer_invoices.len();
+        sink(&customer_invoices);
     }
     data
 }

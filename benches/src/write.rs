@@ -17,7 +17,9 @@ pub enum Format {
     Csv,
 }
 
-/// Writes every collection of `data` into `dir` (created if needed).
+/// Writes every collection of `data` into `dir` (created if needed). An
+/// empty collection writes no file (and leaves one already there alone), so
+/// invoices streamed to their own file are not overwritten.
 pub fn write_dataset(data: &Dataset, dir: &Path, format: Format) -> Result<()> {
     std::fs::create_dir_all(dir)?;
     for (name, records) in [
@@ -26,6 +28,9 @@ pub fn write_dataset(data: &Dataset, dir: &Path, format: Format) -> Result<()> {
         ("invoices", &data.invoices),
         ("fx_rates", &data.fx_rates),
     ] {
+        if records.is_empty() {
+            continue;
+        }
         match format {
             Format::Jsonl => write_jsonl(&dir.join(format!("{name}.jsonl")), records)?,
             Format::Csv => write_csv(&dir.join(format!("{name}.csv")), records)?,

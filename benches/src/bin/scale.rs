@@ -8,10 +8,10 @@
 use chrono::{DateTime, Utc};
 use rayon::prelude::*;
 use serde_json::{Value, json};
-use std::io::BufRead;
+use std::io::{BufRead, Write};
 use std::time::Duration;
 use submetrics::{Error, Invoice, Ledger, MovementFilter, ReportParams, Settings};
-use submetrics_benches::generator::{Spec, generate};
+use submetrics_benches::generator::{Spec, generate_streaming};
 use submetrics_benches::measure::{memory, ms, quantile, timed, us};
 use submetrics_benches::write::{Format, write_dataset};
 
@@ -109,17 +109,42 @@ fn run(size: usize) {
     let as_of: DateTime<Utc> = format!("{}T00:00:00Z", spec.end())
         .parse()
         .expect("valid date");
-    let (data, generate_time) = timed(|| generate(&spec));
-    let invoices = data.invoices.len();
+    // Invoices stream out of the generator: each is written to the JSONL
+    // file, kept as a typed record, and every n-th kept as JSON for upserts.
+    let dir = std::env::temp_dir().join(format!("submetrics-scale-{size}-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("temp dir is writable");
+    let mut jsonl = std::io::BufWriter::new(
+        std::fs::File::create(dir.join("invoices.jsonl")).expect("temp dir is writable"),
+    );
+    let sample_every = (size / 500).max(1);
+    let mut typed: Vec<Invoice> = Vec::with_capacity(size + size / 20);
+    let mut sample: Vec<Value> = Vec::new();
+    let (data, generate_time) = timed(|| {
+        generate_streaming(&spec, |chunk| {
+            for invoice in chunk {
+                serde_json::to_writer(&mut jsonl, invoice).expect("writable file");
+                jsonl.write_all(b"\n").expect("writable file");
+                if typed.len() % sample_every == 0 && sample.len() < 500 {
+                    sample.push(invoice.clone());
+                }
+                typed.push(Invoice::from_json(invoice).expect("generated invoices are valid"));
+            }
+        })
+    });
+    jsonl.flush().expect("writable file");
+    drop(jsonl);
+    let invoices = typed.len();
     let mut rows: Vec<(String, String)> = vec![
         (
             "customers / invoices".into(),
             format!("{} / {}", data.customers.len(), invoices),
         ),
-        ("generate".into(), ms(generate_time)),
+        (
+            "generate (and write JSONL, build typed records)".into(),
+            ms(generate_time),
+        ),
     ];
 
-    let dir = std::env::temp_dir().join(format!("submetrics-scale-{size}-{}", std::process::id()));
     write_dataset(&data, &dir, Format::Jsonl).expect("temp dir is writable");
     let child = std::process::Command::new(std::env::current_exe().expect("own path"))
         .arg("--load-jsonl")
@@ -148,11 +173,7 @@ fn run(size: usize) {
         &[],
         &data.fx_rates,
     );
-    let typed: Vec<Invoice> = data
-        .invoices
-        .iter()
-        .map(|v| Invoice::from_json(v).expect("generated invoices are valid"))
-        .collect();
+    drop(data);
     let (_, load_time) = timed(|| ledger.upsert_invoice_records(typed));
     rows.push((
         "load in-memory records (typed invoices: validate, store, build timelines)".into(),
@@ -162,14 +183,6 @@ fn run(size: usize) {
         "load from JSONL (parse + load)".into(),
         rate(jsonl_time, invoices),
     ));
-    let sample: Vec<Value> = data
-        .invoices
-        .iter()
-        .step_by((invoices / 500).max(1))
-        .take(500)
-        .cloned()
-        .collect();
-    drop(data);
 
     let (_, rebuild_time) = timed(|| ledger.rebuild_all());
     let (movements, replay_time) = timed(|| {

@@ -358,7 +358,12 @@ impl Ledger {
     ) -> WriteReport {
         let mut report = WriteReport::default();
         let mut touched: HashSet<CustomerId, FixedState> = HashSet::default();
-        self.invoices.reserve(invoices.size_hint().0);
+        // Room for a large batch up front; a small one grows the map the usual
+        // amortized way (an exact reserve per write would copy the whole map).
+        let batch = invoices.size_hint().0;
+        if batch >= 4096 {
+            self.invoices.reserve(batch);
+        }
         for (id, parsed) in invoices {
             let outcome = parsed.and_then(|mut invoice| {
                 validate::invoice_references(&invoice, &self.customers, &self.plans)?;
