@@ -124,7 +124,7 @@ fn run(size: usize) {
             for invoice in chunk {
                 serde_json::to_writer(&mut jsonl, invoice).expect("writable file");
                 jsonl.write_all(b"\n").expect("writable file");
-                if typed.len() % sample_every == 0 && sample.len() < 500 {
+                if typed.len().is_multiple_of(sample_every) && sample.len() < 500 {
                     sample.push(invoice.clone());
                 }
                 typed.push(Invoice::from_json(invoice).expect("generated invoices are valid"));
