@@ -3,12 +3,13 @@
 //! CSV columns are the record's field names; nested objects flatten to
 //! `metadata.<key>` columns; arrays are left out.
 
-use crate::generator::Dataset;
+use crate::generator::{Dataset, Spec, generate_streaming};
 use serde_json::Value;
 use std::collections::BTreeSet;
 use std::fs::File;
 use std::io::{BufWriter, Result, Write};
 use std::path::Path;
+use submetrics::Invoice;
 
 /// Output format of [`write_dataset`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -37,6 +38,56 @@ pub fn write_dataset(data: &Dataset, dir: &Path, format: Format) -> Result<()> {
         }
     }
     Ok(())
+}
+
+/// A data set generated straight to JSONL files: the collections other
+/// than invoices, the invoices as typed records, and a sample of them as JSON.
+pub struct Streamed {
+    pub data: Dataset,
+    pub invoices: Vec<Invoice>,
+    pub sample: Vec<Value>,
+}
+
+/// Generates `spec` into `dir` as JSONL, streaming the invoices to their
+/// file (so ten million never sit in memory as JSON), and keeps them as typed
+/// records plus `samples` of them, evenly spread, as JSON.
+pub fn generate_jsonl(spec: &Spec, dir: &Path, samples: usize) -> Result<Streamed> {
+    std::fs::create_dir_all(dir)?;
+    let mut out = BufWriter::new(File::create(dir.join("invoices.jsonl"))?);
+    let every = (spec.invoices / samples.max(1)).max(1);
+    let mut invoices: Vec<Invoice> = Vec::with_capacity(spec.invoices + spec.invoices / 20);
+    let mut sample = Vec::new();
+    let mut written: Result<()> = Ok(());
+    let data = generate_streaming(spec, |chunk| {
+        for invoice in chunk {
+            if written.is_ok() {
+                written = serde_json::to_writer(&mut out, invoice)
+                    .map_err(std::io::Error::from)
+                    .and_then(|()| out.write_all(b"\n"));
+            }
+            if invoices.len().is_multiple_of(every) && sample.len() < samples {
+                sample.push(invoice.clone());
+            }
+            match Invoice::from_json(invoice) {
+                Ok(typed) => invoices.push(typed),
+                Err(error) if written.is_ok() => {
+                    written = Err(std::io::Error::new(
+                        std::io::ErrorKind::InvalidData,
+                        format!("the generator made an invalid invoice: {error}"),
+                    ));
+                }
+                Err(_) => {}
+            }
+        }
+    });
+    written?;
+    out.flush()?;
+    write_dataset(&data, dir, Format::Jsonl)?;
+    Ok(Streamed {
+        data,
+        invoices,
+        sample,
+    })
 }
 
 fn write_jsonl(path: &Path, records: &[Value]) -> Result<()> {

@@ -11,9 +11,9 @@ use std::collections::BTreeMap;
 use std::path::PathBuf;
 use std::process::Command;
 use submetrics::{Ledger, MovementFilter, Settings};
-use submetrics_benches::generator::{Spec, generate};
+use submetrics_benches::generator::Spec;
 use submetrics_benches::measure::{ms, timed};
-use submetrics_benches::write::{Format, write_dataset};
+use submetrics_benches::write::generate_jsonl;
 
 /// (month, currency, kind) -> (sum of mrr_change, number of movements)
 type Monthly = BTreeMap<(String, String, String), (i64, i64)>;
@@ -28,15 +28,16 @@ fn main() {
         .map(PathBuf::from)
         .unwrap_or_else(|_| root.join("target/bench-venv/bin/python"));
     let spec = Spec::with_invoices(size);
-    let data = generate(&spec);
     let dir = std::env::temp_dir().join(format!("submetrics-peer-{}", std::process::id()));
-    write_dataset(&data, &dir, Format::Jsonl).expect("temp dir is writable");
+    let streamed = generate_jsonl(&spec, &dir, 0).expect("temp dir is writable");
+    let data = streamed.data;
+    let invoice_count = streamed.invoices.len();
 
     let mut ledger = Ledger::new(Settings::default());
     ledger.load_fx_rates(&data.fx_rates).expect("valid rates");
     ledger.upsert_plans(&data.plans);
     ledger.upsert_customers(&data.customers);
-    ledger.upsert_invoices(&data.invoices);
+    ledger.upsert_invoice_records(streamed.invoices);
     let as_of = format!("{}T00:00:00Z", spec.end())
         .parse()
         .expect("valid date");
@@ -100,7 +101,7 @@ fn main() {
     let their_ms = peer["query_ms"].as_f64().unwrap_or(f64::NAN);
     println!(
         "\n### Peer: monthly movements, {} invoices\n",
-        data.invoices.len()
+        invoice_count
     );
     println!("| engine | time |\n|---|---|");
     println!(

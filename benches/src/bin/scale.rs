@@ -8,12 +8,12 @@
 use chrono::{DateTime, Utc};
 use rayon::prelude::*;
 use serde_json::{Value, json};
-use std::io::{BufRead, Write};
+use std::io::BufRead;
 use std::time::Duration;
-use submetrics::{Error, Invoice, Ledger, MovementFilter, ReportParams, Settings};
-use submetrics_benches::generator::{Spec, generate_streaming};
+use submetrics::{Error, Ledger, MovementFilter, ReportParams, Settings};
+use submetrics_benches::generator::Spec;
 use submetrics_benches::measure::{memory, ms, quantile, timed, us};
-use submetrics_benches::write::{Format, write_dataset};
+use submetrics_benches::write::{Streamed, generate_jsonl};
 
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
@@ -109,30 +109,14 @@ fn run(size: usize) {
     let as_of: DateTime<Utc> = format!("{}T00:00:00Z", spec.end())
         .parse()
         .expect("valid date");
-    // Invoices stream out of the generator: each is written to the JSONL
-    // file, kept as a typed record, and every n-th kept as JSON for upserts.
     let dir = std::env::temp_dir().join(format!("submetrics-scale-{size}-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).expect("temp dir is writable");
-    let mut jsonl = std::io::BufWriter::new(
-        std::fs::File::create(dir.join("invoices.jsonl")).expect("temp dir is writable"),
-    );
-    let sample_every = (size / 500).max(1);
-    let mut typed: Vec<Invoice> = Vec::with_capacity(size + size / 20);
-    let mut sample: Vec<Value> = Vec::new();
-    let (data, generate_time) = timed(|| {
-        generate_streaming(&spec, |chunk| {
-            for invoice in chunk {
-                serde_json::to_writer(&mut jsonl, invoice).expect("writable file");
-                jsonl.write_all(b"\n").expect("writable file");
-                if typed.len().is_multiple_of(sample_every) && sample.len() < 500 {
-                    sample.push(invoice.clone());
-                }
-                typed.push(Invoice::from_json(invoice).expect("generated invoices are valid"));
-            }
-        })
-    });
-    jsonl.flush().expect("writable file");
-    drop(jsonl);
+    let (streamed, generate_time) =
+        timed(|| generate_jsonl(&spec, &dir, 500).expect("temp dir is writable"));
+    let Streamed {
+        data,
+        invoices: typed,
+        sample,
+    } = streamed;
     let invoices = typed.len();
     let mut rows: Vec<(String, String)> = vec![
         (
@@ -145,7 +129,6 @@ fn run(size: usize) {
         ),
     ];
 
-    write_dataset(&data, &dir, Format::Jsonl).expect("temp dir is writable");
     let child = std::process::Command::new(std::env::current_exe().expect("own path"))
         .arg("--load-jsonl")
         .arg(&dir)
