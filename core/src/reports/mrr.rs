@@ -11,13 +11,16 @@ use super::ReportParams;
 use super::filters::{CustomerFacts, CustomerFilter, breakdown_value, currency_filter};
 use super::series::{Conversion, PeriodStats, SeriesSpec};
 use crate::error::Result;
+use crate::ids::CustomerId;
 use crate::ledger::Ledger;
 use crate::ledger::ReplaySet;
 use crate::money::{Cents, Currency, round_ratio};
 use crate::movements::{Movement, MovementKind, MovementSubtype};
 use crate::period::{DateRange, Period, PeriodInterval, periods};
 use crate::query::Query;
+use crate::timeline::Replay;
 use chrono::{DateTime, Months, NaiveDate, Utc};
+use rayon::prelude::*;
 use serde_json::{Map, Value, json};
 use std::collections::BTreeMap;
 
@@ -284,9 +287,13 @@ impl Request<'_> {
             .breakdown
             .filter(|b| *b != "currency" && *b != "subtype");
         let needs_facts = !self.filter.is_empty() || customer_breakdown.is_some();
-        replays
+        let customers: Vec<(&CustomerId, &Replay)> = replays
             .iter()
             .filter(|(_, replay)| !replay.movements.is_empty())
+            .map(|(id, replay)| (id, &**replay))
+            .collect();
+        customers
+            .into_par_iter()
             .filter_map(|(customer_id, replay)| {
                 if !needs_facts {
                     return Some(Selected {
@@ -328,20 +335,35 @@ impl Request<'_> {
             kinds: &self.kinds,
             subtypes: &self.subtypes,
         });
-        let mut outs: [Groups; N] = specs.each_ref().map(|spec| {
-            Groups::from([(
-                None,
-                (
-                    String::new(),
-                    vec![PeriodStats::default(); spec.periods.len()],
-                ),
-            )])
-        });
-        for customer in selected {
-            for (spec, out) in specs.iter().zip(outs.iter_mut()) {
-                self.add_to_groups(spec, customer, base, out)?;
-            }
-        }
+        let empty = || -> [Groups; N] {
+            specs.each_ref().map(|spec| {
+                Groups::from([(
+                    None,
+                    (
+                        String::new(),
+                        vec![PeriodStats::default(); spec.periods.len()],
+                    ),
+                )])
+            })
+        };
+        // Customers add up independently: slices of them on every core, merged.
+        let mut outs = selected
+            .par_chunks(1024)
+            .map(|part| -> Result<[Groups; N]> {
+                let mut outs = empty();
+                for customer in part {
+                    for (spec, out) in specs.iter().zip(outs.iter_mut()) {
+                        self.add_to_groups(spec, customer, base, out)?;
+                    }
+                }
+                Ok(outs)
+            })
+            .try_reduce(empty, |mut into, from| {
+                for (into, from) in into.iter_mut().zip(from) {
+                    merge_groups(into, from);
+                }
+                Ok(into)
+            })?;
         if self.breakdown == Some("subtype") {
             for out in &mut outs {
                 let totals = out.get(&None).map(|(_, s)| s.clone()).unwrap_or_default();
@@ -445,6 +467,22 @@ impl Request<'_> {
 /// Stats per group: key `None` is the total, `Some(value)` a breakdown entry
 /// with its label.
 type Groups = BTreeMap<Option<String>, (String, Vec<PeriodStats>)>;
+
+/// Adds the groups of `from` into `into`, period by period.
+fn merge_groups(into: &mut Groups, from: Groups) {
+    for (key, (label, stats)) in from {
+        match into.get_mut(&key) {
+            Some((_, existing)) => {
+                for (entry, other) in existing.iter_mut().zip(stats.iter()) {
+                    entry.add(other);
+                }
+            }
+            None => {
+                into.insert(key, (label, stats));
+            }
+        }
+    }
+}
 
 fn spec_copy<'a>(spec: &SeriesSpec<'a>) -> SeriesSpec<'a> {
     SeriesSpec {
