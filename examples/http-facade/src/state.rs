@@ -212,7 +212,7 @@ impl AppState {
         &self,
         account: &Account,
         ledger: &mut Ledger,
-        changes: &[Change],
+        changes: Vec<Change>,
     ) -> Result<(), ApiError> {
         if let Some(group) = account
             .group
@@ -220,11 +220,11 @@ impl AppState {
             .unwrap_or_else(|p| p.into_inner())
             .as_mut()
         {
-            group.extend_from_slice(changes);
+            group.extend(changes);
             return Ok(());
         }
         let id = account.row.lock().unwrap_or_else(|p| p.into_inner()).id;
-        let outcome = self.store().apply(id, changes);
+        let outcome = self.store().apply(id, &changes);
         if let Err(error) = outcome {
             *ledger = self.reload(account)?;
             return Err(error);
@@ -260,7 +260,7 @@ impl AppState {
             .unwrap_or_else(|p| p.into_inner())
             .take()
             .unwrap_or_default();
-        let outcome = self.persist(account, &mut ledger, &changes);
+        let outcome = self.persist(account, &mut ledger, changes);
         for reply in replies {
             reply(outcome.as_ref().map(|_| ()));
         }

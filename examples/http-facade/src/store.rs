@@ -39,12 +39,12 @@ pub struct AccountRow {
 /// A change to persist for one record.
 #[derive(Clone)]
 pub enum Change {
-    /// Store (insert or replace) the record's JSON.
+    /// Store (insert or replace) the record's JSON text.
     Put {
         kind: RecordKind,
         id: String,
         owner: Option<String>,
-        body: Value,
+        body: String,
     },
     Delete {
         kind: RecordKind,
@@ -334,7 +334,7 @@ impl Store {
                             id,
                             owner,
                             next_seq + offset as i64,
-                            body.to_string()
+                            body
                         ])
                         .map_err(ApiError::storage)?;
                     }

@@ -63,20 +63,21 @@ pub fn routes() -> Router<Arc<AppState>> {
         .route("/data/fx-rates", get(list_fx_rates).post(post_fx_rates))
 }
 
-/// The stored form of a record and, for an invoice, its customer.
-pub fn stored(ledger: &Ledger, kind: RecordKind, id: &str) -> Option<(Value, Option<String>)> {
-    let value = match kind {
-        RecordKind::Customers => serde_json::to_value(ledger.customer(id)?),
-        RecordKind::Plans => serde_json::to_value(ledger.plan(id)?),
-        RecordKind::PlanGroups => serde_json::to_value(ledger.plan_group(id)?),
-        RecordKind::Invoices => serde_json::to_value(ledger.invoice(id)?),
-        RecordKind::DataSources => serde_json::to_value(ledger.data_source(id)?),
+/// The stored form of a record (its JSON text) and, for an invoice, its
+/// customer.
+pub fn stored(ledger: &Ledger, kind: RecordKind, id: &str) -> Option<(String, Option<String>)> {
+    let text = match kind {
+        RecordKind::Customers => serde_json::to_string(ledger.customer(id)?),
+        RecordKind::Plans => serde_json::to_string(ledger.plan(id)?),
+        RecordKind::PlanGroups => serde_json::to_string(ledger.plan_group(id)?),
+        RecordKind::Invoices => serde_json::to_string(ledger.invoice(id)?),
+        RecordKind::DataSources => serde_json::to_string(ledger.data_source(id)?),
     }
     .ok()?;
     let owner = (kind == RecordKind::Invoices)
         .then(|| ledger.invoice(id).map(|i| i.customer_id.to_string()))
         .flatten();
-    Some((value, owner))
+    Some((text, owner))
 }
 
 /// Upserts records into the ledger and persists the accepted ones in one
@@ -102,7 +103,7 @@ pub fn upsert(
             })
         })
         .collect();
-    state.persist(account, ledger, &changes)?;
+    state.persist(account, ledger, changes)?;
     Ok(report)
 }
 
@@ -123,7 +124,7 @@ fn save(
         })
         .into_iter()
         .collect();
-    state.persist(account, ledger, &changes)
+    state.persist(account, ledger, changes)
 }
 
 /// Deletes a record in the core and the store (a customer takes its invoices).
@@ -144,7 +145,7 @@ fn delete(
             customer: id.to_string(),
         });
     }
-    state.persist(account, ledger, &changes)
+    state.persist(account, ledger, changes)
 }
 
 /// The single-record error of a one-record write, if it failed.
