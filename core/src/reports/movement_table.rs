@@ -13,13 +13,16 @@ use super::ReportParams;
 use super::filters::{CustomerFacts, CustomerFilter, breakdown_value, currency_filter};
 use super::series::Conversion;
 use crate::error::{Error, Result};
-use crate::ids::PlanId;
+use crate::ids::{CustomerId, PlanId};
 use crate::ledger::Ledger;
+use crate::model::Customer;
 use crate::money::{Cents, Currency};
 use crate::movements::{Movement, MovementKind, MovementSubtype};
 use crate::period::PeriodInterval;
 use crate::query::{Order, Query};
+use crate::timeline::Replay;
 use chrono::{DateTime, Duration, NaiveDate, Utc};
+use rayon::prelude::*;
 use serde_json::{Value, json};
 
 const SORTS: &[&str] = &["date", "mrr_change", "customer_name", "customer_id", "type"];
@@ -29,6 +32,8 @@ const COMMITTED_HORIZON_DAYS: i64 = 366 * 100;
 
 /// One row before it is written out.
 struct Row<'a> {
+    /// Position in customer-id and date order: the last tie-breaker.
+    seq: usize,
     period: NaiveDate,
     movement: &'a Movement,
     base_amount: Cents,
@@ -89,44 +94,49 @@ pub(super) fn movement_table(
     let replays = ledger.replays(as_of)?;
     let horizon = as_of + Duration::days(COMMITTED_HORIZON_DAYS);
     let base = settings.base_currency;
-    let mut scheduled = Vec::new();
-    let mut selected = Vec::new();
-    for (customer_id, replay) in replays.iter() {
-        let Some(customer) = ledger.customer(customer_id.as_str()) else {
-            continue;
-        };
-        let customer_breakdown = breakdown.filter(|key| *key != "currency" && *key != "subtype");
-        let facts = (!filter.is_empty() || customer_breakdown.is_some())
-            .then(|| CustomerFacts::gather(ledger, customer, Some(replay), as_of));
-        if let Some(facts) = &facts
-            && !filter.matches(ledger, facts, as_of_day)
-        {
-            continue;
-        }
-        let group = customer_breakdown.zip(facts.as_ref()).map(|(key, facts)| {
-            breakdown_value(ledger, key, facts, as_of_day)
-                .0
-                .to_lowercase()
-        });
-        if group.is_some() && group != breakdown_value_wanted {
-            continue;
-        }
-        let future = if committed {
-            let later = ledger.replay(customer_id.as_str(), horizon)?;
-            later
-                .movements
-                .into_iter()
-                .filter(|m| m.date > as_of_day && m.subtype != MovementSubtype::Lapse)
-                .collect()
-        } else {
-            Vec::new()
-        };
-        scheduled.push(future);
-        selected.push((customer, replay));
-    }
+    let customer_breakdown = breakdown.filter(|key| *key != "currency" && *key != "subtype");
+    let entries: Vec<(&CustomerId, &Replay)> =
+        replays.iter().map(|(id, replay)| (id, &**replay)).collect();
+    // Customers are selected and their rows built independently: on every core.
+    let chosen: Vec<Option<(&Customer, &Replay, Vec<Movement>)>> = entries
+        .par_iter()
+        .map(|&(customer_id, replay)| {
+            let Some(customer) = ledger.customer(customer_id.as_str()) else {
+                return Ok(None);
+            };
+            let facts = (!filter.is_empty() || customer_breakdown.is_some())
+                .then(|| CustomerFacts::gather(ledger, customer, Some(replay), as_of));
+            if let Some(facts) = &facts
+                && !filter.matches(ledger, facts, as_of_day)
+            {
+                return Ok(None);
+            }
+            let group = customer_breakdown.zip(facts.as_ref()).map(|(key, facts)| {
+                breakdown_value(ledger, key, facts, as_of_day)
+                    .0
+                    .to_lowercase()
+            });
+            if group.is_some() && group != breakdown_value_wanted {
+                return Ok(None);
+            }
+            let future = if committed {
+                let later = ledger.replay(customer_id.as_str(), horizon)?;
+                later
+                    .movements
+                    .into_iter()
+                    .filter(|m| m.date > as_of_day && m.subtype != MovementSubtype::Lapse)
+                    .collect()
+            } else {
+                Vec::new()
+            };
+            Ok(Some((customer, replay, future)))
+        })
+        .collect::<Result<_>>()?;
+    let selected: Vec<&(&Customer, &Replay, Vec<Movement>)> = chosen.iter().flatten().collect();
 
-    let mut rows = Vec::new();
-    for ((customer, replay), future) in selected.iter().zip(scheduled.iter()) {
+    let rows_per_customer = selected.par_iter().map(|entry| {
+        let (customer, replay, future) = (entry.0, entry.1, &entry.2);
+        let mut rows = Vec::new();
         let history: Vec<&Movement> = replay.movements.iter().chain(future.iter()).collect();
         let lines = with_lines.then(|| lines_of(ledger, &history));
         for (i, m) in history.iter().enumerate() {
@@ -169,6 +179,7 @@ pub(super) fn movement_table(
                 }
             };
             rows.push(Row {
+                seq: 0,
                 period,
                 movement: m,
                 base_amount,
@@ -177,8 +188,16 @@ pub(super) fn movement_table(
                 lines: lines.as_ref().map(|l| l[i].clone()),
             });
         }
-    }
-    rows.sort_by(|a, b| {
+        Ok(rows)
+    });
+    let mut rows: Vec<Row> = rows_per_customer
+        .collect::<Result<Vec<Vec<Row>>>>()?
+        .into_iter()
+        .flatten()
+        .enumerate()
+        .map(|(seq, row)| Row { seq, ..row })
+        .collect();
+    let compare = |a: &Row, b: &Row| {
         let primary = match sort {
             "mrr_change" => a.base_amount.cmp(&b.base_amount),
             "customer_name" => a.customer_name.cmp(b.customer_name),
@@ -195,14 +214,25 @@ pub(super) fn movement_table(
             .then_with(|| a.movement.customer_id.cmp(&b.movement.customer_id))
             .then_with(|| a.movement.date.cmp(&b.movement.date))
             .then_with(|| a.movement.currency.cmp(&b.movement.currency))
-    });
+            .then_with(|| a.seq.cmp(&b.seq))
+    };
+    // Only the requested page is put in order; `count` is every row.
+    let count = rows.len();
+    let wanted = offset.saturating_add(limit).min(count);
+    if wanted < count {
+        if wanted > 0 {
+            rows.select_nth_unstable_by(wanted - 1, compare);
+        }
+        rows.truncate(wanted);
+    }
+    rows.par_sort_unstable_by(compare);
     let list: Vec<Value> = rows
         .iter()
         .skip(offset)
         .take(limit)
         .map(|row| row_json(ledger, row))
         .collect();
-    Ok(json!({ "result": { "count": rows.len(), "list": list } }))
+    Ok(json!({ "result": { "count": count, "list": list } }))
 }
 
 fn row_json(ledger: &Ledger, row: &Row) -> Value {
