@@ -10,6 +10,11 @@ use std::fmt;
 /// Integer amount in the smallest unit of a currency.
 pub type Cents = i64;
 
+/// The largest absolute amount one record may carry: 10^12 cents (ten billion
+/// units). Far above any real invoice, and low enough that sums over tens of
+/// millions of invoices, times 12 for ARR, stay inside `i64`.
+pub const MAX_AMOUNT: Cents = 1_000_000_000_000;
+
 /// A three-letter ISO 4217 currency code, stored upper case.
 #[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct Currency([u8; 3]);

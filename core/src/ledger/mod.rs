@@ -63,6 +63,9 @@ pub struct Ledger {
     fx: FxTable,
     timelines: Index<CustomerId, Timeline>,
     replay_cache: Mutex<Option<ReplayCache>>,
+    /// The highest `pg_N` number given out or stored, so the id of a deleted
+    /// plan group is never handed out again.
+    last_plan_group_number: u64,
 }
 
 impl Default for Ledger {
@@ -85,6 +88,7 @@ impl Clone for Ledger {
             fx: self.fx.clone(),
             timelines: self.timelines.clone(),
             replay_cache: Mutex::new(None),
+            last_plan_group_number: self.last_plan_group_number,
         }
     }
 }
@@ -131,6 +135,7 @@ impl Ledger {
             fx: FxTable::new(pivot),
             timelines: Index::default(),
             replay_cache: Mutex::new(None),
+            last_plan_group_number: 0,
         }
     }
 
@@ -303,6 +308,9 @@ impl Ledger {
                 }
                 if group.id.as_str().is_empty() {
                     group.id = self.next_plan_group_id();
+                }
+                if let Some(number) = plan_group_number(&group.id) {
+                    self.last_plan_group_number = self.last_plan_group_number.max(number);
                 }
                 let id = group.id.to_string();
                 self.plan_groups.insert(group.id.clone(), group);
@@ -660,11 +668,16 @@ impl Ledger {
     }
 
     fn next_plan_group_id(&self) -> PlanGroupId {
-        (self.plan_groups.len() + 1..)
+        (self.last_plan_group_number + 1..)
             .map(|n| PlanGroupId::new(format!("pg_{n}")))
             .find(|id| !self.plan_groups.contains_key(id))
             .unwrap_or_else(|| PlanGroupId::new("pg"))
     }
+}
+
+/// The `N` of a service-assigned plan group id `pg_N`.
+fn plan_group_number(id: &PlanGroupId) -> Option<u64> {
+    id.as_str().strip_prefix("pg_")?.parse().ok()
 }
 
 fn record_id(value: &Value) -> String {

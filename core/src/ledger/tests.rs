@@ -116,6 +116,24 @@ fn plan_groups_need_existing_plans_and_deleting_one_keeps_the_plans() {
 }
 
 #[test]
+fn a_deleted_plan_group_id_is_never_handed_out_again() {
+    let mut ledger = ledger();
+    let group = || json!({"name": "Core", "plans": ["m"]});
+    let first = ledger.upsert_plan_groups(&[group(), group()]);
+    assert_eq!(first.results[0].id, "pg_1");
+    assert_eq!(first.results[1].id, "pg_2");
+    ledger.delete_plan_group("pg_2").unwrap();
+    assert_eq!(ledger.upsert_plan_groups(&[group()]).results[0].id, "pg_3");
+    // Ids stored earlier (a restart loading its groups) move the counter too.
+    let mut reloaded = self::ledger();
+    reloaded.upsert_plan_groups(&[json!({"id": "pg_7", "name": "Old", "plans": ["m"]})]);
+    assert_eq!(
+        reloaded.upsert_plan_groups(&[group()]).results[0].id,
+        "pg_8"
+    );
+}
+
+#[test]
 fn update_customer_merges_custom_variables() {
     let mut ledger = ledger();
     ledger.upsert_customers(&[

@@ -5,7 +5,7 @@
 
 use crate::error::{Error, Result};
 use crate::model::Timestamp;
-use crate::money::{Cents, Currency};
+use crate::money::{Cents, Currency, MAX_AMOUNT};
 use indexmap::IndexMap;
 use serde_json::{Map, Value};
 
@@ -110,9 +110,24 @@ impl<'a> Fields<'a> {
             .ok_or_else(|| self.error(&name, format!("must be an integer, got {value}")))
     }
 
-    /// A required amount in cents.
+    /// An optional amount in cents, at most [`MAX_AMOUNT`] either way.
+    pub fn cents(&self, names: &[&str]) -> Result<Option<Cents>> {
+        let amount = self.integer(names)?;
+        match amount {
+            Some(cents) if cents.unsigned_abs() > MAX_AMOUNT.unsigned_abs() => {
+                let name = self.lookup(names).map_or(names[0].to_string(), |(_, n)| n);
+                Err(self.error(
+                    &name,
+                    format!("{cents} is out of range: at most {MAX_AMOUNT} cents either way"),
+                ))
+            }
+            _ => Ok(amount),
+        }
+    }
+
+    /// A required amount in cents, at most [`MAX_AMOUNT`] either way.
     pub fn required_cents(&self, names: &[&str]) -> Result<Cents> {
-        self.integer(names)?
+        self.cents(names)?
             .ok_or_else(|| self.error(names[0], "is required"))
     }
 

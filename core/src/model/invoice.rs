@@ -10,6 +10,10 @@ use crate::money::{Cents, Currency};
 use serde::Serialize;
 use serde_json::Value;
 
+/// The largest quantity an invoice may carry (a billion seats), so summed
+/// quantity changes stay far inside `i64`.
+pub const MAX_QUANTITY: i64 = 1_000_000_000;
+
 /// What an invoice does to MRR.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
 #[serde(rename_all = "kebab-case")]
@@ -209,7 +213,13 @@ impl Invoice {
         if quantity < 0 {
             return Err(f.error("quantity", format!("must be 0 or more, got {quantity}")));
         }
-        let tax_amount = f.integer(&["tax_amount", "tax"])?.unwrap_or(0);
+        if quantity > MAX_QUANTITY {
+            return Err(f.error(
+                "quantity",
+                format!("must be at most {MAX_QUANTITY}, got {quantity}"),
+            ));
+        }
+        let tax_amount = f.cents(&["tax_amount", "tax"])?.unwrap_or(0);
         if tax_amount < 0 || (amount >= 0 && tax_amount > amount) {
             return Err(f.error(
                 "tax_amount",
@@ -246,7 +256,7 @@ impl Invoice {
             description: f.text(&["description"])?,
             invoice_number: f.text(&["invoice_number", "number"])?,
             tax_amount,
-            discount_amount: f.integer(&["discount_amount", "discount"])?.unwrap_or(0),
+            discount_amount: f.cents(&["discount_amount", "discount"])?.unwrap_or(0),
             lines: read_lines(&f)?,
             transactions: read_transactions(&f)?,
             refunded_invoice_id: f.text(&["refunded_invoice_id"])?.map(InvoiceId::new),
@@ -279,7 +289,7 @@ fn read_lines(f: &Fields) -> Result<Vec<InvoiceLine>> {
         let line = f.nested(format!("lines[{i}]"), item)?;
         lines.push(InvoiceLine {
             description: line.text(&["description"])?,
-            amount: line.integer(&["amount", "amount_in_cents"])?.unwrap_or(0),
+            amount: line.cents(&["amount", "amount_in_cents"])?.unwrap_or(0),
             quantity: line.integer(&["quantity"])?.unwrap_or(1),
             period_start: line.timestamp(&["period_start", "service_period_start"])?,
             period_end: line.timestamp(&["period_end", "service_period_end"])?,
@@ -312,7 +322,7 @@ fn read_transactions(f: &Fields) -> Result<Vec<Transaction>> {
             kind,
             date: t.required_timestamp(&["date"])?,
             result,
-            amount: t.integer(&["amount", "amount_in_cents"])?.unwrap_or(0),
+            amount: t.cents(&["amount", "amount_in_cents"])?.unwrap_or(0),
         });
     }
     Ok(transactions)
@@ -321,6 +331,7 @@ fn read_transactions(f: &Fields) -> Result<Vec<Transaction>> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::money::MAX_AMOUNT;
     use serde_json::json;
 
     fn base() -> Value {
@@ -386,6 +397,32 @@ mod tests {
             error_of(json!({"amount": "12.5"})),
             "invoice i1: field `amount`: must be an integer, got \"12.5\""
         );
+    }
+
+    #[test]
+    fn amounts_and_quantities_are_bounded() {
+        assert_eq!(
+            error_of(json!({"amount": 1_000_000_000_001_i64})),
+            "invoice i1: field `amount`: 1000000000001 is out of range: at most 1000000000000 cents either way"
+        );
+        assert_eq!(
+            error_of(json!({"type": "refund", "amount": i64::MIN})),
+            "invoice i1: field `amount`: -9223372036854775808 is out of range: at most 1000000000000 cents either way"
+        );
+        assert_eq!(
+            error_of(json!({"quantity": 1_000_000_001})),
+            "invoice i1: field `quantity`: must be at most 1000000000, got 1000000001"
+        );
+        let mut v = base();
+        v["amount"] = json!(MAX_AMOUNT);
+        assert_eq!(Invoice::from_json(&v).unwrap().amount, 1_000_000_000_000);
+        v["lines"] = json!([{"description": "seat", "amount": i64::MAX}]);
+        let err = Invoice::from_json(&v).unwrap_err();
+        assert_eq!(err.field(), Some("lines[0].amount"));
+        v["lines"] = json!([]);
+        v["transactions"] = json!([{"type": "payment", "date": "2024-01-01", "amount": -i64::MAX}]);
+        let err = Invoice::from_json(&v).unwrap_err();
+        assert_eq!(err.field(), Some("transactions[0].amount"));
     }
 
     #[test]

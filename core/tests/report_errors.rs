@@ -1,0 +1,158 @@
+//! Bad report calls: each error has a stable code and a text naming the
+//! parameter and the values it accepts.
+
+use chrono::{DateTime, Utc};
+use submetrics::reports::ReportParams;
+use submetrics::{Ledger, Settings};
+
+/// A report name, its parameters and the exact error text expected.
+type Case = (
+    &'static str,
+    &'static [(&'static str, &'static str)],
+    &'static str,
+);
+
+fn error_of(name: &str, params: &[(&str, &str)]) -> (String, String) {
+    let params: ReportParams = params
+        .iter()
+        .map(|(k, v)| (k.to_string(), v.to_string()))
+        .collect();
+    let as_of: DateTime<Utc> = "2024-06-01T00:00:00Z".parse().unwrap();
+    let error = Ledger::new(Settings::default())
+        .report(name, &params, as_of)
+        .unwrap_err();
+    (error.code().to_string(), error.to_string())
+}
+
+#[test]
+fn an_unknown_report_lists_every_known_name() {
+    let (code, text) = error_of("revenue", &[]);
+    assert_eq!(code, "unknown_report");
+    let known = submetrics::reports::report_names().join(", ");
+    assert_eq!(
+        text,
+        format!("unknown report `revenue`; known reports: {known}")
+    );
+    assert_eq!(submetrics::reports::report_names().len(), 32);
+}
+
+#[test]
+fn a_bad_parameter_value_names_the_parameter_and_what_it_accepts() {
+    let cases: &[Case] = &[
+        (
+            "mrr",
+            &[("breakdown", "planet")],
+            "parameter `breakdown`: `planet` is not one of plan, currency, billing_freq, pricing_model, payment_method, subtype, market, country, industry, age, size",
+        ),
+        (
+            "mrr",
+            &[("category", "new gain")],
+            "parameter `category`: `gain` is not one of new, expansion, contraction, churn, reactivation",
+        ),
+        (
+            "mrr",
+            &[("status", "sleeping")],
+            "parameter `status`: `sleeping` is not one of active, cancelled, trial, lead",
+        ),
+        (
+            "mrr",
+            &[("interval", "hour")],
+            "parameter `interval`: `hour` is not one of day, week, month, quarter, year",
+        ),
+        (
+            "mrr",
+            &[("fix_fx", "maybe")],
+            "parameter `fix_fx`: `maybe` is not a boolean (true or false)",
+        ),
+        (
+            "mrr",
+            &[("age", "old")],
+            "parameter `age`: `old` is not a number of months or a range like 0-6 or 12+",
+        ),
+        (
+            "mrr",
+            &[("billing_freq", "decade")],
+            "parameter `billing_freq`: `decade` is not one of day, week, month, year",
+        ),
+        (
+            "mrr",
+            &[("plan", "ghost")],
+            "parameter `plan`: `ghost` is neither a plan id nor a plan group id",
+        ),
+        (
+            "mrr",
+            &[("baseCurrency", "dollars")],
+            "parameter `baseCurrency`: `dollars` is not a three-letter currency code",
+        ),
+        (
+            "summary",
+            &[("baseCurrency", "euro")],
+            "parameter `baseCurrency`: `euro` is not a three-letter currency code",
+        ),
+        (
+            "movement-table",
+            &[("sort", "size")],
+            "parameter `sort`: `size` is not one of date, mrr_change, customer_name, customer_id, type",
+        ),
+        (
+            "movement-table",
+            &[("order", "up")],
+            "parameter `order`: `up` is not one of asc, desc",
+        ),
+        (
+            "movement-table",
+            &[("selected-type", "gain")],
+            "parameter `selected-type`: `gain` is not one of new, expansion, contraction, churn, reactivation",
+        ),
+        (
+            "cohort",
+            &[("interval", "fortnight")],
+            "parameter `interval`: `fortnight` is not one of day, week, month, quarter, year",
+        ),
+        (
+            "transactions-detail",
+            &[("selected-date", "2024-01-01"), ("selected-type", "gift")],
+            "parameter `selected-type`: `gift` is not one of month_sub, year_sub, week_sub, day_sub, metered, one_time, refund, discount, fee",
+        ),
+        (
+            "churn-scheduled-movements",
+            &[("selected-type", "soon")],
+            "parameter `selected-type`: `soon` is not one of day_churn, week_churn, month_churn, quarter_churn, year_churn",
+        ),
+    ];
+    for (name, params, expected) in cases {
+        assert_eq!(
+            error_of(name, params),
+            ("invalid_query".to_string(), expected.to_string()),
+            "{name} {params:?}"
+        );
+    }
+}
+
+#[test]
+fn a_malformed_date_names_the_parameter_and_the_accepted_forms() {
+    let cases: &[Case] = &[
+        (
+            "mrr",
+            &[("date", "2024-01-01")],
+            "parameter `date`: `2024-01-01` is not a range yyyyMMdd-yyyyMMdd or a shortcut like last-12-months (days, weeks, months, quarters, years)",
+        ),
+        (
+            "mrr",
+            &[("fx_date", "yesterday")],
+            "parameter `fx_date`: `yesterday` is not a date (yyyyMMdd or YYYY-MM-DD)",
+        ),
+        (
+            "movement-table",
+            &[("selected-date", "June")],
+            "parameter `selected-date`: `June` is not a date (yyyyMMdd or YYYY-MM-DD)",
+        ),
+    ];
+    for (name, params, expected) in cases {
+        assert_eq!(
+            error_of(name, params),
+            ("invalid_query".to_string(), expected.to_string()),
+            "{name} {params:?}"
+        );
+    }
+}
