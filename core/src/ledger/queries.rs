@@ -1,18 +1,20 @@
 //! Reading derived state at an explicit `as_of`: movements, a customer's MRR
 //! at any instant, its current subscriptions and its lifecycle fields.
 
-use super::{Ledger, ReplayCache, ReplaySet};
+use super::{Ledger, RecordKind, ReplayCache, ReplaySet};
 use crate::error::{Error, Result};
 use crate::ids::{CustomerId, PlanId, SubscriptionId};
-use crate::model::{Customer, Interval};
+use crate::model::{Customer, DataSource, Interval, Invoice, Plan, PlanGroup, Settings, Timestamp};
 use crate::money::{Cents, Currency};
 use crate::movements::{Movement, MovementKind};
+use crate::reports::ReportParams;
 use crate::timeline::Replay;
 use chrono::{DateTime, NaiveDate, Utc};
 use foldhash::fast::FixedState;
 use indexmap::IndexMap;
 use rayon::prelude::*;
 use serde::Serialize;
+use serde_json::{Value, json};
 use std::collections::{BTreeMap, HashSet};
 use std::sync::Arc;
 
@@ -26,6 +28,60 @@ pub struct MovementFilter {
     pub to: Option<NaiveDate>,
     /// Kinds to keep; empty keeps all.
     pub kinds: Vec<MovementKind>,
+}
+
+impl MovementFilter {
+    /// The filter from query-style parameters, the one reading shared by every
+    /// interface: `customer`; `from` and `to` (first and last day included,
+    /// `start` and `end` are accepted as aliases), each a date (`YYYY-MM-DD`
+    /// or `yyyyMMdd`) or an ISO instant, which means its day in the ledger's
+    /// time zone; `kinds` separated by spaces or commas.
+    pub fn from_params(params: &ReportParams, settings: &Settings) -> Result<MovementFilter> {
+        let text = |name: &str| params.get(name).map(|v| v.trim()).filter(|v| !v.is_empty());
+        let day = |name: &str, alias: &str| -> Result<Option<NaiveDate>> {
+            let (param, value) = match (text(name), text(alias)) {
+                (Some(v), _) => (name, v),
+                (None, Some(v)) => (alias, v),
+                (None, None) => return Ok(None),
+            };
+            local_day(param, value, settings).map(Some)
+        };
+        let mut kinds = Vec::new();
+        for name in text("kinds")
+            .into_iter()
+            .flat_map(|v| v.split([' ', ',']))
+            .filter(|k| !k.is_empty())
+        {
+            kinds.push(MovementKind::parse(name).ok_or_else(|| {
+                Error::query(
+                    "kinds",
+                    format!(
+                        "`{name}` is not one of {}",
+                        MovementKind::ALL.map(|k| k.as_str()).join(", ")
+                    ),
+                )
+            })?);
+        }
+        Ok(MovementFilter {
+            customer: text("customer").map(|c| CustomerId::new(c.to_string())),
+            from: day("from", "start")?,
+            to: day("to", "end")?,
+            kinds,
+        })
+    }
+}
+
+/// The day a parameter names: a date (`YYYY-MM-DD` or `yyyyMMdd`) as it is,
+/// an ISO instant as its day in the ledger's time zone.
+pub fn local_day(param: &str, text: &str, settings: &Settings) -> Result<NaiveDate> {
+    crate::query::parse_day(text)
+        .or_else(|| Timestamp::parse(text).map(|t| t.local_date(settings.timezone)))
+        .ok_or_else(|| {
+            Error::query(
+                param,
+                format!("`{text}` is not a date (YYYY-MM-DD) or an ISO 8601 instant"),
+            )
+        })
 }
 
 /// Lifecycle of a customer at `as_of`.
@@ -80,6 +136,43 @@ pub struct CustomerProfile {
 }
 
 impl Ledger {
+    /// The page size of a listing when the caller gives none.
+    pub const DEFAULT_LIST_LIMIT: usize = 100;
+
+    /// One record of a collection as JSON (the record's output shape), or
+    /// [`Error::NotFound`] naming the record kind.
+    pub fn get(&self, kind: RecordKind, id: &str) -> Result<Value> {
+        let (found, name) = match kind {
+            RecordKind::Customers => (self.customer(id).map(|r| json!(r)), Customer::KIND),
+            RecordKind::Plans => (self.plan(id).map(|r| json!(r)), Plan::KIND),
+            RecordKind::PlanGroups => (self.plan_group(id).map(|r| json!(r)), PlanGroup::KIND),
+            RecordKind::Invoices => (self.invoice(id).map(|r| json!(r)), Invoice::KIND),
+            RecordKind::DataSources => (self.data_source(id).map(|r| json!(r)), DataSource::KIND),
+        };
+        found.ok_or_else(|| Error::NotFound {
+            kind: name,
+            id: id.to_string(),
+        })
+    }
+
+    /// A page `{count, list}` of a collection in insertion order, as JSON.
+    pub fn list(&self, kind: RecordKind, limit: usize, offset: usize) -> Value {
+        match kind {
+            RecordKind::Customers => json!(self.list_customers(limit, offset)),
+            RecordKind::Plans => json!(self.list_plans(limit, offset)),
+            RecordKind::PlanGroups => json!(self.list_plan_groups(limit, offset)),
+            RecordKind::Invoices => json!(self.list_invoices(limit, offset)),
+            RecordKind::DataSources => json!(self.list_data_sources(limit, offset)),
+        }
+    }
+
+    /// The day a report parameter names in this ledger: a date as it is, an
+    /// ISO instant as its day in the ledger's time zone (what bindings send
+    /// for a datetime or `Date` parameter).
+    pub fn param_day(&self, param: &str, text: &str) -> Result<NaiveDate> {
+        local_day(param, text, &self.settings)
+    }
+
     /// Every customer's replay at `as_of`, computed in parallel and cached.
     /// The cache serves any `as_of` at which the same events apply (a service
     /// asking at "now" reuses it until an event's time passes); after a write
@@ -301,5 +394,94 @@ impl Ledger {
             cancel_date: churned.or(scheduled).or_else(|| given(|c| c.cancel_date)),
             mrr,
         }
+    }
+}
+
+#[cfg(test)]
+mod filter_tests {
+    use super::*;
+
+    fn params(pairs: &[(&str, &str)]) -> ReportParams {
+        pairs
+            .iter()
+            .map(|(k, v)| (k.to_string(), v.to_string()))
+            .collect()
+    }
+
+    fn d(y: i32, m: u32, day: u32) -> NaiveDate {
+        NaiveDate::from_ymd_opt(y, m, day).unwrap()
+    }
+
+    #[test]
+    fn reads_every_field_and_the_aliases() {
+        let settings = Settings::default();
+        let f = MovementFilter::from_params(
+            &params(&[
+                ("customer", "C1"),
+                ("from", "2024-01-02"),
+                ("end", "20240305"),
+                ("kinds", "new, churn"),
+            ]),
+            &settings,
+        )
+        .unwrap();
+        assert_eq!(f.customer, Some(CustomerId::new("C1".to_string())));
+        assert_eq!(f.from, Some(d(2024, 1, 2)));
+        assert_eq!(f.to, Some(d(2024, 3, 5)));
+        assert_eq!(f.kinds, vec![MovementKind::New, MovementKind::Churn]);
+        let f =
+            MovementFilter::from_params(&params(&[("start", "2024-02-01")]), &settings).unwrap();
+        assert_eq!(f.from, Some(d(2024, 2, 1)));
+        assert_eq!(f.to, None);
+        assert_eq!(
+            MovementFilter::from_params(&ReportParams::new(), &settings).unwrap(),
+            MovementFilter::default()
+        );
+    }
+
+    #[test]
+    fn an_instant_is_its_day_in_the_ledger_time_zone() {
+        let settings = Settings {
+            timezone: chrono_tz::Tz::Asia__Tokyo,
+            ..Settings::default()
+        };
+        let f = MovementFilter::from_params(
+            &params(&[
+                ("from", "2024-01-31T20:00:00Z"),
+                ("to", "2024-01-31T10:00:00Z"),
+            ]),
+            &settings,
+        )
+        .unwrap();
+        assert_eq!(f.from, Some(d(2024, 2, 1)));
+        assert_eq!(f.to, Some(d(2024, 1, 31)));
+    }
+
+    #[test]
+    fn bad_values_name_the_parameter() {
+        let settings = Settings::default();
+        let e = MovementFilter::from_params(&params(&[("to", "soon")]), &settings).unwrap_err();
+        assert_eq!((e.code(), e.field()), ("invalid_query", Some("to")));
+        let e = MovementFilter::from_params(&params(&[("kinds", "new upsell")]), &settings)
+            .unwrap_err();
+        assert_eq!((e.code(), e.field()), ("invalid_query", Some("kinds")));
+        assert!(e.to_string().contains("`upsell`"), "{e}");
+    }
+
+    #[test]
+    fn get_names_the_kind_when_missing() {
+        let ledger = Ledger::default();
+        let e = ledger.get(RecordKind::PlanGroups, "G9").unwrap_err();
+        assert_eq!(
+            e,
+            Error::NotFound {
+                kind: "plan_group",
+                id: "G9".to_string()
+            }
+        );
+        assert_eq!(
+            ledger.list(RecordKind::Invoices, Ledger::DEFAULT_LIST_LIMIT, 0),
+            json!({"count": 0, "list": []})
+        );
     }
 }

@@ -6,7 +6,7 @@ use crate::args::{LocalArgs, LocalCommand, LocalCustomers, pairs};
 use crate::error::{CliError, Result};
 use serde_json::{Value, json};
 use std::io::{IsTerminal, Write};
-use submetrics::{Ledger, MovementFilter, MovementKind, RecordKind, ReportParams, Settings};
+use submetrics::{Ledger, MovementFilter, RecordKind, ReportParams, Settings};
 
 /// Records sent to the ledger per batch (the progress bar moves per batch).
 const BATCH: usize = 20_000;
@@ -128,29 +128,19 @@ pub fn run(args: LocalArgs) -> Result<Value> {
             to,
             kinds,
         } => {
-            let day = |text: Option<String>, name: &str| -> Result<Option<chrono::NaiveDate>> {
-                text.map(|t| {
-                    submetrics::query::parse_day(&t).ok_or_else(|| {
-                        CliError::usage(format!("--{name} {t}: not a date (YYYY-MM-DD)"))
-                    })
-                })
-                .transpose()
-            };
-            let mut filter = MovementFilter {
-                customer: customer.map(submetrics::CustomerId::new),
-                from: day(from, "from")?,
-                to: day(to, "to")?,
-                kinds: Vec::new(),
-            };
-            for kind in kinds
-                .iter()
-                .flat_map(|k| k.split(','))
-                .filter(|k| !k.is_empty())
-            {
-                filter.kinds.push(MovementKind::parse(kind).ok_or_else(|| {
-                    CliError::usage(format!("--kinds {kind}: not one of new, expansion, contraction, churn, reactivation"))
-                })?);
+            let mut params = ReportParams::new();
+            let given = [
+                ("customer", customer),
+                ("from", from),
+                ("to", to),
+                ("kinds", kinds),
+            ];
+            for (name, value) in given {
+                if let Some(value) = value {
+                    params.insert(name.to_string(), value);
+                }
             }
+            let filter = MovementFilter::from_params(&params, ledger.settings())?;
             Ok(json!(ledger.movements(as_of, &filter)?))
         }
     }
