@@ -8,6 +8,7 @@
 
 mod auth;
 mod error;
+mod extract;
 mod openapi;
 mod routes;
 mod state;
@@ -101,6 +102,17 @@ fn main() -> std::process::ExitCode {
 }
 
 fn run(args: Args) -> Result<(), Box<dyn std::error::Error>> {
+    // Refuse an unusable owner key before the database is even opened.
+    if args.command.is_none()
+        && let Some(key) = owner_key_from_env()
+    {
+        state::usable_key(Some(key)).map_err(|_| {
+            format!(
+                "SUBMETRICS_OWNER_KEY must have at least {} characters",
+                state::MIN_GIVEN_KEY
+            )
+        })?;
+    }
     let state = AppState::open(&args.data_dir)?;
     match args.command {
         Some(Command::Keys { action }) => keys(&state, action),
@@ -161,11 +173,16 @@ fn first_account(state: &AppState) -> Result<i64, Box<dyn std::error::Error>> {
         .ok_or("no account yet: start the server once or run `accounts create NAME`")?)
 }
 
+/// `SUBMETRICS_OWNER_KEY` when set and not empty.
+fn owner_key_from_env() -> Option<String> {
+    std::env::var("SUBMETRICS_OWNER_KEY")
+        .ok()
+        .filter(|k| !k.is_empty())
+}
+
 fn serve(state: AppState, listen: &str) -> Result<(), Box<dyn std::error::Error>> {
     if state.account_count() == 0 {
-        let given = std::env::var("SUBMETRICS_OWNER_KEY")
-            .ok()
-            .filter(|k| !k.is_empty());
+        let given = owner_key_from_env();
         let from_env = given.is_some();
         let (_, key) = state.create_account("default", given)?;
         if !from_env {

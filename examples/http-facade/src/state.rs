@@ -18,7 +18,7 @@ use serde_json::{Value, json};
 use std::collections::HashMap;
 use std::path::Path;
 use std::sync::{Arc, Mutex, RwLock};
-use submetrics::{Ledger, Settings};
+use submetrics::{Ledger, RecordKind, Settings};
 
 pub struct Account {
     pub row: Mutex<AccountRow>,
@@ -73,6 +73,20 @@ pub fn default_notifications() -> Value {
     })
 }
 
+/// Shortest key accepted when the key is given (e.g. `SUBMETRICS_OWNER_KEY`).
+pub const MIN_GIVEN_KEY: usize = 16;
+
+/// The given key when long enough, else a new random key.
+pub fn usable_key(given: Option<String>) -> Result<String, ApiError> {
+    match given {
+        Some(key) if key.chars().count() >= MIN_GIVEN_KEY => Ok(key),
+        Some(_) => Err(ApiError::bad_request(format!(
+            "a given API key needs at least {MIN_GIVEN_KEY} characters"
+        ))),
+        None => new_key(),
+    }
+}
+
 pub fn now_text() -> String {
     chrono::Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Secs, true)
 }
@@ -115,12 +129,15 @@ impl AppState {
             .len()
     }
 
-    /// Creates an account with an owner key; returns (account id, key).
+    /// Creates an account with an owner key (random unless `owner_key`) in
+    /// one transaction; returns (account id, key). A given key that is too
+    /// short is refused before anything is written.
     pub fn create_account(
         &self,
         name: &str,
         owner_key: Option<String>,
     ) -> Result<(i64, String), ApiError> {
+        let key = usable_key(owner_key)?;
         let settings = serde_json::to_value(Settings::default())
             .map_err(|e| ApiError::internal(e.to_string()))?;
         let mut row = AccountRow {
@@ -131,14 +148,21 @@ impl AppState {
             notifications: default_notifications(),
             created: now_text(),
         };
-        let id = self.store().create_account(&row)?;
+        let owner = KeyRow {
+            id: new_key_id()?,
+            account_id: 0,
+            name: "owner".to_string(),
+            role: "owner".to_string(),
+            created: now_text(),
+            revoked: false,
+        };
+        let id = self.store().create_account(&row, &owner, &hash_key(&key))?;
         row.id = id;
         let ledger = Ledger::new(Settings::default());
         self.accounts
             .write()
             .unwrap_or_else(|p| p.into_inner())
             .insert(id, Arc::new(Account::new(row, ledger)));
-        let key = self.create_key(id, "owner", "owner", owner_key)?;
         Ok((id, key))
     }
 
@@ -152,19 +176,11 @@ impl AppState {
     ) -> Result<String, ApiError> {
         if !crate::auth::ROLES.contains(&role) {
             return Err(ApiError::bad_request(format!(
-                "role `{role}` is not one of {}",
+                "field `role`: `{role}` is not one of {}",
                 crate::auth::ROLES.join(", ")
             )));
         }
-        let key = match given {
-            Some(key) if key.len() >= 16 => key,
-            Some(_) => {
-                return Err(ApiError::bad_request(
-                    "a given key needs at least 16 characters",
-                ));
-            }
-            None => new_key()?,
-        };
+        let key = usable_key(given)?;
         let row = KeyRow {
             id: new_key_id()?,
             account_id: account,
@@ -175,6 +191,23 @@ impl AppState {
         };
         self.store().insert_key(&row, &hash_key(&key))?;
         Ok(key)
+    }
+
+    /// Read-modify-write of the account row (name, settings, profile,
+    /// notifications) under the row's lock, so concurrent updates of
+    /// different documents never undo each other; the row changes in memory
+    /// only once stored. Returns the stored row.
+    pub fn update_account(
+        &self,
+        account: &Account,
+        change: impl FnOnce(&mut AccountRow) -> Result<(), ApiError>,
+    ) -> Result<AccountRow, ApiError> {
+        let mut guard = account.row.lock().unwrap_or_else(|p| p.into_inner());
+        let mut row = guard.clone();
+        change(&mut row)?;
+        self.store().save_account(&row)?;
+        *guard = row.clone();
+        Ok(row)
     }
 
     pub fn key(&self, hash: &str) -> Result<Option<KeyRow>, ApiError> {
@@ -278,27 +311,58 @@ impl AppState {
 }
 
 /// Rebuilds an account's ledger from its stored settings, FX rates and
-/// records.
+/// records. The write path keeps the store consistent; should a stored
+/// record still not load (for instance a database written by an older
+/// version), it is reported on stderr and skipped rather than keeping the
+/// whole service from starting. A plan group naming a plan that no longer
+/// exists loads without that plan.
 fn rebuild(store: &Store, row: &AccountRow) -> Result<Ledger, ApiError> {
     let settings = Settings::from_json(&row.settings)?;
     let mut ledger = Ledger::new(settings);
     let rates = store.fx_rates(row.id)?;
-    if !rates.is_empty() {
-        ledger.load_fx_rates(&rates)?;
+    if !rates.is_empty()
+        && let Err(error) = ledger.load_fx_rates(&rates)
+    {
+        eprintln!(
+            "warning: account {}: stored FX rates do not load, skipped: {error}",
+            row.id
+        );
     }
-    for (kind, records) in store.records(row.id)? {
+    for (kind, mut records) in store.records(row.id)? {
+        if kind == RecordKind::PlanGroups {
+            for record in &mut records {
+                drop_missing_plans(&ledger, row.id, record);
+            }
+        }
         let report = ledger.upsert(kind, &records);
-        let rejected: Vec<String> = report
-            .rejected()
-            .filter_map(|r| r.import_error.clone())
-            .collect();
-        if let Some(first) = rejected.first() {
-            return Err(ApiError::internal(format!(
-                "account {}: {} stored record(s) no longer load: {first}",
+        for rejected in report.rejected() {
+            eprintln!(
+                "warning: account {}: stored {} `{}` does not load, skipped: {}",
                 row.id,
-                rejected.len()
-            )));
+                crate::store::kind_name(kind),
+                rejected.id,
+                rejected.import_error.as_deref().unwrap_or("invalid")
+            );
         }
     }
     Ok(ledger)
+}
+
+/// Removes from a stored plan group the plans the ledger does not hold.
+fn drop_missing_plans(ledger: &Ledger, account: i64, record: &mut Value) {
+    let Some(plans) = record.get_mut("plans").and_then(Value::as_array_mut) else {
+        return;
+    };
+    plans.retain(|plan| {
+        let id = plan
+            .as_str()
+            .or_else(|| plan.get("id").and_then(Value::as_str));
+        let keep = id.is_none_or(|id| ledger.plan(id).is_some());
+        if !keep {
+            eprintln!(
+                "warning: account {account}: a stored plan group names missing plan {plan}; dropped"
+            );
+        }
+        keep
+    });
 }

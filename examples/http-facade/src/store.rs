@@ -158,21 +158,34 @@ impl Store {
         Ok(accounts)
     }
 
-    /// Creates an account and returns its id.
-    pub fn create_account(&mut self, row: &AccountRow) -> Result<i64, ApiError> {
-        self.connection
-            .execute(
-                "INSERT INTO accounts (name, settings, profile, notifications, created) VALUES (?1, ?2, ?3, ?4, ?5)",
-                params![
-                    row.name,
-                    row.settings.to_string(),
-                    row.profile.to_string(),
-                    row.notifications.to_string(),
-                    row.created
-                ],
-            )
-            .map_err(ApiError::storage)?;
-        Ok(self.connection.last_insert_rowid())
+    /// Creates an account and its owner key in one transaction; returns the
+    /// account id (`owner.account_id` is set to it).
+    pub fn create_account(
+        &mut self,
+        row: &AccountRow,
+        owner: &KeyRow,
+        hash: &str,
+    ) -> Result<i64, ApiError> {
+        let tx = self.connection.transaction().map_err(ApiError::storage)?;
+        tx.execute(
+            "INSERT INTO accounts (name, settings, profile, notifications, created) VALUES (?1, ?2, ?3, ?4, ?5)",
+            params![
+                row.name,
+                row.settings.to_string(),
+                row.profile.to_string(),
+                row.notifications.to_string(),
+                row.created
+            ],
+        )
+        .map_err(ApiError::storage)?;
+        let id = tx.last_insert_rowid();
+        tx.execute(
+            "INSERT INTO api_keys (id, account_id, hash, name, role, created) VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
+            params![owner.id, id, hash, owner.name, owner.role, owner.created],
+        )
+        .map_err(ApiError::storage)?;
+        tx.commit().map_err(ApiError::storage)?;
+        Ok(id)
     }
 
     /// Replaces an account's name and documents.

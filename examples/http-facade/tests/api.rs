@@ -236,10 +236,19 @@ fn account_settings_apply_to_reports() {
     assert_eq!(server.get("/profile").1["accounts"][0]["role"], "owner");
     assert_eq!(server.put("/profile", json!({"email": "x@y.z"})).0, 400);
     let (_, billing) = server.get("/account/billing");
-    assert_eq!(billing["plan"], "self-hosted");
+    assert_eq!(billing["plan"], "scale");
+    assert_eq!(billing["status"], "active");
+    assert_eq!(billing["billing_cycle"], "monthly");
+    assert_eq!(billing["mrr_limit"], 9_007_199_254_740_991_i64);
+    assert_eq!(billing["customer_limit"], 9_007_199_254_740_991_i64);
     assert!(billing["current_mrr"].is_i64());
+    assert!(billing["current_customers"].is_i64());
+    let start = billing["current_period_start"].as_str().unwrap_or("");
+    assert!(start.ends_with("-01T00:00:00Z"), "{start}");
     let (_, team) = server.get("/account/team");
     assert_eq!(team["result"]["count"], 1);
+    assert_eq!(team["result"]["list"][0]["email"], "");
+    assert_eq!(team["result"]["list"][0]["role"], "owner");
 }
 
 #[test]

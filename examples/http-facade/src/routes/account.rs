@@ -7,10 +7,11 @@
 use super::{JsonBody, Params, read_ledger, write_ledger};
 use crate::auth::Caller;
 use crate::error::ApiError;
+use crate::extract::{Path, Query};
 use crate::state::{Account, AppState};
 use axum::Json;
 use axum::Router;
-use axum::extract::{Path, Query, State};
+use axum::extract::State;
 use axum::http::StatusCode;
 use axum::routing::{delete, get};
 use serde_json::{Map, Value, json};
@@ -99,17 +100,13 @@ async fn put_account(
     let account = state.account(caller.account_id)?;
     write_ledger(state, account, move |state, account, ledger| {
         let updated = ledger.settings().merged(&Value::Object(settings))?;
-        let mut row = account
-            .row
-            .lock()
-            .unwrap_or_else(|p| p.into_inner())
-            .clone();
-        row.settings = json!(updated);
-        if let Some(name) = name {
-            row.name = name;
-        }
-        state.store().save_account(&row)?;
-        *account.row.lock().unwrap_or_else(|p| p.into_inner()) = row;
+        state.update_account(account, |row| {
+            row.settings = json!(updated);
+            if let Some(name) = name {
+                row.name = name;
+            }
+            Ok(())
+        })?;
         ledger.set_settings(updated);
         Ok(Json(account_json(account, ledger)))
     })
@@ -141,15 +138,9 @@ async fn put_profile(
         .as_object()
         .cloned()
         .ok_or_else(|| ApiError::bad_request("the body must be a profile object"))?;
-    let account = state.account(caller.account_id)?;
-    let mut row = account
-        .row
-        .lock()
-        .unwrap_or_else(|p| p.into_inner())
-        .clone();
-    for (key, value) in patch {
-        match (key.as_str(), &value) {
-            ("first_name" | "last_name" | "locale", Value::String(_)) => row.profile[key] = value,
+    for (key, value) in &patch {
+        match (key.as_str(), value) {
+            ("first_name" | "last_name" | "locale", Value::String(_)) => {}
             ("first_name" | "last_name" | "locale", _) => {
                 return Err(ApiError::bad_request(format!(
                     "profile field `{key}` must be a string"
@@ -162,44 +153,82 @@ async fn put_profile(
             }
         }
     }
-    state.store().save_account(&row)?;
-    let profile = row.profile.clone();
-    *account.row.lock().unwrap_or_else(|p| p.into_inner()) = row;
-    Ok(Json(profile))
+    let account = state.account(caller.account_id)?;
+    let row = state.update_account(&account, |row| {
+        for (key, value) in patch {
+            row.profile[key] = value;
+        }
+        Ok(())
+    })?;
+    Ok(Json(row.profile))
 }
 
-/// A self-hosted service has no plan limits: limits are null, usage is real.
+/// Largest limit reported: the largest integer a JSON number holds exactly
+/// (2^53 - 1), so every client reads it unchanged.
+pub const UNLIMITED: i64 = 9_007_199_254_740_991;
+
+/// A self-hosted service bills nothing. Its billing object stays within the
+/// interface's sets: the top plan `scale`, `active`, `monthly`, the current
+/// calendar month (UTC) as the period, and [`UNLIMITED`] as both limits;
+/// usage (`current_mrr`, `current_customers`) is real.
 async fn billing(
     State(state): State<Arc<AppState>>,
     caller: Caller,
 ) -> Result<Json<Value>, ApiError> {
     caller.require_admin()?;
     read_ledger(state.account(caller.account_id)?, move |ledger| {
-        let summary = ledger.report("summary", &Params::new(), chrono::Utc::now())?;
+        let now = chrono::Utc::now();
+        let summary = ledger.report("summary", &Params::new(), now)?;
+        let integer = |value: &Value| {
+            value
+                .as_i64()
+                .or_else(|| value.as_f64().map(|f| f.round() as i64))
+                .unwrap_or(0)
+        };
+        let (start, end) = month_of(now);
         Ok(Json(json!({
-            "plan": "self-hosted",
+            "plan": "scale",
             "status": "active",
-            "billing_cycle": null,
-            "current_period_start": null,
-            "current_period_end": null,
-            "mrr_limit": null,
-            "current_mrr": summary["summary"]["mrr_current"],
-            "customer_limit": null,
-            "current_customers": summary["summary"]["subscribers_current"],
+            "billing_cycle": "monthly",
+            "current_period_start": start,
+            "current_period_end": end,
+            "mrr_limit": UNLIMITED,
+            "current_mrr": integer(&summary["summary"]["mrr_current"]),
+            "customer_limit": UNLIMITED,
+            "current_customers": integer(&summary["summary"]["subscribers_current"]),
         })))
     })
     .await
 }
 
+/// The first instant of `now`'s calendar month and of the next, in UTC.
+fn month_of(now: chrono::DateTime<chrono::Utc>) -> (String, String) {
+    use chrono::{Datelike, TimeZone};
+    let (year, month) = (now.year(), now.month());
+    let (next_year, next_month) = if month == 12 {
+        (year + 1, 1)
+    } else {
+        (year, month + 1)
+    };
+    let at = |y: i32, m: u32| {
+        chrono::Utc
+            .with_ymd_and_hms(y, m, 1, 0, 0, 0)
+            .single()
+            .map(|t| t.to_rfc3339_opts(chrono::SecondsFormat::Secs, true))
+            .unwrap_or_default()
+    };
+    (at(year, month), at(next_year, next_month))
+}
+
 /// Team members are the account's API key holders (the service has no
-/// user logins).
+/// user logins, so `email` is the empty string and `last_login` null).
 async fn team(State(state): State<Arc<AppState>>, caller: Caller) -> Result<Json<Value>, ApiError> {
     caller.require_admin()?;
     let keys = state.store().keys(Some(caller.account_id))?;
     let list: Vec<Value> = keys
         .iter()
         .map(|k| {
-            json!({"id": k.id, "name": k.name, "email": null, "role": k.role,
+            json!({"id": k.id, "name": k.name, "email": "", "role": k.role,
                    "status": if k.revoked { "disabled" } else { "active" }, "last_login": null})
         })
         .collect();
@@ -226,21 +255,25 @@ async fn create_key(
     JsonBody(body): JsonBody,
 ) -> Result<(StatusCode, Json<Value>), ApiError> {
     caller.require_admin()?;
-    let role = body
-        .get("role")
-        .and_then(Value::as_str)
-        .unwrap_or("readonly")
-        .to_string();
+    if !body.is_object() {
+        return Err(ApiError::bad_request(
+            "the body must be an object {name, role}",
+        ));
+    }
+    let text = |field: &str, default: &str| match body.get(field) {
+        None | Some(Value::Null) => Ok(default.to_string()),
+        Some(Value::String(text)) if !text.trim().is_empty() => Ok(text.trim().to_string()),
+        Some(_) => Err(ApiError::bad_request(format!(
+            "field `{field}` must be a non-empty string"
+        ))),
+    };
+    let role = text("role", "readonly")?;
+    let name = text("name", "api key")?;
     if role == "owner" && caller.key.role != "owner" {
         return Err(ApiError::Forbidden(
             "only an owner key can create owner keys".into(),
         ));
     }
-    let name = body
-        .get("name")
-        .and_then(Value::as_str)
-        .unwrap_or("api key")
-        .to_string();
     let key = state.create_key(caller.account_id, &role, &name, None)?;
     let row = state
         .key(&crate::auth::hash_key(&key))?
@@ -261,6 +294,17 @@ async fn revoke_key(
     caller.require_admin()?;
     if id == caller.key.id {
         return Err(ApiError::Conflict("a key cannot revoke itself".into()));
+    }
+    let target = state
+        .store()
+        .keys(Some(caller.account_id))?
+        .into_iter()
+        .find(|k| k.id == id)
+        .ok_or_else(|| ApiError::NotFound(format!("API key `{id}` does not exist")))?;
+    if target.role == "owner" && caller.key.role != "owner" {
+        return Err(ApiError::Forbidden(format!(
+            "key `{id}` is an owner key; only an owner key can revoke it"
+        )));
     }
     if !state.revoke_key(&id, Some(caller.account_id))? {
         return Err(ApiError::NotFound(format!("API key `{id}` does not exist")));

@@ -3,10 +3,11 @@
 use super::{Params, as_of, read_ledger};
 use crate::auth::Caller;
 use crate::error::ApiError;
+use crate::extract::{Path, Query};
 use crate::state::AppState;
 use axum::Json;
 use axum::Router;
-use axum::extract::{Path, Query, State};
+use axum::extract::State;
 use axum::routing::{get, post};
 use serde_json::{Value, json};
 use std::sync::Arc;

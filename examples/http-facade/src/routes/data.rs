@@ -4,11 +4,12 @@
 use super::{JsonBody, Params, page_of, read_ledger, records_of, write_ledger, write_records};
 use crate::auth::Caller;
 use crate::error::ApiError;
+use crate::extract::{Path, Query};
 use crate::state::{Account, AppState};
 use crate::store::Change;
 use axum::Json;
 use axum::Router;
-use axum::extract::{Path, Query, State};
+use axum::extract::State;
 use axum::http::StatusCode;
 use axum::routing::get;
 use serde_json::{Value, json};
@@ -58,7 +59,9 @@ pub fn routes() -> Router<Arc<AppState>> {
         )
         .route(
             "/data/data-sources/{id}",
-            get(get_data_source).delete(delete_data_source),
+            get(get_data_source)
+                .put(put_data_source)
+                .delete(delete_data_source),
         )
         .route("/data/fx-rates", get(list_fx_rates).post(post_fx_rates))
 }
@@ -127,7 +130,9 @@ fn save(
     state.persist(account, ledger, changes)
 }
 
-/// Deletes a record in the core and the store (a customer takes its invoices).
+/// Deletes a record in the core and the store in one transaction: a
+/// customer takes its invoices, and a plan leaves every group that named it
+/// (the groups are stored again without it).
 fn delete(
     state: &AppState,
     account: &Account,
@@ -135,6 +140,15 @@ fn delete(
     kind: RecordKind,
     id: &str,
 ) -> Result<(), ApiError> {
+    let groups: Vec<String> = if kind == RecordKind::Plans {
+        ledger
+            .plan_groups()
+            .filter(|g| g.plans.iter().any(|p| p.as_str() == id))
+            .map(|g| g.id.to_string())
+            .collect()
+    } else {
+        Vec::new()
+    };
     ledger.delete(kind, id)?;
     let mut changes = vec![Change::Delete {
         kind,
@@ -144,6 +158,16 @@ fn delete(
         changes.push(Change::DeleteInvoicesOf {
             customer: id.to_string(),
         });
+    }
+    for group in groups {
+        if let Some((body, owner)) = stored(ledger, RecordKind::PlanGroups, &group) {
+            changes.push(Change::Put {
+                kind: RecordKind::PlanGroups,
+                id: group,
+                owner,
+                body,
+            });
+        }
     }
     state.persist(account, ledger, changes)
 }
@@ -396,9 +420,10 @@ async fn post_plan_group(
         ));
     }
     let mut record = body;
-    // The service assigns plan group ids.
+    // The service assigns plan group ids: the core reads either field.
     if let Some(map) = record.as_object_mut() {
         map.remove("id");
+        map.remove("external_id");
     }
     let account = account_of(&state, &caller)?;
     write_records(state, account, move |state, account, ledger| {
@@ -446,6 +471,7 @@ async fn put_plan_group(
         let map = record.as_object_mut().ok_or_else(|| {
             ApiError::bad_request("the body must be a plan group object {name, plans}")
         })?;
+        map.remove("external_id");
         map.insert("id".to_string(), json!(id));
         let report = upsert(
             state,
@@ -611,6 +637,62 @@ async fn get_data_source(
     .await
 }
 
+/// Changes a data source's `name` and/or `type`; answers with the data
+/// source as `GET` shows it.
+async fn put_data_source(
+    State(state): State<Arc<AppState>>,
+    caller: Caller,
+    Path(id): Path<String>,
+    JsonBody(body): JsonBody,
+) -> Result<Json<Value>, ApiError> {
+    let patch = body
+        .as_object()
+        .ok_or_else(|| ApiError::bad_request("the body must be a data source object {name, type}"))?
+        .clone();
+    for (key, value) in &patch {
+        match (key.as_str(), value) {
+            ("name" | "type", Value::String(text)) if !text.trim().is_empty() => {}
+            ("name" | "type", _) => {
+                return Err(ApiError::bad_request(format!(
+                    "data source field `{key}` must be a non-empty string"
+                )));
+            }
+            ("id" | "external_id", _) => {}
+            _ => {
+                return Err(ApiError::bad_request(format!(
+                    "data source field `{key}` cannot be changed; writable: name, type"
+                )));
+            }
+        }
+    }
+    let account = account_of(&state, &caller)?;
+    write_records(state, account, move |state, account, ledger| {
+        let current = ledger
+            .data_source(&id)
+            .ok_or_else(|| not_found("data source", &id))?;
+        let mut record = json!({"id": id, "name": current.name, "type": current.kind});
+        for key in ["name", "type"] {
+            if let Some(value) = patch.get(key) {
+                record[key] = value.clone();
+            }
+        }
+        let report = upsert(
+            state,
+            account,
+            ledger,
+            RecordKind::DataSources,
+            std::slice::from_ref(&record),
+        )?;
+        single_error(&report, true)?;
+        Ok(Json(json!(
+            ledger
+                .data_source(&id)
+                .ok_or_else(|| not_found("data source", &id))?
+        )))
+    })
+    .await
+}
+
 async fn delete_data_source(
     State(state): State<Arc<AppState>>,
     caller: Caller,
@@ -629,10 +711,12 @@ async fn delete_data_source(
 async fn list_fx_rates(
     State(state): State<Arc<AppState>>,
     caller: Caller,
+    Query(params): Query<Params>,
 ) -> Result<Json<Value>, ApiError> {
-    let id = caller.account_id;
-    let rows = state.store().fx_rates(id)?;
-    Ok(Json(list_json(&rows, rows.len())))
+    let (limit, offset) = page_of(&params)?;
+    let rows = state.store().fx_rates(caller.account_id)?;
+    let page: Vec<_> = rows.iter().skip(offset).take(limit).collect();
+    Ok(Json(list_json(&page, rows.len())))
 }
 
 async fn post_fx_rates(

@@ -107,12 +107,14 @@ pub type Params = BTreeMap<String, String>;
 pub fn records_of(body: Value, key: &str) -> Result<Vec<Value>, ApiError> {
     let records = match body {
         Value::Array(items) => items,
-        Value::Object(mut map) if map.get(key).is_some_and(Value::is_array) => {
-            match map.remove(key) {
-                Some(Value::Array(items)) => items,
-                _ => Vec::new(),
+        Value::Object(mut map) if map.contains_key(key) => match map.remove(key) {
+            Some(Value::Array(items)) => items,
+            _ => {
+                return Err(ApiError::bad_request(format!(
+                    "field `{key}` must be an array of records"
+                )));
             }
-        }
+        },
         Value::Object(map) => vec![Value::Object(map)],
         _ => {
             return Err(ApiError::bad_request(format!(

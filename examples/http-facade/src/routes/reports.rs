@@ -5,10 +5,11 @@
 use super::{Params, as_of, read_ledger};
 use crate::auth::Caller;
 use crate::error::ApiError;
+use crate::extract::{Path, Query};
 use crate::state::AppState;
 use axum::Json;
 use axum::Router;
-use axum::extract::{Path, Query, State};
+use axum::extract::State;
 use axum::routing::get;
 use serde_json::Value;
 use std::sync::Arc;

@@ -47,16 +47,8 @@ async fn put_notifications(
         ));
     }
     let account = state.account(caller.account_id)?;
-    let mut row = account
-        .row
-        .lock()
-        .unwrap_or_else(|p| p.into_inner())
-        .clone();
-    merge(&mut row.notifications, &body, "")?;
-    state.store().save_account(&row)?;
-    let updated = row.notifications.clone();
-    *account.row.lock().unwrap_or_else(|p| p.into_inner()) = row;
-    Ok(Json(updated))
+    let row = state.update_account(&account, |row| merge(&mut row.notifications, &body, ""))?;
+    Ok(Json(row.notifications))
 }
 
 /// Merges `patch` into `target`: objects key by key, anything else replaces.

@@ -61,16 +61,28 @@ impl Server {
 
     /// Starts a server on an existing data directory.
     pub fn start_in(dir: PathBuf) -> Server {
-        let mut child = Command::new(binary())
+        Server::start_with(dir, Some(OWNER_KEY)).0
+    }
+
+    /// Starts a server with `SUBMETRICS_OWNER_KEY` set to `owner_key` (unset
+    /// when `None`); also returns what it printed before listening.
+    pub fn start_with(dir: PathBuf, owner_key: Option<&str>) -> (Server, Vec<String>) {
+        let mut command = Command::new(binary());
+        command
             .args(["--listen", "127.0.0.1:0", "--data-dir"])
             .arg(&dir)
-            .env("SUBMETRICS_OWNER_KEY", OWNER_KEY)
+            .env_remove("SUBMETRICS_OWNER_KEY");
+        if let Some(key) = owner_key {
+            command.env("SUBMETRICS_OWNER_KEY", key);
+        }
+        let mut child = command
             .stdout(Stdio::piped())
             .stderr(Stdio::inherit())
             .spawn()
             .expect("start the server");
         let stdout = child.stdout.take().expect("stdout");
         let mut lines = BufReader::new(stdout).lines();
+        let mut printed = Vec::new();
         let base = loop {
             let line = lines
                 .next()
@@ -79,6 +91,7 @@ impl Server {
             if let Some(address) = line.strip_prefix("listening on ") {
                 break address.trim().to_string();
             }
+            printed.push(line);
         };
         // Keep draining stdout so the server never blocks on a full pipe.
         std::thread::spawn(move || for _ in lines {});
@@ -86,12 +99,15 @@ impl Server {
             .http_status_as_error(false)
             .build()
             .into();
-        Server {
-            child,
-            base,
-            dir,
-            agent,
-        }
+        (
+            Server {
+                child,
+                base,
+                dir,
+                agent,
+            },
+            printed,
+        )
     }
 
     /// Sends a request with `key`; returns the status and the JSON body
@@ -143,6 +159,33 @@ impl Server {
 
     pub fn delete(&self, path: &str) -> (u16, Value) {
         self.call("DELETE", path, Some(OWNER_KEY), None)
+    }
+
+    /// Sends `path` exactly as given (no encoding or normalisation) over a
+    /// plain TCP connection; returns the status and the JSON body.
+    pub fn raw_path(&self, method: &str, path: &str) -> (u16, Value) {
+        use std::io::{Read, Write};
+        let address = self.base.trim_start_matches("http://");
+        let mut stream = std::net::TcpStream::connect(address).expect("connect");
+        let mut request = format!("{method} ").into_bytes();
+        request.extend_from_slice(path.as_bytes());
+        request.extend_from_slice(
+            format!(
+                " HTTP/1.1\r\nHost: {address}\r\nAuthorization: Bearer {OWNER_KEY}\r\nContent-Length: 0\r\nConnection: close\r\n\r\n"
+            )
+            .as_bytes(),
+        );
+        stream.write_all(&request).expect("send");
+        let mut response = Vec::new();
+        stream.read_to_end(&mut response).expect("read");
+        let text = String::from_utf8_lossy(&response);
+        let status = text
+            .split(' ')
+            .nth(1)
+            .and_then(|s| s.parse().ok())
+            .unwrap_or(0);
+        let body = text.split("\r\n\r\n").nth(1).unwrap_or("");
+        (status, serde_json::from_str(body).unwrap_or(Value::Null))
     }
 
     /// Kills the process at once (SIGKILL) and waits for it.
