@@ -60,6 +60,10 @@ pub struct PeriodStats {
     pub total_customers: i64,
     /// Customers paying at the period start and not at its end.
     pub churned: i64,
+    /// Every movement of the period in the report currency, including those
+    /// a `category` or `subtype` filter leaves out of the columns: what the
+    /// FX adjustment is measured against.
+    pub all_movements: Cents,
 }
 
 impl PeriodStats {
@@ -68,9 +72,10 @@ impl PeriodStats {
         self.new + self.expansion + self.contraction + self.churn + self.reactivation
     }
 
-    /// What conversion leaves unexplained: end - start - movements.
+    /// What conversion leaves unexplained: end - start - every movement
+    /// (a movement filter narrows the columns, not the FX adjustment).
     pub fn fx_adjustment(&self) -> Cents {
-        self.total_mrr - self.start_mrr - self.movements()
+        self.total_mrr - self.start_mrr - self.all_movements
     }
 
     pub fn add(&mut self, other: &PeriodStats) {
@@ -90,6 +95,7 @@ impl PeriodStats {
         self.start_customers += other.start_customers;
         self.total_customers += other.total_customers;
         self.churned += other.churned;
+        self.all_movements += other.all_movements;
     }
 }
 
@@ -153,10 +159,11 @@ impl SeriesSpec<'_> {
                     continue;
                 }
                 running.add(self, m)?;
+                let amount = self.movement_amount(m, base)?;
+                entry.all_movements += amount;
                 if !self.keeps_movement(m) {
                     continue;
                 }
-                let amount = self.movement_amount(m, base)?;
                 // A customer's rows of one day (one per currency) count once.
                 let first_of_day = last_counted != Some((m.date, m.kind));
                 last_counted = Some((m.date, m.kind));
@@ -324,6 +331,35 @@ mod tests {
             (stats[2].churn, stats[2].total_mrr, stats[2].churned),
             (-5000, 0, 1)
         );
+        assert!(stats.iter().all(|s| s.fx_adjustment() == 0));
+    }
+    #[test]
+    fn a_movement_filter_narrows_the_columns_but_leaves_no_fx_adjustment() {
+        let range = DateRange {
+            start: d("2024-01-01"),
+            end: d("2024-02-29"),
+        };
+        let list = periods(&range, PeriodInterval::Month, chrono::Weekday::Mon);
+        let usd = Currency::parse("USD").unwrap();
+        let fx = FxTable::new(usd);
+        let spec = SeriesSpec {
+            range,
+            periods: &list,
+            currency: usd,
+            conversion: Conversion::Daily,
+            fx: &fx,
+            currencies: &[],
+            kinds: &[MovementKind::Churn],
+            subtypes: &[],
+        };
+        let movements = vec![
+            movement("2024-01-10", MovementKind::New, 3000, 1),
+            movement("2024-02-10", MovementKind::Churn, -3000, -1),
+        ];
+        let mut stats = vec![PeriodStats::default(); 2];
+        spec.add_customer(&movements, usd, &mut stats).unwrap();
+        assert_eq!((stats[0].new, stats[0].total_mrr), (0, 3000));
+        assert_eq!((stats[1].churn, stats[1].total_mrr), (-3000, 0));
         assert!(stats.iter().all(|s| s.fx_adjustment() == 0));
     }
 }
