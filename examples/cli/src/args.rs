@@ -292,8 +292,9 @@ pub fn pairs(args: &[String]) -> Result<Vec<(String, String)>, String> {
 }
 
 /// Moves global options written after a command's pass-through parameters
-/// (`reports mrr --date ... --format csv`) back to the globals.
-pub fn hoist_globals(cli: &mut Cli) {
+/// (`reports mrr --date ... --format csv`) back to the globals; a bad or
+/// missing value is an error, as it is before the command.
+pub fn hoist_globals(cli: &mut Cli) -> Result<(), String> {
     let params = match &mut cli.command {
         Command::Reports { params, .. } | Command::Exports { params, .. } => params,
         Command::Customers {
@@ -304,9 +305,9 @@ pub fn hoist_globals(cli: &mut Cli) {
             LocalCommand::Customers {
                 action: LocalCustomers::List { params },
             } => params,
-            _ => return,
+            _ => return Ok(()),
         },
-        _ => return,
+        _ => return Ok(()),
     };
     let mut rest = Vec::new();
     let mut items = std::mem::take(params).into_iter();
@@ -319,9 +320,17 @@ pub fn hoist_globals(cli: &mut Cli) {
             "--no-color" => cli.no_color = true,
             "--verbose" => cli.verbose = true,
             "--format" | "--api-key" | "--api-url" => {
-                let value = inline.or_else(|| items.next()).unwrap_or_default();
+                let value = inline
+                    .or_else(|| items.next())
+                    .ok_or_else(|| format!("{name} needs a value"))?;
                 match name.as_str() {
-                    "--format" => cli.format = Format::from_str(&value, true).unwrap_or(cli.format),
+                    "--format" => {
+                        cli.format = Format::from_str(&value, true).map_err(|_| {
+                            format!(
+                                "invalid value '{value}' for '--format <FORMAT>' [possible values: auto, json, table, csv]"
+                            )
+                        })?
+                    }
                     "--api-key" => cli.api_key = Some(value),
                     _ => cli.api_url = Some(value),
                 }
@@ -330,4 +339,5 @@ pub fn hoist_globals(cli: &mut Cli) {
         }
     }
     *params = rest;
+    Ok(())
 }

@@ -23,6 +23,19 @@ pub fn encode(text: &str) -> String {
         .collect()
 }
 
+/// A key as `--verbose` shows it: its first 3 and last 2 characters (not
+/// bytes: a key may hold any text), or `***` when that would show most of it.
+fn mask(key: &str) -> String {
+    let chars: Vec<char> = key.chars().collect();
+    if chars.len() > 6 {
+        let head: String = chars[..3].iter().collect();
+        let tail: String = chars[chars.len() - 2..].iter().collect();
+        format!("{head}...{tail}")
+    } else {
+        "***".to_string()
+    }
+}
+
 impl Client {
     pub fn new(base: String, key: Option<String>, verbose: bool) -> Client {
         let agent: ureq::Agent = ureq::Agent::config_builder()
@@ -39,8 +52,7 @@ impl Client {
 
     fn masked_key(&self) -> String {
         match &self.key {
-            Some(key) if key.len() > 6 => format!("{}...{}", &key[..3], &key[key.len() - 2..]),
-            Some(_) => "***".to_string(),
+            Some(key) => mask(key),
             None => "(none)".to_string(),
         }
     }
@@ -97,5 +109,19 @@ impl Client {
             return Err(CliError::Server { status, message });
         }
         Ok(value)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::mask;
+
+    #[test]
+    fn masks_by_characters_not_bytes() {
+        assert_eq!(mask("cli-test-owner-key-0123456789"), "cli...89");
+        assert_eq!(mask("ключ-секрет-ёж"), "клю...ёж");
+        assert_eq!(mask("🔑🔑🔑-key-€€"), "🔑🔑🔑...€€");
+        assert_eq!(mask("äöüßéè"), "***");
+        assert_eq!(mask(""), "***");
     }
 }

@@ -13,8 +13,23 @@ use clap::Parser;
 use std::process::ExitCode;
 
 fn main() -> ExitCode {
-    let mut cli = args::Cli::parse();
-    args::hoist_globals(&mut cli);
+    let mut cli = match args::Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(error) => {
+            // --help and --version print on stdout and succeed; every usage
+            // error exits 1 like any other error (clap's own code is 2).
+            let _ = error.print();
+            return if error.use_stderr() {
+                ExitCode::FAILURE
+            } else {
+                ExitCode::SUCCESS
+            };
+        }
+    };
+    if let Err(error) = args::hoist_globals(&mut cli) {
+        eprintln!("error: {error}");
+        return ExitCode::FAILURE;
+    }
     let style = output::Style::new(cli.format, cli.no_color);
     let outcome = match cli.command {
         args::Command::Local(local) => commands::local::run(local).map(|value| (value, false)),

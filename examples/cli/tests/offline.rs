@@ -166,3 +166,134 @@ fn settings_strict_and_bad_directories() {
     assert_eq!(nowhere.status.code(), Some(1));
     assert!(String::from_utf8_lossy(&nowhere.stderr).contains("not a directory"));
 }
+
+#[test]
+fn table_reports_format_money_rows_and_keep_counts_and_rates() {
+    let out = local(&[
+        "reports",
+        "mrr-table",
+        "--date",
+        "20240101-20240331",
+        "--format",
+        "table",
+    ]);
+    assert!(out.status.success());
+    assert_eq!(
+        String::from_utf8_lossy(&out.stdout),
+        "\
+metric               label                      2024-01-01  2024-02-01  2024-03-01
+-------------------  -------------------------  ----------  ----------  ----------
+total_mrr            MRR                           $130.00     $160.00     $130.00
+total_arr            ARR                         $1,560.00   $1,920.00   $1,560.00
+total_customers      Customers                           2           3           2
+new                  New MRR                       $130.00      $30.00       $0.00
+expansion            Expansion MRR                   $0.00       $0.00       $0.00
+contraction          Contraction MRR                 $0.00       $0.00       $0.00
+churn                Churned MRR                     $0.00       $0.00     -$30.00
+reactivation         Reactivation MRR                $0.00       $0.00       $0.00
+fx_adjustment        FX adjustment                   $0.00       $0.00       $0.00
+mrr_diff             Net MRR change                $130.00      $30.00     -$30.00
+customers_diff       Net customer change                 2           1          -1
+arpa                 ARPA                           $65.00      $53.33      $65.00
+asp                  ASP                            $65.00      $30.00       $0.00
+customer_churn_rate  Customer churn rate (%)                      0.00       33.33
+mrr_churn_rate       MRR churn rate (%)                           0.00       18.75
+net_mrr_churn_rate   Net MRR churn rate (%)                       0.00       18.75
+nrr                  Net revenue retention (%)                  100.00       81.25
+quick_ratio          Quick ratio                                              0.00
+ltv                  LTV                                                   $390.00
+"
+    );
+    let subtypes = local(&[
+        "reports",
+        "mrr-table-subtypes",
+        "--date",
+        "20240301-20240331",
+        "--format",
+        "table",
+    ]);
+    assert_eq!(
+        String::from_utf8_lossy(&subtypes.stdout),
+        "\
+metric          type          label                2024-03-01
+--------------  ------------  -------------------  ----------
+new             new           New                       $0.00
+new_from_trial  new           New from trial            $0.00
+expansion       expansion     Expansion                 $0.00
+upgrade         expansion     Upgrade                   $0.00
+contraction     contraction   Contraction               $0.00
+downgrade       contraction   Downgrade                 $0.00
+cancellation    churn         Churn: cancellation       $0.00
+refund          churn         Churn: refund             $0.00
+lapse           churn         Churn: lapse            -$30.00
+reactivation    reactivation  Reactivation              $0.00
+total_mrr                     MRR                     $130.00
+"
+    );
+    let transactions = local(&[
+        "reports",
+        "transactions-table",
+        "--date",
+        "20240101-20240131",
+        "--format",
+        "table",
+    ]);
+    assert_eq!(
+        String::from_utf8_lossy(&transactions.stdout),
+        "\
+metric          label                  2024-01-01
+--------------  ---------------------  ----------
+net             Net cash                $1,230.00
+payments        Payments                $1,230.00
+month_sub       Monthly subscriptions      $30.00
+year_sub        Annual subscriptions    $1,200.00
+week_sub        Weekly subscriptions        $0.00
+day_sub         Daily subscriptions         $0.00
+metered         Metered                     $0.00
+one_time        One-time                    $0.00
+refund          Refunds                     $0.00
+discount        Discounts                   $0.00
+fee             Fees                        $0.00
+count           Transactions                    2
+payments_count  Payments (count)                2
+refund_count    Refunds (count)                 0
+"
+    );
+    let leads = local(&[
+        "reports",
+        "leads-table",
+        "--date",
+        "20240101-20240229",
+        "--format",
+        "table",
+    ]);
+    assert_eq!(
+        String::from_utf8_lossy(&leads.stdout),
+        "\
+metric              label                   2024-01-01  2024-02-01
+------------------  ----------------------  ----------  ----------
+leads               Leads                            2           1
+trials              Trials started                   0           0
+conversions         Conversions                      2           1
+lead_to_paid_rate   Lead-to-paid rate (%)       100.00      100.00
+trial_to_paid_rate  Trial-to-paid rate (%)
+"
+    );
+    // CSV keeps raw cents for a spreadsheet.
+    let csv = local(&[
+        "reports",
+        "mrr-table",
+        "--date",
+        "20240101-20240331",
+        "--format",
+        "csv",
+    ]);
+    let text = String::from_utf8_lossy(&csv.stdout);
+    assert_eq!(
+        text.split("\r\n").take(2).collect::<Vec<_>>(),
+        vec![
+            "metric,label,2024-01-01,2024-02-01,2024-03-01",
+            "total_mrr,MRR,13000,16000,13000"
+        ]
+    );
+}

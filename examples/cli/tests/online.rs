@@ -8,22 +8,20 @@ use std::process::{Child, Command, Output, Stdio};
 
 const KEY: &str = "cli-test-owner-key-0123456789";
 
-/// The server binary, built next to this client (the workspace's target).
+/// The server binary, built next to this client (the workspace's target),
+/// always from the current sources so the tests never run a stale one.
 fn server_binary() -> PathBuf {
     let dir = PathBuf::from(env!("CARGO_BIN_EXE_submetrics"))
         .parent()
         .expect("bin dir")
         .to_path_buf();
-    let path = dir.join("submetrics-server");
-    if !path.exists() {
-        let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".to_string());
-        let status = Command::new(cargo)
-            .args(["build", "-p", "submetrics-server"])
-            .status()
-            .expect("cargo");
-        assert!(status.success(), "cannot build the server");
-    }
-    path
+    let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".to_string());
+    let status = Command::new(cargo)
+        .args(["build", "--quiet", "-p", "submetrics-server"])
+        .status()
+        .expect("cargo");
+    assert!(status.success(), "cannot build the server");
+    dir.join("submetrics-server")
 }
 
 struct Server {
@@ -261,6 +259,34 @@ fn customers_plans_data_and_exports() {
         "Billing"
     );
     assert_eq!(
+        server.json(&[
+            "data",
+            "data-sources",
+            "update",
+            "ds",
+            "--body",
+            r#"{"name": "Stripe EU", "type": "stripe"}"#
+        ]),
+        json!({"id": "ds", "name": "Stripe EU", "type": "stripe"})
+    );
+    assert_eq!(
+        server.json(&["data", "data-sources", "get", "ds"]),
+        json!({"id": "ds", "name": "Stripe EU", "type": "stripe"})
+    );
+    let refused = server.run(&[
+        "data",
+        "data-sources",
+        "update",
+        "ds",
+        "--body",
+        r#"{"created": "2024-01-01"}"#,
+    ]);
+    assert_eq!(refused.status.code(), Some(1));
+    assert_eq!(
+        String::from_utf8_lossy(&refused.stderr),
+        "error: server answered 400: data source field `created` cannot be changed; writable: name, type\n"
+    );
+    assert_eq!(
         server.json(&["data", "invoices", "list", "--limit", "2"])["result"]["count"],
         3
     );
@@ -309,7 +335,7 @@ fn settings_integrations_account_and_api() {
         ])["timezone"],
         "Europe/Berlin"
     );
-    assert_eq!(server.json(&["account", "billing"])["plan"], "self-hosted");
+    assert_eq!(server.json(&["account", "billing"])["plan"], "scale");
     assert_eq!(server.json(&["account", "team"])["result"]["count"], 1);
     assert_eq!(server.json(&["account", "api-keys"])["result"]["count"], 1);
     let created = server.json(&[

@@ -1,8 +1,10 @@
 //! Reading exported records from a directory: `<collection>.json` (an array,
 //! or an object with the collection's key), `.jsonl` (one record per line)
 //! or `.csv` (a header of field names; `custom_variables.<key>` and
-//! `metadata.<key>` columns fill those objects; whole numbers and
-//! true/false are typed, empty cells left out).
+//! `metadata.<key>` columns fill those objects; a cell is a number only in
+//! a field known to hold one (amounts, counts, rates, and Unix seconds in a
+//! date field); everything else, ids and codes included, stays text as
+//! written; empty cells are left out).
 
 use crate::error::{CliError, Result};
 use serde_json::{Map, Value};
@@ -92,15 +94,57 @@ fn csv_rows(text: &str) -> std::result::Result<Vec<Vec<String>>, (usize, String)
     Ok(rows)
 }
 
-fn typed(text: &str) -> Value {
-    if let Ok(i) = text.parse::<i64>() {
-        return Value::from(i);
-    }
-    match text {
-        "true" => Value::Bool(true),
-        "false" => Value::Bool(false),
-        _ => Value::String(text.to_string()),
-    }
+/// Fields whose values are numbers: amounts in cents, counts, FX rates.
+const NUMERIC_FIELDS: &[&str] = &[
+    "amount",
+    "amount_in_cents",
+    "tax_amount",
+    "tax",
+    "discount_amount",
+    "discount",
+    "quantity",
+    "interval_count",
+    "billing_freq_count",
+    "rate",
+];
+
+/// Date fields: a whole number there is Unix seconds.
+const DATE_FIELDS: &[&str] = &[
+    "invoice_date",
+    "date",
+    "due_date",
+    "payment_date",
+    "paid_date",
+    "period_start",
+    "period_end",
+    "service_period_start",
+    "service_period_end",
+    "created_date",
+    "created",
+    "trial_started",
+    "paid_started",
+    "trial_end_date",
+    "cancel_date",
+    "overdue_date",
+];
+
+/// A cell typed by what its field means: numbers only where the field
+/// holds one, text otherwise (`007`, zip codes, invoice numbers unchanged).
+fn typed(field: &str, text: &str) -> Value {
+    let whole = || text.parse::<i64>().ok().map(Value::from);
+    let number = if NUMERIC_FIELDS.contains(&field) {
+        whole().or_else(|| {
+            text.parse::<f64>()
+                .ok()
+                .and_then(serde_json::Number::from_f64)
+                .map(Value::Number)
+        })
+    } else if DATE_FIELDS.contains(&field) {
+        whole()
+    } else {
+        None
+    };
+    number.unwrap_or_else(|| Value::String(text.to_string()))
 }
 
 fn csv_records(text: &str) -> std::result::Result<Vec<Value>, (usize, String)> {
@@ -132,18 +176,7 @@ fn csv_records(text: &str) -> std::result::Result<Vec<Value>, (usize, String)> {
                         }
                     }
                     _ => {
-                        // Ids, codes and dates stay text; amounts and counts are numbers.
-                        let value = match name.as_str() {
-                            "id"
-                            | "customer_id"
-                            | "plan_id"
-                            | "subscription_id"
-                            | "currency"
-                            | "name"
-                            | "refunded_invoice_id" => Value::String(cell.clone()),
-                            _ => typed(cell),
-                        };
-                        record.insert(name.clone(), value);
+                        record.insert(name.clone(), typed(name, cell));
                     }
                 }
             }
@@ -165,6 +198,27 @@ mod tests {
         assert_eq!(records[0]["custom_variables"]["industry"], "Retail");
         assert_eq!(records[1]["name"], "Say \"hi\"");
         assert!(records[1].get("amount").is_none());
+    }
+
+    #[test]
+    fn cells_are_typed_by_the_field_they_are_in() {
+        let text = "id,customer_id,invoice_number,amount,tax_amount,quantity,invoice_date,zip,flag,rate\n007,0042,000123,3000,-150,2,1704067200,01234,true,0.9\n";
+        let records = csv_records(text).unwrap();
+        assert_eq!(
+            records[0],
+            serde_json::json!({
+                "id": "007",
+                "customer_id": "0042",
+                "invoice_number": "000123",
+                "amount": 3000,
+                "tax_amount": -150,
+                "quantity": 2,
+                "invoice_date": 1704067200,
+                "zip": "01234",
+                "flag": "true",
+                "rate": 0.9
+            })
+        );
     }
 
     #[test]

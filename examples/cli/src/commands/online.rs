@@ -111,19 +111,12 @@ fn data(client: &Client, resource: Resource, action: DataAction) -> Result<Value
         DataAction::Create { body: given } => {
             client.send("POST", base, &[], Some(&body::required(given.as_deref())?))
         }
-        DataAction::Update { id, body: given } => {
-            if matches!(resource, Resource::DataSources) {
-                return Err(CliError::usage(
-                    "data sources are replaced with `data data-sources create`",
-                ));
-            }
-            client.send(
-                "PUT",
-                &format!("{base}/{}", encode(&id)),
-                &[],
-                Some(&body::required(given.as_deref())?),
-            )
-        }
+        DataAction::Update { id, body: given } => client.send(
+            "PUT",
+            &format!("{base}/{}", encode(&id)),
+            &[],
+            Some(&body::required(given.as_deref())?),
+        ),
         DataAction::Delete { id } => {
             client.send("DELETE", &format!("{base}/{}", encode(&id)), &[], None)
         }
@@ -164,7 +157,8 @@ fn export(client: &Client, what: Export, query: &[(String, String)]) -> Result<V
 }
 
 /// The generic passthrough: key=value pairs are query parameters for GET and
-/// DELETE, JSON body fields otherwise (numbers and booleans as such).
+/// DELETE, JSON body fields otherwise (numbers and booleans as such). GET
+/// and HEAD take no body; DELETE sends one only when --body is given.
 fn api(
     client: &Client,
     method: &str,
@@ -185,8 +179,20 @@ fn api(
             .ok_or_else(|| CliError::usage(format!("`{pair}` is not key=value")))?;
         fields.push((key.to_string(), value.to_string()));
     }
-    if method == "GET" || method == "DELETE" || method == "HEAD" {
+    if method == "GET" || method == "HEAD" {
+        if raw.is_some() {
+            return Err(CliError::usage(format!(
+                "{method} sends no body: pass query parameters as key=value"
+            )));
+        }
         return client.send(&method, &path, &fields, None);
+    }
+    if method == "DELETE" {
+        let payload = match raw {
+            Some(given) => body::read(Some(given))?,
+            None => None,
+        };
+        return client.send(&method, &path, &fields, payload.as_ref());
     }
     let mut payload = match body::read(raw)? {
         Some(value) => value,

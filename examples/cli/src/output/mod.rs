@@ -86,6 +86,9 @@ fn pivot_rows(value: &Value, rows: &[Value]) -> Vec<Value> {
         .map(|row| {
             let mut map = Map::new();
             map.insert("metric".to_string(), row["metric"].clone());
+            if let Some(kind) = row.get("type") {
+                map.insert("type".to_string(), kind.clone());
+            }
             map.insert("label".to_string(), row["label"].clone());
             for (column, cell) in columns
                 .iter()
@@ -98,6 +101,27 @@ fn pivot_rows(value: &Value, rows: &[Value]) -> Vec<Value> {
         .collect()
 }
 
+/// The cells of a *-table report's rows (pivoted by [`rows_of`]) that hold
+/// amounts: every period column of a row whose metric is money.
+pub fn money_cells(value: &Value) -> impl Fn(&Map<String, Value>, &str) -> bool {
+    let periods: Vec<String> = match value.get("rows") {
+        Some(Value::Array(_)) => value["columns"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .filter_map(|c| c.as_str().map(str::to_string))
+            .collect(),
+        _ => Vec::new(),
+    };
+    move |row, column| {
+        periods.iter().any(|p| p == column)
+            && row
+                .get("metric")
+                .and_then(Value::as_str)
+                .is_some_and(money::is_money_metric)
+    }
+}
+
 /// Writes a result to stdout in the chosen format.
 pub fn print(value: &Value, style: &Style) {
     let text = match style.format {
@@ -107,7 +131,7 @@ pub fn print(value: &Value, style: &Style) {
         }
         Format::Table => {
             let (rows, currency) = rows_of(value);
-            table::render(&rows, currency.as_deref(), style.color)
+            table::render(&rows, currency.as_deref(), style.color, money_cells(value))
         }
         Format::Json | Format::Auto => {
             serde_json::to_string_pretty(value).unwrap_or_default() + "\n"

@@ -34,6 +34,34 @@ pub const MONEY_FIELDS: &[&str] = &[
     "tax_amount",
 ];
 
+/// Row names (`metric`) of the *-table reports whose values are amounts in
+/// cents, besides [`MONEY_FIELDS`]; their other rows are counts and rates.
+const MONEY_METRICS: &[&str] = &[
+    "new_from_trial",
+    "upgrade",
+    "downgrade",
+    "cancellation",
+    "refund",
+    "refunds",
+    "lapse",
+    "payments",
+    "month_sub",
+    "year_sub",
+    "week_sub",
+    "day_sub",
+    "metered",
+    "one_time",
+    "discount",
+    "fee",
+    "failed",
+    "unknown",
+];
+
+/// Whether a *-table report's row (by its `metric`) holds amounts.
+pub fn is_money_metric(metric: &str) -> bool {
+    MONEY_FIELDS.contains(&metric) || MONEY_METRICS.contains(&metric)
+}
+
 fn group(digits: &str) -> String {
     let mut out = String::new();
     for (i, c) in digits.chars().enumerate() {

@@ -9,10 +9,10 @@ use serde_json::{Map, Value};
 const RED: &str = "\x1b[31m";
 const RESET: &str = "\x1b[0m";
 
-fn cell(key: &str, value: Option<&Value>, currency: Option<&str>) -> (String, bool, bool) {
+fn cell(money: bool, value: Option<&Value>, currency: Option<&str>) -> (String, bool, bool) {
     match value {
         None | Some(Value::Null) => (String::new(), false, false),
-        Some(Value::Number(n)) if MONEY_FIELDS.contains(&key) && n.is_i64() => {
+        Some(Value::Number(n)) if money && n.is_i64() => {
             let cents = n.as_i64().unwrap_or(0);
             (format(cents, currency), true, cents < 0)
         }
@@ -26,7 +26,14 @@ fn cell(key: &str, value: Option<&Value>, currency: Option<&str>) -> (String, bo
     }
 }
 
-pub fn render(rows: &[Map<String, Value>], currency: Option<&str>, color: bool) -> String {
+/// `money(row, column)` says which cells beyond [`MONEY_FIELDS`] columns hold
+/// amounts (the periods of a *-table report's money rows).
+pub fn render(
+    rows: &[Map<String, Value>],
+    currency: Option<&str>,
+    color: bool,
+    money: impl Fn(&Map<String, Value>, &str) -> bool,
+) -> String {
     if rows.is_empty() {
         return "(no rows)\n".to_string();
     }
@@ -37,7 +44,10 @@ pub fn render(rows: &[Map<String, Value>], currency: Option<&str>, color: bool) 
             let row_currency = row.get("currency").and_then(Value::as_str).or(currency);
             columns
                 .iter()
-                .map(|c| cell(c, row.get(c), row_currency))
+                .map(|c| {
+                    let is_money = MONEY_FIELDS.contains(&c.as_str()) || money(row, c);
+                    cell(is_money, row.get(c), row_currency)
+                })
                 .collect()
         })
         .collect();

@@ -1,0 +1,167 @@
+//! The command line itself, no server needed: --help and --version succeed,
+//! every usage error exits 1 with its message on stderr and nothing on stdout.
+
+use std::process::{Command, Output};
+
+fn client(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_submetrics"))
+        .args(args)
+        .env_remove("SUBMETRICS_API_KEY")
+        .env_remove("SUBMETRICS_API_URL")
+        .env("HOME", env!("CARGO_TARGET_TMPDIR"))
+        .output()
+        .expect("run the client")
+}
+
+fn text(bytes: &[u8]) -> String {
+    String::from_utf8_lossy(bytes).into_owned()
+}
+
+/// Exit 1, nothing on stdout, and exactly `stderr`.
+fn usage_error(args: &[&str], stderr: &str) {
+    let out = client(args);
+    assert_eq!(out.status.code(), Some(1), "{args:?}");
+    assert_eq!(text(&out.stdout), "", "{args:?}");
+    assert_eq!(text(&out.stderr), stderr, "{args:?}");
+}
+
+#[test]
+fn version_and_help_succeed_on_stdout() {
+    let version = client(&["--version"]);
+    assert_eq!(version.status.code(), Some(0));
+    assert_eq!(
+        text(&version.stdout),
+        format!("submetrics {}\n", env!("CARGO_PKG_VERSION"))
+    );
+    assert_eq!(text(&version.stderr), "");
+
+    let help = client(&["--help"]);
+    assert_eq!(help.status.code(), Some(0));
+    assert_eq!(text(&help.stderr), "");
+    let help = text(&help.stdout);
+    let commands: Vec<&str> = help
+        .lines()
+        .skip_while(|l| *l != "Commands:")
+        .skip(1)
+        .take_while(|l| !l.is_empty())
+        .map(|l| l.split_whitespace().next().unwrap_or(""))
+        .collect();
+    assert_eq!(
+        commands,
+        vec![
+            "reports",
+            "customers",
+            "plans",
+            "data",
+            "exports",
+            "settings",
+            "integrations",
+            "account",
+            "api",
+            "local",
+            "help"
+        ]
+    );
+    assert_eq!(
+        help.lines().take(3).collect::<Vec<_>>(),
+        vec![
+            "The submetrics client: reports, customers and data from the REST API, or offline from exported files",
+            "",
+            "Usage: submetrics [OPTIONS] <COMMAND>",
+        ]
+    );
+    assert!(help.ends_with(
+        "The API key comes from --api-key, else SUBMETRICS_API_KEY, else `api_key` in ~/.submetrics.json.\n"
+    ));
+
+    let sub = client(&["data", "--help"]);
+    assert_eq!(sub.status.code(), Some(0));
+    assert!(
+        text(&sub.stdout).contains("Usage: submetrics data [OPTIONS] <RESOURCE> <COMMAND>"),
+        "{}",
+        text(&sub.stdout)
+    );
+}
+
+#[test]
+fn usage_errors_exit_1() {
+    usage_error(
+        &["frobnicate"],
+        "error: unrecognized subcommand 'frobnicate'\n\nUsage: submetrics [OPTIONS] <COMMAND>\n\nFor more information, try '--help'.\n",
+    );
+    usage_error(
+        &["customers", "get"],
+        "error: the following required arguments were not provided:\n  <ID>\n\nUsage: submetrics customers get <ID>\n\nFor more information, try '--help'.\n",
+    );
+    usage_error(
+        &["customers", "list", "--limit", "ten"],
+        "error: invalid value 'ten' for '--limit <LIMIT>': invalid digit found in string\n\nFor more information, try '--help'.\n",
+    );
+    usage_error(
+        &["data", "widgets", "list"],
+        "error: invalid value 'widgets' for '<RESOURCE>'\n  [possible values: customers, plans, plan-groups, data-sources, invoices]\n\nFor more information, try '--help'.\n",
+    );
+    usage_error(
+        &["--format", "xml", "reports", "mrr"],
+        "error: invalid value 'xml' for '--format <FORMAT>'\n  [possible values: auto, json, table, csv]\n\nFor more information, try '--help'.\n",
+    );
+    // No command at all: the help goes to stderr, and it is an error.
+    let bare = client(&[]);
+    assert_eq!(bare.status.code(), Some(1));
+    assert_eq!(text(&bare.stdout), "");
+    assert!(text(&bare.stderr).contains("Usage: submetrics [OPTIONS] <COMMAND>"));
+}
+
+#[test]
+fn a_bad_format_after_report_parameters_is_an_error() {
+    for args in [
+        &[
+            "reports",
+            "mrr",
+            "--date",
+            "20240101-20240229",
+            "--format",
+            "xml",
+        ][..],
+        &[
+            "reports",
+            "mrr",
+            "--date",
+            "20240101-20240229",
+            "--format=xml",
+        ][..],
+    ] {
+        usage_error(
+            args,
+            "error: invalid value 'xml' for '--format <FORMAT>' [possible values: auto, json, table, csv]\n",
+        );
+    }
+    usage_error(
+        &[
+            "local", "--data", ".", "reports", "summary", "--format", "xml",
+        ],
+        "error: invalid value 'xml' for '--format <FORMAT>'\n  [possible values: auto, json, table, csv]\n\nFor more information, try '--help'.\n",
+    );
+    usage_error(
+        &[
+            "exports",
+            "movements",
+            "--date",
+            "20240101-20240229",
+            "--api-url",
+        ],
+        "error: --api-url needs a value\n",
+    );
+}
+
+#[test]
+fn a_get_with_a_body_is_refused() {
+    usage_error(
+        &["api", "GET", "/account", "--body", "{\"a\": 1}"],
+        "error: GET sends no body: pass query parameters as key=value\n",
+    );
+    usage_error(
+        &["api", "head", "/account", "--body", "-"],
+        "error: HEAD sends no body: pass query parameters as key=value\n",
+    );
+}
