@@ -43,6 +43,9 @@ where
     type Rejection = ApiError;
 
     async fn from_request_parts(parts: &mut Parts, state: &S) -> Result<Self, ApiError> {
+        if let Some(query) = parts.uri.query() {
+            check_query_utf8(query)?;
+        }
         axum::extract::Query::<T>::from_request_parts(parts, state)
             .await
             .map(|axum::extract::Query(value)| Query(value))
@@ -53,4 +56,39 @@ where
                 ))
             })
     }
+}
+
+/// Refuses a query string whose names or values are not UTF-8 once
+/// percent-decoded (the form decoder would silently replace the bytes).
+fn check_query_utf8(query: &str) -> Result<(), ApiError> {
+    for part in query.split('&').flat_map(|pair| pair.splitn(2, '=')) {
+        if std::str::from_utf8(&percent_decode(part.as_bytes())).is_err() {
+            return Err(ApiError::bad_request(format!(
+                "the query string is not usable: `{part}` is not valid UTF-8 once decoded"
+            )));
+        }
+    }
+    Ok(())
+}
+
+/// Percent-decodes `bytes` (a `%` not followed by two hex digits stays).
+fn percent_decode(bytes: &[u8]) -> Vec<u8> {
+    let hex = |b: u8| (b as char).to_digit(16).map(|d| d as u8);
+    let mut out = Vec::with_capacity(bytes.len());
+    let mut i = 0;
+    while i < bytes.len() {
+        if bytes[i] == b'%'
+            && let (Some(high), Some(low)) = (
+                bytes.get(i + 1).copied().and_then(hex),
+                bytes.get(i + 2).copied().and_then(hex),
+            )
+        {
+            out.push(high * 16 + low);
+            i += 3;
+        } else {
+            out.push(bytes[i]);
+            i += 1;
+        }
+    }
+    out
 }

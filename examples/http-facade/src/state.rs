@@ -18,6 +18,10 @@ use serde_json::{Value, json};
 use std::collections::HashMap;
 use std::path::Path;
 use std::sync::{Arc, Mutex, RwLock};
+use std::time::{Duration, Instant};
+
+/// How long a running service trusts a key it has read from the store.
+pub const KEY_CACHE_TTL: Duration = Duration::from_secs(2);
 use submetrics::{Ledger, RecordKind, Settings};
 
 pub struct Account {
@@ -60,8 +64,10 @@ impl Account {
 pub struct AppState {
     store: Mutex<Store>,
     accounts: RwLock<HashMap<i64, Arc<Account>>>,
-    /// Valid keys by hash; a miss falls back to the store.
-    keys: RwLock<HashMap<String, KeyRow>>,
+    /// Valid keys by hash with when they were read from the store; a miss
+    /// or an entry older than [`KEY_CACHE_TTL`] reads the store again, so a
+    /// key revoked offline stops working within that time.
+    keys: RwLock<HashMap<String, (KeyRow, Instant)>>,
 }
 
 /// Default notification settings of a new account.
@@ -211,20 +217,24 @@ impl AppState {
     }
 
     pub fn key(&self, hash: &str) -> Result<Option<KeyRow>, ApiError> {
-        if let Some(row) = self
+        if let Some((row, read)) = self
             .keys
             .read()
             .unwrap_or_else(|p| p.into_inner())
             .get(hash)
+            && read.elapsed() < KEY_CACHE_TTL
         {
             return Ok(Some(row.clone()));
         }
         let row = self.store().key_by_hash(hash)?;
-        if let Some(row) = &row {
-            self.keys
-                .write()
-                .unwrap_or_else(|p| p.into_inner())
-                .insert(hash.to_string(), row.clone());
+        let mut cache = self.keys.write().unwrap_or_else(|p| p.into_inner());
+        match &row {
+            Some(row) => {
+                cache.insert(hash.to_string(), (row.clone(), Instant::now()));
+            }
+            None => {
+                cache.remove(hash);
+            }
         }
         Ok(row)
     }
@@ -234,7 +244,7 @@ impl AppState {
         self.keys
             .write()
             .unwrap_or_else(|p| p.into_inner())
-            .retain(|_, row| row.id != id);
+            .retain(|_, (row, _)| row.id != id);
         Ok(revoked)
     }
 

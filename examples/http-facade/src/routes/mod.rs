@@ -37,7 +37,7 @@ pub fn router(state: Arc<AppState>) -> Router {
         .merge(account::routes())
         .merge(settings::routes())
         .merge(reports::routes());
-    Router::new()
+    let api = Router::new()
         .route(
             "/health",
             get(|| async { axum::Json(serde_json::json!({"status": "ok"})) }),
@@ -46,6 +46,8 @@ pub fn router(state: Arc<AppState>) -> Router {
             "/openapi.json",
             get(|| async { axum::Json(crate::openapi::document()) }),
         )
+        .merge(api);
+    Router::new()
         .merge(api.clone())
         .nest("/v1", api)
         .fallback(not_found)
