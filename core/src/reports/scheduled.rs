@@ -102,9 +102,17 @@ fn scheduled<'a>(
             .filter(|t| *t > as_of);
         let churns = changes.iter().any(|m| m.kind == MovementKind::Churn);
         if let (Some(cancel), false) = (record_cancel, churns) {
-            let now = replay.mrr();
+            // The whole MRR of that day: today's plus the scheduled changes
+            // up to it (a future invoice before the cancel_date counts).
+            let mut now = replay.mrr();
             let date = cancel.with_timezone(&tz).date_naive();
-            let plans: Vec<_> = now.plans.iter().cloned().collect();
+            let mut plans: Vec<_> = now.plans.iter().cloned().collect();
+            for m in changes.iter().filter(|m| m.date <= date) {
+                *now.mrr.entry(m.currency).or_insert(0) += m.mrr_change;
+                *now.quantity.entry(m.currency).or_insert(0) += m.quantity_change;
+                plans.clone_from(&m.plans_after);
+            }
+            now.mrr.retain(|_, amount| *amount > 0);
             for (i, (currency, amount)) in now.mrr.iter().enumerate() {
                 changes.push(Movement {
                     date,
