@@ -434,31 +434,458 @@ fn the_key_comes_from_flag_then_environment_then_config_file() {
     );
 }
 
+/// Single-quoted for `sh`.
+fn quote(arg: &str) -> String {
+    format!("'{}'", arg.replace('\'', "'\\''"))
+}
+
+impl Server {
+    /// Runs the client with a terminal as stdout (and stderr) under
+    /// util-linux `script`, with extra environment; what it wrote, with the
+    /// terminal's CR LF line ends as LF.
+    fn terminal(&self, args: &[&str], env: &[(&str, &str)]) -> String {
+        let line = std::iter::once(env!("CARGO_BIN_EXE_submetrics"))
+            .chain(args.iter().copied())
+            .map(quote)
+            .collect::<Vec<_>>()
+            .join(" ");
+        let mut command = Command::new("script");
+        command
+            .args(["-qec", &line, "/dev/null"])
+            .env("HOME", &self.home)
+            .env("SUBMETRICS_API_URL", &self.url)
+            .env("SUBMETRICS_API_KEY", KEY)
+            .env_remove("NO_COLOR")
+            .stdin(Stdio::null());
+        for (name, value) in env {
+            command.env(name, value);
+        }
+        let out = command.output().expect(
+            "`script` (util-linux / bsdutils) must be installed: it gives the client a terminal",
+        );
+        assert!(out.status.success(), "script {line}: {out:?}");
+        String::from_utf8_lossy(&out.stdout).replace("\r\n", "\n")
+    }
+}
+
 #[test]
 fn a_terminal_gets_a_table_and_a_pipe_gets_json() {
     let server = start();
     server.seed();
     let piped = server.run(&["plans", "list"]);
-    assert!(
-        String::from_utf8_lossy(&piped.stdout)
-            .trim_start()
-            .starts_with('{')
+    let piped: Value = serde_json::from_slice(&piped.stdout).expect("JSON when piped");
+    assert_eq!(piped["result"]["list"][0]["id"], "m");
+    assert_eq!(
+        server.terminal(&["plans", "list"], &[]),
+        "\
+id  name     billing_freq  billing_freq_count  currency  product_name  data_source  pricing_model
+--  -------  ------------  ------------------  --------  ------------  -----------  -------------
+m   Monthly  month                          1  USD                                  licensed
+"
     );
-    // `script` gives the client a terminal as stdout.
-    if Command::new("script").arg("--version").output().is_err() {
-        return;
+    // An explicit format wins over the terminal, and over the pipe.
+    let json_on_terminal = server.terminal(&["--format", "json", "plans", "list"], &[]);
+    assert_eq!(
+        serde_json::from_str::<Value>(&json_on_terminal).expect("JSON on a terminal"),
+        piped
+    );
+    assert_eq!(
+        server.json(&["--format", "json", "plans", "list"]),
+        piped,
+        "--format json when piped"
+    );
+    let table_piped = server.run(&["plans", "list", "--format", "table"]);
+    assert_eq!(
+        String::from_utf8_lossy(&table_piped.stdout),
+        server.terminal(&["plans", "list"], &[])
+    );
+}
+
+#[test]
+fn negative_amounts_are_red_on_a_terminal_unless_no_color() {
+    let server = start();
+    server.seed();
+    let args = [
+        "reports",
+        "movement-table",
+        "--date",
+        "20240201-20240229",
+        "--as-of",
+        "2024-02-15",
+    ];
+    let colored = server.terminal(&args, &[]);
+    let plain = "\
+date        movement_date  currency  customer_id  customer_name  customer_email  type         subtype      description           mrr_change  mrr_change_base_currency  customer_count_change  quantity_change  plans_before  plans_after
+----------  -------------  --------  -----------  -------------  --------------  -----------  -----------  --------------------  ----------  ------------------------  ---------------------  ---------------  ------------  -----------
+2024-02-01  2024-02-01     USD       A            Acme                           contraction  contraction  Contraction: Monthly     -$20.00                   -$20.00                      0                0  [\"m\"]         [\"m\"]
+";
+    let red_row = "2024-02-01  2024-02-01     USD       A            Acme                           contraction  contraction  Contraction: Monthly  \x1b[31m   -$20.00\x1b[0m  \x1b[31m                 -$20.00\x1b[0m                      0                0  [\"m\"]         [\"m\"]\n";
+    let (head, _) = plain.split_at(plain.find("2024-02-01").expect("the row"));
+    assert_eq!(colored, format!("{head}{red_row}"));
+    assert_eq!(server.terminal(&args, &[("NO_COLOR", "1")]), plain);
+    let mut no_color = args.to_vec();
+    no_color.push("--no-color");
+    assert_eq!(server.terminal(&no_color, &[]), plain);
+    // Piped tables never carry escapes.
+    let piped = server.run(&[&args[..], &["--format", "table"]].concat());
+    assert_eq!(String::from_utf8_lossy(&piped.stdout), plain);
+}
+
+impl Server {
+    /// Runs the client with `input` on stdin.
+    fn with_stdin(&self, args: &[&str], input: &str) -> Output {
+        let mut child = self
+            .command()
+            .args(args)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("client");
+        child
+            .stdin
+            .take()
+            .expect("stdin")
+            .write_all(input.as_bytes())
+            .expect("write stdin");
+        child.wait_with_output().expect("wait")
     }
-    let client = env!("CARGO_BIN_EXE_submetrics");
-    let out = Command::new("script")
-        .args(["-qec", &format!("{client} plans list"), "/dev/null"])
-        .env("HOME", &server.home)
-        .env("SUBMETRICS_API_URL", &server.url)
-        .env("SUBMETRICS_API_KEY", KEY)
-        .output()
-        .expect("script");
-    let text = String::from_utf8_lossy(&out.stdout);
+
+    fn json_from_stdin(&self, args: &[&str], input: &str) -> Value {
+        let out = self.with_stdin(args, input);
+        assert!(
+            out.status.success(),
+            "{args:?}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        serde_json::from_slice(&out.stdout).expect("JSON when piped")
+    }
+}
+
+#[test]
+fn exports_are_csv_of_every_record() {
+    let server = start();
+    server.seed();
+    let csv = |args: &[&str]| {
+        let out = server.run(args);
+        assert!(out.status.success(), "{args:?}");
+        String::from_utf8_lossy(&out.stdout).into_owned()
+    };
+    assert_eq!(
+        csv(&["exports", "customers"]),
+        "id,name,email,created_date,country,currency,status,trial_started,paid_started,trial_end_date,cancel_date,overdue_date,cancel_reason,custom_variables,data_source\r\n\
+         A,Acme,,,DE,,,,,,,,,{},\r\n\
+         B,Beta,,,,,,,,,,,,{},\r\n"
+    );
+    assert_eq!(
+        csv(&["exports", "plans"]),
+        "id,name,billing_freq,billing_freq_count,currency,product_name,data_source,pricing_model\r\n\
+         m,Monthly,month,1,USD,,,licensed\r\n"
+    );
+    assert_eq!(
+        csv(&[
+            "exports",
+            "movements",
+            "--date",
+            "20240101-20240229",
+            "--as-of",
+            "2024-02-15"
+        ]),
+        "date,movement_date,currency,customer_id,customer_name,customer_email,type,subtype,description,mrr_change,mrr_change_base_currency,customer_count_change,quantity_change,plans_before,plans_after\r\n\
+         2024-02-01,2024-02-01,USD,A,Acme,,contraction,contraction,Contraction: Monthly,-2000,-2000,0,0,\"[\"\"m\"\"]\",\"[\"\"m\"\"]\"\r\n\
+         2024-01-01,2024-01-10,USD,B,Beta,,new,new,New subscription: Monthly,2000,2000,1,1,[],\"[\"\"m\"\"]\"\r\n\
+         2024-01-01,2024-01-01,USD,A,Acme,,new,new,New subscription: Monthly,3000,3000,1,1,[],\"[\"\"m\"\"]\"\r\n"
+    );
+    // --format does not change an export: it is always CSV.
+    assert_eq!(
+        csv(&["--format", "json", "exports", "plans"]),
+        csv(&["exports", "plans"])
+    );
+}
+
+#[test]
+fn data_actions_on_every_resource() {
+    let server = start();
+    server.seed();
+    let customers = server.json(&["data", "customers", "list", "--limit", "1", "--offset", "1"]);
+    assert_eq!(customers["result"]["count"], 2);
+    assert_eq!(
+        customers["result"]["list"]
+            .as_array()
+            .map(|l| l.iter().map(|c| c["id"].clone()).collect::<Vec<_>>()),
+        Some(vec![json!("B")])
+    );
+    let acme = server.json(&["data", "customers", "get", "A"]);
+    assert_eq!(
+        (
+            acme["id"].clone(),
+            acme["name"].clone(),
+            acme["country"].clone()
+        ),
+        (json!("A"), json!("Acme"), json!("DE"))
+    );
+
+    server.json(&[
+        "data",
+        "plans",
+        "create",
+        "--body",
+        r#"{"id": "w", "name": "Weekly", "interval": "week", "currency": "USD"}"#,
+    ]);
+    assert_eq!(
+        server.json(&["data", "plans", "delete", "w"]),
+        json!({"result": "ok", "deleted": "w"})
+    );
+    let gone = server.run(&["data", "plans", "get", "w"]);
+    assert_eq!(gone.status.code(), Some(1));
+
+    let id = server.json(&[
+        "data",
+        "plan-groups",
+        "create",
+        "--body",
+        r#"{"name": "Core", "plans": [{"id": "m"}]}"#,
+    ])["id"]
+        .as_str()
+        .expect("group id")
+        .to_string();
+    let group = server.json(&["data", "plan-groups", "get", &id]);
+    assert_eq!(
+        (group["name"].clone(), group["plans"][0]["id"].clone()),
+        (json!("Core"), json!("m"))
+    );
+    assert_eq!(
+        server.json(&[
+            "data",
+            "plan-groups",
+            "update",
+            &id,
+            "--body",
+            r#"{"name": "Core plans"}"#
+        ]),
+        json!({"success": true, "id": id})
+    );
+    assert_eq!(
+        server.json(&["data", "plan-groups", "get", &id])["name"],
+        "Core plans"
+    );
+
+    server.json(&[
+        "data",
+        "data-sources",
+        "create",
+        "--body",
+        r#"{"id": "ds", "name": "Billing"}"#,
+    ]);
+    assert_eq!(
+        server.json(&["data", "data-sources", "list"]),
+        json!({"result": {"count": 1, "list": [{"id": "ds", "name": "Billing", "type": "api"}]}})
+    );
+    assert_eq!(
+        server.json(&["data", "data-sources", "delete", "ds"]),
+        json!({"success": true, "id": "ds"})
+    );
+    assert_eq!(
+        server.json(&["data", "data-sources", "list"])["result"]["count"],
+        0
+    );
+
+    let invoice = server.json(&["data", "invoices", "get", "a2"]);
+    assert_eq!(
+        (invoice["customer_id"].clone(), invoice["amount"].clone()),
+        (json!("A"), json!(1000))
+    );
+    server.json(&[
+        "data",
+        "invoices",
+        "update",
+        "a2",
+        "--body",
+        r#"{"customer_id": "A", "type": "subscription", "plan_id": "m", "invoice_date": "2024-02-01", "amount": 1500, "currency": "USD", "description": "discounted"}"#,
+    ]);
+    let updated = server.json(&["data", "invoices", "get", "a2"]);
+    assert_eq!(
+        (updated["amount"].clone(), updated["description"].clone()),
+        (json!(1500), json!("discounted"))
+    );
+}
+
+#[test]
+fn bodies_inline_from_a_file_and_from_stdin() {
+    let server = start();
+    let inline = server.json(&[
+        "api",
+        "POST",
+        "/data/plans",
+        "--body",
+        r#"{"id": "q", "name": "Quarterly", "interval": "month", "interval_count": 3, "currency": "USD"}"#,
+    ]);
+    assert_eq!(
+        inline,
+        json!({"result": [{"id": "q", "import_status": "inserted"}]})
+    );
+    let file = server.home.join("annual.json");
+    std::fs::write(
+        &file,
+        r#"{"id": "y", "name": "Annual", "interval": "year", "currency": "USD"}"#,
+    )
+    .expect("write");
+    assert_eq!(
+        server.json(&[
+            "api",
+            "post",
+            "data/plans",
+            "--body",
+            &format!("@{}", file.display())
+        ]),
+        json!({"result": [{"id": "y", "import_status": "inserted"}]})
+    );
+    assert_eq!(
+        server.json_from_stdin(
+            &["api", "PUT", "/data/plans/y", "--body", "-"],
+            r#"{"name": "Yearly"}"#
+        )["updated"],
+        "y"
+    );
+    // key=value fields go into the body next to --body's.
+    assert_eq!(
+        server.json(&[
+            "api",
+            "PUT",
+            "/data/plans/q",
+            "--body",
+            r#"{"name": "Quarter"}"#,
+            "billing_freq_count=3"
+        ])["updated"],
+        "q"
+    );
+    let names: Vec<Value> = server.json(&["api", "GET", "/data/plans"])["result"]["list"]
+        .as_array()
+        .expect("list")
+        .iter()
+        .map(|p| json!([p["id"], p["name"]]))
+        .collect();
+    assert_eq!(names, vec![json!(["q", "Quarter"]), json!(["y", "Yearly"])]);
+    let missing = server.run(&[
+        "api",
+        "POST",
+        "/data/plans",
+        "--body",
+        "@/nonexistent/plans.json",
+    ]);
+    assert_eq!(missing.status.code(), Some(1));
     assert!(
-        text.contains("id") && text.contains("Monthly") && !text.trim_start().starts_with('{'),
-        "{text}"
+        String::from_utf8_lossy(&missing.stderr)
+            .starts_with("error: cannot read /nonexistent/plans.json: "),
+        "{}",
+        String::from_utf8_lossy(&missing.stderr)
+    );
+
+    // Settings and account changes read a piped body without --body.
+    let settings = server.json_from_stdin(
+        &["settings", "update"],
+        r##"{"slack": {"enabled": true, "channel": "#revenue"}}"##,
+    );
+    assert_eq!(
+        settings["slack"],
+        json!({"enabled": true, "channel": "#revenue", "events": []})
+    );
+    assert_eq!(
+        server.json(&["settings", "show"])["slack"]["channel"],
+        "#revenue"
+    );
+    let account = server.json_from_stdin(&["account", "update"], r#"{"name": "Demo Inc"}"#);
+    assert_eq!(account["name"], "Demo Inc");
+    let account = server.json_from_stdin(
+        &["account", "update", "--body", "-"],
+        r#"{"timezone": "Europe/Paris"}"#,
+    );
+    assert_eq!(
+        (account["name"].clone(), account["timezone"].clone()),
+        (json!("Demo Inc"), json!("Europe/Paris"))
+    );
+    let empty = server.with_stdin(&["account", "update"], "");
+    assert_eq!(empty.status.code(), Some(1));
+    assert_eq!(
+        String::from_utf8_lossy(&empty.stderr),
+        "error: a JSON body is needed: --body '{...}', --body @file.json or stdin\n"
+    );
+}
+
+#[test]
+fn the_address_comes_from_flag_then_environment_then_config_file_then_default() {
+    let server = start();
+    let config = server.home.join(".submetrics.json");
+    // Nothing given: the default address (the verbose log shows it before connecting).
+    let default = server
+        .command()
+        .env_remove("SUBMETRICS_API_URL")
+        .args(["--verbose", "account"])
+        .output()
+        .expect("run");
+    assert_eq!(
+        String::from_utf8_lossy(&default.stderr).lines().next(),
+        Some("> GET http://localhost:8080/account")
+    );
+    std::fs::write(
+        &config,
+        json!({"api_key": KEY, "api_url": server.url}).to_string(),
+    )
+    .expect("config");
+    let from_file = server
+        .command()
+        .env_remove("SUBMETRICS_API_URL")
+        .env_remove("SUBMETRICS_API_KEY")
+        .arg("account")
+        .output()
+        .expect("run");
+    assert!(
+        from_file.status.success(),
+        "{}",
+        String::from_utf8_lossy(&from_file.stderr)
+    );
+    assert_eq!(
+        serde_json::from_slice::<Value>(&from_file.stdout).expect("json")["base_currency"],
+        "USD"
+    );
+    std::fs::write(
+        &config,
+        json!({"api_key": KEY, "api_url": "http://127.0.0.1:9"}).to_string(),
+    )
+    .expect("config");
+    let env_wins = server.command().arg("account").output().expect("run");
+    assert!(env_wins.status.success(), "the environment beats the file");
+    let flag_wins = server
+        .command()
+        .env("SUBMETRICS_API_URL", "http://127.0.0.1:9")
+        .args(["--api-url", &server.url, "account"])
+        .output()
+        .expect("run");
+    assert!(flag_wins.status.success(), "the flag beats the environment");
+    let file_used = server
+        .command()
+        .env_remove("SUBMETRICS_API_URL")
+        .arg("account")
+        .output()
+        .expect("run");
+    assert_eq!(file_used.status.code(), Some(1));
+    assert!(
+        String::from_utf8_lossy(&file_used.stderr)
+            .starts_with("error: cannot reach http://127.0.0.1:9: "),
+        "{}",
+        String::from_utf8_lossy(&file_used.stderr)
+    );
+    std::fs::write(&config, "{not json").expect("config");
+    let broken = server
+        .command()
+        .env_remove("SUBMETRICS_API_KEY")
+        .arg("account")
+        .output()
+        .expect("run");
+    assert_eq!(broken.status.code(), Some(1));
+    assert!(
+        String::from_utf8_lossy(&broken.stderr).contains(".submetrics.json is not valid JSON"),
+        "{}",
+        String::from_utf8_lossy(&broken.stderr)
     );
 }
