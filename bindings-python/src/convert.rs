@@ -3,12 +3,16 @@
 
 use pyo3::exceptions::PyTypeError;
 use pyo3::prelude::*;
-use pyo3::types::{PyBool, PyDict, PyFloat, PyInt, PyList, PyString, PyTuple};
+use pyo3::types::{
+    PyBool, PyByteArray, PyBytes, PyDateTime, PyDict, PyFloat, PyFrozenSet, PyInt, PyList,
+    PyMapping, PySequence, PySet, PyString, PyTuple,
+};
 use serde_json::{Map, Number, Value};
 
-/// A Python object as JSON: dicts, lists and tuples, strings, numbers,
-/// booleans, `None`, and anything with `isoformat()` (datetime, date) as
-/// its ISO text.
+/// A Python object as JSON: any mapping (dict or `collections.abc.Mapping`)
+/// as an object, any sequence (list, tuple, `collections.abc.Sequence`, but
+/// not str or bytes) as an array, strings, numbers, booleans, `None`, and
+/// anything with `isoformat()` (datetime, date) as its ISO text.
 pub fn to_json(obj: &Bound<'_, PyAny>) -> PyResult<Value> {
     if obj.is_none() {
         return Ok(Value::Null);
@@ -62,6 +66,28 @@ pub fn to_json(obj: &Bound<'_, PyAny>) -> PyResult<Value> {
     if obj.hasattr("isoformat")? {
         return Ok(Value::String(obj.call_method0("isoformat")?.extract()?));
     }
+    if let Ok(mapping) = obj.cast::<PyMapping>() {
+        let mut map = Map::new();
+        for item in mapping.items()?.iter() {
+            let (key, value): (Bound<'_, PyAny>, Bound<'_, PyAny>) = item.extract()?;
+            let key: String = key
+                .cast::<PyString>()
+                .map_err(|_| {
+                    PyTypeError::new_err(format!("mapping keys must be strings, got {key}"))
+                })?
+                .extract()?;
+            map.insert(key, to_json(&value)?);
+        }
+        return Ok(Value::Object(map));
+    }
+    let is_bytes = obj.cast::<PyBytes>().is_ok() || obj.cast::<PyByteArray>().is_ok();
+    if !is_bytes && obj.cast::<PySequence>().is_ok() {
+        return obj
+            .try_iter()?
+            .map(|item| to_json(&item?))
+            .collect::<PyResult<Vec<_>>>()
+            .map(Value::Array);
+    }
     Err(PyTypeError::new_err(format!(
         "cannot convert {} to JSON",
         obj.get_type().name()?
@@ -96,13 +122,13 @@ pub fn to_py<'py>(py: Python<'py>, value: &Value) -> PyResult<Bound<'py, PyAny>>
     })
 }
 
-/// One record or a list of records.
+/// One record (any mapping) or a sequence of records.
 pub fn records(obj: &Bound<'_, PyAny>) -> PyResult<Vec<Value>> {
     match to_json(obj)? {
         Value::Array(items) => Ok(items),
         Value::Object(map) => Ok(vec![Value::Object(map)]),
         _ => Err(PyTypeError::new_err(
-            "expected a record (dict) or a list of records",
+            "expected a record (a mapping) or a sequence of records",
         )),
     }
 }
@@ -120,7 +146,11 @@ fn param_text(value: &Bound<'_, PyAny>) -> PyResult<String> {
     if let Ok(s) = value.cast::<PyString>() {
         return s.extract::<String>();
     }
-    if value.cast::<PyList>().is_ok() || value.cast::<PyTuple>().is_ok() {
+    if value.cast::<PyList>().is_ok()
+        || value.cast::<PyTuple>().is_ok()
+        || value.cast::<PySet>().is_ok()
+        || value.cast::<PyFrozenSet>().is_ok()
+    {
         let parts: Vec<String> = value
             .try_iter()?
             .map(|item| param_text(&item?))
@@ -133,40 +163,86 @@ fn param_text(value: &Bound<'_, PyAny>) -> PyResult<String> {
     value.str()?.extract::<String>()
 }
 
-/// Report parameters from an optional dict and keyword arguments (keywords
-/// win); `None` values are left out.
+/// Report parameters as the core reads them, plus the names of those given
+/// as datetimes: their ISO instants are turned into the ledger-time-zone day
+/// by the core ([`Params::resolve`]) once the ledger is at hand.
+pub struct Params {
+    pub params: submetrics::ReportParams,
+    instants: Vec<String>,
+}
+
+impl Params {
+    /// The parameters with every datetime made its day in the ledger's time zone.
+    pub fn resolve(
+        mut self,
+        ledger: &submetrics::Ledger,
+    ) -> submetrics::Result<submetrics::ReportParams> {
+        for name in self.instants {
+            if let Some(text) = self.params.get(&name) {
+                let day = ledger.param_day(&name, text)?;
+                self.params.insert(name, day.to_string());
+            }
+        }
+        Ok(self.params)
+    }
+}
+
+/// Report parameters from an optional mapping and keyword arguments
+/// (keywords win); `None` values are left out.
 pub fn params(
-    given: Option<&Bound<'_, PyDict>>,
+    given: Option<&Bound<'_, PyAny>>,
     kwargs: Option<&Bound<'_, PyDict>>,
-) -> PyResult<submetrics::ReportParams> {
-    let mut out = submetrics::ReportParams::new();
-    for (source, is_keyword) in [(given, false), (kwargs, true)] {
-        for (key, value) in source.into_iter().flat_map(|d| d.iter()) {
+) -> PyResult<Params> {
+    let mut out = Params {
+        params: submetrics::ReportParams::new(),
+        instants: Vec::new(),
+    };
+    let given = match given.filter(|g| !g.is_none()) {
+        Some(g) => Some(
+            g.cast::<PyMapping>()
+                .map_err(|_| PyTypeError::new_err("report parameters must be a mapping"))?
+                .items()?,
+        ),
+        None => None,
+    };
+    let keywords = kwargs.map(|k| k.items());
+    for (source, is_keyword) in [(given, false), (keywords, true)] {
+        for item in source.iter().flat_map(|list| list.iter()) {
+            let (key, value): (String, Bound<'_, PyAny>) = item.extract()?;
             if value.is_none() {
                 continue;
             }
-            let mut name: String = key.extract()?;
+            let mut name = key;
             if is_keyword {
                 let dashed = name.replace('_', "-");
                 if DASHED.contains(&dashed.as_str()) {
                     name = dashed;
                 }
             }
-            out.insert(name, param_text(&value)?);
+            out.instants.retain(|n| *n != name);
+            if value.cast::<PyDateTime>().is_ok() {
+                out.instants.push(name.clone());
+            }
+            out.params.insert(name, param_text(&value)?);
         }
     }
     Ok(out)
 }
 
-/// An optional instant: a datetime (naive means UTC), a date (its end in the
-/// ledger's time zone), or ISO text; `None` is now.
+/// An optional instant as text for the core: a datetime (naive means UTC)
+/// or a date as ISO text, or the text given; `None` means now.
+pub fn instant_text(value: Option<&Bound<'_, PyAny>>) -> PyResult<Option<String>> {
+    value.filter(|v| !v.is_none()).map(param_text).transpose()
+}
+
+/// The instant of [`instant_text`]'s text: a bare date is the end of that day
+/// in the ledger's time zone (the core decides); absent is now.
 pub fn as_of(
-    value: Option<&Bound<'_, PyAny>>,
+    text: Option<&str>,
     settings: &submetrics::Settings,
-) -> PyResult<chrono::DateTime<chrono::Utc>> {
-    let Some(value) = value.filter(|v| !v.is_none()) else {
-        return Ok(chrono::Utc::now());
-    };
-    let text = param_text(value)?;
-    submetrics::parse_as_of(&text, settings).map_err(|e| crate::errors::to_py_err(value.py(), e))
+) -> submetrics::Result<chrono::DateTime<chrono::Utc>> {
+    match text {
+        None => Ok(chrono::Utc::now()),
+        Some(text) => submetrics::parse_as_of(text, settings),
+    }
 }

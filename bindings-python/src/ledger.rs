@@ -1,26 +1,54 @@
 //! `submetrics.Ledger`: the core ledger behind a read-write lock. Reads may
-//! run from several threads at once; computations release the GIL.
+//! run from several threads at once. The lock is only ever taken with the
+//! GIL released (inside `py.detach`) and dropped before the GIL is taken
+//! back, so a thread waiting for the lock never holds the GIL that the lock's
+//! holder needs to finish: arguments are converted before, results after.
 
-use crate::convert::{records, to_json, to_py};
+use crate::convert::{Params, as_of, instant_text, records, to_json, to_py};
 use crate::errors::to_py_err;
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
 use serde_json::{Value, json};
-use std::sync::{RwLock, RwLockReadGuard, RwLockWriteGuard};
-use submetrics::{MovementFilter, MovementKind, RecordKind, Settings, WriteReport};
+use std::sync::RwLock;
+use submetrics::{MovementFilter, RecordKind, ReportParams, Settings};
 
-#[pyclass(module = "submetrics._native", name = "Ledger", frozen)]
+/// A ledger of customers, plans, plan groups, invoices and data sources,
+/// with the movements, reports and customer views derived from them.
+///
+/// Amounts are integer cents. Records go in as dicts (or any mapping), one
+/// or a sequence at a time; reads take an ``as_of`` (datetime, date, ISO
+/// text; default now). A ledger may be shared by threads: reads run at the
+/// same time, writes one at a time, and both release the GIL.
+#[pyclass(module = "submetrics._native", name = "Ledger", frozen, subclass)]
 pub struct Ledger {
     inner: RwLock<submetrics::Ledger>,
 }
 
+type CoreResult<T> = submetrics::Result<T>;
+
 impl Ledger {
-    fn read(&self) -> RwLockReadGuard<'_, submetrics::Ledger> {
-        self.inner.read().unwrap_or_else(|p| p.into_inner())
+    /// Runs `f` on the ledger under the read lock, with the GIL released
+    /// while waiting for the lock and while `f` runs.
+    fn reading<T: Send>(
+        &self,
+        py: Python<'_>,
+        f: impl FnOnce(&submetrics::Ledger) -> T + Send,
+    ) -> T {
+        py.detach(|| f(&self.inner.read().unwrap_or_else(|p| p.into_inner())))
     }
 
-    fn write(&self) -> RwLockWriteGuard<'_, submetrics::Ledger> {
-        self.inner.write().unwrap_or_else(|p| p.into_inner())
+    /// Runs `f` on the ledger under the write lock, with the GIL released.
+    fn writing<T: Send>(
+        &self,
+        py: Python<'_>,
+        f: impl FnOnce(&mut submetrics::Ledger) -> T + Send,
+    ) -> T {
+        py.detach(|| f(&mut self.inner.write().unwrap_or_else(|p| p.into_inner())))
+    }
+
+    /// A JSON result as Python objects, or the core error as its exception.
+    fn output<'py>(py: Python<'py>, result: CoreResult<Value>) -> PyResult<Bound<'py, PyAny>> {
+        to_py(py, &result.map_err(|e| to_py_err(py, e))?)
     }
 
     fn upsert<'py>(
@@ -30,62 +58,53 @@ impl Ledger {
         obj: &Bound<'py, PyAny>,
     ) -> PyResult<Bound<'py, PyAny>> {
         let values = records(obj)?;
-        let report: WriteReport = py.detach(|| self.write().upsert(kind, &values));
-        to_py(py, &json!(report.results))
+        let report = self.writing(py, |l| json!(l.upsert(kind, &values).results));
+        to_py(py, &report)
     }
 
     fn get<'py>(&self, py: Python<'py>, kind: RecordKind, id: &str) -> PyResult<Bound<'py, PyAny>> {
-        let ledger = self.read();
-        let value = match kind {
-            RecordKind::Customers => ledger.customer(id).map(|r| json!(r)),
-            RecordKind::Plans => ledger.plan(id).map(|r| json!(r)),
-            RecordKind::PlanGroups => ledger.plan_group(id).map(|r| json!(r)),
-            RecordKind::Invoices => ledger.invoice(id).map(|r| json!(r)),
-            RecordKind::DataSources => ledger.data_source(id).map(|r| json!(r)),
-        };
-        match value {
-            Some(value) => to_py(py, &value),
-            None => Err(to_py_err(
-                py,
-                submetrics::Error::NotFound {
-                    kind: kind_name(kind),
-                    id: id.to_string(),
-                },
-            )),
-        }
+        let result = self.reading(py, |l| l.get(kind, id));
+        Self::output(py, result)
     }
 
     fn list<'py>(
         &self,
         py: Python<'py>,
         kind: RecordKind,
-        limit: usize,
+        limit: Option<usize>,
         offset: usize,
     ) -> PyResult<Bound<'py, PyAny>> {
-        let ledger = self.read();
-        let value = match kind {
-            RecordKind::Customers => json!(ledger.list_customers(limit, offset)),
-            RecordKind::Plans => json!(ledger.list_plans(limit, offset)),
-            RecordKind::PlanGroups => json!(ledger.list_plan_groups(limit, offset)),
-            RecordKind::Invoices => json!(ledger.list_invoices(limit, offset)),
-            RecordKind::DataSources => json!(ledger.list_data_sources(limit, offset)),
-        };
-        to_py(py, &value)
+        let limit = limit.unwrap_or(submetrics::Ledger::DEFAULT_LIST_LIMIT);
+        let page = self.reading(py, |l| l.list(kind, limit, offset));
+        to_py(py, &page)
     }
 
     fn delete(&self, py: Python<'_>, kind: RecordKind, id: &str) -> PyResult<()> {
-        py.detach(|| self.write().delete(kind, id))
+        self.writing(py, |l| l.delete(kind, id))
             .map_err(|e| to_py_err(py, e))
     }
-}
 
-fn kind_name(kind: RecordKind) -> &'static str {
-    match kind {
-        RecordKind::Customers => "customer",
-        RecordKind::Plans => "plan",
-        RecordKind::PlanGroups => "plan_group",
-        RecordKind::Invoices => "invoice",
-        RecordKind::DataSources => "data_source",
+    /// A read at an instant with report parameters: `f` gets the ledger, the
+    /// parameters (datetimes made ledger-time-zone days) and the instant.
+    fn at<'py>(
+        &self,
+        py: Python<'py>,
+        as_of_value: Option<&Bound<'py, PyAny>>,
+        params: Params,
+        f: impl FnOnce(
+            &submetrics::Ledger,
+            &ReportParams,
+            chrono::DateTime<chrono::Utc>,
+        ) -> CoreResult<Value>
+        + Send,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        let text = instant_text(as_of_value)?;
+        let result = self.reading(py, |l| {
+            let at = as_of(text.as_deref(), l.settings())?;
+            let params = params.resolve(l)?;
+            f(l, &params, at)
+        });
+        Self::output(py, result)
     }
 }
 
@@ -123,7 +142,8 @@ impl Ledger {
     /// The ledger settings as a dict.
     #[getter]
     fn settings<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
-        to_py(py, &json!(self.read().settings()))
+        let settings = self.reading(py, |l| json!(l.settings()));
+        to_py(py, &settings)
     }
 
     /// Changes settings (any of the constructor's keywords); every customer
@@ -138,16 +158,14 @@ impl Ledger {
             Some(dict) => to_json(dict.as_any())?,
             None => json!({}),
         };
-        let settings = py
-            .detach(|| self.write().update_settings(&patch).map(|s| json!(s)))
-            .map_err(|e| to_py_err(py, e))?;
-        to_py(py, &settings)
+        let result = self.writing(py, |l| l.update_settings(&patch).map(|s| json!(s)));
+        Self::output(py, result)
     }
 
     /// Loads FX rate rows `{date, currency, rate}`; returns how many.
     fn load_fx_rates(&self, py: Python<'_>, rows: &Bound<'_, PyAny>) -> PyResult<usize> {
         let rows = records(rows)?;
-        py.detach(|| self.write().load_fx_rates(&rows))
+        self.writing(py, |l| l.load_fx_rates(&rows))
             .map_err(|e| to_py_err(py, e))
     }
 
@@ -221,56 +239,57 @@ impl Ledger {
         self.get(py, RecordKind::DataSources, id)
     }
 
-    /// `{count, list}` of customers in insertion order.
-    #[pyo3(signature = (limit=100, offset=0))]
+    /// `{count, list}` of customers in insertion order; `limit` defaults to
+    /// the core's page size (100).
+    #[pyo3(signature = (limit=None, offset=0))]
     fn list_customers<'py>(
         &self,
         py: Python<'py>,
-        limit: usize,
+        limit: Option<usize>,
         offset: usize,
     ) -> PyResult<Bound<'py, PyAny>> {
         self.list(py, RecordKind::Customers, limit, offset)
     }
 
     /// `{count, list}` of plans.
-    #[pyo3(signature = (limit=100, offset=0))]
+    #[pyo3(signature = (limit=None, offset=0))]
     fn list_plans<'py>(
         &self,
         py: Python<'py>,
-        limit: usize,
+        limit: Option<usize>,
         offset: usize,
     ) -> PyResult<Bound<'py, PyAny>> {
         self.list(py, RecordKind::Plans, limit, offset)
     }
 
     /// `{count, list}` of plan groups.
-    #[pyo3(signature = (limit=100, offset=0))]
+    #[pyo3(signature = (limit=None, offset=0))]
     fn list_plan_groups<'py>(
         &self,
         py: Python<'py>,
-        limit: usize,
+        limit: Option<usize>,
         offset: usize,
     ) -> PyResult<Bound<'py, PyAny>> {
         self.list(py, RecordKind::PlanGroups, limit, offset)
     }
 
     /// `{count, list}` of invoices.
-    #[pyo3(signature = (limit=100, offset=0))]
+    #[pyo3(signature = (limit=None, offset=0))]
     fn list_invoices<'py>(
         &self,
         py: Python<'py>,
-        limit: usize,
+        limit: Option<usize>,
         offset: usize,
     ) -> PyResult<Bound<'py, PyAny>> {
         self.list(py, RecordKind::Invoices, limit, offset)
     }
 
     /// `{count, list}` of data sources.
-    #[pyo3(signature = (limit=100, offset=0))]
+    #[pyo3(signature = (limit=None, offset=0))]
     fn list_data_sources<'py>(
         &self,
         py: Python<'py>,
-        limit: usize,
+        limit: Option<usize>,
         offset: usize,
     ) -> PyResult<Bound<'py, PyAny>> {
         self.list(py, RecordKind::DataSources, limit, offset)
@@ -309,10 +328,8 @@ impl Ledger {
         patch: &Bound<'py, PyAny>,
     ) -> PyResult<Bound<'py, PyAny>> {
         let patch = to_json(patch)?;
-        let updated = py
-            .detach(|| self.write().update_customer(id, &patch).map(|c| json!(c)))
-            .map_err(|e| to_py_err(py, e))?;
-        to_py(py, &updated)
+        let result = self.writing(py, |l| l.update_customer(id, &patch).map(|c| json!(c)));
+        Self::output(py, result)
     }
 
     /// Changes the given fields of a plan; its customers are recomputed.
@@ -323,66 +340,33 @@ impl Ledger {
         patch: &Bound<'py, PyAny>,
     ) -> PyResult<Bound<'py, PyAny>> {
         let patch = to_json(patch)?;
-        let updated = py
-            .detach(|| self.write().update_plan(id, &patch).map(|p| json!(p)))
-            .map_err(|e| to_py_err(py, e))?;
-        to_py(py, &updated)
+        let result = self.writing(py, |l| l.update_plan(id, &patch).map(|p| json!(p)));
+        Self::output(py, result)
     }
 
     /// Movements at `as_of` (default now), oldest first; filters: customer,
-    /// start and end day (inclusive), kinds (new, expansion, ...).
+    /// start and end day (inclusive; a datetime means its day in the ledger's
+    /// time zone), kinds (new, expansion, contraction, churn, reactivation).
     #[pyo3(signature = (as_of=None, customer=None, start=None, end=None, kinds=None))]
     fn movements<'py>(
         &self,
         py: Python<'py>,
         as_of: Option<&Bound<'py, PyAny>>,
-        customer: Option<String>,
+        customer: Option<&Bound<'py, PyAny>>,
         start: Option<&Bound<'py, PyAny>>,
         end: Option<&Bound<'py, PyAny>>,
-        kinds: Option<Vec<String>>,
+        kinds: Option<&Bound<'py, PyAny>>,
     ) -> PyResult<Bound<'py, PyAny>> {
-        let ledger = self.read();
-        let at = crate::convert::as_of(as_of, ledger.settings())?;
-        let day = |value: Option<&Bound<'py, PyAny>>,
-                   name: &str|
-         -> PyResult<Option<chrono::NaiveDate>> {
-            value
-                .filter(|v| !v.is_none())
-                .map(|v| {
-                    let text = match to_json(v)? {
-                        Value::String(s) => s,
-                        other => other.to_string(),
-                    };
-                    submetrics::query::parse_day(text.get(..10).unwrap_or(&text)).ok_or_else(|| {
-                        to_py_err(
-                            py,
-                            submetrics::Error::InvalidQuery {
-                                param: name.to_string(),
-                                reason: format!("`{text}` is not a date"),
-                            },
-                        )
-                    })
-                })
-                .transpose()
-        };
-        let mut filter = MovementFilter {
-            customer: customer.map(submetrics::CustomerId::new),
-            from: day(start, "start")?,
-            to: day(end, "end")?,
-            kinds: Vec::new(),
-        };
-        for kind in kinds.unwrap_or_default() {
-            filter.kinds.push(MovementKind::parse(&kind).ok_or_else(|| {
-                to_py_err(py, submetrics::Error::InvalidQuery {
-                    param: "kinds".to_string(),
-                    reason: format!("`{kind}` is not one of new, expansion, contraction, churn, reactivation"),
-                })
-            })?);
-        }
-        let rows = py
-            .detach(|| ledger.movements(at, &filter))
-            .map_err(|e| to_py_err(py, e))?;
-        to_py(py, &json!(rows))
+        let filters = PyDict::new(py);
+        filters.set_item("customer", customer)?;
+        filters.set_item("start", start)?;
+        filters.set_item("end", end)?;
+        filters.set_item("kinds", kinds)?;
+        let params = crate::convert::params(None, Some(&filters))?;
+        self.at(py, as_of, params, |l, params, at| {
+            let filter = MovementFilter::from_params(params, l.settings())?;
+            Ok(json!(l.movements(at, &filter)?))
+        })
     }
 
     /// Runs a report by its interface name with its HTTP query parameters
@@ -393,16 +377,13 @@ impl Ledger {
         py: Python<'py>,
         name: &str,
         as_of: Option<&Bound<'py, PyAny>>,
-        params: Option<&Bound<'py, PyDict>>,
+        params: Option<&Bound<'py, PyAny>>,
         kwargs: Option<&Bound<'py, PyDict>>,
     ) -> PyResult<Bound<'py, PyAny>> {
         let params = crate::convert::params(params, kwargs)?;
-        let ledger = self.read();
-        let at = crate::convert::as_of(as_of, ledger.settings())?;
-        let result = py
-            .detach(|| ledger.report(name, &params, at))
-            .map_err(|e| to_py_err(py, e))?;
-        to_py(py, &result)
+        self.at(py, as_of, params, |l, params, at| {
+            l.report(name, params, at)
+        })
     }
 
     /// The analytics customer list (the parameters of GET /customers).
@@ -411,16 +392,13 @@ impl Ledger {
         &self,
         py: Python<'py>,
         as_of: Option<&Bound<'py, PyAny>>,
-        params: Option<&Bound<'py, PyDict>>,
+        params: Option<&Bound<'py, PyAny>>,
         kwargs: Option<&Bound<'py, PyDict>>,
     ) -> PyResult<Bound<'py, PyAny>> {
         let params = crate::convert::params(params, kwargs)?;
-        let ledger = self.read();
-        let at = crate::convert::as_of(as_of, ledger.settings())?;
-        let result = py
-            .detach(|| ledger.analytics_customers(&params, at))
-            .map_err(|e| to_py_err(py, e))?;
-        to_py(py, &result)
+        self.at(py, as_of, params, |l, params, at| {
+            l.analytics_customers(params, at)
+        })
     }
 
     /// The analytics detail of one customer; raises NotFoundError.
@@ -430,16 +408,13 @@ impl Ledger {
         py: Python<'py>,
         id: &str,
         as_of: Option<&Bound<'py, PyAny>>,
-        params: Option<&Bound<'py, PyDict>>,
+        params: Option<&Bound<'py, PyAny>>,
         kwargs: Option<&Bound<'py, PyDict>>,
     ) -> PyResult<Bound<'py, PyAny>> {
         let params = crate::convert::params(params, kwargs)?;
-        let ledger = self.read();
-        let at = crate::convert::as_of(as_of, ledger.settings())?;
-        let result = py
-            .detach(|| ledger.analytics_customer(id, &params, at))
-            .map_err(|e| to_py_err(py, e))?;
-        to_py(py, &result)
+        self.at(py, as_of, params, |l, params, at| {
+            l.analytics_customer(id, params, at)
+        })
     }
 }
 

@@ -1,4 +1,5 @@
-"""The type stubs check under mypy --strict, and the quickstart runs."""
+"""The type stubs check under mypy --strict and match the built module
+(stubtest), and the quickstart runs."""
 
 import subprocess
 import sys
@@ -12,6 +13,16 @@ def test_stubs_pass_mypy_strict() -> None:
     done = subprocess.run(
         [sys.executable, "-m", "mypy", "--strict", "--no-incremental", str(HERE / "typing_usage.py")],
         capture_output=True, text=True, cwd=HERE,
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
+
+
+def test_stubs_match_the_built_module() -> None:
+    """mypy's stubtest compares _native.pyi with the compiled module: every
+    method, parameter, default and the class itself."""
+    done = subprocess.run(
+        [sys.executable, "-m", "mypy.stubtest", "submetrics._native"],
+        capture_output=True, text=True, cwd=ROOT / "bindings-python" / "python",
     )
     assert done.returncode == 0, done.stdout + done.stderr
 

@@ -20,3 +20,14 @@ def load(ledger: submetrics.Ledger) -> int:
     except submetrics.NotFoundError as error:
         assert error.code == "not_found"
     return len(results)
+
+
+def frames(ledger: submetrics.Ledger) -> int:
+    moves = ledger.movements_df("2024-03-01", kinds=["new"])
+    table = ledger.report_df("mrr-table", "2024-03-01", {"date": "20240101-20240229"})
+    return len(moves) + len(table)
+
+
+def records_of_any_shape(ledger: submetrics.Ledger) -> List[Dict[str, Any]]:
+    rows = ({"id": "B", "name": "Beta"},)
+    return ledger.upsert_customers(rows) + ledger.upsert_plans({"id": "m", "name": "M"})

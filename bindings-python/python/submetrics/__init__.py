@@ -8,9 +8,10 @@ computations release the GIL.
 
 from __future__ import annotations
 
-from typing import Any, Optional
+from typing import Any, Mapping, Optional
 
-from ._native import Ledger, report_names
+from . import _native
+from ._native import report_names
 from .errors import (
     ConflictError,
     InvalidQueryError,
@@ -28,20 +29,21 @@ _PANDAS_HINT = "pandas is needed for DataFrames: pip install submetrics[pandas]"
 def _pandas() -> Any:
     try:
         import pandas
-    except ImportError as error:  # pragma: no cover - exercised without pandas only
+    except ImportError as error:
         raise ImportError(_PANDAS_HINT) from error
     return pandas
 
 
-def movements_df(ledger: Ledger, as_of: Any = None, **filters: Any) -> Any:
-    """The movements of :meth:`Ledger.movements` as a pandas DataFrame."""
-    return _pandas().DataFrame(ledger.movements(as_of, **filters))
-
-
-def report_df(ledger: Ledger, name: str, as_of: Any = None, params: Optional[dict] = None, **kwargs: Any) -> Any:
-    """A report's rows as a pandas DataFrame: the period list of series
-    reports, the row list of list reports, the rows of table reports."""
-    result = ledger.report(name, as_of, params, **kwargs)
+def _report_frame(result: Any) -> Any:
+    """The DataFrame of a report result (see :meth:`Ledger.report_df`)."""
+    pandas = _pandas()
+    if isinstance(result, dict) and "columns" in result and "rows" in result:
+        rows = result["rows"]
+        return pandas.DataFrame(
+            [row["values"] for row in rows],
+            index=pandas.Index([row["metric"] for row in rows], name="metric"),
+            columns=list(result["columns"]),
+        )
     rows: Any = result
     if isinstance(result, dict):
         inner = result.get("result", result)
@@ -49,11 +51,50 @@ def report_df(ledger: Ledger, name: str, as_of: Any = None, params: Optional[dic
             rows = inner["list"]
         elif isinstance(inner, list):
             rows = inner
-        elif "rows" in result:
-            rows = result["rows"]
         else:
-            rows = [inner]
-    return _pandas().DataFrame(rows)
+            return pandas.json_normalize(inner)
+    return pandas.DataFrame(rows)
+
+
+class Ledger(_native.Ledger):
+    """A ledger of customers, plans, plan groups, invoices and data sources,
+    with the movements, reports and customer views derived from them.
+
+    Amounts are integer cents. Records go in as dicts (or any mapping), one
+    or a sequence at a time; reads take an ``as_of`` (datetime, date, ISO
+    text; default now). A ledger may be shared by threads: reads run at the
+    same time, writes one at a time, and both release the GIL.
+    """
+
+    def movements_df(self, as_of: Any = None, **filters: Any) -> Any:
+        """The rows of :meth:`movements` as a pandas DataFrame, one row per
+        movement. Raises ImportError naming the ``pandas`` extra when pandas
+        is not installed."""
+        return _pandas().DataFrame(self.movements(as_of, **filters))
+
+    def report_df(
+        self, name: str, as_of: Any = None, params: Optional[Mapping[str, Any]] = None, **kwargs: Any
+    ) -> Any:
+        """A report as a pandas DataFrame: a ``*-table`` report has one row
+        per metric (index ``metric``) and one column per period; a series
+        report one row per period; a list report one row per item; any other
+        report one row, nested keys joined by dots (``summary.mrr_current``).
+        Raises ImportError naming the ``pandas`` extra when pandas is not
+        installed."""
+        return _report_frame(self.report(name, as_of, params, **kwargs))
+
+
+def movements_df(ledger: _native.Ledger, as_of: Any = None, **filters: Any) -> Any:
+    """The movements of :meth:`Ledger.movements` as a pandas DataFrame
+    (the same as ``ledger.movements_df(...)``)."""
+    return _pandas().DataFrame(ledger.movements(as_of, **filters))
+
+
+def report_df(
+    ledger: _native.Ledger, name: str, as_of: Any = None, params: Optional[Mapping[str, Any]] = None, **kwargs: Any
+) -> Any:
+    """A report as a pandas DataFrame (the same as ``ledger.report_df(...)``)."""
+    return _report_frame(ledger.report(name, as_of, params, **kwargs))
 
 
 __all__ = [

@@ -3,57 +3,119 @@
 from datetime import date, datetime
 from typing import Any, Dict, List, Mapping, Optional, Sequence, Union
 
-Record = Dict[str, Any]
-Records = Union[Mapping[str, Any], Sequence[Mapping[str, Any]]]
-Instant = Union[datetime, date, str, None]
+from typing_extensions import disjoint_base
 
+__all__ = ["Ledger", "report_names"]
+
+_Record = Dict[str, Any]
+# Any mapping is one record; any sequence of mappings is several (the
+# runtime accepts dicts, lists, tuples and collections.abc types alike).
+_Records = Union[Mapping[str, Any], Sequence[Mapping[str, Any]]]
+_Instant = Union[datetime, date, str, None]
+
+@disjoint_base
 class Ledger:
-    """A ledger of customers, plans, plan groups, invoices and data sources."""
+    """A ledger of customers, plans, plan groups, invoices and data sources,
+    with the movements, reports and customer views derived from them.
 
-    def __init__(
-        self,
+    Amounts are integer cents. _Records go in as dicts (or any mapping), one
+    or a sequence at a time; reads take an ``as_of`` (datetime, date, ISO
+    text; default now). A ledger may be shared by threads: reads run at the
+    same time, writes one at a time, and both release the GIL.
+    """
+
+    def __new__(
+        cls,
         base_currency: Optional[str] = None,
         timezone: Optional[str] = None,
         first_day_of_week: Optional[int] = None,
         churn_grace_days: Optional[int] = None,
         refund_handling: Optional[str] = None,
-    ) -> None: ...
+    ) -> "Ledger":
+        """A new, empty ledger with its settings (defaults: USD, UTC, weeks
+        from Monday, 7 days of churn grace, refunds reduce MRR); raises
+        InvalidSettingError."""
     @property
-    def settings(self) -> Dict[str, Any]: ...
-    def update_settings(self, **changes: Any) -> Dict[str, Any]: ...
-    def load_fx_rates(self, rows: Records) -> int: ...
-    def upsert_customers(self, records: Records) -> List[Record]: ...
-    def upsert_plans(self, records: Records) -> List[Record]: ...
-    def upsert_plan_groups(self, records: Records) -> List[Record]: ...
-    def upsert_invoices(self, records: Records) -> List[Record]: ...
-    def upsert_data_sources(self, records: Records) -> List[Record]: ...
-    def get_customer(self, id: str) -> Record: ...
-    def get_plan(self, id: str) -> Record: ...
-    def get_plan_group(self, id: str) -> Record: ...
-    def get_invoice(self, id: str) -> Record: ...
-    def get_data_source(self, id: str) -> Record: ...
-    def list_customers(self, limit: int = 100, offset: int = 0) -> Dict[str, Any]: ...
-    def list_plans(self, limit: int = 100, offset: int = 0) -> Dict[str, Any]: ...
-    def list_plan_groups(self, limit: int = 100, offset: int = 0) -> Dict[str, Any]: ...
-    def list_invoices(self, limit: int = 100, offset: int = 0) -> Dict[str, Any]: ...
-    def list_data_sources(self, limit: int = 100, offset: int = 0) -> Dict[str, Any]: ...
-    def delete_customer(self, id: str) -> None: ...
-    def delete_plan(self, id: str) -> None: ...
-    def delete_plan_group(self, id: str) -> None: ...
-    def delete_invoice(self, id: str) -> None: ...
-    def delete_data_source(self, id: str) -> None: ...
-    def update_customer(self, id: str, patch: Mapping[str, Any]) -> Record: ...
-    def update_plan(self, id: str, patch: Mapping[str, Any]) -> Record: ...
+    def settings(self) -> Dict[str, Any]:
+        """The ledger settings as a dict."""
+    def update_settings(self, **changes: Any) -> Dict[str, Any]:
+        """Changes settings (any of the constructor's keywords); every
+        customer is recomputed. Returns the new settings."""
+    def load_fx_rates(self, rows: _Records) -> int:
+        """Loads FX rate rows ``{date, currency, rate}``; returns how many."""
+    def upsert_customers(self, records: _Records) -> List[_Record]:
+        """Upserts one customer or several; returns one result dict per
+        record (``id``, ``import_status``, ``import_error``)."""
+    def upsert_plans(self, records: _Records) -> List[_Record]:
+        """Upserts one plan or several; returns one result dict per record."""
+    def upsert_plan_groups(self, records: _Records) -> List[_Record]:
+        """Upserts one plan group or several (an id is assigned when absent)."""
+    def upsert_invoices(self, records: _Records) -> List[_Record]:
+        """Upserts one invoice or several; returns one result dict per record."""
+    def upsert_data_sources(self, records: _Records) -> List[_Record]:
+        """Upserts one data source or several."""
+    def get_customer(self, id: str) -> _Record:
+        """A customer record; raises NotFoundError."""
+    def get_plan(self, id: str) -> _Record:
+        """A plan record; raises NotFoundError."""
+    def get_plan_group(self, id: str) -> _Record:
+        """A plan group record; raises NotFoundError."""
+    def get_invoice(self, id: str) -> _Record:
+        """An invoice record; raises NotFoundError."""
+    def get_data_source(self, id: str) -> _Record:
+        """A data source record; raises NotFoundError."""
+    def list_customers(self, limit: Optional[int] = None, offset: int = 0) -> Dict[str, Any]:
+        """``{count, list}`` of customers in insertion order; ``limit``
+        defaults to the core's page size (100)."""
+    def list_plans(self, limit: Optional[int] = None, offset: int = 0) -> Dict[str, Any]:
+        """``{count, list}`` of plans."""
+    def list_plan_groups(self, limit: Optional[int] = None, offset: int = 0) -> Dict[str, Any]:
+        """``{count, list}`` of plan groups."""
+    def list_invoices(self, limit: Optional[int] = None, offset: int = 0) -> Dict[str, Any]:
+        """``{count, list}`` of invoices."""
+    def list_data_sources(self, limit: Optional[int] = None, offset: int = 0) -> Dict[str, Any]:
+        """``{count, list}`` of data sources."""
+    def delete_customer(self, id: str) -> None:
+        """Deletes a customer and its invoices; raises NotFoundError."""
+    def delete_plan(self, id: str) -> None:
+        """Deletes a plan; raises ConflictError while invoices use it."""
+    def delete_plan_group(self, id: str) -> None:
+        """Deletes a plan group (its plans stay)."""
+    def delete_invoice(self, id: str) -> None:
+        """Deletes an invoice."""
+    def delete_data_source(self, id: str) -> None:
+        """Deletes a data source."""
+    def update_customer(self, id: str, patch: Mapping[str, Any]) -> _Record:
+        """Changes the given fields of a customer (custom_variables merge)."""
+    def update_plan(self, id: str, patch: Mapping[str, Any]) -> _Record:
+        """Changes the given fields of a plan; its customers are recomputed."""
     def movements(
         self,
-        as_of: Instant = None,
+        as_of: _Instant = None,
         customer: Optional[str] = None,
-        start: Instant = None,
-        end: Instant = None,
+        start: _Instant = None,
+        end: _Instant = None,
         kinds: Optional[Sequence[str]] = None,
-    ) -> List[Record]: ...
-    def report(self, name: str, as_of: Instant = None, params: Optional[Mapping[str, Any]] = None, **kwargs: Any) -> Any: ...
-    def customers(self, as_of: Instant = None, params: Optional[Mapping[str, Any]] = None, **kwargs: Any) -> Dict[str, Any]: ...
-    def customer(self, id: str, as_of: Instant = None, params: Optional[Mapping[str, Any]] = None, **kwargs: Any) -> Dict[str, Any]: ...
+    ) -> List[_Record]:
+        """Movements at ``as_of`` (default now), oldest first; filters:
+        customer, start and end day (inclusive; a datetime means its day in
+        the ledger's time zone), kinds (new, expansion, contraction, churn,
+        reactivation)."""
+    def report(
+        self, name: str, as_of: _Instant = None, params: Optional[Mapping[str, Any]] = None, **kwargs: Any
+    ) -> Any:
+        """Runs a report by its interface name with its HTTP query parameters
+        (a mapping and/or keywords; ``selected_date`` means
+        ``selected-date``; a datetime value means its day in the ledger's
+        time zone); raises UnknownReportError, InvalidQueryError."""
+    def customers(
+        self, as_of: _Instant = None, params: Optional[Mapping[str, Any]] = None, **kwargs: Any
+    ) -> Dict[str, Any]:
+        """The analytics customer list (the parameters of GET /customers)."""
+    def customer(
+        self, id: str, as_of: _Instant = None, params: Optional[Mapping[str, Any]] = None, **kwargs: Any
+    ) -> Dict[str, Any]:
+        """The analytics detail of one customer; raises NotFoundError."""
 
-def report_names() -> List[str]: ...
+def report_names() -> List[str]:
+    """The names of every report."""

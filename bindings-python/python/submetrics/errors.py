@@ -67,6 +67,30 @@ class MissingFxRateError(SubmetricsError, LookupError):
     code = "missing_fx_rate"
 
 
+_CLASSES = {
+    cls.code: cls
+    for cls in (
+        InvalidRecordError,
+        NotFoundError,
+        ConflictError,
+        UnknownReportError,
+        InvalidQueryError,
+        InvalidSettingError,
+        MissingFxRateError,
+    )
+}
+
+
+def _from_core(code: str, message: str, record_id: Optional[str], field: Optional[str]) -> SubmetricsError:
+    """The exception for a core error (called by the native module): the
+    class of its code, or :class:`SubmetricsError` carrying the code itself
+    when the code is newer than this module."""
+    error = _CLASSES.get(code, SubmetricsError)(message, record_id, field)
+    if error.code != code:
+        error.code = code
+    return error
+
+
 __all__ = [
     "SubmetricsError",
     "InvalidRecordError",
