@@ -20,6 +20,7 @@ use crate::money::{Cents, Currency};
 use crate::movements::{Movement, MovementKind, MovementSubtype};
 use crate::period::{DateRange, PeriodInterval, periods};
 use crate::query::{Order, Query};
+use crate::timeline::Replay;
 use chrono::{DateTime, Duration, NaiveDate, Utc};
 use serde_json::{Value, json};
 
@@ -89,12 +90,36 @@ fn scheduled<'a>(
             .timeline(id.as_str())
             .is_some_and(|t| t.has_events_after(as_of))
         {
-            changes = ledger
-                .replay(id.as_str(), horizon)?
-                .movements
-                .into_iter()
-                .filter(|m| m.date > req.as_of_day && m.subtype != MovementSubtype::Lapse)
-                .collect();
+            let ahead = ledger.replay(id.as_str(), horizon)?.movements;
+            // Events later on the `as_of` day are scheduled too: the day's
+            // movement minus the part that had happened by `as_of`.
+            let today = |c: Currency| {
+                replay
+                    .movements
+                    .iter()
+                    .find(|m| m.date == req.as_of_day && m.currency == c)
+            };
+            for m in &ahead {
+                if m.date == req.as_of_day
+                    && m.subtype != MovementSubtype::Lapse
+                    && let Some(rest) = rest_of_day(replay, today(m.currency), Some(m), m.currency)
+                {
+                    changes.push(rest);
+                }
+            }
+            for done in replay.movements.iter().filter(|m| m.date == req.as_of_day) {
+                let later = ahead
+                    .iter()
+                    .any(|m| m.date == req.as_of_day && m.currency == done.currency);
+                if !later && let Some(rest) = rest_of_day(replay, Some(done), None, done.currency) {
+                    changes.push(rest);
+                }
+            }
+            changes.extend(
+                ahead
+                    .into_iter()
+                    .filter(|m| m.date > req.as_of_day && m.subtype != MovementSubtype::Lapse),
+            );
         }
         let record_cancel = customer
             .cancel_date
@@ -153,6 +178,63 @@ fn scheduled<'a>(
         ))
     });
     Ok(out)
+}
+
+/// The change still to come on the `as_of` day in one currency: the day's
+/// full movement (`ahead`, from the replay past `as_of`) less the part that
+/// had happened by `as_of` (`done`); `None` when nothing is left.
+fn rest_of_day(
+    replay: &Replay,
+    done: Option<&Movement>,
+    ahead: Option<&Movement>,
+    currency: Currency,
+) -> Option<Movement> {
+    let change = |m: Option<&Movement>| m.map_or((0, 0), |m| (m.mrr_change, m.quantity_change));
+    let (full, full_quantity) = change(ahead);
+    let (part, part_quantity) = change(done);
+    let delta = full - part;
+    if delta == 0 {
+        return None;
+    }
+    let Some(done) = done else {
+        // Nothing had happened yet that day: the day's movement is all to come.
+        return ahead.cloned();
+    };
+    let before = replay.mrr().mrr.get(&currency).copied().unwrap_or(0);
+    let after = before + delta;
+    let (kind, default) = if before == 0 {
+        let paid = replay.movements.iter().any(|m| m.kind == MovementKind::New);
+        if paid {
+            (MovementKind::Reactivation, MovementSubtype::Reactivation)
+        } else {
+            (MovementKind::New, MovementSubtype::New)
+        }
+    } else if after <= 0 {
+        (MovementKind::Churn, MovementSubtype::Cancellation)
+    } else if delta > 0 {
+        (MovementKind::Expansion, MovementSubtype::Expansion)
+    } else {
+        (MovementKind::Contraction, MovementSubtype::Contraction)
+    };
+    let subtype = ahead
+        .map(|m| m.subtype)
+        .filter(|s| s.kind() == kind)
+        .unwrap_or(default);
+    let count = match kind {
+        MovementKind::New | MovementKind::Reactivation => 1,
+        MovementKind::Churn => -1,
+        _ => 0,
+    };
+    Some(Movement {
+        kind,
+        subtype,
+        mrr_change: delta,
+        customer_count_change: count,
+        quantity_change: full_quantity - part_quantity,
+        plans_before: done.plans_after.clone(),
+        plans_after: ahead.map(|m| m.plans_after.clone()).unwrap_or_default(),
+        ..done.clone()
+    })
 }
 
 fn row(ledger: &Ledger, s: &Scheduled, period: Option<NaiveDate>) -> Value {
