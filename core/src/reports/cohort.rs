@@ -93,6 +93,7 @@ pub(super) fn cohort(
             currencies: &currencies,
             kinds: &[],
             subtypes: &[],
+            as_of_day,
         };
         let mut stats = vec![PeriodStats::default(); list.len()];
         for replay in members {

@@ -334,6 +334,7 @@ impl Request<'_> {
             currencies: &self.currencies,
             kinds: &self.kinds,
             subtypes: &self.subtypes,
+            as_of_day: self.as_of_day,
         });
         let empty = || -> [Groups; N] {
             specs.each_ref().map(|spec| {
@@ -494,6 +495,7 @@ fn spec_copy<'a>(spec: &SeriesSpec<'a>) -> SeriesSpec<'a> {
         currencies: spec.currencies,
         kinds: spec.kinds,
         subtypes: spec.subtypes,
+        as_of_day: spec.as_of_day,
     }
 }
 

@@ -38,6 +38,9 @@ pub struct SeriesSpec<'a> {
     pub kinds: &'a [MovementKind],
     /// Keep only these subtypes in the movement columns (all when empty).
     pub subtypes: &'a [MovementSubtype],
+    /// The `as_of` day: totals of a boundary after it are measured (and
+    /// converted) at it, never at a rate that does not exist yet.
+    pub as_of_day: NaiveDate,
 }
 
 /// One period's figures in the report currency.
@@ -149,7 +152,7 @@ impl SeriesSpec<'_> {
             // Nothing before the range left MRR and nothing happens in it.
             return Ok(());
         }
-        let mut start_total = running.total(self, day_before_range)?;
+        let mut start_total = running.total(self, day_before_range.min(self.as_of_day))?;
         let mut start_active = running.active();
         for (period, entry) in self.periods.iter().zip(stats.iter_mut()) {
             let mut last_counted: Option<(NaiveDate, MovementKind)> = None;
@@ -192,7 +195,7 @@ impl SeriesSpec<'_> {
                     }
                 }
             }
-            let end_total = running.total(self, period.end)?;
+            let end_total = running.total(self, period.end.min(self.as_of_day))?;
             let end_active = running.active();
             entry.start_mrr += start_total;
             entry.total_mrr += end_total;
@@ -312,6 +315,7 @@ mod tests {
             currencies: &[],
             kinds: &[],
             subtypes: &[],
+            as_of_day: d("2024-12-31"),
         };
         let movements = vec![
             movement("2024-01-01", MovementKind::New, 3000, 1),
@@ -351,6 +355,7 @@ mod tests {
             currencies: &[],
             kinds: &[MovementKind::Churn],
             subtypes: &[],
+            as_of_day: d("2024-12-31"),
         };
         let movements = vec![
             movement("2024-01-10", MovementKind::New, 3000, 1),
@@ -361,5 +366,39 @@ mod tests {
         assert_eq!((stats[0].new, stats[0].total_mrr), (0, 3000));
         assert_eq!((stats[1].churn, stats[1].total_mrr), (-3000, 0));
         assert!(stats.iter().all(|s| s.fx_adjustment() == 0));
+    }
+    #[test]
+    fn a_period_ending_after_as_of_converts_its_total_at_as_of() {
+        let range = DateRange {
+            start: d("2024-03-01"),
+            end: d("2024-03-31"),
+        };
+        let list = periods(&range, PeriodInterval::Month, chrono::Weekday::Mon);
+        let usd = Currency::parse("USD").unwrap();
+        let eur = Currency::parse("EUR").unwrap();
+        let mut fx = FxTable::new(usd);
+        fx.insert([
+            crate::fx::FxRate::on(d("2024-01-01"), eur, rust_decimal::Decimal::new(8, 1)),
+            crate::fx::FxRate::on(d("2024-03-20"), eur, rust_decimal::Decimal::new(5, 1)),
+        ]);
+        let spec = SeriesSpec {
+            range,
+            periods: &list,
+            currency: usd,
+            conversion: Conversion::Daily,
+            fx: &fx,
+            currencies: &[],
+            kinds: &[],
+            subtypes: &[],
+            as_of_day: d("2024-03-15"),
+        };
+        let mut new = movement("2024-01-10", MovementKind::New, 2000, 1);
+        new.currency = eur;
+        new.mrr_change_base_currency = 2500;
+        let mut stats = vec![PeriodStats::default(); 1];
+        spec.add_customer(&[new], usd, &mut stats).unwrap();
+        // 2000 EUR at the as_of rate 0.8, not at the later 0.5.
+        assert_eq!((stats[0].start_mrr, stats[0].total_mrr), (2500, 2500));
+        assert_eq!(stats[0].fx_adjustment(), 0);
     }
 }
