@@ -1,6 +1,7 @@
-//! The OpenAPI 3 description, built from [`ROUTES`]: every endpoint the
-//! router serves, its summary and who may call it. A test checks that every
-//! entry is routed and that `docs/openapi.json` equals this document.
+//! The OpenAPI 3 description, built from the route table
+//! ([`crate::routes::endpoints`]): every endpoint the router serves, with its
+//! summary, query parameters, responses and who may call it. A test checks
+//! the document against the running service and `docs/openapi.json`.
 
 use serde_json::{Map, Value, json};
 
@@ -13,289 +14,188 @@ pub enum Access {
     Admin,
 }
 
-/// (method, path, summary, access). Every path is also served under `/v1`.
-pub const ROUTES: &[(&str, &str, &str, Access)] = &[
-    ("get", "/health", "Liveness check", Access::Public),
-    ("get", "/openapi.json", "This description", Access::Public),
-    (
-        "get",
-        "/data/plans",
-        "List plans (query: source, limit, offset)",
-        Access::Key,
-    ),
-    (
-        "post",
-        "/data/plans",
-        "Upsert one plan or an array of plans",
-        Access::Key,
-    ),
-    ("get", "/data/plans/{id}", "Get a plan", Access::Key),
-    (
-        "put",
-        "/data/plans/{id}",
-        "Update fields of a plan",
-        Access::Key,
-    ),
-    (
-        "delete",
-        "/data/plans/{id}",
-        "Delete a plan no invoice uses",
-        Access::Key,
-    ),
-    (
-        "get",
-        "/data/customers",
-        "List customers (query: limit, offset)",
-        Access::Key,
-    ),
-    (
-        "post",
-        "/data/customers",
-        "Create or replace one customer or an array",
-        Access::Key,
-    ),
-    (
-        "get",
-        "/data/customers/{id}",
-        "Get a customer with current_mrr",
-        Access::Key,
-    ),
-    (
-        "put",
-        "/data/customers/{id}",
-        "Update fields of a customer (custom_variables merge)",
-        Access::Key,
-    ),
-    (
-        "delete",
-        "/data/customers/{id}",
-        "Delete a customer and its invoices",
-        Access::Key,
-    ),
-    ("get", "/data/plan-groups", "List plan groups", Access::Key),
-    (
-        "post",
-        "/data/plan-groups",
-        "Create a plan group (the service assigns the id)",
-        Access::Key,
-    ),
-    (
-        "get",
-        "/data/plan-groups/{id}",
-        "Get a plan group",
-        Access::Key,
-    ),
-    (
-        "put",
-        "/data/plan-groups/{id}",
-        "Replace a plan group's name and plans",
-        Access::Key,
-    ),
-    (
-        "delete",
-        "/data/plan-groups/{id}",
-        "Delete a plan group (its plans stay)",
-        Access::Key,
-    ),
-    (
-        "get",
-        "/data/invoices",
-        "List invoices (query: customer, limit, offset)",
-        Access::Key,
-    ),
-    (
-        "post",
-        "/data/invoices",
-        "Upsert one invoice or an array",
-        Access::Key,
-    ),
-    ("get", "/data/invoices/{id}", "Get an invoice", Access::Key),
-    (
-        "put",
-        "/data/invoices/{id}",
-        "Replace an invoice",
-        Access::Key,
-    ),
-    (
-        "delete",
-        "/data/invoices/{id}",
-        "Delete an invoice",
-        Access::Key,
-    ),
-    (
-        "get",
-        "/data/data-sources",
-        "List data sources",
-        Access::Key,
-    ),
-    (
-        "post",
-        "/data/data-sources",
-        "Upsert one data source or an array",
-        Access::Key,
-    ),
-    (
-        "get",
-        "/data/data-sources/{id}",
-        "Get a data source",
-        Access::Key,
-    ),
-    (
-        "delete",
-        "/data/data-sources/{id}",
-        "Delete a data source",
-        Access::Key,
-    ),
-    (
-        "get",
-        "/data/fx-rates",
-        "List the FX rate rows",
-        Access::Key,
-    ),
-    (
-        "post",
-        "/data/fx-rates",
-        "Add FX rate rows {date, currency, rate}",
-        Access::Key,
-    ),
-    (
-        "post",
-        "/data-sources/{id}/{collection}",
-        "Import customers, plans, plan_groups or invoices into a data source",
-        Access::Key,
-    ),
-    ("get", "/customers", "Analytics customer list", Access::Key),
-    (
-        "get",
-        "/customers/{id}",
-        "Analytics customer detail",
-        Access::Key,
-    ),
-    (
-        "post",
-        "/customers/{id}/resync",
-        "Recalculate a customer",
-        Access::Admin,
-    ),
-    (
-        "get",
-        "/account",
-        "The account and its settings",
-        Access::Admin,
-    ),
-    (
-        "put",
-        "/account",
-        "Change the account name and settings",
-        Access::Admin,
-    ),
-    ("get", "/profile", "The caller's profile", Access::Key),
-    (
-        "put",
-        "/profile",
-        "Change first_name, last_name, locale",
-        Access::Key,
-    ),
-    (
-        "get",
-        "/account/billing",
-        "Plan, limits and usage",
-        Access::Admin,
-    ),
-    ("get", "/account/team", "Team members", Access::Admin),
-    ("get", "/account/api-keys", "List API keys", Access::Admin),
-    (
-        "post",
-        "/account/api-keys",
-        "Create an API key {name, role}; the key is shown once",
-        Access::Admin,
-    ),
-    (
-        "delete",
-        "/account/api-keys/{id}",
-        "Revoke an API key",
-        Access::Admin,
-    ),
-    (
-        "get",
-        "/settings/notifications",
-        "Notification settings",
-        Access::Admin,
-    ),
-    (
-        "put",
-        "/settings/notifications",
-        "Change parts of the notification settings",
-        Access::Admin,
-    ),
-    (
-        "get",
-        "/settings/payment-platform",
-        "Payment-platform connection (read only)",
-        Access::Admin,
-    ),
-    (
-        "get",
-        "/settings/crm",
-        "CRM connection (read only)",
-        Access::Admin,
-    ),
-    (
-        "get",
-        "/reports/{name}",
-        "Any report by name, with its query parameters and as_of",
-        Access::Key,
-    ),
-];
+/// The documentation of one endpoint, given where it is routed
+/// ([`crate::routes`]).
+#[derive(Debug, Clone, Copy)]
+pub struct Doc {
+    pub summary: &'static str,
+    pub access: Access,
+    /// Named query parameters.
+    pub query: &'static [&'static str],
+    /// Takes further query parameters of its own (reports, customer views).
+    pub free_query: bool,
+    /// The status of success.
+    pub status: u16,
+    /// Only ever answers `400 {error: "Missing external_id"}`.
+    pub missing_id: bool,
+}
 
-/// The OpenAPI document.
+impl Doc {
+    const fn new(summary: &'static str, access: Access) -> Doc {
+        Doc {
+            summary,
+            access,
+            query: &[],
+            free_query: false,
+            status: 200,
+            missing_id: false,
+        }
+    }
+
+    pub const fn public(summary: &'static str) -> Doc {
+        Doc::new(summary, Access::Public)
+    }
+
+    pub const fn key(summary: &'static str) -> Doc {
+        Doc::new(summary, Access::Key)
+    }
+
+    pub const fn admin(summary: &'static str) -> Doc {
+        Doc::new(summary, Access::Admin)
+    }
+
+    pub const fn query(mut self, names: &'static [&'static str]) -> Doc {
+        self.query = names;
+        self
+    }
+
+    pub const fn free_query(mut self) -> Doc {
+        self.free_query = true;
+        self
+    }
+
+    pub const fn created(mut self) -> Doc {
+        self.status = 201;
+        self
+    }
+
+    pub const fn missing_id(mut self) -> Doc {
+        self.missing_id = true;
+        self
+    }
+}
+
+/// Query parameters of list endpoints.
+pub const PAGE: &[&str] = &["limit", "offset"];
+
+fn query_parameter(name: &str) -> Value {
+    let (schema, description) = match name {
+        "limit" => (
+            json!({"type": "integer", "minimum": 0, "default": crate::routes::DEFAULT_LIMIT, "maximum": crate::routes::MAX_LIMIT}),
+            "Most items returned (larger values are clamped to the maximum)",
+        ),
+        "offset" => (
+            json!({"type": "integer", "minimum": 0, "default": 0}),
+            "Items skipped before the first returned",
+        ),
+        "as_of" => (
+            json!({"type": "string"}),
+            "ISO 8601 instant or date to compute at; default now",
+        ),
+        "source" => (json!({"type": "string"}), "Only plans of this data source"),
+        "customer" => (json!({"type": "string"}), "Only invoices of this customer"),
+        _ => (json!({"type": "string"}), ""),
+    };
+    json!({"name": name, "in": "query", "required": false, "description": description, "schema": schema})
+}
+
+fn error(description: &str) -> Value {
+    json!({"description": description, "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Error"}}}})
+}
+
+/// The OpenAPI document of the served endpoints.
 pub fn document() -> Value {
     let mut paths = Map::new();
-    for (method, path, summary, access) in ROUTES {
-        let parameters: Vec<Value> = path
+    for endpoint in crate::routes::endpoints() {
+        let (method, path, doc) = (endpoint.method, endpoint.path, endpoint.doc);
+        let mut parameters: Vec<Value> = path
             .split('/')
             .filter_map(|segment| segment.strip_prefix('{').and_then(|s| s.strip_suffix('}')))
             .map(|name| json!({"name": name, "in": "path", "required": true, "schema": {"type": "string"}}))
             .collect();
-        let mut operation = json!({
-            "summary": summary,
-            "parameters": parameters,
-            "responses": {
-                "200": {"description": "Success", "content": {"application/json": {"schema": {"type": "object"}}}},
-                "400": {"$ref": "#/components/responses/Error"},
-                "401": {"$ref": "#/components/responses/Error"},
-                "403": {"$ref": "#/components/responses/Error"},
-                "404": {"$ref": "#/components/responses/Error"}
+        parameters.extend(doc.query.iter().map(|name| query_parameter(name)));
+        if doc.free_query {
+            parameters.push(json!({
+                "name": "parameters", "in": "query", "required": false, "style": "form", "explode": true,
+                "description": "Any further parameter of the report or view (see docs/reports.md), as name=value",
+                "schema": {"type": "object", "additionalProperties": {"type": "string"}}
+            }));
+        }
+        let mut responses = Map::new();
+        if doc.missing_id {
+            responses.insert(
+                "400".into(),
+                error("Always: `{error: \"Missing external_id\", code: \"bad_request\"}`"),
+            );
+        } else {
+            let success = if doc.status == 201 {
+                "Created"
+            } else {
+                "Success"
+            };
+            responses.insert(
+                doc.status.to_string(),
+                json!({"description": success, "content": {"application/json": {"schema": {"type": "object"}}}}),
+            );
+            if doc.access != Access::Public {
+                responses.insert(
+                    "400".into(),
+                    error("Invalid input; the error names the field or parameter"),
+                );
             }
+        }
+        if doc.access != Access::Public {
+            responses.insert("401".into(), error("Missing, unknown or revoked key"));
+            responses.insert("403".into(), error("The key's role may not do this"));
+            responses.insert("404".into(), error("No such record or report"));
+        }
+        responses.insert("405".into(), error("Method not allowed on this path"));
+        if method != "get" && !doc.missing_id {
+            responses.insert(
+                "409".into(),
+                error("The write conflicts with stored records"),
+            );
+        }
+        if method == "post" || method == "put" {
+            responses.insert("413".into(), error("Body or record count over the limit"));
+        }
+        let mut operation = json!({
+            "summary": doc.summary,
+            "parameters": parameters,
+            "responses": responses,
         });
-        match access {
+        match doc.access {
             Access::Public => operation["security"] = json!([]),
             Access::Admin => operation["description"] = json!("Needs an owner or admin key."),
+            Access::Key if method != "get" => {
+                operation["description"] =
+                    json!("Needs an owner or admin key (readonly keys only read).")
+            }
             Access::Key => {}
         }
-        if *method == "post" || *method == "put" {
+        if (method == "post" || method == "put") && !doc.missing_id {
             operation["requestBody"] =
                 json!({"required": true, "content": {"application/json": {"schema": {}}}});
         }
         let entry = paths.entry(path.to_string()).or_insert_with(|| json!({}));
-        entry[*method] = operation;
+        entry[method] = operation;
     }
     json!({
         "openapi": "3.0.3",
         "info": {
             "title": "submetrics",
             "version": env!("CARGO_PKG_VERSION"),
-            "description": "Subscription analytics: data API, imports, analytics customers, account, settings and reports. Every path is also served under /v1."
+            "description": "Subscription analytics: data API, imports, analytics customers, account, settings and reports. Every path is also served under /v1 (including /health and /openapi.json, which need no key)."
         },
         "servers": [{"url": "http://127.0.0.1:8080"}],
         "security": [{"bearer": []}],
         "components": {
             "securitySchemes": {"bearer": {"type": "http", "scheme": "bearer"}},
-            "responses": {"Error": {"description": "An error", "content": {"application/json": {"schema": {
+            "schemas": {"Error": {
                 "type": "object",
                 "properties": {"error": {"type": "string"}, "code": {"type": "string"}, "id": {"type": "string"}, "field": {"type": "string"}},
                 "required": ["error", "code"]
-            }}}}}
+            }}
         },
         "paths": paths,
     })

@@ -325,28 +325,66 @@ fn openapi_lists_every_route_and_matches_the_committed_copy() {
         document, committed,
         "docs/openapi.json is out of date; regenerate it from GET /openapi.json"
     );
-    // Every documented route is served (never the 404 of an unknown path).
-    for (path, operations) in document["paths"].as_object().expect("paths") {
-        for method in operations.as_object().expect("operations").keys() {
-            let concrete = path
-                .replace("{id}", "x")
-                .replace("{name}", "summary")
-                .replace("{collection}", "customers");
-            let body = (method == "post" || method == "put").then(|| json!({}));
-            let (status, body) = server.call(
-                &method.to_uppercase(),
-                &concrete,
-                Some(common::OWNER_KEY),
-                body.as_ref(),
-            );
-            assert!(
-                status != 404
-                    || body["error"]
-                        .as_str()
-                        .is_some_and(|e| !e.starts_with("no endpoint")),
-                "{method} {path} is not routed"
-            );
-            assert_ne!(status, 405, "{method} {path}");
+    assert_eq!(
+        server.call("GET", "/v1/openapi.json", None, None).1,
+        document
+    );
+    // Both directions, per path and method: every documented operation is
+    // served (never the 404 of an unknown path, never 405), and every method
+    // the document leaves out of a path is a 405, with and without /v1.
+    let paths = document["paths"].as_object().expect("paths");
+    assert_eq!(paths.len(), 30, "documented paths");
+    for (path, operations) in paths {
+        let concrete = path
+            .replace("{id}", "x")
+            .replace("{source}", "x")
+            .replace("{name}", "summary")
+            .replace("{collection}", "customers");
+        for method in ["get", "post", "put", "delete", "patch"] {
+            let documented = operations.get(method).is_some();
+            for prefix in ["", "/v1"] {
+                let body = (method == "post" || method == "put").then(|| json!({}));
+                let (status, answer) = server.call(
+                    &method.to_uppercase(),
+                    &format!("{prefix}{concrete}"),
+                    Some(common::OWNER_KEY),
+                    body.as_ref(),
+                );
+                let unrouted = status == 405
+                    || (status == 404
+                        && answer["error"]
+                            .as_str()
+                            .is_some_and(|e| e.starts_with("no endpoint")));
+                assert_eq!(
+                    !unrouted, documented,
+                    "{method} {prefix}{path}: {status} {answer}"
+                );
+                if documented {
+                    let operation = &operations[method];
+                    assert!(
+                        operation["responses"].get(status.to_string()).is_some(),
+                        "{method} {path} answered {status}, which is not documented"
+                    );
+                }
+            }
         }
     }
+    for (method, path, status) in [
+        ("post", "/data/customers", "201"),
+        ("post", "/account/api-keys", "201"),
+        ("get", "/data/plans", "200"),
+    ] {
+        assert!(
+            document["paths"][path][method]["responses"]
+                .get(status)
+                .is_some(),
+            "{method} {path} documents {status}"
+        );
+    }
+    let parameters = &document["paths"]["/data/plans"]["get"]["parameters"];
+    let names: Vec<&str> = parameters
+        .as_array()
+        .map(|p| p.iter().filter_map(|x| x["name"].as_str()).collect())
+        .unwrap_or_default();
+    assert_eq!(names, ["source", "limit", "offset"]);
 }

@@ -4,16 +4,16 @@
 //! `first_day_of_week`, `churn_grace_days`, `refund_handling`); changing
 //! them recomputes every customer and applies to every report.
 
+use super::Routes;
 use super::{JsonBody, Params, read_ledger, write_ledger};
 use crate::auth::Caller;
 use crate::error::ApiError;
 use crate::extract::{Path, Query};
+use crate::openapi::Doc;
 use crate::state::{Account, AppState};
 use axum::Json;
-use axum::Router;
 use axum::extract::State;
 use axum::http::StatusCode;
-use axum::routing::{delete, get};
 use serde_json::{Map, Value, json};
 use std::sync::Arc;
 use submetrics::Ledger;
@@ -27,14 +27,45 @@ const SETTINGS: &[&str] = &[
     "refund_handling",
 ];
 
-pub fn routes() -> Router<Arc<AppState>> {
-    Router::new()
-        .route("/account", get(get_account).put(put_account))
-        .route("/profile", get(get_profile).put(put_profile))
-        .route("/account/billing", get(billing))
-        .route("/account/team", get(team))
-        .route("/account/api-keys", get(list_keys).post(create_key))
-        .route("/account/api-keys/{id}", delete(revoke_key))
+pub fn routes() -> Routes {
+    Routes::new()
+        .get(
+            "/account",
+            get_account,
+            Doc::admin("The account and its settings"),
+        )
+        .put(
+            "/account",
+            put_account,
+            Doc::admin("Change the account name and settings"),
+        )
+        .get("/profile", get_profile, Doc::key("The caller's profile"))
+        .put(
+            "/profile",
+            put_profile,
+            Doc::key("Change first_name, last_name, locale (not with a readonly key)"),
+        )
+        .get(
+            "/account/billing",
+            billing,
+            Doc::admin("Plan, limits and usage"),
+        )
+        .get(
+            "/account/team",
+            team,
+            Doc::admin("Team members (the account's keys)"),
+        )
+        .get("/account/api-keys", list_keys, Doc::admin("List API keys"))
+        .post(
+            "/account/api-keys",
+            create_key,
+            Doc::admin("Create an API key {name, role}; the key is shown once").created(),
+        )
+        .delete(
+            "/account/api-keys/{id}",
+            revoke_key,
+            Doc::admin("Revoke an API key"),
+        )
 }
 
 fn account_json(account: &Account, ledger: &Ledger) -> Value {

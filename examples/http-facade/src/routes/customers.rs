@@ -1,22 +1,38 @@
 //! The analytics customer views and resync.
 
+use super::Routes;
 use super::{Params, as_of, read_ledger};
 use crate::auth::Caller;
 use crate::error::ApiError;
 use crate::extract::{Path, Query};
+use crate::openapi::Doc;
 use crate::state::AppState;
 use axum::Json;
-use axum::Router;
 use axum::extract::State;
-use axum::routing::{get, post};
 use serde_json::{Value, json};
 use std::sync::Arc;
 
-pub fn routes() -> Router<Arc<AppState>> {
-    Router::new()
-        .route("/customers", get(list))
-        .route("/customers/{id}", get(detail))
-        .route("/customers/{id}/resync", post(resync))
+pub fn routes() -> Routes {
+    Routes::new()
+        .get(
+            "/customers",
+            list,
+            Doc::key("Analytics customer list")
+                .query(&["as_of"])
+                .free_query(),
+        )
+        .get(
+            "/customers/{id}",
+            detail,
+            Doc::key("Analytics customer detail")
+                .query(&["as_of"])
+                .free_query(),
+        )
+        .post(
+            "/customers/{id}/resync",
+            resync,
+            Doc::admin("Recalculate a customer"),
+        )
 }
 
 async fn list(

@@ -1,69 +1,183 @@
 //! The data API: plans, customers, plan groups, invoices, data sources and
 //! FX rates, in the interface's response shapes.
 
+use super::Routes;
 use super::{JsonBody, Params, page_of, read_ledger, records_of, write_ledger, write_records};
 use crate::auth::Caller;
 use crate::error::ApiError;
 use crate::extract::{Path, Query};
+use crate::openapi::{Doc, PAGE};
 use crate::state::{Account, AppState};
 use crate::store::Change;
 use axum::Json;
-use axum::Router;
 use axum::extract::State;
 use axum::http::StatusCode;
-use axum::routing::get;
 use serde_json::{Value, json};
 use std::sync::Arc;
 use submetrics::{ImportStatus, Ledger, RecordKind, WriteReport};
 
-pub fn routes() -> Router<Arc<AppState>> {
-    Router::new()
-        .route(
+pub fn routes() -> Routes {
+    const LIST_PLANS: &[&str] = &["source", "limit", "offset"];
+    const LIST_INVOICES: &[&str] = &["customer", "limit", "offset"];
+    Routes::new()
+        .get(
             "/data/plans",
-            get(list_plans)
-                .post(post_plans)
-                .put(missing_id)
-                .delete(missing_id),
+            list_plans,
+            Doc::key("List plans").query(LIST_PLANS),
         )
-        .route(
+        .post(
+            "/data/plans",
+            post_plans,
+            Doc::key("Upsert one plan or an array of plans"),
+        )
+        .put(
+            "/data/plans",
+            missing_id,
+            Doc::key("Without an id: Missing external_id").missing_id(),
+        )
+        .delete(
+            "/data/plans",
+            missing_id,
+            Doc::key("Without an id: Missing external_id").missing_id(),
+        )
+        .get(
             "/data/plans/",
-            get(list_plans).put(missing_id).delete(missing_id),
+            list_plans,
+            Doc::key("List plans").query(LIST_PLANS),
         )
-        .route(
+        .put(
+            "/data/plans/",
+            missing_id,
+            Doc::key("Without an id: Missing external_id").missing_id(),
+        )
+        .delete(
+            "/data/plans/",
+            missing_id,
+            Doc::key("Without an id: Missing external_id").missing_id(),
+        )
+        .get("/data/plans/{id}", get_plan, Doc::key("Get a plan"))
+        .put(
             "/data/plans/{id}",
-            get(get_plan).put(put_plan).delete(delete_plan),
+            put_plan,
+            Doc::key("Update fields of a plan"),
         )
-        .route("/data/customers", get(list_customers).post(post_customers))
-        .route(
+        .delete(
+            "/data/plans/{id}",
+            delete_plan,
+            Doc::key("Delete a plan no invoice uses (409 otherwise); its groups drop it"),
+        )
+        .get(
+            "/data/customers",
+            list_customers,
+            Doc::key("List customers").query(PAGE),
+        )
+        .post(
+            "/data/customers",
+            post_customers,
+            Doc::key("Create or replace one customer or an array").created(),
+        )
+        .get(
             "/data/customers/{id}",
-            get(get_customer).put(put_customer).delete(delete_customer),
+            get_customer,
+            Doc::key("Get a customer with current_mrr"),
         )
-        .route(
+        .put(
+            "/data/customers/{id}",
+            put_customer,
+            Doc::key("Update fields of a customer (custom_variables merge)"),
+        )
+        .delete(
+            "/data/customers/{id}",
+            delete_customer,
+            Doc::key("Delete a customer and its invoices"),
+        )
+        .get(
             "/data/plan-groups",
-            get(list_plan_groups).post(post_plan_group),
+            list_plan_groups,
+            Doc::key("List plan groups").query(PAGE),
         )
-        .route(
+        .post(
+            "/data/plan-groups",
+            post_plan_group,
+            Doc::key(
+                "Create a plan group (the service assigns the id; id and external_id are ignored)",
+            ),
+        )
+        .get(
             "/data/plan-groups/{id}",
-            get(get_plan_group)
-                .put(put_plan_group)
-                .delete(delete_plan_group),
+            get_plan_group,
+            Doc::key("Get a plan group"),
         )
-        .route("/data/invoices", get(list_invoices).post(post_invoices))
-        .route(
+        .put(
+            "/data/plan-groups/{id}",
+            put_plan_group,
+            Doc::key("Replace a plan group's name and plans"),
+        )
+        .delete(
+            "/data/plan-groups/{id}",
+            delete_plan_group,
+            Doc::key("Delete a plan group (its plans stay)"),
+        )
+        .get(
+            "/data/invoices",
+            list_invoices,
+            Doc::key("List invoices").query(LIST_INVOICES),
+        )
+        .post(
+            "/data/invoices",
+            post_invoices,
+            Doc::key("Upsert one invoice or an array"),
+        )
+        .get(
             "/data/invoices/{id}",
-            get(get_invoice).put(put_invoice).delete(delete_invoice),
+            get_invoice,
+            Doc::key("Get an invoice"),
         )
-        .route(
+        .put(
+            "/data/invoices/{id}",
+            put_invoice,
+            Doc::key("Replace an invoice"),
+        )
+        .delete(
+            "/data/invoices/{id}",
+            delete_invoice,
+            Doc::key("Delete an invoice"),
+        )
+        .get(
             "/data/data-sources",
-            get(list_data_sources).post(post_data_sources),
+            list_data_sources,
+            Doc::key("List data sources").query(PAGE),
         )
-        .route(
+        .post(
+            "/data/data-sources",
+            post_data_sources,
+            Doc::key("Upsert one data source or an array"),
+        )
+        .get(
             "/data/data-sources/{id}",
-            get(get_data_source)
-                .put(put_data_source)
-                .delete(delete_data_source),
+            get_data_source,
+            Doc::key("Get a data source"),
         )
-        .route("/data/fx-rates", get(list_fx_rates).post(post_fx_rates))
+        .put(
+            "/data/data-sources/{id}",
+            put_data_source,
+            Doc::key("Change a data source's name and/or type"),
+        )
+        .delete(
+            "/data/data-sources/{id}",
+            delete_data_source,
+            Doc::key("Delete a data source"),
+        )
+        .get(
+            "/data/fx-rates",
+            list_fx_rates,
+            Doc::key("List the FX rate rows").query(PAGE),
+        )
+        .post(
+            "/data/fx-rates",
+            post_fx_rates,
+            Doc::key("Add FX rate rows {date, currency, rate}"),
+        )
 }
 
 /// The stored form of a record (its JSON text) and, for an invoice, its

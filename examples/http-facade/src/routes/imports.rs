@@ -2,22 +2,26 @@
 //! array, or a batch `{<collection>: [...]}`; every record is tagged with the
 //! data source. An unknown data source is a 404.
 
+use super::Routes;
 use super::data::upsert;
 use super::{JsonBody, records_of, write_records};
 use crate::auth::Caller;
 use crate::error::ApiError;
 use crate::extract::Path;
+use crate::openapi::Doc;
 use crate::state::AppState;
 use axum::Json;
-use axum::Router;
 use axum::extract::State;
-use axum::routing::post;
 use serde_json::{Value, json};
 use std::sync::Arc;
 use submetrics::RecordKind;
 
-pub fn routes() -> Router<Arc<AppState>> {
-    Router::new().route("/data-sources/{source}/{collection}", post(import))
+pub fn routes() -> Routes {
+    Routes::new().post(
+        "/data-sources/{source}/{collection}",
+        import,
+        Doc::key("Import customers, plans, plan_groups or invoices into a data source"),
+    )
 }
 
 async fn import(

@@ -8,14 +8,17 @@ mod data;
 mod imports;
 mod reports;
 mod settings;
+mod table;
+
+pub use table::{Endpoint, Routes};
 
 use crate::error::ApiError;
+use crate::openapi::Doc;
 use crate::state::{Account, AppState};
 use axum::Router;
 use axum::body::Bytes;
 use axum::extract::{DefaultBodyLimit, FromRequest, Request};
 use axum::response::IntoResponse;
-use axum::routing::get;
 use serde_json::Value;
 use std::collections::BTreeMap;
 use std::sync::Arc;
@@ -29,24 +32,35 @@ pub const MAX_BATCH: usize = 100_000;
 pub const DEFAULT_LIMIT: usize = 100;
 pub const MAX_LIMIT: usize = 10_000;
 
-pub fn router(state: Arc<AppState>) -> Router {
-    let api = Router::new()
+/// Every endpoint, documented: the router and the OpenAPI document are
+/// both built from this table.
+fn table() -> Routes {
+    Routes::new()
+        .get(
+            "/health",
+            || async { axum::Json(serde_json::json!({"status": "ok"})) },
+            Doc::public("Liveness check"),
+        )
+        .get(
+            "/openapi.json",
+            || async { axum::Json(crate::openapi::document()) },
+            Doc::public("This description"),
+        )
         .merge(data::routes())
         .merge(imports::routes())
         .merge(customers::routes())
         .merge(account::routes())
         .merge(settings::routes())
-        .merge(reports::routes());
-    let api = Router::new()
-        .route(
-            "/health",
-            get(|| async { axum::Json(serde_json::json!({"status": "ok"})) }),
-        )
-        .route(
-            "/openapi.json",
-            get(|| async { axum::Json(crate::openapi::document()) }),
-        )
-        .merge(api);
+        .merge(reports::routes())
+}
+
+/// The served endpoints (each also under `/v1`).
+pub fn endpoints() -> Vec<Endpoint> {
+    table().into_parts().1
+}
+
+pub fn router(state: Arc<AppState>) -> Router {
+    let (api, _) = table().into_parts();
     Router::new()
         .merge(api.clone())
         .nest("/v1", api)

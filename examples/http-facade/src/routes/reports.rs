@@ -2,20 +2,26 @@
 //! point with the query string, so a new report needs no route. `as_of`
 //! (ISO 8601; default now) fixes the instant computed at.
 
+use super::Routes;
 use super::{Params, as_of, read_ledger};
 use crate::auth::Caller;
 use crate::error::ApiError;
 use crate::extract::{Path, Query};
+use crate::openapi::Doc;
 use crate::state::AppState;
 use axum::Json;
-use axum::Router;
 use axum::extract::State;
-use axum::routing::get;
 use serde_json::Value;
 use std::sync::Arc;
 
-pub fn routes() -> Router<Arc<AppState>> {
-    Router::new().route("/reports/{name}", get(report))
+pub fn routes() -> Routes {
+    Routes::new().get(
+        "/reports/{name}",
+        report,
+        Doc::key("Any report by name, with its query parameters and as_of")
+            .query(&["as_of"])
+            .free_query(),
+    )
 }
 
 async fn report(

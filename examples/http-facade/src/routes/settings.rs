@@ -3,26 +3,48 @@
 //! `connected: false` until an integration exists.
 
 use super::JsonBody;
+use super::Routes;
 use crate::auth::Caller;
 use crate::error::ApiError;
+use crate::openapi::Doc;
 use crate::state::AppState;
 use axum::Json;
-use axum::Router;
 use axum::extract::State;
-use axum::routing::get;
 use serde_json::{Value, json};
 use std::sync::Arc;
 
-pub fn routes() -> Router<Arc<AppState>> {
-    Router::new()
-        .route(
+pub fn routes() -> Routes {
+    Routes::new()
+        .get(
             "/settings/notifications",
-            get(get_notifications).put(put_notifications),
+            get_notifications,
+            Doc::admin("Notification settings"),
         )
-        .route("/settings/payment-platform", get(payment_platform))
-        .route("/settings/stripe", get(payment_platform))
-        .route("/settings/crm", get(crm))
-        .route("/settings/hubspot", get(crm))
+        .put(
+            "/settings/notifications",
+            put_notifications,
+            Doc::admin("Change parts of the notification settings"),
+        )
+        .get(
+            "/settings/payment-platform",
+            payment_platform,
+            Doc::admin("Payment-platform connection (read only)"),
+        )
+        .get(
+            "/settings/stripe",
+            payment_platform,
+            Doc::admin("Payment-platform connection (alias of /settings/payment-platform)"),
+        )
+        .get(
+            "/settings/crm",
+            crm,
+            Doc::admin("CRM connection (read only)"),
+        )
+        .get(
+            "/settings/hubspot",
+            crm,
+            Doc::admin("CRM connection (alias of /settings/crm)"),
+        )
 }
 
 async fn get_notifications(

@@ -95,8 +95,13 @@ impl Server {
         };
         // Keep draining stdout so the server never blocks on a full pipe.
         std::thread::spawn(move || for _ in lines {});
+        // One connection per request: the server may close a connection
+        // after an error answer whose body it did not read, and a reused
+        // one would then fail the next request.
         let agent: ureq::Agent = ureq::Agent::config_builder()
             .http_status_as_error(false)
+            .max_idle_connections(0)
+            .max_idle_connections_per_host(0)
             .build()
             .into();
         (

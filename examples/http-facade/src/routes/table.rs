@@ -1,0 +1,73 @@
+//! The route table: every endpoint is registered once, with its method,
+//! path, handler and documentation, so the router and the OpenAPI document
+//! come from the same list and cannot disagree.
+
+use crate::openapi::Doc;
+use crate::state::AppState;
+use axum::Router;
+use axum::handler::Handler;
+use axum::routing::{self, MethodRouter};
+use std::sync::Arc;
+
+/// One served endpoint as documented.
+#[derive(Debug, Clone, Copy)]
+pub struct Endpoint {
+    pub method: &'static str,
+    pub path: &'static str,
+    pub doc: Doc,
+}
+
+/// A router that records what it serves.
+pub struct Routes {
+    router: Router<Arc<AppState>>,
+    endpoints: Vec<Endpoint>,
+}
+
+macro_rules! method {
+    ($name:ident) => {
+        pub fn $name<H, T>(self, path: &'static str, handler: H, doc: Doc) -> Routes
+        where
+            H: Handler<T, Arc<AppState>>,
+            T: 'static,
+        {
+            self.add(stringify!($name), path, routing::$name(handler), doc)
+        }
+    };
+}
+
+impl Routes {
+    pub fn new() -> Routes {
+        Routes {
+            router: Router::new(),
+            endpoints: Vec::new(),
+        }
+    }
+
+    method!(get);
+    method!(post);
+    method!(put);
+    method!(delete);
+
+    fn add(
+        mut self,
+        method: &'static str,
+        path: &'static str,
+        handler: MethodRouter<Arc<AppState>>,
+        doc: Doc,
+    ) -> Routes {
+        // Routing a path again adds the method to it.
+        self.router = self.router.route(path, handler);
+        self.endpoints.push(Endpoint { method, path, doc });
+        self
+    }
+
+    pub fn merge(mut self, other: Routes) -> Routes {
+        self.router = self.router.merge(other.router);
+        self.endpoints.extend(other.endpoints);
+        self
+    }
+
+    pub fn into_parts(self) -> (Router<Arc<AppState>>, Vec<Endpoint>) {
+        (self.router, self.endpoints)
+    }
+}
