@@ -5,7 +5,8 @@
 //! at the latest rate at or before `as_of`; `currency` is the customer's own
 //! billing currency. `status` filters by the lifecycle status at `as_of`
 //! (`active` by default; `all` keeps everyone). `selected-date` with
-//! `selected-type` keeps customers whose creation (`lead`), trial start
+//! `selected-type` keeps customers whose creation (`lead`; without a created
+//! date, the first trial or payment, as in the leads report), trial start
 //! (`trials`) or first payment (`converted`) falls in the `interval` period
 //! holding that date. The list is sorted by MRR, highest first, unless
 //! `sort`/`order` say otherwise; ties break by id.
@@ -122,7 +123,15 @@ impl Ledger {
             }
             if let Some((kind, start, end)) = selection {
                 let moment = match kind {
-                    "lead" => customer.created_date.map(|t| t.instant(tz)),
+                    // As in the leads report: a record without a creation
+                    // date is a lead from its first trial or payment.
+                    "lead" => customer.created_date.map(|t| t.instant(tz)).or_else(|| {
+                        profile
+                            .trial_started
+                            .into_iter()
+                            .chain(profile.paid_started)
+                            .min()
+                    }),
                     "trials" => profile.trial_started,
                     _ => profile.paid_started,
                 };
