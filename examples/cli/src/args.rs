@@ -199,7 +199,8 @@ pub enum AccountAction {
 #[derive(Args)]
 pub struct LocalArgs {
     /// Directory of customers.*, plans.*, invoices.* (and plan_groups.*,
-    /// fx_rates.*, data_sources.*) as .json, .jsonl or .csv.
+    /// fx_rates.*, data_sources.*) as .json, .jsonl or .csv. An FX rate is
+    /// units of its currency per one unit of the base currency.
     #[arg(long)]
     pub data: std::path::PathBuf,
     /// The instant to compute at (ISO 8601; default now).

@@ -139,23 +139,136 @@ fn customers_and_movements() {
     assert!(String::from_utf8_lossy(&missing.stderr).contains("error: customer Z not found"));
 }
 
+/// `local --data DIR <options...>`: ledger options go before the command.
+fn local_in(dir: &str, options: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_submetrics"))
+        .args(["local", "--data", dir])
+        .args(options)
+        .output()
+        .expect("run the client")
+}
+
+fn summary(output: &Output) -> (Value, Value) {
+    let value = json(output);
+    (
+        value["currency"].clone(),
+        value["summary"]["mrr_current"].clone(),
+    )
+}
+
 #[test]
-fn settings_strict_and_bad_directories() {
-    let eur = json(&local(&["reports", "summary", "--base-currency", "EUR"]));
-    assert_eq!(eur["currency"], "EUR");
-    assert_eq!(eur["summary"]["mrr_current"], 11700);
-    // With 30 days of grace C has not lapsed by Mar 15: its cancellation on Mar 10 is the churn.
-    let churn = json(&local(&[
-        "--churn-grace-days",
-        "30",
-        "movements",
-        "--kinds",
-        "churn",
-    ]));
+fn ledger_options_bind_to_the_ledger() {
+    let data = data_dir();
+    let at = |as_of: &str, options: &[&str]| {
+        let mut args = vec!["--as-of", as_of];
+        args.extend_from_slice(options);
+        args.extend_from_slice(&["reports", "summary"]);
+        summary(&local_in(&data, &args))
+    };
+    // Base currency: USD 130.00 is EUR 117.00 at the fixture's 0.9.
     assert_eq!(
-        (churn[0]["date"].clone(), churn[0]["subtype"].clone()),
+        at("2024-03-15T00:00:00Z", &[]),
+        (Value::from("USD"), Value::from(13000))
+    );
+    assert_eq!(
+        at("2024-03-15T00:00:00Z", &["--base-currency", "EUR"]),
+        (Value::from("EUR"), Value::from(11700))
+    );
+    // Time zone: A's first invoice (dated 2024-01-01) starts at local
+    // midnight, 08:00 UTC in Los Angeles, so at 05:00 UTC it has not begun.
+    assert_eq!(
+        at("2024-01-01T05:00:00Z", &[]),
+        (Value::from("USD"), Value::from(3000))
+    );
+    assert_eq!(
+        at(
+            "2024-01-01T05:00:00Z",
+            &["--timezone", "America/Los_Angeles"]
+        ),
+        (Value::from("USD"), Value::from(0))
+    );
+    // First day of the week: weeks from Monday (the default) or Sunday.
+    let weeks = |options: &[&str]| {
+        let mut args = vec!["--as-of", "2024-03-15T00:00:00Z"];
+        args.extend_from_slice(options);
+        args.extend_from_slice(&[
+            "reports",
+            "mrr",
+            "--interval",
+            "week",
+            "--date",
+            "20240101-20240114",
+        ]);
+        json(&local_in(&data, &args))["result"]
+            .as_array()
+            .expect("periods")
+            .iter()
+            .map(|p| {
+                format!(
+                    "{} {}",
+                    p["date"].as_str().unwrap_or(""),
+                    p["end_date"].as_str().unwrap_or("")
+                )
+            })
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(
+        weeks(&[]),
+        vec!["2024-01-01 2024-01-07", "2024-01-08 2024-01-14"]
+    );
+    assert_eq!(
+        weeks(&["--first-day-of-week", "0"]),
+        vec![
+            "2023-12-31 2024-01-06",
+            "2024-01-07 2024-01-13",
+            "2024-01-14 2024-01-14"
+        ]
+    );
+    // Churn grace: with 30 days C has not lapsed by Mar 15, so its
+    // cancellation on Mar 10 is the churn (with the default 7 it lapsed Mar 1).
+    let churn = |options: &[&str]| {
+        let mut args = vec!["--as-of", "2024-03-15T00:00:00Z"];
+        args.extend_from_slice(options);
+        args.extend_from_slice(&["movements", "--kinds", "churn"]);
+        let churn = json(&local_in(&data, &args));
+        (churn[0]["date"].clone(), churn[0]["subtype"].clone())
+    };
+    assert_eq!(
+        churn(&[]),
+        (Value::from("2024-03-01"), Value::from("lapse"))
+    );
+    assert_eq!(
+        churn(&["--churn-grace-days", "30"]),
         (Value::from("2024-03-10"), Value::from("cancellation"))
     );
+    // Refund handling: the half refund of February cuts MRR unless ignored.
+    let zeros = leading_zeros();
+    let refund = |options: &[&str]| {
+        let mut args = vec!["--as-of", "2024-02-15T00:00:00Z"];
+        args.extend_from_slice(options);
+        args.extend_from_slice(&["reports", "summary"]);
+        summary(&local_in(&zeros, &args))
+    };
+    assert_eq!(refund(&[]), (Value::from("USD"), Value::from(2500)));
+    assert_eq!(
+        refund(&["--refund-handling", "ignore"]),
+        (Value::from("USD"), Value::from(5000))
+    );
+    let bad = local_in(
+        &data,
+        &["--refund-handling", "sometimes", "reports", "summary"],
+    );
+    assert_eq!(bad.status.code(), Some(1));
+    assert!(bad.stdout.is_empty());
+    assert!(
+        String::from_utf8_lossy(&bad.stderr).contains("refund_handling"),
+        "{}",
+        String::from_utf8_lossy(&bad.stderr)
+    );
+}
+
+#[test]
+fn strict_and_bad_directories() {
     let strict = local(&["--strict", "reports", "summary"]);
     assert_eq!(strict.status.code(), Some(1));
     assert!(String::from_utf8_lossy(&strict.stderr).contains("1 record(s) rejected (--strict)"));
@@ -164,7 +277,101 @@ fn settings_strict_and_bad_directories() {
         .output()
         .expect("run");
     assert_eq!(nowhere.status.code(), Some(1));
-    assert!(String::from_utf8_lossy(&nowhere.stderr).contains("not a directory"));
+    assert_eq!(
+        String::from_utf8_lossy(&nowhere.stderr),
+        "error: --data /nonexistent-dir: not a directory\n"
+    );
+}
+
+fn leading_zeros() -> String {
+    format!("{}/leading-zeros", data_dir())
+}
+
+#[test]
+fn csv_ids_keep_leading_zeros_and_json_may_be_a_bare_array() {
+    let dir = leading_zeros();
+    let out = local_in(
+        &dir,
+        &["--as-of", "2024-02-15T00:00:00Z", "customers", "get", "007"],
+    );
+    assert_eq!(String::from_utf8_lossy(&out.stderr), "", "nothing rejected");
+    let customer = json(&out);
+    assert_eq!(customer["id"], "007");
+    assert_eq!(customer["custom_variables"]["account_no"], "000042");
+    assert_eq!(customer["current_subscriptions"][0]["plan_id"], "0100");
+    assert_eq!(customer["current_subscriptions"][0]["mrr"], 2500);
+    let refund = local_in(
+        &dir,
+        &[
+            "--as-of",
+            "2024-02-15T00:00:00Z",
+            "reports",
+            "transactions-detail",
+            "--date",
+            "20240101-20240229",
+            "--selected-date",
+            "2024-02-01",
+            "--selected-type",
+            "refund",
+            "--format",
+            "csv",
+        ],
+    );
+    assert_eq!(
+        String::from_utf8_lossy(&refund.stdout),
+        "date,customer_id,customer_name,customer_email,type,status,transaction_id,invoice_id,currency,description,amount,amount_base_currency\r\n\
+         2024-02-10T00:00:00Z,007,Bond Ltd,,refund,successful,0003,0003,USD,refund,-2500,-2500\r\n"
+    );
+}
+
+/// A directory of `n` customers as JSONL, made once per test process.
+fn large_load(n: usize) -> std::path::PathBuf {
+    let dir = std::path::PathBuf::from(env!("CARGO_TARGET_TMPDIR"))
+        .join(format!("cli-large-load-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("dir");
+    let lines: String = (0..n)
+        .map(|i| format!("{{\"id\": \"c{i}\", \"name\": \"Customer {i}\"}}\n"))
+        .collect();
+    std::fs::write(dir.join("customers.jsonl"), lines).expect("write");
+    dir
+}
+
+#[test]
+fn a_large_load_shows_progress_on_a_terminal_and_never_on_stdout() {
+    let dir = large_load(50_000);
+    let out_file = dir.join("out.json");
+    // stderr is a terminal (util-linux `script`), stdout goes to a file.
+    let line = format!(
+        "'{}' local --data '{}' --as-of 2024-03-15T00:00:00Z customers list --status all --limit 1 > '{}'",
+        env!("CARGO_BIN_EXE_submetrics"),
+        dir.display(),
+        out_file.display()
+    );
+    let terminal = Command::new("script")
+        .args(["-qec", &line, "/dev/null"])
+        .output()
+        .expect(
+            "`script` (util-linux / bsdutils) must be installed: it gives the client a terminal",
+        );
+    assert!(terminal.status.success(), "{terminal:?}");
+    assert_eq!(
+        String::from_utf8_lossy(&terminal.stdout),
+        "\rcustomers  [############                  ] 20000/50000\
+         \rcustomers  [########################      ] 40000/50000\
+         \rcustomers  [##############################] 50000/50000\r\n"
+    );
+    let written: Value =
+        serde_json::from_str(&std::fs::read_to_string(&out_file).expect("out")).expect("pure JSON");
+    assert_eq!(written["result"]["count"], 50_000);
+    assert_eq!(written["result"]["list"][0]["id"], "c0");
+    // Piped stderr: no bar at all.
+    let piped = local_in(
+        &dir.display().to_string(),
+        &["customers", "list", "--status", "all", "--limit", "1"],
+    );
+    assert_eq!(String::from_utf8_lossy(&piped.stderr), "");
+    assert_eq!(json(&piped)["result"]["count"], 50_000);
+    let _ = std::fs::remove_dir_all(&dir);
 }
 
 #[test]
