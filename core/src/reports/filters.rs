@@ -250,13 +250,19 @@ impl<'a> CustomerFacts<'a> {
         self.customer.attribute(name).map(str::to_lowercase)
     }
 
-    /// The payment method: the custom variable, else the latest invoice's.
+    /// The payment method: the custom variable, else the latest invoice's
+    /// at `as_of` (void invoices and invoices dated after `as_of` have not
+    /// been paid with anything).
     pub fn payment_method(&self) -> Option<String> {
+        let tz = self.ledger.settings().timezone;
         self.attribute("payment_method").or_else(|| {
             self.invoices()
                 .iter()
-                .filter(|i| i.payment_method.is_some())
-                .max_by_key(|i| (i.invoice_date.instant(chrono_tz::UTC), i.id.as_str()))
+                .filter(|i| i.payment_method.is_some() && i.counts())
+                .map(|i| (i.invoice_date.instant(tz), i))
+                .filter(|(date, _)| *date <= self.as_of)
+                .max_by_key(|(date, i)| (*date, i.id.as_str()))
+                .map(|(_, i)| i)
                 .and_then(|i| i.payment_method.as_deref())
                 .map(str::to_lowercase)
         })
