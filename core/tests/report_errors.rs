@@ -24,6 +24,17 @@ fn error_of(name: &str, params: &[(&str, &str)]) -> (String, String) {
     (error.code().to_string(), error.to_string())
 }
 
+/// Each case fails with `invalid_query` and exactly its expected text.
+fn assert_invalid_queries(cases: &[Case]) {
+    for (name, params, expected) in cases {
+        assert_eq!(
+            error_of(name, params),
+            ("invalid_query".to_string(), expected.to_string()),
+            "{name} {params:?}"
+        );
+    }
+}
+
 #[test]
 fn an_unknown_report_lists_every_known_name() {
     let (code, text) = error_of("revenue", &[]);
@@ -120,13 +131,7 @@ fn a_bad_parameter_value_names_the_parameter_and_what_it_accepts() {
             "parameter `selected-type`: `soon` is not one of day_churn, week_churn, month_churn, quarter_churn, year_churn",
         ),
     ];
-    for (name, params, expected) in cases {
-        assert_eq!(
-            error_of(name, params),
-            ("invalid_query".to_string(), expected.to_string()),
-            "{name} {params:?}"
-        );
-    }
+    assert_invalid_queries(cases);
 }
 
 #[test]
@@ -148,11 +153,5 @@ fn a_malformed_date_names_the_parameter_and_the_accepted_forms() {
             "parameter `selected-date`: `June` is not a date (yyyyMMdd or YYYY-MM-DD)",
         ),
     ];
-    for (name, params, expected) in cases {
-        assert_eq!(
-            error_of(name, params),
-            ("invalid_query".to_string(), expected.to_string()),
-            "{name} {params:?}"
-        );
-    }
+    assert_invalid_queries(cases);
 }
