@@ -19,10 +19,10 @@ use std::collections::HashMap;
 use std::path::Path;
 use std::sync::{Arc, Mutex, RwLock};
 use std::time::{Duration, Instant};
+use submetrics::{Ledger, RecordKind, Settings};
 
 /// How long a running service trusts a key it has read from the store.
 pub const KEY_CACHE_TTL: Duration = Duration::from_secs(2);
-use submetrics::{Ledger, RecordKind, Settings};
 
 pub struct Account {
     pub row: Mutex<AccountRow>,
