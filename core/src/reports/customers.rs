@@ -15,7 +15,7 @@ use super::ReportParams;
 use super::filters::{CustomerFacts, CustomerFilter};
 use crate::error::{Error, Result};
 use crate::ledger::{CustomerProfile, Ledger};
-use crate::model::Customer;
+use crate::model::{Customer, InvoiceType};
 use crate::money::{Cents, Currency};
 use crate::period::PeriodInterval;
 use crate::query::{Order, Query};
@@ -107,11 +107,7 @@ impl Ledger {
                 continue;
             }
             if !customer_currencies.is_empty()
-                && !customer_currencies.contains(&billing_currency(
-                    customer,
-                    &profile,
-                    settings.base_currency,
-                ))
+                && !customer_currencies.contains(&billing_currency(self, customer, &profile, as_of))
             {
                 continue;
             }
@@ -161,7 +157,7 @@ impl Ledger {
             .skip(offset)
             .take(limit)
             .map(|e| {
-                let mut item = self.customer_view(e.customer, &e.profile);
+                let mut item = self.customer_view(e.customer, &e.profile, as_of);
                 item["mrr"] = json!(e.mrr);
                 item
             })
@@ -202,7 +198,7 @@ impl Ledger {
                 })
             })
             .collect();
-        let mut detail = self.customer_view(customer, &profile);
+        let mut detail = self.customer_view(customer, &profile, as_of);
         detail["current_subscriptions"] = Value::Array(subscriptions);
         detail["converted_mrr"] = json!(self.converted(&profile, currency, as_of_day)?);
         detail["converted_currency"] = json!(currency.as_str());
@@ -211,7 +207,12 @@ impl Ledger {
     }
 
     /// The fields the list and the detail share.
-    fn customer_view(&self, customer: &Customer, profile: &CustomerProfile) -> Value {
+    fn customer_view(
+        &self,
+        customer: &Customer,
+        profile: &CustomerProfile,
+        as_of: DateTime<Utc>,
+    ) -> Value {
         let stamp =
             |t: Option<DateTime<Utc>>| t.map(|t| t.to_rfc3339_opts(SecondsFormat::Secs, true));
         let tz = self.settings().timezone;
@@ -225,7 +226,7 @@ impl Ledger {
             "paid_started": stamp(profile.paid_started),
             "cancel_date": stamp(profile.cancel_date),
             "status": profile.status.as_str(),
-            "currency": billing_currency(customer, profile, self.settings().base_currency).as_str(),
+            "currency": billing_currency(self, customer, profile, as_of).as_str(),
         })
     }
 
@@ -243,15 +244,33 @@ impl Ledger {
 }
 
 /// The currency a customer is billed in: the one of its largest MRR, else
-/// the record's, else the ledger's base currency.
-fn billing_currency(customer: &Customer, profile: &CustomerProfile, base: Currency) -> Currency {
+/// that of its latest subscription invoice up to `as_of` (a cancelled
+/// customer keeps the currency it paid in), else the record's, else the
+/// ledger's base currency.
+fn billing_currency(
+    ledger: &Ledger,
+    customer: &Customer,
+    profile: &CustomerProfile,
+    as_of: DateTime<Utc>,
+) -> Currency {
+    let tz = ledger.settings().timezone;
     profile
         .mrr
         .iter()
         .max_by_key(|(_, amount)| **amount)
         .map(|(currency, _)| *currency)
+        .or_else(|| {
+            ledger
+                .customer_invoices(customer.id.as_str())
+                .into_iter()
+                .filter(|i| i.kind == InvoiceType::Subscription && i.counts())
+                .map(|i| (i.invoice_date.instant(tz), i))
+                .filter(|(date, _)| *date <= as_of)
+                .max_by_key(|(date, i)| (*date, i.id.as_str()))
+                .map(|(_, i)| i.currency)
+        })
         .or(customer.currency)
-        .unwrap_or(base)
+        .unwrap_or(ledger.settings().base_currency)
 }
 
 fn compare(sort: &str, a: &Entry, b: &Entry, tz: chrono_tz::Tz) -> Ordering {
