@@ -30,7 +30,11 @@ fn main() -> ExitCode {
         eprintln!("error: {error}");
         return ExitCode::FAILURE;
     }
-    let style = output::Style::new(cli.format, cli.no_color);
+    let mut style = output::Style::new(cli.format, cli.no_color);
+    if let args::Command::Local(local) = &cli.command {
+        let base = local.base_currency.as_deref().unwrap_or("USD");
+        style.base = Some(base.to_ascii_uppercase());
+    }
     let outcome = match cli.command {
         args::Command::Local(local) => commands::local::run(local).map(|value| (value, false)),
         command => config::api_key(cli.api_key)
@@ -46,6 +50,7 @@ fn main() -> ExitCode {
                 output::Style {
                     format: output::Format::Csv,
                     color: false,
+                    base: None,
                 }
             } else {
                 style

@@ -504,3 +504,43 @@ trial_to_paid_rate  Trial-to-paid rate (%)
         ]
     );
 }
+
+#[test]
+fn movement_tables_show_base_amounts_in_the_base_currency() {
+    let out = local(&["movements", "--kinds", "new,churn", "--format", "table"]);
+    assert_eq!(
+        String::from_utf8_lossy(&out.stdout),
+        "\
+date        customer_id  type   subtype  mrr_change  mrr_change_base_currency  customer_count_change  quantity_change  currency  plans_before  plans_after
+----------  -----------  -----  -------  ----------  ------------------------  ---------------------  ---------------  --------  ------------  -----------
+2024-01-01  A            new    new          $30.00                    $30.00                      1                1  USD       []            [\"m\"]
+2024-01-15  B            new    new         $100.00                   $100.00                      1                1  USD       []            [\"y\"]
+2024-02-01  C            new    new          €27.00                    $30.00                      1                1  EUR       []            [\"e\"]
+2024-03-01  C            churn  lapse       -€27.00                   -$30.00                     -1               -1  EUR       [\"e\"]         []
+"
+    );
+    let eur = local_in(
+        &data_dir(),
+        &[
+            "--as-of",
+            "2024-03-15T00:00:00Z",
+            "--base-currency",
+            "eur",
+            "movements",
+            "--kinds",
+            "new",
+            "--format",
+            "table",
+        ],
+    );
+    assert_eq!(
+        String::from_utf8_lossy(&eur.stdout),
+        "\
+date        customer_id  type  subtype  mrr_change  mrr_change_base_currency  customer_count_change  quantity_change  currency  plans_before  plans_after
+----------  -----------  ----  -------  ----------  ------------------------  ---------------------  ---------------  --------  ------------  -----------
+2024-01-01  A            new   new          $30.00                    €27.00                      1                1  USD       []            [\"m\"]
+2024-01-15  B            new   new         $100.00                    €90.00                      1                1  USD       []            [\"y\"]
+2024-02-01  C            new   new          €27.00                    €27.00                      1                1  EUR       []            [\"e\"]
+"
+    );
+}

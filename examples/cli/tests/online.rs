@@ -517,15 +517,17 @@ fn negative_amounts_are_red_on_a_terminal_unless_no_color() {
     let plain = "\
 date        movement_date  currency  customer_id  customer_name  customer_email  type         subtype      description           mrr_change  mrr_change_base_currency  customer_count_change  quantity_change  plans_before  plans_after
 ----------  -------------  --------  -----------  -------------  --------------  -----------  -----------  --------------------  ----------  ------------------------  ---------------------  ---------------  ------------  -----------
-2024-02-01  2024-02-01     USD       A            Acme                           contraction  contraction  Contraction: Monthly     -$20.00                   -$20.00                      0                0  [\"m\"]         [\"m\"]
+2024-02-01  2024-02-01     USD       A            Acme                           contraction  contraction  Contraction: Monthly     -$20.00                    -20.00                      0                0  [\"m\"]         [\"m\"]
 ";
-    let red_row = "2024-02-01  2024-02-01     USD       A            Acme                           contraction  contraction  Contraction: Monthly  \x1b[31m   -$20.00\x1b[0m  \x1b[31m                 -$20.00\x1b[0m                      0                0  [\"m\"]         [\"m\"]\n";
+    let red_row = "2024-02-01  2024-02-01     USD       A            Acme                           contraction  contraction  Contraction: Monthly  \x1b[31m   -$20.00\x1b[0m  \x1b[31m                  -20.00\x1b[0m                      0                0  [\"m\"]         [\"m\"]\n";
     let (head, _) = plain.split_at(plain.find("2024-02-01").expect("the row"));
     assert_eq!(colored, format!("{head}{red_row}"));
     assert_eq!(server.terminal(&args, &[("NO_COLOR", "1")]), plain);
     let mut no_color = args.to_vec();
     no_color.push("--no-color");
     assert_eq!(server.terminal(&no_color, &[]), plain);
+    // Base-currency amounts of a result that does not name its base currency
+    // print without a symbol rather than in the row's currency.
     // Piped tables never carry escapes.
     let piped = server.run(&[&args[..], &["--format", "table"]].concat());
     assert_eq!(String::from_utf8_lossy(&piped.stdout), plain);

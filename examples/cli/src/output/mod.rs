@@ -20,6 +20,8 @@ pub enum Format {
 pub struct Style {
     pub format: Format,
     pub color: bool,
+    /// The base currency, when known (offline: the ledger's).
+    pub base: Option<String>,
 }
 
 impl Style {
@@ -31,7 +33,11 @@ impl Style {
             other => other,
         };
         let color = terminal && !no_color && std::env::var_os("NO_COLOR").is_none();
-        Style { format, color }
+        Style {
+            format,
+            color,
+            base: None,
+        }
     }
 }
 
@@ -131,7 +137,13 @@ pub fn print(value: &Value, style: &Style) {
         }
         Format::Table => {
             let (rows, currency) = rows_of(value);
-            table::render(&rows, currency.as_deref(), style.color, money_cells(value))
+            table::render(
+                &rows,
+                currency.as_deref(),
+                style.base.as_deref(),
+                style.color,
+                money_cells(value),
+            )
         }
         Format::Json | Format::Auto => {
             serde_json::to_string_pretty(value).unwrap_or_default() + "\n"

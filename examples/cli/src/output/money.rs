@@ -73,10 +73,20 @@ fn group(digits: &str) -> String {
     out
 }
 
+fn number(abs: u64) -> String {
+    format!("{}.{:02}", group(&(abs / 100).to_string()), abs % 100)
+}
+
+/// Cents as a grouped number with two decimals and no currency: `-1,234.56`.
+pub fn plain(cents: i64) -> String {
+    let sign = if cents < 0 { "-" } else { "" };
+    format!("{sign}{}", number(cents.unsigned_abs()))
+}
+
 pub fn format(cents: i64, currency: Option<&str>) -> String {
     let sign = if cents < 0 { "-" } else { "" };
     let abs = cents.unsigned_abs();
-    let number = format!("{}.{:02}", group(&(abs / 100).to_string()), abs % 100);
+    let number = number(abs);
     match currency.map(str::to_ascii_uppercase).as_deref() {
         Some("USD") | None => format!("{sign}${number}"),
         Some("EUR") => format!("{sign}€{number}"),

@@ -1,20 +1,33 @@
 //! Aligned terminal tables: text left, numbers right, money formatted with
 //! its currency, negative amounts red when color is on. Nested values show
-//! as compact JSON.
+//! as compact JSON. A row's amounts are in its `currency`; `*_base_currency`
+//! columns are in the base currency, and print as plain numbers when the
+//! result does not say which that is.
 
 use super::csv::columns;
-use super::money::{MONEY_FIELDS, format};
+use super::money::{MONEY_FIELDS, format, plain};
 use serde_json::{Map, Value};
 
 const RED: &str = "\x1b[31m";
 const RESET: &str = "\x1b[0m";
 
-fn cell(money: bool, value: Option<&Value>, currency: Option<&str>) -> (String, bool, bool) {
+/// Which currency a money cell is in: a known one, or not known.
+#[derive(Clone, Copy)]
+enum In<'a> {
+    Currency(Option<&'a str>),
+    Unknown,
+}
+
+fn cell(money: bool, value: Option<&Value>, currency: In) -> (String, bool, bool) {
     match value {
         None | Some(Value::Null) => (String::new(), false, false),
         Some(Value::Number(n)) if money && n.is_i64() => {
             let cents = n.as_i64().unwrap_or(0);
-            (format(cents, currency), true, cents < 0)
+            let text = match currency {
+                In::Currency(code) => format(cents, code),
+                In::Unknown => plain(cents),
+            };
+            (text, true, cents < 0)
         }
         Some(Value::Number(n)) => match n.as_f64() {
             Some(f) if !n.is_i64() => (format!("{f:.2}"), true, false),
@@ -26,11 +39,14 @@ fn cell(money: bool, value: Option<&Value>, currency: Option<&str>) -> (String, 
     }
 }
 
-/// `money(row, column)` says which cells beyond [`MONEY_FIELDS`] columns hold
-/// amounts (the periods of a *-table report's money rows).
+/// `currency` is the result's own (a report's, which is its base currency),
+/// `base` the base currency when the caller knows it; `money(row, column)`
+/// says which cells beyond [`MONEY_FIELDS`] columns hold amounts (the
+/// periods of a *-table report's money rows).
 pub fn render(
     rows: &[Map<String, Value>],
     currency: Option<&str>,
+    base: Option<&str>,
     color: bool,
     money: impl Fn(&Map<String, Value>, &str) -> bool,
 ) -> String {
@@ -42,11 +58,20 @@ pub fn render(
         .iter()
         .map(|row| {
             let row_currency = row.get("currency").and_then(Value::as_str).or(currency);
+            let base = match currency.or(base) {
+                Some(code) => In::Currency(Some(code)),
+                None => In::Unknown,
+            };
             columns
                 .iter()
                 .map(|c| {
                     let is_money = MONEY_FIELDS.contains(&c.as_str()) || money(row, c);
-                    cell(is_money, row.get(c), row_currency)
+                    let currency = if c.ends_with("_base_currency") {
+                        base
+                    } else {
+                        In::Currency(row_currency)
+                    };
+                    cell(is_money, row.get(c), currency)
                 })
                 .collect()
         })
