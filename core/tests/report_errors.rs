@@ -63,7 +63,7 @@ fn a_bad_parameter_value_names_the_parameter_and_what_it_accepts() {
         (
             "mrr",
             &[("status", "sleeping")],
-            "parameter `status`: `sleeping` is not one of active, cancelled, trial, lead",
+            "parameter `status`: `sleeping` is not one of active, cancelled, trial, lead, all",
         ),
         (
             "mrr",
