@@ -121,8 +121,9 @@ impl RecordKind {
 
 impl Ledger {
     /// An empty ledger with the given settings.
-    pub fn new(settings: Settings) -> Ledger {
-        let pivot = settings.base_currency;
+    pub fn new(mut settings: Settings) -> Ledger {
+        let pivot = settings.pivot();
+        settings.fx_pivot = Some(pivot);
         Ledger {
             settings,
             customers: Records::default(),
@@ -143,16 +144,29 @@ impl Ledger {
         &self.settings
     }
 
-    /// Replaces the settings and recomputes every customer.
-    pub fn set_settings(&mut self, settings: Settings) {
+    /// Replaces the settings and recomputes every customer. The FX pivot
+    /// stays the one the ledger was created with: the loaded rates are quoted
+    /// against it.
+    pub fn set_settings(&mut self, mut settings: Settings) {
+        settings.fx_pivot = Some(self.fx.pivot());
         self.settings = settings;
         self.rebuild_all();
     }
 
     /// Merges the keys of a JSON object into the settings (see
-    /// [`Settings::merged`]) and recomputes every customer.
+    /// [`Settings::merged`]) and recomputes every customer. Naming another
+    /// `fx_pivot` is an error: it is fixed when the ledger is created.
     pub fn update_settings(&mut self, patch: &Value) -> Result<&Settings> {
         let settings = self.settings.merged(patch)?;
+        if settings.pivot() != self.fx.pivot() {
+            return Err(Error::InvalidSetting {
+                setting: "fx_pivot".to_string(),
+                reason: format!(
+                    "is {} for this ledger and cannot change once it exists",
+                    self.fx.pivot()
+                ),
+            });
+        }
         self.set_settings(settings);
         Ok(&self.settings)
     }

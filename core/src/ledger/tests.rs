@@ -134,6 +134,49 @@ fn a_deleted_plan_group_id_is_never_handed_out_again() {
 }
 
 #[test]
+fn the_fx_pivot_survives_a_base_currency_change_and_a_rebuild_from_saved_settings() {
+    let mut ledger = ledger();
+    ledger
+        .load_fx_rates(&[json!({"date": "2024-01-01", "currency": "EUR", "rate": 0.8})])
+        .unwrap();
+    ledger.upsert_customers(&[json!({"id": "eu", "name": "EU"})]);
+    ledger.upsert_plans(&[json!({"id": "e", "name": "E", "interval": "month", "currency": "EUR"})]);
+    ledger.upsert_invoices(&[
+        json!({"id": "e1", "customer_id": "eu", "type": "subscription",
+        "plan_id": "e", "invoice_date": "2024-01-01", "amount": 4000, "currency": "EUR"}),
+    ]);
+    let at: DateTime<Utc> = "2024-01-10T00:00:00Z".parse().unwrap();
+    let summary = |ledger: &Ledger| {
+        ledger.report("summary", &Default::default(), at).unwrap()["summary"]["mrr_current"].clone()
+    };
+    // 4000 EUR at 0.8 EUR per USD is 5000 USD.
+    assert_eq!(summary(&ledger), json!(5000));
+    ledger
+        .update_settings(&json!({"base_currency": "EUR"}))
+        .unwrap();
+    assert_eq!(
+        ledger.settings().fx_pivot.map(|c| c.to_string()),
+        Some("USD".into())
+    );
+    assert_eq!(summary(&ledger), json!(4000));
+    // A service saves the settings as JSON and rebuilds from them.
+    let saved = json!(ledger.settings());
+    assert_eq!(saved["fx_pivot"], "USD");
+    let mut rebuilt = Ledger::new(Settings::from_json(&saved).unwrap());
+    rebuilt
+        .load_fx_rates(&[json!({"date": "2024-01-01", "currency": "EUR", "rate": 0.8})])
+        .unwrap();
+    assert_eq!(rebuilt.fx().pivot().to_string(), "USD");
+    let err = rebuilt
+        .update_settings(&json!({"fx_pivot": "EUR"}))
+        .unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        "setting `fx_pivot`: is USD for this ledger and cannot change once it exists"
+    );
+}
+
+#[test]
 fn update_customer_merges_custom_variables() {
     let mut ledger = ledger();
     ledger.upsert_customers(&[

@@ -31,6 +31,10 @@ pub struct Settings {
     pub churn_grace_days: u32,
     /// Whether refunds move MRR.
     pub refund_handling: RefundHandling,
+    /// The currency FX rates are quoted against (rate 1). `None` means the
+    /// base currency; a ledger pins it when it is created, so a later change
+    /// of `base_currency` never re-reads the rates already loaded.
+    pub fx_pivot: Option<Currency>,
 }
 
 fn serialize_tz<S: serde::Serializer>(tz: &Tz, s: S) -> std::result::Result<S::Ok, S::Error> {
@@ -45,6 +49,7 @@ impl Default for Settings {
             first_day_of_week: 1,
             churn_grace_days: 7,
             refund_handling: RefundHandling::Reduce,
+            fx_pivot: None,
         }
     }
 }
@@ -108,15 +113,28 @@ impl Settings {
                         _ => return Err(invalid(key, "must be `reduce` or `ignore`")),
                     };
                 }
+                "fx_pivot" => {
+                    settings.fx_pivot = Some(
+                        value
+                            .as_str()
+                            .and_then(Currency::parse)
+                            .ok_or_else(|| invalid(key, "must be a three-letter currency code"))?,
+                    );
+                }
                 other => {
                     return Err(invalid(
                         other,
-                        "unknown setting; known: base_currency, timezone, first_day_of_week, churn_grace_days, refund_handling",
+                        "unknown setting; known: base_currency, timezone, first_day_of_week, churn_grace_days, refund_handling, fx_pivot",
                     ));
                 }
             }
         }
         Ok(settings)
+    }
+
+    /// The currency FX rates are quoted against: `fx_pivot`, else the base currency.
+    pub fn pivot(&self) -> Currency {
+        self.fx_pivot.unwrap_or(self.base_currency)
     }
 
     /// The weekday reporting weeks start on.

@@ -185,3 +185,22 @@ fn writers_committed_together_each_get_their_own_outcome() {
         2 + 8 * 5
     );
 }
+
+#[test]
+fn fx_rates_keep_their_pivot_across_a_base_currency_change_and_a_restart() {
+    let server = Server::start();
+    seed(&server);
+    server.post(
+        "/data/fx-rates",
+        json!([{"date": "2024-01-01", "currency": "EUR", "rate": 0.9}]),
+    );
+    server.put("/account", json!({"base_currency": "EUR"}));
+    let summary = |server: &Server| server.get("/reports/summary?as_of=2024-01-31").1;
+    // The rates stay quoted per USD: 3000 and 5000 USD are 2700 and 4500 EUR.
+    let expected = json!({"currency": "EUR", "summary": {
+        "mrr_current": 7200, "arr_current": 86400, "subscribers_current": 2, "arpa_current": 3600}});
+    assert_eq!(summary(&server), expected);
+    let server = Server::start_in(server.kill());
+    assert_eq!(summary(&server), expected);
+    assert_eq!(server.get("/account").1["base_currency"], "EUR");
+}
