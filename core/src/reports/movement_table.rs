@@ -3,14 +3,17 @@
 //!
 //! Rows are newest first (ties by customer id) unless `sort`/`order` say
 //! otherwise. `selected-date` keeps the period holding that date and
-//! `selected-type` one movement type. `committed=true` adds the movements
-//! scheduled after `as_of` (future-dated invoices and cancellations; a lapse
-//! that has not happened is a forecast, not a commitment, and is left out).
+//! `selected-type` one movement type. `committed=true` adds the changes
+//! scheduled after `as_of`, the same ones the scheduled reports count
+//! (future-dated invoices and cancellations, the rest of the `as_of` day, a
+//! record `cancel_date`; a lapse that has not happened is a forecast, not a
+//! commitment, and is left out).
 //! With `customer`, each row carries `lines`: what was removed (negative)
 //! and added, by plan.
 
 use super::ReportParams;
 use super::filters::{CustomerFacts, CustomerFilter, breakdown_value, currency_filter};
+use super::scheduled::committed_changes;
 use super::series::Conversion;
 use crate::error::{Error, Result};
 use crate::ids::{CustomerId, PlanId};
@@ -21,14 +24,11 @@ use crate::movements::{Movement, MovementKind, MovementSubtype};
 use crate::period::PeriodInterval;
 use crate::query::{Order, Query};
 use crate::timeline::Replay;
-use chrono::{DateTime, Duration, NaiveDate, Utc};
+use chrono::{DateTime, NaiveDate, Utc};
 use rayon::prelude::*;
 use serde_json::{Value, json};
 
 const SORTS: &[&str] = &["date", "mrr_change", "customer_name", "customer_id", "type"];
-
-/// How far ahead `committed=true` looks for scheduled movements.
-const COMMITTED_HORIZON_DAYS: i64 = 366 * 100;
 
 /// One row before it is written out.
 struct Row<'a> {
@@ -92,7 +92,6 @@ pub(super) fn movement_table(
     let offset = q.count("offset", 0, None)?;
 
     let replays = ledger.replays(as_of)?;
-    let horizon = as_of + Duration::days(COMMITTED_HORIZON_DAYS);
     let base = settings.base_currency;
     let customer_breakdown = breakdown.filter(|key| *key != "currency" && *key != "subtype");
     let entries: Vec<(&CustomerId, &Replay)> =
@@ -120,12 +119,7 @@ pub(super) fn movement_table(
                 return Ok(None);
             }
             let future = if committed {
-                let later = ledger.replay(customer_id.as_str(), horizon)?;
-                later
-                    .movements
-                    .into_iter()
-                    .filter(|m| m.date > as_of_day && m.subtype != MovementSubtype::Lapse)
-                    .collect()
+                committed_changes(ledger, customer, replay, as_of)?
             } else {
                 Vec::new()
             };
@@ -140,7 +134,8 @@ pub(super) fn movement_table(
         let history: Vec<&Movement> = replay.movements.iter().chain(future.iter()).collect();
         let lines = with_lines.then(|| lines_of(ledger, &history));
         for (i, m) in history.iter().enumerate() {
-            let in_range = range.contains(m.date) || (committed && m.date > as_of_day);
+            // Committed changes are listed whatever the range.
+            let in_range = i >= replay.movements.len() || range.contains(m.date);
             if !in_range
                 || selected_type.is_some_and(|k| k != m.kind)
                 || (!currencies.is_empty() && !currencies.contains(&m.currency))

@@ -69,8 +69,6 @@ fn scheduled<'a>(
 ) -> Result<Vec<Scheduled<'a>>> {
     let filter = CustomerFilter::from_params(ledger, params)?;
     let currencies = currency_filter(params)?;
-    let tz = ledger.settings().timezone;
-    let horizon = as_of + Duration::days(HORIZON_DAYS);
     let mut out = Vec::new();
     for (id, replay) in ledger.replays(as_of)?.iter() {
         let Some(customer) = ledger.customer(id.as_str()) else {
@@ -85,75 +83,7 @@ fn scheduled<'a>(
         {
             continue;
         }
-        let mut changes: Vec<Movement> = Vec::new();
-        if ledger
-            .timeline(id.as_str())
-            .is_some_and(|t| t.has_events_after(as_of))
-        {
-            let ahead = ledger.replay(id.as_str(), horizon)?.movements;
-            // Events later on the `as_of` day are scheduled too: the day's
-            // movement minus the part that had happened by `as_of`.
-            let today = |c: Currency| {
-                replay
-                    .movements
-                    .iter()
-                    .find(|m| m.date == req.as_of_day && m.currency == c)
-            };
-            for m in &ahead {
-                if m.date == req.as_of_day
-                    && m.subtype != MovementSubtype::Lapse
-                    && let Some(rest) = rest_of_day(replay, today(m.currency), Some(m), m.currency)
-                {
-                    changes.push(rest);
-                }
-            }
-            for done in replay.movements.iter().filter(|m| m.date == req.as_of_day) {
-                let later = ahead
-                    .iter()
-                    .any(|m| m.date == req.as_of_day && m.currency == done.currency);
-                if !later && let Some(rest) = rest_of_day(replay, Some(done), None, done.currency) {
-                    changes.push(rest);
-                }
-            }
-            changes.extend(
-                ahead
-                    .into_iter()
-                    .filter(|m| m.date > req.as_of_day && m.subtype != MovementSubtype::Lapse),
-            );
-        }
-        let record_cancel = customer
-            .cancel_date
-            .map(|t| t.instant(tz))
-            .filter(|t| *t > as_of);
-        let churns = changes.iter().any(|m| m.kind == MovementKind::Churn);
-        if let (Some(cancel), false) = (record_cancel, churns) {
-            // The whole MRR of that day: today's plus the scheduled changes
-            // up to it (a future invoice before the cancel_date counts).
-            let mut now = replay.mrr();
-            let date = cancel.with_timezone(&tz).date_naive();
-            let mut plans: Vec<_> = now.plans.iter().cloned().collect();
-            for m in changes.iter().filter(|m| m.date <= date) {
-                *now.mrr.entry(m.currency).or_insert(0) += m.mrr_change;
-                *now.quantity.entry(m.currency).or_insert(0) += m.quantity_change;
-                plans.clone_from(&m.plans_after);
-            }
-            now.mrr.retain(|_, amount| *amount > 0);
-            for (i, (currency, amount)) in now.mrr.iter().enumerate() {
-                changes.push(Movement {
-                    date,
-                    customer_id: customer.id.clone(),
-                    kind: MovementKind::Churn,
-                    subtype: MovementSubtype::Cancellation,
-                    mrr_change: -amount,
-                    mrr_change_base_currency: 0,
-                    customer_count_change: if i == 0 { -1 } else { 0 },
-                    quantity_change: -now.quantity.get(currency).copied().unwrap_or(0),
-                    currency: *currency,
-                    plans_before: plans.clone(),
-                    plans_after: Vec::new(),
-                });
-            }
-        }
+        let changes = committed_changes(ledger, customer, replay, as_of)?;
         for movement in changes {
             if !currencies.is_empty() && !currencies.contains(&movement.currency) {
                 continue;
@@ -178,6 +108,95 @@ fn scheduled<'a>(
         ))
     });
     Ok(out)
+}
+
+/// The changes `customer` is committed to after `as_of`, in date order:
+/// future-dated invoices and cancellations replayed as if the future had
+/// come, the rest of the `as_of` day (events later that day), and a record
+/// `cancel_date` after `as_of` that no cancellation invoice overrides (a
+/// churn of the whole MRR of that day). A lapse that has not happened is a
+/// forecast and is left out. `replay` is the customer's replay at `as_of`.
+pub(super) fn committed_changes(
+    ledger: &Ledger,
+    customer: &Customer,
+    replay: &Replay,
+    as_of: DateTime<Utc>,
+) -> Result<Vec<Movement>> {
+    let tz = ledger.settings().timezone;
+    let as_of_day = as_of.with_timezone(&tz).date_naive();
+    let horizon = as_of + Duration::days(HORIZON_DAYS);
+    let id = &customer.id;
+    let mut changes: Vec<Movement> = Vec::new();
+    if ledger
+        .timeline(id.as_str())
+        .is_some_and(|t| t.has_events_after(as_of))
+    {
+        let ahead = ledger.replay(id.as_str(), horizon)?.movements;
+        // Events later on the `as_of` day are scheduled too: the day's
+        // movement minus the part that had happened by `as_of`.
+        let today = |c: Currency| {
+            replay
+                .movements
+                .iter()
+                .find(|m| m.date == as_of_day && m.currency == c)
+        };
+        for m in &ahead {
+            if m.date == as_of_day
+                && m.subtype != MovementSubtype::Lapse
+                && let Some(rest) = rest_of_day(replay, today(m.currency), Some(m), m.currency)
+            {
+                changes.push(rest);
+            }
+        }
+        for done in replay.movements.iter().filter(|m| m.date == as_of_day) {
+            let later = ahead
+                .iter()
+                .any(|m| m.date == as_of_day && m.currency == done.currency);
+            if !later && let Some(rest) = rest_of_day(replay, Some(done), None, done.currency) {
+                changes.push(rest);
+            }
+        }
+        changes.extend(
+            ahead
+                .into_iter()
+                .filter(|m| m.date > as_of_day && m.subtype != MovementSubtype::Lapse),
+        );
+    }
+    let record_cancel = customer
+        .cancel_date
+        .map(|t| t.instant(tz))
+        .filter(|t| *t > as_of);
+    let churns = changes.iter().any(|m| m.kind == MovementKind::Churn);
+    if let (Some(cancel), false) = (record_cancel, churns) {
+        // The whole MRR of that day: today's plus the scheduled changes
+        // up to it (a future invoice before the cancel_date counts).
+        let mut now = replay.mrr();
+        let date = cancel.with_timezone(&tz).date_naive();
+        let mut plans: Vec<_> = now.plans.iter().cloned().collect();
+        for m in changes.iter().filter(|m| m.date <= date) {
+            *now.mrr.entry(m.currency).or_insert(0) += m.mrr_change;
+            *now.quantity.entry(m.currency).or_insert(0) += m.quantity_change;
+            plans.clone_from(&m.plans_after);
+        }
+        now.mrr.retain(|_, amount| *amount > 0);
+        for (i, (currency, amount)) in now.mrr.iter().enumerate() {
+            changes.push(Movement {
+                date,
+                customer_id: customer.id.clone(),
+                kind: MovementKind::Churn,
+                subtype: MovementSubtype::Cancellation,
+                mrr_change: -amount,
+                mrr_change_base_currency: 0,
+                customer_count_change: if i == 0 { -1 } else { 0 },
+                quantity_change: -now.quantity.get(currency).copied().unwrap_or(0),
+                currency: *currency,
+                plans_before: plans.clone(),
+                plans_after: Vec::new(),
+            });
+        }
+    }
+    changes.sort_by_key(|m| m.date);
+    Ok(changes)
 }
 
 /// The change still to come on the `as_of` day in one currency: the day's
