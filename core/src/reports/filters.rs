@@ -2,8 +2,8 @@
 //! behind filters and breakdowns.
 //!
 //! Filters select customers, so a filtered report keeps the MRR identity:
-//! `plan`, `billing_freq` and `pricing_model` keep customers ever billed on a
-//! matching plan; `status` and `age` are read at `as_of`; `industry`, `size`,
+//! `plan`, `billing_freq` and `pricing_model` keep customers billed on a
+//! matching plan at any time up to `as_of`; `status` and `age` are read at `as_of`; `industry`, `size`,
 //! `channel`, `market` and `payment_method` are custom variables (any key
 //! case), `payment_method` also the latest invoice's method; `region` maps to
 //! countries by [`REGIONS`]. Text values match case-insensitively. `currency`
@@ -268,11 +268,17 @@ impl<'a> CustomerFacts<'a> {
         })
     }
 
-    /// Plans of the customer's counted subscription invoices.
+    /// Plans of the customer's counted subscription invoices dated by
+    /// `as_of` (a future-dated invoice has not billed anything yet).
     pub fn plans_billed(&self) -> impl Iterator<Item = &'a PlanId> + '_ {
+        let tz = self.ledger.settings().timezone;
         self.invoices()
             .iter()
-            .filter(|i| i.kind == InvoiceType::Subscription && i.counts())
+            .filter(move |i| {
+                i.kind == InvoiceType::Subscription
+                    && i.counts()
+                    && i.invoice_date.instant(tz) <= self.as_of
+            })
             .filter_map(|i| i.plan_id.as_ref())
     }
 
