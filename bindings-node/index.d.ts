@@ -27,8 +27,213 @@ export interface Settings {
 }
 
 export type JsonValue = string | number | boolean | null | JsonValue[] | { [key: string]: JsonValue }
-export type RecordInput = { id?: string | number; [field: string]: unknown }
-export type Records = RecordInput | RecordInput[]
+
+/** A date (`YYYY-MM-DD`) or an ISO 8601 timestamp, as records carry them. */
+export type DateText = string
+/** A record id: text, or a number (stored as its text). */
+export type Id = string | number
+export type BillingInterval = 'day' | 'week' | 'month' | 'year'
+export type InvoiceType = 'subscription' | 'one-time' | 'refund' | 'cancellation'
+
+// ---- record inputs: the data-API shape and the import shape -------------
+
+interface CustomerFields {
+  id: Id
+  name: string
+  email?: string | null
+  country?: string | null
+  currency?: string | null
+  status?: string | null
+  trial_started?: DateText | null
+  paid_started?: DateText | null
+  trial_end_date?: DateText | null
+  cancel_date?: DateText | null
+  overdue_date?: DateText | null
+  cancel_reason?: string | null
+  data_source?: string | null
+}
+/** A customer in the data-API shape. */
+export interface CustomerInput extends CustomerFields {
+  created_date?: DateText | null
+  custom_variables?: Record<string, string>
+}
+/** A customer in the import shape (`created`, `metadata`). */
+export interface CustomerImportInput extends CustomerFields {
+  created?: DateText | null
+  metadata?: Record<string, string>
+}
+
+interface PlanFields {
+  id: Id
+  name: string
+  currency: string
+  product_name?: string | null
+  pricing_model?: 'licensed' | 'metered'
+  data_source?: string | null
+}
+/** A plan in the data-API shape. */
+export interface PlanInput extends PlanFields {
+  billing_freq: BillingInterval
+  billing_freq_count?: number
+}
+/** A plan in the import shape (`interval`, `interval_count`). */
+export interface PlanImportInput extends PlanFields {
+  interval: BillingInterval
+  interval_count?: number
+}
+
+/** A plan group: plan ids or `{ id }` objects; an id is assigned when absent. */
+export interface PlanGroupInput {
+  id?: Id
+  name: string
+  plans?: Array<Id | { id: Id }>
+}
+
+export interface InvoiceLineInput {
+  description?: string
+  amount?: number
+  amount_in_cents?: number
+  quantity?: number
+  period_start?: DateText
+  period_end?: DateText
+  service_period_start?: DateText
+  service_period_end?: DateText
+}
+export interface TransactionInput {
+  id?: Id
+  external_id?: Id
+  type: 'payment' | 'refund'
+  result: 'successful' | 'failed'
+  date: DateText
+  amount?: number
+  amount_in_cents?: number
+}
+interface InvoiceFields {
+  id: Id
+  type: InvoiceType
+  currency: string
+  plan_id?: string | null
+  quantity?: number
+  status?: 'paid' | 'open' | 'failed' | 'void'
+  due_date?: DateText | null
+  payment_method?: string | null
+  description?: string | null
+  refunded_invoice_id?: string | null
+  lines?: InvoiceLineInput[]
+  line_items?: InvoiceLineInput[]
+  transactions?: TransactionInput[]
+}
+/** An invoice in the data-API shape; amounts in cents. */
+export interface InvoiceInput extends InvoiceFields {
+  customer_id: Id
+  invoice_date: DateText
+  amount: number
+  period_start?: DateText | null
+  period_end?: DateText | null
+  subscription_id?: string | null
+  payment_date?: DateText | null
+  invoice_number?: string | null
+  tax_amount?: number
+  discount_amount?: number
+  data_source?: string | null
+}
+/** An invoice in the import shape (`customer_external_id`, `date`, `amount_in_cents`, ...). */
+export interface InvoiceImportInput extends InvoiceFields {
+  customer_external_id: Id
+  date: DateText
+  amount_in_cents: number
+  service_period_start?: DateText | null
+  service_period_end?: DateText | null
+  subscription_external_id?: string | null
+  paid_date?: DateText | null
+  number?: string | null
+  tax?: number
+  discount?: number
+  data_source_id?: string | null
+}
+
+export interface DataSourceInput {
+  id: Id
+  name?: string
+  type?: string
+}
+
+/** One exchange rate: units of `currency` per one base-currency unit on `date`. */
+export interface FxRateInput {
+  date: DateText
+  currency: string
+  rate: number
+}
+
+/** One record or an array of them. */
+export type Records<T = RecordInput> = T | T[]
+/** Any record (fields the core does not know are ignored). */
+export type RecordInput = { id?: Id; [field: string]: unknown }
+
+// ---- stored records -----------------------------------------------------
+
+export interface Customer {
+  id: string
+  name: string
+  email: string | null
+  created_date: string | null
+  country: string | null
+  currency: string | null
+  status: string | null
+  trial_started: string | null
+  paid_started: string | null
+  trial_end_date: string | null
+  cancel_date: string | null
+  overdue_date: string | null
+  cancel_reason: string | null
+  custom_variables: Record<string, string>
+  data_source: string | null
+}
+export interface Plan {
+  id: string
+  name: string
+  billing_freq: BillingInterval
+  billing_freq_count: number
+  currency: string
+  product_name: string | null
+  data_source: string | null
+  pricing_model: 'licensed' | 'metered'
+}
+export interface PlanGroup {
+  id: string
+  name: string
+  plans: string[]
+}
+export interface Invoice {
+  id: string
+  customer_id: string
+  type: InvoiceType
+  invoice_date: string
+  amount: number
+  currency: string
+  plan_id: string | null
+  period_start: string | null
+  period_end: string | null
+  subscription_id: string | null
+  quantity: number
+  status: 'paid' | 'open' | 'failed' | 'void'
+  due_date: string | null
+  payment_date: string | null
+  payment_method: string | null
+  description: string | null
+  invoice_number: string | null
+  tax_amount: number
+  discount_amount: number
+  lines: Array<Record<string, JsonValue>>
+  transactions: Array<Record<string, JsonValue>>
+  refunded_invoice_id: string | null
+  data_source: string | null
+}
+export interface DataSource {
+  id: string
+  name: string
+  type: string
+}
 
 export interface WriteResult {
   id: string
@@ -39,6 +244,12 @@ export interface WriteResult {
 export interface Page<T> {
   count: number
   list: T[]
+}
+
+export interface ListOptions {
+  /** Default: the core's page size, 100. */
+  limit?: number
+  offset?: number
 }
 
 export type MovementType = 'new' | 'expansion' | 'contraction' | 'churn' | 'reactivation'
@@ -59,16 +270,18 @@ export interface Movement {
 
 export interface MovementFilters {
   customer?: string
-  /** First day included (YYYY-MM-DD). */
-  from?: string
-  /** Last day included (YYYY-MM-DD). */
-  to?: string
+  /** First day included: `YYYY-MM-DD`, or a Date / ISO instant meaning its day in the ledger's time zone. */
+  from?: string | Date
+  /** Last day included, as `from`. */
+  to?: string | Date
   kinds?: MovementType[]
 }
 
-/** Report query parameters: the HTTP names (`selected-date`, `fix_fx`, ...). */
+/**
+ * Report query parameters: the HTTP names (`selected-date`, `fix_fx`, ...).
+ * A Date value means its day in the ledger's time zone.
+ */
 export type ReportParams = Record<string, string | number | boolean | Date | string[] | undefined | null>
-
 export interface MrrPeriod {
   date: string
   end_date: string
@@ -141,44 +354,89 @@ export interface CustomerDetail extends Omit<CustomerListItem, 'mrr'> {
   custom_variables: Record<string, string>
 }
 
+export interface MovementTableRow extends Omit<Movement, 'date'> {
+  /** The period the movement falls in. */
+  date: string
+  movement_date: string
+  customer_name: string
+  customer_email: string | null
+  description: string
+}
+
+export interface MovementTableReport {
+  result: Page<MovementTableRow>
+}
+
+/** The `*-table` reports: one row per metric, one value per period column. */
+export interface TableReport {
+  currency: string
+  interval?: string
+  columns: string[]
+  rows: Array<{ metric: string; label: string; type?: string; values: Array<number | null> }>
+}
+
+export interface CustomerList {
+  result: Page<CustomerListItem>
+}
+
+/** Any report's result (see docs/reports.md for each one's shape). */
+export type ReportResult = { [key: string]: JsonValue }
+
+export type TableReportName =
+  | 'mrr-table'
+  | 'mrr-table-subtypes'
+  | 'leads-table'
+  | 'transactions-table'
+  | 'cashflow-refunds-table'
+  | 'cashflow-failed-payments-table'
+
 export type Instant = Date | string
 
 export declare class Ledger {
   constructor(settings?: Settings)
   readonly settings: Required<Settings>
   updateSettings(patch: Settings): Required<Settings>
-  loadFxRates(rows: Array<{ date: string; currency: string; rate: number }>): number
-  upsertCustomers(records: Records): WriteResult[]
-  upsertPlans(records: Records): WriteResult[]
-  upsertPlanGroups(records: Records): WriteResult[]
-  upsertInvoices(records: Records): WriteResult[]
-  upsertDataSources(records: Records): WriteResult[]
-  getCustomer(id: string): Record<string, JsonValue>
-  getPlan(id: string): Record<string, JsonValue>
-  getPlanGroup(id: string): Record<string, JsonValue>
-  getInvoice(id: string): Record<string, JsonValue>
-  getDataSource(id: string): Record<string, JsonValue>
-  listCustomers(options?: { limit?: number; offset?: number }): Page<Record<string, JsonValue>>
-  listPlans(options?: { limit?: number; offset?: number }): Page<Record<string, JsonValue>>
-  listPlanGroups(options?: { limit?: number; offset?: number }): Page<Record<string, JsonValue>>
-  listInvoices(options?: { limit?: number; offset?: number }): Page<Record<string, JsonValue>>
-  listDataSources(options?: { limit?: number; offset?: number }): Page<Record<string, JsonValue>>
+  loadFxRates(rows: Records<FxRateInput>): number
+  upsertCustomers(records: Records<CustomerInput | CustomerImportInput>): WriteResult[]
+  upsertPlans(records: Records<PlanInput | PlanImportInput>): WriteResult[]
+  upsertPlanGroups(records: Records<PlanGroupInput>): WriteResult[]
+  upsertInvoices(records: Records<InvoiceInput | InvoiceImportInput>): WriteResult[]
+  upsertDataSources(records: Records<DataSourceInput>): WriteResult[]
+  /** Throws SubmetricsError `not_found`. */
+  getCustomer(id: string): Customer
+  getPlan(id: string): Plan
+  getPlanGroup(id: string): PlanGroup
+  getInvoice(id: string): Invoice
+  getDataSource(id: string): DataSource
+  listCustomers(options?: ListOptions): Page<Customer>
+  listPlans(options?: ListOptions): Page<Plan>
+  listPlanGroups(options?: ListOptions): Page<PlanGroup>
+  listInvoices(options?: ListOptions): Page<Invoice>
+  listDataSources(options?: ListOptions): Page<DataSource>
   deleteCustomer(id: string): void
   deletePlan(id: string): void
   deletePlanGroup(id: string): void
   deleteInvoice(id: string): void
   deleteDataSource(id: string): void
-  updateCustomer(id: string, patch: Record<string, unknown>): Record<string, JsonValue>
-  updatePlan(id: string, patch: Record<string, unknown>): Record<string, JsonValue>
+  updateCustomer(id: string, patch: Partial<CustomerInput | CustomerImportInput>): Customer
+  updatePlan(id: string, patch: Partial<PlanInput | PlanImportInput>): Plan
   movements(asOf?: Instant, filters?: MovementFilters): Movement[]
+  /** `movements` computed on the thread pool. */
   movementsAsync(asOf?: Instant, filters?: MovementFilters): Promise<Movement[]>
-  report(name: 'mrr', query?: ReportParams, asOf?: Instant): MrrReport
   report(name: 'summary', query?: ReportParams, asOf?: Instant): SummaryReport
-  report(name: string, query?: ReportParams, asOf?: Instant): any
+  report(name: 'mrr', query?: ReportParams, asOf?: Instant): MrrReport
+  report(name: 'movement-table', query?: ReportParams, asOf?: Instant): MovementTableReport
+  report(name: TableReportName, query?: ReportParams, asOf?: Instant): TableReport
+  report(name: string, query?: ReportParams, asOf?: Instant): ReportResult
+  /** `report` computed on the thread pool. */
+  reportAsync(name: 'summary', query?: ReportParams, asOf?: Instant): Promise<SummaryReport>
   reportAsync(name: 'mrr', query?: ReportParams, asOf?: Instant): Promise<MrrReport>
-  reportAsync(name: string, query?: ReportParams, asOf?: Instant): Promise<any>
-  customers(query?: ReportParams, asOf?: Instant): { result: Page<CustomerListItem> }
-  customer(id: string, query?: ReportParams, asOf?: Instant): CustomerDetail
+  reportAsync(name: 'movement-table', query?: ReportParams, asOf?: Instant): Promise<MovementTableReport>
+  reportAsync(name: TableReportName, query?: ReportParams, asOf?: Instant): Promise<TableReport>
+  reportAsync(name: string, query?: ReportParams, asOf?: Instant): Promise<ReportResult>
+  customers(query?: ReportParams, asOf?: Instant): CustomerList
+  /** The analytics detail of one customer at `asOf` (default now); throws `not_found`. */
+  customer(id: string, asOf?: Instant, query?: ReportParams): CustomerDetail
 }
 
 export declare function reportNames(): string[]

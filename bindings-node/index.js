@@ -17,7 +17,19 @@ class SubmetricsError extends Error {
   }
 }
 
-function rethrow(error) {
+// Codes napi-rs gives its own argument-conversion errors (a number where a
+// string is expected, ...): they become SubmetricsErrors too.
+const NAPI_ARGUMENT_CODES = new Set([
+  'InvalidArg', 'ObjectExpected', 'StringExpected', 'NameExpected', 'FunctionExpected',
+  'NumberExpected', 'BooleanExpected', 'ArrayExpected', 'BigintExpected', 'DateExpected',
+])
+
+/**
+ * The addon's error as a SubmetricsError: its JSON details, or for an
+ * argument napi could not convert, `fallbackCode` (the code of the argument
+ * kind: invalid_record for records, invalid_query for queries).
+ */
+function rethrow(error, fallbackCode = 'invalid_argument') {
   if (error && typeof error.message === 'string' && error.message.startsWith('{')) {
     let details
     try {
@@ -27,45 +39,69 @@ function rethrow(error) {
     }
     throw new SubmetricsError(details.message, details.code, details.recordId, details.field)
   }
+  if (error && NAPI_ARGUMENT_CODES.has(error.code)) {
+    throw new SubmetricsError(error.message, fallbackCode, undefined, undefined)
+  }
   throw error
 }
 
-function call(fn) {
+function call(fn, fallbackCode) {
   try {
     return fn()
   } catch (error) {
-    return rethrow(error)
+    return rethrow(error, fallbackCode)
   }
+}
+
+function invalidQuery(message, field) {
+  return new SubmetricsError(message, 'invalid_query', undefined, field)
+}
+
+// A Date as its ISO instant; the core makes it a day in the ledger's time zone.
+function isoInstant(value, field) {
+  if (Number.isNaN(value.getTime())) throw invalidQuery(`${field} is an invalid Date`, field)
+  return value.toISOString()
 }
 
 function instant(asOf) {
   if (asOf === undefined || asOf === null) return undefined
-  if (asOf instanceof Date) {
-    if (Number.isNaN(asOf.getTime())) throw new SubmetricsError('asOf is an invalid Date', 'invalid_query', undefined, 'as_of')
-    return asOf.toISOString()
-  }
+  if (asOf instanceof Date) return isoInstant(asOf, 'as_of')
   if (typeof asOf === 'string') return asOf
-  throw new SubmetricsError(`asOf must be a Date or an ISO string, got ${typeof asOf}`, 'invalid_query', undefined, 'as_of')
+  throw invalidQuery(`asOf must be a Date or an ISO string, got ${typeof asOf}`, 'as_of')
 }
 
-function params(query) {
-  if (query === undefined || query === null) return undefined
-  const out = {}
-  for (const [key, value] of Object.entries(query)) {
-    if (value === undefined || value === null) continue
-    out[key] = value instanceof Date ? value.toISOString().slice(0, 10) : value
+/** Query parameters for the addon: `[params, names of the Date-valued ones]`. */
+function query(given) {
+  if (given === undefined || given === null) return [undefined, undefined]
+  if (typeof given !== 'object' || Array.isArray(given) || given instanceof Date) {
+    throw invalidQuery('report parameters must be an object', 'params')
   }
+  const out = {}
+  const instants = []
+  for (const [key, value] of Object.entries(given)) {
+    if (value === undefined || value === null) continue
+    if (value instanceof Date) {
+      out[key] = isoInstant(value, key)
+      instants.push(key)
+    } else out[key] = value
+  }
+  return [out, instants]
+}
+
+/** Movement filters for the addon (Dates as ISO instants; the core reads them). */
+function filters(given) {
+  const [out] = query(given)
   return out
 }
 
-function notFound(kind, id) {
-  return new SubmetricsError(`${kind} ${id} not found`, 'not_found', id, undefined)
+function isInstant(value) {
+  return value instanceof Date || typeof value === 'string'
 }
 
 class Ledger {
   /** @param {object} [settings] base_currency, timezone, first_day_of_week, churn_grace_days, refund_handling */
   constructor(settings) {
-    this._native = call(() => new native.NativeLedger(settings ?? null))
+    this._native = call(() => new native.NativeLedger(settings ?? null), 'invalid_setting')
   }
 
   get settings() {
@@ -73,35 +109,28 @@ class Ledger {
   }
 
   updateSettings(patch) {
-    return call(() => this._native.updateSettings(patch))
+    return call(() => this._native.updateSettings(patch), 'invalid_setting')
   }
 
   loadFxRates(rows) {
-    return call(() => this._native.loadFxRates(rows))
+    return call(() => this._native.loadFxRates(rows), 'invalid_record')
   }
 
-  upsertCustomers(records) { return call(() => this._native.upsert('customers', records)) }
-  upsertPlans(records) { return call(() => this._native.upsert('plans', records)) }
-  upsertPlanGroups(records) { return call(() => this._native.upsert('plan_groups', records)) }
-  upsertInvoices(records) { return call(() => this._native.upsert('invoices', records)) }
-  upsertDataSources(records) { return call(() => this._native.upsert('data_sources', records)) }
+  upsertCustomers(records) { return call(() => this._native.upsert('customers', records), 'invalid_record') }
+  upsertPlans(records) { return call(() => this._native.upsert('plans', records), 'invalid_record') }
+  upsertPlanGroups(records) { return call(() => this._native.upsert('plan_groups', records), 'invalid_record') }
+  upsertInvoices(records) { return call(() => this._native.upsert('invoices', records), 'invalid_record') }
+  upsertDataSources(records) { return call(() => this._native.upsert('data_sources', records), 'invalid_record') }
 
-  _get(collection, kind, id) {
-    const record = call(() => this._native.get(collection, id))
-    if (record === null) throw notFound(kind, id)
-    return record
-  }
+  getCustomer(id) { return call(() => this._native.get('customers', id)) }
+  getPlan(id) { return call(() => this._native.get('plans', id)) }
+  getPlanGroup(id) { return call(() => this._native.get('plan_groups', id)) }
+  getInvoice(id) { return call(() => this._native.get('invoices', id)) }
+  getDataSource(id) { return call(() => this._native.get('data_sources', id)) }
 
-  getCustomer(id) { return this._get('customers', 'customer', id) }
-  getPlan(id) { return this._get('plans', 'plan', id) }
-  getPlanGroup(id) { return this._get('plan_groups', 'plan_group', id) }
-  getInvoice(id) { return this._get('invoices', 'invoice', id) }
-  getDataSource(id) { return this._get('data_sources', 'data_source', id) }
-
+  // `limit` defaults to the core's page size (100), `offset` to 0.
   _list(collection, options) {
-    const limit = options?.limit ?? 100
-    const offset = options?.offset ?? 0
-    return call(() => this._native.list(collection, limit, offset))
+    return call(() => this._native.list(collection, options?.limit ?? undefined, options?.offset ?? undefined))
   }
 
   listCustomers(options) { return this._list('customers', options) }
@@ -116,32 +145,47 @@ class Ledger {
   deleteInvoice(id) { call(() => this._native.delete('invoices', id)) }
   deleteDataSource(id) { call(() => this._native.delete('data_sources', id)) }
 
-  updateCustomer(id, patch) { return call(() => this._native.updateCustomer(id, patch)) }
-  updatePlan(id, patch) { return call(() => this._native.updatePlan(id, patch)) }
+  updateCustomer(id, patch) { return call(() => this._native.updateCustomer(id, patch), 'invalid_record') }
+  updatePlan(id, patch) { return call(() => this._native.updatePlan(id, patch), 'invalid_record') }
 
-  movements(asOf, filters) {
-    return call(() => this._native.movements(instant(asOf), params(filters)))
+  movements(asOf, movementFilters) {
+    return call(() => this._native.movements(instant(asOf), filters(movementFilters)), 'invalid_query')
   }
 
-  report(name, query, asOf) {
-    return call(() => this._native.report(name, params(query), instant(asOf)))
+  report(name, params, asOf) {
+    const [p, instants] = query(params)
+    return call(() => this._native.report(name, p, instant(asOf), instants), 'invalid_query')
   }
 
-  customers(query, asOf) {
-    return call(() => this._native.customers(params(query), instant(asOf)))
+  customers(params, asOf) {
+    const [p, instants] = query(params)
+    return call(() => this._native.customers(p, instant(asOf), instants), 'invalid_query')
   }
 
-  customer(id, query, asOf) {
-    return call(() => this._native.customer(id, params(query), instant(asOf)))
+  /**
+   * The analytics detail of one customer at `asOf` (Date or ISO text,
+   * default now), with optional query parameters. The older order
+   * `customer(id, query, asOf)` still works: a plain object as the second
+   * argument is the query.
+   */
+  customer(id, asOf, params) {
+    if (asOf !== undefined && asOf !== null && !isInstant(asOf) && typeof asOf === 'object') {
+      ;[asOf, params] = [params, asOf]
+    }
+    const [p, instants] = query(params)
+    return call(() => this._native.customer(id, instant(asOf), p, instants), 'invalid_query')
   }
 
-  async reportAsync(name, query, asOf) {
-    const text = await this._native.reportAsync(name, params(query), instant(asOf)).catch(rethrow)
+  async reportAsync(name, params, asOf) {
+    const [p, instants] = query(params)
+    const text = await this._native.reportAsync(name, p, instant(asOf), instants)
+      .catch((error) => rethrow(error, 'invalid_query'))
     return JSON.parse(text)
   }
 
-  async movementsAsync(asOf, filters) {
-    const text = await this._native.movementsAsync(instant(asOf), params(filters)).catch(rethrow)
+  async movementsAsync(asOf, movementFilters) {
+    const text = await this._native.movementsAsync(instant(asOf), filters(movementFilters))
+      .catch((error) => rethrow(error, 'invalid_query'))
     return JSON.parse(text)
   }
 }

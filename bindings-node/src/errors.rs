@@ -6,17 +6,31 @@ use serde_json::json;
 
 /// A core error as a napi error carrying the structured details.
 pub fn to_napi(error: submetrics::Error) -> napi::Error {
+    details(
+        error.code(),
+        error.to_string(),
+        error.record_id(),
+        error.field(),
+    )
+}
+
+/// A napi error carrying `{code, message, recordId, field}` as JSON.
+pub fn details(
+    code: &str,
+    message: impl Into<String>,
+    record_id: Option<&str>,
+    field: Option<&str>,
+) -> napi::Error {
     let details = json!({
-        "code": error.code(),
-        "message": error.to_string(),
-        "recordId": error.record_id(),
-        "field": error.field(),
+        "code": code,
+        "message": message.into(),
+        "recordId": record_id,
+        "field": field,
     });
     napi::Error::from_reason(details.to_string())
 }
 
 /// A JavaScript argument the core cannot use, as an `invalid_argument` error.
 pub fn invalid_argument(message: impl Into<String>) -> napi::Error {
-    let details = json!({"code": "invalid_argument", "message": message.into(), "recordId": null, "field": null});
-    napi::Error::from_reason(details.to_string())
+    details("invalid_argument", message, None, None)
 }

@@ -1,14 +1,14 @@
 //! `NativeLedger`: the core ledger shared behind `Arc<RwLock>`, so async
 //! tasks read it off the main thread while the JavaScript object lives on.
 
-use crate::convert::{as_of, params, records};
+use crate::convert::{as_of, params, records, resolve};
 use crate::errors::{invalid_argument, to_napi};
 use crate::tasks::{MovementsTask, ReportTask};
 use napi::bindgen_prelude::AsyncTask;
 use napi_derive::napi;
 use serde_json::{Value, json};
 use std::sync::{Arc, RwLock, RwLockReadGuard, RwLockWriteGuard};
-use submetrics::{Ledger, MovementFilter, MovementKind, RecordKind, Settings};
+use submetrics::{Ledger, MovementFilter, RecordKind, Settings};
 
 pub type Shared = Arc<RwLock<Ledger>>;
 
@@ -28,69 +28,24 @@ fn kind(name: &str) -> napi::Result<RecordKind> {
     })
 }
 
-/// Movements at `as_of` with a filter object `{customer, from, to, kinds}`.
-pub fn movements(
-    ledger: &Ledger,
-    at: Option<String>,
-    filter: Option<Value>,
-) -> napi::Result<Value> {
+/// Movements at `as_of` with a filter object `{customer, from, to, kinds}`
+/// read by the core (`from`/`to` dates or ISO instants).
+pub fn movements(ledger: &Ledger, at: Option<&str>, filter: Option<Value>) -> napi::Result<Value> {
     let at = as_of(at, ledger.settings())?;
-    let filter = filter.unwrap_or(Value::Null);
-    let day = |name: &str| -> napi::Result<Option<chrono::NaiveDate>> {
-        match filter.get(name) {
-            None | Some(Value::Null) => Ok(None),
-            Some(Value::String(text)) => {
-                submetrics::query::parse_day(text.get(..10).unwrap_or(text))
-                    .map(Some)
-                    .ok_or_else(|| {
-                        to_napi(submetrics::Error::InvalidQuery {
-                            param: name.to_string(),
-                            reason: format!("`{text}` is not a date"),
-                        })
-                    })
-            }
-            Some(other) => Err(invalid_argument(format!(
-                "filter `{name}` must be a date string, got {other}"
-            ))),
-        }
-    };
-    let mut kinds = Vec::new();
-    for value in filter
-        .get("kinds")
-        .and_then(Value::as_array)
-        .into_iter()
-        .flatten()
-    {
-        let name = value.as_str().unwrap_or("");
-        kinds.push(MovementKind::parse(name).ok_or_else(|| {
-            to_napi(submetrics::Error::InvalidQuery {
-                param: "kinds".to_string(),
-                reason: format!(
-                    "`{name}` is not one of new, expansion, contraction, churn, reactivation"
-                ),
-            })
-        })?);
-    }
-    let filter = MovementFilter {
-        customer: filter
-            .get("customer")
-            .and_then(Value::as_str)
-            .map(|c| submetrics::CustomerId::new(c.to_string())),
-        from: day("from")?,
-        to: day("to")?,
-        kinds,
-    };
+    let filter =
+        MovementFilter::from_params(&params(filter)?, ledger.settings()).map_err(to_napi)?;
     Ok(json!(ledger.movements(at, &filter).map_err(to_napi)?))
 }
 
-/// A report by name.
+/// A report by name; `instants` names the parameters given as Dates.
 pub fn report(
     ledger: &Ledger,
     name: &str,
     query: Option<Value>,
-    at: Option<String>,
+    at: Option<&str>,
+    instants: &[String],
 ) -> napi::Result<Value> {
-    let query = params(query)?;
+    let query = resolve(ledger, params(query)?, instants)?;
     let at = as_of(at, ledger.settings())?;
     ledger.report(name, &query, at).map_err(to_napi)
 }
@@ -141,32 +96,24 @@ impl NativeLedger {
         Ok(json!(write(&self.inner).upsert(kind, &values).results))
     }
 
-    /// A record by id, or null.
+    /// A record by id; a `not_found` error naming the record kind.
     #[napi]
     pub fn get(&self, collection: String, id: String) -> napi::Result<Value> {
-        let ledger = read(&self.inner);
-        let value = match kind(&collection)? {
-            RecordKind::Customers => ledger.customer(&id).map(|r| json!(r)),
-            RecordKind::Plans => ledger.plan(&id).map(|r| json!(r)),
-            RecordKind::PlanGroups => ledger.plan_group(&id).map(|r| json!(r)),
-            RecordKind::Invoices => ledger.invoice(&id).map(|r| json!(r)),
-            RecordKind::DataSources => ledger.data_source(&id).map(|r| json!(r)),
-        };
-        Ok(value.unwrap_or(Value::Null))
+        let kind = kind(&collection)?;
+        read(&self.inner).get(kind, &id).map_err(to_napi)
     }
 
-    /// `{count, list}` of a collection.
+    /// `{count, list}` of a collection; `limit` defaults to the core's page size.
     #[napi]
-    pub fn list(&self, collection: String, limit: u32, offset: u32) -> napi::Result<Value> {
-        let ledger = read(&self.inner);
-        let (limit, offset) = (limit as usize, offset as usize);
-        Ok(match kind(&collection)? {
-            RecordKind::Customers => json!(ledger.list_customers(limit, offset)),
-            RecordKind::Plans => json!(ledger.list_plans(limit, offset)),
-            RecordKind::PlanGroups => json!(ledger.list_plan_groups(limit, offset)),
-            RecordKind::Invoices => json!(ledger.list_invoices(limit, offset)),
-            RecordKind::DataSources => json!(ledger.list_data_sources(limit, offset)),
-        })
+    pub fn list(
+        &self,
+        collection: String,
+        limit: Option<u32>,
+        offset: Option<u32>,
+    ) -> napi::Result<Value> {
+        let kind = kind(&collection)?;
+        let limit = limit.map_or(Ledger::DEFAULT_LIST_LIMIT, |l| l as usize);
+        Ok(read(&self.inner).list(kind, limit, offset.unwrap_or(0) as usize))
     }
 
     #[napi]
@@ -194,7 +141,7 @@ impl NativeLedger {
 
     #[napi]
     pub fn movements(&self, as_of: Option<String>, filter: Option<Value>) -> napi::Result<Value> {
-        movements(&read(&self.inner), as_of, filter)
+        movements(&read(&self.inner), as_of.as_deref(), filter)
     }
 
     #[napi]
@@ -203,15 +150,27 @@ impl NativeLedger {
         name: String,
         params: Option<Value>,
         as_of: Option<String>,
+        instants: Option<Vec<String>>,
     ) -> napi::Result<Value> {
-        report(&read(&self.inner), &name, params, as_of)
+        report(
+            &read(&self.inner),
+            &name,
+            params,
+            as_of.as_deref(),
+            &instants.unwrap_or_default(),
+        )
     }
 
     #[napi]
-    pub fn customers(&self, query: Option<Value>, as_of: Option<String>) -> napi::Result<Value> {
+    pub fn customers(
+        &self,
+        query: Option<Value>,
+        as_of: Option<String>,
+        instants: Option<Vec<String>>,
+    ) -> napi::Result<Value> {
         let ledger = read(&self.inner);
-        let query = params(query)?;
-        let at = crate::convert::as_of(as_of, ledger.settings())?;
+        let query = resolve(&ledger, params(query)?, &instants.unwrap_or_default())?;
+        let at = crate::convert::as_of(as_of.as_deref(), ledger.settings())?;
         ledger.analytics_customers(&query, at).map_err(to_napi)
     }
 
@@ -219,12 +178,13 @@ impl NativeLedger {
     pub fn customer(
         &self,
         id: String,
-        query: Option<Value>,
         as_of: Option<String>,
+        query: Option<Value>,
+        instants: Option<Vec<String>>,
     ) -> napi::Result<Value> {
         let ledger = read(&self.inner);
-        let query = params(query)?;
-        let at = crate::convert::as_of(as_of, ledger.settings())?;
+        let query = resolve(&ledger, params(query)?, &instants.unwrap_or_default())?;
+        let at = crate::convert::as_of(as_of.as_deref(), ledger.settings())?;
         ledger.analytics_customer(&id, &query, at).map_err(to_napi)
     }
 
@@ -235,12 +195,14 @@ impl NativeLedger {
         name: String,
         params: Option<Value>,
         as_of: Option<String>,
+        instants: Option<Vec<String>>,
     ) -> AsyncTask<ReportTask> {
         AsyncTask::new(ReportTask {
             ledger: Arc::clone(&self.inner),
             name,
             params,
             as_of,
+            instants: instants.unwrap_or_default(),
         })
     }
 

@@ -18,6 +18,7 @@ pub struct ReportTask {
     pub name: String,
     pub params: Option<Value>,
     pub as_of: Option<String>,
+    pub instants: Vec<String>,
 }
 
 impl Task for ReportTask {
@@ -31,7 +32,8 @@ impl Task for ReportTask {
                 &read(&self.ledger),
                 &self.name,
                 self.params.take(),
-                self.as_of.take(),
+                self.as_of.as_deref(),
+                &self.instants,
             )
         })
     }
@@ -53,7 +55,13 @@ impl Task for MovementsTask {
     type JsValue = String;
 
     fn compute(&mut self) -> napi::Result<Value> {
-        guarded(|| movements(&read(&self.ledger), self.as_of.take(), self.filter.take()))
+        guarded(|| {
+            movements(
+                &read(&self.ledger),
+                self.as_of.as_deref(),
+                self.filter.take(),
+            )
+        })
     }
 
     fn resolve(&mut self, _env: Env, output: Value) -> napi::Result<String> {

@@ -58,7 +58,7 @@ test('errors carry the core code, recordId and field', () => {
   l.upsertPlans({ id: 'e', name: 'Euro', interval: 'month', currency: 'EUR' })
   l.upsertInvoices({ id: 'e1', customer_id: 'B', type: 'subscription', invoice_date: '2024-01-20', amount: 900, currency: 'EUR', plan_id: 'e' })
   expectError(() => l.report('summary', {}, '2024-01-25'), 'missing_fx_rate')
-  expectError(() => l.upsertCustomers(42), 'invalid_argument')
+  expectError(() => l.upsertCustomers(42), 'invalid_record')
 })
 
 test('asOf takes a Date or ISO text; parameters take booleans, arrays and Dates', () => {
