@@ -31,3 +31,11 @@ def test_quickstart_runs() -> None:
     done = subprocess.run([sys.executable, str(ROOT / "examples" / "python" / "quickstart.py")], capture_output=True, text=True)
     assert done.returncode == 0, done.stderr
     assert "2024-03-01" in done.stdout and "8000" in done.stdout
+
+
+def test_the_extension_is_built_for_the_stable_abi() -> None:
+    """One abi3 build serves CPython 3.9 and later: the module file carries
+    the stable-ABI tag, not this interpreter's version tag."""
+    import submetrics._native as native
+
+    assert Path(native.__file__).name == "_native.abi3.so"
