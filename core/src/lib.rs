@@ -81,3 +81,8 @@ pub fn parse_as_of(text: &str, settings: &Settings) -> Result<chrono::DateTime<c
         )),
     }
 }
+
+/// The README's code blocks run as doc tests, so its Rust example stays true.
+#[cfg(doctest)]
+#[doc = include_str!("../../README.md")]
+pub struct ReadmeDoctests;
