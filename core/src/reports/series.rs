@@ -298,6 +298,27 @@ mod tests {
         }
     }
 
+    /// A USD series converting daily, with no currency or subtype filter.
+    fn usd_spec<'a>(
+        range: DateRange,
+        periods: &'a [Period],
+        fx: &'a FxTable,
+        kinds: &'a [MovementKind],
+        as_of_day: NaiveDate,
+    ) -> SeriesSpec<'a> {
+        SeriesSpec {
+            range,
+            periods,
+            currency: Currency::parse("USD").unwrap(),
+            conversion: Conversion::Daily,
+            fx,
+            currencies: &[],
+            kinds,
+            subtypes: &[],
+            as_of_day,
+        }
+    }
+
     #[test]
     fn totals_are_running_sums_and_churned_counts_start_customers_lost() {
         let range = DateRange {
@@ -306,17 +327,7 @@ mod tests {
         };
         let list = periods(&range, PeriodInterval::Month, chrono::Weekday::Mon);
         let fx = FxTable::new(Currency::parse("USD").unwrap());
-        let spec = SeriesSpec {
-            range,
-            periods: &list,
-            currency: Currency::parse("USD").unwrap(),
-            conversion: Conversion::Daily,
-            fx: &fx,
-            currencies: &[],
-            kinds: &[],
-            subtypes: &[],
-            as_of_day: d("2024-12-31"),
-        };
+        let spec = usd_spec(range, &list, &fx, &[], d("2024-12-31"));
         let movements = vec![
             movement("2024-01-01", MovementKind::New, 3000, 1),
             movement("2024-02-01", MovementKind::Expansion, 2000, 0),
@@ -346,17 +357,7 @@ mod tests {
         let list = periods(&range, PeriodInterval::Month, chrono::Weekday::Mon);
         let usd = Currency::parse("USD").unwrap();
         let fx = FxTable::new(usd);
-        let spec = SeriesSpec {
-            range,
-            periods: &list,
-            currency: usd,
-            conversion: Conversion::Daily,
-            fx: &fx,
-            currencies: &[],
-            kinds: &[MovementKind::Churn],
-            subtypes: &[],
-            as_of_day: d("2024-12-31"),
-        };
+        let spec = usd_spec(range, &list, &fx, &[MovementKind::Churn], d("2024-12-31"));
         let movements = vec![
             movement("2024-01-10", MovementKind::New, 3000, 1),
             movement("2024-02-10", MovementKind::Churn, -3000, -1),
@@ -381,17 +382,7 @@ mod tests {
             crate::fx::FxRate::on(d("2024-01-01"), eur, rust_decimal::Decimal::new(8, 1)),
             crate::fx::FxRate::on(d("2024-03-20"), eur, rust_decimal::Decimal::new(5, 1)),
         ]);
-        let spec = SeriesSpec {
-            range,
-            periods: &list,
-            currency: usd,
-            conversion: Conversion::Daily,
-            fx: &fx,
-            currencies: &[],
-            kinds: &[],
-            subtypes: &[],
-            as_of_day: d("2024-03-15"),
-        };
+        let spec = usd_spec(range, &list, &fx, &[], d("2024-03-15"));
         let mut new = movement("2024-01-10", MovementKind::New, 2000, 1);
         new.currency = eur;
         new.mrr_change_base_currency = 2500;

@@ -35,7 +35,8 @@ pub const MONEY_FIELDS: &[&str] = &[
 ];
 
 /// Row names (`metric`) of the *-table reports whose values are amounts in
-/// cents, besides [`MONEY_FIELDS`]; their other rows are counts and rates.
+/// cents, besides [`MONEY_FIELDS`] and the core's charge types; their other
+/// rows are counts and rates.
 const MONEY_METRICS: &[&str] = &[
     "new_from_trial",
     "upgrade",
@@ -45,12 +46,6 @@ const MONEY_METRICS: &[&str] = &[
     "refunds",
     "lapse",
     "payments",
-    "month_sub",
-    "year_sub",
-    "week_sub",
-    "day_sub",
-    "metered",
-    "one_time",
     "discount",
     "fee",
     "failed",
@@ -59,7 +54,9 @@ const MONEY_METRICS: &[&str] = &[
 
 /// Whether a *-table report's row (by its `metric`) holds amounts.
 pub fn is_money_metric(metric: &str) -> bool {
-    MONEY_FIELDS.contains(&metric) || MONEY_METRICS.contains(&metric)
+    MONEY_FIELDS.contains(&metric)
+        || MONEY_METRICS.contains(&metric)
+        || submetrics::reports::transactions::CHARGE_TYPES.contains(&metric)
 }
 
 fn group(digits: &str) -> String {
