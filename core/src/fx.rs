@@ -99,6 +99,15 @@ impl FxTable {
         Ok(series[upto - 1].1)
     }
 
+    /// The days from which a new rate of `currency` applies (none for the pivot).
+    pub fn rate_days(&self, currency: Currency) -> impl Iterator<Item = NaiveDate> + '_ {
+        self.rates
+            .get(&currency)
+            .into_iter()
+            .flatten()
+            .map(|(day, _)| *day)
+    }
+
     /// Converts `amount` from one currency to another at the rates of `date`:
     /// `round(amount x rate_to / rate_from)`.
     pub fn convert(

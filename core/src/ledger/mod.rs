@@ -47,6 +47,8 @@ pub(crate) struct ReplayCache {
     as_of: DateTime<Utc>,
     set: ReplaySet,
     stale: HashSet<CustomerId, FixedState>,
+    /// The per-day totals of `set`, once a report asked for them.
+    daily: Option<Arc<crate::reports::daily_totals::DailyTotals>>,
 }
 
 /// One account's records, settings, FX table and derived timelines.

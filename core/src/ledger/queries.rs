@@ -8,10 +8,9 @@ use crate::model::{Customer, DataSource, Interval, Invoice, Plan, PlanGroup, Set
 use crate::money::{Cents, Currency};
 use crate::movements::{Movement, MovementKind};
 use crate::reports::ReportParams;
+use crate::reports::daily_totals::DailyTotals;
 use crate::timeline::Replay;
 use chrono::{DateTime, NaiveDate, Utc};
-use foldhash::fast::FixedState;
-use indexmap::IndexMap;
 use rayon::prelude::*;
 use serde::Serialize;
 use serde_json::{Value, json};
@@ -190,10 +189,11 @@ impl Ledger {
         {
             // A few stale customers are patched in; many mean a full replay.
             if cached.stale.len() <= (cached.set.len() / 8).max(64) {
-                if !cached.stale.is_empty() {
-                    cached.set =
-                        Arc::new(self.patched(&cached.set, &cached.stale, cached.as_of)?);
-                    cached.stale.clear();
+                if !cached.stale.is_empty()
+                    && let Err(error) = self.patch_cache(cached)
+                {
+                    *cache = None;
+                    return Err(error);
                 }
                 return Ok(Arc::clone(&cached.set));
             }
@@ -213,40 +213,85 @@ impl Ledger {
             as_of,
             set: Arc::clone(&set),
             stale: HashSet::default(),
+            daily: None,
         });
         Ok(set)
     }
 
-    /// `set` with the `stale` customers replayed again at `as_of` (or
-    /// removed, when they no longer have a timeline), still sorted by id.
-    fn patched(
-        &self,
-        set: &IndexMap<CustomerId, Arc<Replay>>,
-        stale: &HashSet<CustomerId, FixedState>,
-        as_of: DateTime<Utc>,
-    ) -> Result<IndexMap<CustomerId, Arc<Replay>>> {
-        let mut patched = set.clone();
-        for id in stale {
-            let position = patched.binary_search_keys(id);
+    /// The per-day totals of every customer at `as_of` (see
+    /// [`DailyTotals`]): built from the cached replays the first time a day
+    /// asks for them, and patched along with the replays after writes.
+    pub(crate) fn daily_totals(&self, as_of: DateTime<Utc>) -> Result<Arc<DailyTotals>> {
+        let set = self.replays(as_of)?;
+        let as_of_day = as_of.with_timezone(&self.settings.timezone).date_naive();
+        let mut cache = self
+            .replay_cache
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner());
+        // Another reader may have moved the cache to another `as_of` meanwhile.
+        let cached = cache.as_mut().filter(|c| Arc::ptr_eq(&c.set, &set));
+        if let Some(daily) = cached
+            .as_ref()
+            .and_then(|c| c.daily.as_ref())
+            .filter(|d| d.as_of_day() == as_of_day)
+        {
+            return Ok(Arc::clone(daily));
+        }
+        let built = Arc::new(DailyTotals::build(
+            set.values().map(|replay| &**replay),
+            self.settings.base_currency,
+            &self.fx,
+            as_of_day,
+        )?);
+        if let Some(cached) = cached {
+            cached.daily = Some(Arc::clone(&built));
+        }
+        Ok(built)
+    }
+
+    /// Replays the cache's stale customers again at its `as_of` (removing
+    /// those without a timeline), in place unless a reader still holds the
+    /// set, and patches the per-day totals with them (dropping the totals
+    /// when they cannot be patched).
+    fn patch_cache(&self, cached: &mut ReplayCache) -> Result<()> {
+        let stale: Vec<CustomerId> = cached.stale.drain().collect();
+        let old: Vec<Option<Arc<Replay>>> =
+            stale.iter().map(|id| cached.set.get(id).cloned()).collect();
+        let set = Arc::make_mut(&mut cached.set);
+        for id in &stale {
+            let position = set.binary_search_keys(id);
             match self.timeline(id.as_str()) {
                 Some(timeline) => {
-                    let replay =
-                        Arc::new(timeline.simulate(as_of, as_of, &self.settings, &self.fx)?);
+                    let replay = Arc::new(timeline.simulate(
+                        cached.as_of,
+                        cached.as_of,
+                        &self.settings,
+                        &self.fx,
+                    )?);
                     match position {
-                        Ok(i) => patched[i] = replay,
+                        Ok(i) => set[i] = replay,
                         Err(i) => {
-                            patched.shift_insert(i, id.clone(), replay);
+                            set.shift_insert(i, id.clone(), replay);
                         }
                     }
                 }
                 None => {
                     if let Ok(i) = position {
-                        patched.shift_remove_index(i);
+                        set.shift_remove_index(i);
                     }
                 }
             }
         }
-        Ok(patched)
+        if let Some(daily) = cached.daily.as_mut() {
+            let changes = stale
+                .iter()
+                .zip(&old)
+                .map(|(id, old)| (old.as_deref(), set.get(id).map(|replay| &**replay)));
+            if !matches!(Arc::make_mut(daily).patch(changes, &self.fx), Ok(true)) {
+                cached.daily = None;
+            }
+        }
+        Ok(())
     }
 
     /// One customer's replay at `as_of` (an empty replay for a customer

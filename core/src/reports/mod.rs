@@ -6,6 +6,7 @@
 pub mod cashflow;
 mod cohort;
 mod customers;
+pub(crate) mod daily_totals;
 pub mod events;
 pub mod filters;
 mod invoices;

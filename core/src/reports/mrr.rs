@@ -8,6 +8,7 @@
 //! movement columns (its totals are the report's totals).
 
 use super::ReportParams;
+use super::daily_totals::DailyTotals;
 use super::filters::{CustomerFacts, CustomerFilter, breakdown_value, currency_filter};
 use super::series::{Conversion, PeriodStats, SeriesSpec};
 use crate::error::Result;
@@ -23,6 +24,7 @@ use chrono::{DateTime, Months, NaiveDate, Utc};
 use rayon::prelude::*;
 use serde_json::{Map, Value, json};
 use std::collections::BTreeMap;
+use std::sync::Arc;
 
 /// Breakdown keys of the `mrr` report.
 pub const BREAKDOWNS: &[&str] = &[
@@ -204,16 +206,21 @@ impl Request<'_> {
         };
         let months = periods(&months_range, PeriodInterval::Month, week_start);
 
-        let replays = self.ledger.replays(self.as_of)?;
-        let selected = self.select(&replays);
-        let [main_stats, history_stats, month_stats] = self.group_stats(
-            [
-                (&self.range, &main),
-                (&history_range, &history),
-                (&months_range, &months),
-            ],
-            &selected,
-        )?;
+        let series = [
+            (&self.range, main.as_slice()),
+            (&history_range, history.as_slice()),
+            (&months_range, months.as_slice()),
+        ];
+        let [main_stats, history_stats, month_stats] = match self.daily_totals() {
+            Some(totals) => series.map(|(range, list)| {
+                Groups::from([(None, (String::new(), totals.period_stats(range, list)))])
+            }),
+            None => {
+                let replays = self.ledger.replays(self.as_of)?;
+                let selected = self.select(&replays);
+                self.group_stats(series, &selected)?
+            }
+        };
 
         let assemble = |key: &Option<String>| -> GroupSeries {
             let stats = main_stats
@@ -275,6 +282,23 @@ impl Request<'_> {
             total,
             groups,
         })
+    }
+
+    /// The ledger's per-day totals, when they answer this request: every
+    /// customer, every currency and movement, no breakdown, converted day by
+    /// day into the base currency. `None` sends the request through the
+    /// per-customer path (which also reports any error with its context).
+    fn daily_totals(&self) -> Option<Arc<DailyTotals>> {
+        let everything = self.conversion == Conversion::Daily
+            && self.currency == self.ledger.settings().base_currency
+            && self.filter.is_empty()
+            && self.currencies.is_empty()
+            && self.kinds.is_empty()
+            && self.subtypes.is_empty()
+            && self.breakdown.is_none();
+        everything
+            .then(|| self.ledger.daily_totals(self.as_of).ok())
+            .flatten()
     }
 
     /// The customers the filter keeps, each with its movements and, for a

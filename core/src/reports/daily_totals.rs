@@ -1,0 +1,522 @@
+//! Per-day totals of every customer in the base currency: what an unfiltered
+//! `mrr` series needs, kept beside the cached replays so that a report reads
+//! a few thousand days instead of every customer's movements.
+//!
+//! Every figure is a sum over customers, so the totals are stored as per-day
+//! changes that one customer's replay adds or takes back: after a write only
+//! the customers it touched are patched. The MRR total converts each
+//! customer's MRR in each currency at the day's rate (at the `as_of` rate for
+//! later days), exactly as [`SeriesSpec::add_customer`] does per customer
+//! (SEMANTICS section 5). Churned customers (paying at a period's start, not
+//! at its end) depend on both ends of a period, so they are counted at query
+//! time from each customer's paying runs.
+//!
+//! [`SeriesSpec::add_customer`]: super::series::SeriesSpec::add_customer
+
+use super::series::PeriodStats;
+use crate::error::Result;
+use crate::fx::FxTable;
+use crate::money::{Cents, Currency};
+use crate::movements::{Movement, MovementKind};
+use crate::period::{DateRange, Period};
+use crate::timeline::Replay;
+use chrono::NaiveDate;
+use foldhash::fast::FixedState;
+use rayon::prelude::*;
+use std::collections::HashMap;
+use std::ops::{Add, Sub};
+
+/// What one day changes in the totals, or (cumulated) the totals at a day's end.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+struct DayFigures {
+    /// Movement amounts in the base currency, by kind (`MovementKind::ALL` order).
+    amounts: [Cents; 5],
+    /// Customers with a movement of each kind (a customer's rows of one day count once).
+    customers: [i64; 5],
+    customers_diff: i64,
+    /// Customers paying (MRR above zero in some currency).
+    paying: i64,
+    /// Every customer's MRR converted into the base currency at the day's
+    /// rate (at the `as_of` rate after `as_of`).
+    total_mrr: Cents,
+}
+
+impl DayFigures {
+    fn scaled(mut self, sign: i64) -> DayFigures {
+        for value in self.amounts.iter_mut().chain(self.customers.iter_mut()) {
+            *value *= sign;
+        }
+        self.customers_diff *= sign;
+        self.paying *= sign;
+        self.total_mrr *= sign;
+        self
+    }
+}
+
+impl Add for DayFigures {
+    type Output = DayFigures;
+    fn add(mut self, other: DayFigures) -> DayFigures {
+        for k in 0..5 {
+            self.amounts[k] += other.amounts[k];
+            self.customers[k] += other.customers[k];
+        }
+        self.customers_diff += other.customers_diff;
+        self.paying += other.paying;
+        self.total_mrr += other.total_mrr;
+        self
+    }
+}
+
+impl Sub for DayFigures {
+    type Output = DayFigures;
+    fn sub(self, other: DayFigures) -> DayFigures {
+        self + other.scaled(-1)
+    }
+}
+
+/// A customer's run of paying days, stored under the day it stops paying:
+/// paying at the end of `start` through the day before the stop; `later`
+/// holds the customer's later runs (their start and their stop, if any).
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct PayingRun {
+    start: NaiveDate,
+    later: Vec<(NaiveDate, Option<NaiveDate>)>,
+}
+
+impl PayingRun {
+    /// Whether the customer of this run pays at the end of `day`, after the run.
+    fn pays_later_on(&self, day: NaiveDate) -> bool {
+        self.later
+            .iter()
+            .any(|(start, stop)| *start <= day && stop.is_none_or(|stop| day < stop))
+    }
+}
+
+/// A change of one customer's MRR in a currency other than the base, over
+/// one day (several movements of the day collapse into one change).
+#[derive(Debug, Clone, Copy)]
+struct ForeignChange {
+    day: usize,
+    currency: Currency,
+    before: Cents,
+    after: Cents,
+}
+
+/// The per-day totals of every customer's replay at one `as_of` day.
+#[derive(Debug, Clone)]
+pub(crate) struct DailyTotals {
+    base: Currency,
+    as_of_day: NaiveDate,
+    /// The first day covered: days before it hold nothing.
+    origin: NaiveDate,
+    /// Per day from `origin`: what the day changes.
+    changes: Vec<DayFigures>,
+    /// Per day from `origin`: the totals at the day's end (`changes` summed).
+    levels: Vec<DayFigures>,
+    /// Per day from `origin`: the paying runs that stop that day.
+    stops: Vec<Vec<PayingRun>>,
+}
+
+/// One customer's contribution, gathered before it is added to the totals.
+#[derive(Debug, Default)]
+struct Contribution {
+    changes: Vec<(usize, DayFigures)>,
+    stops: Vec<(usize, PayingRun)>,
+    foreign: Vec<ForeignChange>,
+}
+
+impl DailyTotals {
+    /// The totals of every replay, in `base`, for reports at `as_of_day`.
+    /// Fails only when an exchange rate the totals need is missing.
+    pub(crate) fn build<'r>(
+        replays: impl IntoIterator<Item = &'r Replay>,
+        base: Currency,
+        fx: &FxTable,
+        as_of_day: NaiveDate,
+    ) -> Result<DailyTotals> {
+        let customers: Vec<&[Movement]> = replays
+            .into_iter()
+            .map(|r| r.movements.as_slice())
+            .filter(|m| !m.is_empty())
+            .collect();
+        let origin = customers
+            .iter()
+            .map(|m| m[0].date)
+            .min()
+            .unwrap_or(as_of_day)
+            .min(as_of_day);
+        let last = customers
+            .iter()
+            .filter_map(|m| m.last().map(|m| m.date))
+            .max()
+            .unwrap_or(as_of_day)
+            .max(as_of_day);
+        let days = (last - origin).num_days() as usize + 1;
+        let mut totals = DailyTotals {
+            base,
+            as_of_day,
+            origin,
+            changes: vec![DayFigures::default(); days],
+            levels: Vec::new(),
+            stops: vec![Vec::new(); days],
+        };
+        // Customers add up independently: slices of them on every core.
+        let empty = || (vec![DayFigures::default(); days], Vec::new(), Vec::new());
+        let (changes, stops, foreign) = customers
+            .par_chunks(4096)
+            .map(|part| {
+                let (mut changes, mut stops, mut foreign) = empty();
+                let mut contribution = Contribution::default();
+                for movements in part {
+                    totals.contribution(movements, &mut contribution);
+                    for (day, figures) in contribution.changes.drain(..) {
+                        changes[day] = changes[day] + figures;
+                    }
+                    stops.append(&mut contribution.stops);
+                    foreign.append(&mut contribution.foreign);
+                }
+                (changes, stops, foreign)
+            })
+            .reduce(empty, |mut into, mut from| {
+                for (a, b) in into.0.iter_mut().zip(from.0) {
+                    *a = *a + b;
+                }
+                into.1.append(&mut from.1);
+                into.2.append(&mut from.2);
+                into
+            });
+        totals.changes = changes;
+        for (day, run) in stops {
+            totals.stops[day].push(run);
+        }
+        totals.sweep_foreign(foreign, fx)?;
+        totals.cumulate();
+        Ok(totals)
+    }
+
+    pub(crate) fn as_of_day(&self) -> NaiveDate {
+        self.as_of_day
+    }
+
+    /// Replaces customers' old replays by their new ones (either may be
+    /// absent). Returns `Ok(false)` when a new replay reaches outside the
+    /// covered days, and the totals must be built again.
+    pub(crate) fn patch<'r>(
+        &mut self,
+        customers: impl IntoIterator<Item = (Option<&'r Replay>, Option<&'r Replay>)>,
+        fx: &FxTable,
+    ) -> Result<bool> {
+        let mut contribution = Contribution::default();
+        for (old, new) in customers {
+            for (replay, sign) in [(old, -1), (new, 1)] {
+                let Some(replay) = replay else { continue };
+                if !self.contribution(&replay.movements, &mut contribution) {
+                    return Ok(false);
+                }
+                self.add(&mut contribution, sign, fx)?;
+            }
+        }
+        self.cumulate();
+        Ok(true)
+    }
+
+    /// The stats of each period of a series, as summing
+    /// `SeriesSpec::add_customer` over every customer gives them (daily
+    /// conversion into the base currency, nothing filtered).
+    pub(crate) fn period_stats(&self, range: &DateRange, periods: &[Period]) -> Vec<PeriodStats> {
+        let mut before = range.start.pred_opt().unwrap_or(range.start);
+        periods
+            .iter()
+            .map(|period| {
+                let (start, end) = (self.level(before), self.level(period.end));
+                let moved = end - start;
+                let stats = PeriodStats {
+                    new: moved.amounts[0],
+                    expansion: moved.amounts[1],
+                    contraction: moved.amounts[2],
+                    churn: moved.amounts[3],
+                    reactivation: moved.amounts[4],
+                    new_customers: moved.customers[0],
+                    expansion_customers: moved.customers[1],
+                    contraction_customers: moved.customers[2],
+                    churn_customers: moved.customers[3],
+                    reactivation_customers: moved.customers[4],
+                    customers_diff: moved.customers_diff,
+                    start_mrr: start.total_mrr,
+                    total_mrr: end.total_mrr,
+                    start_customers: start.paying,
+                    total_customers: end.paying,
+                    churned: self.churned(before, period.end),
+                    all_movements: moved.amounts.iter().sum(),
+                };
+                before = period.end;
+                stats
+            })
+            .collect()
+    }
+
+    /// The totals at the end of `day`.
+    fn level(&self, day: NaiveDate) -> DayFigures {
+        if day < self.origin {
+            return DayFigures::default();
+        }
+        let index = ((day - self.origin).num_days() as usize).min(self.levels.len() - 1);
+        self.levels[index]
+    }
+
+    /// Customers paying at the end of `start` and not at the end of `end`:
+    /// each is counted at the stop of its run holding `start` (the first
+    /// stop after `start`), if that stop is no later than `end` and no later
+    /// run of it holds `end`.
+    fn churned(&self, start: NaiveDate, end: NaiveDate) -> i64 {
+        if end < self.origin {
+            return 0;
+        }
+        let first = self.index(start).map_or(0, |i| i + 1);
+        let last = self.index(end).unwrap_or(self.stops.len() - 1);
+        let Some(runs) = self.stops.get(first..=last) else {
+            return 0;
+        };
+        runs.iter()
+            .flatten()
+            .filter(|run| run.start <= start && !run.pays_later_on(end))
+            .count() as i64
+    }
+
+    /// The index of a covered day; `None` before the origin, the last index
+    /// after the end.
+    fn index(&self, day: NaiveDate) -> Option<usize> {
+        (day >= self.origin)
+            .then(|| ((day - self.origin).num_days() as usize).min(self.changes.len() - 1))
+    }
+
+    /// The index of `day` when it is covered.
+    fn covered(&self, day: NaiveDate) -> Option<usize> {
+        let index = (day - self.origin).num_days();
+        (index >= 0 && (index as usize) < self.changes.len()).then_some(index as usize)
+    }
+
+    /// Gathers one customer's contribution from its movements (sorted by
+    /// day). `false` when a movement falls outside the covered days.
+    fn contribution(&self, movements: &[Movement], into: &mut Contribution) -> bool {
+        // The customer's MRR per currency so far, and at the start of the day.
+        let mut amounts: Vec<(Currency, Cents)> = Vec::new();
+        let mut day_start: Vec<(Currency, Cents)> = Vec::new();
+        // Paying runs so far: (start, stop day and its index when stopped).
+        let mut runs: Vec<(NaiveDate, Option<(NaiveDate, usize)>)> = Vec::new();
+        let mut last_counted: Option<(NaiveDate, MovementKind)> = None;
+        let mut rest = movements;
+        while let Some(first) = rest.first() {
+            let day = first.date;
+            let Some(index) = self.covered(day) else {
+                return false;
+            };
+            let count = rest.iter().take_while(|m| m.date == day).count();
+            let (today, later) = rest.split_at(count);
+            rest = later;
+            day_start.clone_from(&amounts);
+            let mut figures = DayFigures::default();
+            for m in today {
+                let kind = kind_index(m.kind);
+                figures.amounts[kind] += m.mrr_change_base_currency;
+                if last_counted != Some((day, m.kind)) {
+                    figures.customers[kind] += 1;
+                }
+                last_counted = Some((day, m.kind));
+                figures.customers_diff += i64::from(m.customer_count_change);
+                if m.currency == self.base {
+                    figures.total_mrr += m.mrr_change;
+                }
+                match amounts.iter_mut().find(|(c, _)| *c == m.currency) {
+                    Some((_, amount)) => *amount += m.mrr_change,
+                    None => amounts.push((m.currency, m.mrr_change)),
+                }
+            }
+            for &(currency, after) in amounts.iter().filter(|(c, _)| *c != self.base) {
+                let before = day_start
+                    .iter()
+                    .find(|(c, _)| *c == currency)
+                    .map_or(0, |(_, a)| *a);
+                if before != after {
+                    into.foreign.push(ForeignChange {
+                        day: index,
+                        currency,
+                        before,
+                        after,
+                    });
+                }
+            }
+            let paying = amounts.iter().any(|(_, a)| *a > 0);
+            let was_paying = runs.last().is_some_and(|(_, stop)| stop.is_none());
+            if paying && !was_paying {
+                figures.paying += 1;
+                runs.push((day, None));
+            } else if !paying && was_paying {
+                figures.paying -= 1;
+                if let Some((_, stop)) = runs.last_mut() {
+                    *stop = Some((day, index));
+                }
+            }
+            into.changes.push((index, figures));
+        }
+        for (i, (start, stop)) in runs.iter().enumerate() {
+            if let Some((_, index)) = stop {
+                let later = runs[i + 1..]
+                    .iter()
+                    .map(|(start, stop)| (*start, stop.map(|(day, _)| day)))
+                    .collect();
+                into.stops.push((
+                    *index,
+                    PayingRun {
+                        start: *start,
+                        later,
+                    },
+                ));
+            }
+        }
+        true
+    }
+
+    /// Adds (`sign` 1) or takes back (-1) one gathered contribution,
+    /// converting its foreign MRR day by day; leaves `contribution` empty.
+    fn add(&mut self, contribution: &mut Contribution, sign: i64, fx: &FxTable) -> Result<()> {
+        for (day, figures) in contribution.changes.drain(..) {
+            self.changes[day] = self.changes[day] + figures.scaled(sign);
+        }
+        for (day, run) in contribution.stops.drain(..) {
+            if sign > 0 {
+                self.stops[day].push(run);
+            } else if let Some(i) = self.stops[day].iter().position(|r| *r == run) {
+                self.stops[day].swap_remove(i);
+            }
+        }
+        let mut currencies: Vec<Currency> =
+            contribution.foreign.iter().map(|c| c.currency).collect();
+        currencies.sort();
+        currencies.dedup();
+        for currency in currencies {
+            // The converted MRR changes on the customer's own days and, while
+            // it holds an amount, on every day a rate changes.
+            let own: Vec<&ForeignChange> = contribution
+                .foreign
+                .iter()
+                .filter(|c| c.currency == currency)
+                .collect();
+            let mut days: Vec<usize> = self.rate_days(fx, currency, own[0].day + 1);
+            days.extend(own.iter().map(|c| c.day));
+            days.sort_unstable();
+            days.dedup();
+            let (mut amount, mut converted, mut next) = (0, 0, 0);
+            for day in days {
+                while let Some(change) = own.get(next).filter(|c| c.day == day) {
+                    amount = change.after;
+                    next += 1;
+                }
+                let now = fx.convert(amount, currency, self.base, self.rate_date(day))?;
+                self.changes[day].total_mrr += sign * (now - converted);
+                converted = now;
+            }
+        }
+        contribution.foreign.clear();
+        Ok(())
+    }
+
+    /// Adds every customer's MRR in currencies other than the base, day by
+    /// day per currency: the customers holding each amount are counted, so a
+    /// new rate converts each distinct amount once.
+    fn sweep_foreign(&mut self, mut changes: Vec<ForeignChange>, fx: &FxTable) -> Result<()> {
+        changes.sort_unstable_by_key(|c| (c.currency, c.day));
+        for currency_changes in changes.chunk_by(|a, b| a.currency == b.currency) {
+            let currency = currency_changes[0].currency;
+            let first_day = currency_changes[0].day;
+            let rate_days = self.rate_days(fx, currency, first_day + 1);
+            let mut days = rate_days.clone();
+            days.extend(currency_changes.iter().map(|c| c.day));
+            days.sort_unstable();
+            days.dedup();
+            let mut holders: HashMap<Cents, i64, FixedState> = HashMap::default();
+            let mut cache: HashMap<Cents, Cents, FixedState> = HashMap::default();
+            let mut rate_date = self.rate_date(first_day);
+            let (mut total, mut next, mut next_rate) = (0, 0, 0);
+            for day in days {
+                let before = total;
+                if rate_days.get(next_rate) == Some(&day) {
+                    next_rate += 1;
+                    rate_date = self.rate_date(day);
+                    cache.clear();
+                    total = 0;
+                    for (&amount, &count) in &holders {
+                        total += count * fx.convert(amount, currency, self.base, rate_date)?;
+                    }
+                }
+                let mut convert = |amount: Cents| -> Result<Cents> {
+                    if let Some(&converted) = cache.get(&amount) {
+                        return Ok(converted);
+                    }
+                    let converted = fx.convert(amount, currency, self.base, rate_date)?;
+                    cache.insert(amount, converted);
+                    Ok(converted)
+                };
+                while let Some(change) = currency_changes.get(next).filter(|c| c.day == day) {
+                    next += 1;
+                    for (amount, delta) in [(change.before, -1), (change.after, 1)] {
+                        if amount == 0 {
+                            continue;
+                        }
+                        total += delta * convert(amount)?;
+                        let count = holders.entry(amount).or_insert(0);
+                        *count += delta;
+                        if *count == 0 {
+                            holders.remove(&amount);
+                        }
+                    }
+                }
+                self.changes[day].total_mrr += total - before;
+            }
+        }
+        Ok(())
+    }
+
+    /// Covered days from `from` on (and not after `as_of`) on which the rate
+    /// of `currency` against the base changes.
+    fn rate_days(&self, fx: &FxTable, currency: Currency, from: usize) -> Vec<usize> {
+        let mut days: Vec<usize> = fx
+            .rate_days(currency)
+            .chain(fx.rate_days(self.base))
+            .filter(|day| *day <= self.as_of_day)
+            .filter_map(|day| self.covered(day))
+            .filter(|index| *index >= from)
+            .collect();
+        days.sort_unstable();
+        days.dedup();
+        days
+    }
+
+    /// The date whose rates convert a covered day's totals: the day itself,
+    /// or `as_of` for later days.
+    fn rate_date(&self, index: usize) -> NaiveDate {
+        (self.origin + chrono::Days::new(index as u64)).min(self.as_of_day)
+    }
+
+    fn cumulate(&mut self) {
+        let mut level = DayFigures::default();
+        self.levels = self
+            .changes
+            .iter()
+            .map(|change| {
+                level = level + *change;
+                level
+            })
+            .collect();
+    }
+}
+
+fn kind_index(kind: MovementKind) -> usize {
+    match kind {
+        MovementKind::New => 0,
+        MovementKind::Expansion => 1,
+        MovementKind::Contraction => 2,
+        MovementKind::Churn => 3,
+        MovementKind::Reactivation => 4,
+    }
+}
