@@ -1,39 +1,52 @@
 //! Reading one input record (a JSON object) field by field, so that every
 //! validation error names the record kind, its id and the field. Both input
 //! shapes of the interface are read through here: a field may have aliases
-//! (`billing_freq` or `interval`), the first one present wins.
+//! (`billing_freq` or `interval`), the first one present wins. A record is
+//! read the same way from a `serde_json::Value` or from a [`Json`] tree
+//! parsed straight from text (see [`Node`]).
+//!
+//! [`Json`]: super::Json
 
 use crate::error::{Error, Result};
 use crate::model::Timestamp;
+use crate::model::json::{Node, View};
 use crate::money::{Cents, Currency, MAX_AMOUNT};
 use indexmap::IndexMap;
-use serde_json::{Map, Value};
+use serde_json::Value;
+use std::borrow::Cow;
 
 /// One input record being read.
-pub struct Fields<'a> {
+pub struct Fields<'a, N: Node<'a> = &'a Value> {
     kind: &'static str,
     id: String,
     /// Path of a nested record inside its parent (`lines[2].`), else empty.
     prefix: String,
-    map: &'a Map<String, Value>,
+    map: N,
+    _text: std::marker::PhantomData<&'a ()>,
 }
 
-impl<'a> Fields<'a> {
+impl<'a, N: Node<'a>> Fields<'a, N> {
     /// Starts reading `value`, which must be an object with a non-empty string
     /// (or integer) `id`, unless `id_required` is false.
-    pub fn open(kind: &'static str, value: &'a Value, id_required: bool) -> Result<Fields<'a>> {
-        let map = value
-            .as_object()
-            .ok_or_else(|| Error::invalid(kind, "?", "(record)", "must be a JSON object"))?;
+    pub fn open(kind: &'static str, value: N, id_required: bool) -> Result<Fields<'a, N>> {
+        if !value.is_object() {
+            return Err(Error::invalid(
+                kind,
+                "?",
+                "(record)",
+                "must be a JSON object",
+            ));
+        }
         let mut fields = Fields {
             kind,
             id: String::new(),
             prefix: String::new(),
-            map,
+            map: value,
+            _text: std::marker::PhantomData,
         };
-        let id = fields.text(&["id", "external_id"])?;
+        let id = fields.text_ref(&["id", "external_id"])?;
         match id {
-            Some(id) if !id.trim().is_empty() => fields.id = id,
+            Some(id) if !id.trim().is_empty() => fields.id = id.into_owned(),
             _ if !id_required => {}
             _ => return Err(Error::invalid(kind, "?", "id", "is required")),
         }
@@ -60,10 +73,13 @@ impl<'a> Fields<'a> {
         )
     }
 
-    fn lookup(&self, names: &[&str]) -> Option<(&'a Value, String)> {
-        names.iter().find_map(|name| match self.map.get(*name) {
-            None | Some(Value::Null) => None,
-            Some(value) => Some((value, name.to_string())),
+    fn lookup<'n>(&self, names: &[&'n str]) -> Option<(N, &'n str)> {
+        names.iter().find_map(|name| {
+            let value = self.map.get(name)?;
+            match value.view() {
+                View::Null => None,
+                _ => Some((value, *name)),
+            }
         })
     }
 
@@ -74,17 +90,29 @@ impl<'a> Fields<'a> {
 
     /// An optional string; numbers are accepted and written as text.
     pub fn text(&self, names: &[&str]) -> Result<Option<String>> {
+        Ok(self.text_ref(names)?.map(Cow::into_owned))
+    }
+
+    /// [`Fields::text`] without copying a string that is there as it is.
+    pub fn text_ref(&self, names: &[&str]) -> Result<Option<Cow<'a, str>>> {
         match self.lookup(names) {
             None => Ok(None),
-            Some((Value::String(s), _)) => Ok(Some(s.clone())),
-            Some((Value::Number(n), _)) => Ok(Some(n.to_string())),
-            Some((_, name)) => Err(self.error(&name, "must be a string")),
+            Some((value, name)) => match value.view() {
+                View::String(s) => Ok(Some(Cow::Borrowed(s))),
+                View::Number(n) => Ok(Some(Cow::Owned(n.to_string()))),
+                _ => Err(self.error(name, "must be a string")),
+            },
         }
     }
 
     /// A required, non-empty string.
     pub fn required_text(&self, names: &[&str]) -> Result<String> {
-        match self.text(names)? {
+        Ok(self.required_text_ref(names)?.into_owned())
+    }
+
+    /// [`Fields::required_text`] without copying a string that is there as it is.
+    pub fn required_text_ref(&self, names: &[&str]) -> Result<Cow<'a, str>> {
+        match self.text_ref(names)? {
             Some(s) if !s.trim().is_empty() => Ok(s),
             _ => Err(self.error(names[0], "is required")),
         }
@@ -93,35 +121,40 @@ impl<'a> Fields<'a> {
     /// An optional integer (cents, counts); integral floats and numeric strings
     /// are accepted.
     pub fn integer(&self, names: &[&str]) -> Result<Option<i64>> {
+        Ok(self.integer_named(names)?.map(|(n, _)| n))
+    }
+
+    /// An integer and the name it was found under.
+    fn integer_named<'n>(&self, names: &[&'n str]) -> Result<Option<(i64, &'n str)>> {
         let Some((value, name)) = self.lookup(names) else {
             return Ok(None);
         };
-        let parsed = match value {
-            Value::Number(n) => n.as_i64().or_else(|| {
+        let parsed = match value.view() {
+            View::Number(n) => n.as_i64().or_else(|| {
                 n.as_f64()
                     .filter(|f| f.fract() == 0.0 && f.abs() < 9.0e15)
                     .map(|f| f as i64)
             }),
-            Value::String(s) => s.trim().parse::<i64>().ok(),
+            View::String(s) => s.trim().parse::<i64>().ok(),
             _ => None,
         };
-        parsed
-            .map(Some)
-            .ok_or_else(|| self.error(&name, format!("must be an integer, got {value}")))
+        parsed.map(|n| Some((n, name))).ok_or_else(|| {
+            self.error(
+                name,
+                format!("must be an integer, got {}", value.to_value()),
+            )
+        })
     }
 
     /// An optional amount in cents, at most [`MAX_AMOUNT`] either way.
     pub fn cents(&self, names: &[&str]) -> Result<Option<Cents>> {
-        let amount = self.integer(names)?;
-        match amount {
-            Some(cents) if cents.unsigned_abs() > MAX_AMOUNT.unsigned_abs() => {
-                let name = self.lookup(names).map_or(names[0].to_string(), |(_, n)| n);
-                Err(self.error(
-                    &name,
+        match self.integer_named(names)? {
+            Some((cents, name)) if cents.unsigned_abs() > MAX_AMOUNT.unsigned_abs() => Err(self
+                .error(
+                    name,
                     format!("{cents} is out of range: at most {MAX_AMOUNT} cents either way"),
-                ))
-            }
-            _ => Ok(amount),
+                )),
+            amount => Ok(amount.map(|(cents, _)| cents)),
         }
     }
 
@@ -133,15 +166,14 @@ impl<'a> Fields<'a> {
 
     /// An optional boolean.
     pub fn boolean(&self, names: &[&str]) -> Result<Option<bool>> {
-        match self.lookup(names) {
-            None => Ok(None),
-            Some((Value::Bool(b), _)) => Ok(Some(*b)),
-            Some((Value::String(s), name)) => match s.as_str() {
-                "true" => Ok(Some(true)),
-                "false" => Ok(Some(false)),
-                _ => Err(self.error(&name, "must be true or false")),
-            },
-            Some((_, name)) => Err(self.error(&name, "must be true or false")),
+        let Some((value, name)) = self.lookup(names) else {
+            return Ok(None);
+        };
+        match value.view() {
+            View::Bool(b) => Ok(Some(b)),
+            View::String("true") => Ok(Some(true)),
+            View::String("false") => Ok(Some(false)),
+            _ => Err(self.error(name, "must be true or false")),
         }
     }
 
@@ -150,16 +182,19 @@ impl<'a> Fields<'a> {
         let Some((value, name)) = self.lookup(names) else {
             return Ok(None);
         };
-        let parsed = match value {
-            Value::String(s) if s.trim().is_empty() => return Ok(None),
-            Value::String(s) => Timestamp::parse(s),
-            Value::Number(n) => n.as_i64().and_then(Timestamp::from_unix_seconds),
+        let parsed = match value.view() {
+            View::String(s) if s.trim().is_empty() => return Ok(None),
+            View::String(s) => Timestamp::parse(s),
+            View::Number(n) => n.as_i64().and_then(Timestamp::from_unix_seconds),
             _ => None,
         };
         parsed.map(Some).ok_or_else(|| {
             self.error(
-                &name,
-                format!("must be an ISO 8601 date or timestamp, got {value}"),
+                name,
+                format!(
+                    "must be an ISO 8601 date or timestamp, got {}",
+                    value.to_value()
+                ),
             )
         })
     }
@@ -172,7 +207,7 @@ impl<'a> Fields<'a> {
 
     /// An optional currency code (three letters, stored upper case).
     pub fn currency(&self, names: &[&str]) -> Result<Option<Currency>> {
-        match self.text(names)? {
+        match self.text_ref(names)? {
             None => Ok(None),
             Some(code) => Currency::parse(&code).map(Some).ok_or_else(|| {
                 self.error(
@@ -191,42 +226,45 @@ impl<'a> Fields<'a> {
 
     /// An optional object of string values; other scalar values are stringified.
     pub fn string_map(&self, names: &[&str]) -> Result<Option<IndexMap<String, String>>> {
-        match self.lookup(names) {
-            None => Ok(None),
-            Some((Value::Object(map), name)) => {
-                let mut out = IndexMap::new();
-                for (key, value) in map {
-                    let text = match value {
-                        Value::String(s) => s.clone(),
-                        Value::Null => continue,
-                        Value::Array(_) | Value::Object(_) => {
-                            return Err(self.error(
-                                &format!("{name}.{key}"),
-                                "must be a string, number or boolean",
-                            ));
-                        }
-                        other => other.to_string(),
-                    };
-                    out.insert(key.clone(), text);
+        let Some((value, name)) = self.lookup(names) else {
+            return Ok(None);
+        };
+        let View::Object(entries) = value.view() else {
+            return Err(self.error(name, "must be an object"));
+        };
+        let mut out = IndexMap::new();
+        for (key, value) in entries {
+            let text = match value.view() {
+                View::String(s) => s.to_string(),
+                View::Null => continue,
+                View::Array(_) | View::Object(_) => {
+                    return Err(self.error(
+                        &format!("{name}.{key}"),
+                        "must be a string, number or boolean",
+                    ));
                 }
-                Ok(Some(out))
-            }
-            Some((_, name)) => Err(self.error(&name, "must be an object")),
+                View::Bool(b) => b.to_string(),
+                View::Number(n) => n.to_string(),
+            };
+            out.insert(key.to_string(), text);
         }
+        Ok(Some(out))
     }
 
     /// An optional array of records.
-    pub fn array(&self, names: &[&str]) -> Result<Option<&'a Vec<Value>>> {
+    pub fn array(&self, names: &[&str]) -> Result<Option<N::Items>> {
         match self.lookup(names) {
             None => Ok(None),
-            Some((Value::Array(items), _)) => Ok(Some(items)),
-            Some((_, name)) => Err(self.error(&name, "must be an array")),
+            Some((value, name)) => match value.view() {
+                View::Array(items) => Ok(Some(items)),
+                _ => Err(self.error(name, "must be an array")),
+            },
         }
     }
 
     /// An optional string restricted to `allowed` values (matched case-insensitively).
     pub fn choice(&self, names: &[&str], allowed: &[&'static str]) -> Result<Option<&'static str>> {
-        match self.text(names)? {
+        match self.text_ref(names)? {
             None => Ok(None),
             Some(value) => allowed
                 .iter()
@@ -244,15 +282,16 @@ impl<'a> Fields<'a> {
 
     /// Reads a nested record (an item of `lines` or `transactions`) with the
     /// same error naming, its fields prefixed by `path` (`lines[0]`).
-    pub fn nested(&self, path: String, value: &'a Value) -> Result<Fields<'a>> {
-        let map = value
-            .as_object()
-            .ok_or_else(|| self.error(&path, "must be a JSON object"))?;
+    pub fn nested(&self, path: String, value: N) -> Result<Fields<'a, N>> {
+        if !value.is_object() {
+            return Err(self.error(&path, "must be a JSON object"));
+        }
         Ok(Fields {
             kind: self.kind,
             id: self.id.clone(),
             prefix: format!("{}{path}.", self.prefix),
-            map,
+            map: value,
+            _text: std::marker::PhantomData,
         })
     }
 }

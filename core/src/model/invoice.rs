@@ -5,7 +5,7 @@
 
 use crate::error::Result;
 use crate::ids::{CustomerId, DataSourceId, InvoiceId, PlanId, SubscriptionId};
-use crate::model::{Fields, Timestamp};
+use crate::model::{Fields, Json, Node, Timestamp};
 use crate::money::{Cents, Currency};
 use serde::Serialize;
 use serde_json::Value;
@@ -33,13 +33,18 @@ impl InvoiceType {
         &["subscription", "one-time", "refund", "cancellation"];
 
     pub fn parse(name: &str) -> Option<InvoiceType> {
-        match name.trim().to_ascii_lowercase().as_str() {
-            "subscription" => Some(InvoiceType::Subscription),
-            "one-time" | "one_time" | "onetime" => Some(InvoiceType::OneTime),
-            "refund" => Some(InvoiceType::Refund),
-            "cancellation" => Some(InvoiceType::Cancellation),
-            _ => None,
-        }
+        let name = name.trim();
+        [
+            ("subscription", InvoiceType::Subscription),
+            ("one-time", InvoiceType::OneTime),
+            ("one_time", InvoiceType::OneTime),
+            ("onetime", InvoiceType::OneTime),
+            ("refund", InvoiceType::Refund),
+            ("cancellation", InvoiceType::Cancellation),
+        ]
+        .into_iter()
+        .find(|(known, _)| known.eq_ignore_ascii_case(name))
+        .map(|(_, kind)| kind)
     }
 
     pub fn as_str(&self) -> &'static str {
@@ -148,13 +153,37 @@ impl Invoice {
 
     /// Reads one invoice and checks every rule that needs no other record.
     pub fn from_json(value: &Value) -> Result<Invoice> {
-        let f = Fields::open(Self::KIND, value, true)?;
-        let customer_id = CustomerId::new(f.required_text(&[
-            "customer_id",
-            "customer_external_id",
-            "customer",
-        ])?);
-        let type_text = f.text(&["type"])?.ok_or_else(|| {
+        Self::read(Fields::open(Self::KIND, value, true)?)
+    }
+
+    /// Reads one invoice from its JSON text (one line of a JSONL file), with
+    /// the same rules and errors as [`Invoice::from_json`] but without building
+    /// a `serde_json::Value` first.
+    pub fn from_json_text(text: &str) -> Result<Invoice> {
+        let json = Self::parse_text(text)?;
+        Self::read(Fields::open(Self::KIND, &json, true)?)
+    }
+
+    /// The JSON tree of an invoice's text; malformed JSON is an error about
+    /// the whole record.
+    pub(crate) fn parse_text(text: &str) -> Result<Json<'_>> {
+        Json::parse(text).map_err(|e| {
+            crate::error::Error::invalid(
+                Self::KIND,
+                "?",
+                "(record)",
+                format!("is not valid JSON: {e}"),
+            )
+        })
+    }
+
+    /// Reads one invoice, from whichever JSON representation.
+    pub(crate) fn read<'a, N: Node<'a>>(f: Fields<'a, N>) -> Result<Invoice> {
+        let customer_id = CustomerId::from(
+            f.required_text_ref(&["customer_id", "customer_external_id", "customer"])?
+                .as_ref(),
+        );
+        let type_text = f.text_ref(&["type"])?.ok_or_else(|| {
             f.error(
                 "type",
                 "is required (subscription, one-time, refund or cancellation)",
@@ -173,9 +202,9 @@ impl Invoice {
         let amount = f.required_cents(&["amount", "amount_in_cents"])?;
         let currency = f.required_currency(&["currency"])?;
         let plan_id = f
-            .text(&["plan_id"])?
+            .text_ref(&["plan_id"])?
             .filter(|p| !p.trim().is_empty())
-            .map(PlanId::new);
+            .map(|p| PlanId::from(p.as_ref()));
         if kind == InvoiceType::Subscription && plan_id.is_none() {
             return Err(f.error("plan_id", "is required for a subscription invoice"));
         }
@@ -236,7 +265,7 @@ impl Invoice {
             }
         }
         Ok(Invoice {
-            id: InvoiceId::new(f.id()),
+            id: InvoiceId::from(f.id()),
             customer_id,
             kind,
             invoice_date,
@@ -246,8 +275,8 @@ impl Invoice {
             period_start,
             period_end,
             subscription_id: f
-                .text(&["subscription_id", "subscription_external_id"])?
-                .map(SubscriptionId::new),
+                .text_ref(&["subscription_id", "subscription_external_id"])?
+                .map(|s| SubscriptionId::from(s.as_ref())),
             quantity,
             status,
             due_date: f.timestamp(&["due_date"])?,
@@ -259,10 +288,12 @@ impl Invoice {
             discount_amount: f.cents(&["discount_amount", "discount"])?.unwrap_or(0),
             lines: read_lines(&f)?,
             transactions: read_transactions(&f)?,
-            refunded_invoice_id: f.text(&["refunded_invoice_id"])?.map(InvoiceId::new),
+            refunded_invoice_id: f
+                .text_ref(&["refunded_invoice_id"])?
+                .map(|s| InvoiceId::from(s.as_ref())),
             data_source: f
-                .text(&["data_source", "data_source_id"])?
-                .map(DataSourceId::new),
+                .text_ref(&["data_source", "data_source_id"])?
+                .map(|s| DataSourceId::from(s.as_ref())),
         })
     }
 
@@ -278,7 +309,7 @@ impl Invoice {
     }
 }
 
-fn read_lines(f: &Fields) -> Result<Vec<InvoiceLine>> {
+fn read_lines<'a, N: Node<'a>>(f: &Fields<'a, N>) -> Result<Vec<InvoiceLine>> {
     let mut lines = Vec::new();
     for (i, item) in f
         .array(&["lines", "line_items"])?
@@ -298,7 +329,7 @@ fn read_lines(f: &Fields) -> Result<Vec<InvoiceLine>> {
     Ok(lines)
 }
 
-fn read_transactions(f: &Fields) -> Result<Vec<Transaction>> {
+fn read_transactions<'a, N: Node<'a>>(f: &Fields<'a, N>) -> Result<Vec<Transaction>> {
     let mut transactions = Vec::new();
     for (i, item) in f
         .array(&["transactions"])?
@@ -348,12 +379,21 @@ mod tests {
                 v[k] = val.clone();
             }
         }
-        Invoice::from_json(&v).unwrap_err().to_string()
+        read_both(&v).unwrap_err().to_string()
+    }
+
+    /// Reads `v` as a value and as text: both must give the same invoice or
+    /// the same error.
+    fn read_both(v: &Value) -> Result<Invoice> {
+        let from_value = Invoice::from_json(v);
+        let from_text = Invoice::from_json_text(&v.to_string());
+        assert_eq!(from_value, from_text, "{v}");
+        from_value
     }
 
     #[test]
     fn reads_a_minimal_subscription_invoice() {
-        let i = Invoice::from_json(&base()).unwrap();
+        let i = read_both(&base()).unwrap();
         assert_eq!(i.kind, InvoiceType::Subscription);
         assert_eq!(i.quantity, 1);
         assert_eq!(i.status, InvoiceStatus::Paid);
@@ -415,21 +455,76 @@ mod tests {
         );
         let mut v = base();
         v["amount"] = json!(MAX_AMOUNT);
-        assert_eq!(Invoice::from_json(&v).unwrap().amount, 1_000_000_000_000);
+        assert_eq!(read_both(&v).unwrap().amount, 1_000_000_000_000);
         v["lines"] = json!([{"description": "seat", "amount": i64::MAX}]);
-        let err = Invoice::from_json(&v).unwrap_err();
+        let err = read_both(&v).unwrap_err();
         assert_eq!(err.field(), Some("lines[0].amount"));
         v["lines"] = json!([]);
         v["transactions"] = json!([{"type": "payment", "date": "2024-01-01", "amount": -i64::MAX}]);
-        let err = Invoice::from_json(&v).unwrap_err();
+        let err = read_both(&v).unwrap_err();
         assert_eq!(err.field(), Some("transactions[0].amount"));
+    }
+
+    #[test]
+    fn text_and_value_read_every_field_alike() {
+        let full = json!({"external_id": 17, "customer_external_id": "c", "type": " One_Time ",
+            "date": "2024-01-01 10:00:00", "amount_in_cents": "3000", "currency": "usd",
+            "tax": 3000.0, "discount": 5, "quantity": "2", "status": "VOID",
+            "service_period_start": 1704067200, "service_period_end": "2024-02-01T00:00:00+01:00",
+            "subscription_external_id": 9, "due_date": "", "paid_date": "2024-01-02",
+            "payment_method": "card", "description": "caf\u{e9} \"x\"", "number": 12,
+            "refunded_invoice_id": null, "data_source_id": "stripe", "unknown": [1, {"a": 2}],
+            "line_items": [{"description": "seat", "amount": 100, "quantity": 3,
+                            "period_start": "2024-01-01", "period_end": "2024-02-01"}, {}],
+            "transactions": [{"type": "REFUND", "result": "failed", "date": "2024-01-03"},
+                             {"id": "t9", "date": "2024-01-04", "amount": 7}]});
+        let invoice = read_both(&full).unwrap();
+        assert_eq!(invoice.kind, InvoiceType::OneTime);
+        assert_eq!(invoice.transactions[0].id, "17-t1");
+        assert_eq!(invoice.description.as_deref(), Some("caf\u{e9} \"x\""));
+        for (field, bad) in [
+            ("id", json!(" ")),
+            ("customer_id", json!(true)),
+            ("type", json!(null)),
+            ("invoice_date", json!(null)),
+            ("invoice_date", json!({"a": 1})),
+            ("amount", json!(1.5)),
+            ("amount", json!([1])),
+            ("currency", json!(7)),
+            ("status", json!("lost")),
+            ("quantity", json!(-1)),
+            ("tax_amount", json!(4000)),
+            ("period_end", json!("soon")),
+            ("lines", json!({})),
+            ("lines", json!([1])),
+            ("lines", json!([{"amount": "x"}])),
+            (
+                "transactions",
+                json!([{"date": "2024-01-01", "type": "gift"}]),
+            ),
+            ("transactions", json!([{"amount": 1}])),
+        ] {
+            let mut v = base();
+            v[field] = bad;
+            assert!(read_both(&v).is_err(), "{v}");
+        }
+        assert_eq!(
+            Invoice::from_json_text("[1]").unwrap_err().to_string(),
+            "invoice ?: field `(record)`: must be a JSON object"
+        );
+        assert_eq!(
+            Invoice::from_json_text("{\"id\": ")
+                .unwrap_err()
+                .to_string(),
+            "invoice ?: field `(record)`: is not valid JSON: EOF while parsing a value at line 1 column 7"
+        );
     }
 
     #[test]
     fn nested_errors_carry_their_path() {
         let mut v = base();
         v["transactions"] = json!([{"id": "t", "type": "payment", "date": "nope"}]);
-        let err = Invoice::from_json(&v).unwrap_err();
+        let err = read_both(&v).unwrap_err();
         assert_eq!(err.field(), Some("transactions[0].date"));
     }
 }

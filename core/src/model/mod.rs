@@ -7,6 +7,7 @@ mod customer;
 mod data_source;
 mod fields;
 mod invoice;
+mod json;
 mod plan;
 mod plan_group;
 mod settings;
@@ -19,6 +20,7 @@ pub use invoice::{
     Invoice, InvoiceLine, InvoiceStatus, InvoiceType, Transaction, TransactionResult,
     TransactionType,
 };
+pub use json::{Json, Node, View};
 pub use plan::{Interval, Plan, PricingModel};
 pub use plan_group::PlanGroup;
 pub use settings::{RefundHandling, Settings};

@@ -1,0 +1,327 @@
+//! The JSON a record is read from, seen through one small interface
+//! ([`Node`]), so the same field rules ([`super::Fields`]) read either a
+//! `serde_json::Value` or a [`Json`] tree parsed straight from text. A
+//! [`Json`] tree borrows its strings from the text where they have no
+//! escapes and keeps an object's fields in one vector: reading a record from
+//! text costs a few allocations instead of a map and a string per field.
+
+use serde::de::{self, Deserialize, DeserializeSeed, Deserializer, MapAccess, SeqAccess, Visitor};
+use serde_json::{Map, Number, Value};
+use std::borrow::Cow;
+use std::fmt;
+
+/// A JSON value read from text, borrowing from it where it can. Objects keep
+/// their fields in input order; a repeated key keeps its first position and
+/// its last value (as `serde_json::Value` does).
+#[derive(Debug, Clone, PartialEq)]
+pub enum Json<'a> {
+    Null,
+    Bool(bool),
+    Number(Number),
+    String(Cow<'a, str>),
+    Array(Vec<Json<'a>>),
+    Object(Vec<(Cow<'a, str>, Json<'a>)>),
+}
+
+impl<'a> Json<'a> {
+    /// Parses one JSON document (with the same syntax rules and nesting limit
+    /// as `serde_json::from_str`).
+    pub fn parse(text: &'a str) -> serde_json::Result<Json<'a>> {
+        serde_json::from_str(text)
+    }
+
+    /// The same value as a `serde_json::Value` (for messages that quote it).
+    pub fn to_value(&self) -> Value {
+        match self {
+            Json::Null => Value::Null,
+            Json::Bool(b) => Value::Bool(*b),
+            Json::Number(n) => Value::Number(n.clone()),
+            Json::String(s) => Value::String(s.to_string()),
+            Json::Array(items) => Value::Array(items.iter().map(Json::to_value).collect()),
+            Json::Object(fields) => Value::Object(
+                fields
+                    .iter()
+                    .map(|(key, value)| (key.to_string(), value.to_value()))
+                    .collect::<Map<String, Value>>(),
+            ),
+        }
+    }
+}
+
+/// What a JSON node is, with its scalar content.
+pub enum View<'a, N: Node<'a>> {
+    Null,
+    Bool(bool),
+    Number(&'a Number),
+    String(&'a str),
+    Array(N::Items),
+    Object(N::Entries),
+}
+
+/// A borrowed JSON node that records can be read from.
+pub trait Node<'a>: Copy {
+    /// The items of an array.
+    type Items: Iterator<Item = Self>;
+    /// The fields of an object, each key once, in input order.
+    type Entries: Iterator<Item = (&'a str, Self)>;
+
+    fn view(self) -> View<'a, Self>;
+
+    /// Whether the node is an object.
+    fn is_object(self) -> bool;
+
+    /// The field `name` of an object (`None` when absent or not an object).
+    fn get(self, name: &str) -> Option<Self>;
+
+    /// The node as a `serde_json::Value`, for messages that quote it.
+    fn to_value(self) -> Value;
+}
+
+impl<'a> Node<'a> for &'a Value {
+    type Items = std::slice::Iter<'a, Value>;
+    type Entries = EntryRefs<'a>;
+
+    fn view(self) -> View<'a, Self> {
+        match self {
+            Value::Null => View::Null,
+            Value::Bool(b) => View::Bool(*b),
+            Value::Number(n) => View::Number(n),
+            Value::String(s) => View::String(s),
+            Value::Array(items) => View::Array(items.iter()),
+            Value::Object(map) => View::Object(EntryRefs(map.iter())),
+        }
+    }
+
+    fn is_object(self) -> bool {
+        self.is_object()
+    }
+
+    fn get(self, name: &str) -> Option<Self> {
+        self.as_object()?.get(name)
+    }
+
+    fn to_value(self) -> Value {
+        self.clone()
+    }
+}
+
+/// The fields of a `serde_json` object as [`Node`] entries.
+pub struct EntryRefs<'a>(serde_json::map::Iter<'a>);
+
+impl<'a> Iterator for EntryRefs<'a> {
+    type Item = (&'a str, &'a Value);
+
+    fn next(&mut self) -> Option<Self::Item> {
+        self.0.next().map(|(key, value)| (key.as_str(), value))
+    }
+}
+
+impl<'a> Node<'a> for &'a Json<'a> {
+    type Items = std::slice::Iter<'a, Json<'a>>;
+    type Entries = JsonEntries<'a>;
+
+    fn view(self) -> View<'a, Self> {
+        match self {
+            Json::Null => View::Null,
+            Json::Bool(b) => View::Bool(*b),
+            Json::Number(n) => View::Number(n),
+            Json::String(s) => View::String(s),
+            Json::Array(items) => View::Array(items.iter()),
+            Json::Object(fields) => View::Object(JsonEntries(fields.iter())),
+        }
+    }
+
+    fn is_object(self) -> bool {
+        matches!(self, Json::Object(_))
+    }
+
+    fn get(self, name: &str) -> Option<Self> {
+        match self {
+            Json::Object(fields) => fields
+                .iter()
+                .find(|(key, _)| key == name)
+                .map(|(_, value)| value),
+            _ => None,
+        }
+    }
+
+    fn to_value(self) -> Value {
+        Json::to_value(self)
+    }
+}
+
+/// The fields of a [`Json`] object as [`Node`] entries.
+pub struct JsonEntries<'a>(std::slice::Iter<'a, (Cow<'a, str>, Json<'a>)>);
+
+impl<'a> Iterator for JsonEntries<'a> {
+    type Item = (&'a str, &'a Json<'a>);
+
+    fn next(&mut self) -> Option<Self::Item> {
+        self.0.next().map(|(key, value)| (key.as_ref(), value))
+    }
+}
+
+impl<'de> Deserialize<'de> for Json<'de> {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        deserializer.deserialize_any(JsonVisitor)
+    }
+}
+
+struct JsonVisitor;
+
+impl<'de> Visitor<'de> for JsonVisitor {
+    type Value = Json<'de>;
+
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str("any valid JSON value")
+    }
+
+    fn visit_bool<E>(self, b: bool) -> Result<Self::Value, E> {
+        Ok(Json::Bool(b))
+    }
+
+    fn visit_i64<E>(self, n: i64) -> Result<Self::Value, E> {
+        Ok(Json::Number(n.into()))
+    }
+
+    fn visit_u64<E>(self, n: u64) -> Result<Self::Value, E> {
+        Ok(Json::Number(n.into()))
+    }
+
+    fn visit_f64<E>(self, f: f64) -> Result<Self::Value, E> {
+        Ok(Number::from_f64(f).map_or(Json::Null, Json::Number))
+    }
+
+    fn visit_borrowed_str<E>(self, s: &'de str) -> Result<Self::Value, E> {
+        Ok(Json::String(Cow::Borrowed(s)))
+    }
+
+    fn visit_str<E>(self, s: &str) -> Result<Self::Value, E> {
+        Ok(Json::String(Cow::Owned(s.to_string())))
+    }
+
+    fn visit_string<E>(self, s: String) -> Result<Self::Value, E> {
+        Ok(Json::String(Cow::Owned(s)))
+    }
+
+    fn visit_none<E>(self) -> Result<Self::Value, E> {
+        Ok(Json::Null)
+    }
+
+    fn visit_unit<E>(self) -> Result<Self::Value, E> {
+        Ok(Json::Null)
+    }
+
+    fn visit_some<D: Deserializer<'de>>(self, d: D) -> Result<Self::Value, D::Error> {
+        Deserialize::deserialize(d)
+    }
+
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Self::Value, A::Error> {
+        let mut items = Vec::with_capacity(seq.size_hint().unwrap_or(0).min(64));
+        while let Some(item) = seq.next_element()? {
+            items.push(item);
+        }
+        Ok(Json::Array(items))
+    }
+
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
+        // Records have a dozen fields or so: one allocation holds them.
+        let mut fields: Vec<(Cow<'de, str>, Json<'de>)> = Vec::with_capacity(16);
+        while let Some(Key(key)) = map.next_key_seed(KeySeed)? {
+            let value: Json<'de> = map.next_value()?;
+            match fields.iter_mut().find(|(k, _)| *k == key) {
+                Some((_, existing)) => *existing = value,
+                None => fields.push((key, value)),
+            }
+        }
+        Ok(Json::Object(fields))
+    }
+}
+
+/// An object key, borrowed from the text when it has no escapes.
+struct Key<'de>(Cow<'de, str>);
+
+struct KeySeed;
+
+impl<'de> DeserializeSeed<'de> for KeySeed {
+    type Value = Key<'de>;
+
+    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<Self::Value, D::Error> {
+        d.deserialize_str(KeyVisitor)
+    }
+}
+
+struct KeyVisitor;
+
+impl<'de> Visitor<'de> for KeyVisitor {
+    type Value = Key<'de>;
+
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str("a string key")
+    }
+
+    fn visit_borrowed_str<E: de::Error>(self, s: &'de str) -> Result<Self::Value, E> {
+        Ok(Key(Cow::Borrowed(s)))
+    }
+
+    fn visit_str<E: de::Error>(self, s: &str) -> Result<Self::Value, E> {
+        Ok(Key(Cow::Owned(s.to_string())))
+    }
+
+    fn visit_string<E: de::Error>(self, s: String) -> Result<Self::Value, E> {
+        Ok(Key(Cow::Owned(s)))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn matches_serde_json_values() {
+        for text in [
+            r#"{"id":"a\"b","n":-3,"u":18446744073709551615,"f":1.5,"e":1e3,"t":true,"z":null,"l":[1,{"x":"y"}],"o":{}}"#,
+            r#"{"k":1,"j":2,"k":3}"#,
+            r#"[1, "two", [3]]"#,
+            r#""caf\u00e9""#,
+            "12",
+        ] {
+            let json = Json::parse(text).unwrap();
+            let value: Value = serde_json::from_str(text).unwrap();
+            assert_eq!(json.to_value(), value, "{text}");
+            assert_eq!(json.to_value().to_string(), value.to_string());
+        }
+    }
+
+    #[test]
+    fn strings_without_escapes_are_borrowed() {
+        let json = Json::parse(r#"{"plain":"abc","escaped":"a\nb"}"#).unwrap();
+        let Json::Object(fields) = &json else {
+            panic!("an object")
+        };
+        assert!(matches!(fields[0].0, Cow::Borrowed("plain")));
+        assert!(matches!(fields[0].1, Json::String(Cow::Borrowed("abc"))));
+        assert!(matches!(&fields[1].1, Json::String(Cow::Owned(s)) if s == "a\nb"));
+    }
+
+    #[test]
+    fn a_repeated_key_keeps_its_place_and_its_last_value() {
+        let json = Json::parse(r#"{"a":1,"b":2,"a":null}"#).unwrap();
+        let keys: Vec<&str> = match (&json).view() {
+            View::Object(entries) => entries.map(|(k, _)| k).collect(),
+            _ => panic!("an object"),
+        };
+        assert_eq!(keys, ["a", "b"]);
+        assert!(matches!((&json).get("a"), Some(Json::Null)));
+    }
+
+    #[test]
+    fn syntax_errors_are_serde_json_errors() {
+        let ours = Json::parse(r#"{"a":}"#).unwrap_err().to_string();
+        let theirs = serde_json::from_str::<Value>(r#"{"a":}"#)
+            .unwrap_err()
+            .to_string();
+        assert_eq!(ours, theirs);
+        assert!(Json::parse(r#"{"a":1} x"#).is_err());
+    }
+}
