@@ -1,7 +1,65 @@
-//! Results of batch writes: one entry per input record, in input order.
+//! Results of batch writes: one entry per input record, in input order. Also
+//! the invoice writes that take JSON text (the lines of a JSONL file) rather
+//! than parsed values.
 
-use crate::error::Error;
+use super::Ledger;
+use crate::error::{Error, Result};
+use crate::model::{Invoice, Node};
+use rayon::prelude::*;
 use serde::Serialize;
+
+impl Ledger {
+    /// Upserts invoices given as JSON texts, one record each (the lines of a
+    /// JSONL file): the same rules, errors and per-record results as
+    /// [`Ledger::upsert_invoices`] on the parsed values, without building a
+    /// `serde_json::Value` per record. Malformed JSON is that record's error.
+    pub fn upsert_invoice_texts<S: AsRef<str> + Sync>(&mut self, texts: &[S]) -> WriteReport {
+        let read = Ledger::read_invoice_texts(texts);
+        self.upsert_read_invoices(read)
+    }
+
+    /// The first half of [`Ledger::upsert_invoice_texts`], which needs no
+    /// ledger: each text's record id and its invoice or error, read on every
+    /// core. A bulk load can read one batch while the previous one is stored.
+    pub fn read_invoice_texts<S: AsRef<str> + Sync>(texts: &[S]) -> Vec<(String, Result<Invoice>)> {
+        let read = |text: &S| {
+            let text = text.as_ref();
+            match Invoice::parse_text(text) {
+                Ok(json) => (record_id(&json), Invoice::read_json(&json)),
+                Err(error) => (String::new(), Err(error)),
+            }
+        };
+        if texts.len() > 256 {
+            texts.par_iter().map(read).collect()
+        } else {
+            texts.iter().map(read).collect()
+        }
+    }
+
+    /// Makes room for `additional` more invoices, so a bulk load that knows
+    /// (or estimates) its size stores them without growing the invoice table
+    /// step by step (each step copies the whole table).
+    pub fn reserve_invoices(&mut self, additional: usize) {
+        self.invoices.reserve(additional);
+    }
+
+    /// The second half of [`Ledger::upsert_invoice_texts`]: checks the read
+    /// invoices against the stored customers and plans, stores them and
+    /// recomputes the touched customers.
+    pub fn upsert_read_invoices(&mut self, read: Vec<(String, Result<Invoice>)>) -> WriteReport {
+        self.store_invoices(read.into_iter())
+    }
+}
+
+/// A record's id as results name it: `id`, else `external_id`, else empty.
+fn record_id<'a>(json: impl Node<'a>) -> String {
+    let id = json.get("id").or_else(|| json.get("external_id"));
+    match id.map(Node::view) {
+        Some(crate::model::View::String(s)) => s.to_string(),
+        Some(crate::model::View::Number(n)) => n.to_string(),
+        _ => String::new(),
+    }
+}
 
 /// Outcome of one record of a write.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -70,4 +128,61 @@ impl WriteReport {
 pub struct Page<T> {
     pub count: usize,
     pub list: Vec<T>,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::{Value, json};
+
+    fn ledger() -> Ledger {
+        let mut ledger = Ledger::default();
+        ledger.upsert_plans(&[
+            json!({"id": "m", "name": "Monthly", "billing_freq": "month", "currency": "USD"}),
+        ]);
+        ledger.upsert_customers(&[json!({"id": "a", "name": "A"})]);
+        ledger
+    }
+
+    #[test]
+    fn texts_are_written_like_values() {
+        let values: Vec<Value> = vec![
+            json!({"id": "i1", "customer_id": "a", "type": "subscription", "plan_id": "m",
+                   "invoice_date": "2024-01-01", "amount": 3000, "currency": "USD"}),
+            json!({"id": 2, "customer_id": "a", "type": "one-time", "invoice_date": "2024-01-05",
+                   "amount": 100, "currency": "USD", "lines": [{"amount": 100}]}),
+            json!({"id": "i3", "customer_id": "nobody", "type": "subscription", "plan_id": "m",
+                   "invoice_date": "2024-01-01", "amount": 3000, "currency": "USD"}),
+            json!({"external_id": "i4", "customer_id": "a", "type": "refund",
+                   "invoice_date": "2024-01-01", "amount": 5, "currency": "USD"}),
+            json!({"id": null, "external_id": "i5"}),
+            json!(["not", "an", "object"]),
+            json!({"id": "i1", "customer_id": "a", "type": "subscription", "plan_id": "m",
+                   "invoice_date": "2024-02-01", "amount": 3500, "currency": "USD"}),
+        ];
+        let texts: Vec<String> = values.iter().map(Value::to_string).collect();
+        let mut from_values = ledger();
+        let mut from_texts = ledger();
+        let expected = from_values.upsert_invoices(&values);
+        let report = from_texts.upsert_invoice_texts(&texts);
+        assert_eq!(report, expected);
+        assert_eq!(report.accepted(), 3);
+        assert_eq!(
+            from_texts.invoice("i1").unwrap(),
+            from_values.invoice("i1").unwrap()
+        );
+
+        let report = from_texts.upsert_invoice_texts(&["{\"id\": \"i9\",", "7"]);
+        assert_eq!(report.results[0].id, "");
+        assert_eq!(
+            report.results[0].import_error.as_deref(),
+            Some(
+                "invoice ?: field `(record)`: is not valid JSON: EOF while parsing a value at line 1 column 12"
+            )
+        );
+        assert_eq!(
+            report.results[1].import_error.as_deref(),
+            Some("invoice ?: field `(record)`: must be a JSON object")
+        );
+    }
 }

@@ -160,8 +160,12 @@ impl Invoice {
     /// the same rules and errors as [`Invoice::from_json`] but without building
     /// a `serde_json::Value` first.
     pub fn from_json_text(text: &str) -> Result<Invoice> {
-        let json = Self::parse_text(text)?;
-        Self::read(Fields::open(Self::KIND, &json, true)?)
+        Self::read_json(&Self::parse_text(text)?)
+    }
+
+    /// Reads one invoice from its parsed text.
+    pub(crate) fn read_json(json: &Json) -> Result<Invoice> {
+        Self::read(Fields::open(Self::KIND, json, true)?)
     }
 
     /// The JSON tree of an invoice's text; malformed JSON is an error about
