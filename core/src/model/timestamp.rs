@@ -22,6 +22,9 @@ impl Timestamp {
     /// stand for the `T`.
     pub fn parse(text: &str) -> Option<Timestamp> {
         let text = text.trim();
+        if let Some(date) = plain_date(text) {
+            return Some(Timestamp::Date(date));
+        }
         if let Ok(date) = NaiveDate::parse_from_str(text, "%Y-%m-%d") {
             return Some(Timestamp::Date(date));
         }
@@ -60,6 +63,22 @@ impl Timestamp {
             Timestamp::Date(date) => *date,
         }
     }
+}
+
+/// `YYYY-MM-DD` with exactly those digits, read without a format parser
+/// (the common case); anything else is left to [`Timestamp::parse`]'s formats.
+fn plain_date(text: &str) -> Option<NaiveDate> {
+    let b = text.as_bytes();
+    if b.len() != 10 || b[4] != b'-' || b[7] != b'-' {
+        return None;
+    }
+    let number = |digits: &[u8]| {
+        digits.iter().try_fold(0u32, |n, &d| {
+            d.is_ascii_digit().then(|| n * 10 + u32::from(d - b'0'))
+        })
+    };
+    let year = i32::try_from(number(&b[..4])?).ok()?;
+    NaiveDate::from_ymd_opt(year, number(&b[5..7])?, number(&b[8..])?)
 }
 
 /// The first instant of a calendar day in a time zone (the day may start after
@@ -119,6 +138,33 @@ mod tests {
         let a = Timestamp::parse("2024-03-01T12:00:00+02:00").unwrap();
         let b = Timestamp::parse("2024-03-01 10:00:00Z").unwrap();
         assert_eq!(a, b);
+    }
+
+    #[test]
+    fn plain_dates_read_as_the_format_reads_them() {
+        for text in [
+            "2024-02-29",
+            "2023-02-29",
+            "0000-01-01",
+            "9999-12-31",
+            "2024-00-10",
+            "2024-1-10",
+            "2024-01-1a",
+            "+024-01-10",
+            " 2024-01-10 ",
+        ] {
+            // Where the fast path answers, the format agrees; where it does
+            // not, the format reads it (or rejects it) as before.
+            let by_format = NaiveDate::parse_from_str(text.trim(), "%Y-%m-%d").ok();
+            if let Some(date) = plain_date(text.trim()) {
+                assert_eq!(Some(date), by_format, "{text}");
+            }
+            assert_eq!(
+                Timestamp::parse(text),
+                by_format.map(Timestamp::Date),
+                "{text}"
+            );
+        }
     }
 
     #[test]
