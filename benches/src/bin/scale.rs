@@ -8,7 +8,7 @@
 use chrono::{DateTime, Utc};
 use rayon::prelude::*;
 use serde_json::{Value, json};
-use std::io::BufRead;
+use std::io::{BufRead, Read};
 use std::time::Duration;
 use submetrics::{Error, Ledger, MovementFilter, ReportParams, Settings};
 use submetrics_benches::generator::Spec;
@@ -66,7 +66,7 @@ fn load_jsonl_and_report(dir: &std::path::Path) {
     let (rss_before, _) = memory();
     let mut ledger = Ledger::new(Settings::default());
     let (_, time) = timed(|| {
-        for name in ["fx_rates", "plans", "customers", "invoices"] {
+        for name in ["fx_rates", "plans", "customers"] {
             let file = std::fs::File::open(dir.join(format!("{name}.jsonl")))
                 .expect("generated file exists");
             let mut lines = std::io::BufReader::new(file).lines();
@@ -89,11 +89,12 @@ fn load_jsonl_and_report(dir: &std::path::Path) {
                         ledger.load_fx_rates(&batch).expect("valid rates");
                     }
                     "plans" => drop(ledger.upsert_plans(&batch)),
-                    "customers" => drop(ledger.upsert_customers(&batch)),
-                    _ => drop(ledger.upsert_invoices(&batch)),
+                    _ => drop(ledger.upsert_customers(&batch)),
                 }
             }
         }
+        let file = std::fs::File::open(dir.join("invoices.jsonl")).expect("generated file exists");
+        load_invoices(&mut ledger, file).expect("readable invoices");
     });
     let (rss_after, _) = memory();
     println!(
@@ -102,6 +103,68 @@ fn load_jsonl_and_report(dir: &std::path::Path) {
         ledger.counts().3,
         rss_after.saturating_sub(rss_before)
     );
+}
+
+/// Streams a JSONL file of invoices into the ledger in blocks of whole lines:
+/// while one block's invoices are stored (one core), the next block is read
+/// from JSON text by the thread pool.
+fn load_invoices(ledger: &mut Ledger, mut file: std::fs::File) -> std::io::Result<()> {
+    const BLOCK: usize = 4 << 20;
+    let file_size = file.metadata()?.len() as usize;
+    let mut first = true;
+    let mut buffer: Vec<u8> = Vec::with_capacity(BLOCK + (64 << 10));
+    let mut read_so_far = Vec::new();
+    let mut done = false;
+    let mut want = BLOCK;
+    loop {
+        // Fill the buffer (after the partial line kept from the last block).
+        while !done && buffer.len() < want {
+            let start = buffer.len();
+            buffer.resize(want.max(start + (64 << 10)), 0);
+            let n = file.read(&mut buffer[start..])?;
+            buffer.truncate(start + n);
+            done = n == 0;
+        }
+        let end = if done {
+            buffer.len()
+        } else {
+            buffer
+                .iter()
+                .rposition(|&b| b == b'\n')
+                .map_or(0, |i| i + 1)
+        };
+        if end == 0 && !done {
+            // A line longer than the block: read on until it ends.
+            want *= 2;
+            continue;
+        }
+        want = BLOCK;
+        let text = std::str::from_utf8(&buffer[..end])
+            .map_err(|e| std::io::Error::new(std::io::ErrorKind::InvalidData, e))?;
+        let lines: Vec<&str> = text.lines().filter(|l| !l.trim().is_empty()).collect();
+        if first && !lines.is_empty() {
+            // Room for the whole file, estimated from its first block's lines.
+            let estimate = file_size / (end / lines.len()).max(1);
+            ledger.reserve_invoices(estimate + estimate / 16);
+            first = false;
+        }
+        let previous = std::mem::take(&mut read_so_far);
+        // The pool reads this block while this thread stores the last one.
+        let (rejected, read) = std::thread::scope(|scope| {
+            let reading = scope.spawn(|| Ledger::read_invoice_texts(&lines));
+            let rejected = ledger.upsert_read_invoices(previous).rejected().count();
+            (rejected, reading.join().expect("reading does not panic"))
+        });
+        if rejected > 0 {
+            eprintln!("{rejected} invoices rejected");
+        }
+        drop(lines);
+        buffer.drain(..end);
+        if done && read.is_empty() {
+            return Ok(());
+        }
+        read_so_far = read;
+    }
 }
 
 fn run(size: usize) {
