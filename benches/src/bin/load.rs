@@ -5,6 +5,10 @@
 //! 2. single invoice posts from many concurrent clients (throughput, p50, p99),
 //! 3. report reads (`mrr`, 12 months) while those writers run (p50, p99).
 //!
+//! Each phase also reports the CPU time the server process used (user +
+//! system, all threads): on a shared machine wall-clock rates move with
+//! other load, the server's CPU per record much less.
+//!
 //! Bounded in count and time. Usage:
 //! `load [INVOICES] [--clients N] [--posts-per-client N] [--readers N] [--server PATH]`
 //! (defaults 100000, 50, 40, 2, target/release/submetrics-server).
@@ -80,6 +84,23 @@ fn get(agent: &ureq::Agent, url: &str) -> u16 {
         .unwrap_or(0)
 }
 
+/// CPU time (user + system, all threads) the process `pid` has used so
+/// far, from `/proc/PID/stat`; zero where unavailable.
+fn cpu_time(pid: u32) -> Duration {
+    // USER_HZ, the unit of these fields, is 100 on Linux.
+    const TICKS_PER_SECOND: u64 = 100;
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap_or_default();
+    // The fields after the command name, which is in parentheses and may hold spaces.
+    let rest = stat.rsplit_once(')').map_or("", |(_, rest)| rest);
+    let ticks: u64 = rest
+        .split_whitespace()
+        .skip(11) // state .. cmajflt; then utime, stime
+        .take(2)
+        .filter_map(|f| f.parse::<u64>().ok())
+        .sum();
+    Duration::from_millis(ticks * 1000 / TICKS_PER_SECOND)
+}
+
 fn main() {
     let options = options();
     let dir = std::env::temp_dir().join(format!("submetrics-load-{}", std::process::id()));
@@ -151,6 +172,7 @@ fn main() {
         .chunks(BATCH)
         .map(|chunk| serde_json::to_string(chunk).unwrap_or_default())
         .collect();
+    let invoices_cpu = cpu_time(child.id());
     let invoices_start = Instant::now();
     for body in &bodies {
         assert_eq!(post(&agent, &format!("{base}/data/invoices"), body), 200);
@@ -160,11 +182,14 @@ fn main() {
         );
     }
     let invoices_time = invoices_start.elapsed();
+    let invoices_cpu = cpu_time(child.id()).saturating_sub(invoices_cpu);
     println!(
-        "batch import: customers+plans {}, invoices {} in batches of {BATCH}: {:.0} invoices/s (durable)",
+        "batch import: customers+plans {}, invoices {} in batches of {BATCH}: {:.0} invoices/s (durable); server CPU {} ({:.1} µs/invoice)",
         ms(customers_done),
         ms(invoices_time),
-        data.invoices.len() as f64 / invoices_time.as_secs_f64()
+        data.invoices.len() as f64 / invoices_time.as_secs_f64(),
+        ms(invoices_cpu),
+        invoices_cpu.as_secs_f64() * 1e6 / data.invoices.len().max(1) as f64
     );
 
     // Single posts from many clients while readers run the mrr report.
@@ -197,6 +222,7 @@ fn main() {
             })
         })
         .collect();
+    let posts_cpu = cpu_time(child.id());
     let phase = Instant::now();
     let writers: Vec<_> = (0..options.clients)
         .map(|client| {
@@ -227,19 +253,22 @@ fn main() {
         .flat_map(|w| w.join().unwrap_or_default())
         .collect();
     let write_time = phase.elapsed();
+    let posts_cpu = cpu_time(child.id()).saturating_sub(posts_cpu);
     writing.store(false, Ordering::Relaxed);
     let mut reads: Vec<Duration> = readers
         .into_iter()
         .flat_map(|r| r.join().unwrap_or_default())
         .collect();
     println!(
-        "single posts: {} from {} clients in {}: {:.0} posts/s, p50 {}, p99 {}",
+        "single posts: {} from {} clients in {}: {:.0} posts/s, p50 {}, p99 {}; server CPU {} ({:.0} µs/post)",
         writes.len(),
         options.clients,
         ms(write_time),
         writes.len() as f64 / write_time.as_secs_f64(),
         ms(quantile(&mut writes, 0.5)),
-        ms(quantile(&mut writes, 0.99))
+        ms(quantile(&mut writes, 0.99)),
+        ms(posts_cpu),
+        posts_cpu.as_secs_f64() * 1e6 / writes.len().max(1) as f64
     );
     if !reads.is_empty() {
         println!(
