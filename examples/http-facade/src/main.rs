@@ -196,7 +196,9 @@ fn serve(state: AppState, listen: &str) -> Result<(), Box<dyn std::error::Error>
         let listener = tokio::net::TcpListener::bind(listen).await?;
         println!("listening on http://{}", listener.local_addr()?);
         std::io::stdout().flush()?;
-        let app = routes::router(Arc::new(state));
+        // Turned into a service once: serving the router itself would
+        // rebuild every route for each new connection.
+        let app = routes::router(Arc::new(state)).into_make_service();
         axum::serve(listener, app)
             .with_graceful_shutdown(async {
                 let _ = tokio::signal::ctrl_c().await;
