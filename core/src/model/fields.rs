@@ -18,7 +18,8 @@ use std::borrow::Cow;
 /// One input record being read.
 pub struct Fields<'a, N: Node<'a> = &'a Value> {
     kind: &'static str,
-    id: String,
+    /// Borrowed from the record when it is there as it is.
+    id: Cow<'a, str>,
     /// Path of a nested record inside its parent (`lines[2].`), else empty.
     prefix: String,
     map: N,
@@ -39,14 +40,14 @@ impl<'a, N: Node<'a>> Fields<'a, N> {
         }
         let mut fields = Fields {
             kind,
-            id: String::new(),
+            id: Cow::Borrowed(""),
             prefix: String::new(),
             map: value,
             _text: std::marker::PhantomData,
         };
         let id = fields.text_ref(&["id", "external_id"])?;
         match id {
-            Some(id) if !id.trim().is_empty() => fields.id = id.into_owned(),
+            Some(id) if !id.trim().is_empty() => fields.id = id,
             _ if !id_required => {}
             _ => return Err(Error::invalid(kind, "?", "id", "is required")),
         }
