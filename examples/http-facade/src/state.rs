@@ -7,9 +7,12 @@
 //! memory never holds what the disk does not.
 //!
 //! Record writes are group-committed: concurrent writers queue their work,
-//! and whoever takes the write lock runs every queued write and commits all
+//! and one runner per account (started by the first writer that finds none
+//! running) takes the write lock, runs every queued write and commits all
 //! their changes in one transaction (one fsync), still before any of them
-//! answers and before any reader sees them.
+//! answers and before any reader sees them. It repeats while writes keep
+//! arriving, so concurrent writers wait on their answer, not on a thread
+//! each.
 
 use crate::auth::{hash_key, new_key, new_key_id};
 use crate::error::ApiError;
@@ -28,10 +31,18 @@ pub struct Account {
     pub row: Mutex<AccountRow>,
     pub ledger: RwLock<Ledger>,
     /// Record writes waiting for the next group commit.
-    queued: Mutex<Vec<QueuedWrite>>,
+    queued: Mutex<Queue>,
     /// While a group runs: the changes its writes persisted, committed
     /// together when the group ends.
     group: Mutex<Option<Vec<Change>>>,
+}
+
+/// Record writes waiting for the next group commit, and whether a runner
+/// ([`AppState::run_queued`]) is on them.
+#[derive(Default)]
+struct Queue {
+    writes: Vec<QueuedWrite>,
+    running: bool,
 }
 
 /// A queued record write: applies itself to the ledger (persisting only
@@ -47,17 +58,20 @@ impl Account {
         Account {
             row: Mutex::new(row),
             ledger: RwLock::new(ledger),
-            queued: Mutex::new(Vec::new()),
+            queued: Mutex::new(Queue::default()),
             group: Mutex::new(None),
         }
     }
 
-    /// Queues a record write for the next group commit ([`AppState::run_queued`]).
-    pub fn queue(&self, write: QueuedWrite) {
-        self.queued
-            .lock()
-            .unwrap_or_else(|p| p.into_inner())
-            .push(write);
+    /// Queues a record write for the next group commit. Returns `true`
+    /// when no runner is on the queue: the caller then runs
+    /// [`AppState::run_queued`] (off the event loop), which also runs every
+    /// write queued meanwhile.
+    #[must_use]
+    pub fn queue(&self, write: QueuedWrite) -> bool {
+        let mut queue = self.queued.lock().unwrap_or_else(|p| p.into_inner());
+        queue.writes.push(write);
+        !std::mem::replace(&mut queue.running, true)
     }
 }
 
@@ -275,24 +289,44 @@ impl AppState {
         Ok(())
     }
 
-    /// Group commit: under one write lock, runs every queued record write of
-    /// the account, then commits all their changes in one transaction and
-    /// answers each caller. A failed commit reloads the ledger from the
-    /// store and fails every write of the group. Returns at once when an
-    /// earlier group already ran the queue.
+    /// The runner of an account's queue (see [`Account::queue`]): group
+    /// commits until the queue is empty. Each group, under one write lock,
+    /// runs every queued record write of the account, then commits all
+    /// their changes in one transaction and answers each caller. A failed
+    /// commit reloads the ledger from the store and fails every write of
+    /// the group. The lock is let go between groups, so readers get in.
     pub fn run_queued(&self, account: &Account) {
-        let mut ledger = account.ledger.write().unwrap_or_else(|p| p.into_inner());
-        let writes = std::mem::take(&mut *account.queued.lock().unwrap_or_else(|p| p.into_inner()));
-        if writes.is_empty() {
-            return;
+        loop {
+            let mut ledger = account.ledger.write().unwrap_or_else(|p| p.into_inner());
+            let writes = {
+                let mut queue = account.queued.lock().unwrap_or_else(|p| p.into_inner());
+                if queue.writes.is_empty() {
+                    queue.running = false;
+                    return;
+                }
+                std::mem::take(&mut queue.writes)
+            };
+            // A group that panics outside its writes (which are caught one
+            // by one) fails its callers (their answers are dropped) but must
+            // neither leave the group open nor stop the runner.
+            let group = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                self.run_group(account, &mut ledger, writes)
+            }));
+            if group.is_err() {
+                *account.group.lock().unwrap_or_else(|p| p.into_inner()) = None;
+            }
         }
+    }
+
+    /// One group commit of `writes` (see [`AppState::run_queued`]).
+    fn run_group(&self, account: &Account, ledger: &mut Ledger, writes: Vec<QueuedWrite>) {
         *account.group.lock().unwrap_or_else(|p| p.into_inner()) = Some(Vec::new());
         let replies: Vec<Reply> = writes
             .into_iter()
             .map(|write| {
                 // A write that panics must not leave the group open.
                 std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-                    write(self, account, &mut ledger)
+                    write(self, account, ledger)
                 }))
                 .unwrap_or_else(|_| -> Reply { Box::new(|_| {}) })
             })
@@ -303,7 +337,7 @@ impl AppState {
             .unwrap_or_else(|p| p.into_inner())
             .take()
             .unwrap_or_default();
-        let outcome = self.persist(account, &mut ledger, changes);
+        let outcome = self.persist(account, ledger, changes);
         for reply in replies {
             reply(outcome.as_ref().map(|_| ()));
         }

@@ -195,14 +195,16 @@ pub async fn write_ledger<T: Send + 'static>(
 
 /// Runs a record write (`work` persists only through the state) in the
 /// account's next group commit: concurrent writers share one transaction,
-/// and each answers only once that transaction is durable.
+/// and each answers only once that transaction is durable. One blocking
+/// task per account runs the groups while writes keep coming; the other
+/// writers only wait for their answer.
 pub async fn write_records<T: Send + 'static>(
     state: Arc<AppState>,
     account: Arc<Account>,
     work: impl FnOnce(&AppState, &Account, &mut Ledger) -> Result<T, ApiError> + Send + 'static,
 ) -> Result<T, ApiError> {
     let (sender, receiver) = tokio::sync::oneshot::channel();
-    account.queue(Box::new(move |state, account, ledger| {
+    let start_runner = account.queue(Box::new(move |state, account, ledger| {
         let result = work(state, account, ledger);
         Box::new(move |commit: Result<(), &ApiError>| {
             let _ = sender.send(match commit {
@@ -211,9 +213,12 @@ pub async fn write_records<T: Send + 'static>(
             });
         })
     }));
-    tokio::task::spawn_blocking(move || state.run_queued(&account))
-        .await
-        .map_err(|_| ApiError::internal("the request could not be completed"))?;
+    if start_runner {
+        // The runner answers through the channel; its handle is not needed.
+        drop(tokio::task::spawn_blocking(move || {
+            state.run_queued(&account)
+        }));
+    }
     receiver
         .await
         .map_err(|_| ApiError::internal("the request could not be completed"))?
