@@ -65,23 +65,35 @@ fn new_agent() -> ureq::Agent {
         .into()
 }
 
-fn post(agent: &ureq::Agent, url: &str, body: &str) -> u16 {
-    agent
-        .post(url)
-        .header("Authorization", format!("Bearer {KEY}"))
-        .header("Content-Type", "application/json")
-        .send(body.as_bytes())
-        .map(|r| r.status().as_u16())
+/// The status of a response, after reading its body: a client that reads
+/// the whole answer keeps its connection for the next request (an unread
+/// body closes it).
+fn status(response: Result<ureq::http::Response<ureq::Body>, ureq::Error>) -> u16 {
+    response
+        .map(|mut r| {
+            let _ = r.body_mut().with_config().limit(u64::MAX).read_to_vec();
+            r.status().as_u16()
+        })
         .unwrap_or(0)
 }
 
+fn post(agent: &ureq::Agent, url: &str, body: &str) -> u16 {
+    status(
+        agent
+            .post(url)
+            .header("Authorization", format!("Bearer {KEY}"))
+            .header("Content-Type", "application/json")
+            .send(body.as_bytes()),
+    )
+}
+
 fn get(agent: &ureq::Agent, url: &str) -> u16 {
-    agent
-        .get(url)
-        .header("Authorization", format!("Bearer {KEY}"))
-        .call()
-        .map(|r| r.status().as_u16())
-        .unwrap_or(0)
+    status(
+        agent
+            .get(url)
+            .header("Authorization", format!("Bearer {KEY}"))
+            .call(),
+    )
 }
 
 /// CPU time (user + system, all threads) the process `pid` has used so
