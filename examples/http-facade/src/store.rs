@@ -4,11 +4,19 @@
 //! The database runs in WAL mode with `synchronous=FULL`, so a committed
 //! transaction is on disk before the service answers. A batch is written in
 //! one transaction: a crash leaves all of it or none.
+//!
+//! Checkpoints (copying the log back into the database file) run on a
+//! thread of their own with its own connection, also `synchronous=FULL`,
+//! rather than inside whichever commit crosses the log size: a commit only
+//! appends to the log and syncs it. Should the log still grow far beyond
+//! that size, the committing connection checkpoints as well.
 
 use crate::error::ApiError;
+use rusqlite::wal::CheckpointMode;
 use rusqlite::{Connection, OptionalExtension, params};
 use serde_json::Value;
 use std::path::Path;
+use std::sync::{Arc, Condvar, Mutex};
 use submetrics::RecordKind;
 
 /// File name of the database inside the data directory.
@@ -58,6 +66,98 @@ pub enum Change {
 
 pub struct Store {
     connection: Connection,
+    /// Stops its thread when the store is dropped.
+    _checkpointer: Checkpointer,
+}
+
+/// Log frames (pages) after which a commit asks for a checkpoint:
+/// SQLite's own automatic checkpoint size.
+const CHECKPOINT_FRAMES: i32 = 1000;
+/// Log frames after which the committing connection checkpoints itself,
+/// so the log stays bounded even when the checkpoint thread falls behind.
+const CHECKPOINT_FRAMES_LIMIT: i32 = 32 * CHECKPOINT_FRAMES;
+
+/// The checkpoint thread and how to wake or stop it.
+struct Checkpointer {
+    signal: Arc<(Mutex<CheckpointRequest>, Condvar)>,
+    thread: Option<std::thread::JoinHandle<()>>,
+}
+
+#[derive(Default)]
+struct CheckpointRequest {
+    wanted: bool,
+    stop: bool,
+}
+
+impl Checkpointer {
+    /// Starts the thread on its own connection to `path`, and makes
+    /// `connection`'s commits wake it instead of checkpointing themselves.
+    fn start(path: &Path, connection: &mut Connection) -> Result<Checkpointer, ApiError> {
+        let own = Connection::open(path).map_err(ApiError::storage)?;
+        own.execute_batch("PRAGMA synchronous = FULL;")
+            .map_err(ApiError::storage)?;
+        let signal = Arc::new((Mutex::new(CheckpointRequest::default()), Condvar::new()));
+        let thread = {
+            let signal = Arc::clone(&signal);
+            std::thread::Builder::new()
+                .name("checkpoint".into())
+                .spawn(move || checkpoints(&own, &signal))
+                .map_err(|e| {
+                    ApiError::internal(format!("cannot start the checkpoint thread: {e}"))
+                })?
+        };
+        let wake = Arc::clone(&signal);
+        // Replaces SQLite's automatic checkpoint (itself a log hook). The
+        // hook runs after the commit is durable; its outcome must not turn
+        // that commit into an error, so checkpoint failures are ignored (a
+        // later checkpoint copies the same frames).
+        connection
+            .wal_hook(Some(move |wal: &mut rusqlite::hooks::Wal, frames: i32| {
+                if frames >= CHECKPOINT_FRAMES_LIMIT {
+                    let _ = wal.checkpoint_v2(CheckpointMode::PASSIVE);
+                } else if frames >= CHECKPOINT_FRAMES {
+                    let (request, wakeup) = &*wake;
+                    request.lock().unwrap_or_else(|p| p.into_inner()).wanted = true;
+                    wakeup.notify_one();
+                }
+                Ok(())
+            }))
+            .map_err(ApiError::storage)?;
+        Ok(Checkpointer {
+            signal,
+            thread: Some(thread),
+        })
+    }
+}
+
+/// The checkpoint thread: a passive checkpoint (never waiting for, nor
+/// blocking, the writer) each time a commit asks for one.
+fn checkpoints(connection: &Connection, signal: &(Mutex<CheckpointRequest>, Condvar)) {
+    let (request, wakeup) = signal;
+    loop {
+        {
+            let mut state = request.lock().unwrap_or_else(|p| p.into_inner());
+            while !state.wanted && !state.stop {
+                state = wakeup.wait(state).unwrap_or_else(|p| p.into_inner());
+            }
+            if state.stop {
+                return;
+            }
+            state.wanted = false;
+        }
+        let _ = connection.wal_checkpoint_v2(Some("main"), CheckpointMode::PASSIVE);
+    }
+}
+
+impl Drop for Checkpointer {
+    fn drop(&mut self) {
+        let (request, wakeup) = &*self.signal;
+        request.lock().unwrap_or_else(|p| p.into_inner()).stop = true;
+        wakeup.notify_one();
+        if let Some(thread) = self.thread.take() {
+            let _ = thread.join();
+        }
+    }
 }
 
 /// The table name of each record kind.
@@ -80,7 +180,8 @@ impl Store {
                 dir.display()
             ))
         })?;
-        let connection = Connection::open(dir.join(DATABASE_FILE)).map_err(ApiError::storage)?;
+        let path = dir.join(DATABASE_FILE);
+        let mut connection = Connection::open(&path).map_err(ApiError::storage)?;
         connection
             .execute_batch(
                 "PRAGMA journal_mode = WAL;
@@ -122,7 +223,11 @@ impl Store {
                  );",
             )
             .map_err(ApiError::storage)?;
-        Ok(Store { connection })
+        let checkpointer = Checkpointer::start(&path, &mut connection)?;
+        Ok(Store {
+            connection,
+            _checkpointer: checkpointer,
+        })
     }
 
     pub fn accounts(&self) -> Result<Vec<AccountRow>, ApiError> {
