@@ -139,26 +139,31 @@ fn load_invoices(ledger: &mut Ledger, mut file: std::fs::File) -> std::io::Resul
             continue;
         }
         want = BLOCK;
-        let text = std::str::from_utf8(&buffer[..end])
-            .map_err(|e| std::io::Error::new(std::io::ErrorKind::InvalidData, e))?;
-        let lines: Vec<&str> = text.lines().filter(|l| !l.trim().is_empty()).collect();
-        if first && !lines.is_empty() {
+        let block = &buffer[..end];
+        if first && !block.is_empty() {
             // Room for the whole file, estimated from its first block's lines.
-            let estimate = file_size / (end / lines.len()).max(1);
+            let lines = block.iter().filter(|&&b| b == b'\n').count().max(1);
+            let estimate = file_size / (end / lines).max(1);
             ledger.reserve_invoices(estimate + estimate / 16);
             first = false;
         }
         let previous = std::mem::take(&mut read_so_far);
-        // The pool reads this block while this thread stores the last one.
+        // Another thread splits this block into lines and reads them on the
+        // pool while this thread stores the last block.
         let (rejected, read) = std::thread::scope(|scope| {
-            let reading = scope.spawn(|| Ledger::read_invoice_texts(&lines));
+            let reading = scope.spawn(|| {
+                let text = std::str::from_utf8(block)
+                    .map_err(|e| std::io::Error::new(std::io::ErrorKind::InvalidData, e))?;
+                let lines: Vec<&str> = text.lines().filter(|l| !l.trim().is_empty()).collect();
+                Ok::<_, std::io::Error>(Ledger::read_invoice_texts(&lines))
+            });
             let rejected = ledger.upsert_read_invoices(previous).rejected().count();
             (rejected, reading.join().expect("reading does not panic"))
         });
+        let read = read?;
         if rejected > 0 {
             eprintln!("{rejected} invoices rejected");
         }
-        drop(lines);
         buffer.drain(..end);
         if done && read.is_empty() {
             return Ok(());
