@@ -107,15 +107,23 @@ impl Checkpointer {
                 })?
         };
         let wake = Arc::clone(&signal);
+        // The log's size when a checkpoint was last asked for: one is asked
+        // for each CHECKPOINT_FRAMES frames the log grows by (a log that
+        // starts over counts from zero again).
+        let mut asked_at = 0;
         // Replaces SQLite's automatic checkpoint (itself a log hook). The
         // hook runs after the commit is durable; its outcome must not turn
         // that commit into an error, so checkpoint failures are ignored (a
         // later checkpoint copies the same frames).
         connection
             .wal_hook(Some(move |wal: &mut rusqlite::hooks::Wal, frames: i32| {
+                if frames < asked_at {
+                    asked_at = 0;
+                }
                 if frames >= CHECKPOINT_FRAMES_LIMIT {
                     let _ = wal.checkpoint_v2(CheckpointMode::PASSIVE);
-                } else if frames >= CHECKPOINT_FRAMES {
+                } else if frames - asked_at >= CHECKPOINT_FRAMES {
+                    asked_at = frames;
                     let (request, wakeup) = &*wake;
                     request.lock().unwrap_or_else(|p| p.into_inner()).wanted = true;
                     wakeup.notify_one();
