@@ -23,7 +23,7 @@ use crate::model::{Customer, DataSource, Invoice, Plan, PlanGroup, Settings};
 use crate::timeline::{Replay, Timeline};
 use chrono::{DateTime, Utc};
 use foldhash::fast::FixedState;
-use indexmap::{IndexMap, IndexSet};
+use indexmap::IndexMap;
 use rayon::prelude::*;
 use serde_json::Value;
 use std::collections::{HashMap, HashSet};
@@ -60,7 +60,11 @@ pub struct Ledger {
     plan_groups: Records<PlanGroupId, PlanGroup>,
     invoices: Records<InvoiceId, Invoice>,
     data_sources: Records<DataSourceId, DataSource>,
-    invoices_by_customer: Index<CustomerId, IndexSet<InvoiceId, FixedState>>,
+    /// Positions in `invoices` of each customer's invoices, ascending (so in
+    /// insertion order): a timeline build reads its invoices by position, not
+    /// by hashing ids. Positions are `u32`, so a ledger holds at most
+    /// 4,294,967,295 invoices.
+    invoices_by_customer: Index<CustomerId, Vec<u32>>,
     invoices_by_plan: Index<PlanId, usize>,
     fx: FxTable,
     timelines: Index<CustomerId, Timeline>,
@@ -390,17 +394,13 @@ impl Ledger {
         }
         for (id, parsed) in invoices {
             let outcome = parsed.and_then(|mut invoice| {
-                validate::invoice_references(&invoice, &self.customers, &self.plans)?;
-                self.share_ids(&mut invoice);
-                if let Some(previous) = self.invoices.get(invoice.id.as_str())
-                    && previous.customer_id != invoice.customer_id
-                {
-                    touched.insert(previous.customer_id.clone());
-                }
+                validate::invoice_references(&mut invoice, &self.customers, &self.plans)?;
                 if !touched.contains(&invoice.customer_id) {
                     touched.insert(invoice.customer_id.clone());
                 }
-                self.store_invoice(invoice);
+                if let Some(previous_owner) = self.store_invoice(invoice) {
+                    touched.insert(previous_owner);
+                }
                 Ok(())
             });
             report.push(&id, outcome);
@@ -414,12 +414,8 @@ impl Ledger {
         self.customers
             .shift_remove(id)
             .ok_or_else(|| not_found(Customer::KIND, id))?;
-        if let Some(invoice_ids) = self.invoices_by_customer.remove(id) {
-            for invoice_id in invoice_ids {
-                if let Some(invoice) = self.invoices.shift_remove(&invoice_id) {
-                    self.count_plan_use(&invoice, -1);
-                }
-            }
+        if let Some(positions) = self.invoices_by_customer.remove(id) {
+            self.remove_invoices_at(&positions);
         }
         self.timelines.remove(id);
         self.mark_stale([CustomerId::from(id)]);
@@ -510,7 +506,12 @@ impl Ledger {
     pub fn customer_invoices(&self, id: &str) -> Vec<&Invoice> {
         self.invoices_by_customer
             .get(id)
-            .map(|ids| ids.iter().filter_map(|i| self.invoices.get(i)).collect())
+            .map(|positions| {
+                positions
+                    .iter()
+                    .filter_map(|&p| self.invoices.get_index(p as usize).map(|(_, i)| i))
+                    .collect()
+            })
             .unwrap_or_default()
     }
 
@@ -606,50 +607,74 @@ impl Ledger {
     }
 
     /// Stores an invoice; a known id is replaced in place (keeping its
-    /// position in listings, in O(1)).
-    /// Points the invoice's customer and plan ids at the stored records' own
-    /// ids, so a million invoices hold no copies of them.
-    fn share_ids(&self, invoice: &mut Invoice) {
-        if let Some((id, _)) = self.customers.get_key_value(invoice.customer_id.as_str()) {
-            invoice.customer_id = id.clone();
+    /// position in listings, in O(1)). Returns the customer the invoice
+    /// belonged to before, when that was another one.
+    fn store_invoice(&mut self, invoice: Invoice) -> Option<CustomerId> {
+        let customer = invoice.customer_id.clone();
+        self.count_plan_use(&invoice, 1);
+        let (position, previous) = self.invoices.insert_full(invoice.id.clone(), invoice);
+        let position = position as u32;
+        if let Some(previous) = previous {
+            self.count_plan_use(&previous, -1);
+            if previous.customer_id == customer {
+                return None;
+            }
+            if let Some(positions) = self.invoices_by_customer.get_mut(&previous.customer_id)
+                && let Ok(i) = positions.binary_search(&position)
+            {
+                positions.remove(i);
+            }
+            self.add_position(customer, position);
+            return Some(previous.customer_id);
         }
-        if let Some(plan) = &mut invoice.plan_id
-            && let Some((id, _)) = self.plans.get_key_value(plan.as_str())
-        {
-            *plan = id.clone();
-        }
+        self.add_position(customer, position);
+        None
     }
 
-    fn store_invoice(&mut self, invoice: Invoice) {
-        if let Some(previous) = self.invoices.get(invoice.id.as_str()).cloned() {
-            self.count_plan_use(&previous, -1);
-            if previous.customer_id != invoice.customer_id
-                && let Some(ids) = self.invoices_by_customer.get_mut(&previous.customer_id)
-            {
-                ids.shift_remove(invoice.id.as_str());
-            }
+    /// Adds an invoice position to its customer's ascending list (appending,
+    /// unless an invoice moved from another customer).
+    fn add_position(&mut self, customer: CustomerId, position: u32) {
+        let positions = self.invoices_by_customer.entry(customer).or_default();
+        match positions.binary_search(&position) {
+            Err(i) if i == positions.len() => positions.push(position),
+            Err(i) => positions.insert(i, position),
+            Ok(_) => {}
         }
-        self.count_plan_use(&invoice, 1);
-        match self.invoices_by_customer.get_mut(&invoice.customer_id) {
-            Some(ids) => {
-                ids.insert(invoice.id.clone());
-            }
-            None => {
-                let ids = IndexSet::from_iter([invoice.id.clone()]);
-                self.invoices_by_customer
-                    .insert(invoice.customer_id.clone(), ids);
-            }
-        }
-        self.invoices.insert(invoice.id.clone(), invoice);
     }
 
     fn remove_invoice_record(&mut self, id: &str) -> Option<Invoice> {
-        let invoice = self.invoices.shift_remove(id)?;
-        self.count_plan_use(&invoice, -1);
-        if let Some(ids) = self.invoices_by_customer.get_mut(&invoice.customer_id) {
-            ids.shift_remove(id);
-        }
+        let position = self.invoices.get_index_of(id)? as u32;
+        let invoice = self.invoices.get_index(position as usize)?.1.clone();
+        self.remove_invoices_at(&[position]);
         Some(invoice)
+    }
+
+    /// Removes the invoices at the given ascending positions, keeping the
+    /// order of the others, and renumbers every customer's positions. It
+    /// costs one pass over all invoices however many are removed.
+    fn remove_invoices_at(&mut self, removed: &[u32]) {
+        if removed.is_empty() {
+            return;
+        }
+        let mut position = 0u32;
+        let mut gone: Vec<Invoice> = Vec::with_capacity(removed.len());
+        self.invoices.retain(|_, invoice| {
+            let keep = removed.binary_search(&position).is_err();
+            if !keep {
+                gone.push(invoice.clone());
+            }
+            position += 1;
+            keep
+        });
+        for invoice in &gone {
+            self.count_plan_use(invoice, -1);
+        }
+        for positions in self.invoices_by_customer.values_mut() {
+            positions.retain(|p| removed.binary_search(p).is_err());
+            for p in positions.iter_mut() {
+                *p -= removed.partition_point(|r| r < p) as u32;
+            }
+        }
     }
 
     fn count_plan_use(&mut self, invoice: &Invoice, delta: isize) {

@@ -1,18 +1,20 @@
 //! Cross-record rules of invoices: the customer exists; a subscription
 //! invoice's plan exists and shares its currency; any other plan id named
-//! must exist too.
+//! must exist too. Checking also points the invoice's customer and plan ids
+//! at the stored records' own ids, so a million invoices hold no copies of
+//! them.
 
 use crate::error::{Error, Result};
 use crate::ids::{CustomerId, PlanId};
 use crate::model::{Customer, Invoice, InvoiceType, Plan};
 
 pub(super) fn invoice_references(
-    invoice: &Invoice,
+    invoice: &mut Invoice,
     customers: &super::Records<CustomerId, Customer>,
     plans: &super::Records<PlanId, Plan>,
 ) -> Result<()> {
     let id = invoice.id.as_str();
-    if !customers.contains_key(&invoice.customer_id) {
+    let Some((customer_id, _)) = customers.get_key_value(&invoice.customer_id) else {
         return Err(Error::invalid(
             Invoice::KIND,
             id,
@@ -22,9 +24,10 @@ pub(super) fn invoice_references(
                 invoice.customer_id
             ),
         ));
-    }
+    };
+    let customer_id = customer_id.clone();
     if let Some(plan_id) = &invoice.plan_id {
-        let plan = plans.get(plan_id).ok_or_else(|| {
+        let (shared_plan_id, plan) = plans.get_key_value(plan_id).ok_or_else(|| {
             Error::invalid(
                 Invoice::KIND,
                 id,
@@ -43,6 +46,8 @@ pub(super) fn invoice_references(
                 ),
             ));
         }
+        invoice.plan_id = Some(shared_plan_id.clone());
     }
+    invoice.customer_id = customer_id;
     Ok(())
 }
