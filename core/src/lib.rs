@@ -63,7 +63,7 @@ pub use model::{
     Customer, DataSource, Interval, Invoice, Plan, PlanGroup, RefundHandling, Settings, Timestamp,
 };
 pub use money::{Cents, Currency};
-pub use movements::{Movement, MovementKind, MovementSubtype};
+pub use movements::{Movement, MovementKind, MovementSubtype, PlanList};
 pub use reports::ReportParams;
 
 /// Parses an `as_of` given as text: an ISO 8601 timestamp, or a bare date

@@ -8,6 +8,7 @@ use crate::ids::{CustomerId, PlanId};
 use crate::money::{Cents, Currency};
 use chrono::NaiveDate;
 use serde::Serialize;
+use smallvec::SmallVec;
 use std::collections::{BTreeMap, BTreeSet};
 
 /// The five kinds of MRR movement.
@@ -115,6 +116,11 @@ impl MovementSubtype {
     }
 }
 
+/// The plans of a customer's paying subscriptions, sorted by id. Most
+/// customers pay for one plan, which is held inline: a movement row is
+/// built, cloned and dropped without allocating.
+pub type PlanList = SmallVec<[PlanId; 1]>;
+
 /// One movement row: one customer, one day, one currency.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Movement {
@@ -133,9 +139,9 @@ pub struct Movement {
     pub quantity_change: i64,
     pub currency: Currency,
     /// Plans of the customer's paying subscriptions at the end of the day before.
-    pub plans_before: Vec<PlanId>,
+    pub plans_before: PlanList,
     /// Plans of the customer's paying subscriptions at the end of the day.
-    pub plans_after: Vec<PlanId>,
+    pub plans_after: PlanList,
 }
 
 /// A customer's paying state: MRR, quantity and plans of its paying
@@ -244,15 +250,21 @@ pub struct DayChange<'a> {
     pub trial_before: bool,
 }
 
-/// Classifies one day's change into movement rows (empty when nothing moved).
-/// Multi-currency customers are classified on the sum converted into `base`
-/// at the day's rate and get one row per currency that changed.
-pub fn classify(change: &DayChange, base: Currency, fx: &FxTable) -> Result<Vec<Movement>> {
+/// Classifies one day's change into movement rows, appended to `rows` (none
+/// when nothing moved). Multi-currency customers are classified on the sum
+/// converted into `base` at the day's rate and get one row per currency that
+/// changed.
+pub fn classify(
+    change: &DayChange,
+    base: Currency,
+    fx: &FxTable,
+    rows: &mut Vec<Movement>,
+) -> Result<()> {
     let (before, after) = (change.before, change.after);
     if before.totals == after.totals {
-        return Ok(Vec::new());
+        return Ok(());
     }
-    let mut currencies: Vec<Currency> = before
+    let mut currencies: SmallVec<[Currency; 2]> = before
         .totals
         .iter()
         .chain(&after.totals)
@@ -298,7 +310,7 @@ pub fn classify(change: &DayChange, base: Currency, fx: &FxTable) -> Result<Vec<
         (true, false) => -1,
         _ => 0,
     };
-    let names = |state: &DayState| -> Vec<PlanId> {
+    let names = |state: &DayState| -> PlanList {
         state
             .plans
             .iter()
@@ -307,7 +319,7 @@ pub fn classify(change: &DayChange, base: Currency, fx: &FxTable) -> Result<Vec<
     };
     let plans_before = names(before);
     let plans_after = names(after);
-    let mut rows = Vec::with_capacity(currencies.len());
+    let first_row = rows.len();
     for currency in currencies {
         let (mrr_before, quantity_before) = before.get(currency);
         let (mrr_after, quantity_after) = after.get(currency);
@@ -323,12 +335,16 @@ pub fn classify(change: &DayChange, base: Currency, fx: &FxTable) -> Result<Vec<
             subtype,
             mrr_change: delta,
             mrr_change_base_currency: fx.convert(delta, currency, base, change.date)?,
-            customer_count_change: if rows.is_empty() { count_change } else { 0 },
+            customer_count_change: if rows.len() == first_row {
+                count_change
+            } else {
+                0
+            },
             quantity_change: quantity_after - quantity_before,
             currency,
             plans_before: plans_before.clone(),
             plans_after: plans_after.clone(),
         });
     }
-    Ok(rows)
+    Ok(())
 }

@@ -438,7 +438,8 @@ impl Timeline {
                 }
             }
             after.fill(subs.iter().map(|s| (s.mrr, s.currency, s.plan, s.quantity)));
-            let rows = classify(
+            let first_row = replay.movements.len();
+            classify(
                 &DayChange {
                     customer_id: &self.customer_id,
                     date: day,
@@ -451,11 +452,14 @@ impl Timeline {
                 },
                 settings.base_currency,
                 fx,
+                &mut replay.movements,
             )?;
-            if rows.iter().any(|m| m.customer_count_change < 0) {
+            if replay.movements[first_row..]
+                .iter()
+                .any(|m| m.customer_count_change < 0)
+            {
                 replay.last_churn = Some(day);
             }
-            replay.movements.extend(rows);
             paid_before |= after.is_paying();
             std::mem::swap(&mut before, &mut after);
         }

@@ -1,12 +1,14 @@
 //! Times the full recompute repeatedly on a generated ledger, for profiling
 //! and A/B comparisons: `recompute <invoices> <repeats>`, e.g.
 //! `perf record -g target/release/recompute 1000000 10`. Prints the median
-//! time of rebuilding every timeline and of replaying every movement.
+//! time of rebuilding every timeline and of replaying every movement, and the
+//! CPU time of each phase per repeat (steadier than wall time on a busy machine).
 
 use chrono::{DateTime, Utc};
+use std::time::Duration;
 use submetrics::{Ledger, MovementFilter, Settings};
 use submetrics_benches::generator::{Spec, generate};
-use submetrics_benches::measure::{ms, quantile, timed};
+use submetrics_benches::measure::{cpu_time, ms, quantile, timed};
 
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
@@ -35,20 +37,29 @@ fn main() {
     drop(data);
     let mut timelines = Vec::new();
     let mut movements = Vec::new();
+    let (mut timelines_cpu, mut movements_cpu) = (Duration::ZERO, Duration::ZERO);
     let mut count = 0;
-    for _ in 0..repeats.max(1) {
+    let repeats = repeats.max(1);
+    for _ in 0..repeats {
+        let start = cpu_time();
         timelines.push(timed(|| ledger.rebuild_all()).1);
+        let middle = cpu_time();
         let (rows, time) = timed(|| {
             ledger
                 .movements(as_of, &MovementFilter::default())
                 .expect("movements")
         });
         count = rows.len();
+        drop(rows);
         movements.push(time);
+        timelines_cpu += middle - start;
+        movements_cpu += cpu_time() - middle;
     }
     println!(
-        "timelines: median {} / movements ({count}): median {} over {repeats}",
+        "timelines: median {} (cpu {}) / movements ({count}): median {} (cpu {}) over {repeats}",
         ms(quantile(&mut timelines, 0.5)),
+        ms(timelines_cpu / repeats as u32),
         ms(quantile(&mut movements, 0.5)),
+        ms(movements_cpu / repeats as u32),
     );
 }

@@ -17,7 +17,7 @@ use crate::error::{Error, Result};
 use crate::ledger::Ledger;
 use crate::model::Customer;
 use crate::money::{Cents, Currency};
-use crate::movements::{Movement, MovementKind, MovementSubtype};
+use crate::movements::{Movement, MovementKind, MovementSubtype, PlanList};
 use crate::period::{DateRange, PeriodInterval, periods};
 use crate::query::{Order, Query};
 use crate::timeline::Replay;
@@ -172,7 +172,7 @@ pub(super) fn committed_changes(
         // up to it (a future invoice before the cancel_date counts).
         let mut now = replay.mrr();
         let date = cancel.with_timezone(&tz).date_naive();
-        let mut plans: Vec<_> = now.plans.iter().cloned().collect();
+        let mut plans: PlanList = now.plans.iter().cloned().collect();
         for m in changes.iter().filter(|m| m.date <= date) {
             *now.mrr.entry(m.currency).or_insert(0) += m.mrr_change;
             *now.quantity.entry(m.currency).or_insert(0) += m.quantity_change;
@@ -191,7 +191,7 @@ pub(super) fn committed_changes(
                 quantity_change: -now.quantity.get(currency).copied().unwrap_or(0),
                 currency: *currency,
                 plans_before: plans.clone(),
-                plans_after: Vec::new(),
+                plans_after: PlanList::new(),
             });
         }
     }

@@ -293,8 +293,8 @@ mod tests {
             customer_count_change: count,
             quantity_change: 0,
             currency: Currency::parse("USD").unwrap(),
-            plans_before: vec![],
-            plans_after: vec![],
+            plans_before: Default::default(),
+            plans_after: Default::default(),
         }
     }
 
