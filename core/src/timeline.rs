@@ -178,11 +178,25 @@ impl Timeline {
         let mut subscription_ids: Vec<Option<SubscriptionId>> = Vec::new();
         let mut plan_ids: Vec<PlanId> = Vec::new();
         let mut priced: Vec<PricedInvoice> = Vec::new();
+        // Consecutive invoices mostly share a plan (and its shared id compares
+        // by pointer): remember the last lookup.
+        let mut last_plan: Option<(&PlanId, Option<&Plan>)> = None;
         for (rank, invoice) in counted.iter().enumerate() {
             if invoice.kind != InvoiceType::Subscription {
                 continue;
             }
-            let Some(plan) = invoice.plan_id.as_ref().and_then(plans) else {
+            let Some(plan_id) = invoice.plan_id.as_ref() else {
+                continue;
+            };
+            let plan = match last_plan {
+                Some((id, plan)) if id == plan_id => plan,
+                _ => {
+                    let plan = plans(plan_id);
+                    last_plan = Some((plan_id, plan));
+                    plan
+                }
+            };
+            let Some(plan) = plan else {
                 continue;
             };
             let sub = index_of(&mut subscription_ids, &invoice.subscription_id);

@@ -1,14 +1,18 @@
-//! Times the full recompute repeatedly on a generated ledger, for profiling
-//! and A/B comparisons: `recompute <invoices> <repeats>`, e.g.
-//! `perf record -g target/release/recompute 1000000 10`. Prints the median
-//! time of rebuilding every timeline and of replaying every movement, and the
-//! CPU time of each phase per repeat (steadier than wall time on a busy machine).
+//! Times the full recompute and one-invoice upserts repeatedly on a generated
+//! ledger, for profiling and A/B comparisons: `recompute <invoices> <repeats>`,
+//! e.g. `perf record -g target/release/recompute 1000000 10`. Prints the
+//! median time of rebuilding every timeline and of replaying every movement,
+//! the CPU time of each phase per repeat (steadier than wall time on a busy
+//! machine), and the median of `repeats` x 1000 upserts of one changed invoice
+//! (each a different one, evenly spread) followed by its customer's
+//! movements, as the scale harness measures them.
 
 use chrono::{DateTime, Utc};
+use serde_json::{Value, json};
 use std::time::Duration;
 use submetrics::{Ledger, MovementFilter, Settings};
 use submetrics_benches::generator::{Spec, generate};
-use submetrics_benches::measure::{cpu_time, ms, quantile, timed};
+use submetrics_benches::measure::{cpu_time, ms, quantile, timed, us};
 
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
@@ -34,6 +38,8 @@ fn main() {
     for chunk in data.invoices.chunks(50_000) {
         ledger.upsert_invoices(chunk);
     }
+    let step = (data.invoices.len() / (1000 * repeats.max(1))).max(1);
+    let sample: Vec<Value> = data.invoices.iter().step_by(step).cloned().collect();
     drop(data);
     let mut timelines = Vec::new();
     let mut movements = Vec::new();
@@ -55,11 +61,34 @@ fn main() {
         timelines_cpu += middle - start;
         movements_cpu += cpu_time() - middle;
     }
+    let mut upserts = Vec::new();
+    for (i, invoice) in sample.iter().enumerate() {
+        let mut changed = invoice.clone();
+        if let Some(amount) = changed["amount"].as_i64()
+            && changed["type"] != "refund"
+        {
+            changed["amount"] = json!(amount + (i as i64 % 3));
+        }
+        let filter = MovementFilter {
+            customer: changed["customer_id"].as_str().map(Into::into),
+            ..MovementFilter::default()
+        };
+        upserts.push(
+            timed(|| {
+                ledger.upsert_invoices(std::slice::from_ref(&changed));
+                ledger
+                    .movements(as_of, &filter)
+                    .expect("customer movements")
+            })
+            .1,
+        );
+    }
     println!(
-        "timelines: median {} (cpu {}) / movements ({count}): median {} (cpu {}) over {repeats}",
+        "timelines: median {} (cpu {}) / movements ({count}): median {} (cpu {}) / upsert: median {} over {repeats}",
         ms(quantile(&mut timelines, 0.5)),
         ms(timelines_cpu / repeats as u32),
         ms(quantile(&mut movements, 0.5)),
         ms(movements_cpu / repeats as u32),
+        us(quantile(&mut upserts, 0.5)),
     );
 }

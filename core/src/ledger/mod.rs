@@ -571,31 +571,50 @@ impl Ledger {
     /// Rebuilds the timelines of the given customers (in parallel when many).
     fn rebuild(&mut self, customers: impl IntoIterator<Item = CustomerId>) {
         let ids: Vec<CustomerId> = customers.into_iter().collect();
-        let built: Vec<(CustomerId, Timeline)> = if ids.len() > 64 {
-            ids.par_iter()
-                .map(|id| (id.clone(), self.build_timeline(id)))
-                .collect()
+        // A customer without a record, or without any event, has no timeline.
+        let build = |id: &CustomerId| {
+            let timeline = self
+                .customers
+                .contains_key(id)
+                .then(|| self.build_timeline(id))
+                .filter(|timeline| !timeline.is_empty());
+            (id.clone(), timeline)
+        };
+        let built: Vec<(CustomerId, Option<Timeline>)> = if ids.len() > 64 {
+            ids.par_iter().map(build).collect()
         } else {
-            ids.iter()
-                .map(|id| (id.clone(), self.build_timeline(id)))
-                .collect()
+            ids.iter().map(build).collect()
         };
         for (id, timeline) in built {
-            if self.customers.contains_key(&id) && !timeline.is_empty() {
-                self.timelines.insert(id, timeline);
-            } else {
-                self.timelines.remove(&id);
+            match timeline {
+                Some(timeline) => {
+                    self.timelines.insert(id, timeline);
+                }
+                None => {
+                    self.timelines.remove(&id);
+                }
             }
         }
         self.mark_stale(ids);
     }
 
-    /// Recomputes every customer from scratch, in parallel.
+    /// Recomputes every customer from scratch, in parallel. The old timelines
+    /// and replays are freed on another core while the new ones are built.
     pub fn rebuild_all(&mut self) {
-        self.timelines.clear();
         let ids: Vec<CustomerId> = self.invoices_by_customer.keys().cloned().collect();
-        self.rebuild(ids);
-        self.forget_replays();
+        let old_timelines = std::mem::replace(
+            &mut self.timelines,
+            Index::with_capacity_and_hasher(ids.len(), FixedState::default()),
+        );
+        let old_replays = self
+            .replay_cache
+            .get_mut()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
+            .take();
+        rayon::join(
+            move || drop((old_timelines, old_replays)),
+            || self.rebuild(ids),
+        );
     }
 
     pub(crate) fn timeline(&self, id: &str) -> Option<&Timeline> {
