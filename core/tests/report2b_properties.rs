@@ -147,7 +147,7 @@ fn moved_by_invoices(ledger: &Ledger, currency: &str) -> (i64, i64) {
             continue;
         }
         let refund_invoice = invoice.kind.as_str() == "refund";
-        if invoice.transactions.is_empty() {
+        if invoice.details().transactions.is_empty() {
             if invoice.status.as_str() == "paid" {
                 if refund_invoice {
                     refunds += invoice.amount;
@@ -160,7 +160,7 @@ fn moved_by_invoices(ledger: &Ledger, currency: &str) -> (i64, i64) {
         if invoice.kind.as_str() == "cancellation" {
             continue;
         }
-        for t in &invoice.transactions {
+        for t in &invoice.details().transactions {
             if t.result != submetrics::model::TransactionResult::Successful {
                 continue;
             }

@@ -116,12 +116,13 @@ pub struct Transaction {
     pub amount: Cents,
 }
 
-/// An invoice as stored.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+/// An invoice as stored. The fields every metric reads are inline; the rest
+/// ([`InvoiceDetails`]) are held out of line and only when one is present, so
+/// a metrics-only import of millions of invoices stays small.
+#[derive(Debug, Clone, PartialEq)]
 pub struct Invoice {
     pub id: InvoiceId,
     pub customer_id: CustomerId,
-    #[serde(rename = "type")]
     pub kind: InvoiceType,
     pub invoice_date: Timestamp,
     /// Total in cents: >= 0 for subscription and one-time, <= 0 for refunds, 0 for cancellations.
@@ -133,19 +134,74 @@ pub struct Invoice {
     pub subscription_id: Option<SubscriptionId>,
     pub quantity: i64,
     pub status: InvoiceStatus,
+    /// Tax included in `amount`; not revenue.
+    pub tax_amount: Cents,
+    pub refunded_invoice_id: Option<InvoiceId>,
+    /// `None` when every detail is absent; read through [`Invoice::details`].
+    details: Option<Box<InvoiceDetails>>,
+}
+
+/// The fields of an invoice that no MRR figure reads: payment details,
+/// descriptive text, the discount, lines, transactions and the data source.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct InvoiceDetails {
     pub due_date: Option<Timestamp>,
     pub payment_date: Option<Timestamp>,
     pub payment_method: Option<String>,
     pub description: Option<String>,
     pub invoice_number: Option<String>,
-    /// Tax included in `amount`; not revenue.
-    pub tax_amount: Cents,
     /// Informational: `amount` is already net of discounts.
     pub discount_amount: Cents,
     pub lines: Vec<InvoiceLine>,
     pub transactions: Vec<Transaction>,
-    pub refunded_invoice_id: Option<InvoiceId>,
     pub data_source: Option<DataSourceId>,
+}
+
+/// The details of an invoice that has none.
+static NO_DETAILS: InvoiceDetails = InvoiceDetails {
+    due_date: None,
+    payment_date: None,
+    payment_method: None,
+    description: None,
+    invoice_number: None,
+    discount_amount: 0,
+    lines: Vec::new(),
+    transactions: Vec::new(),
+    data_source: None,
+};
+
+/// Serialized as one flat record, the details in their place among the
+/// other fields (absent details as `null`, `0` and `[]`).
+impl Serialize for Invoice {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeStruct;
+        let details = self.details();
+        let mut record = serializer.serialize_struct("Invoice", 23)?;
+        record.serialize_field("id", &self.id)?;
+        record.serialize_field("customer_id", &self.customer_id)?;
+        record.serialize_field("type", &self.kind)?;
+        record.serialize_field("invoice_date", &self.invoice_date)?;
+        record.serialize_field("amount", &self.amount)?;
+        record.serialize_field("currency", &self.currency)?;
+        record.serialize_field("plan_id", &self.plan_id)?;
+        record.serialize_field("period_start", &self.period_start)?;
+        record.serialize_field("period_end", &self.period_end)?;
+        record.serialize_field("subscription_id", &self.subscription_id)?;
+        record.serialize_field("quantity", &self.quantity)?;
+        record.serialize_field("status", &self.status)?;
+        record.serialize_field("due_date", &details.due_date)?;
+        record.serialize_field("payment_date", &details.payment_date)?;
+        record.serialize_field("payment_method", &details.payment_method)?;
+        record.serialize_field("description", &details.description)?;
+        record.serialize_field("invoice_number", &details.invoice_number)?;
+        record.serialize_field("tax_amount", &self.tax_amount)?;
+        record.serialize_field("discount_amount", &details.discount_amount)?;
+        record.serialize_field("lines", &details.lines)?;
+        record.serialize_field("transactions", &details.transactions)?;
+        record.serialize_field("refunded_invoice_id", &self.refunded_invoice_id)?;
+        record.serialize_field("data_source", &details.data_source)?;
+        record.end()
+    }
 }
 
 impl Invoice {
@@ -283,22 +339,31 @@ impl Invoice {
                 .map(|s| SubscriptionId::from(s.as_ref())),
             quantity,
             status,
-            due_date: f.timestamp(&["due_date"])?,
-            payment_date: f.timestamp(&["payment_date", "paid_date"])?,
-            payment_method: f.text(&["payment_method"])?,
-            description: f.text(&["description"])?,
-            invoice_number: f.text(&["invoice_number", "number"])?,
             tax_amount,
-            discount_amount: f.cents(&["discount_amount", "discount"])?.unwrap_or(0),
-            lines: read_lines(&f)?,
-            transactions: read_transactions(&f)?,
             refunded_invoice_id: f
                 .text_ref(&["refunded_invoice_id"])?
                 .map(|s| InvoiceId::from(s.as_ref())),
-            data_source: f
-                .text_ref(&["data_source", "data_source_id"])?
-                .map(|s| DataSourceId::from(s.as_ref())),
+            details: InvoiceDetails {
+                due_date: f.timestamp(&["due_date"])?,
+                payment_date: f.timestamp(&["payment_date", "paid_date"])?,
+                payment_method: f.text(&["payment_method"])?,
+                description: f.text(&["description"])?,
+                invoice_number: f.text(&["invoice_number", "number"])?,
+                discount_amount: f.cents(&["discount_amount", "discount"])?.unwrap_or(0),
+                lines: read_lines(&f)?,
+                transactions: read_transactions(&f)?,
+                data_source: f
+                    .text_ref(&["data_source", "data_source_id"])?
+                    .map(|s| DataSourceId::from(s.as_ref())),
+            }
+            .boxed_unless_empty(),
         })
+    }
+
+    /// Payment details, text, discount, lines, transactions and data source
+    /// (all absent when the invoice carried none).
+    pub fn details(&self) -> &InvoiceDetails {
+        self.details.as_deref().unwrap_or(&NO_DETAILS)
     }
 
     /// When the invoice takes effect on its subscription: `period_start`,
@@ -310,6 +375,13 @@ impl Invoice {
     /// Whether the invoice counts at all (void invoices never do).
     pub fn counts(&self) -> bool {
         self.status != InvoiceStatus::Void
+    }
+}
+
+impl InvoiceDetails {
+    /// `None` when every field is absent, else the details in a box.
+    fn boxed_unless_empty(self) -> Option<Box<InvoiceDetails>> {
+        (self != NO_DETAILS).then(|| Box::new(self))
     }
 }
 
@@ -484,8 +556,11 @@ mod tests {
                              {"id": "t9", "date": "2024-01-04", "amount": 7}]});
         let invoice = read_both(&full).unwrap();
         assert_eq!(invoice.kind, InvoiceType::OneTime);
-        assert_eq!(invoice.transactions[0].id, "17-t1");
-        assert_eq!(invoice.description.as_deref(), Some("caf\u{e9} \"x\""));
+        assert_eq!(invoice.details().transactions[0].id, "17-t1");
+        assert_eq!(
+            invoice.details().description.as_deref(),
+            Some("caf\u{e9} \"x\"")
+        );
         for (field, bad) in [
             ("id", json!(" ")),
             ("customer_id", json!(true)),
@@ -521,6 +596,32 @@ mod tests {
                 .unwrap_err()
                 .to_string(),
             "invoice ?: field `(record)`: is not valid JSON: EOF while parsing a value at line 1 column 7"
+        );
+    }
+
+    #[test]
+    fn details_are_kept_out_of_line_only_when_present() {
+        let plain = Invoice::from_json(&base()).unwrap();
+        assert!(plain.details.is_none());
+        assert_eq!(
+            serde_json::to_string(&plain).unwrap(),
+            "{\"id\":\"i1\",\"customer_id\":\"c\",\"type\":\"subscription\",\
+             \"invoice_date\":\"2024-01-01\",\"amount\":3000,\"currency\":\"USD\",\
+             \"plan_id\":\"m\",\"period_start\":null,\"period_end\":null,\
+             \"subscription_id\":null,\"quantity\":1,\"status\":\"paid\",\"due_date\":null,\
+             \"payment_date\":null,\"payment_method\":null,\"description\":null,\
+             \"invoice_number\":null,\"tax_amount\":0,\"discount_amount\":0,\"lines\":[],\
+             \"transactions\":[],\"refunded_invoice_id\":null,\"data_source\":null}"
+        );
+        let mut value = base();
+        value["discount_amount"] = json!(5);
+        let discounted = Invoice::from_json(&value).unwrap();
+        assert_eq!(discounted.details().discount_amount, 5);
+        assert!(discounted.details.is_some());
+        let text = serde_json::to_string(&discounted).unwrap();
+        assert!(
+            text.contains("\"tax_amount\":0,\"discount_amount\":5,"),
+            "{text}"
         );
     }
 

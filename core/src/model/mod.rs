@@ -17,8 +17,8 @@ pub use customer::Customer;
 pub use data_source::DataSource;
 pub use fields::Fields;
 pub use invoice::{
-    Invoice, InvoiceLine, InvoiceStatus, InvoiceType, Transaction, TransactionResult,
-    TransactionType,
+    Invoice, InvoiceDetails, InvoiceLine, InvoiceStatus, InvoiceType, Transaction,
+    TransactionResult, TransactionType,
 };
 pub use json::{Json, Node, View};
 pub use plan::{Interval, Plan, PricingModel};

@@ -336,6 +336,7 @@ pub(super) fn outstanding_unpaid(
                 continue;
             }
             let due = invoice
+                .details()
                 .due_date
                 .unwrap_or(invoice.invoice_date)
                 .local_date(tz);
@@ -392,14 +393,14 @@ pub(super) fn outstanding_unpaid(
             let customer = ledger.customer(invoice.customer_id.as_str());
             json!({
                 "invoice_id": invoice.id.as_str(),
-                "invoice_number": invoice.invoice_number,
+                "invoice_number": invoice.details().invoice_number,
                 "customer_id": invoice.customer_id.as_str(),
                 "customer_name": customer.map(|c| c.name.as_str()),
                 "customer_email": customer.and_then(|c| c.email.as_deref()),
                 "type": invoice.kind.as_str(),
                 "status": invoice.status.as_str(),
                 "invoice_date": stamp(*issued),
-                "due_date": invoice.due_date.map(|t| stamp(t.instant(tz))),
+                "due_date": invoice.details().due_date.map(|t| stamp(t.instant(tz))),
                 "days_past_due": days,
                 "bucket": bucket,
                 "currency": invoice.currency.as_str(),

@@ -258,12 +258,12 @@ impl<'a> CustomerFacts<'a> {
         self.attribute("payment_method").or_else(|| {
             self.invoices()
                 .iter()
-                .filter(|i| i.payment_method.is_some() && i.counts())
+                .filter(|i| i.details().payment_method.is_some() && i.counts())
                 .map(|i| (i.invoice_date.instant(tz), i))
                 .filter(|(date, _)| *date <= self.as_of)
                 .max_by_key(|(date, i)| (*date, i.id.as_str()))
                 .map(|(_, i)| i)
-                .and_then(|i| i.payment_method.as_deref())
+                .and_then(|i| i.details().payment_method.as_deref())
                 .map(str::to_lowercase)
         })
     }

@@ -64,23 +64,25 @@ fn invoice_row(ledger: &Ledger, invoice: &Invoice, total_base: i64, tz: Tz) -> V
     let stamp = |t: DateTime<Utc>| t.to_rfc3339_opts(SecondsFormat::Secs, true);
     let customer = ledger.customer(invoice.customer_id.as_str());
     let paid_by_transaction = invoice
+        .details()
         .transactions
         .iter()
         .filter(|t| t.kind == TransactionType::Payment && t.result == TransactionResult::Successful)
         .map(|t| t.date.instant(tz))
         .max();
     let payment_date = invoice
+        .details()
         .payment_date
         .map(|t| t.instant(tz))
         .or(paid_by_transaction);
-    let lines: Vec<Value> = if invoice.lines.is_empty() {
+    let lines: Vec<Value> = if invoice.details().lines.is_empty() {
         // An invoice without lines shows one line: its plan or type.
         let plan = invoice
             .plan_id
             .as_ref()
             .and_then(|p| ledger.plan(p.as_str()));
         vec![json!({
-            "description": invoice.description.clone().or_else(|| plan.map(|p| p.name.clone())).unwrap_or_else(|| invoice.kind.as_str().to_string()),
+            "description": invoice.details().description.clone().or_else(|| plan.map(|p| p.name.clone())).unwrap_or_else(|| invoice.kind.as_str().to_string()),
             "amount": invoice.amount,
             "quantity": invoice.quantity,
             "period_start": invoice.period_start.map(|t| stamp(t.instant(tz))),
@@ -88,6 +90,7 @@ fn invoice_row(ledger: &Ledger, invoice: &Invoice, total_base: i64, tz: Tz) -> V
         })]
     } else {
         invoice
+            .details()
             .lines
             .iter()
             .map(|line| {
@@ -103,21 +106,21 @@ fn invoice_row(ledger: &Ledger, invoice: &Invoice, total_base: i64, tz: Tz) -> V
     };
     json!({
         "invoice_ref": invoice.id.as_str(),
-        "invoice_number": invoice.invoice_number,
+        "invoice_number": invoice.details().invoice_number,
         "invoice_date": stamp(invoice.invoice_date.instant(tz)),
         "invoice_status": invoice.status.as_str(),
         "type": invoice.kind.as_str(),
         "payment_date": payment_date.map(stamp),
-        "due_date": invoice.due_date.map(|t| stamp(t.instant(tz))),
+        "due_date": invoice.details().due_date.map(|t| stamp(t.instant(tz))),
         "customer_id": invoice.customer_id.as_str(),
         "customer_name": customer.map(|c| c.name.as_str()),
         "customer_email": customer.and_then(|c| c.email.as_deref()),
-        "description": invoice.description,
+        "description": invoice.details().description,
         "currency": invoice.currency.as_str(),
         "total": invoice.amount,
         "total_base_currency": total_base,
         "tax_amount": invoice.tax_amount,
-        "transaction_count": invoice.transactions.len(),
+        "transaction_count": invoice.details().transactions.len(),
         "lines": lines,
     })
 }

@@ -74,8 +74,9 @@ pub fn attempts(invoice: &Invoice, tz: Tz) -> Vec<Attempt<'_>> {
         TransactionType::Payment => amount.abs(),
         TransactionType::Refund => -amount.abs(),
     };
-    if !invoice.transactions.is_empty() {
+    if !invoice.details().transactions.is_empty() {
         return invoice
+            .details()
             .transactions
             .iter()
             .map(|t| {
@@ -110,6 +111,7 @@ pub fn attempts(invoice: &Invoice, tz: Tz) -> Vec<Attempt<'_>> {
         InvoiceStatus::Paid => (
             TransactionResult::Successful,
             invoice
+                .details()
                 .payment_date
                 .unwrap_or(invoice.invoice_date)
                 .instant(tz),
@@ -204,6 +206,7 @@ pub fn money_row(ledger: &Ledger, event: &Event<Attempt>, lines: bool) -> Value 
         .as_ref()
         .and_then(|p| ledger.plan(p.as_str()));
     let description = invoice
+        .details()
         .description
         .clone()
         .or_else(|| plan.map(|p| p.name.clone()))
@@ -235,7 +238,7 @@ pub fn money_row(ledger: &Ledger, event: &Event<Attempt>, lines: bool) -> Value 
 /// The invoice's lines, or one line standing for the whole invoice.
 fn invoice_lines(invoice: &Invoice, description: &str, tz: Tz) -> Vec<Value> {
     let when = |t: Option<crate::model::Timestamp>| t.map(|t| stamp(t.instant(tz)));
-    if invoice.lines.is_empty() {
+    if invoice.details().lines.is_empty() {
         return vec![json!({
             "description": description,
             "amount": invoice.amount,
@@ -245,6 +248,7 @@ fn invoice_lines(invoice: &Invoice, description: &str, tz: Tz) -> Vec<Value> {
         })];
     }
     invoice
+        .details()
         .lines
         .iter()
         .map(|line| {
@@ -331,7 +335,7 @@ fn transaction_events<'a>(request: &EventRequest<'a>) -> Result<Vec<Event<Attemp
             );
             if !charge
                 || !invoice.counts()
-                || invoice.discount_amount <= 0
+                || invoice.details().discount_amount <= 0
                 || !request.keeps_currency(invoice.currency)
             {
                 continue;
@@ -341,7 +345,7 @@ fn transaction_events<'a>(request: &EventRequest<'a>) -> Result<Vec<Event<Attemp
                 continue;
             }
             let date = instant.with_timezone(&tz).date_naive();
-            let amount = -invoice.discount_amount;
+            let amount = -invoice.details().discount_amount;
             let id = format!("{}-discount", invoice.id.as_str());
             discounts.push(Event {
                 date,
