@@ -354,3 +354,112 @@ fn fx_rates_are_paged() {
         Some(5)
     );
 }
+
+/// An invoice batch large enough to be read and stored on every core.
+#[test]
+fn an_invoice_batch_answers_per_record_and_keeps_what_it_accepted() {
+    let server = Server::start();
+    seed(&server);
+    let mut batch: Vec<Value> = (0..600)
+        .map(|i| {
+            json!({"id": format!("v{i:03}"), "customer_id": if i % 2 == 0 { "A" } else { "B" },
+                   "type": "subscription", "plan_id": "m", "invoice_date": "2024-02-01",
+                   "amount": 3000 + i, "currency": "USD"})
+        })
+        .collect();
+    // The other shape of the interface: external ids, `date`, cents and line items.
+    batch.insert(
+        100,
+        json!({"external_id": "x1", "customer_external_id": "B", "type": "one-time",
+               "date": "2024-02-03T10:00:00Z", "amount_in_cents": 500, "currency": "USD",
+               "line_items": [{"description": "Setup", "amount_in_cents": 500}]}),
+    );
+    batch.insert(
+        300,
+        json!({"id": "bad", "customer_id": "nobody", "type": "subscription", "plan_id": "m",
+               "invoice_date": "2024-02-01", "amount": 3000, "currency": "USD"}),
+    );
+    batch.insert(400, json!(["not", "a", "record"]));
+    let (status, answer) = server.post("/data/invoices", json!(batch));
+    assert_eq!(status, 200, "{answer}");
+    let mut expected: Vec<Value> = (0..600)
+        .map(|i| json!({"id": format!("v{i:03}"), "import_status": "inserted"}))
+        .collect();
+    expected.insert(100, json!({"id": "x1", "import_status": "inserted"}));
+    expected.insert(
+        300,
+        json!({"id": "bad", "import_status": "error", "import_error":
+               "invoice bad: field `customer_id`: customer `nobody` does not exist; send the customer first"}),
+    );
+    expected.insert(
+        400,
+        json!({"id": "", "import_status": "error", "import_error":
+               "invoice ?: field `(record)`: must be a JSON object"}),
+    );
+    assert_eq!(answer, json!({ "result": expected }));
+
+    let (_, before) = server.get("/data/invoices?limit=10000");
+    assert_eq!(
+        before["result"]["count"], 603,
+        "a1, b1 and the 601 accepted"
+    );
+    let (_, other) = server.get("/data/invoices/x1");
+    assert_eq!(
+        (
+            &other["customer_id"],
+            &other["amount"],
+            &other["invoice_date"],
+            &other["lines"][0]["description"]
+        ),
+        (
+            &json!("B"),
+            &json!(500),
+            &json!("2024-02-03T10:00:00Z"),
+            &json!("Setup")
+        )
+    );
+    let server = Server::start_in(server.kill());
+    assert_eq!(server.get("/data/invoices?limit=10000").1, before);
+    assert_eq!(server.get("/data/invoices/x1").1, other);
+    assert_eq!(server.get("/data/invoices/bad").0, 404);
+}
+
+/// A batch whose array splits but that is not JSON as a whole (a number out
+/// of range, a lone surrogate, nesting too deep) is refused whole with the
+/// error of parsing it at once; nothing of it is stored.
+#[test]
+fn an_invoice_batch_that_is_not_json_as_a_whole_is_refused_whole() {
+    let server = Server::start();
+    seed(&server);
+    let valid = r#"{"id": "ok", "customer_id": "A", "type": "subscription", "plan_id": "m", "invoice_date": "2024-02-01", "amount": 3000, "currency": "USD"}"#;
+    // 127 levels: valid JSON on its own, one level too deep inside the array.
+    let deep = format!(
+        "{{\"id\": \"deep\", \"x\": {}{}}}",
+        "[".repeat(126),
+        "]".repeat(126)
+    );
+    for record in [
+        r#"{"id": "big", "amount": 1e400}"#,
+        r#"{"id": "s\ud800"}"#,
+        &deep,
+    ] {
+        let body = format!("[{valid}, {record}]");
+        let error = serde_json::from_str::<Value>(&body).expect_err("not JSON as a whole");
+        let (status, answer) = server.raw(
+            "POST",
+            "/data/invoices",
+            Some(common::OWNER_KEY),
+            Some(body.into_bytes()),
+        );
+        assert_eq!(
+            (status, answer),
+            (
+                400,
+                json!({"error": format!("the body is not valid JSON: {error}"), "code": "bad_request"})
+            ),
+            "{record}"
+        );
+    }
+    assert_eq!(server.get("/data/invoices/ok").0, 404);
+    assert_eq!(server.get("/data/invoices").1["result"]["count"], 2);
+}

@@ -20,6 +20,7 @@ use axum::body::Bytes;
 use axum::extract::{DefaultBodyLimit, FromRequest, Request};
 use axum::response::IntoResponse;
 use serde_json::Value;
+use serde_json::value::RawValue;
 use std::collections::BTreeMap;
 use std::sync::Arc;
 use submetrics::Ledger;
@@ -89,15 +90,16 @@ async fn method_not_allowed(request: Request) -> ApiError {
     ))
 }
 
-/// A JSON request body, with JSON errors for bad syntax and size.
-pub struct JsonBody(pub Value);
+/// A request body's bytes, with JSON errors for size and transport.
+pub struct BodyBytes(pub Bytes);
 
-impl<S: Send + Sync> FromRequest<S> for JsonBody {
+impl<S: Send + Sync> FromRequest<S> for BodyBytes {
     type Rejection = ApiError;
 
-    async fn from_request(request: Request, state: &S) -> Result<JsonBody, ApiError> {
-        let bytes = Bytes::from_request(request, state)
+    async fn from_request(request: Request, state: &S) -> Result<BodyBytes, ApiError> {
+        Bytes::from_request(request, state)
             .await
+            .map(BodyBytes)
             .map_err(|rejection| {
                 if rejection.status() == axum::http::StatusCode::PAYLOAD_TOO_LARGE {
                     ApiError::TooLarge(format!(
@@ -106,14 +108,29 @@ impl<S: Send + Sync> FromRequest<S> for JsonBody {
                 } else {
                     ApiError::bad_request(format!("the body could not be read: {rejection}"))
                 }
-            })?;
-        if bytes.iter().all(u8::is_ascii_whitespace) {
-            return Err(ApiError::bad_request("the body is empty; send JSON"));
-        }
-        let value = serde_json::from_slice(&bytes)
-            .map_err(|e| ApiError::bad_request(format!("the body is not valid JSON: {e}")))?;
-        Ok(JsonBody(value))
+            })
     }
+}
+
+/// A JSON request body, with JSON errors for bad syntax and size.
+pub struct JsonBody(pub Value);
+
+impl<S: Send + Sync> FromRequest<S> for JsonBody {
+    type Rejection = ApiError;
+
+    async fn from_request(request: Request, state: &S) -> Result<JsonBody, ApiError> {
+        let BodyBytes(bytes) = BodyBytes::from_request(request, state).await?;
+        parse_body(&bytes).map(JsonBody)
+    }
+}
+
+/// A request body as one JSON value; an empty body or bad syntax is a 400.
+pub fn parse_body(bytes: &[u8]) -> Result<Value, ApiError> {
+    if bytes.iter().all(u8::is_ascii_whitespace) {
+        return Err(ApiError::bad_request("the body is empty; send JSON"));
+    }
+    serde_json::from_slice(bytes)
+        .map_err(|e| ApiError::bad_request(format!("the body is not valid JSON: {e}")))
 }
 
 /// Query parameters as strings, each name once (the last value wins).
@@ -145,6 +162,32 @@ pub fn records_of(body: Value, key: &str) -> Result<Vec<Value>, ApiError> {
         )));
     }
     Ok(records)
+}
+
+/// The records of a body that is a JSON array, each as its own JSON text,
+/// found without parsing them into values. `None` for any other body, one
+/// that is not JSON, one over [`MAX_BATCH`] records, or one with a record
+/// that may nest deeper than a body parsed whole allows: [`parse_body`] and
+/// [`records_of`] answer those as always. The split checks syntax only: a
+/// record may still hold what parsing refuses (a number out of range, a lone
+/// surrogate escape), so a caller whose reading of a record fails must check
+/// that it is valid JSON on its own before answering for the body.
+pub fn record_texts(body: &[u8]) -> Option<Vec<&str>> {
+    if body.trim_ascii_start().first() != Some(&b'[') {
+        return None;
+    }
+    let records: Vec<&RawValue> = serde_json::from_slice(body).ok()?;
+    if records.len() > MAX_BATCH {
+        return None;
+    }
+    // serde_json refuses a document nested 128 deep, so inside the array a
+    // record may nest 126 deep, one less than on its own. Counting brackets
+    // (also those inside strings) can only overestimate the depth.
+    let deep = |text: &str| text.bytes().filter(|b| matches!(b, b'[' | b'{')).count() > 126;
+    records
+        .into_iter()
+        .map(|record| Some(record.get()).filter(|text| !deep(text)))
+        .collect()
 }
 
 /// `limit` and `offset` of a list endpoint.
