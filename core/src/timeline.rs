@@ -317,6 +317,9 @@ impl Timeline {
             }
         }
         events.sort_unstable_by_key(|e| (e.at, e.priority, e.sub, e.source));
+        // Timelines live as long as the ledger: give back the room reserved
+        // for a lapse after every invoice.
+        events.shrink_to_fit();
         Timeline {
             customer_id,
             subscription_ids,
