@@ -15,10 +15,13 @@ use crate::store::Change;
 use axum::Json;
 use axum::extract::State;
 use axum::http::StatusCode;
+use rayon::prelude::*;
 use serde_json::{Value, json};
 use std::sync::Arc;
-use submetrics::{ImportStatus, Invoice, Ledger, RecordKind, WriteReport};
+use submetrics::{ImportStatus, Invoice, Ledger, RecordKind, WriteReport, WriteResult};
 
+/// Writes of more records than this serialize them on every core.
+const PARALLEL_FROM: usize = 256;
 /// Invoice bodies up to this size are read on the event loop.
 const READ_IN_PLACE_BYTES: usize = 64 * 1024;
 
@@ -189,18 +192,20 @@ pub fn routes() -> Routes {
 /// The stored form of a record (its JSON text) and, for an invoice, its
 /// customer.
 pub fn stored(ledger: &Ledger, kind: RecordKind, id: &str) -> Option<(String, Option<String>)> {
-    let text = match kind {
-        RecordKind::Customers => serde_json::to_string(ledger.customer(id)?),
-        RecordKind::Plans => serde_json::to_string(ledger.plan(id)?),
-        RecordKind::PlanGroups => serde_json::to_string(ledger.plan_group(id)?),
-        RecordKind::Invoices => serde_json::to_string(ledger.invoice(id)?),
-        RecordKind::DataSources => serde_json::to_string(ledger.data_source(id)?),
-    }
-    .ok()?;
-    let owner = (kind == RecordKind::Invoices)
-        .then(|| ledger.invoice(id).map(|i| i.customer_id.to_string()))
-        .flatten();
-    Some((text, owner))
+    let (text, owner) = match kind {
+        RecordKind::Customers => (serde_json::to_string(ledger.customer(id)?), None),
+        RecordKind::Plans => (serde_json::to_string(ledger.plan(id)?), None),
+        RecordKind::PlanGroups => (serde_json::to_string(ledger.plan_group(id)?), None),
+        RecordKind::Invoices => {
+            let invoice = ledger.invoice(id)?;
+            (
+                serde_json::to_string(invoice),
+                Some(invoice.customer_id.to_string()),
+            )
+        }
+        RecordKind::DataSources => (serde_json::to_string(ledger.data_source(id)?), None),
+    };
+    Some((text.ok()?, owner))
 }
 
 /// Upserts records into the ledger and persists the accepted ones in one
@@ -224,19 +229,33 @@ fn persist_accepted(
     kind: RecordKind,
     report: WriteReport,
 ) -> Result<WriteReport, ApiError> {
-    let changes: Vec<Change> = report
-        .results
-        .iter()
-        .filter(|r| r.import_status == ImportStatus::Inserted)
-        .filter_map(|r| {
-            stored(ledger, kind, &r.id).map(|(body, owner)| Change::Put {
-                kind,
-                id: r.id.clone(),
-                owner,
-                body,
-            })
+    let records: &Ledger = ledger;
+    let put = |r: &WriteResult| {
+        let (body, owner) = stored(records, kind, &r.id)?;
+        Some(Change::Put {
+            kind,
+            id: r.id.clone(),
+            owner,
+            body,
         })
-        .collect();
+    };
+    let accepted = |r: &&WriteResult| r.import_status == ImportStatus::Inserted;
+    // Writing each record's text is independent: large batches use every core.
+    let changes: Vec<Change> = if report.results.len() > PARALLEL_FROM {
+        report
+            .results
+            .par_iter()
+            .filter(accepted)
+            .filter_map(put)
+            .collect()
+    } else {
+        report
+            .results
+            .iter()
+            .filter(accepted)
+            .filter_map(put)
+            .collect()
+    };
     state.persist(account, ledger, changes)?;
     Ok(report)
 }
