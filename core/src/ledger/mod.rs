@@ -223,7 +223,7 @@ impl Ledger {
             let outcome = Customer::from_json(value).map(|customer| {
                 self.customers.insert(customer.id.clone(), customer);
             });
-            report.push(&record_id(value), outcome);
+            report.push(record_id(value), outcome);
         }
         report
     }
@@ -270,7 +270,7 @@ impl Ledger {
                 self.plans.insert(plan.id.clone(), plan);
                 Ok(())
             });
-            report.push(&record_id(value), outcome);
+            report.push(record_id(value), outcome);
         }
         if !changed.is_empty() {
             let customers: HashSet<CustomerId> = self
@@ -337,7 +337,7 @@ impl Ledger {
                 Ok(id)
             });
             let id = outcome.clone().unwrap_or_else(|_| record_id(value));
-            report.push(&id, outcome.map(|_| ()));
+            report.push(id, outcome.map(|_| ()));
         }
         report
     }
@@ -349,7 +349,7 @@ impl Ledger {
             let outcome = DataSource::from_json(value).map(|source| {
                 self.data_sources.insert(source.id.clone(), source);
             });
-            report.push(&record_id(value), outcome);
+            report.push(record_id(value), outcome);
         }
         report
     }
@@ -364,7 +364,7 @@ impl Ledger {
         } else {
             records.iter().map(parse).collect()
         };
-        self.store_invoices(parsed.into_iter())
+        self.store_invoices(parsed)
     }
 
     /// Upserts invoices already built in Rust (skipping JSON), with the same
@@ -376,34 +376,44 @@ impl Ledger {
         self.store_invoices(
             invoices
                 .into_iter()
-                .map(|invoice| (invoice.id.to_string(), Ok(invoice))),
+                .map(|invoice| (invoice.id.to_string(), Ok(invoice)))
+                .collect(),
         )
     }
 
-    fn store_invoices(
-        &mut self,
-        invoices: impl Iterator<Item = (String, Result<Invoice>)>,
-    ) -> WriteReport {
-        let mut report = WriteReport::default();
+    fn store_invoices(&mut self, mut read: Vec<(String, Result<Invoice>)>) -> WriteReport {
+        // The cross-record checks only read customers and plans: a large
+        // batch is checked on every core before anything is stored.
+        let (customers, plans) = (&self.customers, &self.plans);
+        let check = |(_, outcome): &mut (String, Result<Invoice>)| {
+            if let Ok(invoice) = outcome
+                && let Err(error) = validate::invoice_references(invoice, customers, plans)
+            {
+                *outcome = Err(error);
+            }
+        };
+        if read.len() > 256 {
+            read.par_iter_mut().for_each(check);
+        } else {
+            read.iter_mut().for_each(check);
+        }
+        let mut report = WriteReport::with_capacity(read.len());
         let mut touched: HashSet<CustomerId, FixedState> = HashSet::default();
         // Room for a large batch up front; a small one grows the map the usual
         // amortized way (an exact reserve per write would copy the whole map).
-        let batch = invoices.size_hint().0;
-        if batch >= 4096 {
-            self.invoices.reserve(batch);
+        if read.len() >= 4096 {
+            self.invoices.reserve(read.len());
         }
-        for (id, parsed) in invoices {
-            let outcome = parsed.and_then(|mut invoice| {
-                validate::invoice_references(&mut invoice, &self.customers, &self.plans)?;
+        for (id, checked) in read {
+            let outcome = checked.map(|invoice| {
                 if !touched.contains(&invoice.customer_id) {
                     touched.insert(invoice.customer_id.clone());
                 }
                 if let Some(previous_owner) = self.store_invoice(invoice) {
                     touched.insert(previous_owner);
                 }
-                Ok(())
             });
-            report.push(&id, outcome);
+            report.push(id, outcome);
         }
         self.rebuild(touched);
         report

@@ -47,7 +47,7 @@ impl Ledger {
     /// invoices against the stored customers and plans, stores them and
     /// recomputes the touched customers.
     pub fn upsert_read_invoices(&mut self, read: Vec<(String, Result<Invoice>)>) -> WriteReport {
-        self.store_invoices(read.into_iter())
+        self.store_invoices(read)
     }
 }
 
@@ -90,16 +90,23 @@ pub struct WriteReport {
 }
 
 impl WriteReport {
-    pub(crate) fn push(&mut self, id: &str, outcome: Result<(), Error>) {
+    pub(crate) fn with_capacity(records: usize) -> WriteReport {
+        WriteReport {
+            results: Vec::with_capacity(records),
+        }
+    }
+
+    pub(crate) fn push(&mut self, id: impl Into<String>, outcome: Result<(), Error>) {
+        let id = id.into();
         self.results.push(match outcome {
             Ok(()) => WriteResult {
-                id: id.to_string(),
+                id,
                 import_status: ImportStatus::Inserted,
                 import_error: None,
                 error: None,
             },
             Err(error) => WriteResult {
-                id: id.to_string(),
+                id,
                 import_status: ImportStatus::Error,
                 import_error: Some(error.to_string()),
                 error: Some(error),
