@@ -177,7 +177,7 @@ impl Timeline {
 
         let mut subscription_ids: Vec<Option<SubscriptionId>> = Vec::new();
         let mut plan_ids: Vec<PlanId> = Vec::new();
-        let mut priced: Vec<PricedInvoice> = Vec::new();
+        let mut priced: Vec<PricedInvoice> = Vec::with_capacity(counted.len());
         // Consecutive invoices mostly share a plan (and its shared id compares
         // by pointer): remember the last lookup.
         let mut last_plan: Option<(&PlanId, Option<&Plan>)> = None;
@@ -373,7 +373,7 @@ impl Timeline {
         let applies = |e: &Event| e.at <= limit && e.visible_after.is_none_or(|v| as_of > v);
         let local_day = |at: DateTime<Utc>| {
             if tz == chrono_tz::Tz::UTC {
-                at.date_naive()
+                at.naive_utc().date()
             } else {
                 at.with_timezone(&tz).date_naive()
             }
