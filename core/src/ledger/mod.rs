@@ -373,39 +373,70 @@ impl Ledger {
         &mut self,
         invoices: impl IntoIterator<Item = Invoice>,
     ) -> WriteReport {
-        self.store_invoices(
-            invoices
-                .into_iter()
-                .map(|invoice| (invoice.id.to_string(), Ok(invoice)))
-                .collect(),
-        )
+        let mut invoices: Vec<Invoice> = invoices.into_iter().collect();
+        let mut failures = self
+            .check_references(&mut invoices, |invoice: &mut Invoice| Some(invoice))
+            .into_iter()
+            .peekable();
+        let count = invoices.len();
+        let read = invoices.into_iter().enumerate().map(|(i, invoice)| {
+            let id = invoice.id.to_string();
+            match failures.next_if(|(failed, _)| *failed == i) {
+                Some((_, error)) => (id, Err(error)),
+                None => (id, Ok(invoice)),
+            }
+        });
+        self.store_checked(read, count)
     }
 
+    /// Stores invoices read from JSON: checks their references, then stores.
     fn store_invoices(&mut self, mut read: Vec<(String, Result<Invoice>)>) -> WriteReport {
-        // The cross-record checks only read customers and plans: a large
-        // batch is checked on every core before anything is stored.
-        let (customers, plans) = (&self.customers, &self.plans);
-        let check = |(_, outcome): &mut (String, Result<Invoice>)| {
-            if let Ok(invoice) = outcome
-                && let Err(error) = validate::invoice_references(invoice, customers, plans)
-            {
-                *outcome = Err(error);
-            }
-        };
-        if read.len() > 256 {
-            read.par_iter_mut().for_each(check);
-        } else {
-            read.iter_mut().for_each(check);
+        for (i, error) in self.check_references(&mut read, |(_, outcome)| outcome.as_mut().ok()) {
+            read[i].1 = Err(error);
         }
-        let mut report = WriteReport::with_capacity(read.len());
+        let count = read.len();
+        self.store_checked(read.into_iter(), count)
+    }
+
+    /// The cross-record checks of a batch (see `validate`), which also share
+    /// the invoices' ids with the stored records: the failures, by index in
+    /// ascending order. They only read customers and plans, so a large batch
+    /// is checked on every core before anything is stored; `invoice` picks
+    /// the invoice of an item, if it was read.
+    fn check_references<T: Send>(
+        &self,
+        items: &mut [T],
+        invoice: impl Fn(&mut T) -> Option<&mut Invoice> + Sync,
+    ) -> Vec<(usize, Error)> {
+        let check = |(i, item): (usize, &mut T)| {
+            let invoice = invoice(item)?;
+            validate::invoice_references(invoice, &self.customers, &self.plans)
+                .err()
+                .map(|error| (i, error))
+        };
+        if items.len() > 256 {
+            items.par_iter_mut().enumerate().filter_map(check).collect()
+        } else {
+            items.iter_mut().enumerate().filter_map(check).collect()
+        }
+    }
+
+    /// Stores checked invoices in order, then recomputes the customers they
+    /// touched; `count` is the batch size, for reserving room.
+    fn store_checked(
+        &mut self,
+        checked: impl Iterator<Item = (String, Result<Invoice>)>,
+        count: usize,
+    ) -> WriteReport {
+        let mut report = WriteReport::with_capacity(count);
         let mut touched: HashSet<CustomerId, FixedState> = HashSet::default();
         // Room for a large batch up front; a small one grows the map the usual
         // amortized way (an exact reserve per write would copy the whole map).
-        if read.len() >= 4096 {
-            self.invoices.reserve(read.len());
+        if count >= 4096 {
+            self.invoices.reserve(count);
         }
-        for (id, checked) in read {
-            let outcome = checked.map(|invoice| {
+        for (id, outcome) in checked {
+            let outcome = outcome.map(|invoice| {
                 if !touched.contains(&invoice.customer_id) {
                     touched.insert(invoice.customer_id.clone());
                 }

@@ -374,3 +374,61 @@ fn a_write_replays_only_the_customers_it_touched_and_reads_see_every_write() {
     ledger.upsert_customers(&[json!({"id": "b", "name": "B renamed"})]);
     assert!(Arc::ptr_eq(&patched, &ledger.replays(at).unwrap()));
 }
+
+#[test]
+fn typed_records_are_checked_and_stored_like_json_in_batches_of_every_size() {
+    for size in [3, 600] {
+        // Every 7th names an unknown customer, every 11th an unknown plan,
+        // every 13th a currency the plan does not bill in; ids repeat, so
+        // later records replace earlier ones.
+        let values: Vec<Value> = (0..size)
+            .map(|n| {
+                let mut value = sub(
+                    &format!("i{}", n % 250),
+                    if n % 7 == 3 {
+                        "nobody"
+                    } else {
+                        ["a", "b"][n % 2]
+                    },
+                    &format!("2024-{:02}-01", 1 + n % 12),
+                    1000 + n as i64,
+                );
+                if n % 11 == 5 {
+                    value["plan_id"] = json!("nope");
+                }
+                if n % 13 == 6 {
+                    value["currency"] = json!("EUR");
+                }
+                value
+            })
+            .collect();
+        let typed: Vec<Invoice> = values
+            .iter()
+            .map(|v| Invoice::from_json(v).unwrap())
+            .collect();
+        let mut from_json = ledger();
+        let mut from_records = ledger();
+        let expected = from_json.upsert_invoices(&values);
+        let report = from_records.upsert_invoice_records(typed);
+        assert_eq!(report, expected);
+        let rejected = report.rejected().count();
+        assert_eq!(
+            rejected,
+            (0..size)
+                .filter(|n| n % 7 == 3 || n % 11 == 5 || n % 13 == 6)
+                .count()
+        );
+        assert_eq!(report.results.len(), size);
+        let stored = |l: &Ledger| l.invoices().cloned().collect::<Vec<_>>();
+        assert_eq!(stored(&from_records), stored(&from_json));
+        let filter = MovementFilter::default();
+        assert_eq!(
+            from_records
+                .movements(as_of("2025-01-01T00:00:00Z"), &filter)
+                .unwrap(),
+            from_json
+                .movements(as_of("2025-01-01T00:00:00Z"), &filter)
+                .unwrap()
+        );
+    }
+}
