@@ -432,3 +432,41 @@ fn typed_records_are_checked_and_stored_like_json_in_batches_of_every_size() {
         );
     }
 }
+
+/// The ids of a customer's invoices, as `customer_invoices` lists them.
+fn invoice_order(ledger: &Ledger, customer: &str) -> Vec<String> {
+    let invoices = ledger.customer_invoices(customer);
+    invoices.iter().map(|i| i.id.to_string()).collect()
+}
+
+#[test]
+fn customer_invoices_keep_insertion_order_through_moves_and_deletes() {
+    let mut ledger = ledger();
+    ledger.upsert_customers(&[json!({"id": "c", "name": "C"})]);
+    for (id, customer) in [
+        ("i5", "a"),
+        ("i2", "b"),
+        ("i9", "a"),
+        ("i1", "a"),
+        ("i3", "b"),
+        ("i7", "c"),
+        ("i4", "a"),
+    ] {
+        ledger.upsert_invoices(&[sub(id, customer, "2024-01-01", 1000)]);
+    }
+    let strings = |ids: &[&str]| ids.iter().map(|s| s.to_string()).collect::<Vec<_>>();
+    assert_eq!(
+        invoice_order(&ledger, "a"),
+        strings(&["i5", "i9", "i1", "i4"])
+    );
+    // i9 moves to b, keeping its place in the listing.
+    ledger.upsert_invoices(&[sub("i9", "b", "2024-02-01", 1000)]);
+    assert_eq!(invoice_order(&ledger, "b"), strings(&["i2", "i9", "i3"]));
+    ledger.delete_customer("a").unwrap();
+    ledger.delete_invoice("i2").unwrap();
+    let listed: Vec<String> = ledger.invoices().map(|i| i.id.to_string()).collect();
+    assert_eq!(listed, strings(&["i9", "i3", "i7"]));
+    assert_eq!(invoice_order(&ledger, "b"), strings(&["i9", "i3"]));
+    assert_eq!(invoice_order(&ledger, "c"), strings(&["i7"]));
+    assert!(invoice_order(&ledger, "a").is_empty());
+}
