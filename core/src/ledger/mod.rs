@@ -19,7 +19,7 @@ pub use write::{ImportStatus, Page, WriteReport, WriteResult};
 use crate::error::{Error, Result};
 use crate::fx::{FxTable, parse_rates};
 use crate::ids::{CustomerId, DataSourceId, InvoiceId, PlanGroupId, PlanId};
-use crate::model::{Customer, DataSource, Invoice, Plan, PlanGroup, Settings};
+use crate::model::{Customer, DataSource, Invoice, Node, Plan, PlanGroup, Settings, View};
 use crate::timeline::{Replay, Timeline};
 use chrono::{DateTime, Utc};
 use foldhash::fast::FixedState;
@@ -781,10 +781,17 @@ fn plan_group_number(id: &PlanGroupId) -> Option<u64> {
     id.as_str().strip_prefix("pg_")?.parse().ok()
 }
 
-fn record_id(value: &Value) -> String {
-    match value.get("id").or_else(|| value.get("external_id")) {
-        Some(Value::String(s)) => s.clone(),
-        Some(Value::Number(n)) => n.to_string(),
+/// A record's id as results name it, the way records read it: `id`, else
+/// `external_id` (a `null` counts as absent); empty when neither is a string
+/// or a number.
+fn record_id<'a>(json: impl Node<'a>) -> String {
+    let id = ["id", "external_id"]
+        .into_iter()
+        .filter_map(|name| json.get(name))
+        .find(|value| !matches!(value.view(), View::Null));
+    match id.map(Node::view) {
+        Some(View::String(s)) => s.to_string(),
+        Some(View::Number(n)) => n.to_string(),
         _ => String::new(),
     }
 }

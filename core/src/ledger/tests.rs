@@ -470,3 +470,23 @@ fn customer_invoices_keep_insertion_order_through_moves_and_deletes() {
     assert_eq!(invoice_order(&ledger, "c"), strings(&["i7"]));
     assert!(invoice_order(&ledger, "a").is_empty());
 }
+
+#[test]
+fn a_null_id_names_the_record_by_its_external_id() {
+    let mut ledger = ledger();
+    let mut invoice = sub("ignored", "a", "2024-01-01", 3000);
+    invoice["id"] = Value::Null;
+    invoice["external_id"] = json!("n1");
+    let texts = [invoice.to_string()];
+    for report in [
+        ledger.upsert_invoices(std::slice::from_ref(&invoice)),
+        ledger.upsert_invoice_texts(&texts),
+    ] {
+        assert_eq!(report.results[0].id, "n1");
+        assert_eq!(report.accepted(), 1);
+    }
+    assert_eq!(ledger.invoice("n1").unwrap().amount, 3000);
+    let report = ledger.upsert_customers(&[json!({"id": null, "external_id": "c9", "name": "C"})]);
+    assert_eq!(report.results[0].id, "c9");
+    assert!(ledger.customer("c9").is_some());
+}

@@ -2,9 +2,9 @@
 //! the invoice writes that take JSON text (the lines of a JSONL file) rather
 //! than parsed values.
 
-use super::Ledger;
+use super::{Ledger, record_id};
 use crate::error::{Error, Result};
-use crate::model::{Invoice, Node};
+use crate::model::Invoice;
 use rayon::prelude::*;
 use serde::Serialize;
 
@@ -48,16 +48,6 @@ impl Ledger {
     /// recomputes the touched customers.
     pub fn upsert_read_invoices(&mut self, read: Vec<(String, Result<Invoice>)>) -> WriteReport {
         self.store_invoices(read)
-    }
-}
-
-/// A record's id as results name it: `id`, else `external_id`, else empty.
-fn record_id<'a>(json: impl Node<'a>) -> String {
-    let id = json.get("id").or_else(|| json.get("external_id"));
-    match id.map(Node::view) {
-        Some(crate::model::View::String(s)) => s.to_string(),
-        Some(crate::model::View::Number(n)) => n.to_string(),
-        _ => String::new(),
     }
 }
 
