@@ -87,6 +87,8 @@ enum AccountAction {
 
 /// The service allocates through mimalloc: bulk imports and report JSON
 /// allocate heavily, and glibc's allocator is the slower of the two there.
+/// Built without transparent huge pages (`no_thp`), like the benchmark
+/// harnesses, so the server that is measured is the server that is served.
 #[global_allocator]
 static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
