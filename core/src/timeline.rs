@@ -162,15 +162,15 @@ impl Timeline {
     /// Builds the events of one customer from its invoices. Void invoices and
     /// invoices whose plan is unknown are skipped; refunds are skipped when the
     /// settings ignore them.
-    pub fn build<'p>(
+    pub fn build<'i, 'p>(
         customer_id: CustomerId,
-        invoices: &[&Invoice],
+        invoices: impl IntoIterator<Item = &'i Invoice>,
         plans: &dyn Fn(&PlanId) -> Option<&'p Plan>,
         settings: &Settings,
     ) -> Timeline {
         let tz = settings.timezone;
         let grace = Duration::days(i64::from(settings.churn_grace_days));
-        let mut counted: Vec<&Invoice> = invoices.iter().copied().filter(|i| i.counts()).collect();
+        let mut counted: Vec<&Invoice> = invoices.into_iter().filter(|i| i.counts()).collect();
         // Subscription and plan indexes follow ids, never input order.
         counted.sort_unstable_by(|a, b| a.id.cmp(&b.id));
         let rank_of = |id: &InvoiceId| counted.binary_search_by(|i| i.id.cmp(id)).ok();
@@ -216,9 +216,23 @@ impl Timeline {
         plan_ids.sort_unstable();
         // Per subscription, by effective instant then id.
         priced.sort_unstable_by_key(|p| (p.sub, p.start, p.rank));
-
-        let mut events = Vec::with_capacity(priced.len() * 2 + 2);
-        for (i, p) in priced.iter().enumerate() {
+        // A subscription invoice lapses unless the next one of its
+        // subscription starts within the grace period after its end.
+        let renewed: Vec<bool> = priced
+            .iter()
+            .zip(priced.iter().skip(1).map(Some).chain([None]))
+            .map(|(p, next)| {
+                next.is_some_and(|next| next.sub == p.sub && next.start <= p.end + grace)
+            })
+            .collect();
+        // Timelines live as long as the ledger: room for exactly their events.
+        let others = counted
+            .iter()
+            .filter(|i| matches!(i.kind, InvoiceType::Cancellation | InvoiceType::Refund))
+            .count();
+        let lapses = renewed.iter().filter(|renewed| !**renewed).count();
+        let mut events = Vec::with_capacity(priced.len() + lapses + others);
+        for (p, renewed) in priced.iter().zip(renewed) {
             let PricedInvoice {
                 sub,
                 start,
@@ -242,9 +256,6 @@ impl Timeline {
                     currency: invoice.currency,
                 },
             });
-            let renewed = priced
-                .get(i + 1)
-                .is_some_and(|next| next.sub == *sub && next.start <= *end + grace);
             if !renewed {
                 events.push(Event {
                     at: *end,
@@ -317,9 +328,6 @@ impl Timeline {
             }
         }
         events.sort_unstable_by_key(|e| (e.at, e.priority, e.sub, e.source));
-        // Timelines live as long as the ledger: give back the room reserved
-        // for a lapse after every invoice.
-        events.shrink_to_fit();
         Timeline {
             customer_id,
             subscription_ids,

@@ -545,15 +545,15 @@ impl Ledger {
 
     /// The invoices of one customer, in insertion order.
     pub fn customer_invoices(&self, id: &str) -> Vec<&Invoice> {
+        self.invoices_of(id).collect()
+    }
+
+    fn invoices_of(&self, id: &str) -> impl Iterator<Item = &Invoice> {
         self.invoices_by_customer
             .get(id)
-            .map(|positions| {
-                positions
-                    .iter()
-                    .filter_map(|&p| self.invoices.get_index(p as usize).map(|(_, i)| i))
-                    .collect()
-            })
-            .unwrap_or_default()
+            .into_iter()
+            .flatten()
+            .filter_map(|&p| self.invoices.get_index(p as usize).map(|(_, i)| i))
     }
 
     pub fn list_customers(&self, limit: usize, offset: usize) -> Page<&Customer> {
@@ -604,9 +604,13 @@ impl Ledger {
     }
 
     fn build_timeline(&self, id: &CustomerId) -> Timeline {
-        let invoices = self.customer_invoices(id.as_str());
         let plans = |plan: &PlanId| self.plans.get(plan);
-        Timeline::build(id.clone(), &invoices, &plans, &self.settings)
+        Timeline::build(
+            id.clone(),
+            self.invoices_of(id.as_str()),
+            &plans,
+            &self.settings,
+        )
     }
 
     /// Rebuilds the timelines of the given customers (in parallel when many).
