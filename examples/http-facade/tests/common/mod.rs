@@ -169,27 +169,65 @@ impl Server {
     /// Sends `path` exactly as given (no encoding or normalisation) over a
     /// plain TCP connection; returns the status and the JSON body.
     pub fn raw_path(&self, method: &str, path: &str) -> (u16, Value) {
+        self.raw_tcp(method, path, Vec::new())
+    }
+
+    /// Sends `body` to `path` (as given, no encoding or normalisation) with
+    /// the owner key over a plain TCP connection; returns the status and the
+    /// JSON body. The request is written from a second thread while this one
+    /// reads the answer, as a client that streams an upload does: a server
+    /// may answer (a 413, say) before it has read the whole body and close
+    /// the connection, so a write that fails once the answer is in is
+    /// expected, not an error.
+    pub fn raw_tcp(&self, method: &str, path: &str, body: Vec<u8>) -> (u16, Value) {
         use std::io::{Read, Write};
         let address = self.base.trim_start_matches("http://");
         let mut stream = std::net::TcpStream::connect(address).expect("connect");
-        let mut request = format!("{method} ").into_bytes();
-        request.extend_from_slice(path.as_bytes());
-        request.extend_from_slice(
+        stream
+            .set_read_timeout(Some(std::time::Duration::from_secs(60)))
+            .expect("read timeout");
+        let mut head = format!("{method} ").into_bytes();
+        head.extend_from_slice(path.as_bytes());
+        head.extend_from_slice(
             format!(
-                " HTTP/1.1\r\nHost: {address}\r\nAuthorization: Bearer {OWNER_KEY}\r\nContent-Length: 0\r\nConnection: close\r\n\r\n"
+                " HTTP/1.1\r\nHost: {address}\r\nAuthorization: Bearer {OWNER_KEY}\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n",
+                body.len()
             )
             .as_bytes(),
         );
-        stream.write_all(&request).expect("send");
+        let mut writer = stream.try_clone().expect("clone the stream");
+        let sender = std::thread::spawn(move || {
+            writer.write_all(&head)?;
+            writer.write_all(&body)
+        });
+        // Read until the answer is complete (its Content-Length, or the end
+        // of the stream without one); a reset after it changes nothing.
         let mut response = Vec::new();
-        stream.read_to_end(&mut response).expect("read");
+        let mut chunk = [0u8; 16 * 1024];
+        let read_error = loop {
+            if response_is_complete(&response) {
+                break None;
+            }
+            match stream.read(&mut chunk) {
+                Ok(0) => break None,
+                Ok(n) => response.extend_from_slice(&chunk[..n]),
+                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+                Err(e) => break Some(e),
+            }
+        };
+        // Unblocks a write the server will never read.
+        let _ = stream.shutdown(std::net::Shutdown::Both);
+        let sent = sender.join().expect("the sending thread");
         let text = String::from_utf8_lossy(&response);
-        let status = text
+        if let Some(e) = read_error {
+            panic!("the answer was cut short: read {e}, write {sent:?}: {text:?}");
+        }
+        let (head, body) = text.split_once("\r\n\r\n").unwrap_or((&text, ""));
+        let status = head
             .split(' ')
             .nth(1)
             .and_then(|s| s.parse().ok())
             .unwrap_or(0);
-        let body = text.split("\r\n\r\n").nth(1).unwrap_or("");
         (status, serde_json::from_str(body).unwrap_or(Value::Null))
     }
 
@@ -206,6 +244,21 @@ impl Drop for Server {
         let _ = self.child.kill();
         let _ = self.child.wait();
     }
+}
+
+/// Whether `response` holds a whole HTTP answer: the head and as many body
+/// bytes as its `Content-Length` says (without one, only the end of the
+/// stream tells).
+fn response_is_complete(response: &[u8]) -> bool {
+    let Some(end) = response.windows(4).position(|w| w == b"\r\n\r\n") else {
+        return false;
+    };
+    let head = String::from_utf8_lossy(&response[..end]);
+    head.lines()
+        .filter_map(|line| line.split_once(':'))
+        .find(|(name, _)| name.trim().eq_ignore_ascii_case("content-length"))
+        .and_then(|(_, value)| value.trim().parse::<usize>().ok())
+        .is_some_and(|length| response.len() >= end + 4 + length)
 }
 
 /// A small data set: plans m (3000) and m2 (5000), customers A and B.
