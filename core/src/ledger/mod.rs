@@ -302,7 +302,7 @@ impl Ledger {
         merged["id"] = Value::String(id.to_string());
         let report = self.upsert_plans(&[merged]);
         if let Some(error) = report.results.into_iter().find_map(|r| r.error) {
-            return Err(error);
+            return Err(*error);
         }
         Ok(&self.plans[id])
     }

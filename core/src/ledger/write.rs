@@ -66,9 +66,10 @@ pub struct WriteResult {
     pub import_status: ImportStatus,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub import_error: Option<String>,
-    /// The typed error behind `import_error`.
+    /// The typed error behind `import_error` (boxed: a bulk load keeps one
+    /// result per record, and most have none).
     #[serde(skip)]
-    pub error: Option<Error>,
+    pub error: Option<Box<Error>>,
 }
 
 /// Per-record outcomes of a batch write. Valid records are stored even when
@@ -99,7 +100,7 @@ impl WriteReport {
                 id,
                 import_status: ImportStatus::Error,
                 import_error: Some(error.to_string()),
-                error: Some(error),
+                error: Some(Box::new(error)),
             },
         });
     }

@@ -379,11 +379,13 @@ fn delete(
 /// The single-record error of a one-record write, if it failed.
 fn single_error(report: &WriteReport, was_single: bool) -> Result<(), ApiError> {
     match report.results.first() {
-        Some(result) if was_single && result.import_status == ImportStatus::Error => {
-            Err(result.error.clone().map(ApiError::Core).unwrap_or_else(|| {
+        Some(result) if was_single && result.import_status == ImportStatus::Error => Err(result
+            .error
+            .clone()
+            .map(|e| ApiError::Core(*e))
+            .unwrap_or_else(|| {
                 ApiError::bad_request(result.import_error.clone().unwrap_or_default())
-            }))
-        }
+            })),
         _ => Ok(()),
     }
 }
