@@ -55,9 +55,9 @@ enum RefundTarget {
 /// One dated event of a customer's history.
 #[derive(Debug, Clone, Copy, PartialEq)]
 struct Event {
+    /// A lapse happens at its coverage end but applies only when `as_of` is
+    /// strictly after that plus the timeline's grace period.
     at: DateTime<Utc>,
-    /// A lapse applies only when `as_of` is strictly after this instant.
-    visible_after: Option<DateTime<Utc>>,
     /// Same-instant order: cancellations, invoices, refunds, lapses.
     priority: u8,
     /// Index into [`Timeline::subscription_ids`].
@@ -146,6 +146,8 @@ pub struct Timeline {
     /// so plan indexes order like plan ids.
     plans: Vec<PlanId>,
     events: Vec<Event>,
+    /// How long after a coverage end a lapse waits for a renewal.
+    grace: Duration,
 }
 
 fn index_of<T: PartialEq + Clone>(items: &mut Vec<T>, item: &T) -> u32 {
@@ -244,7 +246,6 @@ impl Timeline {
             let plan_index = plan_ids.binary_search(&plan.id).unwrap_or(0) as u32;
             events.push(Event {
                 at: *start,
-                visible_after: None,
                 priority: 1,
                 sub: *sub,
                 source: *rank,
@@ -259,7 +260,6 @@ impl Timeline {
             if !renewed {
                 events.push(Event {
                     at: *end,
-                    visible_after: Some(*end + grace),
                     priority: 3,
                     sub: *sub,
                     source: *rank,
@@ -278,7 +278,6 @@ impl Timeline {
                         .map(|id| index_of(&mut subscription_ids, &Some(id.clone())));
                     events.push(Event {
                         at,
-                        visible_after: None,
                         priority: 0,
                         sub: sub.unwrap_or(0),
                         source,
@@ -314,7 +313,6 @@ impl Timeline {
                     };
                     events.push(Event {
                         at,
-                        visible_after: None,
                         priority: 2,
                         sub,
                         source,
@@ -333,6 +331,7 @@ impl Timeline {
             subscription_ids,
             plans: plan_ids,
             events,
+            grace,
         }
     }
 
@@ -358,9 +357,16 @@ impl Timeline {
     /// Whether exactly the same events apply at both instants, so a replay
     /// at one is a replay at the other.
     pub(crate) fn same_events_apply(&self, a: DateTime<Utc>, b: DateTime<Utc>) -> bool {
-        let applies =
-            |e: &Event, at: DateTime<Utc>| e.at <= at && e.visible_after.is_none_or(|v| at > v);
-        self.events.iter().all(|e| applies(e, a) == applies(e, b))
+        self.events
+            .iter()
+            .all(|e| self.applies(e, a, a) == self.applies(e, b, b))
+    }
+
+    /// Whether an event happens by `limit` and applies at `as_of` (a lapse
+    /// only once `as_of` is past its grace period).
+    fn applies(&self, event: &Event, limit: DateTime<Utc>, as_of: DateTime<Utc>) -> bool {
+        event.at <= limit
+            && (!matches!(event.kind, EventKind::Lapse) || as_of > event.at + self.grace)
     }
 
     /// Replays the events that apply at `as_of` and happen no later than
@@ -378,7 +384,7 @@ impl Timeline {
         let mut trial_seen = false;
         let mut paid_before = false;
         let limit = cutoff.min(as_of);
-        let applies = |e: &Event| e.at <= limit && e.visible_after.is_none_or(|v| as_of > v);
+        let applies = |e: &Event| self.applies(e, limit, as_of);
         let local_day = |at: DateTime<Utc>| {
             if tz == chrono_tz::Tz::UTC {
                 at.naive_utc().date()
