@@ -10,8 +10,14 @@
 //! other load, the server's CPU per record much less.
 //!
 //! Bounded in count and time. Usage:
-//! `load [INVOICES] [--clients N] [--posts-per-client N] [--readers N] [--server PATH]`
-//! (defaults 100000, 50, 40, 2, target/release/submetrics-server).
+//! `load [INVOICES] [--clients N] [--posts-per-client N] [--rate POSTS_PER_S] [--readers N] [--server PATH]`
+//! (defaults 100000, 50, 40, unpaced, 2, target/release/submetrics-server).
+//!
+//! Unpaced, every client posts again as soon as it has its answer: the
+//! service runs saturated and latency is clients / throughput. With
+//! `--rate`, the clients together offer that many posts per second on a
+//! fixed schedule, and a post's latency counts from when it was due (so a
+//! client that falls behind counts its wait too).
 
 use std::io::{BufRead, BufReader};
 use std::process::{Command, Stdio};
@@ -30,6 +36,7 @@ struct Options {
     invoices: usize,
     clients: usize,
     posts_per_client: usize,
+    rate: Option<f64>,
     readers: usize,
     server: String,
 }
@@ -39,6 +46,7 @@ fn options() -> Options {
         invoices: 100_000,
         clients: 50,
         posts_per_client: 40,
+        rate: None,
         readers: 2,
         server: "target/release/submetrics-server".to_string(),
     };
@@ -50,6 +58,7 @@ fn options() -> Options {
             "--posts-per-client" => {
                 options.posts_per_client = value().parse().unwrap_or(options.posts_per_client)
             }
+            "--rate" => options.rate = value().parse().ok().filter(|r: &f64| *r > 0.0),
             "--readers" => options.readers = value().parse().unwrap_or(options.readers),
             "--server" => options.server = value(),
             count => options.invoices = count.parse().unwrap_or(options.invoices),
@@ -242,6 +251,13 @@ fn main() {
             let customer_ids = customer_ids.clone();
             let plan = plan.clone();
             let posts = options.posts_per_client;
+            // Each client's share of the rate, its first post staggered
+            // within one interval so the clients do not post in lockstep.
+            let interval = options
+                .rate
+                .map(|rate| Duration::from_secs_f64(options.clients as f64 / rate));
+            let first_due = Instant::now()
+                + interval.unwrap_or_default() * client as u32 / options.clients.max(1) as u32;
             std::thread::spawn(move || {
                 let agent = new_agent();
                 let mut samples = Vec::with_capacity(posts);
@@ -252,7 +268,14 @@ fn main() {
                         "invoice_date": "2023-06-01", "amount": 1000, "currency": plan["currency"],
                     })
                     .to_string();
-                    let t = Instant::now();
+                    let t = match interval {
+                        Some(interval) => {
+                            let due = first_due + interval * n as u32;
+                            std::thread::sleep(due.saturating_duration_since(Instant::now()));
+                            due
+                        }
+                        None => Instant::now(),
+                    };
                     assert_eq!(post(&agent, &format!("{base}/data/invoices"), &body), 200);
                     samples.push(t.elapsed());
                 }
@@ -272,7 +295,11 @@ fn main() {
         .flat_map(|r| r.join().unwrap_or_default())
         .collect();
     println!(
-        "single posts: {} from {} clients in {}: {:.0} posts/s, p50 {}, p99 {}; server CPU {} ({:.0} µs/post)",
+        "single posts{}: {} from {} clients in {}: {:.0} posts/s, p50 {}, p99 {}; server CPU {} ({:.0} µs/post)",
+        options
+            .rate
+            .map(|rate| format!(" offered at {rate:.0}/s"))
+            .unwrap_or_default(),
         writes.len(),
         options.clients,
         ms(write_time),
