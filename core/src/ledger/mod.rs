@@ -36,7 +36,7 @@ type Index<K, V> = HashMap<K, V, FixedState>;
 
 /// Replays of every customer at one `as_of`, sorted by customer id, shared
 /// by the reports of a query.
-pub(crate) type ReplaySet = Arc<IndexMap<CustomerId, Arc<Replay>>>;
+pub(crate) type ReplaySet = Arc<Records<CustomerId, Arc<Replay>>>;
 
 /// The replays of the latest `as_of` asked for. Replays depend only on the
 /// timelines, the settings and the FX table: a write that rebuilds some
