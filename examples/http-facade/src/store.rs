@@ -429,60 +429,92 @@ impl Store {
     }
 
     /// Applies record changes in one transaction.
+    ///
+    /// Every statement of a record write, `BEGIN` and `COMMIT` included, is
+    /// prepared once per connection and kept: a single post commits alone
+    /// when the service is not busy, and preparing those statements each
+    /// time cost more than running them.
     pub fn apply(&mut self, account: i64, changes: &[Change]) -> Result<(), ApiError> {
         if changes.is_empty() {
             return Ok(());
         }
-        let tx = self.connection.transaction().map_err(ApiError::storage)?;
-        {
-            let next_seq: i64 = tx
-                .query_row("SELECT COALESCE(MAX(seq), 0) + 1 FROM records", [], |r| {
-                    r.get(0)
-                })
+        let connection = &self.connection;
+        run_cached(connection, "BEGIN")?;
+        let outcome = write_changes(connection, account, changes)
+            .and_then(|()| run_cached(connection, "COMMIT"));
+        // As a dropped transaction does: roll back what is still open (a
+        // failed commit may already have rolled back by itself).
+        if outcome.is_err() && !connection.is_autocommit() {
+            let _ = connection.execute_batch("ROLLBACK");
+        }
+        outcome
+    }
+}
+
+/// Runs a statement without parameters or rows through the statement cache.
+fn run_cached(connection: &Connection, sql: &str) -> Result<(), ApiError> {
+    connection
+        .prepare_cached(sql)
+        .and_then(|mut statement| statement.execute([]))
+        .map(|_| ())
+        .map_err(ApiError::storage)
+}
+
+/// The statements of [`Store::apply`], inside its transaction.
+fn write_changes(
+    connection: &Connection,
+    account: i64,
+    changes: &[Change],
+) -> Result<(), ApiError> {
+    let next_seq: i64 = connection
+        .prepare_cached("SELECT COALESCE(MAX(seq), 0) + 1 FROM records")
+        .and_then(|mut statement| statement.query_row([], |r| r.get(0)))
+        .map_err(ApiError::storage)?;
+    let mut put = connection
+        .prepare_cached(
+            "INSERT INTO records (account_id, kind, id, owner, seq, body) VALUES (?1, ?2, ?3, ?4, ?5, ?6)
+             ON CONFLICT (account_id, kind, id) DO UPDATE SET owner = excluded.owner, body = excluded.body",
+        )
+        .map_err(ApiError::storage)?;
+    for (offset, change) in changes.iter().enumerate() {
+        match change {
+            Change::Put {
+                kind,
+                id,
+                owner,
+                body,
+            } => {
+                put.execute(params![
+                    account,
+                    kind_name(*kind),
+                    id,
+                    owner,
+                    next_seq + offset as i64,
+                    body
+                ])
                 .map_err(ApiError::storage)?;
-            let mut put = tx
-                .prepare_cached(
-                    "INSERT INTO records (account_id, kind, id, owner, seq, body) VALUES (?1, ?2, ?3, ?4, ?5, ?6)
-                     ON CONFLICT (account_id, kind, id) DO UPDATE SET owner = excluded.owner, body = excluded.body",
-                )
-                .map_err(ApiError::storage)?;
-            for (offset, change) in changes.iter().enumerate() {
-                match change {
-                    Change::Put {
-                        kind,
-                        id,
-                        owner,
-                        body,
-                    } => {
-                        put.execute(params![
-                            account,
-                            kind_name(*kind),
-                            id,
-                            owner,
-                            next_seq + offset as i64,
-                            body
-                        ])
-                        .map_err(ApiError::storage)?;
-                    }
-                    Change::Delete { kind, id } => {
-                        tx.execute(
-                            "DELETE FROM records WHERE account_id = ?1 AND kind = ?2 AND id = ?3",
-                            params![account, kind_name(*kind), id],
-                        )
-                        .map_err(ApiError::storage)?;
-                    }
-                    Change::DeleteInvoicesOf { customer } => {
-                        tx.execute(
-                            "DELETE FROM records WHERE account_id = ?1 AND kind = 'invoices' AND owner = ?2",
-                            params![account, customer],
-                        )
-                        .map_err(ApiError::storage)?;
-                    }
-                }
+            }
+            Change::Delete { kind, id } => {
+                connection
+                    .prepare_cached(
+                        "DELETE FROM records WHERE account_id = ?1 AND kind = ?2 AND id = ?3",
+                    )
+                    .and_then(|mut statement| {
+                        statement.execute(params![account, kind_name(*kind), id])
+                    })
+                    .map_err(ApiError::storage)?;
+            }
+            Change::DeleteInvoicesOf { customer } => {
+                connection
+                    .prepare_cached(
+                        "DELETE FROM records WHERE account_id = ?1 AND kind = 'invoices' AND owner = ?2",
+                    )
+                    .and_then(|mut statement| statement.execute(params![account, customer]))
+                    .map_err(ApiError::storage)?;
             }
         }
-        tx.commit().map_err(ApiError::storage)
     }
+    Ok(())
 }
 
 fn key_row(row: &rusqlite::Row) -> rusqlite::Result<KeyRow> {
