@@ -8,8 +8,10 @@
 //! Checkpoints (copying the log back into the database file) run on a
 //! thread of their own with its own connection, also `synchronous=FULL`,
 //! rather than inside whichever commit crosses the log size: a commit only
-//! appends to the log and syncs it. Should the log still grow far beyond
-//! that size, the committing connection checkpoints as well.
+//! appends to the log and syncs it. Each checkpoint ends with the whole log
+//! copied, so that the next commit starts the log over instead of growing
+//! it. Should the log still grow far beyond that size, the committing
+//! connection checkpoints as well.
 
 use crate::error::ApiError;
 use rusqlite::wal::CheckpointMode;
@@ -66,6 +68,9 @@ pub enum Change {
 
 pub struct Store {
     connection: Connection,
+    /// Held by each record write's transaction, and by the checkpoint
+    /// thread while it copies the last frames of the log.
+    writes: Arc<Mutex<()>>,
     /// Stops its thread when the store is dropped.
     _checkpointer: Checkpointer,
 }
@@ -92,16 +97,22 @@ struct CheckpointRequest {
 impl Checkpointer {
     /// Starts the thread on its own connection to `path`, and makes
     /// `connection`'s commits wake it instead of checkpointing themselves.
-    fn start(path: &Path, connection: &mut Connection) -> Result<Checkpointer, ApiError> {
+    /// `writes` is held by the record writes of `connection`.
+    fn start(
+        path: &Path,
+        connection: &mut Connection,
+        writes: &Arc<Mutex<()>>,
+    ) -> Result<Checkpointer, ApiError> {
         let own = Connection::open(path).map_err(ApiError::storage)?;
         own.execute_batch("PRAGMA synchronous = FULL;")
             .map_err(ApiError::storage)?;
         let signal = Arc::new((Mutex::new(CheckpointRequest::default()), Condvar::new()));
         let thread = {
             let signal = Arc::clone(&signal);
+            let writes = Arc::clone(writes);
             std::thread::Builder::new()
                 .name("checkpoint".into())
-                .spawn(move || checkpoints(&own, &signal))
+                .spawn(move || checkpoints(&own, &signal, &writes))
                 .map_err(|e| {
                     ApiError::internal(format!("cannot start the checkpoint thread: {e}"))
                 })?
@@ -138,9 +149,20 @@ impl Checkpointer {
     }
 }
 
-/// The checkpoint thread: a passive checkpoint (never waiting for, nor
-/// blocking, the writer) each time a commit asks for one.
-fn checkpoints(connection: &Connection, signal: &(Mutex<CheckpointRequest>, Condvar)) {
+/// The checkpoint thread: each time a commit asks for one, a passive
+/// checkpoint (never waiting for, nor blocking, the writer) copies the log
+/// into the database file; then a second one, with record writes held off,
+/// copies what they committed during the first. The log is then wholly in
+/// the database file, and the next commit writes the log from its start
+/// again. Without that second step a steady stream of commits never lets a
+/// checkpoint catch up: the log grows with every commit (to the limit where
+/// the committing connection checkpoints it all at once), and each commit
+/// also allocates new disk space and syncs the log's size with it.
+fn checkpoints(
+    connection: &Connection,
+    signal: &(Mutex<CheckpointRequest>, Condvar),
+    writes: &Mutex<()>,
+) {
     let (request, wakeup) = signal;
     loop {
         {
@@ -153,7 +175,15 @@ fn checkpoints(connection: &Connection, signal: &(Mutex<CheckpointRequest>, Cond
             }
             state.wanted = false;
         }
-        let _ = connection.wal_checkpoint_v2(Some("main"), CheckpointMode::PASSIVE);
+        if connection
+            .wal_checkpoint_v2(Some("main"), CheckpointMode::PASSIVE)
+            .is_ok()
+        {
+            // The first pass copied the log as it was when it began; now
+            // what was committed since (a short copy), with writes held.
+            let _writes = writes.lock().unwrap_or_else(|p| p.into_inner());
+            let _ = connection.wal_checkpoint_v2(Some("main"), CheckpointMode::PASSIVE);
+        }
     }
 }
 
@@ -231,9 +261,11 @@ impl Store {
                  );",
             )
             .map_err(ApiError::storage)?;
-        let checkpointer = Checkpointer::start(&path, &mut connection)?;
+        let writes = Arc::new(Mutex::new(()));
+        let checkpointer = Checkpointer::start(&path, &mut connection, &writes)?;
         Ok(Store {
             connection,
+            writes,
             _checkpointer: checkpointer,
         })
     }
@@ -438,6 +470,7 @@ impl Store {
         if changes.is_empty() {
             return Ok(());
         }
+        let _writes = self.writes.lock().unwrap_or_else(|p| p.into_inner());
         let connection = &self.connection;
         run_cached(connection, "BEGIN")?;
         let outcome = write_changes(connection, account, changes)
@@ -531,4 +564,73 @@ fn key_row(row: &rusqlite::Row) -> rusqlite::Result<KeyRow> {
 fn parse(text: &str) -> Result<Value, ApiError> {
     serde_json::from_str(text)
         .map_err(|e| ApiError::internal(format!("stored JSON is unreadable: {e}")))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A store in a fresh directory of its own, with one account.
+    fn store_with_account(name: &str) -> (std::path::PathBuf, Store, i64) {
+        let dir = std::env::temp_dir().join(format!(
+            "submetrics-store-{name}-{}-{:?}",
+            std::process::id(),
+            std::time::SystemTime::now()
+        ));
+        let mut store = Store::open(&dir).expect("open");
+        let row = AccountRow {
+            id: 0,
+            name: "test".into(),
+            settings: Value::Null,
+            profile: Value::Null,
+            notifications: Value::Null,
+            created: String::new(),
+        };
+        let owner = KeyRow {
+            id: "key_test".into(),
+            account_id: 0,
+            name: "owner".into(),
+            role: "owner".into(),
+            created: String::new(),
+            revoked: false,
+        };
+        let id = store.create_account(&row, &owner, "hash").expect("account");
+        (dir, store, id)
+    }
+
+    /// Commits one after another, as single posts make them, never let a
+    /// checkpoint that runs beside them copy the whole log: the log used to
+    /// grow with every commit. Each checkpoint now ends with the whole log
+    /// copied, so the log starts over and stays near the checkpoint size.
+    #[test]
+    fn the_log_starts_over_under_a_stream_of_commits() {
+        const COMMITS: usize = 3000;
+        let (dir, mut store, account) = store_with_account("log");
+        for n in 0..COMMITS {
+            let put = Change::Put {
+                kind: RecordKind::Invoices,
+                id: format!("i{n}"),
+                owner: Some(format!("c{}", n % 97)),
+                body: format!(r#"{{"id":"i{n}"}}"#),
+            };
+            store.apply(account, &[put]).expect("commit");
+        }
+        let log = std::fs::metadata(dir.join(format!("{DATABASE_FILE}-wal")))
+            .expect("log")
+            .len();
+        // Four times the checkpoint size; the commits above write about
+        // three times as many frames as that.
+        let bound = 4 * CHECKPOINT_FRAMES as u64 * (4096 + 24);
+        assert!(log < bound, "log of {log} bytes, over {bound}");
+        drop(store);
+        let store = Store::open(&dir).expect("reopen");
+        let records = store.records(account).expect("records");
+        let invoices = records
+            .iter()
+            .find(|(kind, _)| *kind == RecordKind::Invoices)
+            .map_or(0, |(_, records)| records.len());
+        assert_eq!(invoices, COMMITS);
+        drop(store);
+        let _ = std::fs::remove_dir_all(&dir);
+    }
 }
