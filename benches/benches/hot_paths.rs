@@ -29,13 +29,7 @@ fn normalization(c: &mut Criterion) {
 
 fn ledger(invoices: usize) -> (Ledger, chrono::DateTime<chrono::Utc>) {
     let spec = Spec::with_invoices(invoices);
-    let data = generate(&spec);
-    let mut ledger = Ledger::new(Settings::default());
-    ledger.load_fx_rates(&data.fx_rates).unwrap();
-    ledger.upsert_plans(&data.plans);
-    ledger.upsert_customers(&data.customers);
-    ledger.upsert_invoices(&data.invoices);
-    (ledger, format!("{}T00:00:00Z", spec.end()).parse().unwrap())
+    (generate(&spec).ledger(), spec.as_of())
 }
 
 fn one_customer(c: &mut Criterion) {

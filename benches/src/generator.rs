@@ -6,8 +6,9 @@
 //! refunds, one-time setup fees, prorated first invoices and the odd failed
 //! or void invoice. The same seed and size always give the same records.
 
-use chrono::{Datelike, Duration, Months, NaiveDate};
+use chrono::{DateTime, Datelike, Duration, Months, NaiveDate, Utc};
 use serde_json::{Value, json};
+use submetrics::{Ledger, Settings};
 
 /// A small, fast, deterministic PRNG (SplitMix64).
 #[derive(Debug, Clone)]
@@ -72,6 +73,28 @@ impl Spec {
     /// The instant the history ends, used as `as_of`.
     pub fn end(&self) -> NaiveDate {
         self.start + Months::new(self.months)
+    }
+
+    /// The harnesses' `as_of`: the start of the day the history ends.
+    pub fn as_of(&self) -> DateTime<Utc> {
+        self.end().and_time(chrono::NaiveTime::MIN).and_utc()
+    }
+}
+
+impl Dataset {
+    /// A ledger with default settings holding the whole dataset: FX rates,
+    /// plans, customers, then invoices in batches of 50,000.
+    pub fn ledger(&self) -> Ledger {
+        let mut ledger = Ledger::new(Settings::default());
+        ledger
+            .load_fx_rates(&self.fx_rates)
+            .expect("generated FX rates are valid");
+        ledger.upsert_plans(&self.plans);
+        ledger.upsert_customers(&self.customers);
+        for chunk in self.invoices.chunks(50_000) {
+            ledger.upsert_invoices(chunk);
+        }
+        ledger
     }
 }
 

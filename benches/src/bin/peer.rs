@@ -39,9 +39,7 @@ fn main() {
     ledger.upsert_plans(&data.plans);
     ledger.upsert_customers(&data.customers);
     ledger.upsert_invoice_records(streamed.invoices);
-    let as_of = format!("{}T00:00:00Z", spec.end())
-        .parse()
-        .expect("valid date");
+    let as_of = spec.as_of();
     let (totals, our_time) = timed(|| {
         ledger.rebuild_all();
         let movements = ledger

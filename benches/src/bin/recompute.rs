@@ -7,10 +7,9 @@
 //! (each a different one, evenly spread) followed by its customer's
 //! movements, as the scale harness measures them.
 
-use chrono::{DateTime, Utc};
 use serde_json::{Value, json};
 use std::time::Duration;
-use submetrics::{Ledger, MovementFilter, Settings};
+use submetrics::MovementFilter;
 use submetrics_benches::generator::{Spec, generate};
 use submetrics_benches::measure::{cpu_time, ms, quantile, timed, us};
 
@@ -25,19 +24,9 @@ fn main() {
         std::process::exit(2);
     };
     let spec = Spec::with_invoices(size);
-    let as_of: DateTime<Utc> = format!("{}T00:00:00Z", spec.end())
-        .parse()
-        .expect("valid date");
+    let as_of = spec.as_of();
     let data = generate(&spec);
-    let mut ledger = Ledger::new(Settings::default());
-    ledger
-        .load_fx_rates(&data.fx_rates)
-        .expect("generated FX rates are valid");
-    ledger.upsert_plans(&data.plans);
-    ledger.upsert_customers(&data.customers);
-    for chunk in data.invoices.chunks(50_000) {
-        ledger.upsert_invoices(chunk);
-    }
+    let mut ledger = data.ledger();
     let step = (data.invoices.len() / (1000 * repeats.max(1))).max(1);
     let sample: Vec<Value> = data.invoices.iter().step_by(step).cloned().collect();
     drop(data);

@@ -3,8 +3,7 @@
 //! `perf record target/release/report 1000000 20 mrr interval=month`.
 //! Prints the median time of the warm runs.
 
-use chrono::{DateTime, Utc};
-use submetrics::{Ledger, ReportParams, Settings};
+use submetrics::ReportParams;
 use submetrics_benches::generator::{Spec, generate};
 use submetrics_benches::measure::{ms, quantile, timed};
 
@@ -24,19 +23,9 @@ fn main() {
         .map(|(k, v)| (k.to_string(), v.to_string()))
         .collect();
     let spec = Spec::with_invoices(size);
-    let as_of: DateTime<Utc> = format!("{}T00:00:00Z", spec.end())
-        .parse()
-        .expect("valid date");
+    let as_of = spec.as_of();
     let data = generate(&spec);
-    let mut ledger = Ledger::new(Settings::default());
-    ledger
-        .load_fx_rates(&data.fx_rates)
-        .expect("generated FX rates are valid");
-    ledger.upsert_plans(&data.plans);
-    ledger.upsert_customers(&data.customers);
-    for chunk in data.invoices.chunks(50_000) {
-        ledger.upsert_invoices(chunk);
-    }
+    let ledger = data.ledger();
     drop(data);
     let (first, cold) = timed(|| ledger.report(name, &params, as_of));
     if let Err(error) = first {

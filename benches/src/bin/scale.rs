@@ -5,7 +5,6 @@
 //! `scale` runs 100k invoices; `scale 1000000 ...` any sizes; `scale --full`
 //! runs 100k, 1M and 10M. Build with `--release`.
 
-use chrono::{DateTime, Utc};
 use rayon::prelude::*;
 use serde_json::{Value, json};
 use std::io::{BufRead, Read};
@@ -174,9 +173,7 @@ fn load_invoices(ledger: &mut Ledger, mut file: std::fs::File) -> std::io::Resul
 
 fn run(size: usize) {
     let spec = Spec::with_invoices(size);
-    let as_of: DateTime<Utc> = format!("{}T00:00:00Z", spec.end())
-        .parse()
-        .expect("valid date");
+    let as_of = spec.as_of();
     let dir = std::env::temp_dir().join(format!("submetrics-scale-{size}-{}", std::process::id()));
     let (streamed, generate_time) =
         timed(|| generate_jsonl(&spec, &dir, 500).expect("temp dir is writable"));
