@@ -675,11 +675,11 @@ impl Ledger {
     /// belonged to before, when that was another one.
     fn store_invoice(&mut self, invoice: Invoice) -> Option<CustomerId> {
         let customer = invoice.customer_id.clone();
-        self.count_plan_use(&invoice, 1);
+        self.count_plan_use(invoice.plan_id.as_ref(), 1);
         let (position, previous) = self.invoices.insert_full(invoice.id.clone(), invoice);
         let position = position as u32;
         if let Some(previous) = previous {
-            self.count_plan_use(&previous, -1);
+            self.count_plan_use(previous.plan_id.as_ref(), -1);
             if previous.customer_id == customer {
                 return None;
             }
@@ -720,19 +720,19 @@ impl Ledger {
         if removed.is_empty() {
             return;
         }
+        let plans: Vec<PlanId> = removed
+            .iter()
+            .filter_map(|&p| self.invoices.get_index(p as usize)?.1.plan_id.clone())
+            .collect();
+        for plan in &plans {
+            self.count_plan_use(Some(plan), -1);
+        }
         let mut position = 0u32;
-        let mut gone: Vec<Invoice> = Vec::with_capacity(removed.len());
-        self.invoices.retain(|_, invoice| {
+        self.invoices.retain(|_, _| {
             let keep = removed.binary_search(&position).is_err();
-            if !keep {
-                gone.push(invoice.clone());
-            }
             position += 1;
             keep
         });
-        for invoice in &gone {
-            self.count_plan_use(invoice, -1);
-        }
         for positions in self.invoices_by_customer.values_mut() {
             positions.retain(|p| removed.binary_search(p).is_err());
             for p in positions.iter_mut() {
@@ -741,8 +741,8 @@ impl Ledger {
         }
     }
 
-    fn count_plan_use(&mut self, invoice: &Invoice, delta: isize) {
-        if let Some(plan) = &invoice.plan_id {
+    fn count_plan_use(&mut self, plan: Option<&PlanId>, delta: isize) {
+        if let Some(plan) = plan {
             match self.invoices_by_plan.get_mut(plan) {
                 Some(uses) => *uses = uses.saturating_add_signed(delta),
                 None => {
