@@ -10,7 +10,7 @@ use crate::movements::{Movement, MovementKind};
 use crate::reports::ReportParams;
 use crate::reports::daily_totals::DailyTotals;
 use crate::timeline::Replay;
-use chrono::{DateTime, NaiveDate, Utc};
+use chrono::{DateTime, Datelike, NaiveDate, Utc};
 use rayon::prelude::*;
 use serde::Serialize;
 use serde_json::{Value, json};
@@ -330,27 +330,27 @@ impl Ledger {
                 && filter.to.is_none_or(|d| m.date <= d)
                 && (filter.kinds.is_empty() || filter.kinds.contains(&m.kind))
         };
-        let mut rows: Vec<Movement> = match &filter.customer {
-            Some(id) => self
+        match &filter.customer {
+            // One customer's rows are already by date, then currency.
+            Some(id) => Ok(self
                 .replay(id.as_str(), as_of)?
                 .movements
                 .into_iter()
                 .filter(keep)
-                .collect(),
+                .collect()),
             None => {
                 let set = self.replays(as_of)?;
-                let replays: Vec<&Arc<Replay>> = set.values().collect();
-                replays
-                    .par_iter()
-                    .flat_map_iter(|r| r.movements.iter().filter(|m| keep(m)).cloned())
-                    .collect()
+                // Rows come customer by customer in id order, each customer's
+                // by date then currency: a stable ordering on the date alone
+                // orders them by (date, customer, currency).
+                let rows: Vec<&Movement> = set
+                    .values()
+                    .flat_map(|r| r.movements.iter())
+                    .filter(|m| keep(m))
+                    .collect();
+                Ok(in_date_order(&rows))
             }
-        };
-        // Rows come customer by customer in id order, each customer's by date
-        // then currency: a stable sort on the date alone orders them by
-        // (date, customer, currency).
-        rows.par_sort_by_key(|m| m.date);
-        Ok(rows)
+        }
     }
 
     /// A customer's MRR per currency at the instant `at`, as known at `as_of`
@@ -444,6 +444,40 @@ impl Ledger {
     }
 }
 
+/// Clones `rows` ordered by date, rows of the same day in their given order.
+/// A counting sort over the days the rows span, so the rows are cloned once
+/// into place instead of being moved through a comparison sort; an unusually
+/// wide span of days (more than four per row) falls back to a stable sort of
+/// references.
+fn in_date_order(rows: &[&Movement]) -> Vec<Movement> {
+    let days: Vec<i32> = rows.iter().map(|m| m.date.num_days_from_ce()).collect();
+    let (Some(&first), Some(&last)) = (days.iter().min(), days.iter().max()) else {
+        return Vec::new();
+    };
+    let span = (i64::from(last) - i64::from(first) + 1) as usize;
+    if span > rows.len().saturating_mul(4).max(1024) {
+        let mut sorted = rows.to_vec();
+        sorted.par_sort_by_key(|m| m.date);
+        return sorted.par_iter().map(|m| (*m).clone()).collect();
+    }
+    let offset = |day: i32| (day - first) as usize;
+    // next_slot[d]: where the next row of day d goes.
+    let mut next_slot = vec![0usize; span + 1];
+    for &day in &days {
+        next_slot[offset(day) + 1] += 1;
+    }
+    for d in 1..next_slot.len() {
+        next_slot[d] += next_slot[d - 1];
+    }
+    let mut order = vec![0usize; rows.len()];
+    for (row, &day) in days.iter().enumerate() {
+        let slot = &mut next_slot[offset(day)];
+        order[*slot] = row;
+        *slot += 1;
+    }
+    order.par_iter().map(|&row| rows[row].clone()).collect()
+}
+
 #[cfg(test)]
 mod filter_tests {
     use super::*;
@@ -529,6 +563,77 @@ mod filter_tests {
         assert_eq!(
             ledger.list(RecordKind::Invoices, Ledger::DEFAULT_LIST_LIMIT, 0),
             json!({"count": 0, "list": []})
+        );
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::movements::{MovementSubtype, PlanList};
+
+    fn row(date: &str, customer: &str) -> Movement {
+        Movement {
+            date: date.parse().expect("a date"),
+            customer_id: customer.into(),
+            kind: MovementKind::New,
+            subtype: MovementSubtype::New,
+            mrr_change: 100,
+            mrr_change_base_currency: 100,
+            customer_count_change: 1,
+            quantity_change: 1,
+            currency: Currency::USD,
+            plans_before: PlanList::new(),
+            plans_after: PlanList::new(),
+        }
+    }
+
+    fn days_and_customers(rows: &[Movement]) -> Vec<(String, &str)> {
+        rows.iter()
+            .map(|m| (m.date.to_string(), m.customer_id.as_str()))
+            .collect()
+    }
+
+    #[test]
+    fn rows_are_ordered_by_date_keeping_their_order_within_a_day() {
+        let rows = [
+            row("2024-03-01", "a"),
+            row("2024-01-01", "a"),
+            row("2024-03-01", "b"),
+            row("2024-01-01", "c"),
+            row("2024-02-29", "c"),
+        ];
+        let refs: Vec<&Movement> = rows.iter().collect();
+        assert_eq!(
+            days_and_customers(&in_date_order(&refs)),
+            [
+                ("2024-01-01".to_string(), "a"),
+                ("2024-01-01".to_string(), "c"),
+                ("2024-02-29".to_string(), "c"),
+                ("2024-03-01".to_string(), "a"),
+                ("2024-03-01".to_string(), "b"),
+            ]
+        );
+        assert!(in_date_order(&[]).is_empty());
+    }
+
+    #[test]
+    fn rows_spanning_millennia_are_ordered_the_same_way() {
+        let rows = [
+            row("9999-12-31", "a"),
+            row("0001-01-01", "b"),
+            row("9999-12-31", "c"),
+            row("0001-01-01", "a"),
+        ];
+        let refs: Vec<&Movement> = rows.iter().collect();
+        assert_eq!(
+            days_and_customers(&in_date_order(&refs)),
+            [
+                ("0001-01-01".to_string(), "b"),
+                ("0001-01-01".to_string(), "a"),
+                ("9999-12-31".to_string(), "a"),
+                ("9999-12-31".to_string(), "c"),
+            ]
         );
     }
 }
