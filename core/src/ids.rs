@@ -21,6 +21,11 @@ macro_rules! id_type {
             pub fn as_str(&self) -> &str {
                 &self.0
             }
+            /// Whether both are clones of one shared id: a test by pointer
+            /// that implies equality (equal ids need not share).
+            pub fn shares(&self, other: &Self) -> bool {
+                Arc::ptr_eq(&self.0, &other.0)
+            }
         }
 
         impl Serialize for $name {

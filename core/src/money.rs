@@ -83,7 +83,8 @@ pub fn round_cents(value: Decimal) -> Cents {
 }
 
 /// `round(numerator / denominator)` for integers, half to even, in exact
-/// integer arithmetic; 0 when the denominator is 0.
+/// integer arithmetic; 0 when the denominator is 0, clamped to the `i64`
+/// range.
 pub fn round_ratio(numerator: i128, denominator: i128) -> Cents {
     if denominator == 0 {
         return 0;
@@ -93,15 +94,52 @@ pub fn round_ratio(numerator: i128, denominator: i128) -> Cents {
     } else {
         (numerator, denominator)
     };
-    let quotient = n.div_euclid(d);
-    let twice_remainder = 2 * n.rem_euclid(d);
-    let rounded = if twice_remainder > d || (twice_remainder == d && quotient % 2 != 0) {
-        quotient + 1
-    } else {
-        quotient
-    };
-    rounded.clamp(i128::from(i64::MIN), i128::from(i64::MAX)) as i64
+    // The common case fits in 64 bits, where division is far cheaper.
+    match (i64::try_from(n), i64::try_from(d)) {
+        (Ok(n), Ok(d)) => round_half_even(n, d),
+        _ => round_half_even(n, d).clamp(i128::from(i64::MIN), i128::from(i64::MAX)) as i64,
+    }
 }
+
+/// `round(n / d)` half to even for `d > 0`. The result cannot overflow: it
+/// rounds up only with a remainder, so never past `n`.
+fn round_half_even<T>(n: T, d: T) -> T
+where
+    T: Copy
+        + PartialOrd
+        + std::ops::Sub<Output = T>
+        + std::ops::Add<Output = T>
+        + std::ops::Rem<Output = T>
+        + From<u8>,
+    T: Euclid,
+{
+    let quotient = n.div_euclid(d);
+    let remainder = n.rem_euclid(d);
+    let (zero, one, two) = (T::from(0), T::from(1), T::from(2));
+    let odd = quotient % two != zero;
+    let half_up = remainder > d - remainder || (remainder == d - remainder && odd);
+    if half_up { quotient + one } else { quotient }
+}
+
+/// Euclidean division of the integer widths `round_ratio` works in.
+trait Euclid {
+    fn div_euclid(self, d: Self) -> Self;
+    fn rem_euclid(self, d: Self) -> Self;
+}
+
+macro_rules! euclid {
+    ($($t:ty),*) => {$(
+        impl Euclid for $t {
+            fn div_euclid(self, d: Self) -> Self {
+                <$t>::div_euclid(self, d)
+            }
+            fn rem_euclid(self, d: Self) -> Self {
+                <$t>::rem_euclid(self, d)
+            }
+        }
+    )*};
+}
+euclid!(i64, i128);
 
 #[cfg(test)]
 mod tests {
@@ -117,6 +155,16 @@ mod tests {
         assert!(Currency::parse("EU").is_none());
         assert!(Currency::parse("EU1").is_none());
         assert!(Currency::parse("EURO").is_none());
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn narrow_and_wide_rounding_agree(n in proptest::num::i64::ANY, d in 1i64..=i64::MAX) {
+            proptest::prop_assert_eq!(
+                i128::from(round_half_even(n, d)),
+                round_half_even(i128::from(n), i128::from(d))
+            );
+        }
     }
 
     #[test]

@@ -317,17 +317,30 @@ pub fn classify(
             .filter_map(|p| change.plans.get(*p as usize).cloned())
             .collect()
     };
-    let plans_before = names(before);
-    let plans_after = names(after);
-    let first_row = rows.len();
-    for currency in currencies {
-        let (mrr_before, quantity_before) = before.get(currency);
-        let (mrr_after, quantity_after) = after.get(currency);
-        let delta = mrr_after - mrr_before;
-        if delta == 0 {
-            continue;
-        }
+    // (currency, MRR change, quantity change) of each currency that moved.
+    let changes: SmallVec<[(Currency, Cents, i64); 2]> = currencies
+        .into_iter()
+        .filter_map(|currency| {
+            let (mrr_before, quantity_before) = before.get(currency);
+            let (mrr_after, quantity_after) = after.get(currency);
+            let delta = mrr_after - mrr_before;
+            (delta != 0).then_some((currency, delta, quantity_after - quantity_before))
+        })
+        .collect();
+    let mut plans_before = names(before);
+    let mut plans_after = names(after);
+    let last = changes.len().saturating_sub(1);
+    for (i, (currency, delta, quantity_change)) in changes.into_iter().enumerate() {
         let subtype = subtype_for(delta);
+        // The last row takes the plan lists; earlier ones copy them.
+        let (plans_before, plans_after) = if i == last {
+            (
+                std::mem::take(&mut plans_before),
+                std::mem::take(&mut plans_after),
+            )
+        } else {
+            (plans_before.clone(), plans_after.clone())
+        };
         rows.push(Movement {
             date: change.date,
             customer_id: change.customer_id.clone(),
@@ -335,15 +348,11 @@ pub fn classify(
             subtype,
             mrr_change: delta,
             mrr_change_base_currency: fx.convert(delta, currency, base, change.date)?,
-            customer_count_change: if rows.len() == first_row {
-                count_change
-            } else {
-                0
-            },
-            quantity_change: quantity_after - quantity_before,
+            customer_count_change: if i == 0 { count_change } else { 0 },
+            quantity_change,
             currency,
-            plans_before: plans_before.clone(),
-            plans_after: plans_after.clone(),
+            plans_before,
+            plans_after,
         });
     }
     Ok(())

@@ -55,10 +55,20 @@ pub fn add_interval(start: DateTime<Utc>, interval: Interval, count: u32, tz: Tz
     }
 }
 
+/// The service period an invoice pays for, with the plan interval's end for
+/// proration.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ServicePeriod {
+    pub start: DateTime<Utc>,
+    pub end: DateTime<Utc>,
+    /// One plan interval after `start`.
+    pub nominal_end: DateTime<Utc>,
+}
+
 /// The service period an invoice pays for: from `period_start` (else the
 /// invoice date) to `period_end` when given and after the start, else one plan
 /// interval later.
-pub fn service_period(invoice: &Invoice, plan: &Plan, tz: Tz) -> (DateTime<Utc>, DateTime<Utc>) {
+pub fn service_period(invoice: &Invoice, plan: &Plan, tz: Tz) -> ServicePeriod {
     let start = invoice.effective().instant(tz);
     let nominal_end = add_interval(start, plan.billing_freq, plan.billing_freq_count, tz);
     let end = invoice
@@ -66,7 +76,11 @@ pub fn service_period(invoice: &Invoice, plan: &Plan, tz: Tz) -> (DateTime<Utc>,
         .map(|end: Timestamp| end.instant(tz))
         .filter(|end| *end > start)
         .unwrap_or(nominal_end);
-    (start, end)
+    ServicePeriod {
+        start,
+        end,
+        nominal_end,
+    }
 }
 
 /// The monthly recurring amount of a subscription invoice:
@@ -74,27 +88,19 @@ pub fn service_period(invoice: &Invoice, plan: &Plan, tz: Tz) -> (DateTime<Utc>,
 /// service period is shorter than the nominal one by more than a day
 /// (a 15-day invoice of 1500 on a 30-day monthly plan is 3000 a month).
 pub fn monthly_amount(invoice: &Invoice, plan: &Plan, tz: Tz) -> Cents {
-    let (start, end) = service_period(invoice, plan, tz);
-    monthly_amount_over(invoice, plan, start, end, tz)
+    monthly_amount_over(invoice, plan, &service_period(invoice, plan, tz))
 }
 
 /// [`monthly_amount`] for an already computed service period.
-pub fn monthly_amount_over(
-    invoice: &Invoice,
-    plan: &Plan,
-    start: DateTime<Utc>,
-    end: DateTime<Utc>,
-    tz: Tz,
-) -> Cents {
+pub fn monthly_amount_over(invoice: &Invoice, plan: &Plan, period: &ServicePeriod) -> Cents {
     let net = i128::from(invoice.amount - invoice.tax_amount);
     let (months_num, months_den) = interval_months(plan.billing_freq, plan.billing_freq_count);
-    let period = i128::from((end - start).num_seconds());
     // Only a period_end can make the period differ from the nominal interval.
-    if invoice.period_end.is_some() && period > 0 {
-        let nominal_end = add_interval(start, plan.billing_freq, plan.billing_freq_count, tz);
-        let nominal = i128::from((nominal_end - start).num_seconds());
-        if nominal - period > 86_400 {
-            return round_ratio(net * nominal * months_den, period * months_num);
+    if invoice.period_end.is_some() {
+        let seconds = i128::from((period.end - period.start).num_seconds());
+        let nominal = i128::from((period.nominal_end - period.start).num_seconds());
+        if seconds > 0 && nominal - seconds > 86_400 {
+            return round_ratio(net * nominal * months_den, seconds * months_num);
         }
     }
     round_ratio(net * months_den, months_num)

@@ -16,7 +16,7 @@ use crate::ids::{CustomerId, InvoiceId, PlanId, SubscriptionId};
 use crate::model::{Invoice, InvoiceType, Plan, RefundHandling, Settings};
 use crate::money::{Cents, Currency, round_ratio};
 use crate::movements::{DayCauses, DayChange, DayState, Movement, Snapshot, classify};
-use crate::normalize::{monthly_amount_over, service_period};
+use crate::normalize::{ServicePeriod, monthly_amount_over, service_period};
 use chrono::{DateTime, Duration, NaiveDate, Utc};
 
 /// What an event does to the subscriptions it targets.
@@ -127,14 +127,15 @@ impl Replay {
 }
 
 /// A subscription invoice with its subscription index, service period, rank
-/// in id order and plan.
+/// in id order and plan (also as its slot among the customer's plans in
+/// order of first use).
 struct PricedInvoice<'a> {
     sub: u32,
-    start: DateTime<Utc>,
-    end: DateTime<Utc>,
+    period: ServicePeriod,
     rank: u32,
     invoice: &'a Invoice,
     plan: &'a Plan,
+    plan_slot: u32,
 }
 
 /// A customer's `as_of`-independent history.
@@ -163,10 +164,12 @@ fn index_of<T: PartialEq + Clone>(items: &mut Vec<T>, item: &T) -> u32 {
 impl Timeline {
     /// Builds the events of one customer from its invoices. Void invoices and
     /// invoices whose plan is unknown are skipped; refunds are skipped when the
-    /// settings ignore them.
+    /// settings ignore them. `ids_ascending` says the invoices already come in
+    /// id order, which spares sorting them.
     pub fn build<'i, 'p>(
         customer_id: CustomerId,
         invoices: impl IntoIterator<Item = &'i Invoice>,
+        ids_ascending: bool,
         plans: &dyn Fn(&PlanId) -> Option<&'p Plan>,
         settings: &Settings,
     ) -> Timeline {
@@ -174,15 +177,18 @@ impl Timeline {
         let grace = Duration::days(i64::from(settings.churn_grace_days));
         let mut counted: Vec<&Invoice> = invoices.into_iter().filter(|i| i.counts()).collect();
         // Subscription and plan indexes follow ids, never input order.
-        counted.sort_unstable_by(|a, b| a.id.cmp(&b.id));
+        if !ids_ascending {
+            counted.sort_unstable_by(|a, b| a.id.cmp(&b.id));
+        }
+        debug_assert!(counted.is_sorted_by(|a, b| a.id < b.id));
         let rank_of = |id: &InvoiceId| counted.binary_search_by(|i| i.id.cmp(id)).ok();
 
         let mut subscription_ids: Vec<Option<SubscriptionId>> = Vec::new();
-        let mut plan_ids: Vec<PlanId> = Vec::new();
+        // The customer's plans in order of first use. An invoice's plan id
+        // usually shares the plan record's string, so it is found here by
+        // pointer before any lookup by name.
+        let mut used_plans: Vec<&Plan> = Vec::new();
         let mut priced: Vec<PricedInvoice> = Vec::with_capacity(counted.len());
-        // Consecutive invoices mostly share a plan (and its shared id compares
-        // by pointer): remember the last lookup.
-        let mut last_plan: Option<(&PlanId, Option<&Plan>)> = None;
         for (rank, invoice) in counted.iter().enumerate() {
             if invoice.kind != InvoiceType::Subscription {
                 continue;
@@ -190,41 +196,55 @@ impl Timeline {
             let Some(plan_id) = invoice.plan_id.as_ref() else {
                 continue;
             };
-            let plan = match last_plan {
-                Some((id, plan)) if id == plan_id => plan,
-                _ => {
-                    let plan = plans(plan_id);
-                    last_plan = Some((plan_id, plan));
-                    plan
+            let known = used_plans.iter().position(|p| p.id.shares(plan_id));
+            let plan_slot = match known {
+                Some(slot) => slot,
+                None => {
+                    let Some(plan) = plans(plan_id) else {
+                        continue;
+                    };
+                    match used_plans.iter().position(|p| std::ptr::eq(*p, plan)) {
+                        Some(slot) => slot,
+                        None => {
+                            used_plans.push(plan);
+                            used_plans.len() - 1
+                        }
+                    }
                 }
             };
-            let Some(plan) = plan else {
-                continue;
-            };
+            let plan = used_plans[plan_slot];
             let sub = index_of(&mut subscription_ids, &invoice.subscription_id);
-            let (start, end) = service_period(invoice, plan, tz);
             priced.push(PricedInvoice {
                 sub,
-                start,
-                end,
+                period: service_period(invoice, plan, tz),
                 rank: rank as u32,
                 invoice,
                 plan,
+                plan_slot: plan_slot as u32,
             });
-            if !plan_ids.contains(&plan.id) {
-                plan_ids.push(plan.id.clone());
-            }
         }
-        plan_ids.sort_unstable();
+        // Plan indexes order like plan ids.
+        let mut by_id: Vec<u32> = (0..used_plans.len() as u32).collect();
+        by_id.sort_unstable_by(|a, b| used_plans[*a as usize].id.cmp(&used_plans[*b as usize].id));
+        let plan_ids: Vec<PlanId> = by_id
+            .iter()
+            .map(|&slot| used_plans[slot as usize].id.clone())
+            .collect();
+        let mut plan_index_of_slot = vec![0u32; used_plans.len()];
+        for (index, &slot) in by_id.iter().enumerate() {
+            plan_index_of_slot[slot as usize] = index as u32;
+        }
         // Per subscription, by effective instant then id.
-        priced.sort_unstable_by_key(|p| (p.sub, p.start, p.rank));
+        priced.sort_unstable_by_key(|p| (p.sub, p.period.start, p.rank));
         // A subscription invoice lapses unless the next one of its
         // subscription starts within the grace period after its end.
         let renewed: Vec<bool> = priced
             .iter()
             .zip(priced.iter().skip(1).map(Some).chain([None]))
             .map(|(p, next)| {
-                next.is_some_and(|next| next.sub == p.sub && next.start <= p.end + grace)
+                next.is_some_and(|next| {
+                    next.sub == p.sub && next.period.start <= p.period.end + grace
+                })
             })
             .collect();
         // Timelines live as long as the ledger: room for exactly their events.
@@ -237,29 +257,28 @@ impl Timeline {
         for (p, renewed) in priced.iter().zip(renewed) {
             let PricedInvoice {
                 sub,
-                start,
-                end,
+                period,
                 rank,
                 invoice,
                 plan,
+                plan_slot,
             } = p;
-            let plan_index = plan_ids.binary_search(&plan.id).unwrap_or(0) as u32;
             events.push(Event {
-                at: *start,
+                at: period.start,
                 priority: 1,
                 sub: *sub,
                 source: *rank,
                 kind: EventKind::Invoice {
-                    monthly: monthly_amount_over(invoice, plan, *start, *end, tz),
+                    monthly: monthly_amount_over(invoice, plan, period),
                     amount: invoice.amount,
-                    plan: plan_index,
+                    plan: plan_index_of_slot[*plan_slot as usize],
                     quantity: invoice.quantity,
                     currency: invoice.currency,
                 },
             });
             if !renewed {
                 events.push(Event {
-                    at: *end,
+                    at: period.end,
                     priority: 3,
                     sub: *sub,
                     source: *rank,

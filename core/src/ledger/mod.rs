@@ -51,6 +51,19 @@ pub(crate) struct ReplayCache {
     daily: Option<Arc<crate::reports::daily_totals::DailyTotals>>,
 }
 
+/// Positions in the invoice table of one customer's invoices, ascending (so
+/// in insertion order): a timeline build reads its invoices by position, not
+/// by hashing ids. Positions are `u32`, so a ledger holds at most
+/// 4,294,967,295 invoices.
+#[derive(Debug, Clone, Default)]
+struct CustomerInvoices {
+    positions: Vec<u32>,
+    /// The invoices' ids ascend with their positions, so a timeline build
+    /// need not sort them by id. Kept conservatively: an invoice that moves
+    /// in from another customer between two others clears it.
+    ids_ascending: bool,
+}
+
 /// One account's records, settings, FX table and derived timelines.
 #[derive(Debug)]
 pub struct Ledger {
@@ -60,11 +73,8 @@ pub struct Ledger {
     plan_groups: Records<PlanGroupId, PlanGroup>,
     invoices: Records<InvoiceId, Invoice>,
     data_sources: Records<DataSourceId, DataSource>,
-    /// Positions in `invoices` of each customer's invoices, ascending (so in
-    /// insertion order): a timeline build reads its invoices by position, not
-    /// by hashing ids. Positions are `u32`, so a ledger holds at most
-    /// 4,294,967,295 invoices.
-    invoices_by_customer: Index<CustomerId, Vec<u32>>,
+    /// Where each customer's invoices are in `invoices`.
+    invoices_by_customer: Index<CustomerId, CustomerInvoices>,
     invoices_by_plan: Index<PlanId, usize>,
     fx: FxTable,
     timelines: Index<CustomerId, Timeline>,
@@ -455,8 +465,8 @@ impl Ledger {
         self.customers
             .shift_remove(id)
             .ok_or_else(|| not_found(Customer::KIND, id))?;
-        if let Some(positions) = self.invoices_by_customer.remove(id) {
-            self.remove_invoices_at(&positions);
+        if let Some(customer) = self.invoices_by_customer.remove(id) {
+            self.remove_invoices_at(&customer.positions);
         }
         self.timelines.remove(id);
         self.mark_stale([CustomerId::from(id)]);
@@ -552,7 +562,13 @@ impl Ledger {
         self.invoices_by_customer
             .get(id)
             .into_iter()
-            .flatten()
+            .flat_map(|customer| self.invoices_at(&customer.positions))
+    }
+
+    /// The invoices at the given positions of the invoice table.
+    fn invoices_at<'a>(&'a self, positions: &'a [u32]) -> impl Iterator<Item = &'a Invoice> {
+        positions
+            .iter()
             .filter_map(|&p| self.invoices.get_index(p as usize).map(|(_, i)| i))
     }
 
@@ -604,10 +620,16 @@ impl Ledger {
     }
 
     fn build_timeline(&self, id: &CustomerId) -> Timeline {
+        let customer = self.invoices_by_customer.get(id);
+        self.build_timeline_of(id, customer.unwrap_or(&CustomerInvoices::default()))
+    }
+
+    fn build_timeline_of(&self, id: &CustomerId, customer: &CustomerInvoices) -> Timeline {
         let plans = |plan: &PlanId| self.plans.get(plan);
         Timeline::build(
             id.clone(),
-            self.invoices_of(id.as_str()),
+            self.invoices_at(&customer.positions),
+            customer.ids_ascending,
             &plans,
             &self.settings,
         )
@@ -646,20 +668,32 @@ impl Ledger {
     /// Recomputes every customer from scratch, in parallel. The old timelines
     /// and replays are freed on another core while the new ones are built.
     pub fn rebuild_all(&mut self) {
-        let ids: Vec<CustomerId> = self.invoices_by_customer.keys().cloned().collect();
-        let old_timelines = std::mem::replace(
-            &mut self.timelines,
-            Index::with_capacity_and_hasher(ids.len(), FixedState::default()),
-        );
+        let old_timelines = std::mem::take(&mut self.timelines);
         let old_replays = self
             .replay_cache
             .get_mut()
             .unwrap_or_else(|poisoned| poisoned.into_inner())
             .take();
-        rayon::join(
+        let ((), timelines) = rayon::join(
             move || drop((old_timelines, old_replays)),
-            || self.rebuild(ids),
+            || self.build_all_timelines(),
         );
+        self.timelines = timelines;
+    }
+
+    /// Every customer's timeline, read straight from each customer's invoice
+    /// positions. Every customer with invoices has a record (an invoice
+    /// needs its customer, and deleting a customer deletes its invoices), so
+    /// no customer lookup is needed.
+    fn build_all_timelines(&self) -> Index<CustomerId, Timeline> {
+        let customers: Vec<(&CustomerId, &CustomerInvoices)> =
+            self.invoices_by_customer.iter().collect();
+        let mut timelines = Index::with_capacity_and_hasher(customers.len(), FixedState::default());
+        timelines.par_extend(customers.par_iter().filter_map(|&(id, customer)| {
+            let timeline = self.build_timeline_of(id, customer);
+            (!timeline.is_empty()).then(|| (id.clone(), timeline))
+        }));
+        timelines
     }
 
     pub(crate) fn timeline(&self, id: &str) -> Option<&Timeline> {
@@ -683,10 +717,10 @@ impl Ledger {
             if previous.customer_id == customer {
                 return None;
             }
-            if let Some(positions) = self.invoices_by_customer.get_mut(&previous.customer_id)
-                && let Ok(i) = positions.binary_search(&position)
+            if let Some(customer) = self.invoices_by_customer.get_mut(&previous.customer_id)
+                && let Ok(i) = customer.positions.binary_search(&position)
             {
-                positions.remove(i);
+                customer.positions.remove(i);
             }
             self.add_position(customer, position);
             return Some(previous.customer_id);
@@ -696,13 +730,19 @@ impl Ledger {
     }
 
     /// Adds an invoice position to its customer's ascending list (appending,
-    /// unless an invoice moved from another customer).
+    /// unless an invoice moved from another customer), noting whether ids
+    /// still ascend with it.
     fn add_position(&mut self, customer: CustomerId, position: u32) {
-        let positions = self.invoices_by_customer.entry(customer).or_default();
-        match positions.binary_search(&position) {
-            Err(i) if i == positions.len() => positions.push(position),
-            Err(i) => positions.insert(i, position),
-            Ok(_) => {}
+        let invoices = &self.invoices;
+        let id = |p: u32| invoices.get_index(p as usize).map(|(id, _)| id);
+        let customer = self.invoices_by_customer.entry(customer).or_default();
+        let positions = &mut customer.positions;
+        if let Err(i) = positions.binary_search(&position) {
+            let after_previous = i == 0 || id(positions[i - 1]) < id(position);
+            let before_next = positions.get(i).is_none_or(|&next| id(position) < id(next));
+            customer.ids_ascending =
+                (positions.is_empty() || customer.ids_ascending) && after_previous && before_next;
+            positions.insert(i, position);
         }
     }
 
@@ -733,7 +773,8 @@ impl Ledger {
             position += 1;
             keep
         });
-        for positions in self.invoices_by_customer.values_mut() {
+        for customer in self.invoices_by_customer.values_mut() {
+            let positions = &mut customer.positions;
             positions.retain(|p| removed.binary_search(p).is_err());
             for p in positions.iter_mut() {
                 *p -= removed.partition_point(|r| r < p) as u32;
