@@ -13,10 +13,12 @@ use crate::openapi::{Doc, PAGE};
 use crate::state::{Account, AppState};
 use crate::store::Change;
 use axum::Json;
+use axum::body::Bytes;
 use axum::extract::State;
 use axum::http::StatusCode;
 use rayon::prelude::*;
 use serde_json::{Value, json};
+use std::borrow::Cow;
 use std::sync::Arc;
 use submetrics::{ImportStatus, Invoice, Ledger, RecordKind, WriteReport, WriteResult};
 
@@ -270,16 +272,27 @@ pub enum InvoiceRecords {
 }
 
 impl InvoiceRecords {
-    /// Reads a body of invoices, of any shape [`records_of`] takes. An
-    /// array is split into its records' texts, which the core reads without
-    /// a `serde_json::Value` each, with the same per-record results. That
-    /// answers as values would only while the body as a whole is JSON that
-    /// parses: a record the core read was parsed by serde_json as a value
-    /// would be, and one it could not read is checked on its own. Any other
-    /// body, or one that does not parse, is parsed whole as before, with the
-    /// same errors.
-    pub fn read(body: &[u8]) -> Result<InvoiceRecords, ApiError> {
-        if let Some(texts) = record_texts(body) {
+    /// Reads a body of invoices, of any shape [`records_of`] takes, each
+    /// record tagged with `data_source` when one is given. An array or a
+    /// batch object `{"invoices": [...]}` is split into its records' texts,
+    /// which the core reads without a `serde_json::Value` each, with the
+    /// same per-record results. That answers as values would only while the
+    /// body as a whole is JSON that parses: a record the core read was
+    /// parsed by serde_json as a value would be, and one it could not read
+    /// is checked on its own. Any other body, or one that does not parse, is
+    /// parsed whole as before, with the same errors.
+    pub fn read(body: &[u8], data_source: Option<&str>) -> Result<InvoiceRecords, ApiError> {
+        if let Some(texts) = record_texts(body, "invoices") {
+            let texts: Vec<Cow<str>> = match data_source {
+                Some(source) => {
+                    let source = Value::from(source).to_string();
+                    texts
+                        .into_iter()
+                        .map(|text| text_with_data_source(text, &source))
+                        .collect()
+                }
+                None => texts.into_iter().map(Cow::Borrowed).collect(),
+            };
             let read = Ledger::read_invoice_texts(&texts);
             let parses = read.iter().zip(&texts).all(|((_, invoice), text)| {
                 invoice.is_ok() || serde_json::from_str::<Value>(text).is_ok()
@@ -288,10 +301,27 @@ impl InvoiceRecords {
                 return Ok(InvoiceRecords::Read(read));
             }
         }
-        Ok(InvoiceRecords::Values(records_of(
-            parse_body(body)?,
-            "invoices",
-        )?))
+        let mut records = records_of(parse_body(body)?, "invoices")?;
+        if let Some(source) = data_source {
+            with_data_source(&mut records, source);
+        }
+        Ok(InvoiceRecords::Values(records))
+    }
+
+    /// [`InvoiceRecords::read`] of a request body: a batch is read on every
+    /// core, off the event loop; a small body is read in place, which costs
+    /// less than the hop.
+    pub async fn read_body(
+        body: Bytes,
+        data_source: Option<String>,
+    ) -> Result<InvoiceRecords, ApiError> {
+        if body.len() > READ_IN_PLACE_BYTES {
+            tokio::task::spawn_blocking(move || InvoiceRecords::read(&body, data_source.as_deref()))
+                .await
+                .map_err(|_| ApiError::internal("the request could not be completed"))?
+        } else {
+            InvoiceRecords::read(&body, data_source.as_deref())
+        }
     }
 
     /// Upserts the invoices into the ledger and persists the accepted ones
@@ -311,6 +341,35 @@ impl InvoiceRecords {
                 upsert(state, account, ledger, RecordKind::Invoices, &records)
             }
         }
+    }
+}
+
+/// Tags every record object with `data_source` (replacing the record's
+/// own); other records stay as they are.
+pub fn with_data_source(records: &mut [Value], source: &str) {
+    for record in records {
+        if let Some(map) = record.as_object_mut() {
+            map.insert("data_source".to_string(), json!(source));
+        }
+    }
+}
+
+/// [`with_data_source`] on a record's text: an object gets
+/// `"data_source": source` (`source` as JSON text) as its last field. Read
+/// from text, a repeated key keeps its first place and its last value, as
+/// inserting into a parsed record does, so the record reads the same as the
+/// tagged value. Any other record's text stays as it is.
+fn text_with_data_source<'a>(text: &'a str, source: &str) -> Cow<'a, str> {
+    match text.strip_prefix('{').and_then(|t| t.strip_suffix('}')) {
+        Some(fields) => {
+            let comma = if fields.trim_ascii().is_empty() {
+                ""
+            } else {
+                ","
+            };
+            Cow::Owned(format!("{{{fields}{comma}\"data_source\":{source}}}"))
+        }
+        None => Cow::Borrowed(text),
     }
 }
 
@@ -736,15 +795,7 @@ async fn post_invoices(
     caller: Caller,
     BodyBytes(body): BodyBytes,
 ) -> Result<Json<Value>, ApiError> {
-    // A batch is read on every core, off the event loop; a small body is
-    // read in place, which costs less than the hop.
-    let records = if body.len() > READ_IN_PLACE_BYTES {
-        tokio::task::spawn_blocking(move || InvoiceRecords::read(&body))
-            .await
-            .map_err(|_| ApiError::internal("the request could not be completed"))??
-    } else {
-        InvoiceRecords::read(&body)?
-    };
+    let records = InvoiceRecords::read_body(body, None).await?;
     let account = account_of(&state, &caller)?;
     write_records(state, account, move |state, account, ledger| {
         let report = records.upsert(state, account, ledger)?;

@@ -3,8 +3,8 @@
 //! data source. An unknown data source is a 404.
 
 use super::Routes;
-use super::data::upsert;
-use super::{JsonBody, records_of, write_records};
+use super::data::{InvoiceRecords, upsert, with_data_source};
+use super::{BodyBytes, parse_body, records_of, write_records};
 use crate::auth::Caller;
 use crate::error::ApiError;
 use crate::extract::Path;
@@ -24,32 +24,43 @@ pub fn routes() -> Routes {
     )
 }
 
+/// The records of an import, read before the ledger is locked.
+enum ImportRecords {
+    /// Invoices, read as [`InvoiceRecords`] do for `/data/invoices`.
+    Invoices(InvoiceRecords),
+    /// Records of another kind, parsed as values.
+    Values(RecordKind, Vec<Value>),
+}
+
 async fn import(
     State(state): State<Arc<AppState>>,
     caller: Caller,
     Path((source, collection)): Path<(String, String)>,
-    JsonBody(body): JsonBody,
+    BodyBytes(body): BodyBytes,
 ) -> Result<Json<Value>, ApiError> {
-    let kind = match RecordKind::parse(&collection) {
-        Some(
-            kind @ (RecordKind::Customers
-            | RecordKind::Plans
-            | RecordKind::Invoices
-            | RecordKind::PlanGroups),
-        ) => kind,
-        _ => {
+    let kind = RecordKind::parse(&collection).filter(|kind| {
+        matches!(
+            kind,
+            RecordKind::Customers
+                | RecordKind::Plans
+                | RecordKind::Invoices
+                | RecordKind::PlanGroups
+        )
+    });
+    let records = if kind == Some(RecordKind::Invoices) {
+        ImportRecords::Invoices(InvoiceRecords::read_body(body, Some(source.clone())).await?)
+    } else {
+        // A body that is not JSON is refused before the collection is looked at.
+        let body = parse_body(&body)?;
+        let Some(kind) = kind else {
             return Err(ApiError::NotFound(format!(
                 "no import endpoint for `{collection}`; use customers, plans, plan_groups or invoices"
             )));
-        }
+        };
+        let mut records = records_of(body, &collection.replace('-', "_"))?;
+        with_data_source(&mut records, &source);
+        ImportRecords::Values(kind, records)
     };
-    let key = collection.replace('-', "_");
-    let mut records = records_of(body, &key)?;
-    for record in &mut records {
-        if let Some(map) = record.as_object_mut() {
-            map.insert("data_source".to_string(), json!(source));
-        }
-    }
     let account = state.account(caller.account_id)?;
     write_records(state, account, move |state, account, ledger| {
         if ledger.data_source(&source).is_none() {
@@ -57,7 +68,10 @@ async fn import(
                 "data source `{source}` does not exist; create it with POST /data/data-sources"
             )));
         }
-        let report = upsert(state, account, ledger, kind, &records)?;
+        let report = match records {
+            ImportRecords::Invoices(invoices) => invoices.upsert(state, account, ledger)?,
+            ImportRecords::Values(kind, records) => upsert(state, account, ledger, kind, &records)?,
+        };
         Ok(Json(json!({ "result": report.results })))
     })
     .await

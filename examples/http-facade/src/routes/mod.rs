@@ -19,6 +19,7 @@ use axum::Router;
 use axum::body::Bytes;
 use axum::extract::{DefaultBodyLimit, FromRequest, Request};
 use axum::response::IntoResponse;
+use serde::de::{Deserializer, Error as _, IgnoredAny, MapAccess, Visitor};
 use serde_json::Value;
 use serde_json::value::RawValue;
 use std::collections::BTreeMap;
@@ -164,30 +165,63 @@ pub fn records_of(body: Value, key: &str) -> Result<Vec<Value>, ApiError> {
     Ok(records)
 }
 
-/// The records of a body that is a JSON array, each as its own JSON text,
-/// found without parsing them into values. `None` for any other body, one
-/// that is not JSON, one over [`MAX_BATCH`] records, or one with a record
-/// that may nest deeper than a body parsed whole allows: [`parse_body`] and
-/// [`records_of`] answer those as always. The split checks syntax only: a
-/// record may still hold what parsing refuses (a number out of range, a lone
-/// surrogate escape), so a caller whose reading of a record fails must check
-/// that it is valid JSON on its own before answering for the body.
-pub fn record_texts(body: &[u8]) -> Option<Vec<&str>> {
-    if body.trim_ascii_start().first() != Some(&b'[') {
-        return None;
-    }
-    let records: Vec<&RawValue> = serde_json::from_slice(body).ok()?;
+/// The records of a body that is a JSON array, or a batch object whose one
+/// field is `key` and holds an array, each as its own JSON text, found
+/// without parsing them into values. `None` for any other body (a batch
+/// object with another field or `key` twice included), one that is not
+/// JSON, one over [`MAX_BATCH`] records, or one with a record that may nest
+/// deeper than a body parsed whole allows: [`parse_body`] and [`records_of`]
+/// answer those as always. The split checks syntax only: a record may still
+/// hold what parsing refuses (a number out of range, a lone surrogate
+/// escape), so a caller whose reading of a record fails must check that it
+/// is valid JSON on its own before answering for the body.
+pub fn record_texts<'a>(body: &'a [u8], key: &str) -> Option<Vec<&'a str>> {
+    // serde_json refuses a document nested 128 deep, so a record may nest
+    // 126 deep inside an array body and 125 inside a batch object's array,
+    // one or two less than on its own.
+    let (records, deepest): (Vec<&RawValue>, usize) = match body.trim_ascii_start().first() {
+        Some(b'[') => (serde_json::from_slice(body).ok()?, 126),
+        Some(b'{') => {
+            let mut parser = serde_json::Deserializer::from_slice(body);
+            let records = parser.deserialize_map(BatchObject(key)).ok()?;
+            parser.end().ok()?;
+            (records, 125)
+        }
+        _ => return None,
+    };
     if records.len() > MAX_BATCH {
         return None;
     }
-    // serde_json refuses a document nested 128 deep, so inside the array a
-    // record may nest 126 deep, one less than on its own. Counting brackets
-    // (also those inside strings) can only overestimate the depth.
-    let deep = |text: &str| text.bytes().filter(|b| matches!(b, b'[' | b'{')).count() > 126;
+    // Counting brackets (also those inside strings) can only overestimate
+    // the depth.
+    let deep = |text: &str| text.bytes().filter(|b| matches!(b, b'[' | b'{')).count() > deepest;
     records
         .into_iter()
         .map(|record| Some(record.get()).filter(|text| !deep(text)))
         .collect()
+}
+
+/// Reads a batch object `{key: [...]}` with no other field into its
+/// records, unparsed; any other object is an error.
+struct BatchObject<'k>(&'k str);
+
+impl<'de> Visitor<'de> for BatchObject<'_> {
+    type Value = Vec<&'de RawValue>;
+
+    fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+        write!(f, "an object whose one field is `{}`", self.0)
+    }
+
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
+        if map.next_key::<String>()?.as_deref() != Some(self.0) {
+            return Err(A::Error::custom("not a batch object"));
+        }
+        let records = map.next_value()?;
+        match map.next_key::<IgnoredAny>()? {
+            None => Ok(records),
+            Some(_) => Err(A::Error::custom("a batch object with more fields")),
+        }
+    }
 }
 
 /// `limit` and `offset` of a list endpoint.
