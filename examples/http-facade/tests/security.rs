@@ -205,13 +205,83 @@ fn an_oversized_body_is_413() {
     let mut body = br#"[{"id": "big", "name": "Big", "country": "DE"}"#.to_vec();
     body.resize(65 * 1024 * 1024 - 1, b' ');
     body.push(b']');
-    // The server answers once the limit is crossed and closes the connection
-    // without reading the rest, so the body is streamed while the answer is
-    // read, and a write cut short after the answer is expected.
+    // The server answers at once (the declared length is over the limit) and
+    // closes the connection without reading the body, so the body is
+    // streamed while the answer is read, and a write cut short after the
+    // answer is expected.
     let (status, response) = server.raw_tcp("POST", "/data/customers", body);
-    assert_eq!(status, 413);
-    assert_eq!(response["code"], "payload_too_large");
+    assert_eq!((status, response), (413, too_large()));
     let (status, customers) = server.get("/data/customers");
     assert_eq!(status, 200);
     assert_eq!(customers["result"]["count"], 0, "nothing was stored");
+}
+
+/// The answer to a body over the limit.
+fn too_large() -> serde_json::Value {
+    json!({"error": "the body is over the limit of 67108864 bytes", "code": "payload_too_large"})
+}
+
+/// A body that declares a length over the limit is refused before it is
+/// read: the answer comes while the client has sent only its first bytes.
+#[test]
+fn a_declared_length_over_the_limit_is_413_before_the_body_is_sent() {
+    let server = Server::start();
+    let declared = 64 * 1024 * 1024 + 1;
+    let sent = br#"[{"id": "big", "name": "Big", "country": "DE"}"#.to_vec();
+    assert!(sent.len() < declared);
+    // Only `sent` is ever written: a server that waited for the declared
+    // body would answer nothing, and the read would time out.
+    for path in [
+        "/data/customers",
+        "/data/invoices",
+        "/v1/data-sources/src/invoices",
+    ] {
+        let (status, response) = server.raw_tcp_framed(
+            "POST",
+            path,
+            &format!("Content-Length: {declared}"),
+            sent.clone(),
+        );
+        assert_eq!((status, response), (413, too_large()), "{path}");
+    }
+    assert_eq!(server.get("/data/customers").1["result"]["count"], 0);
+}
+
+/// `parts` as a chunked body, one chunk each.
+fn chunked(parts: &[&[u8]]) -> Vec<u8> {
+    let mut body = Vec::new();
+    for part in parts {
+        body.extend_from_slice(format!("{:x}\r\n", part.len()).as_bytes());
+        body.extend_from_slice(part);
+        body.extend_from_slice(b"\r\n");
+    }
+    body.extend_from_slice(b"0\r\n\r\n");
+    body
+}
+
+/// A chunked body (no declared length) is read until it crosses the limit,
+/// then refused the same way; one under the limit is read as ever.
+#[test]
+fn a_chunked_body_over_the_limit_is_413() {
+    let server = Server::start();
+    let spaces = vec![b' '; 1024 * 1024];
+    let mut parts: Vec<&[u8]> = vec![br#"[{"id": "big", "name": "Big", "country": "DE"}"#];
+    parts.extend(std::iter::repeat_n(spaces.as_slice(), 65));
+    parts.push(b"]");
+    let post = |body| {
+        server.raw_tcp_framed(
+            "POST",
+            "/data/customers",
+            "Transfer-Encoding: chunked",
+            body,
+        )
+    };
+    assert_eq!(post(chunked(&parts)), (413, too_large()));
+    assert_eq!(
+        post(chunked(&[br#"{"id": "small", "name": "Small"}"#])),
+        (
+            201,
+            json!({"result": {"count": 1, "list": [{"id": "small", "import_status": "inserted"}]}})
+        )
+    );
 }

@@ -91,21 +91,34 @@ async fn method_not_allowed(request: Request) -> ApiError {
     ))
 }
 
-/// A request body's bytes, with JSON errors for size and transport.
+/// A request body's bytes, with JSON errors for size and transport. A body
+/// whose declared `Content-Length` is over the limit is refused at once,
+/// without reading it; one without (chunked) is refused once what arrived
+/// crosses the limit.
 pub struct BodyBytes(pub Bytes);
 
 impl<S: Send + Sync> FromRequest<S> for BodyBytes {
     type Rejection = ApiError;
 
     async fn from_request(request: Request, state: &S) -> Result<BodyBytes, ApiError> {
+        let too_large = || {
+            ApiError::TooLarge(format!(
+                "the body is over the limit of {BODY_LIMIT_BYTES} bytes"
+            ))
+        };
+        let declared = request
+            .headers()
+            .get(axum::http::header::CONTENT_LENGTH)
+            .and_then(|length| length.to_str().ok()?.trim().parse::<u64>().ok());
+        if declared.is_some_and(|length| length > BODY_LIMIT_BYTES as u64) {
+            return Err(too_large());
+        }
         Bytes::from_request(request, state)
             .await
             .map(BodyBytes)
             .map_err(|rejection| {
                 if rejection.status() == axum::http::StatusCode::PAYLOAD_TOO_LARGE {
-                    ApiError::TooLarge(format!(
-                        "the body is over the limit of {BODY_LIMIT_BYTES} bytes"
-                    ))
+                    too_large()
                 } else {
                     ApiError::bad_request(format!("the body could not be read: {rejection}"))
                 }

@@ -180,6 +180,21 @@ impl Server {
     /// the connection, so a write that fails once the answer is in is
     /// expected, not an error.
     pub fn raw_tcp(&self, method: &str, path: &str, body: Vec<u8>) -> (u16, Value) {
+        let framing = format!("Content-Length: {}", body.len());
+        self.raw_tcp_framed(method, path, &framing, body)
+    }
+
+    /// [`Server::raw_tcp`] with the body's framing header given as it is
+    /// (`Content-Length: N`, which may promise more than `body` holds, or
+    /// `Transfer-Encoding: chunked` with `body` already in chunks): `body`
+    /// is all that is sent.
+    pub fn raw_tcp_framed(
+        &self,
+        method: &str,
+        path: &str,
+        framing: &str,
+        body: Vec<u8>,
+    ) -> (u16, Value) {
         use std::io::{Read, Write};
         let address = self.base.trim_start_matches("http://");
         let mut stream = std::net::TcpStream::connect(address).expect("connect");
@@ -190,8 +205,7 @@ impl Server {
         head.extend_from_slice(path.as_bytes());
         head.extend_from_slice(
             format!(
-                " HTTP/1.1\r\nHost: {address}\r\nAuthorization: Bearer {OWNER_KEY}\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n",
-                body.len()
+                " HTTP/1.1\r\nHost: {address}\r\nAuthorization: Bearer {OWNER_KEY}\r\nContent-Type: application/json\r\n{framing}\r\nConnection: close\r\n\r\n"
             )
             .as_bytes(),
         );
