@@ -58,14 +58,36 @@ struct Event {
     /// A lapse happens at its coverage end but applies only when `as_of` is
     /// strictly after that plus the timeline's grace period.
     at: DateTime<Utc>,
-    /// Same-instant order: cancellations, invoices, refunds, lapses.
-    priority: u8,
+    /// The local day of `at` in the time zone the timeline was built for
+    /// (a change of time zone rebuilds every timeline).
+    day: NaiveDate,
     /// Index into [`Timeline::subscription_ids`].
     sub: u32,
     /// Rank of the invoice behind the event in id order: the last tie-break,
     /// so input order never matters.
     source: u32,
     kind: EventKind,
+}
+
+impl Event {
+    /// Same-instant order: cancellations, invoices, refunds, lapses.
+    fn priority(&self) -> u8 {
+        match self.kind {
+            EventKind::Cancel { .. } => 0,
+            EventKind::Invoice { .. } => 1,
+            EventKind::Refund { .. } => 2,
+            EventKind::Lapse => 3,
+        }
+    }
+}
+
+/// The local day of an instant in a time zone.
+fn local_day(at: DateTime<Utc>, tz: chrono_tz::Tz) -> NaiveDate {
+    if tz == chrono_tz::Tz::UTC {
+        at.naive_utc().date()
+    } else {
+        at.with_timezone(&tz).date_naive()
+    }
 }
 
 /// The state of one subscription at the end of a replay.
@@ -92,6 +114,14 @@ struct Live {
     last_effective: Option<DateTime<Utc>>,
     /// On a zero-amount (trial) invoice that has not ended.
     trial: bool,
+}
+
+impl Live {
+    /// What the subscription adds to the day's paying state: nothing unless
+    /// its MRR is above 0.
+    fn paying(&self) -> Option<(Cents, Option<Currency>, Option<u32>, i64)> {
+        (self.mrr > 0).then_some((self.mrr, self.currency, self.plan, self.quantity))
+    }
 }
 
 /// The outcome of replaying a customer's events up to a cutoff.
@@ -223,12 +253,15 @@ impl Timeline {
                 plan_slot: plan_slot as u32,
             });
         }
-        // Plan indexes order like plan ids.
+        // Plan indexes order like plan ids. The timeline keeps its own copy of
+        // each id: every movement row clones its plans, and clones of the
+        // plan record's shared id from all cores at once would contend for
+        // its reference count.
         let mut by_id: Vec<u32> = (0..used_plans.len() as u32).collect();
         by_id.sort_unstable_by(|a, b| used_plans[*a as usize].id.cmp(&used_plans[*b as usize].id));
         let plan_ids: Vec<PlanId> = by_id
             .iter()
-            .map(|&slot| used_plans[slot as usize].id.clone())
+            .map(|&slot| PlanId::from(used_plans[slot as usize].id.as_str()))
             .collect();
         let mut plan_index_of_slot = vec![0u32; used_plans.len()];
         for (index, &slot) in by_id.iter().enumerate() {
@@ -265,7 +298,7 @@ impl Timeline {
             } = p;
             events.push(Event {
                 at: period.start,
-                priority: 1,
+                day: local_day(period.start, tz),
                 sub: *sub,
                 source: *rank,
                 kind: EventKind::Invoice {
@@ -279,7 +312,7 @@ impl Timeline {
             if !renewed {
                 events.push(Event {
                     at: period.end,
-                    priority: 3,
+                    day: local_day(period.end, tz),
                     sub: *sub,
                     source: *rank,
                     kind: EventKind::Lapse,
@@ -297,7 +330,7 @@ impl Timeline {
                         .map(|id| index_of(&mut subscription_ids, &Some(id.clone())));
                     events.push(Event {
                         at,
-                        priority: 0,
+                        day: local_day(at, tz),
                         sub: sub.unwrap_or(0),
                         source,
                         kind: EventKind::Cancel { all: sub.is_none() },
@@ -332,7 +365,7 @@ impl Timeline {
                     };
                     events.push(Event {
                         at,
-                        priority: 2,
+                        day: local_day(at, tz),
                         sub,
                         source,
                         kind: EventKind::Refund {
@@ -344,7 +377,7 @@ impl Timeline {
                 _ => {}
             }
         }
-        events.sort_unstable_by_key(|e| (e.at, e.priority, e.sub, e.source));
+        events.sort_unstable_by_key(|e| (e.at, e.priority(), e.sub, e.source));
         Timeline {
             customer_id,
             subscription_ids,
@@ -397,28 +430,33 @@ impl Timeline {
         settings: &Settings,
         fx: &FxTable,
     ) -> Result<Replay> {
-        let tz = settings.timezone;
         let mut subs = vec![Live::default(); self.subscription_ids.len()];
         let mut replay = Replay::default();
         let mut trial_seen = false;
         let mut paid_before = false;
         let limit = cutoff.min(as_of);
         let applies = |e: &Event| self.applies(e, limit, as_of);
-        let local_day = |at: DateTime<Utc>| {
-            if tz == chrono_tz::Tz::UTC {
-                at.naive_utc().date()
-            } else {
-                at.with_timezone(&tz).date_naive()
-            }
-        };
         let mut before = DayState::default();
         let mut after = DayState::default();
         let mut events = self.events.iter().filter(|e| applies(e)).peekable();
         while let Some(first) = events.peek() {
-            let day = local_day(first.at);
+            let day = first.day;
             let mut causes = DayCauses::default();
             let mut trial_before = trial_seen;
-            while let Some(event) = events.next_if(|e| local_day(e.at) == day) {
+            // Whether any subscription's paying state changed: most days
+            // renew at the same price, and the day's comparison is skipped.
+            let mut changed = false;
+            while let Some(event) = events.next_if(|e| e.day == day) {
+                let touched = match event.kind {
+                    EventKind::Cancel { all: true } => None,
+                    EventKind::Refund {
+                        target: RefundTarget::Latest,
+                        ..
+                    } => None,
+                    _ => Some(event.sub as usize),
+                };
+                let paying_before = touched.map(|i| subs[i].paying());
+                let any_paying_before = touched.is_none() && subs.iter().any(|s| s.mrr > 0);
                 match event.kind {
                     EventKind::Cancel { all } => {
                         for (index, state) in subs.iter_mut().enumerate() {
@@ -486,6 +524,15 @@ impl Timeline {
                         state.trial = false;
                     }
                 }
+                changed |= match touched {
+                    Some(i) => paying_before != Some(subs[i].paying()),
+                    // Every subscription may have changed.
+                    None => any_paying_before || subs.iter().any(|s| s.mrr > 0),
+                };
+            }
+            if !changed {
+                // The day ends as the day before did: nothing moved.
+                continue;
             }
             after.fill(subs.iter().map(|s| (s.mrr, s.currency, s.plan, s.quantity)));
             let first_row = replay.movements.len();
