@@ -340,15 +340,8 @@ impl Ledger {
                 .collect()),
             None => {
                 let set = self.replays(as_of)?;
-                // Rows come customer by customer in id order, each customer's
-                // by date then currency: a stable ordering on the date alone
-                // orders them by (date, customer, currency).
-                let rows: Vec<&Movement> = set
-                    .values()
-                    .flat_map(|r| r.movements.iter())
-                    .filter(|m| keep(m))
-                    .collect();
-                Ok(in_date_order(&rows))
+                let replays: Vec<&Replay> = set.values().map(|r| &**r).collect();
+                Ok(rows_in_date_order(&replays, keep))
             }
         }
     }
@@ -444,38 +437,77 @@ impl Ledger {
     }
 }
 
-/// Clones `rows` ordered by date, rows of the same day in their given order.
-/// A counting sort over the days the rows span, so the rows are cloned once
-/// into place instead of being moved through a comparison sort; an unusually
-/// wide span of days (more than four per row) falls back to a stable sort of
-/// references.
-fn in_date_order(rows: &[&Movement]) -> Vec<Movement> {
-    let days: Vec<i32> = rows.iter().map(|m| m.date.num_days_from_ce()).collect();
-    let (Some(&first), Some(&last)) = (days.iter().min(), days.iter().max()) else {
+/// The rows of `replays` that `keep` accepts, cloned and ordered by date.
+/// Replays come customer by customer in id order, each customer's rows by
+/// date then currency, so keeping their order within a day orders the rows
+/// by (date, customer, currency).
+///
+/// A bucket sort over the days the rows span: each core takes one stretch of
+/// the customers and clones their rows, reading each once and in sequence,
+/// into per-day buckets; the buckets are then joined day by day. An
+/// unusually wide span of days (more than four per row) falls back to a
+/// stable sort.
+fn rows_in_date_order(
+    replays: &[&Replay],
+    keep: impl Fn(&Movement) -> bool + Sync,
+) -> Vec<Movement> {
+    let rows: usize = replays.iter().map(|r| r.movements.len()).sum();
+    let day = |m: &Movement| m.date.num_days_from_ce();
+    let first = replays
+        .iter()
+        .filter_map(|r| r.movements.first())
+        .map(day)
+        .min();
+    let last = replays
+        .iter()
+        .filter_map(|r| r.movements.last())
+        .map(day)
+        .max();
+    let (Some(first), Some(last)) = (first, last) else {
         return Vec::new();
     };
     let span = (i64::from(last) - i64::from(first) + 1) as usize;
-    if span > rows.len().saturating_mul(4).max(1024) {
-        let mut sorted = rows.to_vec();
-        sorted.par_sort_by_key(|m| m.date);
-        return sorted.par_iter().map(|m| (*m).clone()).collect();
+    if span > rows.saturating_mul(4).max(1024) {
+        let mut kept: Vec<Movement> = replays
+            .iter()
+            .flat_map(|r| r.movements.iter().filter(|m| keep(m)).cloned())
+            .collect();
+        kept.par_sort_by_key(|m| m.date);
+        return kept;
     }
-    let offset = |day: i32| (day - first) as usize;
-    // next_slot[d]: where the next row of day d goes.
-    let mut next_slot = vec![0usize; span + 1];
-    for &day in &days {
-        next_slot[offset(day) + 1] += 1;
+    // Stretches of customers with about the same number of rows each.
+    let per_stretch = rows.div_ceil(rayon::current_num_threads()).max(1);
+    let mut stretches: Vec<&[&Replay]> = Vec::new();
+    let (mut start, mut in_stretch) = (0, 0);
+    for (i, replay) in replays.iter().enumerate() {
+        in_stretch += replay.movements.len();
+        if in_stretch >= per_stretch {
+            stretches.push(&replays[start..=i]);
+            (start, in_stretch) = (i + 1, 0);
+        }
     }
-    for d in 1..next_slot.len() {
-        next_slot[d] += next_slot[d - 1];
+    stretches.push(&replays[start..]);
+    let buckets: Vec<Vec<Vec<Movement>>> = stretches
+        .par_iter()
+        .map(|stretch| {
+            let mut buckets: Vec<Vec<Movement>> = vec![Vec::new(); span];
+            for row in stretch.iter().flat_map(|r| &r.movements) {
+                if keep(row) {
+                    buckets[(day(row) - first) as usize].push(row.clone());
+                }
+            }
+            buckets
+        })
+        .collect();
+    let kept = buckets.iter().flatten().map(Vec::len).sum();
+    let mut stretches: Vec<_> = buckets.into_iter().map(Vec::into_iter).collect();
+    let mut ordered = Vec::with_capacity(kept);
+    for _day in 0..span {
+        for stretch in &mut stretches {
+            ordered.extend(stretch.next().unwrap_or_default());
+        }
     }
-    let mut order = vec![0usize; rows.len()];
-    for (row, &day) in days.iter().enumerate() {
-        let slot = &mut next_slot[offset(day)];
-        order[*slot] = row;
-        *slot += 1;
-    }
-    order.par_iter().map(|&row| rows[row].clone()).collect()
+    ordered
 }
 
 #[cfg(test)]
@@ -594,45 +626,66 @@ mod tests {
             .collect()
     }
 
+    /// Replays of the customers `a`, `b`, `c` (in that order) with rows on
+    /// the given days.
+    fn replays(days: [&[&str]; 3]) -> Vec<Replay> {
+        ["a", "b", "c"]
+            .into_iter()
+            .zip(days)
+            .map(|(customer, days)| Replay {
+                movements: days.iter().map(|day| row(day, customer)).collect(),
+                ..Replay::default()
+            })
+            .collect()
+    }
+
+    fn ordered(replays: &[Replay], keep: impl Fn(&Movement) -> bool + Sync) -> Vec<Movement> {
+        let refs: Vec<&Replay> = replays.iter().collect();
+        rows_in_date_order(&refs, keep)
+    }
+
     #[test]
-    fn rows_are_ordered_by_date_keeping_their_order_within_a_day() {
-        let rows = [
-            row("2024-03-01", "a"),
-            row("2024-01-01", "a"),
-            row("2024-03-01", "b"),
-            row("2024-01-01", "c"),
-            row("2024-02-29", "c"),
-        ];
-        let refs: Vec<&Movement> = rows.iter().collect();
+    fn rows_are_ordered_by_date_then_customer() {
+        let replays = replays([
+            &["2024-01-01", "2024-03-01"],
+            &["2024-03-01"],
+            &["2024-01-01", "2024-02-29", "2024-02-29"],
+        ]);
+        let day = |d: &str| d.to_string();
         assert_eq!(
-            days_and_customers(&in_date_order(&refs)),
+            days_and_customers(&ordered(&replays, |_| true)),
             [
-                ("2024-01-01".to_string(), "a"),
-                ("2024-01-01".to_string(), "c"),
-                ("2024-02-29".to_string(), "c"),
-                ("2024-03-01".to_string(), "a"),
-                ("2024-03-01".to_string(), "b"),
+                (day("2024-01-01"), "a"),
+                (day("2024-01-01"), "c"),
+                (day("2024-02-29"), "c"),
+                (day("2024-02-29"), "c"),
+                (day("2024-03-01"), "a"),
+                (day("2024-03-01"), "b"),
             ]
         );
-        assert!(in_date_order(&[]).is_empty());
+        let march: NaiveDate = "2024-03-01".parse().expect("a date");
+        assert_eq!(
+            days_and_customers(&ordered(&replays, |m| m.date < march)),
+            [
+                (day("2024-01-01"), "a"),
+                (day("2024-01-01"), "c"),
+                (day("2024-02-29"), "c"),
+                (day("2024-02-29"), "c"),
+            ]
+        );
+        assert!(ordered(&replays, |_| false).is_empty());
+        assert!(ordered(&[], |_| true).is_empty());
     }
 
     #[test]
     fn rows_spanning_millennia_are_ordered_the_same_way() {
-        let rows = [
-            row("9999-12-31", "a"),
-            row("0001-01-01", "b"),
-            row("9999-12-31", "c"),
-            row("0001-01-01", "a"),
-        ];
-        let refs: Vec<&Movement> = rows.iter().collect();
+        let replays = replays([&["0001-01-01", "9999-12-31"], &[], &["0001-01-01"]]);
         assert_eq!(
-            days_and_customers(&in_date_order(&refs)),
+            days_and_customers(&ordered(&replays, |_| true)),
             [
-                ("0001-01-01".to_string(), "b"),
                 ("0001-01-01".to_string(), "a"),
+                ("0001-01-01".to_string(), "c"),
                 ("9999-12-31".to_string(), "a"),
-                ("9999-12-31".to_string(), "c"),
             ]
         );
     }
