@@ -9,7 +9,7 @@ use std::collections::BTreeSet;
 use std::fs::File;
 use std::io::{BufWriter, Result, Write};
 use std::path::Path;
-use submetrics::Invoice;
+use submetrics::{Invoice, Ledger, Settings};
 
 /// Output format of [`write_dataset`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -40,8 +40,8 @@ pub fn write_dataset(data: &Dataset, dir: &Path, format: Format) -> Result<()> {
     Ok(())
 }
 
-/// A data set generated straight to JSONL files: the collections other
-/// than invoices, the invoices as typed records, and a sample of them as JSON.
+/// A data set generated as typed records: the collections other than
+/// invoices, the invoices as typed records, and a sample of them as JSON.
 pub struct Streamed {
     pub data: Dataset,
     pub invoices: Vec<Invoice>,
@@ -54,40 +54,68 @@ pub struct Streamed {
 pub fn generate_jsonl(spec: &Spec, dir: &Path, samples: usize) -> Result<Streamed> {
     std::fs::create_dir_all(dir)?;
     let mut out = BufWriter::new(File::create(dir.join("invoices.jsonl"))?);
+    let streamed = generate_typed(spec, samples, |invoice| {
+        serde_json::to_writer(&mut out, invoice)?;
+        out.write_all(b"\n")
+    })?;
+    out.flush()?;
+    write_dataset(&streamed.data, dir, Format::Jsonl)?;
+    Ok(streamed)
+}
+
+/// Generates `spec` as typed invoices plus `samples` of them, evenly spread,
+/// as JSON, handing each invoice's JSON to `each` on the way; the first error
+/// (of `each`, or an invalid generated invoice) ends the run.
+pub fn generate_typed(
+    spec: &Spec,
+    samples: usize,
+    mut each: impl FnMut(&Value) -> Result<()>,
+) -> Result<Streamed> {
     let every = (spec.invoices / samples.max(1)).max(1);
     let mut invoices: Vec<Invoice> = Vec::with_capacity(spec.invoices + spec.invoices / 20);
     let mut sample = Vec::new();
-    let mut written: Result<()> = Ok(());
+    let mut outcome: Result<()> = Ok(());
     let data = generate_streaming(spec, |chunk| {
         for invoice in chunk {
-            if written.is_ok() {
-                written = serde_json::to_writer(&mut out, invoice)
-                    .map_err(std::io::Error::from)
-                    .and_then(|()| out.write_all(b"\n"));
+            if outcome.is_err() {
+                return;
             }
             if invoices.len().is_multiple_of(every) && sample.len() < samples {
                 sample.push(invoice.clone());
             }
-            match Invoice::from_json(invoice) {
-                Ok(typed) => invoices.push(typed),
-                Err(error) if written.is_ok() => {
-                    written = Err(std::io::Error::new(
-                        std::io::ErrorKind::InvalidData,
-                        format!("the generator made an invalid invoice: {error}"),
-                    ));
+            outcome = each(invoice).and_then(|()| match Invoice::from_json(invoice) {
+                Ok(typed) => {
+                    invoices.push(typed);
+                    Ok(())
                 }
-                Err(_) => {}
-            }
+                Err(error) => Err(std::io::Error::new(
+                    std::io::ErrorKind::InvalidData,
+                    format!("the generator made an invalid invoice: {error}"),
+                )),
+            });
         }
     });
-    written?;
-    out.flush()?;
-    write_dataset(&data, dir, Format::Jsonl)?;
+    outcome?;
     Ok(Streamed {
         data,
         invoices,
         sample,
     })
+}
+
+impl Streamed {
+    /// A ledger with default settings holding the whole data set (FX rates,
+    /// plans, customers, then the typed invoices), and the sample.
+    pub fn into_ledger(self) -> (Ledger, Vec<Value>) {
+        let mut ledger = Ledger::new(Settings::default());
+        ledger
+            .load_fx_rates(&self.data.fx_rates)
+            .expect("generated FX rates are valid");
+        ledger.upsert_plans(&self.data.plans);
+        ledger.upsert_customers(&self.data.customers);
+        ledger.upsert_invoice_records(self.invoices);
+        (ledger, self.sample)
+    }
 }
 
 fn write_jsonl(path: &Path, records: &[Value]) -> Result<()> {

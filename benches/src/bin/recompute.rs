@@ -1,17 +1,20 @@
 //! Times the full recompute and one-invoice upserts repeatedly on a generated
 //! ledger, for profiling and A/B comparisons: `recompute <invoices> <repeats>`,
 //! e.g. `perf record -g target/release/recompute 1000000 10`. Prints the
-//! median time of rebuilding every timeline and of replaying every movement,
+//! median time of rebuilding every timeline and of replaying every movement
+//! (split into replaying every customer and ordering the rows),
 //! the CPU time of each phase per repeat (steadier than wall time on a busy
 //! machine), and the median of `repeats` x 1000 upserts of one changed invoice
 //! (each a different one, evenly spread) followed by its customer's
 //! movements, as the scale harness measures them.
 
-use serde_json::{Value, json};
+use chrono::NaiveDate;
+use serde_json::json;
 use std::time::Duration;
 use submetrics::MovementFilter;
-use submetrics_benches::generator::{Spec, generate};
+use submetrics_benches::generator::Spec;
 use submetrics_benches::measure::{cpu_time, ms, quantile, timed, us};
+use submetrics_benches::write::generate_typed;
 
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
@@ -25,28 +28,35 @@ fn main() {
     };
     let spec = Spec::with_invoices(size);
     let as_of = spec.as_of();
-    let data = generate(&spec);
-    let mut ledger = data.ledger();
-    let step = (data.invoices.len() / (1000 * repeats.max(1))).max(1);
-    let sample: Vec<Value> = data.invoices.iter().step_by(step).cloned().collect();
-    drop(data);
+    let (mut ledger, sample) = generate_typed(&spec, 1000 * repeats.max(1), |_| Ok(()))
+        .expect("the generator makes valid invoices")
+        .into_ledger();
     let mut timelines = Vec::new();
-    let mut movements = Vec::new();
+    let (mut replays, mut orderings, mut movements) = (Vec::new(), Vec::new(), Vec::new());
     let (mut timelines_cpu, mut movements_cpu) = (Duration::ZERO, Duration::ZERO);
     let mut count = 0;
     let repeats = repeats.max(1);
+    // A filter that keeps no row: the query replays every customer and
+    // clones nothing, so the replays and the ordering of rows time apart.
+    let no_rows = MovementFilter {
+        from: NaiveDate::from_ymd_opt(9999, 1, 1),
+        ..MovementFilter::default()
+    };
     for _ in 0..repeats {
         let start = cpu_time();
         timelines.push(timed(|| ledger.rebuild_all()).1);
         let middle = cpu_time();
-        let (rows, time) = timed(|| {
+        let replay_time = timed(|| ledger.movements(as_of, &no_rows).expect("movements")).1;
+        let (rows, ordering_time) = timed(|| {
             ledger
                 .movements(as_of, &MovementFilter::default())
                 .expect("movements")
         });
         count = rows.len();
         drop(rows);
-        movements.push(time);
+        replays.push(replay_time);
+        orderings.push(ordering_time);
+        movements.push(replay_time + ordering_time);
         timelines_cpu += middle - start;
         movements_cpu += cpu_time() - middle;
     }
@@ -73,11 +83,13 @@ fn main() {
         );
     }
     println!(
-        "timelines: median {} (cpu {}) / movements ({count}): median {} (cpu {}) / upsert: median {} over {repeats}",
+        "timelines: median {} (cpu {}) / movements ({count}): median {} (cpu {}; replays {} + rows {}) / upsert: median {} over {repeats}",
         ms(quantile(&mut timelines, 0.5)),
         ms(timelines_cpu / repeats as u32),
         ms(quantile(&mut movements, 0.5)),
         ms(movements_cpu / repeats as u32),
+        ms(quantile(&mut replays, 0.5)),
+        ms(quantile(&mut orderings, 0.5)),
         us(quantile(&mut upserts, 0.5)),
     );
 }
