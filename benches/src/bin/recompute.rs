@@ -1,5 +1,6 @@
 //! Times the full recompute and one-invoice upserts repeatedly on a generated
 //! ledger, for profiling and A/B comparisons: `recompute <invoices> <repeats>`,
+//! after timing one in-memory load of the typed invoices,
 //! e.g. `perf record -g target/release/recompute 1000000 10`. Prints the
 //! median time of rebuilding every timeline and of replaying every movement
 //! (split into replaying every customer and ordering the rows),
@@ -28,9 +29,10 @@ fn main() {
     };
     let spec = Spec::with_invoices(size);
     let as_of = spec.as_of();
-    let (mut ledger, sample) = generate_typed(&spec, 1000 * repeats.max(1), |_| Ok(()))
-        .expect("the generator makes valid invoices")
-        .into_ledger();
+    let streamed = generate_typed(&spec, 1000 * repeats.max(1), |_| Ok(()))
+        .expect("the generator makes valid invoices");
+    let invoices = streamed.invoices.len();
+    let ((mut ledger, sample), load_time) = timed(|| streamed.into_ledger());
     let mut timelines = Vec::new();
     let (mut replays, mut orderings, mut movements) = (Vec::new(), Vec::new(), Vec::new());
     let (mut timelines_cpu, mut movements_cpu) = (Duration::ZERO, Duration::ZERO);
@@ -83,7 +85,8 @@ fn main() {
         );
     }
     println!(
-        "timelines: median {} (cpu {}) / movements ({count}): median {} (cpu {}; replays {} + rows {}) / upsert: median {} over {repeats}",
+        "load: {:.0}k invoices/s / timelines: median {} (cpu {}) / movements ({count}): median {} (cpu {}; replays {} + rows {}) / upsert: median {} over {repeats}",
+        invoices as f64 / load_time.as_secs_f64() / 1000.0,
         ms(quantile(&mut timelines, 0.5)),
         ms(timelines_cpu / repeats as u32),
         ms(quantile(&mut movements, 0.5)),
