@@ -8,7 +8,7 @@
 
 use chrono::Datelike;
 use serde_json::Value;
-use std::collections::{BTreeMap, HashMap};
+use std::collections::BTreeMap;
 use std::path::PathBuf;
 use std::process::Command;
 use submetrics::{Currency, Ledger, MovementFilter, MovementKind, Settings};
@@ -45,7 +45,8 @@ fn main() {
         let movements = ledger
             .movements(as_of, &MovementFilter::default())
             .expect("movements");
-        let mut totals: HashMap<(i32, u32, Currency, MovementKind), (i64, i64)> = HashMap::new();
+        // A few hundred groups: an ordered map beats hashing every row.
+        let mut totals: BTreeMap<(i32, u32, Currency, MovementKind), (i64, i64)> = BTreeMap::new();
         for m in &movements {
             let key = (m.date.year(), m.date.month(), m.currency, m.kind);
             let entry = totals.entry(key).or_insert((0, 0));
