@@ -10,7 +10,7 @@ use crate::movements::{Movement, MovementKind};
 use crate::reports::ReportParams;
 use crate::reports::daily_totals::DailyTotals;
 use crate::timeline::Replay;
-use chrono::{DateTime, Datelike, NaiveDate, Utc};
+use chrono::{DateTime, NaiveDate, Utc};
 use rayon::prelude::*;
 use serde::Serialize;
 use serde_json::{Value, json};
@@ -330,20 +330,27 @@ impl Ledger {
                 && filter.to.is_none_or(|d| m.date <= d)
                 && (filter.kinds.is_empty() || filter.kinds.contains(&m.kind))
         };
-        match &filter.customer {
-            // One customer's rows are already by date, then currency.
-            Some(id) => Ok(self
+        let mut rows: Vec<Movement> = match &filter.customer {
+            Some(id) => self
                 .replay(id.as_str(), as_of)?
                 .movements
                 .into_iter()
                 .filter(keep)
-                .collect()),
+                .collect(),
             None => {
                 let set = self.replays(as_of)?;
-                let replays: Vec<&Replay> = set.values().map(|r| &**r).collect();
-                Ok(rows_in_date_order(&replays, keep))
+                let replays: Vec<&Arc<Replay>> = set.values().collect();
+                replays
+                    .par_iter()
+                    .flat_map_iter(|r| r.movements.iter().filter(|m| keep(m)).cloned())
+                    .collect()
             }
-        }
+        };
+        // Rows come customer by customer in id order, each customer's by date
+        // then currency: a stable sort on the date alone orders them by
+        // (date, customer, currency).
+        rows.par_sort_by_key(|m| m.date);
+        Ok(rows)
     }
 
     /// A customer's MRR per currency at the instant `at`, as known at `as_of`
@@ -437,79 +444,6 @@ impl Ledger {
     }
 }
 
-/// The rows of `replays` that `keep` accepts, cloned and ordered by date.
-/// Replays come customer by customer in id order, each customer's rows by
-/// date then currency, so keeping their order within a day orders the rows
-/// by (date, customer, currency).
-///
-/// A bucket sort over the days the rows span: each core takes one stretch of
-/// the customers and clones their rows, reading each once and in sequence,
-/// into per-day buckets; the buckets are then joined day by day. An
-/// unusually wide span of days (more than four per row) falls back to a
-/// stable sort.
-fn rows_in_date_order(
-    replays: &[&Replay],
-    keep: impl Fn(&Movement) -> bool + Sync,
-) -> Vec<Movement> {
-    let rows: usize = replays.iter().map(|r| r.movements.len()).sum();
-    let day = |m: &Movement| m.date.num_days_from_ce();
-    let first = replays
-        .iter()
-        .filter_map(|r| r.movements.first())
-        .map(day)
-        .min();
-    let last = replays
-        .iter()
-        .filter_map(|r| r.movements.last())
-        .map(day)
-        .max();
-    let (Some(first), Some(last)) = (first, last) else {
-        return Vec::new();
-    };
-    let span = (i64::from(last) - i64::from(first) + 1) as usize;
-    if span > rows.saturating_mul(4).max(1024) {
-        let mut kept: Vec<Movement> = replays
-            .iter()
-            .flat_map(|r| r.movements.iter().filter(|m| keep(m)).cloned())
-            .collect();
-        kept.par_sort_by_key(|m| m.date);
-        return kept;
-    }
-    // Stretches of customers with about the same number of rows each.
-    let per_stretch = rows.div_ceil(rayon::current_num_threads()).max(1);
-    let mut stretches: Vec<&[&Replay]> = Vec::new();
-    let (mut start, mut in_stretch) = (0, 0);
-    for (i, replay) in replays.iter().enumerate() {
-        in_stretch += replay.movements.len();
-        if in_stretch >= per_stretch {
-            stretches.push(&replays[start..=i]);
-            (start, in_stretch) = (i + 1, 0);
-        }
-    }
-    stretches.push(&replays[start..]);
-    let buckets: Vec<Vec<Vec<Movement>>> = stretches
-        .par_iter()
-        .map(|stretch| {
-            let mut buckets: Vec<Vec<Movement>> = vec![Vec::new(); span];
-            for row in stretch.iter().flat_map(|r| &r.movements) {
-                if keep(row) {
-                    buckets[(day(row) - first) as usize].push(row.clone());
-                }
-            }
-            buckets
-        })
-        .collect();
-    let kept = buckets.iter().flatten().map(Vec::len).sum();
-    let mut stretches: Vec<_> = buckets.into_iter().map(Vec::into_iter).collect();
-    let mut ordered = Vec::with_capacity(kept);
-    for _day in 0..span {
-        for stretch in &mut stretches {
-            ordered.extend(stretch.next().unwrap_or_default());
-        }
-    }
-    ordered
-}
-
 #[cfg(test)]
 mod filter_tests {
     use super::*;
@@ -595,98 +529,6 @@ mod filter_tests {
         assert_eq!(
             ledger.list(RecordKind::Invoices, Ledger::DEFAULT_LIST_LIMIT, 0),
             json!({"count": 0, "list": []})
-        );
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::movements::{MovementSubtype, PlanList};
-
-    fn row(date: &str, customer: &str) -> Movement {
-        Movement {
-            date: date.parse().expect("a date"),
-            customer_id: customer.into(),
-            kind: MovementKind::New,
-            subtype: MovementSubtype::New,
-            mrr_change: 100,
-            mrr_change_base_currency: 100,
-            customer_count_change: 1,
-            quantity_change: 1,
-            currency: Currency::USD,
-            plans_before: PlanList::new(),
-            plans_after: PlanList::new(),
-        }
-    }
-
-    fn days_and_customers(rows: &[Movement]) -> Vec<(String, &str)> {
-        rows.iter()
-            .map(|m| (m.date.to_string(), m.customer_id.as_str()))
-            .collect()
-    }
-
-    /// Replays of the customers `a`, `b`, `c` (in that order) with rows on
-    /// the given days.
-    fn replays(days: [&[&str]; 3]) -> Vec<Replay> {
-        ["a", "b", "c"]
-            .into_iter()
-            .zip(days)
-            .map(|(customer, days)| Replay {
-                movements: days.iter().map(|day| row(day, customer)).collect(),
-                ..Replay::default()
-            })
-            .collect()
-    }
-
-    fn ordered(replays: &[Replay], keep: impl Fn(&Movement) -> bool + Sync) -> Vec<Movement> {
-        let refs: Vec<&Replay> = replays.iter().collect();
-        rows_in_date_order(&refs, keep)
-    }
-
-    #[test]
-    fn rows_are_ordered_by_date_then_customer() {
-        let replays = replays([
-            &["2024-01-01", "2024-03-01"],
-            &["2024-03-01"],
-            &["2024-01-01", "2024-02-29", "2024-02-29"],
-        ]);
-        let day = |d: &str| d.to_string();
-        assert_eq!(
-            days_and_customers(&ordered(&replays, |_| true)),
-            [
-                (day("2024-01-01"), "a"),
-                (day("2024-01-01"), "c"),
-                (day("2024-02-29"), "c"),
-                (day("2024-02-29"), "c"),
-                (day("2024-03-01"), "a"),
-                (day("2024-03-01"), "b"),
-            ]
-        );
-        let march: NaiveDate = "2024-03-01".parse().expect("a date");
-        assert_eq!(
-            days_and_customers(&ordered(&replays, |m| m.date < march)),
-            [
-                (day("2024-01-01"), "a"),
-                (day("2024-01-01"), "c"),
-                (day("2024-02-29"), "c"),
-                (day("2024-02-29"), "c"),
-            ]
-        );
-        assert!(ordered(&replays, |_| false).is_empty());
-        assert!(ordered(&[], |_| true).is_empty());
-    }
-
-    #[test]
-    fn rows_spanning_millennia_are_ordered_the_same_way() {
-        let replays = replays([&["0001-01-01", "9999-12-31"], &[], &["0001-01-01"]]);
-        assert_eq!(
-            days_and_customers(&ordered(&replays, |_| true)),
-            [
-                ("0001-01-01".to_string(), "a"),
-                ("0001-01-01".to_string(), "c"),
-                ("9999-12-31".to_string(), "a"),
-            ]
         );
     }
 }
