@@ -253,15 +253,12 @@ impl Timeline {
                 plan_slot: plan_slot as u32,
             });
         }
-        // Plan indexes order like plan ids. The timeline keeps its own copy of
-        // each id: every movement row clones its plans, and clones of the
-        // plan record's shared id from all cores at once would contend for
-        // its reference count.
+        // Plan indexes order like plan ids.
         let mut by_id: Vec<u32> = (0..used_plans.len() as u32).collect();
         by_id.sort_unstable_by(|a, b| used_plans[*a as usize].id.cmp(&used_plans[*b as usize].id));
         let plan_ids: Vec<PlanId> = by_id
             .iter()
-            .map(|&slot| PlanId::from(used_plans[slot as usize].id.as_str()))
+            .map(|&slot| used_plans[slot as usize].id.clone())
             .collect();
         let mut plan_index_of_slot = vec![0u32; used_plans.len()];
         for (index, &slot) in by_id.iter().enumerate() {
