@@ -56,8 +56,8 @@ pub use error::{Error, Result};
 pub use fx::{FxRate, FxTable};
 pub use ids::{CustomerId, DataSourceId, InvoiceId, PlanGroupId, PlanId, SubscriptionId};
 pub use ledger::{
-    CurrentSubscription, CustomerProfile, CustomerStatus, ImportStatus, Ledger, MovementFilter,
-    Page, RecordKind, WriteReport, WriteResult,
+    CurrentSubscription, CustomerMovements, CustomerProfile, CustomerStatus, ImportStatus, Ledger,
+    MovementFilter, Page, RecordKind, WriteReport, WriteResult,
 };
 pub use model::{
     Customer, DataSource, Interval, Invoice, Plan, PlanGroup, RefundHandling, Settings, Timestamp,

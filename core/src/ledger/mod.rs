@@ -13,7 +13,9 @@ mod tests;
 mod validate;
 mod write;
 
-pub use queries::{CurrentSubscription, CustomerProfile, CustomerStatus, MovementFilter};
+pub use queries::{
+    CurrentSubscription, CustomerMovements, CustomerProfile, CustomerStatus, MovementFilter,
+};
 pub use write::{ImportStatus, Page, WriteReport, WriteResult};
 
 use crate::error::{Error, Result};

@@ -17,6 +17,30 @@ use serde_json::{Value, json};
 use std::collections::{BTreeMap, HashSet};
 use std::sync::Arc;
 
+/// The movements of every customer at one `as_of`, shared with the
+/// ledger's replay cache (see [`Ledger::customer_movements`]); later writes
+/// to the ledger do not change them.
+#[derive(Debug, Clone)]
+pub struct CustomerMovements {
+    replays: ReplaySet,
+}
+
+impl CustomerMovements {
+    /// Every row, customer by customer in id order, each customer's by date
+    /// then currency.
+    pub fn iter(&self) -> impl Iterator<Item = &Movement> {
+        self.customers().flat_map(|(_, rows)| rows)
+    }
+
+    /// Each customer that has movements, in id order, with its rows.
+    pub fn customers(&self) -> impl Iterator<Item = (&CustomerId, &[Movement])> {
+        self.replays
+            .iter()
+            .filter(|(_, replay)| !replay.movements.is_empty())
+            .map(|(id, replay)| (id, replay.movements.as_slice()))
+    }
+}
+
 /// Which movements to return.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct MovementFilter {
@@ -351,6 +375,17 @@ impl Ledger {
         // (date, customer, currency).
         rows.par_sort_by_key(|m| m.date);
         Ok(rows)
+    }
+
+    /// Every customer's movements at `as_of`, read in place from the cached
+    /// replays: customer by customer in id order, each customer's rows by
+    /// date then currency. For consumers that aggregate rows rather than
+    /// list them (monthly totals, say): it skips the copy and the ordering
+    /// by date that [`Ledger::movements`] makes of every row.
+    pub fn customer_movements(&self, as_of: DateTime<Utc>) -> Result<CustomerMovements> {
+        Ok(CustomerMovements {
+            replays: self.replays(as_of)?,
+        })
     }
 
     /// A customer's MRR per currency at the instant `at`, as known at `as_of`

@@ -490,3 +490,42 @@ fn a_null_id_names_the_record_by_its_external_id() {
     assert_eq!(report.results[0].id, "c9");
     assert!(ledger.customer("c9").is_some());
 }
+
+#[test]
+fn customer_movements_are_the_listed_rows_in_customer_order() {
+    let mut ledger = ledger();
+    ledger.upsert_customers(&[json!({"id": "c", "name": "C"})]);
+    ledger.upsert_invoices(&[
+        sub("i1", "b", "2024-01-01", 3000),
+        sub("i2", "b", "2024-02-01", 4000),
+        sub("i3", "a", "2024-01-15", 5000),
+        sub("i4", "c", "2024-01-01", 1000),
+    ]);
+    let at = as_of("2024-06-01T00:00:00Z");
+    let in_place = ledger.customer_movements(at).unwrap();
+    let rows: Vec<(&str, String, i64)> = in_place
+        .iter()
+        .map(|m| (m.customer_id.as_str(), m.date.to_string(), m.mrr_change))
+        .collect();
+    assert_eq!(
+        rows,
+        [
+            ("a", "2024-01-15".to_string(), 5000),
+            ("a", "2024-02-15".to_string(), -5000),
+            ("b", "2024-01-01".to_string(), 3000),
+            ("b", "2024-02-01".to_string(), 1000),
+            ("b", "2024-03-01".to_string(), -4000),
+            ("c", "2024-01-01".to_string(), 1000),
+            ("c", "2024-02-01".to_string(), -1000),
+        ]
+    );
+    // The same rows as the listing, which orders them by date.
+    let mut by_date: Vec<crate::Movement> = in_place.iter().cloned().collect();
+    by_date.sort_by_key(|m| m.date);
+    assert_eq!(
+        by_date,
+        ledger.movements(at, &MovementFilter::default()).unwrap()
+    );
+    let customers: Vec<&str> = in_place.customers().map(|(id, _)| id.as_str()).collect();
+    assert_eq!(customers, ["a", "b", "c"]);
+}
