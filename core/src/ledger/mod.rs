@@ -392,7 +392,7 @@ impl Ledger {
             .peekable();
         let count = invoices.len();
         let read = invoices.into_iter().enumerate().map(|(i, invoice)| {
-            let id = invoice.id.to_string();
+            let id = invoice.id.as_str().to_owned();
             match failures.next_if(|(failed, _)| *failed == i) {
                 Some((_, error)) => (id, Err(error)),
                 None => (id, Ok(invoice)),
