@@ -26,6 +26,14 @@ macro_rules! id_type {
             pub fn shares(&self, other: &Self) -> bool {
                 Arc::ptr_eq(&self.0, &other.0)
             }
+            /// Starts loading the shared string and its reference counts,
+            /// which sit just before it (see `prefetch`).
+            #[allow(dead_code)]
+            pub(crate) fn prefetch(&self) {
+                let counts = 2 * std::mem::size_of::<usize>();
+                let text = Arc::as_ptr(&self.0).cast::<u8>() as usize;
+                crate::prefetch::prefetch_range(text.wrapping_sub(counts), counts + self.0.len());
+            }
         }
 
         impl Serialize for $name {

@@ -46,6 +46,7 @@ pub mod money;
 pub mod movements;
 pub mod normalize;
 pub mod period;
+mod prefetch;
 pub mod query;
 pub mod reports;
 #[cfg(feature = "scenario")]

@@ -17,6 +17,7 @@ use crate::model::{Invoice, InvoiceType, Plan, RefundHandling, Settings};
 use crate::money::{Cents, Currency, round_ratio};
 use crate::movements::{DayCauses, DayChange, DayState, Movement, Snapshot, classify};
 use crate::normalize::{ServicePeriod, monthly_amount_over, service_period};
+use crate::prefetch::prefetch;
 use chrono::{DateTime, Duration, NaiveDate, Utc};
 
 /// What an event does to the subscriptions it targets.
@@ -381,6 +382,23 @@ impl Timeline {
             plans: plan_ids,
             events,
             grace,
+        }
+    }
+
+    /// Starts loading the first events of the timeline, for a walk over
+    /// every customer to overlap the next one's cache misses with this one's
+    /// replay (the rest of the events follow in order, which the processor
+    /// streams by itself).
+    pub(crate) fn prefetch(&self) {
+        self.customer_id.prefetch();
+        for event in self.events.iter().take(4) {
+            prefetch(event);
+        }
+        if let Some(first) = self.subscription_ids.first() {
+            prefetch(first);
+        }
+        if let Some(first) = self.plans.first() {
+            prefetch(first);
         }
     }
 

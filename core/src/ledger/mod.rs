@@ -22,6 +22,7 @@ use crate::error::{Error, Result};
 use crate::fx::{FxTable, parse_rates};
 use crate::ids::{CustomerId, DataSourceId, InvoiceId, PlanGroupId, PlanId};
 use crate::model::{Customer, DataSource, Invoice, Node, Plan, PlanGroup, Settings, View};
+use crate::prefetch::prefetch;
 use crate::timeline::{Replay, Timeline};
 use chrono::{DateTime, Utc};
 use foldhash::fast::FixedState;
@@ -691,7 +692,16 @@ impl Ledger {
         let customers: Vec<(&CustomerId, &CustomerInvoices)> =
             self.invoices_by_customer.iter().collect();
         let mut timelines = Index::with_capacity_and_hasher(customers.len(), FixedState::default());
-        timelines.par_extend(customers.par_iter().filter_map(|&(id, customer)| {
+        timelines.par_extend((0..customers.len()).into_par_iter().filter_map(|k| {
+            // Each core walks a stretch of customers in order: start loading
+            // the next customer's invoices while this one is built.
+            if let Some((next_id, next)) = customers.get(k + 1) {
+                next_id.prefetch();
+                for invoice in self.invoices_at(&next.positions) {
+                    prefetch(invoice);
+                }
+            }
+            let (id, customer) = customers[k];
             let timeline = self.build_timeline_of(id, customer);
             (!timeline.is_empty()).then(|| (id.clone(), timeline))
         }));

@@ -223,9 +223,13 @@ impl Ledger {
             }
         }
         let timelines: Vec<_> = self.timelines().collect();
-        let replays: Result<Vec<(CustomerId, Arc<Replay>)>> = timelines
-            .par_iter()
-            .map(|t| {
+        let replays: Result<Vec<(CustomerId, Arc<Replay>)>> = (0..timelines.len())
+            .into_par_iter()
+            .map(|k| {
+                if let Some(next) = timelines.get(k + 1) {
+                    next.prefetch();
+                }
+                let t = timelines[k];
                 t.simulate(as_of, as_of, &self.settings, &self.fx)
                     .map(|r| (t.customer_id.clone(), Arc::new(r)))
             })
