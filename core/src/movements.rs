@@ -310,12 +310,15 @@ pub fn classify(
         (true, false) => -1,
         _ => 0,
     };
-    let names = |state: &DayState| -> PlanList {
-        state
-            .plans
-            .iter()
-            .filter_map(|p| change.plans.get(*p as usize).cloned())
-            .collect()
+    // Written straight into the pushed row: a list built aside and moved in
+    // costs more than filling it in place.
+    let write_names = |state: &DayState, names: &mut PlanList| {
+        names.extend(
+            state
+                .plans
+                .iter()
+                .filter_map(|p| change.plans.get(*p as usize).cloned()),
+        );
     };
     // (currency, MRR change, quantity change) of each currency that moved.
     let changes: SmallVec<[(Currency, Cents, i64); 2]> = currencies
@@ -327,20 +330,8 @@ pub fn classify(
             (delta != 0).then_some((currency, delta, quantity_after - quantity_before))
         })
         .collect();
-    let mut plans_before = names(before);
-    let mut plans_after = names(after);
-    let last = changes.len().saturating_sub(1);
     for (i, (currency, delta, quantity_change)) in changes.into_iter().enumerate() {
         let subtype = subtype_for(delta);
-        // The last row takes the plan lists; earlier ones copy them.
-        let (plans_before, plans_after) = if i == last {
-            (
-                std::mem::take(&mut plans_before),
-                std::mem::take(&mut plans_after),
-            )
-        } else {
-            (plans_before.clone(), plans_after.clone())
-        };
         rows.push(Movement {
             date: change.date,
             customer_id: change.customer_id.clone(),
@@ -351,9 +342,13 @@ pub fn classify(
             customer_count_change: if i == 0 { count_change } else { 0 },
             quantity_change,
             currency,
-            plans_before,
-            plans_after,
+            plans_before: PlanList::new(),
+            plans_after: PlanList::new(),
         });
+        if let Some(row) = rows.last_mut() {
+            write_names(before, &mut row.plans_before);
+            write_names(after, &mut row.plans_after);
+        }
     }
     Ok(())
 }
