@@ -264,14 +264,16 @@ pub fn classify(
     if before.totals == after.totals {
         return Ok(());
     }
-    let mut currencies: SmallVec<[Currency; 2]> = before
-        .totals
-        .iter()
-        .chain(&after.totals)
-        .map(|(c, _, _)| *c)
-        .collect();
+    // Plain loops rather than collected iterators: this runs once per
+    // changed day of every customer, and a collect's iterator state costs
+    // more than the few items it yields.
+    let mut currencies: SmallVec<[Currency; 2]> = SmallVec::new();
+    for (currency, _, _) in before.totals.iter().chain(&after.totals) {
+        if !currencies.contains(currency) {
+            currencies.push(*currency);
+        }
+    }
     currencies.sort_unstable();
-    currencies.dedup();
     let single = currencies.len() == 1;
     let a = before.total_in(base, fx, change.date, single)?;
     let b = after.total_in(base, fx, change.date, single)?;
@@ -313,23 +315,22 @@ pub fn classify(
     // Written straight into the pushed row: a list built aside and moved in
     // costs more than filling it in place.
     let write_names = |state: &DayState, names: &mut PlanList| {
-        names.extend(
-            state
-                .plans
-                .iter()
-                .filter_map(|p| change.plans.get(*p as usize).cloned()),
-        );
+        for plan in &state.plans {
+            if let Some(id) = change.plans.get(*plan as usize) {
+                names.push(id.clone());
+            }
+        }
     };
     // (currency, MRR change, quantity change) of each currency that moved.
-    let changes: SmallVec<[(Currency, Cents, i64); 2]> = currencies
-        .into_iter()
-        .filter_map(|currency| {
-            let (mrr_before, quantity_before) = before.get(currency);
-            let (mrr_after, quantity_after) = after.get(currency);
-            let delta = mrr_after - mrr_before;
-            (delta != 0).then_some((currency, delta, quantity_after - quantity_before))
-        })
-        .collect();
+    let mut changes: SmallVec<[(Currency, Cents, i64); 2]> = SmallVec::new();
+    for currency in currencies {
+        let (mrr_before, quantity_before) = before.get(currency);
+        let (mrr_after, quantity_after) = after.get(currency);
+        let delta = mrr_after - mrr_before;
+        if delta != 0 {
+            changes.push((currency, delta, quantity_after - quantity_before));
+        }
+    }
     for (i, (currency, delta, quantity_change)) in changes.into_iter().enumerate() {
         let subtype = subtype_for(delta);
         rows.push(Movement {
