@@ -22,7 +22,7 @@ use crate::error::{Error, Result};
 use crate::fx::{FxTable, parse_rates};
 use crate::ids::{CustomerId, DataSourceId, InvoiceId, PlanGroupId, PlanId};
 use crate::model::{Customer, DataSource, Invoice, Node, Plan, PlanGroup, Settings, View};
-use crate::prefetch::prefetch;
+use crate::prefetch::{prefetch, prefetch_range};
 use crate::timeline::{Replay, Timeline};
 use chrono::{DateTime, Utc};
 use foldhash::fast::FixedState;
@@ -694,7 +694,14 @@ impl Ledger {
         let mut timelines = Index::with_capacity_and_hasher(customers.len(), FixedState::default());
         timelines.par_extend((0..customers.len()).into_par_iter().filter_map(|k| {
             // Each core walks a stretch of customers in order: start loading
-            // the next customer's invoices while this one is built.
+            // the next customer's invoices while this one is built, and the
+            // positions of the one after.
+            if let Some((_, after_next)) = customers.get(k + 2) {
+                prefetch_range(
+                    after_next.positions.as_ptr() as usize,
+                    std::mem::size_of_val(after_next.positions.as_slice()),
+                );
+            }
             if let Some((next_id, next)) = customers.get(k + 1) {
                 next_id.prefetch();
                 for invoice in self.invoices_at(&next.positions) {
