@@ -141,6 +141,17 @@ pub struct Replay {
 }
 
 impl Replay {
+    /// Starts loading the first rows and subscriptions of the replay, which
+    /// dropping it reads.
+    pub(crate) fn prefetch_for_drop(&self) {
+        for row in self.movements.iter().take(2) {
+            prefetch(row);
+        }
+        if let Some(first) = self.subscriptions.first() {
+            prefetch(first);
+        }
+    }
+
     /// MRR, quantity and plans of the paying subscriptions at the end of the replay.
     pub fn mrr(&self) -> Snapshot {
         let mut snap = Snapshot::default();
@@ -394,6 +405,18 @@ impl Timeline {
         for event in self.events.iter().take(4) {
             prefetch(event);
         }
+        if let Some(first) = self.subscription_ids.first() {
+            prefetch(first);
+        }
+        if let Some(first) = self.plans.first() {
+            prefetch(first);
+        }
+    }
+
+    /// Starts loading what dropping the timeline reads: its customer id and
+    /// its lists of ids (events hold no references).
+    pub(crate) fn prefetch_for_drop(&self) {
+        self.customer_id.prefetch();
         if let Some(first) = self.subscription_ids.first() {
             prefetch(first);
         }

@@ -67,6 +67,38 @@ struct CustomerInvoices {
     ids_ascending: bool,
 }
 
+/// Frees the timelines and replays a full rebuild replaces, customer by
+/// customer, starting to load what the next ones' drops read first: their
+/// memory is as scattered as the new state's, and freeing it runs beside
+/// the rebuild.
+fn free_derived_state(timelines: Index<CustomerId, Timeline>, replays: Option<ReplayCache>) {
+    let timelines: Vec<(CustomerId, Timeline)> = timelines.into_iter().collect();
+    let mut rest = timelines.into_iter();
+    while let Some(entry) = rest.next() {
+        if let Some((_, next)) = rest.as_slice().first() {
+            next.prefetch_for_drop();
+        }
+        drop(entry);
+    }
+    // A reader may still hold the replays: they are then freed after it.
+    let Some(Ok(replays)) = replays.map(|cache| Arc::try_unwrap(cache.set)) else {
+        return;
+    };
+    let replays: Vec<(CustomerId, Arc<Replay>)> = replays.into_iter().collect();
+    let mut rest = replays.into_iter();
+    while let Some(entry) = rest.next() {
+        let ahead = rest.as_slice();
+        if let Some((id, next)) = ahead.first() {
+            id.prefetch();
+            next.prefetch_for_drop();
+        }
+        if let Some((_, after_next)) = ahead.get(1) {
+            prefetch(&**after_next);
+        }
+        drop(entry);
+    }
+}
+
 /// One account's records, settings, FX table and derived timelines.
 #[derive(Debug)]
 pub struct Ledger {
@@ -678,7 +710,7 @@ impl Ledger {
             .unwrap_or_else(|poisoned| poisoned.into_inner())
             .take();
         let ((), timelines) = rayon::join(
-            move || drop((old_timelines, old_replays)),
+            move || free_derived_state(old_timelines, old_replays),
             || self.build_all_timelines(),
         );
         self.timelines = timelines;
