@@ -1,7 +1,7 @@
 //! Reading derived state at an explicit `as_of`: movements, a customer's MRR
 //! at any instant, its current subscriptions and its lifecycle fields.
 
-use super::{Ledger, RecordKind, ReplayCache, ReplaySet};
+use super::{Ledger, RecordKind, Records, ReplayCache, ReplaySet};
 use crate::error::{Error, Result};
 use crate::ids::{CustomerId, PlanId, SubscriptionId};
 use crate::model::{Customer, DataSource, Interval, Invoice, Plan, PlanGroup, Settings, Timestamp};
@@ -11,6 +11,7 @@ use crate::reports::ReportParams;
 use crate::reports::daily_totals::DailyTotals;
 use crate::timeline::Replay;
 use chrono::{DateTime, NaiveDate, Utc};
+use foldhash::fast::FixedState;
 use rayon::prelude::*;
 use serde::Serialize;
 use serde_json::{Value, json};
@@ -223,20 +224,32 @@ impl Ledger {
             }
         }
         let timelines: Vec<_> = self.timelines().collect();
-        let replays: Result<Vec<(CustomerId, Arc<Replay>)>> = (0..timelines.len())
+        // Each with its id's sort prefix, taken while the string is in cache:
+        // ordering by id then reads strings only on equal prefixes.
+        let mut replays = (0..timelines.len())
             .into_par_iter()
             .map(|k| {
                 if let Some(next) = timelines.get(k + 1) {
                     next.prefetch();
                 }
                 let t = timelines[k];
-                t.simulate(as_of, as_of, &self.settings, &self.fx)
-                    .map(|r| (t.customer_id.clone(), Arc::new(r)))
+                t.simulate(as_of, as_of, &self.settings, &self.fx).map(|r| {
+                    let id = t.customer_id.clone();
+                    (id.sort_prefix(), id, Arc::new(r))
+                })
             })
-            .collect();
-        let mut replays = replays?;
-        replays.par_sort_unstable_by(|a, b| a.0.cmp(&b.0));
-        let set: ReplaySet = Arc::new(replays.into_iter().collect());
+            .collect::<Result<Vec<_>>>()?;
+        replays.par_sort_unstable_by(|a, b| a.0.cmp(&b.0).then_with(|| a.1.cmp(&b.1)));
+        let mut set = Records::with_capacity_and_hasher(replays.len(), FixedState::default());
+        let mut rest = replays.into_iter();
+        while let Some((_, id, replay)) = rest.next() {
+            // Inserting hashes the id: load the string of one a few ahead.
+            if let Some((_, ahead, _)) = rest.as_slice().get(8) {
+                ahead.prefetch();
+            }
+            set.insert(id, replay);
+        }
+        let set: ReplaySet = Arc::new(set);
         *cache = Some(ReplayCache {
             as_of,
             set: Arc::clone(&set),

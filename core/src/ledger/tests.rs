@@ -558,3 +558,31 @@ fn a_full_rebuild_leaves_replays_a_reader_holds_intact_and_replays_again() {
     by_date.sort_by_key(|m| m.date);
     assert_eq!(listed, by_date);
 }
+
+#[test]
+fn replays_come_in_id_order_when_ids_share_their_first_sixteen_bytes() {
+    let mut ledger = ledger();
+    let ids = [
+        "customer-000000000006",
+        "customer-000000000002",
+        "customer-000000000005",
+        "customer-000000000001",
+        "customer-000000000004",
+        "customer-000000000003",
+        "customer-00000000000",
+    ];
+    let customers: Vec<Value> = ids.iter().map(|id| json!({"id": id, "name": id})).collect();
+    ledger.upsert_customers(&customers);
+    let invoices: Vec<Value> = ids
+        .iter()
+        .enumerate()
+        .map(|(i, id)| sub(&format!("i{i}"), id, "2024-01-01", 1000))
+        .collect();
+    ledger.upsert_invoices(&invoices);
+    let at = as_of("2024-01-15T00:00:00Z");
+    let movements = ledger.customer_movements(at).unwrap();
+    let order: Vec<&str> = movements.customers().map(|(id, _)| id.as_str()).collect();
+    let mut sorted = ids.to_vec();
+    sorted.sort();
+    assert_eq!(order, sorted);
+}
