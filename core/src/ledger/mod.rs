@@ -67,6 +67,24 @@ struct CustomerInvoices {
     ids_ascending: bool,
 }
 
+/// Hands each item to `each` in order, first starting to load the customer
+/// id of the item a few places ahead: inserting an item into a map hashes
+/// its id, whose string may be anywhere in memory.
+pub(crate) fn for_each_loading_ids_ahead<T>(
+    items: Vec<T>,
+    id_of: impl Fn(&T) -> &CustomerId,
+    mut each: impl FnMut(T),
+) {
+    const AHEAD: usize = 8;
+    let mut rest = items.into_iter();
+    while let Some(item) = rest.next() {
+        if let Some(ahead) = rest.as_slice().get(AHEAD) {
+            id_of(ahead).prefetch();
+        }
+        each(item);
+    }
+}
+
 /// Frees the timelines and replays a full rebuild replaces, customer by
 /// customer, starting to load what the next ones' drops read first: their
 /// memory is as scattered as the new state's, and freeing it runs beside
@@ -723,27 +741,37 @@ impl Ledger {
     fn build_all_timelines(&self) -> Index<CustomerId, Timeline> {
         let customers: Vec<(&CustomerId, &CustomerInvoices)> =
             self.invoices_by_customer.iter().collect();
-        let mut timelines = Index::with_capacity_and_hasher(customers.len(), FixedState::default());
-        timelines.par_extend((0..customers.len()).into_par_iter().filter_map(|k| {
-            // Each core walks a stretch of customers in order: start loading
-            // the next customer's invoices while this one is built, and the
-            // positions of the one after.
-            if let Some((_, after_next)) = customers.get(k + 2) {
-                prefetch_range(
-                    after_next.positions.as_ptr() as usize,
-                    std::mem::size_of_val(after_next.positions.as_slice()),
-                );
-            }
-            if let Some((next_id, next)) = customers.get(k + 1) {
-                next_id.prefetch();
-                for invoice in self.invoices_at(&next.positions) {
-                    prefetch(invoice);
+        let built: Vec<(CustomerId, Timeline)> = (0..customers.len())
+            .into_par_iter()
+            .filter_map(|k| {
+                // Each core walks a stretch of customers in order: start loading
+                // the next customer's invoices while this one is built, and the
+                // positions of the one after.
+                if let Some((_, after_next)) = customers.get(k + 2) {
+                    prefetch_range(
+                        after_next.positions.as_ptr() as usize,
+                        std::mem::size_of_val(after_next.positions.as_slice()),
+                    );
                 }
-            }
-            let (id, customer) = customers[k];
-            let timeline = self.build_timeline_of(id, customer);
-            (!timeline.is_empty()).then(|| (id.clone(), timeline))
-        }));
+                if let Some((next_id, next)) = customers.get(k + 1) {
+                    next_id.prefetch();
+                    for invoice in self.invoices_at(&next.positions) {
+                        prefetch(invoice);
+                    }
+                }
+                let (id, customer) = customers[k];
+                let timeline = self.build_timeline_of(id, customer);
+                (!timeline.is_empty()).then(|| (id.clone(), timeline))
+            })
+            .collect();
+        let mut timelines = Index::with_capacity_and_hasher(built.len(), FixedState::default());
+        for_each_loading_ids_ahead(
+            built,
+            |(id, _)| id,
+            |(id, timeline)| {
+                timelines.insert(id, timeline);
+            },
+        );
         timelines
     }
 

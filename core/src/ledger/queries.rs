@@ -1,7 +1,7 @@
 //! Reading derived state at an explicit `as_of`: movements, a customer's MRR
 //! at any instant, its current subscriptions and its lifecycle fields.
 
-use super::{Ledger, RecordKind, Records, ReplayCache, ReplaySet};
+use super::{Ledger, RecordKind, Records, ReplayCache, ReplaySet, for_each_loading_ids_ahead};
 use crate::error::{Error, Result};
 use crate::ids::{CustomerId, PlanId, SubscriptionId};
 use crate::model::{Customer, DataSource, Interval, Invoice, Plan, PlanGroup, Settings, Timestamp};
@@ -241,14 +241,13 @@ impl Ledger {
             .collect::<Result<Vec<_>>>()?;
         replays.par_sort_unstable_by(|a, b| a.0.cmp(&b.0).then_with(|| a.1.cmp(&b.1)));
         let mut set = Records::with_capacity_and_hasher(replays.len(), FixedState::default());
-        let mut rest = replays.into_iter();
-        while let Some((_, id, replay)) = rest.next() {
-            // Inserting hashes the id: load the string of one a few ahead.
-            if let Some((_, ahead, _)) = rest.as_slice().get(8) {
-                ahead.prefetch();
-            }
-            set.insert(id, replay);
-        }
+        for_each_loading_ids_ahead(
+            replays,
+            |(_, id, _)| id,
+            |(_, id, replay)| {
+                set.insert(id, replay);
+            },
+        );
         let set: ReplaySet = Arc::new(set);
         *cache = Some(ReplayCache {
             as_of,
