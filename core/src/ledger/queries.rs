@@ -7,6 +7,7 @@ use crate::ids::{CustomerId, PlanId, SubscriptionId};
 use crate::model::{Customer, DataSource, Interval, Invoice, Plan, PlanGroup, Settings, Timestamp};
 use crate::money::{Cents, Currency};
 use crate::movements::{Movement, MovementKind};
+use crate::prefetch::prefetch;
 use crate::reports::ReportParams;
 use crate::reports::daily_totals::DailyTotals;
 use crate::timeline::Replay;
@@ -370,27 +371,51 @@ impl Ledger {
                 && filter.to.is_none_or(|d| m.date <= d)
                 && (filter.kinds.is_empty() || filter.kinds.contains(&m.kind))
         };
-        let mut rows: Vec<Movement> = match &filter.customer {
-            Some(id) => self
-                .replay(id.as_str(), as_of)?
-                .movements
-                .into_iter()
-                .filter(keep)
-                .collect(),
-            None => {
-                let set = self.replays(as_of)?;
-                let replays: Vec<&Arc<Replay>> = set.values().collect();
-                replays
-                    .par_iter()
-                    .flat_map_iter(|r| r.movements.iter().filter(|m| keep(m)).cloned())
-                    .collect()
-            }
-        };
         // Rows come customer by customer in id order, each customer's by date
         // then currency: a stable sort on the date alone orders them by
         // (date, customer, currency).
-        rows.par_sort_by_key(|m| m.date);
+        let Some(id) = &filter.customer else {
+            return self.all_movements(as_of, keep);
+        };
+        let mut rows: Vec<Movement> = self
+            .replay(id.as_str(), as_of)?
+            .movements
+            .into_iter()
+            .filter(keep)
+            .collect();
+        rows.sort_by_key(|m| m.date);
         Ok(rows)
+    }
+
+    /// Every customer's kept rows by date. The rows stay where the replays
+    /// hold them while (date, row) pairs are sorted, then each row is copied
+    /// once into its place, loading the rows a few places ahead first (they
+    /// are spread over every customer's replay).
+    fn all_movements(
+        &self,
+        as_of: DateTime<Utc>,
+        keep: impl Fn(&Movement) -> bool + Sync,
+    ) -> Result<Vec<Movement>> {
+        const AHEAD: usize = 8;
+        let set = self.replays(as_of)?;
+        let replays: Vec<&Arc<Replay>> = set.values().collect();
+        let mut by_date: Vec<(NaiveDate, &Movement)> = replays
+            .par_iter()
+            .flat_map_iter(|r| r.movements.iter().filter(|m| keep(m)).map(|m| (m.date, m)))
+            .collect();
+        by_date.par_sort_by_key(|(date, _)| *date);
+        Ok((0..by_date.len())
+            .into_par_iter()
+            .map(|k| {
+                if let Some((_, ahead)) = by_date.get(k + AHEAD) {
+                    prefetch(*ahead);
+                }
+                if let Some((_, near)) = by_date.get(k + AHEAD / 2) {
+                    near.customer_id.prefetch();
+                }
+                by_date[k].1.clone()
+            })
+            .collect())
     }
 
     /// Every customer's movements at `as_of`, read in place from the cached

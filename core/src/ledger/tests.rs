@@ -586,3 +586,36 @@ fn replays_come_in_id_order_when_ids_share_their_first_sixteen_bytes() {
     sorted.sort();
     assert_eq!(order, sorted);
 }
+
+#[test]
+fn listed_movements_order_by_date_then_customer_id() {
+    let mut ledger = ledger();
+    // Customers created out of id order, all moving on the same two days.
+    let ids: Vec<String> = (0..40).map(|n| format!("c{:02}", (n * 17) % 40)).collect();
+    let customers: Vec<Value> = ids.iter().map(|id| json!({"id": id, "name": id})).collect();
+    ledger.upsert_customers(&customers);
+    let invoices: Vec<Value> = ids
+        .iter()
+        .flat_map(|id| {
+            [
+                sub(&format!("{id}-1"), id, "2024-01-01", 1000),
+                sub(&format!("{id}-2"), id, "2024-02-01", 2000),
+            ]
+        })
+        .collect();
+    ledger.upsert_invoices(&invoices);
+    let listed = ledger
+        .movements(as_of("2024-02-15T00:00:00Z"), &MovementFilter::default())
+        .unwrap();
+    let order: Vec<(String, &str)> = listed
+        .iter()
+        .map(|m| (m.date.to_string(), m.customer_id.as_str()))
+        .collect();
+    let mut expected: Vec<(String, &str)> = ["2024-01-01", "2024-02-01"]
+        .into_iter()
+        .flat_map(|day| ids.iter().map(move |id| (day.to_string(), id.as_str())))
+        .collect();
+    expected.sort();
+    assert_eq!(order.len(), 80);
+    assert_eq!(order, expected);
+}
