@@ -619,3 +619,37 @@ fn listed_movements_order_by_date_then_customer_id() {
     assert_eq!(order.len(), 80);
     assert_eq!(order, expected);
 }
+
+#[test]
+fn movement_table_pages_hold_the_rows_at_their_offset() {
+    let mut ledger = ledger();
+    ledger.upsert_invoices(&[
+        sub("i1", "a", "2024-01-01", 1000),
+        sub("i2", "b", "2024-01-10", 2000),
+    ]);
+    let at = as_of("2024-01-20T00:00:00Z");
+    let page = |offset: &str| {
+        let params: crate::ReportParams = [
+            ("start_date", "2024-01-01"),
+            ("end_date", "2024-01-31"),
+            ("limit", "1"),
+            ("offset", offset),
+        ]
+        .into_iter()
+        .map(|(k, v)| (k.to_string(), v.to_string()))
+        .collect();
+        let table = ledger.report("movement-table", &params, at).unwrap();
+        let ids: Vec<String> = table["result"]["list"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|row| row["customer_id"].as_str().unwrap().to_string())
+            .collect();
+        (table["result"]["count"].as_u64().unwrap(), ids)
+    };
+    // Newest first.
+    assert_eq!(page("0"), (2, vec!["b".to_string()]));
+    assert_eq!(page("1"), (2, vec!["a".to_string()]));
+    assert_eq!(page("2"), (2, vec![]));
+    assert_eq!(page("9"), (2, vec![]));
+}

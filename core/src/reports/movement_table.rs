@@ -221,12 +221,9 @@ pub(super) fn movement_table(
         rows.truncate(wanted);
     }
     rows.par_sort_unstable_by(compare);
-    let list: Vec<Value> = rows
-        .iter()
-        .skip(offset)
-        .take(limit)
-        .map(|row| row_json(ledger, row))
-        .collect();
+    // Rows now end with the page, which is written on every core.
+    let page = rows.get(offset..).unwrap_or_default();
+    let list: Vec<Value> = page.par_iter().map(|row| row_json(ledger, row)).collect();
     Ok(json!({ "result": { "count": count, "list": list } }))
 }
 
