@@ -401,15 +401,9 @@ impl Timeline {
     /// replay (the rest of the events follow in order, which the processor
     /// streams by itself).
     pub(crate) fn prefetch(&self) {
-        self.customer_id.prefetch();
+        self.prefetch_for_drop();
         for event in self.events.iter().take(4) {
             prefetch(event);
-        }
-        if let Some(first) = self.subscription_ids.first() {
-            prefetch(first);
-        }
-        if let Some(first) = self.plans.first() {
-            prefetch(first);
         }
     }
 
