@@ -2,21 +2,22 @@
 //! customer id is expected. Ids are the caller's external ids: opaque,
 //! non-empty strings, unique per record type. An id is a shared string:
 //! cloning it (into indexes, or from a customer into its invoices) costs
-//! no allocation.
+//! no allocation. The shared string is one pointer wide (its length lives
+//! beside the text), so an optional id is 8 bytes, not 16.
 
+use arcstr::ArcStr;
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use std::fmt;
-use std::sync::Arc;
 
 macro_rules! id_type {
     ($(#[$doc:meta])* $name:ident) => {
         $(#[$doc])*
         #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash)]
-        pub struct $name(Arc<str>);
+        pub struct $name(ArcStr);
 
         impl $name {
             pub fn new(id: impl Into<String>) -> Self {
-                Self(Arc::from(id.into()))
+                Self(ArcStr::from(id.into()))
             }
             pub fn as_str(&self) -> &str {
                 &self.0
@@ -24,7 +25,7 @@ macro_rules! id_type {
             /// Whether both are clones of one shared id: a test by pointer
             /// that implies equality (equal ids need not share).
             pub fn shares(&self, other: &Self) -> bool {
-                Arc::ptr_eq(&self.0, &other.0)
+                ArcStr::ptr_eq(&self.0, &other.0)
             }
             /// The first 16 bytes of the id, zero-padded: where two prefixes
             /// differ they order like the ids (at the first differing byte
@@ -39,13 +40,15 @@ macro_rules! id_type {
                 prefix
             }
 
-            /// Starts loading the shared string and its reference counts,
-            /// which sit just before it (see `prefetch`).
+            /// Starts loading the shared string with its length and
+            /// reference count, which sit just before it (see `prefetch`).
+            /// Reading the length here would wait for that load, so this
+            /// covers the header and the first line of text.
             #[allow(dead_code)]
             pub(crate) fn prefetch(&self) {
-                let counts = 2 * std::mem::size_of::<usize>();
-                let text = Arc::as_ptr(&self.0).cast::<u8>() as usize;
-                crate::prefetch::prefetch_range(text.wrapping_sub(counts), counts + self.0.len());
+                let header = 2 * std::mem::size_of::<usize>();
+                let text = self.0.as_ptr() as usize;
+                crate::prefetch::prefetch_range(text.wrapping_sub(header), header + 48);
             }
         }
 
@@ -69,7 +72,7 @@ macro_rules! id_type {
 
         impl From<&str> for $name {
             fn from(s: &str) -> Self {
-                Self(Arc::from(s))
+                Self(ArcStr::from(s))
             }
         }
 
@@ -115,6 +118,17 @@ mod tests {
         assert_eq!(CustomerId::from("ab").sort_prefix()[..3], *b"ab\0");
         let long = CustomerId::from("cus_0000000000001234");
         assert_eq!(long.sort_prefix(), *b"cus_000000000000");
+    }
+
+    #[test]
+    fn an_id_is_one_pointer_and_hashes_and_orders_like_its_text() {
+        use std::hash::BuildHasher;
+        assert_eq!(std::mem::size_of::<Option<InvoiceId>>(), 8);
+        let hasher = foldhash::fast::FixedState::default();
+        let id = PlanId::from("plan_b");
+        assert_eq!(hasher.hash_one(&id), hasher.hash_one("plan_b"));
+        assert!(PlanId::from("plan_ab") < id && id < PlanId::from("plan_c"));
+        assert!(id.shares(&id.clone()) && !id.shares(&PlanId::from("plan_b")));
     }
 
     proptest::proptest! {
