@@ -7,6 +7,7 @@
 //! rebuilds all of them in parallel. Queries (`queries`) replay timelines at an
 //! explicit `as_of`.
 
+mod invoice_table;
 mod queries;
 #[cfg(test)]
 mod tests;
@@ -18,9 +19,11 @@ pub use queries::{
 };
 pub use write::{ImportStatus, Page, WriteReport, WriteResult};
 
+use invoice_table::InvoiceTable;
+
 use crate::error::{Error, Result};
 use crate::fx::{FxTable, parse_rates};
-use crate::ids::{CustomerId, DataSourceId, InvoiceId, PlanGroupId, PlanId};
+use crate::ids::{CustomerId, DataSourceId, PlanGroupId, PlanId};
 use crate::model::{Customer, DataSource, Invoice, Node, Plan, PlanGroup, Settings, View};
 use crate::prefetch::{prefetch, prefetch_range};
 use crate::timeline::{Replay, Timeline};
@@ -117,6 +120,43 @@ fn free_derived_state(timelines: Index<CustomerId, Timeline>, replays: Option<Re
     }
 }
 
+/// Counts an invoice's use of its plan (`delta` is +1 or -1), so a plan in
+/// use cannot be deleted.
+fn count_plan_use(uses: &mut Index<PlanId, usize>, plan: Option<&PlanId>, delta: isize) {
+    if let Some(plan) = plan {
+        match uses.get_mut(plan) {
+            Some(count) => *count = count.saturating_add_signed(delta),
+            None => {
+                uses.insert(plan.clone(), delta.max(0) as usize);
+            }
+        }
+    }
+}
+
+/// Adds a stored invoice's position to its customer's ascending list
+/// (appending, unless an invoice moved from another customer), noting
+/// whether ids still ascend with it.
+fn add_position(
+    by_customer: &mut Index<CustomerId, CustomerInvoices>,
+    invoices: &InvoiceTable,
+    invoice: &Invoice,
+    position: u32,
+) {
+    let id = |p: u32| invoices.at(p).map(|invoice| &invoice.id);
+    let customer = match by_customer.get_mut(&invoice.customer_id) {
+        Some(customer) => customer,
+        None => by_customer.entry(invoice.customer_id.clone()).or_default(),
+    };
+    let positions = &mut customer.positions;
+    if let Err(i) = positions.binary_search(&position) {
+        let after_previous = i == 0 || id(positions[i - 1]) < id(position);
+        let before_next = positions.get(i).is_none_or(|&next| id(position) < id(next));
+        customer.ids_ascending =
+            (positions.is_empty() || customer.ids_ascending) && after_previous && before_next;
+        positions.insert(i, position);
+    }
+}
+
 /// One account's records, settings, FX table and derived timelines.
 #[derive(Debug)]
 pub struct Ledger {
@@ -124,7 +164,7 @@ pub struct Ledger {
     customers: Records<CustomerId, Customer>,
     plans: Records<PlanId, Plan>,
     plan_groups: Records<PlanGroupId, PlanGroup>,
-    invoices: Records<InvoiceId, Invoice>,
+    invoices: InvoiceTable,
     data_sources: Records<DataSourceId, DataSource>,
     /// Where each customer's invoices are in `invoices`.
     invoices_by_customer: Index<CustomerId, CustomerInvoices>,
@@ -198,7 +238,7 @@ impl Ledger {
             customers: Records::default(),
             plans: Records::default(),
             plan_groups: Records::default(),
-            invoices: Records::default(),
+            invoices: InvoiceTable::default(),
             data_sources: Records::default(),
             invoices_by_customer: Index::default(),
             invoices_by_plan: Index::default(),
@@ -338,7 +378,7 @@ impl Ledger {
         if !changed.is_empty() {
             let customers: HashSet<CustomerId> = self
                 .invoices
-                .values()
+                .iter()
                 .filter(|i| i.plan_id.as_ref().is_some_and(|p| changed.contains(p)))
                 .map(|i| i.customer_id.clone())
                 .collect();
@@ -437,19 +477,22 @@ impl Ledger {
         invoices: impl IntoIterator<Item = Invoice>,
     ) -> WriteReport {
         let mut invoices: Vec<Invoice> = invoices.into_iter().collect();
-        let mut failures = self
-            .check_references(&mut invoices, |invoice: &mut Invoice| Some(invoice))
-            .into_iter()
-            .peekable();
-        let count = invoices.len();
-        let read = invoices.into_iter().enumerate().map(|(i, invoice)| {
-            let id = invoice.id.as_str().to_owned();
-            match failures.next_if(|(failed, _)| *failed == i) {
-                Some((_, error)) => (id, Err(error)),
-                None => (id, Ok(invoice)),
+        let failures = self.check_references(&mut invoices, |invoice: &mut Invoice| Some(invoice));
+        let mut report = WriteReport::inserted(&invoices);
+        if !failures.is_empty() {
+            let mut failed = failures.iter().map(|(i, _)| *i).peekable();
+            let mut k = 0;
+            invoices.retain(|_| {
+                let keep = failed.next_if_eq(&k).is_none();
+                k += 1;
+                keep
+            });
+            for (i, error) in failures {
+                report.fail(i, error);
             }
-        });
-        self.store_checked(read, count)
+        }
+        self.store_checked(invoices);
+        report
     }
 
     /// Stores invoices read from JSON: checks their references, then stores.
@@ -457,8 +500,9 @@ impl Ledger {
         for (i, error) in self.check_references(&mut read, |(_, outcome)| outcome.as_mut().ok()) {
             read[i].1 = Err(error);
         }
-        let count = read.len();
-        self.store_checked(read.into_iter(), count)
+        let (report, checked) = WriteReport::split(read);
+        self.store_checked(checked);
+        report
     }
 
     /// The cross-record checks of a batch (see `validate`), which also share
@@ -485,32 +529,46 @@ impl Ledger {
     }
 
     /// Stores checked invoices in order, then recomputes the customers they
-    /// touched; `count` is the batch size, for reserving room.
-    fn store_checked(
-        &mut self,
-        checked: impl Iterator<Item = (String, Result<Invoice>)>,
-        count: usize,
-    ) -> WriteReport {
-        let mut report = WriteReport::with_capacity(count);
+    /// touched. A known id is replaced in place (keeping its position in
+    /// listings); an invoice that moved to another customer touches both.
+    fn store_checked(&mut self, checked: Vec<Invoice>) {
         let mut touched: HashSet<CustomerId, FixedState> = HashSet::default();
-        // Room for a large batch up front; a small one grows the map the usual
-        // amortized way (an exact reserve per write would copy the whole map).
-        if count >= 4096 {
-            self.invoices.reserve(count);
-        }
-        for (id, outcome) in checked {
-            let outcome = outcome.map(|invoice| {
-                if !touched.contains(&invoice.customer_id) {
-                    touched.insert(invoice.customer_id.clone());
+        // The position of the invoice this batch stored last.
+        let mut last_stored: Option<u32> = None;
+        let Ledger {
+            invoices,
+            invoices_by_customer,
+            invoices_by_plan,
+            ..
+        } = self;
+        invoices.insert_batch(checked, |invoices, position, replaced| {
+            let Some(invoice) = invoices.at(position) else {
+                return;
+            };
+            count_plan_use(invoices_by_plan, invoice.plan_id.as_ref(), 1);
+            // Batches often hold a customer's invoices one after another.
+            let same_customer_as_before = last_stored
+                .and_then(|before| invoices.at(before))
+                .is_some_and(|before| before.customer_id.shares(&invoice.customer_id));
+            if !same_customer_as_before && !touched.contains(&invoice.customer_id) {
+                touched.insert(invoice.customer_id.clone());
+            }
+            last_stored = Some(position);
+            if let Some(replaced) = replaced {
+                count_plan_use(invoices_by_plan, replaced.plan_id.as_ref(), -1);
+                if replaced.customer_id == invoice.customer_id {
+                    return;
                 }
-                if let Some(previous_owner) = self.store_invoice(invoice) {
-                    touched.insert(previous_owner);
+                if let Some(owner) = invoices_by_customer.get_mut(&replaced.customer_id)
+                    && let Ok(i) = owner.positions.binary_search(&position)
+                {
+                    owner.positions.remove(i);
                 }
-            });
-            report.push(id, outcome);
-        }
+                touched.insert(replaced.customer_id);
+            }
+            add_position(invoices_by_customer, invoices, invoice, position);
+        });
         self.rebuild(touched);
-        report
     }
 
     /// Deletes a customer and every invoice of it.
@@ -600,7 +658,7 @@ impl Ledger {
         self.plan_groups.values()
     }
     pub fn invoices(&self) -> impl ExactSizeIterator<Item = &Invoice> {
-        self.invoices.values()
+        self.invoices.iter()
     }
     pub fn data_sources(&self) -> impl ExactSizeIterator<Item = &DataSource> {
         self.data_sources.values()
@@ -620,9 +678,7 @@ impl Ledger {
 
     /// The invoices at the given positions of the invoice table.
     fn invoices_at<'a>(&'a self, positions: &'a [u32]) -> impl Iterator<Item = &'a Invoice> {
-        positions
-            .iter()
-            .filter_map(|&p| self.invoices.get_index(p as usize).map(|(_, i)| i))
+        positions.iter().filter_map(|&p| self.invoices.at(p))
     }
 
     pub fn list_customers(&self, limit: usize, offset: usize) -> Page<&Customer> {
@@ -635,7 +691,7 @@ impl Ledger {
         page(self.plan_groups.values(), limit, offset)
     }
     pub fn list_invoices(&self, limit: usize, offset: usize) -> Page<&Invoice> {
-        page(self.invoices.values(), limit, offset)
+        page(self.invoices.iter(), limit, offset)
     }
     pub fn list_data_sources(&self, limit: usize, offset: usize) -> Page<&DataSource> {
         page(self.data_sources.values(), limit, offset)
@@ -783,51 +839,9 @@ impl Ledger {
         self.timelines.values()
     }
 
-    /// Stores an invoice; a known id is replaced in place (keeping its
-    /// position in listings, in O(1)). Returns the customer the invoice
-    /// belonged to before, when that was another one.
-    fn store_invoice(&mut self, invoice: Invoice) -> Option<CustomerId> {
-        let customer = invoice.customer_id.clone();
-        self.count_plan_use(invoice.plan_id.as_ref(), 1);
-        let (position, previous) = self.invoices.insert_full(invoice.id.clone(), invoice);
-        let position = position as u32;
-        if let Some(previous) = previous {
-            self.count_plan_use(previous.plan_id.as_ref(), -1);
-            if previous.customer_id == customer {
-                return None;
-            }
-            if let Some(customer) = self.invoices_by_customer.get_mut(&previous.customer_id)
-                && let Ok(i) = customer.positions.binary_search(&position)
-            {
-                customer.positions.remove(i);
-            }
-            self.add_position(customer, position);
-            return Some(previous.customer_id);
-        }
-        self.add_position(customer, position);
-        None
-    }
-
-    /// Adds an invoice position to its customer's ascending list (appending,
-    /// unless an invoice moved from another customer), noting whether ids
-    /// still ascend with it.
-    fn add_position(&mut self, customer: CustomerId, position: u32) {
-        let invoices = &self.invoices;
-        let id = |p: u32| invoices.get_index(p as usize).map(|(id, _)| id);
-        let customer = self.invoices_by_customer.entry(customer).or_default();
-        let positions = &mut customer.positions;
-        if let Err(i) = positions.binary_search(&position) {
-            let after_previous = i == 0 || id(positions[i - 1]) < id(position);
-            let before_next = positions.get(i).is_none_or(|&next| id(position) < id(next));
-            customer.ids_ascending =
-                (positions.is_empty() || customer.ids_ascending) && after_previous && before_next;
-            positions.insert(i, position);
-        }
-    }
-
     fn remove_invoice_record(&mut self, id: &str) -> Option<Invoice> {
-        let position = self.invoices.get_index_of(id)? as u32;
-        let invoice = self.invoices.get_index(position as usize)?.1.clone();
+        let position = self.invoices.position_of(id)?;
+        let invoice = self.invoices.at(position)?.clone();
         self.remove_invoices_at(&[position]);
         Some(invoice)
     }
@@ -841,34 +855,17 @@ impl Ledger {
         }
         let plans: Vec<PlanId> = removed
             .iter()
-            .filter_map(|&p| self.invoices.get_index(p as usize)?.1.plan_id.clone())
+            .filter_map(|&p| self.invoices.at(p)?.plan_id.clone())
             .collect();
         for plan in &plans {
-            self.count_plan_use(Some(plan), -1);
+            count_plan_use(&mut self.invoices_by_plan, Some(plan), -1);
         }
-        let mut position = 0u32;
-        self.invoices.retain(|_, _| {
-            let keep = removed.binary_search(&position).is_err();
-            position += 1;
-            keep
-        });
+        self.invoices.remove_positions(removed);
         for customer in self.invoices_by_customer.values_mut() {
             let positions = &mut customer.positions;
             positions.retain(|p| removed.binary_search(p).is_err());
             for p in positions.iter_mut() {
                 *p -= removed.partition_point(|r| r < p) as u32;
-            }
-        }
-    }
-
-    fn count_plan_use(&mut self, plan: Option<&PlanId>, delta: isize) {
-        if let Some(plan) = plan {
-            match self.invoices_by_plan.get_mut(plan) {
-                Some(uses) => *uses = uses.saturating_add_signed(delta),
-                None => {
-                    self.invoices_by_plan
-                        .insert(plan.clone(), delta.max(0) as usize);
-                }
             }
         }
     }

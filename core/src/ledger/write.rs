@@ -72,6 +72,29 @@ pub struct WriteResult {
     pub error: Option<Box<Error>>,
 }
 
+impl WriteResult {
+    fn inserted(id: String) -> WriteResult {
+        WriteResult {
+            id,
+            import_status: ImportStatus::Inserted,
+            import_error: None,
+            error: None,
+        }
+    }
+
+    fn failed(id: String, error: Error) -> WriteResult {
+        WriteResult {
+            id,
+            import_status: ImportStatus::Error,
+            import_error: Some(error.to_string()),
+            error: Some(Box::new(error)),
+        }
+    }
+}
+
+/// Batches larger than this build their results on every core.
+const PARALLEL_BATCH: usize = 256;
+
 /// Per-record outcomes of a batch write. Valid records are stored even when
 /// others in the batch are rejected.
 #[derive(Debug, Clone, Default, PartialEq, Serialize)]
@@ -81,28 +104,51 @@ pub struct WriteReport {
 }
 
 impl WriteReport {
-    pub(crate) fn with_capacity(records: usize) -> WriteReport {
-        WriteReport {
-            results: Vec::with_capacity(records),
-        }
-    }
-
     pub(crate) fn push(&mut self, id: impl Into<String>, outcome: Result<(), Error>) {
         let id = id.into();
         self.results.push(match outcome {
-            Ok(()) => WriteResult {
-                id,
-                import_status: ImportStatus::Inserted,
-                import_error: None,
-                error: None,
-            },
-            Err(error) => WriteResult {
-                id,
-                import_status: ImportStatus::Error,
-                import_error: Some(error.to_string()),
-                error: Some(Box::new(error)),
-            },
+            Ok(()) => WriteResult::inserted(id),
+            Err(error) => WriteResult::failed(id, error),
         });
+    }
+
+    /// Every invoice of a batch as inserted, named by its id (built on
+    /// every core for a large batch).
+    pub(crate) fn inserted(invoices: &[Invoice]) -> WriteReport {
+        let result = |invoice: &Invoice| WriteResult::inserted(invoice.id.to_string());
+        let results = if invoices.len() > PARALLEL_BATCH {
+            invoices.par_iter().map(result).collect()
+        } else {
+            invoices.iter().map(result).collect()
+        };
+        WriteReport { results }
+    }
+
+    /// Marks the record at `index` as rejected with `error`.
+    pub(crate) fn fail(&mut self, index: usize, error: Error) {
+        if let Some(result) = self.results.get_mut(index) {
+            *result = WriteResult::failed(std::mem::take(&mut result.id), error);
+        }
+    }
+
+    /// The results of read records, and the invoices among them in order.
+    pub(crate) fn split(read: Vec<(String, Result<Invoice>)>) -> (WriteReport, Vec<Invoice>) {
+        let result = |(id, outcome): (String, Result<Invoice>)| match outcome {
+            Ok(invoice) => (WriteResult::inserted(id), Some(invoice)),
+            Err(error) => (WriteResult::failed(id, error), None),
+        };
+        let (results, invoices): (Vec<WriteResult>, Vec<Option<Invoice>>) =
+            if read.len() > PARALLEL_BATCH {
+                read.into_par_iter().map(result).unzip()
+            } else {
+                read.into_iter().map(result).unzip()
+            };
+        let invoices = if invoices.len() > PARALLEL_BATCH {
+            invoices.into_par_iter().flatten().collect()
+        } else {
+            invoices.into_iter().flatten().collect()
+        };
+        (WriteReport { results }, invoices)
     }
 
     /// How many records were stored.

@@ -1,0 +1,430 @@
+//! The stored invoices: records in insertion order in one vector, found by id
+//! through an index of positions. A bulk load hashes the ids on every core
+//! and starts loading each slot of the index a few invoices ahead, so the
+//! index's cache misses overlap; a load into an empty table keeps the batch's
+//! own memory instead of copying every record.
+
+use crate::model::Invoice;
+use crate::prefetch::prefetch;
+use foldhash::fast::FixedState;
+use rayon::prelude::*;
+use std::hash::BuildHasher;
+
+/// Invoices by position (insertion order) and by id. Positions are `u32`:
+/// a table holds at most 4,294,967,294 invoices.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct InvoiceTable {
+    records: Vec<Invoice>,
+    index: PositionIndex,
+}
+
+/// How many invoices ahead a batch starts loading index slots.
+const AHEAD: usize = 16;
+
+/// Batches larger than this hash their ids on every core.
+const PARALLEL_BATCH: usize = 256;
+
+impl InvoiceTable {
+    pub(crate) fn len(&self) -> usize {
+        self.records.len()
+    }
+
+    /// Every invoice in insertion order.
+    pub(crate) fn iter(&self) -> std::slice::Iter<'_, Invoice> {
+        self.records.iter()
+    }
+
+    pub(crate) fn get(&self, id: &str) -> Option<&Invoice> {
+        self.position_of(id).map(|p| &self.records[p as usize])
+    }
+
+    pub(crate) fn at(&self, position: u32) -> Option<&Invoice> {
+        self.records.get(position as usize)
+    }
+
+    pub(crate) fn position_of(&self, id: &str) -> Option<u32> {
+        self.index
+            .find(hash_id(id), |p| self.records[p as usize].id.as_str() == id)
+    }
+
+    /// Makes room for `additional` more invoices without growing step by step.
+    pub(crate) fn reserve(&mut self, additional: usize) {
+        self.records.reserve(additional);
+        self.index.reserve(self.records.len() + additional);
+    }
+
+    /// Stores an invoice: a known id is replaced in place, keeping its
+    /// position. Returns the position and the record replaced.
+    #[cfg(test)]
+    pub(crate) fn insert(&mut self, invoice: Invoice) -> (u32, Option<Invoice>) {
+        let hash = hash_id(invoice.id.as_str());
+        self.index.reserve(self.records.len() + 1);
+        self.insert_hashed(invoice, hash)
+    }
+
+    /// Stores a batch in order, exactly as inserting one by one would (a
+    /// later record of an id replaces the earlier one in place), calling
+    /// `each` with the table, the position and the replaced record after
+    /// each invoice is stored.
+    pub(crate) fn insert_batch(
+        &mut self,
+        batch: Vec<Invoice>,
+        mut each: impl FnMut(&Self, u32, Option<Invoice>),
+    ) {
+        let hash = |invoice: &Invoice| hash_id(invoice.id.as_str());
+        let hashes: Vec<u64> = if batch.len() > PARALLEL_BATCH {
+            batch.par_iter().map(hash).collect()
+        } else {
+            batch.iter().map(hash).collect()
+        };
+        self.index.reserve(self.records.len() + batch.len());
+        if self.records.is_empty() && self.index_distinct(&batch, &hashes) {
+            self.records = batch;
+            for position in 0..self.records.len() as u32 {
+                each(self, position, None);
+            }
+            return;
+        }
+        self.records.reserve(batch.len());
+        for (k, invoice) in batch.into_iter().enumerate() {
+            if let Some(&ahead) = hashes.get(k + AHEAD) {
+                self.index.prefetch(ahead);
+            }
+            let (position, previous) = self.insert_hashed(invoice, hashes[k]);
+            each(self, position, previous);
+        }
+    }
+
+    /// Indexes `batch` as the table's records, positions in order, when
+    /// the table is empty and the batch's ids are distinct; otherwise leaves
+    /// the index empty and says no.
+    fn index_distinct(&mut self, batch: &[Invoice], hashes: &[u64]) -> bool {
+        for (k, &hash) in hashes.iter().enumerate() {
+            if let Some(&ahead) = hashes.get(k + AHEAD) {
+                self.index.prefetch(ahead);
+            }
+            let id = batch[k].id.as_str();
+            let known = |p: u32| batch[p as usize].id.as_str() == id;
+            if self.index.find(hash, known).is_some() {
+                self.index.clear();
+                return false;
+            }
+            self.index.add(hash, k as u32);
+        }
+        true
+    }
+
+    fn insert_hashed(&mut self, invoice: Invoice, hash: u64) -> (u32, Option<Invoice>) {
+        let records = &self.records;
+        let id = invoice.id.as_str();
+        match self
+            .index
+            .find(hash, |p| records[p as usize].id.as_str() == id)
+        {
+            Some(position) => {
+                let previous = std::mem::replace(&mut self.records[position as usize], invoice);
+                (position, Some(previous))
+            }
+            None => {
+                let position = self.records.len() as u32;
+                self.records.push(invoice);
+                self.index.add(hash, position);
+                (position, None)
+            }
+        }
+    }
+
+    /// Removes the invoices at the given ascending positions, keeping the
+    /// others in order (each later position moves down by the number
+    /// removed before it). Costs one pass over the table, without hashing.
+    pub(crate) fn remove_positions(&mut self, removed: &[u32]) {
+        for &position in removed {
+            if let Some(invoice) = self.records.get(position as usize) {
+                self.index.remove(hash_id(invoice.id.as_str()), position);
+            }
+        }
+        let mut position = 0u32;
+        self.records.retain(|_| {
+            let keep = removed.binary_search(&position).is_err();
+            position += 1;
+            keep
+        });
+        self.index
+            .renumber(|p| p - removed.partition_point(|&r| r < p) as u32);
+    }
+}
+
+fn hash_id(id: &str) -> u64 {
+    FixedState::default().hash_one(id)
+}
+
+/// An open-addressing index from id hashes to positions, probed linearly.
+/// Each slot holds the hash's upper 32 bits (which also pick the home slot)
+/// and the position plus one, so 0 is an empty slot: a probe compares ids
+/// only where those 32 bits match, and growing or renumbering never reads
+/// an id. At most five eighths of the slots are used.
+#[derive(Debug, Clone, Default)]
+struct PositionIndex {
+    slots: Vec<u64>,
+    len: usize,
+}
+
+impl PositionIndex {
+    fn tag(hash: u64) -> u32 {
+        (hash >> 32) as u32
+    }
+
+    fn slot_of(tag: u32, position: u32) -> u64 {
+        (u64::from(tag) << 32) | (u64::from(position) + 1)
+    }
+
+    fn position(slot: u64) -> u32 {
+        (slot as u32).wrapping_sub(1)
+    }
+
+    fn mask(&self) -> usize {
+        self.slots.len().wrapping_sub(1)
+    }
+
+    fn home(&self, tag: u32) -> usize {
+        tag as usize & self.mask()
+    }
+
+    /// Room for `total` entries within the load limit.
+    fn reserve(&mut self, total: usize) {
+        if total * 8 <= self.slots.len() * 5 {
+            return;
+        }
+        let wanted = (total * 8 / 5 + 1).next_power_of_two().max(16);
+        let old = std::mem::replace(&mut self.slots, vec![0; wanted]);
+        for slot in old.into_iter().filter(|&slot| slot != 0) {
+            let mut i = self.home((slot >> 32) as u32);
+            while self.slots[i] != 0 {
+                i = (i + 1) & self.mask();
+            }
+            self.slots[i] = slot;
+        }
+    }
+
+    fn clear(&mut self) {
+        self.slots.iter_mut().for_each(|slot| *slot = 0);
+        self.len = 0;
+    }
+
+    fn prefetch(&self, hash: u64) {
+        if let Some(slot) = self.slots.get(self.home(Self::tag(hash))) {
+            prefetch(slot);
+        }
+    }
+
+    /// The position of the entry with this hash for which `is_key` holds.
+    fn find(&self, hash: u64, is_key: impl Fn(u32) -> bool) -> Option<u32> {
+        if self.slots.is_empty() {
+            return None;
+        }
+        let tag = Self::tag(hash);
+        let mut i = self.home(tag);
+        loop {
+            let slot = self.slots[i];
+            if slot == 0 {
+                return None;
+            }
+            if (slot >> 32) as u32 == tag && is_key(Self::position(slot)) {
+                return Some(Self::position(slot));
+            }
+            i = (i + 1) & self.mask();
+        }
+    }
+
+    /// Adds an entry known to be absent; room must be reserved.
+    fn add(&mut self, hash: u64, position: u32) {
+        let tag = Self::tag(hash);
+        let mut i = self.home(tag);
+        while self.slots[i] != 0 {
+            i = (i + 1) & self.mask();
+        }
+        self.slots[i] = Self::slot_of(tag, position);
+        self.len += 1;
+    }
+
+    /// Removes the entry of `position`, shifting the entries after it back
+    /// towards their home slots so no probe stops short.
+    fn remove(&mut self, hash: u64, position: u32) {
+        let target = Self::slot_of(Self::tag(hash), position);
+        let Some(mut hole) = self.locate(target) else {
+            return;
+        };
+        self.slots[hole] = 0;
+        self.len -= 1;
+        let mask = self.mask();
+        let mut i = (hole + 1) & mask;
+        while self.slots[i] != 0 {
+            let home = self.home((self.slots[i] >> 32) as u32);
+            // The entry may move to the hole when the hole lies between its
+            // home and where it sits.
+            if (i.wrapping_sub(home) & mask) >= (i.wrapping_sub(hole) & mask) {
+                self.slots[hole] = self.slots[i];
+                self.slots[i] = 0;
+                hole = i;
+            }
+            i = (i + 1) & mask;
+        }
+    }
+
+    fn locate(&self, slot: u64) -> Option<usize> {
+        if self.slots.is_empty() {
+            return None;
+        }
+        let mut i = self.home((slot >> 32) as u32);
+        while self.slots[i] != 0 {
+            if self.slots[i] == slot {
+                return Some(i);
+            }
+            i = (i + 1) & self.mask();
+        }
+        None
+    }
+
+    /// Maps every stored position through `renumber`, in place.
+    fn renumber(&mut self, renumber: impl Fn(u32) -> u32) {
+        for slot in self.slots.iter_mut().filter(|slot| **slot != 0) {
+            let tag = (*slot >> 32) as u32;
+            *slot = Self::slot_of(tag, renumber(Self::position(*slot)));
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+    use serde_json::json;
+
+    fn invoice(id: &str, amount: i64) -> Invoice {
+        Invoice::from_json(&json!({
+            "id": id, "customer_id": "c", "type": "one_time",
+            "invoice_date": "2024-01-01", "amount": amount, "currency": "USD",
+        }))
+        .unwrap()
+    }
+
+    /// What a table must hold after the operations: (id, amount) in order.
+    fn contents(table: &InvoiceTable) -> Vec<(String, i64)> {
+        table.iter().map(|i| (i.id.to_string(), i.amount)).collect()
+    }
+
+    #[derive(Debug, Clone)]
+    enum Op {
+        Insert(u8, i64),
+        Batch(Vec<(u8, i64)>),
+        Remove(Vec<u8>),
+    }
+
+    fn op() -> impl Strategy<Value = Op> {
+        prop_oneof![
+            (0u8..40, 0i64..100).prop_map(|(id, amount)| Op::Insert(id, amount)),
+            proptest::collection::vec((0u8..40, 0i64..100), 0..300).prop_map(Op::Batch),
+            proptest::collection::vec(0u8..40, 0..4).prop_map(Op::Remove),
+        ]
+    }
+
+    proptest! {
+        /// The table behaves like a list of (id, amount) where a known id
+        /// is replaced in place and removals keep the order of the rest.
+        #[test]
+        fn behaves_like_an_ordered_list_of_unique_ids(ops in proptest::collection::vec(op(), 1..12)) {
+            let mut table = InvoiceTable::default();
+            let mut model: Vec<(String, i64)> = Vec::new();
+            let upsert = |model: &mut Vec<(String, i64)>, id: String, amount: i64| {
+                match model.iter().position(|(known, _)| *known == id) {
+                    Some(p) => model[p].1 = amount,
+                    None => model.push((id, amount)),
+                }
+            };
+            for op in ops {
+                match op {
+                    Op::Insert(id, amount) => {
+                        let id = format!("inv_{id}");
+                        let before = model.iter().position(|(known, _)| *known == id);
+                        let (position, previous) = table.insert(invoice(&id, amount));
+                        prop_assert_eq!(before.is_some(), previous.is_some());
+                        prop_assert_eq!(position as usize, before.unwrap_or(model.len()));
+                        upsert(&mut model, id, amount);
+                    }
+                    Op::Batch(records) => {
+                        let batch: Vec<Invoice> = records
+                            .iter()
+                            .map(|(id, amount)| invoice(&format!("inv_{id}"), *amount))
+                            .collect();
+                        let mut seen = Vec::new();
+                        table.insert_batch(batch, |table, position, previous| {
+                            let stored = table.at(position).unwrap();
+                            seen.push((stored.id.to_string(), stored.amount, previous.is_some()));
+                        });
+                        for ((id, amount), (seen_id, seen_amount, replaced)) in records.iter().zip(&seen) {
+                            let id = format!("inv_{id}");
+                            prop_assert_eq!(replaced, &model.iter().any(|(known, _)| *known == id));
+                            prop_assert_eq!((&id, amount), (seen_id, seen_amount));
+                            upsert(&mut model, id, *amount);
+                        }
+                        prop_assert_eq!(seen.len(), records.len());
+                    }
+                    Op::Remove(ids) => {
+                        let mut positions: Vec<u32> = ids
+                            .iter()
+                            .filter_map(|id| table.position_of(&format!("inv_{id}")))
+                            .collect();
+                        positions.sort_unstable();
+                        positions.dedup();
+                        table.remove_positions(&positions);
+                        model.retain(|(id, _)| !ids.iter().any(|r| *id == format!("inv_{r}")));
+                    }
+                }
+                prop_assert_eq!(contents(&table), model.clone());
+                for (position, (id, amount)) in model.iter().enumerate() {
+                    prop_assert_eq!(table.position_of(id), Some(position as u32));
+                    prop_assert_eq!(table.get(id).map(|i| i.amount), Some(*amount));
+                }
+                prop_assert_eq!(table.get("inv_absent"), None);
+            }
+        }
+    }
+
+    #[test]
+    fn an_empty_table_adopts_a_batch_of_distinct_ids_in_order() {
+        let mut table = InvoiceTable::default();
+        let batch: Vec<Invoice> = (0..1000).map(|k| invoice(&format!("inv_{k}"), k)).collect();
+        let mut positions = Vec::new();
+        table.insert_batch(batch, |_, position, previous| {
+            assert!(previous.is_none());
+            positions.push(position);
+        });
+        assert_eq!(positions, (0..1000).collect::<Vec<u32>>());
+        assert_eq!(table.position_of("inv_999"), Some(999));
+        assert_eq!(table.get("inv_500").map(|i| i.amount), Some(500));
+    }
+
+    #[test]
+    fn a_repeated_id_in_a_batch_into_an_empty_table_replaces_the_first() {
+        let mut table = InvoiceTable::default();
+        let batch = vec![invoice("a", 1), invoice("b", 2), invoice("a", 3)];
+        let mut seen = Vec::new();
+        table.insert_batch(batch, |_, position, previous| {
+            seen.push((position, previous.map(|p| p.amount)));
+        });
+        assert_eq!(seen, vec![(0, None), (1, None), (0, Some(1))]);
+        assert_eq!(contents(&table), vec![("a".into(), 3), ("b".into(), 2)]);
+    }
+
+    #[test]
+    fn removing_renumbers_the_positions_after_it() {
+        let mut table = InvoiceTable::default();
+        for (k, id) in ["a", "b", "c", "d"].into_iter().enumerate() {
+            table.insert(invoice(id, k as i64));
+        }
+        table.remove_positions(&[0, 2]);
+        assert_eq!(contents(&table), vec![("b".into(), 1), ("d".into(), 3)]);
+        assert_eq!(table.position_of("d"), Some(1));
+        assert_eq!(table.position_of("c"), None);
+    }
+}
