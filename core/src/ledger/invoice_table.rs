@@ -2,7 +2,8 @@
 //! through an index of positions. A bulk load hashes the ids on every core
 //! and starts loading each slot of the index a few invoices ahead, so the
 //! index's cache misses overlap; a load into an empty table keeps the batch's
-//! own memory instead of copying every record.
+//! own memory instead of copying every record (unless the table reserved
+//! more room, which it then keeps).
 
 use crate::model::Invoice;
 use crate::prefetch::prefetch;
@@ -78,7 +79,9 @@ impl InvoiceTable {
             batch.iter().map(hash).collect()
         };
         self.index.reserve(self.records.len() + batch.len());
-        if self.records.is_empty() && self.index_distinct(&batch, &hashes) {
+        // Room the table reserved beyond the batch is kept rather than adopted.
+        let adoptable = self.records.is_empty() && self.records.capacity() <= batch.capacity();
+        if adoptable && self.index_distinct(&batch, &hashes) {
             self.records = batch;
             for position in 0..self.records.len() as u32 {
                 each(self, position, None);
@@ -402,6 +405,15 @@ mod tests {
         assert_eq!(positions, (0..1000).collect::<Vec<u32>>());
         assert_eq!(table.position_of("inv_999"), Some(999));
         assert_eq!(table.get("inv_500").map(|i| i.amount), Some(500));
+    }
+
+    #[test]
+    fn a_table_that_reserved_room_keeps_it_for_a_smaller_batch() {
+        let mut table = InvoiceTable::default();
+        table.reserve(5000);
+        table.insert_batch(vec![invoice("a", 1), invoice("b", 2)], |_, _, _| {});
+        assert!(table.records.capacity() >= 5000);
+        assert_eq!(contents(&table), vec![("a".into(), 1), ("b".into(), 2)]);
     }
 
     #[test]

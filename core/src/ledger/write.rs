@@ -133,21 +133,17 @@ impl WriteReport {
 
     /// The results of read records, and the invoices among them in order.
     pub(crate) fn split(read: Vec<(String, Result<Invoice>)>) -> (WriteReport, Vec<Invoice>) {
-        let result = |(id, outcome): (String, Result<Invoice>)| match outcome {
-            Ok(invoice) => (WriteResult::inserted(id), Some(invoice)),
-            Err(error) => (WriteResult::failed(id, error), None),
-        };
-        let (results, invoices): (Vec<WriteResult>, Vec<Option<Invoice>>) =
-            if read.len() > PARALLEL_BATCH {
-                read.into_par_iter().map(result).unzip()
-            } else {
-                read.into_iter().map(result).unzip()
-            };
-        let invoices = if invoices.len() > PARALLEL_BATCH {
-            invoices.into_par_iter().flatten().collect()
-        } else {
-            invoices.into_iter().flatten().collect()
-        };
+        let mut results = Vec::with_capacity(read.len());
+        let mut invoices = Vec::with_capacity(read.len());
+        for (id, outcome) in read {
+            results.push(match outcome {
+                Ok(invoice) => {
+                    invoices.push(invoice);
+                    WriteResult::inserted(id)
+                }
+                Err(error) => WriteResult::failed(id, error),
+            });
+        }
         (WriteReport { results }, invoices)
     }
 
