@@ -60,7 +60,7 @@ pub(crate) struct ReplayCache {
 /// Positions in the invoice table of one customer's invoices, ascending (so
 /// in insertion order): a timeline build reads its invoices by position, not
 /// by hashing ids. Positions are `u32`, so a ledger holds at most
-/// 4,294,967,295 invoices.
+/// 4,294,967,294 invoices (see `InvoiceTable`).
 #[derive(Debug, Clone, Default)]
 struct CustomerInvoices {
     positions: Vec<u32>,
