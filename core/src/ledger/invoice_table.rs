@@ -201,12 +201,18 @@ impl PositionIndex {
         let wanted = (total * 8 / 5 + 1).next_power_of_two().max(16);
         let old = std::mem::replace(&mut self.slots, vec![0; wanted]);
         for slot in old.into_iter().filter(|&slot| slot != 0) {
-            let mut i = self.home((slot >> 32) as u32);
-            while self.slots[i] != 0 {
-                i = (i + 1) & self.mask();
-            }
-            self.slots[i] = slot;
+            let free = self.first_free_slot((slot >> 32) as u32);
+            self.slots[free] = slot;
         }
+    }
+
+    /// The first empty slot at or after the home slot of `tag`.
+    fn first_free_slot(&self, tag: u32) -> usize {
+        let mut i = self.home(tag);
+        while self.slots[i] != 0 {
+            i = (i + 1) & self.mask();
+        }
+        i
     }
 
     fn clear(&mut self) {
@@ -242,11 +248,8 @@ impl PositionIndex {
     /// Adds an entry known to be absent; room must be reserved.
     fn add(&mut self, hash: u64, position: u32) {
         let tag = Self::tag(hash);
-        let mut i = self.home(tag);
-        while self.slots[i] != 0 {
-            i = (i + 1) & self.mask();
-        }
-        self.slots[i] = Self::slot_of(tag, position);
+        let free = self.first_free_slot(tag);
+        self.slots[free] = Self::slot_of(tag, position);
         self.len += 1;
     }
 
