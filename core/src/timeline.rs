@@ -1,11 +1,12 @@
 //! Subscriptions and a customer's MRR over time (SEMANTICS section 3).
 //!
 //! [`Timeline::build`] turns one customer's invoices into a sorted list of
-//! events that does not depend on `as_of` (so it can be cached and rebuilt
-//! only when the customer's records change). [`Timeline::simulate`] replays
-//! the events that apply at a given `as_of` and yields the daily movements and
-//! the final state. A lapse is an event at the coverage end that only applies
-//! once `as_of` is past the coverage end plus the grace days.
+//! events that does not depend on `as_of`. [`Timeline::simulate`] replays
+//! the events that apply at a given `as_of` and yields the daily movements,
+//! the final state and the window of `as_of` instants the replay serves. A
+//! lapse is an event at the coverage end that only applies once `as_of` is
+//! past the coverage end plus the grace days. The ledger keeps replays, not
+//! timelines: a timeline is built for a replay and dropped after it.
 //!
 //! Events refer to plans and invoices by index into the timeline's own small
 //! tables, so building and replaying allocate little on the hot path.
@@ -138,6 +139,54 @@ pub struct Replay {
     pub last_churn: Option<NaiveDate>,
     /// Whether a trial subscription is still open (not lapsed or cancelled).
     pub trial_open: bool,
+    /// Whether any event of the customer's history happens after `as_of`
+    /// (a committed change: a future-dated invoice or cancellation, or a
+    /// coverage end).
+    pub events_ahead: bool,
+    /// The first cancellation after `as_of` (a scheduled churn).
+    pub next_cancellation: Option<DateTime<Utc>>,
+    /// The `as_of` instants at which this replay would come out the same.
+    pub window: ReplayWindow,
+}
+
+/// The `as_of` instants at which a replay comes out the same as at the one it
+/// was made at: the same events apply and the same events lie ahead. Both
+/// ends are inclusive.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ReplayWindow {
+    pub from: DateTime<Utc>,
+    pub until: DateTime<Utc>,
+}
+
+impl Default for ReplayWindow {
+    fn default() -> Self {
+        ReplayWindow {
+            from: DateTime::<Utc>::MIN_UTC,
+            until: DateTime::<Utc>::MAX_UTC,
+        }
+    }
+}
+
+impl ReplayWindow {
+    pub fn contains(&self, at: DateTime<Utc>) -> bool {
+        self.from <= at && at <= self.until
+    }
+
+    /// The instants both windows hold.
+    pub fn narrow(&mut self, other: &ReplayWindow) {
+        self.from = self.from.max(other.from);
+        self.until = self.until.min(other.until);
+    }
+
+    /// Keeps the side of `switch` that `as_of` is on, for something that
+    /// holds exactly at the instants at or after `switch`.
+    fn keep_side_of(&mut self, switch: DateTime<Utc>, as_of: DateTime<Utc>) {
+        if as_of >= switch {
+            self.from = self.from.max(switch);
+        } else if let Some(before) = switch.checked_sub_signed(Duration::nanoseconds(1)) {
+            self.until = self.until.min(before);
+        }
+    }
 }
 
 impl Replay {
@@ -289,7 +338,6 @@ impl Timeline {
                 })
             })
             .collect();
-        // Timelines live as long as the ledger: room for exactly their events.
         let others = counted
             .iter()
             .filter(|i| matches!(i.kind, InvoiceType::Cancellation | InvoiceType::Refund))
@@ -396,54 +444,28 @@ impl Timeline {
         }
     }
 
-    /// Starts loading the first events of the timeline, for a walk over
-    /// every customer to overlap the next one's cache misses with this one's
-    /// replay (the rest of the events follow in order, which the processor
-    /// streams by itself).
-    pub(crate) fn prefetch(&self) {
-        self.prefetch_for_drop();
-        for event in self.events.iter().take(4) {
-            prefetch(event);
-        }
-    }
-
-    /// Starts loading what dropping the timeline reads: its customer id and
-    /// its lists of ids (events hold no references).
-    pub(crate) fn prefetch_for_drop(&self) {
-        self.customer_id.prefetch();
-        if let Some(first) = self.subscription_ids.first() {
-            prefetch(first);
-        }
-        if let Some(first) = self.plans.first() {
-            prefetch(first);
-        }
-    }
-
     /// Whether the customer has any event at all.
     pub fn is_empty(&self) -> bool {
         self.events.is_empty()
     }
 
-    /// Whether any event happens after `as_of` (a scheduled change).
-    pub fn has_events_after(&self, as_of: DateTime<Utc>) -> bool {
-        self.events.last().is_some_and(|e| e.at > as_of)
-    }
-
-    /// Instants of cancellations after `as_of` (scheduled churn), in order.
-    pub fn scheduled_cancellations(&self, as_of: DateTime<Utc>) -> Vec<DateTime<Utc>> {
-        self.events
-            .iter()
-            .filter(|e| e.at > as_of && matches!(e.kind, EventKind::Cancel { .. }))
-            .map(|e| e.at)
-            .collect()
-    }
-
-    /// Whether exactly the same events apply at both instants, so a replay
-    /// at one is a replay at the other.
-    pub(crate) fn same_events_apply(&self, a: DateTime<Utc>, b: DateTime<Utc>) -> bool {
-        self.events
-            .iter()
-            .all(|e| self.applies(e, a, a) == self.applies(e, b, b))
+    /// The `as_of` instants around `as_of` at which the same events apply and
+    /// the same events lie ahead: an event switches both at its instant, and
+    /// a lapse also just after its grace period ends.
+    fn window_around(&self, as_of: DateTime<Utc>) -> ReplayWindow {
+        let mut window = ReplayWindow::default();
+        for event in &self.events {
+            window.keep_side_of(event.at, as_of);
+            if matches!(event.kind, EventKind::Lapse)
+                && let Some(switch) = event
+                    .at
+                    .checked_add_signed(self.grace)
+                    .and_then(|end| end.checked_add_signed(Duration::nanoseconds(1)))
+            {
+                window.keep_side_of(switch, as_of);
+            }
+        }
+        window
     }
 
     /// Whether an event happens by `limit` and applies at `as_of` (a lapse
@@ -593,6 +615,13 @@ impl Timeline {
             std::mem::swap(&mut before, &mut after);
         }
         replay.trial_open = subs.iter().any(|s| s.trial) && !paid_before;
+        replay.events_ahead = self.events.last().is_some_and(|e| e.at > as_of);
+        replay.next_cancellation = self
+            .events
+            .iter()
+            .find(|e| e.at > as_of && matches!(e.kind, EventKind::Cancel { .. }))
+            .map(|e| e.at);
+        replay.window = self.window_around(as_of);
         replay.subscriptions = subs
             .iter()
             .zip(&self.subscription_ids)

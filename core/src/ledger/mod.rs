@@ -2,10 +2,10 @@
 //!
 //! Records come in as JSON (either interface shape), are validated (the record
 //! rules in `model`, the cross-record rules in `validate`) and stored by id; a
-//! re-sent id replaces its record. Each customer's [`Timeline`] is derived
-//! state: a write rebuilds only the customers it touches, a settings change
-//! rebuilds all of them in parallel. Queries (`queries`) replay timelines at an
-//! explicit `as_of`.
+//! re-sent id replaces its record. Queries (`queries`) build each customer's
+//! [`Timeline`] from its invoices and replay it at an explicit `as_of`. Only
+//! the replays are kept: a write marks the customers it touches for the next
+//! read to replay, a settings or FX change drops them all.
 
 mod invoice_table;
 mod queries;
@@ -26,7 +26,7 @@ use crate::fx::{FxTable, parse_rates};
 use crate::ids::{CustomerId, DataSourceId, PlanGroupId, PlanId};
 use crate::model::{Customer, DataSource, Invoice, Node, Plan, PlanGroup, Settings, View};
 use crate::prefetch::{prefetch, prefetch_range};
-use crate::timeline::{Replay, Timeline};
+use crate::timeline::{Replay, ReplayWindow, Timeline};
 use chrono::{DateTime, Utc};
 use foldhash::fast::FixedState;
 use indexmap::IndexMap;
@@ -45,14 +45,19 @@ type Index<K, V> = HashMap<K, V, FixedState>;
 pub(crate) type ReplaySet = Arc<Records<CustomerId, Arc<Replay>>>;
 
 /// The replays of the latest `as_of` asked for. Replays depend only on the
-/// timelines, the settings and the FX table: a write that rebuilds some
-/// timelines marks those customers stale, and the next read replays only
-/// them; a settings or FX change drops the cache.
+/// customer's records, the settings and the FX table: a write marks the
+/// customers it touches stale, and the next read replays only them; a
+/// settings or FX change drops the cache.
 #[derive(Debug)]
 pub(crate) struct ReplayCache {
     as_of: DateTime<Utc>,
     set: ReplaySet,
+    /// Where every replay of `set` holds: the `as_of` instants it serves.
+    window: ReplayWindow,
     stale: HashSet<CustomerId, FixedState>,
+    /// Every replay is out of date (settings or FX changed): the next read
+    /// replays every customer.
+    outdated: bool,
     /// The per-day totals of `set`, once a report asked for them.
     daily: Option<Arc<crate::reports::daily_totals::DailyTotals>>,
 }
@@ -88,20 +93,11 @@ pub(crate) fn for_each_loading_ids_ahead<T>(
     }
 }
 
-/// Frees the timelines and replays a full rebuild replaces, customer by
-/// customer, starting to load what the next ones' drops read first: their
-/// memory is as scattered as the new state's, and freeing it runs beside
-/// the rebuild.
-fn free_derived_state(timelines: Index<CustomerId, Timeline>, replays: Option<ReplayCache>) {
-    let timelines: Vec<(CustomerId, Timeline)> = timelines.into_iter().collect();
-    let mut rest = timelines.into_iter();
-    while let Some(entry) = rest.next() {
-        if let Some((_, next)) = rest.as_slice().first() {
-            next.prefetch_for_drop();
-        }
-        drop(entry);
-    }
-    // A reader may still hold the replays: they are then freed after it.
+/// Frees the replays a full replay replaces, customer by customer, starting
+/// to load what the next ones' drops read first: their memory is as
+/// scattered as the new replays', and freeing it runs beside the replay. A
+/// reader may still hold them: they are then freed after it.
+pub(crate) fn free_replays(replays: Option<ReplayCache>) {
     let Some(Ok(replays)) = replays.map(|cache| Arc::try_unwrap(cache.set)) else {
         return;
     };
@@ -157,7 +153,7 @@ fn add_position(
     }
 }
 
-/// One account's records, settings, FX table and derived timelines.
+/// One account's records, settings, FX table and cached replays.
 #[derive(Debug)]
 pub struct Ledger {
     settings: Settings,
@@ -170,7 +166,6 @@ pub struct Ledger {
     invoices_by_customer: Index<CustomerId, CustomerInvoices>,
     invoices_by_plan: Index<PlanId, usize>,
     fx: FxTable,
-    timelines: Index<CustomerId, Timeline>,
     replay_cache: Mutex<Option<ReplayCache>>,
     /// The highest `pg_N` number given out or stored, so the id of a deleted
     /// plan group is never handed out again.
@@ -195,7 +190,6 @@ impl Clone for Ledger {
             invoices_by_customer: self.invoices_by_customer.clone(),
             invoices_by_plan: self.invoices_by_plan.clone(),
             fx: self.fx.clone(),
-            timelines: self.timelines.clone(),
             replay_cache: Mutex::new(None),
             last_plan_group_number: self.last_plan_group_number,
         }
@@ -243,7 +237,6 @@ impl Ledger {
             invoices_by_customer: Index::default(),
             invoices_by_plan: Index::default(),
             fx: FxTable::new(pivot),
-            timelines: Index::default(),
             replay_cache: Mutex::new(None),
             last_plan_group_number: 0,
         }
@@ -259,7 +252,7 @@ impl Ledger {
     pub fn set_settings(&mut self, mut settings: Settings) {
         settings.fx_pivot = Some(self.fx.pivot());
         self.settings = settings;
-        self.rebuild_all();
+        self.forget_replays();
     }
 
     /// Merges the keys of a JSON object into the settings (see
@@ -382,7 +375,7 @@ impl Ledger {
                 .filter(|i| i.plan_id.as_ref().is_some_and(|p| changed.contains(p)))
                 .map(|i| i.customer_id.clone())
                 .collect();
-            self.rebuild(customers);
+            self.mark_stale(customers);
         }
         report
     }
@@ -568,7 +561,7 @@ impl Ledger {
             }
             add_position(invoices_by_customer, invoices, invoice, position);
         });
-        self.rebuild(touched);
+        self.mark_stale(touched);
     }
 
     /// Deletes a customer and every invoice of it.
@@ -579,7 +572,6 @@ impl Ledger {
         if let Some(customer) = self.invoices_by_customer.remove(id) {
             self.remove_invoices_at(&customer.positions);
         }
-        self.timelines.remove(id);
         self.mark_stale([CustomerId::from(id)]);
         Ok(())
     }
@@ -617,7 +609,7 @@ impl Ledger {
         let invoice = self
             .remove_invoice_record(id)
             .ok_or_else(|| not_found(Invoice::KIND, id))?;
-        self.rebuild([invoice.customer_id]);
+        self.mark_stale([invoice.customer_id]);
         Ok(())
     }
 
@@ -709,15 +701,20 @@ impl Ledger {
 
     // ---- derived state ------------------------------------------------
 
-    /// Drops every cached replay (settings and FX feed every customer).
-    fn forget_replays(&mut self) {
-        *self
+    /// Drops every cached replay, so the next read replays every customer
+    /// from its invoices (what a settings or FX change does). The replays are
+    /// freed beside that full replay.
+    pub fn forget_replays(&mut self) {
+        if let Some(cache) = self
             .replay_cache
             .get_mut()
-            .unwrap_or_else(|poisoned| poisoned.into_inner()) = None;
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
+        {
+            cache.outdated = true;
+        }
     }
 
-    /// Marks customers whose timeline changed, for the next read to replay.
+    /// Marks customers whose records changed, for the next read to replay.
     fn mark_stale(&mut self, customers: impl IntoIterator<Item = CustomerId>) {
         let cache = self
             .replay_cache
@@ -726,11 +723,6 @@ impl Ledger {
         if let Some(cache) = cache {
             cache.stale.extend(customers);
         }
-    }
-
-    fn build_timeline(&self, id: &CustomerId) -> Timeline {
-        let customer = self.invoices_by_customer.get(id);
-        self.build_timeline_of(id, customer.unwrap_or(&CustomerInvoices::default()))
     }
 
     fn build_timeline_of(&self, id: &CustomerId, customer: &CustomerInvoices) -> Timeline {
@@ -744,65 +736,32 @@ impl Ledger {
         )
     }
 
-    /// Rebuilds the timelines of the given customers (in parallel when many).
-    fn rebuild(&mut self, customers: impl IntoIterator<Item = CustomerId>) {
-        let ids: Vec<CustomerId> = customers.into_iter().collect();
-        // A customer without a record, or without any event, has no timeline.
-        let build = |id: &CustomerId| {
-            let timeline = self
-                .customers
-                .contains_key(id)
-                .then(|| self.build_timeline(id))
-                .filter(|timeline| !timeline.is_empty());
-            (id.clone(), timeline)
-        };
-        let built: Vec<(CustomerId, Option<Timeline>)> = if ids.len() > 64 {
-            ids.par_iter().map(build).collect()
-        } else {
-            ids.iter().map(build).collect()
-        };
-        for (id, timeline) in built {
-            match timeline {
-                Some(timeline) => {
-                    self.timelines.insert(id, timeline);
-                }
-                None => {
-                    self.timelines.remove(&id);
-                }
-            }
-        }
-        self.mark_stale(ids);
+    /// The customer's timeline, built from its invoices: `None` for a
+    /// customer without a record or without any event.
+    pub(crate) fn timeline(&self, id: &str) -> Option<Timeline> {
+        let (id, _) = self.customers.get_key_value(id)?;
+        let invoices = self.invoices_by_customer.get(id)?;
+        Some(self.build_timeline_of(id, invoices)).filter(|timeline| !timeline.is_empty())
     }
 
-    /// Recomputes every customer from scratch, in parallel. The old timelines
-    /// and replays are freed on another core while the new ones are built.
-    pub fn rebuild_all(&mut self) {
-        let old_timelines = std::mem::take(&mut self.timelines);
-        let old_replays = self
-            .replay_cache
-            .get_mut()
-            .unwrap_or_else(|poisoned| poisoned.into_inner())
-            .take();
-        let ((), timelines) = rayon::join(
-            move || free_derived_state(old_timelines, old_replays),
-            || self.build_all_timelines(),
-        );
-        self.timelines = timelines;
-    }
-
-    /// Every customer's timeline, read straight from each customer's invoice
-    /// positions. Every customer with invoices has a record (an invoice
-    /// needs its customer, and deleting a customer deletes its invoices), so
-    /// no customer lookup is needed.
-    fn build_all_timelines(&self) -> Index<CustomerId, Timeline> {
+    /// Every customer's replay at `as_of` in customer id order, and the
+    /// window where all of them hold. Each core builds a stretch of
+    /// customers' timelines straight from their invoice positions and
+    /// replays each at once, so no timeline outlives its replay. Every
+    /// customer with invoices has a record (an invoice needs its customer,
+    /// and deleting a customer deletes its invoices), so no customer lookup
+    /// is needed.
+    fn replay_all(
+        &self,
+        as_of: DateTime<Utc>,
+    ) -> Result<(Records<CustomerId, Arc<Replay>>, ReplayWindow)> {
         let customers: Vec<(&CustomerId, &CustomerInvoices)> =
             self.invoices_by_customer.iter().collect();
-        let built: Vec<(CustomerId, Timeline)> = (0..customers.len())
+        let mut replays = (0..customers.len())
             .into_par_iter()
             .filter_map(|k| {
-                // Each core walks a stretch of customers in order: start loading
-                // the next customer's invoices while this one is built, and the
-                // positions of the one after.
+                // Start loading the next customer's invoices while this one
+                // is built, and the positions of the one after.
                 if let Some((_, after_next)) = customers.get(k + 2) {
                     prefetch_range(
                         after_next.positions.as_ptr() as usize,
@@ -817,26 +776,31 @@ impl Ledger {
                 }
                 let (id, customer) = customers[k];
                 let timeline = self.build_timeline_of(id, customer);
-                (!timeline.is_empty()).then(|| (id.clone(), timeline))
+                if timeline.is_empty() {
+                    return None;
+                }
+                // Each with its id's sort prefix, taken while the string is
+                // in cache: ordering by id then reads strings only on equal
+                // prefixes.
+                Some(
+                    timeline
+                        .simulate(as_of, as_of, &self.settings, &self.fx)
+                        .map(|replay| (id.sort_prefix(), id.clone(), Arc::new(replay))),
+                )
             })
-            .collect();
-        let mut timelines = Index::with_capacity_and_hasher(built.len(), FixedState::default());
+            .collect::<Result<Vec<_>>>()?;
+        replays.par_sort_unstable_by(|a, b| a.0.cmp(&b.0).then_with(|| a.1.cmp(&b.1)));
+        let mut window = ReplayWindow::default();
+        let mut set = Records::with_capacity_and_hasher(replays.len(), FixedState::default());
         for_each_loading_ids_ahead(
-            built,
-            |(id, _)| id,
-            |(id, timeline)| {
-                timelines.insert(id, timeline);
+            replays,
+            |(_, id, _)| id,
+            |(_, id, replay)| {
+                window.narrow(&replay.window);
+                set.insert(id, replay);
             },
         );
-        timelines
-    }
-
-    pub(crate) fn timeline(&self, id: &str) -> Option<&Timeline> {
-        self.timelines.get(id)
-    }
-
-    pub(crate) fn timelines(&self) -> impl Iterator<Item = &Timeline> {
-        self.timelines.values()
+        Ok((set, window))
     }
 
     fn remove_invoice_record(&mut self, id: &str) -> Option<Invoice> {

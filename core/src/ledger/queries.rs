@@ -1,7 +1,7 @@
 //! Reading derived state at an explicit `as_of`: movements, a customer's MRR
 //! at any instant, its current subscriptions and its lifecycle fields.
 
-use super::{Ledger, RecordKind, Records, ReplayCache, ReplaySet, for_each_loading_ids_ahead};
+use super::{Ledger, RecordKind, ReplayCache, ReplaySet, free_replays};
 use crate::error::{Error, Result};
 use crate::ids::{CustomerId, PlanId, SubscriptionId};
 use crate::model::{Customer, DataSource, Interval, Invoice, Plan, PlanGroup, Settings, Timestamp};
@@ -12,7 +12,6 @@ use crate::reports::ReportParams;
 use crate::reports::daily_totals::DailyTotals;
 use crate::timeline::Replay;
 use chrono::{DateTime, NaiveDate, Utc};
-use foldhash::fast::FixedState;
 use rayon::prelude::*;
 use serde::Serialize;
 use serde_json::{Value, json};
@@ -199,61 +198,39 @@ impl Ledger {
     }
 
     /// Every customer's replay at `as_of`, computed in parallel and cached.
-    /// The cache serves any `as_of` at which the same events apply (a service
-    /// asking at "now" reuses it until an event's time passes); after a write
-    /// only the customers it touched are replayed again.
+    /// The cache serves any `as_of` at which the same events apply and lie
+    /// ahead for every customer (a service asking at "now" reuses it until
+    /// an event's time passes); after a write only the customers it touched
+    /// are replayed again.
     pub(crate) fn replays(&self, as_of: DateTime<Utc>) -> Result<ReplaySet> {
         let mut cache = self
             .replay_cache
             .lock()
             .unwrap_or_else(|poisoned| poisoned.into_inner());
+        // A few stale customers are patched in; many mean a full replay.
         if let Some(cached) = cache.as_mut()
-            && (cached.as_of == as_of
-                || self
-                    .timelines()
-                    .all(|t| t.same_events_apply(cached.as_of, as_of)))
+            && !cached.outdated
+            && cached.window.contains(as_of)
+            && cached.stale.len() <= (cached.set.len() / 8).max(64)
         {
-            // A few stale customers are patched in; many mean a full replay.
-            if cached.stale.len() <= (cached.set.len() / 8).max(64) {
-                if !cached.stale.is_empty()
-                    && let Err(error) = self.patch_cache(cached)
-                {
-                    *cache = None;
-                    return Err(error);
-                }
-                return Ok(Arc::clone(&cached.set));
+            if !cached.stale.is_empty()
+                && let Err(error) = self.patch_cache(cached, as_of)
+            {
+                *cache = None;
+                return Err(error);
             }
+            return Ok(Arc::clone(&cached.set));
         }
-        let timelines: Vec<_> = self.timelines().collect();
-        // Each with its id's sort prefix, taken while the string is in cache:
-        // ordering by id then reads strings only on equal prefixes.
-        let mut replays = (0..timelines.len())
-            .into_par_iter()
-            .map(|k| {
-                if let Some(next) = timelines.get(k + 1) {
-                    next.prefetch();
-                }
-                let t = timelines[k];
-                t.simulate(as_of, as_of, &self.settings, &self.fx).map(|r| {
-                    let id = t.customer_id.clone();
-                    (id.sort_prefix(), id, Arc::new(r))
-                })
-            })
-            .collect::<Result<Vec<_>>>()?;
-        replays.par_sort_unstable_by(|a, b| a.0.cmp(&b.0).then_with(|| a.1.cmp(&b.1)));
-        let mut set = Records::with_capacity_and_hasher(replays.len(), FixedState::default());
-        for_each_loading_ids_ahead(
-            replays,
-            |(_, id, _)| id,
-            |(_, id, replay)| {
-                set.insert(id, replay);
-            },
-        );
+        let old = cache.take();
+        let ((), replayed) = rayon::join(move || free_replays(old), || self.replay_all(as_of));
+        let (set, window) = replayed?;
         let set: ReplaySet = Arc::new(set);
         *cache = Some(ReplayCache {
             as_of,
             set: Arc::clone(&set),
+            window,
             stale: HashSet::default(),
+            outdated: false,
             daily: None,
         });
         Ok(set)
@@ -290,11 +267,13 @@ impl Ledger {
         Ok(built)
     }
 
-    /// Replays the cache's stale customers again at its `as_of` (removing
-    /// those without a timeline), in place unless a reader still holds the
-    /// set, and patches the per-day totals with them (dropping the totals
-    /// when they cannot be patched).
-    fn patch_cache(&self, cached: &mut ReplayCache) -> Result<()> {
+    /// Replays the cache's stale customers again at `as_of`, which the
+    /// cache's window holds (removing those without a timeline), in place
+    /// unless a reader still holds the set, and patches the per-day totals
+    /// with them (dropping the totals when they cannot be patched). The
+    /// cache then stands at `as_of`, and its window holds only where the new
+    /// replays hold too.
+    fn patch_cache(&self, cached: &mut ReplayCache, as_of: DateTime<Utc>) -> Result<()> {
         let stale: Vec<CustomerId> = cached.stale.drain().collect();
         let old: Vec<Option<Arc<Replay>>> =
             stale.iter().map(|id| cached.set.get(id).cloned()).collect();
@@ -303,12 +282,9 @@ impl Ledger {
             let position = set.binary_search_keys(id);
             match self.timeline(id.as_str()) {
                 Some(timeline) => {
-                    let replay = Arc::new(timeline.simulate(
-                        cached.as_of,
-                        cached.as_of,
-                        &self.settings,
-                        &self.fx,
-                    )?);
+                    let replay = timeline.simulate(as_of, as_of, &self.settings, &self.fx)?;
+                    cached.window.narrow(&replay.window);
+                    let replay = Arc::new(replay);
                     match position {
                         Ok(i) => set[i] = replay,
                         Err(i) => {
@@ -332,6 +308,7 @@ impl Ledger {
                 cached.daily = None;
             }
         }
+        cached.as_of = as_of;
         Ok(())
     }
 
@@ -478,15 +455,12 @@ impl Ledger {
         as_of: DateTime<Utc>,
     ) -> Result<CustomerProfile> {
         let replay = self.replay(customer, as_of)?;
-        Ok(self.profile_of(customer, &replay, as_of))
+        Ok(self.profile_of(customer, &replay))
     }
 
-    pub(crate) fn profile_of(
-        &self,
-        customer: &str,
-        replay: &Replay,
-        as_of: DateTime<Utc>,
-    ) -> CustomerProfile {
+    /// The customer's lifecycle fields from its replay at the `as_of` asked
+    /// for.
+    pub(crate) fn profile_of(&self, customer: &str, replay: &Replay) -> CustomerProfile {
         let tz = self.settings.timezone;
         let record = self.customer(customer);
         let given = |pick: fn(&Customer) -> Option<crate::model::Timestamp>| {
@@ -503,9 +477,7 @@ impl Ledger {
         } else {
             CustomerStatus::Lead
         };
-        let scheduled = self
-            .timeline(customer)
-            .and_then(|t| t.scheduled_cancellations(as_of).into_iter().next());
+        let scheduled = replay.next_cancellation;
         let churned = replay
             .last_churn
             .filter(|_| status == CustomerStatus::Cancelled)

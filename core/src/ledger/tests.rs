@@ -321,20 +321,29 @@ fn the_replay_cache_serves_every_as_of_with_the_same_events_and_no_other() {
             .movements(at, &MovementFilter::default())
             .unwrap()
     };
-    // Jan 15 and Feb 8 00:00 see the same events (the lapse shows only after Feb 8).
-    let early = ledger
-        .movements(as_of("2024-01-15T00:00:00Z"), &MovementFilter::default())
-        .unwrap();
-    let same_epoch = as_of("2024-02-08T00:00:00Z");
-    assert!(Arc::ptr_eq(
-        &ledger.replays(as_of("2024-01-15T00:00:00Z")).unwrap(),
-        &ledger.replays(same_epoch).unwrap()
+    let movements = |at: DateTime<Utc>| ledger.movements(at, &MovementFilter::default()).unwrap();
+    // Jan 15 and the last second of January see the same events applied
+    // and the same ones ahead (the coverage end on Feb 1).
+    let early = movements(as_of("2024-01-15T00:00:00Z"));
+    let last_second = as_of("2024-01-31T23:59:59Z");
+    let replays = ledger.replays(as_of("2024-01-15T00:00:00Z")).unwrap();
+    assert!(Arc::ptr_eq(&replays, &ledger.replays(last_second).unwrap()));
+    assert_eq!(early, fresh(last_second));
+    // At the coverage end nothing is ahead any more: a new replay, the same
+    // movements until the grace period ends.
+    let coverage_end = as_of("2024-02-01T00:00:00Z");
+    assert!(!Arc::ptr_eq(
+        &replays,
+        &ledger.replays(coverage_end).unwrap()
     ));
-    assert_eq!(early, fresh(same_epoch));
-    // One second later the lapse applies: a new replay, with the churn.
-    let later = ledger
-        .movements(as_of("2024-02-08T00:00:01Z"), &MovementFilter::default())
-        .unwrap();
+    assert_eq!(movements(coverage_end), early);
+    let grace_end = as_of("2024-02-08T00:00:00Z");
+    assert!(Arc::ptr_eq(
+        &ledger.replays(coverage_end).unwrap(),
+        &ledger.replays(grace_end).unwrap()
+    ));
+    // One second after the grace period the lapse applies: the churn.
+    let later = movements(as_of("2024-02-08T00:00:01Z"));
     assert_eq!(later.len(), 2);
     assert_eq!(later, fresh(as_of("2024-02-08T00:00:01Z")));
 }
@@ -531,7 +540,7 @@ fn customer_movements_are_the_listed_rows_in_customer_order() {
 }
 
 #[test]
-fn a_full_rebuild_leaves_replays_a_reader_holds_intact_and_replays_again() {
+fn forgetting_replays_leaves_those_a_reader_holds_intact_and_replays_again() {
     let mut ledger = ledger();
     ledger.upsert_invoices(&[
         sub("i1", "b", "2024-01-01", 3000),
@@ -541,7 +550,10 @@ fn a_full_rebuild_leaves_replays_a_reader_holds_intact_and_replays_again() {
     let held = ledger.customer_movements(at).unwrap();
     let before: Vec<crate::Movement> = held.iter().cloned().collect();
     assert_eq!(before.len(), 4);
-    ledger.rebuild_all();
+    let cached = ledger.replays(at).unwrap();
+    ledger.forget_replays();
+    assert!(!Arc::ptr_eq(&cached, &ledger.replays(at).unwrap()));
+    drop(cached);
     // The held replays are the reader's until it lets go.
     assert_eq!(held.iter().cloned().collect::<Vec<_>>(), before);
     drop(held);
@@ -552,7 +564,7 @@ fn a_full_rebuild_leaves_replays_a_reader_holds_intact_and_replays_again() {
         .cloned()
         .collect();
     assert_eq!(again, before);
-    ledger.rebuild_all();
+    ledger.forget_replays();
     let listed = ledger.movements(at, &MovementFilter::default()).unwrap();
     let mut by_date = before.clone();
     by_date.sort_by_key(|m| m.date);

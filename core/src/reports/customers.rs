@@ -90,7 +90,7 @@ impl Ledger {
         let mut entries = Vec::new();
         for customer in self.customers() {
             let replay = replays.get(&customer.id).map(|r| &**r);
-            let profile = self.profile_of(customer.id.as_str(), replay.unwrap_or(&empty), as_of);
+            let profile = self.profile_of(customer.id.as_str(), replay.unwrap_or(&empty));
             if status != "all" && profile.status.as_str() != status {
                 continue;
             }
@@ -181,7 +181,7 @@ impl Ledger {
         let currency = q.base_currency(settings)?;
         let as_of_day = as_of.with_timezone(&settings.timezone).date_naive();
         let replay = self.replay(id, as_of)?;
-        let profile = self.profile_of(id, &replay, as_of);
+        let profile = self.profile_of(id, &replay);
         let subscriptions: Vec<Value> = self
             .paying_subscriptions(&replay)
             .iter()

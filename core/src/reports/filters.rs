@@ -215,11 +215,9 @@ impl<'a> CustomerFacts<'a> {
         self.profile.get_or_init(|| {
             let tz = self.ledger.settings().timezone;
             let empty = Replay::default();
-            let profile = self.ledger.profile_of(
-                self.customer.id.as_str(),
-                self.replay.unwrap_or(&empty),
-                self.as_of,
-            );
+            let profile = self
+                .ledger
+                .profile_of(self.customer.id.as_str(), self.replay.unwrap_or(&empty));
             (
                 profile.status,
                 profile

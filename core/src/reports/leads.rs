@@ -85,7 +85,7 @@ fn funnels(request: &EventRequest) -> Result<Vec<Funnel>> {
     let mut out = Vec::new();
     request.for_each_customer(true, |customer, replay| {
         let id = customer.id.as_str();
-        let profile = ledger.profile_of(id, replay.unwrap_or(&empty), request.as_of);
+        let profile = ledger.profile_of(id, replay.unwrap_or(&empty));
         let day = |t: Option<DateTime<Utc>>| {
             t.filter(|t| request.happened(*t))
                 .map(|t| t.with_timezone(&tz).date_naive())

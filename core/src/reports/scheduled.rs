@@ -127,10 +127,7 @@ pub(super) fn committed_changes(
     let horizon = as_of + Duration::days(HORIZON_DAYS);
     let id = &customer.id;
     let mut changes: Vec<Movement> = Vec::new();
-    if ledger
-        .timeline(id.as_str())
-        .is_some_and(|t| t.has_events_after(as_of))
-    {
+    if replay.events_ahead {
         let ahead = ledger.replay(id.as_str(), horizon)?.movements;
         // Events later on the `as_of` day are scheduled too: the day's
         // movement minus the part that had happened by `as_of`.
