@@ -451,11 +451,16 @@ impl Timeline {
 
     /// The `as_of` instants around `as_of` at which the same events apply and
     /// the same events lie ahead: an event switches both at its instant, and
-    /// a lapse also just after its grace period ends.
+    /// a lapse also just after its grace period ends. Events are in time
+    /// order, so the instants of the last event by `as_of` and the first
+    /// after it bound the first part.
     fn window_around(&self, as_of: DateTime<Utc>) -> ReplayWindow {
         let mut window = ReplayWindow::default();
-        for event in &self.events {
+        let ahead = self.events.partition_point(|e| e.at <= as_of);
+        for event in self.events[ahead.saturating_sub(1)..].iter().take(2) {
             window.keep_side_of(event.at, as_of);
+        }
+        for event in &self.events {
             if matches!(event.kind, EventKind::Lapse)
                 && let Some(switch) = event
                     .at
