@@ -70,9 +70,9 @@ pub use reports::ReportParams;
 /// Parses an `as_of` given as text: an ISO 8601 timestamp, or a bare date
 /// meaning the end of that day in the time zone (the last instant of it).
 pub fn parse_as_of(text: &str, settings: &Settings) -> Result<chrono::DateTime<chrono::Utc>> {
-    match Timestamp::parse(text) {
-        Some(Timestamp::Instant(instant)) => Ok(instant),
-        Some(Timestamp::Date(date)) => {
+    match Timestamp::parse(text).map(|t| t.moment()) {
+        Some(model::Moment::Instant(instant)) => Ok(instant),
+        Some(model::Moment::Date(date)) => {
             let next = date.succ_opt().unwrap_or(date);
             Ok(model::start_of_day(next, settings.timezone) - chrono::Duration::seconds(1))
         }

@@ -2,14 +2,32 @@
 //! time zone, so it is kept as a date and resolved against the time zone when
 //! a computation needs the instant; a timestamp without an offset is UTC.
 
-use chrono::{DateTime, NaiveDate, NaiveDateTime, NaiveTime, TimeZone, Utc};
+use chrono::{DateTime, NaiveDate, NaiveDateTime, NaiveTime, TimeZone, Timelike, Utc};
 use chrono_tz::Tz;
 use serde::{Serialize, Serializer};
 use std::fmt;
 
-/// A point in time as a record gave it.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum Timestamp {
+/// A point in time as a record gave it: an exact instant, kept to the
+/// millisecond (finer digits are dropped), or a calendar date, 00:00 of that
+/// day in the ledger's time zone. Eight bytes, and an optional one too: a
+/// stored invoice holds three.
+#[derive(Clone, Copy, PartialEq, Eq, Hash)]
+pub struct Timestamp {
+    /// The UTC day of an instant, or the calendar date.
+    date: NaiveDate,
+    /// [`CALENDAR_DATE`], or the instant's time of day in UTC: seconds since
+    /// midnight shifted left by 11 bits, then milliseconds (up to 1,999
+    /// during a leap second).
+    time: u32,
+}
+
+/// The `time` of a calendar date.
+const CALENDAR_DATE: u32 = u32::MAX;
+const MILLISECOND_BITS: u32 = 11;
+
+/// What a [`Timestamp`] holds.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Moment {
     /// An exact instant (the input had a time of day).
     Instant(DateTime<Utc>),
     /// A calendar date: 00:00 of that day in the ledger's time zone.
@@ -17,27 +35,58 @@ pub enum Timestamp {
 }
 
 impl Timestamp {
+    /// An exact instant, to the millisecond.
+    pub fn from_instant(instant: DateTime<Utc>) -> Timestamp {
+        let time = instant.time();
+        Timestamp {
+            date: instant.date_naive(),
+            time: (time.num_seconds_from_midnight() << MILLISECOND_BITS)
+                | (time.nanosecond() / 1_000_000),
+        }
+    }
+
+    /// A calendar date.
+    pub fn from_date(date: NaiveDate) -> Timestamp {
+        Timestamp {
+            date,
+            time: CALENDAR_DATE,
+        }
+    }
+
+    /// The instant or the date.
+    pub fn moment(&self) -> Moment {
+        if self.time == CALENDAR_DATE {
+            return Moment::Date(self.date);
+        }
+        let seconds = self.time >> MILLISECOND_BITS;
+        let millis = self.time & ((1 << MILLISECOND_BITS) - 1);
+        // Every stored time came from a valid instant.
+        let time = NaiveTime::from_num_seconds_from_midnight_opt(seconds, millis * 1_000_000)
+            .unwrap_or(NaiveTime::MIN);
+        Moment::Instant(self.date.and_time(time).and_utc())
+    }
+
     /// Parses ISO 8601: `2024-01-31`, `2024-01-31T10:00:00Z`, with an offset,
     /// with fractional seconds, or without an offset (then UTC). A space may
     /// stand for the `T`.
     pub fn parse(text: &str) -> Option<Timestamp> {
         let text = text.trim();
         if let Some(date) = plain_date(text) {
-            return Some(Timestamp::Date(date));
+            return Some(Timestamp::from_date(date));
         }
         if let Ok(date) = NaiveDate::parse_from_str(text, "%Y-%m-%d") {
-            return Some(Timestamp::Date(date));
+            return Some(Timestamp::from_date(date));
         }
         if let Ok(instant) = DateTime::parse_from_rfc3339(text) {
-            return Some(Timestamp::Instant(instant.with_timezone(&Utc)));
+            return Some(Timestamp::from_instant(instant.with_timezone(&Utc)));
         }
         let normalized = text.replacen(' ', "T", 1);
         if let Ok(instant) = DateTime::parse_from_rfc3339(&normalized) {
-            return Some(Timestamp::Instant(instant.with_timezone(&Utc)));
+            return Some(Timestamp::from_instant(instant.with_timezone(&Utc)));
         }
         for format in ["%Y-%m-%dT%H:%M:%S%.f", "%Y-%m-%dT%H:%M"] {
             if let Ok(naive) = NaiveDateTime::parse_from_str(&normalized, format) {
-                return Some(Timestamp::Instant(naive.and_utc()));
+                return Some(Timestamp::from_instant(naive.and_utc()));
             }
         }
         None
@@ -45,22 +94,22 @@ impl Timestamp {
 
     /// Unix seconds as a timestamp.
     pub fn from_unix_seconds(seconds: i64) -> Option<Timestamp> {
-        DateTime::from_timestamp(seconds, 0).map(Timestamp::Instant)
+        DateTime::from_timestamp(seconds, 0).map(Timestamp::from_instant)
     }
 
     /// The instant this timestamp names in the given time zone.
     pub fn instant(&self, tz: Tz) -> DateTime<Utc> {
-        match self {
-            Timestamp::Instant(instant) => *instant,
-            Timestamp::Date(date) => start_of_day(*date, tz),
+        match self.moment() {
+            Moment::Instant(instant) => instant,
+            Moment::Date(date) => start_of_day(date, tz),
         }
     }
 
     /// The calendar day of this timestamp in the given time zone.
     pub fn local_date(&self, tz: Tz) -> NaiveDate {
-        match self {
-            Timestamp::Instant(instant) => instant.with_timezone(&tz).date_naive(),
-            Timestamp::Date(date) => *date,
+        match self.moment() {
+            Moment::Instant(instant) => instant.with_timezone(&tz).date_naive(),
+            Moment::Date(date) => date,
         }
     }
 }
@@ -100,10 +149,16 @@ pub fn start_of_day(date: NaiveDate, tz: Tz) -> DateTime<Utc> {
 
 impl fmt::Display for Timestamp {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            Timestamp::Instant(instant) => write!(f, "{}", instant.format("%Y-%m-%dT%H:%M:%SZ")),
-            Timestamp::Date(date) => write!(f, "{}", date.format("%Y-%m-%d")),
+        match self.moment() {
+            Moment::Instant(instant) => write!(f, "{}", instant.format("%Y-%m-%dT%H:%M:%SZ")),
+            Moment::Date(date) => write!(f, "{}", date.format("%Y-%m-%d")),
         }
+    }
+}
+
+impl fmt::Debug for Timestamp {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        self.moment().fmt(f)
     }
 }
 
@@ -129,7 +184,7 @@ mod tests {
         let t = Timestamp::parse("2024-03-01T10:30:00").unwrap();
         assert_eq!(
             t,
-            Timestamp::Instant("2024-03-01T10:30:00Z".parse().unwrap())
+            Timestamp::from_instant("2024-03-01T10:30:00Z".parse().unwrap())
         );
     }
 
@@ -161,10 +216,58 @@ mod tests {
             }
             assert_eq!(
                 Timestamp::parse(text),
-                by_format.map(Timestamp::Date),
+                by_format.map(Timestamp::from_date),
                 "{text}"
             );
         }
+    }
+
+    #[test]
+    fn a_timestamp_and_an_optional_one_take_eight_bytes() {
+        assert_eq!(std::mem::size_of::<Timestamp>(), 8);
+        assert_eq!(std::mem::size_of::<Option<Timestamp>>(), 8);
+    }
+
+    #[test]
+    fn instants_keep_milliseconds_and_drop_finer_digits() {
+        let t = Timestamp::parse("2024-03-01T10:30:05.123987Z").unwrap();
+        let expected: DateTime<Utc> = "2024-03-01T10:30:05.123Z".parse().unwrap();
+        assert_eq!(t.moment(), Moment::Instant(expected));
+        assert_eq!(t.to_string(), "2024-03-01T10:30:05Z");
+    }
+
+    #[test]
+    fn instants_round_trip_at_the_edges_of_the_calendar_and_in_a_leap_second() {
+        let leap = NaiveDate::from_ymd_opt(2016, 12, 31)
+            .unwrap()
+            .and_hms_milli_opt(23, 59, 59, 1_999)
+            .unwrap()
+            .and_utc();
+        let first = NaiveDate::MIN.and_time(NaiveTime::MIN).and_utc();
+        let last = NaiveDate::MAX
+            .and_hms_milli_opt(23, 59, 59, 999)
+            .unwrap()
+            .and_utc();
+        for instant in [leap, first, last, DateTime::UNIX_EPOCH] {
+            assert_eq!(
+                Timestamp::from_instant(instant).moment(),
+                Moment::Instant(instant)
+            );
+        }
+        for date in [NaiveDate::MIN, NaiveDate::MAX] {
+            assert_eq!(Timestamp::from_date(date).moment(), Moment::Date(date));
+        }
+    }
+
+    #[test]
+    fn a_date_is_not_the_instant_of_its_midnight() {
+        let date = NaiveDate::from_ymd_opt(2024, 3, 1).unwrap();
+        let midnight = Timestamp::from_instant(date.and_time(NaiveTime::MIN).and_utc());
+        assert_ne!(Timestamp::from_date(date), midnight);
+        assert_eq!(
+            Timestamp::from_date(date).instant(Tz::UTC),
+            midnight.instant(Tz::UTC)
+        );
     }
 
     #[test]
