@@ -4,7 +4,7 @@
 
 use crate::error::{Error, Result};
 use crate::model::Timestamp;
-use crate::money::{Cents, Currency, round_cents};
+use crate::money::{Cents, Currency, round_cents, round_ratio};
 use chrono::NaiveDate;
 use foldhash::fast::FixedState;
 use rust_decimal::Decimal;
@@ -109,7 +109,7 @@ impl FxTable {
     }
 
     /// Converts `amount` from one currency to another at the rates of `date`:
-    /// `round(amount x rate_to / rate_from)`.
+    /// `round(amount x rate_to / rate_from)`, half to even.
     pub fn convert(
         &self,
         amount: Cents,
@@ -122,8 +122,35 @@ impl FxTable {
         }
         let rate_from = self.rate(from, date)?;
         let rate_to = self.rate(to, date)?;
-        Ok(round_cents(Decimal::from(amount) * rate_to / rate_from))
+        Ok(convert_at(amount, rate_from, rate_to))
     }
+}
+
+/// `round(amount x rate_to / rate_from)`, half to even. Exact in 128-bit
+/// integers when the amount times the rates' digits fits, which is the
+/// common case and several times faster than decimal division; otherwise
+/// in decimal arithmetic (28 significant digits), saturating at the `i64`
+/// range.
+fn convert_at(amount: Cents, rate_from: Decimal, rate_to: Decimal) -> Cents {
+    // amount x (m_to / 10^s_to) / (m_from / 10^s_from)
+    //   = amount x m_to x 10^s_from / (m_from x 10^s_to)
+    let exact = || {
+        let numerator = i128::from(amount)
+            .checked_mul(rate_to.mantissa())?
+            .checked_mul(10i128.checked_pow(rate_from.scale())?)?;
+        let denominator = rate_from
+            .mantissa()
+            .checked_mul(10i128.checked_pow(rate_to.scale())?)?;
+        Some(round_ratio(numerator, denominator))
+    };
+    exact().unwrap_or_else(|| {
+        // Rates are positive.
+        let saturated = if amount < 0 { i64::MIN } else { i64::MAX };
+        Decimal::from(amount)
+            .checked_mul(rate_to)
+            .and_then(|product| product.checked_div(rate_from))
+            .map_or(saturated, round_cents)
+    })
 }
 
 /// Parses a list of `{date, currency, rate}` rows.
@@ -151,6 +178,59 @@ pub fn date_of(text: &str) -> Option<NaiveDate> {
 mod tests {
     use super::*;
     use serde_json::json;
+
+    fn decimal(mantissa: i64, scale: u32) -> Decimal {
+        Decimal::new(mantissa, scale)
+    }
+
+    proptest::proptest! {
+        /// The result is the nearest whole number to the exact quotient,
+        /// an exact half going to the even neighbour.
+        #[test]
+        fn conversion_rounds_the_exact_quotient_half_to_even(
+            amount in -10_000_000_000i64..10_000_000_000,
+            from in 1i64..10_000_000,
+            from_scale in 0u32..8,
+            to in 1i64..10_000_000,
+            to_scale in 0u32..8,
+        ) {
+            let converted = i128::from(convert_at(amount, decimal(from, from_scale), decimal(to, to_scale)));
+            // amount x (to / 10^to_scale) / (from / 10^from_scale) = n / d
+            let n = i128::from(amount) * i128::from(to) * 10i128.pow(from_scale);
+            let d = i128::from(from) * 10i128.pow(to_scale);
+            let distance = (converted * d - n).abs();
+            proptest::prop_assert!(2 * distance <= d, "{} is not nearest to {}/{}", converted, n, d);
+            if 2 * distance == d {
+                proptest::prop_assert_eq!(converted % 2, 0);
+            }
+        }
+    }
+
+    #[test]
+    fn conversion_matches_decimal_arithmetic_where_that_is_exact() {
+        // Into a foreign currency the decimal product is exact.
+        for (amount, rate) in [
+            (3000, decimal(9, 1)),
+            (-1235, decimal(10_845, 4)),
+            (5, decimal(5, 1)),
+        ] {
+            assert_eq!(
+                convert_at(amount, Decimal::ONE, rate),
+                round_cents(Decimal::from(amount) * rate)
+            );
+        }
+        assert_eq!(convert_at(5, Decimal::ONE, decimal(5, 1)), 2);
+        assert_eq!(convert_at(15, Decimal::ONE, decimal(5, 1)), 8);
+    }
+
+    #[test]
+    fn conversion_beyond_128_bits_falls_back_to_decimal_and_saturates() {
+        let fine = Decimal::from_i128_with_scale(12_345_678_901_234_567_890_123_456_789, 28);
+        let coarse = Decimal::from_i128_with_scale(79_228_162_514_264_337_593_543_950_335, 0);
+        assert_eq!(convert_at(1_000, fine, fine), 1_000);
+        assert_eq!(convert_at(i64::MAX, Decimal::ONE, coarse), i64::MAX);
+        assert_eq!(convert_at(i64::MIN, Decimal::ONE, coarse), i64::MIN);
+    }
 
     fn table() -> FxTable {
         let mut t = FxTable::new(Currency::USD);
