@@ -5,7 +5,7 @@
 use crate::error::{Error, Result};
 use crate::model::Timestamp;
 use crate::money::{Cents, Currency, round_cents, round_ratio};
-use chrono::NaiveDate;
+use chrono::{Datelike, NaiveDate};
 use foldhash::fast::FixedState;
 use rust_decimal::Decimal;
 use rust_decimal::prelude::FromPrimitive;
@@ -48,7 +48,65 @@ impl FxRate {
 #[derive(Debug, Clone, PartialEq)]
 pub struct FxTable {
     pivot: Currency,
-    rates: HashMap<Currency, Vec<(NaiveDate, Decimal)>, FixedState>,
+    rates: HashMap<Currency, RateSeries, FixedState>,
+}
+
+/// One currency's rates in date order, with the rate in force on each day
+/// from the first rate's to the last one's, so a lookup is one subtraction
+/// and one read: reports convert every customer at every period end.
+#[derive(Debug, Clone, Default, PartialEq)]
+struct RateSeries {
+    rates: Vec<(NaiveDate, Decimal)>,
+    /// Day number (from the common era) of the first rate.
+    first_day: i32,
+    /// For each day from `first_day` to the last rate's day, the index in
+    /// `rates` of the rate in force. Empty when that span is longer than
+    /// [`MAX_INDEXED_DAYS`]; lookups then search `rates`.
+    in_force: Vec<u32>,
+}
+
+/// About 270 years of daily entries: 400 KB for one currency.
+const MAX_INDEXED_DAYS: i64 = 100_000;
+
+impl RateSeries {
+    fn reindex(&mut self) {
+        self.in_force.clear();
+        let (Some((first, _)), Some((last, _))) = (self.rates.first(), self.rates.last()) else {
+            return;
+        };
+        self.first_day = first.num_days_from_ce();
+        let span = i64::from(last.num_days_from_ce()) - i64::from(self.first_day) + 1;
+        if span > MAX_INDEXED_DAYS {
+            return;
+        }
+        let mut index = 0u32;
+        for offset in 0..span as i32 {
+            let day = self.first_day + offset;
+            while let Some((next, _)) = self.rates.get(index as usize + 1)
+                && next.num_days_from_ce() <= day
+            {
+                index += 1;
+            }
+            self.in_force.push(index);
+        }
+    }
+
+    /// The rate in force on `date`: the latest on or before it.
+    fn on(&self, date: NaiveDate) -> Option<Decimal> {
+        let offset = date.num_days_from_ce() - self.first_day;
+        if offset < 0 {
+            return None;
+        }
+        let index = match self.in_force.get(offset as usize) {
+            Some(index) => *index as usize,
+            None if !self.in_force.is_empty() => self.rates.len() - 1,
+            None => self
+                .rates
+                .partition_point(|(d, _)| *d <= date)
+                .checked_sub(1)?,
+        };
+        self.rates.get(index).map(|(_, rate)| *rate)
+    }
 }
 
 impl FxTable {
@@ -70,14 +128,23 @@ impl FxTable {
 
     /// Adds rates; a row for an existing currency and date replaces it.
     pub fn insert(&mut self, rows: impl IntoIterator<Item = FxRate>) {
+        let mut changed: Vec<Currency> = Vec::new();
         for row in rows {
             if row.currency == self.pivot {
                 continue;
             }
-            let series = self.rates.entry(row.currency).or_default();
+            let series = &mut self.rates.entry(row.currency).or_default().rates;
             match series.binary_search_by_key(&row.date, |(d, _)| *d) {
                 Ok(i) => series[i].1 = row.rate,
                 Err(i) => series.insert(i, (row.date, row.rate)),
+            }
+            if !changed.contains(&row.currency) {
+                changed.push(row.currency);
+            }
+        }
+        for currency in changed {
+            if let Some(series) = self.rates.get_mut(&currency) {
+                series.reindex();
             }
         }
     }
@@ -91,12 +158,10 @@ impl FxTable {
             currency: currency.to_string(),
             date: date.to_string(),
         };
-        let series = self.rates.get(&currency).ok_or_else(missing)?;
-        let upto = series.partition_point(|(d, _)| *d <= date);
-        if upto == 0 {
-            return Err(missing());
-        }
-        Ok(series[upto - 1].1)
+        self.rates
+            .get(&currency)
+            .and_then(|series| series.on(date))
+            .ok_or_else(missing)
     }
 
     /// The days from which a new rate of `currency` applies (none for the pivot).
@@ -104,7 +169,7 @@ impl FxTable {
         self.rates
             .get(&currency)
             .into_iter()
-            .flatten()
+            .flat_map(|series| &series.rates)
             .map(|(day, _)| *day)
     }
 
@@ -203,6 +268,37 @@ mod tests {
             if 2 * distance == d {
                 proptest::prop_assert_eq!(converted % 2, 0);
             }
+        }
+    }
+
+    proptest::proptest! {
+        /// The rate in force on a day is the latest on or before it, with
+        /// the day index and without it (rates centuries apart).
+        #[test]
+        fn the_rate_in_force_is_the_latest_on_or_before_the_day(
+            days in proptest::collection::vec(-400i64..400, 1..12),
+            wide in proptest::bool::ANY,
+            asked in -500i64..500,
+            on_a_rate_day in proptest::option::of(0usize..12),
+        ) {
+            let start = NaiveDate::from_ymd_opt(2024, 1, 1).unwrap();
+            let stretch = if wide { 400 } else { 1 };
+            let day = |offset: i64| start + chrono::Duration::days(offset * stretch);
+            let mut t = FxTable::new(Currency::USD);
+            t.insert(days.iter().enumerate().map(|(i, offset)| {
+                FxRate::on(day(*offset), Currency::parse("EUR").unwrap(), Decimal::from(i as i64 + 1))
+            }));
+            let mut expected: Vec<(NaiveDate, Decimal)> = Vec::new();
+            for (i, offset) in days.iter().enumerate() {
+                expected.retain(|(d, _)| *d != day(*offset));
+                expected.push((day(*offset), Decimal::from(i as i64 + 1)));
+            }
+            expected.sort();
+            let asked = on_a_rate_day.map_or(asked, |i| days[i % days.len()]);
+            let asked = start + chrono::Duration::days(asked * stretch);
+            let want = expected.iter().rev().find(|(d, _)| *d <= asked).map(|(_, r)| *r);
+            let got = t.rate(Currency::parse("EUR").unwrap(), asked).ok();
+            proptest::prop_assert_eq!(got, want);
         }
     }
 
