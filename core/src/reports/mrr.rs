@@ -376,9 +376,10 @@ impl Request<'_> {
             .par_chunks(1024)
             .map(|part| -> Result<[Groups; N]> {
                 let mut outs = empty();
+                let mut own = Vec::new();
                 for customer in part {
                     for (spec, out) in specs.iter().zip(outs.iter_mut()) {
-                        self.add_to_groups(spec, customer, base, out)?;
+                        self.add_to_groups(spec, customer, base, out, &mut own)?;
                     }
                 }
                 Ok(outs)
@@ -408,14 +409,36 @@ impl Request<'_> {
     }
 
     /// Adds one customer to the total and to its breakdown groups of `out`.
+    /// A customer-level breakdown (plan, country, ...) computes the
+    /// customer's figures once, into `own`, and adds them to both.
     fn add_to_groups(
         &self,
         spec: &SeriesSpec,
         customer: &Selected,
         base: Currency,
         out: &mut Groups,
+        own: &mut Vec<PeriodStats>,
     ) -> Result<()> {
         let movements = customer.movements;
+        if let Some((value, label)) = &customer.group {
+            own.clear();
+            own.resize(spec.periods.len(), PeriodStats::default());
+            spec.add_customer(movements, base, own)?;
+            let total = &mut out.get_mut(&None).expect("total").1;
+            for (into, from) in total.iter_mut().zip(own.iter()) {
+                into.add(from);
+            }
+            let entry = out.entry(Some(value.clone())).or_insert_with(|| {
+                (
+                    label.clone(),
+                    vec![PeriodStats::default(); spec.periods.len()],
+                )
+            });
+            for (into, from) in entry.1.iter_mut().zip(own.iter()) {
+                into.add(from);
+            }
+            return Ok(());
+        }
         spec.add_customer(movements, base, &mut out.get_mut(&None).expect("total").1)?;
         match self.breakdown {
             None => {}
@@ -472,18 +495,8 @@ impl Request<'_> {
                     }
                 }
             }
-            Some(_) => {
-                let Some((value, label)) = &customer.group else {
-                    return Ok(());
-                };
-                let entry = out.entry(Some(value.clone())).or_insert_with(|| {
-                    (
-                        label.clone(),
-                        vec![PeriodStats::default(); spec.periods.len()],
-                    )
-                });
-                spec.add_customer(movements, base, &mut entry.1)?;
-            }
+            // A customer-level breakdown without a group for this customer.
+            Some(_) => {}
         }
         Ok(())
     }
