@@ -453,10 +453,9 @@ impl Timeline {
     /// the same events lie ahead: an event switches both at its instant, and
     /// a lapse also just after its grace period ends. Events are in time
     /// order, so the instants of the last event by `as_of` and the first
-    /// after it bound the first part.
-    fn window_around(&self, as_of: DateTime<Utc>) -> ReplayWindow {
+    /// after it (at `ahead`) bound the first part.
+    fn window_around(&self, as_of: DateTime<Utc>, ahead: usize) -> ReplayWindow {
         let mut window = ReplayWindow::default();
-        let ahead = self.events.partition_point(|e| e.at <= as_of);
         for event in self.events[ahead.saturating_sub(1)..].iter().take(2) {
             window.keep_side_of(event.at, as_of);
         }
@@ -620,13 +619,14 @@ impl Timeline {
             std::mem::swap(&mut before, &mut after);
         }
         replay.trial_open = subs.iter().any(|s| s.trial) && !paid_before;
-        replay.events_ahead = self.events.last().is_some_and(|e| e.at > as_of);
-        replay.next_cancellation = self
-            .events
+        // Events are in time order: those after `as_of` start at `ahead`.
+        let ahead = self.events.partition_point(|e| e.at <= as_of);
+        replay.events_ahead = ahead < self.events.len();
+        replay.next_cancellation = self.events[ahead..]
             .iter()
-            .find(|e| e.at > as_of && matches!(e.kind, EventKind::Cancel { .. }))
+            .find(|e| matches!(e.kind, EventKind::Cancel { .. }))
             .map(|e| e.at);
-        replay.window = self.window_around(as_of);
+        replay.window = self.window_around(as_of, ahead);
         // Replays are kept: rows grown four at a time would hold 1.6 rows of
         // slack for the 2.4 rows a customer has on average.
         replay.movements.shrink_to_fit();
