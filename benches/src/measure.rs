@@ -1,12 +1,26 @@
-//! Timing and memory helpers for the scale harness.
+//! Timing and memory helpers for the harnesses.
 
+use chrono::{DateTime, NaiveDate, Utc};
 use std::time::{Duration, Instant};
+use submetrics::{Ledger, MovementFilter};
 
 /// Runs `f` once and returns its result with the elapsed time.
 pub fn timed<T>(f: impl FnOnce() -> T) -> (T, Duration) {
     let start = Instant::now();
     let value = f();
     (value, start.elapsed())
+}
+
+/// A full recompute: drops every cached replay, then reads the movements at
+/// `as_of` through a filter that keeps no row, so every customer's timeline
+/// is built and replayed and no row is copied (the listing times apart).
+pub fn full_recompute(ledger: &mut Ledger, as_of: DateTime<Utc>) {
+    ledger.forget_replays();
+    let no_rows = MovementFilter {
+        from: NaiveDate::from_ymd_opt(9999, 1, 1),
+        ..MovementFilter::default()
+    };
+    ledger.movements(as_of, &no_rows).expect("movements");
 }
 
 /// The `q`-quantile (0..=1) of durations, by nearest rank.

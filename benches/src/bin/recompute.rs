@@ -9,12 +9,11 @@
 //! (each a different one, evenly spread) followed by its customer's
 //! movements, as the scale harness measures them.
 
-use chrono::NaiveDate;
 use serde_json::json;
 use std::time::Duration;
 use submetrics::MovementFilter;
 use submetrics_benches::generator::Spec;
-use submetrics_benches::measure::{cpu_time, ms, quantile, timed, us};
+use submetrics_benches::measure::{cpu_time, full_recompute, ms, quantile, timed, us};
 use submetrics_benches::write::generate_typed;
 
 fn main() {
@@ -37,17 +36,9 @@ fn main() {
     let (mut recompute_cpu, mut listing_cpu) = (Duration::ZERO, Duration::ZERO);
     let mut count = 0;
     let repeats = repeats.max(1);
-    // A filter that keeps no row: the query builds and replays every
-    // customer and clones nothing, so the recompute and the listing of rows
-    // time apart.
-    let no_rows = MovementFilter {
-        from: NaiveDate::from_ymd_opt(9999, 1, 1),
-        ..MovementFilter::default()
-    };
     for _ in 0..repeats {
-        ledger.forget_replays();
         let start = cpu_time();
-        recomputes.push(timed(|| ledger.movements(as_of, &no_rows).expect("movements")).1);
+        recomputes.push(timed(|| full_recompute(&mut ledger, as_of)).1);
         let middle = cpu_time();
         let (rows, listing_time) = timed(|| {
             ledger
