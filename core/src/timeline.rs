@@ -20,6 +20,7 @@ use crate::movements::{DayCauses, DayChange, DayState, Movement, Snapshot, class
 use crate::normalize::{ServicePeriod, monthly_amount_over, service_period};
 use crate::prefetch::prefetch;
 use chrono::{DateTime, Duration, NaiveDate, Utc};
+use std::collections::BTreeMap;
 
 /// What an event does to the subscriptions it targets.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -203,10 +204,12 @@ impl Replay {
 
     /// MRR, quantity and plans of the paying subscriptions at the end of the replay.
     pub fn mrr(&self) -> Snapshot {
-        let mut snap = Snapshot::default();
-        for sub in self.subscriptions.iter().filter(|s| s.mrr > 0) {
+        let mut snap = Snapshot {
+            mrr: self.mrr_by_currency(),
+            ..Snapshot::default()
+        };
+        for sub in self.paying() {
             if let Some(currency) = sub.currency {
-                *snap.mrr.entry(currency).or_insert(0) += sub.mrr;
                 *snap.quantity.entry(currency).or_insert(0) += sub.quantity;
             }
             if let Some(plan) = &sub.plan_id {
@@ -214,6 +217,22 @@ impl Replay {
             }
         }
         snap
+    }
+
+    /// The MRR per currency of [`Replay::mrr`] alone: what most reports
+    /// read, without collecting quantities and plans for every customer.
+    pub fn mrr_by_currency(&self) -> BTreeMap<Currency, Cents> {
+        let mut mrr = BTreeMap::new();
+        for sub in self.paying() {
+            if let Some(currency) = sub.currency {
+                *mrr.entry(currency).or_insert(0) += sub.mrr;
+            }
+        }
+        mrr
+    }
+
+    fn paying(&self) -> impl Iterator<Item = &SubscriptionState> {
+        self.subscriptions.iter().filter(|s| s.mrr > 0)
     }
 }
 

@@ -414,7 +414,7 @@ impl Ledger {
         at: DateTime<Utc>,
         as_of: DateTime<Utc>,
     ) -> Result<BTreeMap<Currency, Cents>> {
-        Ok(self.replay_until(customer, at, as_of)?.mrr().mrr)
+        Ok(self.replay_until(customer, at, as_of)?.mrr_by_currency())
     }
 
     /// The customer's paying subscriptions at `as_of`.
@@ -466,7 +466,7 @@ impl Ledger {
         let given = |pick: fn(&Customer) -> Option<crate::model::Timestamp>| {
             record.and_then(pick).map(|t| t.instant(tz))
         };
-        let mrr = replay.mrr().mrr;
+        let mrr = replay.mrr_by_currency();
         let paying = mrr.values().any(|m| *m > 0);
         let status = if paying {
             CustomerStatus::Active

@@ -216,7 +216,11 @@ fn rest_of_day(
         // Nothing had happened yet that day: the day's movement is all to come.
         return ahead.cloned();
     };
-    let before = replay.mrr().mrr.get(&currency).copied().unwrap_or(0);
+    let before = replay
+        .mrr_by_currency()
+        .get(&currency)
+        .copied()
+        .unwrap_or(0);
     let after = before + delta;
     let (kind, default) = if before == 0 {
         let paid = replay.movements.iter().any(|m| m.kind == MovementKind::New);
@@ -340,7 +344,7 @@ fn current_mrr(
             continue;
         }
         let mut own = 0;
-        for (currency, amount) in replay.mrr().mrr {
+        for (currency, amount) in replay.mrr_by_currency() {
             if currencies.is_empty() || currencies.contains(&currency) {
                 own += ledger.fx().convert(
                     amount,

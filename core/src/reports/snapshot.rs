@@ -65,7 +65,7 @@ fn snapshot<'a>(
             continue;
         }
         let mut mrr = 0;
-        for (from, amount) in replay.mrr().mrr {
+        for (from, amount) in replay.mrr_by_currency() {
             if currencies.is_empty() || currencies.contains(&from) {
                 mrr += ledger.fx().convert(amount, from, currency, day)?;
             }

@@ -34,7 +34,7 @@ pub(super) fn summary(
         .par_iter()
         .map(|replay| -> Result<(Cents, i64)> {
             let mut customer_mrr = 0;
-            for (from, amount) in replay.mrr().mrr {
+            for (from, amount) in replay.mrr_by_currency() {
                 customer_mrr += ledger.fx().convert(amount, from, currency, day)?;
             }
             Ok(if customer_mrr > 0 {
