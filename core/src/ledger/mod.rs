@@ -44,13 +44,12 @@ type Index<K, V> = HashMap<K, V, FixedState>;
 /// by the reports of a query.
 pub(crate) type ReplaySet = Arc<Records<CustomerId, Arc<Replay>>>;
 
-/// The replays of the latest `as_of` asked for. Replays depend only on the
+/// The replays at the `as_of` instants of `window`. Replays depend only on the
 /// customer's records, the settings and the FX table: a write marks the
 /// customers it touches stale, and the next read replays only them; a
 /// settings or FX change drops the cache.
 #[derive(Debug)]
 pub(crate) struct ReplayCache {
-    as_of: DateTime<Utc>,
     set: ReplaySet,
     /// Where every replay of `set` holds: the `as_of` instants it serves.
     window: ReplayWindow,
@@ -739,8 +738,8 @@ impl Ledger {
     /// The customer's timeline, built from its invoices: `None` for a
     /// customer without a record or without any event.
     pub(crate) fn timeline(&self, id: &str) -> Option<Timeline> {
-        let (id, _) = self.customers.get_key_value(id)?;
-        let invoices = self.invoices_by_customer.get(id)?;
+        // Every customer with invoices has a record (see `replay_all`).
+        let (id, invoices) = self.invoices_by_customer.get_key_value(id)?;
         Some(self.build_timeline_of(id, invoices)).filter(|timeline| !timeline.is_empty())
     }
 

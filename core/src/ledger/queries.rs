@@ -226,7 +226,6 @@ impl Ledger {
         let (set, window) = replayed?;
         let set: ReplaySet = Arc::new(set);
         *cache = Some(ReplayCache {
-            as_of,
             set: Arc::clone(&set),
             window,
             stale: HashSet::default(),
@@ -271,8 +270,7 @@ impl Ledger {
     /// cache's window holds (removing those without a timeline), in place
     /// unless a reader still holds the set, and patches the per-day totals
     /// with them (dropping the totals when they cannot be patched). The
-    /// cache then stands at `as_of`, and its window holds only where the new
-    /// replays hold too.
+    /// cache's window then holds only where the new replays hold too.
     fn patch_cache(&self, cached: &mut ReplayCache, as_of: DateTime<Utc>) -> Result<()> {
         let stale: Vec<CustomerId> = cached.stale.drain().collect();
         let old: Vec<Option<Arc<Replay>>> =
@@ -308,7 +306,6 @@ impl Ledger {
                 cached.daily = None;
             }
         }
-        cached.as_of = as_of;
         Ok(())
     }
 
