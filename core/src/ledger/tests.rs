@@ -189,12 +189,8 @@ fn update_customer_merges_custom_variables() {
         )
         .unwrap();
     assert_eq!(updated.email.as_deref(), Some("a@example.com"));
-    assert_eq!(updated.name, "A");
-    let vars: Vec<(&str, &str)> = updated
-        .custom_variables
-        .iter()
-        .map(|(k, v)| (k.as_str(), v.as_str()))
-        .collect();
+    assert_eq!(&*updated.name, "A");
+    let vars: Vec<(&str, &str)> = updated.custom_variables.iter().collect();
     assert_eq!(
         vars,
         vec![("industry", "retail"), ("size", "m"), ("channel", "web")]

@@ -3,32 +3,33 @@
 
 use crate::error::Result;
 use crate::ids::{CustomerId, DataSourceId};
-use crate::model::{Fields, Timestamp};
+use crate::model::{CustomVariables, Fields, Timestamp};
 use crate::money::Currency;
-use indexmap::IndexMap;
 use serde::Serialize;
 use serde_json::Value;
 
 /// A customer as stored. Lifecycle fields given by the sender are kept as
-/// given; the analytics views derive them from invoices when absent.
+/// given; the analytics views derive them from invoices when absent. Text
+/// is held in boxed strings and the custom variables packed, as a ledger
+/// holds hundreds of thousands of customers.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Customer {
     pub id: CustomerId,
-    pub name: String,
-    pub email: Option<String>,
+    pub name: Box<str>,
+    pub email: Option<Box<str>>,
     pub created_date: Option<Timestamp>,
     /// Upper-case country code.
-    pub country: Option<String>,
+    pub country: Option<Box<str>>,
     /// Absent means the ledger's base currency.
     pub currency: Option<Currency>,
-    pub status: Option<String>,
+    pub status: Option<Box<str>>,
     pub trial_started: Option<Timestamp>,
     pub paid_started: Option<Timestamp>,
     pub trial_end_date: Option<Timestamp>,
     pub cancel_date: Option<Timestamp>,
     pub overdue_date: Option<Timestamp>,
-    pub cancel_reason: Option<String>,
-    pub custom_variables: IndexMap<String, String>,
+    pub cancel_reason: Option<Box<str>>,
+    pub custom_variables: CustomVariables,
     pub data_source: Option<DataSourceId>,
 }
 
@@ -40,18 +41,20 @@ impl Customer {
         let f = Fields::open(Self::KIND, value, true)?;
         Ok(Customer {
             id: CustomerId::new(f.id()),
-            name: f.required_text(&["name"])?,
-            email: f.text(&["email"])?,
+            name: f.required_text(&["name"])?.into_boxed_str(),
+            email: boxed(f.text(&["email"])?),
             created_date: f.timestamp(&["created_date", "created"])?,
-            country: f.text(&["country"])?.map(|c| c.trim().to_ascii_uppercase()),
+            country: f
+                .text_ref(&["country"])?
+                .map(|c| c.trim().to_ascii_uppercase().into_boxed_str()),
             currency: f.currency(&["currency"])?,
-            status: f.text(&["status"])?,
+            status: boxed(f.text(&["status"])?),
             trial_started: f.timestamp(&["trial_started"])?,
             paid_started: f.timestamp(&["paid_started"])?,
             trial_end_date: f.timestamp(&["trial_end_date"])?,
             cancel_date: f.timestamp(&["cancel_date"])?,
             overdue_date: f.timestamp(&["overdue_date"])?,
-            cancel_reason: f.text(&["cancel_reason"])?,
+            cancel_reason: boxed(f.text(&["cancel_reason"])?),
             custom_variables: f
                 .string_map(&["custom_variables", "metadata"])?
                 .unwrap_or_default(),
@@ -66,8 +69,12 @@ impl Customer {
         self.custom_variables
             .iter()
             .find(|(key, _)| key.eq_ignore_ascii_case(name))
-            .map(|(_, value)| value.as_str())
+            .map(|(_, value)| value)
     }
+}
+
+fn boxed(text: Option<String>) -> Option<Box<str>> {
+    text.map(String::into_boxed_str)
 }
 
 #[cfg(test)]
@@ -83,7 +90,7 @@ mod tests {
         }))
         .unwrap();
         assert_eq!(c.created_date, Timestamp::parse("2024-01-05"));
-        assert_eq!(c.custom_variables["seats"], "12");
+        assert_eq!(c.custom_variables.get("seats"), Some("12"));
         assert_eq!(c.attribute("Industry"), Some("retail"));
     }
 

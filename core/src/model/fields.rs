@@ -8,10 +8,9 @@
 //! [`Json`]: super::Json
 
 use crate::error::{Error, Result};
-use crate::model::Timestamp;
 use crate::model::json::{Node, View};
+use crate::model::{CustomVariables, Timestamp};
 use crate::money::{Cents, Currency, MAX_AMOUNT};
-use indexmap::IndexMap;
 use serde_json::Value;
 use std::borrow::Cow;
 
@@ -225,15 +224,16 @@ impl<'a, N: Node<'a>> Fields<'a, N> {
             .ok_or_else(|| self.error(names[0], "is required"))
     }
 
-    /// An optional object of string values; other scalar values are stringified.
-    pub fn string_map(&self, names: &[&str]) -> Result<Option<IndexMap<String, String>>> {
+    /// An optional object of string values in order; other scalar values are
+    /// stringified and nulls left out.
+    pub fn string_map(&self, names: &[&str]) -> Result<Option<CustomVariables>> {
         let Some((value, name)) = self.lookup(names) else {
             return Ok(None);
         };
         let View::Object(entries) = value.view() else {
             return Err(self.error(name, "must be an object"));
         };
-        let mut out = IndexMap::new();
+        let mut pairs = Vec::new();
         for (key, value) in entries {
             let text = match value.view() {
                 View::String(s) => s.to_string(),
@@ -247,9 +247,11 @@ impl<'a, N: Node<'a>> Fields<'a, N> {
                 View::Bool(b) => b.to_string(),
                 View::Number(n) => n.to_string(),
             };
-            out.insert(key.to_string(), text);
+            pairs.push((key, text));
         }
-        Ok(Some(out))
+        CustomVariables::from_pairs(pairs)
+            .map(Some)
+            .ok_or_else(|| self.error(name, "must hold at most 4 GiB of text"))
     }
 
     /// An optional array of records.

@@ -3,6 +3,7 @@
 //! JSON (either interface shape) and checks every rule that needs no other
 //! record; cross-record rules live in the ledger.
 
+mod custom_variables;
 mod customer;
 mod data_source;
 mod fields;
@@ -13,6 +14,7 @@ mod plan_group;
 mod settings;
 mod timestamp;
 
+pub use custom_variables::CustomVariables;
 pub use customer::Customer;
 pub use data_source::DataSource;
 pub use fields::Fields;

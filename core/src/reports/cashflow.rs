@@ -395,7 +395,7 @@ pub(super) fn outstanding_unpaid(
                 "invoice_id": invoice.id.as_str(),
                 "invoice_number": invoice.details().invoice_number,
                 "customer_id": invoice.customer_id.as_str(),
-                "customer_name": customer.map(|c| c.name.as_str()),
+                "customer_name": customer.map(|c| &*c.name),
                 "customer_email": customer.and_then(|c| c.email.as_deref()),
                 "type": invoice.kind.as_str(),
                 "status": invoice.status.as_str(),

@@ -96,7 +96,7 @@ impl Ledger {
             }
             if let Some(text) = &search
                 && ![
-                    Some(customer.name.as_str()),
+                    Some(&*customer.name),
                     customer.email.as_deref(),
                     Some(customer.id.as_str()),
                 ]

@@ -421,7 +421,7 @@ impl CustomerFilter {
             && !customer
                 .country
                 .as_ref()
-                .is_some_and(|c| self.countries.iter().any(|k| k == c))
+                .is_some_and(|c| self.countries.iter().any(|k| **k == **c))
         {
             return false;
         }
@@ -500,7 +500,11 @@ pub fn breakdown_value(
             plan.map_or_else(unknown, |p| same(p.pricing_model.as_str().to_string()))
         }
         "payment_method" => facts.payment_method().map_or_else(unknown, same),
-        "country" => facts.customer.country.clone().map_or_else(unknown, same),
+        "country" => facts
+            .customer
+            .country
+            .as_deref()
+            .map_or_else(unknown, |c| same(c.to_string())),
         "age" => match age_bucket(facts.paid_started(), as_of_day) {
             "unknown" => unknown(),
             bucket => (bucket.to_string(), format!("{bucket} months")),

@@ -113,7 +113,7 @@ fn invoice_row(ledger: &Ledger, invoice: &Invoice, total_base: i64, tz: Tz) -> V
         "payment_date": payment_date.map(stamp),
         "due_date": invoice.details().due_date.map(|t| stamp(t.instant(tz))),
         "customer_id": invoice.customer_id.as_str(),
-        "customer_name": customer.map(|c| c.name.as_str()),
+        "customer_name": customer.map(|c| &*c.name),
         "customer_email": customer.and_then(|c| c.email.as_deref()),
         "description": invoice.details().description,
         "currency": invoice.currency.as_str(),

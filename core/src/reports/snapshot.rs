@@ -97,10 +97,7 @@ pub(super) fn map(ledger: &Ledger, params: &ReportParams, as_of: DateTime<Utc>) 
     let total = snap.total();
     let mut countries: BTreeMap<String, (i64, Cents)> = BTreeMap::new();
     for (customer, mrr) in &snap.customers {
-        let key = customer
-            .country
-            .clone()
-            .unwrap_or_else(|| "unknown".to_string());
+        let key = customer.country.as_deref().unwrap_or("unknown").to_string();
         let entry = countries.entry(key).or_default();
         entry.0 += 1;
         entry.1 += mrr;
@@ -216,7 +213,7 @@ pub(super) fn custom_variables(
             if only.as_ref().is_none_or(|o| *o == lower) {
                 variables
                     .entry(lower)
-                    .or_insert_with(|| (key.clone(), Values::new()));
+                    .or_insert_with(|| (key.to_string(), Values::new()));
             }
         }
     }

@@ -218,7 +218,7 @@ pub fn money_row(ledger: &Ledger, event: &Event<Attempt>, lines: bool) -> Value 
     let mut row = json!({
         "date": stamp(attempt.instant),
         "customer_id": event.customer_id,
-        "customer_name": customer.map(|c| c.name.as_str()),
+        "customer_name": customer.map(|c| &*c.name),
         "customer_email": customer.and_then(|c| c.email.as_deref()),
         "type": event.kind,
         "status": status,
