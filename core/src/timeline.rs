@@ -417,6 +417,7 @@ impl Timeline {
                     // this customer; refunding anything else (a one-time, void,
                     // unknown or other customer's invoice) never moves MRR.
                     let refunded = invoice
+                        .details()
                         .refunded_invoice_id
                         .as_ref()
                         .map(|id| rank_of(id).map(|r| counted[r]));

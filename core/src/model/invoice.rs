@@ -136,13 +136,13 @@ pub struct Invoice {
     pub status: InvoiceStatus,
     /// Tax included in `amount`; not revenue.
     pub tax_amount: Cents,
-    pub refunded_invoice_id: Option<InvoiceId>,
     /// `None` when every detail is absent; read through [`Invoice::details`].
     details: Option<Box<InvoiceDetails>>,
 }
 
-/// The fields of an invoice that no MRR figure reads: payment details,
-/// descriptive text, the discount, lines, transactions and the data source.
+/// The fields of an invoice that no MRR figure reads (payment details,
+/// descriptive text, the discount, lines, transactions and the data source)
+/// or that only refunds carry (the refunded invoice).
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct InvoiceDetails {
     pub due_date: Option<Timestamp>,
@@ -154,6 +154,8 @@ pub struct InvoiceDetails {
     pub discount_amount: Cents,
     pub lines: Vec<InvoiceLine>,
     pub transactions: Vec<Transaction>,
+    /// The invoice a refund refunds, when it names one.
+    pub refunded_invoice_id: Option<InvoiceId>,
     pub data_source: Option<DataSourceId>,
 }
 
@@ -167,6 +169,7 @@ static NO_DETAILS: InvoiceDetails = InvoiceDetails {
     discount_amount: 0,
     lines: Vec::new(),
     transactions: Vec::new(),
+    refunded_invoice_id: None,
     data_source: None,
 };
 
@@ -198,7 +201,7 @@ impl Serialize for Invoice {
         record.serialize_field("discount_amount", &details.discount_amount)?;
         record.serialize_field("lines", &details.lines)?;
         record.serialize_field("transactions", &details.transactions)?;
-        record.serialize_field("refunded_invoice_id", &self.refunded_invoice_id)?;
+        record.serialize_field("refunded_invoice_id", &details.refunded_invoice_id)?;
         record.serialize_field("data_source", &details.data_source)?;
         record.end()
     }
@@ -340,9 +343,6 @@ impl Invoice {
             quantity,
             status,
             tax_amount,
-            refunded_invoice_id: f
-                .text_ref(&["refunded_invoice_id"])?
-                .map(|s| InvoiceId::from(s.as_ref())),
             details: InvoiceDetails {
                 due_date: f.timestamp(&["due_date"])?,
                 payment_date: f.timestamp(&["payment_date", "paid_date"])?,
@@ -352,6 +352,9 @@ impl Invoice {
                 discount_amount: f.cents(&["discount_amount", "discount"])?.unwrap_or(0),
                 lines: read_lines(&f)?,
                 transactions: read_transactions(&f)?,
+                refunded_invoice_id: f
+                    .text_ref(&["refunded_invoice_id"])?
+                    .map(|s| InvoiceId::from(s.as_ref())),
                 data_source: f
                     .text_ref(&["data_source", "data_source_id"])?
                     .map(|s| DataSourceId::from(s.as_ref())),
@@ -360,8 +363,8 @@ impl Invoice {
         })
     }
 
-    /// Payment details, text, discount, lines, transactions and data source
-    /// (all absent when the invoice carried none).
+    /// Payment details, text, discount, lines, transactions, the refunded
+    /// invoice and data source (all absent when the invoice carried none).
     pub fn details(&self) -> &InvoiceDetails {
         self.details.as_deref().unwrap_or(&NO_DETAILS)
     }
@@ -623,6 +626,16 @@ mod tests {
             text.contains("\"tax_amount\":0,\"discount_amount\":5,"),
             "{text}"
         );
+        let mut refund = base();
+        refund["refunded_invoice_id"] = json!("i0");
+        let refund = read_both(&refund).unwrap();
+        assert_eq!(
+            refund.details().refunded_invoice_id,
+            Some(InvoiceId::from("i0"))
+        );
+        let text = serde_json::to_string(&refund).unwrap();
+        assert!(text.contains("\"refunded_invoice_id\":\"i0\","), "{text}");
+        assert_eq!(std::mem::size_of::<Invoice>(), 96);
     }
 
     #[test]

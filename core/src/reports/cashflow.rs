@@ -154,6 +154,7 @@ fn refunded_type(ledger: &Ledger, invoice: &Invoice) -> &'static str {
         return charge_type(ledger, invoice);
     }
     if let Some(refunded) = invoice
+        .details()
         .refunded_invoice_id
         .as_ref()
         .and_then(|id| ledger.invoice(id.as_str()))
