@@ -779,23 +779,29 @@ impl Ledger {
                     return None;
                 }
                 // Each with its id's sort prefix, taken while the string is
-                // in cache: ordering by id then reads strings only on equal
-                // prefixes.
+                // in cache (ordering by id then reads strings only on equal
+                // prefixes), and its window, so narrowing the cache's window
+                // reads no replay again.
                 Some(
                     timeline
                         .simulate(as_of, as_of, &self.settings, &self.fx)
-                        .map(|replay| (id.sort_prefix(), id.clone(), Arc::new(replay))),
+                        .map(|replay| {
+                            let window = replay.window;
+                            (id.sort_prefix(), id.clone(), window, Arc::new(replay))
+                        }),
                 )
             })
             .collect::<Result<Vec<_>>>()?;
         replays.par_sort_unstable_by(|a, b| a.0.cmp(&b.0).then_with(|| a.1.cmp(&b.1)));
         let mut window = ReplayWindow::default();
+        for (_, _, replay_window, _) in &replays {
+            window.narrow(replay_window);
+        }
         let mut set = Records::with_capacity_and_hasher(replays.len(), FixedState::default());
         for_each_loading_ids_ahead(
             replays,
-            |(_, id, _)| id,
-            |(_, id, replay)| {
-                window.narrow(&replay.window);
+            |(_, id, _, _)| id,
+            |(_, id, _, replay)| {
                 set.insert(id, replay);
             },
         );
