@@ -158,13 +158,14 @@ pub struct Snapshot {
 
 /// The paying state at the end of one day during a replay: a reusable buffer
 /// (cleared and refilled each day) with plans as indexes into the timeline's
-/// sorted plan table.
+/// sorted plan table. A customer almost always pays in one currency on one
+/// or two plans, which it holds without allocating.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct DayState {
     /// (currency, MRR, quantity), sorted by currency.
-    totals: Vec<(Currency, Cents, i64)>,
+    totals: SmallVec<[(Currency, Cents, i64); 1]>,
     /// Plan indexes, sorted and distinct.
-    plans: Vec<u32>,
+    plans: SmallVec<[u32; 2]>,
 }
 
 impl DayState {

@@ -20,6 +20,7 @@ use crate::movements::{DayCauses, DayChange, DayState, Movement, Snapshot, class
 use crate::normalize::{ServicePeriod, monthly_amount_over, service_period};
 use crate::prefetch::prefetch;
 use chrono::{DateTime, Duration, NaiveDate, Utc};
+use smallvec::SmallVec;
 use std::collections::BTreeMap;
 
 /// What an event does to the subscriptions it targets.
@@ -246,22 +247,29 @@ struct PricedInvoice<'a> {
     invoice: &'a Invoice,
     plan: &'a Plan,
     plan_slot: u32,
+    /// Whether the next invoice of its subscription starts within the grace
+    /// period after its end (else it lapses).
+    renewed: bool,
 }
 
-/// A customer's `as_of`-independent history.
+/// A customer's `as_of`-independent history. Its tables of subscriptions
+/// and plans hold the usual one or two without allocating.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Timeline {
     pub customer_id: CustomerId,
-    subscription_ids: Vec<Option<SubscriptionId>>,
+    subscription_ids: SmallVec<[Option<SubscriptionId>; 2]>,
     /// Distinct plans of the customer's subscription invoices, sorted by id,
     /// so plan indexes order like plan ids.
-    plans: Vec<PlanId>,
+    plans: SmallVec<[PlanId; 2]>,
     events: Vec<Event>,
     /// How long after a coverage end a lapse waits for a renewal.
     grace: Duration,
 }
 
-fn index_of<T: PartialEq + Clone>(items: &mut Vec<T>, item: &T) -> u32 {
+fn index_of<A: smallvec::Array>(items: &mut SmallVec<A>, item: &A::Item) -> u32
+where
+    A::Item: PartialEq + Clone,
+{
     match items.iter().position(|existing| existing == item) {
         Some(i) => i as u32,
         None => {
@@ -293,11 +301,11 @@ impl Timeline {
         debug_assert!(counted.is_sorted_by(|a, b| a.id < b.id));
         let rank_of = |id: &InvoiceId| counted.binary_search_by(|i| i.id.cmp(id)).ok();
 
-        let mut subscription_ids: Vec<Option<SubscriptionId>> = Vec::new();
+        let mut subscription_ids: SmallVec<[Option<SubscriptionId>; 2]> = SmallVec::new();
         // The customer's plans in order of first use. An invoice's plan id
         // usually shares the plan record's string, so it is found here by
         // pointer before any lookup by name.
-        let mut used_plans: Vec<&Plan> = Vec::new();
+        let mut used_plans: SmallVec<[&Plan; 4]> = SmallVec::new();
         let mut priced: Vec<PricedInvoice> = Vec::with_capacity(counted.len());
         for (rank, invoice) in counted.iter().enumerate() {
             if invoice.kind != InvoiceType::Subscription {
@@ -331,16 +339,17 @@ impl Timeline {
                 invoice,
                 plan,
                 plan_slot: plan_slot as u32,
+                renewed: false,
             });
         }
         // Plan indexes order like plan ids.
-        let mut by_id: Vec<u32> = (0..used_plans.len() as u32).collect();
+        let mut by_id: SmallVec<[u32; 4]> = (0..used_plans.len() as u32).collect();
         by_id.sort_unstable_by(|a, b| used_plans[*a as usize].id.cmp(&used_plans[*b as usize].id));
-        let plan_ids: Vec<PlanId> = by_id
+        let plan_ids: SmallVec<[PlanId; 2]> = by_id
             .iter()
             .map(|&slot| used_plans[slot as usize].id.clone())
             .collect();
-        let mut plan_index_of_slot = vec![0u32; used_plans.len()];
+        let mut plan_index_of_slot: SmallVec<[u32; 4]> = smallvec::smallvec![0; used_plans.len()];
         for (index, &slot) in by_id.iter().enumerate() {
             plan_index_of_slot[slot as usize] = index as u32;
         }
@@ -348,22 +357,18 @@ impl Timeline {
         priced.sort_unstable_by_key(|p| (p.sub, p.period.start, p.rank));
         // A subscription invoice lapses unless the next one of its
         // subscription starts within the grace period after its end.
-        let renewed: Vec<bool> = priced
-            .iter()
-            .zip(priced.iter().skip(1).map(Some).chain([None]))
-            .map(|(p, next)| {
-                next.is_some_and(|next| {
-                    next.sub == p.sub && next.period.start <= p.period.end + grace
-                })
-            })
-            .collect();
+        for k in 1..priced.len() {
+            let (before, next) = (&priced[k - 1], &priced[k]);
+            let renewed = next.sub == before.sub && next.period.start <= before.period.end + grace;
+            priced[k - 1].renewed = renewed;
+        }
         let others = counted
             .iter()
             .filter(|i| matches!(i.kind, InvoiceType::Cancellation | InvoiceType::Refund))
             .count();
-        let lapses = renewed.iter().filter(|renewed| !**renewed).count();
+        let lapses = priced.iter().filter(|p| !p.renewed).count();
         let mut events = Vec::with_capacity(priced.len() + lapses + others);
-        for (p, renewed) in priced.iter().zip(renewed) {
+        for p in &priced {
             let PricedInvoice {
                 sub,
                 period,
@@ -371,6 +376,7 @@ impl Timeline {
                 invoice,
                 plan,
                 plan_slot,
+                renewed,
             } = p;
             events.push(Event {
                 at: period.start,
@@ -385,7 +391,7 @@ impl Timeline {
                     currency: invoice.currency,
                 },
             });
-            if !renewed {
+            if !*renewed {
                 events.push(Event {
                     at: period.end,
                     day: local_day(period.end, tz),
@@ -508,7 +514,8 @@ impl Timeline {
         settings: &Settings,
         fx: &FxTable,
     ) -> Result<Replay> {
-        let mut subs = vec![Live::default(); self.subscription_ids.len()];
+        let mut subs: SmallVec<[Live; 2]> =
+            smallvec::smallvec![Live::default(); self.subscription_ids.len()];
         let mut replay = Replay::default();
         let mut trial_seen = false;
         let mut paid_before = false;
