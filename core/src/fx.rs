@@ -250,7 +250,8 @@ mod tests {
 
     proptest::proptest! {
         /// The result is the nearest whole number to the exact quotient,
-        /// an exact half going to the even neighbour.
+        /// an exact half going to the even neighbour; a quotient beyond the
+        /// `i64` range saturates at its end.
         #[test]
         fn conversion_rounds_the_exact_quotient_half_to_even(
             amount in -10_000_000_000i64..10_000_000_000,
@@ -263,12 +264,26 @@ mod tests {
             // amount x (to / 10^to_scale) / (from / 10^from_scale) = n / d
             let n = i128::from(amount) * i128::from(to) * 10i128.pow(from_scale);
             let d = i128::from(from) * 10i128.pow(to_scale);
+            // Strictly inside: a quotient that truncates to an end may round past it.
+            let inside = i128::from(i64::MIN) + 1..i128::from(i64::MAX);
+            if !inside.contains(&(n / d)) {
+                let end = if n < 0 { i64::MIN } else { i64::MAX };
+                proptest::prop_assert_eq!(converted, i128::from(end));
+                return Ok(());
+            }
             let distance = (converted * d - n).abs();
             proptest::prop_assert!(2 * distance <= d, "{} is not nearest to {}/{}", converted, n, d);
             if 2 * distance == d {
                 proptest::prop_assert_eq!(converted % 2, 0);
             }
         }
+    }
+
+    #[test]
+    fn a_conversion_beyond_the_cents_range_saturates() {
+        let (amount, from, to) = (-1_671_968_173, decimal(1, 4), decimal(551_648, 0));
+        assert_eq!(convert_at(amount, from, to), i64::MIN);
+        assert_eq!(convert_at(-amount, from, to), i64::MAX);
     }
 
     proptest::proptest! {
