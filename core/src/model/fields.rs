@@ -235,8 +235,9 @@ impl<'a, N: Node<'a>> Fields<'a, N> {
         };
         let mut pairs = Vec::new();
         for (key, value) in entries {
-            let text = match value.view() {
-                View::String(s) => s.to_string(),
+            // Packed into one string next, so a string value is not copied first.
+            let text: Cow<str> = match value.view() {
+                View::String(s) => Cow::Borrowed(s),
                 View::Null => continue,
                 View::Array(_) | View::Object(_) => {
                     return Err(self.error(
@@ -244,8 +245,8 @@ impl<'a, N: Node<'a>> Fields<'a, N> {
                         "must be a string, number or boolean",
                     ));
                 }
-                View::Bool(b) => b.to_string(),
-                View::Number(n) => n.to_string(),
+                View::Bool(b) => Cow::Owned(b.to_string()),
+                View::Number(n) => Cow::Owned(n.to_string()),
             };
             pairs.push((key, text));
         }
