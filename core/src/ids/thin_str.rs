@@ -1,0 +1,199 @@
+//! An immutable string that owns its text and is one pointer wide: the length
+//! is stored in front of the text, in the same allocation, as a variable-length
+//! integer (one byte up to 127 bytes of text). Made for ids that exist once
+//! per record, such as invoice ids: a 20-byte id takes a 24-byte block, where a
+//! shared string adds a 16-byte count and length (a 40-byte block) and a boxed
+//! `str` is twice as wide in the record. A clone copies the text.
+
+use std::alloc::{Layout, alloc, dealloc, handle_alloc_error};
+use std::fmt;
+use std::hash::{Hash, Hasher};
+use std::ptr::NonNull;
+
+/// The most bytes a length takes: seven bits of it per byte.
+const MAX_HEADER: usize = usize::BITS.div_ceil(7) as usize;
+
+/// Points at the length's first byte; the text follows the length's last.
+pub(crate) struct ThinStr(NonNull<u8>);
+
+// SAFETY: a `ThinStr` owns its bytes alone and never changes them, like a
+// `Box<str>`.
+unsafe impl Send for ThinStr {}
+// SAFETY: as above; shared references only read.
+unsafe impl Sync for ThinStr {}
+
+impl ThinStr {
+    pub(crate) fn new(text: &str) -> ThinStr {
+        let (header, header_len) = encode_len(text.len());
+        let layout = layout_for(header_len, text.len());
+        // SAFETY: the layout is at least one byte long (the header).
+        let start = unsafe { alloc(layout) };
+        let Some(start) = NonNull::new(start) else {
+            handle_alloc_error(layout)
+        };
+        // SAFETY: the block holds `header_len + text.len()` bytes, and
+        // neither source overlaps it.
+        unsafe {
+            std::ptr::copy_nonoverlapping(header.as_ptr(), start.as_ptr(), header_len);
+            let text_start = start.as_ptr().add(header_len);
+            std::ptr::copy_nonoverlapping(text.as_ptr(), text_start, text.len());
+        }
+        ThinStr(start)
+    }
+
+    pub(crate) fn as_str(&self) -> &str {
+        let (header_len, len) = self.header();
+        // SAFETY: `new` wrote `len` bytes of valid UTF-8 right after the
+        // header, and they live as long as `self`.
+        unsafe {
+            let text = self.0.as_ptr().add(header_len);
+            std::str::from_utf8_unchecked(std::slice::from_raw_parts(text, len))
+        }
+    }
+
+    /// The header's byte count and the text's length.
+    fn header(&self) -> (usize, usize) {
+        // SAFETY: `new` wrote a complete header, whose last byte has the
+        // high bit clear, so decoding never reads past it.
+        decode_len(|index| unsafe { *self.0.as_ptr().add(index) })
+    }
+}
+
+/// A length in little-endian groups of seven bits, the high bit of every byte
+/// but the last set; and how many bytes that is.
+fn encode_len(mut len: usize) -> ([u8; MAX_HEADER], usize) {
+    let mut header = [0u8; MAX_HEADER];
+    let mut count = 0;
+    loop {
+        let low = (len & 0x7f) as u8;
+        len >>= 7;
+        if len == 0 {
+            header[count] = low;
+            return (header, count + 1);
+        }
+        header[count] = low | 0x80;
+        count += 1;
+    }
+}
+
+/// Reads back what [`encode_len`] wrote, given its bytes by position: the
+/// header's byte count and the length.
+fn decode_len(byte_at: impl Fn(usize) -> u8) -> (usize, usize) {
+    let mut len = 0usize;
+    for index in 0..MAX_HEADER {
+        let byte = byte_at(index);
+        len |= usize::from(byte & 0x7f) << (7 * index);
+        if byte & 0x80 == 0 {
+            return (index + 1, len);
+        }
+    }
+    unreachable!("a header ends within {MAX_HEADER} bytes")
+}
+
+fn layout_for(header_len: usize, text_len: usize) -> Layout {
+    // A `str` is at most `isize::MAX` bytes and no address space comes
+    // near it, so adding a header of ten bytes cannot overflow the layout.
+    Layout::from_size_align(header_len + text_len, 1).expect("a string's size plus its header")
+}
+
+impl Drop for ThinStr {
+    fn drop(&mut self) {
+        let (header_len, len) = self.header();
+        // SAFETY: the block was allocated in `new` with this same layout.
+        unsafe { dealloc(self.0.as_ptr(), layout_for(header_len, len)) }
+    }
+}
+
+impl Clone for ThinStr {
+    fn clone(&self) -> ThinStr {
+        ThinStr::new(self.as_str())
+    }
+}
+
+impl std::ops::Deref for ThinStr {
+    type Target = str;
+    fn deref(&self) -> &str {
+        self.as_str()
+    }
+}
+
+impl From<&str> for ThinStr {
+    fn from(text: &str) -> ThinStr {
+        ThinStr::new(text)
+    }
+}
+
+impl From<String> for ThinStr {
+    fn from(text: String) -> ThinStr {
+        ThinStr::new(&text)
+    }
+}
+
+impl PartialEq for ThinStr {
+    fn eq(&self, other: &ThinStr) -> bool {
+        self.as_str() == other.as_str()
+    }
+}
+
+impl Eq for ThinStr {}
+
+impl PartialOrd for ThinStr {
+    fn partial_cmp(&self, other: &ThinStr) -> Option<std::cmp::Ordering> {
+        Some(self.cmp(other))
+    }
+}
+
+impl Ord for ThinStr {
+    fn cmp(&self, other: &ThinStr) -> std::cmp::Ordering {
+        self.as_str().cmp(other.as_str())
+    }
+}
+
+/// Hashes like the `str` it holds, so a map keyed by it can be searched by `&str`.
+impl Hash for ThinStr {
+    fn hash<H: Hasher>(&self, state: &mut H) {
+        self.as_str().hash(state)
+    }
+}
+
+impl fmt::Debug for ThinStr {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        fmt::Debug::fmt(self.as_str(), f)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_thin_string_is_one_pointer_and_its_header_one_byte_below_128() {
+        assert_eq!(std::mem::size_of::<Option<ThinStr>>(), 8);
+        assert_eq!(encode_len(0), ([0; MAX_HEADER], 1));
+        assert_eq!(encode_len(127).1, 1);
+        assert_eq!(encode_len(128).0[..2], [0x80, 0x01]);
+        assert_eq!(encode_len(usize::MAX).1, MAX_HEADER);
+        assert_eq!(ThinStr::new("").as_str(), "");
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn a_thin_string_holds_its_text(text in "\\PC{0,300}") {
+            let thin = ThinStr::new(&text);
+            proptest::prop_assert_eq!(thin.as_str(), text.as_str());
+            proptest::prop_assert_eq!(thin.header().0, encode_len(text.len()).1);
+            let copy = thin.clone();
+            drop(thin);
+            proptest::prop_assert_eq!(copy.as_str(), text.as_str());
+        }
+
+        #[test]
+        fn a_length_reads_back_as_written(len in proptest::num::usize::ANY) {
+            let (header, count) = encode_len(len);
+            proptest::prop_assert!(header[..count - 1].iter().all(|byte| byte & 0x80 != 0));
+            let (read_count, read) = decode_len(|index| header[index]);
+            proptest::prop_assert_eq!(read_count, count);
+            proptest::prop_assert_eq!(read, len);
+        }
+    }
+}
