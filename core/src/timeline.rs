@@ -387,7 +387,7 @@ impl Timeline {
                     monthly: monthly_amount_over(invoice, plan, period),
                     amount: invoice.amount,
                     plan: plan_index_of_slot[*plan_slot as usize],
-                    quantity: invoice.quantity,
+                    quantity: i64::from(invoice.quantity),
                     currency: invoice.currency,
                 },
             });

@@ -12,7 +12,7 @@ use serde_json::Value;
 
 /// The largest quantity an invoice may carry (a billion seats), so summed
 /// quantity changes stay far inside `i64`.
-pub const MAX_QUANTITY: i64 = 1_000_000_000;
+pub const MAX_QUANTITY: i32 = 1_000_000_000;
 
 /// What an invoice does to MRR.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
@@ -132,7 +132,7 @@ pub struct Invoice {
     pub period_start: Option<Timestamp>,
     pub period_end: Option<Timestamp>,
     pub subscription_id: Option<SubscriptionId>,
-    pub quantity: i64,
+    pub quantity: i32,
     pub status: InvoiceStatus,
     /// Tax included in `amount`; not revenue.
     pub tax_amount: Cents,
@@ -305,12 +305,15 @@ impl Invoice {
         if quantity < 0 {
             return Err(f.error("quantity", format!("must be 0 or more, got {quantity}")));
         }
-        if quantity > MAX_QUANTITY {
+        let Some(quantity) = i32::try_from(quantity)
+            .ok()
+            .filter(|quantity| *quantity <= MAX_QUANTITY)
+        else {
             return Err(f.error(
                 "quantity",
                 format!("must be at most {MAX_QUANTITY}, got {quantity}"),
             ));
-        }
+        };
         let tax_amount = f.cents(&["tax_amount", "tax"])?.unwrap_or(0);
         if tax_amount < 0 || (amount >= 0 && tax_amount > amount) {
             return Err(f.error(
@@ -635,7 +638,7 @@ mod tests {
         );
         let text = serde_json::to_string(&refund).unwrap();
         assert!(text.contains("\"refunded_invoice_id\":\"i0\","), "{text}");
-        assert_eq!(std::mem::size_of::<Invoice>(), 96);
+        assert_eq!(std::mem::size_of::<Invoice>(), 88);
     }
 
     #[test]
