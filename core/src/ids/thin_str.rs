@@ -41,6 +41,7 @@ impl ThinStr {
         ThinStr(start)
     }
 
+    #[inline]
     pub(crate) fn as_str(&self) -> &str {
         let (header_len, len) = self.header();
         // SAFETY: `new` wrote `len` bytes of valid UTF-8 right after the
@@ -52,10 +53,15 @@ impl ThinStr {
     }
 
     /// The header's byte count and the text's length.
+    #[inline]
     fn header(&self) -> (usize, usize) {
         // SAFETY: `new` wrote a complete header, whose last byte has the
         // high bit clear, so decoding never reads past it.
-        decode_len(|index| unsafe { *self.0.as_ptr().add(index) })
+        let byte_at = |index| unsafe { *self.0.as_ptr().add(index) };
+        match byte_at(0) {
+            short @ 0..0x80 => (1, usize::from(short)),
+            _ => decode_len(byte_at),
+        }
     }
 }
 
