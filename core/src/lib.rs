@@ -51,6 +51,7 @@ pub mod query;
 pub mod reports;
 #[cfg(feature = "scenario")]
 pub mod scenario;
+pub mod thin_str;
 pub mod timeline;
 
 pub use error::{Error, Result};
@@ -66,6 +67,7 @@ pub use model::{
 pub use money::{Cents, Currency};
 pub use movements::{Movement, MovementKind, MovementSubtype, PlanList};
 pub use reports::ReportParams;
+pub use thin_str::ThinStr;
 
 /// Parses an `as_of` given as text: an ISO 8601 timestamp, or a bare date
 /// meaning the end of that day in the time zone (the last instant of it).

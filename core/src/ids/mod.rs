@@ -7,12 +7,10 @@
 //! allocation. An invoice id is held by its invoice alone, so it is a
 //! [`ThinStr`], without a reference count: 16 bytes less per invoice.
 
-mod thin_str;
-
+use crate::thin_str::ThinStr;
 use arcstr::ArcStr;
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use std::fmt;
-use thin_str::ThinStr;
 
 macro_rules! id_type {
     ($(#[$doc:meta])* $name:ident($text:ident)) => {

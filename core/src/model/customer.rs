@@ -5,30 +5,31 @@ use crate::error::Result;
 use crate::ids::{CustomerId, DataSourceId};
 use crate::model::{CustomVariables, Fields, Timestamp};
 use crate::money::Currency;
+use crate::thin_str::ThinStr;
 use serde::Serialize;
 use serde_json::Value;
 
 /// A customer as stored. Lifecycle fields given by the sender are kept as
 /// given; the analytics views derive them from invoices when absent. Text
-/// is held in boxed strings and the custom variables packed, as a ledger
-/// holds hundreds of thousands of customers.
+/// is held in one-pointer strings and the custom variables packed, as a
+/// ledger holds hundreds of thousands of customers.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Customer {
     pub id: CustomerId,
-    pub name: Box<str>,
-    pub email: Option<Box<str>>,
+    pub name: ThinStr,
+    pub email: Option<ThinStr>,
     pub created_date: Option<Timestamp>,
     /// Upper-case country code.
-    pub country: Option<Box<str>>,
+    pub country: Option<ThinStr>,
     /// Absent means the ledger's base currency.
     pub currency: Option<Currency>,
-    pub status: Option<Box<str>>,
+    pub status: Option<ThinStr>,
     pub trial_started: Option<Timestamp>,
     pub paid_started: Option<Timestamp>,
     pub trial_end_date: Option<Timestamp>,
     pub cancel_date: Option<Timestamp>,
     pub overdue_date: Option<Timestamp>,
-    pub cancel_reason: Option<Box<str>>,
+    pub cancel_reason: Option<ThinStr>,
     pub custom_variables: CustomVariables,
     pub data_source: Option<DataSourceId>,
 }
@@ -41,20 +42,20 @@ impl Customer {
         let f = Fields::open(Self::KIND, value, true)?;
         Ok(Customer {
             id: CustomerId::new(f.id()),
-            name: f.required_text(&["name"])?.into_boxed_str(),
-            email: boxed(f.text(&["email"])?),
+            name: ThinStr::new(&f.required_text_ref(&["name"])?),
+            email: thin(f.text_ref(&["email"])?),
             created_date: f.timestamp(&["created_date", "created"])?,
             country: f
                 .text_ref(&["country"])?
-                .map(|c| c.trim().to_ascii_uppercase().into_boxed_str()),
+                .map(|c| ThinStr::new(&c.trim().to_ascii_uppercase())),
             currency: f.currency(&["currency"])?,
-            status: boxed(f.text(&["status"])?),
+            status: thin(f.text_ref(&["status"])?),
             trial_started: f.timestamp(&["trial_started"])?,
             paid_started: f.timestamp(&["paid_started"])?,
             trial_end_date: f.timestamp(&["trial_end_date"])?,
             cancel_date: f.timestamp(&["cancel_date"])?,
             overdue_date: f.timestamp(&["overdue_date"])?,
-            cancel_reason: boxed(f.text(&["cancel_reason"])?),
+            cancel_reason: thin(f.text_ref(&["cancel_reason"])?),
             custom_variables: f
                 .string_map(&["custom_variables", "metadata"])?
                 .unwrap_or_default(),
@@ -73,8 +74,8 @@ impl Customer {
     }
 }
 
-fn boxed(text: Option<String>) -> Option<Box<str>> {
-    text.map(String::into_boxed_str)
+fn thin(text: Option<std::borrow::Cow<'_, str>>) -> Option<ThinStr> {
+    text.as_deref().map(ThinStr::new)
 }
 
 #[cfg(test)]
@@ -92,6 +93,24 @@ mod tests {
         assert_eq!(c.created_date, Timestamp::parse("2024-01-05"));
         assert_eq!(c.custom_variables.get("seats"), Some("12"));
         assert_eq!(c.attribute("Industry"), Some("retail"));
+    }
+
+    #[test]
+    fn text_fields_are_one_pointer_and_read_back() {
+        let c = Customer::from_json(&json!({
+            "id": "c1", "name": "Acme", "email": "ops@acme.test", "country": " de ",
+            "status": "active", "cancel_reason": ""
+        }))
+        .unwrap();
+        assert_eq!(
+            (&*c.name, c.email.as_deref(), c.country.as_deref()),
+            ("Acme", Some("ops@acme.test"), Some("DE"))
+        );
+        assert_eq!(
+            (c.status.as_deref(), c.cancel_reason.as_deref()),
+            (Some("active"), Some(""))
+        );
+        assert_eq!(std::mem::size_of::<Customer>(), 144);
     }
 
     #[test]

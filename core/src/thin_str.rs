@@ -1,9 +1,10 @@
 //! An immutable string that owns its text and is one pointer wide: the length
 //! is stored in front of the text, in the same allocation, as a variable-length
-//! integer (one byte up to 127 bytes of text). Made for ids that exist once
-//! per record, such as invoice ids: a 20-byte id takes a 24-byte block, where a
-//! shared string adds a 16-byte count and length (a 40-byte block) and a boxed
-//! `str` is twice as wide in the record. A clone copies the text.
+//! integer (one byte up to 127 bytes of text). Made for text held by one record
+//! alone, such as an invoice's id or a customer's name: a 20-byte id takes a
+//! 24-byte block, where a shared string adds a 16-byte count and length (a
+//! 40-byte block) and a boxed `str` is twice as wide in the record. A clone
+//! copies the text.
 
 use std::alloc::{Layout, alloc, dealloc, handle_alloc_error};
 use std::fmt;
@@ -14,7 +15,7 @@ use std::ptr::NonNull;
 const MAX_HEADER: usize = usize::BITS.div_ceil(7) as usize;
 
 /// Points at the length's first byte; the text follows the length's last.
-pub(crate) struct ThinStr(NonNull<u8>);
+pub struct ThinStr(NonNull<u8>);
 
 // SAFETY: a `ThinStr` owns its bytes alone and never changes them, like a
 // `Box<str>`.
@@ -23,7 +24,7 @@ unsafe impl Send for ThinStr {}
 unsafe impl Sync for ThinStr {}
 
 impl ThinStr {
-    pub(crate) fn new(text: &str) -> ThinStr {
+    pub fn new(text: &str) -> ThinStr {
         let (header, header_len) = encode_len(text.len());
         let layout = layout_for(header_len, text.len());
         // SAFETY: the layout is at least one byte long (the header).
@@ -42,7 +43,7 @@ impl ThinStr {
     }
 
     #[inline]
-    pub(crate) fn as_str(&self) -> &str {
+    pub fn as_str(&self) -> &str {
         let (header_len, len) = self.header();
         // SAFETY: `new` wrote `len` bytes of valid UTF-8 right after the
         // header, and they live as long as `self`.
@@ -159,6 +160,18 @@ impl Ord for ThinStr {
 impl Hash for ThinStr {
     fn hash<H: Hasher>(&self, state: &mut H) {
         self.as_str().hash(state)
+    }
+}
+
+impl fmt::Display for ThinStr {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+impl serde::Serialize for ThinStr {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.serialize_str(self.as_str())
     }
 }
 
