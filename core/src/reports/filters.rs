@@ -420,8 +420,8 @@ impl CustomerFilter {
         if !self.countries.is_empty()
             && !customer
                 .country
-                .as_ref()
-                .is_some_and(|c| self.countries.iter().any(|k| **k == **c))
+                .as_deref()
+                .is_some_and(|country| self.countries.iter().any(|k| k == country))
         {
             return false;
         }
