@@ -7,7 +7,7 @@
 //! allocation. An invoice id is held by its invoice alone, so it is a
 //! [`ThinStr`], without a reference count: 16 bytes less per invoice.
 
-use crate::thin_str::ThinStr;
+use crate::thin_str::{ThinStr, ThinStrArena};
 use arcstr::ArcStr;
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use std::fmt;
@@ -119,6 +119,31 @@ id_type!(
     /// Id of a data source (a billing system connection or an API push source).
     DataSourceId(ArcStr)
 );
+
+impl InvoiceId {
+    /// Moves the id's text into `arena` (see [`ThinStrArena`]).
+    ///
+    /// # Safety
+    /// The id must be dropped (or replaced) before the arena is.
+    pub(crate) unsafe fn move_into(&mut self, arena: &mut ThinStrArena) {
+        if !self.0.in_arena() {
+            // SAFETY: passed on to the caller.
+            self.0 = unsafe { arena.store(&self.0) };
+        }
+    }
+
+    /// Counts the id's text in `arena` as unused, before the id is dropped.
+    pub(crate) fn release_from(&self, arena: &mut ThinStrArena) {
+        if self.0.in_arena() {
+            arena.release(&self.0);
+        }
+    }
+
+    #[cfg(test)]
+    pub(crate) fn in_arena(&self) -> bool {
+        self.0.in_arena()
+    }
+}
 
 shared_id_methods!(
     CustomerId,

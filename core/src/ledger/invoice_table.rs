@@ -3,20 +3,27 @@
 //! and starts loading each slot of the index a few invoices ahead, so the
 //! index's cache misses overlap; a load into an empty table keeps the batch's
 //! own memory instead of copying every record (unless the table reserved
-//! more room, which it then keeps).
+//! more room, which it then keeps). The invoices' ids keep their text in the
+//! table's own arena rather than in a block each.
 
 use crate::model::Invoice;
 use crate::prefetch::prefetch;
+use crate::thin_str::ThinStrArena;
 use foldhash::fast::FixedState;
 use rayon::prelude::*;
 use std::hash::BuildHasher;
 
 /// Invoices by position (insertion order) and by id. Positions are `u32`:
 /// a table holds at most 4,294,967,294 invoices.
-#[derive(Debug, Clone, Default)]
+///
+/// Every stored invoice's id has its text in `id_texts`, and no such id
+/// leaves the table: an invoice handed back (replaced) carries an id of its
+/// own, a removed one is dropped here, and a clone copies the text.
+#[derive(Debug, Default)]
 pub(crate) struct InvoiceTable {
     records: Vec<Invoice>,
     index: PositionIndex,
+    id_texts: ThinStrArena,
 }
 
 /// How many invoices ahead a batch starts loading index slots.
@@ -84,6 +91,7 @@ impl InvoiceTable {
         if adoptable && self.index_distinct(&batch, &hashes) {
             self.records = batch;
             for position in 0..self.records.len() as u32 {
+                self.move_id_into_arena(position as usize);
                 each(self, position, None);
             }
             return;
@@ -117,7 +125,7 @@ impl InvoiceTable {
         true
     }
 
-    fn insert_hashed(&mut self, invoice: Invoice, hash: u64) -> (u32, Option<Invoice>) {
+    fn insert_hashed(&mut self, mut invoice: Invoice, hash: u64) -> (u32, Option<Invoice>) {
         let records = &self.records;
         let id = invoice.id.as_str();
         match self
@@ -125,16 +133,27 @@ impl InvoiceTable {
             .find(hash, |p| records[p as usize].id.as_str() == id)
         {
             Some(position) => {
-                let previous = std::mem::replace(&mut self.records[position as usize], invoice);
+                // The ids are equal: the stored one keeps its text in the
+                // arena, and the record handed back takes the new one's.
+                let stored = &mut self.records[position as usize];
+                std::mem::swap(&mut stored.id, &mut invoice.id);
+                let previous = std::mem::replace(stored, invoice);
                 (position, Some(previous))
             }
             None => {
                 let position = self.records.len() as u32;
                 self.records.push(invoice);
+                self.move_id_into_arena(position as usize);
                 self.index.add(hash, position);
                 (position, None)
             }
         }
+    }
+
+    fn move_id_into_arena(&mut self, position: usize) {
+        // SAFETY: the id stays in `records`, which never lets an id in the
+        // arena outlive it (see `InvoiceTable`).
+        unsafe { self.records[position].id.move_into(&mut self.id_texts) }
     }
 
     /// Removes the invoices at the given ascending positions, keeping the
@@ -144,6 +163,7 @@ impl InvoiceTable {
         for &position in removed {
             if let Some(invoice) = self.records.get(position as usize) {
                 self.index.remove(hash_id(invoice.id.as_str()), position);
+                invoice.id.release_from(&mut self.id_texts);
             }
         }
         let mut position = 0u32;
@@ -154,6 +174,37 @@ impl InvoiceTable {
         });
         self.index
             .renumber(|p| p - removed.partition_point(|&r| r < p) as u32);
+        if self.id_texts.worth_compacting() {
+            self.move_ids_into_new_arena();
+        }
+    }
+
+    /// Moves every id's text into a new arena and drops the old one with the
+    /// text of removed invoices.
+    fn move_ids_into_new_arena(&mut self) {
+        let old = std::mem::take(&mut self.id_texts);
+        for position in 0..self.records.len() {
+            let id = &mut self.records[position].id;
+            // The id gets a block of its own before `old` is dropped.
+            *id = id.clone();
+            self.move_id_into_arena(position);
+        }
+        drop(old);
+    }
+}
+
+/// A copy whose ids have their text in the copy's own arena.
+impl Clone for InvoiceTable {
+    fn clone(&self) -> Self {
+        let mut copy = InvoiceTable {
+            records: self.records.clone(),
+            index: self.index.clone(),
+            id_texts: ThinStrArena::default(),
+        };
+        for position in 0..copy.records.len() {
+            copy.move_id_into_arena(position);
+        }
+        copy
     }
 }
 
@@ -374,6 +425,7 @@ mod tests {
                         let before = model.iter().position(|(known, _)| *known == id);
                         let (position, previous) = table.insert(invoice(&id, amount));
                         prop_assert_eq!(before.is_some(), previous.is_some());
+                        prop_assert!(previous.is_none_or(|p| !p.id.in_arena() && p.id.as_str() == id));
                         prop_assert_eq!(position as usize, before.unwrap_or(model.len()));
                         upsert(&mut model, id, amount);
                     }
@@ -383,10 +435,13 @@ mod tests {
                             .map(|(id, amount)| invoice(&format!("inv_{id}"), *amount))
                             .collect();
                         let mut seen = Vec::new();
+                        let mut handed_back = Vec::new();
                         table.insert_batch(batch, |table, position, previous| {
                             let stored = table.at(position).unwrap();
                             seen.push((stored.id.to_string(), stored.amount, previous.is_some()));
+                            handed_back.extend(previous);
                         });
+                        prop_assert!(handed_back.iter().all(|p| !p.id.in_arena()));
                         for ((id, amount), (seen_id, seen_amount, replaced)) in records.iter().zip(&seen) {
                             let id = format!("inv_{id}");
                             prop_assert_eq!(replaced, &model.iter().any(|(known, _)| *known == id));
@@ -408,6 +463,12 @@ mod tests {
                     Op::Reserve(additional) => table.reserve(additional),
                 }
                 prop_assert_eq!(contents(&table), model.clone());
+                prop_assert!(table.iter().all(|stored| stored.id.in_arena()));
+                let copy = table.clone();
+                prop_assert!(copy.iter().all(|stored| stored.id.in_arena()));
+                drop(table);
+                prop_assert_eq!(contents(&copy), model.clone());
+                table = copy;
                 for (position, (id, amount)) in model.iter().enumerate() {
                     prop_assert_eq!(table.position_of(id), Some(position as u32));
                     prop_assert_eq!(table.get(id).map(|i| i.amount), Some(*amount));
@@ -508,5 +569,24 @@ mod tests {
         assert_eq!(contents(&table), vec![("b".into(), 1), ("d".into(), 3)]);
         assert_eq!(table.position_of("d"), Some(1));
         assert_eq!(table.position_of("c"), None);
+    }
+
+    #[test]
+    fn removing_most_ids_moves_the_rest_into_a_new_arena() {
+        let mut table = InvoiceTable::default();
+        for k in 0..10 {
+            table.insert(invoice(&format!("inv_{k}"), k));
+        }
+        // Each id takes six bytes; the arena holds 60.
+        assert_eq!(table.id_texts.live_and_released(), (60, 0));
+        table.remove_positions(&[0, 1, 2, 3]);
+        assert_eq!(table.id_texts.live_and_released(), (36, 24));
+        table.remove_positions(&[0, 1]);
+        assert_eq!(table.id_texts.live_and_released(), (24, 0));
+        assert_eq!(
+            contents(&table),
+            (6..10).map(|k| (format!("inv_{k}"), k)).collect::<Vec<_>>()
+        );
+        assert!(table.iter().all(|stored| stored.id.in_arena()));
     }
 }

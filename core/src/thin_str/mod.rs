@@ -2,9 +2,17 @@
 //! is stored in front of the text, in the same allocation, as a variable-length
 //! integer (one byte up to 127 bytes of text). Made for text held by one record
 //! alone, such as an invoice's id or a customer's name: a 20-byte id takes a
-//! 24-byte block, where a shared string adds a 16-byte count and length (a
-//! 40-byte block) and a boxed `str` is twice as wide in the record. A clone
-//! copies the text.
+//! 21-byte block, where a shared string adds a 16-byte count and length (a
+//! 36-byte block) and a boxed `str` is twice as wide in the record. (An
+//! allocator rounds small blocks up, mimalloc and glibc's to a multiple of
+//! 16: 32 and 48 bytes.) A clone copies the text.
+//!
+//! A container that holds many of them can keep their text in one
+//! [`ThinStrArena`] instead of a block each (see there).
+
+mod arena;
+
+pub(crate) use arena::ThinStrArena;
 
 use std::alloc::{Layout, alloc, dealloc, handle_alloc_error};
 use std::fmt;
@@ -15,7 +23,13 @@ use std::ptr::NonNull;
 const MAX_HEADER: usize = usize::BITS.div_ceil(7) as usize;
 
 /// Points at the length's first byte; the text follows the length's last.
+/// The pointer's lowest bit says whether the bytes live in an arena (which
+/// frees them all at once) rather than in a block of their own: blocks are
+/// allocated at even addresses, and the bit is cleared before reading.
 pub struct ThinStr(NonNull<u8>);
+
+/// The pointer bit of a [`ThinStr`] whose bytes live in an arena.
+const IN_ARENA: usize = 1;
 
 // SAFETY: a `ThinStr` owns its bytes alone and never changes them, like a
 // `Box<str>`.
@@ -45,10 +59,10 @@ impl ThinStr {
     #[inline]
     pub fn as_str(&self) -> &str {
         let (header_len, len) = self.header();
-        // SAFETY: `new` wrote `len` bytes of valid UTF-8 right after the
-        // header, and they live as long as `self`.
+        // SAFETY: `new` (or the arena) wrote `len` bytes of valid UTF-8 right
+        // after the header, and they live as long as `self`.
         unsafe {
-            let text = self.0.as_ptr().add(header_len);
+            let text = self.start().add(header_len);
             std::str::from_utf8_unchecked(std::slice::from_raw_parts(text, len))
         }
     }
@@ -58,11 +72,28 @@ impl ThinStr {
     fn header(&self) -> (usize, usize) {
         // SAFETY: `new` wrote a complete header, whose last byte has the
         // high bit clear, so decoding never reads past it.
-        let byte_at = |index| unsafe { *self.0.as_ptr().add(index) };
+        let byte_at = |index| unsafe { *self.start().add(index) };
         match byte_at(0) {
             short @ 0..0x80 => (1, usize::from(short)),
             _ => decode_len(byte_at),
         }
+    }
+
+    /// The length's first byte.
+    #[inline]
+    fn start(&self) -> *const u8 {
+        self.0.as_ptr().map_addr(|address| address & !IN_ARENA)
+    }
+
+    /// Whether the bytes live in an arena rather than in a block of their own.
+    pub(crate) fn in_arena(&self) -> bool {
+        self.0.as_ptr().addr() & IN_ARENA != 0
+    }
+
+    /// The bytes a thin string takes besides its pointer: the length and the text.
+    pub(crate) fn stored_len(&self) -> usize {
+        let (header_len, len) = self.header();
+        header_len + len
     }
 }
 
@@ -97,14 +128,19 @@ fn decode_len(byte_at: impl Fn(usize) -> u8) -> (usize, usize) {
     unreachable!("a header ends within {MAX_HEADER} bytes")
 }
 
+/// A block's layout: aligned to two bytes, so its address leaves
+/// [`IN_ARENA`] clear.
 fn layout_for(header_len: usize, text_len: usize) -> Layout {
     // A `str` is at most `isize::MAX` bytes and no address space comes
     // near it, so adding a header of ten bytes cannot overflow the layout.
-    Layout::from_size_align(header_len + text_len, 1).expect("a string's size plus its header")
+    Layout::from_size_align(header_len + text_len, 2).expect("a string's size plus its header")
 }
 
 impl Drop for ThinStr {
     fn drop(&mut self) {
+        if self.in_arena() {
+            return;
+        }
         let (header_len, len) = self.header();
         // SAFETY: the block was allocated in `new` with this same layout.
         unsafe { dealloc(self.0.as_ptr(), layout_for(header_len, len)) }
