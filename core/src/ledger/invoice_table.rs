@@ -216,10 +216,10 @@ fn hash_id(id: &str) -> u64 {
 /// Each slot holds the hash's upper 32 bits (which also pick the home slot)
 /// and the position plus one, so 0 is an empty slot: a probe compares ids
 /// only where those 32 bits match, and growing or renumbering never reads
-/// an id. At most five eighths of the slots are used. The slot count need
+/// an id. At most three quarters of the slots are used. The slot count need
 /// not be a power of two (a tag picks its home slot by scaling, not by
 /// masking), so an index reserved for a known count is sized to it: at 10M
-/// invoices 16M slots rather than the 33.5M of the next power of two.
+/// invoices 13.3M slots rather than the 16.8M of the next power of two.
 #[derive(Debug, Clone, Default)]
 struct PositionIndex {
     slots: Vec<u64>,
@@ -264,10 +264,10 @@ impl PositionIndex {
     /// else twice the slots, so entries added one by one cost amortized
     /// constant time.
     fn reserve(&mut self, total: usize) {
-        if total * 8 <= self.slots.len() * 5 {
+        if total * 4 <= self.slots.len() * 3 {
             return;
         }
-        let wanted = (total * 8 / 5 + 1).max(2 * self.slots.len()).max(16);
+        let wanted = (total * 4 / 3 + 1).max(2 * self.slots.len()).max(16);
         let old = std::mem::replace(&mut self.slots, vec![0; wanted]);
         for slot in old.into_iter().filter(|&slot| slot != 0) {
             let free = self.first_free_slot((slot >> 32) as u32);
