@@ -110,7 +110,7 @@ mod tests {
             (c.status.as_deref(), c.cancel_reason.as_deref()),
             (Some("active"), Some(""))
         );
-        assert_eq!(std::mem::size_of::<Customer>(), 144);
+        assert_eq!(std::mem::size_of::<Customer>(), 120);
     }
 
     #[test]
