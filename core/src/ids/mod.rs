@@ -121,15 +121,14 @@ id_type!(
 );
 
 impl InvoiceId {
-    /// Moves the id's text into `arena` (see [`ThinStrArena`]).
+    /// Moves the id's text into `arena` (see [`ThinStrArena`]), from its
+    /// own block or from another arena.
     ///
     /// # Safety
     /// The id must be dropped (or replaced) before the arena is.
     pub(crate) unsafe fn move_into(&mut self, arena: &mut ThinStrArena) {
-        if !self.0.in_arena() {
-            // SAFETY: passed on to the caller.
-            self.0 = unsafe { arena.store(&self.0) };
-        }
+        // SAFETY: passed on to the caller.
+        self.0 = unsafe { arena.store(&self.0) };
     }
 
     /// Counts the id's text in `arena` as unused, before the id is dropped.

@@ -182,11 +182,9 @@ impl InvoiceTable {
     /// Moves every id's text into a new arena and drops the old one with the
     /// text of removed invoices.
     fn move_ids_into_new_arena(&mut self) {
+        // The ids read their text from `old` until they are moved.
         let old = std::mem::take(&mut self.id_texts);
         for position in 0..self.records.len() {
-            let id = &mut self.records[position].id;
-            // The id gets a block of its own before `old` is dropped.
-            *id = id.clone();
             self.move_id_into_arena(position);
         }
         drop(old);
