@@ -6,6 +6,7 @@
 use crate::thin_str::ThinStr;
 use serde::Serialize;
 use serde::ser::SerializeMap;
+use std::fmt::Write;
 
 /// Custom variables in the order their keys first appeared. Keys are
 /// distinct (a later value for a key replaces the earlier one in its place);
@@ -49,9 +50,8 @@ impl CustomVariables {
         let mut encoded = String::with_capacity(length + 4 * distinct.len());
         for (key, value) in &distinct {
             for part in [key.as_ref(), value.as_ref()] {
-                encoded.push_str(&part.len().to_string());
-                encoded.push(':');
-                encoded.push_str(part);
+                // Writing to a `String` cannot fail.
+                let _ = write!(encoded, "{}:{part}", part.len());
             }
         }
         Some(CustomVariables {
