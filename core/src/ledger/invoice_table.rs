@@ -6,15 +6,15 @@
 //! more room, which it then keeps). The invoices' ids keep their text in the
 //! table's own arena rather than in a block each.
 
+use super::position_index::PositionIndex;
 use crate::model::Invoice;
-use crate::prefetch::prefetch;
 use crate::thin_str::ThinStrArena;
 use foldhash::fast::FixedState;
 use rayon::prelude::*;
 use std::hash::BuildHasher;
 
-/// Invoices by position (insertion order) and by id. Positions are `u32`:
-/// a table holds at most 4,294,967,294 invoices.
+/// Invoices by position (insertion order) and by id. A table holds at most
+/// 3,221,225,471 invoices (what its index can; see `PositionIndex`).
 ///
 /// Every stored invoice's id has its text in `id_texts`, and no such id
 /// leaves the table: an invoice handed back (replaced) carries an id of its
@@ -58,7 +58,20 @@ impl InvoiceTable {
     /// Makes room for `additional` more invoices without growing step by step.
     pub(crate) fn reserve(&mut self, additional: usize) {
         self.records.reserve(additional);
-        self.index.reserve(self.records.len() + additional);
+        self.make_index_room(self.records.len() + additional);
+    }
+
+    /// Grows the index to room for `total` invoices when it has less,
+    /// hashing every stored id again (the index keeps only a few bits of
+    /// each hash).
+    fn make_index_room(&mut self, total: usize) {
+        if !self.index.has_room_for(total) {
+            let hashes = self
+                .records
+                .iter()
+                .map(|invoice| hash_id(invoice.id.as_str()));
+            self.index.rebuild(total, hashes.zip(0..));
+        }
     }
 
     /// Stores an invoice: a known id is replaced in place, keeping its
@@ -66,7 +79,7 @@ impl InvoiceTable {
     #[cfg(test)]
     pub(crate) fn insert(&mut self, invoice: Invoice) -> (u32, Option<Invoice>) {
         let hash = hash_id(invoice.id.as_str());
-        self.index.reserve(self.records.len() + 1);
+        self.make_index_room(self.records.len() + 1);
         self.insert_hashed(invoice, hash)
     }
 
@@ -85,7 +98,7 @@ impl InvoiceTable {
         } else {
             batch.iter().map(hash).collect()
         };
-        self.index.reserve(self.records.len() + batch.len());
+        self.make_index_room(self.records.len() + batch.len());
         // Room the table reserved beyond the batch is kept rather than adopted.
         let adoptable = self.records.is_empty() && self.records.capacity() <= batch.capacity();
         if adoptable && self.index_distinct(&batch, &hashes) {
@@ -160,9 +173,11 @@ impl InvoiceTable {
     /// others in order (each later position moves down by the number
     /// removed before it). Costs one pass over the table, without hashing.
     pub(crate) fn remove_positions(&mut self, removed: &[u32]) {
+        let records = &self.records;
+        let hash_at = |p: u32| hash_id(records[p as usize].id.as_str());
         for &position in removed {
-            if let Some(invoice) = self.records.get(position as usize) {
-                self.index.remove(hash_id(invoice.id.as_str()), position);
+            if let Some(invoice) = records.get(position as usize) {
+                self.index.remove(hash_at(position), position, hash_at);
                 invoice.id.release_from(&mut self.id_texts);
             }
         }
@@ -208,162 +223,6 @@ impl Clone for InvoiceTable {
 
 fn hash_id(id: &str) -> u64 {
     FixedState::default().hash_one(id)
-}
-
-/// An open-addressing index from id hashes to positions, probed linearly.
-/// Each slot holds the hash's upper 32 bits (which also pick the home slot)
-/// and the position plus one, so 0 is an empty slot: a probe compares ids
-/// only where those 32 bits match, and growing or renumbering never reads
-/// an id. At most three quarters of the slots are used. The slot count need
-/// not be a power of two (a tag picks its home slot by scaling, not by
-/// masking), so an index reserved for a known count is sized to it: at 10M
-/// invoices 13.3M slots rather than the 16.8M of the next power of two.
-#[derive(Debug, Clone, Default)]
-struct PositionIndex {
-    slots: Vec<u64>,
-    len: usize,
-}
-
-impl PositionIndex {
-    fn tag(hash: u64) -> u32 {
-        (hash >> 32) as u32
-    }
-
-    fn slot_of(tag: u32, position: u32) -> u64 {
-        (u64::from(tag) << 32) | (u64::from(position) + 1)
-    }
-
-    fn position(slot: u64) -> u32 {
-        (slot as u32).wrapping_sub(1)
-    }
-
-    /// The slot a tag's probe starts at: the tag scaled to the slot count,
-    /// so tags spread evenly over any number of slots.
-    fn home(&self, tag: u32) -> usize {
-        ((u128::from(tag) * self.slots.len() as u128) >> 32) as usize
-    }
-
-    /// The slot after `i`, wrapping around at the end.
-    fn next(&self, i: usize) -> usize {
-        if i + 1 == self.slots.len() { 0 } else { i + 1 }
-    }
-
-    /// How many slots a probe walks from `from` to reach `to`, wrapping.
-    fn distance(&self, from: usize, to: usize) -> usize {
-        if to >= from {
-            to - from
-        } else {
-            to + self.slots.len() - from
-        }
-    }
-
-    /// Room for `total` entries within the load limit: exactly that when
-    /// asked for more than twice the slots (a bulk load's reservation),
-    /// else twice the slots, so entries added one by one cost amortized
-    /// constant time.
-    fn reserve(&mut self, total: usize) {
-        if total * 4 <= self.slots.len() * 3 {
-            return;
-        }
-        let wanted = (total * 4 / 3 + 1).max(2 * self.slots.len()).max(16);
-        let old = std::mem::replace(&mut self.slots, vec![0; wanted]);
-        for slot in old.into_iter().filter(|&slot| slot != 0) {
-            let free = self.first_free_slot((slot >> 32) as u32);
-            self.slots[free] = slot;
-        }
-    }
-
-    /// The first empty slot at or after the home slot of `tag`.
-    fn first_free_slot(&self, tag: u32) -> usize {
-        let mut i = self.home(tag);
-        while self.slots[i] != 0 {
-            i = self.next(i);
-        }
-        i
-    }
-
-    fn clear(&mut self) {
-        self.slots.iter_mut().for_each(|slot| *slot = 0);
-        self.len = 0;
-    }
-
-    fn prefetch(&self, hash: u64) {
-        if let Some(slot) = self.slots.get(self.home(Self::tag(hash))) {
-            prefetch(slot);
-        }
-    }
-
-    /// The position of the entry with this hash for which `is_key` holds.
-    fn find(&self, hash: u64, is_key: impl Fn(u32) -> bool) -> Option<u32> {
-        if self.slots.is_empty() {
-            return None;
-        }
-        let tag = Self::tag(hash);
-        let mut i = self.home(tag);
-        loop {
-            let slot = self.slots[i];
-            if slot == 0 {
-                return None;
-            }
-            if (slot >> 32) as u32 == tag && is_key(Self::position(slot)) {
-                return Some(Self::position(slot));
-            }
-            i = self.next(i);
-        }
-    }
-
-    /// Adds an entry known to be absent; room must be reserved.
-    fn add(&mut self, hash: u64, position: u32) {
-        let tag = Self::tag(hash);
-        let free = self.first_free_slot(tag);
-        self.slots[free] = Self::slot_of(tag, position);
-        self.len += 1;
-    }
-
-    /// Removes the entry of `position`, shifting the entries after it back
-    /// towards their home slots so no probe stops short.
-    fn remove(&mut self, hash: u64, position: u32) {
-        let target = Self::slot_of(Self::tag(hash), position);
-        let Some(mut hole) = self.locate(target) else {
-            return;
-        };
-        self.slots[hole] = 0;
-        self.len -= 1;
-        let mut i = self.next(hole);
-        while self.slots[i] != 0 {
-            let home = self.home((self.slots[i] >> 32) as u32);
-            // The entry may move to the hole when the hole lies between its
-            // home and where it sits.
-            if self.distance(home, i) >= self.distance(hole, i) {
-                self.slots[hole] = self.slots[i];
-                self.slots[i] = 0;
-                hole = i;
-            }
-            i = self.next(i);
-        }
-    }
-
-    fn locate(&self, slot: u64) -> Option<usize> {
-        if self.slots.is_empty() {
-            return None;
-        }
-        let mut i = self.home((slot >> 32) as u32);
-        while self.slots[i] != 0 {
-            if self.slots[i] == slot {
-                return Some(i);
-            }
-            i = self.next(i);
-        }
-        None
-    }
-
-    /// Maps every stored position through `renumber`, in place.
-    fn renumber(&mut self, renumber: impl Fn(u32) -> u32) {
-        for slot in self.slots.iter_mut().filter(|slot| **slot != 0) {
-            let tag = (*slot >> 32) as u32;
-            *slot = Self::slot_of(tag, renumber(Self::position(*slot)));
-        }
-    }
 }
 
 #[cfg(test)]
@@ -472,52 +331,6 @@ mod tests {
                     prop_assert_eq!(table.get(id).map(|i| i.amount), Some(*amount));
                 }
                 prop_assert_eq!(table.get("inv_absent"), None);
-            }
-        }
-    }
-
-    proptest! {
-        /// The index finds exactly the entries added and not removed, with
-        /// tags crowded at both ends of the range so probes wrap around the
-        /// end of the slots, over slot counts that are not powers of two.
-        #[test]
-        fn the_index_finds_what_was_added_and_not_removed(
-            reserved in 0usize..40,
-            ops in proptest::collection::vec((any::<bool>(), 0usize..7, 0u32..6), 1..150),
-        ) {
-            // Tags 0 and 1 share the first home slot, the last three the last
-            // one; 90% and 95% of the range sit a few slots before it.
-            const TAGS: [u32; 7] = [
-                0,
-                1,
-                u32::MAX / 2,
-                u32::MAX / 10 * 9,
-                u32::MAX / 20 * 19,
-                u32::MAX - 1,
-                u32::MAX,
-            ];
-            let hash = |tag: usize| u64::from(TAGS[tag]) << 32;
-            let mut index = PositionIndex::default();
-            index.reserve(reserved);
-            let mut model: Vec<(usize, u32)> = Vec::new();
-            for (add, tag, position) in ops {
-                let present = model.contains(&(tag, position));
-                if add && !present {
-                    index.reserve(index.len + 1);
-                    index.add(hash(tag), position);
-                    model.push((tag, position));
-                } else if !add && present {
-                    index.remove(hash(tag), position);
-                    model.retain(|entry| *entry != (tag, position));
-                }
-                prop_assert_eq!(index.len, model.len());
-                for tag in 0..TAGS.len() {
-                    for position in 0..6 {
-                        let found = index.find(hash(tag), |p| p == position);
-                        let expected = model.contains(&(tag, position)).then_some(position);
-                        prop_assert_eq!(found, expected);
-                    }
-                }
             }
         }
     }

@@ -8,6 +8,7 @@
 //! read to replay, a settings or FX change drops them all.
 
 mod invoice_table;
+mod position_index;
 mod queries;
 #[cfg(test)]
 mod tests;
@@ -63,8 +64,8 @@ pub(crate) struct ReplayCache {
 
 /// Positions in the invoice table of one customer's invoices, ascending (so
 /// in insertion order): a timeline build reads its invoices by position, not
-/// by hashing ids. Positions are `u32`, so a ledger holds at most
-/// 4,294,967,294 invoices (see `InvoiceTable`).
+/// by hashing ids. Positions are `u32`; a ledger holds at most
+/// 3,221,225,471 invoices (see `InvoiceTable`).
 #[derive(Debug, Clone, Default)]
 struct CustomerInvoices {
     positions: Vec<u32>,
