@@ -9,6 +9,7 @@
 
 mod invoice_table;
 mod position_index;
+mod position_list;
 mod queries;
 #[cfg(test)]
 mod tests;
@@ -21,6 +22,7 @@ pub use queries::{
 pub use write::{ImportStatus, Page, WriteReport, WriteResult};
 
 use invoice_table::InvoiceTable;
+use position_list::PositionList;
 
 use crate::error::{Error, Result};
 use crate::fx::{FxTable, parse_rates};
@@ -60,19 +62,6 @@ pub(crate) struct ReplayCache {
     outdated: bool,
     /// The per-day totals of `set`, once a report asked for them.
     daily: Option<Arc<crate::reports::daily_totals::DailyTotals>>,
-}
-
-/// Positions in the invoice table of one customer's invoices, ascending (so
-/// in insertion order): a timeline build reads its invoices by position, not
-/// by hashing ids. Positions are `u32`; a ledger holds at most
-/// 3,221,225,471 invoices (see `InvoiceTable`).
-#[derive(Debug, Clone, Default)]
-struct CustomerInvoices {
-    positions: Vec<u32>,
-    /// The invoices' ids ascend with their positions, so a timeline build
-    /// need not sort them by id. Kept conservatively: an invoice that moves
-    /// in from another customer between two others clears it.
-    ids_ascending: bool,
 }
 
 /// Hands each item to `each` in order, first starting to load the customer
@@ -131,25 +120,17 @@ fn count_plan_use(uses: &mut Index<PlanId, usize>, plan: Option<&PlanId>, delta:
 
 /// Adds a stored invoice's position to its customer's ascending list
 /// (appending, unless an invoice moved from another customer), noting
-/// whether ids still ascend with it.
-fn add_position(
-    by_customer: &mut Index<CustomerId, CustomerInvoices>,
-    invoices: &InvoiceTable,
-    invoice: &Invoice,
-    position: u32,
-) {
+/// whether ids still ascend with it. Ids ascending is kept conservatively:
+/// an invoice that moves in from another customer between two others
+/// clears it.
+fn add_position(list: &mut PositionList, invoices: &InvoiceTable, position: u32) {
     let id = |p: u32| invoices.at(p).map(|invoice| &invoice.id);
-    let customer = match by_customer.get_mut(&invoice.customer_id) {
-        Some(customer) => customer,
-        None => by_customer.entry(invoice.customer_id.clone()).or_default(),
-    };
-    let positions = &mut customer.positions;
+    let positions = list.as_slice();
     if let Err(i) = positions.binary_search(&position) {
         let after_previous = i == 0 || id(positions[i - 1]) < id(position);
         let before_next = positions.get(i).is_none_or(|&next| id(position) < id(next));
-        customer.ids_ascending =
-            (positions.is_empty() || customer.ids_ascending) && after_previous && before_next;
-        positions.insert(i, position);
+        let ascending = list.ids_ascending() && after_previous && before_next;
+        list.insert(i, position, ascending);
     }
 }
 
@@ -162,8 +143,10 @@ pub struct Ledger {
     plan_groups: Records<PlanGroupId, PlanGroup>,
     invoices: InvoiceTable,
     data_sources: Records<DataSourceId, DataSource>,
-    /// Where each customer's invoices are in `invoices`.
-    invoices_by_customer: Index<CustomerId, CustomerInvoices>,
+    /// Where each customer's invoices are in `invoices`, by the customer's
+    /// index in `customers`. Positions are `u32`; a ledger holds at most
+    /// 3,221,225,471 invoices (see `InvoiceTable`).
+    invoices_by_customer: Vec<PositionList>,
     invoices_by_plan: Index<PlanId, usize>,
     fx: FxTable,
     replay_cache: Mutex<Option<ReplayCache>>,
@@ -234,7 +217,7 @@ impl Ledger {
             plan_groups: Records::default(),
             invoices: InvoiceTable::default(),
             data_sources: Records::default(),
-            invoices_by_customer: Index::default(),
+            invoices_by_customer: Vec::new(),
             invoices_by_plan: Index::default(),
             fx: FxTable::new(pivot),
             replay_cache: Mutex::new(None),
@@ -317,7 +300,7 @@ impl Ledger {
         let mut report = WriteReport::default();
         for value in records {
             let outcome = Customer::from_json(value).map(|customer| {
-                self.customers.insert(customer.id.clone(), customer);
+                self.store_customer(customer);
             });
             report.push(record_id(value), outcome);
         }
@@ -350,8 +333,17 @@ impl Ledger {
         }
         merged["id"] = Value::String(id.to_string());
         let customer = Customer::from_json(&merged)?;
-        self.customers.insert(customer.id.clone(), customer);
+        self.store_customer(customer);
         Ok(&self.customers[id])
+    }
+
+    /// Stores a customer record, a known id in place; a new customer gets
+    /// an empty list of invoice positions at its index.
+    fn store_customer(&mut self, customer: Customer) {
+        let (index, _) = self.customers.insert_full(customer.id.clone(), customer);
+        if index == self.invoices_by_customer.len() {
+            self.invoices_by_customer.push(PositionList::default());
+        }
     }
 
     /// Upserts plans. A changed plan recomputes the customers invoiced on it;
@@ -529,11 +521,13 @@ impl Ledger {
         // The position of the invoice this batch stored last.
         let mut last_stored: Option<u32> = None;
         let Ledger {
+            customers,
             invoices,
             invoices_by_customer,
             invoices_by_plan,
             ..
         } = self;
+        let list_of = |id: &CustomerId| customers.get_index_of(id);
         invoices.insert_batch(checked, |invoices, position, replaced| {
             let Some(invoice) = invoices.at(position) else {
                 return;
@@ -552,26 +546,31 @@ impl Ledger {
                 if replaced.customer_id == invoice.customer_id {
                     return;
                 }
-                if let Some(owner) = invoices_by_customer.get_mut(&replaced.customer_id)
-                    && let Ok(i) = owner.positions.binary_search(&position)
+                if let Some(owner) = list_of(&replaced.customer_id)
+                    && let Ok(i) = invoices_by_customer[owner]
+                        .as_slice()
+                        .binary_search(&position)
                 {
-                    owner.positions.remove(i);
+                    invoices_by_customer[owner].remove(i);
                 }
                 touched.insert(replaced.customer_id);
             }
-            add_position(invoices_by_customer, invoices, invoice, position);
+            // Every stored invoice's customer has a record (see `validate`).
+            if let Some(owner) = list_of(&invoice.customer_id) {
+                add_position(&mut invoices_by_customer[owner], invoices, position);
+            }
         });
         self.mark_stale(touched);
     }
 
     /// Deletes a customer and every invoice of it.
     pub fn delete_customer(&mut self, id: &str) -> Result<()> {
-        self.customers
-            .shift_remove(id)
+        let (index, _, _) = self
+            .customers
+            .shift_remove_full(id)
             .ok_or_else(|| not_found(Customer::KIND, id))?;
-        if let Some(customer) = self.invoices_by_customer.remove(id) {
-            self.remove_invoices_at(&customer.positions);
-        }
+        let positions = self.invoices_by_customer.remove(index);
+        self.remove_invoices_at(positions.as_slice());
         self.mark_stale([CustomerId::from(id)]);
         Ok(())
     }
@@ -662,10 +661,10 @@ impl Ledger {
     }
 
     fn invoices_of(&self, id: &str) -> impl Iterator<Item = &Invoice> {
-        self.invoices_by_customer
-            .get(id)
+        self.customers
+            .get_index_of(id)
             .into_iter()
-            .flat_map(|customer| self.invoices_at(&customer.positions))
+            .flat_map(|index| self.invoices_at(self.invoices_by_customer[index].as_slice()))
     }
 
     /// The invoices at the given positions of the invoice table.
@@ -725,12 +724,12 @@ impl Ledger {
         }
     }
 
-    fn build_timeline_of(&self, id: &CustomerId, customer: &CustomerInvoices) -> Timeline {
+    fn build_timeline_of(&self, id: &CustomerId, invoices: &PositionList) -> Timeline {
         let plans = |plan: &PlanId| self.plans.get(plan);
         Timeline::build(
             id.clone(),
-            self.invoices_at(&customer.positions),
-            customer.ids_ascending,
+            self.invoices_at(invoices.as_slice()),
+            invoices.ids_ascending(),
             &plans,
             &self.settings,
         )
@@ -739,8 +738,8 @@ impl Ledger {
     /// The customer's timeline, built from its invoices: `None` for a
     /// customer without a record or without any event.
     pub(crate) fn timeline(&self, id: &str) -> Option<Timeline> {
-        // Every customer with invoices has a record (see `replay_all`).
-        let (id, invoices) = self.invoices_by_customer.get_key_value(id)?;
+        let (index, id, _) = self.customers.get_full(id)?;
+        let invoices = &self.invoices_by_customer[index];
         Some(self.build_timeline_of(id, invoices)).filter(|timeline| !timeline.is_empty())
     }
 
@@ -755,22 +754,25 @@ impl Ledger {
         &self,
         as_of: DateTime<Utc>,
     ) -> Result<(Records<CustomerId, Arc<Replay>>, ReplayWindow)> {
-        let customers: Vec<(&CustomerId, &CustomerInvoices)> =
-            self.invoices_by_customer.iter().collect();
+        let customers: Vec<(&CustomerId, &PositionList)> = (self.customers.keys())
+            .zip(&self.invoices_by_customer)
+            .filter(|(_, invoices)| !invoices.is_empty())
+            .collect();
         let mut replays = (0..customers.len())
             .into_par_iter()
             .filter_map(|k| {
                 // Start loading the next customer's invoices while this one
                 // is built, and the positions of the one after.
                 if let Some((_, after_next)) = customers.get(k + 2) {
+                    let positions = after_next.as_slice();
                     prefetch_range(
-                        after_next.positions.as_ptr() as usize,
-                        std::mem::size_of_val(after_next.positions.as_slice()),
+                        positions.as_ptr() as usize,
+                        std::mem::size_of_val(positions),
                     );
                 }
                 if let Some((next_id, next)) = customers.get(k + 1) {
                     next_id.prefetch();
-                    for invoice in self.invoices_at(&next.positions) {
+                    for invoice in self.invoices_at(next.as_slice()) {
                         prefetch(invoice);
                     }
                 }
@@ -831,12 +833,12 @@ impl Ledger {
             count_plan_use(&mut self.invoices_by_plan, Some(plan), -1);
         }
         self.invoices.remove_positions(removed);
-        for customer in self.invoices_by_customer.values_mut() {
-            let positions = &mut customer.positions;
-            positions.retain(|p| removed.binary_search(p).is_err());
-            for p in positions.iter_mut() {
-                *p -= removed.partition_point(|r| r < p) as u32;
-            }
+        for positions in &mut self.invoices_by_customer {
+            positions.renumber(|p| {
+                let removed_before = removed.partition_point(|&r| r < p);
+                let is_removed = removed.get(removed_before) == Some(&p);
+                (!is_removed).then(|| p - removed_before as u32)
+            });
         }
     }
 

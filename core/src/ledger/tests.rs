@@ -474,6 +474,22 @@ fn customer_invoices_keep_insertion_order_through_moves_and_deletes() {
     assert_eq!(invoice_order(&ledger, "b"), strings(&["i9", "i3"]));
     assert_eq!(invoice_order(&ledger, "c"), strings(&["i7"]));
     assert!(invoice_order(&ledger, "a").is_empty());
+    // A customer sent again, or changed, keeps its invoices; one created
+    // again starts without any.
+    ledger.upsert_customers(&[
+        json!({"id": "a", "name": "A again"}),
+        json!({"id": "b", "name": "B2"}),
+    ]);
+    ledger.update_customer("c", &json!({"name": "C2"})).unwrap();
+    ledger.upsert_invoices(&[
+        sub("i6", "a", "2024-03-01", 1000),
+        sub("i8", "c", "2024-03-01", 1000),
+    ]);
+    assert_eq!(invoice_order(&ledger, "a"), strings(&["i6"]));
+    assert_eq!(invoice_order(&ledger, "b"), strings(&["i9", "i3"]));
+    assert_eq!(invoice_order(&ledger, "c"), strings(&["i7", "i8"]));
+    // One list per customer, at the customer's index.
+    assert_eq!(ledger.invoices_by_customer.len(), ledger.customers.len());
 }
 
 #[test]
