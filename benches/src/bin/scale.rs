@@ -11,7 +11,9 @@ use std::io::{BufRead, Read};
 use std::time::Duration;
 use submetrics::{Error, Ledger, MovementFilter, ReportParams, Settings};
 use submetrics_benches::generator::Spec;
-use submetrics_benches::measure::{full_recompute, memory, ms, quantile, timed, us};
+use submetrics_benches::measure::{
+    full_recompute, memory, ms, quantile, return_freed_memory, timed, us,
+};
 use submetrics_benches::write::{Streamed, generate_jsonl};
 
 fn main() {
@@ -63,9 +65,10 @@ fn load(
 /// batches and prints `<load ms> <invoices> <ledger bytes>`, so memory is
 /// measured without the generator's records in the same heap.
 /// Loads the JSONL files into a fresh ledger and prints the time in
-/// milliseconds, the invoice count, the growth of resident memory, and that
-/// growth again once every customer's replay at `as_of` is cached (what the
-/// first report builds and the ledger keeps).
+/// milliseconds, the invoice count, the growth of resident memory right
+/// after the load, again once the allocator has handed back the pages the
+/// load freed, and again once every customer's replay at `as_of` is cached
+/// (what the first report builds and the ledger keeps).
 fn load_jsonl_and_report(dir: &std::path::Path, as_of: chrono::DateTime<chrono::Utc>) {
     let (rss_before, _) = memory();
     let mut ledger = Ledger::new(Settings::default());
@@ -101,14 +104,17 @@ fn load_jsonl_and_report(dir: &std::path::Path, as_of: chrono::DateTime<chrono::
         load_invoices(&mut ledger, file).expect("readable invoices");
     });
     let (rss_after, _) = memory();
+    return_freed_memory();
+    let (rss_settled, _) = memory();
     let replays = ledger.customer_movements(as_of).expect("movements");
     let (rss_replayed, _) = memory();
     drop(replays);
     println!(
-        "{} {} {} {}",
+        "{} {} {} {} {}",
         time.as_millis(),
         ledger.counts().3,
         rss_after.saturating_sub(rss_before),
+        rss_settled.saturating_sub(rss_before),
         rss_replayed.saturating_sub(rss_before)
     );
 }
@@ -215,8 +221,10 @@ fn run(size: usize) {
         .split_whitespace()
         .filter_map(|f| f.parse().ok())
         .collect();
-    let (jsonl_time, ledger_bytes, replayed_bytes) = match fields.as_slice() {
-        [ms, _, bytes, replayed] => (Duration::from_millis(*ms), *bytes, *replayed),
+    let (jsonl_time, ledger_bytes, settled_bytes, replayed_bytes) = match fields.as_slice() {
+        [ms, _, bytes, settled, replayed] => {
+            (Duration::from_millis(*ms), *bytes, *settled, *replayed)
+        }
         _ => panic!(
             "the JSONL loader failed: {}",
             String::from_utf8_lossy(&child.stderr)
@@ -370,21 +378,24 @@ fn run(size: usize) {
         rows.push((format!("report {label}"), cell));
     }
     let (_, peak) = memory();
-    rows.push((
-        "memory: ledger after a streaming JSONL load".into(),
+    let per_invoice = |bytes: u64| {
         format!(
-            "{} MiB ({} bytes per invoice)",
-            ledger_bytes >> 20,
-            ledger_bytes / invoices.max(1) as u64
-        ),
+            "{} MiB ({:.1} bytes per invoice)",
+            bytes >> 20,
+            bytes as f64 / invoices.max(1) as f64
+        )
+    };
+    rows.push((
+        "memory: ledger right after a streaming JSONL load".into(),
+        per_invoice(ledger_bytes),
+    ));
+    rows.push((
+        "memory: that ledger once the allocator has handed back the pages the load freed".into(),
+        per_invoice(settled_bytes),
     ));
     rows.push((
         "memory: that ledger with every customer's replay cached".into(),
-        format!(
-            "{} MiB ({} bytes per invoice)",
-            replayed_bytes >> 20,
-            replayed_bytes / invoices.max(1) as u64
-        ),
+        per_invoice(replayed_bytes),
     ));
     rows.push((
         "memory: peak RSS of the harness (records + ledger)".into(),
