@@ -142,6 +142,11 @@ impl InvoiceId {
     pub(crate) fn in_arena(&self) -> bool {
         self.0.in_arena()
     }
+
+    #[cfg(test)]
+    pub(crate) fn has_block(&self) -> bool {
+        self.0.has_block()
+    }
 }
 
 shared_id_methods!(

@@ -48,12 +48,16 @@ unsafe impl Send for ThinStrArena {}
 unsafe impl Sync for ThinStrArena {}
 
 impl ThinStrArena {
-    /// A copy of `text` whose bytes live in this arena.
+    /// A copy of `text` whose bytes live in this arena; a text kept in its
+    /// pointer stays there.
     ///
     /// # Safety
     /// The copy must be dropped (or replaced) before the arena is: it reads
     /// the arena's memory and does not keep it alive.
     pub(crate) unsafe fn store(&mut self, text: &ThinStr) -> ThinStr {
+        if text.is_inline() {
+            return text.clone();
+        }
         let (header, header_len) = encode_len(text.len());
         let size = header_len + text.len();
         let padded = size + size % 2;
@@ -139,13 +143,14 @@ impl Drop for Chunk {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::thin_str::INLINE_MAX;
     use proptest::prelude::*;
 
     proptest! {
         /// Stored strings read back as their text in order, whatever their
         /// lengths (one- and two-byte headers, odd and even sizes, strings
-        /// larger than a chunk), and a clone is a block of its own that
-        /// outlives the arena.
+        /// larger than a chunk; texts of up to seven bytes stay in their
+        /// pointers), and a clone outlives the arena.
         #[test]
         fn stored_strings_read_back_and_clones_outlive_the_arena(
             texts in proptest::collection::vec("\\PC{0,200}", 1..60),
@@ -158,16 +163,22 @@ mod tests {
             // SAFETY: `stored` is dropped before `arena`.
             let stored: Vec<ThinStr> = originals.iter().map(|t| unsafe { arena.store(t) }).collect();
             for (thin, text) in stored.iter().zip(&texts) {
-                prop_assert!(thin.in_arena());
+                prop_assert_eq!(thin.in_arena(), text.len() > INLINE_MAX);
+                prop_assert!(!thin.has_block());
                 prop_assert_eq!(thin.as_str(), text.as_str());
             }
-            let live: usize = stored.iter().map(|t| t.stored_len().next_multiple_of(2)).sum();
+            let live: usize = stored
+                .iter()
+                .filter(|t| t.in_arena())
+                .map(|t| t.stored_len().next_multiple_of(2))
+                .sum();
             prop_assert_eq!(arena.live, live);
             let copies: Vec<ThinStr> = stored.iter().map(ThinStr::clone).collect();
             drop(stored);
             drop(arena);
             for (copy, text) in copies.iter().zip(&texts) {
                 prop_assert!(!copy.in_arena());
+                prop_assert_eq!(copy.has_block(), text.len() > INLINE_MAX);
                 prop_assert_eq!(copy.as_str(), text.as_str());
             }
         }
@@ -177,17 +188,17 @@ mod tests {
     fn an_arena_is_worth_compacting_once_most_of_it_is_released() {
         let mut arena = ThinStrArena::default();
         // SAFETY: every stored string is dropped before `arena`.
-        let stored: Vec<ThinStr> = ["abc", "de", "fgh"]
+        let stored: Vec<ThinStr> = ["abcdefgh", "ijklmnopq", "rstuvwxyz0"]
             .into_iter()
             .map(|t| unsafe { arena.store(&ThinStr::new(t)) })
             .collect();
-        // Sizes with the length byte and padding: 4, 4 and 4.
-        assert_eq!((arena.live, arena.dead), (12, 0));
+        // Sizes with the length byte and padding: 10, 10 and 12.
+        assert_eq!((arena.live, arena.dead), (32, 0));
         arena.release(&stored[0]);
         assert!(!arena.worth_compacting());
         arena.release(&stored[1]);
-        assert_eq!((arena.live, arena.dead), (4, 8));
+        assert_eq!((arena.live, arena.dead), (12, 20));
         assert!(arena.worth_compacting());
-        assert_eq!(stored[2].as_str(), "fgh");
+        assert_eq!(stored[2].as_str(), "rstuvwxyz0");
     }
 }

@@ -1,6 +1,8 @@
 //! An immutable string that owns its text and is one pointer wide: the length
 //! is stored in front of the text, in the same allocation, as a variable-length
-//! integer (one byte up to 127 bytes of text). Made for text held by one record
+//! integer (one byte up to 127 bytes of text). A text of at most seven bytes
+//! (three on 32-bit targets), such as a country code, is kept inside the
+//! pointer itself and allocates nothing. Made for text held by one record
 //! alone, such as an invoice's id or a customer's name: a 20-byte id takes a
 //! 21-byte block, where a shared string adds a 16-byte count and length (a
 //! 36-byte block) and a boxed `str` is twice as wide in the record. (An
@@ -23,13 +25,30 @@ use std::ptr::NonNull;
 const MAX_HEADER: usize = usize::BITS.div_ceil(7) as usize;
 
 /// Points at the length's first byte; the text follows the length's last.
-/// The pointer's lowest bit says whether the bytes live in an arena (which
-/// frees them all at once) rather than in a block of their own: blocks are
-/// allocated at even addresses, and the bit is cleared before reading.
+/// The pointer's two lowest bits say where the bytes are: `00` in a block of
+/// its own (blocks are allocated at addresses divisible by four), `x1` in an
+/// arena, which frees them all at once (strings start at even addresses
+/// there, and the bit is cleared before reading), `10` inside the pointer
+/// (see [`INLINE`]).
 pub struct ThinStr(NonNull<u8>);
 
 /// The pointer bit of a [`ThinStr`] whose bytes live in an arena.
-const IN_ARENA: usize = 1;
+const IN_ARENA: usize = 0b01;
+
+/// The pointer bits of a [`ThinStr`] whose text is in the pointer: its
+/// lowest byte holds these bits and the length above them, its other bytes
+/// the text. Such a pointer is a plain number that is never dereferenced.
+const INLINE: usize = 0b10;
+
+/// The bits that tell the three kinds apart.
+const KIND_BITS: usize = 0b11;
+
+/// The most bytes of text a pointer holds: all its bytes but the lowest.
+const INLINE_MAX: usize = size_of::<usize>() - 1;
+
+/// Where the text starts among the pointer's bytes in memory: after its
+/// lowest byte on little-endian targets, at the first byte on big-endian ones.
+const INLINE_TEXT_AT: usize = if cfg!(target_endian = "little") { 1 } else { 0 };
 
 // SAFETY: a `ThinStr` owns its bytes alone and never changes them, like a
 // `Box<str>`.
@@ -39,6 +58,9 @@ unsafe impl Sync for ThinStr {}
 
 impl ThinStr {
     pub fn new(text: &str) -> ThinStr {
+        if text.len() <= INLINE_MAX {
+            return ThinStr::inline(text);
+        }
         let (header, header_len) = encode_len(text.len());
         let layout = layout_for(header_len, text.len());
         // SAFETY: the layout is at least one byte long (the header).
@@ -56,8 +78,34 @@ impl ThinStr {
         ThinStr(start)
     }
 
+    /// A string whose text is kept in the pointer; at most [`INLINE_MAX`] bytes.
+    fn inline(text: &str) -> ThinStr {
+        let mut bytes = [0u8; size_of::<usize>()];
+        bytes[INLINE_TEXT_AT..INLINE_TEXT_AT + text.len()].copy_from_slice(text.as_bytes());
+        let word = usize::from_ne_bytes(bytes) | INLINE | (text.len() << 2);
+        let pointer = std::ptr::without_provenance_mut::<u8>(word);
+        ThinStr(NonNull::new(pointer).expect("the inline bits are not zero"))
+    }
+
+    fn is_inline(&self) -> bool {
+        self.0.as_ptr().addr() & KIND_BITS == INLINE
+    }
+
     #[inline]
     pub fn as_str(&self) -> &str {
+        if self.is_inline() {
+            let len = (self.0.as_ptr().addr() & 0xff) >> 2;
+            // SAFETY: a pointer is `size_of::<usize>()` bytes wide and
+            // readable as bytes for as long as `self` is borrowed; an inline
+            // one carries no provenance to lose.
+            let bytes = unsafe {
+                std::slice::from_raw_parts((&raw const self.0).cast::<u8>(), size_of::<usize>())
+            };
+            // SAFETY: `inline` copied `len` bytes of a `str` there.
+            return unsafe {
+                std::str::from_utf8_unchecked(&bytes[INLINE_TEXT_AT..INLINE_TEXT_AT + len])
+            };
+        }
         let (header_len, len) = self.header();
         // SAFETY: `new` (or the arena) wrote `len` bytes of valid UTF-8 right
         // after the header, and they live as long as `self`.
@@ -85,13 +133,22 @@ impl ThinStr {
         self.0.as_ptr().map_addr(|address| address & !IN_ARENA)
     }
 
-    /// Whether the bytes live in an arena rather than in a block of their own.
+    /// Whether the bytes live in an arena rather than in a block of their own
+    /// or in the pointer.
     pub(crate) fn in_arena(&self) -> bool {
         self.0.as_ptr().addr() & IN_ARENA != 0
     }
 
-    /// The bytes a thin string takes besides its pointer: the length and the text.
+    /// Whether the string owns a block of its own (not an arena's bytes,
+    /// not a text in the pointer).
+    pub(crate) fn has_block(&self) -> bool {
+        self.0.as_ptr().addr() & KIND_BITS == 0
+    }
+
+    /// The bytes a string in an arena or a block takes besides its pointer:
+    /// the length and the text.
     pub(crate) fn stored_len(&self) -> usize {
+        debug_assert!(!self.is_inline());
         let (header_len, len) = self.header();
         header_len + len
     }
@@ -128,17 +185,17 @@ fn decode_len(byte_at: impl Fn(usize) -> u8) -> (usize, usize) {
     unreachable!("a header ends within {MAX_HEADER} bytes")
 }
 
-/// A block's layout: aligned to two bytes, so its address leaves
-/// [`IN_ARENA`] clear.
+/// A block's layout: aligned to four bytes, so its address leaves
+/// [`KIND_BITS`] clear.
 fn layout_for(header_len: usize, text_len: usize) -> Layout {
     // A `str` is at most `isize::MAX` bytes and no address space comes
     // near it, so adding a header of ten bytes cannot overflow the layout.
-    Layout::from_size_align(header_len + text_len, 2).expect("a string's size plus its header")
+    Layout::from_size_align(header_len + text_len, 4).expect("a string's size plus its header")
 }
 
 impl Drop for ThinStr {
     fn drop(&mut self) {
-        if self.in_arena() {
+        if !self.has_block() {
             return;
         }
         let (header_len, len) = self.header();
@@ -231,12 +288,30 @@ mod tests {
         assert_eq!(ThinStr::new("").as_str(), "");
     }
 
+    #[test]
+    fn texts_of_up_to_seven_bytes_stay_in_the_pointer() {
+        assert_eq!(INLINE_MAX, size_of::<usize>() - 1);
+        for text in ["", "US", "unknown", "é", "日本"] {
+            let thin = ThinStr::new(text);
+            assert_eq!(thin.is_inline(), text.len() <= INLINE_MAX);
+            assert!(!thin.in_arena());
+            assert_eq!(thin.as_str(), text);
+            assert_eq!(thin.clone(), thin);
+        }
+        let eight = ThinStr::new("eight by");
+        assert!(eight.has_block());
+        assert_eq!(eight.as_str(), "eight by");
+    }
+
     proptest::proptest! {
         #[test]
         fn a_thin_string_holds_its_text(text in "\\PC{0,300}") {
             let thin = ThinStr::new(&text);
             proptest::prop_assert_eq!(thin.as_str(), text.as_str());
-            proptest::prop_assert_eq!(thin.header().0, encode_len(text.len()).1);
+            proptest::prop_assert_eq!(thin.is_inline(), text.len() <= INLINE_MAX);
+            if !thin.is_inline() {
+                proptest::prop_assert_eq!(thin.header().0, encode_len(text.len()).1);
+            }
             let copy = thin.clone();
             drop(thin);
             proptest::prop_assert_eq!(copy.as_str(), text.as_str());
