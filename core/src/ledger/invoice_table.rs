@@ -16,7 +16,8 @@ use std::hash::BuildHasher;
 /// Invoices by position (insertion order) and by id. A table holds at most
 /// 3,221,225,471 invoices (what its index can; see `PositionIndex`).
 ///
-/// Every stored invoice's id has its text in `id_texts`, and no such id
+/// Every stored invoice's id has its text in `id_texts` (or, at most seven
+/// bytes, in its pointer; see `ThinStr`), and no id in the arena
 /// leaves the table: an invoice handed back (replaced) carries an id of its
 /// own, a removed one is dropped here, and a clone copies the text.
 #[derive(Debug, Default)]
@@ -171,7 +172,8 @@ impl InvoiceTable {
 
     /// Removes the invoices at the given ascending positions, keeping the
     /// others in order (each later position moves down by the number
-    /// removed before it). Costs one pass over the table, without hashing.
+    /// removed before it). Costs one pass over the table; only the ids the
+    /// index moves back are hashed.
     pub(crate) fn remove_positions(&mut self, removed: &[u32]) {
         let records = &self.records;
         let hash_at = |p: u32| hash_id(records[p as usize].id.as_str());

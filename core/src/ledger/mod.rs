@@ -547,17 +547,18 @@ impl Ledger {
                     return;
                 }
                 if let Some(owner) = list_of(&replaced.customer_id)
-                    && let Ok(i) = invoices_by_customer[owner]
-                        .as_slice()
-                        .binary_search(&position)
+                    .and_then(|owner| invoices_by_customer.get_mut(owner))
+                    && let Ok(i) = owner.as_slice().binary_search(&position)
                 {
-                    invoices_by_customer[owner].remove(i);
+                    owner.remove(i);
                 }
                 touched.insert(replaced.customer_id);
             }
             // Every stored invoice's customer has a record (see `validate`).
-            if let Some(owner) = list_of(&invoice.customer_id) {
-                add_position(&mut invoices_by_customer[owner], invoices, position);
+            if let Some(owner) =
+                list_of(&invoice.customer_id).and_then(|owner| invoices_by_customer.get_mut(owner))
+            {
+                add_position(owner, invoices, position);
             }
         });
         self.mark_stale(touched);
@@ -569,8 +570,10 @@ impl Ledger {
             .customers
             .shift_remove_full(id)
             .ok_or_else(|| not_found(Customer::KIND, id))?;
-        let positions = self.invoices_by_customer.remove(index);
-        self.remove_invoices_at(positions.as_slice());
+        if index < self.invoices_by_customer.len() {
+            let positions = self.invoices_by_customer.remove(index);
+            self.remove_invoices_at(positions.as_slice());
+        }
         self.mark_stale([CustomerId::from(id)]);
         Ok(())
     }
@@ -664,7 +667,8 @@ impl Ledger {
         self.customers
             .get_index_of(id)
             .into_iter()
-            .flat_map(|index| self.invoices_at(self.invoices_by_customer[index].as_slice()))
+            .filter_map(|index| self.invoices_by_customer.get(index))
+            .flat_map(|invoices| self.invoices_at(invoices.as_slice()))
     }
 
     /// The invoices at the given positions of the invoice table.
@@ -739,7 +743,7 @@ impl Ledger {
     /// customer without a record or without any event.
     pub(crate) fn timeline(&self, id: &str) -> Option<Timeline> {
         let (index, id, _) = self.customers.get_full(id)?;
-        let invoices = &self.invoices_by_customer[index];
+        let invoices = self.invoices_by_customer.get(index)?;
         Some(self.build_timeline_of(id, invoices)).filter(|timeline| !timeline.is_empty())
     }
 
@@ -754,7 +758,9 @@ impl Ledger {
         &self,
         as_of: DateTime<Utc>,
     ) -> Result<(Records<CustomerId, Arc<Replay>>, ReplayWindow)> {
-        let customers: Vec<(&CustomerId, &PositionList)> = (self.customers.keys())
+        let customers: Vec<(&CustomerId, &PositionList)> = self
+            .customers
+            .keys()
             .zip(&self.invoices_by_customer)
             .filter(|(_, invoices)| !invoices.is_empty())
             .collect();
