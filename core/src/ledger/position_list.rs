@@ -66,25 +66,12 @@ impl PositionList {
 
     /// Notes whether the ids ascend; an empty list forgets it.
     fn set_ids_ascending(&mut self, ascending: bool) {
-        if let Some(tagged) = self.0.as_mut() {
-            let bit = if ascending { 0 } else { IDS_OUT_OF_ORDER };
-            *tagged = tagged.map_addr(|address| {
-                (address.get() & !IDS_OUT_OF_ORDER | bit)
-                    .try_into()
-                    .expect("a block's address is not zero")
-            });
-        }
+        self.0 = self.0.map(|pointer| tagged(pointer, ascending));
     }
 
     /// The block's start, without the pointer's bit.
     fn block(&self) -> Option<NonNull<u32>> {
-        self.0.map(|tagged| {
-            tagged.map_addr(|address| {
-                (address.get() & !IDS_OUT_OF_ORDER)
-                    .try_into()
-                    .expect("a block's address is not zero")
-            })
-        })
+        self.0.map(|pointer| tagged(pointer, true))
     }
 
     fn set_len(&mut self, len: usize) {
@@ -168,11 +155,7 @@ impl PositionList {
         let capacity_word =
             u32::try_from(capacity).expect("a customer has fewer than 2^32 invoices");
         let new_layout = layout(capacity);
-        let bit = if self.ids_ascending() {
-            0
-        } else {
-            IDS_OUT_OF_ORDER
-        };
+        let ids_ascending = self.ids_ascending();
         // SAFETY: the old block (if any) was allocated with `layout(old_capacity)`,
         // and the new layout's size is not zero.
         let start = unsafe {
@@ -196,12 +179,19 @@ impl PositionList {
         };
         // SAFETY: the block's second word is its capacity.
         unsafe { *start.as_ptr().add(1) = capacity_word };
-        self.0 = Some(start.map_addr(|address| {
-            (address.get() | bit)
-                .try_into()
-                .expect("a block's address is not zero")
-        }));
+        self.0 = Some(tagged(start, ids_ascending));
     }
+}
+
+/// A pointer to a block with the bit that the ids do not ascend set as
+/// `ids_ascending` says.
+fn tagged(pointer: NonNull<u32>, ids_ascending: bool) -> NonNull<u32> {
+    let bit = if ids_ascending { 0 } else { IDS_OUT_OF_ORDER };
+    pointer.map_addr(|address| {
+        (address.get() & !IDS_OUT_OF_ORDER | bit)
+            .try_into()
+            .expect("a block's address is not zero")
+    })
 }
 
 /// The layout of a block with room for `capacity` positions.
