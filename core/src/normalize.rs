@@ -2,9 +2,9 @@
 //! interval in months, service periods by calendar arithmetic in the ledger's
 //! time zone, and proration of short periods.
 
-use crate::model::{Interval, Invoice, Plan, Timestamp};
+use crate::model::{Interval, Invoice, Plan, Timestamp, UnixMillis};
 use crate::money::{Cents, round_ratio};
-use chrono::{DateTime, Duration, Months, TimeZone, Utc};
+use chrono::{DateTime, Days, Duration, Months, NaiveDate, NaiveDateTime, TimeZone, Utc};
 use chrono_tz::Tz;
 
 /// A plan's interval in months as the exact fraction `numerator / denominator`:
@@ -20,27 +20,20 @@ pub fn interval_months(interval: Interval, count: u32) -> (i128, i128) {
 }
 
 /// `start` plus `count` plan intervals, by calendar arithmetic in `tz`
-/// (a month added to Jan 31 is the last day of February).
+/// (a month added to Jan 31 is the last day of February); the end of time
+/// past the calendar's end.
 pub fn add_interval(start: DateTime<Utc>, interval: Interval, count: u32, tz: Tz) -> DateTime<Utc> {
     let count = count.max(1);
-    if tz == Tz::UTC {
-        let naive = start.naive_utc();
-        let shifted = match interval {
-            Interval::Month => naive.checked_add_months(Months::new(count)),
-            Interval::Year => naive.checked_add_months(Months::new(12 * count)),
-            Interval::Week => naive.checked_add_signed(Duration::weeks(i64::from(count))),
-            Interval::Day => naive.checked_add_signed(Duration::days(i64::from(count))),
-        };
-        return shifted.map_or(DateTime::<Utc>::MAX_UTC, |t| t.and_utc());
-    }
-    let local = start.with_timezone(&tz).naive_local();
-    let shifted = match interval {
-        Interval::Month => local.checked_add_months(Months::new(count)),
-        Interval::Year => local.checked_add_months(Months::new(12 * count)),
-        Interval::Week => local.checked_add_signed(Duration::weeks(i64::from(count))),
-        Interval::Day => local.checked_add_signed(Duration::days(i64::from(count))),
+    let shift = |naive: NaiveDateTime| match interval {
+        Interval::Month => naive.checked_add_months(Months::new(count)),
+        Interval::Year => naive.checked_add_months(Months::new(count.checked_mul(12)?)),
+        Interval::Week => naive.checked_add_signed(Duration::weeks(i64::from(count))),
+        Interval::Day => naive.checked_add_signed(Duration::days(i64::from(count))),
     };
-    let Some(shifted) = shifted else {
+    if tz == Tz::UTC {
+        return shift(start.naive_utc()).map_or(DateTime::<Utc>::MAX_UTC, |t| t.and_utc());
+    }
+    let Some(shifted) = shift(start.with_timezone(&tz).naive_local()) else {
         return DateTime::<Utc>::MAX_UTC;
     };
     match tz.from_local_datetime(&shifted) {
@@ -55,31 +48,71 @@ pub fn add_interval(start: DateTime<Utc>, interval: Interval, count: u32, tz: Tz
     }
 }
 
+/// A date plus `count` plan intervals by the calendar; `None` past the
+/// calendar's end.
+fn shift_date(date: NaiveDate, interval: Interval, count: u32) -> Option<NaiveDate> {
+    let count = count.max(1);
+    match interval {
+        Interval::Month => date.checked_add_months(Months::new(count)),
+        Interval::Year => date.checked_add_months(Months::new(count.checked_mul(12)?)),
+        Interval::Week => date.checked_add_days(Days::new(7 * u64::from(count))),
+        Interval::Day => date.checked_add_days(Days::new(u64::from(count))),
+    }
+}
+
+/// [`add_interval`] from a stored timestamp, as milliseconds with the local
+/// day in `tz`. In UTC the stored date moves and the time of day stays, with
+/// no calendar types in between (a leap second takes the general path, where
+/// adding days drops it).
+fn interval_end(
+    start: Timestamp,
+    interval: Interval,
+    count: u32,
+    tz: Tz,
+) -> (UnixMillis, NaiveDate) {
+    if tz == Tz::UTC {
+        let (date, millis_of_day) = start.utc_date_and_millis();
+        if millis_of_day < 86_400_000
+            && let Some(date) = shift_date(date, interval, count)
+        {
+            return (UnixMillis::at_day(date, millis_of_day), date);
+        }
+    }
+    let end = add_interval(start.instant(tz), interval, count, tz);
+    (UnixMillis::floor(end), end.with_timezone(&tz).date_naive())
+}
+
 /// The service period an invoice pays for, with the plan interval's end for
-/// proration.
+/// proration, as milliseconds, and the local days its start and end fall on.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct ServicePeriod {
-    pub start: DateTime<Utc>,
-    pub end: DateTime<Utc>,
+    pub start: UnixMillis,
+    pub end: UnixMillis,
     /// One plan interval after `start`.
-    pub nominal_end: DateTime<Utc>,
+    pub nominal_end: UnixMillis,
+    pub start_day: NaiveDate,
+    pub end_day: NaiveDate,
 }
 
 /// The service period an invoice pays for: from `period_start` (else the
 /// invoice date) to `period_end` when given and after the start, else one plan
 /// interval later.
 pub fn service_period(invoice: &Invoice, plan: &Plan, tz: Tz) -> ServicePeriod {
-    let start = invoice.effective().instant(tz);
-    let nominal_end = add_interval(start, plan.billing_freq, plan.billing_freq_count, tz);
-    let end = invoice
+    let effective = invoice.effective();
+    let (start, start_day) = effective.millis_and_day(tz);
+    let (nominal_end, nominal_end_day) =
+        interval_end(effective, plan.billing_freq, plan.billing_freq_count, tz);
+    let (end, end_day) = invoice
         .period_end
-        .map(|end: Timestamp| end.instant(tz))
-        .filter(|end| *end > start)
-        .unwrap_or(nominal_end);
+        .map(|end: Timestamp| end.millis_and_day(tz))
+        .filter(|(end, _)| *end > start)
+        .unwrap_or((nominal_end, nominal_end_day));
     ServicePeriod {
         start,
         end,
         nominal_end,
+        start_day,
+        end_day,
     }
 }
 
@@ -97,8 +130,9 @@ pub fn monthly_amount_over(invoice: &Invoice, plan: &Plan, period: &ServicePerio
     let (months_num, months_den) = interval_months(plan.billing_freq, plan.billing_freq_count);
     // Only a period_end can make the period differ from the nominal interval.
     if invoice.period_end.is_some() {
-        let seconds = i128::from((period.end - period.start).num_seconds());
-        let nominal = i128::from((period.nominal_end - period.start).num_seconds());
+        // Whole seconds, truncated toward zero.
+        let seconds = i128::from((period.end.0 - period.start.0) / 1000);
+        let nominal = i128::from((period.nominal_end.0 - period.start.0) / 1000);
         if seconds > 0 && nominal - seconds > 86_400 {
             return round_ratio(net * nominal * months_den, seconds * months_num);
         }
@@ -173,5 +207,47 @@ mod tests {
         let start = Timestamp::parse("2024-01-31").unwrap().instant(Tz::UTC);
         let end = add_interval(start, Interval::Month, 1, Tz::UTC);
         assert_eq!(end.to_rfc3339(), "2024-02-29T00:00:00+00:00");
+    }
+
+    #[test]
+    fn a_leap_second_start_ends_where_adding_days_puts_it() {
+        let leap = NaiveDate::from_ymd_opt(2016, 12, 31)
+            .unwrap()
+            .and_hms_milli_opt(23, 59, 59, 1_500)
+            .unwrap()
+            .and_utc();
+        let start = Timestamp::from_instant(leap);
+        for interval in [Interval::Week, Interval::Month] {
+            let expected = add_interval(leap, interval, 1, Tz::UTC);
+            assert_eq!(
+                interval_end(start, interval, 1, Tz::UTC),
+                (UnixMillis::floor(expected), expected.date_naive())
+            );
+        }
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn the_utc_shortcut_ends_where_calendar_arithmetic_does(
+            days in 1i32..3_652_000,
+            millis in proptest::option::of(0u32..86_400_000),
+            interval in proptest::sample::select(vec![
+                Interval::Month, Interval::Year, Interval::Week, Interval::Day,
+            ]),
+            count in proptest::prop_oneof![1u32..40, proptest::strategy::Just(u32::MAX / 6)],
+        ) {
+            let date = NaiveDate::from_num_days_from_ce_opt(days).unwrap();
+            let start = match millis {
+                Some(millis) => Timestamp::from_instant(
+                    date.and_time(chrono::NaiveTime::MIN).and_utc()
+                        + Duration::milliseconds(i64::from(millis)),
+                ),
+                None => Timestamp::from_date(date),
+            };
+            let expected = add_interval(start.instant(Tz::UTC), interval, count, Tz::UTC);
+            let (end, day) = interval_end(start, interval, count, Tz::UTC);
+            proptest::prop_assert_eq!(end, UnixMillis::floor(expected));
+            proptest::prop_assert_eq!(day, expected.date_naive());
+        }
     }
 }

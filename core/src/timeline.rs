@@ -14,7 +14,7 @@
 use crate::error::Result;
 use crate::fx::FxTable;
 use crate::ids::{CustomerId, InvoiceId, PlanId, SubscriptionId};
-use crate::model::{Invoice, InvoiceType, Plan, RefundHandling, Settings};
+use crate::model::{Invoice, InvoiceType, Plan, RefundHandling, Settings, UnixMillis};
 use crate::money::{Cents, Currency, round_ratio};
 use crate::movements::{DayCauses, DayChange, DayState, Movement, Snapshot, classify};
 use crate::normalize::{ServicePeriod, monthly_amount_over, service_period};
@@ -61,7 +61,7 @@ enum RefundTarget {
 struct Event {
     /// A lapse happens at its coverage end but applies only when `as_of` is
     /// strictly after that plus the timeline's grace period.
-    at: DateTime<Utc>,
+    at: UnixMillis,
     /// The local day of `at` in the time zone the timeline was built for
     /// (a change of time zone rebuilds every timeline).
     day: NaiveDate,
@@ -82,15 +82,6 @@ impl Event {
             EventKind::Refund { .. } => 2,
             EventKind::Lapse => 3,
         }
-    }
-}
-
-/// The local day of an instant in a time zone.
-fn local_day(at: DateTime<Utc>, tz: chrono_tz::Tz) -> NaiveDate {
-    if tz == chrono_tz::Tz::UTC {
-        at.naive_utc().date()
-    } else {
-        at.with_timezone(&tz).date_naive()
     }
 }
 
@@ -115,7 +106,7 @@ struct Live {
     /// Amount of the latest subscription invoice applied.
     last_invoice_amount: Cents,
     /// Effective instant of the latest subscription invoice applied.
-    last_effective: Option<DateTime<Utc>>,
+    last_effective: Option<UnixMillis>,
     /// On a zero-amount (trial) invoice that has not ended.
     trial: bool,
 }
@@ -262,8 +253,9 @@ pub struct Timeline {
     /// so plan indexes order like plan ids.
     plans: SmallVec<[PlanId; 2]>,
     events: Vec<Event>,
-    /// How long after a coverage end a lapse waits for a renewal.
-    grace: Duration,
+    /// How long after a coverage end a lapse waits for a renewal, in
+    /// milliseconds.
+    grace: i64,
 }
 
 fn index_of<A: smallvec::Array>(items: &mut SmallVec<A>, item: &A::Item) -> u32
@@ -292,7 +284,7 @@ impl Timeline {
         settings: &Settings,
     ) -> Timeline {
         let tz = settings.timezone;
-        let grace = Duration::days(i64::from(settings.churn_grace_days));
+        let grace = i64::from(settings.churn_grace_days) * 86_400_000;
         let mut counted: Vec<&Invoice> = invoices.into_iter().filter(|i| i.counts()).collect();
         // Subscription and plan indexes follow ids, never input order.
         if !ids_ascending {
@@ -359,7 +351,8 @@ impl Timeline {
         // subscription starts within the grace period after its end.
         for k in 1..priced.len() {
             let (before, next) = (&priced[k - 1], &priced[k]);
-            let renewed = next.sub == before.sub && next.period.start <= before.period.end + grace;
+            let renewed = next.sub == before.sub
+                && next.period.start <= before.period.end.saturating_add(grace);
             priced[k - 1].renewed = renewed;
         }
         let others = counted
@@ -380,7 +373,7 @@ impl Timeline {
             } = p;
             events.push(Event {
                 at: period.start,
-                day: local_day(period.start, tz),
+                day: period.start_day,
                 sub: *sub,
                 source: *rank,
                 kind: EventKind::Invoice {
@@ -394,7 +387,7 @@ impl Timeline {
             if !*renewed {
                 events.push(Event {
                     at: period.end,
-                    day: local_day(period.end, tz),
+                    day: period.end_day,
                     sub: *sub,
                     source: *rank,
                     kind: EventKind::Lapse,
@@ -402,7 +395,7 @@ impl Timeline {
             }
         }
         for (rank, invoice) in counted.iter().enumerate() {
-            let at = invoice.invoice_date.instant(tz);
+            let (at, day) = invoice.invoice_date.millis_and_day(tz);
             let source = rank as u32;
             match invoice.kind {
                 InvoiceType::Cancellation => {
@@ -412,7 +405,7 @@ impl Timeline {
                         .map(|id| index_of(&mut subscription_ids, &Some(id.clone())));
                     events.push(Event {
                         at,
-                        day: local_day(at, tz),
+                        day,
                         sub: sub.unwrap_or(0),
                         source,
                         kind: EventKind::Cancel { all: sub.is_none() },
@@ -448,7 +441,7 @@ impl Timeline {
                     };
                     events.push(Event {
                         at,
-                        day: local_day(at, tz),
+                        day,
                         sub,
                         source,
                         kind: EventKind::Refund {
@@ -483,13 +476,15 @@ impl Timeline {
     fn window_around(&self, as_of: DateTime<Utc>, ahead: usize) -> ReplayWindow {
         let mut window = ReplayWindow::default();
         for event in self.events[ahead.saturating_sub(1)..].iter().take(2) {
-            window.keep_side_of(event.at, as_of);
+            window.keep_side_of(event.at.to_datetime(), as_of);
         }
         for event in &self.events {
             if matches!(event.kind, EventKind::Lapse)
                 && let Some(switch) = event
                     .at
-                    .checked_add_signed(self.grace)
+                    .0
+                    .checked_add(self.grace)
+                    .map(|end| UnixMillis(end).to_datetime())
                     .and_then(|end| end.checked_add_signed(Duration::nanoseconds(1)))
             {
                 window.keep_side_of(switch, as_of);
@@ -498,11 +493,15 @@ impl Timeline {
         window
     }
 
-    /// Whether an event happens by `limit` and applies at `as_of` (a lapse
-    /// only once `as_of` is past its grace period).
-    fn applies(&self, event: &Event, limit: DateTime<Utc>, as_of: DateTime<Utc>) -> bool {
+    /// Whether an event happens by `limit` (the last whole millisecond by
+    /// the cutoff and `as_of`) and applies at `as_of` (a lapse only once
+    /// `as_of` is past its grace period; `as_of_ceil` is `as_of` rounded up
+    /// to a whole millisecond, which is past a whole millisecond exactly
+    /// when `as_of` is).
+    fn applies(&self, event: &Event, limit: UnixMillis, as_of_ceil: UnixMillis) -> bool {
         event.at <= limit
-            && (!matches!(event.kind, EventKind::Lapse) || as_of > event.at + self.grace)
+            && (!matches!(event.kind, EventKind::Lapse)
+                || as_of_ceil > event.at.saturating_add(self.grace))
     }
 
     /// Replays the events that apply at `as_of` and happen no later than
@@ -519,8 +518,9 @@ impl Timeline {
         let mut replay = Replay::default();
         let mut trial_seen = false;
         let mut paid_before = false;
-        let limit = cutoff.min(as_of);
-        let applies = |e: &Event| self.applies(e, limit, as_of);
+        let limit = UnixMillis::floor(cutoff.min(as_of));
+        let as_of_ceil = UnixMillis::ceil(as_of);
+        let applies = |e: &Event| self.applies(e, limit, as_of_ceil);
         let mut before = DayState::default();
         let mut after = DayState::default();
         let mut events = self.events.iter().filter(|e| applies(e)).peekable();
@@ -571,10 +571,10 @@ impl Timeline {
                         if monthly == 0 && !paid_before && replay.paid_started.is_none() {
                             trial_seen = true;
                             trial_before = true;
-                            replay.trial_started.get_or_insert(event.at);
+                            replay.trial_started.get_or_insert(event.at.to_datetime());
                         }
                         if monthly > 0 && replay.paid_started.is_none() {
-                            replay.paid_started = Some(event.at);
+                            replay.paid_started = Some(event.at.to_datetime());
                         }
                     }
                     EventKind::Refund { target, refunded } => {
@@ -647,12 +647,13 @@ impl Timeline {
         }
         replay.trial_open = subs.iter().any(|s| s.trial) && !paid_before;
         // Events are in time order: those after `as_of` start at `ahead`.
-        let ahead = self.events.partition_point(|e| e.at <= as_of);
+        let as_of_floor = UnixMillis::floor(as_of);
+        let ahead = self.events.partition_point(|e| e.at <= as_of_floor);
         replay.events_ahead = ahead < self.events.len();
         replay.next_cancellation = self.events[ahead..]
             .iter()
             .find(|e| matches!(e.kind, EventKind::Cancel { .. }))
-            .map(|e| e.at);
+            .map(|e| e.at.to_datetime());
         replay.window = self.window_around(as_of, ahead);
         // Replays are kept: rows grown four at a time would hold 1.6 rows of
         // slack for the 2.4 rows a customer has on average.

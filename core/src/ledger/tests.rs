@@ -677,3 +677,23 @@ fn movement_table_pages_hold_the_rows_at_their_offset() {
     assert_eq!(page("2"), (2, vec![]));
     assert_eq!(page("9"), (2, vec![]));
 }
+
+#[test]
+fn an_as_of_between_whole_milliseconds_compares_exactly() {
+    let mut ledger = ledger();
+    ledger.upsert_invoices(&[sub("i1", "a", "2024-01-01T00:00:00.005Z", 3000)]);
+    // Fresh, and through the cache that the instant before filled.
+    let counts = |at: &str| {
+        let fresh = ledger.clone();
+        let rows = |l: &Ledger| l.movements(as_of(at), &MovementFilter::default()).unwrap();
+        (rows(&fresh).len(), rows(&ledger).len())
+    };
+    // The invoice applies from 00:00:00.005 on.
+    assert_eq!(counts("2024-01-01T00:00:00.004999999Z"), (0, 0));
+    assert_eq!(counts("2024-01-01T00:00:00.005Z"), (1, 1));
+    // Its coverage ends at 2024-02-01T00:00:00.005; the churn shows once the
+    // seven days of grace after that have passed, by any fraction.
+    assert_eq!(counts("2024-02-08T00:00:00.005Z"), (1, 1));
+    assert_eq!(counts("2024-02-08T00:00:00.005000001Z"), (2, 2));
+    assert_eq!(counts("2024-02-08T00:00:00.005Z"), (1, 1));
+}

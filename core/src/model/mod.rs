@@ -26,4 +26,4 @@ pub use json::{Json, Node, View};
 pub use plan::{Interval, Plan, PricingModel};
 pub use plan_group::PlanGroup;
 pub use settings::{RefundHandling, Settings};
-pub use timestamp::{Moment, Timestamp, start_of_day};
+pub use timestamp::{Moment, Timestamp, UnixMillis, start_of_day};

@@ -2,7 +2,7 @@
 //! time zone, so it is kept as a date and resolved against the time zone when
 //! a computation needs the instant; a timestamp without an offset is UTC.
 
-use chrono::{DateTime, NaiveDate, NaiveDateTime, NaiveTime, TimeZone, Timelike, Utc};
+use chrono::{DateTime, Datelike, NaiveDate, NaiveDateTime, NaiveTime, TimeZone, Timelike, Utc};
 use chrono_tz::Tz;
 use serde::{Serialize, Serializer};
 use std::fmt;
@@ -105,12 +105,88 @@ impl Timestamp {
         }
     }
 
+    /// The instant this timestamp names in `tz` as milliseconds, with its
+    /// local day there. In UTC it is read from the stored date and time of
+    /// day without calendar types.
+    pub fn millis_and_day(&self, tz: Tz) -> (UnixMillis, NaiveDate) {
+        if tz == Tz::UTC {
+            return (
+                UnixMillis::at_day(self.date, self.utc_millis_of_day()),
+                self.date,
+            );
+        }
+        let instant = self.instant(tz);
+        (
+            UnixMillis::floor(instant),
+            instant.with_timezone(&tz).date_naive(),
+        )
+    }
+
+    /// The stored date and, in UTC, the milliseconds since its midnight
+    /// (0 for a calendar date; past 86,399,999 during a leap second).
+    pub(crate) fn utc_date_and_millis(&self) -> (NaiveDate, i64) {
+        (self.date, self.utc_millis_of_day())
+    }
+
+    fn utc_millis_of_day(&self) -> i64 {
+        if self.time == CALENDAR_DATE {
+            return 0;
+        }
+        let seconds = i64::from(self.time >> MILLISECOND_BITS);
+        seconds * 1000 + i64::from(self.time & ((1 << MILLISECOND_BITS) - 1))
+    }
+
     /// The calendar day of this timestamp in the given time zone.
     pub fn local_date(&self, tz: Tz) -> NaiveDate {
         match self.moment() {
             Moment::Instant(instant) => instant.with_timezone(&tz).date_naive(),
             Moment::Date(date) => date,
         }
+    }
+}
+
+/// An instant as whole milliseconds since 1970-01-01T00:00:00Z: what a
+/// timeline orders and compares, in integer arithmetic instead of calendar
+/// types. Stored timestamps are whole milliseconds and convert exactly; an
+/// instant with finer digits rounds down ([`UnixMillis::floor`]) or up
+/// ([`UnixMillis::ceil`]), whichever keeps a comparison exact.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct UnixMillis(pub i64);
+
+/// Days from 0001-01-01 (day 1 of the common era) to 1970-01-01.
+const UNIX_EPOCH_DAYS_FROM_CE: i64 = 719_163;
+
+impl UnixMillis {
+    /// The last whole millisecond at or before `at`.
+    pub fn floor(at: DateTime<Utc>) -> UnixMillis {
+        UnixMillis(at.timestamp_millis())
+    }
+
+    /// The first whole millisecond at or after `at`: `at > x` exactly when
+    /// `ceil(at) > x` for a whole millisecond `x`.
+    pub fn ceil(at: DateTime<Utc>) -> UnixMillis {
+        let finer = !at.timestamp_subsec_nanos().is_multiple_of(1_000_000);
+        UnixMillis(at.timestamp_millis() + i64::from(finer))
+    }
+
+    /// `millis_of_day` after the UTC midnight that starts `date`.
+    pub fn at_day(date: NaiveDate, millis_of_day: i64) -> UnixMillis {
+        let days = i64::from(date.num_days_from_ce()) - UNIX_EPOCH_DAYS_FROM_CE;
+        UnixMillis(days * 86_400_000 + millis_of_day)
+    }
+
+    /// This instant `millis` later, held at the ends of the `i64` range.
+    pub fn saturating_add(self, millis: i64) -> UnixMillis {
+        UnixMillis(self.0.saturating_add(millis))
+    }
+
+    /// As a `DateTime`, held at the ends of the range chrono represents.
+    pub fn to_datetime(self) -> DateTime<Utc> {
+        DateTime::from_timestamp_millis(self.0).unwrap_or(if self.0 < 0 {
+            DateTime::<Utc>::MIN_UTC
+        } else {
+            DateTime::<Utc>::MAX_UTC
+        })
     }
 }
 
@@ -268,6 +344,54 @@ mod tests {
             Timestamp::from_date(date).instant(Tz::UTC),
             midnight.instant(Tz::UTC)
         );
+    }
+
+    #[test]
+    fn unix_millis_match_chrono_and_round_finer_digits_either_way() {
+        let tz: Tz = "America/New_York".parse().unwrap();
+        for text in [
+            "2024-03-01",
+            "1969-12-31T23:59:59.999Z",
+            "1970-01-01T00:00:00.001Z",
+            "0001-01-01",
+            "2024-03-10T07:30:00Z",
+        ] {
+            let t = Timestamp::parse(text).unwrap();
+            for zone in [Tz::UTC, tz] {
+                let instant = t.instant(zone);
+                let (millis, day) = t.millis_and_day(zone);
+                assert_eq!(millis.0, instant.timestamp_millis(), "{text} {zone}");
+                assert_eq!(millis.to_datetime(), instant, "{text} {zone}");
+                assert_eq!(
+                    day,
+                    instant.with_timezone(&zone).date_naive(),
+                    "{text} {zone}"
+                );
+            }
+        }
+        let fine: DateTime<Utc> = "1969-12-31T23:59:59.9995Z".parse().unwrap();
+        assert_eq!(UnixMillis::floor(fine), UnixMillis(-1));
+        assert_eq!(UnixMillis::ceil(fine), UnixMillis(0));
+        let whole: DateTime<Utc> = "2024-03-01T00:00:00.250Z".parse().unwrap();
+        assert_eq!(UnixMillis::ceil(whole), UnixMillis::floor(whole));
+        assert_eq!(UnixMillis(i64::MAX).to_datetime(), DateTime::<Utc>::MAX_UTC);
+        assert_eq!(UnixMillis(i64::MIN).to_datetime(), DateTime::<Utc>::MIN_UTC);
+        assert_eq!(
+            UnixMillis(i64::MAX - 1).saturating_add(5),
+            UnixMillis(i64::MAX)
+        );
+    }
+
+    #[test]
+    fn a_leap_second_counts_into_the_next_second_as_chrono_counts_it() {
+        let leap = NaiveDate::from_ymd_opt(2016, 12, 31)
+            .unwrap()
+            .and_hms_milli_opt(23, 59, 59, 1_500)
+            .unwrap()
+            .and_utc();
+        let (millis, day) = Timestamp::from_instant(leap).millis_and_day(Tz::UTC);
+        assert_eq!(millis.0, leap.timestamp_millis());
+        assert_eq!(day, leap.date_naive());
     }
 
     #[test]
