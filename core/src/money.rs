@@ -110,6 +110,7 @@ pub fn round_cents(value: Decimal) -> Cents {
 /// `round(numerator / denominator)` for integers, half to even, in exact
 /// integer arithmetic; 0 when the denominator is 0, clamped to the `i64`
 /// range.
+#[inline]
 pub fn round_ratio(numerator: i128, denominator: i128) -> Cents {
     if denominator == 0 {
         return 0;

@@ -171,6 +171,7 @@ pub struct DayState {
 impl DayState {
     /// Refills from subscriptions given as (MRR, currency, plan index, quantity);
     /// only subscriptions with MRR above 0 count.
+    #[inline]
     pub fn fill(
         &mut self,
         subscriptions: impl Iterator<Item = (Cents, Option<Currency>, Option<u32>, i64)>,
@@ -265,16 +266,22 @@ pub fn classify(
     if before.totals == after.totals {
         return Ok(());
     }
-    // Plain loops rather than collected iterators: this runs once per
-    // changed day of every customer, and a collect's iterator state costs
-    // more than the few items it yields.
-    let mut currencies: SmallVec<[Currency; 2]> = SmallVec::new();
-    for (currency, _, _) in before.totals.iter().chain(&after.totals) {
-        if !currencies.contains(currency) {
-            currencies.push(*currency);
+    // The currencies either side holds, sorted and distinct: most days
+    // compare one currency with itself or with nothing.
+    let currencies: SmallVec<[Currency; 2]> = match (&before.totals[..], &after.totals[..]) {
+        ([(only, _, _)], []) | ([], [(only, _, _)]) => SmallVec::from_slice(&[*only]),
+        ([(one, _, _)], [(other, _, _)]) if one == other => SmallVec::from_slice(&[*one]),
+        _ => {
+            let mut all: SmallVec<[Currency; 2]> = SmallVec::new();
+            for (currency, _, _) in before.totals.iter().chain(&after.totals) {
+                if !all.contains(currency) {
+                    all.push(*currency);
+                }
+            }
+            all.sort_unstable();
+            all
         }
-    }
-    currencies.sort_unstable();
+    };
     let single = currencies.len() == 1;
     let a = before.total_in(base, fx, change.date, single)?;
     let b = after.total_in(base, fx, change.date, single)?;
@@ -322,17 +329,15 @@ pub fn classify(
             }
         }
     };
-    // (currency, MRR change, quantity change) of each currency that moved.
-    let mut changes: SmallVec<[(Currency, Cents, i64); 2]> = SmallVec::new();
+    // One row per currency that moved; the first carries the count change.
+    let mut first = true;
     for currency in currencies {
         let (mrr_before, quantity_before) = before.get(currency);
         let (mrr_after, quantity_after) = after.get(currency);
         let delta = mrr_after - mrr_before;
-        if delta != 0 {
-            changes.push((currency, delta, quantity_after - quantity_before));
+        if delta == 0 {
+            continue;
         }
-    }
-    for (i, (currency, delta, quantity_change)) in changes.into_iter().enumerate() {
         let subtype = subtype_for(delta);
         rows.push(Movement {
             date: change.date,
@@ -341,12 +346,13 @@ pub fn classify(
             subtype,
             mrr_change: delta,
             mrr_change_base_currency: fx.convert(delta, currency, base, change.date)?,
-            customer_count_change: if i == 0 { count_change } else { 0 },
-            quantity_change,
+            customer_count_change: if first { count_change } else { 0 },
+            quantity_change: quantity_after - quantity_before,
             currency,
             plans_before: PlanList::new(),
             plans_after: PlanList::new(),
         });
+        first = false;
         if let Some(row) = rows.last_mut() {
             write_names(before, &mut row.plans_before);
             write_names(after, &mut row.plans_after);

@@ -9,6 +9,7 @@ use chrono_tz::Tz;
 
 /// A plan's interval in months as the exact fraction `numerator / denominator`:
 /// month -> n, year -> 12n, week -> 12n/52, day -> 12n/365.
+#[inline]
 pub fn interval_months(interval: Interval, count: u32) -> (i128, i128) {
     let n = i128::from(count.max(1));
     match interval {
@@ -50,6 +51,7 @@ pub fn add_interval(start: DateTime<Utc>, interval: Interval, count: u32, tz: Tz
 
 /// A date plus `count` plan intervals by the calendar; `None` past the
 /// calendar's end.
+#[inline]
 fn shift_date(date: NaiveDate, interval: Interval, count: u32) -> Option<NaiveDate> {
     let count = count.max(1);
     match interval {
@@ -64,6 +66,7 @@ fn shift_date(date: NaiveDate, interval: Interval, count: u32) -> Option<NaiveDa
 /// day in `tz`. In UTC the stored date moves and the time of day stays, with
 /// no calendar types in between (a leap second takes the general path, where
 /// adding days drops it).
+#[inline]
 fn interval_end(
     start: Timestamp,
     interval: Interval,
@@ -97,6 +100,7 @@ pub struct ServicePeriod {
 /// The service period an invoice pays for: from `period_start` (else the
 /// invoice date) to `period_end` when given and after the start, else one plan
 /// interval later.
+#[inline]
 pub fn service_period(invoice: &Invoice, plan: &Plan, tz: Tz) -> ServicePeriod {
     let effective = invoice.effective();
     let (start, start_day) = effective.millis_and_day(tz);
@@ -125,6 +129,7 @@ pub fn monthly_amount(invoice: &Invoice, plan: &Plan, tz: Tz) -> Cents {
 }
 
 /// [`monthly_amount`] for an already computed service period.
+#[inline]
 pub fn monthly_amount_over(invoice: &Invoice, plan: &Plan, period: &ServicePeriod) -> Cents {
     let net = i128::from(invoice.amount - invoice.tax_amount);
     let (months_num, months_den) = interval_months(plan.billing_freq, plan.billing_freq_count);

@@ -21,6 +21,7 @@ use crate::normalize::{ServicePeriod, monthly_amount_over, service_period};
 use crate::prefetch::prefetch;
 use chrono::{DateTime, Duration, NaiveDate, Utc};
 use smallvec::SmallVec;
+use std::cell::Cell;
 use std::collections::BTreeMap;
 
 /// What an event does to the subscriptions it targets.
@@ -242,6 +243,18 @@ struct PricedInvoice<'a> {
     /// period after its end (else it lapses).
     renewed: bool,
 }
+
+thread_local! {
+    /// The rows of the replay in progress on this thread. Replays are kept,
+    /// so their rows then move into a list of exactly their length: one
+    /// allocation, where growing a list and shrinking it reallocates and may
+    /// keep the slack (an allocator shrinks in place down to half).
+    static ROWS_IN_PROGRESS: Cell<Vec<Movement>> = const { Cell::new(Vec::new()) };
+}
+
+/// Past this many rows, the list of rows in progress is freed rather than
+/// kept for the next replay on its thread.
+const ROWS_KEPT_BETWEEN_REPLAYS: usize = 1024;
 
 /// A customer's `as_of`-independent history. Its tables of subscriptions
 /// and plans hold the usual one or two without allocating.
@@ -516,6 +529,8 @@ impl Timeline {
         let mut subs: SmallVec<[Live; 2]> =
             smallvec::smallvec![Live::default(); self.subscription_ids.len()];
         let mut replay = Replay::default();
+        let mut rows = ROWS_IN_PROGRESS.take();
+        rows.clear();
         let mut trial_seen = false;
         let mut paid_before = false;
         let limit = UnixMillis::floor(cutoff.min(as_of));
@@ -620,7 +635,7 @@ impl Timeline {
                 continue;
             }
             after.fill(subs.iter().map(|s| (s.mrr, s.currency, s.plan, s.quantity)));
-            let first_row = replay.movements.len();
+            let first_row = rows.len();
             classify(
                 &DayChange {
                     customer_id: &self.customer_id,
@@ -634,9 +649,9 @@ impl Timeline {
                 },
                 settings.base_currency,
                 fx,
-                &mut replay.movements,
+                &mut rows,
             )?;
-            if replay.movements[first_row..]
+            if rows[first_row..]
                 .iter()
                 .any(|m| m.customer_count_change < 0)
             {
@@ -655,9 +670,12 @@ impl Timeline {
             .find(|e| matches!(e.kind, EventKind::Cancel { .. }))
             .map(|e| e.at.to_datetime());
         replay.window = self.window_around(as_of, ahead);
-        // Replays are kept: rows grown four at a time would hold 1.6 rows of
-        // slack for the 2.4 rows a customer has on average.
-        replay.movements.shrink_to_fit();
+        let mut kept = Vec::with_capacity(rows.len());
+        kept.append(&mut rows);
+        replay.movements = kept;
+        if rows.capacity() <= ROWS_KEPT_BETWEEN_REPLAYS {
+            ROWS_IN_PROGRESS.set(rows);
+        }
         replay.subscriptions = subs
             .iter()
             .zip(&self.subscription_ids)

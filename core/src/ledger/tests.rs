@@ -697,3 +697,34 @@ fn an_as_of_between_whole_milliseconds_compares_exactly() {
     assert_eq!(counts("2024-02-08T00:00:00.005000001Z"), (2, 2));
     assert_eq!(counts("2024-02-08T00:00:00.005Z"), (1, 1));
 }
+
+#[test]
+fn a_kept_replay_holds_its_rows_without_slack() {
+    let mut ledger = ledger();
+    // Five changed days for a; b's new and churn rows would leave two spare
+    // in a first allocation of four.
+    let amounts = [1000, 2000, 3000, 4000, 5000];
+    let invoices: Vec<Value> = amounts
+        .iter()
+        .enumerate()
+        .map(|(month, amount)| {
+            sub(
+                &format!("a{month}"),
+                "a",
+                &format!("2024-0{}-01", month + 1),
+                *amount,
+            )
+        })
+        .chain([sub("b1", "b", "2024-01-01", 3000)])
+        .collect();
+    ledger.upsert_invoices(&invoices);
+    let replays = ledger.replays(as_of("2024-05-15T00:00:00Z")).unwrap();
+    for (id, rows) in [("a", 5), ("b", 2)] {
+        let movements = &replays[id].movements;
+        assert_eq!(
+            (movements.len(), movements.capacity()),
+            (rows, rows),
+            "{id}"
+        );
+    }
+}

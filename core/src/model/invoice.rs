@@ -374,11 +374,13 @@ impl Invoice {
 
     /// When the invoice takes effect on its subscription: `period_start`,
     /// else `invoice_date`.
+    #[inline]
     pub fn effective(&self) -> Timestamp {
         self.period_start.unwrap_or(self.invoice_date)
     }
 
     /// Whether the invoice counts at all (void invoices never do).
+    #[inline]
     pub fn counts(&self) -> bool {
         self.status != InvoiceStatus::Void
     }

@@ -108,6 +108,7 @@ impl Timestamp {
     /// The instant this timestamp names in `tz` as milliseconds, with its
     /// local day there. In UTC it is read from the stored date and time of
     /// day without calendar types.
+    #[inline]
     pub fn millis_and_day(&self, tz: Tz) -> (UnixMillis, NaiveDate) {
         if tz == Tz::UTC {
             return (
@@ -124,10 +125,12 @@ impl Timestamp {
 
     /// The stored date and, in UTC, the milliseconds since its midnight
     /// (0 for a calendar date; past 86,399,999 during a leap second).
+    #[inline]
     pub(crate) fn utc_date_and_millis(&self) -> (NaiveDate, i64) {
         (self.date, self.utc_millis_of_day())
     }
 
+    #[inline]
     fn utc_millis_of_day(&self) -> i64 {
         if self.time == CALENDAR_DATE {
             return 0;
@@ -158,29 +161,34 @@ const UNIX_EPOCH_DAYS_FROM_CE: i64 = 719_163;
 
 impl UnixMillis {
     /// The last whole millisecond at or before `at`.
+    #[inline]
     pub fn floor(at: DateTime<Utc>) -> UnixMillis {
         UnixMillis(at.timestamp_millis())
     }
 
     /// The first whole millisecond at or after `at`: `at > x` exactly when
     /// `ceil(at) > x` for a whole millisecond `x`.
+    #[inline]
     pub fn ceil(at: DateTime<Utc>) -> UnixMillis {
         let finer = !at.timestamp_subsec_nanos().is_multiple_of(1_000_000);
         UnixMillis(at.timestamp_millis() + i64::from(finer))
     }
 
     /// `millis_of_day` after the UTC midnight that starts `date`.
+    #[inline]
     pub fn at_day(date: NaiveDate, millis_of_day: i64) -> UnixMillis {
         let days = i64::from(date.num_days_from_ce()) - UNIX_EPOCH_DAYS_FROM_CE;
         UnixMillis(days * 86_400_000 + millis_of_day)
     }
 
     /// This instant `millis` later, held at the ends of the `i64` range.
+    #[inline]
     pub fn saturating_add(self, millis: i64) -> UnixMillis {
         UnixMillis(self.0.saturating_add(millis))
     }
 
     /// As a `DateTime`, held at the ends of the range chrono represents.
+    #[inline]
     pub fn to_datetime(self) -> DateTime<Utc> {
         DateTime::from_timestamp_millis(self.0).unwrap_or(if self.0 < 0 {
             DateTime::<Utc>::MIN_UTC
