@@ -28,14 +28,16 @@ use crate::error::{Error, Result};
 use crate::fx::{FxTable, parse_rates};
 use crate::ids::{CustomerId, DataSourceId, PlanGroupId, PlanId};
 use crate::model::{Customer, DataSource, Invoice, Node, Plan, PlanGroup, Settings, View};
-use crate::prefetch::{prefetch, prefetch_range};
+use crate::prefetch::prefetch;
 use crate::timeline::{Replay, ReplayWindow, Timeline};
 use chrono::{DateTime, Utc};
 use foldhash::fast::FixedState;
 use indexmap::IndexMap;
+use indexmap::map::{RawEntryApiV1, raw_entry_v1::RawEntryMut};
 use rayon::prelude::*;
 use serde_json::Value;
 use std::collections::{HashMap, HashSet};
+use std::hash::BuildHasher;
 use std::sync::{Arc, Mutex};
 
 /// Maps keyed by record ids: insertion-ordered, with a fast fixed-seed hasher
@@ -64,22 +66,15 @@ pub(crate) struct ReplayCache {
     daily: Option<Arc<crate::reports::daily_totals::DailyTotals>>,
 }
 
-/// Hands each item to `each` in order, first starting to load the customer
-/// id of the item a few places ahead: inserting an item into a map hashes
-/// its id, whose string may be anywhere in memory.
-pub(crate) fn for_each_loading_ids_ahead<T>(
-    items: Vec<T>,
-    id_of: impl Fn(&T) -> &CustomerId,
-    mut each: impl FnMut(T),
-) {
-    const AHEAD: usize = 8;
-    let mut rest = items.into_iter();
-    while let Some(item) = rest.next() {
-        if let Some(ahead) = rest.as_slice().get(AHEAD) {
-            id_of(ahead).prefetch();
-        }
-        each(item);
-    }
+/// One customer's replay from a full replay, with what ordering and
+/// storing it needs.
+struct Replayed {
+    prefix: [u8; 16],
+    /// The id's hash in the replay set.
+    hash: u64,
+    id: CustomerId,
+    window: ReplayWindow,
+    replay: Arc<Replay>,
 }
 
 /// Frees the replays a full replay replaces, customer by customer, starting
@@ -753,67 +748,69 @@ impl Ledger {
     /// replays each at once, so no timeline outlives its replay. Every
     /// customer with invoices has a record (an invoice needs its customer,
     /// and deleting a customer deletes its invoices), so no customer lookup
-    /// is needed.
+    /// is needed. The cores also hash each id for the set, which is then
+    /// filled in one pass that reads no id again.
     fn replay_all(
         &self,
         as_of: DateTime<Utc>,
     ) -> Result<(Records<CustomerId, Arc<Replay>>, ReplayWindow)> {
-        let customers: Vec<(&CustomerId, &PositionList)> = self
-            .customers
-            .keys()
-            .zip(&self.invoices_by_customer)
-            .filter(|(_, invoices)| !invoices.is_empty())
-            .collect();
-        let mut replays = (0..customers.len())
+        let hasher = FixedState::default();
+        let lists = &self.invoices_by_customer;
+        let mut replays = (0..lists.len())
             .into_par_iter()
             .filter_map(|k| {
-                // Start loading the next customer's invoices while this one
-                // is built, and the positions of the one after.
-                if let Some((_, after_next)) = customers.get(k + 2) {
-                    let positions = after_next.as_slice();
-                    prefetch_range(
-                        positions.as_ptr() as usize,
-                        std::mem::size_of_val(positions),
-                    );
+                // Start loading the positions of the customer after next,
+                // and the next customer's id and invoices, while this one is
+                // built.
+                if let Some(after_next) = lists.get(k + 2) {
+                    after_next.prefetch();
                 }
-                if let Some((next_id, next)) = customers.get(k + 1) {
+                if let (Some((next_id, _)), Some(next)) =
+                    (self.customers.get_index(k + 1), lists.get(k + 1))
+                {
                     next_id.prefetch();
                     for invoice in self.invoices_at(next.as_slice()) {
                         prefetch(invoice);
                     }
                 }
-                let (id, customer) = customers[k];
-                let timeline = self.build_timeline_of(id, customer);
+                let (id, _) = self.customers.get_index(k)?;
+                let timeline = self.build_timeline_of(id, &lists[k]);
                 if timeline.is_empty() {
                     return None;
                 }
-                // Each with its id's sort prefix, taken while the string is
-                // in cache (ordering by id then reads strings only on equal
-                // prefixes), and its window, so narrowing the cache's window
-                // reads no replay again.
+                // Each with its id's sort prefix and hash, taken while the
+                // string is in cache (ordering by id then reads strings only
+                // on equal prefixes), and its window, so narrowing the
+                // cache's window reads no replay again.
                 Some(
                     timeline
                         .simulate(as_of, as_of, &self.settings, &self.fx)
-                        .map(|replay| {
-                            let window = replay.window;
-                            (id.sort_prefix(), id.clone(), window, Arc::new(replay))
+                        .map(|replay| Replayed {
+                            prefix: id.sort_prefix(),
+                            hash: hasher.hash_one(id),
+                            id: id.clone(),
+                            window: replay.window,
+                            replay: Arc::new(replay),
                         }),
                 )
             })
             .collect::<Result<Vec<_>>>()?;
-        replays.par_sort_unstable_by(|a, b| a.0.cmp(&b.0).then_with(|| a.1.cmp(&b.1)));
+        replays.par_sort_unstable_by(|a, b| a.prefix.cmp(&b.prefix).then_with(|| a.id.cmp(&b.id)));
         let mut window = ReplayWindow::default();
-        for (_, _, replay_window, _) in &replays {
-            window.narrow(replay_window);
+        for replayed in &replays {
+            window.narrow(&replayed.window);
         }
-        let mut set = Records::with_capacity_and_hasher(replays.len(), FixedState::default());
-        for_each_loading_ids_ahead(
-            replays,
-            |(_, id, _, _)| id,
-            |(_, id, _, replay)| {
-                set.insert(id, replay);
-            },
-        );
+        let mut set = Records::with_capacity_and_hasher(replays.len(), hasher);
+        for Replayed {
+            hash, id, replay, ..
+        } in replays
+        {
+            // Customer ids are distinct: the entry is vacant without
+            // comparing ids.
+            if let RawEntryMut::Vacant(entry) = set.raw_entry_mut_v1().from_hash(hash, |_| false) {
+                entry.insert_hashed_nocheck(hash, id, replay);
+            }
+        }
         Ok((set, window))
     }
 

@@ -728,3 +728,26 @@ fn a_kept_replay_holds_its_rows_without_slack() {
         );
     }
 }
+
+#[test]
+fn a_full_replay_finds_every_customer_by_id() {
+    let mut ledger = ledger();
+    let ids: Vec<String> = (0..300).map(|n| format!("cus_{n:04}")).collect();
+    let customers: Vec<Value> = ids.iter().map(|id| json!({"id": id, "name": id})).collect();
+    ledger.upsert_customers(&customers);
+    let invoices: Vec<Value> = ids
+        .iter()
+        .enumerate()
+        .map(|(n, id)| sub(&format!("in_{n}"), id, "2024-01-01", 1000 + n as i64))
+        .collect();
+    ledger.upsert_invoices(&invoices);
+    let replays = ledger.replays(as_of("2024-01-15T00:00:00Z")).unwrap();
+    assert_eq!(replays.len(), 300);
+    for (n, id) in ids.iter().enumerate() {
+        let changes: Vec<i64> = replays
+            .get(id.as_str())
+            .map(|replay| replay.movements.iter().map(|m| m.mrr_change).collect())
+            .unwrap_or_default();
+        assert_eq!(changes, vec![1000 + n as i64], "{id}");
+    }
+}
