@@ -111,10 +111,8 @@ impl Timestamp {
     #[inline]
     pub fn millis_and_day(&self, tz: Tz) -> (UnixMillis, NaiveDate) {
         if tz == Tz::UTC {
-            return (
-                UnixMillis::at_day(self.date, self.utc_millis_of_day()),
-                self.date,
-            );
+            let (date, millis_of_day) = self.utc_date_and_millis();
+            return (UnixMillis::at_day(date, millis_of_day), date);
         }
         let instant = self.instant(tz);
         (
@@ -127,16 +125,12 @@ impl Timestamp {
     /// (0 for a calendar date; past 86,399,999 during a leap second).
     #[inline]
     pub(crate) fn utc_date_and_millis(&self) -> (NaiveDate, i64) {
-        (self.date, self.utc_millis_of_day())
-    }
-
-    #[inline]
-    fn utc_millis_of_day(&self) -> i64 {
         if self.time == CALENDAR_DATE {
-            return 0;
+            return (self.date, 0);
         }
         let seconds = i64::from(self.time >> MILLISECOND_BITS);
-        seconds * 1000 + i64::from(self.time & ((1 << MILLISECOND_BITS) - 1))
+        let millis = i64::from(self.time & ((1 << MILLISECOND_BITS) - 1));
+        (self.date, seconds * 1000 + millis)
     }
 
     /// The calendar day of this timestamp in the given time zone.
