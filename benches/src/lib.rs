@@ -3,6 +3,7 @@
 //! loads, and small timing and memory helpers for the scale harness.
 
 pub mod generator;
+pub mod http_client;
 pub mod measure;
 pub mod write;
 

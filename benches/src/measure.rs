@@ -60,10 +60,17 @@ pub fn return_freed_memory() {
 }
 
 /// CPU time this process has used so far, user and system, over all its
-/// threads, from `/proc/self/stat` (in clock ticks of 10 ms); zero where
-/// unavailable. Less disturbed than wall time when other work shares the cores.
+/// threads; zero where unavailable. Less disturbed than wall time when
+/// other work shares the cores.
 pub fn cpu_time() -> Duration {
-    let stat = std::fs::read_to_string("/proc/self/stat").unwrap_or_default();
+    cpu_time_of("self")
+}
+
+/// CPU time the process `pid` (or `self`) has used so far, user and system,
+/// over all its threads, from `/proc/PID/stat` (in clock ticks of 10 ms);
+/// zero where unavailable.
+pub fn cpu_time_of(pid: &str) -> Duration {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap_or_default();
     // The command name may hold spaces; the fields after it are plain.
     let fields: Vec<u64> = stat
         .rsplit_once(')')

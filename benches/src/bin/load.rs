@@ -19,13 +19,15 @@
 //! fixed schedule, and a post's latency counts from when it was due (so a
 //! client that falls behind counts its wait too).
 
+use bytes::Bytes;
 use std::io::{BufRead, BufReader};
 use std::process::{Command, Stdio};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 use submetrics_benches::generator::{Spec, generate};
-use submetrics_benches::measure::{ms, quantile};
+use submetrics_benches::http_client::Connection;
+use submetrics_benches::measure::{cpu_time, cpu_time_of, ms, quantile};
 
 const KEY: &str = "load-test-owner-key-0123456789";
 const BATCH: usize = 10_000;
@@ -67,61 +69,6 @@ fn options() -> Options {
     options
 }
 
-fn new_agent() -> ureq::Agent {
-    ureq::Agent::config_builder()
-        .http_status_as_error(false)
-        .build()
-        .into()
-}
-
-/// The status of a response, after reading its body: a client that reads
-/// the whole answer keeps its connection for the next request (an unread
-/// body closes it).
-fn status(response: Result<ureq::http::Response<ureq::Body>, ureq::Error>) -> u16 {
-    response
-        .map(|mut r| {
-            let _ = r.body_mut().with_config().limit(u64::MAX).read_to_vec();
-            r.status().as_u16()
-        })
-        .unwrap_or(0)
-}
-
-fn post(agent: &ureq::Agent, url: &str, body: &str) -> u16 {
-    status(
-        agent
-            .post(url)
-            .header("Authorization", format!("Bearer {KEY}"))
-            .header("Content-Type", "application/json")
-            .send(body.as_bytes()),
-    )
-}
-
-fn get(agent: &ureq::Agent, url: &str) -> u16 {
-    status(
-        agent
-            .get(url)
-            .header("Authorization", format!("Bearer {KEY}"))
-            .call(),
-    )
-}
-
-/// CPU time (user + system, all threads) the process `pid` has used so
-/// far, from `/proc/PID/stat`; zero where unavailable.
-fn cpu_time(pid: u32) -> Duration {
-    // USER_HZ, the unit of these fields, is 100 on Linux.
-    const TICKS_PER_SECOND: u64 = 100;
-    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap_or_default();
-    // The fields after the command name, which is in parentheses and may hold spaces.
-    let rest = stat.rsplit_once(')').map_or("", |(_, rest)| rest);
-    let ticks: u64 = rest
-        .split_whitespace()
-        .skip(11) // state .. cmajflt; then utime, stime
-        .take(2)
-        .filter_map(|f| f.parse::<u64>().ok())
-        .sum();
-    Duration::from_millis(ticks * 1000 / TICKS_PER_SECOND)
-}
-
 fn main() {
     let options = options();
     let dir = std::env::temp_dir().join(format!("submetrics-load-{}", std::process::id()));
@@ -149,8 +96,16 @@ fn main() {
         }
     };
     std::thread::spawn(move || for _ in lines {});
+    let server_pid = child.id().to_string();
     let data = generate(&Spec::with_invoices(options.invoices));
-    let agent = new_agent();
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .expect("a runtime for the clients");
+    let mut connection = runtime
+        .block_on(Connection::open(&base, KEY))
+        .expect("a connection to the server");
+    let mut post = |path: &str, body: String| runtime.block_on(connection.post(path, body.into()));
     println!(
         "service load, {} invoices, {} customers; {} clients",
         data.invoices.len(),
@@ -159,31 +114,11 @@ fn main() {
     );
 
     let start = Instant::now();
-    assert_eq!(
-        post(
-            &agent,
-            &format!("{base}/data/fx-rates"),
-            &serde_json::to_string(&data.fx_rates).unwrap_or_default()
-        ),
-        200
-    );
-    assert_eq!(
-        post(
-            &agent,
-            &format!("{base}/data/plans"),
-            &serde_json::to_string(&data.plans).unwrap_or_default()
-        ),
-        200
-    );
+    let json = |values: &[serde_json::Value]| serde_json::to_string(values).unwrap_or_default();
+    assert_eq!(post("/data/fx-rates", json(&data.fx_rates)), 200);
+    assert_eq!(post("/data/plans", json(&data.plans)), 200);
     for chunk in data.customers.chunks(BATCH) {
-        assert_eq!(
-            post(
-                &agent,
-                &format!("{base}/data/customers"),
-                &serde_json::to_string(chunk).unwrap_or_default()
-            ),
-            201
-        );
+        assert_eq!(post("/data/customers", json(chunk)), 201);
     }
     let customers_done = start.elapsed();
     // Request bodies are written before the clock starts: the phase times
@@ -193,17 +128,17 @@ fn main() {
         .chunks(BATCH)
         .map(|chunk| serde_json::to_string(chunk).unwrap_or_default())
         .collect();
-    let invoices_cpu = cpu_time(child.id());
+    let invoices_cpu = cpu_time_of(&server_pid);
     let invoices_start = Instant::now();
-    for body in &bodies {
-        assert_eq!(post(&agent, &format!("{base}/data/invoices"), body), 200);
+    for body in bodies {
+        assert_eq!(post("/data/invoices", body), 200);
         assert!(
             invoices_start.elapsed() < PHASE_LIMIT,
             "batch import over the time limit"
         );
     }
     let invoices_time = invoices_start.elapsed();
-    let invoices_cpu = cpu_time(child.id()).saturating_sub(invoices_cpu);
+    let invoices_cpu = cpu_time_of(&server_pid).saturating_sub(invoices_cpu);
     println!(
         "batch import: customers+plans {}, invoices {} in batches of {BATCH}: {:.0} invoices/s (durable); server CPU {} ({:.1} µs/invoice)",
         ms(customers_done),
@@ -213,89 +148,42 @@ fn main() {
         invoices_cpu.as_secs_f64() * 1e6 / data.invoices.len().max(1) as f64
     );
 
-    // Single posts from many clients while readers run the mrr report.
-    let writing = Arc::new(AtomicBool::new(true));
+    // Single posts from many clients while readers run the mrr report. The
+    // clients are tasks on one thread of this process (see `http_client`).
     let customer_ids: Vec<String> = data
         .customers
         .iter()
         .filter_map(|c| c["id"].as_str().map(str::to_string))
         .collect();
-    let plan = data.plans[0].clone();
-    let readers: Vec<_> = (0..options.readers)
-        .map(|_| {
-            let (base, writing) = (base.clone(), Arc::clone(&writing));
-            std::thread::spawn(move || {
-                let agent = new_agent();
-                let mut samples = Vec::new();
-                let started = Instant::now();
-                while writing.load(Ordering::Relaxed) && started.elapsed() < PHASE_LIMIT {
-                    let t = Instant::now();
-                    assert_eq!(
-                        get(
-                            &agent,
-                            &format!("{base}/reports/mrr?date=20230101-20231231")
-                        ),
-                        200
-                    );
-                    samples.push(t.elapsed());
-                }
-                samples
-            })
-        })
-        .collect();
-    let posts_cpu = cpu_time(child.id());
-    let phase = Instant::now();
-    let writers: Vec<_> = (0..options.clients)
+    let currency = data.plans[0]["currency"].clone();
+    // Bodies are written before the clock starts, as for the batch import.
+    let bodies: Vec<Vec<Bytes>> = (0..options.clients)
         .map(|client| {
-            let base = base.clone();
-            let customer_ids = customer_ids.clone();
-            let plan = plan.clone();
-            let posts = options.posts_per_client;
-            // Each client's share of the rate, its first post staggered
-            // within one interval so the clients do not post in lockstep.
-            let interval = options
-                .rate
-                .map(|rate| Duration::from_secs_f64(options.clients as f64 / rate));
-            let first_due = Instant::now()
-                + interval.unwrap_or_default() * client as u32 / options.clients.max(1) as u32;
-            std::thread::spawn(move || {
-                let agent = new_agent();
-                let mut samples = Vec::with_capacity(posts);
-                for n in 0..posts {
-                    let customer = &customer_ids[(client * 7919 + n * 104_729) % customer_ids.len()];
-                    let body = serde_json::json!({
-                        "id": format!("load-{client}-{n}"), "customer_id": customer, "type": "one_time",
-                        "invoice_date": "2023-06-01", "amount": 1000, "currency": plan["currency"],
-                    })
-                    .to_string();
-                    let t = match interval {
-                        Some(interval) => {
-                            let due = first_due + interval * n as u32;
-                            std::thread::sleep(due.saturating_duration_since(Instant::now()));
-                            due
-                        }
-                        None => Instant::now(),
-                    };
-                    assert_eq!(post(&agent, &format!("{base}/data/invoices"), &body), 200);
-                    samples.push(t.elapsed());
-                }
-                samples
-            })
+            (0..options.posts_per_client)
+                .map(|n| {
+                    let customer =
+                        &customer_ids[(client * 7919 + n * 104_729) % customer_ids.len()];
+                    Bytes::from(
+                        serde_json::json!({
+                            "id": format!("load-{client}-{n}"), "customer_id": customer,
+                            "type": "one_time", "invoice_date": "2023-06-01", "amount": 1000,
+                            "currency": currency,
+                        })
+                        .to_string(),
+                    )
+                })
+                .collect()
         })
         .collect();
-    let mut writes: Vec<Duration> = writers
-        .into_iter()
-        .flat_map(|w| w.join().unwrap_or_default())
-        .collect();
+    let posts_cpu = cpu_time_of(&server_pid);
+    let clients_cpu = cpu_time();
+    let phase = Instant::now();
+    let (mut writes, mut reads) = runtime.block_on(single_posts(&base, bodies, &options));
     let write_time = phase.elapsed();
-    let posts_cpu = cpu_time(child.id()).saturating_sub(posts_cpu);
-    writing.store(false, Ordering::Relaxed);
-    let mut reads: Vec<Duration> = readers
-        .into_iter()
-        .flat_map(|r| r.join().unwrap_or_default())
-        .collect();
+    let posts_cpu = cpu_time_of(&server_pid).saturating_sub(posts_cpu);
+    let clients_cpu = cpu_time().saturating_sub(clients_cpu);
     println!(
-        "single posts{}: {} from {} clients in {}: {:.0} posts/s, p50 {}, p99 {}; server CPU {} ({:.0} µs/post)",
+        "single posts{}: {} from {} clients in {}: {:.0} posts/s, p50 {}, p99 {}; server CPU {} ({:.0} µs/post), clients' CPU {} ({:.0} µs/post)",
         options
             .rate
             .map(|rate| format!(" offered at {rate:.0}/s"))
@@ -307,7 +195,9 @@ fn main() {
         ms(quantile(&mut writes, 0.5)),
         ms(quantile(&mut writes, 0.99)),
         ms(posts_cpu),
-        posts_cpu.as_secs_f64() * 1e6 / writes.len().max(1) as f64
+        posts_cpu.as_secs_f64() * 1e6 / writes.len().max(1) as f64,
+        ms(clients_cpu),
+        clients_cpu.as_secs_f64() * 1e6 / writes.len().max(1) as f64
     );
     if !reads.is_empty() {
         println!(
@@ -320,4 +210,88 @@ fn main() {
     let _ = child.kill();
     let _ = child.wait();
     let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// Runs the clients, each posting its bodies in turn on its own connection,
+/// and the readers, each getting the `mrr` report until the clients are
+/// done. Answers every post's latency and every read's.
+///
+/// Paced (`--rate`), a post's latency counts from when it was due if its
+/// client was still busy with the one before, and from when it was sent
+/// otherwise: the runtime's timers fire up to a millisecond after their
+/// due time, which is the load generator's delay, not the service's.
+async fn single_posts(
+    base: &str,
+    bodies: Vec<Vec<Bytes>>,
+    options: &Options,
+) -> (Vec<Duration>, Vec<Duration>) {
+    let writing = Arc::new(AtomicBool::new(true));
+    let readers: Vec<_> = (0..options.readers)
+        .map(|_| {
+            let (base, writing) = (base.to_string(), Arc::clone(&writing));
+            tokio::spawn(async move {
+                let mut connection = Connection::open(&base, KEY).await.expect("a connection");
+                let mut samples = Vec::new();
+                let started = Instant::now();
+                while writing.load(Ordering::Relaxed) && started.elapsed() < PHASE_LIMIT {
+                    let t = Instant::now();
+                    assert_eq!(
+                        connection.get("/reports/mrr?date=20230101-20231231").await,
+                        200
+                    );
+                    samples.push(t.elapsed());
+                }
+                samples
+            })
+        })
+        .collect();
+    let clients = bodies.len();
+    // Each client's share of the rate, its first post staggered within one
+    // interval so the clients do not post in lockstep.
+    let interval = options
+        .rate
+        .map(|rate| Duration::from_secs_f64(clients as f64 / rate));
+    let started = Instant::now();
+    let writers: Vec<_> = bodies
+        .into_iter()
+        .enumerate()
+        .map(|(client, bodies)| {
+            let base = base.to_string();
+            let first_due =
+                started + interval.unwrap_or_default() * client as u32 / clients.max(1) as u32;
+            tokio::spawn(async move {
+                let mut connection = Connection::open(&base, KEY).await.expect("a connection");
+                let mut samples = Vec::with_capacity(bodies.len());
+                let mut idle_since = Instant::now();
+                for (n, body) in bodies.into_iter().enumerate() {
+                    let from = match interval {
+                        Some(interval) => {
+                            let due = first_due + interval * n as u32;
+                            tokio::time::sleep_until(due.into()).await;
+                            if idle_since <= due {
+                                Instant::now()
+                            } else {
+                                due
+                            }
+                        }
+                        None => Instant::now(),
+                    };
+                    assert_eq!(connection.post("/data/invoices", body).await, 200);
+                    idle_since = Instant::now();
+                    samples.push(idle_since - from);
+                }
+                samples
+            })
+        })
+        .collect();
+    let mut writes = Vec::new();
+    for writer in writers {
+        writes.extend(writer.await.unwrap_or_default());
+    }
+    writing.store(false, Ordering::Relaxed);
+    let mut reads = Vec::new();
+    for reader in readers {
+        reads.extend(reader.await.unwrap_or_default());
+    }
+    (writes, reads)
 }
