@@ -59,6 +59,32 @@ fn everything_acknowledged_survives_a_restart() {
 }
 
 #[test]
+fn a_deleted_customer_takes_its_stored_invoices_with_it() {
+    let server = Server::start();
+    seed(&server);
+    let more: Vec<Value> = (0..3).map(|i| invoice(i, "A")).collect();
+    assert_eq!(server.post("/data/invoices", json!(more)).0, 200);
+    assert_eq!(server.delete("/data/customers/A").0, 200);
+    assert_eq!(
+        server
+            .post("/data/customers", json!({"id": "A", "name": "Acme again"}))
+            .0,
+        201
+    );
+    // After a restart the new A has none of the old A's invoices; B keeps its own.
+    let dir = server.kill();
+    let server = Server::start_in(dir);
+    let (_, invoices) = server.get("/data/invoices");
+    let ids: Vec<&str> = invoices["result"]["list"]
+        .as_array()
+        .expect("list")
+        .iter()
+        .filter_map(|invoice| invoice["id"].as_str())
+        .collect();
+    assert_eq!(ids, ["b1"]);
+}
+
+#[test]
 fn a_kill_during_a_batch_leaves_all_or_nothing() {
     let server = Server::start();
     seed(&server);

@@ -412,16 +412,24 @@ fn delete(
     } else {
         Vec::new()
     };
+    let invoices: Vec<String> = if kind == RecordKind::Customers {
+        ledger
+            .customer_invoices(id)
+            .iter()
+            .map(|invoice| invoice.id.to_string())
+            .collect()
+    } else {
+        Vec::new()
+    };
     ledger.delete(kind, id)?;
     let mut changes = vec![Change::Delete {
         kind,
         id: id.to_string(),
     }];
-    if kind == RecordKind::Customers {
-        changes.push(Change::DeleteInvoicesOf {
-            customer: id.to_string(),
-        });
-    }
+    changes.extend(invoices.into_iter().map(|id| Change::Delete {
+        kind: RecordKind::Invoices,
+        id,
+    }));
     for group in groups {
         if let Some((body, owner)) = stored(ledger, RecordKind::PlanGroups, &group) {
             changes.push(Change::Put {
