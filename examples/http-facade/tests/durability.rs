@@ -84,6 +84,102 @@ fn a_deleted_customer_takes_its_stored_invoices_with_it() {
     assert_eq!(ids, ["b1"]);
 }
 
+/// Entries in the database's record log, read with the server stopped.
+fn log_entries(dir: &std::path::Path) -> i64 {
+    let connection = rusqlite::Connection::open(dir.join("submetrics.db")).expect("database");
+    connection
+        .query_row("SELECT COUNT(*) FROM record_log", [], |row| row.get(0))
+        .expect("count")
+}
+
+fn customer_ids(server: &Server) -> Vec<String> {
+    server.get("/data/customers").1["result"]["list"]
+        .as_array()
+        .expect("list")
+        .iter()
+        .filter_map(|customer| customer["id"].as_str().map(str::to_string))
+        .collect()
+}
+
+#[test]
+fn a_restart_replays_replaced_and_deleted_records_in_order() {
+    let server = Server::start();
+    seed(&server);
+    assert_eq!(
+        server
+            .post("/data/customers", json!({"id": "C", "name": "Gamma"}))
+            .0,
+        201
+    );
+    assert_eq!(
+        server
+            .put("/data/customers/A", json!({"name": "Acme Two"}))
+            .0,
+        200
+    );
+    assert_eq!(server.delete("/data/customers/B").0, 200);
+    assert_eq!(
+        server
+            .post("/data/customers", json!({"id": "B", "name": "Beta again"}))
+            .0,
+        201
+    );
+    let replaced = json!({"id": "a1", "customer_id": "A", "type": "subscription",
+        "invoice_date": "2024-01-01", "amount": 4500, "currency": "USD", "plan_id": "m"});
+    assert_eq!(server.post("/data/invoices", replaced).0, 200);
+    let (_, before) = server.get("/reports/mrr?date=20240101-20240131&as_of=2024-01-31");
+    assert_eq!(customer_ids(&server), ["A", "C", "B"]);
+    let server = Server::start_in(server.kill());
+    assert_eq!(customer_ids(&server), ["A", "C", "B"]);
+    assert_eq!(server.get("/data/customers/A").1["name"], "Acme Two");
+    assert_eq!(server.get("/data/customers/B").1["name"], "Beta again");
+    let (_, invoices) = server.get("/data/invoices");
+    assert_eq!(invoices["result"]["count"], 1, "B's invoice went with it");
+    assert_eq!(invoices["result"]["list"][0]["amount"], 4500);
+    assert_eq!(
+        server
+            .get("/reports/mrr?date=20240101-20240131&as_of=2024-01-31")
+            .1,
+        before
+    );
+}
+
+/// Once replaced records outnumber a quarter of the living ones (and the
+/// slack), the log is rewritten at start with the living records alone.
+#[test]
+fn a_start_rewrites_a_log_of_mostly_replaced_records() {
+    let server = Server::start();
+    seed(&server);
+    let batch = |amount: u64| -> Value {
+        json!(
+            (0..1500)
+                .map(
+                    |i| json!({"id": format!("i{i}"), "customer_id": "A", "type": "one_time",
+                "invoice_date": "2024-01-01", "amount": amount, "currency": "USD"})
+                )
+                .collect::<Vec<_>>()
+        )
+    };
+    assert_eq!(server.post("/data/invoices", batch(100)).0, 200);
+    assert_eq!(server.post("/data/invoices", batch(200)).0, 200);
+    assert_eq!(server.delete("/data/invoices/i0").0, 200);
+    let dir = server.kill();
+    // 2 plans, 2 customers, 2 invoices seeded, then 1,500 invoices twice
+    // and one deletion.
+    assert_eq!(log_entries(&dir), 6 + 3000 + 1);
+    let server = Server::start_in(dir);
+    let (_, invoices) = server.get("/data/invoices?limit=1");
+    assert_eq!(invoices["result"]["count"], 2 + 1499);
+    assert_eq!(server.get("/data/invoices/i1").1["amount"], 200);
+    assert_eq!(server.get("/data/invoices/i0").0, 404);
+    let dir = server.kill();
+    assert_eq!(log_entries(&dir), 4 + 2 + 1499);
+    // The rewritten log replays to the same ledger.
+    let server = Server::start_in(dir);
+    assert_eq!(customer_ids(&server), ["A", "B"]);
+    assert_eq!(log_entries(&server.kill()), 4 + 2 + 1499);
+}
+
 #[test]
 fn a_kill_during_a_batch_leaves_all_or_nothing() {
     let server = Server::start();

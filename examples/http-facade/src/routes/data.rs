@@ -191,25 +191,6 @@ pub fn routes() -> Routes {
         )
 }
 
-/// The stored form of a record (its JSON text) and, for an invoice, its
-/// customer.
-pub fn stored(ledger: &Ledger, kind: RecordKind, id: &str) -> Option<(String, Option<String>)> {
-    let (text, owner) = match kind {
-        RecordKind::Customers => (serde_json::to_string(ledger.customer(id)?), None),
-        RecordKind::Plans => (serde_json::to_string(ledger.plan(id)?), None),
-        RecordKind::PlanGroups => (serde_json::to_string(ledger.plan_group(id)?), None),
-        RecordKind::Invoices => {
-            let invoice = ledger.invoice(id)?;
-            (
-                serde_json::to_string(invoice),
-                Some(invoice.customer_id.to_string()),
-            )
-        }
-        RecordKind::DataSources => (serde_json::to_string(ledger.data_source(id)?), None),
-    };
-    Some((text.ok()?, owner))
-}
-
 /// Upserts records into the ledger and persists the accepted ones in one
 /// transaction.
 pub fn upsert(
@@ -232,15 +213,7 @@ fn persist_accepted(
     report: WriteReport,
 ) -> Result<WriteReport, ApiError> {
     let records: &Ledger = ledger;
-    let put = |r: &WriteResult| {
-        let (body, owner) = stored(records, kind, &r.id)?;
-        Some(Change::Put {
-            kind,
-            id: r.id.clone(),
-            owner,
-            body,
-        })
-    };
+    let put = |r: &WriteResult| Change::put(records, kind, &r.id);
     let accepted = |r: &&WriteResult| r.import_status == ImportStatus::Inserted;
     // Writing each record's text is independent: large batches use every core.
     let changes: Vec<Change> = if report.results.len() > PARALLEL_FROM {
@@ -381,15 +354,7 @@ fn save(
     kind: RecordKind,
     id: &str,
 ) -> Result<(), ApiError> {
-    let changes: Vec<Change> = stored(ledger, kind, id)
-        .map(|(body, owner)| Change::Put {
-            kind,
-            id: id.to_string(),
-            owner,
-            body,
-        })
-        .into_iter()
-        .collect();
+    let changes: Vec<Change> = Change::put(ledger, kind, id).into_iter().collect();
     state.persist(account, ledger, changes)
 }
 
@@ -430,16 +395,11 @@ fn delete(
         kind: RecordKind::Invoices,
         id,
     }));
-    for group in groups {
-        if let Some((body, owner)) = stored(ledger, RecordKind::PlanGroups, &group) {
-            changes.push(Change::Put {
-                kind: RecordKind::PlanGroups,
-                id: group,
-                owner,
-                body,
-            });
-        }
-    }
+    changes.extend(
+        groups
+            .iter()
+            .filter_map(|group| Change::put(ledger, RecordKind::PlanGroups, group)),
+    );
     state.persist(account, ledger, changes)
 }
 

@@ -8,22 +8,20 @@
 //! Checkpoints run on a thread of their own (see [`checkpoint`]), also
 //! `synchronous=FULL`.
 //!
-//! A stored record is found by its primary key (account, kind, id) and read
-//! back in the order it was first stored (`seq`). Its `owner` (an invoice's
-//! customer) is kept for whoever inspects the database, but not indexed:
-//! every new invoice put a page of that index at a random place into the
-//! log, which doubled what a single post wrote. Deleting a customer deletes
-//! its invoices by id, as the ledger lists them.
+//! Records are kept as a log of writes (see [`record_log`]), replayed into
+//! each account's ledger at start.
 
 mod checkpoint;
+mod record_log;
 
 use crate::error::ApiError;
 use checkpoint::Checkpointer;
+pub use record_log::LogEntry;
 use rusqlite::{Connection, OptionalExtension, params};
 use serde_json::Value;
 use std::path::Path;
 use std::sync::{Arc, Mutex};
-use submetrics::RecordKind;
+use submetrics::{Ledger, RecordKind};
 
 /// File name of the database inside the data directory.
 pub const DATABASE_FILE: &str = "submetrics.db";
@@ -53,7 +51,8 @@ pub struct AccountRow {
 /// A change to persist for one record.
 #[derive(Clone)]
 pub enum Change {
-    /// Store (insert or replace) the record's JSON text.
+    /// Store the record's JSON text: a new record, or one that replaces
+    /// the record of the same kind and id.
     Put {
         kind: RecordKind,
         id: String,
@@ -64,6 +63,33 @@ pub enum Change {
         kind: RecordKind,
         id: String,
     },
+}
+
+impl Change {
+    /// The put that stores the ledger's record of `kind` and `id` as the
+    /// ledger holds it (an invoice with its customer as owner), if it holds
+    /// one.
+    pub fn put(ledger: &Ledger, kind: RecordKind, id: &str) -> Option<Change> {
+        let (text, owner) = match kind {
+            RecordKind::Customers => (serde_json::to_string(ledger.customer(id)?), None),
+            RecordKind::Plans => (serde_json::to_string(ledger.plan(id)?), None),
+            RecordKind::PlanGroups => (serde_json::to_string(ledger.plan_group(id)?), None),
+            RecordKind::Invoices => {
+                let invoice = ledger.invoice(id)?;
+                (
+                    serde_json::to_string(invoice),
+                    Some(invoice.customer_id.to_string()),
+                )
+            }
+            RecordKind::DataSources => (serde_json::to_string(ledger.data_source(id)?), None),
+        };
+        Some(Change::Put {
+            kind,
+            id: id.to_string(),
+            owner,
+            body: text.ok()?,
+        })
+    }
 }
 
 pub struct Store {
@@ -120,17 +146,6 @@ impl Store {
                      created TEXT NOT NULL,
                      revoked INTEGER NOT NULL DEFAULT 0
                  );
-                 CREATE TABLE IF NOT EXISTS records (
-                     account_id INTEGER NOT NULL REFERENCES accounts(id),
-                     kind TEXT NOT NULL,
-                     id TEXT NOT NULL,
-                     owner TEXT,
-                     seq INTEGER NOT NULL,
-                     body TEXT NOT NULL,
-                     PRIMARY KEY (account_id, kind, id)
-                 );
-                 DROP INDEX IF EXISTS records_by_owner;
-                 CREATE INDEX IF NOT EXISTS records_by_seq ON records(seq);
                  CREATE TABLE IF NOT EXISTS fx_rates (
                      account_id INTEGER NOT NULL REFERENCES accounts(id),
                      seq INTEGER PRIMARY KEY AUTOINCREMENT,
@@ -138,6 +153,7 @@ impl Store {
                  );",
             )
             .map_err(ApiError::storage)?;
+        record_log::open(&mut connection)?;
         let writes = Arc::new(Mutex::new(()));
         let checkpointer = Checkpointer::start(&path, &mut connection, &writes)?;
         Ok(Store {
@@ -277,37 +293,6 @@ impl Store {
         Ok(changed > 0)
     }
 
-    /// Every stored record of an account, grouped by kind in replay order
-    /// (data sources, customers, plans, plan groups, invoices).
-    pub fn records(&self, account: i64) -> Result<Vec<(RecordKind, Vec<Value>)>, ApiError> {
-        let mut out = Vec::new();
-        for kind in [
-            RecordKind::DataSources,
-            RecordKind::Customers,
-            RecordKind::Plans,
-            RecordKind::PlanGroups,
-            RecordKind::Invoices,
-        ] {
-            let mut statement = self
-                .connection
-                .prepare(
-                    "SELECT body FROM records WHERE account_id = ?1 AND kind = ?2 ORDER BY seq",
-                )
-                .map_err(ApiError::storage)?;
-            let bodies = statement
-                .query_map(params![account, kind_name(kind)], |row| {
-                    row.get::<_, String>(0)
-                })
-                .map_err(ApiError::storage)?;
-            let mut values = Vec::new();
-            for body in bodies {
-                values.push(parse(&body.map_err(ApiError::storage)?)?);
-            }
-            out.push((kind, values));
-        }
-        Ok(out)
-    }
-
     /// Every stored FX rate row of an account, oldest first.
     pub fn fx_rates(&self, account: i64) -> Result<Vec<Value>, ApiError> {
         let mut statement = self
@@ -350,7 +335,7 @@ impl Store {
         let _writes = self.writes.lock().unwrap_or_else(|p| p.into_inner());
         let connection = &self.connection;
         run_cached(connection, "BEGIN")?;
-        let outcome = write_changes(connection, account, changes)
+        let outcome = record_log::append(connection, account, changes)
             .and_then(|()| run_cached(connection, "COMMIT"));
         // As a dropped transaction does: roll back what is still open (a
         // failed commit may already have rolled back by itself).
@@ -368,55 +353,6 @@ fn run_cached(connection: &Connection, sql: &str) -> Result<(), ApiError> {
         .and_then(|mut statement| statement.execute([]))
         .map(|_| ())
         .map_err(ApiError::storage)
-}
-
-/// The statements of [`Store::apply`], inside its transaction.
-fn write_changes(
-    connection: &Connection,
-    account: i64,
-    changes: &[Change],
-) -> Result<(), ApiError> {
-    let next_seq: i64 = connection
-        .prepare_cached("SELECT COALESCE(MAX(seq), 0) + 1 FROM records")
-        .and_then(|mut statement| statement.query_row([], |r| r.get(0)))
-        .map_err(ApiError::storage)?;
-    let mut put = connection
-        .prepare_cached(
-            "INSERT INTO records (account_id, kind, id, owner, seq, body) VALUES (?1, ?2, ?3, ?4, ?5, ?6)
-             ON CONFLICT (account_id, kind, id) DO UPDATE SET owner = excluded.owner, body = excluded.body",
-        )
-        .map_err(ApiError::storage)?;
-    for (offset, change) in changes.iter().enumerate() {
-        match change {
-            Change::Put {
-                kind,
-                id,
-                owner,
-                body,
-            } => {
-                put.execute(params![
-                    account,
-                    kind_name(*kind),
-                    id,
-                    owner,
-                    next_seq + offset as i64,
-                    body
-                ])
-                .map_err(ApiError::storage)?;
-            }
-            Change::Delete { kind, id } => {
-                connection
-                    .prepare_cached(
-                        "DELETE FROM records WHERE account_id = ?1 AND kind = ?2 AND id = ?3",
-                    )
-                    .and_then(|mut statement| {
-                        statement.execute(params![account, kind_name(*kind), id])
-                    })
-                    .map_err(ApiError::storage)?;
-            }
-        }
-    }
-    Ok(())
 }
 
 fn key_row(row: &rusqlite::Row) -> rusqlite::Result<KeyRow> {
@@ -441,7 +377,7 @@ mod tests {
     use super::*;
 
     /// A store in a fresh directory of its own, with one account.
-    fn store_with_account(name: &str) -> (std::path::PathBuf, Store, i64) {
+    pub(crate) fn store_with_account(name: &str) -> (std::path::PathBuf, Store, i64) {
         let dir = std::env::temp_dir().join(format!(
             "submetrics-store-{name}-{}-{:?}",
             std::process::id(),
@@ -494,49 +430,20 @@ mod tests {
         assert!(log < bound, "log of {log} bytes, over {bound}");
         drop(store);
         let store = Store::open(&dir).expect("reopen");
-        let records = store.records(account).expect("records");
-        let invoices = records
-            .iter()
-            .find(|(kind, _)| *kind == RecordKind::Invoices)
-            .map_or(0, |(_, records)| records.len());
-        assert_eq!(invoices, COMMITS);
-        drop(store);
-        let _ = std::fs::remove_dir_all(&dir);
-    }
-
-    /// A database from before the owner index was dropped opens without
-    /// it, its records intact.
-    #[test]
-    fn an_older_database_loses_its_owner_index() {
-        let (dir, mut store, account) = store_with_account("owner-index");
-        let put = Change::Put {
-            kind: RecordKind::Invoices,
-            id: "i1".into(),
-            owner: Some("c1".into()),
-            body: r#"{"id":"i1"}"#.into(),
-        };
-        store.apply(account, &[put]).expect("commit");
+        let mut invoices = 0;
         store
-            .connection
-            .execute_batch("CREATE INDEX records_by_owner ON records(account_id, kind, owner);")
-            .expect("the older index");
-        drop(store);
-        let store = Store::open(&dir).expect("reopen");
-        let indexes: Vec<String> = store
-            .connection
-            .prepare("SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = 'records' AND sql IS NOT NULL ORDER BY name")
-            .and_then(|mut statement| {
-                statement
-                    .query_map([], |row| row.get(0))?
-                    .collect::<Result<_, _>>()
+            .replay_log(account, |entry| {
+                if let LogEntry::Put {
+                    kind: RecordKind::Invoices,
+                    ..
+                } = entry
+                {
+                    invoices += 1;
+                }
+                Ok(())
             })
-            .expect("indexes");
-        assert_eq!(indexes, ["records_by_seq"]);
-        let records = store.records(account).expect("records");
-        assert_eq!(
-            records.last().map(|(kind, records)| (*kind, records.len())),
-            Some((RecordKind::Invoices, 1))
-        );
+            .expect("replay");
+        assert_eq!(invoices, COMMITS);
         drop(store);
         let _ = std::fs::remove_dir_all(&dir);
     }

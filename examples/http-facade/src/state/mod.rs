@@ -14,6 +14,8 @@
 //! arriving, so concurrent writers wait on their answer, not on a thread
 //! each.
 
+mod replay;
+
 use crate::auth::{hash_key, new_key, new_key_id};
 use crate::error::ApiError;
 use crate::store::{AccountRow, Change, KeyRow, Store};
@@ -22,7 +24,7 @@ use std::collections::HashMap;
 use std::path::Path;
 use std::sync::{Arc, Mutex, RwLock};
 use std::time::{Duration, Instant};
-use submetrics::{Ledger, RecordKind, Settings};
+use submetrics::{Ledger, Settings};
 
 /// How long a running service trusts a key it has read from the store.
 pub const KEY_CACHE_TTL: Duration = Duration::from_secs(2);
@@ -114,11 +116,17 @@ pub fn now_text() -> String {
 impl AppState {
     /// Opens the store in `dir` and rebuilds every account's ledger.
     pub fn open(dir: &Path) -> Result<AppState, ApiError> {
-        let store = Store::open(dir)?;
+        let mut store = Store::open(dir)?;
         let mut accounts = HashMap::new();
+        let mut not_loaded = 0;
         for row in store.accounts()? {
-            let ledger = rebuild(&store, &row)?;
-            accounts.insert(row.id, Arc::new(Account::new(row, ledger)));
+            let rebuilt = replay::rebuild(&store, &row)?;
+            not_loaded += rebuilt.not_loaded;
+            accounts.insert(row.id, Arc::new(Account::new(row, rebuilt.ledger)));
+        }
+        // A record that did not load stays in the log for a later version.
+        if not_loaded == 0 {
+            replay::rewrite_log_if_long(&mut store, &accounts)?;
         }
         Ok(AppState {
             store: Mutex::new(store),
@@ -350,63 +358,6 @@ impl AppState {
             .lock()
             .unwrap_or_else(|p| p.into_inner())
             .clone();
-        rebuild(&self.store(), &row)
+        replay::rebuild(&self.store(), &row).map(|rebuilt| rebuilt.ledger)
     }
-}
-
-/// Rebuilds an account's ledger from its stored settings, FX rates and
-/// records. The write path keeps the store consistent; should a stored
-/// record still not load (for instance a database written by an older
-/// version), it is reported on stderr and skipped rather than keeping the
-/// whole service from starting. A plan group naming a plan that no longer
-/// exists loads without that plan.
-fn rebuild(store: &Store, row: &AccountRow) -> Result<Ledger, ApiError> {
-    let settings = Settings::from_json(&row.settings)?;
-    let mut ledger = Ledger::new(settings);
-    let rates = store.fx_rates(row.id)?;
-    if !rates.is_empty()
-        && let Err(error) = ledger.load_fx_rates(&rates)
-    {
-        eprintln!(
-            "warning: account {}: stored FX rates do not load, skipped: {error}",
-            row.id
-        );
-    }
-    for (kind, mut records) in store.records(row.id)? {
-        if kind == RecordKind::PlanGroups {
-            for record in &mut records {
-                drop_missing_plans(&ledger, row.id, record);
-            }
-        }
-        let report = ledger.upsert(kind, &records);
-        for rejected in report.rejected() {
-            eprintln!(
-                "warning: account {}: stored {} `{}` does not load, skipped: {}",
-                row.id,
-                crate::store::kind_name(kind),
-                rejected.id,
-                rejected.import_error.as_deref().unwrap_or("invalid")
-            );
-        }
-    }
-    Ok(ledger)
-}
-
-/// Removes from a stored plan group the plans the ledger does not hold.
-fn drop_missing_plans(ledger: &Ledger, account: i64, record: &mut Value) {
-    let Some(plans) = record.get_mut("plans").and_then(Value::as_array_mut) else {
-        return;
-    };
-    plans.retain(|plan| {
-        let id = plan
-            .as_str()
-            .or_else(|| plan.get("id").and_then(Value::as_str));
-        let keep = id.is_none_or(|id| ledger.plan(id).is_some());
-        if !keep {
-            eprintln!(
-                "warning: account {account}: a stored plan group names missing plan {plan}; dropped"
-            );
-        }
-        keep
-    });
 }

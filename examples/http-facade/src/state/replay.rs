@@ -1,0 +1,222 @@
+//! An account's ledger from the store: its settings, FX rates and record
+//! log replayed in order; and the rewrite that drops from the log what
+//! later writes replaced or deleted.
+
+use super::Account;
+use crate::error::ApiError;
+use crate::store::{AccountRow, Change, LogEntry, Store, kind_name};
+use serde_json::Value;
+use std::collections::HashMap;
+use std::sync::Arc;
+use submetrics::{Ledger, RecordKind, Settings};
+
+/// Consecutive puts of one kind load as one batch of at most this many.
+const REPLAY_BATCH: usize = 50_000;
+
+/// A rebuilt ledger, and how many stored entries did not load into it.
+pub struct Rebuilt {
+    pub ledger: Ledger,
+    pub not_loaded: usize,
+}
+
+/// Rebuilds an account's ledger from its stored settings, FX rates and
+/// record log. The write path keeps the store consistent; should a stored
+/// record still not load (for instance a database written by an older
+/// version), it is reported on stderr and skipped rather than keeping the
+/// whole service from starting. A plan group naming a plan that no longer
+/// exists loads without that plan; deleting what is already gone (an
+/// invoice that went with its customer) is no error.
+pub fn rebuild(store: &Store, row: &AccountRow) -> Result<Rebuilt, ApiError> {
+    let settings = Settings::from_json(&row.settings)?;
+    let mut replay = Replay {
+        account: row.id,
+        ledger: Ledger::new(settings),
+        kind: RecordKind::Customers,
+        batch: Vec::new(),
+        not_loaded: 0,
+    };
+    let rates = store.fx_rates(row.id)?;
+    if !rates.is_empty()
+        && let Err(error) = replay.ledger.load_fx_rates(&rates)
+    {
+        eprintln!(
+            "warning: account {}: stored FX rates do not load, skipped: {error}",
+            row.id
+        );
+    }
+    store.replay_log(row.id, |entry| {
+        match entry {
+            LogEntry::Put { kind, body } => {
+                if kind != replay.kind || replay.batch.len() >= REPLAY_BATCH {
+                    replay.load_batch();
+                    replay.kind = kind;
+                }
+                let record = serde_json::from_str(&body)
+                    .map_err(|e| ApiError::internal(format!("stored JSON is unreadable: {e}")))?;
+                replay.batch.push(record);
+            }
+            LogEntry::Delete { kind, id } => {
+                replay.load_batch();
+                replay.delete(kind, &id);
+            }
+        }
+        Ok(())
+    })?;
+    replay.load_batch();
+    Ok(Rebuilt {
+        ledger: replay.ledger,
+        not_loaded: replay.not_loaded,
+    })
+}
+
+/// A replay in progress: the ledger so far and the puts not yet loaded.
+struct Replay {
+    account: i64,
+    ledger: Ledger,
+    kind: RecordKind,
+    batch: Vec<Value>,
+    not_loaded: usize,
+}
+
+impl Replay {
+    fn load_batch(&mut self) {
+        if self.batch.is_empty() {
+            return;
+        }
+        let mut records = std::mem::take(&mut self.batch);
+        if self.kind == RecordKind::PlanGroups {
+            for record in &mut records {
+                drop_missing_plans(&self.ledger, self.account, record);
+            }
+        }
+        let report = self.ledger.upsert(self.kind, &records);
+        for rejected in report.rejected() {
+            self.not_loaded += 1;
+            eprintln!(
+                "warning: account {}: stored {} `{}` does not load, skipped: {}",
+                self.account,
+                kind_name(self.kind),
+                rejected.id,
+                rejected.import_error.as_deref().unwrap_or("invalid")
+            );
+        }
+        records.clear();
+        self.batch = records;
+    }
+
+    fn delete(&mut self, kind: RecordKind, id: &str) {
+        let gone = match kind {
+            RecordKind::Customers => self.ledger.customer(id).is_none(),
+            RecordKind::Plans => self.ledger.plan(id).is_none(),
+            RecordKind::PlanGroups => self.ledger.plan_group(id).is_none(),
+            RecordKind::Invoices => self.ledger.invoice(id).is_none(),
+            RecordKind::DataSources => self.ledger.data_source(id).is_none(),
+        };
+        if gone {
+            return;
+        }
+        if let Err(error) = self.ledger.delete(kind, id) {
+            self.not_loaded += 1;
+            eprintln!(
+                "warning: account {}: a stored deletion of {} `{id}` does not apply, skipped: {error}",
+                self.account,
+                kind_name(kind),
+            );
+        }
+    }
+}
+
+/// Removes from a stored plan group the plans the ledger does not hold.
+fn drop_missing_plans(ledger: &Ledger, account: i64, record: &mut Value) {
+    let Some(plans) = record.get_mut("plans").and_then(Value::as_array_mut) else {
+        return;
+    };
+    plans.retain(|plan| {
+        let id = plan
+            .as_str()
+            .or_else(|| plan.get("id").and_then(Value::as_str));
+        let keep = id.is_none_or(|id| ledger.plan(id).is_some());
+        if !keep {
+            eprintln!(
+                "warning: account {account}: a stored plan group names missing plan {plan}; dropped"
+            );
+        }
+        keep
+    });
+}
+
+/// Entries beyond the living records, past which the log is rewritten at
+/// start: a quarter of the living records, and at least this many.
+pub const REWRITE_SLACK: u64 = 1000;
+
+/// Rewrites the record log with only the living records of `accounts`
+/// when replaced and deleted ones take more than a quarter of it (and
+/// [`REWRITE_SLACK`]) beside them. Each account's records go in by kind
+/// in replay order and in ledger order within a kind, so the next replay
+/// gives the same ledgers in the same order. Returns whether it rewrote.
+pub fn rewrite_log_if_long(
+    store: &mut Store,
+    accounts: &HashMap<i64, Arc<Account>>,
+) -> Result<bool, ApiError> {
+    let mut ids: Vec<i64> = accounts.keys().copied().collect();
+    ids.sort_unstable();
+    let ledgers: Vec<(i64, std::sync::RwLockReadGuard<'_, Ledger>)> = ids
+        .iter()
+        .map(|id| {
+            let ledger = accounts[id]
+                .ledger
+                .read()
+                .unwrap_or_else(|p| p.into_inner());
+            (*id, ledger)
+        })
+        .collect();
+    let living: u64 = ledgers
+        .iter()
+        .map(|(_, ledger)| living_records(ledger) as u64)
+        .sum();
+    if store.log_len()? <= living + (living / 4).max(REWRITE_SLACK) {
+        return Ok(false);
+    }
+    store.rewrite_log(|put| {
+        for (account, ledger) in &ledgers {
+            for kind in REPLAY_ORDER {
+                for id in record_ids(ledger, kind) {
+                    if let Some(change) = Change::put(ledger, kind, id) {
+                        put(*account, change)?;
+                    }
+                }
+            }
+        }
+        Ok(())
+    })?;
+    Ok(true)
+}
+
+/// The order in which a rewritten log lists each account's kinds: each
+/// after those it refers to.
+const REPLAY_ORDER: [RecordKind; 5] = [
+    RecordKind::DataSources,
+    RecordKind::Customers,
+    RecordKind::Plans,
+    RecordKind::PlanGroups,
+    RecordKind::Invoices,
+];
+
+fn living_records(ledger: &Ledger) -> usize {
+    ledger.data_sources().len()
+        + ledger.customers().len()
+        + ledger.plans().len()
+        + ledger.plan_groups().len()
+        + ledger.invoices().len()
+}
+
+/// The ids of a ledger's records of one kind, in ledger order.
+fn record_ids(ledger: &Ledger, kind: RecordKind) -> Box<dyn Iterator<Item = &str> + '_> {
+    match kind {
+        RecordKind::DataSources => Box::new(ledger.data_sources().map(|r| r.id.as_str())),
+        RecordKind::Customers => Box::new(ledger.customers().map(|r| r.id.as_str())),
+        RecordKind::Plans => Box::new(ledger.plans().map(|r| r.id.as_str())),
+        RecordKind::PlanGroups => Box::new(ledger.plan_groups().map(|r| r.id.as_str())),
+        RecordKind::Invoices => Box::new(ledger.invoices().map(|r| r.id.as_str())),
+    }
+}
