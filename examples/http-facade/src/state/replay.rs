@@ -153,11 +153,11 @@ pub const REWRITE_SLACK: u64 = 1000;
 /// when replaced and deleted ones take more than a quarter of it (and
 /// [`REWRITE_SLACK`]) beside them. Each account's records go in by kind
 /// in replay order and in ledger order within a kind, so the next replay
-/// gives the same ledgers in the same order. Returns whether it rewrote.
+/// gives the same ledgers in the same order.
 pub fn rewrite_log_if_long(
     store: &mut Store,
     accounts: &HashMap<i64, Arc<Account>>,
-) -> Result<bool, ApiError> {
+) -> Result<(), ApiError> {
     let mut ids: Vec<i64> = accounts.keys().copied().collect();
     ids.sort_unstable();
     let ledgers: Vec<(i64, std::sync::RwLockReadGuard<'_, Ledger>)> = ids
@@ -175,7 +175,7 @@ pub fn rewrite_log_if_long(
         .map(|(_, ledger)| living_records(ledger) as u64)
         .sum();
     if store.log_len()? <= living + (living / 4).max(REWRITE_SLACK) {
-        return Ok(false);
+        return Ok(());
     }
     store.rewrite_log(|put| {
         for (account, ledger) in &ledgers {
@@ -188,8 +188,7 @@ pub fn rewrite_log_if_long(
             }
         }
         Ok(())
-    })?;
-    Ok(true)
+    })
 }
 
 /// The order in which a rewritten log lists each account's kinds: each
