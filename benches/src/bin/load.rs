@@ -11,7 +11,7 @@
 //!
 //! Bounded in count and time. Usage:
 //! `load [INVOICES] [--clients N] [--posts-per-client N] [--rate POSTS_PER_S] [--readers N] [--server PATH]`
-//! (defaults 100000, 50, 40, unpaced, 2, target/release/submetrics-server).
+//! (defaults 100000, 50, 200, unpaced, 2, target/release/submetrics-server).
 //!
 //! Unpaced, every client posts again as soon as it has its answer: the
 //! service runs saturated and latency is clients / throughput. With
@@ -47,7 +47,7 @@ fn options() -> Options {
     let mut options = Options {
         invoices: 100_000,
         clients: 50,
-        posts_per_client: 40,
+        posts_per_client: 200,
         rate: None,
         readers: 2,
         server: "target/release/submetrics-server".to_string(),
