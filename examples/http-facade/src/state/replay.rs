@@ -4,7 +4,7 @@
 
 use super::Account;
 use crate::error::ApiError;
-use crate::store::{AccountRow, Change, LogEntry, Store, kind_name};
+use crate::store::{AccountRow, Change, KINDS_IN_REPLAY_ORDER, LogEntry, Store, kind_name};
 use serde_json::Value;
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -46,13 +46,11 @@ pub fn rebuild(store: &Store, row: &AccountRow) -> Result<Rebuilt, ApiError> {
     }
     store.replay_log(row.id, |entry| {
         match entry {
-            LogEntry::Put { kind, body } => {
+            LogEntry::Put { kind, record } => {
                 if kind != replay.kind || replay.batch.len() >= REPLAY_BATCH {
                     replay.load_batch();
                     replay.kind = kind;
                 }
-                let record = serde_json::from_str(&body)
-                    .map_err(|e| ApiError::internal(format!("stored JSON is unreadable: {e}")))?;
                 replay.batch.push(record);
             }
             LogEntry::Delete { kind, id } => {
@@ -105,23 +103,16 @@ impl Replay {
     }
 
     fn delete(&mut self, kind: RecordKind, id: &str) {
-        let gone = match kind {
-            RecordKind::Customers => self.ledger.customer(id).is_none(),
-            RecordKind::Plans => self.ledger.plan(id).is_none(),
-            RecordKind::PlanGroups => self.ledger.plan_group(id).is_none(),
-            RecordKind::Invoices => self.ledger.invoice(id).is_none(),
-            RecordKind::DataSources => self.ledger.data_source(id).is_none(),
-        };
-        if gone {
-            return;
-        }
-        if let Err(error) = self.ledger.delete(kind, id) {
-            self.not_loaded += 1;
-            eprintln!(
-                "warning: account {}: a stored deletion of {} `{id}` does not apply, skipped: {error}",
-                self.account,
-                kind_name(kind),
-            );
+        match self.ledger.delete(kind, id) {
+            Ok(()) | Err(submetrics::Error::NotFound { .. }) => {}
+            Err(error) => {
+                self.not_loaded += 1;
+                eprintln!(
+                    "warning: account {}: a stored deletion of {} `{id}` does not apply, skipped: {error}",
+                    self.account,
+                    kind_name(kind),
+                );
+            }
         }
     }
 }
@@ -179,7 +170,7 @@ pub fn rewrite_log_if_long(
     }
     store.rewrite_log(|put| {
         for (account, ledger) in &ledgers {
-            for kind in REPLAY_ORDER {
+            for kind in KINDS_IN_REPLAY_ORDER {
                 for id in record_ids(ledger, kind) {
                     if let Some(change) = Change::put(ledger, kind, id) {
                         put(*account, change)?;
@@ -190,16 +181,6 @@ pub fn rewrite_log_if_long(
         Ok(())
     })
 }
-
-/// The order in which a rewritten log lists each account's kinds: each
-/// after those it refers to.
-const REPLAY_ORDER: [RecordKind; 5] = [
-    RecordKind::DataSources,
-    RecordKind::Customers,
-    RecordKind::Plans,
-    RecordKind::PlanGroups,
-    RecordKind::Invoices,
-];
 
 fn living_records(ledger: &Ledger) -> usize {
     ledger.data_sources().len()

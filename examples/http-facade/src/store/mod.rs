@@ -16,7 +16,7 @@ mod record_log;
 
 use crate::error::ApiError;
 use checkpoint::Checkpointer;
-pub use record_log::LogEntry;
+pub use record_log::{KINDS_IN_REPLAY_ORDER, LogEntry};
 use rusqlite::{Connection, OptionalExtension, params};
 use serde_json::Value;
 use std::path::Path;

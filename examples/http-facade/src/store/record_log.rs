@@ -22,9 +22,10 @@
 //! invoices); the pages the old table held stay in the database file, free
 //! for the log's next rows.
 
-use super::{Change, Store, kind_name};
+use super::{Change, Store, kind_name, parse};
 use crate::error::ApiError;
 use rusqlite::{Connection, OptionalExtension, params};
+use serde_json::Value;
 use submetrics::RecordKind;
 
 /// The log's table, under `name`. An entry's `owner` is an invoice's
@@ -74,15 +75,17 @@ pub(super) fn open(connection: &mut Connection) -> Result<(), ApiError> {
         .map_err(ApiError::storage)?;
     if older.is_some() {
         let tx = connection.transaction().map_err(ApiError::storage)?;
-        tx.execute_batch(
+        let rank_of_kind: String = KINDS_IN_REPLAY_ORDER
+            .iter()
+            .enumerate()
+            .map(|(rank, kind)| format!(" WHEN '{}' THEN {rank}", kind_name(*kind)))
+            .collect();
+        tx.execute_batch(&format!(
             "INSERT INTO record_log (account_id, kind, id, owner, body)
                  SELECT account_id, kind, id, owner, body FROM records
-                 ORDER BY account_id,
-                     CASE kind WHEN 'data_sources' THEN 0 WHEN 'customers' THEN 1
-                         WHEN 'plans' THEN 2 WHEN 'plan_groups' THEN 3 ELSE 4 END,
-                     seq;
-             DROP TABLE records;",
-        )
+                 ORDER BY account_id, CASE kind{rank_of_kind} END, seq;
+             DROP TABLE records;"
+        ))
         .map_err(ApiError::storage)?;
         tx.commit().map_err(ApiError::storage)?;
         shrink_write_ahead_log(connection);
@@ -130,25 +133,30 @@ pub(super) fn append(
 }
 
 /// One entry of the record log.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq)]
 pub enum LogEntry {
-    /// The record as it was stored: its JSON text.
-    Put { kind: RecordKind, body: String },
+    /// The record as it was stored.
+    Put { kind: RecordKind, record: Value },
     /// The record was deleted.
     Delete { kind: RecordKind, id: String },
 }
 
+/// Every record kind, each after the kinds it refers to: the order in
+/// which an older database's rows, and a rewritten log, list an account's
+/// records.
+pub const KINDS_IN_REPLAY_ORDER: [RecordKind; 5] = [
+    RecordKind::DataSources,
+    RecordKind::Customers,
+    RecordKind::Plans,
+    RecordKind::PlanGroups,
+    RecordKind::Invoices,
+];
+
 /// The record kind a log row names.
 fn kind_of(name: &str) -> Option<RecordKind> {
-    [
-        RecordKind::DataSources,
-        RecordKind::Customers,
-        RecordKind::Plans,
-        RecordKind::PlanGroups,
-        RecordKind::Invoices,
-    ]
-    .into_iter()
-    .find(|kind| kind_name(*kind) == name)
+    KINDS_IN_REPLAY_ORDER
+        .into_iter()
+        .find(|kind| kind_name(*kind) == name)
 }
 
 impl Store {
@@ -171,7 +179,10 @@ impl Store {
             })?;
             let body: Option<String> = row.get(2).map_err(ApiError::storage)?;
             each(match body {
-                Some(body) => LogEntry::Put { kind, body },
+                Some(body) => LogEntry::Put {
+                    kind,
+                    record: parse(&body)?,
+                },
                 None => LogEntry::Delete {
                     kind,
                     id: row.get(1).map_err(ApiError::storage)?,
@@ -265,13 +276,15 @@ impl Store {
 mod tests {
     use super::*;
     use crate::store::tests::store_with_account;
+    use serde_json::json;
 
-    fn put(kind: RecordKind, id: &str, body: &str) -> Change {
+    /// A put of a record that is only its label.
+    fn put(kind: RecordKind, id: &str, label: &str) -> Change {
         Change::Put {
             kind,
             id: id.into(),
             owner: None,
-            body: body.into(),
+            body: json!({ "label": label }).to_string(),
         }
     }
 
@@ -286,10 +299,10 @@ mod tests {
         entries
     }
 
-    fn put_entry(kind: RecordKind, body: &str) -> LogEntry {
+    fn put_entry(kind: RecordKind, label: &str) -> LogEntry {
         LogEntry::Put {
             kind,
-            body: body.into(),
+            record: json!({ "label": label }),
         }
     }
 
@@ -346,7 +359,7 @@ mod tests {
         store
             .connection
             .execute_batch(&format!(
-                "CREATE TABLE records (
+                r#"CREATE TABLE records (
                      account_id INTEGER NOT NULL REFERENCES accounts(id),
                      kind TEXT NOT NULL,
                      id TEXT NOT NULL,
@@ -356,11 +369,11 @@ mod tests {
                      PRIMARY KEY (account_id, kind, id)
                  );
                  INSERT INTO records VALUES
-                     ({account}, 'invoices', 'i1', 'c1', 1, 'invoice 1'),
-                     ({account}, 'customers', 'c1', NULL, 2, 'customer 1'),
-                     ({account}, 'plans', 'p1', NULL, 3, 'plan 1'),
-                     ({account}, 'invoices', 'i0', 'c0', 4, 'invoice 0'),
-                     ({account}, 'customers', 'c0', NULL, 5, 'customer 0');"
+                     ({account}, 'invoices', 'i1', 'c1', 1, '{{"label":"invoice 1"}}'),
+                     ({account}, 'customers', 'c1', NULL, 2, '{{"label":"customer 1"}}'),
+                     ({account}, 'plans', 'p1', NULL, 3, '{{"label":"plan 1"}}'),
+                     ({account}, 'invoices', 'i0', 'c0', 4, '{{"label":"invoice 0"}}'),
+                     ({account}, 'customers', 'c0', NULL, 5, '{{"label":"customer 0"}}');"#
             ))
             .expect("the older table");
         drop(store);
