@@ -112,24 +112,26 @@ pub(super) fn append(
         )
         .map_err(ApiError::storage)?;
     for change in changes {
-        let written = match change {
-            Change::Put {
-                kind,
-                id,
-                owner,
-                body,
-            } => insert.execute(params![account, kind_name(*kind), id, owner, body]),
-            Change::Delete { kind, id } => insert.execute(params![
-                account,
-                kind_name(*kind),
-                id,
-                None::<&str>,
-                None::<&str>
-            ]),
-        };
-        written.map_err(ApiError::storage)?;
+        let (kind, id, owner, body) = columns(change);
+        insert
+            .execute(params![account, kind, id, owner, body])
+            .map_err(ApiError::storage)?;
     }
     Ok(())
+}
+
+/// A change as the log's columns: kind, id, owner and body (none for a
+/// deletion).
+fn columns(change: &Change) -> (&'static str, &str, Option<&str>, Option<&str>) {
+    match change {
+        Change::Put {
+            kind,
+            id,
+            owner,
+            body,
+        } => (kind_name(*kind), id, owner.as_deref(), Some(body)),
+        Change::Delete { kind, id } => (kind_name(*kind), id, None, None),
+    }
 }
 
 /// One entry of the record log.
@@ -223,25 +225,18 @@ impl Store {
                 create_table(REWRITE_TABLE)
             ))
             .map_err(ApiError::storage)?;
+        let insert_sql = format!(
+            "INSERT INTO {REWRITE_TABLE} (account_id, kind, id, owner, body)
+             VALUES (?1, ?2, ?3, ?4, ?5)"
+        );
         let mut written: usize = 0;
         let outcome = write(&mut |account, change| {
             let mut insert = connection
-                .prepare_cached(&format!(
-                    "INSERT INTO {REWRITE_TABLE} (account_id, kind, id, owner, body)
-                     VALUES (?1, ?2, ?3, ?4, ?5)"
-                ))
+                .prepare_cached(&insert_sql)
                 .map_err(ApiError::storage)?;
-            let (kind, id, owner, body) = match &change {
-                Change::Put {
-                    kind,
-                    id,
-                    owner,
-                    body,
-                } => (*kind, id, owner.as_deref(), Some(body.as_str())),
-                Change::Delete { kind, id } => (*kind, id, None, None),
-            };
+            let (kind, id, owner, body) = columns(&change);
             insert
-                .execute(params![account, kind_name(kind), id, owner, body])
+                .execute(params![account, kind, id, owner, body])
                 .map_err(ApiError::storage)?;
             written += 1;
             if written.is_multiple_of(REWRITE_COMMIT_EVERY) {
