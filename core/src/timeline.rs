@@ -488,22 +488,34 @@ impl Timeline {
 
     /// The `as_of` instants around `as_of` at which the same events apply and
     /// the same events lie ahead: an event switches both at its instant, and
-    /// a lapse also just after its grace period ends. Events are in time
-    /// order, so the instants of the last event by `as_of` and the first
-    /// after it (at `ahead`) bound the first part.
+    /// a lapse also one nanosecond after its grace period ends. Events are in
+    /// time order, so the instants of the last event by `as_of` and the first
+    /// after it (at `ahead`) bound the first part. Of the lapses, only the
+    /// latest grace end `as_of` is past and the earliest it is not can
+    /// narrow the window; they are found in whole milliseconds (past one
+    /// exactly when `as_of` rounded up is, as in [`Timeline::applies`]).
     fn window_around(&self, as_of: DateTime<Utc>, ahead: usize) -> ReplayWindow {
         let mut window = ReplayWindow::default();
         for event in self.events[ahead.saturating_sub(1)..].iter().take(2) {
             window.keep_side_of(event.at.to_datetime(), as_of);
         }
+        let as_of_ceil = UnixMillis::ceil(as_of);
+        let (mut latest_passed, mut earliest_ahead): (Option<i64>, Option<i64>) = (None, None);
         for event in &self.events {
             if matches!(event.kind, EventKind::Lapse)
-                && let Some(switch) = event
-                    .at
-                    .0
-                    .checked_add(self.grace)
-                    .map(|end| UnixMillis(end).to_datetime())
-                    .and_then(|end| end.checked_add_signed(Duration::nanoseconds(1)))
+                && let Some(grace_end) = event.at.0.checked_add(self.grace)
+            {
+                if as_of_ceil.0 > grace_end {
+                    latest_passed = latest_passed.max(Some(grace_end));
+                } else {
+                    earliest_ahead = Some(earliest_ahead.map_or(grace_end, |e| e.min(grace_end)));
+                }
+            }
+        }
+        for grace_end in latest_passed.into_iter().chain(earliest_ahead) {
+            if let Some(switch) = UnixMillis(grace_end)
+                .to_datetime()
+                .checked_add_signed(Duration::nanoseconds(1))
             {
                 window.keep_side_of(switch, as_of);
             }

@@ -345,6 +345,41 @@ fn the_replay_cache_serves_every_as_of_with_the_same_events_and_no_other() {
 }
 
 #[test]
+fn the_replay_cache_window_ends_at_the_nearest_grace_ends_of_several_lapses() {
+    let mut ledger = ledger();
+    // Four subscriptions that lapse on Feb 1, 3, 5 and 7; their grace
+    // periods end seven days later.
+    let invoices: Vec<Value> = ["01", "03", "05", "07"]
+        .iter()
+        .map(|day| {
+            let mut invoice = sub(&format!("i{day}"), "a", &format!("2024-01-{day}"), 3000);
+            invoice["subscription_id"] = json!(format!("s{day}"));
+            invoice
+        })
+        .collect();
+    ledger.upsert_invoices(&invoices);
+    // On Feb 11 the first two lapses apply and the last two do not: the
+    // cache holds from just after Feb 10 (not Feb 8) until Feb 12 (not
+    // Feb 14), both ends of the grace periods nearest to it.
+    let replays = ledger.replays(as_of("2024-02-11T00:00:00Z")).unwrap();
+    for inside in ["2024-02-10T00:00:00.001Z", "2024-02-12T00:00:00Z"] {
+        assert!(Arc::ptr_eq(
+            &replays,
+            &ledger.replays(as_of(inside)).unwrap()
+        ));
+    }
+    assert!(!Arc::ptr_eq(
+        &replays,
+        &ledger.replays(as_of("2024-02-12T00:00:00.001Z")).unwrap()
+    ));
+    let replays = ledger.replays(as_of("2024-02-11T00:00:00Z")).unwrap();
+    assert!(!Arc::ptr_eq(
+        &replays,
+        &ledger.replays(as_of("2024-02-10T00:00:00Z")).unwrap()
+    ));
+}
+
+#[test]
 fn a_write_replays_only_the_customers_it_touched_and_reads_see_every_write() {
     let mut ledger = ledger();
     ledger.upsert_customers(&[json!({"id": "c", "name": "C"})]);
