@@ -200,6 +200,20 @@ impl DayState {
         self.plans.dedup();
     }
 
+    /// Whether both states hold the same MRR in every currency, so no row
+    /// moves between them: a day that only changed quantities or plans at
+    /// the same price. Totals hold only currencies with MRR above 0, sorted,
+    /// so the states agree exactly when their lists of (currency, MRR) do.
+    #[inline]
+    fn same_mrr_as(&self, other: &DayState) -> bool {
+        self.totals.len() == other.totals.len()
+            && self
+                .totals
+                .iter()
+                .zip(&other.totals)
+                .all(|((c1, m1, _), (c2, m2, _))| c1 == c2 && m1 == m2)
+    }
+
     /// Whether any subscription pays.
     pub fn is_paying(&self) -> bool {
         self.totals.iter().any(|(_, mrr, _)| *mrr > 0)
@@ -255,17 +269,29 @@ pub struct DayChange<'a> {
 /// Classifies one day's change into movement rows, appended to `rows` (none
 /// when nothing moved). Multi-currency customers are classified on the sum
 /// converted into `base` at the day's rate and get one row per currency that
-/// changed.
+/// changed. A day that changed only quantities or plans at the same MRR
+/// moves nothing, and returns before any work.
+#[inline]
 pub fn classify(
     change: &DayChange,
     base: Currency,
     fx: &FxTable,
     rows: &mut Vec<Movement>,
 ) -> Result<()> {
-    let (before, after) = (change.before, change.after);
-    if before.totals == after.totals {
+    if change.before.same_mrr_as(change.after) {
         return Ok(());
     }
+    classify_mrr_change(change, base, fx, rows)
+}
+
+/// [`classify`] for a day whose MRR changed in some currency.
+fn classify_mrr_change(
+    change: &DayChange,
+    base: Currency,
+    fx: &FxTable,
+    rows: &mut Vec<Movement>,
+) -> Result<()> {
+    let (before, after) = (change.before, change.after);
     // The currencies either side holds, sorted and distinct: most days
     // compare one currency with itself or with nothing.
     let currencies: SmallVec<[Currency; 2]> = match (&before.totals[..], &after.totals[..]) {
@@ -359,4 +385,84 @@ pub fn classify(
         }
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn state(subscriptions: &[(Cents, &str, u32, i64)]) -> DayState {
+        let mut state = DayState::default();
+        state.fill(subscriptions.iter().map(|&(mrr, code, plan, quantity)| {
+            (mrr, Currency::parse(code), Some(plan), quantity)
+        }));
+        state
+    }
+
+    fn rows_between(before: &DayState, after: &DayState) -> Vec<Movement> {
+        let customer_id = CustomerId::from("c");
+        let plans = [PlanId::from("basic"), PlanId::from("pro")];
+        // Two dollars a euro.
+        let mut fx = FxTable::new(Currency::USD);
+        fx.insert([crate::fx::FxRate {
+            date: NaiveDate::from_ymd_opt(2024, 1, 1).unwrap(),
+            currency: Currency::parse("EUR").unwrap(),
+            rate: rust_decimal::Decimal::new(5, 1),
+        }]);
+        let mut rows = Vec::new();
+        classify(
+            &DayChange {
+                customer_id: &customer_id,
+                date: NaiveDate::from_ymd_opt(2024, 3, 1).unwrap(),
+                before,
+                after,
+                plans: &plans,
+                causes: DayCauses::default(),
+                paid_before: true,
+                trial_before: false,
+            },
+            Currency::USD,
+            &fx,
+            &mut rows,
+        )
+        .unwrap();
+        rows
+    }
+
+    #[test]
+    fn a_day_that_changes_only_quantity_or_plans_at_the_same_mrr_moves_nothing() {
+        let before = state(&[(1000, "USD", 0, 1)]);
+        assert!(rows_between(&before, &state(&[(1000, "USD", 0, 3)])).is_empty());
+        assert!(
+            rows_between(&before, &state(&[(600, "USD", 0, 1), (400, "USD", 1, 2)])).is_empty()
+        );
+    }
+
+    #[test]
+    fn the_same_amount_in_another_currency_or_beside_another_is_a_move() {
+        let before = state(&[(1000, "USD", 0, 1)]);
+        let in_euros = rows_between(&before, &state(&[(1000, "EUR", 0, 1)]));
+        let changes: Vec<(Currency, Cents, MovementSubtype)> = in_euros
+            .iter()
+            .map(|row| (row.currency, row.mrr_change, row.subtype))
+            .collect();
+        assert_eq!(
+            changes,
+            [
+                (
+                    Currency::parse("EUR").unwrap(),
+                    1000,
+                    MovementSubtype::Expansion
+                ),
+                // The day is classified on the converted sum, which grew.
+                (Currency::USD, -1000, MovementSubtype::Expansion),
+            ]
+        );
+        let beside = rows_between(&before, &state(&[(1000, "USD", 0, 1), (1000, "EUR", 1, 1)]));
+        let changes: Vec<(Currency, Cents, Cents)> = beside
+            .iter()
+            .map(|row| (row.currency, row.mrr_change, row.mrr_change_base_currency))
+            .collect();
+        assert_eq!(changes, [(Currency::parse("EUR").unwrap(), 1000, 2000)]);
+    }
 }

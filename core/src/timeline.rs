@@ -271,6 +271,7 @@ pub struct Timeline {
     grace: i64,
 }
 
+#[inline]
 fn index_of<A: smallvec::Array>(items: &mut SmallVec<A>, item: &A::Item) -> u32
 where
     A::Item: PartialEq + Clone,
@@ -413,10 +414,12 @@ impl Timeline {
             }
         }
         for (rank, invoice) in counted.iter().enumerate() {
-            let (at, day) = invoice.invoice_date.millis_and_day(tz);
+            // Read only for the cancellations and refunds that become events.
+            let dated = || invoice.invoice_date.millis_and_day(tz);
             let source = rank as u32;
             match invoice.kind {
                 InvoiceType::Cancellation => {
+                    let (at, day) = dated();
                     let sub = invoice
                         .subscription_id
                         .as_ref()
@@ -457,6 +460,7 @@ impl Timeline {
                             None => (0, RefundTarget::Latest),
                         },
                     };
+                    let (at, day) = dated();
                     events.push(Event {
                         at,
                         day,
@@ -543,8 +547,11 @@ impl Timeline {
         settings: &Settings,
         fx: &FxTable,
     ) -> Result<Replay> {
-        let mut subs: SmallVec<[Live; 2]> =
+        let mut live: SmallVec<[Live; 2]> =
             smallvec::smallvec![Live::default(); self.subscription_ids.len()];
+        // Indexed as a slice: a small vector checks where its items are on
+        // every access.
+        let subs = live.as_mut_slice();
         let mut replay = Replay::default();
         let mut rows = ROWS_IN_PROGRESS.take();
         rows.clear();

@@ -108,12 +108,18 @@ impl Timestamp {
     /// The instant this timestamp names in `tz` as milliseconds, with its
     /// local day there. In UTC it is read from the stored date and time of
     /// day without calendar types.
-    #[inline]
+    /// The UTC path is inlined into its callers, the other zones' is not.
+    #[inline(always)]
     pub fn millis_and_day(&self, tz: Tz) -> (UnixMillis, NaiveDate) {
         if tz == Tz::UTC {
             let (date, millis_of_day) = self.utc_date_and_millis();
             return (UnixMillis::at_day(date, millis_of_day), date);
         }
+        self.millis_and_day_in_zone(tz)
+    }
+
+    #[inline(never)]
+    fn millis_and_day_in_zone(&self, tz: Tz) -> (UnixMillis, NaiveDate) {
         let instant = self.instant(tz);
         (
             UnixMillis::floor(instant),
