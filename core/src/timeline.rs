@@ -475,7 +475,7 @@ impl Timeline {
                 _ => {}
             }
         }
-        events.sort_unstable_by_key(|e| (e.at, e.priority(), e.sub, e.source));
+        events.sort_by_key(|e| (e.at, e.priority(), e.sub, e.source));
         Timeline {
             customer_id,
             subscription_ids,
