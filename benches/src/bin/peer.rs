@@ -23,7 +23,7 @@ use submetrics_benches::write::generate_jsonl;
 type Monthly = BTreeMap<(String, String, String), (i64, i64)>;
 
 fn main() {
-    submetrics_benches::keep_freed_memory_longer();
+    submetrics_allocator::keep_freed_memory_longer();
     let size = std::env::args()
         .nth(1)
         .and_then(|n| n.parse().ok())

@@ -17,7 +17,7 @@ use submetrics_benches::measure::{cpu_time, full_recompute, ms, quantile, timed,
 use submetrics_benches::write::generate_typed;
 
 fn main() {
-    submetrics_benches::keep_freed_memory_longer();
+    submetrics_allocator::keep_freed_memory_longer();
     let args: Vec<String> = std::env::args().skip(1).collect();
     let [size, repeats] = args.as_slice() else {
         eprintln!("usage: recompute <invoices> <repeats>");

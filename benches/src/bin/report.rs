@@ -8,7 +8,7 @@ use submetrics_benches::generator::{Spec, generate};
 use submetrics_benches::measure::{ms, quantile, timed};
 
 fn main() {
-    submetrics_benches::keep_freed_memory_longer();
+    submetrics_allocator::keep_freed_memory_longer();
     let args: Vec<String> = std::env::args().skip(1).collect();
     let [size, repeats, name, pairs @ ..] = args.as_slice() else {
         eprintln!("usage: report <invoices> <repeats> <name> [key=value ...]");

@@ -17,7 +17,7 @@ use submetrics_benches::measure::{
 use submetrics_benches::write::{Streamed, generate_jsonl};
 
 fn main() {
-    submetrics_benches::keep_freed_memory_longer();
+    submetrics_allocator::keep_freed_memory_longer();
     let args: Vec<String> = std::env::args().skip(1).collect();
     if let [flag, dir, as_of] = args.as_slice()
         && flag == "--load-jsonl"

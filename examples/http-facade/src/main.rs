@@ -85,31 +85,14 @@ enum AccountAction {
     Create { name: String },
 }
 
-/// The service allocates through mimalloc: bulk imports and report JSON
-/// allocate heavily, and glibc's allocator is the slower of the two there.
-/// Built without transparent huge pages (`no_thp`), like the benchmark
-/// harnesses, so the server that is measured is the server that is served.
+/// The service allocates through mimalloc, as the benchmark harnesses do
+/// (see `submetrics_allocator`): bulk imports and report JSON allocate
+/// heavily, and glibc's allocator is the slower of the two there.
 #[global_allocator]
-static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
-
-/// mimalloc's `purge_delay` option, by its fixed place in mimalloc's option
-/// enumeration.
-const MIMALLOC_PURGE_DELAY: libmimalloc_sys::mi_option_t = 15;
-
-/// Makes mimalloc keep freed memory for ten seconds before handing it back
-/// (its default is one), as the benchmark harnesses do. mimalloc 3 hands
-/// back every range an arena freed once the first of them has waited the
-/// delay; with a second, a full replay of millions of invoices (after a
-/// settings change, or the first report) gave back memory it was about to
-/// reuse and faulted it in again, about a quarter of its CPU.
-fn keep_freed_memory_longer() {
-    // SAFETY: setting an option changes when freed memory is handed back,
-    // never what a live allocation holds.
-    unsafe { libmimalloc_sys::mi_option_set(MIMALLOC_PURGE_DELAY, 10_000) };
-}
+static ALLOCATOR: submetrics_allocator::Mimalloc = submetrics_allocator::Mimalloc;
 
 fn main() -> std::process::ExitCode {
-    keep_freed_memory_longer();
+    submetrics_allocator::keep_freed_memory_longer();
     let args = Args::parse();
     match run(args) {
         Ok(()) => std::process::ExitCode::SUCCESS,
