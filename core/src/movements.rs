@@ -195,9 +195,14 @@ impl DayState {
                 self.plans.push(plan);
             }
         }
-        self.totals.sort_unstable_by_key(|(c, _, _)| *c);
-        self.plans.sort_unstable();
-        self.plans.dedup();
+        // Most days hold one currency and one plan, already in order.
+        if self.totals.len() > 1 {
+            self.totals.sort_unstable_by_key(|(c, _, _)| *c);
+        }
+        if self.plans.len() > 1 {
+            self.plans.sort_unstable();
+            self.plans.dedup();
+        }
     }
 
     /// Whether both states hold the same MRR in every currency, so no row

@@ -142,6 +142,10 @@ pub fn monthly_amount_over(invoice: &Invoice, plan: &Plan, period: &ServicePerio
             return round_ratio(net * nominal * months_den, seconds * months_num);
         }
     }
+    if months_num == months_den {
+        // A one-month plan: the amount is already monthly.
+        return invoice.amount - invoice.tax_amount;
+    }
     round_ratio(net * months_den, months_num)
 }
 

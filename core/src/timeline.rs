@@ -271,7 +271,8 @@ pub struct Timeline {
     grace: i64,
 }
 
-#[inline]
+/// The index of `item` in `items`, added at the end if absent.
+#[inline(always)]
 fn index_of<A: smallvec::Array>(items: &mut SmallVec<A>, item: &A::Item) -> u32
 where
     A::Item: PartialEq + Clone,
