@@ -100,7 +100,7 @@ pub struct ServicePeriod {
 /// The service period an invoice pays for: from `period_start` (else the
 /// invoice date) to `period_end` when given and after the start, else one plan
 /// interval later.
-#[inline]
+#[inline(always)]
 pub fn service_period(invoice: &Invoice, plan: &Plan, tz: Tz) -> ServicePeriod {
     let effective = invoice.effective();
     let (start, start_day) = effective.millis_and_day(tz);
@@ -129,7 +129,7 @@ pub fn monthly_amount(invoice: &Invoice, plan: &Plan, tz: Tz) -> Cents {
 }
 
 /// [`monthly_amount`] for an already computed service period.
-#[inline]
+#[inline(always)]
 pub fn monthly_amount_over(invoice: &Invoice, plan: &Plan, period: &ServicePeriod) -> Cents {
     let net = i128::from(invoice.amount - invoice.tax_amount);
     let (months_num, months_den) = interval_months(plan.billing_freq, plan.billing_freq_count);

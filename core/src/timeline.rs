@@ -171,16 +171,21 @@ impl ReplayWindow {
         self.from = self.from.max(other.from);
         self.until = self.until.min(other.until);
     }
+}
 
-    /// Keeps the side of `switch` that `as_of` is on, for something that
-    /// holds exactly at the instants at or after `switch`.
-    fn keep_side_of(&mut self, switch: DateTime<Utc>, as_of: DateTime<Utc>) {
-        if as_of >= switch {
-            self.from = self.from.max(switch);
-        } else if let Some(before) = switch.checked_sub_signed(Duration::nanoseconds(1)) {
-            self.until = self.until.min(before);
-        }
-    }
+/// One end of a replay's window while it is worked out: whole milliseconds
+/// and a nanosecond either side (an event switches at its millisecond, a
+/// lapse one nanosecond after its grace period ends, and a window ends one
+/// nanosecond before a switch). Pairs order like the instants they name.
+type WindowEnd = (i64, i8);
+
+/// The instant a window end names. Stored timestamps lie far inside the
+/// range an instant can hold, where the nanosecond always fits.
+fn instant_at((millis, nanos): WindowEnd) -> DateTime<Utc> {
+    let whole = UnixMillis(millis).to_datetime();
+    whole
+        .checked_add_signed(Duration::nanoseconds(i64::from(nanos)))
+        .unwrap_or(whole)
 }
 
 impl Replay {
@@ -497,35 +502,47 @@ impl Timeline {
     /// time order, so the instants of the last event by `as_of` and the first
     /// after it (at `ahead`) bound the first part. Of the lapses, only the
     /// latest grace end `as_of` is past and the earliest it is not can
-    /// narrow the window; they are found in whole milliseconds (past one
-    /// exactly when `as_of` rounded up is, as in [`Timeline::applies`]).
+    /// narrow the window. All is compared in whole milliseconds (`as_of` is
+    /// at or past an event's millisecond exactly when it is rounded down,
+    /// and past a grace end exactly when it is rounded up, as in
+    /// [`Timeline::applies`]); only the two ends become instants.
     fn window_around(&self, as_of: DateTime<Utc>, ahead: usize) -> ReplayWindow {
-        let mut window = ReplayWindow::default();
+        let (as_of_floor, as_of_ceil) = (UnixMillis::floor(as_of).0, UnixMillis::ceil(as_of).0);
+        let mut from: Option<WindowEnd> = None;
+        let mut until: Option<WindowEnd> = None;
+        let mut keep_side = |passed: bool, switch: WindowEnd| {
+            if passed {
+                from = from.max(Some(switch));
+            } else {
+                let before = (switch.0, switch.1 - 1);
+                until = Some(until.map_or(before, |end| end.min(before)));
+            }
+        };
         for event in self.events[ahead.saturating_sub(1)..].iter().take(2) {
-            window.keep_side_of(event.at.to_datetime(), as_of);
+            keep_side(as_of_floor >= event.at.0, (event.at.0, 0));
         }
-        let as_of_ceil = UnixMillis::ceil(as_of);
         let (mut latest_passed, mut earliest_ahead): (Option<i64>, Option<i64>) = (None, None);
         for event in &self.events {
             if matches!(event.kind, EventKind::Lapse)
                 && let Some(grace_end) = event.at.0.checked_add(self.grace)
             {
-                if as_of_ceil.0 > grace_end {
+                if as_of_ceil > grace_end {
                     latest_passed = latest_passed.max(Some(grace_end));
                 } else {
                     earliest_ahead = Some(earliest_ahead.map_or(grace_end, |e| e.min(grace_end)));
                 }
             }
         }
-        for grace_end in latest_passed.into_iter().chain(earliest_ahead) {
-            if let Some(switch) = UnixMillis(grace_end)
-                .to_datetime()
-                .checked_add_signed(Duration::nanoseconds(1))
-            {
-                window.keep_side_of(switch, as_of);
-            }
+        if let Some(grace_end) = latest_passed {
+            keep_side(true, (grace_end, 1));
         }
-        window
+        if let Some(grace_end) = earliest_ahead {
+            keep_side(false, (grace_end, 1));
+        }
+        ReplayWindow {
+            from: from.map_or(DateTime::<Utc>::MIN_UTC, instant_at),
+            until: until.map_or(DateTime::<Utc>::MAX_UTC, instant_at),
+        }
     }
 
     /// Whether an event happens by `limit` (the last whole millisecond by
