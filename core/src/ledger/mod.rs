@@ -748,17 +748,22 @@ impl Ledger {
     /// replays each at once, so no timeline outlives its replay. Every
     /// customer with invoices has a record (an invoice needs its customer,
     /// and deleting a customer deletes its invoices), so no customer lookup
-    /// is needed. The cores also hash each id for the set, which is then
-    /// filled in one pass that reads no id again.
+    /// is needed. The results land in one list, a slot per customer, where
+    /// each core writes its own (collecting an unknown number would gather
+    /// pieces and copy them into one list after, on one core); the first
+    /// error found is kept aside. The cores also hash each id for the set,
+    /// which is then filled in one pass that reads no id again.
     fn replay_all(
         &self,
         as_of: DateTime<Utc>,
     ) -> Result<(Records<CustomerId, Arc<Replay>>, ReplayWindow)> {
         let hasher = FixedState::default();
         let lists = &self.invoices_by_customer;
-        let mut replays = (0..lists.len())
+        let failure: Mutex<Option<Error>> = Mutex::new(None);
+        let mut replays: Vec<Option<Replayed>> = Vec::new();
+        (0..lists.len())
             .into_par_iter()
-            .filter_map(|k| {
+            .map(|k| {
                 // Start loading the positions of the customer after next,
                 // and the next customer's id and invoices, while this one is
                 // built.
@@ -778,32 +783,52 @@ impl Ledger {
                 if timeline.is_empty() {
                     return None;
                 }
-                // Each with its id's sort prefix and hash, taken while the
-                // string is in cache (ordering by id then reads strings only
-                // on equal prefixes), and its window, so narrowing the
-                // cache's window reads no replay again.
-                Some(
-                    timeline
-                        .simulate(as_of, as_of, &self.settings, &self.fx)
-                        .map(|replay| Replayed {
-                            prefix: id.sort_prefix(),
-                            hash: hasher.hash_one(id),
-                            id: id.clone(),
-                            window: replay.window,
-                            replay: Arc::new(replay),
-                        }),
-                )
+                match timeline.simulate(as_of, as_of, &self.settings, &self.fx) {
+                    // Each with its id's sort prefix and hash, taken while
+                    // the string is in cache (ordering by id then reads
+                    // strings only on equal prefixes), and its window, so
+                    // narrowing the cache's window reads no replay again.
+                    Ok(replay) => Some(Replayed {
+                        prefix: id.sort_prefix(),
+                        hash: hasher.hash_one(id),
+                        id: id.clone(),
+                        window: replay.window,
+                        replay: Arc::new(replay),
+                    }),
+                    Err(error) => {
+                        failure
+                            .lock()
+                            .unwrap_or_else(|poisoned| poisoned.into_inner())
+                            .get_or_insert(error);
+                        None
+                    }
+                }
             })
-            .collect::<Result<Vec<_>>>()?;
-        replays.par_sort_unstable_by(|a, b| a.prefix.cmp(&b.prefix).then_with(|| a.id.cmp(&b.id)));
-        let mut window = ReplayWindow::default();
-        for replayed in &replays {
-            window.narrow(&replayed.window);
+            .collect_into_vec(&mut replays);
+        if let Some(error) = failure
+            .into_inner()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
+        {
+            return Err(error);
         }
-        let mut set = Records::with_capacity_and_hasher(replays.len(), hasher);
+        // Customers without a replay sort last.
+        replays.par_sort_unstable_by(|a, b| match (a, b) {
+            (Some(a), Some(b)) => a.prefix.cmp(&b.prefix).then_with(|| a.id.cmp(&b.id)),
+            (Some(_), None) => std::cmp::Ordering::Less,
+            (None, Some(_)) => std::cmp::Ordering::Greater,
+            (None, None) => std::cmp::Ordering::Equal,
+        });
+        let replayed = replays.iter().map_while(Option::as_ref);
+        let mut window = ReplayWindow::default();
+        let mut count = 0;
+        for replayed in replayed {
+            window.narrow(&replayed.window);
+            count += 1;
+        }
+        let mut set = Records::with_capacity_and_hasher(count, hasher);
         for Replayed {
             hash, id, replay, ..
-        } in replays
+        } in replays.into_iter().map_while(|replayed| replayed)
         {
             // Customer ids are distinct: the entry is vacant without
             // comparing ids.

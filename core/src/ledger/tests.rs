@@ -177,6 +177,44 @@ fn the_fx_pivot_survives_a_base_currency_change_and_a_rebuild_from_saved_setting
 }
 
 #[test]
+fn a_replay_that_needs_a_missing_rate_fails_the_read_and_a_later_rate_mends_it() {
+    let mut ledger = ledger();
+    ledger.upsert_customers(&[json!({"id": "eu", "name": "EU"})]);
+    ledger.upsert_plans(&[json!({"id": "e", "name": "E", "interval": "month", "currency": "EUR"})]);
+    ledger.upsert_invoices(&[
+        sub("i1", "a", "2024-01-01", 3000),
+        json!({"id": "e1", "customer_id": "eu", "type": "subscription",
+        "plan_id": "e", "invoice_date": "2024-01-01", "amount": 4000, "currency": "EUR"}),
+    ]);
+    let at = as_of("2024-01-10T00:00:00Z");
+    // Every customer is replayed; the EUR customer's new movement has no
+    // rate to convert with.
+    for _ in 0..2 {
+        let error = ledger
+            .movements(at, &MovementFilter::default())
+            .unwrap_err();
+        assert_eq!(
+            error.to_string(),
+            Error::MissingFxRate {
+                currency: "EUR".into(),
+                date: "2024-01-01".into()
+            }
+            .to_string()
+        );
+    }
+    ledger
+        .load_fx_rates(&[json!({"date": "2024-01-01", "currency": "EUR", "rate": 0.8})])
+        .unwrap();
+    let changes: Vec<(String, i64)> = ledger
+        .movements(at, &MovementFilter::default())
+        .unwrap()
+        .iter()
+        .map(|m| (m.customer_id.to_string(), m.mrr_change_base_currency))
+        .collect();
+    assert_eq!(changes, [("a".to_string(), 3000), ("eu".to_string(), 5000)]);
+}
+
+#[test]
 fn update_customer_merges_custom_variables() {
     let mut ledger = ledger();
     ledger.upsert_customers(&[
