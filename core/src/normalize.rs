@@ -131,7 +131,8 @@ pub fn monthly_amount(invoice: &Invoice, plan: &Plan, tz: Tz) -> Cents {
 /// [`monthly_amount`] for an already computed service period.
 #[inline(always)]
 pub fn monthly_amount_over(invoice: &Invoice, plan: &Plan, period: &ServicePeriod) -> Cents {
-    let net = i128::from(invoice.amount - invoice.tax_amount);
+    let net_cents = invoice.amount - invoice.tax_amount;
+    let net = i128::from(net_cents);
     let (months_num, months_den) = interval_months(plan.billing_freq, plan.billing_freq_count);
     // Only a period_end can make the period differ from the nominal interval.
     if invoice.period_end.is_some() {
@@ -144,7 +145,7 @@ pub fn monthly_amount_over(invoice: &Invoice, plan: &Plan, period: &ServicePerio
     }
     if months_num == months_den {
         // A one-month plan: the amount is already monthly.
-        return invoice.amount - invoice.tax_amount;
+        return net_cents;
     }
     round_ratio(net * months_den, months_num)
 }
