@@ -50,8 +50,9 @@ pub fn memory() -> (u64, u64) {
 
 /// Asks the allocator to hand the pages freed so far back to the system
 /// now, on this thread and on every thread of the pool. mimalloc keeps freed
-/// pages for a second to reuse them, so resident memory read right after a
-/// bulk load also counts what the load's last second freed.
+/// pages for a while to reuse them (ten seconds in the harnesses, see
+/// `submetrics_allocator`), so resident memory read right after a bulk load
+/// also counts what the load freed in that time.
 pub fn return_freed_memory() {
     // SAFETY: collecting only releases pages no live allocation uses.
     unsafe { libmimalloc_sys::mi_collect(true) };
