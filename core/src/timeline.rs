@@ -53,7 +53,8 @@ enum RefundTarget {
     Invoice { amount: Cents },
     /// The subscription's latest invoice in effect at the refund.
     Subscription,
-    /// The customer's latest subscription invoice in effect at the refund.
+    /// The subscription of the customer's subscription invoice applied last
+    /// at or before the refund (effective instant, issue instant, id).
     Latest,
 }
 
@@ -68,8 +69,10 @@ struct Event {
     day: NaiveDate,
     /// Index into [`Timeline::subscription_ids`].
     sub: u32,
-    /// Rank of the invoice behind the event in id order: the last tie-break,
-    /// so input order never matters.
+    /// Rank of the invoice behind the event in id order. Events at one
+    /// instant and priority apply in order of their invoices' issue
+    /// instants, then of this rank, so input order never matters and ids
+    /// decide only between invoices issued at the same instant.
     source: u32,
     kind: EventKind,
 }
@@ -106,9 +109,11 @@ struct Live {
     quantity: i64,
     /// Amount of the latest subscription invoice applied.
     last_invoice_amount: Cents,
-    /// Effective instant of the latest subscription invoice applied.
-    last_effective: Option<UnixMillis>,
-    /// On a zero-amount (trial) invoice that has not ended.
+    /// A positive amount has been applied to the subscription: a later
+    /// zero-amount invoice is a drop to 0, not a trial.
+    paid: bool,
+    /// On a trial (a zero-amount invoice before any positive one) that has
+    /// not ended.
     trial: bool,
 }
 
@@ -125,9 +130,13 @@ impl Live {
 pub struct Replay {
     pub movements: Vec<Movement>,
     pub subscriptions: Vec<SubscriptionState>,
-    /// First instant a zero-amount invoice applied before any payment.
+    /// First instant a trial (a zero-amount invoice on a subscription that
+    /// had no positive amount yet) applied while the customer had not yet
+    /// ended a day paying.
     pub trial_started: Option<DateTime<Utc>>,
-    /// First instant the customer's MRR became positive.
+    /// First instant a positive amount applied on the first day that ended
+    /// with the customer's MRR above 0 (a payment undone within its day does
+    /// not count).
     pub paid_started: Option<DateTime<Utc>>,
     /// Day of the latest churn movement.
     pub last_churn: Option<NaiveDate>,
@@ -291,6 +300,28 @@ where
     }
 }
 
+/// Sorts each run of adjacent items that `tied` joins by `issue_order`
+/// (an invoice's issue instant, then its rank in id order). Items come
+/// sorted by everything else, and runs of more than one are rare, so only
+/// those are sorted and an issue instant is read only for them.
+fn order_ties_by_issue<T>(
+    items: &mut [T],
+    tied: impl Fn(&T, &T) -> bool,
+    issue_order: impl Fn(&T) -> (UnixMillis, u32),
+) {
+    let mut start = 0;
+    while start < items.len() {
+        let mut end = start + 1;
+        while end < items.len() && tied(&items[end - 1], &items[end]) {
+            end += 1;
+        }
+        if end - start > 1 {
+            items[start..end].sort_by_cached_key(&issue_order);
+        }
+        start = end;
+    }
+}
+
 impl Timeline {
     /// Builds the events of one customer from its invoices. Void invoices and
     /// invoices whose plan is unknown are skipped; refunds are skipped when the
@@ -370,8 +401,15 @@ impl Timeline {
         for (index, &slot) in by_id.iter().enumerate() {
             plan_index_of_slot[slot as usize] = index as u32;
         }
-        // Per subscription, by effective instant then id.
+        // Per subscription, by effective instant, then issue instant, then
+        // id: of one subscription's invoices effective together the one
+        // issued last stands and is the one tested for renewal.
         priced.sort_unstable_by_key(|p| (p.sub, p.period.start, p.rank));
+        order_ties_by_issue(
+            &mut priced,
+            |a, b| a.sub == b.sub && a.period.start == b.period.start,
+            |p| (p.invoice.invoice_date.millis_and_day(tz).0, p.rank),
+        );
         // A subscription invoice lapses unless the next one of its
         // subscription starts within the grace period after its end.
         for k in 1..priced.len() {
@@ -481,7 +519,15 @@ impl Timeline {
                 _ => {}
             }
         }
-        events.sort_by_key(|e| (e.at, e.priority(), e.sub, e.source));
+        events.sort_by_key(|e| (e.at, e.priority(), e.source));
+        order_ties_by_issue(
+            &mut events,
+            |a, b| a.at == b.at && a.priority() == b.priority(),
+            |e| {
+                let issued = counted[e.source as usize].invoice_date;
+                (issued.millis_and_day(tz).0, e.source)
+            },
+        );
         Timeline {
             customer_id,
             subscription_ids,
@@ -575,6 +621,10 @@ impl Timeline {
         rows.clear();
         let mut trial_seen = false;
         let mut paid_before = false;
+        // The subscription of the subscription invoice applied last: the
+        // target of a refund that names neither an invoice nor a
+        // subscription.
+        let mut last_applied: Option<usize> = None;
         let limit = UnixMillis::floor(cutoff.min(as_of));
         let as_of_ceil = UnixMillis::ceil(as_of);
         let applies = |e: &Event| self.applies(e, limit, as_of_ceil);
@@ -585,6 +635,9 @@ impl Timeline {
             let day = first.day;
             let mut causes = DayCauses::default();
             let mut trial_before = trial_seen;
+            // The first positive amount applied this day: when the customer
+            // first pays, if the day ends paying.
+            let mut first_payment_today: Option<UnixMillis> = None;
             // Whether any subscription's paying state changed: most days
             // renew at the same price, and the day's comparison is skipped.
             let mut changed = false;
@@ -618,30 +671,28 @@ impl Timeline {
                     } => {
                         let state = &mut subs[event.sub as usize];
                         causes.cancellation |= monthly == 0 && state.mrr > 0;
+                        // Trials are per subscription, whatever the others did.
+                        let trial = monthly == 0 && !state.paid;
                         state.mrr = monthly;
                         state.currency = Some(currency);
                         state.plan = Some(plan);
                         state.quantity = quantity;
                         state.last_invoice_amount = amount;
-                        state.last_effective = Some(event.at);
-                        state.trial = monthly == 0;
-                        if monthly == 0 && !paid_before && replay.paid_started.is_none() {
+                        state.paid |= monthly > 0;
+                        state.trial = trial;
+                        last_applied = Some(event.sub as usize);
+                        if trial && !paid_before {
                             trial_seen = true;
                             trial_before = true;
                             replay.trial_started.get_or_insert(event.at.to_datetime());
                         }
-                        if monthly > 0 && replay.paid_started.is_none() {
-                            replay.paid_started = Some(event.at.to_datetime());
+                        if monthly > 0 {
+                            first_payment_today.get_or_insert(event.at);
                         }
                     }
                     EventKind::Refund { target, refunded } => {
                         let index = match target {
-                            RefundTarget::Latest => subs
-                                .iter()
-                                .enumerate()
-                                .filter(|(_, s)| s.last_effective.is_some())
-                                .max_by_key(|(i, s)| (s.last_effective, *i))
-                                .map(|(i, _)| i),
+                            RefundTarget::Latest => last_applied,
                             _ => Some(event.sub as usize),
                         };
                         if let Some(state) = index.map(|i| &mut subs[i]) {
@@ -698,6 +749,9 @@ impl Timeline {
                 .any(|m| m.customer_count_change < 0)
             {
                 replay.last_churn = Some(day);
+            }
+            if after.is_paying() && replay.paid_started.is_none() {
+                replay.paid_started = first_payment_today.map(UnixMillis::to_datetime);
             }
             paid_before |= after.is_paying();
             std::mem::swap(&mut before, &mut after);
