@@ -300,10 +300,30 @@ where
     }
 }
 
+/// Marks each subscription invoice (sorted by subscription, then effective
+/// instant) renewed when the next one of its subscription starts within the
+/// grace period after its end, else it lapses. Returns whether two
+/// invoices of one subscription take effect at the same instant.
+fn mark_renewals(priced: &mut [PricedInvoice], grace: i64) -> bool {
+    let mut tied = false;
+    for k in 1..priced.len() {
+        let (before, next) = (&priced[k - 1], &priced[k]);
+        let same_subscription = next.sub == before.sub;
+        tied |= same_subscription && next.period.start == before.period.start;
+        priced[k - 1].renewed =
+            same_subscription && next.period.start <= before.period.end.saturating_add(grace);
+    }
+    if let Some(last) = priced.last_mut() {
+        last.renewed = false;
+    }
+    tied
+}
+
 /// Sorts each run of adjacent items that `tied` joins by `issue_order`
-/// (an invoice's issue instant, then its rank in id order). Items come
-/// sorted by everything else, and runs of more than one are rare, so only
-/// those are sorted and an issue instant is read only for them.
+/// (an invoice's issue instant, then its rank in id order, which is unique).
+/// Items come sorted by everything else, so only the runs of more than one
+/// are sorted, in place, and an issue instant is read only for them.
+#[inline]
 fn order_ties_by_issue<T>(
     items: &mut [T],
     tied: impl Fn(&T, &T) -> bool,
@@ -316,7 +336,7 @@ fn order_ties_by_issue<T>(
             end += 1;
         }
         if end - start > 1 {
-            items[start..end].sort_by_cached_key(&issue_order);
+            items[start..end].sort_unstable_by_key(&issue_order);
         }
         start = end;
     }
@@ -403,20 +423,16 @@ impl Timeline {
         }
         // Per subscription, by effective instant, then issue instant, then
         // id: of one subscription's invoices effective together the one
-        // issued last stands and is the one tested for renewal.
+        // issued last stands and is the one tested for renewal. Such ties
+        // are rare, so the issue instants are read only when there are some.
         priced.sort_unstable_by_key(|p| (p.sub, p.period.start, p.rank));
-        order_ties_by_issue(
-            &mut priced,
-            |a, b| a.sub == b.sub && a.period.start == b.period.start,
-            |p| (p.invoice.invoice_date.millis_and_day(tz).0, p.rank),
-        );
-        // A subscription invoice lapses unless the next one of its
-        // subscription starts within the grace period after its end.
-        for k in 1..priced.len() {
-            let (before, next) = (&priced[k - 1], &priced[k]);
-            let renewed = next.sub == before.sub
-                && next.period.start <= before.period.end.saturating_add(grace);
-            priced[k - 1].renewed = renewed;
+        if mark_renewals(&mut priced, grace) {
+            order_ties_by_issue(
+                &mut priced,
+                |a, b| a.sub == b.sub && a.period.start == b.period.start,
+                |p| (p.invoice.invoice_date.millis_and_day(tz).0, p.rank),
+            );
+            mark_renewals(&mut priced, grace);
         }
         let others = counted
             .iter()
@@ -519,15 +535,30 @@ impl Timeline {
                 _ => {}
             }
         }
-        events.sort_by_key(|e| (e.at, e.priority(), e.source));
-        order_ties_by_issue(
-            &mut events,
-            |a, b| a.at == b.at && a.priority() == b.priority(),
-            |e| {
-                let issued = counted[e.source as usize].invoice_date;
-                (issued.millis_and_day(tz).0, e.source)
-            },
-        );
+        // A stable sort: events were written per subscription in the order
+        // that subscription applies them (cancellations and refunds in id
+        // order), and the ties it leaves keep that order.
+        events.sort_by_key(|e| (e.at, e.priority(), e.sub));
+        // Invoices (or refunds) of different subscriptions at one instant
+        // apply by issue instant, then id, not by subscription. The order of
+        // cancellations or of lapses at one instant changes nothing.
+        if subscription_ids.len() > 1 {
+            order_ties_by_issue(
+                &mut events,
+                |a, b| {
+                    a.at == b.at
+                        && matches!(
+                            (a.kind, b.kind),
+                            (EventKind::Invoice { .. }, EventKind::Invoice { .. })
+                                | (EventKind::Refund { .. }, EventKind::Refund { .. })
+                        )
+                },
+                |e| {
+                    let issued = counted[e.source as usize].invoice_date;
+                    (issued.millis_and_day(tz).0, e.source)
+                },
+            );
+        }
         Timeline {
             customer_id,
             subscription_ids,
@@ -750,10 +781,11 @@ impl Timeline {
             {
                 replay.last_churn = Some(day);
             }
-            if after.is_paying() && replay.paid_started.is_none() {
+            let paying = after.is_paying();
+            if paying && replay.paid_started.is_none() {
                 replay.paid_started = first_payment_today.map(UnixMillis::to_datetime);
             }
-            paid_before |= after.is_paying();
+            paid_before |= paying;
             std::mem::swap(&mut before, &mut after);
         }
         replay.trial_open = subs.iter().any(|s| s.trial) && !paid_before;
