@@ -115,6 +115,9 @@ struct Live {
     /// On a trial (a zero-amount invoice before any positive one) that has
     /// not ended.
     trial: bool,
+    /// When its latest subscription invoice applied, counted in invoices
+    /// applied during the replay (0: none yet).
+    applied: u32,
 }
 
 impl Live {
@@ -129,6 +132,8 @@ impl Live {
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct Replay {
     pub movements: Vec<Movement>,
+    /// Every subscription, in the order their latest invoices applied (the
+    /// one whose invoice applied last comes last).
     pub subscriptions: Vec<SubscriptionState>,
     /// First instant a trial (a zero-amount invoice on a subscription that
     /// had no positive amount yet) applied while the customer had not yet
@@ -656,6 +661,7 @@ impl Timeline {
         // target of a refund that names neither an invoice nor a
         // subscription.
         let mut last_applied: Option<usize> = None;
+        let mut invoices_applied: u32 = 0;
         let limit = UnixMillis::floor(cutoff.min(as_of));
         let as_of_ceil = UnixMillis::ceil(as_of);
         let applies = |e: &Event| self.applies(e, limit, as_of_ceil);
@@ -712,6 +718,8 @@ impl Timeline {
                         state.paid |= monthly > 0;
                         state.trial = trial;
                         last_applied = Some(event.sub as usize);
+                        invoices_applied += 1;
+                        state.applied = invoices_applied;
                         if trial && !paid_before {
                             trial_seen = true;
                             trial_before = true;
@@ -804,17 +812,21 @@ impl Timeline {
         if rows.capacity() <= ROWS_KEPT_BETWEEN_REPLAYS {
             ROWS_IN_PROGRESS.set(rows);
         }
-        replay.subscriptions = subs
-            .iter()
-            .zip(&self.subscription_ids)
-            .map(|(live, id)| SubscriptionState {
-                subscription_id: id.clone(),
-                mrr: live.mrr,
-                currency: live.currency,
-                plan_id: live.plan.map(|p| self.plans[p as usize].clone()),
-                quantity: live.quantity,
-            })
-            .collect();
+        let state_of = |(live, id): (&Live, &Option<SubscriptionId>)| SubscriptionState {
+            subscription_id: id.clone(),
+            mrr: live.mrr,
+            currency: live.currency,
+            plan_id: live.plan.map(|p| self.plans[p as usize].clone()),
+            quantity: live.quantity,
+        };
+        let in_index_order = subs.iter().zip(&self.subscription_ids);
+        replay.subscriptions = if subs.len() > 1 {
+            let mut in_applied_order: SmallVec<[_; 4]> = in_index_order.collect();
+            in_applied_order.sort_by_key(|(live, _)| live.applied);
+            in_applied_order.into_iter().map(state_of).collect()
+        } else {
+            in_index_order.map(state_of).collect()
+        };
         Ok(replay)
     }
 }

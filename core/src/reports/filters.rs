@@ -281,7 +281,10 @@ impl<'a> CustomerFacts<'a> {
     }
 
     /// The plan that describes the customer best: the dearest paying
-    /// subscription's plan at `as_of`, else the latest plan it had.
+    /// subscription's plan at `as_of`, else the latest plan it had. Of
+    /// subscriptions paying the same, the one whose invoice applied last
+    /// wins (replays list subscriptions in that order), never the one with
+    /// the greater id.
     pub fn main_plan(&self) -> Option<&'a PlanId> {
         let subs = &self.replay?.subscriptions;
         subs.iter()
