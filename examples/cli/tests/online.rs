@@ -388,6 +388,80 @@ fn errors_exit_1_on_stderr_with_the_server_status() {
 }
 
 #[test]
+fn an_unknown_report_parameter_is_refused_with_a_near_miss() {
+    let server = start();
+    server.seed();
+    let out = server.run(&["reports", "summary", "--curency", "EUR"]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(out.stdout.is_empty());
+    assert_eq!(
+        String::from_utf8_lossy(&out.stderr),
+        "error: server answered 400: parameter `curency`: report `summary` has no such parameter. Its parameters: baseCurrency\n"
+    );
+    let out = server.run(&["reports", "churn-scheduled-summary", "--intervall", "month"]);
+    assert_eq!(out.status.code(), Some(1));
+    assert_eq!(
+        String::from_utf8_lossy(&out.stderr),
+        "error: server answered 400: parameter `intervall`: report `churn-scheduled-summary` has no such parameter; \
+         did you mean `interval`? Its parameters: interval, baseCurrency, fix_fx, fx_date, currency, customer, plan, \
+         billing_freq, pricing_model, status, country, region, industry, size, channel, market, payment_method, age, \
+         data_source\n"
+    );
+}
+
+#[test]
+fn as_of_means_the_same_before_and_after_the_command() {
+    let server = start();
+    server.seed();
+    let before = server.json(&["--as-of", "2024-01-15", "reports", "summary"]);
+    assert_eq!(before["summary"]["mrr_current"], 5000);
+    assert_eq!(
+        server.json(&["reports", "summary", "--as-of", "2024-01-15"]),
+        before
+    );
+    let mrr = |args: &[&str]| server.json(args)["result"][0]["total_mrr"].clone();
+    assert_eq!(
+        mrr(&[
+            "reports",
+            "mrr",
+            "--date",
+            "20240101-20240131",
+            "--as-of",
+            "2024-01-15"
+        ]),
+        5000
+    );
+    assert_eq!(
+        mrr(&[
+            "--as-of",
+            "2024-01-15",
+            "reports",
+            "mrr",
+            "--date",
+            "20240101-20240131"
+        ]),
+        5000
+    );
+}
+
+#[test]
+fn a_call_without_a_key_names_where_the_key_comes_from() {
+    let server = start();
+    let out = server
+        .command()
+        .env_remove("SUBMETRICS_API_KEY")
+        .args(["reports", "summary"])
+        .output()
+        .expect("run");
+    assert_eq!(out.status.code(), Some(1));
+    assert_eq!(
+        String::from_utf8_lossy(&out.stderr),
+        "error: server answered 401: missing `Authorization: Bearer <API key>` header \
+         (no API key was given: pass --api-key KEY or set SUBMETRICS_API_KEY)\n"
+    );
+}
+
+#[test]
 fn the_key_comes_from_flag_then_environment_then_config_file() {
     let server = start();
     std::fs::write(
