@@ -94,3 +94,39 @@ test('the ESM entry point exposes the same API', async () => {
   assert.equal(esm.Ledger, Ledger)
   assert.equal(esm.default.reportNames, reportNames)
 })
+
+test('a report parameter the report does not take is refused with a near miss', () => {
+  const l = ledger()
+  assert.throws(
+    () => l.report('summary', { curency: 'EUR' }, '2024-01-20'),
+    (e) => {
+      assert.ok(e instanceof SubmetricsError)
+      assert.equal(e.code, 'invalid_query')
+      assert.equal(e.field, 'curency')
+      assert.equal(e.message, 'parameter `curency`: report `summary` has no such parameter. Its parameters: baseCurrency')
+      return true
+    },
+  )
+  assert.throws(
+    () => l.report('churn-scheduled-summary', { intervall: 'month' }),
+    (e) => {
+      assert.equal(e.code, 'invalid_query')
+      assert.equal(e.field, 'intervall')
+      assert.equal(
+        e.message,
+        'parameter `intervall`: report `churn-scheduled-summary` has no such parameter; did you mean `interval`? ' +
+          'Its parameters: interval, baseCurrency, fix_fx, fx_date, currency, customer, plan, billing_freq, ' +
+          'pricing_model, status, country, region, industry, size, channel, market, payment_method, age, data_source',
+      )
+      return true
+    },
+  )
+})
+
+test('reportAsync refuses an unknown parameter the same way', async () => {
+  const l = ledger()
+  await assert.rejects(
+    l.reportAsync('mrr', { intervall: 'month' }),
+    (e) => e instanceof SubmetricsError && e.code === 'invalid_query' && e.field === 'intervall' && /did you mean `interval`\?/.test(e.message),
+  )
+})

@@ -145,3 +145,28 @@ def test_bad_python_values_are_type_errors() -> None:
         l.upsert_customers(42)
     with pytest.raises(TypeError):
         l.upsert_customers({"id": "X", "name": object()})
+
+
+def test_an_unknown_report_parameter_is_refused_with_a_near_miss() -> None:
+    l = ledger()
+    with pytest.raises(submetrics.InvalidQueryError) as summary:
+        l.report("summary", as_of="2024-01-20", curency="EUR")
+    assert (summary.value.code, summary.value.field, str(summary.value)) == (
+        "invalid_query",
+        "curency",
+        "parameter `curency`: report `summary` has no such parameter. Its parameters: baseCurrency",
+    )
+    with pytest.raises(submetrics.InvalidQueryError) as churn:
+        l.report("churn-scheduled-summary", params={"intervall": "month"})
+    assert churn.value.field == "intervall"
+    assert str(churn.value) == (
+        "parameter `intervall`: report `churn-scheduled-summary` has no such parameter; did you mean `interval`? "
+        "Its parameters: interval, baseCurrency, fix_fx, fx_date, currency, customer, plan, billing_freq, "
+        "pricing_model, status, country, region, industry, size, channel, market, payment_method, age, data_source"
+    )
+    with pytest.raises(submetrics.InvalidQueryError) as keyword:
+        l.report("summary", base_currency="EUR")
+    assert str(keyword.value) == (
+        "parameter `base_currency`: report `summary` has no such parameter; did you mean `baseCurrency`? "
+        "Its parameters: baseCurrency"
+    )

@@ -32,6 +32,18 @@ pub enum Error {
     /// A report name that the registry does not know.
     #[error("unknown report `{name}`; known reports: {known}")]
     UnknownReport { name: String, known: String },
+    /// A parameter the report does not read: naming it, the nearest one it
+    /// does read when that is a near miss, and all of them.
+    #[error(
+        "parameter `{param}`: report `{report}` has no such parameter{} Its parameters: {known}",
+        did_you_mean(.suggestion)
+    )]
+    UnknownParameter {
+        report: String,
+        param: String,
+        suggestion: Option<String>,
+        known: String,
+    },
     /// A report or query parameter with a value that cannot be used.
     #[error("parameter `{param}`: {reason}")]
     InvalidQuery { param: String, reason: String },
@@ -43,6 +55,14 @@ pub enum Error {
     MissingFxRate { currency: String, date: String },
 }
 
+/// `; did you mean `name`?` for a suggestion, else a full stop.
+fn did_you_mean(suggestion: &Option<String>) -> String {
+    match suggestion {
+        Some(name) => format!("; did you mean `{name}`?"),
+        None => ".".to_string(),
+    }
+}
+
 impl Error {
     /// The stable machine-readable code of this error (part of the API).
     pub fn code(&self) -> &'static str {
@@ -51,7 +71,7 @@ impl Error {
             Error::NotFound { .. } => "not_found",
             Error::Conflict { .. } => "conflict",
             Error::UnknownReport { .. } => "unknown_report",
-            Error::InvalidQuery { .. } => "invalid_query",
+            Error::InvalidQuery { .. } | Error::UnknownParameter { .. } => "invalid_query",
             Error::InvalidSetting { .. } => "invalid_setting",
             Error::MissingFxRate { .. } => "missing_fx_rate",
         }
@@ -82,7 +102,9 @@ impl Error {
     pub fn field(&self) -> Option<&str> {
         match self {
             Error::InvalidRecord { field, .. } => Some(field),
-            Error::InvalidQuery { param, .. } => Some(param),
+            Error::InvalidQuery { param, .. } | Error::UnknownParameter { param, .. } => {
+                Some(param)
+            }
             Error::InvalidSetting { setting, .. } => Some(setting),
             _ => None,
         }

@@ -1,7 +1,8 @@
 //! Typed reading of report query parameters (the strings of an HTTP query).
 //!
-//! Parameters a report does not know are ignored, as a query string allows;
-//! a known parameter with a value that cannot be used is an
+//! Which parameters a report takes is the registry's
+//! ([`crate::reports::Report`]): it refuses any other before the report
+//! runs. A parameter with a value that cannot be used is an
 //! [`Error::InvalidQuery`] naming the parameter and what it accepts.
 
 use crate::error::{Error, Result};
@@ -32,8 +33,11 @@ impl<'a> Query<'a> {
         Query { params }
     }
 
-    /// A parameter's text, trimmed; `None` when absent or empty.
+    /// A parameter's text, trimmed; `None` when absent or empty. Every
+    /// getter reads through here.
     pub fn text(&self, name: &str) -> Option<&'a str> {
+        #[cfg(test)]
+        READS.with(|reads| reads.borrow_mut().insert(name.to_string()));
         self.params
             .get(name)
             .map(|v| v.trim())
@@ -215,6 +219,27 @@ impl<'a> Query<'a> {
             },
         )
     }
+}
+
+#[cfg(test)]
+thread_local! {
+    /// The parameter names read on this thread (tests compare them with the
+    /// report registry).
+    static READS: std::cell::RefCell<std::collections::BTreeSet<String>> =
+        std::cell::RefCell::default();
+}
+
+/// Runs `work` and returns its result with the parameter names it read.
+#[cfg(test)]
+pub(crate) fn recorded_reads<T>(
+    work: impl FnOnce() -> T,
+) -> (T, std::collections::BTreeSet<String>) {
+    READS.with(|reads| reads.borrow_mut().clear());
+    let result = work();
+    (
+        result,
+        READS.with(|reads| std::mem::take(&mut *reads.borrow_mut())),
+    )
 }
 
 /// The range, unless it spans more than [`MAX_RANGE_DAYS`].

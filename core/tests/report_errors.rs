@@ -48,6 +48,32 @@ fn an_unknown_report_lists_every_known_name() {
 }
 
 #[test]
+fn a_parameter_the_report_does_not_read_is_refused_with_a_near_miss() {
+    assert_invalid_queries(&[
+        (
+            "summary",
+            &[("baseCurrency", "EUR"), ("curency", "EUR")],
+            "parameter `curency`: report `summary` has no such parameter. Its parameters: baseCurrency",
+        ),
+        (
+            "churn-scheduled-summary",
+            &[("intervall", "month")],
+            "parameter `intervall`: report `churn-scheduled-summary` has no such parameter; did you mean `interval`? Its parameters: interval, baseCurrency, fix_fx, fx_date, currency, customer, plan, billing_freq, pricing_model, status, country, region, industry, size, channel, market, payment_method, age, data_source",
+        ),
+        (
+            "mrr-table",
+            &[("breakdown", "plan")],
+            "parameter `breakdown`: report `mrr-table` has no such parameter. Its parameters: date, interval, baseCurrency, fix_fx, fx_date, category, subtype, currency, customer, plan, billing_freq, pricing_model, status, country, region, industry, size, channel, market, payment_method, age, data_source",
+        ),
+        (
+            "invoices-detail",
+            &[("selected_date", "2024-01-01")],
+            "parameter `selected_date`: report `invoices-detail` has no such parameter. Its parameters: customer, baseCurrency, limit, offset",
+        ),
+    ]);
+}
+
+#[test]
 fn a_bad_parameter_value_names_the_parameter_and_what_it_accepts() {
     let cases: &[Case] = &[
         (

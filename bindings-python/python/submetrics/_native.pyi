@@ -107,7 +107,9 @@ class Ledger:
         """Runs a report by its interface name with its HTTP query parameters
         (a mapping and/or keywords; ``selected_date`` means
         ``selected-date``; a datetime value means its day in the ledger's
-        time zone); raises UnknownReportError, InvalidQueryError."""
+        time zone); raises UnknownReportError, and InvalidQueryError for an
+        unusable value or a parameter the report does not take (naming it,
+        with a "did you mean" for a near miss)."""
     def customers(
         self, as_of: _Instant = None, params: Optional[Mapping[str, Any]] = None, **kwargs: Any
     ) -> Dict[str, Any]:

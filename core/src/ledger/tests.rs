@@ -727,8 +727,7 @@ fn movement_table_pages_hold_the_rows_at_their_offset() {
     let at = as_of("2024-01-20T00:00:00Z");
     let page = |offset: &str| {
         let params: crate::ReportParams = [
-            ("start_date", "2024-01-01"),
-            ("end_date", "2024-01-31"),
+            ("date", "20240101-20240131"),
             ("limit", "1"),
             ("offset", offset),
         ]

@@ -83,6 +83,14 @@ impl<'a, N: Node<'a>> Fields<'a, N> {
         })
     }
 
+    /// The name the record gives the field under: the first of `names`
+    /// present and not null (an import-shape alias such as `interval` for
+    /// `billing_freq`), else the first of `names`. An error about a value
+    /// names the field as the record wrote it.
+    pub fn name_of<'n>(&self, names: &[&'n str]) -> &'n str {
+        self.lookup(names).map_or(names[0], |(_, name)| name)
+    }
+
     /// Whether any of the names is present and not null.
     pub fn has(&self, names: &[&str]) -> bool {
         self.lookup(names).is_some()
@@ -211,7 +219,7 @@ impl<'a, N: Node<'a>> Fields<'a, N> {
             None => Ok(None),
             Some(code) => Currency::parse(&code).map(Some).ok_or_else(|| {
                 self.error(
-                    names[0],
+                    self.name_of(names),
                     format!("`{code}` is not a three-letter currency code"),
                 )
             }),
@@ -277,7 +285,7 @@ impl<'a, N: Node<'a>> Fields<'a, N> {
                 .map(Some)
                 .ok_or_else(|| {
                     self.error(
-                        names[0],
+                        self.name_of(names),
                         format!("`{value}` is not one of {}", allowed.join(", ")),
                     )
                 }),

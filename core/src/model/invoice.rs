@@ -262,7 +262,8 @@ impl Invoice {
             )
         })?;
         let invoice_date = f.required_timestamp(&["invoice_date", "date"])?;
-        let amount = f.required_cents(&["amount", "amount_in_cents"])?;
+        const AMOUNT: &[&str] = &["amount", "amount_in_cents"];
+        let amount = f.required_cents(AMOUNT)?;
         let currency = f.required_currency(&["currency"])?;
         let plan_id = f
             .text_ref(&["plan_id"])?
@@ -274,7 +275,7 @@ impl Invoice {
         match kind {
             InvoiceType::Subscription | InvoiceType::OneTime if amount < 0 => {
                 return Err(f.error(
-                    "amount",
+                    f.name_of(AMOUNT),
                     format!(
                         "must be 0 or more for a {} invoice, got {amount}",
                         kind.as_str()
@@ -283,13 +284,13 @@ impl Invoice {
             }
             InvoiceType::Refund if amount > 0 => {
                 return Err(f.error(
-                    "amount",
+                    f.name_of(AMOUNT),
                     format!("must be 0 or less for a refund, got {amount}"),
                 ));
             }
             InvoiceType::Cancellation if amount != 0 => {
                 return Err(f.error(
-                    "amount",
+                    f.name_of(AMOUNT),
                     format!("must be 0 for a cancellation, got {amount}"),
                 ));
             }
@@ -314,20 +315,26 @@ impl Invoice {
                 format!("must be at most {MAX_QUANTITY}, got {quantity}"),
             ));
         };
-        let tax_amount = f.cents(&["tax_amount", "tax"])?.unwrap_or(0);
+        const TAX: &[&str] = &["tax_amount", "tax"];
+        let tax_amount = f.cents(TAX)?.unwrap_or(0);
         if tax_amount < 0 || (amount >= 0 && tax_amount > amount) {
             return Err(f.error(
-                "tax_amount",
+                f.name_of(TAX),
                 format!("must be from 0 to the amount, got {tax_amount}"),
             ));
         }
-        let period_start = f.timestamp(&["period_start", "service_period_start"])?;
-        let period_end = f.timestamp(&["period_end", "service_period_end"])?;
+        const PERIOD_START: &[&str] = &["period_start", "service_period_start"];
+        const PERIOD_END: &[&str] = &["period_end", "service_period_end"];
+        let period_start = f.timestamp(PERIOD_START)?;
+        let period_end = f.timestamp(PERIOD_END)?;
         if let (Some(start), Some(end)) = (period_start, period_end) {
             // Compared in UTC: a bare date and an instant may differ by a few
             // hours of time zone, which cannot reorder two valid periods.
             if end.instant(chrono_tz::UTC) <= start.instant(chrono_tz::UTC) {
-                return Err(f.error("period_end", "must be after period_start"));
+                return Err(f.error(
+                    f.name_of(PERIOD_END),
+                    format!("must be after {}", f.name_of(PERIOD_START)),
+                ));
             }
         }
         Ok(Invoice {
@@ -649,5 +656,29 @@ mod tests {
         v["transactions"] = json!([{"id": "t", "type": "payment", "date": "nope"}]);
         let err = read_both(&v).unwrap_err();
         assert_eq!(err.field(), Some("transactions[0].date"));
+    }
+
+    #[test]
+    fn errors_name_the_field_as_the_record_wrote_it() {
+        let err = |record: serde_json::Value| Invoice::from_json(&record).unwrap_err().to_string();
+        assert_eq!(
+            err(
+                json!({"id": "r", "customer_id": "c", "type": "refund", "date": "2024-01-01", "amount_in_cents": 500, "currency": "USD"})
+            ),
+            "invoice r: field `amount_in_cents`: must be 0 or less for a refund, got 500"
+        );
+        assert_eq!(
+            err(
+                json!({"id": "t", "customer_id": "c", "type": "one_time", "date": "2024-01-01", "amount": 500, "tax": 900, "currency": "usd"})
+            ),
+            "invoice t: field `tax`: must be from 0 to the amount, got 900"
+        );
+        assert_eq!(
+            err(
+                json!({"id": "p", "customer_id": "c", "type": "one_time", "date": "2024-01-01", "amount": 500, "currency": "USD",
+                "service_period_start": "2024-02-01", "service_period_end": "2024-01-01"})
+            ),
+            "invoice p: field `service_period_end`: must be after service_period_start"
+        );
     }
 }

@@ -80,21 +80,21 @@ impl Plan {
     pub fn from_json(value: &Value) -> Result<Plan> {
         let f = Fields::open(Self::KIND, value, true)?;
         let name = f.required_text(&["name"])?;
+        const FREQ: &[&str] = &["billing_freq", "interval"];
+        const COUNT: &[&str] = &["billing_freq_count", "interval_count"];
         let freq_text = f
-            .text(&["billing_freq", "interval"])?
+            .text(FREQ)?
             .ok_or_else(|| f.error("billing_freq", "is required (day, week, month or year)"))?;
         let billing_freq = Interval::parse(&freq_text).ok_or_else(|| {
             f.error(
-                "billing_freq",
+                f.name_of(FREQ),
                 format!("`{freq_text}` is not one of day, week, month, year"),
             )
         })?;
-        let count = f
-            .integer(&["billing_freq_count", "interval_count"])?
-            .unwrap_or(1);
+        let count = f.integer(COUNT)?.unwrap_or(1);
         if !(1..=1000).contains(&count) {
             return Err(f.error(
-                "billing_freq_count",
+                f.name_of(COUNT),
                 format!("must be from 1 to 1000, got {count}"),
             ));
         }
@@ -135,5 +135,17 @@ mod tests {
         let err = Plan::from_json(&json!({"id": "p", "name": "P", "billing_freq": "month", "billing_freq_count": 0, "currency": "USD"}))
             .unwrap_err();
         assert_eq!(err.field(), Some("billing_freq_count"));
+        // An import-shape field is named as the record wrote it.
+        let err = Plan::from_json(
+            &json!({"id": "f", "name": "F", "interval": "fortnight", "currency": "USD"}),
+        )
+        .unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            "plan f: field `interval`: `fortnight` is not one of day, week, month, year"
+        );
+        let err = Plan::from_json(&json!({"id": "f", "name": "F", "interval": "week", "interval_count": 0, "currency": "USD"}))
+            .unwrap_err();
+        assert_eq!(err.field(), Some("interval_count"));
     }
 }

@@ -1,7 +1,8 @@
-//! The report registry: every report is reached by its interface name with
-//! the query-string parameters of its HTTP endpoint (strings) and an `as_of`,
+//! The reports: every report is reached by its interface name with the
+//! query-string parameters of its HTTP endpoint (strings) and an `as_of`,
 //! and answers JSON in the interface's response shape. Python, Node, the
-//! service and the CLI all call [`Ledger::report`].
+//! service and the CLI all call [`Ledger::report`]; which report reads
+//! which parameters is the [`Report`] registry's.
 
 pub mod cashflow;
 mod cohort;
@@ -13,6 +14,7 @@ mod invoices;
 pub mod leads;
 pub mod movement_table;
 pub mod mrr;
+mod registry;
 mod scheduled;
 pub mod series;
 mod snapshot;
@@ -20,7 +22,9 @@ mod summary;
 mod tables;
 pub mod transactions;
 
-use crate::error::{Error, Result};
+pub use registry::{Report, ReportParam, near_miss};
+
+use crate::error::Result;
 use crate::ledger::Ledger;
 use chrono::{DateTime, Utc};
 use serde_json::Value;
@@ -29,77 +33,22 @@ use std::collections::BTreeMap;
 /// Query parameters of a report, as strings (the HTTP query string).
 pub type ReportParams = BTreeMap<String, String>;
 
-type ReportFn = fn(&Ledger, &ReportParams, DateTime<Utc>) -> Result<Value>;
-
-/// Every report name with its function, in the order the interface lists them.
-const REPORTS: &[(&str, ReportFn)] = &[
-    ("summary", summary::summary),
-    ("mrr", mrr::mrr),
-    ("cmrr-summary", scheduled::cmrr_summary),
-    ("cohort", cohort::cohort),
-    ("churn-scheduled", scheduled::churn_scheduled),
-    (
-        "churn-scheduled-movements",
-        scheduled::churn_scheduled_movements,
-    ),
-    (
-        "churn-scheduled-summary",
-        scheduled::churn_scheduled_summary,
-    ),
-    ("map", snapshot::map),
-    ("customer-concentration", snapshot::concentration),
-    ("custom-variables", snapshot::custom_variables),
-    ("movement-table", movement_table::movement_table),
-    ("invoices-detail", invoices::invoices_detail),
-    ("mrr-table", tables::mrr_table),
-    ("mrr-table-subtypes", tables::mrr_table_subtypes),
-    ("leads", leads::leads),
-    ("leads-days", leads::leads_days),
-    ("leads-summary", leads::leads_summary),
-    ("leads-table", leads::leads_table),
-    ("transactions", transactions::transactions),
-    ("transactions-detail", transactions::transactions_detail),
-    ("transactions-summary", transactions::transactions_summary),
-    ("transactions-table", transactions::transactions_table),
-    ("cashflow-failed-payments", cashflow::failed_payments),
-    (
-        "cashflow-failed-payments-detail",
-        cashflow::failed_payments_detail,
-    ),
-    (
-        "cashflow-failed-payments-summary",
-        cashflow::failed_payments_summary,
-    ),
-    (
-        "cashflow-failed-payments-table",
-        cashflow::failed_payments_table,
-    ),
-    ("cashflow-refunds", cashflow::refunds),
-    ("cashflow-refunds-detail", cashflow::refunds_detail),
-    ("cashflow-refunds-table", cashflow::refunds_table),
-    ("cashflow-failure-rate", cashflow::failure_rate),
-    (
-        "cashflow-failure-rate-summary",
-        cashflow::failure_rate_summary,
-    ),
-    ("cashflow-outstanding-unpaid", cashflow::outstanding_unpaid),
-];
-
 /// The names of every report, in registry order.
 pub fn report_names() -> Vec<&'static str> {
-    REPORTS.iter().map(|(name, _)| *name).collect()
+    Report::all().iter().map(|report| report.name).collect()
+}
+
+/// Every report with its parameters, in registry order: `[{name,
+/// parameters: [{name, accepts}]}]`.
+pub fn catalogue() -> Value {
+    Value::Array(Report::all().iter().map(Report::describe).collect())
 }
 
 impl Ledger {
-    /// Runs the report `name` with HTTP query parameters at `as_of`.
+    /// Runs the report `name` with HTTP query parameters at `as_of`. An
+    /// unknown report is [`crate::Error::UnknownReport`]; a parameter the
+    /// report does not read is [`crate::Error::UnknownParameter`].
     pub fn report(&self, name: &str, params: &ReportParams, as_of: DateTime<Utc>) -> Result<Value> {
-        let (_, run) = REPORTS
-            .iter()
-            .find(|(known, _)| *known == name)
-            .ok_or_else(|| Error::UnknownReport {
-                name: name.to_string(),
-                known: report_names().join(", "),
-            })?;
-        run(self, params, as_of)
+        Report::find(name)?.run(self, params, as_of)
     }
 }

@@ -138,16 +138,28 @@ impl MrrSeries {
         as_of: DateTime<Utc>,
     ) -> Result<MrrSeries> {
         let q = Query::new(params);
+        let breakdown = match q.text("breakdown") {
+            None => None,
+            Some(_) => Some(q.choice("breakdown", BREAKDOWNS, "plan")?),
+        };
+        MrrSeries::compute_by(ledger, params, as_of, breakdown)
+    }
+
+    /// Computes the series of the `mrr` report's parameters other than
+    /// `breakdown`, broken down by `breakdown` (a key of [`BREAKDOWNS`]).
+    pub fn compute_by(
+        ledger: &Ledger,
+        params: &ReportParams,
+        as_of: DateTime<Utc>,
+        breakdown: Option<&'static str>,
+    ) -> Result<MrrSeries> {
+        let q = Query::new(params);
         let settings = ledger.settings();
         let as_of_day = as_of.with_timezone(&settings.timezone).date_naive();
         let range = q.date_range(as_of_day)?;
         let interval = q.interval(PeriodInterval::Month)?;
         let fix_fx = q.flag("fix_fx")?;
         let fx_date = q.date("fx_date")?.unwrap_or(range.start);
-        let breakdown = match q.text("breakdown") {
-            None => None,
-            Some(_) => Some(q.choice("breakdown", BREAKDOWNS, "plan")?),
-        };
         let request = Request {
             range,
             interval,

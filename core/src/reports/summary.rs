@@ -2,9 +2,10 @@
 //! currency (or `baseCurrency`).
 
 use super::ReportParams;
-use crate::error::{Error, Result};
+use crate::error::Result;
 use crate::ledger::Ledger;
-use crate::money::{Cents, Currency, round_ratio};
+use crate::money::{Cents, round_ratio};
+use crate::query::Query;
 use crate::timeline::Replay;
 use chrono::{DateTime, Utc};
 use rayon::prelude::*;
@@ -15,15 +16,7 @@ pub(super) fn summary(
     params: &ReportParams,
     as_of: DateTime<Utc>,
 ) -> Result<Value> {
-    let currency = match params.get("baseCurrency") {
-        Some(code) => Currency::parse(code).ok_or_else(|| {
-            Error::query(
-                "baseCurrency",
-                format!("`{code}` is not a three-letter currency code"),
-            )
-        })?,
-        None => ledger.settings().base_currency,
-    };
+    let currency = Query::new(params).base_currency(ledger.settings())?;
     let day = as_of
         .with_timezone(&ledger.settings().timezone)
         .date_naive();

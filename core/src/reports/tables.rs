@@ -2,7 +2,7 @@
 //!
 //! Shape: `{currency, columns: [period start...], rows: [{metric, label,
 //! values: [one per column]}]}`. `mrr-table` pivots the `mrr` report
-//! (same parameters); `mrr-table-subtypes` gives one row per movement
+//! (same parameters but `breakdown`); `mrr-table-subtypes` gives one row per movement
 //! subtype (MRR moved by that subtype in each period) with a last row of
 //! the total MRR.
 
@@ -56,9 +56,7 @@ pub(super) fn mrr_table(
     params: &ReportParams,
     as_of: DateTime<Utc>,
 ) -> Result<Value> {
-    let mut params = params.clone();
-    params.remove("breakdown");
-    let series = MrrSeries::compute(ledger, &params, as_of)?;
+    let series = MrrSeries::compute_by(ledger, params, as_of, None)?;
     let periods: Vec<Value> = (0..series.periods.len())
         .map(|i| period_row(&series.periods[i], &series.total, i))
         .collect();
@@ -77,9 +75,7 @@ pub(super) fn mrr_table_subtypes(
     params: &ReportParams,
     as_of: DateTime<Utc>,
 ) -> Result<Value> {
-    let mut params = params.clone();
-    params.insert("breakdown".to_string(), "subtype".to_string());
-    let series = MrrSeries::compute(ledger, &params, as_of)?;
+    let series = MrrSeries::compute_by(ledger, params, as_of, Some("subtype"))?;
     let mut rows: Vec<Value> = SUBTYPE_ROWS
         .iter()
         .map(|(subtype, label)| {

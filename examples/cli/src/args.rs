@@ -26,6 +26,11 @@ pub struct Cli {
     /// Log HTTP traffic to stderr (the key masked).
     #[arg(long, global = true)]
     pub verbose: bool,
+    /// The instant to compute at (ISO 8601 instant, or a date meaning its
+    /// end; default now): for reports, customers, exports movements and
+    /// local, before or after the command.
+    #[arg(long, global = true)]
+    pub as_of: Option<String>,
     #[command(subcommand)]
     pub command: Command,
 }
@@ -33,9 +38,12 @@ pub struct Cli {
 #[derive(Subcommand)]
 pub enum Command {
     /// Run a report: `reports mrr --date 20240101-20241231 --interval month`.
-    /// Any `--key value` is passed as a query parameter (--date, --interval,
-    /// --currency, --region, --plan, --country, --data-source, --breakdown, ...).
+    /// Every other `--name value` is a parameter of the report (--date,
+    /// --interval, --currency, --region, --plan, --country, --data-source,
+    /// --breakdown, ...); one the report does not take is an error.
+    #[command(after_help = report_list())]
     Reports {
+        /// The report (listed below).
         name: String,
         #[arg(trailing_var_arg = true, allow_hyphen_values = true)]
         params: Vec<String>,
@@ -203,9 +211,6 @@ pub struct LocalArgs {
     /// units of its currency per one unit of the base currency.
     #[arg(long)]
     pub data: std::path::PathBuf,
-    /// The instant to compute at (ISO 8601; default now).
-    #[arg(long)]
-    pub as_of: Option<String>,
     #[arg(long)]
     pub base_currency: Option<String>,
     #[arg(long)]
@@ -223,9 +228,46 @@ pub struct LocalArgs {
     pub command: LocalCommand,
 }
 
+impl LocalArgs {
+    /// Sets the option `--name` (written after the command) as if it came
+    /// before it; `false` when `name` is not an option of `local`.
+    fn set(
+        &mut self,
+        name: &str,
+        value: impl FnOnce() -> Result<String, String>,
+    ) -> Result<bool, String> {
+        let whole = |value: String| {
+            value
+                .parse::<u32>()
+                .map_err(|_| format!("invalid value '{value}' for '{name}': not a whole number"))
+        };
+        match name {
+            "--strict" => self.strict = true,
+            "--data" => self.data = value()?.into(),
+            "--base-currency" => self.base_currency = Some(value()?),
+            "--timezone" => self.timezone = Some(value()?),
+            "--refund-handling" => self.refund_handling = Some(value()?),
+            "--first-day-of-week" => self.first_day_of_week = Some(whole(value()?)?),
+            "--churn-grace-days" => self.churn_grace_days = Some(whole(value()?)?),
+            _ => return Ok(false),
+        }
+        Ok(true)
+    }
+}
+
+/// The report names, for `reports --help`.
+fn report_list() -> String {
+    format!(
+        "Reports: {}.\nGET /reports on the service lists each report's parameters.",
+        submetrics::reports::report_names().join(", ")
+    )
+}
+
 #[derive(Subcommand)]
 pub enum LocalCommand {
+    #[command(after_help = report_list())]
     Reports {
+        /// The report (listed below).
         name: String,
         #[arg(trailing_var_arg = true, allow_hyphen_values = true)]
         params: Vec<String>,
@@ -261,7 +303,7 @@ pub enum LocalCustomers {
 }
 
 /// `--key value` / `--key=value` pairs as query parameters; `--data-source`
-/// and `--as-of` become `data_source` and `as_of`.
+/// and `--base-currency` become `data_source` and `baseCurrency`.
 pub fn pairs(args: &[String]) -> Result<Vec<(String, String)>, String> {
     let mut out = Vec::new();
     let mut i = 0;
@@ -282,7 +324,6 @@ pub fn pairs(args: &[String]) -> Result<Vec<(String, String)>, String> {
         };
         let name = match name.as_str() {
             "data-source" => "data_source".to_string(),
-            "as-of" => "as_of".to_string(),
             "base-currency" => "baseCurrency".to_string(),
             _ => name,
         };
@@ -292,23 +333,33 @@ pub fn pairs(args: &[String]) -> Result<Vec<(String, String)>, String> {
     Ok(out)
 }
 
-/// Moves global options written after a command's pass-through parameters
-/// (`reports mrr --date ... --format csv`) back to the globals; a bad or
-/// missing value is an error, as it is before the command.
-pub fn hoist_globals(cli: &mut Cli) -> Result<(), String> {
-    let params = match &mut cli.command {
-        Command::Reports { params, .. } | Command::Exports { params, .. } => params,
+/// The pass-through parameters of the command, when it has them.
+fn passed_through(command: &mut Command) -> Option<&mut Vec<String>> {
+    match command {
+        Command::Reports { params, .. } | Command::Exports { params, .. } => Some(params),
         Command::Customers {
             action: CustomersAction::List { params, .. },
-        } => params,
+        } => Some(params),
         Command::Local(local) => match &mut local.command {
-            LocalCommand::Reports { params, .. } => params,
+            LocalCommand::Reports { params, .. } => Some(params),
             LocalCommand::Customers {
                 action: LocalCustomers::List { params },
-            } => params,
-            _ => return Ok(()),
+            } => Some(params),
+            _ => None,
         },
-        _ => return Ok(()),
+        _ => None,
+    }
+}
+
+/// Moves the client's own options written after a command's pass-through
+/// parameters (`reports mrr --date ... --format csv --as-of 2024-06-30`,
+/// and `local`'s options after its command) back where they mean the same
+/// as before the command, so a command line has one meaning wherever an
+/// option stands; a bad or missing value is an error, as it is before the
+/// command.
+pub fn hoist_globals(cli: &mut Cli) -> Result<(), String> {
+    let Some(params) = passed_through(&mut cli.command) else {
+        return Ok(());
     };
     let mut rest = Vec::new();
     let mut items = std::mem::take(params).into_iter();
@@ -317,28 +368,39 @@ pub fn hoist_globals(cli: &mut Cli) -> Result<(), String> {
             Some((n, v)) => (n.to_string(), Some(v.to_string())),
             None => (arg.clone(), None),
         };
+        let mut value = || {
+            inline
+                .clone()
+                .or_else(|| items.next())
+                .ok_or_else(|| format!("{name} needs a value"))
+        };
         match name.as_str() {
             "--no-color" => cli.no_color = true,
             "--verbose" => cli.verbose = true,
-            "--format" | "--api-key" | "--api-url" => {
-                let value = inline
-                    .or_else(|| items.next())
-                    .ok_or_else(|| format!("{name} needs a value"))?;
-                match name.as_str() {
-                    "--format" => {
-                        cli.format = Format::from_str(&value, true).map_err(|_| {
-                            format!(
-                                "invalid value '{value}' for '--format <FORMAT>' [possible values: auto, json, table, csv]"
-                            )
-                        })?
-                    }
-                    "--api-key" => cli.api_key = Some(value),
-                    _ => cli.api_url = Some(value),
+            "--format" => {
+                let value = value()?;
+                cli.format = Format::from_str(&value, true).map_err(|_| {
+                    format!(
+                        "invalid value '{value}' for '--format <FORMAT>' [possible values: auto, json, table, csv]"
+                    )
+                })?
+            }
+            "--api-key" => cli.api_key = Some(value()?),
+            "--api-url" => cli.api_url = Some(value()?),
+            "--as-of" => cli.as_of = Some(value()?),
+            _ => {
+                let hoisted = match &mut cli.command {
+                    Command::Local(local) => local.set(&name, value)?,
+                    _ => false,
+                };
+                if !hoisted {
+                    rest.push(arg);
                 }
             }
-            _ => rest.push(arg),
         }
     }
-    *params = rest;
+    if let Some(params) = passed_through(&mut cli.command) {
+        *params = rest;
+    }
     Ok(())
 }

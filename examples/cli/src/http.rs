@@ -106,6 +106,13 @@ impl Client {
                 .and_then(Value::as_str)
                 .map(str::to_string)
                 .unwrap_or(text);
+            let message = if status == 401 && self.key.is_none() {
+                format!(
+                    "{message} (no API key was given: pass --api-key KEY or set SUBMETRICS_API_KEY)"
+                )
+            } else {
+                message
+            };
             return Err(CliError::Server { status, message });
         }
         Ok(value)

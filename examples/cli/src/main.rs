@@ -35,13 +35,18 @@ fn main() -> ExitCode {
         let base = local.base_currency.as_deref().unwrap_or("USD");
         style.base = Some(base.to_ascii_uppercase());
     }
+    // `local` ends its stderr with what it loaded, whatever happens.
+    let mut loaded = None;
     let outcome = match cli.command {
-        args::Command::Local(local) => commands::local::run(local).map(|value| (value, false)),
+        args::Command::Local(local) => {
+            let counts = loaded.insert(commands::local::Loaded::default());
+            commands::local::run(local, cli.as_of.as_deref(), counts).map(|value| (value, false))
+        }
         command => config::api_key(cli.api_key)
             .and_then(|key| Ok((key, config::api_url(cli.api_url)?)))
             .and_then(|(key, url)| {
                 let client = http::Client::new(url, key, cli.verbose);
-                commands::online::run(&client, command)
+                commands::online::run(&client, command, cli.as_of)
             }),
     };
     match outcome {
@@ -56,10 +61,16 @@ fn main() -> ExitCode {
                 style
             };
             output::print(&value, &style);
+            if let Some(loaded) = loaded {
+                eprintln!("{loaded}");
+            }
             ExitCode::SUCCESS
         }
         Err(error) => {
             eprintln!("error: {error}");
+            if let Some(loaded) = loaded {
+                eprintln!("{loaded}");
+            }
             ExitCode::FAILURE
         }
     }

@@ -279,7 +279,7 @@ fn strict_and_bad_directories() {
     assert_eq!(nowhere.status.code(), Some(1));
     assert_eq!(
         String::from_utf8_lossy(&nowhere.stderr),
-        "error: --data /nonexistent-dir: not a directory\n"
+        "error: --data /nonexistent-dir: not a directory\nloaded 0 customers, 0 plans, 0 invoices; rejected 0\n"
     );
 }
 
@@ -294,7 +294,11 @@ fn csv_ids_keep_leading_zeros_and_json_may_be_a_bare_array() {
         &dir,
         &["--as-of", "2024-02-15T00:00:00Z", "customers", "get", "007"],
     );
-    assert_eq!(String::from_utf8_lossy(&out.stderr), "", "nothing rejected");
+    assert_eq!(
+        String::from_utf8_lossy(&out.stderr),
+        "loaded 1 customers, 1 plans, 3 invoices; rejected 0\n",
+        "nothing rejected"
+    );
     let customer = json(&out);
     assert_eq!(customer["id"], "007");
     assert_eq!(customer["custom_variables"]["account_no"], "000042");
@@ -358,18 +362,22 @@ fn a_large_load_shows_progress_on_a_terminal_and_never_on_stdout() {
         String::from_utf8_lossy(&terminal.stdout),
         "\rcustomers  [############                  ] 20000/50000\
          \rcustomers  [########################      ] 40000/50000\
-         \rcustomers  [##############################] 50000/50000\r\n"
+         \rcustomers  [##############################] 50000/50000\r\n\
+         loaded 50000 customers, 0 plans, 0 invoices; rejected 0\r\n"
     );
     let written: Value =
         serde_json::from_str(&std::fs::read_to_string(&out_file).expect("out")).expect("pure JSON");
     assert_eq!(written["result"]["count"], 50_000);
     assert_eq!(written["result"]["list"][0]["id"], "c0");
-    // Piped stderr: no bar at all.
+    // Piped stderr: no bar at all, only what was loaded.
     let piped = local_in(
         &dir.display().to_string(),
         &["customers", "list", "--status", "all", "--limit", "1"],
     );
-    assert_eq!(String::from_utf8_lossy(&piped.stderr), "");
+    assert_eq!(
+        String::from_utf8_lossy(&piped.stderr),
+        "loaded 50000 customers, 0 plans, 0 invoices; rejected 0\n"
+    );
     assert_eq!(json(&piped)["result"]["count"], 50_000);
     let _ = std::fs::remove_dir_all(&dir);
 }
@@ -542,5 +550,128 @@ date        customer_id  type  subtype  mrr_change  mrr_change_base_currency  cu
 2024-01-15  B            new   new         $100.00                    €90.00                      1                1  USD       []            [\"y\"]
 2024-02-01  C            new   new          €27.00                    €27.00                      1                1  EUR       []            [\"e\"]
 "
+    );
+}
+
+/// The fixture's closing stderr line: the `bad` invoice is rejected.
+const FIXTURE_LOADED: &str = "loaded 3 customers, 3 plans, 6 invoices; rejected 1\n";
+
+#[test]
+fn an_unknown_report_parameter_is_an_error_with_a_near_miss() {
+    let out = local(&["reports", "mrr", "--intervall", "month"]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(out.stdout.is_empty());
+    assert_eq!(
+        String::from_utf8_lossy(&out.stderr),
+        format!(
+            "rejected: invoice bad: field `customer_id`: customer `Z` does not exist; send the customer first\n\
+             error: parameter `intervall`: report `mrr` has no such parameter; did you mean `interval`? \
+             Its parameters: date, interval, baseCurrency, fix_fx, fx_date, breakdown, category, subtype, \
+             currency, customer, plan, billing_freq, pricing_model, status, country, region, industry, size, \
+             channel, market, payment_method, age, data_source\n{FIXTURE_LOADED}"
+        )
+    );
+}
+
+#[test]
+fn as_of_and_local_options_mean_the_same_before_and_after_the_command() {
+    let dir = data_dir();
+    let before = local_in(&dir, &["--as-of", "2024-01-15", "reports", "summary"]);
+    let after = local_in(&dir, &["reports", "summary", "--as-of", "2024-01-15"]);
+    let inline = local_in(&dir, &["reports", "summary", "--as-of=2024-01-15"]);
+    assert_eq!(json(&before)["summary"]["mrr_current"], 13000);
+    assert_eq!(json(&after), json(&before));
+    assert_eq!(json(&inline), json(&before));
+    // Without it: now, long after the fixture's last invoice.
+    assert_eq!(
+        json(&local_in(&dir, &["reports", "summary"]))["summary"]["mrr_current"],
+        0
+    );
+    // A `local` option after the command is that option, not a report parameter.
+    let strict = local_in(&dir, &["reports", "summary", "--strict"]);
+    assert_eq!(strict.status.code(), Some(1));
+    assert!(
+        String::from_utf8_lossy(&strict.stderr).ends_with(&format!(
+            "error: 1 record(s) rejected (--strict)\n{FIXTURE_LOADED}"
+        )),
+        "{}",
+        String::from_utf8_lossy(&strict.stderr)
+    );
+    let euro = local_in(
+        &dir,
+        &[
+            "reports",
+            "summary",
+            "--as-of",
+            "2024-01-15",
+            "--base-currency",
+            "EUR",
+        ],
+    );
+    assert_eq!(
+        json(&euro),
+        json(&local_in(
+            &dir,
+            &[
+                "--base-currency",
+                "EUR",
+                "--as-of",
+                "2024-01-15",
+                "reports",
+                "summary"
+            ]
+        ))
+    );
+    let bad = local_in(
+        &dir,
+        &["reports", "summary", "--first-day-of-week", "monday"],
+    );
+    assert_eq!(bad.status.code(), Some(1));
+    assert_eq!(
+        String::from_utf8_lossy(&bad.stderr),
+        "error: invalid value 'monday' for '--first-day-of-week': not a whole number\n"
+    );
+}
+
+#[test]
+fn a_load_that_keeps_nothing_is_an_error_and_says_what_it_loaded() {
+    let root = std::path::PathBuf::from(env!("CARGO_TARGET_TMPDIR"))
+        .join(format!("cli-nothing-loaded-{}", std::process::id()));
+    let empty = root.join("empty");
+    let orphans = root.join("orphans");
+    std::fs::create_dir_all(&empty).expect("dir");
+    std::fs::create_dir_all(&orphans).expect("dir");
+    std::fs::write(
+        orphans.join("customers.json"),
+        r#"[{"id": "A", "name": "Acme"}]"#,
+    )
+    .expect("write");
+    std::fs::write(
+        orphans.join("invoices.jsonl"),
+        "{\"id\": \"i1\", \"customer_id\": \"Z\", \"type\": \"one_time\", \"invoice_date\": \"2024-01-01\", \"amount\": 100, \"currency\": \"USD\"}\n",
+    )
+    .expect("write");
+    let out = local_in(empty.to_str().unwrap(), &["reports", "summary"]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(out.stdout.is_empty());
+    assert_eq!(
+        String::from_utf8_lossy(&out.stderr),
+        format!(
+            "error: --data {}: no records (customers, plans and invoices as .json, .jsonl or .csv)\n\
+             loaded 0 customers, 0 plans, 0 invoices; rejected 0\n",
+            empty.display()
+        )
+    );
+    let out = local_in(orphans.to_str().unwrap(), &["reports", "summary"]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(out.stdout.is_empty());
+    assert_eq!(
+        String::from_utf8_lossy(&out.stderr),
+        format!(
+            "rejected: invoice i1: field `customer_id`: customer `Z` does not exist; send the customer first\n\
+             error: --data {}: every record of invoices was rejected\n\
+             loaded 1 customers, 0 plans, 0 invoices; rejected 1\n",
+            orphans.display()
+        )
     );
 }

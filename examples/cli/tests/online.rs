@@ -388,6 +388,80 @@ fn errors_exit_1_on_stderr_with_the_server_status() {
 }
 
 #[test]
+fn an_unknown_report_parameter_is_refused_with_a_near_miss() {
+    let server = start();
+    server.seed();
+    let out = server.run(&["reports", "summary", "--curency", "EUR"]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(out.stdout.is_empty());
+    assert_eq!(
+        String::from_utf8_lossy(&out.stderr),
+        "error: server answered 400: parameter `curency`: report `summary` has no such parameter. Its parameters: baseCurrency\n"
+    );
+    let out = server.run(&["reports", "churn-scheduled-summary", "--intervall", "month"]);
+    assert_eq!(out.status.code(), Some(1));
+    assert_eq!(
+        String::from_utf8_lossy(&out.stderr),
+        "error: server answered 400: parameter `intervall`: report `churn-scheduled-summary` has no such parameter; \
+         did you mean `interval`? Its parameters: interval, baseCurrency, fix_fx, fx_date, currency, customer, plan, \
+         billing_freq, pricing_model, status, country, region, industry, size, channel, market, payment_method, age, \
+         data_source\n"
+    );
+}
+
+#[test]
+fn as_of_means_the_same_before_and_after_the_command() {
+    let server = start();
+    server.seed();
+    let before = server.json(&["--as-of", "2024-01-15", "reports", "summary"]);
+    assert_eq!(before["summary"]["mrr_current"], 5000);
+    assert_eq!(
+        server.json(&["reports", "summary", "--as-of", "2024-01-15"]),
+        before
+    );
+    let mrr = |args: &[&str]| server.json(args)["result"][0]["total_mrr"].clone();
+    assert_eq!(
+        mrr(&[
+            "reports",
+            "mrr",
+            "--date",
+            "20240101-20240131",
+            "--as-of",
+            "2024-01-15"
+        ]),
+        5000
+    );
+    assert_eq!(
+        mrr(&[
+            "--as-of",
+            "2024-01-15",
+            "reports",
+            "mrr",
+            "--date",
+            "20240101-20240131"
+        ]),
+        5000
+    );
+}
+
+#[test]
+fn a_call_without_a_key_names_where_the_key_comes_from() {
+    let server = start();
+    let out = server
+        .command()
+        .env_remove("SUBMETRICS_API_KEY")
+        .args(["reports", "summary"])
+        .output()
+        .expect("run");
+    assert_eq!(out.status.code(), Some(1));
+    assert_eq!(
+        String::from_utf8_lossy(&out.stderr),
+        "error: server answered 401: missing `Authorization: Bearer <API key>` header \
+         (no API key was given: pass --api-key KEY or set SUBMETRICS_API_KEY)\n"
+    );
+}
+
+#[test]
 fn the_key_comes_from_flag_then_environment_then_config_file() {
     let server = start();
     std::fs::write(
@@ -890,4 +964,86 @@ fn the_address_comes_from_flag_then_environment_then_config_file_then_default() 
         "{}",
         String::from_utf8_lossy(&broken.stderr)
     );
+}
+
+/// What `exports` writes (CSV) and what `data <kind> list --format json`
+/// writes, `local --data` reads back to the numbers the service computes:
+/// custom variables, invoice lines, quoted text and every report below.
+#[test]
+fn exports_and_json_lists_read_back_offline_to_the_same_numbers() {
+    let server = start();
+    for (kind, body) in [
+        (
+            "plans",
+            r#"[{"id": "m", "name": "Monthly", "interval": "month", "currency": "USD"},
+                {"id": "y", "name": "Annual, \"gold\"", "interval": "year", "currency": "USD"}]"#,
+        ),
+        (
+            "customers",
+            r#"[{"id": "A", "name": "Acme, Inc.", "country": "DE", "custom_variables": {"industry": "Retail"}},
+                {"id": "B", "name": "Beta", "email": "b@example.com"},
+                {"id": "C", "name": "Gamma", "custom_variables": {"industry": "SaaS", "tier": "gold"}}]"#,
+        ),
+        (
+            "invoices",
+            r#"[{"id": "a1", "customer_id": "A", "type": "subscription", "plan_id": "m", "invoice_date": "2024-01-01", "amount": 3000, "currency": "USD"},
+                {"id": "a2", "customer_id": "A", "type": "subscription", "plan_id": "m", "invoice_date": "2024-02-01", "amount": 4500, "currency": "USD",
+                 "lines": [{"description": "seats", "amount": 4500, "quantity": 3}]},
+                {"id": "b1", "customer_id": "B", "type": "subscription", "plan_id": "y", "invoice_date": "2024-01-10", "amount": 120000, "currency": "USD"},
+                {"id": "c1", "customer_id": "C", "type": "subscription", "plan_id": "m", "invoice_date": "2024-01-20", "amount": 2000, "currency": "USD"}]"#,
+        ),
+    ] {
+        server.json(&["data", kind, "create", "--body", body]);
+    }
+    let root = server.home.join("round-trip");
+    let (csv, json_dir) = (root.join("csv"), root.join("json"));
+    std::fs::create_dir_all(&csv).expect("dir");
+    std::fs::create_dir_all(&json_dir).expect("dir");
+    for kind in ["customers", "plans", "invoices"] {
+        let exported = server.run(&["exports", kind]);
+        assert!(exported.status.success());
+        std::fs::write(csv.join(format!("{kind}.csv")), &exported.stdout).expect("write");
+        let listed = server.run(&["data", kind, "list", "--format", "json"]);
+        assert!(listed.status.success());
+        std::fs::write(json_dir.join(format!("{kind}.json")), &listed.stdout).expect("write");
+    }
+    let at = "2024-02-15";
+    let reports: &[&[&str]] = &[
+        &["summary"],
+        &["mrr", "--date", "20240101-20240229"],
+        &["mrr", "--date", "20240101-20240229", "--industry", "retail"],
+        &["custom-variables"],
+        &["invoices-detail", "--customer", "A"],
+        &[
+            "movement-table",
+            "--date",
+            "20240101-20240229",
+            "--customer",
+            "A",
+        ],
+    ];
+    let summary = server.json(&["--as-of", at, "reports", "summary"]);
+    assert_eq!(summary["summary"]["mrr_current"], 4500 + 10000 + 2000);
+    for dir in [&csv, &json_dir] {
+        for report in reports {
+            let mut online = vec!["--as-of", at, "reports"];
+            online.extend_from_slice(report);
+            let expected = server.json(&online);
+            let offline = server
+                .command()
+                .args(["local", "--data"])
+                .arg(dir)
+                .args(["--as-of", at, "reports"])
+                .args(*report)
+                .output()
+                .expect("run");
+            let stderr = String::from_utf8_lossy(&offline.stderr);
+            assert_eq!(
+                stderr, "loaded 3 customers, 2 plans, 4 invoices; rejected 0\n",
+                "{dir:?} {report:?}"
+            );
+            let got: Value = serde_json::from_slice(&offline.stdout).expect("JSON");
+            assert_eq!(got, expected, "{dir:?} {report:?}");
+        }
+    }
 }

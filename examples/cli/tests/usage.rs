@@ -165,3 +165,38 @@ fn a_get_with_a_body_is_refused() {
         "error: HEAD sends no body: pass query parameters as key=value\n",
     );
 }
+
+#[test]
+fn reports_help_lists_every_report() {
+    let names = "summary, mrr, cmrr-summary, cohort, churn-scheduled, churn-scheduled-movements, churn-scheduled-summary, map, customer-concentration, custom-variables, movement-table, invoices-detail, mrr-table, mrr-table-subtypes, leads, leads-days, leads-summary, leads-table, transactions, transactions-detail, transactions-summary, transactions-table, cashflow-failed-payments, cashflow-failed-payments-detail, cashflow-failed-payments-summary, cashflow-failed-payments-table, cashflow-refunds, cashflow-refunds-detail, cashflow-refunds-table, cashflow-failure-rate, cashflow-failure-rate-summary, cashflow-outstanding-unpaid";
+    for args in [
+        &["reports", "--help"][..],
+        &["local", "--data", ".", "reports", "--help"][..],
+    ] {
+        let help = client(args);
+        assert_eq!(help.status.code(), Some(0), "{args:?}");
+        assert!(
+            text(&help.stdout).ends_with(&format!(
+                "Reports: {names}.\nGET /reports on the service lists each report's parameters.\n"
+            )),
+            "{args:?}: {}",
+            text(&help.stdout)
+        );
+    }
+}
+
+#[test]
+fn as_of_on_a_command_that_computes_nothing_is_refused() {
+    usage_error(
+        &[
+            "data",
+            "plans",
+            "list",
+            "--as-of",
+            "2024-01-01",
+            "--api-key",
+            "k",
+        ],
+        "error: --as-of applies to reports, customers list and get, exports movements and local\n",
+    );
+}

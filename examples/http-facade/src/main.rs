@@ -195,7 +195,9 @@ fn serve(state: AppState, listen: &str) -> Result<(), Box<dyn std::error::Error>
         .enable_all()
         .build()?;
     runtime.block_on(async move {
-        let listener = tokio::net::TcpListener::bind(listen).await?;
+        let listener = tokio::net::TcpListener::bind(listen)
+            .await
+            .map_err(|error| cannot_listen(listen, &error))?;
         println!("listening on http://{}", listener.local_addr()?);
         std::io::stdout().flush()?;
         // Turned into a service once: serving the router itself would
@@ -208,4 +210,17 @@ fn serve(state: AppState, listen: &str) -> Result<(), Box<dyn std::error::Error>
             .await?;
         Ok(())
     })
+}
+
+/// Why the service cannot listen on `listen`, naming the address; an
+/// address in use (another server there) suggests `--listen`.
+fn cannot_listen(listen: &str, error: &std::io::Error) -> String {
+    if error.kind() == std::io::ErrorKind::AddrInUse {
+        format!(
+            "cannot listen on {listen}: the address is in use (is another server running?); \
+             pick another with --listen ADDR:PORT or SUBMETRICS_LISTEN"
+        )
+    } else {
+        format!("cannot listen on {listen}: {error}")
+    }
 }

@@ -117,7 +117,7 @@ pub fn document() -> Value {
         if doc.free_query {
             parameters.push(json!({
                 "name": "parameters", "in": "query", "required": false, "style": "form", "explode": true,
-                "description": "Any further parameter of the report or view (see docs/reports.md), as name=value",
+                "description": "Any further parameter of the report or view, as name=value (see docs/reports.md; GET /reports lists each report's, and a report refuses any other)",
                 "schema": {"type": "object", "additionalProperties": {"type": "string"}}
             }));
         }

@@ -1,10 +1,14 @@
 //! Reading exported records from a directory: `<collection>.json` (an array,
-//! or an object with the collection's key), `.jsonl` (one record per line)
-//! or `.csv` (a header of field names; `custom_variables.<key>` and
-//! `metadata.<key>` columns fill those objects; a cell is a number only in
-//! a field known to hold one (amounts, counts, rates, and Unix seconds in a
-//! date field); everything else, ids and codes included, stays text as
-//! written; empty cells are left out).
+//! an object with the collection's key, or a page of the data API as
+//! `submetrics data <kind> list --format json` writes it: `{"result":
+//! {"list": [...]}}`), `.jsonl` (one record per line) or `.csv` (a header
+//! of field names, as `submetrics exports` writes it; `custom_variables.<key>`
+//! and `metadata.<key>` columns fill those objects; a cell of a field that
+//! holds an object or a list (`custom_variables`, `metadata`, `lines`,
+//! `transactions`) is that JSON; a cell is a number only in a field known
+//! to hold one (amounts, counts, rates, and Unix seconds in a date field);
+//! everything else, ids and codes included, stays text as written; empty
+//! cells are left out). So what the client exports, `local` reads back.
 
 use crate::error::{CliError, Result};
 use serde_json::{Map, Value};
@@ -27,11 +31,20 @@ pub fn read(dir: &Path, collection: &str) -> Result<Vec<Value>> {
                 .map_err(|e| bad(e.line(), e.to_string()))?
             {
                 Value::Array(items) => Ok(items),
-                Value::Object(mut map) => match map.remove(collection) {
-                    Some(Value::Array(items)) => Ok(items),
+                Value::Object(mut map) => match (map.remove(collection), map.remove("result")) {
+                    (Some(Value::Array(items)), _) => Ok(items),
+                    (None, Some(Value::Object(mut page))) => match page.remove("list") {
+                        Some(Value::Array(items)) => Ok(items),
+                        _ => Err(bad(
+                            1,
+                            "expected {\"result\": {\"list\": [...]}}".to_string(),
+                        )),
+                    },
                     _ => Err(bad(
                         1,
-                        format!("expected an array or {{\"{collection}\": [...]}}"),
+                        format!(
+                            "expected an array, {{\"{collection}\": [...]}} or {{\"result\": {{\"list\": [...]}}}}"
+                        ),
                     )),
                 },
                 _ => Err(bad(1, "expected an array of records".to_string())),
@@ -128,9 +141,16 @@ const DATE_FIELDS: &[&str] = &[
     "overdue_date",
 ];
 
+/// Fields whose values are objects or lists, written in a CSV cell as JSON.
+const JSON_FIELDS: &[&str] = &["custom_variables", "metadata", "lines", "transactions"];
+
 /// A cell typed by what its field means: numbers only where the field
 /// holds one, text otherwise (`007`, zip codes, invoice numbers unchanged).
-fn typed(field: &str, text: &str) -> Value {
+fn typed(field: &str, text: &str) -> std::result::Result<Value, String> {
+    if JSON_FIELDS.contains(&field) {
+        return serde_json::from_str(text)
+            .map_err(|e| format!("field `{field}`: the cell is not JSON: {e}"));
+    }
     let whole = || text.parse::<i64>().ok().map(Value::from);
     let number = if NUMERIC_FIELDS.contains(&field) {
         whole().or_else(|| {
@@ -144,7 +164,7 @@ fn typed(field: &str, text: &str) -> Value {
     } else {
         None
     };
-    number.unwrap_or_else(|| Value::String(text.to_string()))
+    Ok(number.unwrap_or_else(|| Value::String(text.to_string())))
 }
 
 fn csv_records(text: &str) -> std::result::Result<Vec<Value>, (usize, String)> {
@@ -176,7 +196,7 @@ fn csv_records(text: &str) -> std::result::Result<Vec<Value>, (usize, String)> {
                         }
                     }
                     _ => {
-                        record.insert(name.clone(), typed(name, cell));
+                        record.insert(name.clone(), typed(name, cell).map_err(|e| (i + 2, e))?);
                     }
                 }
             }
@@ -218,6 +238,27 @@ mod tests {
                 "flag": "true",
                 "rate": 0.9
             })
+        );
+    }
+
+    #[test]
+    fn object_and_list_fields_are_json_cells_as_exports_write_them() {
+        let text = "id,custom_variables,lines\r\nA,\"{\"\"industry\"\":\"\"Retail\"\"}\",\"[{\"\"amount\"\":100}]\"\r\nB,{},[]\r\n";
+        let records = csv_records(text).unwrap();
+        assert_eq!(
+            records,
+            vec![
+                serde_json::json!({"id": "A", "custom_variables": {"industry": "Retail"}, "lines": [{"amount": 100}]}),
+                serde_json::json!({"id": "B", "custom_variables": {}, "lines": []}),
+            ]
+        );
+        assert_eq!(
+            csv_records("id,lines\nA,seats\n").unwrap_err(),
+            (
+                2,
+                "field `lines`: the cell is not JSON: expected value at line 1 column 1"
+                    .to_string()
+            )
         );
     }
 

@@ -48,8 +48,30 @@ fn progress(done: usize, total: usize, what: &str) {
     let _ = std::io::stderr().flush();
 }
 
-/// Loads every file of the directory; rejected records go to stderr.
-pub fn load(args: &LocalArgs) -> Result<Ledger> {
+/// What a load kept: the records accepted of the kinds reports rest on,
+/// and every record rejected.
+#[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
+pub struct Loaded {
+    pub customers: usize,
+    pub plans: usize,
+    pub invoices: usize,
+    pub rejected: usize,
+}
+
+impl std::fmt::Display for Loaded {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "loaded {} customers, {} plans, {} invoices; rejected {}",
+            self.customers, self.plans, self.invoices, self.rejected
+        )
+    }
+}
+
+/// Loads every file of the directory into `loaded`'s counts; rejected
+/// records go to stderr. Nothing loaded (no records, or every record of a
+/// kind rejected) is an error, and so is any rejection with `--strict`.
+pub fn load(args: &LocalArgs, loaded: &mut Loaded) -> Result<Ledger> {
     if !args.data.is_dir() {
         return Err(CliError::usage(format!(
             "--data {}: not a directory",
@@ -62,7 +84,8 @@ pub fn load(args: &LocalArgs) -> Result<Ledger> {
         ledger.load_fx_rates(&rates)?;
     }
     let show = std::io::stderr().is_terminal();
-    let mut rejected = 0;
+    let mut given_total = 0;
+    let mut all_rejected = Vec::new();
     for (collection, kind) in [
         ("data_sources", RecordKind::DataSources),
         ("customers", RecordKind::Customers),
@@ -72,9 +95,12 @@ pub fn load(args: &LocalArgs) -> Result<Ledger> {
     ] {
         let records = files::read(&args.data, collection)?;
         let bar = show && records.len() >= PROGRESS_FROM;
+        let mut accepted = 0;
         for (i, chunk) in records.chunks(BATCH).enumerate() {
-            for result in ledger.upsert(kind, chunk).rejected() {
-                rejected += 1;
+            let report = ledger.upsert(kind, chunk);
+            accepted += report.accepted();
+            for result in report.rejected() {
+                loaded.rejected += 1;
                 eprintln!(
                     "rejected: {}",
                     result.import_error.clone().unwrap_or_default()
@@ -88,10 +114,34 @@ pub fn load(args: &LocalArgs) -> Result<Ledger> {
                 );
             }
         }
+        match kind {
+            RecordKind::Customers => loaded.customers = accepted,
+            RecordKind::Plans => loaded.plans = accepted,
+            RecordKind::Invoices => loaded.invoices = accepted,
+            _ => {}
+        }
+        given_total += records.len();
+        if !records.is_empty() && accepted == 0 {
+            all_rejected.push(collection);
+        }
     }
-    if rejected > 0 && args.strict {
+    if given_total == 0 {
         return Err(CliError::usage(format!(
-            "{rejected} record(s) rejected (--strict)"
+            "--data {}: no records (customers, plans and invoices as .json, .jsonl or .csv)",
+            args.data.display()
+        )));
+    }
+    if !all_rejected.is_empty() {
+        return Err(CliError::usage(format!(
+            "--data {}: every record of {} was rejected",
+            args.data.display(),
+            all_rejected.join(", ")
+        )));
+    }
+    if loaded.rejected > 0 && args.strict {
+        return Err(CliError::usage(format!(
+            "{} record(s) rejected (--strict)",
+            loaded.rejected
         )));
     }
     Ok(ledger)
@@ -104,9 +154,11 @@ fn query(params: &[String]) -> Result<ReportParams> {
         .collect())
 }
 
-pub fn run(args: LocalArgs) -> Result<Value> {
-    let ledger = load(&args)?;
-    let as_of = match &args.as_of {
+/// Runs a `local` command at `as_of` (default now); `loaded` gets what
+/// the load kept, also when the command fails.
+pub fn run(args: LocalArgs, as_of: Option<&str>, loaded: &mut Loaded) -> Result<Value> {
+    let ledger = load(&args, loaded)?;
+    let as_of = match as_of {
         Some(text) => submetrics::parse_as_of(text, ledger.settings())?,
         None => chrono::Utc::now(),
     };

@@ -27,15 +27,37 @@ fn params(args: &[String]) -> Result<Vec<(String, String)>> {
     pairs(args).map_err(CliError::usage)
 }
 
-/// Runs an online command; returns what to print (and whether it must be CSV).
-pub fn run(client: &Client, command: Command) -> Result<(Value, bool)> {
+/// `as_of` as the service's query parameter, for the commands that compute
+/// at an instant; any other command refuses `--as-of` rather than drop it.
+fn instant(command: &Command, as_of: Option<String>) -> Result<Vec<(String, String)>> {
+    let Some(as_of) = as_of else {
+        return Ok(Vec::new());
+    };
+    match command {
+        Command::Reports { .. }
+        | Command::Customers {
+            action: CustomersAction::List { .. } | CustomersAction::Get { .. },
+        }
+        | Command::Exports {
+            what: Export::Movements,
+            ..
+        } => Ok(vec![("as_of".to_string(), as_of)]),
+        _ => Err(CliError::usage(
+            "--as-of applies to reports, customers list and get, exports movements and local",
+        )),
+    }
+}
+
+/// Runs an online command at `as_of` (default now); returns what to print
+/// (and whether it must be CSV).
+pub fn run(client: &Client, command: Command, as_of: Option<String>) -> Result<(Value, bool)> {
+    let at = instant(&command, as_of)?;
     let value = match command {
-        Command::Reports { name, params: args } => client.send(
-            "GET",
-            &format!("/reports/{}", encode(&name)),
-            &params(&args)?,
-            None,
-        )?,
+        Command::Reports { name, params: args } => {
+            let mut query = params(&args)?;
+            query.extend(at);
+            client.send("GET", &format!("/reports/{}", encode(&name)), &query, None)?
+        }
         Command::Customers { action } => match action {
             CustomersAction::List {
                 limit,
@@ -44,10 +66,11 @@ pub fn run(client: &Client, command: Command) -> Result<(Value, bool)> {
             } => {
                 let mut query = paging(limit, offset);
                 query.extend(params(&args)?);
+                query.extend(at);
                 client.send("GET", "/customers", &query, None)?
             }
             CustomersAction::Get { id } => {
-                client.send("GET", &format!("/customers/{}", encode(&id)), &[], None)?
+                client.send("GET", &format!("/customers/{}", encode(&id)), &at, None)?
             }
             CustomersAction::Resync { id } => client.send(
                 "POST",
@@ -61,7 +84,9 @@ pub fn run(client: &Client, command: Command) -> Result<(Value, bool)> {
         } => client.send("GET", "/data/plans", &paging(limit, offset), None)?,
         Command::Data { resource, action } => data(client, resource, action)?,
         Command::Exports { what, params: args } => {
-            return Ok((export(client, what, &params(&args)?)?, true));
+            let mut query = params(&args)?;
+            query.extend(at);
+            return Ok((export(client, what, &query)?, true));
         }
         Command::Settings { action } => match action {
             None | Some(SettingsAction::Show) => {

@@ -39,6 +39,13 @@ pub const MAX_LIMIT: usize = 10_000;
 fn table() -> Routes {
     Routes::new()
         .get(
+            "/",
+            index,
+            Doc::public(
+                "Where to start: the API description, the health check and the report list",
+            ),
+        )
+        .get(
             "/health",
             || async { axum::Json(serde_json::json!({"status": "ok"})) },
             Doc::public("Liveness check"),
@@ -66,6 +73,8 @@ pub fn router(state: Arc<AppState>) -> Router {
     Router::new()
         .merge(api.clone())
         .nest("/v1", api)
+        // Nested, `/` is served as `/v1`; `/v1/` is the same start.
+        .route("/v1/", axum::routing::get(index))
         .fallback(not_found)
         .method_not_allowed_fallback(method_not_allowed)
         .layer(DefaultBodyLimit::max(BODY_LIMIT_BYTES))
@@ -73,6 +82,16 @@ pub fn router(state: Arc<AppState>) -> Router {
             ApiError::internal("the request could not be completed").into_response()
         }))
         .with_state(state)
+}
+
+/// `GET /`: where to start.
+async fn index() -> axum::Json<Value> {
+    axum::Json(serde_json::json!({
+        "name": "submetrics",
+        "openapi": "/openapi.json",
+        "health": "/health",
+        "reports": "/reports",
+    }))
 }
 
 async fn not_found(request: Request) -> ApiError {

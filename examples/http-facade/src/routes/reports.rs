@@ -1,6 +1,9 @@
 //! Every report by name: `GET /reports/{name}` runs the core's one entry
 //! point with the query string, so a new report needs no route. `as_of`
-//! (ISO 8601; default now) fixes the instant computed at.
+//! (ISO 8601; default now) fixes the instant computed at; every other
+//! parameter is the report's, and one the report does not read is refused
+//! by the core (400 `invalid_query`). `GET /reports` lists every report with
+//! its parameters, from the core's registry.
 
 use super::Routes;
 use super::{Params, as_of, read_ledger};
@@ -15,13 +18,19 @@ use serde_json::Value;
 use std::sync::Arc;
 
 pub fn routes() -> Routes {
-    Routes::new().get(
-        "/reports/{name}",
-        report,
-        Doc::key("Any report by name, with its query parameters and as_of")
-            .query(&["as_of"])
-            .free_query(),
-    )
+    Routes::new()
+        .get(
+            "/reports",
+            || async { Json(serde_json::json!({"reports": submetrics::reports::catalogue()})) },
+            Doc::public("Every report with the parameters it takes"),
+        )
+        .get(
+            "/reports/{name}",
+            report,
+            Doc::key("Any report by name, with its query parameters and as_of")
+                .query(&["as_of"])
+                .free_query(),
+        )
 }
 
 async fn report(

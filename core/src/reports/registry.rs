@@ -1,0 +1,640 @@
+//! The one list of reports: each report's interface name, the query
+//! parameters it reads and the function that computes it.
+//!
+//! A report is run only with parameters it reads: any other name is an
+//! [`Error::UnknownParameter`] (code `invalid_query`) naming the parameter
+//! and listing the report's parameters, with a "did you mean" for a near
+//! miss (`curency` for `currency`, `selected_date` for `selected-date`).
+//! The service, the CLI and both bindings all run reports through here, so
+//! they accept and refuse exactly the same parameters.
+
+use super::{
+    ReportParams, cashflow, cohort, invoices, leads, movement_table, mrr, scheduled, snapshot,
+    summary, tables, transactions,
+};
+use crate::error::{Error, Result};
+use crate::ledger::Ledger;
+use chrono::{DateTime, Utc};
+use serde::Serialize;
+use serde_json::Value;
+
+/// One query parameter of a report: its name as written in a query string
+/// and what it takes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub struct ReportParam {
+    pub name: &'static str,
+    pub accepts: &'static str,
+}
+
+const fn param(name: &'static str, accepts: &'static str) -> ReportParam {
+    ReportParam { name, accepts }
+}
+
+type ReportFn = fn(&Ledger, &ReportParams, DateTime<Utc>) -> Result<Value>;
+
+/// One report of the registry.
+pub struct Report {
+    /// The interface name (`GET /reports/{name}`).
+    pub name: &'static str,
+    /// Its parameters, in groups shared between reports.
+    groups: &'static [&'static [ReportParam]],
+    run: ReportFn,
+}
+
+const BASE_CURRENCY: &[ReportParam] = &[param(
+    "baseCurrency",
+    "the currency amounts are reported in (three-letter code; default the ledger's base currency)",
+)];
+const FX: &[ReportParam] = &[
+    param(
+        "fix_fx",
+        "true converts every amount at one day's rate (`fx_date`) instead of each day's",
+    ),
+    param(
+        "fx_date",
+        "the day of the fixed rate with fix_fx (yyyyMMdd or YYYY-MM-DD)",
+    ),
+];
+const DATE: ReportParam = param(
+    "date",
+    "the range yyyyMMdd-yyyyMMdd (inclusive) or a shortcut like last-12-months",
+);
+const INTERVAL: ReportParam = param(
+    "interval",
+    "the period length: day, week, month, quarter, year (default month)",
+);
+const SELECTED_DATE: ReportParam = param(
+    "selected-date",
+    "a day of the one period listed (yyyyMMdd or YYYY-MM-DD)",
+);
+const SELECTED_TYPE: ReportParam = param(
+    "selected-type",
+    "the one type of row listed (the report's types)",
+);
+const BREAKDOWN: ReportParam = param(
+    "breakdown",
+    "group by plan, currency, billing_freq, pricing_model, payment_method, subtype, market, country, industry, age or size",
+);
+const BREAKDOWN_VALUE: ReportParam = param(
+    "breakdown-value",
+    "with breakdown: keep only rows of this group",
+);
+const SORT: ReportParam = param("sort", "the field rows are sorted by");
+const ORDER: ReportParam = param("order", "asc or desc (default desc)");
+const PERIODS: &[ReportParam] = &[DATE, INTERVAL];
+const PAGE: &[ReportParam] = &[
+    param("limit", "the most rows listed"),
+    param("offset", "rows skipped before the first listed"),
+];
+/// `currency`: a filter of amounts, not of customers.
+const CURRENCY_FILTER: &[ReportParam] = &[param(
+    "currency",
+    "keep amounts in these currencies (space-separated codes)",
+)];
+/// Every customer filter (`CustomerFilter::from_params`).
+const CUSTOMER_FILTERS: &[ReportParam] = &[
+    param("customer", "customers with these ids"),
+    param(
+        "plan",
+        "customers billed on these plans or plan groups (ids)",
+    ),
+    param(
+        "billing_freq",
+        "customers billed on a plan of this frequency: day, week, month, year",
+    ),
+    param(
+        "pricing_model",
+        "customers billed on a plan of this model: licensed, metered",
+    ),
+    param(
+        "status",
+        "customers with this status: active, cancelled, trial, lead, all",
+    ),
+    param("country", "customers in these countries (codes)"),
+    param(
+        "region",
+        "customers in these regions (europe, north_america, emea, ...)",
+    ),
+    param(
+        "industry",
+        "customers with these `industry` custom variable values",
+    ),
+    param("size", "customers with these `size` custom variable values"),
+    param(
+        "channel",
+        "customers with these `channel` custom variable values",
+    ),
+    param(
+        "market",
+        "customers with these `market` custom variable values",
+    ),
+    param("payment_method", "customers paying by these methods"),
+    param(
+        "age",
+        "customers whose months since first payment are N, in A-B, or N+",
+    ),
+    param("data_source", "customers from these data sources"),
+];
+/// Everything a scheduled-changes report reads besides its own parameters.
+const SCHEDULED: &[&[ReportParam]] = &[BASE_CURRENCY, FX, CURRENCY_FILTER, CUSTOMER_FILTERS];
+/// The snapshot reports' shared parameters (the day and the filters).
+const SNAPSHOT: &[ReportParam] = &[param(
+    "selected-date",
+    "the day whose end the snapshot is taken at, when before as_of",
+)];
+/// An event report over a `date` range.
+const EVENTS_IN_RANGE: &[&[ReportParam]] = &[
+    PERIODS,
+    BASE_CURRENCY,
+    FX,
+    CURRENCY_FILTER,
+    CUSTOMER_FILTERS,
+];
+/// An event report over the current and the previous period.
+const EVENTS_NOW: &[&[ReportParam]] = &[
+    &[INTERVAL],
+    BASE_CURRENCY,
+    FX,
+    CURRENCY_FILTER,
+    CUSTOMER_FILTERS,
+];
+/// An event report listing one `selected-date` period.
+const EVENTS_SELECTED: &[&[ReportParam]] = &[
+    &[INTERVAL, SELECTED_DATE, SELECTED_TYPE],
+    BASE_CURRENCY,
+    FX,
+    CURRENCY_FILTER,
+    CUSTOMER_FILTERS,
+];
+const MOVEMENT_FILTERS: &[ReportParam] = &[
+    param(
+        "category",
+        "movement types kept in the movement columns: new, expansion, contraction, churn, reactivation",
+    ),
+    param(
+        "subtype",
+        "movement subtypes kept in the movement columns (new_from_trial, upgrade, lapse, ...)",
+    ),
+];
+
+const fn report(
+    name: &'static str,
+    groups: &'static [&'static [ReportParam]],
+    run: ReportFn,
+) -> Report {
+    Report { name, groups, run }
+}
+
+/// Every report, in the order the interface lists them.
+const REPORTS: &[Report] = &[
+    report("summary", &[BASE_CURRENCY], summary::summary),
+    report(
+        "mrr",
+        &[
+            PERIODS,
+            BASE_CURRENCY,
+            FX,
+            &[BREAKDOWN],
+            MOVEMENT_FILTERS,
+            CURRENCY_FILTER,
+            CUSTOMER_FILTERS,
+        ],
+        mrr::mrr,
+    ),
+    report("cmrr-summary", SCHEDULED, scheduled::cmrr_summary),
+    report(
+        "cohort",
+        &[
+            PERIODS,
+            &[param("metric", "customers or mrr (default customers)")],
+            BASE_CURRENCY,
+            FX,
+            CURRENCY_FILTER,
+            CUSTOMER_FILTERS,
+        ],
+        cohort::cohort,
+    ),
+    report(
+        "churn-scheduled",
+        &[
+            PERIODS,
+            BASE_CURRENCY,
+            FX,
+            CURRENCY_FILTER,
+            CUSTOMER_FILTERS,
+        ],
+        scheduled::churn_scheduled,
+    ),
+    report(
+        "churn-scheduled-movements",
+        &[
+            &[
+                INTERVAL,
+                SELECTED_DATE,
+                param(
+                    "selected-type",
+                    "day_churn, week_churn, month_churn, quarter_churn or year_churn",
+                ),
+                BREAKDOWN,
+                BREAKDOWN_VALUE,
+                SORT,
+                ORDER,
+            ],
+            BASE_CURRENCY,
+            FX,
+            CURRENCY_FILTER,
+            CUSTOMER_FILTERS,
+        ],
+        scheduled::churn_scheduled_movements,
+    ),
+    report(
+        "churn-scheduled-summary",
+        &[
+            &[INTERVAL],
+            BASE_CURRENCY,
+            FX,
+            CURRENCY_FILTER,
+            CUSTOMER_FILTERS,
+        ],
+        scheduled::churn_scheduled_summary,
+    ),
+    report(
+        "map",
+        &[SNAPSHOT, BASE_CURRENCY, CURRENCY_FILTER, CUSTOMER_FILTERS],
+        snapshot::map,
+    ),
+    report(
+        "customer-concentration",
+        &[
+            SNAPSHOT,
+            BASE_CURRENCY,
+            PAGE,
+            CURRENCY_FILTER,
+            CUSTOMER_FILTERS,
+        ],
+        snapshot::concentration,
+    ),
+    report(
+        "custom-variables",
+        &[
+            SNAPSHOT,
+            &[param("variable", "only this custom variable")],
+            BASE_CURRENCY,
+            CURRENCY_FILTER,
+            CUSTOMER_FILTERS,
+        ],
+        snapshot::custom_variables,
+    ),
+    report(
+        "movement-table",
+        &[
+            PERIODS,
+            BASE_CURRENCY,
+            FX,
+            &[
+                SELECTED_DATE,
+                param(
+                    "selected-type",
+                    "new, expansion, contraction, churn or reactivation",
+                ),
+                BREAKDOWN,
+                BREAKDOWN_VALUE,
+                param("committed", "true also lists scheduled future movements"),
+                SORT,
+                ORDER,
+            ],
+            PAGE,
+            CURRENCY_FILTER,
+            CUSTOMER_FILTERS,
+        ],
+        movement_table::movement_table,
+    ),
+    report(
+        "invoices-detail",
+        &[
+            &[param("customer", "the invoices of these customers (ids)")],
+            BASE_CURRENCY,
+            PAGE,
+        ],
+        invoices::invoices_detail,
+    ),
+    report(
+        "mrr-table",
+        &[
+            PERIODS,
+            BASE_CURRENCY,
+            FX,
+            MOVEMENT_FILTERS,
+            CURRENCY_FILTER,
+            CUSTOMER_FILTERS,
+        ],
+        tables::mrr_table,
+    ),
+    report(
+        "mrr-table-subtypes",
+        &[
+            PERIODS,
+            BASE_CURRENCY,
+            FX,
+            MOVEMENT_FILTERS,
+            CURRENCY_FILTER,
+            CUSTOMER_FILTERS,
+        ],
+        tables::mrr_table_subtypes,
+    ),
+    report("leads", EVENTS_IN_RANGE, leads::leads),
+    report("leads-days", EVENTS_IN_RANGE, leads::leads_days),
+    report("leads-summary", EVENTS_NOW, leads::leads_summary),
+    report("leads-table", EVENTS_IN_RANGE, leads::leads_table),
+    report("transactions", EVENTS_IN_RANGE, transactions::transactions),
+    report(
+        "transactions-detail",
+        &[
+            &[
+                INTERVAL,
+                SELECTED_DATE,
+                SELECTED_TYPE,
+                param(
+                    "date",
+                    "with customer and no selected-date: the range listed (default everything up to as_of)",
+                ),
+            ],
+            BASE_CURRENCY,
+            FX,
+            CURRENCY_FILTER,
+            CUSTOMER_FILTERS,
+        ],
+        transactions::transactions_detail,
+    ),
+    report(
+        "transactions-summary",
+        EVENTS_NOW,
+        transactions::transactions_summary,
+    ),
+    report(
+        "transactions-table",
+        EVENTS_IN_RANGE,
+        transactions::transactions_table,
+    ),
+    report(
+        "cashflow-failed-payments",
+        EVENTS_IN_RANGE,
+        cashflow::failed_payments,
+    ),
+    report(
+        "cashflow-failed-payments-detail",
+        EVENTS_SELECTED,
+        cashflow::failed_payments_detail,
+    ),
+    report(
+        "cashflow-failed-payments-summary",
+        EVENTS_NOW,
+        cashflow::failed_payments_summary,
+    ),
+    report(
+        "cashflow-failed-payments-table",
+        EVENTS_IN_RANGE,
+        cashflow::failed_payments_table,
+    ),
+    report("cashflow-refunds", EVENTS_IN_RANGE, cashflow::refunds),
+    report(
+        "cashflow-refunds-detail",
+        EVENTS_SELECTED,
+        cashflow::refunds_detail,
+    ),
+    report(
+        "cashflow-refunds-table",
+        EVENTS_IN_RANGE,
+        cashflow::refunds_table,
+    ),
+    report(
+        "cashflow-failure-rate",
+        EVENTS_IN_RANGE,
+        cashflow::failure_rate,
+    ),
+    report(
+        "cashflow-failure-rate-summary",
+        EVENTS_NOW,
+        cashflow::failure_rate_summary,
+    ),
+    report(
+        "cashflow-outstanding-unpaid",
+        &[
+            PERIODS,
+            BASE_CURRENCY,
+            FX,
+            PAGE,
+            CURRENCY_FILTER,
+            CUSTOMER_FILTERS,
+        ],
+        cashflow::outstanding_unpaid,
+    ),
+];
+
+impl Report {
+    /// Every report, in the order the interface lists them.
+    pub fn all() -> &'static [Report] {
+        REPORTS
+    }
+
+    /// The report called `name`; an unknown name is
+    /// [`Error::UnknownReport`] listing the known ones.
+    pub fn find(name: &str) -> Result<&'static Report> {
+        REPORTS
+            .iter()
+            .find(|report| report.name == name)
+            .ok_or_else(|| Error::UnknownReport {
+                name: name.to_string(),
+                known: super::report_names().join(", "),
+            })
+    }
+
+    /// The parameters the report reads, each once, in registry order.
+    pub fn params(&self) -> impl Iterator<Item = &'static ReportParam> {
+        self.groups.iter().flat_map(|group| group.iter())
+    }
+
+    /// Whether the report reads the parameter `name`.
+    pub fn takes(&self, name: &str) -> bool {
+        self.params().any(|p| p.name == name)
+    }
+
+    /// Refuses a parameter the report does not read (the first in name
+    /// order), naming it, suggesting the nearest parameter it does read
+    /// and listing them all.
+    pub fn check(&self, params: &ReportParams) -> Result<()> {
+        match params.keys().find(|name| !self.takes(name)) {
+            None => Ok(()),
+            Some(unknown) => Err(Error::UnknownParameter {
+                report: self.name.to_string(),
+                param: unknown.clone(),
+                suggestion: near_miss(unknown, self.params().map(|p| p.name)).map(str::to_string),
+                known: self.params().map(|p| p.name).collect::<Vec<_>>().join(", "),
+            }),
+        }
+    }
+
+    /// Runs the report after [`Report::check`]ing its parameters.
+    pub fn run(
+        &self,
+        ledger: &Ledger,
+        params: &ReportParams,
+        as_of: DateTime<Utc>,
+    ) -> Result<Value> {
+        self.check(params)?;
+        (self.run)(ledger, params, as_of)
+    }
+
+    /// The report and its parameters as JSON: `{name, parameters: [{name,
+    /// accepts}]}` (what `GET /reports` lists).
+    pub fn describe(&self) -> Value {
+        serde_json::json!({
+            "name": self.name,
+            "parameters": self.params().collect::<Vec<_>>(),
+        })
+    }
+}
+
+/// A name compared loosely: lower case, without `-` and `_`.
+fn loose(name: &str) -> String {
+    name.chars()
+        .filter(|c| *c != '-' && *c != '_')
+        .flat_map(char::to_lowercase)
+        .collect()
+}
+
+/// The known name nearest to `given`, when it is a near miss: at most one
+/// edit away for names up to 4 characters, two for longer ones, ignoring
+/// case, `-` and `_` (the first of equally near names).
+pub fn near_miss<'k>(given: &str, known: impl Iterator<Item = &'k str>) -> Option<&'k str> {
+    let given_loose = loose(given);
+    let allowed = if given_loose.chars().count() <= 4 {
+        1
+    } else {
+        2
+    };
+    known
+        .map(|name| (edit_distance(&given_loose, &loose(name)), name))
+        .filter(|(distance, _)| *distance <= allowed)
+        .min_by_key(|(distance, _)| *distance)
+        .map(|(_, name)| name)
+}
+
+/// The Levenshtein distance: the fewest inserted, removed or replaced
+/// characters that turn `a` into `b`.
+fn edit_distance(a: &str, b: &str) -> usize {
+    let b: Vec<char> = b.chars().collect();
+    let mut previous: Vec<usize> = (0..=b.len()).collect();
+    for (i, ca) in a.chars().enumerate() {
+        let mut current = vec![i + 1; b.len() + 1];
+        for (j, cb) in b.iter().enumerate() {
+            let replace = previous[j] + usize::from(ca != *cb);
+            current[j + 1] = replace.min(previous[j + 1] + 1).min(current[j] + 1);
+        }
+        previous = current;
+    }
+    previous[b.len()]
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::Settings;
+    use crate::query::recorded_reads;
+    use serde_json::json;
+    use std::collections::BTreeSet;
+
+    fn params(pairs: &[(&str, &str)]) -> ReportParams {
+        pairs
+            .iter()
+            .map(|(k, v)| (k.to_string(), v.to_string()))
+            .collect()
+    }
+
+    #[test]
+    fn near_misses_are_suggested_and_far_names_are_not() {
+        let known = [
+            "currency",
+            "date",
+            "interval",
+            "selected-date",
+            "baseCurrency",
+        ];
+        let near = |given| near_miss(given, known.iter().copied());
+        assert_eq!(near("curency"), Some("currency"));
+        assert_eq!(near("intervall"), Some("interval"));
+        assert_eq!(near("selected_date"), Some("selected-date"));
+        assert_eq!(near("base_currency"), Some("baseCurrency"));
+        assert_eq!(near("dat"), Some("date"));
+        assert_eq!(near("colour"), None);
+        assert_eq!(near("x"), None);
+        assert_eq!(edit_distance("kitten", "sitting"), 3);
+    }
+
+    #[test]
+    fn an_unknown_parameter_names_itself_the_suggestion_and_the_report_parameters() {
+        let mrr = Report::find("mrr").unwrap();
+        let err = mrr.check(&params(&[("curency", "EUR")])).unwrap_err();
+        assert_eq!(err.code(), "invalid_query");
+        assert_eq!(err.field(), Some("curency"));
+        assert_eq!(
+            err.to_string(),
+            format!(
+                "parameter `curency`: report `mrr` has no such parameter; did you mean `currency`? Its parameters: {}",
+                mrr.params().map(|p| p.name).collect::<Vec<_>>().join(", ")
+            )
+        );
+        let summary = Report::find("summary").unwrap();
+        assert_eq!(
+            summary
+                .check(&params(&[("curency", "EUR")]))
+                .unwrap_err()
+                .to_string(),
+            "parameter `curency`: report `summary` has no such parameter. Its parameters: baseCurrency"
+        );
+        assert!(summary.check(&params(&[("baseCurrency", "EUR")])).is_ok());
+    }
+
+    #[test]
+    fn no_report_lists_a_parameter_twice() {
+        for report in Report::all() {
+            let names: Vec<&str> = report.params().map(|p| p.name).collect();
+            let unique: BTreeSet<&str> = names.iter().copied().collect();
+            assert_eq!(names.len(), unique.len(), "{}", report.name);
+        }
+    }
+
+    /// Runs every report's function directly (unchecked) over several
+    /// parameter sets and compares the names it read with the registry:
+    /// the registry lists exactly what the reports read.
+    #[test]
+    fn the_registry_lists_exactly_the_parameters_each_report_reads() {
+        let mut ledger = Ledger::new(Settings::default());
+        ledger.upsert_plans(&[json!({"id": "m", "name": "Monthly", "interval": "month", "interval_count": 1, "currency": "USD"})]);
+        ledger.upsert_customers(&[json!({"id": "c1", "name": "Acme"})]);
+        ledger.upsert_invoices(&[json!({
+            "id": "i1", "customer_id": "c1", "type": "subscription", "plan_id": "m",
+            "invoice_date": "2024-01-15", "amount": 1000, "currency": "USD"
+        })]);
+        let as_of = "2024-06-01T00:00:00Z".parse().unwrap();
+        let variants = [
+            params(&[]),
+            params(&[("selected-date", "2024-01-01"), ("fix_fx", "true")]),
+            params(&[("customer", "c1"), ("fix_fx", "true")]),
+            params(&[
+                ("selected-date", "2024-01-01"),
+                ("customer", "c1"),
+                ("breakdown", "plan"),
+            ]),
+        ];
+        for report in Report::all() {
+            let mut read = BTreeSet::new();
+            for variant in &variants {
+                let (_, names) = recorded_reads(|| (report.run)(&ledger, variant, as_of));
+                read.extend(names);
+            }
+            let listed: BTreeSet<String> = report.params().map(|p| p.name.to_string()).collect();
+            assert_eq!(read, listed, "report {}", report.name);
+        }
+    }
+}
