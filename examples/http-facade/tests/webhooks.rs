@@ -335,6 +335,62 @@ fn each_movement_fires_one_signed_event_and_corrections_retract() {
     for received in &taken {
         verify(received, &secret);
     }
+
+    // A changed amount: March's invoice becomes 4000. The reactivation keeps
+    // its day, kind and currency but not its amount: it is retracted and
+    // fires again under a new id. April's failed invoice of 3000 still
+    // renews (open and failed invoices count for MRR), which is now a
+    // contraction; the lapse in May
+    // stays as it was.
+    post_ok(
+        &server,
+        "/data/invoices",
+        json!([invoice("d3", "D", "subscription", "2024-03-01", 4000)]),
+    );
+    let before = taken.len();
+    receiver.wait_until("three more events", |t| t.len() >= before + 3);
+    std::thread::sleep(Duration::from_millis(1000));
+    let taken = receiver.taken();
+    assert_eq!(taken.len(), before + 3);
+    let later: Vec<Value> = taken[before..].iter().map(Received::json).collect();
+    let shown: Vec<(&Value, &Value, &Value, &Value)> = later
+        .iter()
+        .map(|e| {
+            (
+                &e["type"],
+                &e["data"]["retracted_event_id"],
+                &e["data"]["movement"]["subtype"],
+                &e["data"]["movement"]["mrr_change"],
+            )
+        })
+        .collect();
+    let id = json!(taken[3].headers["webhook-id"]);
+    assert_eq!(
+        shown,
+        vec![
+            (
+                &json!("customer.movement_retracted"),
+                &id,
+                &json!("reactivation"),
+                &json!(3000)
+            ),
+            (
+                &json!("customer.reactivated"),
+                &Value::Null,
+                &json!("reactivation"),
+                &json!(4000)
+            ),
+            (
+                &json!("customer.contraction"),
+                &Value::Null,
+                &json!("contraction"),
+                &json!(-1000)
+            ),
+        ]
+    );
+    let ids: std::collections::HashSet<&String> =
+        taken.iter().map(|r| &r.headers["webhook-id"]).collect();
+    assert_eq!(ids.len(), taken.len(), "every event has an id of its own");
 }
 
 #[test]
@@ -778,6 +834,24 @@ fn a_digest_email_has_the_figures_of_its_period() {
     ] {
         assert!(message.contains(expected), "{expected:?} not in {message}");
     }
+    // Enabled, the daily digest of yesterday goes out by itself, once.
+    let (status, _) = server.put(
+        "/settings/notifications",
+        json!({"email": {"enabled": true}}),
+    );
+    assert_eq!(status, 200);
+    let yesterday = (chrono::Utc::now() - chrono::Duration::days(1)).date_naive();
+    let subject = format!("Subject: Daily digest for default: {yesterday}");
+    let start = Instant::now();
+    while messages.lock().unwrap().len() < 2 {
+        assert!(start.elapsed() < WAIT, "no daily digest arrived");
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    std::thread::sleep(Duration::from_millis(1000));
+    let kept = messages.lock().unwrap().clone();
+    assert_eq!(kept.len(), 2);
+    assert!(kept[1].contains(&subject), "{subject:?} not in {}", kept[1]);
+    assert!(kept[1].contains("MRR: 0.00 USD"), "{}", kept[1]);
     let (status, body) = server.post(
         "/v1/settings/notifications/digest",
         json!({"frequency": "monthly"}),

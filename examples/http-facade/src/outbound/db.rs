@@ -693,6 +693,24 @@ impl OutboundDb {
 
     // ---- digests ----------------------------------------------------------
 
+    /// Whether the digest of a period was queued already.
+    pub fn digest_queued(
+        &self,
+        account: i64,
+        frequency: &str,
+        period_end: &str,
+    ) -> Result<bool, ApiError> {
+        self.connection
+            .query_row(
+                "SELECT 1 FROM digests WHERE account_id = ?1 AND frequency = ?2 AND period_end = ?3",
+                params![account, frequency, period_end],
+                |_| Ok(()),
+            )
+            .optional()
+            .map(|found| found.is_some())
+            .map_err(ApiError::storage)
+    }
+
     /// Marks a digest period as sent and queues its emails, in one
     /// transaction; `false` (and nothing queued) when it was already sent.
     pub fn record_digest(

@@ -212,7 +212,15 @@ pub fn queue_due(state: &AppState) {
                 .with_timezone(&settings.timezone)
                 .date_naive();
             let end = frequency.last_completed(today, settings.first_day_of_week);
-            compute(&ledger, frequency, end)
+            match state
+                .outbound
+                .db()
+                .digest_queued(id, frequency.as_str(), &end.to_string())
+            {
+                Ok(true) => continue,
+                Ok(false) => compute(&ledger, frequency, end),
+                Err(error) => Err(error),
+            }
         };
         let outcome = digest.and_then(|digest| {
             let end = digest["period_end"]

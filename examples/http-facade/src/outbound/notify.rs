@@ -7,15 +7,28 @@ use super::digest::Frequency;
 use crate::error::ApiError;
 use serde_json::Value;
 
-/// Adds the settings a stored document lacks (documents written before
-/// they existed) from `defaults`, keeping every value it has.
-pub fn fill_defaults(settings: &mut Value, defaults: &Value) {
-    let (Some(target), Some(defaults)) = (settings.as_object_mut(), defaults.as_object()) else {
+/// Settings beyond the interface's shape, absent until set:
+/// `slack.webhook_url`, the chat incoming webhook.
+fn optional_settings() -> Value {
+    serde_json::json!({"slack": {"webhook_url": ""}})
+}
+
+/// Adds to the stored settings the optional ones that `patch` sets and
+/// they lack (with their empty value), so a partial update can set them.
+pub fn add_optional_settings(settings: &mut Value, patch: &Value) {
+    fill(settings, &optional_settings(), patch);
+}
+
+fn fill(settings: &mut Value, optional: &Value, patch: &Value) {
+    let (Some(target), Some(optional)) = (settings.as_object_mut(), optional.as_object()) else {
         return;
     };
-    for (key, default) in defaults {
+    for (key, default) in optional {
+        let Some(sent) = patch.get(key) else {
+            continue;
+        };
         match target.get_mut(key) {
-            Some(existing) => fill_defaults(existing, default),
+            Some(existing) => fill(existing, default, sent),
             None => {
                 target.insert(key.clone(), default.clone());
             }

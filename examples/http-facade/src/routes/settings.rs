@@ -71,10 +71,7 @@ async fn put_notifications(
     let account = state.account(caller.account_id)?;
     let allow_private = state.outbound.config().allow_private;
     let row = state.update_account(&account, |row| {
-        crate::outbound::fill_defaults(
-            &mut row.notifications,
-            &crate::state::default_notifications(),
-        );
+        crate::outbound::add_optional_settings(&mut row.notifications, &body);
         merge(&mut row.notifications, &body, "")?;
         crate::outbound::validate_notifications(&row.notifications, allow_private)
     })?;

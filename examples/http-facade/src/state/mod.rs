@@ -92,7 +92,7 @@ pub struct AppState {
 pub fn default_notifications() -> Value {
     json!({
         "email": {"enabled": false, "recipients": [], "frequency": "weekly"},
-        "slack": {"enabled": false, "channel": "", "webhook_url": "", "events": []},
+        "slack": {"enabled": false, "channel": "", "events": []},
         "alerts": {"churn_threshold": null, "mrr_drop_threshold": null}
     })
 }
