@@ -62,7 +62,7 @@ pub fn hash_key(key: &str) -> String {
 /// Lower-case hex digits of `bytes`. Every request hashes its key, so this
 /// writes the digits straight into one string instead of formatting each
 /// byte into a string of its own.
-fn hex(bytes: &[u8]) -> String {
+pub(crate) fn hex(bytes: &[u8]) -> String {
     const DIGITS: &[u8; 16] = b"0123456789abcdef";
     let mut out = String::with_capacity(2 * bytes.len());
     for byte in bytes {

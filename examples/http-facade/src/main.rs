@@ -10,6 +10,7 @@ mod auth;
 mod error;
 mod extract;
 mod openapi;
+mod outbound;
 mod routes;
 mod state;
 mod store;
@@ -43,6 +44,8 @@ struct Args {
         global = true
     )]
     data_dir: PathBuf,
+    #[command(flatten)]
+    outbound: outbound::Options,
     #[command(subcommand)]
     command: Option<Command>,
 }
@@ -125,7 +128,7 @@ fn run(args: Args) -> Result<(), Box<dyn std::error::Error>> {
             println!("account {id} created; owner key (shown once): {key}");
             Ok(())
         }
-        None => serve(state, &args.listen),
+        None => serve(state, &args.listen, args.outbound.config()?),
     }
 }
 
@@ -182,7 +185,11 @@ fn owner_key_from_env() -> Option<String> {
         .filter(|k| !k.is_empty())
 }
 
-fn serve(state: AppState, listen: &str) -> Result<(), Box<dyn std::error::Error>> {
+fn serve(
+    state: AppState,
+    listen: &str,
+    outbound: outbound::Config,
+) -> Result<(), Box<dyn std::error::Error>> {
     if state.account_count() == 0 {
         let given = owner_key_from_env();
         let from_env = given.is_some();
@@ -200,9 +207,11 @@ fn serve(state: AppState, listen: &str) -> Result<(), Box<dyn std::error::Error>
             .map_err(|error| cannot_listen(listen, &error))?;
         println!("listening on http://{}", listener.local_addr()?);
         std::io::stdout().flush()?;
+        let state = Arc::new(state);
+        outbound::Outbound::start(&state, outbound);
         // Turned into a service once: serving the router itself would
         // rebuild every route for each new connection.
-        let app = routes::router(Arc::new(state)).into_make_service();
+        let app = routes::router(state).into_make_service();
         axum::serve(listener, app)
             .with_graceful_shutdown(async {
                 let _ = tokio::signal::ctrl_c().await;

@@ -9,6 +9,7 @@ mod imports;
 mod reports;
 mod settings;
 mod table;
+mod webhooks;
 
 pub use table::{Endpoint, Routes};
 
@@ -61,6 +62,7 @@ fn table() -> Routes {
         .merge(account::routes())
         .merge(settings::routes())
         .merge(reports::routes())
+        .merge(webhooks::routes())
 }
 
 /// The served endpoints (each also under `/v1`).

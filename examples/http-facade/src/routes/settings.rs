@@ -69,7 +69,12 @@ async fn put_notifications(
         ));
     }
     let account = state.account(caller.account_id)?;
-    let row = state.update_account(&account, |row| merge(&mut row.notifications, &body, ""))?;
+    let allow_private = state.outbound.config().allow_private;
+    let row = state.update_account(&account, |row| {
+        crate::outbound::add_optional_settings(&mut row.notifications, &body);
+        merge(&mut row.notifications, &body, "")?;
+        crate::outbound::validate_notifications(&row.notifications, allow_private)
+    })?;
     Ok(Json(row.notifications))
 }
 

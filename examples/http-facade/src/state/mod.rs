@@ -84,6 +84,8 @@ pub struct AppState {
     /// or an entry older than [`KEY_CACHE_TTL`] reads the store again, so a
     /// key revoked offline stops working within that time.
     keys: RwLock<HashMap<String, (KeyRow, Instant)>>,
+    /// Events derived from committed writes and their deliveries.
+    pub outbound: Arc<crate::outbound::Outbound>,
 }
 
 /// Default notification settings of a new account.
@@ -117,6 +119,7 @@ impl AppState {
     /// Opens the store in `dir` and rebuilds every account's ledger.
     pub fn open(dir: &Path) -> Result<AppState, ApiError> {
         let mut store = Store::open(dir)?;
+        let outbound = crate::outbound::Outbound::open(&dir.join(crate::store::DATABASE_FILE))?;
         let mut accounts = HashMap::new();
         let mut not_loaded = 0;
         for row in store.accounts()? {
@@ -135,7 +138,21 @@ impl AppState {
             store: Mutex::new(store),
             accounts: RwLock::new(accounts),
             keys: RwLock::new(HashMap::new()),
+            outbound: Arc::new(outbound),
         })
+    }
+
+    /// The ids of every account, in order.
+    pub fn account_ids(&self) -> Vec<i64> {
+        let mut ids: Vec<i64> = self
+            .accounts
+            .read()
+            .unwrap_or_else(|p| p.into_inner())
+            .keys()
+            .copied()
+            .collect();
+        ids.sort_unstable();
+        ids
     }
 
     pub fn store(&self) -> std::sync::MutexGuard<'_, Store> {
@@ -297,6 +314,7 @@ impl AppState {
             *ledger = self.reload(account)?;
             return Err(error);
         }
+        self.outbound.touched(id, &changes);
         Ok(())
     }
 

@@ -1,0 +1,365 @@
+//! Events out: events derived from what the engine computes, delivered to
+//! webhook subscriptions, chat incoming webhooks and email digests through
+//! one durable outbox (see `docs/events.md`).
+//!
+//! After each committed record write the customers it touched are marked;
+//! a scanner thread compares their facts ([`facts`]) with the facts stored
+//! when events were last fired and fires events for what appeared or
+//! changed, writing the events, the facts and the deliveries they owe in
+//! one transaction. Every account is scanned whole at start (which also
+//! catches what a crash kept from being scanned) and at every scan
+//! interval (which catches lapses, which appear as time passes, and
+//! changes of settings and FX rates). A dispatcher thread ([`deliver`])
+//! delivers the outbox. Neither holds up writes or reports for longer than
+//! a read of the ledger.
+
+mod catalog;
+mod db;
+mod deliver;
+mod digest;
+mod facts;
+mod notify;
+mod scan;
+mod target;
+
+pub use catalog::{EVENT_TYPES, WEBHOOK_TEST, is_event_type, sample};
+pub use db::{Channel, Delivery, OutboundDb, Webhook};
+pub use deliver::{new_secret, random_bytes};
+pub use digest::{Frequency, compute as compute_digest, email as digest_email};
+pub use notify::{add_optional_settings, validate as validate_notifications};
+pub use target::check as check_target;
+
+use crate::error::ApiError;
+use crate::state::AppState;
+use crate::store::Change;
+use facts::Scope;
+use std::collections::{BTreeSet, HashMap, HashSet};
+use std::path::Path;
+use std::sync::{Arc, Condvar, Mutex, MutexGuard, OnceLock};
+use std::time::{Duration, Instant};
+use submetrics::RecordKind;
+
+/// The service options of events and their delivery.
+#[derive(clap::Args, Debug, Clone)]
+pub struct Options {
+    /// Let webhook and chat targets be loopback or private-network
+    /// addresses (refused otherwise).
+    #[arg(long, env = "SUBMETRICS_WEBHOOKS_ALLOW_PRIVATE")]
+    pub webhooks_allow_private: bool,
+    /// Waits before each retry of a failed delivery, comma-separated, each a
+    /// number with ms, s, m or h; after the last retry fails the delivery is
+    /// failed.
+    #[arg(
+        long,
+        env = "SUBMETRICS_WEBHOOK_RETRY_SCHEDULE",
+        default_value = "5s,5m,30m,2h,5h,10h,10h",
+        value_parser = parse_schedule
+    )]
+    pub webhook_retry_schedule: Schedule,
+    /// Longest time one delivery attempt may take.
+    #[arg(long, env = "SUBMETRICS_WEBHOOK_TIMEOUT", default_value = "15s", value_parser = parse_duration)]
+    pub webhook_timeout: Duration,
+    /// Time between whole scans of every account for events that appear as
+    /// time passes (lapses, invoices dated ahead) and for digests due.
+    #[arg(long, env = "SUBMETRICS_EVENTS_SCAN_INTERVAL", default_value = "5m", value_parser = parse_duration)]
+    pub events_scan_interval: Duration,
+    /// SMTP server of email digests (none: emails fail and are retried).
+    #[arg(long, env = "SUBMETRICS_SMTP_HOST")]
+    pub smtp_host: Option<String>,
+    #[arg(long, env = "SUBMETRICS_SMTP_PORT", default_value_t = 25)]
+    pub smtp_port: u16,
+    /// Sender address of email digests.
+    #[arg(
+        long,
+        env = "SUBMETRICS_SMTP_FROM",
+        default_value = "submetrics@localhost"
+    )]
+    pub smtp_from: String,
+    #[arg(long, env = "SUBMETRICS_SMTP_USERNAME")]
+    pub smtp_username: Option<String>,
+    /// Best given through the environment.
+    #[arg(long, env = "SUBMETRICS_SMTP_PASSWORD", hide_env_values = true)]
+    pub smtp_password: Option<String>,
+}
+
+/// Waits between delivery attempts.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Schedule(pub Vec<Duration>);
+
+/// Reads `100ms`, `5s`, `30m` or `2h`.
+pub fn parse_duration(text: &str) -> Result<Duration, String> {
+    let text = text.trim();
+    let split = text
+        .find(|c: char| !c.is_ascii_digit())
+        .unwrap_or(text.len());
+    let (number, unit) = text.split_at(split);
+    let number: u64 = number
+        .parse()
+        .map_err(|_| format!("`{text}` is not a duration such as 500ms, 5s, 5m or 2h"))?;
+    let unit_millis = match unit {
+        "ms" => 1,
+        "s" => 1000,
+        "m" => 60_000,
+        "h" => 3_600_000,
+        _ => {
+            return Err(format!(
+                "`{text}` is not a duration such as 500ms, 5s, 5m or 2h"
+            ));
+        }
+    };
+    Ok(Duration::from_millis(number.saturating_mul(unit_millis)))
+}
+
+pub fn parse_schedule(text: &str) -> Result<Schedule, String> {
+    text.split(',')
+        .filter(|part| !part.trim().is_empty())
+        .map(parse_duration)
+        .collect::<Result<Vec<_>, _>>()
+        .map(Schedule)
+}
+
+/// An SMTP server to send emails through.
+#[derive(Debug, Clone)]
+pub struct Smtp {
+    pub host: String,
+    pub port: u16,
+    pub from: String,
+    pub username: Option<String>,
+    pub password: Option<String>,
+}
+
+/// How events are delivered (from [`Options`]).
+#[derive(Debug, Clone)]
+pub struct Config {
+    pub allow_private: bool,
+    pub retry_schedule: Vec<Duration>,
+    pub attempt_timeout: Duration,
+    pub scan_interval: Duration,
+    pub smtp: Option<Smtp>,
+}
+
+impl Default for Config {
+    fn default() -> Config {
+        Config {
+            allow_private: false,
+            retry_schedule: Vec::new(),
+            attempt_timeout: Duration::from_secs(15),
+            scan_interval: Duration::from_secs(300),
+            smtp: None,
+        }
+    }
+}
+
+impl Options {
+    pub fn config(&self) -> Result<Config, String> {
+        if self.smtp_from.parse::<lettre::message::Mailbox>().is_err() {
+            return Err(format!(
+                "--smtp-from `{}` is not an email address",
+                self.smtp_from
+            ));
+        }
+        Ok(Config {
+            allow_private: self.webhooks_allow_private,
+            retry_schedule: self.webhook_retry_schedule.0.clone(),
+            attempt_timeout: self.webhook_timeout,
+            scan_interval: self.events_scan_interval.max(Duration::from_millis(100)),
+            smtp: self.smtp_host.clone().map(|host| Smtp {
+                host,
+                port: self.smtp_port,
+                from: self.smtp_from.clone(),
+                username: self.smtp_username.clone(),
+                password: self.smtp_password.clone(),
+            }),
+        })
+    }
+}
+
+/// Accounts whose facts may have changed, with which customers.
+#[derive(Default)]
+struct Dirty {
+    accounts: HashMap<i64, Scope>,
+}
+
+/// The events and delivery machinery of the service.
+pub struct Outbound {
+    db: Mutex<OutboundDb>,
+    config: OnceLock<Config>,
+    dirty: Mutex<Dirty>,
+    dirty_signal: Condvar,
+    /// Set when there may be a delivery to make.
+    work: Mutex<bool>,
+    work_signal: Condvar,
+    in_flight: Mutex<HashSet<(Channel, String)>>,
+    agent: OnceLock<ureq::Agent>,
+}
+
+impl Outbound {
+    /// Opens the outbound tables of the database at `path`.
+    pub fn open(path: &Path) -> Result<Outbound, ApiError> {
+        Ok(Outbound {
+            db: Mutex::new(OutboundDb::open(path)?),
+            config: OnceLock::new(),
+            dirty: Mutex::new(Dirty::default()),
+            dirty_signal: Condvar::new(),
+            work: Mutex::new(false),
+            work_signal: Condvar::new(),
+            in_flight: Mutex::new(HashSet::new()),
+            agent: OnceLock::new(),
+        })
+    }
+
+    pub fn db(&self) -> MutexGuard<'_, OutboundDb> {
+        self.db.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    pub fn config(&self) -> &Config {
+        self.config.get_or_init(Config::default)
+    }
+
+    fn in_flight(&self) -> MutexGuard<'_, HashSet<(Channel, String)>> {
+        self.in_flight.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// The HTTP client of deliveries: no redirects, the attempt timeout,
+    /// every status an answer.
+    fn agent(&self) -> &ureq::Agent {
+        self.agent.get_or_init(|| {
+            ureq::Agent::config_builder()
+                .http_status_as_error(false)
+                .max_redirects(0)
+                .timeout_global(Some(self.config().attempt_timeout))
+                .build()
+                .into()
+        })
+    }
+
+    /// Starts the scanner and the dispatcher with `config`.
+    pub fn start(state: &Arc<AppState>, config: Config) {
+        let outbound = Arc::clone(&state.outbound);
+        let _ = outbound.config.set(config);
+        let scanner_state = Arc::clone(state);
+        std::thread::spawn(move || scan::run(scanner_state));
+        std::thread::spawn(move || deliver::dispatch(outbound));
+    }
+
+    /// Notes a committed record write of `account`: the customers its
+    /// changes touched are scanned next (every customer after a change of
+    /// plans or a deleted invoice, whose customer is gone from the change).
+    pub fn touched(&self, account: i64, changes: &[Change]) {
+        let mut scope = Scope::Customers(BTreeSet::new());
+        for change in changes {
+            match change {
+                Change::Put {
+                    kind: RecordKind::Customers,
+                    id,
+                    ..
+                }
+                | Change::Delete {
+                    kind: RecordKind::Customers,
+                    id,
+                } => scope.extend(Scope::Customers(BTreeSet::from([id.clone()]))),
+                Change::Put {
+                    kind: RecordKind::Invoices,
+                    owner: Some(owner),
+                    ..
+                } => scope.extend(Scope::Customers(BTreeSet::from([owner.clone()]))),
+                Change::Put {
+                    kind: RecordKind::DataSources,
+                    ..
+                }
+                | Change::Delete {
+                    kind: RecordKind::DataSources,
+                    ..
+                } => {}
+                _ => scope = Scope::All,
+            }
+        }
+        if scope == Scope::Customers(BTreeSet::new()) {
+            return;
+        }
+        self.mark(account, scope);
+    }
+
+    fn mark(&self, account: i64, scope: Scope) {
+        let mut dirty = self.dirty.lock().unwrap_or_else(|p| p.into_inner());
+        match dirty.accounts.get_mut(&account) {
+            Some(existing) => existing.extend(scope),
+            None => {
+                dirty.accounts.insert(account, scope);
+            }
+        }
+        self.dirty_signal.notify_all();
+    }
+
+    /// Waits until an account is marked or `deadline` passes; takes what
+    /// is marked.
+    fn take_dirty(&self, deadline: Instant) -> HashMap<i64, Scope> {
+        let mut dirty = self.dirty.lock().unwrap_or_else(|p| p.into_inner());
+        while dirty.accounts.is_empty() {
+            let now = Instant::now();
+            if now >= deadline {
+                break;
+            }
+            dirty = self
+                .dirty_signal
+                .wait_timeout(dirty, deadline - now)
+                .unwrap_or_else(|p| p.into_inner())
+                .0;
+        }
+        std::mem::take(&mut dirty.accounts)
+    }
+
+    /// Tells the dispatcher there may be a delivery to make.
+    pub fn wake(&self) {
+        *self.work.lock().unwrap_or_else(|p| p.into_inner()) = true;
+        self.work_signal.notify_all();
+    }
+
+    fn wait_for_work(&self, wait: Duration) {
+        let mut work = self.work.lock().unwrap_or_else(|p| p.into_inner());
+        if !*work {
+            work = self
+                .work_signal
+                .wait_timeout(work, wait)
+                .unwrap_or_else(|p| p.into_inner())
+                .0;
+        }
+        *work = false;
+    }
+
+    /// Makes one attempt at a webhook delivery now and records it (a test
+    /// send); no retries.
+    pub fn send_now(
+        &self,
+        hook: &Webhook,
+        event_id: &str,
+        event_type: &str,
+        body: &str,
+    ) -> Result<Delivery, ApiError> {
+        let probe = Delivery {
+            seq: 0,
+            channel: Channel::Webhook,
+            target: hook.id.clone(),
+            event_id: event_id.to_string(),
+            event_type: event_type.to_string(),
+            body: body.to_string(),
+            status: db::PENDING.to_string(),
+            attempts: 0,
+            next_attempt: 0,
+            created: crate::state::now_text(),
+            last_attempt: None,
+            last_status: None,
+            last_error: None,
+            delivered: None,
+        };
+        let attempt = deliver::attempt(self, &probe);
+        self.db().insert_attempted(
+            hook.account_id,
+            &hook.id,
+            event_id,
+            event_type,
+            body,
+            &attempt,
+        )
+    }
+}
