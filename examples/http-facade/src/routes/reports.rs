@@ -1,6 +1,7 @@
 //! Every report by name: `GET /reports/{name}` runs the core's one entry
 //! point with the query string, so a new report needs no route. `as_of`
-//! (ISO 8601; default now) fixes the instant computed at.
+//! (ISO 8601; default now) fixes the instant computed at. `GET /movements`
+//! lists the movements themselves.
 
 use super::Routes;
 use super::{Params, as_of, read_ledger};
@@ -11,17 +12,41 @@ use crate::openapi::Doc;
 use crate::state::AppState;
 use axum::Json;
 use axum::extract::State;
-use serde_json::Value;
+use serde_json::{Value, json};
 use std::sync::Arc;
+use submetrics::MovementFilter;
 
 pub fn routes() -> Routes {
-    Routes::new().get(
-        "/reports/{name}",
-        report,
-        Doc::key("Any report by name, with its query parameters and as_of")
-            .query(&["as_of"])
-            .free_query(),
-    )
+    Routes::new()
+        .get(
+            "/reports/{name}",
+            report,
+            Doc::key("Any report by name, with its query parameters and as_of")
+                .query(&["as_of"])
+                .free_query(),
+        )
+        .get(
+            "/movements",
+            movements,
+            Doc::key("The MRR movements at as_of, oldest first, as the ledger lists them")
+                .query(&["as_of", "customer", "start", "end", "kinds"]),
+        )
+}
+
+/// `{result: [movement]}`: the ledger's movements at `as_of`, filtered as
+/// [`MovementFilter::from_params`] reads the query (the one reading every
+/// interface shares).
+async fn movements(
+    State(state): State<Arc<AppState>>,
+    caller: Caller,
+    Query(params): Query<Params>,
+) -> Result<Json<Value>, ApiError> {
+    read_ledger(state.account(caller.account_id)?, move |ledger| {
+        let at = as_of(&params, ledger)?;
+        let filter = MovementFilter::from_params(&params, ledger.settings())?;
+        Ok(Json(json!({ "result": ledger.movements(at, &filter)? })))
+    })
+    .await
 }
 
 async fn report(
