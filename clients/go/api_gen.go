@@ -2,8 +2,6 @@
 
 package submetrics
 
-import "encoding/json"
-
 // Operation is the HTTP method and path template of one operation.
 type Operation struct {
 	Method string
@@ -87,9 +85,9 @@ var ErrorCodes = []string{
 	"internal",
 }
 
-// Error is every error answer: a message, a stable code, and the record id
-// and field at fault when one is
-type Error struct {
+// ErrorBody is every error answer: a message, a stable code, and the
+// record id and field at fault when one is
+type ErrorBody struct {
 	Error string  `json:"error"`
 	Code  string  `json:"code"`
 	ID    *string `json:"id,omitempty"`
