@@ -319,18 +319,6 @@ def _mapped(params: Dict[str, Any], group_ids: Dict[str, str]) -> Dict[str, Any]
 
 
 SCENARIO_FILES = sorted(SCENARIOS.glob("*.json"))
-#: Scenarios whose movements the service computes differently from the
-#: ledger today (the SEMANTICS 3 rules for invoices effective at one
-#: instant: issue instant then id, the refund of the invoice applied last,
-#: trials per subscription); the service stores a batch of invoices
-#: through its own parsing path. The test fails once they agree, so this
-#: list only ever shrinks.
-KNOWN_MOVEMENT_DIVERGENCES = {
-    "500-reissued-invoice-issued-last-stands.json",
-    "502-unnamed-refund-targets-invoice-applied-last.json",
-    "503-trial-and-payment-at-one-instant.json",
-    "504-trial-after-a-transient-payment-on-another-subscription.json",
-}
 
 
 @pytest.fixture(scope="module")
@@ -342,7 +330,6 @@ def scenario_service() -> Iterator[Service]:
 
 def test_client_and_ledger_answer_alike_on_every_scenario(scenario_service: Service) -> None:
     compared = 0
-    diverging = set()
     for path, key in zip(SCENARIO_FILES, scenario_service.keys):
         scenario = json.loads(path.read_text())
         config = scenario.get("config", {})
@@ -353,9 +340,7 @@ def test_client_and_ledger_answer_alike_on_every_scenario(scenario_service: Serv
         group_ids = _scenario_load(ledger, scenario)
         assert _scenario_load(client, scenario) == group_ids, path.name
         as_of = scenario["as_of"]
-        if client.movements(as_of) != ledger.movements(as_of):
-            diverging.add(path.name)
-            continue
+        assert client.movements(as_of) == ledger.movements(as_of), path.name
         for report in scenario.get("expect", {}).get("reports", []):
             name, params = report["name"], _mapped(dict(report.get("params", {})), group_ids)
             if name == "customers":
@@ -373,5 +358,4 @@ def test_client_and_ledger_answer_alike_on_every_scenario(scenario_service: Serv
                 remote = client.report(name, as_of, params)
             assert remote == local, f"{path.name}: {name} {params}"
             compared += 1
-    assert diverging == KNOWN_MOVEMENT_DIVERGENCES
     assert compared > 300, compared
