@@ -15,7 +15,11 @@ export declare class SubmetricsError extends Error {
   readonly code: ErrorCode
   readonly recordId?: string
   readonly field?: string
+  /** The HTTP status, for an error a service answered (see Client). */
+  readonly status?: number
 }
+
+export { Client, ClientOptions } from './client/index'
 
 export interface Settings {
   base_currency?: string

@@ -6,16 +6,8 @@
 
 const native = require('./native.js')
 
-/** An error of the core, with its stable `code`, and `recordId` / `field` when known. */
-class SubmetricsError extends Error {
-  constructor(message, code, recordId, field) {
-    super(message)
-    this.name = 'SubmetricsError'
-    this.code = code
-    this.recordId = recordId ?? undefined
-    this.field = field ?? undefined
-  }
-}
+const { SubmetricsError } = require('./errors.js')
+const { Client } = require('./client/index.js')
 
 // Codes napi-rs gives its own argument-conversion errors (a number where a
 // string is expected, ...): they become SubmetricsErrors too.
@@ -194,4 +186,4 @@ function reportNames() {
   return native.reportNames()
 }
 
-module.exports = { Ledger, SubmetricsError, reportNames }
+module.exports = { Ledger, Client, SubmetricsError, reportNames }

@@ -4,5 +4,5 @@ import { createRequire } from 'node:module'
 const require = createRequire(import.meta.url)
 const api = require('./index.js')
 
-export const { Ledger, SubmetricsError, reportNames } = api
+export const { Ledger, Client, SubmetricsError, reportNames } = api
 export default api

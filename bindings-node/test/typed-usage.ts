@@ -1,6 +1,6 @@
 // Compiled with `tsc --noEmit` in the test command: the declarations must
 // describe a typed use of the package.
-import {
+import { Client,
   Ledger, SubmetricsError, reportNames,
   type MrrReport, type Movement, type Customer, type Invoice, type MovementTableReport,
   type CustomerDetail, type CustomerList, type ReportResult, type SummaryReport, type FxRateInput,
@@ -49,3 +49,20 @@ try {
 void [loaded, inserted, customer, invoices, totals, summary, table.result.list[0]?.description, other]
 void [moves, list.result.count, detail.converted_mrr, detailWithQuery, later]
 void reportNames().length
+
+// The service client: the same names, as promises, typed from the description.
+async function clientUsage(): Promise<void> {
+  const client = new Client({ baseUrl: 'http://localhost:8080', apiKey: 'sm_x' })
+  const plan = await client.getPlan('m')
+  const interval: 'day' | 'week' | 'month' | 'year' = plan.billing_freq
+  const summary = await client.report('summary', {}, '2024-06-01')
+  const current: number = summary.summary.mrr_current
+  const mrr = await client.report('mrr', { date: '20240101-20240531' })
+  const total: number = mrr.result[0].total_mrr
+  for await (const customer of client.paginate('listCustomers', { pageSize: 500 })) {
+    const id: string = customer.id
+    void id
+  }
+  void [interval, current, total]
+}
+void clientUsage

@@ -31,3 +31,16 @@ def frames(ledger: submetrics.Ledger) -> int:
 def records_of_any_shape(ledger: submetrics.Ledger) -> List[Dict[str, Any]]:
     rows = ({"id": "B", "name": "Beta"},)
     return ledger.upsert_customers(rows) + ledger.upsert_plans({"id": "m", "name": "M"})
+
+
+def client_usage() -> None:
+    """The service client types its answers from the description."""
+    client = submetrics.Client("http://localhost:8080", api_key="sm_x", timeout=5)
+    plan = client.get_plan("m")
+    name: str = plan["name"]
+    results = client.upsert_plans({"id": "m", "name": "Monthly", "interval": "month", "currency": "USD"})
+    status: str = results[0]["import_status"]
+    movements = client.movements("2024-06-01", kinds=["new"])
+    change: int = movements[0]["mrr_change"]
+    remote: submetrics.AsyncClient = submetrics.AsyncClient()
+    del name, status, change, remote

@@ -1,5 +1,8 @@
 // Load a few invoices and print the monthly MRR table.
-import { Ledger } from 'submetrics'
+// Run from a checkout once the addon is built (`scripts/test node`):
+//   node examples/node/quickstart.mjs
+// An application that installed the package imports from 'submetrics'.
+import { Ledger } from '../../bindings-node/index.mjs'
 
 const ledger = new Ledger({ base_currency: 'USD' })
 ledger.upsertPlans([

@@ -3,7 +3,8 @@
 Push customers, plans and invoices into a :class:`Ledger`; read movements,
 reports (``ledger.report("mrr", ...)``) and customer views. Amounts are
 integer cents. A ledger may be read from several threads at once; the
-computations release the GIL.
+computations release the GIL. :class:`Client` and :class:`AsyncClient` do
+the same against a deployed submetrics service, with the same method names.
 """
 
 from __future__ import annotations
@@ -13,12 +14,18 @@ from typing import Any, Mapping, Optional
 from . import _native
 from ._native import report_names
 from .errors import (
+    AuthenticationError,
+    BadRequestError,
     ConflictError,
     InvalidQueryError,
     InvalidRecordError,
     InvalidSettingError,
+    MethodNotAllowedError,
     MissingFxRateError,
     NotFoundError,
+    PayloadTooLargeError,
+    PermissionDeniedError,
+    ServiceError,
     SubmetricsError,
     UnknownReportError,
 )
@@ -97,8 +104,12 @@ def report_df(
     return _report_frame(ledger.report(name, as_of, params, **kwargs))
 
 
+from .client import AsyncClient, Client  # noqa: E402  (uses the helpers above)
+
 __all__ = [
     "Ledger",
+    "Client",
+    "AsyncClient",
     "report_names",
     "movements_df",
     "report_df",
@@ -110,4 +121,10 @@ __all__ = [
     "InvalidQueryError",
     "InvalidSettingError",
     "MissingFxRateError",
+    "BadRequestError",
+    "AuthenticationError",
+    "PermissionDeniedError",
+    "PayloadTooLargeError",
+    "MethodNotAllowedError",
+    "ServiceError",
 ]

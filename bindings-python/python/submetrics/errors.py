@@ -2,11 +2,15 @@
 
 Every exception carries ``code`` (the core's stable error code),
 ``record_id`` (the record at fault, when one is) and ``field`` (the field or
-query parameter at fault, when one is).
+query parameter at fault, when one is). Errors of a service reached through
+:class:`submetrics.Client` are the same classes, found by the code the
+service answers, plus a few only a service has (keys, roles, body size),
+and carry the HTTP ``status`` too (``None`` for an embedded ledger).
 """
 
 from __future__ import annotations
 
+import json
 from typing import Optional
 
 
@@ -15,11 +19,22 @@ class SubmetricsError(Exception):
 
     code: str = "error"
 
-    def __init__(self, message: str, record_id: Optional[str] = None, field: Optional[str] = None) -> None:
+    def __init__(
+        self,
+        message: str,
+        record_id: Optional[str] = None,
+        field: Optional[str] = None,
+        *,
+        code: Optional[str] = None,
+        status: Optional[int] = None,
+    ) -> None:
         super().__init__(message)
         self.message = message
         self.record_id = record_id
         self.field = field
+        self.status = status
+        if code is not None and code != type(self).code:
+            self.code = code
 
     def __str__(self) -> str:
         return self.message
@@ -67,6 +82,42 @@ class MissingFxRateError(SubmetricsError, LookupError):
     code = "missing_fx_rate"
 
 
+class BadRequestError(SubmetricsError, ValueError):
+    """A request the service cannot read (malformed JSON, a body of the wrong shape)."""
+
+    code = "bad_request"
+
+
+class AuthenticationError(SubmetricsError):
+    """The service knows no such key (missing, unknown or revoked)."""
+
+    code = "unauthorized"
+
+
+class PermissionDeniedError(SubmetricsError):
+    """The key's role may not do this (a readonly key writing, ...)."""
+
+    code = "forbidden"
+
+
+class PayloadTooLargeError(SubmetricsError, ValueError):
+    """A body or a record count over the service's limit."""
+
+    code = "payload_too_large"
+
+
+class MethodNotAllowedError(SubmetricsError):
+    """The path does not take this HTTP method."""
+
+    code = "method_not_allowed"
+
+
+class ServiceError(SubmetricsError):
+    """The service failed on its own (storage), never because of the input."""
+
+    code = "internal"
+
+
 _CLASSES = {
     cls.code: cls
     for cls in (
@@ -77,6 +128,12 @@ _CLASSES = {
         InvalidQueryError,
         InvalidSettingError,
         MissingFxRateError,
+        BadRequestError,
+        AuthenticationError,
+        PermissionDeniedError,
+        PayloadTooLargeError,
+        MethodNotAllowedError,
+        ServiceError,
     )
 }
 
@@ -91,6 +148,23 @@ def _from_core(code: str, message: str, record_id: Optional[str], field: Optiona
     return error
 
 
+def _from_service(status: int, body: bytes) -> SubmetricsError:
+    """The exception for an error answer of the service: the class of its
+    ``code``; an answer that is not the service's JSON error (a proxy's
+    page) is a :class:`SubmetricsError` with code ``http_<status>``."""
+    try:
+        fields = json.loads(body)
+    except ValueError:
+        fields = None
+    if not isinstance(fields, dict) or not isinstance(fields.get("code"), str):
+        text = body.decode("utf-8", "replace").strip()[:200]
+        return SubmetricsError(f"the service answered {status}: {text}", code=f"http_{status}", status=status)
+    code = fields["code"]
+    return _CLASSES.get(code, SubmetricsError)(
+        str(fields.get("error", "")), fields.get("id"), fields.get("field"), code=code, status=status
+    )
+
+
 __all__ = [
     "SubmetricsError",
     "InvalidRecordError",
@@ -100,4 +174,10 @@ __all__ = [
     "InvalidQueryError",
     "InvalidSettingError",
     "MissingFxRateError",
+    "BadRequestError",
+    "AuthenticationError",
+    "PermissionDeniedError",
+    "PayloadTooLargeError",
+    "MethodNotAllowedError",
+    "ServiceError",
 ]

@@ -6,6 +6,9 @@
 //! an account and prints its owner key once (or takes
 //! `SUBMETRICS_OWNER_KEY`).
 
+// The OpenAPI schemas are large `json!` literals.
+#![recursion_limit = "256"]
+
 mod auth;
 mod error;
 mod extract;

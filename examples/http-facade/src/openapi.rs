@@ -3,6 +3,11 @@
 //! summary, query parameters, responses and who may call it. A test checks
 //! the document against the running service and `docs/openapi.json`.
 
+mod operations;
+pub mod reference;
+mod schemas;
+
+pub use operations::operation;
 use serde_json::{Map, Value, json};
 
 /// Who may call an endpoint.
@@ -93,7 +98,19 @@ fn query_parameter(name: &str) -> Value {
             "ISO 8601 instant or date to compute at; default now",
         ),
         "source" => (json!({"type": "string"}), "Only plans of this data source"),
-        "customer" => (json!({"type": "string"}), "Only invoices of this customer"),
+        "customer" => (
+            json!({"type": "string"}),
+            "Only the records of this customer",
+        ),
+        "start" => (
+            json!({"type": "string"}),
+            "First day included (YYYY-MM-DD, yyyyMMdd, or an instant meaning its day in the account's time zone)",
+        ),
+        "end" => (json!({"type": "string"}), "Last day included (as `start`)"),
+        "kinds" => (
+            json!({"type": "string"}),
+            "Movement kinds kept, separated by spaces or commas: new, expansion, contraction, churn, reactivation",
+        ),
         _ => (json!({"type": "string"}), ""),
     };
     json!({"name": name, "in": "query", "required": false, "description": description, "schema": schema})
@@ -101,6 +118,27 @@ fn query_parameter(name: &str) -> Value {
 
 fn error(description: &str) -> Value {
     json!({"description": description, "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Error"}}}})
+}
+
+/// The schema of a path parameter: report names and import collections are
+/// closed sets.
+fn path_schema(name: &str) -> Value {
+    match name {
+        "name" => json!({"type": "string", "enum": submetrics::reports::report_names()}),
+        "collection" => {
+            json!({"type": "string", "enum": ["customers", "plans", "plan_groups", "invoices"]})
+        }
+        _ => json!({"type": "string"}),
+    }
+}
+
+/// The group an endpoint is listed under: its path's first segment.
+fn tag_of(path: &str) -> &str {
+    match path.trim_start_matches('/').split('/').next() {
+        Some("") | None => "service",
+        Some("health" | "openapi.json" | "docs") => "service",
+        Some(first) => first,
+    }
 }
 
 /// The OpenAPI document of the served endpoints.
@@ -111,8 +149,9 @@ pub fn document() -> Value {
         let mut parameters: Vec<Value> = path
             .split('/')
             .filter_map(|segment| segment.strip_prefix('{').and_then(|s| s.strip_suffix('}')))
-            .map(|name| json!({"name": name, "in": "path", "required": true, "schema": {"type": "string"}}))
+            .map(|name| json!({"name": name, "in": "path", "required": true, "schema": path_schema(name)}))
             .collect();
+        let described = operation(method, path);
         parameters.extend(doc.query.iter().map(|name| query_parameter(name)));
         if doc.free_query {
             parameters.push(json!({
@@ -133,9 +172,13 @@ pub fn document() -> Value {
             } else {
                 "Success"
             };
+            let (media_type, schema) = described
+                .as_ref()
+                .map(|op| (op.media_type, op.response.clone()))
+                .unwrap_or(("application/json", json!({"type": "object"})));
             responses.insert(
                 doc.status.to_string(),
-                json!({"description": success, "content": {"application/json": {"schema": {"type": "object"}}}}),
+                json!({"description": success, "content": {media_type: {"schema": schema}}}),
             );
             if doc.access != Access::Public {
                 responses.insert(
@@ -160,6 +203,7 @@ pub fn document() -> Value {
             responses.insert("413".into(), error("Body or record count over the limit"));
         }
         let mut operation = json!({
+            "tags": [tag_of(path)],
             "summary": doc.summary,
             "parameters": parameters,
             "responses": responses,
@@ -173,9 +217,12 @@ pub fn document() -> Value {
             }
             Access::Key => {}
         }
-        if (method == "post" || method == "put") && !doc.missing_id {
-            operation["requestBody"] =
-                json!({"required": true, "content": {"application/json": {"schema": {}}}});
+        if let Some(described) = &described {
+            operation["operationId"] = json!(described.id);
+            if let Some(request) = &described.request {
+                operation["requestBody"] =
+                    json!({"required": true, "content": {"application/json": {"schema": request}}});
+            }
         }
         let entry = paths.entry(path.to_string()).or_insert_with(|| json!({}));
         entry[method] = operation;
@@ -191,12 +238,115 @@ pub fn document() -> Value {
         "security": [{"bearer": []}],
         "components": {
             "securitySchemes": {"bearer": {"type": "http", "scheme": "bearer"}},
-            "schemas": {"Error": {
-                "type": "object",
-                "properties": {"error": {"type": "string"}, "code": {"type": "string"}, "id": {"type": "string"}, "field": {"type": "string"}},
-                "required": ["error", "code"]
-            }}
+            "schemas": schemas::components(),
         },
         "paths": paths,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::collections::BTreeSet;
+
+    /// Every `$ref` in `value`.
+    fn references(value: &Value, out: &mut Vec<String>) {
+        match value {
+            Value::Object(map) => {
+                if let Some(Value::String(target)) = map.get("$ref") {
+                    out.push(target.clone());
+                }
+                map.values().for_each(|v| references(v, out));
+            }
+            Value::Array(items) => items.iter().for_each(|v| references(v, out)),
+            _ => {}
+        }
+    }
+
+    #[test]
+    fn every_routed_endpoint_is_described_with_typed_bodies() {
+        let document = document();
+        let mut ids = BTreeSet::new();
+        for endpoint in crate::routes::endpoints() {
+            let (method, path) = (endpoint.method, endpoint.path);
+            let described = operation(method, path).unwrap_or_else(|| {
+                panic!("{method} {path} is routed but has no operation in openapi/operations.rs")
+            });
+            assert!(
+                ids.insert(described.id),
+                "operationId {} twice",
+                described.id
+            );
+            let entry = &document["paths"][path][method];
+            assert_eq!(entry["operationId"], described.id, "{method} {path}");
+            assert!(!entry["summary"].as_str().unwrap_or_default().is_empty());
+            if endpoint.doc.missing_id {
+                continue;
+            }
+            let success = &entry["responses"][endpoint.doc.status.to_string()]["content"];
+            let schema = success
+                .as_object()
+                .and_then(|content| content.values().next())
+                .map(|media| &media["schema"])
+                .unwrap_or_else(|| panic!("{method} {path}: no success schema"));
+            assert_ne!(
+                schema,
+                &json!({"type": "object"}),
+                "{method} {path}: untyped answer"
+            );
+            if method == "post" || method == "put" {
+                let body = &entry["requestBody"]["content"]["application/json"]["schema"];
+                // A resync and a redelivery read no body.
+                let reads_no_body = [
+                    "/customers/{id}/resync",
+                    "/webhooks/{id}/deliveries/{delivery_id}/redeliver",
+                ];
+                if !reads_no_body.contains(&path) {
+                    assert!(body.is_object(), "{method} {path}: no request schema");
+                }
+            }
+        }
+        let mut refs = Vec::new();
+        references(&document, &mut refs);
+        let schemas = document["components"]["schemas"].as_object().unwrap();
+        for target in &refs {
+            let name = target
+                .strip_prefix("#/components/schemas/")
+                .unwrap_or(target);
+            assert!(
+                schemas.contains_key(name),
+                "{target} is referenced but not defined"
+            );
+        }
+        // Every schema is used, directly or as documentation of a report.
+        let used: BTreeSet<&str> = refs
+            .iter()
+            .map(|t| t.trim_start_matches("#/components/schemas/"))
+            .collect();
+        for name in schemas.keys() {
+            let report_shape = [
+                "SummaryReport",
+                "MrrReport",
+                "TableReport",
+                "MovementTableReport",
+            ];
+            assert!(
+                used.contains(name.as_str()) || report_shape.contains(&name.as_str()),
+                "schema {name} is never used"
+            );
+        }
+    }
+
+    #[test]
+    fn the_reference_page_shows_every_operation_and_loads_nothing_from_elsewhere() {
+        let document = document();
+        let page = reference::render(&document);
+        for endpoint in crate::routes::endpoints() {
+            let id = operation(endpoint.method, endpoint.path).unwrap().id;
+            assert!(page.contains(&format!("id=\"op-{id}\"")), "{id} missing");
+        }
+        assert!(page.contains("id=\"schema-Invoice\""));
+        assert!(!page.contains("<script"));
+        assert!(!page.contains("http://") && !page.contains("https://"));
+    }
 }

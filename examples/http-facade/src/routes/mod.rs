@@ -56,6 +56,15 @@ fn table() -> Routes {
             || async { axum::Json(crate::openapi::document()) },
             Doc::public("This description"),
         )
+        .get(
+            "/docs",
+            || async {
+                axum::response::Html(crate::openapi::reference::render(
+                    &crate::openapi::document(),
+                ))
+            },
+            Doc::public("The API reference: this description as an HTML page"),
+        )
         .merge(data::routes())
         .merge(imports::routes())
         .merge(customers::routes())

@@ -3,7 +3,8 @@
 //! (ISO 8601; default now) fixes the instant computed at; every other
 //! parameter is the report's, and one the report does not read is refused
 //! by the core (400 `invalid_query`). `GET /reports` lists every report with
-//! its parameters, from the core's registry.
+//! its parameters, from the core's registry. `GET /movements` lists the
+//! movements themselves.
 
 use super::Routes;
 use super::{Params, as_of, read_ledger};
@@ -14,8 +15,9 @@ use crate::openapi::Doc;
 use crate::state::AppState;
 use axum::Json;
 use axum::extract::State;
-use serde_json::Value;
+use serde_json::{Value, json};
 use std::sync::Arc;
+use submetrics::MovementFilter;
 
 pub fn routes() -> Routes {
     Routes::new()
@@ -31,6 +33,28 @@ pub fn routes() -> Routes {
                 .query(&["as_of"])
                 .free_query(),
         )
+        .get(
+            "/movements",
+            movements,
+            Doc::key("The MRR movements at as_of, oldest first, as the ledger lists them")
+                .query(&["as_of", "customer", "start", "end", "kinds"]),
+        )
+}
+
+/// `{result: [movement]}`: the ledger's movements at `as_of`, filtered as
+/// [`MovementFilter::from_params`] reads the query (the one reading every
+/// interface shares).
+async fn movements(
+    State(state): State<Arc<AppState>>,
+    caller: Caller,
+    Query(params): Query<Params>,
+) -> Result<Json<Value>, ApiError> {
+    read_ledger(state.account(caller.account_id)?, move |ledger| {
+        let at = as_of(&params, ledger)?;
+        let filter = MovementFilter::from_params(&params, ledger.settings())?;
+        Ok(Json(json!({ "result": ledger.movements(at, &filter)? })))
+    })
+    .await
 }
 
 async fn report(

@@ -1,0 +1,234 @@
+'use strict'
+// The client of a deployed submetrics service: the Ledger's camelCase
+// methods over HTTP, as promises. It needs nothing but `fetch` (Node 18+
+// and browsers) and loads no native code: `require('submetrics/client')`.
+// Every operation is looked up by its id in the table generated from the
+// service's OpenAPI description (operations.js); the types come from the
+// same description (api.d.ts).
+
+const { OPERATIONS } = require('./operations.js')
+const { SubmetricsError } = require('../errors.js')
+
+/** Status codes answered again after a pause. */
+const RETRY_STATUSES = new Set([429, 503])
+/** Report parameters whose name has a dash; a key may spell it with `_`. */
+const DASHED = new Set(['selected-date', 'selected-type', 'breakdown-value'])
+
+function text(value) {
+  if (value instanceof Date) return value.toISOString()
+  if (Array.isArray(value)) return value.map(text).join(' ')
+  return String(value)
+}
+
+function queryOf(params) {
+  const out = {}
+  for (const [name, value] of Object.entries(params ?? {})) {
+    if (value === undefined || value === null) continue
+    const dashed = name.replaceAll('_', '-')
+    out[DASHED.has(dashed) ? dashed : name] = text(value)
+  }
+  return out
+}
+
+/** Seconds a Retry-After header asks for (delta seconds or an HTTP date). */
+function retryAfter(header) {
+  if (!header) return undefined
+  const seconds = Number(header)
+  if (Number.isFinite(seconds)) return Math.max(0, seconds)
+  const when = Date.parse(header)
+  return Number.isNaN(when) ? undefined : Math.max(0, (when - Date.now()) / 1000)
+}
+
+const sleep = (seconds) => new Promise((resolve) => setTimeout(resolve, seconds * 1000))
+const asArray = (records) => (Array.isArray(records) ? records : [records])
+
+class Client {
+  /**
+   * @param {object} options
+   * @param {string} options.baseUrl   the service, e.g. https://analytics.example.com
+   * @param {string} [options.apiKey]  the key; in Node, SUBMETRICS_API_KEY when absent
+   * @param {number} [options.timeoutMs=30000] per request
+   * @param {number} [options.maxRetries=3]    how often a 429 or 503 is retried
+   * @param {number} [options.maxRetryWaitMs=30000]
+   * @param {typeof fetch} [options.fetch]    another fetch implementation
+   */
+  constructor(options = {}) {
+    const env = typeof process !== 'undefined' && process.env ? process.env : {}
+    const baseUrl = options.baseUrl ?? env.SUBMETRICS_API_URL ?? 'http://localhost:8080'
+    this.baseUrl = baseUrl.replace(/\/+$/, '')
+    this.apiKey = options.apiKey ?? (env.SUBMETRICS_API_KEY || undefined)
+    this.timeoutMs = options.timeoutMs ?? 30000
+    this.maxRetries = options.maxRetries ?? 3
+    this.maxRetryWaitMs = options.maxRetryWaitMs ?? 30000
+    this._fetch = options.fetch ?? globalThis.fetch
+    if (typeof this._fetch !== 'function') {
+      throw new SubmetricsError('no fetch: use Node 18 or later, or pass options.fetch', 'invalid_argument')
+    }
+  }
+
+  /**
+   * Runs one operation of the description by its operationId and resolves
+   * to the decoded JSON answer; rejects with a SubmetricsError carrying the
+   * service's code and the HTTP status.
+   */
+  async call(operation, pathParams, query, body) {
+    const [method, template] = OPERATIONS[operation] ?? []
+    if (!method) throw new SubmetricsError(`no operation ${operation}`, 'invalid_argument')
+    let path = template
+    for (const [name, value] of Object.entries(pathParams ?? {})) {
+      path = path.replace(`{${name}}`, encodeURIComponent(String(value)))
+    }
+    const search = new URLSearchParams()
+    for (const [name, value] of Object.entries(query ?? {})) {
+      if (value !== undefined && value !== null) search.set(name, text(value))
+    }
+    const url = this.baseUrl + path + (search.size ? `?${search}` : '')
+    const headers = { accept: 'application/json' }
+    if (this.apiKey) headers.authorization = `Bearer ${this.apiKey}`
+    if (body !== undefined) headers['content-type'] = 'application/json'
+    for (let attempt = 0; ; attempt++) {
+      let response
+      try {
+        response = await this._fetch(url, {
+          method,
+          headers,
+          body: body === undefined ? undefined : JSON.stringify(body),
+          signal: AbortSignal.timeout(this.timeoutMs),
+        })
+      } catch (error) {
+        const timedOut = error?.name === 'TimeoutError'
+        throw new SubmetricsError(
+          timedOut
+            ? `the service at ${this.baseUrl} did not answer within ${this.timeoutMs} ms`
+            : `the service at ${this.baseUrl} could not be reached: ${error?.cause?.code ?? error?.message}`,
+          timedOut ? 'timeout' : 'unreachable',
+        )
+      }
+      const answer = await response.text()
+      if (response.ok) return answer ? JSON.parse(answer) : undefined
+      if (RETRY_STATUSES.has(response.status) && attempt < this.maxRetries) {
+        const wait = retryAfter(response.headers.get('retry-after')) ?? 0.5 * 2 ** attempt
+        await sleep(Math.min(wait, this.maxRetryWaitMs / 1000))
+        continue
+      }
+      let details
+      try {
+        details = JSON.parse(answer)
+      } catch {
+        details = undefined
+      }
+      if (!details || typeof details.code !== 'string') {
+        throw new SubmetricsError(`the service answered ${response.status}: ${answer.slice(0, 200)}`,
+          `http_${response.status}`, undefined, undefined, response.status)
+      }
+      throw new SubmetricsError(details.error, details.code, details.id, details.field, response.status)
+    }
+  }
+
+  // Records: the Ledger's methods and answers.
+  async upsertCustomers(records) { return (await this.call('upsertCustomers', null, null, asArray(records))).result.list }
+  async upsertPlans(records) { return (await this.call('upsertPlans', null, null, asArray(records))).result }
+  async upsertInvoices(records) { return (await this.call('upsertInvoices', null, null, asArray(records))).result }
+  async upsertDataSources(records) { return (await this.call('upsertDataSources', null, null, asArray(records))).result }
+
+  /** One request per group; the service assigns each id (pg_1, ...); a refused group is an error result. */
+  async upsertPlanGroups(records) {
+    const results = []
+    for (const record of asArray(records)) {
+      try {
+        const { id } = await this.call('createPlanGroup', null, null, record)
+        results.push({ id, import_status: 'inserted' })
+      } catch (error) {
+        if (!(error instanceof SubmetricsError) || error.status !== 400) throw error
+        results.push({ id: String(record.id ?? ''), import_status: 'error', import_error: error.message })
+      }
+    }
+    return results
+  }
+
+  getCustomer(id) { return this.call('getCustomer', { id }) }
+  getPlan(id) { return this.call('getPlan', { id }) }
+  getPlanGroup(id) { return this.call('getPlanGroup', { id }) }
+  getInvoice(id) { return this.call('getInvoice', { id }) }
+  getDataSource(id) { return this.call('getDataSource', { id }) }
+
+  async _list(operation, options, extra) {
+    const query = { limit: options?.limit, offset: options?.offset, ...extra }
+    return (await this.call(operation, null, query)).result
+  }
+
+  listCustomers(options) { return this._list('listCustomers', options) }
+  listPlans(options) { return this._list('listPlans', options, { source: options?.source }) }
+  listPlanGroups(options) { return this._list('listPlanGroups', options) }
+  listInvoices(options) { return this._list('listInvoices', options, { customer: options?.customer }) }
+  listDataSources(options) { return this._list('listDataSources', options) }
+  listFxRates(options) { return this._list('listFxRates', options) }
+
+  /** Every item of a list method, `pageSize` at a time: `for await (const c of client.paginate('listCustomers'))`. */
+  async * paginate(method, options = {}) {
+    const { pageSize = 1000, ...filters } = options
+    let offset = 0
+    for (;;) {
+      const page = await this[method]({ ...filters, limit: pageSize, offset })
+      yield * page.list
+      offset += page.list.length
+      if (page.list.length === 0 || offset >= page.count) return
+    }
+  }
+
+  async deleteCustomer(id) { await this.call('deleteCustomer', { id }) }
+  async deletePlan(id) { await this.call('deletePlan', { id }) }
+  async deletePlanGroup(id) { await this.call('deletePlanGroup', { id }) }
+  async deleteInvoice(id) { await this.call('deleteInvoice', { id }) }
+  async deleteDataSource(id) { await this.call('deleteDataSource', { id }) }
+
+  async updateCustomer(id, patch) { return (await this.call('updateCustomer', { id }, null, patch)).result }
+  /** Changes a plan; resolves to the plan as read back after the change (a second request). */
+  async updatePlan(id, patch) {
+    await this.call('updatePlan', { id }, null, patch)
+    return this.getPlan(id)
+  }
+  async replaceInvoice(id, record) { await this.call('replaceInvoice', { id }, null, record) }
+  async updatePlanGroup(id, group) { await this.call('updatePlanGroup', { id }, null, group) }
+  updateDataSource(id, patch) { return this.call('updateDataSource', { id }, null, patch) }
+  async importRecords(source, collection, records) {
+    return (await this.call('importRecords', { source, collection }, null, asArray(records))).result
+  }
+  async loadFxRates(rows) { return (await this.call('loadFxRates', null, null, asArray(rows))).loaded }
+
+  // Settings: the Ledger's, as a promise (the service keeps the FX pivot to itself).
+  async settings() { return settingsOf(await this.account()) }
+  async updateSettings(patch) { return settingsOf(await this.updateAccount(patch)) }
+
+  // Analytics.
+  async movements(asOf, filters) {
+    return (await this.call('listMovements', null, { ...queryOf(filters), as_of: asOf })).result
+  }
+  report(name, params, asOf) { return this.call('getReport', { name }, { ...queryOf(params), as_of: asOf }) }
+  customers(params, asOf) { return this.call('listAnalyticsCustomers', null, { ...queryOf(params), as_of: asOf }) }
+  customer(id, asOf, params) { return this.call('getAnalyticsCustomer', { id }, { ...queryOf(params), as_of: asOf }) }
+  async resyncCustomer(id) { return (await this.call('resyncCustomer', { id })).message }
+
+  // Only a service has these.
+  health() { return this.call('getHealth') }
+  account() { return this.call('getAccount') }
+  updateAccount(patch) { return this.call('updateAccount', null, null, patch) }
+  profile() { return this.call('getProfile') }
+  updateProfile(patch) { return this.call('updateProfile', null, null, patch) }
+  billing() { return this.call('getBilling') }
+  async team() { return (await this.call('listTeamMembers')).result.list }
+  async apiKeys() { return (await this.call('listApiKeys')).result.list }
+  createApiKey(options = {}) { return this.call('createApiKey', null, null, options) }
+  async revokeApiKey(id) { await this.call('revokeApiKey', { id }) }
+  notificationSettings() { return this.call('getNotificationSettings') }
+  updateNotificationSettings(patch) { return this.call('updateNotificationSettings', null, null, patch) }
+  paymentPlatformSettings() { return this.call('getPaymentPlatformSettings') }
+  crmSettings() { return this.call('getCrmSettings') }
+}
+
+const SETTINGS = ['base_currency', 'timezone', 'first_day_of_week', 'churn_grace_days', 'refund_handling']
+function settingsOf(account) {
+  return Object.fromEntries(SETTINGS.map((name) => [name, account[name]]))
+}
+
+module.exports = { Client, SubmetricsError }

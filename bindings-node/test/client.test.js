@@ -1,0 +1,219 @@
+'use strict'
+// The service Client against a real submetrics-server: data written and
+// read back, every report, paging, each kind of error, retries, and the
+// same answers as an embedded Ledger on every shared scenario.
+const test = require('node:test')
+const assert = require('node:assert/strict')
+const fs = require('node:fs')
+const http = require('node:http')
+const path = require('node:path')
+const { Ledger, Client, SubmetricsError, reportNames } = require('..')
+const { Client: BareClient } = require('../client')
+const { startService } = require('./service.js')
+
+const AS_OF = '2024-06-15'
+const PLANS = [
+  { id: 'm', name: 'Monthly', interval: 'month', currency: 'USD' },
+  { id: 'y', name: 'Yearly', interval: 'year', currency: 'USD' },
+]
+const CUSTOMERS = [{ id: 'acme', name: 'Acme', country: 'DE' }, { id: 'beta', name: 'Beta', country: 'US' }]
+const INVOICES = [
+  { id: 'a1', customer_id: 'acme', type: 'subscription', plan_id: 'm', invoice_date: '2024-01-01', amount: 3000, currency: 'USD' },
+  { id: 'a2', customer_id: 'acme', type: 'subscription', plan_id: 'm', invoice_date: '2024-02-01', amount: 5000, currency: 'USD' },
+  { id: 'a3', customer_id: 'acme', type: 'subscription', plan_id: 'm', invoice_date: '2024-03-01', amount: 5000, currency: 'USD' },
+  { id: 'b1', customer_id: 'beta', type: 'subscription', plan_id: 'y', invoice_date: '2024-01-10', amount: 120000, currency: 'USD' },
+  { id: 'b2', customer_id: 'beta', type: 'cancellation', invoice_date: '2024-04-05', amount: 0, currency: 'USD' },
+]
+const SCENARIOS = path.join(__dirname, '..', '..', 'testdata', 'scenarios')
+const SCENARIO_FILES = fs.readdirSync(SCENARIOS).filter((f) => f.endsWith('.json')).sort()
+
+let service
+// One account per test that writes, one per scenario.
+const ACCOUNTS = { records: 0, reports: 1, paging: 2, errors: 3 }
+test.before(async () => { service = await startService(4 + SCENARIO_FILES.length) })
+test.after(() => service.stop())
+const clientOf = (name) => new Client({ baseUrl: service.url, apiKey: service.keys[ACCOUNTS[name]] })
+
+async function load(target) {
+  await target.upsertPlans(PLANS)
+  await target.upsertCustomers(CUSTOMERS)
+  await target.upsertInvoices(INVOICES)
+}
+
+test('records are written and read back', async () => {
+  const client = clientOf('records')
+  assert.deepEqual(await client.upsertDataSources({ id: 'stripe', name: 'Stripe', type: 'stripe' }), [{ id: 'stripe', import_status: 'inserted' }])
+  const results = await client.upsertPlans([...PLANS, { id: 'bad' }])
+  assert.deepEqual(results.map((r) => r.import_status), ['inserted', 'inserted', 'error'])
+  assert.equal(results[2].import_error, 'plan bad: field `name`: is required')
+  assert.deepEqual(await client.upsertCustomers(CUSTOMERS), [{ id: 'acme', import_status: 'inserted' }, { id: 'beta', import_status: 'inserted' }])
+  assert.equal((await client.upsertInvoices(INVOICES)).length, 5)
+  assert.deepEqual(await client.upsertPlanGroups({ name: 'All', plans: ['m', 'y'] }), [{ id: 'pg_1', import_status: 'inserted' }])
+  assert.deepEqual(await client.getPlan('m'), {
+    id: 'm', name: 'Monthly', billing_freq: 'month', billing_freq_count: 1, currency: 'USD',
+    product_name: null, data_source: null, pricing_model: 'licensed',
+  })
+  const invoice = await client.getInvoice('b2')
+  assert.deepEqual([invoice.type, invoice.amount, invoice.plan_id], ['cancellation', 0, null])
+  assert.equal((await client.getPlanGroup('pg_1')).plans[1].id, 'y')
+  assert.equal((await client.listInvoices({ customer: 'beta' })).count, 2)
+  assert.equal((await client.updatePlan('m', { name: 'Monthly Pro' })).name, 'Monthly Pro')
+  assert.equal((await client.updateCustomer('acme', { email: 'ops@acme.test' })).email, 'ops@acme.test')
+  assert.deepEqual(await client.importRecords('stripe', 'customers', { id: 'gamma', name: 'Gamma' }), [{ id: 'gamma', import_status: 'inserted' }])
+  assert.equal((await client.getCustomer('gamma')).data_source, 'stripe')
+  assert.equal(await client.loadFxRates([{ date: '2024-01-01', currency: 'EUR', rate: 0.9 }]), 1)
+  await client.deleteInvoice('a3')
+  await assert.rejects(client.getInvoice('a3'), { code: 'not_found', status: 404 })
+  assert.equal((await client.health()).status, 'ok')
+  assert.equal((await client.billing()).plan, 'scale')
+  assert.equal((await client.updateNotificationSettings({ slack: { channel: '#metrics' } })).slack.channel, '#metrics')
+  assert.deepEqual(await client.updateSettings({ churn_grace_days: 3 }), {
+    base_currency: 'USD', timezone: 'UTC', first_day_of_week: 1, churn_grace_days: 3, refund_handling: 'reduce',
+  })
+})
+
+test('movements and every report match an embedded ledger', async () => {
+  const client = clientOf('reports')
+  const ledger = new Ledger()
+  await load(client)
+  await load(ledger)
+  assert.deepEqual(await client.movements(AS_OF), ledger.movements(AS_OF))
+  assert.deepEqual((await client.movements(AS_OF, { customer: 'acme' })).map((m) => m.mrr_change), [3000, 2000, -5000])
+  for (const name of reportNames()) {
+    const params = { date: '20240101-20240531', 'selected-date': '2024-02-01' }
+    let local
+    try {
+      local = ledger.report(name, params, AS_OF)
+    } catch (error) {
+      await assert.rejects(client.report(name, params, AS_OF), { code: error.code, message: error.message })
+      continue
+    }
+    assert.deepEqual(await client.report(name, params, AS_OF), local, name)
+  }
+  const mrr = await client.report('mrr', { date: '20240101-20240531' }, new Date('2024-06-15T12:00:00Z'))
+  assert.deepEqual(mrr.result.map((p) => p.total_mrr), [13000, 15000, 15000, 0, 0])
+  assert.deepEqual(await client.customer('acme', AS_OF), ledger.customer('acme', AS_OF))
+})
+
+test('pages and paging', async () => {
+  const client = clientOf('paging')
+  const ids = Array.from({ length: 250 }, (_, i) => `c${String(i).padStart(3, '0')}`)
+  await client.upsertCustomers(ids.map((id) => ({ id, name: id })))
+  const page = await client.listCustomers({ limit: 100, offset: 200 })
+  assert.equal(page.count, 250)
+  assert.deepEqual(page.list.map((c) => c.id), ids.slice(200))
+  const all = []
+  for await (const customer of client.paginate('listCustomers', { pageSize: 60 })) all.push(customer.id)
+  assert.deepEqual(all, ids)
+})
+
+test('each kind of error carries the service code and status', async () => {
+  const client = clientOf('errors')
+  await load(client)
+  await assert.rejects(new Client({ baseUrl: service.url, apiKey: 'sm_not_a_key' }).listPlans(),
+    (error) => error instanceof SubmetricsError && error.code === 'unauthorized' && error.status === 401)
+  const readonly = await client.createApiKey({ name: 'reader', role: 'readonly' })
+  const reader = new BareClient({ baseUrl: service.url, apiKey: readonly.key })
+  assert.equal((await reader.getPlan('m')).id, 'm')
+  await assert.rejects(reader.upsertPlans(PLANS), { code: 'forbidden', status: 403 })
+  await assert.rejects(client.getPlan('nobody'), { code: 'not_found', status: 404 })
+  await assert.rejects(client.report('nope'), { code: 'unknown_report', status: 404 })
+  await assert.rejects(client.report('mrr', { interval: 'hour' }), {
+    code: 'invalid_query', status: 400, field: 'interval',
+    message: 'parameter `interval`: `hour` is not one of day, week, month, quarter, year',
+  })
+  await assert.rejects(client.deletePlan('m'), { code: 'conflict', status: 409 })
+  await assert.rejects(client.upsertInvoices(Array(100001).fill({})), {
+    code: 'payload_too_large', status: 413, message: '100001 records in one request; the limit is 100000',
+  })
+})
+
+test('429 and 503 are retried as Retry-After asks', async () => {
+  const answers = [503, 429]
+  const server = http.createServer((request, response) => {
+    const status = answers.shift() ?? 200
+    response.writeHead(status, { 'content-type': 'application/json', 'retry-after': '0' })
+    response.end(JSON.stringify(status === 200 ? { status: 'ok' } : { error: 'busy', code: 'unavailable' }))
+  })
+  await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve))
+  const baseUrl = `http://127.0.0.1:${server.address().port}`
+  try {
+    assert.deepEqual(await new Client({ baseUrl }).health(), { status: 'ok' })
+    answers.push(503, 503)
+    await assert.rejects(new Client({ baseUrl, maxRetries: 1 }).health(), { code: 'unavailable', status: 503 })
+  } finally {
+    server.close()
+  }
+})
+
+function mapped(params, groupIds) {
+  const out = {}
+  for (const [name, value] of Object.entries(params)) {
+    out[name] = typeof value === 'string' && Object.keys(groupIds).some((g) => value.includes(g))
+      ? value.replaceAll(',', ' ').split(/\s+/).map((part) => groupIds[part] ?? part).join(' ')
+      : value
+  }
+  return out
+}
+
+async function loadScenario(target, scenario) {
+  const groupIds = {}
+  const upsert = async (collection, records) => {
+    if (collection === 'plan_groups') {
+      for (const { id, ...group } of records) {
+        const [result] = await target.upsertPlanGroups(group)
+        if (id && result.import_status === 'inserted') groupIds[id] = result.id
+      }
+      return
+    }
+    const method = { data_sources: 'upsertDataSources', customers: 'upsertCustomers', plans: 'upsertPlans', invoices: 'upsertInvoices' }[collection]
+    await target[method](records)
+  }
+  if (scenario.fx_rates) await target.loadFxRates(scenario.fx_rates)
+  for (const collection of ['data_sources', 'customers', 'plans', 'plan_groups', 'invoices']) {
+    if (scenario[collection]) await upsert(collection, scenario[collection])
+  }
+  for (const step of scenario.steps ?? []) {
+    if (step.upsert) await upsert(step.upsert, step.records ?? [])
+    else if (step.delete) {
+      const method = 'delete' + step.delete.replace(/s$/, '').split('_').map((w) => w[0].toUpperCase() + w.slice(1)).join('')
+      try { await target[method](step.id) } catch (error) { if (!(error instanceof SubmetricsError)) throw error }
+    } else if (step.config) await target.updateSettings(step.config)
+  }
+  return groupIds
+}
+
+test('Client and Ledger answer alike on every scenario', async () => {
+  let compared = 0
+  for (const [i, file] of SCENARIO_FILES.entries()) {
+    const scenario = JSON.parse(fs.readFileSync(path.join(SCENARIOS, file), 'utf8'))
+    const ledger = new Ledger(scenario.config ?? {})
+    const client = new Client({ baseUrl: service.url, apiKey: service.keys[4 + i] })
+    if (scenario.config) await client.updateSettings(scenario.config)
+    const groupIds = await loadScenario(ledger, scenario)
+    assert.deepEqual(await loadScenario(client, scenario), groupIds, file)
+    const asOf = scenario.as_of
+    assert.deepEqual(await client.movements(asOf), ledger.movements(asOf), file)
+    for (const report of scenario.expect?.reports ?? []) {
+      const params = mapped({ ...(report.params ?? {}) }, groupIds)
+      let remote, local
+      if (report.name === 'customers') {
+        [remote, local] = [await client.customers(params, asOf), ledger.customers(params, asOf)]
+      } else if (report.name === 'customer') {
+        const { id, ...rest } = params;
+        [remote, local] = [await client.customer(id, asOf, rest), ledger.customer(id, asOf, rest)]
+      } else {
+        try {
+          local = ledger.report(report.name, params, asOf)
+        } catch (error) {
+          await assert.rejects(client.report(report.name, params, asOf), { code: error.code })
+          continue
+        }
+        remote = await client.report(report.name, params, asOf)
+      }
+      assert.deepEqual(remote, local, `${file}: ${report.name}`)
+      compared++
+    }
+  }
+  assert.ok(compared > 300, `${compared} reports compared`)
+})

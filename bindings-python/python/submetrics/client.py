@@ -1,0 +1,651 @@
+"""Clients of a deployed submetrics service: :class:`Client` (blocking,
+standard library only) and :class:`AsyncClient` (asyncio).
+
+Both have the method names and return shapes of :class:`submetrics.Ledger`
+wherever the two overlap, so a notebook moves from an embedded ledger to a
+service by changing the line that makes it::
+
+    ledger = submetrics.Ledger(base_currency="USD")
+    ledger = submetrics.Client("https://analytics.example.com", api_key="sm_...")
+
+plus the calls only a service has (account, keys, data-source imports,
+settings). Every operation is looked up by its id in the table generated
+from the service's OpenAPI description (``_api.OPERATIONS``). Errors are the
+same :class:`~submetrics.SubmetricsError` subclasses the ledger raises, with
+the service's ``code``, ``record_id`` and ``field``, plus ``status`` (the
+HTTP status). Requests that answer 429 or 503 are retried, waiting what
+``Retry-After`` asks (at most ``max_retry_wait`` seconds) or else a growing
+pause.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import datetime as _dt
+import email.utils
+import functools
+import json
+import os
+import time
+import urllib.error
+import urllib.parse
+import urllib.request
+from pathlib import Path
+from typing import Any, AsyncIterator, Callable, Dict, Iterator, List, Mapping, Optional, Sequence, TypeVar, Union
+
+from . import _api
+from ._api import (
+    Account,
+    AnalyticsCustomerDetail,
+    ApiKey,
+    Billing,
+    CrmSettings,
+    CustomerDetail,
+    DataSource,
+    ImportResult,
+    Invoice,
+    Movement,
+    NewApiKey,
+    NotificationSettings,
+    PaymentPlatformSettings,
+    Plan,
+    PlanGroup,
+    Profile,
+    TeamMember,
+)
+from .errors import SubmetricsError, _from_service
+
+__all__ = ["Client", "AsyncClient", "DEFAULT_URL"]
+
+#: The address used when none is given, as the command-line client does.
+DEFAULT_URL = "http://localhost:8080"
+#: The config file in the home directory the command-line client reads too.
+CONFIG_FILE = ".submetrics.json"
+#: Status codes answered again after a pause.
+RETRY_STATUSES = (429, 503)
+#: The settings of a ledger, as ``Ledger.settings`` lists them.
+SETTINGS = ("base_currency", "timezone", "first_day_of_week", "churn_grace_days", "refund_handling")
+#: Report parameters whose name has a dash; a keyword spells it with ``_``.
+DASHED = ("selected-date", "selected-type", "breakdown-value")
+
+_Records = Union[Mapping[str, Any], Sequence[Mapping[str, Any]]]
+_Instant = Union[_dt.datetime, _dt.date, str, None]
+_T = TypeVar("_T")
+
+
+def _config() -> Dict[str, Any]:
+    """The fields of ``~/.submetrics.json`` (absent: empty; broken: an error)."""
+    home = os.environ.get("HOME")
+    if not home:
+        return {}
+    path = Path(home) / CONFIG_FILE
+    try:
+        text = path.read_text()
+    except OSError:
+        return {}
+    try:
+        fields = json.loads(text)
+    except ValueError as error:
+        raise SubmetricsError(f"{path} is not valid JSON: {error}") from error
+    return fields if isinstance(fields, dict) else {}
+
+
+def _resolve_key(api_key: Optional[str]) -> Optional[str]:
+    """The key: given, else ``SUBMETRICS_API_KEY``, else ``api_key`` in the config file."""
+    if api_key:
+        return api_key
+    from_env = os.environ.get("SUBMETRICS_API_KEY", "").strip()
+    if from_env:
+        return from_env
+    key = _config().get("api_key")
+    return key if isinstance(key, str) and key else None
+
+
+def _resolve_url(base_url: Optional[str]) -> str:
+    """The address: given, else ``SUBMETRICS_API_URL``, else ``api_url`` in the config file, else :data:`DEFAULT_URL`."""
+    if base_url:
+        return base_url
+    from_env = os.environ.get("SUBMETRICS_API_URL", "").strip()
+    if from_env:
+        return from_env
+    url = _config().get("api_url")
+    return url if isinstance(url, str) and url else DEFAULT_URL
+
+
+def _text(value: Any) -> str:
+    """A query value as the service reads it: booleans as true/false,
+    sequences joined by spaces, dates and datetimes in ISO 8601."""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, (list, tuple, set, frozenset)):
+        return " ".join(_text(v) for v in value)
+    if isinstance(value, (_dt.datetime, _dt.date)):
+        return value.isoformat()
+    return str(value)
+
+
+def _query(params: Optional[Mapping[str, Any]], keywords: Mapping[str, Any]) -> Dict[str, str]:
+    """Report parameters as query strings; ``None`` values are left out and a
+    keyword ``selected_date`` means ``selected-date`` (as the ledger reads them)."""
+    out: Dict[str, str] = {}
+    for source, are_keywords in ((params or {}, False), (keywords, True)):
+        for name, value in source.items():
+            if value is None:
+                continue
+            dashed = name.replace("_", "-")
+            out[dashed if are_keywords and dashed in DASHED else name] = _text(value)
+    return out
+
+
+def _retry_after(header: Optional[str]) -> Optional[float]:
+    """Seconds a ``Retry-After`` header asks for (delta seconds or an HTTP date)."""
+    if not header:
+        return None
+    header = header.strip()
+    try:
+        return max(0.0, float(header))
+    except ValueError:
+        pass
+    try:
+        when = email.utils.parsedate_to_datetime(header)
+    except (TypeError, ValueError):
+        return None
+    if when.tzinfo is None:
+        when = when.replace(tzinfo=_dt.timezone.utc)
+    return max(0.0, (when - _dt.datetime.now(_dt.timezone.utc)).total_seconds())
+
+
+def _records(records: _Records) -> List[Mapping[str, Any]]:
+    if isinstance(records, Mapping):
+        return [records]
+    return list(records)
+
+
+class Client:
+    """A deployed submetrics service, with the methods of :class:`submetrics.Ledger`.
+
+    ``base_url`` defaults to ``SUBMETRICS_API_URL``, then ``api_url`` in
+    ``~/.submetrics.json``, then ``http://localhost:8080``; ``api_key`` to
+    ``SUBMETRICS_API_KEY``, then ``api_key`` in that file. ``timeout`` is
+    per request in seconds; ``max_retries`` how often a 429 or 503 is
+    retried. A client holds no connection between calls and may be shared
+    by threads.
+    """
+
+    def __init__(
+        self,
+        base_url: Optional[str] = None,
+        api_key: Optional[str] = None,
+        *,
+        timeout: float = 30.0,
+        max_retries: int = 3,
+        max_retry_wait: float = 30.0,
+    ) -> None:
+        self.base_url = _resolve_url(base_url).rstrip("/")
+        self.api_key = _resolve_key(api_key)
+        self.timeout = timeout
+        self.max_retries = max_retries
+        self.max_retry_wait = max_retry_wait
+
+    def __repr__(self) -> str:
+        return f"Client({self.base_url!r})"
+
+    # ------------------------------------------------------------ transport
+
+    def call(
+        self,
+        operation: str,
+        path_params: Optional[Mapping[str, str]] = None,
+        query: Optional[Mapping[str, Any]] = None,
+        body: Any = None,
+    ) -> Any:
+        """Runs one operation of the description by its ``operationId``
+        (``"listPlans"``, ``"getReport"``, ...) and returns the decoded JSON
+        answer; raises a :class:`SubmetricsError` subclass for an error answer."""
+        method, template = _api.OPERATIONS[operation]
+        path = template
+        for name, value in (path_params or {}).items():
+            path = path.replace("{" + name + "}", urllib.parse.quote(str(value), safe=""))
+        url = self.base_url + path
+        pairs = {k: _text(v) for k, v in (query or {}).items() if v is not None}
+        if pairs:
+            url += "?" + urllib.parse.urlencode(pairs)
+        data = None if body is None else json.dumps(body).encode()
+        headers = {"Accept": "application/json", "User-Agent": "submetrics-python"}
+        if data is not None:
+            headers["Content-Type"] = "application/json"
+        if self.api_key:
+            headers["Authorization"] = f"Bearer {self.api_key}"
+        attempt = 0
+        while True:
+            request = urllib.request.Request(url, data=data, method=method, headers=headers)
+            try:
+                with urllib.request.urlopen(request, timeout=self.timeout) as response:
+                    text = response.read()
+                    return json.loads(text) if text else None
+            except urllib.error.HTTPError as error:
+                text = error.read()
+                if error.code in RETRY_STATUSES and attempt < self.max_retries:
+                    wait = _retry_after(error.headers.get("Retry-After"))
+                    time.sleep(min(self.max_retry_wait, wait if wait is not None else 0.5 * 2**attempt))
+                    attempt += 1
+                    continue
+                raise _from_service(error.code, text) from None
+            except urllib.error.URLError as error:
+                raise SubmetricsError(f"the service at {self.base_url} could not be reached: {error.reason}", code="unreachable") from None
+            except TimeoutError:
+                raise SubmetricsError(f"the service at {self.base_url} did not answer within {self.timeout} s", code="timeout") from None
+
+    # ------------------------------------------------------------ records
+
+    def upsert_customers(self, records: _Records) -> List[ImportResult]:
+        """Upserts one customer or several; one result per record (``id``,
+        ``import_status``, ``import_error``), as the ledger returns."""
+        return self.call("upsertCustomers", body=_records(records))["result"]["list"]
+
+    def upsert_plans(self, records: _Records) -> List[ImportResult]:
+        """Upserts one plan or several; one result per record."""
+        return self.call("upsertPlans", body=_records(records))["result"]
+
+    def upsert_invoices(self, records: _Records) -> List[ImportResult]:
+        """Upserts one invoice or several; one result per record."""
+        return self.call("upsertInvoices", body=_records(records))["result"]
+
+    def upsert_data_sources(self, records: _Records) -> List[ImportResult]:
+        """Upserts one data source or several; one result per record."""
+        return self.call("upsertDataSources", body=_records(records))["result"]
+
+    def upsert_plan_groups(self, records: _Records) -> List[ImportResult]:
+        """Creates one plan group or several, one request each; the service
+        assigns each its id (``pg_1``, ...), which the result carries. A
+        group the service refuses is a result with ``import_status`` error."""
+        results: List[ImportResult] = []
+        for record in _records(records):
+            try:
+                answer = self.call("createPlanGroup", body=dict(record))
+            except SubmetricsError as error:
+                if error.status != 400:
+                    raise
+                results.append({"id": str(record.get("id") or ""), "import_status": "error", "import_error": str(error)})
+                continue
+            results.append({"id": answer["id"], "import_status": "inserted"})
+        return results
+
+    def get_customer(self, id: str) -> CustomerDetail:
+        """A customer record with its ``current_mrr``; raises NotFoundError."""
+        return self.call("getCustomer", {"id": id})
+
+    def get_plan(self, id: str) -> Plan:
+        """A plan record; raises NotFoundError."""
+        return self.call("getPlan", {"id": id})
+
+    def get_plan_group(self, id: str) -> PlanGroup:
+        """A plan group with its plans; raises NotFoundError."""
+        return self.call("getPlanGroup", {"id": id})
+
+    def get_invoice(self, id: str) -> Invoice:
+        """An invoice record; raises NotFoundError."""
+        return self.call("getInvoice", {"id": id})
+
+    def get_data_source(self, id: str) -> DataSource:
+        """A data source record; raises NotFoundError."""
+        return self.call("getDataSource", {"id": id})
+
+    def _list(self, operation: str, limit: Optional[int], offset: int, **query: Any) -> Dict[str, Any]:
+        return self.call(operation, query={"limit": limit, "offset": offset or None, **query})["result"]
+
+    def list_customers(self, limit: Optional[int] = None, offset: int = 0) -> Dict[str, Any]:
+        """``{count, list}`` of customers; ``limit`` defaults to the service's page size (100)."""
+        return self._list("listCustomers", limit, offset)
+
+    def list_plans(self, limit: Optional[int] = None, offset: int = 0, source: Optional[str] = None) -> Dict[str, Any]:
+        """``{count, list}`` of plans, optionally of one data source."""
+        return self._list("listPlans", limit, offset, source=source)
+
+    def list_plan_groups(self, limit: Optional[int] = None, offset: int = 0) -> Dict[str, Any]:
+        """``{count, list}`` of plan groups."""
+        return self._list("listPlanGroups", limit, offset)
+
+    def list_invoices(self, limit: Optional[int] = None, offset: int = 0, customer: Optional[str] = None) -> Dict[str, Any]:
+        """``{count, list}`` of invoices, optionally of one customer."""
+        return self._list("listInvoices", limit, offset, customer=customer)
+
+    def list_data_sources(self, limit: Optional[int] = None, offset: int = 0) -> Dict[str, Any]:
+        """``{count, list}`` of data sources."""
+        return self._list("listDataSources", limit, offset)
+
+    def list_fx_rates(self, limit: Optional[int] = None, offset: int = 0) -> Dict[str, Any]:
+        """``{count, list}`` of FX rate rows ``{date, currency, rate}``."""
+        return self._list("listFxRates", limit, offset)
+
+    def _pages(self, lister: Callable[..., Dict[str, Any]], page_size: int, **query: Any) -> Iterator[Any]:
+        offset = 0
+        while True:
+            page = lister(limit=page_size, offset=offset, **query)
+            yield from page["list"]
+            offset += len(page["list"])
+            if not page["list"] or offset >= page["count"]:
+                return
+
+    def iter_customers(self, page_size: int = 1000) -> Iterator[Any]:
+        """Every customer record, fetched ``page_size`` at a time."""
+        return self._pages(self.list_customers, page_size)
+
+    def iter_plans(self, page_size: int = 1000, source: Optional[str] = None) -> Iterator[Any]:
+        """Every plan record, page by page."""
+        return self._pages(self.list_plans, page_size, source=source)
+
+    def iter_plan_groups(self, page_size: int = 1000) -> Iterator[Any]:
+        """Every plan group, page by page."""
+        return self._pages(self.list_plan_groups, page_size)
+
+    def iter_invoices(self, page_size: int = 1000, customer: Optional[str] = None) -> Iterator[Any]:
+        """Every invoice record, page by page."""
+        return self._pages(self.list_invoices, page_size, customer=customer)
+
+    def iter_data_sources(self, page_size: int = 1000) -> Iterator[Any]:
+        """Every data source, page by page."""
+        return self._pages(self.list_data_sources, page_size)
+
+    def delete_customer(self, id: str) -> None:
+        """Deletes a customer and its invoices; raises NotFoundError."""
+        self.call("deleteCustomer", {"id": id})
+
+    def delete_plan(self, id: str) -> None:
+        """Deletes a plan; raises ConflictError while invoices use it."""
+        self.call("deletePlan", {"id": id})
+
+    def delete_plan_group(self, id: str) -> None:
+        """Deletes a plan group (its plans stay)."""
+        self.call("deletePlanGroup", {"id": id})
+
+    def delete_invoice(self, id: str) -> None:
+        """Deletes an invoice."""
+        self.call("deleteInvoice", {"id": id})
+
+    def delete_data_source(self, id: str) -> None:
+        """Deletes a data source."""
+        self.call("deleteDataSource", {"id": id})
+
+    def update_customer(self, id: str, patch: Mapping[str, Any]) -> CustomerDetail:
+        """Changes the given fields of a customer (custom_variables merge); returns the record."""
+        return self.call("updateCustomer", {"id": id}, body=dict(patch))["result"]
+
+    def update_plan(self, id: str, patch: Mapping[str, Any]) -> Plan:
+        """Changes the given fields of a plan; returns the record as read
+        back after the change (a second request)."""
+        self.call("updatePlan", {"id": id}, body=dict(patch))
+        return self.get_plan(id)
+
+    def replace_invoice(self, id: str, record: Mapping[str, Any]) -> None:
+        """Replaces the invoice ``id`` with ``record``."""
+        self.call("replaceInvoice", {"id": id}, body=dict(record))
+
+    def update_plan_group(self, id: str, name: str, plans: Sequence[str]) -> None:
+        """Replaces a plan group's name and plans."""
+        self.call("updatePlanGroup", {"id": id}, body={"name": name, "plans": list(plans)})
+
+    def update_data_source(self, id: str, patch: Mapping[str, Any]) -> DataSource:
+        """Changes a data source's name and/or type; returns it."""
+        return self.call("updateDataSource", {"id": id}, body=dict(patch))
+
+    def import_records(self, source: str, collection: str, records: _Records) -> List[ImportResult]:
+        """Imports customers, plans, plan_groups or invoices into the data
+        source ``source``, tagging each record with it."""
+        return self.call("importRecords", {"source": source, "collection": collection}, body=_records(records))["result"]
+
+    def load_fx_rates(self, rows: _Records) -> int:
+        """Loads FX rate rows ``{date, currency, rate}``; returns how many."""
+        return self.call("loadFxRates", body=_records(rows))["loaded"]
+
+    # ------------------------------------------------------------ settings
+
+    @property
+    def settings(self) -> Dict[str, Any]:
+        """The ledger settings of the account, as ``Ledger.settings`` lists
+        them but for ``fx_pivot``, which the service keeps to itself."""
+        account = self.account()
+        return {name: account[name] for name in SETTINGS}  # type: ignore[literal-required]
+
+    def update_settings(self, **changes: Any) -> Dict[str, Any]:
+        """Changes settings (``base_currency``, ``timezone``,
+        ``first_day_of_week``, ``churn_grace_days``, ``refund_handling``);
+        every customer is recomputed. Returns the new settings."""
+        account = self.update_account(**changes)
+        return {name: account[name] for name in SETTINGS}  # type: ignore[literal-required]
+
+    # ------------------------------------------------------------ analytics
+
+    def movements(
+        self,
+        as_of: _Instant = None,
+        customer: Optional[str] = None,
+        start: _Instant = None,
+        end: _Instant = None,
+        kinds: Optional[Sequence[str]] = None,
+    ) -> List[Movement]:
+        """Movements at ``as_of`` (default now), oldest first, filtered as ``Ledger.movements``."""
+        query = {"as_of": as_of, "customer": customer, "start": start, "end": end, "kinds": kinds}
+        return self.call("listMovements", query=query)["result"]
+
+    def report(self, name: str, as_of: _Instant = None, params: Optional[Mapping[str, Any]] = None, **kwargs: Any) -> Any:
+        """Runs a report by name with its query parameters (a mapping and/or
+        keywords; ``selected_date`` means ``selected-date``); raises
+        UnknownReportError, InvalidQueryError."""
+        query = _query(params, kwargs)
+        if as_of is not None:
+            query["as_of"] = _text(as_of)
+        return self.call("getReport", {"name": name}, query=query)
+
+    def customers(self, as_of: _Instant = None, params: Optional[Mapping[str, Any]] = None, **kwargs: Any) -> Dict[str, Any]:
+        """The analytics customer list (``{result: {count, list}}``)."""
+        query = _query(params, kwargs)
+        if as_of is not None:
+            query["as_of"] = _text(as_of)
+        return self.call("listAnalyticsCustomers", query=query)
+
+    def customer(self, id: str, as_of: _Instant = None, params: Optional[Mapping[str, Any]] = None, **kwargs: Any) -> AnalyticsCustomerDetail:
+        """The analytics detail of one customer; raises NotFoundError."""
+        query = _query(params, kwargs)
+        if as_of is not None:
+            query["as_of"] = _text(as_of)
+        return self.call("getAnalyticsCustomer", {"id": id}, query=query)
+
+    def resync_customer(self, id: str) -> str:
+        """Recomputes one customer from its invoices; returns the service's message."""
+        return self.call("resyncCustomer", {"id": id})["message"]
+
+    def movements_df(self, as_of: _Instant = None, **filters: Any) -> Any:
+        """The rows of :meth:`movements` as a pandas DataFrame."""
+        from . import _pandas
+
+        return _pandas().DataFrame(self.movements(as_of, **filters))
+
+    def report_df(self, name: str, as_of: _Instant = None, params: Optional[Mapping[str, Any]] = None, **kwargs: Any) -> Any:
+        """A report as a pandas DataFrame, shaped as ``Ledger.report_df``."""
+        from . import _report_frame
+
+        return _report_frame(self.report(name, as_of, params, **kwargs))
+
+    # ------------------------------------------------------------ service only
+
+    def health(self) -> Dict[str, Any]:
+        """``{status: "ok"}`` when the service is up (no key needed)."""
+        return self.call("getHealth")
+
+    def account(self) -> Account:
+        """The account: name, settings and data sources (admin key)."""
+        return self.call("getAccount")
+
+    def update_account(self, **changes: Any) -> Account:
+        """Changes the account name and/or settings; returns the account."""
+        return self.call("updateAccount", body=changes)
+
+    def profile(self) -> Profile:
+        """The caller's profile."""
+        return self.call("getProfile")
+
+    def update_profile(self, **changes: Any) -> Profile:
+        """Changes first_name, last_name and/or locale."""
+        return self.call("updateProfile", body=changes)
+
+    def billing(self) -> Billing:
+        """Plan, limits and usage."""
+        return self.call("getBilling")
+
+    def team(self) -> List[TeamMember]:
+        """The account's members (one per key)."""
+        return self.call("listTeamMembers")["result"]["list"]
+
+    def api_keys(self) -> List[ApiKey]:
+        """The account's API keys (never the keys themselves)."""
+        return self.call("listApiKeys")["result"]["list"]
+
+    def create_api_key(self, name: Optional[str] = None, role: Optional[str] = None) -> NewApiKey:
+        """Creates a key (role readonly unless given); its ``key`` is shown only here."""
+        body = {k: v for k, v in (("name", name), ("role", role)) if v is not None}
+        return self.call("createApiKey", body=body)
+
+    def revoke_api_key(self, id: str) -> None:
+        """Revokes a key by its id (``key_...``)."""
+        self.call("revokeApiKey", {"id": id})
+
+    def notification_settings(self) -> NotificationSettings:
+        """The notification settings."""
+        return self.call("getNotificationSettings")
+
+    def update_notification_settings(self, patch: Mapping[str, Any]) -> NotificationSettings:
+        """Changes parts of the notification settings (sections merge)."""
+        return self.call("updateNotificationSettings", body=dict(patch))
+
+    def payment_platform_settings(self) -> PaymentPlatformSettings:
+        """The payment-platform connection (read only)."""
+        return self.call("getPaymentPlatformSettings")
+
+    def crm_settings(self) -> CrmSettings:
+        """The CRM connection (read only)."""
+        return self.call("getCrmSettings")
+
+
+def _in_thread(method: Callable[..., _T]) -> Callable[..., Any]:
+    """The coroutine version of a :class:`Client` method: the blocking call
+    runs in the default executor's threads."""
+    name = method.__name__
+
+    @functools.wraps(method)
+    async def run(self: "AsyncClient", *args: Any, **kwargs: Any) -> Any:
+        loop = asyncio.get_running_loop()
+        bound = getattr(self._client, name)
+        return await loop.run_in_executor(None, functools.partial(bound, *args, **kwargs))
+
+    return run
+
+
+class AsyncClient:
+    """The asyncio face of :class:`Client`: the same methods, as coroutines
+    (``await client.report("mrr")``), and ``async for`` paging helpers.
+
+    Standard library only: each call runs the blocking client in the event
+    loop's default thread pool, so calls from many tasks proceed in
+    parallel up to that pool's size. Arguments are those of :class:`Client`.
+    """
+
+    def __init__(self, base_url: Optional[str] = None, api_key: Optional[str] = None, **options: Any) -> None:
+        self._client = Client(base_url, api_key, **options)
+
+    @property
+    def base_url(self) -> str:
+        return self._client.base_url
+
+    async def __aenter__(self) -> "AsyncClient":
+        return self
+
+    async def __aexit__(self, *exc: Any) -> None:
+        return None
+
+    call = _in_thread(Client.call)
+    upsert_customers = _in_thread(Client.upsert_customers)
+    upsert_plans = _in_thread(Client.upsert_plans)
+    upsert_invoices = _in_thread(Client.upsert_invoices)
+    upsert_data_sources = _in_thread(Client.upsert_data_sources)
+    upsert_plan_groups = _in_thread(Client.upsert_plan_groups)
+    get_customer = _in_thread(Client.get_customer)
+    get_plan = _in_thread(Client.get_plan)
+    get_plan_group = _in_thread(Client.get_plan_group)
+    get_invoice = _in_thread(Client.get_invoice)
+    get_data_source = _in_thread(Client.get_data_source)
+    list_customers = _in_thread(Client.list_customers)
+    list_plans = _in_thread(Client.list_plans)
+    list_plan_groups = _in_thread(Client.list_plan_groups)
+    list_invoices = _in_thread(Client.list_invoices)
+    list_data_sources = _in_thread(Client.list_data_sources)
+    list_fx_rates = _in_thread(Client.list_fx_rates)
+    delete_customer = _in_thread(Client.delete_customer)
+    delete_plan = _in_thread(Client.delete_plan)
+    delete_plan_group = _in_thread(Client.delete_plan_group)
+    delete_invoice = _in_thread(Client.delete_invoice)
+    delete_data_source = _in_thread(Client.delete_data_source)
+    update_customer = _in_thread(Client.update_customer)
+    update_plan = _in_thread(Client.update_plan)
+    replace_invoice = _in_thread(Client.replace_invoice)
+    update_plan_group = _in_thread(Client.update_plan_group)
+    update_data_source = _in_thread(Client.update_data_source)
+    import_records = _in_thread(Client.import_records)
+    load_fx_rates = _in_thread(Client.load_fx_rates)
+    update_settings = _in_thread(Client.update_settings)
+    movements = _in_thread(Client.movements)
+    report = _in_thread(Client.report)
+    customers = _in_thread(Client.customers)
+    customer = _in_thread(Client.customer)
+    resync_customer = _in_thread(Client.resync_customer)
+    movements_df = _in_thread(Client.movements_df)
+    report_df = _in_thread(Client.report_df)
+    health = _in_thread(Client.health)
+    account = _in_thread(Client.account)
+    update_account = _in_thread(Client.update_account)
+    profile = _in_thread(Client.profile)
+    update_profile = _in_thread(Client.update_profile)
+    billing = _in_thread(Client.billing)
+    team = _in_thread(Client.team)
+    api_keys = _in_thread(Client.api_keys)
+    create_api_key = _in_thread(Client.create_api_key)
+    revoke_api_key = _in_thread(Client.revoke_api_key)
+    notification_settings = _in_thread(Client.notification_settings)
+    update_notification_settings = _in_thread(Client.update_notification_settings)
+    payment_platform_settings = _in_thread(Client.payment_platform_settings)
+    crm_settings = _in_thread(Client.crm_settings)
+
+    async def settings(self) -> Dict[str, Any]:
+        """The ledger settings of the account (a coroutine here, a property on :class:`Client`)."""
+        loop = asyncio.get_running_loop()
+        return await loop.run_in_executor(None, lambda: self._client.settings)
+
+    async def _pages(self, lister: Callable[..., Any], page_size: int, **query: Any) -> AsyncIterator[Any]:
+        offset = 0
+        while True:
+            page = await lister(limit=page_size, offset=offset, **query)
+            for item in page["list"]:
+                yield item
+            offset += len(page["list"])
+            if not page["list"] or offset >= page["count"]:
+                return
+
+    def iter_customers(self, page_size: int = 1000) -> AsyncIterator[Any]:
+        """Every customer record, page by page (``async for``)."""
+        return self._pages(self.list_customers, page_size)
+
+    def iter_plans(self, page_size: int = 1000, source: Optional[str] = None) -> AsyncIterator[Any]:
+        """Every plan record, page by page."""
+        return self._pages(self.list_plans, page_size, source=source)
+
+    def iter_plan_groups(self, page_size: int = 1000) -> AsyncIterator[Any]:
+        """Every plan group, page by page."""
+        return self._pages(self.list_plan_groups, page_size)
+
+    def iter_invoices(self, page_size: int = 1000, customer: Optional[str] = None) -> AsyncIterator[Any]:
+        """Every invoice record, page by page."""
+        return self._pages(self.list_invoices, page_size, customer=customer)
+
+    def iter_data_sources(self, page_size: int = 1000) -> AsyncIterator[Any]:
+        """Every data source, page by page."""
+        return self._pages(self.list_data_sources, page_size)

@@ -1,0 +1,361 @@
+"""submetrics.Client and AsyncClient against a real submetrics-server: data
+written and read back, every report, paging, each kind of error, retries,
+where the key comes from, and the same answers as an embedded Ledger on
+every shared scenario."""
+
+from __future__ import annotations
+
+import asyncio
+import re
+import http.server
+import json
+import threading
+from pathlib import Path
+from typing import Any, Dict, Iterator, List, Tuple, Union
+
+import pytest
+
+import submetrics
+from scenario_runner import SCENARIOS, UPSERT
+from service import Service
+
+AS_OF = "2024-06-15"
+PLANS = [
+    {"id": "m", "name": "Monthly", "interval": "month", "currency": "USD"},
+    {"id": "y", "name": "Yearly", "interval": "year", "currency": "USD"},
+]
+CUSTOMERS = [
+    {"id": "acme", "name": "Acme", "country": "DE"},
+    {"id": "beta", "name": "Beta", "country": "US"},
+]
+INVOICES = [
+    {"id": "a1", "customer_id": "acme", "type": "subscription", "plan_id": "m", "invoice_date": "2024-01-01", "amount": 3000, "currency": "USD"},
+    {"id": "a2", "customer_id": "acme", "type": "subscription", "plan_id": "m", "invoice_date": "2024-02-01", "amount": 5000, "currency": "USD"},
+    {"id": "a3", "customer_id": "acme", "type": "subscription", "plan_id": "m", "invoice_date": "2024-03-01", "amount": 5000, "currency": "USD"},
+    {"id": "b1", "customer_id": "beta", "type": "subscription", "plan_id": "y", "invoice_date": "2024-01-10", "amount": 120000, "currency": "USD"},
+    {"id": "b2", "customer_id": "beta", "type": "cancellation", "invoice_date": "2024-04-05", "amount": 0, "currency": "USD"},
+]
+
+Target = Union[submetrics.Ledger, submetrics.Client]
+
+
+@pytest.fixture(scope="module")
+def service() -> Iterator[Service]:
+    running = Service()
+    yield running
+    running.stop()
+
+
+@pytest.fixture()
+def client(service: Service) -> Iterator[submetrics.Client]:
+    """A client of a fresh account (so tests do not see each other's data)."""
+    # A new owner key per test would share the account; start from empty instead.
+    client = submetrics.Client(service.url, api_key=service.key)
+    yield client
+    for customer in list(client.iter_customers()):
+        client.delete_customer(customer["id"])
+    for group in list(client.iter_plan_groups()):
+        client.delete_plan_group(group["id"])
+    for plan in list(client.iter_plans()):
+        client.delete_plan(plan["id"])
+    for source in list(client.iter_data_sources()):
+        client.delete_data_source(source["id"])
+
+
+def load(target: Target) -> None:
+    target.upsert_plans(PLANS)
+    target.upsert_customers(CUSTOMERS)
+    target.upsert_invoices(INVOICES)
+
+
+def test_records_are_written_and_read_back(client: submetrics.Client) -> None:
+    assert client.upsert_data_sources({"id": "stripe", "name": "Stripe", "type": "stripe"}) == [
+        {"id": "stripe", "import_status": "inserted"}
+    ]
+    results = client.upsert_plans(PLANS + [{"id": "bad"}])
+    assert [r["import_status"] for r in results] == ["inserted", "inserted", "error"]
+    assert results[2]["import_error"] == "plan bad: field `name`: is required"
+    assert client.upsert_customers(CUSTOMERS) == [
+        {"id": "acme", "import_status": "inserted"},
+        {"id": "beta", "import_status": "inserted"},
+    ]
+    assert len(client.upsert_invoices(INVOICES)) == 5
+    assert client.upsert_plan_groups({"name": "All", "plans": ["m", "y"]}) == [{"id": "pg_1", "import_status": "inserted"}]
+    assert client.get_plan("m") == {
+        "id": "m", "name": "Monthly", "billing_freq": "month", "billing_freq_count": 1, "currency": "USD",
+        "product_name": None, "data_source": None, "pricing_model": "licensed",
+    }
+    acme = client.get_customer("acme")
+    # current_mrr is at now: the last invoice (March 2024) lapsed long ago.
+    assert (acme["name"], acme["country"], acme["current_mrr"]) == ("Acme", "DE", {})
+    invoice = client.get_invoice("b2")
+    assert (invoice["type"], invoice["amount"], invoice["plan_id"]) == ("cancellation", 0, None)
+    assert client.get_plan_group("pg_1")["plans"][1]["id"] == "y"
+    assert client.get_data_source("stripe") == {"id": "stripe", "name": "Stripe", "type": "stripe"}
+    assert client.list_invoices(customer="beta")["count"] == 2
+    assert client.update_plan("m", {"name": "Monthly Pro"})["name"] == "Monthly Pro"
+    assert client.update_customer("acme", {"email": "ops@acme.test"})["email"] == "ops@acme.test"
+    assert client.update_data_source("stripe", {"name": "Stripe EU"})["name"] == "Stripe EU"
+    assert client.import_records("stripe", "customers", {"id": "gamma", "name": "Gamma"}) == [
+        {"id": "gamma", "import_status": "inserted"}
+    ]
+    assert client.get_customer("gamma")["data_source"] == "stripe"
+    assert client.load_fx_rates([{"date": "2024-01-01", "currency": "EUR", "rate": 0.9}]) == 1
+    assert client.list_fx_rates()["list"] == [{"date": "2024-01-01", "currency": "EUR", "rate": 0.9}]
+    client.delete_invoice("a3")
+    with pytest.raises(submetrics.NotFoundError):
+        client.get_invoice("a3")
+    client.delete_plan_group("pg_1")
+    assert client.list_plan_groups() == {"count": 0, "list": []}
+
+
+def test_movements_and_every_report_match_an_embedded_ledger(client: submetrics.Client) -> None:
+    ledger = submetrics.Ledger()
+    load(ledger)
+    load(client)
+    assert client.movements(AS_OF) == ledger.movements(AS_OF)
+    assert [m["mrr_change"] for m in client.movements(AS_OF, customer="acme")] == [3000, 2000, -5000]
+    assert client.movements(AS_OF, kinds=["churn"], start="2024-04-01") == ledger.movements(AS_OF, kinds=["churn"], start="2024-04-01")
+    for name in submetrics.report_names():
+        params = {"date": "20240101-20240531", "selected-date": "2024-02-01"}
+        try:
+            local = ledger.report(name, AS_OF, params)
+        except submetrics.SubmetricsError as error:
+            # A report that needs another parameter refuses alike, with the same message.
+            with pytest.raises(type(error), match="^" + re.escape(str(error)) + "$"):
+                client.report(name, AS_OF, params)
+            continue
+        assert client.report(name, AS_OF, params) == local, name
+    mrr = client.report("mrr", as_of=AS_OF, date="20240101-20240531")["result"]
+    # Acme lapses after March, Beta cancels on April 5.
+    assert [p["total_mrr"] for p in mrr] == [13000, 15000, 15000, 0, 0]
+    table = client.report("movement-table", AS_OF, date="20240101-20240531", selected_date="2024-02-01")
+    assert table == ledger.report("movement-table", AS_OF, date="20240101-20240531", selected_date="2024-02-01")
+    assert client.customers(AS_OF) == ledger.customers(AS_OF)
+    assert client.customer("acme", AS_OF) == ledger.customer("acme", AS_OF)
+    # The service does not report the FX pivot (the base currency the account began with).
+    assert client.settings == {k: v for k, v in ledger.settings.items() if k != "fx_pivot"}
+    frame = client.report_df("mrr-table", AS_OF, date="20240101-20240531")
+    assert frame.loc["total_mrr"].tolist() == [13000, 15000, 15000, 0, 0]
+    assert client.movements_df(AS_OF)["mrr_change"].tolist() == ledger.movements_df(AS_OF)["mrr_change"].tolist()
+
+
+def test_pages_and_paging_helpers(client: submetrics.Client) -> None:
+    client.upsert_customers([{"id": f"c{i:03}", "name": f"Customer {i}"} for i in range(250)])
+    page = client.list_customers(limit=100, offset=200)
+    assert page["count"] == 250
+    assert [c["id"] for c in page["list"]] == [f"c{i:03}" for i in range(200, 250)]
+    assert [c["id"] for c in client.iter_customers(page_size=60)] == [f"c{i:03}" for i in range(250)]
+
+
+def test_each_kind_of_error_is_its_class_with_the_service_code(service: Service, client: submetrics.Client) -> None:
+    load(client)
+    with pytest.raises(submetrics.AuthenticationError) as caught:
+        submetrics.Client(service.url, api_key="sm_not_a_key").list_plans()
+    assert (caught.value.code, caught.value.status) == ("unauthorized", 401)
+    readonly = client.create_api_key("reader", "readonly")
+    assert readonly["role"] == "readonly" and readonly["key"].startswith("sm_")
+    reader = submetrics.Client(service.url, api_key=readonly["key"])
+    assert reader.get_plan("m")["id"] == "m"
+    with pytest.raises(submetrics.PermissionDeniedError) as caught:
+        reader.upsert_plans(PLANS)
+    assert (caught.value.code, caught.value.status) == ("forbidden", 403)
+    with pytest.raises(submetrics.NotFoundError) as caught:
+        client.get_plan("nobody")
+    assert (caught.value.code, caught.value.status) == ("not_found", 404)
+    with pytest.raises(submetrics.UnknownReportError) as caught:
+        client.report("nope")
+    assert caught.value.status == 404 and "known reports: summary, mrr" in str(caught.value)
+    with pytest.raises(submetrics.InvalidQueryError) as caught:
+        client.report("mrr", AS_OF, interval="hour")
+    assert (caught.value.code, caught.value.status, caught.value.field) == ("invalid_query", 400, "interval")
+    assert str(caught.value) == "parameter `interval`: `hour` is not one of day, week, month, quarter, year"
+    with pytest.raises(submetrics.ConflictError):
+        client.delete_plan("m")
+    with pytest.raises(submetrics.PayloadTooLargeError) as caught:
+        client.upsert_invoices([{}] * 100_001)
+    assert (caught.value.code, caught.value.status) == ("payload_too_large", 413)
+    assert "100001 records in one request; the limit is 100000" in str(caught.value)
+    client.revoke_api_key(readonly["id"])
+    with pytest.raises(submetrics.AuthenticationError):
+        reader.get_plan("m")
+
+
+def test_service_only_calls(client: submetrics.Client) -> None:
+    assert client.health() == {"status": "ok"}
+    assert client.update_account(name="Acme analytics")["name"] == "Acme analytics"
+    assert client.update_settings(churn_grace_days=3)["churn_grace_days"] == 3
+    assert client.update_settings(churn_grace_days=7)["churn_grace_days"] == 7
+    assert client.profile()["provider"] == "credentials"
+    assert client.update_profile(first_name="Ada")["first_name"] == "Ada"
+    assert client.billing()["plan"] == "scale"
+    assert "owner" in [member["role"] for member in client.team()]
+    assert "owner" in [key["role"] for key in client.api_keys()]
+    assert client.update_notification_settings({"slack": {"channel": "#metrics"}})["slack"]["channel"] == "#metrics"
+    assert client.notification_settings()["slack"]["channel"] == "#metrics"
+    assert client.payment_platform_settings()["connected"] is False
+    assert client.crm_settings()["properties_mapped"] == []
+
+
+def test_the_key_comes_from_the_environment_or_the_config_file(
+    service: Service, client: submetrics.Client, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    monkeypatch.setenv("HOME", str(tmp_path))
+    monkeypatch.setenv("SUBMETRICS_API_KEY", service.key)
+    monkeypatch.setenv("SUBMETRICS_API_URL", service.url)
+    assert submetrics.Client().list_plans()["count"] == 0
+    monkeypatch.delenv("SUBMETRICS_API_KEY")
+    monkeypatch.delenv("SUBMETRICS_API_URL")
+    (tmp_path / ".submetrics.json").write_text(json.dumps({"api_key": service.key, "api_url": service.url}))
+    from_file = submetrics.Client()
+    assert (from_file.base_url, from_file.api_key) == (service.url, service.key)
+    assert from_file.list_plans()["count"] == 0
+
+
+class _Flaky(http.server.BaseHTTPRequestHandler):
+    """Answers 503 (Retry-After: 0) and 429 once each, then 200."""
+
+    answers: List[Tuple[int, Dict[str, str]]] = []
+
+    def do_GET(self) -> None:  # noqa: N802 (the handler's name)
+        status, headers = self.answers.pop(0) if self.answers else (200, {})
+        body = json.dumps({"status": "ok"} if status == 200 else {"error": "busy", "code": "unavailable"}).encode()
+        self.send_response(status)
+        for name, value in headers.items():
+            self.send_header(name, value)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+
+    def log_message(self, *args: Any) -> None:
+        pass
+
+
+def test_429_and_503_are_retried_as_retry_after_asks() -> None:
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), _Flaky)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    url = f"http://127.0.0.1:{server.server_address[1]}"
+    try:
+        _Flaky.answers = [(503, {"Retry-After": "0"}), (429, {"Retry-After": "0"})]
+        assert submetrics.Client(url).health() == {"status": "ok"}
+        _Flaky.answers = [(503, {"Retry-After": "0"})] * 3
+        with pytest.raises(submetrics.SubmetricsError) as caught:
+            submetrics.Client(url, max_retries=2).health()
+        assert (caught.value.code, caught.value.status) == ("unavailable", 503)
+    finally:
+        server.shutdown()
+        server.server_close()
+    with pytest.raises(submetrics.SubmetricsError) as caught:
+        submetrics.Client(url, timeout=2).health()
+    assert caught.value.code == "unreachable"
+
+
+def test_the_async_client_does_the_same(service: Service, client: submetrics.Client) -> None:
+    load(client)
+
+    async def session() -> Tuple[Any, List[str], Any]:
+        async with submetrics.AsyncClient(service.url, api_key=service.key) as remote:
+            mrr, summary = await asyncio.gather(
+                remote.report("mrr", AS_OF, date="20240101-20240531"), remote.report("summary", AS_OF)
+            )
+            ids = [c["id"] async for c in remote.iter_customers(page_size=1)]
+            try:
+                await remote.get_plan("nobody")
+            except submetrics.NotFoundError as error:
+                return [p["total_mrr"] for p in mrr["result"]], ids, (summary["summary"]["mrr_current"], error.status)
+        raise AssertionError("no NotFoundError")
+
+    totals, ids, (current, status) = asyncio.run(session())
+    assert totals == [13000, 15000, 15000, 0, 0]
+    assert ids == ["acme", "beta"]
+    assert (current, status) == (0, 404)
+
+
+# ------------------------------------------------------------ scenarios
+
+
+def _scenario_load(target: Target, scenario: Dict[str, Any]) -> Dict[str, str]:
+    """Loads a scenario through the methods Ledger and Client share; returns
+    the ids the plan groups got (the service assigns them)."""
+    group_ids: Dict[str, str] = {}
+
+    def upsert(collection: str, records: List[Any]) -> None:
+        if collection == "plan_groups":
+            # Both give ids pg_1, pg_2, ... in order; the scenario's own ids are mapped.
+            for record in records:
+                given = record.get("id")
+                result = target.upsert_plan_groups({k: v for k, v in record.items() if k != "id"})
+                if given and result[0]["import_status"] == "inserted":
+                    group_ids[given] = result[0]["id"]
+            return
+        getattr(target, UPSERT[collection])(records)
+
+    if "fx_rates" in scenario:
+        target.load_fx_rates(scenario["fx_rates"])
+    for collection in UPSERT:
+        if collection in scenario:
+            upsert(collection, scenario[collection])
+    for step in scenario.get("steps", []):
+        if "upsert" in step:
+            upsert(step["upsert"], step.get("records", []))
+        elif "delete" in step:
+            try:
+                getattr(target, "delete_" + step["delete"].rstrip("s"))(step["id"])
+            except submetrics.SubmetricsError:
+                pass
+        elif "config" in step:
+            target.update_settings(**step["config"])
+    return group_ids
+
+
+def _mapped(params: Dict[str, Any], group_ids: Dict[str, str]) -> Dict[str, Any]:
+    def swap(value: Any) -> Any:
+        if isinstance(value, str):
+            return " ".join(group_ids.get(part, part) for part in value.replace(",", " ").split()) if any(g in value for g in group_ids) else value
+        return value
+
+    return {name: swap(value) for name, value in params.items()}
+
+
+SCENARIO_FILES = sorted(SCENARIOS.glob("*.json"))
+
+
+@pytest.fixture(scope="module")
+def scenario_service() -> Iterator[Service]:
+    running = Service(accounts=len(SCENARIO_FILES))
+    yield running
+    running.stop()
+
+
+def test_client_and_ledger_answer_alike_on_every_scenario(scenario_service: Service) -> None:
+    compared = 0
+    for path, key in zip(SCENARIO_FILES, scenario_service.keys):
+        scenario = json.loads(path.read_text())
+        config = scenario.get("config", {})
+        ledger = submetrics.Ledger(**config)
+        client = submetrics.Client(scenario_service.url, api_key=key)
+        if config:
+            client.update_settings(**config)
+        group_ids = _scenario_load(ledger, scenario)
+        assert _scenario_load(client, scenario) == group_ids, path.name
+        as_of = scenario["as_of"]
+        assert client.movements(as_of) == ledger.movements(as_of), path.name
+        for report in scenario.get("expect", {}).get("reports", []):
+            name, params = report["name"], _mapped(dict(report.get("params", {})), group_ids)
+            if name == "customers":
+                remote, local = client.customers(as_of, params), ledger.customers(as_of, params)
+            elif name == "customer":
+                id = params.pop("id")
+                remote, local = client.customer(id, as_of, params), ledger.customer(id, as_of, params)
+            else:
+                try:
+                    local = ledger.report(name, as_of, params)
+                except submetrics.SubmetricsError as error:
+                    with pytest.raises(type(error)):
+                        client.report(name, as_of, params)
+                    continue
+                remote = client.report(name, as_of, params)
+            assert remote == local, f"{path.name}: {name} {params}"
+            compared += 1
+    assert compared > 300, compared

@@ -1,0 +1,177 @@
+// Package submetrics is the Go client of a deployed submetrics service.
+//
+// Every operation is looked up by its id in the table generated from the
+// service's OpenAPI description (api_gen.go, with the record and report
+// structs); this file adds the transport: the key, timeouts, retries on
+// 429 and 503 as Retry-After asks, and errors carrying the service's code.
+// Standard library only.
+package submetrics
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"net/url"
+	"os"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// Error is an error answer of the service: its message, stable code
+// (one of ErrorCodes, or "unreachable" / "http_<status>"), the record id
+// and field at fault when one is, and the HTTP status.
+type Error struct {
+	Message  string
+	Code     string
+	RecordID string
+	Field    string
+	Status   int
+}
+
+func (e *Error) Error() string { return e.Message }
+
+// Client talks to one service with one key. It is safe for concurrent use.
+type Client struct {
+	// BaseURL is the service, e.g. https://analytics.example.com.
+	BaseURL string
+	// APIKey is sent as a bearer token.
+	APIKey string
+	// HTTPClient sends the requests; its Timeout bounds each one.
+	HTTPClient *http.Client
+	// MaxRetries is how often a 429 or 503 is retried.
+	MaxRetries int
+	// MaxRetryWait caps one pause between retries.
+	MaxRetryWait time.Duration
+}
+
+// NewClient returns a client of baseURL (SUBMETRICS_API_URL, else
+// http://localhost:8080, when empty) with apiKey (SUBMETRICS_API_KEY when
+// empty), a 30 s timeout and 3 retries.
+func NewClient(baseURL, apiKey string) *Client {
+	if baseURL == "" {
+		baseURL = os.Getenv("SUBMETRICS_API_URL")
+	}
+	if baseURL == "" {
+		baseURL = "http://localhost:8080"
+	}
+	if apiKey == "" {
+		apiKey = os.Getenv("SUBMETRICS_API_KEY")
+	}
+	return &Client{
+		BaseURL:      strings.TrimRight(baseURL, "/"),
+		APIKey:       apiKey,
+		HTTPClient:   &http.Client{Timeout: 30 * time.Second},
+		MaxRetries:   3,
+		MaxRetryWait: 30 * time.Second,
+	}
+}
+
+// Call runs the operation with id operation, filling path parameters,
+// adding query parameters and sending body as JSON (when not nil), and
+// decodes the answer into out (when not nil).
+func (c *Client) Call(ctx context.Context, operation string, pathParams map[string]string, query url.Values, body, out any) error {
+	op, ok := Operations[operation]
+	if !ok {
+		return &Error{Message: "no operation " + operation, Code: "invalid_argument"}
+	}
+	path := op.Path
+	for name, value := range pathParams {
+		path = strings.ReplaceAll(path, "{"+name+"}", url.PathEscape(value))
+	}
+	target := c.BaseURL + path
+	if len(query) > 0 {
+		target += "?" + query.Encode()
+	}
+	var payload []byte
+	if body != nil {
+		var err error
+		if payload, err = json.Marshal(body); err != nil {
+			return &Error{Message: "the body is not JSON: " + err.Error(), Code: "invalid_argument"}
+		}
+	}
+	for attempt := 0; ; attempt++ {
+		var reader io.Reader
+		if payload != nil {
+			reader = bytes.NewReader(payload)
+		}
+		request, err := http.NewRequestWithContext(ctx, op.Method, target, reader)
+		if err != nil {
+			return &Error{Message: err.Error(), Code: "invalid_argument"}
+		}
+		request.Header.Set("Accept", "application/json")
+		if payload != nil {
+			request.Header.Set("Content-Type", "application/json")
+		}
+		if c.APIKey != "" {
+			request.Header.Set("Authorization", "Bearer "+c.APIKey)
+		}
+		response, err := c.HTTPClient.Do(request)
+		if err != nil {
+			return &Error{Message: fmt.Sprintf("the service at %s could not be reached: %v", c.BaseURL, err), Code: "unreachable"}
+		}
+		answer, err := io.ReadAll(response.Body)
+		response.Body.Close()
+		if err != nil {
+			return &Error{Message: "the answer could not be read: " + err.Error(), Code: "unreachable"}
+		}
+		if response.StatusCode < 300 {
+			if out == nil || len(answer) == 0 {
+				return nil
+			}
+			return json.Unmarshal(answer, out)
+		}
+		if (response.StatusCode == 429 || response.StatusCode == 503) && attempt < c.MaxRetries {
+			wait := retryAfter(response.Header.Get("Retry-After"), attempt)
+			if wait > c.MaxRetryWait {
+				wait = c.MaxRetryWait
+			}
+			select {
+			case <-time.After(wait):
+				continue
+			case <-ctx.Done():
+				return ctx.Err()
+			}
+		}
+		var details struct {
+			Error string `json:"error"`
+			Code  string `json:"code"`
+			ID    string `json:"id"`
+			Field string `json:"field"`
+		}
+		if json.Unmarshal(answer, &details) != nil || details.Code == "" {
+			text := string(answer)
+			if len(text) > 200 {
+				text = text[:200]
+			}
+			return &Error{Message: fmt.Sprintf("the service answered %d: %s", response.StatusCode, text),
+				Code: fmt.Sprintf("http_%d", response.StatusCode), Status: response.StatusCode}
+		}
+		return &Error{Message: details.Error, Code: details.Code, RecordID: details.ID, Field: details.Field, Status: response.StatusCode}
+	}
+}
+
+// retryAfter is the pause a Retry-After header asks for (seconds or an
+// HTTP date), else a growing one.
+func retryAfter(header string, attempt int) time.Duration {
+	if seconds, err := strconv.ParseFloat(strings.TrimSpace(header), 64); err == nil && seconds >= 0 {
+		return time.Duration(seconds * float64(time.Second))
+	}
+	if when, err := http.ParseTime(header); err == nil {
+		if wait := time.Until(when); wait > 0 {
+			return wait
+		}
+		return 0
+	}
+	return time.Duration(500<<attempt) * time.Millisecond
+}
+
+// IsCode reports whether err is a service Error with the given code.
+func IsCode(err error, code string) bool {
+	var e *Error
+	return errors.As(err, &e) && e.Code == code
+}

@@ -1,0 +1,236 @@
+package submetrics
+
+import (
+	"bufio"
+	"context"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"sync/atomic"
+	"testing"
+)
+
+const ownerKey = "owner-key-for-go-client-tests-0123456789"
+
+// startService starts a real submetrics-server (SUBMETRICS_SERVER_BIN, else
+// the workspace's debug build) on a free port with a fresh data directory.
+func startService(t *testing.T) string {
+	t.Helper()
+	binary := os.Getenv("SUBMETRICS_SERVER_BIN")
+	if binary == "" {
+		target := os.Getenv("CARGO_TARGET_DIR")
+		if target == "" {
+			target = filepath.Join("..", "..", "target")
+		}
+		binary = filepath.Join(target, "debug", "submetrics-server")
+	}
+	if _, err := os.Stat(binary); err != nil {
+		t.Fatalf("no server binary at %s: run cargo build -p submetrics-server or set SUBMETRICS_SERVER_BIN", binary)
+	}
+	command := exec.Command(binary, "--listen", "127.0.0.1:0", "--data-dir", t.TempDir())
+	command.Env = append(os.Environ(), "SUBMETRICS_OWNER_KEY="+ownerKey)
+	stdout, err := command.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := command.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = command.Process.Kill(); _ = command.Wait() })
+	lines := bufio.NewScanner(stdout)
+	for lines.Scan() {
+		if line := lines.Text(); strings.HasPrefix(line, "listening on ") {
+			address := strings.TrimPrefix(line, "listening on ")
+			go func() {
+				for lines.Scan() {
+				}
+			}()
+			return strings.TrimSpace(address)
+		}
+	}
+	t.Fatal("the server stopped before it listened")
+	return ""
+}
+
+func text(s string) *string { return &s }
+
+func load(t *testing.T, ctx context.Context, c *Client) {
+	t.Helper()
+	month, year := "month", "year"
+	if _, err := c.UpsertPlans(ctx, []PlanInput{
+		{ID: "m", Name: "Monthly", BillingFreq: &month, Currency: "USD"},
+		{ID: "y", Name: "Yearly", BillingFreq: &year, Currency: "USD"},
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.UpsertCustomers(ctx, []CustomerInput{{ID: "acme", Name: text("Acme")}, {ID: "beta", Name: text("Beta")}}); err != nil {
+		t.Fatal(err)
+	}
+	sub := func(id, customer, plan, date string, amount int64) InvoiceInput {
+		return InvoiceInput{ID: id, CustomerID: customer, Type: "subscription", PlanID: &plan, InvoiceDate: date, Amount: amount, Currency: "USD"}
+	}
+	results, err := c.UpsertInvoices(ctx, []InvoiceInput{
+		sub("a1", "acme", "m", "2024-01-01", 3000),
+		sub("a2", "acme", "m", "2024-02-01", 5000),
+		sub("a3", "acme", "m", "2024-03-01", 5000),
+		sub("b1", "beta", "y", "2024-01-10", 120000),
+		{ID: "b2", CustomerID: "beta", Type: "cancellation", InvoiceDate: "2024-04-05", Amount: 0, Currency: "USD"},
+	})
+	if err != nil || len(results) != 5 || results[4].ImportStatus != "inserted" {
+		t.Fatalf("invoices: %v %+v", err, results)
+	}
+}
+
+func TestRecordsReportsAndPaging(t *testing.T) {
+	ctx := context.Background()
+	c := NewClient(startService(t), ownerKey)
+	load(t, ctx, c)
+
+	plan, err := c.GetPlan(ctx, "m")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := Plan{ID: "m", Name: "Monthly", BillingFreq: "month", BillingFreqCount: 1, Currency: "USD", PricingModel: "licensed"}
+	if !reflect.DeepEqual(plan, want) {
+		t.Fatalf("plan %+v, want %+v", plan, want)
+	}
+	invoice, err := c.GetInvoice(ctx, "b2")
+	if err != nil || invoice.Type != "cancellation" || invoice.PlanID != nil {
+		t.Fatalf("invoice %+v %v", invoice, err)
+	}
+	group, err := c.CreatePlanGroup(ctx, PlanGroupInput{Name: "All", Plans: []string{"m", "y"}})
+	if err != nil || group != "pg_1" {
+		t.Fatalf("group %q %v", group, err)
+	}
+	if g, err := c.GetPlanGroup(ctx, group); err != nil || len(g.Plans) != 2 || g.Plans[1].ID != "y" {
+		t.Fatalf("group %+v %v", g, err)
+	}
+	if page, err := c.ListInvoices(ctx, Page{}, "beta"); err != nil || page.Count != 2 {
+		t.Fatalf("invoices of beta: %+v %v", page, err)
+	}
+
+	asOf := map[string]string{"as_of": "2024-06-15", "date": "20240101-20240531"}
+	mrr, err := c.MRR(ctx, asOf)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var totals []int64
+	for _, period := range mrr.Result {
+		totals = append(totals, period.TotalMRR)
+	}
+	if !reflect.DeepEqual(totals, []int64{13000, 15000, 15000, 0, 0}) {
+		t.Fatalf("total MRR %v", totals)
+	}
+	summary, err := c.Summary(ctx, "2024-02-15")
+	if err != nil || summary.Summary.MRRCurrent != 15000 || summary.Currency != "USD" {
+		t.Fatalf("summary %+v %v", summary, err)
+	}
+	table, err := c.Table(ctx, "mrr-table", asOf)
+	if err != nil || table.Rows[0].Metric != "total_mrr" || len(table.Columns) != 5 {
+		t.Fatalf("mrr-table %+v %v", table, err)
+	}
+	rows, err := c.MovementTable(ctx, asOf)
+	if err != nil || rows.Count != 5 || rows.List[0].Type != "churn" {
+		t.Fatalf("movement-table %+v %v", rows, err)
+	}
+	movements, err := c.Movements(ctx, "2024-06-15", map[string]string{"customer": "acme"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var changes []int64
+	for _, m := range movements {
+		changes = append(changes, m.MRRChange)
+	}
+	if !reflect.DeepEqual(changes, []int64{3000, 2000, -5000}) {
+		t.Fatalf("movements %v", changes)
+	}
+	// Every report answers through the generic call (with the parameters
+	// every report takes: a summary report has no date range).
+	at := map[string]string{"as_of": "2024-06-15"}
+	for _, name := range []string{"cohort", "transactions", "leads-summary", "cashflow-refunds", "churn-scheduled-summary", "map"} {
+		var any map[string]any
+		if err := c.Report(ctx, name, at, &any); err != nil || len(any) == 0 {
+			t.Fatalf("%s: %v %v", name, any, err)
+		}
+	}
+
+	customers := make([]CustomerInput, 250)
+	for i := range customers {
+		id := "c" + string(rune('a'+i/26)) + string(rune('a'+i%26))
+		customers[i] = CustomerInput{ID: id, Name: text(id)}
+	}
+	if _, err := c.UpsertCustomers(ctx, customers); err != nil {
+		t.Fatal(err)
+	}
+	page, err := c.ListCustomers(ctx, Page{Limit: 100, Offset: 200})
+	if err != nil || page.Count != 252 || len(page.List) != 52 {
+		t.Fatalf("page %d of %d: %v", len(page.List), page.Count, err)
+	}
+	all, err := c.AllCustomers(ctx, 60)
+	if err != nil || len(all) != 252 || all[0].ID != "acme" || all[251].ID != customers[249].ID {
+		t.Fatalf("all customers: %d %v", len(all), err)
+	}
+}
+
+func TestEachKindOfError(t *testing.T) {
+	ctx := context.Background()
+	base := startService(t)
+	c := NewClient(base, ownerKey)
+	load(t, ctx, c)
+	expect := func(err error, code string, status int) {
+		t.Helper()
+		e, ok := err.(*Error)
+		if !ok || e.Code != code || e.Status != status {
+			t.Fatalf("got %#v, want code %s status %d", err, code, status)
+		}
+	}
+	_, err := NewClient(base, "sm_not_a_key").ListPlans(ctx, Page{})
+	expect(err, "unauthorized", 401)
+	key, err := c.CreateAPIKey(ctx, "reader", "readonly")
+	if err != nil || key.Role != "readonly" {
+		t.Fatalf("key %+v %v", key, err)
+	}
+	_, err = NewClient(base, key.Key).UpsertPlans(ctx, []PlanInput{{ID: "x", Name: "X", Currency: "USD"}})
+	expect(err, "forbidden", 403)
+	_, err = c.GetPlan(ctx, "nobody")
+	expect(err, "not_found", 404)
+	_, err = c.RawReport(ctx, "nope", nil)
+	expect(err, "unknown_report", 404)
+	_, err = c.MRR(ctx, map[string]string{"interval": "hour"})
+	expect(err, "invalid_query", 400)
+	if err.(*Error).Field != "interval" || err.Error() != "parameter `interval`: `hour` is not one of day, week, month, quarter, year" {
+		t.Fatalf("invalid_query: %#v", err)
+	}
+	expect(c.DeletePlan(ctx, "m"), "conflict", 409)
+	_, err = c.UpsertInvoices(ctx, make([]InvoiceInput, 100001))
+	expect(err, "payload_too_large", 413)
+	if !IsCode(err, "payload_too_large") {
+		t.Fatal("IsCode")
+	}
+}
+
+func TestRetriesHonourRetryAfter(t *testing.T) {
+	var calls int32
+	server := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		if atomic.AddInt32(&calls, 1) <= 2 {
+			w.Header().Set("Retry-After", "0")
+			w.WriteHeader(http.StatusServiceUnavailable)
+			_, _ = w.Write([]byte(`{"error":"busy","code":"unavailable"}`))
+			return
+		}
+		_, _ = w.Write([]byte(`{"status":"ok"}`))
+	}))
+	defer server.Close()
+	var health Health
+	if err := NewClient(server.URL, "").Call(context.Background(), "getHealth", nil, nil, nil, &health); err != nil || health.Status != "ok" {
+		t.Fatalf("%+v %v", health, err)
+	}
+	if calls != 3 {
+		t.Fatalf("%d calls, want 3", calls)
+	}
+}

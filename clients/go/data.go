@@ -1,0 +1,165 @@
+package submetrics
+
+import (
+	"context"
+	"net/url"
+	"strconv"
+)
+
+// Page selects a page of a list: at most Limit items (0: the service's
+// default of 100) after skipping Offset.
+type Page struct {
+	Limit  int
+	Offset int
+}
+
+func (p Page) query() url.Values {
+	q := url.Values{}
+	if p.Limit > 0 {
+		q.Set("limit", strconv.Itoa(p.Limit))
+	}
+	if p.Offset > 0 {
+		q.Set("offset", strconv.Itoa(p.Offset))
+	}
+	return q
+}
+
+// UpsertPlans stores plans; one result per record.
+func (c *Client) UpsertPlans(ctx context.Context, plans []PlanInput) ([]ImportResult, error) {
+	var out ImportResults
+	err := c.Call(ctx, "upsertPlans", nil, nil, plans, &out)
+	return out.Result, err
+}
+
+// UpsertCustomers stores customers; one result per record.
+func (c *Client) UpsertCustomers(ctx context.Context, customers []CustomerInput) ([]ImportResult, error) {
+	var out CustomerImportResults
+	err := c.Call(ctx, "upsertCustomers", nil, nil, customers, &out)
+	return out.Result.List, err
+}
+
+// UpsertInvoices stores invoices; one result per record.
+func (c *Client) UpsertInvoices(ctx context.Context, invoices []InvoiceInput) ([]ImportResult, error) {
+	var out ImportResults
+	err := c.Call(ctx, "upsertInvoices", nil, nil, invoices, &out)
+	return out.Result, err
+}
+
+// UpsertDataSources stores data sources; one result per record.
+func (c *Client) UpsertDataSources(ctx context.Context, sources []DataSourceInput) ([]ImportResult, error) {
+	var out ImportResults
+	err := c.Call(ctx, "upsertDataSources", nil, nil, sources, &out)
+	return out.Result, err
+}
+
+// CreatePlanGroup stores a plan group; returns the id the service gave it.
+func (c *Client) CreatePlanGroup(ctx context.Context, group PlanGroupInput) (string, error) {
+	var out Success
+	err := c.Call(ctx, "createPlanGroup", nil, nil, group, &out)
+	return out.ID, err
+}
+
+// GetPlan reads a plan; an unknown id is an Error with code not_found.
+func (c *Client) GetPlan(ctx context.Context, id string) (Plan, error) {
+	var out Plan
+	err := c.Call(ctx, "getPlan", map[string]string{"id": id}, nil, nil, &out)
+	return out, err
+}
+
+// GetCustomer reads a customer with its current MRR per currency.
+func (c *Client) GetCustomer(ctx context.Context, id string) (CustomerDetail, error) {
+	var out CustomerDetail
+	err := c.Call(ctx, "getCustomer", map[string]string{"id": id}, nil, nil, &out)
+	return out, err
+}
+
+// GetInvoice reads an invoice.
+func (c *Client) GetInvoice(ctx context.Context, id string) (Invoice, error) {
+	var out Invoice
+	err := c.Call(ctx, "getInvoice", map[string]string{"id": id}, nil, nil, &out)
+	return out, err
+}
+
+// GetPlanGroup reads a plan group with its plans.
+func (c *Client) GetPlanGroup(ctx context.Context, id string) (PlanGroup, error) {
+	var out PlanGroup
+	err := c.Call(ctx, "getPlanGroup", map[string]string{"id": id}, nil, nil, &out)
+	return out, err
+}
+
+// GetDataSource reads a data source.
+func (c *Client) GetDataSource(ctx context.Context, id string) (DataSource, error) {
+	var out DataSource
+	err := c.Call(ctx, "getDataSource", map[string]string{"id": id}, nil, nil, &out)
+	return out, err
+}
+
+// ListPlans reads a page of plans and how many there are.
+func (c *Client) ListPlans(ctx context.Context, page Page) (PlanPage, error) {
+	var out PlanList
+	err := c.Call(ctx, "listPlans", nil, page.query(), nil, &out)
+	return out.Result, err
+}
+
+// ListCustomers reads a page of customers and how many there are.
+func (c *Client) ListCustomers(ctx context.Context, page Page) (CustomerPage, error) {
+	var out CustomerList
+	err := c.Call(ctx, "listCustomers", nil, page.query(), nil, &out)
+	return out.Result, err
+}
+
+// ListInvoices reads a page of invoices (of one customer when customer is
+// not empty) and how many there are.
+func (c *Client) ListInvoices(ctx context.Context, page Page, customer string) (InvoicePage, error) {
+	query := page.query()
+	if customer != "" {
+		query.Set("customer", customer)
+	}
+	var out InvoiceList
+	err := c.Call(ctx, "listInvoices", nil, query, nil, &out)
+	return out.Result, err
+}
+
+// AllCustomers reads every customer, pageSize at a time.
+func (c *Client) AllCustomers(ctx context.Context, pageSize int) ([]Customer, error) {
+	var all []Customer
+	for {
+		page, err := c.ListCustomers(ctx, Page{Limit: pageSize, Offset: len(all)})
+		if err != nil {
+			return all, err
+		}
+		all = append(all, page.List...)
+		if len(page.List) == 0 || int64(len(all)) >= page.Count {
+			return all, nil
+		}
+	}
+}
+
+// DeleteInvoice deletes an invoice.
+func (c *Client) DeleteInvoice(ctx context.Context, id string) error {
+	return c.Call(ctx, "deleteInvoice", map[string]string{"id": id}, nil, nil, nil)
+}
+
+// DeletePlan deletes a plan; while invoices use it, an Error with code conflict.
+func (c *Client) DeletePlan(ctx context.Context, id string) error {
+	return c.Call(ctx, "deletePlan", map[string]string{"id": id}, nil, nil, nil)
+}
+
+// DeleteCustomer deletes a customer and its invoices.
+func (c *Client) DeleteCustomer(ctx context.Context, id string) error {
+	return c.Call(ctx, "deleteCustomer", map[string]string{"id": id}, nil, nil, nil)
+}
+
+// CreateAPIKey makes a key of role (owner, admin, readonly); its Key is shown only here.
+func (c *Client) CreateAPIKey(ctx context.Context, name, role string) (NewApiKey, error) {
+	var out NewApiKey
+	err := c.Call(ctx, "createApiKey", nil, nil, ApiKeyInput{Name: &name, Role: &role}, &out)
+	return out, err
+}
+
+// Account reads the account and its settings.
+func (c *Client) Account(ctx context.Context) (Account, error) {
+	var out Account
+	err := c.Call(ctx, "getAccount", nil, nil, nil, &out)
+	return out, err
+}

@@ -1,0 +1,3 @@
+module github.com/submetrics/submetrics/clients/go
+
+go 1.19

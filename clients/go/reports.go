@@ -1,0 +1,69 @@
+package submetrics
+
+import (
+	"context"
+	"encoding/json"
+	"net/url"
+)
+
+// Report runs the report name with its query parameters (see the
+// service's docs/reports.md; "as_of" fixes the instant) and decodes the
+// answer into out: a *SummaryReport, *MrrReport, *TableReport,
+// *MovementTableReport, or *map[string]any for any report.
+func (c *Client) Report(ctx context.Context, name string, params map[string]string, out any) error {
+	query := url.Values{}
+	for key, value := range params {
+		query.Set(key, value)
+	}
+	return c.Call(ctx, "getReport", map[string]string{"name": name}, query, nil, out)
+}
+
+// RawReport runs a report and returns its answer as JSON text.
+func (c *Client) RawReport(ctx context.Context, name string, params map[string]string) (json.RawMessage, error) {
+	var out json.RawMessage
+	err := c.Report(ctx, name, params, &out)
+	return out, err
+}
+
+// Summary runs the summary report at asOf (empty: now).
+func (c *Client) Summary(ctx context.Context, asOf string) (SummaryReport, error) {
+	var out SummaryReport
+	err := c.Report(ctx, "summary", map[string]string{"as_of": asOf}, &out)
+	return out, err
+}
+
+// MRR runs the mrr report with its parameters.
+func (c *Client) MRR(ctx context.Context, params map[string]string) (MrrReport, error) {
+	var out MrrReport
+	err := c.Report(ctx, "mrr", params, &out)
+	return out, err
+}
+
+// Table runs a *-table report (mrr-table, transactions-table, ...).
+func (c *Client) Table(ctx context.Context, name string, params map[string]string) (TableReport, error) {
+	var out TableReport
+	err := c.Report(ctx, name, params, &out)
+	return out, err
+}
+
+// MovementTable runs the movement-table report.
+func (c *Client) MovementTable(ctx context.Context, params map[string]string) (MovementRowPage, error) {
+	var out MovementTableReport
+	err := c.Report(ctx, "movement-table", params, &out)
+	return out.Result, err
+}
+
+// Movements lists the movements at asOf as the ledger does; filters are
+// customer, start, end and kinds.
+func (c *Client) Movements(ctx context.Context, asOf string, filters map[string]string) ([]Movement, error) {
+	query := url.Values{}
+	for key, value := range filters {
+		query.Set(key, value)
+	}
+	if asOf != "" {
+		query.Set("as_of", asOf)
+	}
+	var out MovementList
+	err := c.Call(ctx, "listMovements", nil, query, nil, &out)
+	return out.Result, err
+}

@@ -1,0 +1,700 @@
+//! The schemas of the OpenAPI document: every request and response body the
+//! service reads or answers, as it reads or answers it. Record inputs name
+//! each field by its canonical name and mention its aliases; the service
+//! also accepts fields it does not know (they are ignored), so inputs stay
+//! open. Responses list every field the service writes, with `nullable`
+//! where it writes `null`.
+
+use serde_json::{Map, Value, json};
+
+/// A reference to a component schema.
+pub fn reference(name: &str) -> Value {
+    json!({ "$ref": format!("#/components/schemas/{name}") })
+}
+
+fn string() -> Value {
+    json!({"type": "string"})
+}
+
+fn nullable_string() -> Value {
+    json!({"type": "string", "nullable": true})
+}
+
+fn integer() -> Value {
+    json!({"type": "integer", "format": "int64"})
+}
+
+fn nullable_number() -> Value {
+    json!({"type": "number", "nullable": true})
+}
+
+fn array_of(items: Value) -> Value {
+    json!({"type": "array", "items": items})
+}
+
+fn string_map() -> Value {
+    json!({"type": "object", "additionalProperties": {"type": "string"}})
+}
+
+/// An object of the given properties, all of them required (the service
+/// always writes every field of its answers, `null` included).
+fn answer(properties: Value) -> Value {
+    let required: Vec<Value> = properties
+        .as_object()
+        .map(|fields| fields.keys().map(|k| json!(k)).collect())
+        .unwrap_or_default();
+    json!({"type": "object", "properties": properties, "required": required})
+}
+
+/// An input object: `required` fields must be there, others may; fields
+/// the service does not know are ignored.
+fn input(description: &str, properties: Value, required: &[&str]) -> Value {
+    json!({
+        "type": "object",
+        "description": description,
+        "properties": properties,
+        "required": required,
+        "additionalProperties": true,
+    })
+}
+
+/// `{count, list: [item]}`: a page of a list and how many there are in all.
+fn page_of(item: &str) -> Value {
+    json!({
+        "type": "object",
+        "properties": {
+            "count": {"type": "integer", "description": "How many items there are in all, before paging"},
+            "list": array_of(reference(item)),
+        },
+        "required": ["count", "list"],
+    })
+}
+
+/// `{result: {count, list}}`: the answer of a list endpoint.
+fn list_answer(page: &str) -> Value {
+    answer(json!({"result": reference(page)}))
+}
+
+/// The request body of a record write: one record, an array of records, or
+/// a batch object `{collection: [...]}`.
+pub fn records_body(input: &str, collection: &str) -> Value {
+    json!({"oneOf": [
+        reference(input),
+        array_of(reference(input)),
+        {
+            "type": "object",
+            "properties": {collection: array_of(reference(input))},
+            "required": [collection],
+        },
+    ]})
+}
+
+/// The error codes the service answers with.
+pub const ERROR_CODES: &[&str] = &[
+    "bad_request",
+    "invalid_record",
+    "invalid_query",
+    "invalid_setting",
+    "missing_fx_rate",
+    "unauthorized",
+    "forbidden",
+    "not_found",
+    "unknown_report",
+    "method_not_allowed",
+    "conflict",
+    "payload_too_large",
+    "internal",
+];
+
+/// Every component schema by name.
+pub fn components() -> Map<String, Value> {
+    let plan_fields = json!({
+        "id": string(),
+        "name": string(),
+        "billing_freq": {"type": "string", "enum": ["day", "week", "month", "year"]},
+        "billing_freq_count": integer(),
+        "currency": string(),
+        "product_name": nullable_string(),
+        "data_source": nullable_string(),
+        "pricing_model": {"type": "string", "enum": ["licensed", "metered"]},
+    });
+    let customer_fields = json!({
+        "id": string(),
+        "name": nullable_string(),
+        "email": nullable_string(),
+        "created_date": nullable_string(),
+        "country": nullable_string(),
+        "currency": nullable_string(),
+        "status": nullable_string(),
+        "trial_started": nullable_string(),
+        "paid_started": nullable_string(),
+        "trial_end_date": nullable_string(),
+        "cancel_date": nullable_string(),
+        "overdue_date": nullable_string(),
+        "cancel_reason": nullable_string(),
+        "custom_variables": string_map(),
+        "data_source": nullable_string(),
+    });
+    let mut customer_detail_fields = customer_fields.clone();
+    customer_detail_fields["current_mrr"] = json!({
+        "type": "object",
+        "description": "MRR per currency code, in cents",
+        "additionalProperties": integer(),
+    });
+    let analytics_customer_fields = json!({
+        "id": string(),
+        "name": nullable_string(),
+        "email": nullable_string(),
+        "created_date": nullable_string(),
+        "country": nullable_string(),
+        "trial_started": nullable_string(),
+        "paid_started": nullable_string(),
+        "cancel_date": nullable_string(),
+        "status": string(),
+        "currency": nullable_string(),
+    });
+    let mut analytics_item = analytics_customer_fields.clone();
+    analytics_item["mrr"] = integer();
+    let mut analytics_detail = analytics_customer_fields;
+    analytics_detail["current_subscriptions"] = array_of(reference("CurrentSubscription"));
+    analytics_detail["converted_mrr"] = integer();
+    analytics_detail["converted_currency"] = string();
+    analytics_detail["custom_variables"] = string_map();
+    let data_source = answer(json!({"id": string(), "name": string(), "type": string()}));
+    let movement_kind = json!({"type": "string", "enum": ["new", "expansion", "contraction", "churn", "reactivation"]});
+    let mrr_period = answer(json!({
+        "date": string(), "end_date": string(),
+        "new": integer(), "expansion": integer(), "contraction": integer(), "churn": integer(),
+        "reactivation": integer(), "mrr_diff": integer(), "customers_diff": integer(),
+        "start_mrr": integer(), "start_customers": integer(), "total_mrr": integer(),
+        "total_arr": integer(), "total_customers": integer(), "arpa": integer(), "asp": integer(),
+        "quick_ratio": nullable_number(), "customer_churn_rate": nullable_number(),
+        "mrr_churn_rate": nullable_number(), "net_mrr_churn_rate": nullable_number(),
+        "customer_retention_rate": nullable_number(), "mrr_retention_rate": nullable_number(),
+        "nrr": nullable_number(), "customer_churn_avg": nullable_number(),
+        "ltv": nullable_number(), "customer_lifetime": nullable_number(),
+        "fx_adjustment": integer(),
+    }));
+    let mut mrr_period = mrr_period;
+    mrr_period["properties"]["breakdown"] = json!({
+        "type": "object",
+        "description": "With a `breakdown` parameter: the period's figures per value",
+        "additionalProperties": {"type": "object"},
+    });
+    let mut movement_row = answer(json!({
+        "date": string(), "movement_date": string(), "currency": string(),
+        "customer_id": string(), "customer_name": nullable_string(), "customer_email": nullable_string(),
+        "type": movement_kind.clone(), "subtype": string(), "description": string(),
+        "mrr_change": integer(), "mrr_change_base_currency": integer(),
+        "customer_count_change": integer(), "quantity_change": integer(),
+        "plans_before": array_of(string()), "plans_after": array_of(string()),
+    }));
+    movement_row["properties"]["lines"] = array_of(answer(json!({
+        "description": string(), "mrr": integer(), "quantity": integer(),
+    })));
+
+    let mut schemas = Map::new();
+    extend(
+        &mut schemas,
+        json!({
+        "Error": {
+            "type": "object",
+            "description": "Every error answer: a message, a stable code, and the record id and field at fault when one is",
+            "properties": {
+                "error": string(),
+                "code": {"type": "string", "enum": ERROR_CODES},
+                "id": string(),
+                "field": string(),
+            },
+            "required": ["error", "code"],
+        },
+        "Health": answer(json!({"status": {"type": "string", "enum": ["ok"]}})),
+        "OpenApiDocument": {"type": "object", "description": "This OpenAPI 3 document", "additionalProperties": true},
+        "Success": answer(json!({"success": {"type": "boolean"}, "id": string()})),
+        "ImportResult": {
+            "type": "object",
+            "description": "One record's outcome: its id (its `id`, else `external_id`), whether it was stored, and why not",
+            "properties": {
+                "id": string(),
+                "import_status": {"type": "string", "enum": ["inserted", "error"]},
+                "import_error": string(),
+            },
+            "required": ["id", "import_status"],
+        },
+        "ImportResults": answer(json!({"result": array_of(reference("ImportResult"))})),
+        "ImportResultPage": page_of("ImportResult"),
+        "CustomerImportResults": answer(json!({"result": reference("ImportResultPage")})),
+        }),
+    );
+    extend(
+        &mut schemas,
+        json!({
+        "PlanInput": input(
+            "A plan to store; `interval` and `interval_count` are aliases of `billing_freq` and `billing_freq_count`, `external_id` of `id`, `data_source_id` of `data_source`",
+            json!({
+                "id": string(),
+                "name": string(),
+                "billing_freq": {"type": "string", "enum": ["day", "week", "month", "year"], "description": "Also daily, weekly, monthly, yearly, annual"},
+                "billing_freq_count": {"type": "integer", "minimum": 1, "default": 1},
+                "currency": string(),
+                "product_name": nullable_string(),
+                "data_source": nullable_string(),
+                "pricing_model": {"type": "string", "enum": ["licensed", "metered"], "default": "licensed"},
+            }),
+            &["id", "name", "currency"],
+        ),
+        "PlanPatch": input("Fields of a plan to change", plan_fields.clone(), &[]),
+        "Plan": answer(plan_fields),
+        "PlanPage": page_of("Plan"),
+        "PlanList": list_answer("PlanPage"),
+        "PlanUpdated": answer(json!({"result": {"type": "string", "enum": ["ok"]}, "updated": string()})),
+        }),
+    );
+    extend(
+        &mut schemas,
+        json!({
+        "CustomerInput": input(
+            "A customer to store; `created` is an alias of `created_date`, `metadata` of `custom_variables`, `external_id` of `id`",
+            json!({
+                "id": string(),
+                "name": string(),
+                "email": nullable_string(),
+                "created_date": nullable_string(),
+                "country": nullable_string(),
+                "currency": nullable_string(),
+                "status": nullable_string(),
+                "trial_started": nullable_string(),
+                "paid_started": nullable_string(),
+                "trial_end_date": nullable_string(),
+                "cancel_date": nullable_string(),
+                "overdue_date": nullable_string(),
+                "cancel_reason": nullable_string(),
+                "custom_variables": {"type": "object", "additionalProperties": true},
+                "data_source": nullable_string(),
+            }),
+            &["id"],
+        ),
+        "CustomerPatch": input("Fields of a customer to change (custom_variables merge)", customer_fields.clone(), &[]),
+        "Customer": answer(customer_fields),
+        "CustomerDetail": answer(customer_detail_fields),
+        "CustomerPage": page_of("Customer"),
+        "CustomerList": list_answer("CustomerPage"),
+        "CustomerUpdated": answer(json!({"success": {"type": "boolean"}, "result": reference("CustomerDetail")})),
+        }),
+    );
+    extend(
+        &mut schemas,
+        json!({
+        "InvoiceInput": input(
+            "An invoice to store (SEMANTICS: amounts in cents); aliases: `external_id` for `id`, `customer_external_id` or `customer` for `customer_id`, `date` for `invoice_date`, `amount_in_cents` for `amount`, `service_period_start`/`service_period_end`, `subscription_external_id`, `number`, `paid_date`, `tax`, `discount`, `line_items`, `data_source_id`",
+            json!({
+                "id": string(),
+                "customer_id": string(),
+                "type": {"type": "string", "enum": ["subscription", "one-time", "refund", "cancellation"]},
+                "invoice_date": string(),
+                "amount": integer(),
+                "currency": string(),
+                "plan_id": nullable_string(),
+                "period_start": nullable_string(),
+                "period_end": nullable_string(),
+                "subscription_id": nullable_string(),
+                "quantity": integer(),
+                "status": {"type": "string", "enum": ["paid", "open", "failed", "void"]},
+                "due_date": nullable_string(),
+                "payment_date": nullable_string(),
+                "payment_method": nullable_string(),
+                "description": nullable_string(),
+                "invoice_number": nullable_string(),
+                "tax_amount": integer(),
+                "discount_amount": integer(),
+                "lines": array_of(json!({"type": "object", "additionalProperties": true})),
+                "transactions": array_of(json!({"type": "object", "additionalProperties": true})),
+                "refunded_invoice_id": nullable_string(),
+                "data_source": nullable_string(),
+            }),
+            &["id", "customer_id", "type", "invoice_date", "amount", "currency"],
+        ),
+        "Invoice": answer(json!({
+            "id": string(),
+            "customer_id": string(),
+            "type": {"type": "string", "enum": ["subscription", "one-time", "refund", "cancellation"]},
+            "invoice_date": string(),
+            "amount": integer(),
+            "currency": string(),
+            "plan_id": nullable_string(),
+            "period_start": nullable_string(),
+            "period_end": nullable_string(),
+            "subscription_id": nullable_string(),
+            "quantity": integer(),
+            "status": {"type": "string", "enum": ["paid", "open", "failed", "void"]},
+            "due_date": nullable_string(),
+            "payment_date": nullable_string(),
+            "payment_method": nullable_string(),
+            "description": nullable_string(),
+            "invoice_number": nullable_string(),
+            "tax_amount": integer(),
+            "discount_amount": integer(),
+            "lines": array_of(json!({"type": "object", "additionalProperties": true})),
+            "transactions": array_of(json!({"type": "object", "additionalProperties": true})),
+            "refunded_invoice_id": nullable_string(),
+            "data_source": nullable_string(),
+        })),
+        "InvoicePage": page_of("Invoice"),
+        "InvoiceList": list_answer("InvoicePage"),
+        }),
+    );
+    extend(
+        &mut schemas,
+        json!({
+        "PlanGroupInput": input(
+            "A plan group: its name and the ids of its plans, which must exist (the service assigns the id)",
+            json!({"name": string(), "plans": array_of(string())}),
+            &["name"],
+        ),
+        "PlanGroupPlan": answer(json!({
+            "id": string(), "name": string(),
+            "billing_freq": {"type": "string", "enum": ["day", "week", "month", "year"]},
+            "billing_freq_count": integer(), "product_name": nullable_string(), "currency": string(),
+        })),
+        "PlanGroup": answer(json!({"id": string(), "name": string(), "plans": array_of(reference("PlanGroupPlan"))})),
+        "PlanGroupPage": page_of("PlanGroup"),
+        "PlanGroupList": list_answer("PlanGroupPage"),
+        }),
+    );
+    extend(
+        &mut schemas,
+        json!({
+        "DataSourceInput": input(
+            "A data source; `kind` is an alias of `type`",
+            json!({"id": string(), "name": string(), "type": string()}),
+            &["id"],
+        ),
+        "DataSourcePatch": input("A data source's new name and/or type", json!({"name": string(), "type": string()}), &[]),
+        "DataSource": data_source,
+        "DataSourcePage": page_of("DataSource"),
+        "DataSourceList": list_answer("DataSourcePage"),
+        }),
+    );
+    extend(
+        &mut schemas,
+        json!({
+        "FxRate": answer(json!({
+            "date": string(),
+            "currency": string(),
+            "rate": {"type": "number", "description": "Units of `currency` per unit of the account's FX pivot"},
+        })),
+        "FxRateInput": {
+            "oneOf": [reference("FxRate"), array_of(reference("FxRate"))],
+        },
+        "FxRatePage": page_of("FxRate"),
+        "FxRateList": list_answer("FxRatePage"),
+        "FxRatesLoaded": answer(json!({"success": {"type": "boolean"}, "loaded": integer()})),
+        }),
+    );
+    extend(
+        &mut schemas,
+        json!({
+        "AnalyticsCustomer": answer(analytics_item),
+        "AnalyticsCustomerPage": page_of("AnalyticsCustomer"),
+        "AnalyticsCustomerList": list_answer("AnalyticsCustomerPage"),
+        "CurrentSubscription": answer(json!({
+            "subscription_id": nullable_string(), "plan_id": string(), "name": string(),
+            "billing_freq": string(), "billing_freq_count": integer(), "currency": string(),
+            "mrr": integer(), "quantity": integer(),
+        })),
+        "AnalyticsCustomerDetail": answer(analytics_detail),
+        "Message": answer(json!({"message": string()})),
+        }),
+    );
+    extend(
+        &mut schemas,
+        json!({
+        "Movement": answer(json!({
+            "date": string(), "customer_id": string(), "type": movement_kind,
+            "subtype": string(), "mrr_change": integer(), "mrr_change_base_currency": integer(),
+            "customer_count_change": integer(), "quantity_change": integer(), "currency": string(),
+            "plans_before": array_of(string()), "plans_after": array_of(string()),
+        })),
+        "MovementList": answer(json!({"result": array_of(reference("Movement"))})),
+        }),
+    );
+    extend(
+        &mut schemas,
+        json!({
+        "Account": answer(json!({
+            "id": string(), "name": string(), "created": string(),
+            "base_currency": string(), "timezone": string(),
+            "first_day_of_week": {"type": "integer", "minimum": 0, "maximum": 6},
+            "churn_grace_days": integer(),
+            "refund_handling": string(),
+            "data_sources": array_of(reference("DataSource")),
+        })),
+        "AccountPatch": input(
+            "The account name and ledger settings to change; a settings change recomputes every customer",
+            json!({
+                "name": string(), "base_currency": string(), "timezone": string(),
+                "first_day_of_week": {"type": "integer", "minimum": 0, "maximum": 6},
+                "churn_grace_days": {"type": "integer", "minimum": 0},
+                "refund_handling": string(),
+            }),
+            &[],
+        ),
+        "ProfileAccount": answer(json!({"id": string(), "name": string(), "role": {"type": "string", "enum": ["owner", "admin", "readonly"]}})),
+        "Profile": {
+            "type": "object",
+            "properties": {
+                "first_name": string(), "last_name": string(), "email": string(), "locale": string(),
+                "picture": nullable_string(),
+                "provider": {"type": "string", "enum": ["google", "microsoft", "credentials"]},
+                "verified": {"type": "boolean"},
+                "accounts": {"type": "array", "items": reference("ProfileAccount"), "description": "In `GET /profile` only"},
+            },
+            "required": ["first_name", "last_name", "email", "locale", "picture", "provider", "verified"],
+        },
+        "ProfilePatch": input(
+            "The writable fields of the profile",
+            json!({"first_name": string(), "last_name": string(), "locale": string()}),
+            &[],
+        ),
+        "Billing": answer(json!({
+            "plan": {"type": "string", "enum": ["free", "starter", "growth", "scale"]},
+            "status": {"type": "string", "enum": ["active", "past_due", "cancelled"]},
+            "billing_cycle": {"type": "string", "enum": ["monthly", "yearly"]},
+            "current_period_start": string(), "current_period_end": string(),
+            "mrr_limit": integer(), "current_mrr": integer(),
+            "customer_limit": integer(), "current_customers": integer(),
+        })),
+        "TeamMember": answer(json!({
+            "id": string(), "name": string(), "email": string(),
+            "role": {"type": "string", "enum": ["owner", "admin", "readonly"]},
+            "status": {"type": "string", "enum": ["active", "pending", "disabled"]},
+            "last_login": nullable_string(),
+        })),
+        "TeamMemberPage": page_of("TeamMember"),
+        "TeamMemberList": list_answer("TeamMemberPage"),
+        "ApiKey": answer(json!({
+            "id": string(), "name": string(),
+            "role": {"type": "string", "enum": ["owner", "admin", "readonly"]},
+            "created": string(), "revoked": {"type": "boolean"},
+        })),
+        "ApiKeyPage": page_of("ApiKey"),
+        "ApiKeyList": list_answer("ApiKeyPage"),
+        "ApiKeyInput": {
+            "type": "object",
+            "properties": {
+                "name": {"type": "string", "default": "api key"},
+                "role": {"type": "string", "enum": ["owner", "admin", "readonly"], "default": "readonly"},
+            },
+        },
+        "NewApiKey": answer(json!({
+            "id": string(), "name": string(),
+            "role": {"type": "string", "enum": ["owner", "admin", "readonly"]},
+            "created": string(),
+            "key": {"type": "string", "description": "The key itself, shown only in this answer"},
+        })),
+        }),
+    );
+    extend(
+        &mut schemas,
+        json!({
+        "NotificationSettings": answer(json!({
+            "email": answer(json!({"enabled": {"type": "boolean"}, "recipients": array_of(string()), "frequency": string()})),
+            "slack": answer(json!({"enabled": {"type": "boolean"}, "channel": string(), "events": array_of(string())})),
+            "alerts": answer(json!({"churn_threshold": nullable_number(), "mrr_drop_threshold": nullable_number()})),
+        })),
+        "NotificationSettingsPatch": {
+            "type": "object",
+            "description": "Parts of the notification settings to change; sections merge field by field",
+            "properties": {
+                "email": {"type": "object", "properties": {"enabled": {"type": "boolean"}, "recipients": array_of(string()), "frequency": string()}},
+                "slack": {"type": "object", "properties": {"enabled": {"type": "boolean"}, "channel": string(), "events": array_of(string())}},
+                "alerts": {"type": "object", "properties": {"churn_threshold": nullable_number(), "mrr_drop_threshold": nullable_number()}},
+            },
+        },
+        "PaymentPlatformSettings": answer(json!({
+            "connected": {"type": "boolean"}, "account_id": nullable_string(), "account_name": nullable_string(),
+            "livemode": {"type": "boolean"}, "connected_at": nullable_string(), "last_sync": nullable_string(),
+            "sync_status": {"type": "string", "enum": ["syncing", "complete", "error"], "nullable": true},
+            "customers_imported": integer(), "invoices_imported": integer(),
+        })),
+        "CrmSettings": answer(json!({
+            "connected": {"type": "boolean"}, "portal_id": nullable_string(), "portal_name": nullable_string(),
+            "connected_at": nullable_string(), "sync_enabled": {"type": "boolean"},
+            "sync_direction": nullable_string(), "last_sync": nullable_string(),
+            "properties_mapped": array_of(string()),
+        })),
+        }),
+    );
+    extend(
+        &mut schemas,
+        json!({
+        "Report": {
+            "type": "object",
+            "description": "A report's answer; its shape depends on the report (docs/reports.md). The main ones are described as SummaryReport, MrrReport, TableReport and MovementTableReport",
+            "additionalProperties": true,
+        },
+        "SummaryReport": answer(json!({
+            "summary": answer(json!({
+                "mrr_current": integer(), "arr_current": integer(),
+                "subscribers_current": integer(), "arpa_current": integer(),
+            })),
+            "currency": string(),
+        })),
+        "MrrPeriod": mrr_period,
+        "MrrReport": answer(json!({
+            "currency": string(),
+            "breakdown": nullable_string(),
+            "result": array_of(reference("MrrPeriod")),
+        })),
+        "TableRow": answer(json!({
+            "metric": string(), "label": string(),
+            "values": array_of(nullable_number()),
+        })),
+        "TableReport": {
+            "type": "object",
+            "description": "A `*-table` report: one row per metric, one value per period column",
+            "properties": {
+                "currency": string(),
+                "columns": array_of(string()),
+                "rows": array_of(reference("TableRow")),
+            },
+            "required": ["columns", "rows"],
+        },
+        "MovementRow": movement_row,
+        "MovementRowPage": page_of("MovementRow"),
+        "MovementTableReport": answer(json!({"result": reference("MovementRowPage")})),
+        }),
+    );
+    extend(&mut schemas, discovery_schemas());
+    extend(&mut schemas, webhook_schemas());
+    schemas
+}
+
+/// `GET /` and `GET /reports`: where to start, and every report with the
+/// parameters it takes.
+fn discovery_schemas() -> Value {
+    json!({
+        "Index": answer(json!({
+            "name": string(), "openapi": string(), "health": string(), "reports": string(),
+        })),
+        "ReportParameter": answer(json!({"name": string(), "accepts": string()})),
+        "ReportDescription": answer(json!({
+            "name": string(),
+            "parameters": array_of(reference("ReportParameter")),
+        })),
+        "ReportCatalogue": answer(json!({"reports": array_of(reference("ReportDescription"))})),
+    })
+}
+
+/// Webhook subscriptions, their deliveries, event types and digests
+/// (docs/events.md).
+fn webhook_schemas() -> Value {
+    let webhook_fields = json!({
+        "id": string(),
+        "url": string(),
+        "events": array_of(string()),
+        "enabled": {"type": "boolean"},
+        "description": nullable_string(),
+        "status": {"type": "string", "enum": ["active", "failing", "disabled"]},
+        "failing_since": nullable_string(),
+        "created_at": string(),
+        "updated_at": string(),
+    });
+    let mut created = webhook_fields.clone();
+    created["secret"] = json!({
+        "type": "string",
+        "description": "The signing secret (`whsec_` + base64), shown only in this answer",
+    });
+    let nullable_integer = json!({"type": "integer", "format": "int64", "nullable": true});
+    let customer_ref = answer(json!({"id": string(), "name": nullable_string()}));
+    json!({
+        "WebhookInput": input(
+            "A webhook subscription: an http(s) target and the event types it takes",
+            json!({
+                "url": string(),
+                "events": array_of(string()),
+                "enabled": {"type": "boolean", "default": true},
+                "description": nullable_string(),
+            }),
+            &["url", "events"],
+        ),
+        "WebhookPatch": input(
+            "Fields of a webhook subscription to change",
+            json!({
+                "url": string(),
+                "events": array_of(string()),
+                "enabled": {"type": "boolean"},
+                "description": nullable_string(),
+            }),
+            &[],
+        ),
+        "Webhook": answer(webhook_fields),
+        "NewWebhook": answer(created),
+        "WebhookPage": page_of("Webhook"),
+        "WebhookList": list_answer("WebhookPage"),
+        "WebhookDeleted": answer(json!({"deleted": {"type": "boolean"}, "id": string()})),
+        "EventType": answer(json!({"name": string(), "description": string()})),
+        "EventTypeList": answer(json!({"events": array_of(reference("EventType"))})),
+        "EventPayload": {
+            "type": "object",
+            "description": "An event as delivered: its type, when it was sent, and its data (docs/events.md)",
+            "properties": {
+                "type": string(),
+                "timestamp": string(),
+                "data": {"type": "object", "additionalProperties": true},
+            },
+            "required": ["type", "timestamp", "data"],
+        },
+        "WebhookTestInput": input(
+            "The event type of the sample to send (default `webhook.test`)",
+            json!({"event": string()}),
+            &[],
+        ),
+        "Delivery": answer(json!({
+            "id": string(),
+            "event_id": string(),
+            "event_type": string(),
+            "status": string(),
+            "attempts": integer(),
+            "next_attempt_at": nullable_string(),
+            "last_attempt_at": nullable_string(),
+            "last_status_code": nullable_integer,
+            "last_error": nullable_string(),
+            "created_at": string(),
+            "delivered_at": nullable_string(),
+        })),
+        "DeliveryPage": page_of("Delivery"),
+        "DeliveryList": list_answer("DeliveryPage"),
+        "DigestInput": input(
+            "The digest to send: `daily` or `weekly`, and the last day of the period (default: the last completed one)",
+            json!({"frequency": {"type": "string", "enum": ["daily", "weekly"]}, "period_end": string()}),
+            &[],
+        ),
+        "MovementKindTotal": answer(json!({"count": integer(), "mrr_change": integer()})),
+        "Digest": answer(json!({
+            "frequency": string(),
+            "period_start": string(),
+            "period_end": string(),
+            "currency": string(),
+            "mrr_start": integer(),
+            "mrr_end": integer(),
+            "subscribers_end": integer(),
+            "net_mrr_change": integer(),
+            "movements": {"type": "object", "additionalProperties": reference("MovementKindTotal")},
+            "new_customers": array_of(customer_ref.clone()),
+            "churned_customers": array_of(customer_ref),
+        })),
+        "DigestQueued": answer(json!({
+            "queued": {"type": "boolean"},
+            "recipients": array_of(string()),
+            "digest": reference("Digest"),
+        })),
+    })
+}
+
+/// Adds the fields of the JSON object `more` to `map`.
+fn extend(map: &mut Map<String, Value>, more: Value) {
+    if let Value::Object(more) = more {
+        map.extend(more);
+    }
+}
