@@ -4,12 +4,15 @@
 
 mod account;
 mod customers;
+mod dashboard;
 mod data;
 mod imports;
 mod reports;
+mod session;
 mod settings;
 mod table;
 
+pub use session::team_members;
 pub use table::{Endpoint, Routes};
 
 use crate::error::ApiError;
@@ -54,6 +57,7 @@ fn table() -> Routes {
         .merge(account::routes())
         .merge(settings::routes())
         .merge(reports::routes())
+        .merge(session::routes())
 }
 
 /// The served endpoints (each also under `/v1`).
@@ -66,6 +70,7 @@ pub fn router(state: Arc<AppState>) -> Router {
     Router::new()
         .merge(api.clone())
         .nest("/v1", api)
+        .merge(dashboard::router())
         .fallback(not_found)
         .method_not_allowed_fallback(method_not_allowed)
         .layer(DefaultBodyLimit::max(BODY_LIMIT_BYTES))

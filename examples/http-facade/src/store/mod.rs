@@ -13,10 +13,12 @@
 
 mod checkpoint;
 mod record_log;
+mod users;
 
 use crate::error::ApiError;
 use checkpoint::Checkpointer;
 pub use record_log::{KINDS_IN_REPLAY_ORDER, LogEntry};
+pub use users::{InvitationRow, SessionRow, UserRow};
 use rusqlite::{Connection, OptionalExtension, params};
 use serde_json::Value;
 use std::path::Path;
@@ -154,6 +156,7 @@ impl Store {
             )
             .map_err(ApiError::storage)?;
         record_log::open(&mut connection)?;
+        users::open(&connection)?;
         let writes = Arc::new(Mutex::new(()));
         let checkpointer = Checkpointer::start(&path, &mut connection, &writes)?;
         Ok(Store {
