@@ -262,7 +262,9 @@ fn users(
             if !store.revoke_invitation(account, &id)?
                 && !store.set_user_status(account, &id, "disabled")?
             {
-                return Err(format!("no user or pending invitation `{id}` in account {account}").into());
+                return Err(
+                    format!("no user or pending invitation `{id}` in account {account}").into(),
+                );
             }
             println!("disabled {id}");
         }

@@ -82,8 +82,8 @@ pub fn check_password(password: &str) -> Result<(), ApiError> {
 pub fn hash_password(password: &str) -> Result<String, ApiError> {
     let mut salt = [0u8; 16];
     getrandom::fill(&mut salt).map_err(|e| ApiError::internal(format!("no randomness: {e}")))?;
-    let salt = SaltString::encode_b64(&salt)
-        .map_err(|e| ApiError::internal(format!("salt: {e}")))?;
+    let salt =
+        SaltString::encode_b64(&salt).map_err(|e| ApiError::internal(format!("salt: {e}")))?;
     argon2::Argon2::default()
         .hash_password(password.as_bytes(), &salt)
         .map(|hash| hash.to_string())
@@ -267,9 +267,9 @@ pub fn check_email(email: &str) -> Result<String, ApiError> {
     let email = email.trim();
     let valid = email.len() <= 254
         && !email.contains(char::is_whitespace)
-        && email
-            .split_once('@')
-            .is_some_and(|(local, domain)| !local.is_empty() && !domain.is_empty() && !domain.contains('@'));
+        && email.split_once('@').is_some_and(|(local, domain)| {
+            !local.is_empty() && !domain.is_empty() && !domain.contains('@')
+        });
     if valid {
         Ok(email.to_string())
     } else {

@@ -27,6 +27,14 @@ const TITLES = {
 const main = document.getElementById('main')
 let session = null
 let rendering = 0
+let rendered = 0
+
+/** Marks the end of a render: a value no earlier render of this document had. */
+function done (page) {
+  main.dataset.page = page
+  main.dataset.render = `${performance.timeOrigin}:${++rendered}`
+  main.removeAttribute('aria-busy')
+}
 
 /** What every page may use: the session, role and whether it may write. */
 function context () {
@@ -72,8 +80,7 @@ async function render () {
     const content = await login.render(view, { onLoggedIn })
     if (ticket !== rendering) return
     main.replaceChildren(content)
-    main.dataset.page = view.page
-    main.removeAttribute('aria-busy')
+    done(view.page)
     return
   }
   if (view.page === 'login') {
@@ -85,8 +92,7 @@ async function render () {
   document.title = `${TITLES[view.page] || 'Not found'} · submetrics`
   if (!page) {
     main.replaceChildren(h('h1', {}, 'Not found'), h('p', {}, h('a', { href: '#/overview' }, 'Go to the overview')))
-    main.dataset.page = view.page
-    main.removeAttribute('aria-busy')
+    done(view.page)
     return
   }
   let content
@@ -102,8 +108,7 @@ async function render () {
   }
   if (ticket !== rendering) return
   main.replaceChildren(content)
-  main.dataset.page = view.page
-  main.removeAttribute('aria-busy')
+  done(view.page)
 }
 
 async function onLoggedIn (next) {

@@ -28,6 +28,17 @@ function mountWhenSized (wrapper, height, make) {
   observer.observe(wrapper)
 }
 
+/** Calls `onPick(index)` with the period nearest a click on the plot. */
+function pickOnClick (plot, xs, onPick) {
+  plot.over.style.cursor = 'pointer'
+  plot.over.addEventListener('click', (event) => {
+    const x = plot.posToVal(event.offsetX, 'x')
+    let best = 0
+    xs.forEach((value, i) => { if (Math.abs(value - x) < Math.abs(xs[best] - x)) best = i })
+    if (xs.length) onPick(best)
+  })
+}
+
 /** Pads the x range by half a period so the first and last bars show whole. */
 function paddedRange (xs) {
   const step = xs.length > 1 ? xs[1] - xs[0] : 86400 * 15
@@ -109,12 +120,7 @@ export function mrrChart (periods, { currency, onPick, height = 300, label = 'MR
       ],
       hooks: { drawAxes: [drawBars] }
     }, data, wrapper)
-    if (onPick) {
-      plot.over.addEventListener('click', () => {
-        if (plot.cursor.idx !== null && plot.cursor.idx !== undefined) onPick(plot.cursor.idx)
-      })
-      plot.over.style.cursor = 'pointer'
-    }
+    if (onPick) pickOnClick(plot, xs, onPick)
     return plot
   })
   return wrapper
@@ -150,12 +156,7 @@ export function lineChart (dates, series, { currency, height = 240, bars = false
         value: (u, v) => v === null ? '–' : formatter(s.kind || 'count', currency)(v)
       }))]
     }, [xs, ...series.map((s) => s.values)], wrapper)
-    if (onPick) {
-      plot.over.addEventListener('click', () => {
-        if (plot.cursor.idx !== null && plot.cursor.idx !== undefined) onPick(plot.cursor.idx)
-      })
-      plot.over.style.cursor = 'pointer'
-    }
+    if (onPick) pickOnClick(plot, xs, onPick)
     return plot
   })
   return wrapper

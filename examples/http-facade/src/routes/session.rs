@@ -128,7 +128,11 @@ fn account_of(state: &AppState, id: i64, role: &str) -> Result<Value, ApiError> 
 }
 
 /// Starts a session for `user`: the answer of a login, with the cookie.
-fn start_session(state: &AppState, user: UserRow, status: StatusCode) -> Result<Response, ApiError> {
+fn start_session(
+    state: &AppState,
+    user: UserRow,
+    status: StatusCode,
+) -> Result<Response, ApiError> {
     let token = session::new_token("ses_")?;
     let csrf_token = session::new_token("")?;
     let now = now_text();
@@ -204,10 +208,9 @@ async fn current(
     let caller = match Caller::from_request_parts(&mut parts, &state).await {
         Ok(caller) => caller,
         Err(ApiError::Unauthorized(_)) => {
-            let mut response = Json(
-                json!({"user": null, "csrf_token": null, "expires": null, "account": null}),
-            )
-            .into_response();
+            let mut response =
+                Json(json!({"user": null, "csrf_token": null, "expires": null, "account": null}))
+                    .into_response();
             if session::cookie(&parts.headers, session::SESSION_COOKIE).is_some() {
                 // A cookie of an ended session is of no further use.
                 response.headers_mut().insert(
@@ -353,7 +356,9 @@ async fn invite(
     let role = text_field(&body, "role")?.unwrap_or_else(|| "readonly".into());
     let name = text_field(&body, "name")?.unwrap_or_default();
     if role == "owner" && caller.key.role != "owner" {
-        return Err(ApiError::Forbidden("only an owner can invite owners".into()));
+        return Err(ApiError::Forbidden(
+            "only an owner can invite owners".into(),
+        ));
     }
     let (invitation, token) =
         session::create_invitation(&state, caller.account_id, Some(&email), &name, &role)?;
@@ -378,7 +383,9 @@ async fn remove_member(
         .into_iter()
         .find(|user| user.id == id)
         .ok_or_else(|| {
-            ApiError::NotFound(format!("team member `{id}` does not exist or is not pending"))
+            ApiError::NotFound(format!(
+                "team member `{id}` does not exist or is not pending"
+            ))
         })?;
     if caller.user.as_ref().is_some_and(|user| user.id == id) {
         return Err(ApiError::Conflict("a user cannot disable itself".into()));

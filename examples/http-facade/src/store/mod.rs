@@ -18,12 +18,12 @@ mod users;
 use crate::error::ApiError;
 use checkpoint::Checkpointer;
 pub use record_log::{KINDS_IN_REPLAY_ORDER, LogEntry};
-pub use users::{InvitationRow, SessionRow, UserRow};
 use rusqlite::{Connection, OptionalExtension, params};
 use serde_json::Value;
 use std::path::Path;
 use std::sync::{Arc, Mutex};
 use submetrics::{Ledger, RecordKind};
+pub use users::{InvitationRow, SessionRow, UserRow};
 
 /// File name of the database inside the data directory.
 pub const DATABASE_FILE: &str = "submetrics.db";

@@ -17,8 +17,8 @@ export const KPIS = [
   { key: 'total_arr', label: 'ARR', kind: 'money' },
   { key: 'total_customers', label: 'Customers', kind: 'count', change: 'customers_diff' },
   { key: 'arpa', label: 'ARPA', kind: 'money' },
-  { key: 'customer_churn_rate', label: 'Customer churn', kind: 'percent' },
-  { key: 'net_mrr_churn_rate', label: 'Net MRR churn', kind: 'percent' },
+  { key: 'customer_churn_rate', label: 'Customer churn', kind: 'percent', lowerIsBetter: true },
+  { key: 'net_mrr_churn_rate', label: 'Net MRR churn', kind: 'percent', lowerIsBetter: true },
   { key: 'nrr', label: 'NRR', kind: 'percent' },
   { key: 'quick_ratio', label: 'Quick ratio', kind: 'ratio' }
 ]
@@ -57,10 +57,12 @@ export async function render (view) {
   const cards = h('div', { class: 'kpis' }, KPIS.map((kpi) => {
     const [show, showChange] = SHOW[kpi.kind]
     const change = last ? changeOf(kpi, last, previous) : null
+    const better = kpi.lowerIsBetter ? change < 0 : change > 0
+    const worse = kpi.lowerIsBetter ? change > 0 : change < 0
     return h('div', { class: 'kpi card', 'data-metric': kpi.key },
       h('h2', {}, kpi.label),
       h('p', { class: 'value' }, figure(last ? show(last[kpi.key], currency) : '–', last ? last[kpi.key] : null)),
-      h('p', { class: `change ${change > 0 ? 'up' : change < 0 ? 'down' : ''}` },
+      h('p', { class: `change ${better ? 'up' : worse ? 'down' : ''}` },
         figure(showChange(change, currency), change, { class: 'figure change-value' }), ' vs previous period'),
       sparkline(dates, periods.map((p) => p[kpi.key]), kpi.label))
   }))
