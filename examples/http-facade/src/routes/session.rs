@@ -33,7 +33,8 @@ pub fn routes() -> Routes {
         .post(
             "/session",
             login,
-            Doc::public("Log in {email, password}: sets the session cookie, answers the CSRF token"),
+            Doc::public("Log in {email, password}: sets the session cookie, answers the CSRF token")
+                .login(),
         )
         .get(
             "/session",
@@ -44,13 +45,14 @@ pub fn routes() -> Routes {
         .get(
             "/invitations/{token}",
             invitation,
-            Doc::public("An invitation by its token"),
+            Doc::public("An invitation by its token").login(),
         )
         .post(
             "/invitations/{token}",
             accept,
             Doc::public("Accept an invitation {email?, name?, password}: creates the user and logs in")
-                .created(),
+                .created()
+                .login(),
         )
         .post(
             "/account/team",
