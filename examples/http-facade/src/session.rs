@@ -240,12 +240,12 @@ pub fn create_invitation(
     }
     let email = email.map(check_email).transpose()?;
     let mut store = state.store();
-    if let Some(email) = &email {
-        if store.email_taken(email)? {
-            return Err(ApiError::Conflict(format!(
-                "a user with email `{email}` already exists"
-            )));
-        }
+    if let Some(email) = &email
+        && store.email_taken(email)?
+    {
+        return Err(ApiError::Conflict(format!(
+            "a user with email `{email}` already exists"
+        )));
     }
     let token = new_token("inv_")?;
     let invitation = InvitationRow {
