@@ -3,6 +3,7 @@
 
 /** operation id -> [HTTP method, path template] */
 const OPERATIONS = Object.freeze({
+  acceptInvitation: ['POST', '/invitations/{token}'],
   createApiKey: ['POST', '/account/api-keys'],
   createPlanGroup: ['POST', '/data/plan-groups'],
   createWebhook: ['POST', '/webhooks'],
@@ -25,6 +26,7 @@ const OPERATIONS = Object.freeze({
   getHealth: ['GET', '/health'],
   getHubspotSettings: ['GET', '/settings/hubspot'],
   getIndex: ['GET', '/'],
+  getInvitation: ['GET', '/invitations/{token}'],
   getInvoice: ['GET', '/data/invoices/{id}'],
   getNotificationSettings: ['GET', '/settings/notifications'],
   getOpenApi: ['GET', '/openapi.json'],
@@ -33,9 +35,11 @@ const OPERATIONS = Object.freeze({
   getPlanGroup: ['GET', '/data/plan-groups/{id}'],
   getProfile: ['GET', '/profile'],
   getReport: ['GET', '/reports/{name}'],
+  getSession: ['GET', '/session'],
   getStripeSettings: ['GET', '/settings/stripe'],
   getWebhook: ['GET', '/webhooks/{id}'],
   importRecords: ['POST', '/data-sources/{source}/{collection}'],
+  inviteTeamMember: ['POST', '/account/team'],
   listAnalyticsCustomers: ['GET', '/customers'],
   listApiKeys: ['GET', '/account/api-keys'],
   listCustomers: ['GET', '/data/customers'],
@@ -52,7 +56,10 @@ const OPERATIONS = Object.freeze({
   listTeamMembers: ['GET', '/account/team'],
   listWebhooks: ['GET', '/webhooks'],
   loadFxRates: ['POST', '/data/fx-rates'],
+  logIn: ['POST', '/session'],
+  logOut: ['DELETE', '/session'],
   redeliver: ['POST', '/webhooks/{id}/deliveries/{delivery_id}/redeliver'],
+  removeTeamMember: ['DELETE', '/account/team/{id}'],
   replaceInvoice: ['PUT', '/data/invoices/{id}'],
   resyncCustomer: ['POST', '/customers/{id}/resync'],
   revokeApiKey: ['DELETE', '/account/api-keys/{id}'],

@@ -10,6 +10,7 @@ type Operation struct {
 
 // Operations maps every operation id of the description to its method and path.
 var Operations = map[string]Operation{
+	"acceptInvitation":                 {"POST", "/invitations/{token}"},
 	"createApiKey":                     {"POST", "/account/api-keys"},
 	"createPlanGroup":                  {"POST", "/data/plan-groups"},
 	"createWebhook":                    {"POST", "/webhooks"},
@@ -32,6 +33,7 @@ var Operations = map[string]Operation{
 	"getHealth":                        {"GET", "/health"},
 	"getHubspotSettings":               {"GET", "/settings/hubspot"},
 	"getIndex":                         {"GET", "/"},
+	"getInvitation":                    {"GET", "/invitations/{token}"},
 	"getInvoice":                       {"GET", "/data/invoices/{id}"},
 	"getNotificationSettings":          {"GET", "/settings/notifications"},
 	"getOpenApi":                       {"GET", "/openapi.json"},
@@ -40,9 +42,11 @@ var Operations = map[string]Operation{
 	"getPlanGroup":                     {"GET", "/data/plan-groups/{id}"},
 	"getProfile":                       {"GET", "/profile"},
 	"getReport":                        {"GET", "/reports/{name}"},
+	"getSession":                       {"GET", "/session"},
 	"getStripeSettings":                {"GET", "/settings/stripe"},
 	"getWebhook":                       {"GET", "/webhooks/{id}"},
 	"importRecords":                    {"POST", "/data-sources/{source}/{collection}"},
+	"inviteTeamMember":                 {"POST", "/account/team"},
 	"listAnalyticsCustomers":           {"GET", "/customers"},
 	"listApiKeys":                      {"GET", "/account/api-keys"},
 	"listCustomers":                    {"GET", "/data/customers"},
@@ -59,7 +63,10 @@ var Operations = map[string]Operation{
 	"listTeamMembers":                  {"GET", "/account/team"},
 	"listWebhooks":                     {"GET", "/webhooks"},
 	"loadFxRates":                      {"POST", "/data/fx-rates"},
+	"logIn":                            {"POST", "/session"},
+	"logOut":                           {"DELETE", "/session"},
 	"redeliver":                        {"POST", "/webhooks/{id}/deliveries/{delivery_id}/redeliver"},
+	"removeTeamMember":                 {"DELETE", "/account/team/{id}"},
 	"replaceInvoice":                   {"PUT", "/data/invoices/{id}"},
 	"resyncCustomer":                   {"POST", "/customers/{id}/resync"},
 	"revokeApiKey":                     {"DELETE", "/account/api-keys/{id}"},
@@ -601,7 +608,8 @@ type Billing struct {
 	CurrentCustomers   int64  `json:"current_customers"`
 }
 
-// TeamMember is the `TeamMember` schema of the description.
+// TeamMember is a user of the account, or a pending invitation (which also
+// has `expires`)
 type TeamMember struct {
 	ID        string  `json:"id"`
 	Name      string  `json:"name"`
@@ -609,6 +617,8 @@ type TeamMember struct {
 	Role      string  `json:"role"`
 	Status    string  `json:"status"`
 	LastLogin *string `json:"last_login"`
+	Created   string  `json:"created"`
+	Expires   *string `json:"expires,omitempty"`
 }
 
 // TeamMemberPage is the `TeamMemberPage` schema of the description.
@@ -877,6 +887,81 @@ type ReportDescription struct {
 // ReportCatalogue is the `ReportCatalogue` schema of the description.
 type ReportCatalogue struct {
 	Reports []ReportDescription `json:"reports"`
+}
+
+// LoginInput is a team member's email and password
+type LoginInput struct {
+	Email    string `json:"email"`
+	Password string `json:"password"`
+}
+
+// Session is the `Session` schema of the description.
+type Session struct {
+	User      any             `json:"user"`
+	CsrfToken *string         `json:"csrf_token"`
+	Expires   *string         `json:"expires"`
+	Account   *SessionAccount `json:"account"`
+}
+
+// SessionAccount is the `SessionAccount` schema of the description.
+type SessionAccount struct {
+	ID   string `json:"id"`
+	Name string `json:"name"`
+	Role string `json:"role"`
+}
+
+// LoggedOut is the `LoggedOut` schema of the description.
+type LoggedOut struct {
+	Success bool `json:"success"`
+}
+
+// Invitation is the `Invitation` schema of the description.
+type Invitation struct {
+	ID      string            `json:"id"`
+	Email   *string           `json:"email"`
+	Name    string            `json:"name"`
+	Role    string            `json:"role"`
+	Status  string            `json:"status"`
+	Expires string            `json:"expires"`
+	Account InvitationAccount `json:"account"`
+}
+
+// InvitationAccount is the `InvitationAccount` schema of the description.
+type InvitationAccount struct {
+	ID   string `json:"id"`
+	Name string `json:"name"`
+	Role string `json:"role"`
+}
+
+// AcceptInvitationInput is the new user's password, and its email
+// (required for an owner set-up) and name
+type AcceptInvitationInput struct {
+	Email    *string `json:"email,omitempty"`
+	Name     *string `json:"name,omitempty"`
+	Password string  `json:"password"`
+}
+
+// InviteInput is who to invite: an email, a role (default readonly) and a
+// name
+type InviteInput struct {
+	Email string  `json:"email"`
+	Role  *string `json:"role,omitempty"`
+	Name  *string `json:"name,omitempty"`
+}
+
+// NewInvitation is the pending team member, with the invitation's token
+// and link path (shown only here)
+type NewInvitation struct {
+	ID        string  `json:"id"`
+	Name      string  `json:"name"`
+	Email     string  `json:"email"`
+	Role      string  `json:"role"`
+	Status    string  `json:"status"`
+	LastLogin *string `json:"last_login"`
+	Created   string  `json:"created"`
+	Expires   string  `json:"expires"`
+	Token     string  `json:"token"`
+	Path      string  `json:"path"`
 }
 
 // WebhookInput is a webhook subscription: an http(s) target and the event

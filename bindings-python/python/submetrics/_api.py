@@ -8,6 +8,7 @@ from typing import TypedDict
 
 #: operation id -> (HTTP method, path template)
 OPERATIONS: Dict[str, Tuple[str, str]] = {
+    "acceptInvitation": ("POST", "/invitations/{token}"),
     "createApiKey": ("POST", "/account/api-keys"),
     "createPlanGroup": ("POST", "/data/plan-groups"),
     "createWebhook": ("POST", "/webhooks"),
@@ -30,6 +31,7 @@ OPERATIONS: Dict[str, Tuple[str, str]] = {
     "getHealth": ("GET", "/health"),
     "getHubspotSettings": ("GET", "/settings/hubspot"),
     "getIndex": ("GET", "/"),
+    "getInvitation": ("GET", "/invitations/{token}"),
     "getInvoice": ("GET", "/data/invoices/{id}"),
     "getNotificationSettings": ("GET", "/settings/notifications"),
     "getOpenApi": ("GET", "/openapi.json"),
@@ -38,9 +40,11 @@ OPERATIONS: Dict[str, Tuple[str, str]] = {
     "getPlanGroup": ("GET", "/data/plan-groups/{id}"),
     "getProfile": ("GET", "/profile"),
     "getReport": ("GET", "/reports/{name}"),
+    "getSession": ("GET", "/session"),
     "getStripeSettings": ("GET", "/settings/stripe"),
     "getWebhook": ("GET", "/webhooks/{id}"),
     "importRecords": ("POST", "/data-sources/{source}/{collection}"),
+    "inviteTeamMember": ("POST", "/account/team"),
     "listAnalyticsCustomers": ("GET", "/customers"),
     "listApiKeys": ("GET", "/account/api-keys"),
     "listCustomers": ("GET", "/data/customers"),
@@ -57,7 +61,10 @@ OPERATIONS: Dict[str, Tuple[str, str]] = {
     "listTeamMembers": ("GET", "/account/team"),
     "listWebhooks": ("GET", "/webhooks"),
     "loadFxRates": ("POST", "/data/fx-rates"),
+    "logIn": ("POST", "/session"),
+    "logOut": ("DELETE", "/session"),
     "redeliver": ("POST", "/webhooks/{id}/deliveries/{delivery_id}/redeliver"),
+    "removeTeamMember": ("DELETE", "/account/team/{id}"),
     "replaceInvoice": ("PUT", "/data/invoices/{id}"),
     "resyncCustomer": ("POST", "/customers/{id}/resync"),
     "revokeApiKey": ("DELETE", "/account/api-keys/{id}"),
@@ -580,13 +587,20 @@ class Billing(TypedDict):
     current_customers: int
 
 
-class TeamMember(TypedDict):
+class _TeamMemberRequired(TypedDict):
     id: str
     name: str
     email: str
     role: str
     status: str
     last_login: Optional[str]
+    created: str
+
+
+class TeamMember(_TeamMemberRequired, total=False):
+    """A user of the account, or a pending invitation (which also has `expires`)"""
+
+    expires: str
 
 
 class TeamMemberPage(TypedDict):
@@ -824,6 +838,83 @@ class ReportDescription(TypedDict):
 
 class ReportCatalogue(TypedDict):
     reports: List[ReportDescription]
+
+
+class LoginInput(TypedDict):
+    """A team member's email and password"""
+
+    email: str
+    password: str
+
+
+class Session(TypedDict):
+    user: Optional[Any]
+    csrf_token: Optional[str]
+    expires: Optional[str]
+    account: Optional[SessionAccount]
+
+
+class SessionAccount(TypedDict):
+    id: str
+    name: str
+    role: str
+
+
+class LoggedOut(TypedDict):
+    success: bool
+
+
+class Invitation(TypedDict):
+    id: str
+    email: Optional[str]
+    name: str
+    role: str
+    status: str
+    expires: str
+    account: InvitationAccount
+
+
+class InvitationAccount(TypedDict):
+    id: str
+    name: str
+    role: str
+
+
+class _AcceptInvitationInputRequired(TypedDict):
+    password: str
+
+
+class AcceptInvitationInput(_AcceptInvitationInputRequired, total=False):
+    """The new user's password, and its email (required for an owner set-up) and name"""
+
+    email: str
+    name: str
+
+
+class _InviteInputRequired(TypedDict):
+    email: str
+
+
+class InviteInput(_InviteInputRequired, total=False):
+    """Who to invite: an email, a role (default readonly) and a name"""
+
+    role: str
+    name: str
+
+
+class NewInvitation(TypedDict):
+    """The pending team member, with the invitation's token and link path (shown only here)"""
+
+    id: str
+    name: str
+    email: str
+    role: str
+    status: str
+    last_login: Optional[str]
+    created: str
+    expires: str
+    token: str
+    path: str
 
 
 class _WebhookInputRequired(TypedDict):

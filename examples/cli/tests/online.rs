@@ -457,7 +457,7 @@ fn a_call_without_a_key_names_where_the_key_comes_from() {
     assert_eq!(
         String::from_utf8_lossy(&out.stderr),
         "error: server answered 401: missing `Authorization: Bearer <API key>` header \
-         (no API key was given: pass --api-key KEY or set SUBMETRICS_API_KEY)\n"
+         (or a session cookie) (no API key was given: pass --api-key KEY or set SUBMETRICS_API_KEY)\n"
     );
 }
 

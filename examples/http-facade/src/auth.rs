@@ -1,5 +1,7 @@
 //! API keys: `Authorization: Bearer <key>` on every request but `/health`
-//! and `/openapi.json`. A key is 32 random bytes shown once at creation and
+//! and `/openapi.json`; a request without that header may instead carry a
+//! team member's session cookie (see [`crate::session`]), acting with the
+//! user's role. A key is 32 random bytes shown once at creation and
 //! stored only as its SHA-256; it belongs to one account with one role.
 //! `readonly` reads reports and data; `admin` also writes and reaches
 //! `/account*`, `/settings/*` and resync; `owner` (the key an account is
@@ -7,7 +9,7 @@
 
 use crate::error::ApiError;
 use crate::state::AppState;
-use crate::store::KeyRow;
+use crate::store::{KeyRow, UserRow};
 use axum::extract::FromRequestParts;
 use axum::http::Method;
 use axum::http::request::Parts;
@@ -20,7 +22,11 @@ pub const ROLES: &[&str] = &["owner", "admin", "readonly"];
 #[derive(Debug, Clone)]
 pub struct Caller {
     pub account_id: i64,
+    /// The key, or for a session a key of the user's role whose id is the
+    /// user's id and whose name is the user's email.
     pub key: KeyRow,
+    /// The team member, when the request authenticated by session.
+    pub user: Option<UserRow>,
 }
 
 impl Caller {
@@ -79,12 +85,13 @@ impl FromRequestParts<Arc<AppState>> for Caller {
         parts: &mut Parts,
         state: &Arc<AppState>,
     ) -> Result<Caller, ApiError> {
-        let header = parts
-            .headers
-            .get(axum::http::header::AUTHORIZATION)
-            .ok_or_else(|| {
-                ApiError::Unauthorized("missing `Authorization: Bearer <API key>` header".into())
-            })?;
+        let Some(header) = parts.headers.get(axum::http::header::AUTHORIZATION) else {
+            return crate::session::caller(parts, state)?.ok_or_else(|| {
+                ApiError::Unauthorized(
+                    "missing `Authorization: Bearer <API key>` header (or a session cookie)".into(),
+                )
+            });
+        };
         let key = header
             .to_str()
             .ok()
@@ -103,6 +110,7 @@ impl FromRequestParts<Arc<AppState>> for Caller {
         let caller = Caller {
             account_id: row.account_id,
             key: row,
+            user: None,
         };
         if caller.key.role == "readonly"
             && parts.method != Method::GET

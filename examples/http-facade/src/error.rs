@@ -1,6 +1,6 @@
 //! The service's one error type and its JSON form `{error, code}` with an
-//! honest status: 400 for input, 401/403 for keys, 404, 409 for conflicts,
-//! 413 for bodies over the limit, 500 only for the service's own failures.
+//! honest status: 400 for input, 401/403 for keys and sessions, 404, 409 for conflicts,
+//! 413 for bodies over the limit, 429 for too many failed logins, 500 only for the service's own failures.
 
 use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
@@ -22,6 +22,9 @@ pub enum ApiError {
     TooLarge(String),
     #[error("{0}")]
     MethodNotAllowed(String),
+    /// Too many attempts (failed logins); answered with `Retry-After`.
+    #[error("{text}")]
+    TooManyRequests { text: String, retry_after: u64 },
     /// An error of the core, with its stable code.
     #[error("{0}")]
     Core(#[from] submetrics::Error),
@@ -51,6 +54,7 @@ impl ApiError {
             ApiError::Conflict(_) => StatusCode::CONFLICT,
             ApiError::TooLarge(_) => StatusCode::PAYLOAD_TOO_LARGE,
             ApiError::MethodNotAllowed(_) => StatusCode::METHOD_NOT_ALLOWED,
+            ApiError::TooManyRequests { .. } => StatusCode::TOO_MANY_REQUESTS,
             ApiError::Core(error) => match error {
                 submetrics::Error::NotFound { .. } | submetrics::Error::UnknownReport { .. } => {
                     StatusCode::NOT_FOUND
@@ -71,6 +75,7 @@ impl ApiError {
             ApiError::Conflict(_) => "conflict",
             ApiError::TooLarge(_) => "payload_too_large",
             ApiError::MethodNotAllowed(_) => "method_not_allowed",
+            ApiError::TooManyRequests { .. } => "rate_limited",
             ApiError::Core(error) => error.code(),
             ApiError::Internal(_) => "internal",
         }
@@ -88,6 +93,12 @@ impl IntoResponse for ApiError {
                 body["field"] = json!(field);
             }
         }
-        (self.status(), axum::Json(body)).into_response()
+        let mut response = (self.status(), axum::Json(body)).into_response();
+        if let ApiError::TooManyRequests { retry_after, .. } = &self {
+            response
+                .headers_mut()
+                .insert(axum::http::header::RETRY_AFTER, (*retry_after).into());
+        }
+        response
     }
 }

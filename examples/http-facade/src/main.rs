@@ -1,10 +1,11 @@
 //! `submetrics-server`: the REST service of submetrics.
 //!
 //! `submetrics-server [--listen ADDR:PORT] [--data-dir DIR]` serves the API;
-//! `submetrics-server keys create|list|revoke` and `accounts create` manage
-//! the database offline. On first start with an empty database it creates
+//! `submetrics-server keys create|list|revoke`, `users invite|list|disable`
+//! and `accounts create` manage the database offline. On first start with an empty database it creates
 //! an account and prints its owner key once (or takes
-//! `SUBMETRICS_OWNER_KEY`).
+//! `SUBMETRICS_OWNER_KEY`); while the first account has no active user,
+//! each start prints a link that sets up the owner's login.
 
 // The OpenAPI schemas are large `json!` literals.
 #![recursion_limit = "256"]
@@ -15,6 +16,7 @@ mod extract;
 mod openapi;
 mod outbound;
 mod routes;
+mod session;
 mod state;
 mod store;
 
@@ -64,6 +66,42 @@ enum Command {
     Accounts {
         #[command(subcommand)]
         action: AccountAction,
+    },
+    /// Manage team logins (dashboard users) in the database.
+    Users {
+        #[command(subcommand)]
+        action: UserAction,
+    },
+}
+
+#[derive(Subcommand)]
+enum UserAction {
+    /// Invite a team member: prints the link that accepts the invitation
+    /// (shown once, valid 7 days).
+    Invite {
+        email: String,
+        #[arg(long, default_value = "readonly")]
+        role: String,
+        #[arg(long, default_value = "")]
+        name: String,
+        /// The account (default: the first).
+        #[arg(long)]
+        account: Option<i64>,
+        /// Base URL of the service in the printed link (default: the
+        /// `--listen` address).
+        #[arg(long, env = "SUBMETRICS_PUBLIC_URL")]
+        url: Option<String>,
+    },
+    /// List users and pending invitations.
+    List {
+        #[arg(long)]
+        account: Option<i64>,
+    },
+    /// Disable a user (its sessions end) or revoke a pending invitation.
+    Disable {
+        id: String,
+        #[arg(long)]
+        account: Option<i64>,
     },
 }
 
@@ -124,6 +162,7 @@ fn run(args: Args) -> Result<(), Box<dyn std::error::Error>> {
     let state = AppState::open(&args.data_dir)?;
     match args.command {
         Some(Command::Keys { action }) => keys(&state, action),
+        Some(Command::Users { action }) => users(&state, action, &args.listen),
         Some(Command::Accounts {
             action: AccountAction::Create { name },
         }) => {
@@ -172,6 +211,93 @@ fn keys(state: &AppState, action: KeyAction) -> Result<(), Box<dyn std::error::E
     Ok(())
 }
 
+fn users(
+    state: &AppState,
+    action: UserAction,
+    listen: &str,
+) -> Result<(), Box<dyn std::error::Error>> {
+    match action {
+        UserAction::Invite {
+            email,
+            role,
+            name,
+            account,
+            url,
+        } => {
+            let account = match account {
+                Some(id) => id,
+                None => first_account(state)?,
+            };
+            let (invitation, token) =
+                session::create_invitation(state, account, Some(&email), &name, &role)?;
+            let base = url.unwrap_or_else(|| format!("http://{listen}"));
+            println!(
+                "invited {} as {} (until {}): {}{}",
+                email,
+                invitation.role,
+                invitation.expires,
+                base.trim_end_matches('/'),
+                session::invitation_path(&token)
+            );
+        }
+        UserAction::List { account } => {
+            let accounts = match account {
+                Some(id) => vec![id],
+                None => state.store().accounts()?.iter().map(|a| a.id).collect(),
+            };
+            for account in accounts {
+                for member in routes::team_members(&state.store(), account)? {
+                    let text = |field: &str| member[field].as_str().unwrap_or("").to_string();
+                    println!(
+                        "{}\taccount {account}\t{}\t{}\t{}\tlast login {}",
+                        text("id"),
+                        text("email"),
+                        text("role"),
+                        text("status"),
+                        member["last_login"].as_str().unwrap_or("never")
+                    );
+                }
+            }
+        }
+        UserAction::Disable { id, account } => {
+            let account = match account {
+                Some(id) => id,
+                None => first_account(state)?,
+            };
+            let mut store = state.store();
+            if !store.revoke_invitation(account, &id)?
+                && !store.set_user_status(account, &id, "disabled")?
+            {
+                return Err(
+                    format!("no user or pending invitation `{id}` in account {account}").into(),
+                );
+            }
+            println!("disabled {id}");
+        }
+    }
+    Ok(())
+}
+
+/// Creates the first owner's set-up invitation when the first account has
+/// no active user yet (replacing an earlier one, whose token is gone);
+/// returns its token.
+fn owner_setup(state: &AppState) -> Result<Option<String>, Box<dyn std::error::Error>> {
+    let Some(account) = state.store().accounts()?.first().map(|a| a.id) else {
+        return Ok(None);
+    };
+    if state
+        .store()
+        .users(account)?
+        .iter()
+        .any(|user| user.status == "active")
+    {
+        return Ok(None);
+    }
+    state.store().revoke_setup_invitations(account)?;
+    let (_, token) = session::create_invitation(state, account, None, "", "owner")?;
+    Ok(Some(token))
+}
+
 fn first_account(state: &AppState) -> Result<i64, Box<dyn std::error::Error>> {
     Ok(state
         .store()
@@ -201,6 +327,7 @@ fn serve(
             println!("created account `default`; owner API key (shown once): {key}");
         }
     }
+    let setup = owner_setup(&state)?;
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()?;
@@ -208,7 +335,15 @@ fn serve(
         let listener = tokio::net::TcpListener::bind(listen)
             .await
             .map_err(|error| cannot_listen(listen, &error))?;
-        println!("listening on http://{}", listener.local_addr()?);
+        let address = listener.local_addr()?;
+        println!("listening on http://{address}");
+        println!("dashboard: http://{address}/app/");
+        if let Some(token) = setup {
+            println!(
+                "first login: open http://{address}{} to set the owner's email and password (valid 7 days)",
+                session::invitation_path(&token)
+            );
+        }
         std::io::stdout().flush()?;
         let state = Arc::new(state);
         outbound::Outbound::start(&state, outbound);

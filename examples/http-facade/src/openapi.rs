@@ -33,6 +33,9 @@ pub struct Doc {
     pub status: u16,
     /// Only ever answers `400 {error: "Missing external_id"}`.
     pub missing_id: bool,
+    /// A login endpoint (needs no key, checks credentials or a token):
+    /// answers 400, 401, 403, 404, 409 and 429 as well.
+    pub login: bool,
 }
 
 impl Doc {
@@ -44,6 +47,7 @@ impl Doc {
             free_query: false,
             status: 200,
             missing_id: false,
+            login: false,
         }
     }
 
@@ -71,6 +75,11 @@ impl Doc {
 
     pub const fn created(mut self) -> Doc {
         self.status = 201;
+        self
+    }
+
+    pub const fn login(mut self) -> Doc {
+        self.login = true;
         self
     }
 
@@ -187,6 +196,23 @@ pub fn document() -> Value {
                 );
             }
         }
+        if doc.login {
+            responses.insert(
+                "400".into(),
+                error("Invalid input; the error names the field"),
+            );
+            responses.insert("401".into(), error("Wrong email or password"));
+            responses.insert("403".into(), error("Another origin, or a disabled user"));
+            responses.insert("404".into(), error("No invitation has this token"));
+            responses.insert(
+                "409".into(),
+                error("The invitation is no longer pending, or the email is taken"),
+            );
+            responses.insert(
+                "429".into(),
+                error("Too many failed logins; see Retry-After"),
+            );
+        }
         if doc.access != Access::Public {
             responses.insert("401".into(), error("Missing, unknown or revoked key"));
             responses.insert("403".into(), error("The key's role may not do this"));
@@ -235,9 +261,13 @@ pub fn document() -> Value {
             "description": "Subscription analytics: data API, imports, analytics customers, account, settings and reports. Every path is also served under /v1 (including /health and /openapi.json, which need no key)."
         },
         "servers": [{"url": "http://127.0.0.1:8080"}],
-        "security": [{"bearer": []}],
+        "security": [{"bearer": []}, {"session": []}],
         "components": {
-            "securitySchemes": {"bearer": {"type": "http", "scheme": "bearer"}},
+            "securitySchemes": {
+                "bearer": {"type": "http", "scheme": "bearer"},
+                "session": {"type": "apiKey", "in": "cookie", "name": crate::session::SESSION_COOKIE,
+                            "description": "A team member's session (POST /session); writes also send its CSRF token in X-CSRF-Token"}
+            },
             "schemas": schemas::components(),
         },
         "paths": paths,

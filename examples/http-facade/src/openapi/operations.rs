@@ -124,6 +124,16 @@ pub fn operation(method: &str, path: &str) -> Option<Operation> {
         ("put", "/profile") => op("updateProfile", body("ProfilePatch"), "Profile"),
         ("get", "/account/billing") => op("getBilling", None, "Billing"),
         ("get", "/account/team") => op("listTeamMembers", None, "TeamMemberList"),
+        ("post", "/account/team") => op("inviteTeamMember", body("InviteInput"), "NewInvitation"),
+        ("delete", "/account/team/{id}") => op("removeTeamMember", None, "Success"),
+
+        ("post", "/session") => op("logIn", body("LoginInput"), "Session"),
+        ("get", "/session") => op("getSession", None, "Session"),
+        ("delete", "/session") => op("logOut", None, "LoggedOut"),
+        ("get", "/invitations/{token}") => op("getInvitation", None, "Invitation"),
+        ("post", "/invitations/{token}") => {
+            op("acceptInvitation", body("AcceptInvitationInput"), "Session")
+        }
         ("get", "/account/api-keys") => op("listApiKeys", None, "ApiKeyList"),
         ("post", "/account/api-keys") => op("createApiKey", body("ApiKeyInput"), "NewApiKey"),
         ("delete", "/account/api-keys/{id}") => op("revokeApiKey", None, "Success"),

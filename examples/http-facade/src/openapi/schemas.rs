@@ -464,12 +464,19 @@ pub fn components() -> Map<String, Value> {
             "mrr_limit": integer(), "current_mrr": integer(),
             "customer_limit": integer(), "current_customers": integer(),
         })),
-        "TeamMember": answer(json!({
-            "id": string(), "name": string(), "email": string(),
-            "role": {"type": "string", "enum": ["owner", "admin", "readonly"]},
-            "status": {"type": "string", "enum": ["active", "pending", "disabled"]},
-            "last_login": nullable_string(),
-        })),
+        "TeamMember": {
+            "type": "object",
+            "description": "A user of the account, or a pending invitation (which also has `expires`)",
+            "properties": {
+                "id": string(), "name": string(), "email": string(),
+                "role": {"type": "string", "enum": ["owner", "admin", "readonly"]},
+                "status": {"type": "string", "enum": ["active", "pending", "disabled"]},
+                "last_login": nullable_string(),
+                "created": string(),
+                "expires": string(),
+            },
+            "required": ["id", "name", "email", "role", "status", "last_login", "created"],
+        },
         "TeamMemberPage": page_of("TeamMember"),
         "TeamMemberList": list_answer("TeamMemberPage"),
         "ApiKey": answer(json!({
@@ -566,6 +573,7 @@ pub fn components() -> Map<String, Value> {
         }),
     );
     extend(&mut schemas, discovery_schemas());
+    extend(&mut schemas, session_schemas());
     extend(&mut schemas, webhook_schemas());
     schemas
 }
@@ -583,6 +591,64 @@ fn discovery_schemas() -> Value {
             "parameters": array_of(reference("ReportParameter")),
         })),
         "ReportCatalogue": answer(json!({"reports": array_of(reference("ReportDescription"))})),
+    })
+}
+
+/// Team logins: sessions and invitations.
+fn session_schemas() -> Value {
+    let role = json!({"type": "string", "enum": ["owner", "admin", "readonly"]});
+    let account = json!({
+        "type": "object",
+        "properties": {"id": string(), "name": string(), "role": role},
+        "required": ["id", "name", "role"],
+    });
+    let mut nullable_account = account.clone();
+    nullable_account["nullable"] = json!(true);
+    let mut nullable_member = reference("TeamMember");
+    nullable_member = json!({"allOf": [nullable_member], "nullable": true});
+    json!({
+        "LoginInput": input(
+            "A team member's email and password",
+            json!({"email": string(), "password": string()}),
+            &["email", "password"],
+        ),
+        "Session": answer(json!({
+            "user": nullable_member,
+            "csrf_token": nullable_string(),
+            "expires": nullable_string(),
+            "account": nullable_account,
+        })),
+        "LoggedOut": answer(json!({"success": {"type": "boolean"}})),
+        "Invitation": answer(json!({
+            "id": string(),
+            "email": nullable_string(),
+            "name": string(),
+            "role": role,
+            "status": {"type": "string", "enum": ["pending", "accepted", "revoked", "expired"]},
+            "expires": string(),
+            "account": account,
+        })),
+        "AcceptInvitationInput": input(
+            "The new user's password, and its email (required for an owner set-up) and name",
+            json!({"email": string(), "name": string(), "password": string()}),
+            &["password"],
+        ),
+        "InviteInput": input(
+            "Who to invite: an email, a role (default readonly) and a name",
+            json!({"email": string(), "role": role, "name": string()}),
+            &["email"],
+        ),
+        "NewInvitation": {
+            "type": "object",
+            "description": "The pending team member, with the invitation's token and link path (shown only here)",
+            "properties": {
+                "id": string(), "name": string(), "email": string(), "role": role,
+                "status": {"type": "string", "enum": ["pending"]},
+                "last_login": nullable_string(), "created": string(), "expires": string(),
+                "token": string(), "path": string(),
+            },
+            "required": ["id", "name", "email", "role", "status", "last_login", "created", "expires", "token", "path"],
+        },
     })
 }
 

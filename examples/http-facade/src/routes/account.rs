@@ -53,7 +53,7 @@ pub fn routes() -> Routes {
         .get(
             "/account/team",
             team,
-            Doc::admin("Team members (the account's keys)"),
+            Doc::admin("Team members: users and pending invitations"),
         )
         .get("/account/api-keys", list_keys, Doc::admin("List API keys"))
         .post(
@@ -155,6 +155,19 @@ async fn get_profile(
         .unwrap_or_else(|p| p.into_inner())
         .clone();
     let mut profile = row.profile.clone();
+    // A session shows its own user; the account's profile document holds
+    // the rest.
+    if let Some(user) = &caller.user {
+        let (first, last) = user.name.split_once(' ').unwrap_or((&user.name, ""));
+        profile["first_name"] = json!(first);
+        profile["last_name"] = json!(last);
+        profile["email"] = json!(user.email);
+        profile["provider"] = json!("credentials");
+        profile["verified"] = json!(false);
+        profile["id"] = json!(user.id);
+        profile["status"] = json!(user.status);
+        profile["last_login"] = json!(user.last_login);
+    }
     profile["accounts"] =
         json!([{"id": row.id.to_string(), "name": row.name, "role": caller.key.role}]);
     Ok(Json(profile))
@@ -251,18 +264,11 @@ fn month_of(now: chrono::DateTime<chrono::Utc>) -> (String, String) {
     (at(year, month), at(next_year, next_month))
 }
 
-/// Team members are the account's API key holders (the service has no
-/// user logins, so `email` is the empty string and `last_login` null).
+/// Team members are the account's users (see `routes::session`), then its
+/// pending invitations; API keys are listed by `/account/api-keys`.
 async fn team(State(state): State<Arc<AppState>>, caller: Caller) -> Result<Json<Value>, ApiError> {
     caller.require_admin()?;
-    let keys = state.store().keys(Some(caller.account_id))?;
-    let list: Vec<Value> = keys
-        .iter()
-        .map(|k| {
-            json!({"id": k.id, "name": k.name, "email": "", "role": k.role,
-                   "status": if k.revoked { "disabled" } else { "active" }, "last_login": null})
-        })
-        .collect();
+    let list = super::session::team_members(&state.store(), caller.account_id)?;
     Ok(Json(json!({"result": {"count": list.len(), "list": list}})))
 }
 

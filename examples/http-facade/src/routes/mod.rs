@@ -4,13 +4,16 @@
 
 mod account;
 mod customers;
+mod dashboard;
 mod data;
 mod imports;
 mod reports;
+mod session;
 mod settings;
 mod table;
 mod webhooks;
 
+pub use session::team_members;
 pub use table::{Endpoint, Routes};
 
 use crate::error::ApiError;
@@ -72,6 +75,7 @@ fn table() -> Routes {
         .merge(settings::routes())
         .merge(reports::routes())
         .merge(webhooks::routes())
+        .merge(session::routes())
 }
 
 /// The served endpoints (each also under `/v1`).
@@ -86,6 +90,7 @@ pub fn router(state: Arc<AppState>) -> Router {
         .nest("/v1", api)
         // Nested, `/` is served as `/v1`; `/v1/` is the same start.
         .route("/v1/", axum::routing::get(index))
+        .merge(dashboard::router())
         .fallback(not_found)
         .method_not_allowed_fallback(method_not_allowed)
         .layer(DefaultBodyLimit::max(BODY_LIMIT_BYTES))

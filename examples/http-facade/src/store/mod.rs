@@ -13,6 +13,7 @@
 
 mod checkpoint;
 mod record_log;
+mod users;
 
 use crate::error::ApiError;
 use checkpoint::Checkpointer;
@@ -22,6 +23,7 @@ use serde_json::Value;
 use std::path::Path;
 use std::sync::{Arc, Mutex};
 use submetrics::{Ledger, RecordKind};
+pub use users::{InvitationRow, SessionRow, UserRow};
 
 /// File name of the database inside the data directory.
 pub const DATABASE_FILE: &str = "submetrics.db";
@@ -154,6 +156,7 @@ impl Store {
             )
             .map_err(ApiError::storage)?;
         record_log::open(&mut connection)?;
+        users::open(&connection)?;
         let writes = Arc::new(Mutex::new(()));
         let checkpointer = Checkpointer::start(&path, &mut connection, &writes)?;
         Ok(Store {

@@ -1,0 +1,179 @@
+// Charts drawn with uPlot (vendored, see vendor/uPlot.LICENSE). Charts show
+// the numbers of report answers as they are; stacking bars is drawing, not
+// computing. Each chart has a text alternative, and the same numbers are in
+// a table on its page.
+
+import { epochSeconds, money, count, percent } from './format.js'
+import { h } from './controls.js'
+
+const uPlot = window.uPlot
+
+export const MOVEMENTS = [
+  { key: 'new', label: 'New', color: '#1a7f37', up: true },
+  { key: 'expansion', label: 'Expansion', color: '#0969da', up: true },
+  { key: 'reactivation', label: 'Reactivation', color: '#8250df', up: true },
+  { key: 'contraction', label: 'Contraction', color: '#bc4c00', up: false },
+  { key: 'churn', label: 'Churn', color: '#cf222e', up: false }
+]
+
+/** Creates the uPlot once the wrapper has a width, and resizes it with it. */
+function mountWhenSized (wrapper, height, make) {
+  let plot = null
+  const observer = new ResizeObserver(() => {
+    const width = wrapper.clientWidth
+    if (!width) return
+    if (!plot) plot = make(width, height)
+    else if (Math.abs(plot.width - width) > 1) plot.setSize({ width, height })
+  })
+  observer.observe(wrapper)
+}
+
+/** Calls `onPick(index)` with the period nearest a click on the plot. */
+function pickOnClick (plot, xs, onPick) {
+  plot.over.style.cursor = 'pointer'
+  plot.over.addEventListener('click', (event) => {
+    const x = plot.posToVal(event.offsetX, 'x')
+    let best = 0
+    xs.forEach((value, i) => { if (Math.abs(value - x) < Math.abs(xs[best] - x)) best = i })
+    if (xs.length) onPick(best)
+  })
+}
+
+/** Pads the x range by half a period so the first and last bars show whole. */
+function paddedRange (xs) {
+  const step = xs.length > 1 ? xs[1] - xs[0] : 86400 * 15
+  return () => [xs[0] - step / 2, xs[xs.length - 1] + step / 2]
+}
+
+function formatter (kind, currency) {
+  if (kind === 'money') return (v) => money(v, currency)
+  if (kind === 'percent') return (v) => percent(v)
+  return (v) => count(v)
+}
+
+function axisMoney (currency) {
+  return (u, values) => values.map((v) => v === null ? '' : money(v, currency).replace(/\.00$/, ''))
+}
+
+/**
+ * The MRR chart: total MRR as a line, the five movements of each period as
+ * stacked bars (gains up, losses down). `onPick(index)` is called when a
+ * period is clicked.
+ */
+export function mrrChart (periods, { currency, onPick, height = 300, label = 'MRR chart' }) {
+  const xs = periods.map((p) => epochSeconds(p.date))
+  const data = [xs, periods.map((p) => p.total_mrr), ...MOVEMENTS.map((m) => periods.map((p) => p[m.key]))]
+  let top = 0
+  let bottom = 0
+  for (const p of periods) {
+    top = Math.max(top, MOVEMENTS.filter((m) => m.up).reduce((sum, m) => sum + Math.max(0, p[m.key]), 0))
+    bottom = Math.min(bottom, MOVEMENTS.filter((m) => !m.up).reduce((sum, m) => sum + Math.min(0, p[m.key]), 0))
+  }
+  const span = Math.max(top - bottom, 1)
+  const wrapper = h('div', { class: 'chart', role: 'img', 'aria-label': `${label}: total MRR line and movement bars per period; the table below has every value` })
+  const drawBars = (u) => {
+    const { ctx } = u
+    const step = xs.length > 1 ? u.valToPos(xs[1], 'x', true) - u.valToPos(xs[0], 'x', true) : u.bbox.width / 3
+    const width = Math.max(2, step * 0.6)
+    ctx.save()
+    ctx.beginPath()
+    ctx.rect(u.bbox.left, u.bbox.top, u.bbox.width, u.bbox.height)
+    ctx.clip()
+    periods.forEach((p, i) => {
+      const x = u.valToPos(xs[i], 'x', true) - width / 2
+      let up = 0
+      let down = 0
+      MOVEMENTS.forEach((m, k) => {
+        if (!u.series[k + 2].show) return
+        const value = p[m.key]
+        if (!value) return
+        const from = value > 0 ? up : down
+        const to = from + value
+        if (value > 0) up = to
+        else down = to
+        const y0 = u.valToPos(from, 'mov', true)
+        const y1 = u.valToPos(to, 'mov', true)
+        ctx.fillStyle = m.color
+        ctx.fillRect(x, Math.min(y0, y1), width, Math.abs(y1 - y0))
+      })
+    })
+    ctx.restore()
+  }
+  mountWhenSized(wrapper, height, (width) => {
+    const plot = new uPlot({
+      width,
+      height,
+      scales: {
+        x: { time: true, range: paddedRange(xs) },
+        mrr: { range: (u, min, max) => [0, Math.max(max * 1.1, 1)] },
+        mov: { range: () => [bottom - span * 0.1, top + span * 0.1] }
+      },
+      axes: [
+        {},
+        { scale: 'mrr', values: axisMoney(currency), size: 80 },
+        { scale: 'mov', side: 1, values: axisMoney(currency), size: 80, grid: { show: false } }
+      ],
+      series: [
+        {},
+        { label: 'MRR', scale: 'mrr', stroke: '#24292f', width: 2, value: (u, v) => money(v, currency) },
+        ...MOVEMENTS.map((m) => ({ label: m.label, scale: 'mov', stroke: m.color, fill: m.color, paths: () => null, points: { show: false }, value: (u, v) => money(v, currency) }))
+      ],
+      hooks: { drawAxes: [drawBars] }
+    }, data, wrapper)
+    if (onPick) pickOnClick(plot, xs, onPick)
+    return plot
+  })
+  return wrapper
+}
+
+/**
+ * A line (or bar) chart over periods: `series` of {label, values, color,
+ * kind ('money', 'count', 'percent')}.
+ */
+export function lineChart (dates, series, { currency, height = 240, bars = false, label = 'Chart', onPick } = {}) {
+  const xs = dates.map(epochSeconds)
+  const wrapper = h('div', { class: 'chart', role: 'img', 'aria-label': `${label}; the table below has every value` })
+  const kinds = [...new Set(series.map((s) => s.kind || 'count'))]
+  mountWhenSized(wrapper, height, (width) => {
+    const plot = new uPlot({
+      width,
+      height,
+      scales: { x: { time: true, range: bars ? paddedRange(xs) : undefined } },
+      axes: [{}, ...kinds.map((kind, i) => ({
+        scale: kind,
+        side: i === 0 ? 3 : 1,
+        size: 80,
+        grid: { show: i === 0 },
+        values: (u, values) => values.map((v) => v === null ? '' : formatter(kind, currency)(v).replace(/\.00(%?)$/, '$1'))
+      }))],
+      series: [{}, ...series.map((s) => ({
+        label: s.label,
+        scale: s.kind || 'count',
+        stroke: s.color,
+        width: 2,
+        fill: bars ? s.color + 'cc' : undefined,
+        paths: bars ? uPlot.paths.bars({ size: [0.6 / series.length, 60], align: 0 }) : undefined,
+        value: (u, v) => v === null ? '–' : formatter(s.kind || 'count', currency)(v)
+      }))]
+    }, [xs, ...series.map((s) => s.values)], wrapper)
+    if (onPick) pickOnClick(plot, xs, onPick)
+    return plot
+  })
+  return wrapper
+}
+
+/** A small line of `values` with no axes, for a figure's trend. */
+export function sparkline (dates, values, label) {
+  const wrapper = h('div', { class: 'sparkline', role: 'img', 'aria-label': `${label} trend` })
+  const xs = dates.map(epochSeconds)
+  mountWhenSized(wrapper, 36, (width) => new uPlot({
+    width,
+    height: 36,
+    legend: { show: false },
+    cursor: { show: false },
+    axes: [{ show: false }, { show: false }],
+    scales: { x: { time: true } },
+    series: [{}, { stroke: '#0969da', width: 1.5, points: { show: false } }]
+  }, [xs, values], wrapper))
+  return wrapper
+}

@@ -1,0 +1,85 @@
+// How figures are shown. Pure functions, also imported by the browser
+// tests, which compare what a page shows with the API's answer through them.
+
+const LOCALE = 'en-US'
+const moneyFormats = new Map()
+
+/** Integer cents in `currency` as money text, e.g. 123456 USD -> "$1,234.56". */
+export function money (cents, currency) {
+  if (cents === null || cents === undefined) return '–'
+  const code = (currency || 'USD').toUpperCase()
+  if (!moneyFormats.has(code)) {
+    let format
+    try {
+      format = new Intl.NumberFormat(LOCALE, { style: 'currency', currency: code })
+    } catch {
+      format = new Intl.NumberFormat(LOCALE, { minimumFractionDigits: 2, maximumFractionDigits: 2 })
+    }
+    moneyFormats.set(code, format)
+  }
+  return moneyFormats.get(code).format(cents / 100)
+}
+
+/** A signed money change, "+$10.00" or "−$5.00". */
+export function moneyChange (cents, currency) {
+  if (cents === null || cents === undefined) return '–'
+  return (cents > 0 ? '+' : cents < 0 ? '−' : '±') + money(Math.abs(cents), currency)
+}
+
+const countFormat = new Intl.NumberFormat(LOCALE)
+/** A whole number with grouping, e.g. 12345 -> "12,345". */
+export function count (value) {
+  return value === null || value === undefined ? '–' : countFormat.format(value)
+}
+
+export function countChange (value) {
+  if (value === null || value === undefined) return '–'
+  return (value > 0 ? '+' : value < 0 ? '−' : '±') + count(Math.abs(value))
+}
+
+/** A percentage with two decimals, e.g. 12.3456 -> "12.35%"; null -> "–". */
+export function percent (value) {
+  return value === null || value === undefined ? '–' : `${value.toFixed(2)}%`
+}
+
+/** A change of a percentage in points, e.g. "+1.20 pts". */
+export function percentChange (value) {
+  if (value === null || value === undefined) return '–'
+  return (value > 0 ? '+' : value < 0 ? '−' : '±') + `${Math.abs(value).toFixed(2)} pts`
+}
+
+/** A ratio with two decimals, e.g. 2 -> "2.00"; null -> "–". */
+export function ratio (value) {
+  return value === null || value === undefined ? '–' : value.toFixed(2)
+}
+
+export function ratioChange (value) {
+  if (value === null || value === undefined) return '–'
+  return (value > 0 ? '+' : value < 0 ? '−' : '±') + Math.abs(value).toFixed(2)
+}
+
+/** The day of an ISO date or instant, "2024-03-01". */
+export function day (text) {
+  return text ? String(text).slice(0, 10) : '–'
+}
+
+/** A period start as a short label: "Mar 2024" for months, else the day. */
+export function periodLabel (date, interval) {
+  if (!date) return '–'
+  if (interval === 'month') {
+    const [y, m] = date.split('-').map(Number)
+    return new Date(Date.UTC(y, m - 1, 1)).toLocaleString(LOCALE, { month: 'short', year: 'numeric', timeZone: 'UTC' })
+  }
+  if (interval === 'year') return date.slice(0, 4)
+  if (interval === 'quarter') {
+    const [y, m] = date.split('-').map(Number)
+    return `Q${Math.floor((m - 1) / 3) + 1} ${y}`
+  }
+  return date.slice(0, 10)
+}
+
+/** Seconds since the epoch of a "YYYY-MM-DD" day (the x values of charts). */
+export function epochSeconds (date) {
+  const [y, m, d] = date.slice(0, 10).split('-').map(Number)
+  return Date.UTC(y, m - 1, d) / 1000
+}

@@ -1,0 +1,333 @@
+// Browser tests of the dashboard on a seeded account, in the system
+// Chromium through playwright-core: set up the owner's login from the link
+// the server prints, log out and in, load every page and check the figures
+// it shows against the API's answers (exactly), drill down, change
+// filters, invite a readonly member who logs in and cannot write, and no
+// console errors anywhere. With DASHBOARD_SCREENSHOTS=DIR each page is
+// saved there as PNG (docs/dashboard/ holds the committed ones).
+
+import { test, before, after } from 'node:test'
+import assert from 'node:assert/strict'
+import { readFileSync, mkdirSync } from 'node:fs'
+import { join, dirname } from 'node:path'
+import { fileURLToPath } from 'node:url'
+import { chromium } from 'playwright-core'
+import { startServer, OWNER_KEY } from './server.mjs'
+import { seed, AS_OF } from './seed.mjs'
+import { VENDORED } from '../scripts/vendor.mjs'
+import * as format from '../assets/format.js'
+
+const here = dirname(fileURLToPath(import.meta.url))
+const CHROMIUM = process.env.CHROMIUM_PATH || '/usr/bin/chromium'
+const SHOTS = process.env.DASHBOARD_SCREENSHOTS
+const OWNER = { email: 'owner@example.test', password: 'owner password 123', name: 'Olive Owner' }
+const READER = { email: 'reader@example.test', password: 'reader password 456', name: 'Rita Reader' }
+
+let server, browser, context, page
+const consoleErrors = []
+
+before(async () => {
+  server = await startServer()
+  await seed(server.base, OWNER_KEY)
+  browser = await chromium.launch({
+    executablePath: CHROMIUM,
+    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
+      '--disable-background-networking', '--disable-component-update', '--disable-sync']
+  })
+  context = await browser.newContext({ viewport: { width: 1366, height: 900 } })
+  page = await context.newPage()
+  page.on('console', (message) => { if (message.type() === 'error') consoleErrors.push(message.text()) })
+  page.on('pageerror', (error) => consoleErrors.push(String(error)))
+})
+
+after(async () => {
+  await browser?.close()
+  server?.stop()
+})
+
+/** GET through the API with the owner key. */
+async function api (path) {
+  const response = await fetch(server.base + path, { headers: { Authorization: `Bearer ${OWNER_KEY}` } })
+  assert.equal(response.status, 200, path)
+  return response.json()
+}
+
+/** Opens a view and waits until its page has rendered. */
+async function open (fragment, pageName) {
+  await act(() => page.goto(`${server.base}/app/${fragment}`), pageName)
+}
+
+/**
+ * Runs `action` and waits until the page `pageName` has rendered anew: the
+ * content shown before is marked, and a render replaces all of it.
+ */
+async function act (action, pageName) {
+  await page.evaluate(() => { for (const child of document.querySelector('main')?.children ?? []) child.dataset.stale = '' })
+  await action()
+  await page.waitForFunction((name) => {
+    const main = document.querySelector('main')
+    return main.dataset.page === name && !main.hasAttribute('aria-busy') &&
+      main.children.length > 0 && ![...main.children].some((child) => 'stale' in child.dataset)
+  }, pageName)
+}
+
+async function shot (name, { fullPage = true } = {}) {
+  if (!SHOTS) return
+  mkdirSync(SHOTS, { recursive: true })
+  await page.waitForTimeout(300) // charts draw on the next frame
+  await page.screenshot({ path: join(SHOTS, `${name}.png`), fullPage })
+}
+
+/** The `data-value`s of the figures under `selector`, as numbers (null for none). */
+async function values (selector) {
+  return page.$$eval(`${selector} .figure`, (nodes) => nodes.map((n) => n.dataset.value === '' ? null : Number(n.dataset.value)))
+}
+
+test('the vendored chart library is the installed npm package', () => {
+  const root = join(here, '..')
+  for (const [from, to] of VENDORED) {
+    assert.ok(readFileSync(join(root, from)).equals(readFileSync(join(root, to))), `${to} differs from ${from}: npm run vendor`)
+  }
+})
+
+test('the owner sets up the login from the link the server printed', async () => {
+  await act(() => page.goto(`${server.base}/app/`), 'login')
+  await shot('login', { fullPage: false })
+  await act(() => page.goto(server.setupUrl), 'invite')
+  await page.getByLabel('Email').fill(OWNER.email)
+  await page.getByLabel('Name').fill(OWNER.name)
+  await page.getByLabel('Password', { exact: true }).fill(OWNER.password)
+  await page.getByLabel('Repeat password').fill(OWNER.password)
+  await act(() => page.getByRole('button', { name: 'Create login' }).click(), 'overview')
+  assert.match(await page.textContent('#who'), /owner@example\.test \(owner\)/)
+  const team = await api('/account/team')
+  assert.deepEqual(team.result.list.map((m) => [m.email, m.role, m.status]), [[OWNER.email, 'owner', 'active']])
+  assert.ok(team.result.list[0].last_login)
+})
+
+test('logging out ends the session; logging in starts one', async () => {
+  await act(() => page.getByRole('button', { name: 'Log out' }).click(), 'login')
+  const session = await page.evaluate(() => fetch('/session').then((r) => r.json()))
+  assert.equal(session.user, null)
+  await page.getByLabel('Email').fill(OWNER.email)
+  await page.getByLabel('Password').fill(OWNER.password)
+  await act(() => page.getByRole('button', { name: 'Log in' }).click(), 'overview')
+})
+
+test('the overview shows the mrr report of the selected period', async () => {
+  await open(`#/overview?as_of=${AS_OF}`, 'overview')
+  const answer = await api(`/reports/mrr?date=last-12-months&interval=month&as_of=${AS_OF}`)
+  const periods = answer.result
+  const last = periods[periods.length - 1]
+  const previous = periods[periods.length - 2]
+  assert.ok(last.total_mrr > 0)
+  // The page module needs a DOM to load, so its table of figures is repeated here.
+  const kpis = [
+    ['total_mrr', 'money', 'mrr_diff'], ['total_arr', 'money'], ['total_customers', 'count', 'customers_diff'], ['arpa', 'money'],
+    ['customer_churn_rate', 'percent'], ['net_mrr_churn_rate', 'percent'], ['nrr', 'percent'], ['quick_ratio', 'ratio']
+  ]
+  const show = { money: [format.money, format.moneyChange], count: [format.count, format.countChange], percent: [format.percent, format.percentChange], ratio: [format.ratio, format.ratioChange] }
+  for (const [key, kind, changeKey] of kpis) {
+    const card = `.kpi[data-metric="${key}"]`
+    const [value, change] = await values(card)
+    assert.equal(value, last[key], key)
+    assert.equal(await page.textContent(`${card} .value`), show[kind][0](last[key], answer.currency), key)
+    const expected = changeKey ? last[changeKey] : (last[key] === null || previous[key] === null ? null : last[key] - previous[key])
+    assert.equal(change, expected, `${key} change`)
+  }
+  assert.equal(await page.locator('.kpi .sparkline canvas').count(), kpis.length)
+  assert.equal(await page.locator('.chart canvas').count(), 1)
+  assert.match(await page.textContent('.period'), new RegExp(`${last.date} to ${last.end_date}`))
+  await shot('overview')
+  // A click on a period of the chart opens its movements.
+  const over = page.locator('.chart .u-over')
+  const box = await over.boundingBox()
+  await act(() => over.click({ position: { x: box.width - 5, y: box.height / 2 } }), 'mrr')
+  assert.match(page.url(), new RegExp(`selected=${last.date}`))
+  await page.waitForSelector('#drilldown')
+})
+
+test('MRR and movements: the period table, filters, breakdown and drill-down match the API', async () => {
+  await open(`#/mrr?as_of=${AS_OF}`, 'mrr')
+  const check = async (query) => {
+    const pivot = await api(`/reports/mrr-table?date=last-12-months&interval=month&as_of=${AS_OF}${query}`)
+    for (const row of pivot.rows) {
+      assert.deepEqual(await values(`#mrr-table tr[data-metric="${row.metric}"]`), row.values, row.metric)
+    }
+    return pivot
+  }
+  await check('')
+  await shot('mrr')
+  await act(() => page.getByLabel('Interval').selectOption('quarter'), 'mrr')
+  assert.match(page.url(), /interval=quarter/)
+  const quarters = await api(`/reports/mrr-table?date=last-12-months&interval=quarter&as_of=${AS_OF}`)
+  assert.deepEqual(await values('#mrr-table tr[data-metric="total_mrr"]'), quarters.rows.find((r) => r.metric === 'total_mrr').values)
+  await act(() => page.getByLabel('Interval').selectOption('month'), 'mrr')
+  await act(() => page.getByLabel('Plan').selectOption('pro'), 'mrr')
+  assert.match(page.url(), /plan=pro/)
+  await check('&plan=pro')
+  await page.getByLabel('Country').fill('US')
+  await act(() => page.getByLabel('Country').press('Enter'), 'mrr')
+  await check('&plan=pro&country=US')
+  await act(() => page.getByLabel('Plan').selectOption(''), 'mrr')
+  await page.getByLabel('Country').fill('')
+  await act(() => page.getByLabel('Country').press('Enter'), 'mrr')
+  const pivot = await check('')
+  // Drill into the new MRR of the first period that has some.
+  const row = pivot.rows.find((r) => r.metric === 'new')
+  const index = row.values.findIndex((v) => v > 0)
+  const date = pivot.columns[index]
+  await act(() => page.locator('#mrr-table tr[data-metric="new"] a').first().click(), 'mrr')
+  await page.waitForSelector('#drilldown')
+  const movements = await api(`/reports/movement-table?date=last-12-months&interval=month&as_of=${AS_OF}&selected-date=${date}&selected-type=new&sort=mrr_change&order=desc`)
+  assert.ok(movements.result.count > 0)
+  assert.deepEqual(await values('#movement-rows'), movements.result.list.map((m) => m.mrr_change_base_currency))
+  const customers = await page.$$eval('#movement-rows tbody tr td:nth-child(2) a', (links) => links.map((a) => a.textContent))
+  assert.deepEqual(customers, movements.result.list.map((m) => m.customer_name))
+  await shot('mrr-drilldown')
+  // A breakdown by country, and its rows drill down too.
+  await act(() => page.getByLabel('Breakdown').selectOption('country'), 'mrr')
+  const broken = await api(`/reports/mrr?date=last-12-months&interval=month&as_of=${AS_OF}&breakdown=country`)
+  const period = broken.result.find((p) => p.date === date)
+  const entries = Object.values(period.breakdown)
+  const shown = await page.$$eval('#breakdown-table tbody tr', (rows) => rows.map((r) => Number(r.querySelector('.figure').dataset.value)))
+  assert.deepEqual(shown, entries.map((e) => e.total_mrr))
+})
+
+test('customers: search, sort and a customer page match the API', async () => {
+  await open(`#/customers?as_of=${AS_OF}`, 'customers')
+  const list = await api(`/customers?status=active&sort=mrr&order=desc&limit=50&offset=0&as_of=${AS_OF}`)
+  assert.deepEqual(await page.$$eval('#customer-list tbody tr', (rows) => rows.map((r) => r.dataset.id)), list.result.list.map((c) => c.id))
+  assert.deepEqual(await values('#customer-list'), list.result.list.map((c) => c.mrr))
+  await shot('customers')
+  await page.getByLabel('Search').fill('acme')
+  await act(() => page.getByRole('button', { name: 'Search' }).click(), 'customers')
+  const found = await api(`/customers?q=acme&status=active&sort=mrr&order=desc&limit=50&offset=0&as_of=${AS_OF}`)
+  assert.ok(found.result.count > 0)
+  assert.deepEqual(await page.$$eval('#customer-list tbody tr', (rows) => rows.map((r) => r.dataset.id)), found.result.list.map((c) => c.id))
+  await act(() => page.getByRole('link', { name: 'Name' }).click(), 'customers')
+  assert.match(page.url(), /sort=name/)
+  const byName = await api(`/customers?q=acme&status=active&sort=name&order=desc&limit=50&offset=0&as_of=${AS_OF}`)
+  assert.deepEqual(await page.$$eval('#customer-list tbody tr', (rows) => rows.map((r) => r.dataset.id)), byName.result.list.map((c) => c.id))
+  const id = byName.result.list[0].id
+  await act(() => page.locator(`#customer-list tr[data-id="${id}"] a`).click(), 'customers')
+  await page.waitForSelector('#customer')
+  const detail = await api(`/customers/${id}?as_of=${AS_OF}`)
+  assert.deepEqual(await values('[data-metric="converted_mrr"]'), [detail.converted_mrr])
+  const invoices = await api(`/reports/invoices-detail?customer=${id}&as_of=${AS_OF}`)
+  assert.deepEqual(await values('#invoices'), invoices.result.list.map((i) => i.total))
+  const movements = await api(`/reports/movement-table?customer=${id}&date=last-10-years&as_of=${AS_OF}&sort=date&order=desc`)
+  assert.deepEqual(await values('#movements'), movements.result.list.map((m) => m.mrr_change_base_currency))
+  assert.deepEqual(await values('#subscriptions'), detail.current_subscriptions.map((s) => s.mrr))
+  await shot('customer')
+})
+
+test('retention: rates, cohorts, committed MRR and scheduled churn match the API', async () => {
+  await open(`#/retention?as_of=${AS_OF}`, 'retention')
+  const rates = await api(`/reports/mrr?date=last-12-months&interval=month&as_of=${AS_OF}`)
+  const firstRow = await values('#rates tbody tr:first-child')
+  const p = rates.result[0]
+  assert.deepEqual(firstRow, [p.customer_churn_rate, p.mrr_churn_rate, p.net_mrr_churn_rate, p.customer_retention_rate, p.mrr_retention_rate, p.nrr])
+  const cohorts = await api(`/reports/cohort?date=last-12-months&interval=month&metric=customers&as_of=${AS_OF}`)
+  const shown = await page.$$eval('#cohorts tbody tr', (rows) => rows.map((r) => [...r.querySelectorAll('.figure')].map((f) => Number(f.dataset.value))))
+  assert.deepEqual(shown, cohorts.result.map((c) => [c.new_customers, ...c.periods.map((x) => x.percent)]))
+  const cmrr = await api(`/reports/cmrr-summary?as_of=${AS_OF}`)
+  assert.deepEqual(await values('[data-metric="cmrr"]'), [cmrr.summary.cmrr])
+  const scheduled = await api(`/reports/churn-scheduled-movements?as_of=${AS_OF}&sort=date&order=asc`)
+  assert.ok(scheduled.result.list.length > 0)
+  assert.deepEqual(await values('#scheduled-churn'), scheduled.result.list.map((r) => r.mrr_change_base_currency))
+  await shot('retention')
+  await act(() => page.getByLabel('Cohort metric').selectOption('mrr'), 'retention')
+  const byMrr = await api(`/reports/cohort?date=last-12-months&interval=month&metric=mrr&as_of=${AS_OF}`)
+  const first = await page.$$eval('#cohorts tbody tr:first-child .figure', (f) => f.map((x) => Number(x.dataset.value)))
+  assert.deepEqual(first, [byMrr.result[0].new_customers, ...byMrr.result[0].periods.map((x) => x.percent)])
+})
+
+test('leads and trials: the funnel matches the API and links to its customers', async () => {
+  await open(`#/leads?as_of=${AS_OF}`, 'leads')
+  const funnel = await api(`/reports/leads?date=last-12-months&interval=month&as_of=${AS_OF}`)
+  const rows = await page.$$eval('#funnel tbody tr', (trs) => trs.map((r) => [...r.querySelectorAll('.figure')].map((f) => f.dataset.value === '' ? null : Number(f.dataset.value))))
+  assert.deepEqual(rows, funnel.result.map((p) => [p.leads, p.trials, p.conversions, p.lead_to_paid_rate, p.trial_to_paid_rate]))
+  const summary = await api(`/reports/leads-summary?interval=month&as_of=${AS_OF}`)
+  assert.deepEqual(await values('[data-metric="leads"]'), [summary.current.leads, summary.change.leads])
+  await shot('leads')
+  const period = funnel.result.find((p) => p.leads > 0)
+  await act(() => page.getByRole('link', { name: `leads of ${format.periodLabel(period.date, 'month')}: customers` }).click(), 'customers')
+  assert.equal(await page.locator('#customer-list tbody tr').count(), period.leads)
+})
+
+test('cash flow: transactions, failures, refunds and unpaid invoices match the API', async () => {
+  await open(`#/cashflow?as_of=${AS_OF}`, 'cashflow')
+  const q = `date=last-12-months&interval=month&as_of=${AS_OF}`
+  const [transactions, failed, rate, refunds, unpaid] = await Promise.all([
+    api(`/reports/transactions?${q}`), api(`/reports/cashflow-failed-payments?${q}`), api(`/reports/cashflow-failure-rate?${q}`),
+    api(`/reports/cashflow-refunds?${q}`), api(`/reports/cashflow-outstanding-unpaid?as_of=${AS_OF}&limit=100`)
+  ])
+  const rows = await page.$$eval('#cashflow-table tbody tr', (trs) => trs.map((r) => [...r.querySelectorAll('.figure')].map((f) => f.dataset.value === '' ? null : Number(f.dataset.value))))
+  assert.deepEqual(rows, transactions.result.map((p, i) => [p.net, p.payments, p.payments_count, refunds.result[i].refunds, failed.result[i].failed, failed.result[i].failed_count, rate.result[i].failure_rate]))
+  assert.ok(failed.result.some((p) => p.failed_count > 0), 'the seed has failed payments')
+  assert.deepEqual(await values('[data-metric="unpaid_total"]'), [unpaid.total.amount])
+  assert.deepEqual(await values('#unpaid'), unpaid.result.list.map((r) => r.amount_base_currency))
+  await shot('cashflow')
+  const month = failed.result.find((p) => p.failed > 0)
+  await act(() => page.locator(`#cashflow-table a[href*="detail=failed"][href*="selected=${month.date}"]`).click(), 'cashflow')
+  const detail = await api(`/reports/cashflow-failed-payments-detail?interval=month&as_of=${AS_OF}&selected-date=${month.date}`)
+  assert.deepEqual(await values('#detail-rows'), detail.result.list.map((r) => r.amount_base_currency))
+})
+
+test('settings: an owner changes a setting and invites a readonly member, who logs in and cannot write', async () => {
+  await open(`#/settings?as_of=${AS_OF}`, 'settings')
+  await page.getByLabel('Churn grace (days)').fill('3')
+  await act(() => page.getByRole('button', { name: 'Save settings' }).click(), 'settings')
+  assert.equal((await api('/account')).churn_grace_days, 3)
+  await page.getByLabel('Churn grace (days)').fill('0')
+  await act(() => page.getByRole('button', { name: 'Save settings' }).click(), 'settings')
+  assert.equal((await api('/account')).churn_grace_days, 0)
+  await page.locator('form[aria-label="Invite"]').getByLabel('Email').fill(READER.email)
+  await page.locator('form[aria-label="Invite"]').getByLabel('Role').selectOption('readonly')
+  await page.getByRole('button', { name: 'Invite', exact: true }).click()
+  const message = page.locator('form[aria-label="Invite"] .form-message')
+  await message.locator('input, span, :scope.error').first().waitFor().catch(() => {})
+  assert.equal(await message.getAttribute('class'), 'form-message', await message.textContent())
+  const link = await page.locator('#invite-link').inputValue()
+  assert.match(link, /\/app\/#\/invite\/inv_[0-9a-f]{64}$/)
+  const team = await api('/account/team')
+  assert.deepEqual(team.result.list.map((m) => [m.email, m.role, m.status]), [[OWNER.email, 'owner', 'active'], [READER.email, 'readonly', 'pending']])
+  await shot('settings')
+  await act(() => page.getByRole('button', { name: 'Log out' }).click(), 'login')
+  await act(() => page.goto(link), 'invite')
+  await page.getByLabel('Name').fill(READER.name)
+  await page.getByLabel('Password', { exact: true }).fill(READER.password)
+  await page.getByLabel('Repeat password').fill(READER.password)
+  await act(() => page.getByRole('button', { name: 'Create login' }).click(), 'overview')
+  assert.match(await page.textContent('#who'), /reader@example\.test \(readonly\)/)
+  await open(`#/settings?as_of=${AS_OF}`, 'settings')
+  await page.waitForSelector('#readonly-note')
+  assert.equal(await page.locator('form').count(), 0)
+  // The API refuses the readonly session's writes, CSRF token and all.
+  const session = await (await page.request.get(`${server.base}/session`)).json()
+  assert.equal(session.user.role, 'readonly')
+  const write = await page.request.post(`${server.base}/data/plans`, {
+    headers: { 'X-CSRF-Token': session.csrf_token, 'Content-Type': 'application/json' },
+    data: { id: 'x', name: 'X', interval: 'month', currency: 'USD' }
+  })
+  assert.equal(write.status(), 403)
+  const reads = await page.request.get(`${server.base}/reports/summary?as_of=${AS_OF}`)
+  assert.equal(reads.status(), 200)
+  const members = (await api('/account/team')).result.list
+  assert.deepEqual(members.map((m) => [m.email, m.status]), [[OWNER.email, 'active'], [READER.email, 'active']])
+  assert.ok(members[1].last_login)
+})
+
+test('the pages work on a phone', async () => {
+  await page.setViewportSize({ width: 390, height: 844 })
+  await open(`#/overview?as_of=${AS_OF}`, 'overview')
+  const width = await page.evaluate(() => document.documentElement.scrollWidth)
+  assert.ok(width <= 390, `the overview is ${width}px wide on a 390px screen`)
+  await shot('overview-phone')
+  await page.setViewportSize({ width: 1366, height: 900 })
+})
+
+test('no console errors on any page', () => {
+  assert.deepEqual(consoleErrors, [])
+})
