@@ -962,7 +962,10 @@ async fn post_fx_rates(
     write_ledger(state, account, move |state, account, ledger| {
         let loaded = ledger.load_fx_rates(&rows)?;
         let id = account.row.lock().unwrap_or_else(|p| p.into_inner()).id;
-        if let Err(error) = state.store().add_fx_rates(id, &rows) {
+        // Bound first: the store's lock must be let go before `reload`
+        // takes it again.
+        let stored = state.store().add_fx_rates(id, &rows);
+        if let Err(error) = stored {
             // Memory must not hold rates the disk does not: reload.
             *ledger = state.reload(account)?;
             return Err(error);
