@@ -49,3 +49,87 @@ fn a_failed_fx_rate_write_answers_and_the_service_keeps_answering() {
     let (status, _) = server.call("GET", "/data/plans", Some(OWNER_KEY), None);
     assert_eq!(status, 200);
 }
+
+#[test]
+fn numbers_that_do_not_keep_their_digits_are_refused_as_ids_and_dates() {
+    let server = Server::start();
+    // Both read as the same float; neither may become a customer.
+    for id in ["18446744073709551616", "18446744073709551617", "1e2"] {
+        let body = format!(r#"{{"id": {id}, "name": "Acme"}}"#).into_bytes();
+        let (status, answer) = server.raw("POST", "/data/customers", Some(OWNER_KEY), Some(body));
+        assert_eq!(status, 400, "{id}: {answer}");
+        assert_eq!(answer["field"], "id", "{id}: {answer}");
+    }
+    let (status, answer) = server.raw(
+        "POST",
+        "/data/customers",
+        Some(OWNER_KEY),
+        Some(br#"{"id": 42, "name": "Acme"}"#.to_vec()),
+    );
+    assert_eq!(status, 201, "{answer}");
+    assert_eq!(server.get("/data/customers").1["result"]["count"], 1);
+    assert_eq!(server.get("/data/customers/42").0, 200);
+    let (status, answer) = server.post(
+        "/data/invoices",
+        json!([
+            {"id": "seconds", "customer_id": 42, "type": "one-time", "invoice_date": 1,
+             "amount": 100, "currency": "USD"},
+            {"id": "zero", "customer_id": 42, "type": "one-time", "invoice_date": "0000-01-01",
+             "amount": 100, "currency": "USD"},
+            {"id": "negative", "customer_id": 42, "type": "one-time", "invoice_date": "-0001-01-01",
+             "amount": 100, "currency": "USD"}
+        ]),
+    );
+    assert_eq!(status, 200);
+    let results = answer["result"].as_array().expect("results");
+    for (result, id) in results.iter().zip(["seconds", "zero", "negative"]) {
+        assert_eq!(result["id"], id);
+        assert_eq!(result["import_status"], "error", "{result}");
+        assert!(
+            result["import_error"]
+                .as_str()
+                .is_some_and(|e| e.contains("field `invoice_date`: must be an ISO 8601 date or timestamp string in the years 1900 to 2200")),
+            "{result}"
+        );
+    }
+    assert_eq!(server.get("/data/invoices").1["result"]["count"], 0);
+    let (status, answer) = server.post(
+        "/data/fx-rates",
+        json!([{"date": 20240101, "currency": "EUR", "rate": 0.9}]),
+    );
+    assert_eq!(status, 400);
+    assert_eq!(answer["field"], "date", "{answer}");
+}
+
+#[test]
+fn fx_rates_are_stored_once_per_date_and_currency() {
+    let server = Server::start();
+    for rate in [0.9, 0.8] {
+        let (status, _) = server.post(
+            "/data/fx-rates",
+            json!([{"date": "2024-01-01", "currency": "EUR", "rate": rate},
+                   {"date": "2024-01-01T00:00:00Z", "currency": "eur", "rate": rate}]),
+        );
+        assert_eq!(status, 200);
+    }
+    let list = |server: &Server| {
+        let (_, answer) = server.get("/data/fx-rates");
+        assert_eq!(answer["result"]["count"], 1, "{answer}");
+        answer["result"]["list"][0]["rate"].clone()
+    };
+    assert_eq!(list(&server), json!(0.8));
+    let dir = server.kill();
+    // As a database written before rows were keyed: every row kept, unkeyed.
+    {
+        let db = rusqlite::Connection::open(dir.join("submetrics.db")).expect("database");
+        db.execute_batch(
+            "DROP INDEX fx_rates_key;
+             UPDATE fx_rates SET date = NULL, currency = NULL;
+             INSERT INTO fx_rates (account_id, body) VALUES
+                 (1, '{\"date\": \"2024-01-01\", \"currency\": \"EUR\", \"rate\": 0.7}');",
+        )
+        .expect("unkey the rows");
+    }
+    let server = Server::start_in(dir);
+    assert_eq!(list(&server), json!(0.7));
+}

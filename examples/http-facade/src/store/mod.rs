@@ -149,10 +149,13 @@ impl Store {
                  CREATE TABLE IF NOT EXISTS fx_rates (
                      account_id INTEGER NOT NULL REFERENCES accounts(id),
                      seq INTEGER PRIMARY KEY AUTOINCREMENT,
-                     body TEXT NOT NULL
+                     body TEXT NOT NULL,
+                     date TEXT,
+                     currency TEXT
                  );",
             )
             .map_err(ApiError::storage)?;
+        key_fx_rates(&mut connection)?;
         record_log::open(&mut connection)?;
         let writes = Arc::new(Mutex::new(()));
         let checkpointer = Checkpointer::start(&path, &mut connection, &writes)?;
@@ -309,13 +312,21 @@ impl Store {
         Ok(rows)
     }
 
-    /// Stores FX rate rows in one transaction.
+    /// Stores FX rate rows in one transaction, each in place of the
+    /// account's stored row of the same date and currency (which goes last
+    /// in the list). `rows` must be rows the core has read.
     pub fn add_fx_rates(&mut self, account: i64, rows: &[Value]) -> Result<(), ApiError> {
         let tx = self.connection.transaction().map_err(ApiError::storage)?;
         for row in rows {
+            let (date, currency) = fx_key(row)?;
             tx.execute(
-                "INSERT INTO fx_rates (account_id, body) VALUES (?1, ?2)",
-                params![account, row.to_string()],
+                "DELETE FROM fx_rates WHERE account_id = ?1 AND date = ?2 AND currency = ?3",
+                params![account, date, currency],
+            )
+            .map_err(ApiError::storage)?;
+            tx.execute(
+                "INSERT INTO fx_rates (account_id, body, date, currency) VALUES (?1, ?2, ?3, ?4)",
+                params![account, row.to_string(), date, currency],
             )
             .map_err(ApiError::storage)?;
         }
@@ -344,6 +355,60 @@ impl Store {
         }
         outcome
     }
+}
+
+/// The date (`YYYY-MM-DD`) and currency an FX rate row is stored under.
+fn fx_key(row: &Value) -> Result<(String, String), ApiError> {
+    let rate = submetrics::FxRate::from_json(row)?;
+    Ok((rate.date.to_string(), rate.currency.to_string()))
+}
+
+/// Gives every stored FX rate row its date and currency and keeps one row
+/// per account, date and currency, the last written: a database from
+/// before rows were keyed holds every row ever posted. A row that no
+/// longer reads keeps no key, and stays for the replay to report.
+fn key_fx_rates(connection: &mut Connection) -> Result<(), ApiError> {
+    let columns: Vec<String> = connection
+        .prepare("SELECT name FROM pragma_table_info('fx_rates')")
+        .and_then(|mut statement| {
+            statement
+                .query_map([], |row| row.get(0))?
+                .collect::<Result<_, _>>()
+        })
+        .map_err(ApiError::storage)?;
+    let tx = connection.transaction().map_err(ApiError::storage)?;
+    if !columns.iter().any(|c| c == "date") {
+        tx.execute_batch(
+            "ALTER TABLE fx_rates ADD COLUMN date TEXT;
+             ALTER TABLE fx_rates ADD COLUMN currency TEXT;",
+        )
+        .map_err(ApiError::storage)?;
+    }
+    let unkeyed: Vec<(i64, String)> = tx
+        .prepare("SELECT seq, body FROM fx_rates WHERE date IS NULL")
+        .and_then(|mut statement| {
+            statement
+                .query_map([], |row| Ok((row.get(0)?, row.get(1)?)))?
+                .collect::<Result<_, _>>()
+        })
+        .map_err(ApiError::storage)?;
+    for (seq, body) in unkeyed {
+        if let Ok((date, currency)) = parse(&body).and_then(|row| fx_key(&row)) {
+            tx.execute(
+                "UPDATE fx_rates SET date = ?2, currency = ?3 WHERE seq = ?1",
+                params![seq, date, currency],
+            )
+            .map_err(ApiError::storage)?;
+        }
+    }
+    tx.execute_batch(
+        "DELETE FROM fx_rates WHERE date IS NOT NULL AND seq NOT IN
+             (SELECT MAX(seq) FROM fx_rates WHERE date IS NOT NULL
+              GROUP BY account_id, date, currency);
+         CREATE UNIQUE INDEX IF NOT EXISTS fx_rates_key ON fx_rates (account_id, date, currency);",
+    )
+    .map_err(ApiError::storage)?;
+    tx.commit().map_err(ApiError::storage)
 }
 
 /// Runs a statement without parameters or rows through the statement cache.
