@@ -3,8 +3,8 @@
 
 mod common;
 
-use common::{OWNER_KEY, Server};
-use serde_json::json;
+use common::{OWNER_KEY, Server, offline};
+use serde_json::{Value, json};
 
 /// Holds the database's write lock from another connection, as another
 /// process writing to the file would: the service's writes then fail once
@@ -132,4 +132,113 @@ fn fx_rates_are_stored_once_per_date_and_currency() {
     }
     let server = Server::start_in(dir);
     assert_eq!(list(&server), json!(0.7));
+}
+
+/// Every documented endpoint as (method, path with `x` for each path
+/// parameter, access), read from the service's own description.
+fn endpoints(server: &Server) -> Vec<(String, String, String)> {
+    let (_, document) = server.get("/openapi.json");
+    let mut endpoints = Vec::new();
+    for (path, operations) in document["paths"].as_object().expect("paths") {
+        for (method, operation) in operations.as_object().expect("operations") {
+            let access = if operation["security"] == json!([]) {
+                "public"
+            } else if operation["description"]
+                .as_str()
+                .is_some_and(|d| d.contains("admin key"))
+            {
+                "admin"
+            } else {
+                "key"
+            };
+            let concrete: Vec<String> = path
+                .split('/')
+                .map(|segment| {
+                    if segment.starts_with('{') {
+                        "x".to_string()
+                    } else {
+                        segment.to_string()
+                    }
+                })
+                .collect();
+            endpoints.push((
+                method.to_uppercase(),
+                concrete.join("/"),
+                access.to_string(),
+            ));
+        }
+    }
+    endpoints
+}
+
+#[test]
+fn who_calls_is_checked_before_anything_else_on_every_route() {
+    let server = Server::start();
+    let (status, answer) = server.post(
+        "/account/api-keys",
+        json!({"name": "reader", "role": "readonly"}),
+    );
+    assert_eq!(status, 201, "{answer}");
+    let readonly = answer["key"].as_str().expect("key").to_string();
+    let endpoints = endpoints(&server);
+    assert!(endpoints.len() > 40, "{endpoints:?}");
+    // A query and a body no endpoint accepts: only who calls decides.
+    let junk = b"{not json".to_vec();
+    for (method, path, access) in &endpoints {
+        if access == "public" {
+            continue;
+        }
+        let target = format!("{path}?limit=minus-one&as_of=never&date=soon");
+        let (status, answer) = server.raw(method, &target, None, Some(junk.clone()));
+        assert_eq!(status, 401, "{method} {path} without a key: {answer}");
+        assert_eq!(answer["code"], "unauthorized", "{method} {path}");
+        let (status, answer) = server.raw(method, &target, Some("wrong-key"), Some(junk.clone()));
+        assert_eq!(status, 401, "{method} {path} with an unknown key: {answer}");
+        let (status, answer) = server.raw(method, &target, Some(&readonly), Some(junk.clone()));
+        if method != "GET" || access == "admin" {
+            assert_eq!(status, 403, "{method} {path} with a readonly key: {answer}");
+            assert_eq!(answer["code"], "forbidden", "{method} {path}");
+        } else {
+            assert!(
+                status != 401 && status != 403,
+                "{method} {path} with a readonly key: {status} {answer}"
+            );
+        }
+    }
+    // The owner gets past the check to the request's own errors.
+    let (status, answer) = server.raw("PUT", "/data/plans", Some(OWNER_KEY), Some(junk));
+    assert_eq!(
+        (status, answer),
+        (
+            400,
+            json!({"error": "Missing external_id", "code": "bad_request"})
+        )
+    );
+}
+
+#[test]
+fn an_account_created_while_the_service_runs_works_at_once() {
+    let server = Server::start();
+    let printed = offline(&server.dir, &["accounts", "create", "second"]);
+    let key = printed
+        .split("owner key (shown once): ")
+        .nth(1)
+        .expect("the new owner key")
+        .trim()
+        .to_string();
+    let (status, answer) = server.call("GET", "/data/plans", Some(&key), None);
+    assert_eq!(status, 200, "{answer}");
+    assert_eq!(answer["result"]["count"], 0);
+    let (status, answer) = server.call(
+        "POST",
+        "/data/plans",
+        Some(&key),
+        Some(&json!({"id": "m", "name": "Monthly", "interval": "month", "currency": "USD"})),
+    );
+    assert_eq!(status, 200, "{answer}");
+    assert_eq!(server.call("GET", "/data/plans/m", Some(&key), None).0, 200);
+    // The first account does not see it.
+    assert_eq!(server.get("/data/plans/m").0, 404);
+    let account: Value = server.call("GET", "/account", Some(&key), None).1;
+    assert_eq!(account["name"], "second");
 }

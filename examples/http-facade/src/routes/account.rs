@@ -307,7 +307,7 @@ async fn create_key(
     }
     let key = state.create_key(caller.account_id, &role, &name, None)?;
     let row = state
-        .key(&crate::auth::hash_key(&key))?
+        .key_blocking(&crate::auth::hash_key(&key))?
         .ok_or_else(|| ApiError::internal("the new key was not stored"))?;
     Ok((
         StatusCode::CREATED,

@@ -69,6 +69,8 @@ pub fn router(state: Arc<AppState>) -> Router {
         .fallback(not_found)
         .method_not_allowed_fallback(method_not_allowed)
         .layer(DefaultBodyLimit::max(BODY_LIMIT_BYTES))
+        // For the authorization each route runs first (see `Routes`).
+        .layer(axum::Extension(Arc::clone(&state)))
         .layer(tower_http::catch_panic::CatchPanicLayer::custom(|_| {
             ApiError::internal("the request could not be completed").into_response()
         }))

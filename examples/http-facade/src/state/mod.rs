@@ -95,6 +95,16 @@ pub fn default_notifications() -> Value {
     })
 }
 
+/// Runs storage work on the runtime's blocking pool, never on the threads
+/// that serve connections.
+pub async fn blocking<T: Send + 'static>(
+    work: impl FnOnce() -> Result<T, ApiError> + Send + 'static,
+) -> Result<T, ApiError> {
+    tokio::task::spawn_blocking(work)
+        .await
+        .map_err(|_| ApiError::internal("the request could not be completed"))?
+}
+
 /// Shortest key accepted when the key is given (e.g. `SUBMETRICS_OWNER_KEY`).
 pub const MIN_GIVEN_KEY: usize = 16;
 
@@ -151,6 +161,33 @@ impl AppState {
             .get(&id)
             .cloned()
             .ok_or_else(|| ApiError::NotFound(format!("account {id} does not exist")))
+    }
+
+    /// Makes sure the account is in memory: one created while the service
+    /// runs (`accounts create`) is read from the store and its ledger
+    /// rebuilt, on a blocking thread, the first time a key of it calls.
+    pub async fn load_account(self: &Arc<Self>, id: i64) -> Result<(), ApiError> {
+        if self.account(id).is_ok() {
+            return Ok(());
+        }
+        let state = Arc::clone(self);
+        blocking(move || {
+            let row = state
+                .store()
+                .accounts()?
+                .into_iter()
+                .find(|row| row.id == id)
+                .ok_or_else(|| ApiError::NotFound(format!("account {id} does not exist")))?;
+            let rebuilt = replay::rebuild(&state.store(), &row)?;
+            state
+                .accounts
+                .write()
+                .unwrap_or_else(|p| p.into_inner())
+                .entry(id)
+                .or_insert_with(|| Arc::new(Account::new(row, rebuilt.ledger)));
+            Ok(())
+        })
+        .await
     }
 
     pub fn account_count(&self) -> usize {
@@ -241,15 +278,26 @@ impl AppState {
         Ok(row)
     }
 
-    pub fn key(&self, hash: &str) -> Result<Option<KeyRow>, ApiError> {
-        if let Some((row, read)) = self
-            .keys
-            .read()
-            .unwrap_or_else(|p| p.into_inner())
-            .get(hash)
-            && read.elapsed() < KEY_CACHE_TTL
-        {
-            return Ok(Some(row.clone()));
+    /// The key with this hash, from the cache while it is fresh, else from
+    /// the store on a blocking thread.
+    pub async fn key(self: &Arc<Self>, hash: String) -> Result<Option<KeyRow>, ApiError> {
+        if let Some(row) = self.cached_key(&hash) {
+            return Ok(Some(row));
+        }
+        let state = Arc::clone(self);
+        blocking(move || state.key_blocking(&hash)).await
+    }
+
+    fn cached_key(&self, hash: &str) -> Option<KeyRow> {
+        let cache = self.keys.read().unwrap_or_else(|p| p.into_inner());
+        let (row, read) = cache.get(hash)?;
+        (read.elapsed() < KEY_CACHE_TTL).then(|| row.clone())
+    }
+
+    /// [`AppState::key`] on the calling thread.
+    pub fn key_blocking(&self, hash: &str) -> Result<Option<KeyRow>, ApiError> {
+        if let Some(row) = self.cached_key(hash) {
+            return Ok(Some(row));
         }
         let row = self.store().key_by_hash(hash)?;
         let mut cache = self.keys.write().unwrap_or_else(|p| p.into_inner());
