@@ -11,6 +11,7 @@ mod error;
 mod extract;
 mod openapi;
 mod routes;
+mod serve;
 mod state;
 mod store;
 
@@ -19,6 +20,7 @@ use state::AppState;
 use std::io::Write;
 use std::path::PathBuf;
 use std::sync::Arc;
+use std::time::Duration;
 
 #[derive(Parser)]
 #[command(
@@ -43,6 +45,53 @@ struct Args {
         global = true
     )]
     data_dir: PathBuf,
+    /// Most connections open at once; a connection over it is answered
+    /// 503 with Retry-After and closed.
+    #[arg(
+        long,
+        env = "SUBMETRICS_MAX_CONNECTIONS",
+        default_value_t = 1024,
+        value_parser = clap::value_parser!(u32).range(1..),
+        global = true
+    )]
+    max_connections: u32,
+    /// Seconds a client has to send a request's head; a kept-alive
+    /// connection idle this long is closed.
+    #[arg(
+        long,
+        env = "SUBMETRICS_HEADER_TIMEOUT",
+        default_value_t = 30,
+        value_parser = clap::value_parser!(u64).range(1..),
+        global = true
+    )]
+    header_timeout: u64,
+    /// Seconds a write may wait for a client that does not read its answer.
+    #[arg(
+        long,
+        env = "SUBMETRICS_WRITE_TIMEOUT",
+        default_value_t = 30,
+        value_parser = clap::value_parser!(u64).range(1..),
+        global = true
+    )]
+    write_timeout: u64,
+    /// Seconds the requests under way get to finish after SIGTERM or SIGINT.
+    #[arg(
+        long,
+        env = "SUBMETRICS_DRAIN_TIMEOUT",
+        default_value_t = 30,
+        global = true
+    )]
+    drain_timeout: u64,
+    /// Most threads doing storage and ledger work at once; further work
+    /// waits for one.
+    #[arg(
+        long,
+        env = "SUBMETRICS_WORKER_THREADS",
+        default_value_t = 64,
+        value_parser = clap::value_parser!(u32).range(1..),
+        global = true
+    )]
+    worker_threads: u32,
     #[command(subcommand)]
     command: Option<Command>,
 }
@@ -125,7 +174,15 @@ fn run(args: Args) -> Result<(), Box<dyn std::error::Error>> {
             println!("account {id} created; owner key (shown once): {key}");
             Ok(())
         }
-        None => serve(state, &args.listen),
+        None => {
+            let limits = serve::Limits {
+                max_connections: args.max_connections as usize,
+                header_timeout: Duration::from_secs(args.header_timeout),
+                write_timeout: Duration::from_secs(args.write_timeout),
+                drain_timeout: Duration::from_secs(args.drain_timeout),
+            };
+            run_service(state, &args.listen, limits, args.worker_threads as usize)
+        }
     }
 }
 
@@ -182,7 +239,14 @@ fn owner_key_from_env() -> Option<String> {
         .filter(|k| !k.is_empty())
 }
 
-fn serve(state: AppState, listen: &str) -> Result<(), Box<dyn std::error::Error>> {
+/// Serves until SIGTERM or SIGINT, lets the requests under way finish,
+/// and closes the database.
+fn run_service(
+    state: AppState,
+    listen: &str,
+    limits: serve::Limits,
+    worker_threads: usize,
+) -> Result<(), Box<dyn std::error::Error>> {
     if state.account_count() == 0 {
         let given = owner_key_from_env();
         let from_env = given.is_some();
@@ -191,21 +255,29 @@ fn serve(state: AppState, listen: &str) -> Result<(), Box<dyn std::error::Error>
             println!("created account `default`; owner API key (shown once): {key}");
         }
     }
+    if let Some(problem) = state.storage_problem() {
+        eprintln!("warning: {problem}; /health reports it and writes will fail");
+    }
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
+        .max_blocking_threads(worker_threads)
         .build()?;
-    runtime.block_on(async move {
+    let state = Arc::new(state);
+    let served: Result<(), Box<dyn std::error::Error>> = runtime.block_on(async {
         let listener = tokio::net::TcpListener::bind(listen).await?;
         println!("listening on http://{}", listener.local_addr()?);
         std::io::stdout().flush()?;
-        // Turned into a service once: serving the router itself would
-        // rebuild every route for each new connection.
-        let app = routes::router(Arc::new(state)).into_make_service();
-        axum::serve(listener, app)
-            .with_graceful_shutdown(async {
-                let _ = tokio::signal::ctrl_c().await;
-            })
-            .await?;
+        let app = routes::router(Arc::clone(&state));
+        serve::serve(listener, app, limits, serve::stop_signal()).await?;
         Ok(())
-    })
+    });
+    // Waits for storage work still running on the blocking threads.
+    drop(runtime);
+    served?;
+    match Arc::try_unwrap(state) {
+        Ok(state) => state.close()?,
+        Err(_) => eprintln!("warning: the database was left for the process exit to close"),
+    }
+    println!("stopped");
+    Ok(())
 }

@@ -159,6 +159,31 @@ pub fn document() -> Value {
         if method == "post" || method == "put" {
             responses.insert("413".into(), error("Body or record count over the limit"));
         }
+        responses.insert(
+            "414".into(),
+            error("The path and query are over the limit of 65534 bytes"),
+        );
+        responses.insert(
+            "431".into(),
+            error("The request's head is over its limit (about 400 KiB, 100 headers)"),
+        );
+        if doc.access != Access::Public {
+            responses.insert(
+                "500".into(),
+                error("The service failed; the body names an error id, logged with the cause"),
+            );
+        }
+        if path == "/health" {
+            responses.insert(
+                "503".into(),
+                json!({"description": "Degraded: `{status: \"degraded\", storage: why}` while the database cannot take writes (read-only, full, failing I/O)", "content": {"application/json": {"schema": {"type": "object"}}}}),
+            );
+        } else {
+            responses.insert(
+                "503".into(),
+                error("Over the connection limit (with `Retry-After`), or the database cannot take writes now"),
+            );
+        }
         let mut operation = json!({
             "summary": doc.summary,
             "parameters": parameters,
@@ -193,7 +218,7 @@ pub fn document() -> Value {
             "securitySchemes": {"bearer": {"type": "http", "scheme": "bearer"}},
             "schemas": {"Error": {
                 "type": "object",
-                "properties": {"error": {"type": "string"}, "code": {"type": "string"}, "id": {"type": "string"}, "field": {"type": "string"}},
+                "properties": {"error": {"type": "string"}, "code": {"type": "string"}, "id": {"type": "string"}, "field": {"type": "string"}, "error_id": {"type": "string", "description": "On a 5xx answer: the id under which the cause is logged"}},
                 "required": ["error", "code"]
             }}
         },

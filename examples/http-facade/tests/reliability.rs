@@ -3,8 +3,62 @@
 
 mod common;
 
-use common::{OWNER_KEY, Server, offline};
+use common::{OWNER_KEY, Server, data_dir, offline, seed};
 use serde_json::{Value, json};
+use std::io::{Read, Write};
+use std::net::TcpStream;
+use std::time::Duration;
+
+/// A failure of the service's own: its body names an error id (the log
+/// line with the cause carries the same id), never the driver's text.
+fn assert_json_failure(body: &Value, code: &str) {
+    assert_eq!(body["code"], code, "{body}");
+    let id = body["error_id"].as_str().expect("an error id");
+    assert!(id.starts_with("err_") && id.len() == 20, "{body}");
+    let text = body["error"].as_str().expect("a message");
+    assert!(text.contains(id), "{body}");
+    assert!(
+        !text.contains("locked") && !text.contains("SQLITE"),
+        "{body}"
+    );
+}
+
+/// Sends `request` as it is over a new connection and reads the answer
+/// until the server closes it (or 30 seconds pass); its head and JSON body.
+fn exchange(server: &Server, request: &[u8]) -> (String, Value) {
+    let mut stream = connect(server);
+    stream.write_all(request).expect("send");
+    let mut answer = Vec::new();
+    let _ = stream.read_to_end(&mut answer);
+    let text = String::from_utf8_lossy(&answer).to_string();
+    let (head, body) = text.split_once("\r\n\r\n").unwrap_or((&text, ""));
+    (
+        head.to_string(),
+        serde_json::from_str(body).unwrap_or(Value::Null),
+    )
+}
+
+fn connect(server: &Server) -> TcpStream {
+    let stream = TcpStream::connect(server.base.trim_start_matches("http://")).expect("connect");
+    stream
+        .set_read_timeout(Some(Duration::from_secs(30)))
+        .expect("read timeout");
+    stream
+}
+
+/// Whether the server closes `stream` (an end of stream or a reset)
+/// within 30 seconds, sending nothing but perhaps an answer first.
+fn closed_by_server(stream: &mut TcpStream) -> bool {
+    let mut buffer = [0u8; 1024];
+    loop {
+        match stream.read(&mut buffer) {
+            Ok(0) => return true,
+            Ok(_) => {}
+            Err(e) if e.kind() == std::io::ErrorKind::ConnectionReset => return true,
+            Err(_) => return false,
+        }
+    }
+}
 
 /// Holds the database's write lock from another connection, as another
 /// process writing to the file would: the service's writes then fail once
@@ -28,15 +82,16 @@ fn a_failed_fx_rate_write_answers_and_the_service_keeps_answering() {
         "/data/fx-rates",
         br#"[{"date": "2024-01-01", "currency": "EUR", "rate": 0.9}]"#.to_vec(),
     );
-    assert_eq!(status, 500, "{body}");
-    assert_eq!(body["code"], "internal");
+    assert_eq!(status, 503, "{body}");
+    assert_json_failure(&body, "storage_unavailable");
     // A record write whose commit fails leaves nothing behind in memory.
     let (status, body) = server.raw_tcp(
         "POST",
         "/data/plans",
         br#"{"id": "m", "name": "Monthly", "interval": "month", "currency": "USD"}"#.to_vec(),
     );
-    assert_eq!(status, 500, "{body}");
+    assert_eq!(status, 503, "{body}");
+    assert_json_failure(&body, "storage_unavailable");
     drop(lock);
     assert_eq!(server.get("/data/plans/m").0, 404);
     assert_eq!(server.get("/data/fx-rates").1["result"]["count"], 0);
@@ -241,4 +296,183 @@ fn an_account_created_while_the_service_runs_works_at_once() {
     assert_eq!(server.get("/data/plans/m").0, 404);
     let account: Value = server.call("GET", "/account", Some(&key), None).1;
     assert_eq!(account["name"], "second");
+}
+
+#[test]
+fn answers_the_http_layer_gives_by_itself_are_json() {
+    let server = Server::start();
+    let long = format!("GET /{} HTTP/1.1\r\nHost: x\r\n\r\n", "a".repeat(70_000));
+    let (head, body) = exchange(&server, long.as_bytes());
+    assert!(head.starts_with("HTTP/1.1 414 "), "{head}");
+    assert!(head.contains("content-type: application/json"), "{head}");
+    assert_eq!(body["code"], "uri_too_long", "{body}");
+    let big = format!(
+        "GET /health HTTP/1.1\r\nHost: x\r\nX-Big: {}\r\n\r\n",
+        "a".repeat(500_000)
+    );
+    let (head, body) = exchange(&server, big.as_bytes());
+    assert!(head.starts_with("HTTP/1.1 431 "), "{head}");
+    assert_eq!(body["code"], "headers_too_large", "{body}");
+    let many: String = (0..150).map(|i| format!("X-{i}: 1\r\n")).collect();
+    let (head, body) = exchange(
+        &server,
+        format!("GET /health HTTP/1.1\r\nHost: x\r\n{many}\r\n").as_bytes(),
+    );
+    assert!(head.starts_with("HTTP/1.1 431 "), "{head}");
+    assert_eq!(body["code"], "headers_too_large", "{body}");
+    let (head, body) = exchange(&server, b"NOT HTTP AT ALL\r\n\r\n");
+    assert!(head.starts_with("HTTP/1.1 400 "), "{head}");
+    assert_eq!(body["code"], "bad_request", "{body}");
+    // The service goes on answering.
+    assert_eq!(server.get("/data/plans").0, 200);
+}
+
+#[test]
+fn over_the_connection_cap_the_answer_is_503_and_idle_and_slow_clients_are_closed() {
+    let (server, _) = Server::start_with_args(
+        data_dir(),
+        Some(OWNER_KEY),
+        &["--max-connections", "20", "--header-timeout", "2"],
+    );
+    // One client that sends its head a byte at a time, and far more idle
+    // connections than the cap.
+    let mut slow = connect(&server);
+    let mut idle: Vec<TcpStream> = (0..300).map(|_| connect(&server)).collect();
+    let (head, body) = exchange(&server, b"GET /health HTTP/1.1\r\nHost: x\r\n\r\n");
+    assert!(head.starts_with("HTTP/1.1 503 "), "{head}");
+    assert!(head.contains("retry-after: 1"), "{head}");
+    assert_eq!(body["code"], "unavailable", "{body}");
+    let trickle = std::thread::spawn(move || {
+        for byte in b"GET /health HTTP/1.1\r\nHost: x\r\n"
+            .iter()
+            .cycle()
+            .take(200)
+        {
+            if slow.write_all(&[*byte]).is_err() {
+                break;
+            }
+            std::thread::sleep(Duration::from_millis(100));
+        }
+        closed_by_server(&mut slow)
+    });
+    // Every idle connection is closed: the first ones by the head deadline,
+    // the rest at once, answered 503 or dropped.
+    for (n, stream) in idle.iter_mut().enumerate() {
+        assert!(closed_by_server(stream), "idle connection {n} left open");
+    }
+    assert!(
+        trickle.join().expect("trickle"),
+        "the slow client was left open"
+    );
+    // Once they are gone, a normal client is served again.
+    let (head, body) = exchange(
+        &server,
+        b"GET /health HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n",
+    );
+    assert!(head.starts_with("HTTP/1.1 200 "), "{head}");
+    assert_eq!(body, json!({"status": "ok"}));
+    assert_eq!(server.get("/data/plans").0, 200);
+}
+
+#[test]
+fn sigterm_lets_a_request_under_way_finish_then_closes_the_database() {
+    let server = Server::start();
+    let plan = br#"{"id": "m", "name": "Monthly", "interval": "month", "currency": "USD"}"#;
+    let mut stream = connect(&server);
+    let head = format!(
+        "POST /data/plans HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer {OWNER_KEY}\r\nContent-Type: application/json\r\nContent-Length: {}\r\n\r\n",
+        plan.len()
+    );
+    stream.write_all(head.as_bytes()).expect("head");
+    stream.write_all(&plan[..10]).expect("part of the body");
+    std::thread::sleep(Duration::from_millis(300));
+    server.signal("TERM");
+    std::thread::sleep(Duration::from_millis(300));
+    stream.write_all(&plan[10..]).expect("the rest of the body");
+    let mut answer = String::new();
+    let _ = stream.read_to_string(&mut answer);
+    assert!(answer.starts_with("HTTP/1.1 200 "), "{answer}");
+    let dir = server.dir.clone();
+    let status = server.wait();
+    assert!(status.success(), "{status:?}");
+    // Closed cleanly: the write-ahead log was folded in and removed.
+    assert!(!dir.join("submetrics.db-wal").exists());
+    let server = Server::start_in(dir);
+    assert_eq!(server.get("/data/plans/m").0, 200);
+    server.signal("INT");
+    assert!(server.wait().success());
+}
+
+#[cfg(unix)]
+#[test]
+fn the_database_files_are_private_to_their_owner() {
+    use std::os::unix::fs::PermissionsExt;
+    let server = Server::start();
+    seed(&server);
+    for file in ["submetrics.db", "submetrics.db-wal"] {
+        let mode = std::fs::metadata(server.dir.join(file))
+            .expect(file)
+            .permissions()
+            .mode();
+        assert_eq!(mode & 0o777, 0o600, "{file}");
+    }
+}
+
+/// Makes a file immutable (even to root) for as long as it lives.
+struct Immutable(std::path::PathBuf);
+
+impl Immutable {
+    /// `None` where the file system has no immutable attribute.
+    fn set(path: std::path::PathBuf) -> Option<Immutable> {
+        let set = std::process::Command::new("chattr")
+            .arg("+i")
+            .arg(&path)
+            .output()
+            .ok()?;
+        set.status.success().then_some(Immutable(path))
+    }
+}
+
+impl Drop for Immutable {
+    fn drop(&mut self) {
+        let _ = std::process::Command::new("chattr")
+            .arg("-i")
+            .arg(&self.0)
+            .status();
+    }
+}
+
+#[test]
+fn a_read_only_database_is_reported_by_health_and_refuses_writes_with_503() {
+    let server = Server::start();
+    seed(&server);
+    server.signal("TERM");
+    let dir = server.dir.clone();
+    assert!(server.wait().success());
+    let Some(_immutable) = Immutable::set(dir.join("submetrics.db")) else {
+        eprintln!("no immutable files here (chattr): the read-only start is not tested");
+        return;
+    };
+    let server = Server::start_in(dir);
+    let (status, body) = server.call("GET", "/health", None, None);
+    assert_eq!(
+        (status, body),
+        (
+            503,
+            json!({"status": "degraded", "storage": "the database is read-only"})
+        )
+    );
+    assert_eq!(server.get("/data/plans").1["result"]["count"], 2);
+    let (status, body) = server.post(
+        "/data/plans",
+        json!({"id": "m3", "name": "Monthly", "interval": "month", "currency": "USD"}),
+    );
+    assert_eq!(status, 503, "{body}");
+    assert_json_failure(&body, "storage_unavailable");
+    assert!(
+        body["error"]
+            .as_str()
+            .is_some_and(|e| e.starts_with("the database is read-only; nothing was changed"))
+    );
+    assert_eq!(server.get("/data/plans/m3").0, 404);
 }

@@ -40,8 +40,8 @@ fn table() -> Routes {
     Routes::new()
         .get(
             "/health",
-            || async { axum::Json(serde_json::json!({"status": "ok"})) },
-            Doc::public("Liveness check"),
+            health,
+            Doc::public("Liveness and storage check: 503 while the database cannot take writes"),
         )
         .get(
             "/openapi.json",
@@ -75,6 +75,22 @@ pub fn router(state: Arc<AppState>) -> Router {
             ApiError::internal("the request could not be completed").into_response()
         }))
         .with_state(state)
+}
+
+/// `200 {"status": "ok"}`, or `503 {"status": "degraded", "storage": why}`
+/// while the database cannot take writes (read-only, full, failing I/O).
+async fn health(
+    axum::extract::State(state): axum::extract::State<Arc<AppState>>,
+) -> axum::response::Response {
+    use axum::http::StatusCode;
+    match state.storage_problem() {
+        None => axum::Json(serde_json::json!({"status": "ok"})).into_response(),
+        Some(fault) => (
+            StatusCode::SERVICE_UNAVAILABLE,
+            axum::Json(serde_json::json!({"status": "degraded", "storage": fault.to_string()})),
+        )
+            .into_response(),
+    }
 }
 
 async fn not_found(request: Request) -> ApiError {
@@ -301,7 +317,7 @@ pub async fn write_records<T: Send + 'static>(
         Box::new(move |commit: Result<(), &ApiError>| {
             let _ = sender.send(match commit {
                 Ok(()) => result,
-                Err(error) => Err(ApiError::internal(error.to_string())),
+                Err(error) => Err(error.again()),
             });
         })
     }));

@@ -17,8 +17,8 @@
 mod replay;
 
 use crate::auth::{hash_key, new_key, new_key_id};
-use crate::error::ApiError;
-use crate::store::{AccountRow, Change, KeyRow, Store};
+use crate::error::{ApiError, StorageFault};
+use crate::store::{AccountRow, Change, Health, KeyRow, Store};
 use serde_json::{Value, json};
 use std::collections::HashMap;
 use std::path::Path;
@@ -79,6 +79,8 @@ impl Account {
 
 pub struct AppState {
     store: Mutex<Store>,
+    /// The database's state, read by `/health` without the store's lock.
+    health: Health,
     accounts: RwLock<HashMap<i64, Arc<Account>>>,
     /// Valid keys by hash with when they were read from the store; a miss
     /// or an entry older than [`KEY_CACHE_TTL`] reads the store again, so a
@@ -142,6 +144,7 @@ impl AppState {
             eprintln!("warning: the record log was not rewritten: {error}");
         }
         Ok(AppState {
+            health: store.health(),
             store: Mutex::new(store),
             accounts: RwLock::new(accounts),
             keys: RwLock::new(HashMap::new()),
@@ -152,6 +155,19 @@ impl AppState {
         self.store
             .lock()
             .unwrap_or_else(|poisoned| poisoned.into_inner())
+    }
+
+    /// Why the database cannot take writes now, if it cannot.
+    pub fn storage_problem(&self) -> Option<StorageFault> {
+        self.health.fault()
+    }
+
+    /// Closes the database (see [`Store::close`]).
+    pub fn close(self) -> Result<(), ApiError> {
+        self.store
+            .into_inner()
+            .unwrap_or_else(|p| p.into_inner())
+            .close()
     }
 
     pub fn account(&self, id: i64) -> Result<Arc<Account>, ApiError> {

@@ -14,7 +14,7 @@
 mod checkpoint;
 mod record_log;
 
-use crate::error::ApiError;
+use crate::error::{ApiError, StorageFault};
 use checkpoint::Checkpointer;
 pub use record_log::{KINDS_IN_REPLAY_ORDER, LogEntry};
 use rusqlite::{Connection, OptionalExtension, params};
@@ -92,8 +92,38 @@ impl Change {
     }
 }
 
+/// The database's state as `/health` reports it: a fault that keeps it
+/// from taking writes (read-only, full, failing I/O), noted at open and by
+/// every record, FX rate and account write, and cleared by the next write
+/// that succeeds. Shared, so it is read without waiting for the store.
+#[derive(Clone, Default)]
+pub struct Health(Arc<Mutex<Option<StorageFault>>>);
+
+impl Health {
+    /// The fault the last write met, if the database has one.
+    pub fn fault(&self) -> Option<StorageFault> {
+        *self.0.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// Notes the outcome of a write and hands it back.
+    fn note<T>(&self, outcome: Result<T, ApiError>) -> Result<T, ApiError> {
+        let mut fault = self.0.lock().unwrap_or_else(|p| p.into_inner());
+        match &outcome {
+            Ok(_) => *fault = None,
+            Err(error) => {
+                // Another process's lock passes by itself.
+                if let Some(found) = error.storage_fault().filter(|f| *f != StorageFault::Busy) {
+                    *fault = Some(found);
+                }
+            }
+        }
+        outcome
+    }
+}
+
 pub struct Store {
     connection: Connection,
+    health: Health,
     /// Held by each record write's transaction, and by the checkpoint
     /// thread while it copies the last frames of the log.
     writes: Arc<Mutex<()>>,
@@ -122,6 +152,7 @@ impl Store {
             ))
         })?;
         let path = dir.join(DATABASE_FILE);
+        create_private(&path)?;
         let mut connection = Connection::open(&path).map_err(ApiError::storage)?;
         connection
             .execute_batch(
@@ -159,8 +190,16 @@ impl Store {
         record_log::open(&mut connection)?;
         let writes = Arc::new(Mutex::new(()));
         let checkpointer = Checkpointer::start(&path, &mut connection, &writes)?;
+        let health = Health::default();
+        if connection
+            .is_readonly(rusqlite::MAIN_DB)
+            .map_err(ApiError::storage)?
+        {
+            *health.0.lock().unwrap_or_else(|p| p.into_inner()) = Some(StorageFault::ReadOnly);
+        }
         Ok(Store {
             connection,
+            health,
             writes,
             _checkpointer: checkpointer,
         })
@@ -231,7 +270,8 @@ impl Store {
 
     /// Replaces an account's name and documents.
     pub fn save_account(&mut self, row: &AccountRow) -> Result<(), ApiError> {
-        self.connection
+        let outcome = self
+            .connection
             .execute(
                 "UPDATE accounts SET name = ?2, settings = ?3, profile = ?4, notifications = ?5 WHERE id = ?1",
                 params![
@@ -242,8 +282,9 @@ impl Store {
                     row.notifications.to_string()
                 ],
             )
-            .map_err(ApiError::storage)?;
-        Ok(())
+            .map(|_| ())
+            .map_err(ApiError::storage);
+        self.health.note(outcome)
     }
 
     pub fn insert_key(&mut self, key: &KeyRow, hash: &str) -> Result<(), ApiError> {
@@ -316,21 +357,8 @@ impl Store {
     /// account's stored row of the same date and currency (which goes last
     /// in the list). `rows` must be rows the core has read.
     pub fn add_fx_rates(&mut self, account: i64, rows: &[Value]) -> Result<(), ApiError> {
-        let tx = self.connection.transaction().map_err(ApiError::storage)?;
-        for row in rows {
-            let (date, currency) = fx_key(row)?;
-            tx.execute(
-                "DELETE FROM fx_rates WHERE account_id = ?1 AND date = ?2 AND currency = ?3",
-                params![account, date, currency],
-            )
-            .map_err(ApiError::storage)?;
-            tx.execute(
-                "INSERT INTO fx_rates (account_id, body, date, currency) VALUES (?1, ?2, ?3, ?4)",
-                params![account, row.to_string(), date, currency],
-            )
-            .map_err(ApiError::storage)?;
-        }
-        tx.commit().map_err(ApiError::storage)
+        let outcome = add_fx_rates(&mut self.connection, account, rows);
+        self.health.note(outcome)
     }
 
     /// Applies record changes in one transaction.
@@ -345,15 +373,73 @@ impl Store {
         }
         let _writes = self.writes.lock().unwrap_or_else(|p| p.into_inner());
         let connection = &self.connection;
-        run_cached(connection, "BEGIN")?;
-        let outcome = record_log::append(connection, account, changes)
-            .and_then(|()| run_cached(connection, "COMMIT"));
+        let outcome = run_cached(connection, "BEGIN").and_then(|()| {
+            record_log::append(connection, account, changes)
+                .and_then(|()| run_cached(connection, "COMMIT"))
+        });
         // As a dropped transaction does: roll back what is still open (a
         // failed commit may already have rolled back by itself).
         if outcome.is_err() && !connection.is_autocommit() {
             let _ = connection.execute_batch("ROLLBACK");
         }
-        outcome
+        self.health.note(outcome)
+    }
+
+    /// What the service reports of the database's state, readable without
+    /// the store.
+    pub fn health(&self) -> Health {
+        self.health.clone()
+    }
+
+    /// Closes the database: the checkpoint thread stops, and the last
+    /// connection copies the write-ahead log into the database file and
+    /// removes it.
+    pub fn close(self) -> Result<(), ApiError> {
+        let Store {
+            connection,
+            _checkpointer,
+            ..
+        } = self;
+        drop(_checkpointer);
+        connection
+            .close()
+            .map_err(|(_, error)| ApiError::storage(error))
+    }
+}
+
+/// Stores FX rate rows (see [`Store::add_fx_rates`]).
+fn add_fx_rates(connection: &mut Connection, account: i64, rows: &[Value]) -> Result<(), ApiError> {
+    let tx = connection.transaction().map_err(ApiError::storage)?;
+    for row in rows {
+        let (date, currency) = fx_key(row)?;
+        tx.execute(
+            "DELETE FROM fx_rates WHERE account_id = ?1 AND date = ?2 AND currency = ?3",
+            params![account, date, currency],
+        )
+        .map_err(ApiError::storage)?;
+        tx.execute(
+            "INSERT INTO fx_rates (account_id, body, date, currency) VALUES (?1, ?2, ?3, ?4)",
+            params![account, row.to_string(), date, currency],
+        )
+        .map_err(ApiError::storage)?;
+    }
+    tx.commit().map_err(ApiError::storage)
+}
+
+/// Creates the database file, if it does not exist yet, readable and
+/// writable by its owner only; SQLite gives its log files the same mode.
+fn create_private(path: &Path) -> Result<(), ApiError> {
+    let mut options = std::fs::OpenOptions::new();
+    options.write(true).create_new(true);
+    #[cfg(unix)]
+    std::os::unix::fs::OpenOptionsExt::mode(&mut options, 0o600);
+    match options.open(path) {
+        Ok(_) => Ok(()),
+        Err(error) if error.kind() == std::io::ErrorKind::AlreadyExists => Ok(()),
+        Err(error) => Err(ApiError::internal(format!(
+            "cannot create the database {}: {error}",
+            path.display()
+        ))),
     }
 }
 
@@ -376,8 +462,22 @@ fn key_fx_rates(connection: &mut Connection) -> Result<(), ApiError> {
                 .collect::<Result<_, _>>()
         })
         .map_err(ApiError::storage)?;
+    let keyed = columns.iter().any(|c| c == "date");
+    let indexed = keyed
+        && connection
+            .query_row::<bool, _, _>(
+                "SELECT EXISTS (SELECT 1 FROM sqlite_master WHERE name = 'fx_rates_key')
+                 AND NOT EXISTS (SELECT 1 FROM fx_rates WHERE date IS NULL)",
+                [],
+                |row| row.get(0),
+            )
+            .map_err(ApiError::storage)?;
+    if keyed && indexed {
+        // Nothing to do, and a read-only database still opens.
+        return Ok(());
+    }
     let tx = connection.transaction().map_err(ApiError::storage)?;
-    if !columns.iter().any(|c| c == "date") {
+    if !keyed {
         tx.execute_batch(
             "ALTER TABLE fx_rates ADD COLUMN date TEXT;
              ALTER TABLE fx_rates ADD COLUMN currency TEXT;",

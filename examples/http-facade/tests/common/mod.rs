@@ -67,10 +67,20 @@ impl Server {
     /// Starts a server with `SUBMETRICS_OWNER_KEY` set to `owner_key` (unset
     /// when `None`); also returns what it printed before listening.
     pub fn start_with(dir: PathBuf, owner_key: Option<&str>) -> (Server, Vec<String>) {
+        Server::start_with_args(dir, owner_key, &[])
+    }
+
+    /// [`Server::start_with`] with further command-line arguments.
+    pub fn start_with_args(
+        dir: PathBuf,
+        owner_key: Option<&str>,
+        args: &[&str],
+    ) -> (Server, Vec<String>) {
         let mut command = Command::new(binary());
         command
             .args(["--listen", "127.0.0.1:0", "--data-dir"])
             .arg(&dir)
+            .args(args)
             .env_remove("SUBMETRICS_OWNER_KEY");
         if let Some(key) = owner_key {
             command.env("SUBMETRICS_OWNER_KEY", key);
@@ -243,6 +253,32 @@ impl Server {
             .and_then(|s| s.parse().ok())
             .unwrap_or(0);
         (status, serde_json::from_str(body).unwrap_or(Value::Null))
+    }
+
+    /// The process id of the server.
+    pub fn pid(&self) -> u32 {
+        self.child.id()
+    }
+
+    /// Sends `signal` (`TERM`, `INT`) to the server.
+    pub fn signal(&self, signal: &str) {
+        let sent = Command::new("kill")
+            .arg(format!("-{signal}"))
+            .arg(self.child.id().to_string())
+            .status()
+            .expect("run kill");
+        assert!(sent.success(), "kill -{signal}");
+    }
+
+    /// Waits (at most a minute) for the process to end; its exit status.
+    pub fn wait(mut self) -> std::process::ExitStatus {
+        for _ in 0..600 {
+            if let Some(status) = self.child.try_wait().expect("wait") {
+                return status;
+            }
+            std::thread::sleep(std::time::Duration::from_millis(100));
+        }
+        panic!("the server did not stop within a minute");
     }
 
     /// Kills the process at once (SIGKILL) and waits for it.
