@@ -476,3 +476,35 @@ fn a_read_only_database_is_reported_by_health_and_refuses_writes_with_503() {
     );
     assert_eq!(server.get("/data/plans/m3").0, 404);
 }
+
+#[test]
+fn a_stored_record_this_version_cannot_read_stops_the_start_naming_it() {
+    let server = Server::start();
+    seed(&server);
+    let dir = server.kill();
+    // As a record written under older rules: a date given as a number.
+    {
+        let db = rusqlite::Connection::open(dir.join("submetrics.db")).expect("database");
+        let changed = db
+            .execute(
+                "UPDATE record_log SET body = json_set(body, '$.invoice_date', 1)
+                 WHERE kind = 'invoices' AND id = 'b1'",
+                [],
+            )
+            .expect("rewrite the record");
+        assert_eq!(changed, 1);
+    }
+    let output = std::process::Command::new(common::binary())
+        .args(["--listen", "127.0.0.1:0", "--data-dir"])
+        .arg(&dir)
+        .env("SUBMETRICS_OWNER_KEY", OWNER_KEY)
+        .output()
+        .expect("run the server");
+    assert!(!output.status.success());
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(
+        stderr.contains("account 1: stored invoices `b1` can no longer be read: invoice b1: field `invoice_date`"),
+        "{stderr}"
+    );
+    assert!(!String::from_utf8_lossy(&output.stdout).contains("listening"));
+}

@@ -130,17 +130,12 @@ impl AppState {
     pub fn open(dir: &Path) -> Result<AppState, ApiError> {
         let mut store = Store::open(dir)?;
         let mut accounts = HashMap::new();
-        let mut not_loaded = 0;
         for row in store.accounts()? {
-            let rebuilt = replay::rebuild(&store, &row)?;
-            not_loaded += rebuilt.not_loaded;
-            accounts.insert(row.id, Arc::new(Account::new(row, rebuilt.ledger)));
+            let ledger = replay::rebuild(&store, &row)?;
+            accounts.insert(row.id, Arc::new(Account::new(row, ledger)));
         }
-        // A record that did not load stays in the log for a later version.
         // A rewrite that fails leaves the log as it was, which still loads.
-        if not_loaded == 0
-            && let Err(error) = replay::rewrite_log_if_long(&mut store, &accounts)
-        {
+        if let Err(error) = replay::rewrite_log_if_long(&mut store, &accounts) {
             eprintln!("warning: the record log was not rewritten: {error}");
         }
         Ok(AppState {
@@ -194,13 +189,13 @@ impl AppState {
                 .into_iter()
                 .find(|row| row.id == id)
                 .ok_or_else(|| ApiError::NotFound(format!("account {id} does not exist")))?;
-            let rebuilt = replay::rebuild(&state.store(), &row)?;
+            let ledger = replay::rebuild(&state.store(), &row)?;
             state
                 .accounts
                 .write()
                 .unwrap_or_else(|p| p.into_inner())
                 .entry(id)
-                .or_insert_with(|| Arc::new(Account::new(row, rebuilt.ledger)));
+                .or_insert_with(|| Arc::new(Account::new(row, ledger)));
             Ok(())
         })
         .await
@@ -425,6 +420,6 @@ impl AppState {
             .lock()
             .unwrap_or_else(|p| p.into_inner())
             .clone();
-        replay::rebuild(&self.store(), &row).map(|rebuilt| rebuilt.ledger)
+        replay::rebuild(&self.store(), &row)
     }
 }
