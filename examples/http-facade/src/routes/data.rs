@@ -10,7 +10,7 @@ use crate::auth::Caller;
 use crate::error::ApiError;
 use crate::extract::{Path, Query};
 use crate::openapi::{Doc, PAGE};
-use crate::state::{Account, AppState};
+use crate::state::{Account, AppState, blocking};
 use crate::store::Change;
 use axum::Json;
 use axum::body::Bytes;
@@ -947,9 +947,13 @@ async fn list_fx_rates(
     Query(params): Query<Params>,
 ) -> Result<Json<Value>, ApiError> {
     let (limit, offset) = page_of(&params)?;
-    let rows = state.store().fx_rates(caller.account_id)?;
-    let page: Vec<_> = rows.iter().skip(offset).take(limit).collect();
-    Ok(Json(list_json(&page, rows.len())))
+    let (page, count) = blocking(move || {
+        state
+            .store()
+            .fx_rates_page(caller.account_id, limit, offset)
+    })
+    .await?;
+    Ok(Json(list_json(&page, count)))
 }
 
 async fn post_fx_rates(

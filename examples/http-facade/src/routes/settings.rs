@@ -7,7 +7,7 @@ use super::Routes;
 use crate::auth::Caller;
 use crate::error::ApiError;
 use crate::openapi::Doc;
-use crate::state::AppState;
+use crate::state::{AppState, blocking};
 use axum::Json;
 use axum::extract::State;
 use serde_json::{Value, json};
@@ -69,7 +69,10 @@ async fn put_notifications(
         ));
     }
     let account = state.account(caller.account_id)?;
-    let row = state.update_account(&account, |row| merge(&mut row.notifications, &body, ""))?;
+    let row = blocking(move || {
+        state.update_account(&account, |row| merge(&mut row.notifications, &body, ""))
+    })
+    .await?;
     Ok(Json(row.notifications))
 }
 

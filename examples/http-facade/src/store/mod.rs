@@ -353,6 +353,41 @@ impl Store {
         Ok(rows)
     }
 
+    /// A page of an account's stored FX rate rows, oldest first, and how
+    /// many there are in all.
+    pub fn fx_rates_page(
+        &self,
+        account: i64,
+        limit: usize,
+        offset: usize,
+    ) -> Result<(Vec<Value>, usize), ApiError> {
+        let count: i64 = self
+            .connection
+            .query_row(
+                "SELECT COUNT(*) FROM fx_rates WHERE account_id = ?1",
+                [account],
+                |row| row.get(0),
+            )
+            .map_err(ApiError::storage)?;
+        let mut statement = self
+            .connection
+            .prepare_cached(
+                "SELECT body FROM fx_rates WHERE account_id = ?1 ORDER BY seq LIMIT ?2 OFFSET ?3",
+            )
+            .map_err(ApiError::storage)?;
+        let bounded = |n: usize| i64::try_from(n).unwrap_or(i64::MAX);
+        let bodies = statement
+            .query_map(params![account, bounded(limit), bounded(offset)], |row| {
+                row.get::<_, String>(0)
+            })
+            .map_err(ApiError::storage)?;
+        let mut rows = Vec::new();
+        for body in bodies {
+            rows.push(parse(&body.map_err(ApiError::storage)?)?);
+        }
+        Ok((rows, usize::try_from(count).unwrap_or(0)))
+    }
+
     /// Stores FX rate rows in one transaction, each in place of the
     /// account's stored row of the same date and currency (which goes last
     /// in the list). `rows` must be rows the core has read.
