@@ -130,8 +130,9 @@ impl AppState {
     pub fn open(dir: &Path) -> Result<AppState, ApiError> {
         let mut store = Store::open(dir)?;
         let mut accounts = HashMap::new();
+        let reader = store.reader()?;
         for row in store.accounts()? {
-            let ledger = replay::rebuild(&store, &row)?;
+            let ledger = replay::rebuild(&reader, &row)?;
             accounts.insert(row.id, Arc::new(Account::new(row, ledger)));
         }
         // A rewrite that fails leaves the log as it was, which still loads.
@@ -189,7 +190,8 @@ impl AppState {
                 .into_iter()
                 .find(|row| row.id == id)
                 .ok_or_else(|| ApiError::NotFound(format!("account {id} does not exist")))?;
-            let ledger = replay::rebuild(&state.store(), &row)?;
+            let reader = state.store().reader()?;
+            let ledger = replay::rebuild(&reader, &row)?;
             state
                 .accounts
                 .write()
@@ -420,6 +422,8 @@ impl AppState {
             .lock()
             .unwrap_or_else(|p| p.into_inner())
             .clone();
-        replay::rebuild(&self.store(), &row)
+        // Read beside the store: other accounts keep writing meanwhile.
+        let reader = self.store().reader()?;
+        replay::rebuild(&reader, &row)
     }
 }

@@ -4,7 +4,7 @@
 
 use super::Account;
 use crate::error::ApiError;
-use crate::store::{AccountRow, Change, KINDS_IN_REPLAY_ORDER, LogEntry, Store, kind_name};
+use crate::store::{AccountRow, Change, KINDS_IN_REPLAY_ORDER, LogEntry, Reader, Store, kind_name};
 use serde_json::Value;
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -21,7 +21,7 @@ const REPLAY_BATCH: usize = 50_000;
 /// naming a plan that no longer exists loads without that plan; deleting
 /// what is already gone (an invoice that went with its customer) is no
 /// error.
-pub fn rebuild(store: &Store, row: &AccountRow) -> Result<Ledger, ApiError> {
+pub fn rebuild(store: &Reader, row: &AccountRow) -> Result<Ledger, ApiError> {
     let settings = Settings::from_json(&row.settings)
         .map_err(|error| unreadable(row.id, "settings", &error))?;
     let mut replay = Replay {

@@ -121,8 +121,48 @@ impl Health {
     }
 }
 
+/// A read-only connection to the database beside the store's (see
+/// [`Store::reader`]).
+pub struct Reader {
+    connection: Connection,
+}
+
+impl Reader {
+    /// Every stored FX rate row of an account, oldest first.
+    pub fn fx_rates(&self, account: i64) -> Result<Vec<Value>, ApiError> {
+        fx_rates(&self.connection, account)
+    }
+
+    /// Hands every entry of an account's record log to `each`, oldest
+    /// first; stops at the first error `each` answers.
+    pub fn replay_log(
+        &self,
+        account: i64,
+        each: impl FnMut(LogEntry) -> Result<(), ApiError>,
+    ) -> Result<(), ApiError> {
+        record_log::replay_log(&self.connection, account, each)
+    }
+}
+
+/// Every stored FX rate row of an account, oldest first.
+fn fx_rates(connection: &Connection, account: i64) -> Result<Vec<Value>, ApiError> {
+    let mut statement = connection
+        .prepare("SELECT body FROM fx_rates WHERE account_id = ?1 ORDER BY seq")
+        .map_err(ApiError::storage)?;
+    let bodies = statement
+        .query_map([account], |row| row.get::<_, String>(0))
+        .map_err(ApiError::storage)?;
+    let mut rows = Vec::new();
+    for body in bodies {
+        rows.push(parse(&body.map_err(ApiError::storage)?)?);
+    }
+    Ok(rows)
+}
+
 pub struct Store {
     connection: Connection,
+    /// The database file, for [`Store::reader`].
+    path: std::path::PathBuf,
     health: Health,
     /// Held by each record write's transaction, and by the checkpoint
     /// thread while it copies the last frames of the log.
@@ -199,6 +239,7 @@ impl Store {
         }
         Ok(Store {
             connection,
+            path,
             health,
             writes,
             _checkpointer: checkpointer,
@@ -337,20 +378,18 @@ impl Store {
         Ok(changed > 0)
     }
 
-    /// Every stored FX rate row of an account, oldest first.
-    pub fn fx_rates(&self, account: i64) -> Result<Vec<Value>, ApiError> {
-        let mut statement = self
-            .connection
-            .prepare("SELECT body FROM fx_rates WHERE account_id = ?1 ORDER BY seq")
+    /// A connection of its own for reading what is committed, so a long
+    /// read (a ledger's rebuild) does not hold the store.
+    pub fn reader(&self) -> Result<Reader, ApiError> {
+        let connection = Connection::open_with_flags(
+            &self.path,
+            rusqlite::OpenFlags::SQLITE_OPEN_READ_ONLY | rusqlite::OpenFlags::SQLITE_OPEN_NO_MUTEX,
+        )
+        .map_err(ApiError::storage)?;
+        connection
+            .busy_timeout(std::time::Duration::from_secs(5))
             .map_err(ApiError::storage)?;
-        let bodies = statement
-            .query_map([account], |row| row.get::<_, String>(0))
-            .map_err(ApiError::storage)?;
-        let mut rows = Vec::new();
-        for body in bodies {
-            rows.push(parse(&body.map_err(ApiError::storage)?)?);
-        }
-        Ok(rows)
+        Ok(Reader { connection })
     }
 
     /// A page of an account's stored FX rate rows, oldest first, and how
@@ -632,6 +671,8 @@ mod tests {
         let store = Store::open(&dir).expect("reopen");
         let mut invoices = 0;
         store
+            .reader()
+            .expect("reader")
             .replay_log(account, |entry| {
                 if let LogEntry::Put {
                     kind: RecordKind::Invoices,
