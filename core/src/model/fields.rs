@@ -18,15 +18,20 @@ use std::borrow::Cow;
 /// 2^53 - 1, the largest integer every JSON reader holds exactly.
 pub const MAX_TEXT_INTEGER: u64 = (1 << 53) - 1;
 
-/// The decimal text of `n` when it is an integer of at most
-/// [`MAX_TEXT_INTEGER`] either way; `None` for any other number.
+/// The decimal text of `n` when its value is a whole number of at most
+/// [`MAX_TEXT_INTEGER`] either way, however it is written (`42`, `42.0`
+/// and `4.2e1` are all `"42"`: JSON, and JavaScript, do not tell them
+/// apart); `None` for any other number.
 pub fn integer_text(n: &serde_json::Number) -> Option<String> {
     if let Some(i) = n.as_i64() {
         (i.unsigned_abs() <= MAX_TEXT_INTEGER).then(|| i.to_string())
+    } else if let Some(u) = n.as_u64() {
+        (u <= MAX_TEXT_INTEGER).then(|| u.to_string())
     } else {
-        n.as_u64()
-            .filter(|u| *u <= MAX_TEXT_INTEGER)
-            .map(|u| u.to_string())
+        // Every whole float within the bound converts exactly.
+        n.as_f64()
+            .filter(|f| f.fract() == 0.0 && f.abs() <= MAX_TEXT_INTEGER as f64)
+            .map(|f| (f as i64).to_string())
     }
 }
 
@@ -104,11 +109,12 @@ impl<'a, N: Node<'a>> Fields<'a, N> {
         self.lookup(names).is_some()
     }
 
-    /// An optional string. A JSON number is accepted only as an integer of
-    /// at most [`MAX_TEXT_INTEGER`] either way, kept as its decimal text
-    /// (`42` reads as `"42"`); any other number is an error, since a float
-    /// or a larger integer does not keep its digits (`1e2` and
-    /// `18446744073709551616` would read as `"100.0"` and a rounded float).
+    /// An optional string. A JSON number is accepted only when its value is
+    /// a whole number of at most [`MAX_TEXT_INTEGER`] either way, kept as
+    /// its decimal text (`42` and `1e2` read as `"42"` and `"100"`); any
+    /// other number is an error, since a fraction or a larger integer does
+    /// not keep its digits (`18446744073709551616` and
+    /// `18446744073709551617` are one float).
     pub fn text(&self, names: &[&str]) -> Result<Option<String>> {
         Ok(self.text_ref(names)?.map(Cow::into_owned))
     }
@@ -122,7 +128,7 @@ impl<'a, N: Node<'a>> Fields<'a, N> {
                 View::Number(n) => integer_text(n).map(|text| Some(Cow::Owned(text))).ok_or_else(|| {
                     self.error(
                         name,
-                        format!("must be a string or an integer of at most {MAX_TEXT_INTEGER} either way, got {n}"),
+                        format!("must be a string or a whole number of at most {MAX_TEXT_INTEGER} either way, got {n}"),
                     )
                 }),
                 _ => Err(self.error(name, "must be a string")),
@@ -351,6 +357,15 @@ mod tests {
             customer(json!(-9_007_199_254_740_991_i64)),
             Ok("-9007199254740991".to_string())
         );
+        // However the number is written, as a JavaScript client sends it.
+        for (written, id) in [
+            ("1e2", "100"),
+            ("42.0", "42"),
+            ("9007199254740991.0", "9007199254740991"),
+        ] {
+            let value: Value = serde_json::from_str(written).expect("json");
+            assert_eq!(customer(value), Ok(id.to_string()), "{written}");
+        }
     }
 
     #[test]
@@ -361,14 +376,21 @@ mod tests {
         };
         assert_eq!(
             past("9007199254740992"),
-            "customer ?: field `id`: must be a string or an integer of at most 9007199254740991 either way, got 9007199254740992"
+            "customer ?: field `id`: must be a string or a whole number of at most 9007199254740991 either way, got 9007199254740992"
         );
         // Both read as the same float: neither may become an id.
-        for id in ["18446744073709551616", "18446744073709551617"] {
-            assert!(past(id).contains("field `id`: must be a string or an integer"));
+        for id in [
+            "18446744073709551616",
+            "18446744073709551617",
+            "9007199254740992.0",
+        ] {
+            assert!(
+                past(id).contains("field `id`: must be a string or a whole number"),
+                "{id}"
+            );
         }
-        assert!(past("1e2").ends_with("got 100.0"));
         assert!(past("1.5").ends_with("got 1.5"));
+        assert!(past("1e300").ends_with("got 1e+300"));
         let err = Invoice::from_json(&json!({"id": "i1", "customer_id": 0.5, "type": "one-time",
             "invoice_date": "2024-01-01", "amount": 1, "currency": "USD"}))
         .expect_err("a float customer id");
