@@ -79,8 +79,9 @@ fn hex(bytes: &[u8]) -> String {
 /// endpoint but the public ones runs this first (see
 /// [`crate::routes::Routes`]), so a request without a valid key is a 401
 /// and one whose key lacks the role a 403, whatever its path, query or body
-/// hold. The caller is left in the request for [`Caller`]'s extractor. The
-/// caller's account is loaded here when it was created after the start.
+/// hold. A key over its request rate is answered `429` here. The caller is
+/// left in the request for [`Caller`]'s extractor. The caller's account is
+/// loaded here when it was created after the start.
 pub async fn authorize(access: Access, mut request: Request, next: Next) -> Response {
     if access == Access::Public {
         return next.run(request).await;
@@ -93,6 +94,9 @@ pub async fn authorize(access: Access, mut request: Request, next: Next) -> Resp
         Ok(caller) => caller,
         Err(error) => return error.into_response(),
     };
+    if let Err(error) = state.admit(&caller.key.id) {
+        return error.into_response();
+    }
     if access == Access::Admin
         && let Err(error) = caller.require_admin()
     {

@@ -30,6 +30,10 @@ pub enum ApiError {
     UriTooLong(String),
     #[error("{0}")]
     HeadersTooLarge(String),
+    /// The key sent more requests than its rate allows; answered with
+    /// `Retry-After` (whole seconds until the next request is allowed).
+    #[error("{text}")]
+    TooManyRequests { text: String, retry_after: u64 },
     /// The service cannot take the request now (over a limit, or its
     /// storage is degraded); answered with `Retry-After` where a retry
     /// helps.
@@ -123,6 +127,7 @@ impl ApiError {
             ApiError::UriTooLong(_) => StatusCode::URI_TOO_LONG,
             ApiError::HeadersTooLarge(_) => StatusCode::REQUEST_HEADER_FIELDS_TOO_LARGE,
             ApiError::Unavailable(_) => StatusCode::SERVICE_UNAVAILABLE,
+            ApiError::TooManyRequests { .. } => StatusCode::TOO_MANY_REQUESTS,
             ApiError::Core(error) => match error {
                 submetrics::Error::NotFound { .. } | submetrics::Error::UnknownReport { .. } => {
                     StatusCode::NOT_FOUND
@@ -150,6 +155,7 @@ impl ApiError {
             ApiError::UriTooLong(_) => "uri_too_long",
             ApiError::HeadersTooLarge(_) => "headers_too_large",
             ApiError::Unavailable(_) => "unavailable",
+            ApiError::TooManyRequests { .. } => "rate_limited",
             ApiError::Core(error) => error.code(),
             ApiError::Internal(_) => "internal",
             ApiError::Storage(_) => match self.storage_fault() {
@@ -203,6 +209,13 @@ fn error_id() -> String {
 
 impl IntoResponse for ApiError {
     fn into_response(self) -> Response {
-        (self.status(), axum::Json(self.body())).into_response()
+        let mut response = (self.status(), axum::Json(self.body())).into_response();
+        if let ApiError::TooManyRequests { retry_after, .. } = self {
+            response.headers_mut().insert(
+                axum::http::header::RETRY_AFTER,
+                axum::http::HeaderValue::from(retry_after),
+            );
+        }
+        response
     }
 }

@@ -10,6 +10,7 @@ mod auth;
 mod error;
 mod extract;
 mod openapi;
+mod rate;
 mod routes;
 mod serve;
 mod state;
@@ -92,6 +93,15 @@ struct Args {
         global = true
     )]
     worker_threads: u32,
+    /// Requests a second each API key may send (in bursts of as many);
+    /// over it, 429 with Retry-After. 0: no limit.
+    #[arg(
+        long,
+        env = "SUBMETRICS_RATE_LIMIT",
+        default_value_t = 0,
+        global = true
+    )]
+    rate_limit: u32,
     #[command(subcommand)]
     command: Option<Command>,
 }
@@ -164,7 +174,10 @@ fn run(args: Args) -> Result<(), Box<dyn std::error::Error>> {
             )
         })?;
     }
-    let state = AppState::open(&args.data_dir)?;
+    let mut state = AppState::open(&args.data_dir)?;
+    if args.rate_limit > 0 {
+        state.limit_rate(rate::RateLimiter::new(args.rate_limit));
+    }
     match args.command {
         Some(Command::Keys { action }) => keys(&state, action),
         Some(Command::Accounts {

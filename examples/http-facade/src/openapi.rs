@@ -169,6 +169,10 @@ pub fn document() -> Value {
         );
         if doc.access != Access::Public {
             responses.insert(
+                "429".into(),
+                error("The key is over its request rate (with `Retry-After`; only when a rate limit is set)"),
+            );
+            responses.insert(
                 "500".into(),
                 error("The service failed; the body names an error id, logged with the cause"),
             );

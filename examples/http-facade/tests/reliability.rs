@@ -518,3 +518,32 @@ fn a_stored_record_this_version_cannot_read_stops_the_start_naming_it() {
     );
     assert!(!String::from_utf8_lossy(&output.stdout).contains("listening"));
 }
+
+#[test]
+fn a_key_over_its_rate_is_answered_429_and_other_keys_are_not() {
+    let (server, _) = Server::start_with_args(data_dir(), Some(OWNER_KEY), &["--rate-limit", "1"]);
+    let (status, answer) = server.post(
+        "/account/api-keys",
+        json!({"name": "reader", "role": "readonly"}),
+    );
+    assert_eq!(status, 201, "{answer}");
+    let reader = answer["key"].as_str().expect("key").to_string();
+    // One request a second: ten in a row cannot all pass.
+    let request = format!(
+        "GET /data/plans HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer {OWNER_KEY}\r\nConnection: close\r\n\r\n"
+    );
+    let refused = (0..10)
+        .map(|_| exchange(&server, request.as_bytes()))
+        .find(|(head, _)| head.starts_with("HTTP/1.1 429 "))
+        .expect("a request over the rate is refused");
+    assert!(refused.0.contains("retry-after: 1"), "{}", refused.0);
+    assert_eq!(refused.1["code"], "rate_limited", "{}", refused.1);
+    // Another key has its own rate; public endpoints have none.
+    assert_eq!(
+        server.call("GET", "/data/plans", Some(&reader), None).0,
+        200
+    );
+    for _ in 0..5 {
+        assert_eq!(server.call("GET", "/health", None, None).0, 200);
+    }
+}

@@ -18,6 +18,7 @@ mod replay;
 
 use crate::auth::{hash_key, new_key, new_key_id};
 use crate::error::{ApiError, StorageFault};
+use crate::rate::RateLimiter;
 use crate::store::{AccountRow, Change, Health, KeyRow, Store};
 use serde_json::{Value, json};
 use std::collections::HashMap;
@@ -81,6 +82,8 @@ pub struct AppState {
     store: Mutex<Store>,
     /// The database's state, read by `/health` without the store's lock.
     health: Health,
+    /// Per-key request rates, when limited.
+    rate: Option<RateLimiter>,
     accounts: RwLock<HashMap<i64, Arc<Account>>>,
     /// Valid keys by hash with when they were read from the store; a miss
     /// or an entry older than [`KEY_CACHE_TTL`] reads the store again, so a
@@ -140,6 +143,7 @@ impl AppState {
             eprintln!("warning: the record log was not rewritten: {error}");
         }
         Ok(AppState {
+            rate: None,
             health: store.health(),
             store: Mutex::new(store),
             accounts: RwLock::new(accounts),
@@ -151,6 +155,19 @@ impl AppState {
         self.store
             .lock()
             .unwrap_or_else(|poisoned| poisoned.into_inner())
+    }
+
+    /// Limits each key's request rate from now on.
+    pub fn limit_rate(&mut self, limiter: RateLimiter) {
+        self.rate = Some(limiter);
+    }
+
+    /// Admits one request of the key, or refuses it for its rate.
+    pub fn admit(&self, key_id: &str) -> Result<(), ApiError> {
+        match &self.rate {
+            Some(limiter) => limiter.admit(key_id),
+            None => Ok(()),
+        }
     }
 
     /// Why the database cannot take writes now, if it cannot.
