@@ -95,6 +95,11 @@ const ERROR_CODES = Object.freeze([
   'method_not_allowed',
   'conflict',
   'payload_too_large',
+  'uri_too_long',
+  'headers_too_large',
+  'rate_limited',
+  'unavailable',
+  'storage_unavailable',
   'internal',
 ])
 

@@ -102,21 +102,30 @@ var ErrorCodes = []string{
 	"method_not_allowed",
 	"conflict",
 	"payload_too_large",
+	"uri_too_long",
+	"headers_too_large",
+	"rate_limited",
+	"unavailable",
+	"storage_unavailable",
 	"internal",
 }
 
 // ErrorBody is every error answer: a message, a stable code, and the
-// record id and field at fault when one is
+// record id and field at fault when one is; a 5xx answer carries the id
+// its cause is logged under instead of the cause
 type ErrorBody struct {
-	Error string  `json:"error"`
-	Code  string  `json:"code"`
-	ID    *string `json:"id,omitempty"`
-	Field *string `json:"field,omitempty"`
+	Error   string  `json:"error"`
+	Code    string  `json:"code"`
+	ID      *string `json:"id,omitempty"`
+	Field   *string `json:"field,omitempty"`
+	ErrorID *string `json:"error_id,omitempty"`
 }
 
-// Health is the `Health` schema of the description.
+// Health is `ok`, or (with status 503) `degraded` with why the database
+// cannot take writes
 type Health struct {
-	Status string `json:"status"`
+	Status  string  `json:"status"`
+	Storage *string `json:"storage,omitempty"`
 }
 
 // Success is the `Success` schema of the description.

@@ -80,7 +80,11 @@ pub fn parse_as_of(text: &str, settings: &Settings) -> Result<chrono::DateTime<c
         }
         None => Err(Error::query(
             "as_of",
-            format!("`{text}` is not an ISO 8601 date or timestamp"),
+            format!(
+                "`{text}` is not an ISO 8601 date or timestamp in the years {} to {}",
+                Timestamp::YEARS.start(),
+                Timestamp::YEARS.end()
+            ),
         )),
     }
 }

@@ -100,6 +100,11 @@ ERROR_CODES: Tuple[str, ...] = (
     "method_not_allowed",
     "conflict",
     "payload_too_large",
+    "uri_too_long",
+    "headers_too_large",
+    "rate_limited",
+    "unavailable",
+    "storage_unavailable",
     "internal",
 )
 
@@ -111,14 +116,21 @@ class _ErrorRequired(TypedDict):
 
 
 class Error(_ErrorRequired, total=False):
-    """Every error answer: a message, a stable code, and the record id and field at fault when one is"""
+    """Every error answer: a message, a stable code, and the record id and field at fault when one is; a 5xx answer carries the id its cause is logged under instead of the cause"""
 
     id: str
     field: str
+    error_id: str
 
 
-class Health(TypedDict):
+class _HealthRequired(TypedDict):
     status: str
+
+
+class Health(_HealthRequired, total=False):
+    """`ok`, or (with status 503) `degraded` with why the database cannot take writes"""
+
+    storage: str
 
 
 class Success(TypedDict):

@@ -904,7 +904,9 @@ fn plan_group_number(id: &PlanGroupId) -> Option<u64> {
 
 /// A record's id as results name it, the way records read it: `id`, else
 /// `external_id` (a `null` counts as absent); empty when neither is a string
-/// or a number.
+/// or an integer records read as text (see [`Fields::text`]).
+///
+/// [`Fields::text`]: crate::model::Fields::text
 fn record_id<'a>(json: impl Node<'a>) -> String {
     let id = ["id", "external_id"]
         .into_iter()
@@ -912,7 +914,7 @@ fn record_id<'a>(json: impl Node<'a>) -> String {
         .find(|value| !matches!(value.view(), View::Null));
     match id.map(Node::view) {
         Some(View::String(s)) => s.to_string(),
-        Some(View::Number(n)) => n.to_string(),
+        Some(View::Number(n)) => crate::model::integer_text(n).unwrap_or_default(),
         _ => String::new(),
     }
 }

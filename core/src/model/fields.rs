@@ -14,6 +14,27 @@ use crate::money::{Cents, Currency, MAX_AMOUNT};
 use serde_json::Value;
 use std::borrow::Cow;
 
+/// Largest magnitude of a JSON integer read as text (an id, say):
+/// 2^53 - 1, the largest integer every JSON reader holds exactly.
+pub const MAX_TEXT_INTEGER: u64 = (1 << 53) - 1;
+
+/// The decimal text of `n` when its value is a whole number of at most
+/// [`MAX_TEXT_INTEGER`] either way, however it is written (`42`, `42.0`
+/// and `4.2e1` are all `"42"`: JSON, and JavaScript, do not tell them
+/// apart); `None` for any other number.
+pub fn integer_text(n: &serde_json::Number) -> Option<String> {
+    if let Some(i) = n.as_i64() {
+        (i.unsigned_abs() <= MAX_TEXT_INTEGER).then(|| i.to_string())
+    } else if let Some(u) = n.as_u64() {
+        (u <= MAX_TEXT_INTEGER).then(|| u.to_string())
+    } else {
+        // Every whole float within the bound converts exactly.
+        n.as_f64()
+            .filter(|f| f.fract() == 0.0 && f.abs() <= MAX_TEXT_INTEGER as f64)
+            .map(|f| (f as i64).to_string())
+    }
+}
+
 /// One input record being read.
 pub struct Fields<'a, N: Node<'a> = &'a Value> {
     kind: &'static str,
@@ -96,7 +117,12 @@ impl<'a, N: Node<'a>> Fields<'a, N> {
         self.lookup(names).is_some()
     }
 
-    /// An optional string; numbers are accepted and written as text.
+    /// An optional string. A JSON number is accepted only when its value is
+    /// a whole number of at most [`MAX_TEXT_INTEGER`] either way, kept as
+    /// its decimal text (`42` and `1e2` read as `"42"` and `"100"`); any
+    /// other number is an error, since a fraction or a larger integer does
+    /// not keep its digits (`18446744073709551616` and
+    /// `18446744073709551617` are one float).
     pub fn text(&self, names: &[&str]) -> Result<Option<String>> {
         Ok(self.text_ref(names)?.map(Cow::into_owned))
     }
@@ -107,7 +133,12 @@ impl<'a, N: Node<'a>> Fields<'a, N> {
             None => Ok(None),
             Some((value, name)) => match value.view() {
                 View::String(s) => Ok(Some(Cow::Borrowed(s))),
-                View::Number(n) => Ok(Some(Cow::Owned(n.to_string()))),
+                View::Number(n) => integer_text(n).map(|text| Some(Cow::Owned(text))).ok_or_else(|| {
+                    self.error(
+                        name,
+                        format!("must be a string or a whole number of at most {MAX_TEXT_INTEGER} either way, got {n}"),
+                    )
+                }),
                 _ => Err(self.error(name, "must be a string")),
             },
         }
@@ -185,7 +216,10 @@ impl<'a, N: Node<'a>> Fields<'a, N> {
         }
     }
 
-    /// An optional ISO 8601 timestamp (or Unix seconds as a number).
+    /// An optional ISO 8601 date or timestamp, given as a string within
+    /// [`Timestamp::YEARS`] (see [`Timestamp::parse`]). A number is an
+    /// error: whether it meant Unix seconds, milliseconds or a year cannot
+    /// be told.
     pub fn timestamp(&self, names: &[&str]) -> Result<Option<Timestamp>> {
         let Some((value, name)) = self.lookup(names) else {
             return Ok(None);
@@ -193,14 +227,15 @@ impl<'a, N: Node<'a>> Fields<'a, N> {
         let parsed = match value.view() {
             View::String(s) if s.trim().is_empty() => return Ok(None),
             View::String(s) => Timestamp::parse(s),
-            View::Number(n) => n.as_i64().and_then(Timestamp::from_unix_seconds),
             _ => None,
         };
         parsed.map(Some).ok_or_else(|| {
             self.error(
                 name,
                 format!(
-                    "must be an ISO 8601 date or timestamp, got {}",
+                    "must be an ISO 8601 date or timestamp string in the years {} to {}, got {}",
+                    Timestamp::YEARS.start(),
+                    Timestamp::YEARS.end(),
                     value.to_value()
                 ),
             )
@@ -305,5 +340,97 @@ impl<'a, N: Node<'a>> Fields<'a, N> {
             map: value,
             _text: std::marker::PhantomData,
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::model::{Customer, Invoice};
+    use serde_json::{Value, json};
+
+    fn customer(id: Value) -> Result<String, String> {
+        Customer::from_json(&json!({"id": id, "name": "Acme"}))
+            .map(|c| c.id.as_str().to_string())
+            .map_err(|e| e.to_string())
+    }
+
+    #[test]
+    fn an_integer_id_within_2_pow_53_reads_as_its_digits() {
+        assert_eq!(customer(json!(42)), Ok("42".to_string()));
+        assert_eq!(
+            customer(json!(9_007_199_254_740_991_u64)),
+            Ok("9007199254740991".to_string())
+        );
+        assert_eq!(
+            customer(json!(-9_007_199_254_740_991_i64)),
+            Ok("-9007199254740991".to_string())
+        );
+        // However the number is written, as a JavaScript client sends it.
+        for (written, id) in [
+            ("1e2", "100"),
+            ("42.0", "42"),
+            ("9007199254740991.0", "9007199254740991"),
+        ] {
+            let value: Value = serde_json::from_str(written).expect("json");
+            assert_eq!(customer(value), Ok(id.to_string()), "{written}");
+        }
+    }
+
+    #[test]
+    fn any_other_number_as_an_id_is_an_error_naming_the_field() {
+        let past = |id: &str| {
+            let value: Value = serde_json::from_str(id).expect("json");
+            customer(value).expect_err(id)
+        };
+        assert_eq!(
+            past("9007199254740992"),
+            "customer ?: field `id`: must be a string or a whole number of at most 9007199254740991 either way, got 9007199254740992"
+        );
+        // Both read as the same float: neither may become an id.
+        for id in [
+            "18446744073709551616",
+            "18446744073709551617",
+            "9007199254740992.0",
+        ] {
+            assert!(
+                past(id).contains("field `id`: must be a string or a whole number"),
+                "{id}"
+            );
+        }
+        assert!(past("1.5").ends_with("got 1.5"));
+        assert!(past("1e300").ends_with("got 1e+300"));
+        let err = Invoice::from_json(&json!({"id": "i1", "customer_id": 0.5, "type": "one-time",
+            "invoice_date": "2024-01-01", "amount": 1, "currency": "USD"}))
+        .expect_err("a float customer id");
+        assert!(err.to_string().contains("field `customer_id`"), "{err}");
+    }
+
+    fn invoice_date(date: Value) -> Result<(), String> {
+        Invoice::from_json(&json!({"id": "i1", "customer_id": "c", "type": "one-time",
+            "invoice_date": date, "amount": 1, "currency": "USD"}))
+        .map(|_| ())
+        .map_err(|e| e.to_string())
+    }
+
+    #[test]
+    fn a_date_is_a_string_in_the_years_1900_to_2200() {
+        for date in ["1900-01-01", "2200-12-31", "2200-12-31T23:59:59Z"] {
+            assert_eq!(invoice_date(json!(date)), Ok(()), "{date}");
+        }
+        for date in [
+            json!(1),
+            json!(1_704_067_200),
+            json!("0000-01-01"),
+            json!("-0001-01-01"),
+            json!("1899-12-31T23:59:59Z"),
+            json!("2201-01-01"),
+        ] {
+            assert_eq!(
+                invoice_date(date.clone()),
+                Err(format!(
+                    "invoice i1: field `invoice_date`: must be an ISO 8601 date or timestamp string in the years 1900 to 2200, got {date}"
+                ))
+            );
+        }
     }
 }

@@ -17,7 +17,7 @@ mod timestamp;
 pub use custom_variables::CustomVariables;
 pub use customer::Customer;
 pub use data_source::DataSource;
-pub use fields::Fields;
+pub use fields::{Fields, MAX_TEXT_INTEGER, integer_text};
 pub use invoice::{
     Invoice, InvoiceDetails, InvoiceLine, InvoiceStatus, InvoiceType, Transaction,
     TransactionResult, TransactionType,

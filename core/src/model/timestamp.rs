@@ -66,11 +66,21 @@ impl Timestamp {
         Moment::Instant(self.date.and_time(time).and_utc())
     }
 
+    /// The years a record's dates may fall in (UTC day of an instant): a
+    /// date outside them is far more likely a slip (`0000`, `20244`, a
+    /// number of seconds) than a real invoice or rate.
+    pub const YEARS: std::ops::RangeInclusive<i32> = 1900..=2200;
+
     /// Parses ISO 8601: `2024-01-31`, `2024-01-31T10:00:00Z`, with an offset,
     /// with fractional seconds, or without an offset (then UTC). A space may
-    /// stand for the `T`.
+    /// stand for the `T`. A date outside [`Timestamp::YEARS`] is `None`.
     pub fn parse(text: &str) -> Option<Timestamp> {
-        let text = text.trim();
+        Timestamp::parse_any_year(text.trim())
+            .filter(|timestamp| Timestamp::YEARS.contains(&timestamp.date.year()))
+    }
+
+    /// [`Timestamp::parse`] without the range of years.
+    fn parse_any_year(text: &str) -> Option<Timestamp> {
         if let Some(date) = plain_date(text) {
             return Some(Timestamp::from_date(date));
         }
@@ -90,11 +100,6 @@ impl Timestamp {
             }
         }
         None
-    }
-
-    /// Unix seconds as a timestamp.
-    pub fn from_unix_seconds(seconds: i64) -> Option<Timestamp> {
-        DateTime::from_timestamp(seconds, 0).map(Timestamp::from_instant)
     }
 
     /// The instant this timestamp names in the given time zone.
@@ -299,7 +304,7 @@ mod tests {
                 assert_eq!(Some(date), by_format, "{text}");
             }
             assert_eq!(
-                Timestamp::parse(text),
+                Timestamp::parse_any_year(text.trim()),
                 by_format.map(Timestamp::from_date),
                 "{text}"
             );
@@ -364,7 +369,7 @@ mod tests {
             "0001-01-01",
             "2024-03-10T07:30:00Z",
         ] {
-            let t = Timestamp::parse(text).unwrap();
+            let t = Timestamp::parse_any_year(text).unwrap();
             for zone in [Tz::UTC, tz] {
                 let instant = t.instant(zone);
                 let (millis, day) = t.millis_and_day(zone);

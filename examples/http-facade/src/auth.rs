@@ -8,11 +8,14 @@
 //! created with) has the same powers as admin.
 
 use crate::error::ApiError;
+use crate::openapi::Access;
 use crate::state::AppState;
 use crate::store::{KeyRow, UserRow};
-use axum::extract::FromRequestParts;
+use axum::extract::{FromRequestParts, Request};
 use axum::http::Method;
 use axum::http::request::Parts;
+use axum::middleware::Next;
+use axum::response::{IntoResponse, Response};
 use sha2::{Digest, Sha256};
 use std::sync::Arc;
 
@@ -78,6 +81,86 @@ pub(crate) fn hex(bytes: &[u8]) -> String {
     out
 }
 
+/// Checks who calls before anything else of the request is read: every
+/// endpoint but the public ones runs this first (see
+/// [`crate::routes::Routes`]), so a request without a valid key is a 401
+/// and one whose key lacks the role a 403, whatever its path, query or body
+/// hold. A key over its request rate is answered `429` here. The caller is
+/// left in the request for [`Caller`]'s extractor. The caller's account is
+/// loaded here when it was created after the start.
+pub async fn authorize(access: Access, mut request: Request, next: Next) -> Response {
+    if access == Access::Public {
+        return next.run(request).await;
+    }
+    let Some(state) = request.extensions().get::<Arc<AppState>>().cloned() else {
+        return ApiError::internal("the service state is missing").into_response();
+    };
+    let (parts, body) = request.into_parts();
+    let caller = match authenticate(&parts, &state).await {
+        Ok(caller) => caller,
+        Err(error) => return error.into_response(),
+    };
+    if let Err(error) = state.admit(&caller.key.id) {
+        return error.into_response();
+    }
+    if access == Access::Admin
+        && let Err(error) = caller.require_admin()
+    {
+        return error.into_response();
+    }
+    if let Err(error) = state.load_account(caller.account_id).await {
+        return error.into_response();
+    }
+    request = Request::from_parts(parts, body);
+    request.extensions_mut().insert(caller);
+    next.run(request).await
+}
+
+/// The caller of a request from its `Authorization` header, else from its
+/// session cookie; a readonly key or user may only read.
+async fn authenticate(parts: &Parts, state: &Arc<AppState>) -> Result<Caller, ApiError> {
+    let Some(header) = parts.headers.get(axum::http::header::AUTHORIZATION) else {
+        return crate::session::caller(parts, state)?.ok_or_else(|| {
+            ApiError::Unauthorized(
+                "missing `Authorization: Bearer <API key>` header (or a session cookie)".into(),
+            )
+        });
+    };
+    let key = header
+        .to_str()
+        .ok()
+        .and_then(|h| {
+            h.strip_prefix("Bearer ")
+                .or_else(|| h.strip_prefix("bearer "))
+        })
+        .map(str::trim)
+        .filter(|k| !k.is_empty())
+        .ok_or_else(|| {
+            ApiError::Unauthorized("the Authorization header must be `Bearer <API key>`".into())
+        })?;
+    let row = state
+        .key(hash_key(key))
+        .await?
+        .ok_or_else(|| ApiError::Unauthorized("unknown or revoked API key".into()))?;
+    let caller = Caller {
+        account_id: row.account_id,
+        key: row,
+        user: None,
+    };
+    if caller.key.role == "readonly" && parts.method != Method::GET && parts.method != Method::HEAD
+    {
+        return Err(ApiError::Forbidden(format!(
+            "key `{}` is readonly: it cannot {} {}",
+            caller.key.id,
+            parts.method,
+            parts.uri.path()
+        )));
+    }
+    Ok(caller)
+}
+
+/// The caller [`authorize`] found; a request that did not pass through it
+/// is authenticated here.
 impl FromRequestParts<Arc<AppState>> for Caller {
     type Rejection = ApiError;
 
@@ -85,45 +168,10 @@ impl FromRequestParts<Arc<AppState>> for Caller {
         parts: &mut Parts,
         state: &Arc<AppState>,
     ) -> Result<Caller, ApiError> {
-        let Some(header) = parts.headers.get(axum::http::header::AUTHORIZATION) else {
-            return crate::session::caller(parts, state)?.ok_or_else(|| {
-                ApiError::Unauthorized(
-                    "missing `Authorization: Bearer <API key>` header (or a session cookie)".into(),
-                )
-            });
-        };
-        let key = header
-            .to_str()
-            .ok()
-            .and_then(|h| {
-                h.strip_prefix("Bearer ")
-                    .or_else(|| h.strip_prefix("bearer "))
-            })
-            .map(str::trim)
-            .filter(|k| !k.is_empty())
-            .ok_or_else(|| {
-                ApiError::Unauthorized("the Authorization header must be `Bearer <API key>`".into())
-            })?;
-        let row = state
-            .key(&hash_key(key))?
-            .ok_or_else(|| ApiError::Unauthorized("unknown or revoked API key".into()))?;
-        let caller = Caller {
-            account_id: row.account_id,
-            key: row,
-            user: None,
-        };
-        if caller.key.role == "readonly"
-            && parts.method != Method::GET
-            && parts.method != Method::HEAD
-        {
-            return Err(ApiError::Forbidden(format!(
-                "key `{}` is readonly: it cannot {} {}",
-                caller.key.id,
-                parts.method,
-                parts.uri.path()
-            )));
+        match parts.extensions.get::<Caller>() {
+            Some(caller) => Ok(caller.clone()),
+            None => authenticate(parts, state).await,
         }
-        Ok(caller)
     }
 }
 

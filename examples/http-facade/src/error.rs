@@ -1,6 +1,11 @@
 //! The service's one error type and its JSON form `{error, code}` with an
-//! honest status: 400 for input, 401/403 for keys and sessions, 404, 409 for conflicts,
-//! 413 for bodies over the limit, 429 for too many failed logins, 500 only for the service's own failures.
+//! honest status: 400 for input, 401/403 for keys and sessions, 404, 409
+//! for conflicts, 413 for bodies over the limit, 414/431 for request lines
+//! and heads over theirs, 429 for too many requests (a key over its rate,
+//! or failed logins), 503 while the service cannot take the request, 500
+//! only for the service's own failures. A 500 never shows what failed
+//! inside (a driver's text): its body carries an error id, logged on stderr
+//! with the cause.
 
 use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
@@ -22,14 +27,51 @@ pub enum ApiError {
     TooLarge(String),
     #[error("{0}")]
     MethodNotAllowed(String),
-    /// Too many attempts (failed logins); answered with `Retry-After`.
+    #[error("{0}")]
+    UriTooLong(String),
+    #[error("{0}")]
+    HeadersTooLarge(String),
+    /// Too many requests: a key over its rate, or too many failed logins;
+    /// answered with `Retry-After` (whole seconds until a retry may pass).
     #[error("{text}")]
     TooManyRequests { text: String, retry_after: u64 },
+    /// The service cannot take the request now (over a limit, or its
+    /// storage is degraded); answered with `Retry-After` where a retry
+    /// helps.
+    #[error("{0}")]
+    Unavailable(String),
     /// An error of the core, with its stable code.
     #[error("{0}")]
     Core(#[from] submetrics::Error),
     #[error("{0}")]
     Internal(String),
+    /// The database failed; see [`ApiError::storage_fault`].
+    #[error("storage failed: {0}")]
+    Storage(rusqlite::Error),
+}
+
+/// Why the database cannot take writes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum StorageFault {
+    /// The database file or its directory cannot be written.
+    ReadOnly,
+    /// The disk (or the database's size limit) is full.
+    Full,
+    /// Reading or writing the files failed.
+    Io,
+    /// Another process holds the database's lock.
+    Busy,
+}
+
+impl std::fmt::Display for StorageFault {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            StorageFault::ReadOnly => "the database is read-only",
+            StorageFault::Full => "the disk holding the database is full",
+            StorageFault::Io => "the database files cannot be read or written",
+            StorageFault::Busy => "another process holds the database's lock",
+        })
+    }
 }
 
 impl ApiError {
@@ -42,7 +84,36 @@ impl ApiError {
     }
 
     pub fn storage(error: rusqlite::Error) -> ApiError {
-        ApiError::Internal(format!("storage failed: {error}"))
+        ApiError::Storage(error)
+    }
+
+    /// The same failure once more, for each caller a shared failure (a
+    /// group commit's) answers.
+    pub fn again(&self) -> ApiError {
+        match self {
+            ApiError::Storage(rusqlite::Error::SqliteFailure(error, text)) => {
+                ApiError::Storage(rusqlite::Error::SqliteFailure(*error, text.clone()))
+            }
+            other => ApiError::Internal(other.to_string()),
+        }
+    }
+
+    /// What kind of storage failure this is, when it is one the service
+    /// cannot mend by itself (the request is not at fault).
+    pub fn storage_fault(&self) -> Option<StorageFault> {
+        let ApiError::Storage(rusqlite::Error::SqliteFailure(error, _)) = self else {
+            return None;
+        };
+        use rusqlite::ErrorCode;
+        match error.code {
+            ErrorCode::ReadOnly | ErrorCode::CannotOpen | ErrorCode::PermissionDenied => {
+                Some(StorageFault::ReadOnly)
+            }
+            ErrorCode::DiskFull | ErrorCode::TooBig => Some(StorageFault::Full),
+            ErrorCode::SystemIoFailure => Some(StorageFault::Io),
+            ErrorCode::DatabaseBusy | ErrorCode::DatabaseLocked => Some(StorageFault::Busy),
+            _ => None,
+        }
     }
 
     pub fn status(&self) -> StatusCode {
@@ -54,6 +125,9 @@ impl ApiError {
             ApiError::Conflict(_) => StatusCode::CONFLICT,
             ApiError::TooLarge(_) => StatusCode::PAYLOAD_TOO_LARGE,
             ApiError::MethodNotAllowed(_) => StatusCode::METHOD_NOT_ALLOWED,
+            ApiError::UriTooLong(_) => StatusCode::URI_TOO_LONG,
+            ApiError::HeadersTooLarge(_) => StatusCode::REQUEST_HEADER_FIELDS_TOO_LARGE,
+            ApiError::Unavailable(_) => StatusCode::SERVICE_UNAVAILABLE,
             ApiError::TooManyRequests { .. } => StatusCode::TOO_MANY_REQUESTS,
             ApiError::Core(error) => match error {
                 submetrics::Error::NotFound { .. } | submetrics::Error::UnknownReport { .. } => {
@@ -63,6 +137,10 @@ impl ApiError {
                 _ => StatusCode::BAD_REQUEST,
             },
             ApiError::Internal(_) => StatusCode::INTERNAL_SERVER_ERROR,
+            ApiError::Storage(_) => match self.storage_fault() {
+                Some(_) => StatusCode::SERVICE_UNAVAILABLE,
+                None => StatusCode::INTERNAL_SERVER_ERROR,
+            },
         }
     }
 
@@ -75,17 +153,37 @@ impl ApiError {
             ApiError::Conflict(_) => "conflict",
             ApiError::TooLarge(_) => "payload_too_large",
             ApiError::MethodNotAllowed(_) => "method_not_allowed",
+            ApiError::UriTooLong(_) => "uri_too_long",
+            ApiError::HeadersTooLarge(_) => "headers_too_large",
+            ApiError::Unavailable(_) => "unavailable",
             ApiError::TooManyRequests { .. } => "rate_limited",
             ApiError::Core(error) => error.code(),
             ApiError::Internal(_) => "internal",
+            ApiError::Storage(_) => match self.storage_fault() {
+                Some(_) => "storage_unavailable",
+                None => "internal",
+            },
         }
     }
-}
 
-impl IntoResponse for ApiError {
-    fn into_response(self) -> Response {
+    /// The JSON body of the answer. A service failure is logged on stderr
+    /// with its cause under a new error id, and the body names only that id.
+    pub fn body(&self) -> serde_json::Value {
+        if let ApiError::Internal(_) | ApiError::Storage(_) = self {
+            let id = error_id();
+            eprintln!("error {id}: {self}");
+            let what = match self.storage_fault() {
+                Some(fault) => format!("{fault}; nothing was changed"),
+                None => "the service failed to complete the request".to_string(),
+            };
+            return json!({
+                "error": format!("{what} (error id {id})"),
+                "code": self.code(),
+                "error_id": id,
+            });
+        }
         let mut body = json!({ "error": self.to_string(), "code": self.code() });
-        if let ApiError::Core(error) = &self {
+        if let ApiError::Core(error) = self {
             if let Some(id) = error.record_id() {
                 body["id"] = json!(id);
             }
@@ -93,11 +191,31 @@ impl IntoResponse for ApiError {
                 body["field"] = json!(field);
             }
         }
-        let mut response = (self.status(), axum::Json(body)).into_response();
-        if let ApiError::TooManyRequests { retry_after, .. } = &self {
-            response
-                .headers_mut()
-                .insert(axum::http::header::RETRY_AFTER, (*retry_after).into());
+        body
+    }
+}
+
+/// A new id for a logged failure: `err_` and 16 hex digits.
+fn error_id() -> String {
+    let mut bytes = [0u8; 8];
+    if getrandom::fill(&mut bytes).is_err() {
+        // The clock is unique enough to find the log line.
+        let nanos = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |elapsed| elapsed.as_nanos());
+        bytes = (nanos as u64).to_le_bytes();
+    }
+    format!("err_{:016x}", u64::from_le_bytes(bytes))
+}
+
+impl IntoResponse for ApiError {
+    fn into_response(self) -> Response {
+        let mut response = (self.status(), axum::Json(self.body())).into_response();
+        if let ApiError::TooManyRequests { retry_after, .. } = self {
+            response.headers_mut().insert(
+                axum::http::header::RETRY_AFTER,
+                axum::http::HeaderValue::from(retry_after),
+            );
         }
         response
     }

@@ -15,7 +15,9 @@ mod error;
 mod extract;
 mod openapi;
 mod outbound;
+mod rate;
 mod routes;
+mod serve;
 mod session;
 mod state;
 mod store;
@@ -25,6 +27,7 @@ use state::AppState;
 use std::io::Write;
 use std::path::PathBuf;
 use std::sync::Arc;
+use std::time::Duration;
 
 #[derive(Parser)]
 #[command(
@@ -51,6 +54,62 @@ struct Args {
     data_dir: PathBuf,
     #[command(flatten)]
     outbound: outbound::Options,
+    /// Most connections open at once; a connection over it is answered
+    /// 503 with Retry-After and closed.
+    #[arg(
+        long,
+        env = "SUBMETRICS_MAX_CONNECTIONS",
+        default_value_t = 1024,
+        value_parser = clap::value_parser!(u32).range(1..),
+        global = true
+    )]
+    max_connections: u32,
+    /// Seconds a client has to send a request's head; a kept-alive
+    /// connection idle this long is closed.
+    #[arg(
+        long,
+        env = "SUBMETRICS_HEADER_TIMEOUT",
+        default_value_t = 30,
+        value_parser = clap::value_parser!(u64).range(1..),
+        global = true
+    )]
+    header_timeout: u64,
+    /// Seconds a write may wait for a client that does not read its answer.
+    #[arg(
+        long,
+        env = "SUBMETRICS_WRITE_TIMEOUT",
+        default_value_t = 30,
+        value_parser = clap::value_parser!(u64).range(1..),
+        global = true
+    )]
+    write_timeout: u64,
+    /// Seconds the requests under way get to finish after SIGTERM or SIGINT.
+    #[arg(
+        long,
+        env = "SUBMETRICS_DRAIN_TIMEOUT",
+        default_value_t = 30,
+        global = true
+    )]
+    drain_timeout: u64,
+    /// Most threads doing storage and ledger work at once; further work
+    /// waits for one.
+    #[arg(
+        long,
+        env = "SUBMETRICS_WORKER_THREADS",
+        default_value_t = 64,
+        value_parser = clap::value_parser!(u32).range(1..),
+        global = true
+    )]
+    worker_threads: u32,
+    /// Requests a second each API key may send (in bursts of as many);
+    /// over it, 429 with Retry-After. 0: no limit.
+    #[arg(
+        long,
+        env = "SUBMETRICS_RATE_LIMIT",
+        default_value_t = 0,
+        global = true
+    )]
+    rate_limit: u32,
     #[command(subcommand)]
     command: Option<Command>,
 }
@@ -159,7 +218,10 @@ fn run(args: Args) -> Result<(), Box<dyn std::error::Error>> {
             )
         })?;
     }
-    let state = AppState::open(&args.data_dir)?;
+    let mut state = AppState::open(&args.data_dir)?;
+    if args.rate_limit > 0 {
+        state.limit_rate(rate::RateLimiter::new(args.rate_limit));
+    }
     match args.command {
         Some(Command::Keys { action }) => keys(&state, action),
         Some(Command::Users { action }) => users(&state, action, &args.listen),
@@ -170,7 +232,21 @@ fn run(args: Args) -> Result<(), Box<dyn std::error::Error>> {
             println!("account {id} created; owner key (shown once): {key}");
             Ok(())
         }
-        None => serve(state, &args.listen, args.outbound.config()?),
+        None => {
+            let limits = serve::Limits {
+                max_connections: args.max_connections as usize,
+                header_timeout: Duration::from_secs(args.header_timeout),
+                write_timeout: Duration::from_secs(args.write_timeout),
+                drain_timeout: Duration::from_secs(args.drain_timeout),
+            };
+            run_service(
+                state,
+                &args.listen,
+                limits,
+                args.worker_threads as usize,
+                args.outbound.config()?,
+            )
+        }
     }
 }
 
@@ -314,9 +390,13 @@ fn owner_key_from_env() -> Option<String> {
         .filter(|k| !k.is_empty())
 }
 
-fn serve(
+/// Serves until SIGTERM or SIGINT, lets the requests under way finish,
+/// stops the events machinery and closes the database.
+fn run_service(
     state: AppState,
     listen: &str,
+    limits: serve::Limits,
+    worker_threads: usize,
     outbound: outbound::Config,
 ) -> Result<(), Box<dyn std::error::Error>> {
     if state.account_count() == 0 {
@@ -327,36 +407,60 @@ fn serve(
             println!("created account `default`; owner API key (shown once): {key}");
         }
     }
-    let setup = owner_setup(&state)?;
+    // A first login needs a stored invitation: none while writes fail.
+    let setup = match state.storage_problem() {
+        Some(problem) => {
+            eprintln!("warning: {problem}; /health reports it and writes will fail");
+            None
+        }
+        None => owner_setup(&state)?,
+    };
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
+        .max_blocking_threads(worker_threads)
         .build()?;
-    runtime.block_on(async move {
+    let state = Arc::new(state);
+    outbound::Outbound::start(&state, outbound);
+    let served: Result<(), Box<dyn std::error::Error>> = runtime.block_on(async {
         let listener = tokio::net::TcpListener::bind(listen)
             .await
             .map_err(|error| cannot_listen(listen, &error))?;
         let address = listener.local_addr()?;
         println!("listening on http://{address}");
         println!("dashboard: http://{address}/app/");
-        if let Some(token) = setup {
+        if let Some(token) = &setup {
             println!(
                 "first login: open http://{address}{} to set the owner's email and password (valid 7 days)",
-                session::invitation_path(&token)
+                session::invitation_path(token)
             );
         }
         std::io::stdout().flush()?;
-        let state = Arc::new(state);
-        outbound::Outbound::start(&state, outbound);
-        // Turned into a service once: serving the router itself would
-        // rebuild every route for each new connection.
-        let app = routes::router(state).into_make_service();
-        axum::serve(listener, app)
-            .with_graceful_shutdown(async {
-                let _ = tokio::signal::ctrl_c().await;
-            })
-            .await?;
+        let app = routes::router(Arc::clone(&state));
+        serve::serve(listener, app, limits, serve::stop_signal()).await?;
         Ok(())
-    })
+    });
+    // Waits for storage work still running on the blocking threads.
+    drop(runtime);
+    state.outbound.stop();
+    served?;
+    close_when_released(state)?;
+    println!("stopped");
+    Ok(())
+}
+
+/// Closes the database once the events scanner has let go of the state
+/// (it returns at its next wait after [`outbound::Outbound::stop`]); after
+/// five seconds the process exit closes it instead.
+fn close_when_released(mut state: Arc<AppState>) -> Result<(), Box<dyn std::error::Error>> {
+    for _ in 0..50 {
+        match Arc::try_unwrap(state) {
+            Ok(state) => return Ok(state.close()?),
+            Err(shared) => state = shared,
+        }
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    eprintln!("warning: the database was left for the process exit to close");
+    Ok(())
 }
 
 /// Why the service cannot listen on `listen`, naming the address; an

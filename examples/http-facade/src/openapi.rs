@@ -228,6 +228,35 @@ pub fn document() -> Value {
         if method == "post" || method == "put" {
             responses.insert("413".into(), error("Body or record count over the limit"));
         }
+        responses.insert(
+            "414".into(),
+            error("The path and query are over the limit of 65534 bytes"),
+        );
+        responses.insert(
+            "431".into(),
+            error("The request's head is over its limit (about 400 KiB, 100 headers)"),
+        );
+        if doc.access != Access::Public {
+            responses.insert(
+                "429".into(),
+                error("The key is over its request rate (with `Retry-After`; only when a rate limit is set)"),
+            );
+            responses.insert(
+                "500".into(),
+                error("The service failed; the body names an error id, logged with the cause"),
+            );
+        }
+        if path == "/health" {
+            responses.insert(
+                "503".into(),
+                json!({"description": "Degraded: `{status: \"degraded\", storage: why}` while the database cannot take writes (read-only, full, failing I/O)", "content": {"application/json": {"schema": {"type": "object"}}}}),
+            );
+        } else {
+            responses.insert(
+                "503".into(),
+                error("Over the connection limit (with `Retry-After`), or the database cannot take writes now"),
+            );
+        }
         let mut operation = json!({
             "tags": [tag_of(path)],
             "summary": doc.summary,

@@ -6,9 +6,10 @@
 //! and `metadata.<key>` columns fill those objects; a cell of a field that
 //! holds an object or a list (`custom_variables`, `metadata`, `lines`,
 //! `transactions`) is that JSON; a cell is a number only in a field known
-//! to hold one (amounts, counts, rates, and Unix seconds in a date field);
-//! everything else, ids and codes included, stays text as written; empty
-//! cells are left out). So what the client exports, `local` reads back.
+//! to hold one (amounts, counts, rates); a whole number in a date field is
+//! Unix seconds, passed on as its ISO 8601 instant; everything else, ids
+//! and codes included, stays text as written; empty cells are left out). So
+//! what the client exports, `local` reads back.
 
 use crate::error::{CliError, Result};
 use serde_json::{Map, Value};
@@ -121,7 +122,8 @@ const NUMERIC_FIELDS: &[&str] = &[
     "rate",
 ];
 
-/// Date fields: a whole number there is Unix seconds.
+/// Date fields: a whole number there is Unix seconds, written out as the
+/// ISO 8601 instant (records take dates only as ISO 8601 text).
 const DATE_FIELDS: &[&str] = &[
     "invoice_date",
     "date",
@@ -160,7 +162,12 @@ fn typed(field: &str, text: &str) -> std::result::Result<Value, String> {
                 .map(Value::Number)
         })
     } else if DATE_FIELDS.contains(&field) {
-        whole()
+        text.parse::<i64>()
+            .ok()
+            .and_then(|seconds| chrono::DateTime::from_timestamp(seconds, 0))
+            .map(|instant| {
+                Value::String(instant.to_rfc3339_opts(chrono::SecondsFormat::Secs, true))
+            })
     } else {
         None
     };
@@ -233,7 +240,7 @@ mod tests {
                 "amount": 3000,
                 "tax_amount": -150,
                 "quantity": 2,
-                "invoice_date": 1704067200,
+                "invoice_date": "2024-01-01T00:00:00Z",
                 "zip": "01234",
                 "flag": "true",
                 "rate": 0.9

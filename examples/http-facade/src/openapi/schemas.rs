@@ -103,6 +103,11 @@ pub const ERROR_CODES: &[&str] = &[
     "method_not_allowed",
     "conflict",
     "payload_too_large",
+    "uri_too_long",
+    "headers_too_large",
+    "rate_limited",
+    "unavailable",
+    "storage_unavailable",
     "internal",
 ];
 
@@ -199,16 +204,25 @@ pub fn components() -> Map<String, Value> {
         json!({
         "Error": {
             "type": "object",
-            "description": "Every error answer: a message, a stable code, and the record id and field at fault when one is",
+            "description": "Every error answer: a message, a stable code, and the record id and field at fault when one is; a 5xx answer carries the id its cause is logged under instead of the cause",
             "properties": {
                 "error": string(),
                 "code": {"type": "string", "enum": ERROR_CODES},
                 "id": string(),
                 "field": string(),
+                "error_id": {"type": "string", "description": "On a 5xx answer: the id under which the cause is logged"},
             },
             "required": ["error", "code"],
         },
-        "Health": answer(json!({"status": {"type": "string", "enum": ["ok"]}})),
+        "Health": {
+            "type": "object",
+            "description": "`ok`, or (with status 503) `degraded` with why the database cannot take writes",
+            "properties": {
+                "status": {"type": "string", "enum": ["ok", "degraded"]},
+                "storage": string(),
+            },
+            "required": ["status"],
+        },
         "OpenApiDocument": {"type": "object", "description": "This OpenAPI 3 document", "additionalProperties": true},
         "Success": answer(json!({"success": {"type": "boolean"}, "id": string()})),
         "ImportResult": {

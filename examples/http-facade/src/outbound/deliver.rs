@@ -63,7 +63,7 @@ pub fn signature(secret: &str, id: &str, timestamp: i64, body: &str) -> Result<S
 /// The dispatcher loop (see the module documentation); runs for the life
 /// of the service.
 pub fn dispatch(outbound: Arc<Outbound>) {
-    loop {
+    while !outbound.stopping() {
         let now = now_millis();
         let mut wait = IDLE_WAIT;
         match outbound.db().heads() {

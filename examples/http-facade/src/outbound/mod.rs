@@ -191,6 +191,9 @@ pub struct Outbound {
     work_signal: Condvar,
     in_flight: Mutex<HashSet<(Channel, String)>>,
     agent: OnceLock<ureq::Agent>,
+    /// Set when the service shuts down: the scanner and the dispatcher
+    /// return, letting go of the service state and of this.
+    stopping: std::sync::atomic::AtomicBool,
 }
 
 impl Outbound {
@@ -205,6 +208,7 @@ impl Outbound {
             work_signal: Condvar::new(),
             in_flight: Mutex::new(HashSet::new()),
             agent: OnceLock::new(),
+            stopping: std::sync::atomic::AtomicBool::new(false),
         })
     }
 
@@ -237,9 +241,24 @@ impl Outbound {
     pub fn start(state: &Arc<AppState>, config: Config) {
         let outbound = Arc::clone(&state.outbound);
         let _ = outbound.config.set(config);
-        let scanner_state = Arc::clone(state);
-        std::thread::spawn(move || scan::run(scanner_state));
+        let scanner_state = Arc::downgrade(state);
+        let scanner_outbound = Arc::clone(&outbound);
+        std::thread::spawn(move || scan::run(scanner_state, scanner_outbound));
         std::thread::spawn(move || deliver::dispatch(outbound));
+    }
+
+    /// Stops the scanner and the dispatcher (each returns at its next wait);
+    /// events already recorded stay in the outbox for the next start.
+    pub fn stop(&self) {
+        self.stopping
+            .store(true, std::sync::atomic::Ordering::SeqCst);
+        self.dirty_signal.notify_all();
+        self.wake();
+    }
+
+    /// Whether [`Outbound::stop`] was called.
+    fn stopping(&self) -> bool {
+        self.stopping.load(std::sync::atomic::Ordering::SeqCst)
     }
 
     /// Notes a committed record write of `account`: the customers its
@@ -295,7 +314,7 @@ impl Outbound {
     /// is marked.
     fn take_dirty(&self, deadline: Instant) -> HashMap<i64, Scope> {
         let mut dirty = self.dirty.lock().unwrap_or_else(|p| p.into_inner());
-        while dirty.accounts.is_empty() {
+        while dirty.accounts.is_empty() && !self.stopping() {
             let now = Instant::now();
             if now >= deadline {
                 break;

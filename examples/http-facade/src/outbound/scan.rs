@@ -17,6 +17,7 @@
 //! and invoice facts are not retracted; they fire again only if they
 //! appear again after going away.
 
+use super::Outbound;
 use super::catalog::{self, CHAT_KINDS, MOVEMENT_RETRACTED};
 use super::db::{Channel, FactChange, NewEvent, StoredFact, Webhook};
 use super::facts::{self, Fact, Scope, retractable};
@@ -25,24 +26,36 @@ use crate::state::{Account, AppState};
 use chrono::{DateTime, SecondsFormat, Utc};
 use serde_json::{Value, json};
 use std::collections::{HashMap, HashSet};
-use std::sync::Arc;
+use std::sync::{Arc, Weak};
 use std::time::Instant;
 
 /// The scanner loop: every account whole at start and at every scan
 /// interval (with the digests due), and marked accounts as they come.
-pub fn run(state: Arc<AppState>) {
-    let interval = state.outbound.config().scan_interval;
+pub fn run(state: Weak<AppState>, outbound: Arc<Outbound>) {
+    let interval = outbound.config().scan_interval;
     let mut next_full = Instant::now();
     loop {
+        // The state is held only while there is work, so a shutdown can
+        // close the database while this waits.
         let mut due = if Instant::now() >= next_full {
+            let Some(state) = state.upgrade() else {
+                return;
+            };
             next_full = Instant::now() + interval;
             for id in state.account_ids() {
-                state.outbound.mark(id, Scope::All);
+                outbound.mark(id, Scope::All);
             }
             super::digest::queue_due(&state);
-            state.outbound.take_dirty(Instant::now())
+            drop(state);
+            outbound.take_dirty(Instant::now())
         } else {
-            state.outbound.take_dirty(next_full)
+            outbound.take_dirty(next_full)
+        };
+        if outbound.stopping() {
+            return;
+        }
+        let Some(state) = state.upgrade() else {
+            return;
         };
         let mut accounts: Vec<i64> = due.keys().copied().collect();
         accounts.sort_unstable();

@@ -10,7 +10,7 @@ use crate::auth::Caller;
 use crate::error::ApiError;
 use crate::extract::{Path, Query};
 use crate::openapi::Doc;
-use crate::state::{Account, AppState};
+use crate::state::{Account, AppState, blocking};
 use axum::Json;
 use axum::extract::State;
 use axum::http::StatusCode;
@@ -198,12 +198,15 @@ async fn put_profile(
         }
     }
     let account = state.account(caller.account_id)?;
-    let row = state.update_account(&account, |row| {
-        for (key, value) in patch {
-            row.profile[key] = value;
-        }
-        Ok(())
-    })?;
+    let row = blocking(move || {
+        state.update_account(&account, |row| {
+            for (key, value) in patch {
+                row.profile[key] = value;
+            }
+            Ok(())
+        })
+    })
+    .await?;
     Ok(Json(row.profile))
 }
 
@@ -268,7 +271,8 @@ fn month_of(now: chrono::DateTime<chrono::Utc>) -> (String, String) {
 /// pending invitations; API keys are listed by `/account/api-keys`.
 async fn team(State(state): State<Arc<AppState>>, caller: Caller) -> Result<Json<Value>, ApiError> {
     caller.require_admin()?;
-    let list = super::session::team_members(&state.store(), caller.account_id)?;
+    let account = caller.account_id;
+    let list = blocking(move || super::session::team_members(&state.store(), account)).await?;
     Ok(Json(json!({"result": {"count": list.len(), "list": list}})))
 }
 
@@ -278,7 +282,8 @@ async fn list_keys(
     Query(_): Query<Params>,
 ) -> Result<Json<Value>, ApiError> {
     caller.require_admin()?;
-    let keys = state.store().keys(Some(caller.account_id))?;
+    let account = caller.account_id;
+    let keys = blocking(move || state.store().keys(Some(account))).await?;
     let list: Vec<Value> = keys
         .iter()
         .map(|k| json!({"id": k.id, "name": k.name, "role": k.role, "created": k.created, "revoked": k.revoked}))
@@ -311,10 +316,15 @@ async fn create_key(
             "only an owner key can create owner keys".into(),
         ));
     }
-    let key = state.create_key(caller.account_id, &role, &name, None)?;
-    let row = state
-        .key(&crate::auth::hash_key(&key))?
-        .ok_or_else(|| ApiError::internal("the new key was not stored"))?;
+    let account = caller.account_id;
+    let (key, row) = blocking(move || {
+        let key = state.create_key(account, &role, &name, None)?;
+        let row = state
+            .key_blocking(&crate::auth::hash_key(&key))?
+            .ok_or_else(|| ApiError::internal("the new key was not stored"))?;
+        Ok((key, row))
+    })
+    .await?;
     Ok((
         StatusCode::CREATED,
         Json(
@@ -332,19 +342,22 @@ async fn revoke_key(
     if id == caller.key.id {
         return Err(ApiError::Conflict("a key cannot revoke itself".into()));
     }
-    let target = state
-        .store()
-        .keys(Some(caller.account_id))?
-        .into_iter()
-        .find(|k| k.id == id)
-        .ok_or_else(|| ApiError::NotFound(format!("API key `{id}` does not exist")))?;
-    if target.role == "owner" && caller.key.role != "owner" {
-        return Err(ApiError::Forbidden(format!(
-            "key `{id}` is an owner key; only an owner key can revoke it"
-        )));
-    }
-    if !state.revoke_key(&id, Some(caller.account_id))? {
-        return Err(ApiError::NotFound(format!("API key `{id}` does not exist")));
-    }
-    Ok(Json(json!({"success": true, "id": id})))
+    blocking(move || {
+        let target = state
+            .store()
+            .keys(Some(caller.account_id))?
+            .into_iter()
+            .find(|k| k.id == id)
+            .ok_or_else(|| ApiError::NotFound(format!("API key `{id}` does not exist")))?;
+        if target.role == "owner" && caller.key.role != "owner" {
+            return Err(ApiError::Forbidden(format!(
+                "key `{id}` is an owner key; only an owner key can revoke it"
+            )));
+        }
+        if !state.revoke_key(&id, Some(caller.account_id))? {
+            return Err(ApiError::NotFound(format!("API key `{id}` does not exist")));
+        }
+        Ok(Json(json!({"success": true, "id": id})))
+    })
+    .await
 }

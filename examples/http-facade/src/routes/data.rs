@@ -10,7 +10,7 @@ use crate::auth::Caller;
 use crate::error::ApiError;
 use crate::extract::{Path, Query};
 use crate::openapi::{Doc, PAGE};
-use crate::state::{Account, AppState};
+use crate::state::{Account, AppState, blocking};
 use crate::store::Change;
 use axum::Json;
 use axum::body::Bytes;
@@ -947,9 +947,13 @@ async fn list_fx_rates(
     Query(params): Query<Params>,
 ) -> Result<Json<Value>, ApiError> {
     let (limit, offset) = page_of(&params)?;
-    let rows = state.store().fx_rates(caller.account_id)?;
-    let page: Vec<_> = rows.iter().skip(offset).take(limit).collect();
-    Ok(Json(list_json(&page, rows.len())))
+    let (page, count) = blocking(move || {
+        state
+            .store()
+            .fx_rates_page(caller.account_id, limit, offset)
+    })
+    .await?;
+    Ok(Json(list_json(&page, count)))
 }
 
 async fn post_fx_rates(
@@ -962,7 +966,10 @@ async fn post_fx_rates(
     write_ledger(state, account, move |state, account, ledger| {
         let loaded = ledger.load_fx_rates(&rows)?;
         let id = account.row.lock().unwrap_or_else(|p| p.into_inner()).id;
-        if let Err(error) = state.store().add_fx_rates(id, &rows) {
+        // Bound first: the store's lock must be let go before `reload`
+        // takes it again.
+        let stored = state.store().add_fx_rates(id, &rows);
+        if let Err(error) = stored {
             // Memory must not hold rates the disk does not: reload.
             *ledger = state.reload(account)?;
             return Err(error);

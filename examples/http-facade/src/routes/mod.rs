@@ -51,8 +51,8 @@ fn table() -> Routes {
         )
         .get(
             "/health",
-            || async { axum::Json(serde_json::json!({"status": "ok"})) },
-            Doc::public("Liveness check"),
+            health,
+            Doc::public("Liveness and storage check: 503 while the database cannot take writes"),
         )
         .get(
             "/openapi.json",
@@ -94,6 +94,8 @@ pub fn router(state: Arc<AppState>) -> Router {
         .fallback(not_found)
         .method_not_allowed_fallback(method_not_allowed)
         .layer(DefaultBodyLimit::max(BODY_LIMIT_BYTES))
+        // For the authorization each route runs first (see `Routes`).
+        .layer(axum::Extension(Arc::clone(&state)))
         .layer(tower_http::catch_panic::CatchPanicLayer::custom(|_| {
             ApiError::internal("the request could not be completed").into_response()
         }))
@@ -108,6 +110,22 @@ async fn index() -> axum::Json<Value> {
         "health": "/health",
         "reports": "/reports",
     }))
+}
+
+/// `200 {"status": "ok"}`, or `503 {"status": "degraded", "storage": why}`
+/// while the database cannot take writes (read-only, full, failing I/O).
+async fn health(
+    axum::extract::State(state): axum::extract::State<Arc<AppState>>,
+) -> axum::response::Response {
+    use axum::http::StatusCode;
+    match state.storage_problem() {
+        None => axum::Json(serde_json::json!({"status": "ok"})).into_response(),
+        Some(fault) => (
+            StatusCode::SERVICE_UNAVAILABLE,
+            axum::Json(serde_json::json!({"status": "degraded", "storage": fault.to_string()})),
+        )
+            .into_response(),
+    }
 }
 
 async fn not_found(request: Request) -> ApiError {
@@ -334,7 +352,7 @@ pub async fn write_records<T: Send + 'static>(
         Box::new(move |commit: Result<(), &ApiError>| {
             let _ = sender.send(match commit {
                 Ok(()) => result,
-                Err(error) => Err(ApiError::internal(error.to_string())),
+                Err(error) => Err(error.again()),
             });
         })
     }));

@@ -7,7 +7,7 @@ use super::Routes;
 use crate::auth::Caller;
 use crate::error::ApiError;
 use crate::openapi::Doc;
-use crate::state::AppState;
+use crate::state::{AppState, blocking};
 use axum::Json;
 use axum::extract::State;
 use serde_json::{Value, json};
@@ -69,12 +69,16 @@ async fn put_notifications(
         ));
     }
     let account = state.account(caller.account_id)?;
-    let allow_private = state.outbound.config().allow_private;
-    let row = state.update_account(&account, |row| {
-        crate::outbound::add_optional_settings(&mut row.notifications, &body);
-        merge(&mut row.notifications, &body, "")?;
-        crate::outbound::validate_notifications(&row.notifications, allow_private)
-    })?;
+    // Checking a chat target may look its host up: off the async threads.
+    let row = blocking(move || {
+        let allow_private = state.outbound.config().allow_private;
+        state.update_account(&account, |row| {
+            crate::outbound::add_optional_settings(&mut row.notifications, &body);
+            merge(&mut row.notifications, &body, "")?;
+            crate::outbound::validate_notifications(&row.notifications, allow_private)
+        })
+    })
+    .await?;
     Ok(Json(row.notifications))
 }
 

@@ -55,6 +55,11 @@ impl Routes {
         handler: MethodRouter<Arc<AppState>>,
         doc: Doc,
     ) -> Routes {
+        // Who calls is checked before the handler reads anything.
+        let access = doc.access;
+        let handler = handler.route_layer(axum::middleware::from_fn(move |request, next| {
+            crate::auth::authorize(access, request, next)
+        }));
         // Routing a path again adds the method to it.
         self.router = self.router.route(path, handler);
         self.endpoints.push(Endpoint { method, path, doc });

@@ -17,8 +17,9 @@
 mod replay;
 
 use crate::auth::{hash_key, new_key, new_key_id};
-use crate::error::ApiError;
-use crate::store::{AccountRow, Change, KeyRow, Store};
+use crate::error::{ApiError, StorageFault};
+use crate::rate::RateLimiter;
+use crate::store::{AccountRow, Change, Health, KeyRow, Store};
 use serde_json::{Value, json};
 use std::collections::HashMap;
 use std::path::Path;
@@ -79,6 +80,10 @@ impl Account {
 
 pub struct AppState {
     store: Mutex<Store>,
+    /// The database's state, read by `/health` without the store's lock.
+    health: Health,
+    /// Per-key request rates, when limited.
+    rate: Option<RateLimiter>,
     accounts: RwLock<HashMap<i64, Arc<Account>>>,
     /// Valid keys by hash with when they were read from the store; a miss
     /// or an entry older than [`KEY_CACHE_TTL`] reads the store again, so a
@@ -95,6 +100,16 @@ pub fn default_notifications() -> Value {
         "slack": {"enabled": false, "channel": "", "events": []},
         "alerts": {"churn_threshold": null, "mrr_drop_threshold": null}
     })
+}
+
+/// Runs storage work on the runtime's blocking pool, never on the threads
+/// that serve connections.
+pub async fn blocking<T: Send + 'static>(
+    work: impl FnOnce() -> Result<T, ApiError> + Send + 'static,
+) -> Result<T, ApiError> {
+    tokio::task::spawn_blocking(work)
+        .await
+        .map_err(|_| ApiError::internal("the request could not be completed"))?
 }
 
 /// Shortest key accepted when the key is given (e.g. `SUBMETRICS_OWNER_KEY`).
@@ -121,20 +136,18 @@ impl AppState {
         let mut store = Store::open(dir)?;
         let outbound = crate::outbound::Outbound::open(&dir.join(crate::store::DATABASE_FILE))?;
         let mut accounts = HashMap::new();
-        let mut not_loaded = 0;
+        let reader = store.reader()?;
         for row in store.accounts()? {
-            let rebuilt = replay::rebuild(&store, &row)?;
-            not_loaded += rebuilt.not_loaded;
-            accounts.insert(row.id, Arc::new(Account::new(row, rebuilt.ledger)));
+            let ledger = replay::rebuild(&reader, &row)?;
+            accounts.insert(row.id, Arc::new(Account::new(row, ledger)));
         }
-        // A record that did not load stays in the log for a later version.
         // A rewrite that fails leaves the log as it was, which still loads.
-        if not_loaded == 0
-            && let Err(error) = replay::rewrite_log_if_long(&mut store, &accounts)
-        {
+        if let Err(error) = replay::rewrite_log_if_long(&mut store, &accounts) {
             eprintln!("warning: the record log was not rewritten: {error}");
         }
         Ok(AppState {
+            rate: None,
+            health: store.health(),
             store: Mutex::new(store),
             accounts: RwLock::new(accounts),
             keys: RwLock::new(HashMap::new()),
@@ -161,6 +174,32 @@ impl AppState {
             .unwrap_or_else(|poisoned| poisoned.into_inner())
     }
 
+    /// Limits each key's request rate from now on.
+    pub fn limit_rate(&mut self, limiter: RateLimiter) {
+        self.rate = Some(limiter);
+    }
+
+    /// Admits one request of the key, or refuses it for its rate.
+    pub fn admit(&self, key_id: &str) -> Result<(), ApiError> {
+        match &self.rate {
+            Some(limiter) => limiter.admit(key_id),
+            None => Ok(()),
+        }
+    }
+
+    /// Why the database cannot take writes now, if it cannot.
+    pub fn storage_problem(&self) -> Option<StorageFault> {
+        self.health.fault()
+    }
+
+    /// Closes the database (see [`Store::close`]).
+    pub fn close(self) -> Result<(), ApiError> {
+        self.store
+            .into_inner()
+            .unwrap_or_else(|p| p.into_inner())
+            .close()
+    }
+
     pub fn account(&self, id: i64) -> Result<Arc<Account>, ApiError> {
         self.accounts
             .read()
@@ -168,6 +207,34 @@ impl AppState {
             .get(&id)
             .cloned()
             .ok_or_else(|| ApiError::NotFound(format!("account {id} does not exist")))
+    }
+
+    /// Makes sure the account is in memory: one created while the service
+    /// runs (`accounts create`) is read from the store and its ledger
+    /// rebuilt, on a blocking thread, the first time a key of it calls.
+    pub async fn load_account(self: &Arc<Self>, id: i64) -> Result<(), ApiError> {
+        if self.account(id).is_ok() {
+            return Ok(());
+        }
+        let state = Arc::clone(self);
+        blocking(move || {
+            let row = state
+                .store()
+                .accounts()?
+                .into_iter()
+                .find(|row| row.id == id)
+                .ok_or_else(|| ApiError::NotFound(format!("account {id} does not exist")))?;
+            let reader = state.store().reader()?;
+            let ledger = replay::rebuild(&reader, &row)?;
+            state
+                .accounts
+                .write()
+                .unwrap_or_else(|p| p.into_inner())
+                .entry(id)
+                .or_insert_with(|| Arc::new(Account::new(row, ledger)));
+            Ok(())
+        })
+        .await
     }
 
     pub fn account_count(&self) -> usize {
@@ -258,15 +325,26 @@ impl AppState {
         Ok(row)
     }
 
-    pub fn key(&self, hash: &str) -> Result<Option<KeyRow>, ApiError> {
-        if let Some((row, read)) = self
-            .keys
-            .read()
-            .unwrap_or_else(|p| p.into_inner())
-            .get(hash)
-            && read.elapsed() < KEY_CACHE_TTL
-        {
-            return Ok(Some(row.clone()));
+    /// The key with this hash, from the cache while it is fresh, else from
+    /// the store on a blocking thread.
+    pub async fn key(self: &Arc<Self>, hash: String) -> Result<Option<KeyRow>, ApiError> {
+        if let Some(row) = self.cached_key(&hash) {
+            return Ok(Some(row));
+        }
+        let state = Arc::clone(self);
+        blocking(move || state.key_blocking(&hash)).await
+    }
+
+    fn cached_key(&self, hash: &str) -> Option<KeyRow> {
+        let cache = self.keys.read().unwrap_or_else(|p| p.into_inner());
+        let (row, read) = cache.get(hash)?;
+        (read.elapsed() < KEY_CACHE_TTL).then(|| row.clone())
+    }
+
+    /// [`AppState::key`] on the calling thread.
+    pub fn key_blocking(&self, hash: &str) -> Result<Option<KeyRow>, ApiError> {
+        if let Some(row) = self.cached_key(hash) {
+            return Ok(Some(row));
         }
         let row = self.store().key_by_hash(hash)?;
         let mut cache = self.keys.write().unwrap_or_else(|p| p.into_inner());
@@ -379,6 +457,8 @@ impl AppState {
             .lock()
             .unwrap_or_else(|p| p.into_inner())
             .clone();
-        replay::rebuild(&self.store(), &row).map(|rebuilt| rebuilt.ledger)
+        // Read beside the store: other accounts keep writing meanwhile.
+        let reader = self.store().reader()?;
+        replay::rebuild(&reader, &row)
     }
 }

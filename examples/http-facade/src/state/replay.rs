@@ -4,7 +4,7 @@
 
 use super::Account;
 use crate::error::ApiError;
-use crate::store::{AccountRow, Change, KINDS_IN_REPLAY_ORDER, LogEntry, Store, kind_name};
+use crate::store::{AccountRow, Change, KINDS_IN_REPLAY_ORDER, LogEntry, Reader, Store, kind_name};
 use serde_json::Value;
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -13,58 +13,58 @@ use submetrics::{Ledger, RecordKind, Settings};
 /// Consecutive puts of one kind load as one batch of at most this many.
 const REPLAY_BATCH: usize = 50_000;
 
-/// A rebuilt ledger, and how many stored entries did not load into it.
-pub struct Rebuilt {
-    pub ledger: Ledger,
-    pub not_loaded: usize,
-}
-
 /// Rebuilds an account's ledger from its stored settings, FX rates and
-/// record log. The write path keeps the store consistent; should a stored
-/// record still not load (for instance a database written by an older
-/// version), it is reported on stderr and skipped rather than keeping the
-/// whole service from starting. A plan group naming a plan that no longer
-/// exists loads without that plan; deleting what is already gone (an
-/// invoice that went with its customer) is no error.
-pub fn rebuild(store: &Store, row: &AccountRow) -> Result<Rebuilt, ApiError> {
-    let settings = Settings::from_json(&row.settings)?;
+/// record log. Every stored entry must load: one that the running version
+/// no longer reads (a database written by a version with other rules)
+/// stops the rebuild with an error naming the account, the record and why,
+/// rather than leaving the record out of every report unseen. A plan group
+/// naming a plan that no longer exists loads without that plan; deleting
+/// what is already gone (an invoice that went with its customer) is no
+/// error.
+pub fn rebuild(store: &Reader, row: &AccountRow) -> Result<Ledger, ApiError> {
+    let settings = Settings::from_json(&row.settings)
+        .map_err(|error| unreadable(row.id, "settings", &error))?;
     let mut replay = Replay {
         account: row.id,
         ledger: Ledger::new(settings),
         kind: RecordKind::Customers,
         batch: Vec::new(),
-        not_loaded: 0,
     };
     let rates = store.fx_rates(row.id)?;
-    if !rates.is_empty()
-        && let Err(error) = replay.ledger.load_fx_rates(&rates)
-    {
-        eprintln!(
-            "warning: account {}: stored FX rates do not load, skipped: {error}",
-            row.id
-        );
+    if !rates.is_empty() {
+        replay
+            .ledger
+            .load_fx_rates(&rates)
+            .map_err(|error| unreadable(row.id, "FX rates", &error))?;
     }
     store.replay_log(row.id, |entry| {
         match entry {
             LogEntry::Put { kind, record } => {
                 if kind != replay.kind || replay.batch.len() >= REPLAY_BATCH {
-                    replay.load_batch();
+                    replay.load_batch()?;
                     replay.kind = kind;
                 }
                 replay.batch.push(record);
             }
             LogEntry::Delete { kind, id } => {
-                replay.load_batch();
-                replay.delete(kind, &id);
+                replay.load_batch()?;
+                replay.delete(kind, &id)?;
             }
         }
         Ok(())
     })?;
-    replay.load_batch();
-    Ok(Rebuilt {
-        ledger: replay.ledger,
-        not_loaded: replay.not_loaded,
-    })
+    replay.load_batch()?;
+    Ok(replay.ledger)
+}
+
+/// The error that stops a start on a stored entry the running version
+/// cannot read.
+fn unreadable(account: i64, what: &str, reason: &dyn std::fmt::Display) -> ApiError {
+    ApiError::internal(format!(
+        "account {account}: stored {what} can no longer be read: {reason}. \
+         The database holds data this version refuses; nothing was skipped. \
+         Correct or delete that record with the version that wrote it, then start again."
+    ))
 }
 
 /// A replay in progress: the ledger so far and the puts not yet loaded.
@@ -73,13 +73,12 @@ struct Replay {
     ledger: Ledger,
     kind: RecordKind,
     batch: Vec<Value>,
-    not_loaded: usize,
 }
 
 impl Replay {
-    fn load_batch(&mut self) {
+    fn load_batch(&mut self) -> Result<(), ApiError> {
         if self.batch.is_empty() {
-            return;
+            return Ok(());
         }
         let mut records = std::mem::take(&mut self.batch);
         if self.kind == RecordKind::PlanGroups {
@@ -88,31 +87,26 @@ impl Replay {
             }
         }
         let report = self.ledger.upsert(self.kind, &records);
-        for rejected in report.rejected() {
-            self.not_loaded += 1;
-            eprintln!(
-                "warning: account {}: stored {} `{}` does not load, skipped: {}",
+        if let Some(rejected) = report.rejected().next() {
+            return Err(unreadable(
                 self.account,
-                kind_name(self.kind),
-                rejected.id,
-                rejected.import_error.as_deref().unwrap_or("invalid")
-            );
+                &format!("{} `{}`", kind_name(self.kind), rejected.id),
+                &rejected.import_error.as_deref().unwrap_or("invalid"),
+            ));
         }
         records.clear();
         self.batch = records;
+        Ok(())
     }
 
-    fn delete(&mut self, kind: RecordKind, id: &str) {
+    fn delete(&mut self, kind: RecordKind, id: &str) -> Result<(), ApiError> {
         match self.ledger.delete(kind, id) {
-            Ok(()) | Err(submetrics::Error::NotFound { .. }) => {}
-            Err(error) => {
-                self.not_loaded += 1;
-                eprintln!(
-                    "warning: account {}: a stored deletion of {} `{id}` does not apply, skipped: {error}",
-                    self.account,
-                    kind_name(kind),
-                );
-            }
+            Ok(()) | Err(submetrics::Error::NotFound { .. }) => Ok(()),
+            Err(error) => Err(unreadable(
+                self.account,
+                &format!("deletion of {} `{id}`", kind_name(kind)),
+                &error,
+            )),
         }
     }
 }

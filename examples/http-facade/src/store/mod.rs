@@ -15,7 +15,7 @@ mod checkpoint;
 mod record_log;
 mod users;
 
-use crate::error::ApiError;
+use crate::error::{ApiError, StorageFault};
 use checkpoint::Checkpointer;
 pub use record_log::{KINDS_IN_REPLAY_ORDER, LogEntry};
 use rusqlite::{Connection, OptionalExtension, params};
@@ -94,8 +94,78 @@ impl Change {
     }
 }
 
+/// The database's state as `/health` reports it: a fault that keeps it
+/// from taking writes (read-only, full, failing I/O), noted at open and by
+/// every record, FX rate and account write, and cleared by the next write
+/// that succeeds. Shared, so it is read without waiting for the store.
+#[derive(Clone, Default)]
+pub struct Health(Arc<Mutex<Option<StorageFault>>>);
+
+impl Health {
+    /// The fault the last write met, if the database has one.
+    pub fn fault(&self) -> Option<StorageFault> {
+        *self.0.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// Notes the outcome of a write and hands it back.
+    fn note<T>(&self, outcome: Result<T, ApiError>) -> Result<T, ApiError> {
+        let mut fault = self.0.lock().unwrap_or_else(|p| p.into_inner());
+        match &outcome {
+            Ok(_) => *fault = None,
+            Err(error) => {
+                // Another process's lock passes by itself.
+                if let Some(found) = error.storage_fault().filter(|f| *f != StorageFault::Busy) {
+                    *fault = Some(found);
+                }
+            }
+        }
+        outcome
+    }
+}
+
+/// A read-only connection to the database beside the store's (see
+/// [`Store::reader`]).
+pub struct Reader {
+    connection: Connection,
+}
+
+impl Reader {
+    /// Every stored FX rate row of an account, oldest first.
+    pub fn fx_rates(&self, account: i64) -> Result<Vec<Value>, ApiError> {
+        fx_rates(&self.connection, account)
+    }
+
+    /// Hands every entry of an account's record log to `each`, oldest
+    /// first; stops at the first error `each` answers.
+    pub fn replay_log(
+        &self,
+        account: i64,
+        each: impl FnMut(LogEntry) -> Result<(), ApiError>,
+    ) -> Result<(), ApiError> {
+        record_log::replay_log(&self.connection, account, each)
+    }
+}
+
+/// Every stored FX rate row of an account, oldest first.
+fn fx_rates(connection: &Connection, account: i64) -> Result<Vec<Value>, ApiError> {
+    let mut statement = connection
+        .prepare("SELECT body FROM fx_rates WHERE account_id = ?1 ORDER BY seq")
+        .map_err(ApiError::storage)?;
+    let bodies = statement
+        .query_map([account], |row| row.get::<_, String>(0))
+        .map_err(ApiError::storage)?;
+    let mut rows = Vec::new();
+    for body in bodies {
+        rows.push(parse(&body.map_err(ApiError::storage)?)?);
+    }
+    Ok(rows)
+}
+
 pub struct Store {
     connection: Connection,
+    /// The database file, for [`Store::reader`].
+    path: std::path::PathBuf,
+    health: Health,
     /// Held by each record write's transaction, and by the checkpoint
     /// thread while it copies the last frames of the log.
     writes: Arc<Mutex<()>>,
@@ -124,6 +194,7 @@ impl Store {
             ))
         })?;
         let path = dir.join(DATABASE_FILE);
+        create_private(&path)?;
         let mut connection = Connection::open(&path).map_err(ApiError::storage)?;
         connection
             .execute_batch(
@@ -151,16 +222,28 @@ impl Store {
                  CREATE TABLE IF NOT EXISTS fx_rates (
                      account_id INTEGER NOT NULL REFERENCES accounts(id),
                      seq INTEGER PRIMARY KEY AUTOINCREMENT,
-                     body TEXT NOT NULL
+                     body TEXT NOT NULL,
+                     date TEXT,
+                     currency TEXT
                  );",
             )
             .map_err(ApiError::storage)?;
+        key_fx_rates(&mut connection)?;
         record_log::open(&mut connection)?;
         users::open(&connection)?;
         let writes = Arc::new(Mutex::new(()));
         let checkpointer = Checkpointer::start(&path, &mut connection, &writes)?;
+        let health = Health::default();
+        if connection
+            .is_readonly(rusqlite::MAIN_DB)
+            .map_err(ApiError::storage)?
+        {
+            *health.0.lock().unwrap_or_else(|p| p.into_inner()) = Some(StorageFault::ReadOnly);
+        }
         Ok(Store {
             connection,
+            path,
+            health,
             writes,
             _checkpointer: checkpointer,
         })
@@ -231,7 +314,8 @@ impl Store {
 
     /// Replaces an account's name and documents.
     pub fn save_account(&mut self, row: &AccountRow) -> Result<(), ApiError> {
-        self.connection
+        let outcome = self
+            .connection
             .execute(
                 "UPDATE accounts SET name = ?2, settings = ?3, profile = ?4, notifications = ?5 WHERE id = ?1",
                 params![
@@ -242,8 +326,9 @@ impl Store {
                     row.notifications.to_string()
                 ],
             )
-            .map_err(ApiError::storage)?;
-        Ok(())
+            .map(|_| ())
+            .map_err(ApiError::storage);
+        self.health.note(outcome)
     }
 
     pub fn insert_key(&mut self, key: &KeyRow, hash: &str) -> Result<(), ApiError> {
@@ -296,33 +381,61 @@ impl Store {
         Ok(changed > 0)
     }
 
-    /// Every stored FX rate row of an account, oldest first.
-    pub fn fx_rates(&self, account: i64) -> Result<Vec<Value>, ApiError> {
+    /// A connection of its own for reading what is committed, so a long
+    /// read (a ledger's rebuild) does not hold the store.
+    pub fn reader(&self) -> Result<Reader, ApiError> {
+        let connection = Connection::open_with_flags(
+            &self.path,
+            rusqlite::OpenFlags::SQLITE_OPEN_READ_ONLY | rusqlite::OpenFlags::SQLITE_OPEN_NO_MUTEX,
+        )
+        .map_err(ApiError::storage)?;
+        connection
+            .busy_timeout(std::time::Duration::from_secs(5))
+            .map_err(ApiError::storage)?;
+        Ok(Reader { connection })
+    }
+
+    /// A page of an account's stored FX rate rows, oldest first, and how
+    /// many there are in all.
+    pub fn fx_rates_page(
+        &self,
+        account: i64,
+        limit: usize,
+        offset: usize,
+    ) -> Result<(Vec<Value>, usize), ApiError> {
+        let count: i64 = self
+            .connection
+            .query_row(
+                "SELECT COUNT(*) FROM fx_rates WHERE account_id = ?1",
+                [account],
+                |row| row.get(0),
+            )
+            .map_err(ApiError::storage)?;
         let mut statement = self
             .connection
-            .prepare("SELECT body FROM fx_rates WHERE account_id = ?1 ORDER BY seq")
+            .prepare_cached(
+                "SELECT body FROM fx_rates WHERE account_id = ?1 ORDER BY seq LIMIT ?2 OFFSET ?3",
+            )
             .map_err(ApiError::storage)?;
+        let bounded = |n: usize| i64::try_from(n).unwrap_or(i64::MAX);
         let bodies = statement
-            .query_map([account], |row| row.get::<_, String>(0))
+            .query_map(params![account, bounded(limit), bounded(offset)], |row| {
+                row.get::<_, String>(0)
+            })
             .map_err(ApiError::storage)?;
         let mut rows = Vec::new();
         for body in bodies {
             rows.push(parse(&body.map_err(ApiError::storage)?)?);
         }
-        Ok(rows)
+        Ok((rows, usize::try_from(count).unwrap_or(0)))
     }
 
-    /// Stores FX rate rows in one transaction.
+    /// Stores FX rate rows in one transaction, each in place of the
+    /// account's stored row of the same date and currency (which goes last
+    /// in the list). `rows` must be rows the core has read.
     pub fn add_fx_rates(&mut self, account: i64, rows: &[Value]) -> Result<(), ApiError> {
-        let tx = self.connection.transaction().map_err(ApiError::storage)?;
-        for row in rows {
-            tx.execute(
-                "INSERT INTO fx_rates (account_id, body) VALUES (?1, ?2)",
-                params![account, row.to_string()],
-            )
-            .map_err(ApiError::storage)?;
-        }
-        tx.commit().map_err(ApiError::storage)
+        let outcome = add_fx_rates(&mut self.connection, account, rows);
+        self.health.note(outcome)
     }
 
     /// Applies record changes in one transaction.
@@ -337,16 +450,142 @@ impl Store {
         }
         let _writes = self.writes.lock().unwrap_or_else(|p| p.into_inner());
         let connection = &self.connection;
-        run_cached(connection, "BEGIN")?;
-        let outcome = record_log::append(connection, account, changes)
-            .and_then(|()| run_cached(connection, "COMMIT"));
+        let outcome = run_cached(connection, "BEGIN").and_then(|()| {
+            record_log::append(connection, account, changes)
+                .and_then(|()| run_cached(connection, "COMMIT"))
+        });
         // As a dropped transaction does: roll back what is still open (a
         // failed commit may already have rolled back by itself).
         if outcome.is_err() && !connection.is_autocommit() {
             let _ = connection.execute_batch("ROLLBACK");
         }
-        outcome
+        self.health.note(outcome)
     }
+
+    /// What the service reports of the database's state, readable without
+    /// the store.
+    pub fn health(&self) -> Health {
+        self.health.clone()
+    }
+
+    /// Closes the database: the checkpoint thread stops, and the last
+    /// connection copies the write-ahead log into the database file and
+    /// removes it.
+    pub fn close(self) -> Result<(), ApiError> {
+        let Store {
+            connection,
+            _checkpointer,
+            ..
+        } = self;
+        drop(_checkpointer);
+        connection
+            .close()
+            .map_err(|(_, error)| ApiError::storage(error))
+    }
+}
+
+/// Stores FX rate rows (see [`Store::add_fx_rates`]).
+fn add_fx_rates(connection: &mut Connection, account: i64, rows: &[Value]) -> Result<(), ApiError> {
+    let tx = connection.transaction().map_err(ApiError::storage)?;
+    for row in rows {
+        let (date, currency) = fx_key(row)?;
+        tx.execute(
+            "DELETE FROM fx_rates WHERE account_id = ?1 AND date = ?2 AND currency = ?3",
+            params![account, date, currency],
+        )
+        .map_err(ApiError::storage)?;
+        tx.execute(
+            "INSERT INTO fx_rates (account_id, body, date, currency) VALUES (?1, ?2, ?3, ?4)",
+            params![account, row.to_string(), date, currency],
+        )
+        .map_err(ApiError::storage)?;
+    }
+    tx.commit().map_err(ApiError::storage)
+}
+
+/// Creates the database file, if it does not exist yet, readable and
+/// writable by its owner only; SQLite gives its log files the same mode.
+fn create_private(path: &Path) -> Result<(), ApiError> {
+    let mut options = std::fs::OpenOptions::new();
+    options.write(true).create_new(true);
+    #[cfg(unix)]
+    std::os::unix::fs::OpenOptionsExt::mode(&mut options, 0o600);
+    match options.open(path) {
+        Ok(_) => Ok(()),
+        Err(error) if error.kind() == std::io::ErrorKind::AlreadyExists => Ok(()),
+        Err(error) => Err(ApiError::internal(format!(
+            "cannot create the database {}: {error}",
+            path.display()
+        ))),
+    }
+}
+
+/// The date (`YYYY-MM-DD`) and currency an FX rate row is stored under.
+fn fx_key(row: &Value) -> Result<(String, String), ApiError> {
+    let rate = submetrics::FxRate::from_json(row)?;
+    Ok((rate.date.to_string(), rate.currency.to_string()))
+}
+
+/// Gives every stored FX rate row its date and currency and keeps one row
+/// per account, date and currency, the last written: a database from
+/// before rows were keyed holds every row ever posted. A row that no
+/// longer reads keeps no key, and stays for the replay to report.
+fn key_fx_rates(connection: &mut Connection) -> Result<(), ApiError> {
+    let columns: Vec<String> = connection
+        .prepare("SELECT name FROM pragma_table_info('fx_rates')")
+        .and_then(|mut statement| {
+            statement
+                .query_map([], |row| row.get(0))?
+                .collect::<Result<_, _>>()
+        })
+        .map_err(ApiError::storage)?;
+    let keyed = columns.iter().any(|c| c == "date");
+    let indexed = keyed
+        && connection
+            .query_row::<bool, _, _>(
+                "SELECT EXISTS (SELECT 1 FROM sqlite_master WHERE name = 'fx_rates_key')
+                 AND NOT EXISTS (SELECT 1 FROM fx_rates WHERE date IS NULL)",
+                [],
+                |row| row.get(0),
+            )
+            .map_err(ApiError::storage)?;
+    if keyed && indexed {
+        // Nothing to do, and a read-only database still opens.
+        return Ok(());
+    }
+    let tx = connection.transaction().map_err(ApiError::storage)?;
+    if !keyed {
+        tx.execute_batch(
+            "ALTER TABLE fx_rates ADD COLUMN date TEXT;
+             ALTER TABLE fx_rates ADD COLUMN currency TEXT;",
+        )
+        .map_err(ApiError::storage)?;
+    }
+    let unkeyed: Vec<(i64, String)> = tx
+        .prepare("SELECT seq, body FROM fx_rates WHERE date IS NULL")
+        .and_then(|mut statement| {
+            statement
+                .query_map([], |row| Ok((row.get(0)?, row.get(1)?)))?
+                .collect::<Result<_, _>>()
+        })
+        .map_err(ApiError::storage)?;
+    for (seq, body) in unkeyed {
+        if let Ok((date, currency)) = parse(&body).and_then(|row| fx_key(&row)) {
+            tx.execute(
+                "UPDATE fx_rates SET date = ?2, currency = ?3 WHERE seq = ?1",
+                params![seq, date, currency],
+            )
+            .map_err(ApiError::storage)?;
+        }
+    }
+    tx.execute_batch(
+        "DELETE FROM fx_rates WHERE date IS NOT NULL AND seq NOT IN
+             (SELECT MAX(seq) FROM fx_rates WHERE date IS NOT NULL
+              GROUP BY account_id, date, currency);
+         CREATE UNIQUE INDEX IF NOT EXISTS fx_rates_key ON fx_rates (account_id, date, currency);",
+    )
+    .map_err(ApiError::storage)?;
+    tx.commit().map_err(ApiError::storage)
 }
 
 /// Runs a statement without parameters or rows through the statement cache.
@@ -435,6 +674,8 @@ mod tests {
         let store = Store::open(&dir).expect("reopen");
         let mut invoices = 0;
         store
+            .reader()
+            .expect("reader")
             .replay_log(account, |entry| {
                 if let LogEntry::Put {
                     kind: RecordKind::Invoices,

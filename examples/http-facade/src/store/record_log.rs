@@ -161,39 +161,38 @@ fn kind_of(name: &str) -> Option<RecordKind> {
         .find(|kind| kind_name(*kind) == name)
 }
 
-impl Store {
-    /// Hands every entry of an account's record log to `each`, oldest
-    /// first; stops at the first error `each` answers.
-    pub fn replay_log(
-        &self,
-        account: i64,
-        mut each: impl FnMut(LogEntry) -> Result<(), ApiError>,
-    ) -> Result<(), ApiError> {
-        let mut statement = self
-            .connection
-            .prepare("SELECT kind, id, body FROM record_log WHERE account_id = ?1 ORDER BY seq")
-            .map_err(ApiError::storage)?;
-        let mut rows = statement.query([account]).map_err(ApiError::storage)?;
-        while let Some(row) = rows.next().map_err(ApiError::storage)? {
-            let name: String = row.get(0).map_err(ApiError::storage)?;
-            let kind = kind_of(&name).ok_or_else(|| {
-                ApiError::internal(format!("the record log names an unknown kind `{name}`"))
-            })?;
-            let body: Option<String> = row.get(2).map_err(ApiError::storage)?;
-            each(match body {
-                Some(body) => LogEntry::Put {
-                    kind,
-                    record: parse(&body)?,
-                },
-                None => LogEntry::Delete {
-                    kind,
-                    id: row.get(1).map_err(ApiError::storage)?,
-                },
-            })?;
-        }
-        Ok(())
+/// Hands every entry of an account's record log to `each`, oldest first;
+/// stops at the first error `each` answers.
+pub(super) fn replay_log(
+    connection: &Connection,
+    account: i64,
+    mut each: impl FnMut(LogEntry) -> Result<(), ApiError>,
+) -> Result<(), ApiError> {
+    let mut statement = connection
+        .prepare("SELECT kind, id, body FROM record_log WHERE account_id = ?1 ORDER BY seq")
+        .map_err(ApiError::storage)?;
+    let mut rows = statement.query([account]).map_err(ApiError::storage)?;
+    while let Some(row) = rows.next().map_err(ApiError::storage)? {
+        let name: String = row.get(0).map_err(ApiError::storage)?;
+        let kind = kind_of(&name).ok_or_else(|| {
+            ApiError::internal(format!("the record log names an unknown kind `{name}`"))
+        })?;
+        let body: Option<String> = row.get(2).map_err(ApiError::storage)?;
+        each(match body {
+            Some(body) => LogEntry::Put {
+                kind,
+                record: parse(&body)?,
+            },
+            None => LogEntry::Delete {
+                kind,
+                id: row.get(1).map_err(ApiError::storage)?,
+            },
+        })?;
     }
+    Ok(())
+}
 
+impl Store {
     /// How many entries the record log holds, over every account.
     pub fn log_len(&self) -> Result<u64, ApiError> {
         self.connection
@@ -286,6 +285,8 @@ mod tests {
     fn entries(store: &Store, account: i64) -> Vec<LogEntry> {
         let mut entries = Vec::new();
         store
+            .reader()
+            .expect("reader")
             .replay_log(account, |entry| {
                 entries.push(entry);
                 Ok(())

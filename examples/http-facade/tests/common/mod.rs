@@ -261,6 +261,32 @@ impl Server {
         (status, serde_json::from_str(body).unwrap_or(Value::Null))
     }
 
+    /// The process id of the server.
+    pub fn pid(&self) -> u32 {
+        self.child.id()
+    }
+
+    /// Sends `signal` (`TERM`, `INT`) to the server.
+    pub fn signal(&self, signal: &str) {
+        let sent = Command::new("kill")
+            .arg(format!("-{signal}"))
+            .arg(self.child.id().to_string())
+            .status()
+            .expect("run kill");
+        assert!(sent.success(), "kill -{signal}");
+    }
+
+    /// Waits (at most a minute) for the process to end; its exit status.
+    pub fn wait(mut self) -> std::process::ExitStatus {
+        for _ in 0..600 {
+            if let Some(status) = self.child.try_wait().expect("wait") {
+                return status;
+            }
+            std::thread::sleep(std::time::Duration::from_millis(100));
+        }
+        panic!("the server did not stop within a minute");
+    }
+
     /// Kills the process at once (SIGKILL) and waits for it.
     pub fn kill(mut self) -> PathBuf {
         let _ = self.child.kill();
