@@ -51,6 +51,7 @@ pub mod query;
 pub mod reports;
 #[cfg(feature = "scenario")]
 pub mod scenario;
+pub mod stripe;
 pub mod thin_str;
 pub mod timeline;
 
@@ -67,6 +68,7 @@ pub use model::{
 pub use money::{Cents, Currency};
 pub use movements::{Movement, MovementKind, MovementSubtype, PlanList};
 pub use reports::ReportParams;
+pub use stripe::{StripeImport, StripeOptions, StripeRejection, StripeSkip};
 pub use thin_str::ThinStr;
 
 /// Parses an `as_of` given as text: an ISO 8601 timestamp, or a bare date
