@@ -201,8 +201,14 @@ pub struct LocalArgs {
     /// Directory of customers.*, plans.*, invoices.* (and plan_groups.*,
     /// fx_rates.*, data_sources.*) as .json, .jsonl or .csv. An FX rate is
     /// units of its currency per one unit of the base currency.
+    #[arg(long, required_unless_present = "stripe")]
+    pub data: Option<std::path::PathBuf>,
+    /// Directory of Stripe API objects: customers, products, prices, plans,
+    /// subscriptions, invoices, credit_notes, refunds, charges, events (each
+    /// .json, a list response or an array, or .jsonl), as `stripe export`
+    /// writes it; mapped as docs/stripe.md says. With --data, both load.
     #[arg(long)]
-    pub data: std::path::PathBuf,
+    pub stripe: Option<std::path::PathBuf>,
     /// The instant to compute at (ISO 8601; default now).
     #[arg(long)]
     pub as_of: Option<String>,

@@ -1,12 +1,13 @@
 //! Offline mode: load a directory of exported records into a ledger and run
 //! reports, customer views and movements with the engine directly.
 
-use super::files;
+use super::{files, stripe_files};
 use crate::args::{LocalArgs, LocalCommand, LocalCustomers, pairs};
 use crate::error::{CliError, Result};
 use serde_json::{Value, json};
 use std::io::{IsTerminal, Write};
-use submetrics::{Ledger, MovementFilter, RecordKind, ReportParams, Settings};
+use std::path::Path;
+use submetrics::{Ledger, MovementFilter, RecordKind, ReportParams, Settings, StripeOptions};
 
 /// Records sent to the ledger per batch (the progress bar moves per batch).
 const BATCH: usize = 20_000;
@@ -50,14 +51,44 @@ fn progress(done: usize, total: usize, what: &str) {
 
 /// Loads every file of the directory; rejected records go to stderr.
 pub fn load(args: &LocalArgs) -> Result<Ledger> {
-    if !args.data.is_dir() {
-        return Err(CliError::usage(format!(
-            "--data {}: not a directory",
-            args.data.display()
-        )));
+    for (flag, dir) in [("--data", &args.data), ("--stripe", &args.stripe)] {
+        if let Some(dir) = dir
+            && !dir.is_dir()
+        {
+            return Err(CliError::usage(format!(
+                "{flag} {}: not a directory",
+                dir.display()
+            )));
+        }
     }
     let mut ledger = Ledger::new(settings(args)?);
-    let rates = files::read(&args.data, "fx_rates")?;
+    let mut rejected = 0;
+    if let Some(data) = &args.data {
+        rejected += load_records(&mut ledger, data)?;
+    }
+    if let Some(dir) = &args.stripe {
+        let objects = stripe_files::read(dir)?;
+        let report = ledger.import_stripe(&objects, &StripeOptions::default());
+        for r in &report.rejected {
+            rejected += 1;
+            eprintln!(
+                "rejected: {} {}: field `{}`: {}",
+                r.object, r.id, r.field, r.reason
+            );
+        }
+    }
+    if rejected > 0 && args.strict {
+        return Err(CliError::usage(format!(
+            "{rejected} record(s) rejected (--strict)"
+        )));
+    }
+    Ok(ledger)
+}
+
+/// Loads the record files of `dir`; returns how many records were rejected
+/// (each printed on stderr).
+fn load_records(ledger: &mut Ledger, dir: &Path) -> Result<usize> {
+    let rates = files::read(dir, "fx_rates")?;
     if !rates.is_empty() {
         ledger.load_fx_rates(&rates)?;
     }
@@ -70,7 +101,7 @@ pub fn load(args: &LocalArgs) -> Result<Ledger> {
         ("plan_groups", RecordKind::PlanGroups),
         ("invoices", RecordKind::Invoices),
     ] {
-        let records = files::read(&args.data, collection)?;
+        let records = files::read(dir, collection)?;
         let bar = show && records.len() >= PROGRESS_FROM;
         for (i, chunk) in records.chunks(BATCH).enumerate() {
             for result in ledger.upsert(kind, chunk).rejected() {
@@ -89,12 +120,7 @@ pub fn load(args: &LocalArgs) -> Result<Ledger> {
             }
         }
     }
-    if rejected > 0 && args.strict {
-        return Err(CliError::usage(format!(
-            "{rejected} record(s) rejected (--strict)"
-        )));
-    }
-    Ok(ledger)
+    Ok(rejected)
 }
 
 fn query(params: &[String]) -> Result<ReportParams> {

@@ -4,3 +4,4 @@
 pub mod files;
 pub mod local;
 pub mod online;
+pub mod stripe_files;

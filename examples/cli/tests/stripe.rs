@@ -1,0 +1,125 @@
+//! `local --stripe DIR`: a directory of Stripe API objects computed offline,
+//! exactly as the core's mapping does.
+
+use serde_json::{Value, json};
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+/// Writes a fixture set's objects as a Stripe directory: one list response
+/// per kind (`invoices.json`, ...), the customers as JSON lines.
+fn stripe_dir(fixture: &str, name: &str) -> (PathBuf, Value) {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../../testdata/stripe")
+        .join(fixture);
+    let scenario: Value = serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
+    let dir = std::env::temp_dir().join(format!("submetrics-stripe-{}-{name}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let mut by_kind: std::collections::BTreeMap<String, Vec<Value>> = Default::default();
+    let mut flat = Vec::new();
+    for object in scenario["stripe"].as_array().unwrap() {
+        match object["object"].as_str() {
+            Some("list") => flat.extend(object["data"].as_array().unwrap().iter().cloned()),
+            _ => flat.push(object.clone()),
+        }
+    }
+    for object in flat {
+        let kind = object["object"].as_str().unwrap().to_string();
+        by_kind.entry(format!("{kind}s")).or_default().push(object);
+    }
+    for (kind, objects) in by_kind {
+        if kind == "customers" {
+            let lines: Vec<String> = objects.iter().map(Value::to_string).collect();
+            std::fs::write(dir.join("customers.jsonl"), lines.join("\n")).unwrap();
+        } else {
+            let list = json!({"object": "list", "data": objects, "has_more": false});
+            std::fs::write(dir.join(format!("{kind}.json")), list.to_string()).unwrap();
+        }
+    }
+    (dir, scenario)
+}
+
+#[test]
+fn local_stripe_computes_the_fixture_movements() {
+    let (dir, scenario) = stripe_dir("09-cancellations.json", "cancellations");
+    let out = Command::new(env!("CARGO_BIN_EXE_submetrics"))
+        .args(["local", "--stripe"])
+        .arg(&dir)
+        .args(["--as-of", scenario["as_of"].as_str().unwrap(), "movements"])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let movements: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let got: Vec<(String, String, String, i64)> = movements
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|m| {
+            let text = |k: &str| m[k].as_str().unwrap().to_string();
+            (
+                text("date"),
+                text("customer_id"),
+                text("type"),
+                m["mrr_change"].as_i64().unwrap(),
+            )
+        })
+        .collect();
+    let s = |x: &str| x.to_string();
+    assert_eq!(
+        got,
+        vec![
+            (s("2024-01-01"), s("cus_N"), s("new"), 2000),
+            (s("2024-01-01"), s("cus_P"), s("new"), 2000),
+            (s("2024-01-20"), s("cus_N"), s("churn"), -2000),
+            (s("2024-02-01"), s("cus_S"), s("new"), 2000),
+            (s("2024-03-01"), s("cus_P"), s("churn"), -2000),
+        ]
+    );
+    std::fs::remove_dir_all(dir).unwrap();
+}
+
+#[test]
+fn local_stripe_prints_rejections_and_strict_fails() {
+    let (dir, scenario) = stripe_dir("01-monthly.json", "monthly");
+    let run = |strict: bool| {
+        let mut command = Command::new(env!("CARGO_BIN_EXE_submetrics"));
+        command.args(["local", "--stripe"]).arg(&dir);
+        if strict {
+            command.arg("--strict");
+        }
+        command
+            .args([
+                "--as-of",
+                scenario["as_of"].as_str().unwrap(),
+                "reports",
+                "summary",
+            ])
+            .output()
+            .unwrap()
+    };
+    let out = run(false);
+    assert!(out.status.success());
+    let summary: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(summary["summary"]["mrr_current"], 2000);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains(
+            "rejected: invoice in_bad: field `lines.data[0].price`: price `price_gone` is unknown"
+        ),
+        "{stderr}"
+    );
+    assert!(!run(true).status.success());
+    let missing = Command::new(env!("CARGO_BIN_EXE_submetrics"))
+        .args(["local", "--stripe", "/nonexistent-dir", "movements"])
+        .output()
+        .unwrap();
+    assert!(
+        String::from_utf8_lossy(&missing.stderr)
+            .contains("--stripe /nonexistent-dir: not a directory")
+    );
+    std::fs::remove_dir_all(dir).unwrap();
+}
