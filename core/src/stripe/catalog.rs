@@ -76,6 +76,7 @@ impl Price {
 pub(crate) struct Catalog {
     prices: HashMap<String, Price>,
     products: HashMap<String, String>,
+    data_source: String,
     /// Plan records by id, in the order first made.
     pub plans: indexmap::IndexMap<String, Value>,
 }
@@ -84,8 +85,11 @@ impl Catalog {
     /// Reads products, prices and plans, and the prices embedded in
     /// subscriptions and invoice lines (listed prices win over embedded
     /// copies). Unreadable prices are rejections.
-    pub fn read(objects: &Objects<'_>, rejected: &mut Vec<Error>) -> Catalog {
-        let mut catalog = Catalog::default();
+    pub fn read(objects: &Objects<'_>, data_source: &str, rejected: &mut Vec<Error>) -> Catalog {
+        let mut catalog = Catalog {
+            data_source: data_source.to_string(),
+            ..Catalog::default()
+        };
         for product in objects.of("product") {
             let o = Obj::new("product", product);
             if let Ok(Some(name)) = o.text("name") {
@@ -172,6 +176,7 @@ impl Catalog {
                 "interval_count": recurring.interval_count,
                 "currency": currency.to_ascii_uppercase(),
                 "pricing_model": if recurring.usage_type == "metered" { "metered" } else { "licensed" },
+                "data_source": self.data_source,
             });
             if let Some(product_name) = product_name {
                 plan["product_name"] = json!(product_name);

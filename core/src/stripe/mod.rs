@@ -285,7 +285,7 @@ pub fn map_stripe_objects(
             reason,
         });
     };
-    let mut catalog = catalog::Catalog::read(&objects, &mut out.rejected);
+    let mut catalog = catalog::Catalog::read(&objects, &options.data_source, &mut out.rejected);
     let charges = refunds::read_charges(&objects, &mut out.rejected);
 
     let mut customers: HashSet<String> = HashSet::new();

@@ -1,6 +1,7 @@
 //! The service's one error type and its JSON form `{error, code}` with an
 //! honest status: 400 for input, 401/403 for keys, 404, 409 for conflicts,
-//! 413 for bodies over the limit, 500 only for the service's own failures.
+//! 413 for bodies over the limit, 502 when the payment platform fails, 500
+//! only for the service's own failures.
 
 use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
@@ -22,6 +23,9 @@ pub enum ApiError {
     TooLarge(String),
     #[error("{0}")]
     MethodNotAllowed(String),
+    /// A service this one calls (the payment platform) failed or refused.
+    #[error("{0}")]
+    Upstream(String),
     /// An error of the core, with its stable code.
     #[error("{0}")]
     Core(#[from] submetrics::Error),
@@ -51,6 +55,7 @@ impl ApiError {
             ApiError::Conflict(_) => StatusCode::CONFLICT,
             ApiError::TooLarge(_) => StatusCode::PAYLOAD_TOO_LARGE,
             ApiError::MethodNotAllowed(_) => StatusCode::METHOD_NOT_ALLOWED,
+            ApiError::Upstream(_) => StatusCode::BAD_GATEWAY,
             ApiError::Core(error) => match error {
                 submetrics::Error::NotFound { .. } | submetrics::Error::UnknownReport { .. } => {
                     StatusCode::NOT_FOUND
@@ -71,6 +76,7 @@ impl ApiError {
             ApiError::Conflict(_) => "conflict",
             ApiError::TooLarge(_) => "payload_too_large",
             ApiError::MethodNotAllowed(_) => "method_not_allowed",
+            ApiError::Upstream(_) => "upstream",
             ApiError::Core(error) => error.code(),
             ApiError::Internal(_) => "internal",
         }

@@ -13,6 +13,7 @@ mod openapi;
 mod routes;
 mod state;
 mod store;
+mod stripe;
 
 use clap::{Parser, Subcommand};
 use state::AppState;
@@ -43,6 +44,26 @@ struct Args {
         global = true
     )]
     data_dir: PathBuf,
+    /// Base URL of the Stripe API (a test server in tests).
+    #[arg(
+        long,
+        env = "SUBMETRICS_STRIPE_API_BASE",
+        default_value = "https://api.stripe.com",
+        global = true
+    )]
+    stripe_api_base: String,
+    /// Seconds between two polls of Stripe's events by a connected account.
+    #[arg(
+        long,
+        env = "SUBMETRICS_STRIPE_POLL_SECONDS",
+        default_value_t = 60,
+        global = true
+    )]
+    stripe_poll_seconds: u64,
+    /// Milliseconds of the first wait after a Stripe rate limit without
+    /// Retry-After (doubled per attempt).
+    #[arg(long, default_value_t = 1000, global = true)]
+    stripe_backoff_ms: u64,
     #[command(subcommand)]
     command: Option<Command>,
 }
@@ -125,7 +146,14 @@ fn run(args: Args) -> Result<(), Box<dyn std::error::Error>> {
             println!("account {id} created; owner key (shown once): {key}");
             Ok(())
         }
-        None => serve(state, &args.listen),
+        None => {
+            state.stripe.configure(stripe::Config {
+                api_base: args.stripe_api_base.clone(),
+                poll: std::time::Duration::from_secs(args.stripe_poll_seconds.max(1)),
+                backoff: std::time::Duration::from_millis(args.stripe_backoff_ms),
+            });
+            serve(state, &args.listen)
+        }
     }
 }
 
@@ -200,7 +228,9 @@ fn serve(state: AppState, listen: &str) -> Result<(), Box<dyn std::error::Error>
         std::io::stdout().flush()?;
         // Turned into a service once: serving the router itself would
         // rebuild every route for each new connection.
-        let app = routes::router(Arc::new(state)).into_make_service();
+        let state = Arc::new(state);
+        stripe::resume(&state)?;
+        let app = routes::router(state).into_make_service();
         axum::serve(listener, app)
             .with_graceful_shutdown(async {
                 let _ = tokio::signal::ctrl_c().await;

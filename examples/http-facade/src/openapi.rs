@@ -28,6 +28,8 @@ pub struct Doc {
     pub status: u16,
     /// Only ever answers `400 {error: "Missing external_id"}`.
     pub missing_id: bool,
+    /// Calls the payment platform, whose failure is a 502.
+    pub upstream: bool,
 }
 
 impl Doc {
@@ -39,6 +41,7 @@ impl Doc {
             free_query: false,
             status: 200,
             missing_id: false,
+            upstream: false,
         }
     }
 
@@ -71,6 +74,11 @@ impl Doc {
 
     pub const fn missing_id(mut self) -> Doc {
         self.missing_id = true;
+        self
+    }
+
+    pub const fn upstream(mut self) -> Doc {
+        self.upstream = true;
         self
     }
 }
@@ -148,6 +156,16 @@ pub fn document() -> Value {
             responses.insert("401".into(), error("Missing, unknown or revoked key"));
             responses.insert("403".into(), error("The key's role may not do this"));
             responses.insert("404".into(), error("No such record or report"));
+        }
+        if doc.access == Access::Public && method == "post" {
+            responses.insert(
+                "400".into(),
+                error("A body or signature that does not check out"),
+            );
+            responses.insert("404".into(), error("No such account or connection"));
+        }
+        if doc.upstream {
+            responses.insert("502".into(), error("The payment platform failed"));
         }
         responses.insert("405".into(), error("Method not allowed on this path"));
         if method != "get" && !doc.missing_id {

@@ -4,8 +4,9 @@
 
 mod account;
 mod customers;
-mod data;
+pub mod data;
 mod imports;
+mod payment_platform;
 mod reports;
 mod settings;
 mod table;
@@ -53,6 +54,7 @@ fn table() -> Routes {
         .merge(customers::routes())
         .merge(account::routes())
         .merge(settings::routes())
+        .merge(payment_platform::routes())
         .merge(reports::routes())
 }
 

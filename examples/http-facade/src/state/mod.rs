@@ -84,6 +84,8 @@ pub struct AppState {
     /// or an entry older than [`KEY_CACHE_TTL`] reads the store again, so a
     /// key revoked offline stops working within that time.
     keys: RwLock<HashMap<String, (KeyRow, Instant)>>,
+    /// The payment-platform (Stripe) connections and their sync jobs.
+    pub stripe: crate::stripe::Hub,
 }
 
 /// Default notification settings of a new account.
@@ -135,6 +137,7 @@ impl AppState {
             store: Mutex::new(store),
             accounts: RwLock::new(accounts),
             keys: RwLock::new(HashMap::new()),
+            stripe: crate::stripe::Hub::default(),
         })
     }
 

@@ -67,10 +67,20 @@ impl Server {
     /// Starts a server with `SUBMETRICS_OWNER_KEY` set to `owner_key` (unset
     /// when `None`); also returns what it printed before listening.
     pub fn start_with(dir: PathBuf, owner_key: Option<&str>) -> (Server, Vec<String>) {
+        Server::start_with_args(dir, owner_key, &[])
+    }
+
+    /// Starts a server with further command-line options.
+    pub fn start_with_args(
+        dir: PathBuf,
+        owner_key: Option<&str>,
+        args: &[&str],
+    ) -> (Server, Vec<String>) {
         let mut command = Command::new(binary());
         command
             .args(["--listen", "127.0.0.1:0", "--data-dir"])
             .arg(&dir)
+            .args(args)
             .env_remove("SUBMETRICS_OWNER_KEY");
         if let Some(key) = owner_key {
             command.env("SUBMETRICS_OWNER_KEY", key);
