@@ -5,10 +5,7 @@
 //! (`submetrics::stripe`, docs/stripe.md), written and persisted like any
 //! other write. The key is kept in the database and never returned.
 
-mod client;
 pub mod signature;
-
-pub use client::StripeClient;
 
 use crate::error::ApiError;
 use crate::routes::data::{delete, upsert};
@@ -20,21 +17,21 @@ use std::sync::{Arc, Mutex, RwLock};
 use std::time::Duration;
 use submetrics::stripe::{StripeOptions, map_stripe_objects};
 use submetrics::{Ledger, RecordKind};
+use submetrics_stripe_client::{LISTS, PAGE, StripeClient, StripeError, complete_lines, read_list};
+
+impl From<StripeError> for ApiError {
+    /// A refused key is the caller's to fix (400); anything else is
+    /// Stripe's (502).
+    fn from(error: StripeError) -> ApiError {
+        match error {
+            StripeError::Refused { .. } => ApiError::BadRequest(error.to_string()),
+            _ => ApiError::Upstream(error.to_string()),
+        }
+    }
+}
 
 /// The data source every record of a Stripe connection names.
 pub const DATA_SOURCE: &str = "stripe";
-
-/// The list endpoints a backfill reads, in the order the mapping wants them.
-const BACKFILL: &[(&str, &[(&str, &str)])] = &[
-    ("/v1/customers", &[]),
-    ("/v1/products", &[]),
-    ("/v1/prices", &[]),
-    ("/v1/subscriptions", &[("status", "all")]),
-    ("/v1/invoices", &[]),
-    ("/v1/credit_notes", &[]),
-    ("/v1/refunds", &[]),
-    ("/v1/charges", &[]),
-];
 
 /// Where the Stripe API is and how the jobs pace themselves.
 #[derive(Debug, Clone)]
@@ -372,16 +369,11 @@ fn backfill(
         .and_then(Value::as_str)
         .map(str::to_string);
     let mut objects = Vec::new();
-    for (path, params) in BACKFILL {
+    for list in LISTS {
         if !state.stripe.current(account, generation) {
             return Ok(Vec::new());
         }
-        let params: Vec<(&str, String)> = params.iter().map(|(k, v)| (*k, v.to_string())).collect();
-        let mut listed = client.list_all(path, &params)?;
-        if *path == "/v1/invoices" {
-            complete_lines(&client, &mut listed)?;
-        }
-        objects.extend(listed);
+        objects.extend(read_list(&client, list)?);
     }
     let rejections = import(state, account, &objects)?;
     state.stripe.update(state, account, |c| {
@@ -390,21 +382,6 @@ fn backfill(
         }
     })?;
     Ok(rejections)
-}
-
-/// Fetches the remaining lines of invoices with more than one page of them.
-pub fn complete_lines(client: &StripeClient, invoices: &mut [Value]) -> Result<(), ApiError> {
-    for invoice in invoices.iter_mut() {
-        if invoice.pointer("/lines/has_more") != Some(&Value::Bool(true)) {
-            continue;
-        }
-        let Some(id) = invoice.get("id").and_then(Value::as_str) else {
-            continue;
-        };
-        let lines = client.list_all(&format!("/v1/invoices/{id}/lines"), &[])?;
-        invoice["lines"] = json!({"object": "list", "data": lines, "has_more": false});
-    }
-    Ok(())
 }
 
 /// Imports the events after the cursor, oldest first, and moves the cursor
@@ -419,7 +396,7 @@ fn poll_events(
     let mut rejections = Vec::new();
     let mut cursor = connection.event_cursor.clone();
     loop {
-        let mut params = vec![("limit", client::PAGE.to_string())];
+        let mut params = vec![("limit", PAGE.to_string())];
         let page_events: Vec<Value>;
         let more;
         match &cursor {
