@@ -89,6 +89,28 @@ pub enum Command {
     },
     /// Offline: load exported files and compute with the engine, no server.
     Local(LocalArgs),
+    /// Stripe: `stripe export --to DIR --api-key sk_...` downloads the
+    /// objects `local --stripe DIR` reads.
+    Stripe {
+        #[command(subcommand)]
+        action: StripeAction,
+    },
+}
+
+#[derive(Subcommand)]
+pub enum StripeAction {
+    /// Download customers, products, prices, subscriptions, invoices (with
+    /// all their lines), credit notes, refunds and charges into DIR, one
+    /// list response per kind (`customers.json`, ...). The Stripe key is
+    /// --api-key, else STRIPE_API_KEY.
+    Export {
+        /// The directory to write (created if missing).
+        #[arg(long)]
+        to: std::path::PathBuf,
+        /// Base URL of the Stripe API.
+        #[arg(long, default_value = "https://api.stripe.com")]
+        api_base: String,
+    },
 }
 
 #[derive(Subcommand)]

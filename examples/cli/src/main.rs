@@ -37,6 +37,9 @@ fn main() -> ExitCode {
     }
     let outcome = match cli.command {
         args::Command::Local(local) => commands::local::run(local).map(|value| (value, false)),
+        args::Command::Stripe { action } => {
+            commands::stripe_export::run(action, cli.api_key).map(|value| (value, false))
+        }
         command => config::api_key(cli.api_key)
             .and_then(|key| Ok((key, config::api_url(cli.api_url)?)))
             .and_then(|(key, url)| {

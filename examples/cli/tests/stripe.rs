@@ -123,3 +123,108 @@ fn local_stripe_prints_rejections_and_strict_fails() {
     );
     std::fs::remove_dir_all(dir).unwrap();
 }
+
+#[path = "../../http-facade/tests/common/fake_stripe.rs"]
+mod fake_stripe;
+
+#[test]
+fn stripe_export_downloads_what_local_stripe_reads() {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../../testdata/stripe/04-upgrade-proration.json");
+    let scenario: Value = serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
+    let mut objects = scenario["stripe"].as_array().unwrap().clone();
+    // An invoice whose lines continue on another page.
+    for object in &mut objects {
+        if object["id"] == "in_U2" {
+            object["lines"]["has_more"] = json!(true);
+        }
+    }
+    let fake = fake_stripe::FakeStripe::start(&objects, 1);
+    fake.rate_limit_next(2);
+    let dir = std::env::temp_dir().join(format!("submetrics-stripe-export-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    let out = Command::new(env!("CARGO_BIN_EXE_submetrics"))
+        .args([
+            "stripe",
+            "export",
+            "--api-key",
+            fake_stripe::KEY,
+            "--api-base",
+            &fake.base,
+            "--to",
+        ])
+        .arg(&dir)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let summary: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(summary["objects"]["invoices"], 3);
+    assert_eq!(summary["objects"]["prices"], 2);
+    let log = fake.log();
+    assert!(
+        log.iter().any(|r| r.contains("starting_after=")),
+        "paginated: {log:?}"
+    );
+    assert!(
+        log.iter()
+            .any(|r| r.starts_with("/v1/invoices/in_U2/lines")),
+        "lines fetched: {log:?}"
+    );
+    assert!(
+        log.iter()
+            .any(|r| r.starts_with("/v1/subscriptions") && r.contains("status=all"))
+    );
+
+    let out = Command::new(env!("CARGO_BIN_EXE_submetrics"))
+        .args(["local", "--stripe"])
+        .arg(&dir)
+        .args(["--as-of", "2024-02-15T00:00:00Z", "movements"])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let movements: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let got: Vec<(String, i64)> = movements
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|m| {
+            (
+                m["type"].as_str().unwrap().to_string(),
+                m["mrr_change"].as_i64().unwrap(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        got,
+        vec![("new".to_string(), 3100), ("expansion".to_string(), 3100)]
+    );
+    std::fs::remove_dir_all(dir).unwrap();
+
+    let refused = Command::new(env!("CARGO_BIN_EXE_submetrics"))
+        .args([
+            "stripe",
+            "export",
+            "--api-key",
+            "sk_test_wrong",
+            "--api-base",
+            &fake.base,
+            "--to",
+            "/tmp/unused-export",
+        ])
+        .output()
+        .unwrap();
+    assert!(!refused.status.success());
+    let stderr = String::from_utf8_lossy(&refused.stderr);
+    assert!(
+        stderr.contains("the key was refused: Stripe answered 401"),
+        "{stderr}"
+    );
+}
