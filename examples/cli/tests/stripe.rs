@@ -39,22 +39,27 @@ fn stripe_dir(fixture: &str, name: &str) -> (PathBuf, Value) {
     (dir, scenario)
 }
 
-#[test]
-fn local_stripe_computes_the_fixture_movements() {
-    let (dir, scenario) = stripe_dir("09-cancellations.json", "cancellations");
-    let out = Command::new(env!("CARGO_BIN_EXE_submetrics"))
-        .args(["local", "--stripe"])
-        .arg(&dir)
-        .args(["--as-of", scenario["as_of"].as_str().unwrap(), "movements"])
-        .output()
-        .unwrap();
+/// The JSON a successful run printed.
+fn json_of(out: &std::process::Output) -> Value {
     assert!(
         out.status.success(),
         "{}",
         String::from_utf8_lossy(&out.stderr)
     );
-    let movements: Value = serde_json::from_slice(&out.stdout).unwrap();
-    let got: Vec<(String, String, String, i64)> = movements
+    serde_json::from_slice(&out.stdout).unwrap()
+}
+
+/// `local --stripe DIR --as-of AS_OF movements` as (date, customer, type,
+/// MRR change) rows.
+fn movements(dir: &Path, as_of: &str) -> Vec<(String, String, String, i64)> {
+    let out = Command::new(env!("CARGO_BIN_EXE_submetrics"))
+        .args(["local", "--stripe"])
+        .arg(dir)
+        .args(["--as-of", as_of, "movements"])
+        .output()
+        .unwrap();
+    let movements = json_of(&out);
+    movements
         .as_array()
         .unwrap()
         .iter()
@@ -67,7 +72,13 @@ fn local_stripe_computes_the_fixture_movements() {
                 m["mrr_change"].as_i64().unwrap(),
             )
         })
-        .collect();
+        .collect()
+}
+
+#[test]
+fn local_stripe_computes_the_fixture_movements() {
+    let (dir, scenario) = stripe_dir("09-cancellations.json", "cancellations");
+    let got = movements(&dir, scenario["as_of"].as_str().unwrap());
     let s = |x: &str| x.to_string();
     assert_eq!(
         got,
@@ -156,12 +167,7 @@ fn stripe_export_downloads_what_local_stripe_reads() {
         .arg(&dir)
         .output()
         .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let summary: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let summary = json_of(&out);
     assert_eq!(summary["objects"]["invoices"], 3);
     assert_eq!(summary["objects"]["prices"], 2);
     let log = fake.log();
@@ -179,28 +185,9 @@ fn stripe_export_downloads_what_local_stripe_reads() {
             .any(|r| r.starts_with("/v1/subscriptions") && r.contains("status=all"))
     );
 
-    let out = Command::new(env!("CARGO_BIN_EXE_submetrics"))
-        .args(["local", "--stripe"])
-        .arg(&dir)
-        .args(["--as-of", "2024-02-15T00:00:00Z", "movements"])
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let movements: Value = serde_json::from_slice(&out.stdout).unwrap();
-    let got: Vec<(String, i64)> = movements
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|m| {
-            (
-                m["type"].as_str().unwrap().to_string(),
-                m["mrr_change"].as_i64().unwrap(),
-            )
-        })
+    let got: Vec<(String, i64)> = movements(&dir, "2024-02-15T00:00:00Z")
+        .into_iter()
+        .map(|(_, _, kind, change)| (kind, change))
         .collect();
     assert_eq!(
         got,

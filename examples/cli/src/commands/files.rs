@@ -1,5 +1,6 @@
 //! Reading exported records from a directory: `<collection>.json` (an array,
-//! or an object with the collection's key), `.jsonl` (one record per line)
+//! an object with the collection's key, or a list response with `data`, as
+//! the Stripe API answers), `.jsonl` (one record per line)
 //! or `.csv` (read by the core's [`submetrics::csv`], as the service reads
 //! CSV bodies).
 
@@ -24,13 +25,15 @@ pub fn read(dir: &Path, collection: &str) -> Result<Vec<Value>> {
                 .map_err(|e| bad(e.line(), e.to_string()))?
             {
                 Value::Array(items) => Ok(items),
-                Value::Object(mut map) => match map.remove(collection) {
-                    Some(Value::Array(items)) => Ok(items),
-                    _ => Err(bad(
-                        1,
-                        format!("expected an array or {{\"{collection}\": [...]}}"),
-                    )),
-                },
+                Value::Object(mut map) => {
+                    match map.remove(collection).or_else(|| map.remove("data")) {
+                        Some(Value::Array(items)) => Ok(items),
+                        _ => Err(bad(
+                            1,
+                            format!("expected an array or {{\"{collection}\": [...]}}"),
+                        )),
+                    }
+                }
                 _ => Err(bad(1, "expected an array of records".to_string())),
             },
             "jsonl" => text

@@ -128,6 +128,13 @@ impl Hub {
             .cloned()
     }
 
+    fn insert(&self, account: i64, connection: Connection) {
+        self.connections
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .insert(account, connection);
+    }
+
     fn client(&self, connection: &Connection) -> StripeClient {
         let config = self.config();
         StripeClient::new(&config.api_base, &connection.secret_key, config.backoff)
@@ -174,12 +181,7 @@ pub fn resume(state: &Arc<AppState>) -> Result<(), ApiError> {
     for (account, body) in stored {
         let connection: Connection = serde_json::from_value(body)
             .map_err(|e| ApiError::internal(format!("a stored connection is unreadable: {e}")))?;
-        state
-            .stripe
-            .connections
-            .lock()
-            .unwrap_or_else(|p| p.into_inner())
-            .insert(account, connection);
+        state.stripe.insert(account, connection);
         start_job(state, account);
     }
     Ok(())
@@ -237,12 +239,7 @@ pub fn connect(
     };
     let body = serde_json::to_value(&connection).map_err(|e| ApiError::internal(e.to_string()))?;
     state.store().save_connection(account, Some(&body))?;
-    state
-        .stripe
-        .connections
-        .lock()
-        .unwrap_or_else(|p| p.into_inner())
-        .insert(account, connection);
+    state.stripe.insert(account, connection);
     start_job(state, account);
     Ok(())
 }
