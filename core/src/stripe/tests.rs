@@ -183,3 +183,33 @@ fn options_are_checked() {
     );
     assert!(StripeOptions::from_json(&json!({"pause": "churn"})).is_err());
 }
+
+#[test]
+fn an_item_with_only_a_proration_credit_drops_to_zero_from_the_change() {
+    let mut removed = invoice("in_2", JAN_1 + 15 * 86_400, json!(-1500));
+    let line = &mut removed["lines"]["data"][0];
+    line["parent"]["subscription_item_details"]["proration"] = json!(true);
+    line["period"]["end"] = json!(JAN_1 + 31 * 86_400);
+    let mut ledger = Ledger::new(Settings::default());
+    let report = ledger.import_stripe(
+        &[price(), invoice("in_1", JAN_1, json!(3000)), removed],
+        &StripeOptions::default(),
+    );
+    assert!(report.rejected.is_empty(), "{:?}", report.rejected);
+    let record = ledger.invoice("in_2").unwrap();
+    assert_eq!((record.amount, record.quantity), (0, 0));
+    assert_eq!(
+        record.details().lines[0].amount,
+        -1500,
+        "the credit stays listed"
+    );
+    let as_of = "2024-01-20T00:00:00Z".parse().unwrap();
+    let moves = ledger
+        .movements(as_of, &crate::MovementFilter::default())
+        .unwrap();
+    let kinds: Vec<(&str, i64)> = moves
+        .iter()
+        .map(|m| (m.kind.as_str(), m.mrr_change))
+        .collect();
+    assert_eq!(kinds, [("new", 3000), ("churn", -3000)]);
+}
