@@ -97,6 +97,12 @@ fn connect_backfill_follow_events_webhook_resync_and_disconnect() {
         json!({"secret_key": "pk_test_123"}),
     );
     assert_eq!((status, body["code"].as_str()), (400, Some("bad_request")));
+    let (status, body) = server.put(
+        "/settings/payment-platform",
+        json!({"secret_key": fake_stripe::KEY, "uncollectible": "sometimes"}),
+    );
+    assert_eq!(status, 400);
+    assert_eq!(body["field"], "uncollectible", "{body}");
     let (status, body) = server.put("/settings/stripe", json!({"secret_key": "sk_test_wrong"}));
     assert_eq!(status, 400, "{body}");
     assert!(
@@ -111,7 +117,7 @@ fn connect_backfill_follow_events_webhook_resync_and_disconnect() {
     fake.rate_limit_next(2);
     let (status, body) = server.put(
         "/settings/payment-platform",
-        json!({"secret_key": fake_stripe::KEY, "webhook_secret": "whsec_test_secret"}),
+        json!({"secret_key": fake_stripe::KEY, "webhook_secret": "whsec_test_secret", "uncollectible": "void"}),
     );
     assert_eq!(status, 200, "{body}");
     assert!(!body.to_string().contains(fake_stripe::KEY));
@@ -121,6 +127,7 @@ fn connect_backfill_follow_events_webhook_resync_and_disconnect() {
     );
     assert_eq!(body["account_name"], "Fake Co");
     assert_eq!(body["livemode"], false);
+    assert_eq!(body["uncollectible"], "void");
 
     let done = wait_for(&server, "backfill", |s| s["sync_status"] == "complete");
     assert_eq!(done["customers_imported"], 5);

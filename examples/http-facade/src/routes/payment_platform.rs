@@ -67,7 +67,8 @@ async fn get_connection(
     .await
 }
 
-/// `{"secret_key": "sk_..." | "rk_...", "webhook_secret": "whsec_..."}`.
+/// `{"secret_key": "sk_..." | "rk_...", "webhook_secret": "whsec_...",
+/// "uncollectible": "failed" | "void"}`.
 async fn put_connection(
     State(state): State<Arc<AppState>>,
     caller: Caller,
@@ -95,12 +96,16 @@ async fn put_connection(
         ));
     }
     let webhook_secret = text("webhook_secret")?;
+    let uncollectible = text("uncollectible")?;
+    stripe::options(uncollectible.as_deref())?;
     let id = caller.account_id;
     let account = state.account(id)?;
     let connecting = Arc::clone(&state);
-    tokio::task::spawn_blocking(move || stripe::connect(&connecting, id, &key, webhook_secret))
-        .await
-        .map_err(|_| ApiError::internal("the request could not be completed"))??;
+    tokio::task::spawn_blocking(move || {
+        stripe::connect(&connecting, id, &key, webhook_secret, uncollectible)
+    })
+    .await
+    .map_err(|_| ApiError::internal("the request could not be completed"))??;
     read_ledger(account, move |ledger| {
         Ok(Json(stripe::status(&state, id, ledger)))
     })

@@ -74,6 +74,10 @@ pub struct Connection {
     backfill_started: i64,
     /// The rejections of the last import, for the status.
     last_rejections: Vec<Value>,
+    /// How uncollectible invoices count (`failed` or `void`; the mapping's
+    /// default when absent).
+    #[serde(default)]
+    uncollectible: Option<String>,
 }
 
 impl Connection {
@@ -91,6 +95,7 @@ impl Connection {
             "sync_status": self.sync_status,
             "sync_error": self.sync_error,
             "webhook_configured": self.webhook_secret.is_some(),
+            "uncollectible": self.uncollectible.as_deref().unwrap_or("failed"),
             "customers_imported": ledger.customers().filter(|c| ours(c.data_source.as_ref().map(|d| d.as_str()))).count(),
             "invoices_imported": ledger.invoices().filter(|i| ours(i.details().data_source.as_ref().map(|d| d.as_str()))).count(),
             "rejected": self.last_rejections,
@@ -207,6 +212,7 @@ pub fn connect(
     account: i64,
     secret_key: &str,
     webhook_secret: Option<String>,
+    uncollectible: Option<String>,
 ) -> Result<(), ApiError> {
     let config = state.stripe.config();
     let client = StripeClient::new(&config.api_base, secret_key, config.backoff);
@@ -236,6 +242,7 @@ pub fn connect(
         event_cursor: None,
         backfill_started: chrono::Utc::now().timestamp(),
         last_rejections: Vec::new(),
+        uncollectible,
     };
     let body = serde_json::to_value(&connection).map_err(|e| ApiError::internal(e.to_string()))?;
     state.store().save_connection(account, Some(&body))?;
@@ -532,16 +539,27 @@ pub fn receive_webhook(
     Ok(json!({"received": true, "id": event.get("id"), "rejected": rejections}))
 }
 
+/// The mapping's options of a connection: its data source and how
+/// uncollectible invoices count (`failed` unless `void`).
+pub fn options(uncollectible: Option<&str>) -> Result<StripeOptions, ApiError> {
+    let mut choices = json!({"data_source": DATA_SOURCE});
+    if let Some(uncollectible) = uncollectible {
+        choices["uncollectible"] = json!(uncollectible);
+    }
+    Ok(StripeOptions::from_json(&choices)?)
+}
+
 /// Maps Stripe objects with the core and writes the records like any write
 /// (each kind persisted in one transaction), removing what they undo.
 /// Returns the rejections (object, id, field, reason).
 fn import(state: &AppState, account_id: i64, objects: &[Value]) -> Result<Vec<Value>, ApiError> {
     let account = state.account(account_id)?;
     let mut ledger = account.ledger.write().unwrap_or_else(|p| p.into_inner());
-    let options = StripeOptions {
-        data_source: DATA_SOURCE.to_string(),
-        ..StripeOptions::default()
-    };
+    let uncollectible = state
+        .stripe
+        .connection(account_id)
+        .and_then(|c| c.uncollectible);
+    let options = options(uncollectible.as_deref())?;
     let records = map_stripe_objects(objects, &options, &*ledger);
     let mut rejections: Vec<Value> = records
         .rejected
