@@ -245,6 +245,32 @@ export interface WriteResult {
   import_error?: string
 }
 
+/** Options of `importStripe` (docs/stripe.md). */
+export interface StripeImportOptions {
+  /** How `uncollectible` invoices count: as failed (default) or void. */
+  uncollectible?: 'failed' | 'void'
+  /** The data source every record names; `stripe` by default. */
+  data_source?: string
+}
+
+/** An object or record the Stripe import could not use or store. */
+export interface StripeRejection {
+  object: string
+  id: string
+  field: string
+  reason: string
+}
+
+/** What `importStripe` did. */
+export interface StripeImport {
+  customers: number
+  plans: number
+  invoices: number
+  removed: number
+  skipped: Array<{ object: string; id: string; reason: string }>
+  rejected: StripeRejection[]
+}
+
 export interface Page<T> {
   count: number
   list: T[]
@@ -406,6 +432,8 @@ export declare class Ledger {
   upsertPlanGroups(records: Records<PlanGroupInput>): WriteResult[]
   upsertInvoices(records: Records<InvoiceInput | InvoiceImportInput>): WriteResult[]
   upsertDataSources(records: Records<DataSourceInput>): WriteResult[]
+  /** Imports Stripe API objects (any mix of kinds, list responses and events). */
+  importStripe(objects: Records<Record<string, unknown>>, options?: StripeImportOptions): StripeImport
   /** Throws SubmetricsError `not_found`. */
   getCustomer(id: string): Customer
   getPlan(id: string): Plan

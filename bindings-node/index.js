@@ -108,6 +108,10 @@ class Ledger {
     return call(() => this._native.loadFxRates(rows), 'invalid_record')
   }
 
+  importStripe(objects, options) {
+    return call(() => this._native.importStripe(objects, options), 'invalid_query')
+  }
+
   upsertCustomers(records) { return call(() => this._native.upsert('customers', records), 'invalid_record') }
   upsertPlans(records) { return call(() => this._native.upsert('plans', records), 'invalid_record') }
   upsertPlanGroups(records) { return call(() => this._native.upsert('plan_groups', records), 'invalid_record') }

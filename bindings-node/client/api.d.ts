@@ -958,7 +958,7 @@ export interface components {
         Error: {
             error: string;
             /** @enum {string} */
-            code: "bad_request" | "invalid_record" | "invalid_query" | "invalid_setting" | "missing_fx_rate" | "unauthorized" | "forbidden" | "not_found" | "unknown_report" | "method_not_allowed" | "conflict" | "payload_too_large" | "uri_too_long" | "headers_too_large" | "rate_limited" | "unavailable" | "storage_unavailable" | "internal";
+            code: "bad_request" | "invalid_record" | "invalid_query" | "invalid_setting" | "missing_fx_rate" | "unauthorized" | "forbidden" | "not_found" | "unknown_report" | "method_not_allowed" | "conflict" | "payload_too_large" | "uri_too_long" | "headers_too_large" | "request_timeout" | "rate_limited" | "unavailable" | "storage_unavailable" | "internal";
             id?: string;
             field?: string;
             /** @description On a 5xx answer: the id under which the cause is logged */
@@ -1059,6 +1059,11 @@ export interface components {
             /** @enum {string} */
             result: "ok";
             updated: string;
+        };
+        PlanDeleted: {
+            /** @enum {string} */
+            result: "ok";
+            deleted: string;
         };
         /** @description A customer to store; `created` is an alias of `created_date`, `metadata` of `custom_variables`, `external_id` of `id` */
         CustomerInput: {
@@ -2327,6 +2332,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description The body did not arrive within the body timeout (30 s unless set) */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description Body or record count over the limit */
             413: {
                 headers: {
@@ -2445,6 +2459,15 @@ export interface operations {
             };
             /** @description Method not allowed on this path */
             405: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body did not arrive within the body timeout (30 s unless set) */
+            408: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -2782,6 +2805,15 @@ export interface operations {
             };
             /** @description Method not allowed on this path */
             405: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body did not arrive within the body timeout (30 s unless set) */
+            408: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -3127,6 +3159,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description The body did not arrive within the body timeout (30 s unless set) */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description The write conflicts with stored records */
             409: {
                 headers: {
@@ -3209,7 +3250,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Success"];
+                    "application/json": components["schemas"]["PlanDeleted"];
                 };
             };
             /** @description Invalid input; the error names the field or parameter */
@@ -3497,6 +3538,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description The body did not arrive within the body timeout (30 s unless set) */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description The write conflicts with stored records */
             409: {
                 headers: {
@@ -3736,6 +3786,15 @@ export interface operations {
             };
             /** @description Method not allowed on this path */
             405: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body did not arrive within the body timeout (30 s unless set) */
+            408: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -4111,6 +4170,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description The body did not arrive within the body timeout (30 s unless set) */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description The write conflicts with stored records */
             409: {
                 headers: {
@@ -4350,6 +4418,15 @@ export interface operations {
             };
             /** @description Method not allowed on this path */
             405: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body did not arrive within the body timeout (30 s unless set) */
+            408: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -4729,6 +4806,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description The body did not arrive within the body timeout (30 s unless set) */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description The write conflicts with stored records */
             409: {
                 headers: {
@@ -4968,6 +5054,15 @@ export interface operations {
             };
             /** @description Method not allowed on this path */
             405: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body did not arrive within the body timeout (30 s unless set) */
+            408: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -5345,6 +5440,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description The body did not arrive within the body timeout (30 s unless set) */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description The write conflicts with stored records */
             409: {
                 headers: {
@@ -5584,6 +5688,15 @@ export interface operations {
             };
             /** @description Method not allowed on this path */
             405: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body did not arrive within the body timeout (30 s unless set) */
+            408: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -5959,6 +6072,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description The body did not arrive within the body timeout (30 s unless set) */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description The write conflicts with stored records */
             409: {
                 headers: {
@@ -6091,6 +6213,15 @@ export interface operations {
             };
             /** @description Method not allowed on this path */
             405: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body did not arrive within the body timeout (30 s unless set) */
+            408: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -6464,6 +6595,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description The body did not arrive within the body timeout (30 s unless set) */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description The write conflicts with stored records */
             409: {
                 headers: {
@@ -6706,6 +6846,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description The body did not arrive within the body timeout (30 s unless set) */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description The write conflicts with stored records */
             409: {
                 headers: {
@@ -6941,6 +7090,15 @@ export interface operations {
             };
             /** @description Method not allowed on this path */
             405: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body did not arrive within the body timeout (30 s unless set) */
+            408: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -7300,6 +7458,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description The body did not arrive within the body timeout (30 s unless set) */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description The write conflicts with stored records */
             409: {
                 headers: {
@@ -7535,6 +7702,15 @@ export interface operations {
             };
             /** @description Method not allowed on this path */
             405: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body did not arrive within the body timeout (30 s unless set) */
+            408: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -7898,6 +8074,15 @@ export interface operations {
             };
             /** @description Method not allowed on this path */
             405: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body did not arrive within the body timeout (30 s unless set) */
+            408: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -8888,6 +9073,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description The body did not arrive within the body timeout (30 s unless set) */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description The write conflicts with stored records */
             409: {
                 headers: {
@@ -9356,6 +9550,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description The body did not arrive within the body timeout (30 s unless set) */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description The write conflicts with stored records */
             409: {
                 headers: {
@@ -9611,6 +9814,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description The body did not arrive within the body timeout (30 s unless set) */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description The write conflicts with stored records */
             409: {
                 headers: {
@@ -9859,6 +10071,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description The body did not arrive within the body timeout (30 s unless set) */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description The write conflicts with stored records */
             409: {
                 headers: {
@@ -9984,6 +10205,15 @@ export interface operations {
             };
             /** @description Method not allowed on this path */
             405: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body did not arrive within the body timeout (30 s unless set) */
+            408: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -10172,6 +10402,15 @@ export interface operations {
             };
             /** @description Method not allowed on this path */
             405: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body did not arrive within the body timeout (30 s unless set) */
+            408: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -10528,6 +10767,15 @@ export interface operations {
             };
             /** @description Method not allowed on this path */
             405: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body did not arrive within the body timeout (30 s unless set) */
+            408: {
                 headers: {
                     [name: string]: unknown;
                 };

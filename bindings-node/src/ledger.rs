@@ -88,6 +88,16 @@ impl NativeLedger {
             .map_err(to_napi)
     }
 
+    /// Imports Stripe API objects (see docs/stripe.md): the counts stored,
+    /// what was skipped and what was rejected (object, id, field, reason).
+    #[napi]
+    pub fn import_stripe(&self, objects: Value, options: Option<Value>) -> napi::Result<Value> {
+        let objects = records(objects)?;
+        let options = submetrics::StripeOptions::from_json(&options.unwrap_or(Value::Null))
+            .map_err(to_napi)?;
+        Ok(json!(write(&self.inner).import_stripe(&objects, &options)))
+    }
+
     /// Upserts records of a collection; one result per record.
     #[napi]
     pub fn upsert(&self, collection: String, value: Value) -> napi::Result<Value> {

@@ -169,6 +169,28 @@ impl Ledger {
             .map_err(|e| to_py_err(py, e))
     }
 
+    /// Imports Stripe API objects (any mix of kinds, list responses and
+    /// events; see docs/stripe.md) and returns what was stored, skipped and
+    /// rejected. Options: ``uncollectible`` ("failed" or "void"),
+    /// ``data_source``.
+    #[pyo3(signature = (objects, **options))]
+    fn import_stripe<'py>(
+        &self,
+        py: Python<'py>,
+        objects: &Bound<'py, PyAny>,
+        options: Option<&Bound<'py, PyDict>>,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        let objects = records(objects)?;
+        let options = match options {
+            Some(dict) => to_json(dict.as_any())?,
+            None => Value::Null,
+        };
+        let options =
+            submetrics::StripeOptions::from_json(&options).map_err(|e| to_py_err(py, e))?;
+        let report = self.writing(py, |l| json!(l.import_stripe(&objects, &options)));
+        to_py(py, &report)
+    }
+
     /// Upserts one customer or a list; returns one result dict per record.
     fn upsert_customers<'py>(
         &self,

@@ -104,6 +104,7 @@ var ErrorCodes = []string{
 	"payload_too_large",
 	"uri_too_long",
 	"headers_too_large",
+	"request_timeout",
 	"rate_limited",
 	"unavailable",
 	"storage_unavailable",
@@ -212,6 +213,12 @@ type PlanList struct {
 type PlanUpdated struct {
 	Result  string `json:"result"`
 	Updated string `json:"updated"`
+}
+
+// PlanDeleted is the `PlanDeleted` schema of the description.
+type PlanDeleted struct {
+	Result  string `json:"result"`
+	Deleted string `json:"deleted"`
 }
 
 // CustomerInput is a customer to store; `created` is an alias of

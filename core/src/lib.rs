@@ -37,6 +37,7 @@
 //! assert_eq!(movements[0].mrr_change, 10_000); // 120000 a year is 10000 a month
 //! ```
 
+pub mod csv;
 pub mod error;
 pub mod fx;
 pub mod ids;
@@ -51,6 +52,7 @@ pub mod query;
 pub mod reports;
 #[cfg(feature = "scenario")]
 pub mod scenario;
+pub mod stripe;
 pub mod thin_str;
 pub mod timeline;
 
@@ -67,6 +69,7 @@ pub use model::{
 pub use money::{Cents, Currency};
 pub use movements::{Movement, MovementKind, MovementSubtype, PlanList};
 pub use reports::ReportParams;
+pub use stripe::{StripeImport, StripeOptions, StripeRejection, StripeSkip};
 pub use thin_str::ThinStr;
 
 /// Parses an `as_of` given as text: an ISO 8601 timestamp, or a bare date

@@ -40,6 +40,21 @@ pub fn load(scenario: &Value) -> Result<(Ledger, Vec<Rejection>)> {
             upsert(&mut ledger, collection, records, &mut rejections)?;
         }
     }
+    if let Some(objects) = scenario.get("stripe").and_then(Value::as_array) {
+        let options = crate::stripe::StripeOptions::from_json(
+            scenario.get("stripe_options").unwrap_or(&Value::Null),
+        )?;
+        for rejection in ledger.import_stripe(objects, &options).rejected {
+            rejections.push((
+                "stripe".to_string(),
+                rejection.id.clone(),
+                format!(
+                    "{} {}: field `{}`: {}",
+                    rejection.object, rejection.id, rejection.field, rejection.reason
+                ),
+            ));
+        }
+    }
     for (i, step) in scenario
         .get("steps")
         .and_then(Value::as_array)

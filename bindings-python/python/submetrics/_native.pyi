@@ -43,6 +43,18 @@ class Ledger:
         customer is recomputed. Returns the new settings."""
     def load_fx_rates(self, rows: _Records) -> int:
         """Loads FX rate rows ``{date, currency, rate}``; returns how many."""
+    def import_stripe(
+        self,
+        objects: _Records,
+        *,
+        uncollectible: Optional[str] = None,
+        data_source: Optional[str] = None,
+    ) -> Dict[str, Any]:
+        """Imports Stripe API objects (customers, prices, subscriptions,
+        invoices, credit notes, refunds, charges; list responses and events
+        too) and returns ``customers``, ``plans``, ``invoices`` (counts
+        stored), ``removed``, ``skipped`` and ``rejected`` (each with
+        ``object``, ``id``, ``field``, ``reason``)."""
     def upsert_customers(self, records: _Records) -> List[_Record]:
         """Upserts one customer or several; returns one result dict per
         record (``id``, ``import_status``, ``import_error``)."""

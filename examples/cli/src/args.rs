@@ -97,6 +97,28 @@ pub enum Command {
     },
     /// Offline: load exported files and compute with the engine, no server.
     Local(LocalArgs),
+    /// Stripe: `stripe export --to DIR --api-key sk_...` downloads the
+    /// objects `local --stripe DIR` reads.
+    Stripe {
+        #[command(subcommand)]
+        action: StripeAction,
+    },
+}
+
+#[derive(Subcommand)]
+pub enum StripeAction {
+    /// Download customers, products, prices, subscriptions, invoices (with
+    /// all their lines), credit notes, refunds and charges into DIR, one
+    /// list response per kind (`customers.json`, ...). The Stripe key is
+    /// --api-key, else STRIPE_API_KEY.
+    Export {
+        /// The directory to write (created if missing).
+        #[arg(long)]
+        to: std::path::PathBuf,
+        /// Base URL of the Stripe API.
+        #[arg(long, default_value = "https://api.stripe.com")]
+        api_base: String,
+    },
 }
 
 #[derive(Subcommand)]
@@ -209,8 +231,14 @@ pub struct LocalArgs {
     /// Directory of customers.*, plans.*, invoices.* (and plan_groups.*,
     /// fx_rates.*, data_sources.*) as .json, .jsonl or .csv. An FX rate is
     /// units of its currency per one unit of the base currency.
+    #[arg(long, required_unless_present = "stripe")]
+    pub data: Option<std::path::PathBuf>,
+    /// Directory of Stripe API objects: customers, products, prices, plans,
+    /// subscriptions, invoices, credit_notes, refunds, charges, events (each
+    /// .json, a list response or an array, or .jsonl), as `stripe export`
+    /// writes it; mapped as docs/stripe.md says. With --data, both load.
     #[arg(long)]
-    pub data: std::path::PathBuf,
+    pub stripe: Option<std::path::PathBuf>,
     #[arg(long)]
     pub base_currency: Option<String>,
     #[arg(long)]
@@ -243,7 +271,8 @@ impl LocalArgs {
         };
         match name {
             "--strict" => self.strict = true,
-            "--data" => self.data = value()?.into(),
+            "--data" => self.data = Some(value()?.into()),
+            "--stripe" => self.stripe = Some(value()?.into()),
             "--base-currency" => self.base_currency = Some(value()?),
             "--timezone" => self.timezone = Some(value()?),
             "--refund-handling" => self.refund_handling = Some(value()?),

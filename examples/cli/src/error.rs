@@ -14,6 +14,8 @@ pub enum CliError {
     Io(String),
     #[error("{0}")]
     Core(#[from] submetrics::Error),
+    #[error("{0}")]
+    Stripe(#[from] submetrics_stripe_client::StripeError),
 }
 
 impl CliError {

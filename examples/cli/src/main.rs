@@ -42,6 +42,12 @@ fn main() -> ExitCode {
             let counts = loaded.insert(commands::local::Loaded::default());
             commands::local::run(local, cli.as_of.as_deref(), counts).map(|value| (value, false))
         }
+        args::Command::Stripe { .. } if cli.as_of.is_some() => Err(error::CliError::usage(
+            "--as-of applies to reports, customers list and get, exports movements and local",
+        )),
+        args::Command::Stripe { action } => {
+            commands::stripe_export::run(action, cli.api_key).map(|value| (value, false))
+        }
         command => config::api_key(cli.api_key)
             .and_then(|key| Ok((key, config::api_url(cli.api_url)?)))
             .and_then(|(key, url)| {

@@ -59,6 +59,7 @@ fn version_and_help_succeed_on_stdout() {
             "account",
             "api",
             "local",
+            "stripe",
             "help"
         ]
     );

@@ -2,10 +2,10 @@
 //! honest status: 400 for input, 401/403 for keys and sessions, 404, 409
 //! for conflicts, 413 for bodies over the limit, 414/431 for request lines
 //! and heads over theirs, 429 for too many requests (a key over its rate,
-//! or failed logins), 503 while the service cannot take the request, 500
-//! only for the service's own failures. A 500 never shows what failed
-//! inside (a driver's text): its body carries an error id, logged on stderr
-//! with the cause.
+//! or failed logins), 502 when the payment platform fails, 503 while the
+//! service cannot take the request, 500 only for the service's own
+//! failures. A 500 never shows what failed inside (a driver's text): its
+//! body carries an error id, logged on stderr with the cause.
 
 use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
@@ -40,6 +40,9 @@ pub enum ApiError {
     /// helps.
     #[error("{0}")]
     Unavailable(String),
+    /// A service this one calls (the payment platform) failed or refused.
+    #[error("{0}")]
+    Upstream(String),
     /// An error of the core, with its stable code.
     #[error("{0}")]
     Core(#[from] submetrics::Error),
@@ -129,6 +132,7 @@ impl ApiError {
             ApiError::HeadersTooLarge(_) => StatusCode::REQUEST_HEADER_FIELDS_TOO_LARGE,
             ApiError::Unavailable(_) => StatusCode::SERVICE_UNAVAILABLE,
             ApiError::TooManyRequests { .. } => StatusCode::TOO_MANY_REQUESTS,
+            ApiError::Upstream(_) => StatusCode::BAD_GATEWAY,
             ApiError::Core(error) => match error {
                 submetrics::Error::NotFound { .. } | submetrics::Error::UnknownReport { .. } => {
                     StatusCode::NOT_FOUND
@@ -157,6 +161,7 @@ impl ApiError {
             ApiError::HeadersTooLarge(_) => "headers_too_large",
             ApiError::Unavailable(_) => "unavailable",
             ApiError::TooManyRequests { .. } => "rate_limited",
+            ApiError::Upstream(_) => "upstream",
             ApiError::Core(error) => error.code(),
             ApiError::Internal(_) => "internal",
             ApiError::Storage(_) => match self.storage_fault() {

@@ -21,6 +21,7 @@ mod serve;
 mod session;
 mod state;
 mod store;
+mod stripe;
 
 use clap::{Parser, Subcommand};
 use state::AppState;
@@ -110,6 +111,26 @@ struct Args {
         global = true
     )]
     rate_limit: u32,
+    /// Base URL of the Stripe API (a test server in tests).
+    #[arg(
+        long,
+        env = "SUBMETRICS_STRIPE_API_BASE",
+        default_value = "https://api.stripe.com",
+        global = true
+    )]
+    stripe_api_base: String,
+    /// Seconds between two polls of Stripe's events by a connected account.
+    #[arg(
+        long,
+        env = "SUBMETRICS_STRIPE_POLL_SECONDS",
+        default_value_t = 60,
+        global = true
+    )]
+    stripe_poll_seconds: u64,
+    /// Milliseconds of the first wait after a Stripe rate limit without
+    /// Retry-After (doubled per attempt).
+    #[arg(long, default_value_t = 1000, global = true)]
+    stripe_backoff_ms: u64,
     #[command(subcommand)]
     command: Option<Command>,
 }
@@ -233,6 +254,11 @@ fn run(args: Args) -> Result<(), Box<dyn std::error::Error>> {
             Ok(())
         }
         None => {
+            state.stripe.configure(stripe::Config {
+                api_base: args.stripe_api_base.clone(),
+                poll: Duration::from_secs(args.stripe_poll_seconds.max(1)),
+                backoff: Duration::from_millis(args.stripe_backoff_ms),
+            });
             let limits = serve::Limits {
                 max_connections: args.max_connections as usize,
                 header_timeout: Duration::from_secs(args.header_timeout),
@@ -421,6 +447,7 @@ fn run_service(
         .build()?;
     let state = Arc::new(state);
     outbound::Outbound::start(&state, outbound);
+    stripe::resume(&state)?;
     let served: Result<(), Box<dyn std::error::Error>> = runtime.block_on(async {
         let listener = tokio::net::TcpListener::bind(listen)
             .await

@@ -36,6 +36,8 @@ pub struct Doc {
     /// A login endpoint (needs no key, checks credentials or a token):
     /// answers 400, 401, 403, 404, 409 and 429 as well.
     pub login: bool,
+    /// Calls the payment platform, whose failure is a 502.
+    pub upstream: bool,
 }
 
 impl Doc {
@@ -48,6 +50,7 @@ impl Doc {
             status: 200,
             missing_id: false,
             login: false,
+            upstream: false,
         }
     }
 
@@ -85,6 +88,11 @@ impl Doc {
 
     pub const fn missing_id(mut self) -> Doc {
         self.missing_id = true;
+        self
+    }
+
+    pub const fn upstream(mut self) -> Doc {
+        self.upstream = true;
         self
     }
 }
@@ -217,6 +225,16 @@ pub fn document() -> Value {
             responses.insert("401".into(), error("Missing, unknown or revoked key"));
             responses.insert("403".into(), error("The key's role may not do this"));
             responses.insert("404".into(), error("No such record or report"));
+        }
+        if doc.access == Access::Public && method == "post" {
+            responses.insert(
+                "400".into(),
+                error("A body or signature that does not check out"),
+            );
+            responses.insert("404".into(), error("No such account or connection"));
+        }
+        if doc.upstream {
+            responses.insert("502".into(), error("The payment platform failed"));
         }
         responses.insert("405".into(), error("Method not allowed on this path"));
         if method != "get" && !doc.missing_id {

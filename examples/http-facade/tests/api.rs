@@ -333,12 +333,13 @@ fn openapi_lists_every_route_and_matches_the_committed_copy() {
     // served (never the 404 of an unknown path, never 405), and every method
     // the document leaves out of a path is a 405, with and without /v1.
     let paths = document["paths"].as_object().expect("paths");
-    assert_eq!(paths.len(), 45, "documented paths");
+    assert_eq!(paths.len(), 46, "documented paths");
     for (path, operations) in paths {
         let concrete = path
             .replace("{id}", "x")
             .replace("{source}", "x")
             .replace("{delivery_id}", "1")
+            .replace("{account}", "x")
             .replace("{name}", "summary")
             .replace("{collection}", "customers")
             .replace("{token}", "x");

@@ -1,18 +1,13 @@
 //! Reading exported records from a directory: `<collection>.json` (an array,
-//! an object with the collection's key, or a page of the data API as
-//! `submetrics data <kind> list --format json` writes it: `{"result":
-//! {"list": [...]}}`), `.jsonl` (one record per line) or `.csv` (a header
-//! of field names, as `submetrics exports` writes it; `custom_variables.<key>`
-//! and `metadata.<key>` columns fill those objects; a cell of a field that
-//! holds an object or a list (`custom_variables`, `metadata`, `lines`,
-//! `transactions`) is that JSON; a cell is a number only in a field known
-//! to hold one (amounts, counts, rates); a whole number in a date field is
-//! Unix seconds, passed on as its ISO 8601 instant; everything else, ids
-//! and codes included, stays text as written; empty cells are left out). So
-//! what the client exports, `local` reads back.
+//! an object with the collection's key, a list response with `data`, as
+//! the Stripe API answers, or a page of the data API as `submetrics data
+//! <kind> list --format json` writes it: `{"result": {"list": [...]}}`),
+//! `.jsonl` (one record per line) or `.csv` (read by the core's
+//! [`submetrics::csv`], as the service reads CSV bodies, so what the client
+//! exports, `local` reads back).
 
 use crate::error::{CliError, Result};
-use serde_json::{Map, Value};
+use serde_json::Value;
 use std::path::Path;
 
 /// The records of one collection, or none when no file holds it.
@@ -32,22 +27,25 @@ pub fn read(dir: &Path, collection: &str) -> Result<Vec<Value>> {
                 .map_err(|e| bad(e.line(), e.to_string()))?
             {
                 Value::Array(items) => Ok(items),
-                Value::Object(mut map) => match (map.remove(collection), map.remove("result")) {
-                    (Some(Value::Array(items)), _) => Ok(items),
-                    (None, Some(Value::Object(mut page))) => match page.remove("list") {
-                        Some(Value::Array(items)) => Ok(items),
+                Value::Object(mut map) => {
+                    let listed = map.remove(collection).or_else(|| map.remove("data"));
+                    match (listed, map.remove("result")) {
+                        (Some(Value::Array(items)), _) => Ok(items),
+                        (None, Some(Value::Object(mut page))) => match page.remove("list") {
+                            Some(Value::Array(items)) => Ok(items),
+                            _ => Err(bad(
+                                1,
+                                "expected {\"result\": {\"list\": [...]}}".to_string(),
+                            )),
+                        },
                         _ => Err(bad(
                             1,
-                            "expected {\"result\": {\"list\": [...]}}".to_string(),
+                            format!(
+                                "expected an array, {{\"{collection}\": [...]}}, {{\"data\": [...]}} or {{\"result\": {{\"list\": [...]}}}}"
+                            ),
                         )),
-                    },
-                    _ => Err(bad(
-                        1,
-                        format!(
-                            "expected an array, {{\"{collection}\": [...]}} or {{\"result\": {{\"list\": [...]}}}}"
-                        ),
-                    )),
-                },
+                    }
+                }
                 _ => Err(bad(1, "expected an array of records".to_string())),
             },
             "jsonl" => text
@@ -56,224 +54,9 @@ pub fn read(dir: &Path, collection: &str) -> Result<Vec<Value>> {
                 .filter(|(_, line)| !line.trim().is_empty())
                 .map(|(i, line)| serde_json::from_str(line).map_err(|e| bad(i + 1, e.to_string())))
                 .collect(),
-            _ => csv_records(&text).map_err(|(line, e)| bad(line, e)),
+            _ => submetrics::csv::records(&text)
+                .map_err(|e| CliError::usage(format!("{}: {e}", path.display()))),
         };
     }
     Ok(Vec::new())
-}
-
-/// RFC 4180 rows: quoted fields may hold commas, quotes ("") and newlines.
-fn csv_rows(text: &str) -> std::result::Result<Vec<Vec<String>>, (usize, String)> {
-    let mut rows = Vec::new();
-    let mut row = Vec::new();
-    let mut field = String::new();
-    let mut quoted = false;
-    let mut line = 1;
-    let mut chars = text.chars().peekable();
-    while let Some(c) = chars.next() {
-        match (quoted, c) {
-            (true, '"') if chars.peek() == Some(&'"') => {
-                chars.next();
-                field.push('"');
-            }
-            (true, '"') => quoted = false,
-            (true, c) => {
-                if c == '\n' {
-                    line += 1;
-                }
-                field.push(c);
-            }
-            (false, '"') if field.is_empty() => quoted = true,
-            (false, ',') => row.push(std::mem::take(&mut field)),
-            (false, '\r') => {}
-            (false, '\n') => {
-                line += 1;
-                row.push(std::mem::take(&mut field));
-                if row.iter().any(|f| !f.is_empty()) {
-                    rows.push(std::mem::take(&mut row));
-                } else {
-                    row.clear();
-                }
-            }
-            (false, c) => field.push(c),
-        }
-    }
-    if quoted {
-        return Err((line, "a quoted field never ends".to_string()));
-    }
-    if !field.is_empty() || !row.is_empty() {
-        row.push(field);
-        rows.push(row);
-    }
-    Ok(rows)
-}
-
-/// Fields whose values are numbers: amounts in cents, counts, FX rates.
-const NUMERIC_FIELDS: &[&str] = &[
-    "amount",
-    "amount_in_cents",
-    "tax_amount",
-    "tax",
-    "discount_amount",
-    "discount",
-    "quantity",
-    "interval_count",
-    "billing_freq_count",
-    "rate",
-];
-
-/// Date fields: a whole number there is Unix seconds, written out as the
-/// ISO 8601 instant (records take dates only as ISO 8601 text).
-const DATE_FIELDS: &[&str] = &[
-    "invoice_date",
-    "date",
-    "due_date",
-    "payment_date",
-    "paid_date",
-    "period_start",
-    "period_end",
-    "service_period_start",
-    "service_period_end",
-    "created_date",
-    "created",
-    "trial_started",
-    "paid_started",
-    "trial_end_date",
-    "cancel_date",
-    "overdue_date",
-];
-
-/// Fields whose values are objects or lists, written in a CSV cell as JSON.
-const JSON_FIELDS: &[&str] = &["custom_variables", "metadata", "lines", "transactions"];
-
-/// A cell typed by what its field means: numbers only where the field
-/// holds one, text otherwise (`007`, zip codes, invoice numbers unchanged).
-fn typed(field: &str, text: &str) -> std::result::Result<Value, String> {
-    if JSON_FIELDS.contains(&field) {
-        return serde_json::from_str(text)
-            .map_err(|e| format!("field `{field}`: the cell is not JSON: {e}"));
-    }
-    let whole = || text.parse::<i64>().ok().map(Value::from);
-    let number = if NUMERIC_FIELDS.contains(&field) {
-        whole().or_else(|| {
-            text.parse::<f64>()
-                .ok()
-                .and_then(serde_json::Number::from_f64)
-                .map(Value::Number)
-        })
-    } else if DATE_FIELDS.contains(&field) {
-        text.parse::<i64>()
-            .ok()
-            .and_then(|seconds| chrono::DateTime::from_timestamp(seconds, 0))
-            .map(|instant| {
-                Value::String(instant.to_rfc3339_opts(chrono::SecondsFormat::Secs, true))
-            })
-    } else {
-        None
-    };
-    Ok(number.unwrap_or_else(|| Value::String(text.to_string())))
-}
-
-fn csv_records(text: &str) -> std::result::Result<Vec<Value>, (usize, String)> {
-    let rows = csv_rows(text)?;
-    let Some((header, body)) = rows.split_first() else {
-        return Ok(Vec::new());
-    };
-    body.iter()
-        .enumerate()
-        .map(|(i, row)| {
-            if row.len() != header.len() {
-                return Err((
-                    i + 2,
-                    format!("{} fields where the header has {}", row.len(), header.len()),
-                ));
-            }
-            let mut record = Map::new();
-            for (name, cell) in header.iter().zip(row) {
-                if cell.is_empty() {
-                    continue;
-                }
-                match name.split_once('.') {
-                    Some((object @ ("custom_variables" | "metadata"), key)) => {
-                        let entry = record
-                            .entry(object.to_string())
-                            .or_insert_with(|| Value::Object(Map::new()));
-                        if let Some(map) = entry.as_object_mut() {
-                            map.insert(key.to_string(), Value::String(cell.clone()));
-                        }
-                    }
-                    _ => {
-                        record.insert(name.clone(), typed(name, cell).map_err(|e| (i + 2, e))?);
-                    }
-                }
-            }
-            Ok(Value::Object(record))
-        })
-        .collect()
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn csv_quotes_commas_and_nested_columns() {
-        let text = "id,name,amount,custom_variables.industry\r\n\"c1\",\"Acme, Inc.\",3000,Retail\r\nc2,\"Say \"\"hi\"\"\",,\r\n";
-        let records = csv_records(text).unwrap();
-        assert_eq!(records[0]["name"], "Acme, Inc.");
-        assert_eq!(records[0]["amount"], 3000);
-        assert_eq!(records[0]["custom_variables"]["industry"], "Retail");
-        assert_eq!(records[1]["name"], "Say \"hi\"");
-        assert!(records[1].get("amount").is_none());
-    }
-
-    #[test]
-    fn cells_are_typed_by_the_field_they_are_in() {
-        let text = "id,customer_id,invoice_number,amount,tax_amount,quantity,invoice_date,zip,flag,rate\n007,0042,000123,3000,-150,2,1704067200,01234,true,0.9\n";
-        let records = csv_records(text).unwrap();
-        assert_eq!(
-            records[0],
-            serde_json::json!({
-                "id": "007",
-                "customer_id": "0042",
-                "invoice_number": "000123",
-                "amount": 3000,
-                "tax_amount": -150,
-                "quantity": 2,
-                "invoice_date": "2024-01-01T00:00:00Z",
-                "zip": "01234",
-                "flag": "true",
-                "rate": 0.9
-            })
-        );
-    }
-
-    #[test]
-    fn object_and_list_fields_are_json_cells_as_exports_write_them() {
-        let text = "id,custom_variables,lines\r\nA,\"{\"\"industry\"\":\"\"Retail\"\"}\",\"[{\"\"amount\"\":100}]\"\r\nB,{},[]\r\n";
-        let records = csv_records(text).unwrap();
-        assert_eq!(
-            records,
-            vec![
-                serde_json::json!({"id": "A", "custom_variables": {"industry": "Retail"}, "lines": [{"amount": 100}]}),
-                serde_json::json!({"id": "B", "custom_variables": {}, "lines": []}),
-            ]
-        );
-        assert_eq!(
-            csv_records("id,lines\nA,seats\n").unwrap_err(),
-            (
-                2,
-                "field `lines`: the cell is not JSON: expected value at line 1 column 1"
-                    .to_string()
-            )
-        );
-    }
-
-    #[test]
-    fn a_short_row_names_its_line() {
-        assert_eq!(
-            csv_records("id,name\nc1\n").unwrap_err(),
-            (2, "1 fields where the header has 2".to_string())
-        );
-    }
 }

@@ -1,12 +1,13 @@
 //! Offline mode: load a directory of exported records into a ledger and run
 //! reports, customer views and movements with the engine directly.
 
-use super::files;
+use super::{files, stripe_files};
 use crate::args::{LocalArgs, LocalCommand, LocalCustomers, pairs};
 use crate::error::{CliError, Result};
 use serde_json::{Value, json};
 use std::io::{IsTerminal, Write};
-use submetrics::{Ledger, MovementFilter, RecordKind, ReportParams, Settings};
+use std::path::Path;
+use submetrics::{Ledger, MovementFilter, RecordKind, ReportParams, Settings, StripeOptions};
 
 /// Records sent to the ledger per batch (the progress bar moves per batch).
 const BATCH: usize = 20_000;
@@ -68,18 +69,77 @@ impl std::fmt::Display for Loaded {
     }
 }
 
-/// Loads every file of the directory into `loaded`'s counts; rejected
-/// records go to stderr. Nothing loaded (no records, or every record of a
-/// kind rejected) is an error, and so is any rejection with `--strict`.
+/// Loads the record files of `--data` and the Stripe objects of
+/// `--stripe` into `loaded`'s counts; rejected records go to stderr.
+/// Nothing loaded (no records, or every record of a kind rejected) is an
+/// error, and so is any rejection with `--strict`.
 pub fn load(args: &LocalArgs, loaded: &mut Loaded) -> Result<Ledger> {
-    if !args.data.is_dir() {
-        return Err(CliError::usage(format!(
-            "--data {}: not a directory",
-            args.data.display()
-        )));
+    for (flag, dir) in [("--data", &args.data), ("--stripe", &args.stripe)] {
+        if let Some(dir) = dir
+            && !dir.is_dir()
+        {
+            return Err(CliError::usage(format!(
+                "{flag} {}: not a directory",
+                dir.display()
+            )));
+        }
     }
     let mut ledger = Ledger::new(settings(args)?);
-    let rates = files::read(&args.data, "fx_rates")?;
+    let mut given_total = 0;
+    if let Some(data) = &args.data {
+        given_total += load_records(&mut ledger, data, loaded)?;
+    }
+    if let Some(dir) = &args.stripe {
+        let objects = stripe_files::read(dir)?;
+        given_total += objects.len();
+        let report = ledger.import_stripe(&objects, &StripeOptions::default());
+        loaded.customers += report.customers;
+        loaded.plans += report.plans;
+        loaded.invoices += report.invoices;
+        for r in &report.rejected {
+            loaded.rejected += 1;
+            eprintln!(
+                "rejected: {} {}: field `{}`: {}",
+                r.object, r.id, r.field, r.reason
+            );
+        }
+    }
+    const RECORDS: &str = "customers, plans and invoices as .json, .jsonl or .csv";
+    const OBJECTS: &str = "Stripe objects as .json or .jsonl";
+    let (source, expected) = match (&args.data, &args.stripe) {
+        (Some(data), None) => (format!("--data {}", data.display()), RECORDS.to_string()),
+        (None, Some(stripe)) => (
+            format!("--stripe {}", stripe.display()),
+            OBJECTS.to_string(),
+        ),
+        (Some(data), Some(stripe)) => (
+            format!(
+                "--data {} and --stripe {}",
+                data.display(),
+                stripe.display()
+            ),
+            format!("{RECORDS}; {OBJECTS}"),
+        ),
+        (None, None) => return Err(CliError::usage("local needs --data DIR or --stripe DIR")),
+    };
+    if given_total == 0 {
+        return Err(CliError::usage(format!(
+            "{source}: no records ({expected})"
+        )));
+    }
+    if loaded.rejected > 0 && args.strict {
+        return Err(CliError::usage(format!(
+            "{} record(s) rejected (--strict)",
+            loaded.rejected
+        )));
+    }
+    Ok(ledger)
+}
+
+/// Loads the record files of `dir` into `loaded`'s counts; returns how many
+/// records the files held. Every record of a kind rejected is an error.
+fn load_records(ledger: &mut Ledger, dir: &Path, loaded: &mut Loaded) -> Result<usize> {
+    let rates = files::read(dir, "fx_rates")?;
     if !rates.is_empty() {
         ledger.load_fx_rates(&rates)?;
     }
@@ -93,7 +153,7 @@ pub fn load(args: &LocalArgs, loaded: &mut Loaded) -> Result<Ledger> {
         ("plan_groups", RecordKind::PlanGroups),
         ("invoices", RecordKind::Invoices),
     ] {
-        let records = files::read(&args.data, collection)?;
+        let records = files::read(dir, collection)?;
         let bar = show && records.len() >= PROGRESS_FROM;
         let mut accepted = 0;
         for (i, chunk) in records.chunks(BATCH).enumerate() {
@@ -115,9 +175,9 @@ pub fn load(args: &LocalArgs, loaded: &mut Loaded) -> Result<Ledger> {
             }
         }
         match kind {
-            RecordKind::Customers => loaded.customers = accepted,
-            RecordKind::Plans => loaded.plans = accepted,
-            RecordKind::Invoices => loaded.invoices = accepted,
+            RecordKind::Customers => loaded.customers += accepted,
+            RecordKind::Plans => loaded.plans += accepted,
+            RecordKind::Invoices => loaded.invoices += accepted,
             _ => {}
         }
         given_total += records.len();
@@ -125,26 +185,14 @@ pub fn load(args: &LocalArgs, loaded: &mut Loaded) -> Result<Ledger> {
             all_rejected.push(collection);
         }
     }
-    if given_total == 0 {
-        return Err(CliError::usage(format!(
-            "--data {}: no records (customers, plans and invoices as .json, .jsonl or .csv)",
-            args.data.display()
-        )));
-    }
     if !all_rejected.is_empty() {
         return Err(CliError::usage(format!(
             "--data {}: every record of {} was rejected",
-            args.data.display(),
+            dir.display(),
             all_rejected.join(", ")
         )));
     }
-    if loaded.rejected > 0 && args.strict {
-        return Err(CliError::usage(format!(
-            "{} record(s) rejected (--strict)",
-            loaded.rejected
-        )));
-    }
-    Ok(ledger)
+    Ok(given_total)
 }
 
 fn query(params: &[String]) -> Result<ReportParams> {

@@ -4,3 +4,5 @@
 pub mod files;
 pub mod local;
 pub mod online;
+pub mod stripe_export;
+pub mod stripe_files;

@@ -122,6 +122,9 @@ pub fn run(client: &Client, command: Command, as_of: Option<String>) -> Result<(
             body: raw,
         } => api(client, &method, &path, &given, raw.as_deref())?,
         Command::Local(_) => return Err(CliError::usage("local runs offline")),
+        Command::Stripe { .. } => {
+            return Err(CliError::usage("stripe talks to Stripe, not the service"));
+        }
     };
     Ok((value, false))
 }

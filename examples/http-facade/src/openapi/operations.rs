@@ -151,7 +151,32 @@ pub fn operation(method: &str, path: &str) -> Option<Operation> {
             None,
             "PaymentPlatformSettings",
         ),
+        ("put", "/settings/payment-platform") => op(
+            "connectPaymentPlatform",
+            body("PaymentPlatformInput"),
+            "PaymentPlatformSettings",
+        ),
+        ("delete", "/settings/payment-platform") => op(
+            "disconnectPaymentPlatform",
+            None,
+            "PaymentPlatformDisconnected",
+        ),
         ("get", "/settings/stripe") => op("getStripeSettings", None, "PaymentPlatformSettings"),
+        ("put", "/settings/stripe") => op(
+            "connectStripe",
+            body("PaymentPlatformInput"),
+            "PaymentPlatformSettings",
+        ),
+        ("delete", "/settings/stripe") => {
+            op("disconnectStripe", None, "PaymentPlatformDisconnected")
+        }
+        ("post", "/webhooks/stripe/{account}") => op(
+            "receiveStripeWebhook",
+            Some(
+                serde_json::json!({"type": "object", "description": "A Stripe event", "additionalProperties": true}),
+            ),
+            "StripeWebhookReceived",
+        ),
         ("get", "/settings/crm") => op("getCrmSettings", None, "CrmSettings"),
         ("get", "/settings/hubspot") => op("getHubspotSettings", None, "CrmSettings"),
 

@@ -106,6 +106,7 @@ pub const ERROR_CODES: &[&str] = &[
     "uri_too_long",
     "headers_too_large",
     "rate_limited",
+    "upstream",
     "unavailable",
     "storage_unavailable",
     "internal",
@@ -532,11 +533,45 @@ pub fn components() -> Map<String, Value> {
                 "alerts": {"type": "object", "properties": {"churn_threshold": nullable_number(), "mrr_drop_threshold": nullable_number()}},
             },
         },
-        "PaymentPlatformSettings": answer(json!({
-            "connected": {"type": "boolean"}, "account_id": nullable_string(), "account_name": nullable_string(),
-            "livemode": {"type": "boolean"}, "connected_at": nullable_string(), "last_sync": nullable_string(),
-            "sync_status": {"type": "string", "enum": ["syncing", "complete", "error"], "nullable": true},
-            "customers_imported": integer(), "invoices_imported": integer(),
+        "PaymentPlatformSettings": {
+            "type": "object",
+            "description": "The payment-platform connection; a connected account also has the sync's error, whether Stripe's webhook is set up, how uncollectible invoices count and the last import's rejections",
+            "properties": {
+                "connected": {"type": "boolean"},
+                "platform": {"type": "string", "enum": ["stripe"], "nullable": true},
+                "account_id": nullable_string(), "account_name": nullable_string(),
+                "livemode": {"type": "boolean"}, "connected_at": nullable_string(), "last_sync": nullable_string(),
+                "sync_status": {"type": "string", "enum": ["syncing", "complete", "error"], "nullable": true},
+                "sync_error": nullable_string(),
+                "webhook_configured": {"type": "boolean"},
+                "uncollectible": {"type": "string", "enum": ["failed", "void"]},
+                "customers_imported": integer(), "invoices_imported": integer(),
+                "rejected": array_of(reference("StripeRejection")),
+            },
+            "required": ["connected", "platform", "account_id", "account_name", "livemode", "connected_at",
+                         "last_sync", "sync_status", "customers_imported", "invoices_imported"],
+        },
+        "StripeRejection": answer(json!({
+            "object": string(), "id": string(), "field": string(), "reason": string(),
+        })),
+        "PaymentPlatformInput": input(
+            "A Stripe secret or restricted key, Stripe's webhook signing secret, and how uncollectible invoices count",
+            json!({
+                "secret_key": string(),
+                "webhook_secret": string(),
+                "uncollectible": {"type": "string", "enum": ["failed", "void"], "default": "failed"},
+            }),
+            &["secret_key"],
+        ),
+        "PaymentPlatformDisconnected": answer(json!({
+            "connected": {"type": "boolean"},
+            "was_connected": {"type": "boolean"},
+            "removed": answer(json!({"customers": integer(), "plans": integer()})),
+        })),
+        "StripeWebhookReceived": answer(json!({
+            "received": {"type": "boolean"},
+            "id": nullable_string(),
+            "rejected": array_of(reference("StripeRejection")),
         })),
         "CrmSettings": answer(json!({
             "connected": {"type": "boolean"}, "portal_id": nullable_string(), "portal_name": nullable_string(),

@@ -31,7 +31,8 @@ pub fn routes() -> Routes {
         .post(
             "/customers/{id}/resync",
             resync,
-            Doc::admin("Recalculate a customer"),
+            Doc::admin("Re-import a customer from Stripe when connected, else recalculate it")
+                .upstream(),
         )
 }
 
@@ -60,7 +61,8 @@ async fn detail(
     .await
 }
 
-/// There is no billing source to re-import from: every write already
+/// With a Stripe connection, re-imports the customer from Stripe. Without
+/// one there is no billing source to re-import from: every write already
 /// recomputes its customers, so resync recomputes the customer now and
 /// reports what it found.
 async fn resync(
@@ -69,6 +71,16 @@ async fn resync(
     Path(id): Path<String>,
 ) -> Result<Json<Value>, ApiError> {
     caller.require_admin()?;
+    let (account, customer) = (caller.account_id, id.clone());
+    let syncing = Arc::clone(&state);
+    let resynced = tokio::task::spawn_blocking(move || {
+        crate::stripe::resync_customer(&syncing, account, &customer)
+    })
+    .await
+    .map_err(|_| ApiError::internal("the request could not be completed"))??;
+    if let Some(report) = resynced {
+        return Ok(Json(report));
+    }
     read_ledger(state.account(caller.account_id)?, move |ledger| {
         if ledger.customer(&id).is_none() {
             return Err(ApiError::NotFound(format!(

@@ -361,7 +361,7 @@ fn save(
 /// Deletes a record in the core and the store in one transaction: a
 /// customer takes its invoices, and a plan leaves every group that named it
 /// (the groups are stored again without it).
-fn delete(
+pub fn delete(
     state: &AppState,
     account: &Account,
     ledger: &mut Ledger,

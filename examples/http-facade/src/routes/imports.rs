@@ -1,6 +1,7 @@
 //! Import endpoints `/v1/data-sources/{id}/{collection}`: one record, an
-//! array, or a batch `{<collection>: [...]}`; every record is tagged with the
-//! data source. An unknown data source is a 404.
+//! array, or a batch `{<collection>: [...]}`, or a `text/csv` body with the
+//! columns `submetrics local` reads (the core's `submetrics::csv`); every
+//! record is tagged with the data source. An unknown data source is a 404.
 
 use super::Routes;
 use super::data::{InvoiceRecords, upsert, with_data_source};
@@ -12,6 +13,7 @@ use crate::openapi::Doc;
 use crate::state::AppState;
 use axum::Json;
 use axum::extract::State;
+use axum::http::HeaderMap;
 use serde_json::{Value, json};
 use std::sync::Arc;
 use submetrics::RecordKind;
@@ -20,7 +22,7 @@ pub fn routes() -> Routes {
     Routes::new().post(
         "/data-sources/{source}/{collection}",
         import,
-        Doc::key("Import customers, plans, plan_groups or invoices into a data source"),
+        Doc::key("Import customers, plans, plan_groups or invoices into a data source (JSON, or text/csv)"),
     )
 }
 
@@ -36,6 +38,7 @@ async fn import(
     State(state): State<Arc<AppState>>,
     caller: Caller,
     Path((source, collection)): Path<(String, String)>,
+    headers: HeaderMap,
     BodyBytes(body): BodyBytes,
 ) -> Result<Json<Value>, ApiError> {
     let kind = RecordKind::parse(&collection).filter(|kind| {
@@ -47,7 +50,32 @@ async fn import(
                 | RecordKind::PlanGroups
         )
     });
-    let records = if kind == Some(RecordKind::Invoices) {
+    let csv = headers
+        .get(axum::http::header::CONTENT_TYPE)
+        .and_then(|v| v.to_str().ok())
+        .is_some_and(|v| v.trim().to_ascii_lowercase().starts_with("text/csv"));
+    let records = if csv {
+        let Some(kind) = kind else {
+            return Err(ApiError::NotFound(format!(
+                "no import endpoint for `{collection}`; use customers, plans, plan_groups or invoices"
+            )));
+        };
+        let text = std::str::from_utf8(&body)
+            .map_err(|e| ApiError::bad_request(format!("the CSV body is not UTF-8: {e}")))?;
+        let mut records = submetrics::csv::records(text)?;
+        if records.len() > super::MAX_BATCH {
+            return Err(ApiError::TooLarge(format!(
+                "{} records in one request; the limit is {}",
+                records.len(),
+                super::MAX_BATCH
+            )));
+        }
+        with_data_source(&mut records, &source);
+        match kind {
+            RecordKind::Invoices => ImportRecords::Invoices(InvoiceRecords::Values(records)),
+            kind => ImportRecords::Values(kind, records),
+        }
+    } else if kind == Some(RecordKind::Invoices) {
         ImportRecords::Invoices(InvoiceRecords::read_body(body, Some(source.clone())).await?)
     } else {
         // A body that is not JSON is refused before the collection is looked at.

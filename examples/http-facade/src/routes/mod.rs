@@ -5,8 +5,9 @@
 mod account;
 mod customers;
 mod dashboard;
-mod data;
+pub mod data;
 mod imports;
+mod payment_platform;
 mod reports;
 mod session;
 mod settings;
@@ -73,6 +74,7 @@ fn table() -> Routes {
         .merge(customers::routes())
         .merge(account::routes())
         .merge(settings::routes())
+        .merge(payment_platform::routes())
         .merge(reports::routes())
         .merge(webhooks::routes())
         .merge(session::routes())

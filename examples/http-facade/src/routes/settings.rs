@@ -1,6 +1,7 @@
 //! Settings: notification settings (a partial PUT changes only what it
-//! sends) and the read-only integration connections, which stay
-//! `connected: false` until an integration exists.
+//! sends) and the read-only CRM connection, which stays `connected: false`
+//! until that integration exists. The payment platform is
+//! `payment_platform`.
 
 use super::JsonBody;
 use super::Routes;
@@ -24,16 +25,6 @@ pub fn routes() -> Routes {
             "/settings/notifications",
             put_notifications,
             Doc::admin("Change parts of the notification settings"),
-        )
-        .get(
-            "/settings/payment-platform",
-            payment_platform,
-            Doc::admin("Payment-platform connection (read only)"),
-        )
-        .get(
-            "/settings/stripe",
-            payment_platform,
-            Doc::admin("Payment-platform connection (alias of /settings/payment-platform)"),
         )
         .get(
             "/settings/crm",
@@ -135,15 +126,6 @@ fn type_name(value: &Value) -> &'static str {
         Value::Object(_) => "object",
         Value::Null => "value",
     }
-}
-
-async fn payment_platform(caller: Caller) -> Result<Json<Value>, ApiError> {
-    caller.require_admin()?;
-    Ok(Json(json!({
-        "connected": false, "account_id": null, "account_name": null, "livemode": false,
-        "connected_at": null, "last_sync": null, "sync_status": null,
-        "customers_imported": 0, "invoices_imported": 0
-    })))
 }
 
 async fn crm(caller: Caller) -> Result<Json<Value>, ApiError> {

@@ -91,6 +91,8 @@ pub struct AppState {
     keys: RwLock<HashMap<String, (KeyRow, Instant)>>,
     /// Events derived from committed writes and their deliveries.
     pub outbound: Arc<crate::outbound::Outbound>,
+    /// The payment-platform (Stripe) connections and their sync jobs.
+    pub stripe: crate::stripe::Hub,
 }
 
 /// Default notification settings of a new account.
@@ -152,6 +154,7 @@ impl AppState {
             accounts: RwLock::new(accounts),
             keys: RwLock::new(HashMap::new()),
             outbound: Arc::new(outbound),
+            stripe: crate::stripe::Hub::default(),
         })
     }
 

@@ -219,6 +219,10 @@ impl Store {
                      created TEXT NOT NULL,
                      revoked INTEGER NOT NULL DEFAULT 0
                  );
+                 CREATE TABLE IF NOT EXISTS payment_platform_connections (
+                     account_id INTEGER PRIMARY KEY REFERENCES accounts(id),
+                     body TEXT NOT NULL
+                 );
                  CREATE TABLE IF NOT EXISTS fx_rates (
                      account_id INTEGER NOT NULL REFERENCES accounts(id),
                      seq INTEGER PRIMARY KEY AUTOINCREMENT,
@@ -329,6 +333,44 @@ impl Store {
             .map(|_| ())
             .map_err(ApiError::storage);
         self.health.note(outcome)
+    }
+
+    /// Every account's payment-platform connection document.
+    pub fn connections(&self) -> Result<Vec<(i64, Value)>, ApiError> {
+        let mut statement = self
+            .connection
+            .prepare(
+                "SELECT account_id, body FROM payment_platform_connections ORDER BY account_id",
+            )
+            .map_err(ApiError::storage)?;
+        let rows = statement
+            .query_map([], |row| {
+                Ok((row.get::<_, i64>(0)?, row.get::<_, String>(1)?))
+            })
+            .map_err(ApiError::storage)?;
+        let mut connections = Vec::new();
+        for row in rows {
+            let (account, body) = row.map_err(ApiError::storage)?;
+            connections.push((account, parse(&body)?));
+        }
+        Ok(connections)
+    }
+
+    /// Stores an account's payment-platform connection (`None` removes it).
+    pub fn save_connection(&mut self, account: i64, body: Option<&Value>) -> Result<(), ApiError> {
+        match body {
+            Some(body) => self.connection.execute(
+                "INSERT INTO payment_platform_connections (account_id, body) VALUES (?1, ?2)
+                 ON CONFLICT(account_id) DO UPDATE SET body = excluded.body",
+                params![account, body.to_string()],
+            ),
+            None => self.connection.execute(
+                "DELETE FROM payment_platform_connections WHERE account_id = ?1",
+                params![account],
+            ),
+        }
+        .map_err(ApiError::storage)?;
+        Ok(())
     }
 
     pub fn insert_key(&mut self, key: &KeyRow, hash: &str) -> Result<(), ApiError> {

@@ -1,0 +1,30 @@
+'use strict'
+// Ledger.importStripe: Stripe API objects in, the core's mapping
+// (docs/stripe.md) behind it.
+const test = require('node:test')
+const assert = require('node:assert/strict')
+const fs = require('node:fs')
+const path = require('node:path')
+const { Ledger, SubmetricsError } = require('..')
+
+const STRIPE = path.join(__dirname, '..', '..', 'testdata', 'stripe')
+const fixture = (name) => JSON.parse(fs.readFileSync(path.join(STRIPE, name), 'utf8'))
+
+test('importStripe: an upgrade with proration lines is one expansion', () => {
+  const l = new Ledger()
+  const report = l.importStripe(fixture('04-upgrade-proration.json').stripe)
+  assert.deepEqual([report.customers, report.plans, report.invoices, report.rejected], [1, 2, 3, []])
+  const moves = l.movements('2024-02-15T00:00:00Z').map((m) => [m.date, m.type, m.subtype, m.mrr_change])
+  assert.deepEqual(moves, [
+    ['2024-01-01', 'new', 'new', 3100],
+    ['2024-01-16', 'expansion', 'upgrade', 3100],
+  ])
+  assert.equal(l.getInvoice('in_U2').amount, 3200)
+})
+
+test('importStripe: rejections name the Stripe object and field; bad options throw', () => {
+  const l = new Ledger()
+  const report = l.importStripe([{ id: 'in_x', object: 'invoice', status: 'paid' }])
+  assert.deepEqual(report.rejected, [{ object: 'invoice', id: 'in_x', field: 'customer', reason: 'is required' }])
+  assert.throws(() => l.importStripe([], { uncollectible: 'sometimes' }), SubmetricsError)
+})

@@ -1,0 +1,42 @@
+"""``Ledger.import_stripe``: Stripe API objects in, the core's mapping
+(docs/stripe.md) behind it."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+import submetrics
+
+STRIPE = Path(__file__).resolve().parents[2] / "testdata" / "stripe"
+
+
+def test_a_refund_through_a_credit_note_counts_once() -> None:
+    fixture = json.loads((STRIPE / "08-credit-note-refund.json").read_text())
+    ledger = submetrics.Ledger()
+    report = ledger.import_stripe(fixture["stripe"])
+    assert (report["customers"], report["plans"], report["invoices"]) == (1, 1, 2)
+    assert report["rejected"] == []
+    assert [(s["object"], s["id"]) for s in report["skipped"]] == [("refund", "re_R1")]
+    moves = ledger.movements(as_of="2024-03-01T00:00:00Z")
+    assert [(m["date"], m["type"], m["mrr_change"]) for m in moves] == [
+        ("2024-01-01", "new", 10000),
+        ("2024-02-10", "contraction", -5000),
+    ]
+    again = ledger.import_stripe(fixture["stripe"])
+    assert again["invoices"] == 2 and len(ledger.list_invoices()["list"]) == 2
+
+
+def test_options_and_rejections_name_the_stripe_object_and_field() -> None:
+    fixture = json.loads((STRIPE / "11-uncollectible-as-void.json").read_text())
+    ledger = submetrics.Ledger()
+    ledger.import_stripe(fixture["stripe"], uncollectible="void")
+    assert ledger.get_invoice("in_V2")["status"] == "void"
+    report = ledger.import_stripe([{"id": "in_x", "object": "invoice", "status": "paid"}])
+    assert report["rejected"] == [
+        {"object": "invoice", "id": "in_x", "field": "customer", "reason": "is required"}
+    ]
+    with pytest.raises(submetrics.SubmetricsError):
+        ledger.import_stripe([], uncollectible="sometimes")

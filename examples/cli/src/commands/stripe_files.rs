@@ -1,0 +1,38 @@
+//! A directory of Stripe API objects, one file per kind: `KIND.json` (a list
+//! response `{"object": "list", "data": [...]}`, or a JSON array) or
+//! `KIND.jsonl` (one object a line). `stripe export` writes it; `local
+//! --stripe` reads it.
+
+use super::files;
+use crate::error::Result;
+use serde_json::Value;
+use std::path::Path;
+
+/// The kinds of a Stripe directory, in the order they are read (events last,
+/// so they replace the listed objects they update).
+pub const KINDS: &[&str] = &[
+    "customers",
+    "products",
+    "prices",
+    "plans",
+    "subscriptions",
+    "invoices",
+    "credit_notes",
+    "refunds",
+    "charges",
+    "events",
+];
+
+/// Every object of the directory; missing files are fine. Events are put
+/// oldest first (Stripe lists them newest first).
+pub fn read(dir: &Path) -> Result<Vec<Value>> {
+    let mut objects = Vec::new();
+    for kind in KINDS {
+        let mut found = files::read(dir, kind)?;
+        if *kind == "events" {
+            found.sort_by_key(|event| event.get("created").and_then(Value::as_i64));
+        }
+        objects.extend(found);
+    }
+    Ok(objects)
+}

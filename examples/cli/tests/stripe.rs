@@ -1,0 +1,217 @@
+//! `local --stripe DIR`: a directory of Stripe API objects computed offline,
+//! exactly as the core's mapping does.
+
+use serde_json::{Value, json};
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+/// Writes a fixture set's objects as a Stripe directory: one list response
+/// per kind (`invoices.json`, ...), the customers as JSON lines.
+fn stripe_dir(fixture: &str, name: &str) -> (PathBuf, Value) {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../../testdata/stripe")
+        .join(fixture);
+    let scenario: Value = serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
+    let dir = std::env::temp_dir().join(format!("submetrics-stripe-{}-{name}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let mut by_kind: std::collections::BTreeMap<String, Vec<Value>> = Default::default();
+    let mut flat = Vec::new();
+    for object in scenario["stripe"].as_array().unwrap() {
+        match object["object"].as_str() {
+            Some("list") => flat.extend(object["data"].as_array().unwrap().iter().cloned()),
+            _ => flat.push(object.clone()),
+        }
+    }
+    for object in flat {
+        let kind = object["object"].as_str().unwrap().to_string();
+        by_kind.entry(format!("{kind}s")).or_default().push(object);
+    }
+    for (kind, objects) in by_kind {
+        if kind == "customers" {
+            let lines: Vec<String> = objects.iter().map(Value::to_string).collect();
+            std::fs::write(dir.join("customers.jsonl"), lines.join("\n")).unwrap();
+        } else {
+            let list = json!({"object": "list", "data": objects, "has_more": false});
+            std::fs::write(dir.join(format!("{kind}.json")), list.to_string()).unwrap();
+        }
+    }
+    (dir, scenario)
+}
+
+/// The JSON a successful run printed.
+fn json_of(out: &std::process::Output) -> Value {
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    serde_json::from_slice(&out.stdout).unwrap()
+}
+
+/// `local --stripe DIR --as-of AS_OF movements` as (date, customer, type,
+/// MRR change) rows.
+fn movements(dir: &Path, as_of: &str) -> Vec<(String, String, String, i64)> {
+    let out = Command::new(env!("CARGO_BIN_EXE_submetrics"))
+        .args(["local", "--stripe"])
+        .arg(dir)
+        .args(["--as-of", as_of, "movements"])
+        .output()
+        .unwrap();
+    let movements = json_of(&out);
+    movements
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|m| {
+            let text = |k: &str| m[k].as_str().unwrap().to_string();
+            (
+                text("date"),
+                text("customer_id"),
+                text("type"),
+                m["mrr_change"].as_i64().unwrap(),
+            )
+        })
+        .collect()
+}
+
+#[test]
+fn local_stripe_computes_the_fixture_movements() {
+    let (dir, scenario) = stripe_dir("09-cancellations.json", "cancellations");
+    let got = movements(&dir, scenario["as_of"].as_str().unwrap());
+    let s = |x: &str| x.to_string();
+    assert_eq!(
+        got,
+        vec![
+            (s("2024-01-01"), s("cus_N"), s("new"), 2000),
+            (s("2024-01-01"), s("cus_P"), s("new"), 2000),
+            (s("2024-01-20"), s("cus_N"), s("churn"), -2000),
+            (s("2024-02-01"), s("cus_S"), s("new"), 2000),
+            (s("2024-03-01"), s("cus_P"), s("churn"), -2000),
+        ]
+    );
+    std::fs::remove_dir_all(dir).unwrap();
+}
+
+#[test]
+fn local_stripe_prints_rejections_and_strict_fails() {
+    let (dir, scenario) = stripe_dir("01-monthly.json", "monthly");
+    let run = |strict: bool| {
+        let mut command = Command::new(env!("CARGO_BIN_EXE_submetrics"));
+        command.args(["local", "--stripe"]).arg(&dir);
+        if strict {
+            command.arg("--strict");
+        }
+        command
+            .args([
+                "--as-of",
+                scenario["as_of"].as_str().unwrap(),
+                "reports",
+                "summary",
+            ])
+            .output()
+            .unwrap()
+    };
+    let out = run(false);
+    assert!(out.status.success());
+    let summary: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(summary["summary"]["mrr_current"], 2000);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains(
+            "rejected: invoice in_bad: field `lines.data[0].price`: price `price_gone` is unknown"
+        ),
+        "{stderr}"
+    );
+    assert!(!run(true).status.success());
+    let missing = Command::new(env!("CARGO_BIN_EXE_submetrics"))
+        .args(["local", "--stripe", "/nonexistent-dir", "movements"])
+        .output()
+        .unwrap();
+    assert!(
+        String::from_utf8_lossy(&missing.stderr)
+            .contains("--stripe /nonexistent-dir: not a directory")
+    );
+    std::fs::remove_dir_all(dir).unwrap();
+}
+
+#[path = "../../http-facade/tests/common/fake_stripe.rs"]
+mod fake_stripe;
+
+#[test]
+fn stripe_export_downloads_what_local_stripe_reads() {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../../testdata/stripe/04-upgrade-proration.json");
+    let scenario: Value = serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
+    let mut objects = scenario["stripe"].as_array().unwrap().clone();
+    // An invoice whose lines continue on another page.
+    for object in &mut objects {
+        if object["id"] == "in_U2" {
+            object["lines"]["has_more"] = json!(true);
+        }
+    }
+    let fake = fake_stripe::FakeStripe::start(&objects, 1);
+    fake.rate_limit_next(2);
+    let dir = std::env::temp_dir().join(format!("submetrics-stripe-export-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    let out = Command::new(env!("CARGO_BIN_EXE_submetrics"))
+        .args([
+            "stripe",
+            "export",
+            "--api-key",
+            fake_stripe::KEY,
+            "--api-base",
+            &fake.base,
+            "--to",
+        ])
+        .arg(&dir)
+        .output()
+        .unwrap();
+    let summary = json_of(&out);
+    assert_eq!(summary["objects"]["invoices"], 3);
+    assert_eq!(summary["objects"]["prices"], 2);
+    let log = fake.log();
+    assert!(
+        log.iter().any(|r| r.contains("starting_after=")),
+        "paginated: {log:?}"
+    );
+    assert!(
+        log.iter()
+            .any(|r| r.starts_with("/v1/invoices/in_U2/lines")),
+        "lines fetched: {log:?}"
+    );
+    assert!(
+        log.iter()
+            .any(|r| r.starts_with("/v1/subscriptions") && r.contains("status=all"))
+    );
+
+    let got: Vec<(String, i64)> = movements(&dir, "2024-02-15T00:00:00Z")
+        .into_iter()
+        .map(|(_, _, kind, change)| (kind, change))
+        .collect();
+    assert_eq!(
+        got,
+        vec![("new".to_string(), 3100), ("expansion".to_string(), 3100)]
+    );
+    std::fs::remove_dir_all(dir).unwrap();
+
+    let refused = Command::new(env!("CARGO_BIN_EXE_submetrics"))
+        .args([
+            "stripe",
+            "export",
+            "--api-key",
+            "sk_test_wrong",
+            "--api-base",
+            &fake.base,
+            "--to",
+            "/tmp/unused-export",
+        ])
+        .output()
+        .unwrap();
+    assert!(!refused.status.success());
+    let stderr = String::from_utf8_lossy(&refused.stderr);
+    assert!(
+        stderr.contains("the key was refused: Stripe answered 401"),
+        "{stderr}"
+    );
+}

@@ -1,0 +1,91 @@
+//! CSV bodies on the import endpoints: the columns `submetrics local`
+//! reads, each row a record tagged with the data source.
+
+mod common;
+
+use common::{OWNER_KEY, Server};
+use serde_json::{Value, json};
+
+fn post_csv(server: &Server, path: &str, csv: &str) -> (u16, Value) {
+    let agent: ureq::Agent = ureq::Agent::config_builder()
+        .http_status_as_error(false)
+        .build()
+        .into();
+    let mut response = agent
+        .post(format!("{}{path}", server.base))
+        .header("Authorization", &format!("Bearer {OWNER_KEY}"))
+        .header("Content-Type", "text/csv; charset=utf-8")
+        .send(csv.as_bytes())
+        .unwrap();
+    let status = response.status().as_u16();
+    let text = response.body_mut().read_to_string().unwrap();
+    (status, serde_json::from_str(&text).unwrap_or(Value::Null))
+}
+
+#[test]
+fn csv_bodies_import_customers_plans_and_invoices() {
+    let server = Server::start();
+    server.post(
+        "/data/data-sources",
+        json!({"id": "sheet", "name": "Spreadsheet"}),
+    );
+    let (status, body) = post_csv(
+        &server,
+        "/v1/data-sources/sheet/plans",
+        "id,name,interval,interval_count,currency\nm,Monthly,month,1,usd\n",
+    );
+    assert_eq!(
+        (status, body["result"][0]["import_status"].clone()),
+        (200, json!("inserted")),
+        "{body}"
+    );
+    let (status, _) = post_csv(
+        &server,
+        "/v1/data-sources/sheet/customers",
+        "id,name,country,custom_variables.segment\n007,\"Acme, Inc.\",de,smb\n",
+    );
+    assert_eq!(status, 200);
+    let (status, body) = post_csv(
+        &server,
+        "/v1/data-sources/sheet/invoices",
+        "id,customer_id,type,plan_id,invoice_date,amount,currency\n\
+         i1,007,subscription,m,2024-01-01,3000,USD\n\
+         i2,nobody,subscription,m,2024-01-01,3000,USD\n",
+    );
+    assert_eq!(status, 200, "{body}");
+    assert_eq!(body["result"][0]["import_status"], "inserted");
+    assert!(
+        body["result"][1]["import_error"]
+            .as_str()
+            .unwrap()
+            .contains("customer `nobody` does not exist")
+    );
+    let (_, customer) = server.get("/data/customers/007");
+    assert_eq!(customer["name"], "Acme, Inc.");
+    assert_eq!(customer["custom_variables"]["segment"], "smb");
+    assert_eq!(server.get("/data/invoices/i1").1["data_source"], "sheet");
+    assert_eq!(
+        server.get("/reports/summary?as_of=2024-01-15").1["summary"]["mrr_current"],
+        3000
+    );
+
+    let (status, body) = post_csv(
+        &server,
+        "/v1/data-sources/sheet/customers",
+        "id,name\nc1,\"open\n",
+    );
+    assert_eq!(status, 400);
+    assert_eq!(
+        body["error"],
+        "csv line 3: field `(row)`: a quoted field never ends"
+    );
+    assert_eq!(
+        post_csv(
+            &server,
+            "/v1/data-sources/nope/customers",
+            "id,name\nc1,A\n"
+        )
+        .0,
+        404
+    );
+}

@@ -1,0 +1,226 @@
+//! The Stripe connection end to end against a fake Stripe API: connecting
+//! (through rate limits), the paginated backfill, polled events, the signed
+//! webhook, resync and disconnecting.
+
+mod common;
+#[path = "common/fake_stripe.rs"]
+mod fake_stripe;
+
+use common::{OWNER_KEY, Server, data_dir};
+use fake_stripe::FakeStripe;
+use serde_json::{Value, json};
+use sha2::{Digest, Sha256};
+use std::time::{Duration, Instant};
+
+fn fixture_objects(names: &[&str]) -> Vec<Value> {
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../testdata/stripe");
+    names
+        .iter()
+        .flat_map(|name| {
+            let text = std::fs::read_to_string(dir.join(name)).unwrap();
+            let scenario: Value = serde_json::from_str(&text).unwrap();
+            scenario["stripe"].as_array().unwrap().clone()
+        })
+        .collect()
+}
+
+fn hmac_hex(key: &[u8], message: &[u8]) -> String {
+    let mut block = [0u8; 64];
+    block[..key.len()].copy_from_slice(key);
+    let inner = Sha256::new()
+        .chain_update(block.map(|b| b ^ 0x36))
+        .chain_update(message)
+        .finalize();
+    let outer = Sha256::new()
+        .chain_update(block.map(|b| b ^ 0x5c))
+        .chain_update(inner)
+        .finalize();
+    outer.iter().map(|b| format!("{b:02x}")).collect()
+}
+
+fn now() -> i64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap()
+        .as_secs() as i64
+}
+
+fn wait_for(server: &Server, what: &str, check: impl Fn(&Value) -> bool) -> Value {
+    let start = Instant::now();
+    loop {
+        let (_, status) = server.get("/settings/payment-platform");
+        if check(&status) {
+            return status;
+        }
+        assert!(
+            start.elapsed() < Duration::from_secs(60),
+            "{what}: {status}"
+        );
+        std::thread::sleep(Duration::from_millis(200));
+    }
+}
+
+fn mrr(server: &Server, as_of: &str) -> Value {
+    server.get(&format!("/reports/summary?as_of={as_of}")).1["summary"]["mrr_current"].clone()
+}
+
+#[test]
+fn connect_backfill_follow_events_webhook_resync_and_disconnect() {
+    let fake = FakeStripe::start(
+        &fixture_objects(&[
+            "04-upgrade-proration.json",
+            "08-credit-note-refund.json",
+            "09-cancellations.json",
+        ]),
+        2,
+    );
+    let (server, _) = Server::start_with_args(
+        data_dir(),
+        Some(OWNER_KEY),
+        &[
+            "--stripe-api-base",
+            &fake.base,
+            "--stripe-poll-seconds",
+            "1",
+            "--stripe-backoff-ms",
+            "10",
+        ],
+    );
+    assert_eq!(
+        server.get("/settings/payment-platform").1["connected"],
+        false
+    );
+
+    // Bad keys are refused, naming the field or Stripe's answer.
+    let (status, body) = server.put(
+        "/settings/payment-platform",
+        json!({"secret_key": "pk_test_123"}),
+    );
+    assert_eq!((status, body["code"].as_str()), (400, Some("bad_request")));
+    let (status, body) = server.put(
+        "/settings/payment-platform",
+        json!({"secret_key": fake_stripe::KEY, "uncollectible": "sometimes"}),
+    );
+    assert_eq!(status, 400);
+    assert_eq!(body["field"], "uncollectible", "{body}");
+    let (status, body) = server.put("/settings/stripe", json!({"secret_key": "sk_test_wrong"}));
+    assert_eq!(status, 400, "{body}");
+    assert!(
+        body["error"]
+            .as_str()
+            .unwrap()
+            .contains("Invalid API Key provided"),
+        "{body}"
+    );
+
+    // Connect through two rate-limited answers; the key is never echoed.
+    fake.rate_limit_next(2);
+    let (status, body) = server.put(
+        "/settings/payment-platform",
+        json!({"secret_key": fake_stripe::KEY, "webhook_secret": "whsec_test_secret", "uncollectible": "void"}),
+    );
+    assert_eq!(status, 200, "{body}");
+    assert!(!body.to_string().contains(fake_stripe::KEY));
+    assert_eq!(
+        (body["connected"].clone(), body["account_id"].clone()),
+        (json!(true), json!("acct_fake"))
+    );
+    assert_eq!(body["account_name"], "Fake Co");
+    assert_eq!(body["livemode"], false);
+    assert_eq!(body["uncollectible"], "void");
+
+    let done = wait_for(&server, "backfill", |s| s["sync_status"] == "complete");
+    assert_eq!(done["customers_imported"], 5);
+    // U: 3 invoices; R: invoice + credit note; P 2, N 1, S 2; cancellations of
+    // P, N and (scheduled) S.
+    assert_eq!(done["invoices_imported"], 13, "{done}");
+    assert_eq!(done["rejected"], json!([]));
+    assert!(done["last_sync"].is_string());
+    assert!(
+        fake.log().iter().any(|r| r.contains("starting_after=")),
+        "paginated"
+    );
+    assert_eq!(mrr(&server, "2024-03-05"), 6200 + 5000 + 2000);
+    let (_, detail) = server.get("/customers/cus_U?as_of=2024-02-15");
+    assert_eq!(detail["converted_mrr"], 6200);
+
+    // A polled event: cus_U downgrades to Basic on 1 March.
+    let invoice = json!({"id": "in_U4", "object": "invoice", "customer": "cus_U", "created": 1_709_251_200,
+        "currency": "usd", "status": "paid", "lines": {"object": "list", "has_more": false, "data": [{
+            "id": "il_U4", "object": "line_item", "amount": 3100, "quantity": 1,
+            "period": {"start": 1_709_251_200, "end": 1_711_929_600},
+            "parent": {"type": "subscription_item_details", "subscription_item_details":
+                {"subscription": "sub_U", "subscription_item": "si_U", "proration": false}},
+            "pricing": {"type": "price_details", "price_details": {"price": "price_basic"}}}]}});
+    fake.add_event(
+        json!({"id": "evt_1", "object": "event", "type": "invoice.paid", "created": now(),
+        "data": {"object": invoice}}),
+    );
+    let start = Instant::now();
+    while mrr(&server, "2024-03-05") != json!(3100 + 5000 + 2000) {
+        assert!(
+            start.elapsed() < Duration::from_secs(30),
+            "the event was not imported"
+        );
+        std::thread::sleep(Duration::from_millis(200));
+    }
+
+    // The signed webhook: a bad signature is refused, a good one imported.
+    let event = json!({"id": "evt_2", "object": "event", "type": "customer.updated", "created": now(),
+        "data": {"object": {"id": "cus_R", "object": "customer", "name": "Refunded Renamed", "created": 1_701_388_800}}});
+    let body = event.to_string();
+    let t = now();
+    let signature = format!(
+        "t={t},v1={}",
+        hmac_hex(b"whsec_test_secret", format!("{t}.{body}").as_bytes())
+    );
+    let post = |signature: &str| {
+        let url = format!("{}/webhooks/stripe/1", server.base);
+        let agent: ureq::Agent = ureq::Agent::config_builder()
+            .http_status_as_error(false)
+            .build()
+            .into();
+        let mut response = agent
+            .post(&url)
+            .header("Stripe-Signature", signature)
+            .header("Content-Type", "application/json")
+            .send(body.as_bytes())
+            .unwrap();
+        let status = response.status().as_u16();
+        let text = response.body_mut().read_to_string().unwrap();
+        (status, serde_json::from_str::<Value>(&text).unwrap())
+    };
+    let (status, answer) = post(&format!("t={t},v1={}", "0".repeat(64)));
+    assert_eq!(status, 400);
+    assert!(
+        answer["error"].as_str().unwrap().contains("no signature"),
+        "{answer}"
+    );
+    let (status, answer) = post(&signature);
+    assert_eq!(
+        (status, answer["received"].clone()),
+        (200, json!(true)),
+        "{answer}"
+    );
+    assert_eq!(
+        server.get("/data/customers/cus_R").1["name"],
+        "Refunded Renamed"
+    );
+
+    // Resync one customer from Stripe.
+    let (status, body) = server.post("/customers/cus_U/resync", json!({}));
+    assert_eq!(status, 200, "{body}");
+    assert!(
+        body["message"]
+            .as_str()
+            .unwrap()
+            .starts_with("customer cus_U re-imported from Stripe")
+    );
+
+    // Disconnect, removing the imported data.
+    let (status, body) = server.delete("/settings/payment-platform?remove_data=true");
+    assert_eq!(status, 200, "{body}");
+    assert_eq!(body["removed"]["customers"], 5);
+    assert_eq!(server.get("/settings/stripe").1["connected"], false);
+    assert_eq!(server.get("/data/customers").1["result"]["count"], 0);
+}
