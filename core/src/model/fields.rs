@@ -108,6 +108,7 @@ impl<'a, N: Node<'a>> Fields<'a, N> {
             Some((value, name)) => match value.view() {
                 View::String(s) => Ok(Some(Cow::Borrowed(s))),
                 View::Number(n) => Ok(Some(Cow::Owned(n.to_string()))),
+                View::Timestamp(t) => Ok(Some(Cow::Owned(t.to_string()))),
                 _ => Err(self.error(name, "must be a string")),
             },
         }
@@ -194,6 +195,7 @@ impl<'a, N: Node<'a>> Fields<'a, N> {
             View::String(s) if s.trim().is_empty() => return Ok(None),
             View::String(s) => Timestamp::parse(s),
             View::Number(n) => n.as_i64().and_then(Timestamp::from_unix_seconds),
+            View::Timestamp(t) => Some(t),
             _ => None,
         };
         parsed.map(Some).ok_or_else(|| {
@@ -255,6 +257,7 @@ impl<'a, N: Node<'a>> Fields<'a, N> {
                 }
                 View::Bool(b) => Cow::Owned(b.to_string()),
                 View::Number(n) => Cow::Owned(n.to_string()),
+                View::Timestamp(t) => Cow::Owned(t.to_string()),
             };
             pairs.push((key, text));
         }
