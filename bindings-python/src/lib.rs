@@ -1,6 +1,7 @@
 //! The native module `submetrics._native`: the core's ledger and reports
 //! for Python. Conversions only; every rule lives in the core.
 
+mod arrow;
 mod convert;
 mod errors;
 mod ledger;

@@ -14,14 +14,14 @@
 //! rows first name them.
 
 use crate::error::{Error, Result};
-use crate::ledger::{Ledger, MovementFilter};
+use crate::ledger::{ImportStatus, Ledger, MovementFilter, WriteReport};
 use crate::reports::ReportParams;
 use arrow_array::{
     ArrayRef, BooleanArray, Float64Array, Int64Array, ListArray, NullArray, RecordBatch,
     RecordBatchOptions, StringArray, StructArray,
 };
 use arrow_buffer::{NullBuffer, OffsetBuffer};
-use arrow_schema::{Field, Fields, Schema};
+use arrow_schema::{DataType, Field, Fields, Schema};
 use chrono::{DateTime, Utc};
 use serde_json::Value;
 use std::sync::Arc;
@@ -53,6 +53,38 @@ impl Ledger {
     ) -> Result<RecordBatch> {
         let result = self.report(name, params, as_of)?;
         batch_of_rows(&report_rows(result))
+    }
+}
+
+impl WriteReport {
+    /// The per-record results as a record batch, one row per record in
+    /// input order: `id` (`Utf8`), `import_status` (`inserted` or `error`)
+    /// and `import_error` (null for stored records).
+    pub fn to_batch(&self) -> RecordBatch {
+        let ids: StringArray = self.results.iter().map(|r| Some(r.id.as_str())).collect();
+        let statuses: StringArray = self
+            .results
+            .iter()
+            .map(|r| {
+                Some(match r.import_status {
+                    ImportStatus::Inserted => "inserted",
+                    ImportStatus::Error => "error",
+                })
+            })
+            .collect();
+        let errors: StringArray = self
+            .results
+            .iter()
+            .map(|r| r.import_error.as_deref())
+            .collect();
+        let schema = Schema::new(vec![
+            Field::new("id", DataType::Utf8, false),
+            Field::new("import_status", DataType::Utf8, false),
+            Field::new("import_error", DataType::Utf8, true),
+        ]);
+        let columns: Vec<ArrayRef> = vec![Arc::new(ids), Arc::new(statuses), Arc::new(errors)];
+        RecordBatch::try_new(Arc::new(schema), columns)
+            .unwrap_or_else(|_| RecordBatch::new_empty(Arc::new(Schema::empty())))
     }
 }
 
@@ -232,7 +264,6 @@ mod tests {
     use arrow_array::Array;
     use arrow_array::cast::AsArray;
     use arrow_array::types::Int64Type;
-    use arrow_schema::DataType;
     use serde_json::json;
 
     #[test]
@@ -277,5 +308,21 @@ mod tests {
         let list = json!({"result": {"count": 1, "list": [{"id": "a"}]}});
         assert_eq!(report_rows(list), [json!({"id": "a"})]);
         assert_eq!(report_rows(json!({"a": 1})), [json!({"a": 1})]);
+    }
+
+    #[test]
+    fn write_results_are_a_batch() {
+        let mut ledger = Ledger::default();
+        let report =
+            ledger.upsert_customers(&[json!({"id": "a", "name": "A"}), json!({"id": "b"})]);
+        let batch = report.to_batch();
+        let column = |i: usize| batch.column(i).as_string::<i32>();
+        assert_eq!((column(0).value(0), column(0).value(1)), ("a", "b"));
+        assert_eq!(
+            (column(1).value(0), column(1).value(1)),
+            ("inserted", "error")
+        );
+        assert!(column(2).is_null(0));
+        assert_eq!(column(2).value(1), "customer b: field `name`: is required");
     }
 }

@@ -47,6 +47,26 @@ impl Ledger {
         })
     }
 
+    /// [`Ledger::upsert_arrow`] over several batches of one kind (the chunks
+    /// of a table), results in row order across them. Every batch's columns
+    /// are checked before any is stored.
+    pub fn upsert_arrow_batches(
+        &mut self,
+        kind: RecordKind,
+        batches: &[RecordBatch],
+    ) -> Result<WriteReport> {
+        for batch in batches {
+            ArrowRecords::new(kind.record_name(), batch)?;
+        }
+        let mut report = WriteReport::default();
+        for batch in batches {
+            report
+                .results
+                .extend(self.upsert_arrow(kind, batch)?.results);
+        }
+        Ok(report)
+    }
+
     /// The first half of an invoice [`Ledger::upsert_arrow`], which needs no
     /// ledger: each row's record id and its invoice or error.
     pub fn read_arrow_invoices(records: &ArrowRecords<'_>) -> Vec<(String, Result<Invoice>)> {
