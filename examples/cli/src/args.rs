@@ -207,8 +207,9 @@ pub enum AccountAction {
 #[derive(Args)]
 pub struct LocalArgs {
     /// Directory of customers.*, plans.*, invoices.* (and plan_groups.*,
-    /// fx_rates.*, data_sources.*) as .json, .jsonl or .csv. An FX rate is
-    /// units of its currency per one unit of the base currency.
+    /// fx_rates.*, data_sources.*) as .json, .jsonl, .csv or .parquet; a
+    /// collection may be split over files <collection>-<part>.<format>. An
+    /// FX rate is units of its currency per one unit of the base currency.
     #[arg(long)]
     pub data: std::path::PathBuf,
     #[arg(long)]
@@ -224,6 +225,9 @@ pub struct LocalArgs {
     /// Exit 1 if any record is rejected.
     #[arg(long)]
     pub strict: bool,
+    /// Print the load and compute times on stderr.
+    #[arg(long)]
+    pub timing: bool,
     #[command(subcommand)]
     pub command: LocalCommand,
 }
@@ -243,6 +247,7 @@ impl LocalArgs {
         };
         match name {
             "--strict" => self.strict = true,
+            "--timing" => self.timing = true,
             "--data" => self.data = value()?.into(),
             "--base-currency" => self.base_currency = Some(value()?),
             "--timezone" => self.timezone = Some(value()?),
