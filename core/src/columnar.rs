@@ -130,6 +130,32 @@ pub fn report_rows(result: Value) -> Vec<Value> {
     }
 }
 
+/// The record batches of an Arrow IPC stream (the streaming format, as
+/// `apache-arrow`'s `tableToIPC` and pyarrow's `ipc.new_stream` write it).
+/// Bytes that are not such a stream are an error naming the problem.
+pub fn batches_from_ipc(bytes: &[u8]) -> Result<Vec<RecordBatch>> {
+    let bad = |error: arrow_schema::ArrowError| {
+        Error::query("body", format!("is not an Arrow IPC stream: {error}"))
+    };
+    let reader =
+        arrow_ipc::reader::StreamReader::try_new(std::io::Cursor::new(bytes), None).map_err(bad)?;
+    reader
+        .collect::<std::result::Result<Vec<_>, _>>()
+        .map_err(bad)
+}
+
+/// A record batch as an Arrow IPC stream.
+pub fn ipc_of(batch: &RecordBatch) -> Result<Vec<u8>> {
+    let bad = |error: arrow_schema::ArrowError| Error::query("body", error.to_string());
+    let mut bytes = Vec::new();
+    let mut writer =
+        arrow_ipc::writer::StreamWriter::try_new(&mut bytes, &batch.schema()).map_err(bad)?;
+    writer.write(batch).map_err(bad)?;
+    writer.finish().map_err(bad)?;
+    drop(writer);
+    Ok(bytes)
+}
+
 /// JSON rows as one record batch (see the module documentation for the
 /// column types). A row that is not an object is an error naming it.
 pub fn batch_of_rows(rows: &[Value]) -> Result<RecordBatch> {
@@ -308,6 +334,20 @@ mod tests {
         let list = json!({"result": {"count": 1, "list": [{"id": "a"}]}});
         assert_eq!(report_rows(list), [json!({"id": "a"})]);
         assert_eq!(report_rows(json!({"a": 1})), [json!({"a": 1})]);
+    }
+
+    #[test]
+    fn ipc_streams_round_trip() {
+        let batch =
+            batch_of_rows(&[json!({"id": "a", "n": 1}), json!({"id": "b", "n": 2})]).unwrap();
+        let bytes = ipc_of(&batch).unwrap();
+        assert_eq!(batches_from_ipc(&bytes).unwrap(), [batch]);
+        assert!(
+            batches_from_ipc(b"nope")
+                .unwrap_err()
+                .to_string()
+                .starts_with("parameter `body`: is not an Arrow IPC stream: ")
+        );
     }
 
     #[test]
