@@ -1,9 +1,11 @@
 //! Import endpoints `/v1/data-sources/{id}/{collection}`: one record, an
-//! array, or a batch `{<collection>: [...]}`; every record is tagged with the
+//! array, or a batch `{<collection>: [...]}`; or NDJSON or an Arrow IPC
+//! stream by `Content-Type` (see `formats`). Every record is tagged with the
 //! data source. An unknown data source is a 404.
 
 use super::Routes;
-use super::data::{InvoiceRecords, upsert, with_data_source};
+use super::data::{InvoiceRecords, upsert, upsert_batches, with_data_source};
+use super::formats::{ImportFormat, arrow_batches, ndjson_as_array};
 use super::{BodyBytes, parse_body, records_of, write_records};
 use crate::auth::Caller;
 use crate::error::ApiError;
@@ -11,7 +13,9 @@ use crate::extract::Path;
 use crate::openapi::Doc;
 use crate::state::AppState;
 use axum::Json;
+use axum::body::Bytes;
 use axum::extract::State;
+use axum::http::HeaderMap;
 use serde_json::{Value, json};
 use std::sync::Arc;
 use submetrics::RecordKind;
@@ -30,12 +34,15 @@ enum ImportRecords {
     Invoices(InvoiceRecords),
     /// Records of another kind, parsed as values.
     Values(RecordKind, Vec<Value>),
+    /// Rows of an Arrow IPC stream body, tagged with the data source.
+    Batches(RecordKind, Vec<arrow_array::RecordBatch>),
 }
 
 async fn import(
     State(state): State<Arc<AppState>>,
     caller: Caller,
     Path((source, collection)): Path<(String, String)>,
+    headers: HeaderMap,
     BodyBytes(body): BodyBytes,
 ) -> Result<Json<Value>, ApiError> {
     let kind = RecordKind::parse(&collection).filter(|kind| {
@@ -47,20 +54,46 @@ async fn import(
                 | RecordKind::PlanGroups
         )
     });
+    let body = match ImportFormat::of(&headers) {
+        ImportFormat::Json => body,
+        ImportFormat::Ndjson => Bytes::from(ndjson_as_array(&body)?),
+        ImportFormat::ArrowStream => {
+            let Some(kind) = kind else {
+                return Err(unknown_collection(&collection));
+            };
+            let batches = arrow_batches(&body, &source)?;
+            return import_records(state, caller, source, ImportRecords::Batches(kind, batches))
+                .await;
+        }
+    };
     let records = if kind == Some(RecordKind::Invoices) {
         ImportRecords::Invoices(InvoiceRecords::read_body(body, Some(source.clone())).await?)
     } else {
         // A body that is not JSON is refused before the collection is looked at.
         let body = parse_body(&body)?;
         let Some(kind) = kind else {
-            return Err(ApiError::NotFound(format!(
-                "no import endpoint for `{collection}`; use customers, plans, plan_groups or invoices"
-            )));
+            return Err(unknown_collection(&collection));
         };
         let mut records = records_of(body, &collection.replace('-', "_"))?;
         with_data_source(&mut records, &source);
         ImportRecords::Values(kind, records)
     };
+    import_records(state, caller, source, records).await
+}
+
+fn unknown_collection(collection: &str) -> ApiError {
+    ApiError::NotFound(format!(
+        "no import endpoint for `{collection}`; use customers, plans, plan_groups or invoices"
+    ))
+}
+
+/// Writes read records into the data source `source`, which must exist.
+async fn import_records(
+    state: Arc<AppState>,
+    caller: Caller,
+    source: String,
+    records: ImportRecords,
+) -> Result<Json<Value>, ApiError> {
     let account = state.account(caller.account_id)?;
     write_records(state, account, move |state, account, ledger| {
         if ledger.data_source(&source).is_none() {
@@ -71,6 +104,9 @@ async fn import(
         let report = match records {
             ImportRecords::Invoices(invoices) => invoices.upsert(state, account, ledger)?,
             ImportRecords::Values(kind, records) => upsert(state, account, ledger, kind, &records)?,
+            ImportRecords::Batches(kind, batches) => {
+                upsert_batches(state, account, ledger, kind, &batches)?
+            }
         };
         Ok(Json(json!({ "result": report.results })))
     })

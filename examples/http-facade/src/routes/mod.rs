@@ -5,6 +5,7 @@
 mod account;
 mod customers;
 mod data;
+mod formats;
 mod imports;
 mod reports;
 mod settings;
