@@ -197,6 +197,30 @@ fn bad_ndjson_and_arrow_bodies_are_refused() {
             .starts_with("the body is not an Arrow IPC stream: "),
         "{body}"
     );
+    let unreadable = {
+        let ids: ArrayRef = Arc::new(StringArray::from(vec!["x"]));
+        let blob: ArrayRef = Arc::new(arrow_array::BinaryArray::from(vec![&b"1"[..]]));
+        let batch = RecordBatch::try_from_iter([("id", ids), ("amount", blob)]).unwrap();
+        let mut bytes = Vec::new();
+        let mut writer =
+            arrow_ipc::writer::StreamWriter::try_new(&mut bytes, &batch.schema()).unwrap();
+        writer.write(&batch).unwrap();
+        writer.finish().unwrap();
+        drop(writer);
+        bytes
+    };
+    let (status, body) = send(
+        &server,
+        "POST",
+        "/v1/data-sources/ds1/invoices",
+        ARROW,
+        unreadable,
+    );
+    assert_eq!(status, 400, "{body}");
+    assert!(
+        body.contains("invoice ?: field `amount`: column type Binary cannot be read"),
+        "{body}"
+    );
     let (status, _) = send(
         &server,
         "POST",
