@@ -1,4 +1,7 @@
-"""Files -> monthly MRR: the same generated data as JSONL, CSV and Parquet,
+"""Files -> monthly MRR: the same generated data as JSONL, CSV and Parquet
+(the generator writes JSONL; DuckDB converts it: every collection to
+Parquet, the invoices to CSV, the other collections staying JSONL beside
+them),
 read and reported by `submetrics local` (one process per run: read, build,
 the monthly `mrr` report over the whole history), by DuckDB (its own
 readers, then the monthly movements of movements.sql) and by Polars (its
@@ -46,6 +49,18 @@ def to_parquet(jsonl: pathlib.Path, parquet: pathlib.Path) -> None:
         con.execute(f"COPY (SELECT * FROM {source}) TO '{target}' (FORMAT parquet, COMPRESSION snappy)")
 
 
+def to_csv(jsonl: pathlib.Path, csv: pathlib.Path) -> None:
+    """The invoices as CSV (a header, dates as YYYY-MM-DD, nulls empty);
+    the other collections, which hold nested fields, stay JSONL."""
+    csv.mkdir(parents=True, exist_ok=True)
+    con = duckdb.connect()
+    for path in sorted(jsonl.glob("*.jsonl")):
+        if path.stem == "invoices":
+            con.execute(f"COPY (SELECT * FROM read_json('{path}', format='newline_delimited')) TO '{csv / 'invoices.csv'}' (HEADER)")
+        else:
+            (csv / path.name).write_bytes(path.read_bytes())
+
+
 def submetrics(binary: str, directory: pathlib.Path, as_of: str, period: str) -> dict:
     started = time.perf_counter()
     out = subprocess.run(
@@ -74,7 +89,7 @@ def duck(directory: pathlib.Path, fmt: str, as_of: str) -> dict:
         con.execute(f"CREATE TABLE plans AS SELECT * FROM read_json('{directory}/plans.jsonl', format='newline_delimited', columns={PLAN_COLUMNS})")
         con.execute(f"CREATE TABLE invoices AS SELECT * FROM read_json('{directory}/invoices.jsonl', format='newline_delimited', columns={INVOICE_COLUMNS})")
     elif fmt == "csv":
-        con.execute(f"CREATE TABLE plans AS SELECT id, \"interval\", interval_count::INTEGER AS interval_count, currency FROM read_csv('{directory}/plans.csv', all_varchar=true)")
+        con.execute(f"CREATE TABLE plans AS SELECT * FROM read_json('{directory}/plans.jsonl', format='newline_delimited', columns={PLAN_COLUMNS})")
         con.execute(
             f"""CREATE TABLE invoices AS SELECT id, customer_id, type, invoice_date::DATE AS invoice_date, amount::BIGINT AS amount,
                 currency, plan_id, status, period_start::DATE AS period_start, period_end::DATE AS period_end, refunded_invoice_id
@@ -110,7 +125,7 @@ def main() -> None:
     binary, generator = sys.argv[3], sys.argv[4]
     dirs = {fmt: work / fmt for fmt in ("jsonl", "csv", "parquet")}
     as_of = generate(generator, count, dirs["jsonl"], "jsonl")
-    generate(generator, count, dirs["csv"], "csv")
+    to_csv(dirs["jsonl"], dirs["csv"])
     to_parquet(dirs["jsonl"], dirs["parquet"])
     end = as_of[:10]
     period = f"{int(end[:4]) - 4}{end[5:7]}01-{end.replace('-', '')}"
