@@ -434,6 +434,17 @@ export declare class Ledger {
   upsertDataSources(records: Records<DataSourceInput>): WriteResult[]
   /** Imports Stripe API objects (any mix of kinds, list responses and events). */
   importStripe(objects: Records<Record<string, unknown>>, options?: StripeImportOptions): StripeImport
+  /**
+   * Upserts the rows of an Arrow IPC stream (as apache-arrow's `tableToIPC`
+   * writes it), one record per row, a column per field; answers the
+   * per-record results (`id`, `import_status`, `import_error`) as an IPC
+   * stream (`tableFromIPC` reads it).
+   */
+  upsertCustomersArrow(stream: Uint8Array): Buffer
+  upsertPlansArrow(stream: Uint8Array): Buffer
+  upsertPlanGroupsArrow(stream: Uint8Array): Buffer
+  upsertInvoicesArrow(stream: Uint8Array): Buffer
+  upsertDataSourcesArrow(stream: Uint8Array): Buffer
   /** Throws SubmetricsError `not_found`. */
   getCustomer(id: string): Customer
   getPlan(id: string): Plan
@@ -453,6 +464,14 @@ export declare class Ledger {
   updateCustomer(id: string, patch: Partial<CustomerInput | CustomerImportInput>): Customer
   updatePlan(id: string, patch: Partial<PlanInput | PlanImportInput>): Plan
   movements(asOf?: Instant, filters?: MovementFilters): Movement[]
+  /** `movements` as an Arrow IPC stream, one row per movement (amounts as int64). */
+  movementsArrow(asOf?: Instant, filters?: MovementFilters): Buffer
+  /**
+   * A report as an Arrow IPC stream: a table report one row per metric
+   * (`metric`, then a column per period), a series or list one row per
+   * entry, any other one row; integers as int64.
+   */
+  reportArrow(name: string, query?: ReportParams, asOf?: Instant): Buffer
   /** `movements` computed on the thread pool. */
   movementsAsync(asOf?: Instant, filters?: MovementFilters): Promise<Movement[]>
   report(name: 'summary', query?: ReportParams, asOf?: Instant): SummaryReport

@@ -90,6 +90,13 @@ function isInstant(value) {
   return value instanceof Date || typeof value === 'string'
 }
 
+/** A Uint8Array (or Buffer) as a Buffer over the same memory. */
+function bytes(stream) {
+  if (Buffer.isBuffer(stream)) return stream
+  if (stream instanceof Uint8Array) return Buffer.from(stream.buffer, stream.byteOffset, stream.byteLength)
+  throw new TypeError('expected an Arrow IPC stream as a Uint8Array or Buffer')
+}
+
 class Ledger {
   /** @param {object} [settings] base_currency, timezone, first_day_of_week, churn_grace_days, refund_handling */
   constructor(settings) {
@@ -117,6 +124,18 @@ class Ledger {
   upsertPlanGroups(records) { return call(() => this._native.upsert('plan_groups', records), 'invalid_record') }
   upsertInvoices(records) { return call(() => this._native.upsert('invoices', records), 'invalid_record') }
   upsertDataSources(records) { return call(() => this._native.upsert('data_sources', records), 'invalid_record') }
+
+  // Arrow IPC streams (as apache-arrow's tableToIPC writes them): one record
+  // per row; the per-record results come back as an IPC stream.
+  _upsertArrow(collection, stream) {
+    return call(() => this._native.upsertArrow(collection, bytes(stream)), 'invalid_record')
+  }
+
+  upsertCustomersArrow(stream) { return this._upsertArrow('customers', stream) }
+  upsertPlansArrow(stream) { return this._upsertArrow('plans', stream) }
+  upsertPlanGroupsArrow(stream) { return this._upsertArrow('plan_groups', stream) }
+  upsertInvoicesArrow(stream) { return this._upsertArrow('invoices', stream) }
+  upsertDataSourcesArrow(stream) { return this._upsertArrow('data_sources', stream) }
 
   getCustomer(id) { return call(() => this._native.get('customers', id)) }
   getPlan(id) { return call(() => this._native.get('plans', id)) }
@@ -146,6 +165,15 @@ class Ledger {
 
   movements(asOf, movementFilters) {
     return call(() => this._native.movements(instant(asOf), filters(movementFilters)), 'invalid_query')
+  }
+
+  movementsArrow(asOf, movementFilters) {
+    return call(() => this._native.movementsArrow(instant(asOf), filters(movementFilters)), 'invalid_query')
+  }
+
+  reportArrow(name, params, asOf) {
+    const [p, instants] = query(params)
+    return call(() => this._native.reportArrow(name, p, instant(asOf), instants), 'invalid_query')
   }
 
   report(name, params, asOf) {

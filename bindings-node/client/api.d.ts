@@ -366,7 +366,7 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Import customers, plans, plan_groups or invoices into a data source
+         * Import customers, plans, plan_groups or invoices into a data source (JSON, or text/csv)
          * @description Needs an owner or admin key (readonly keys only read).
          */
         post: operations["importRecords"];
@@ -420,7 +420,7 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Recalculate a customer
+         * Re-import a customer from Stripe when connected, else recalculate it
          * @description Needs an owner or admin key.
          */
         post: operations["resyncCustomer"];
@@ -587,46 +587,6 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
-    "/settings/payment-platform": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /**
-         * Payment-platform connection (read only)
-         * @description Needs an owner or admin key.
-         */
-        get: operations["getPaymentPlatformSettings"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/settings/stripe": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /**
-         * Payment-platform connection (alias of /settings/payment-platform)
-         * @description Needs an owner or admin key.
-         */
-        get: operations["getStripeSettings"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
     "/settings/crm": {
         parameters: {
             query?: never;
@@ -661,6 +621,79 @@ export interface paths {
         get: operations["getHubspotSettings"];
         put?: never;
         post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/settings/payment-platform": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Payment-platform connection and sync status
+         * @description Needs an owner or admin key.
+         */
+        get: operations["getPaymentPlatformSettings"];
+        /**
+         * Connect Stripe with a secret or restricted key and start the backfill
+         * @description Needs an owner or admin key.
+         */
+        put: operations["connectPaymentPlatform"];
+        post?: never;
+        /**
+         * Disconnect Stripe, keeping its data unless remove_data=true
+         * @description Needs an owner or admin key.
+         */
+        delete: operations["disconnectPaymentPlatform"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/settings/stripe": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Stripe connection and sync status (alias of /settings/payment-platform)
+         * @description Needs an owner or admin key.
+         */
+        get: operations["getStripeSettings"];
+        /**
+         * Connect Stripe (alias of /settings/payment-platform)
+         * @description Needs an owner or admin key.
+         */
+        put: operations["connectStripe"];
+        post?: never;
+        /**
+         * Disconnect Stripe (alias of /settings/payment-platform)
+         * @description Needs an owner or admin key.
+         */
+        delete: operations["disconnectStripe"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/webhooks/stripe/{account}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Stripe webhook events of an account, checked by their Stripe-Signature */
+        post: operations["receiveStripeWebhook"];
         delete?: never;
         options?: never;
         head?: never;
@@ -958,7 +991,7 @@ export interface components {
         Error: {
             error: string;
             /** @enum {string} */
-            code: "bad_request" | "invalid_record" | "invalid_query" | "invalid_setting" | "missing_fx_rate" | "unauthorized" | "forbidden" | "not_found" | "unknown_report" | "method_not_allowed" | "conflict" | "payload_too_large" | "uri_too_long" | "headers_too_large" | "request_timeout" | "rate_limited" | "unavailable" | "storage_unavailable" | "internal";
+            code: "bad_request" | "invalid_record" | "invalid_query" | "invalid_setting" | "missing_fx_rate" | "unauthorized" | "forbidden" | "not_found" | "unknown_report" | "method_not_allowed" | "conflict" | "payload_too_large" | "uri_too_long" | "headers_too_large" | "rate_limited" | "upstream" | "unavailable" | "storage_unavailable" | "internal";
             id?: string;
             field?: string;
             /** @description On a 5xx answer: the id under which the cause is logged */
@@ -1059,11 +1092,6 @@ export interface components {
             /** @enum {string} */
             result: "ok";
             updated: string;
-        };
-        PlanDeleted: {
-            /** @enum {string} */
-            result: "ok";
-            deleted: string;
         };
         /** @description A customer to store; `created` is an alias of `created_date`, `metadata` of `custom_variables`, `external_id` of `id` */
         CustomerInput: {
@@ -1555,8 +1583,11 @@ export interface components {
                 mrr_drop_threshold?: number | null;
             };
         };
+        /** @description The payment-platform connection; a connected account also has the sync's error, whether Stripe's webhook is set up, how uncollectible invoices count and the last import's rejections */
         PaymentPlatformSettings: {
             connected: boolean;
+            /** @enum {string|null} */
+            platform: "stripe" | null;
             account_id: string | null;
             account_name: string | null;
             livemode: boolean;
@@ -1564,10 +1595,48 @@ export interface components {
             last_sync: string | null;
             /** @enum {string|null} */
             sync_status: "syncing" | "complete" | "error" | null;
+            sync_error?: string | null;
+            webhook_configured?: boolean;
+            /** @enum {string} */
+            uncollectible?: "failed" | "void";
             /** Format: int64 */
             customers_imported: number;
             /** Format: int64 */
             invoices_imported: number;
+            rejected?: components["schemas"]["StripeRejection"][];
+        };
+        StripeRejection: {
+            object: string;
+            id: string;
+            field: string;
+            reason: string;
+        };
+        /** @description A Stripe secret or restricted key, Stripe's webhook signing secret, and how uncollectible invoices count */
+        PaymentPlatformInput: {
+            secret_key: string;
+            webhook_secret?: string;
+            /**
+             * @default failed
+             * @enum {string}
+             */
+            uncollectible: "failed" | "void";
+        } & {
+            [key: string]: unknown;
+        };
+        PaymentPlatformDisconnected: {
+            connected: boolean;
+            was_connected: boolean;
+            removed: {
+                /** Format: int64 */
+                customers: number;
+                /** Format: int64 */
+                plans: number;
+            };
+        };
+        StripeWebhookReceived: {
+            received: boolean;
+            id: string | null;
+            rejected: components["schemas"]["StripeRejection"][];
         };
         CrmSettings: {
             connected: boolean;
@@ -2332,15 +2401,6 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The body did not arrive within the body timeout (30 s unless set) */
-            408: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
             /** @description Body or record count over the limit */
             413: {
                 headers: {
@@ -2459,15 +2519,6 @@ export interface operations {
             };
             /** @description Method not allowed on this path */
             405: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The body did not arrive within the body timeout (30 s unless set) */
-            408: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -2805,15 +2856,6 @@ export interface operations {
             };
             /** @description Method not allowed on this path */
             405: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The body did not arrive within the body timeout (30 s unless set) */
-            408: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -3159,15 +3201,6 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The body did not arrive within the body timeout (30 s unless set) */
-            408: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
             /** @description The write conflicts with stored records */
             409: {
                 headers: {
@@ -3250,7 +3283,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["PlanDeleted"];
+                    "application/json": components["schemas"]["Success"];
                 };
             };
             /** @description Invalid input; the error names the field or parameter */
@@ -3538,15 +3571,6 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The body did not arrive within the body timeout (30 s unless set) */
-            408: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
             /** @description The write conflicts with stored records */
             409: {
                 headers: {
@@ -3786,15 +3810,6 @@ export interface operations {
             };
             /** @description Method not allowed on this path */
             405: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The body did not arrive within the body timeout (30 s unless set) */
-            408: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -4170,15 +4185,6 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The body did not arrive within the body timeout (30 s unless set) */
-            408: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
             /** @description The write conflicts with stored records */
             409: {
                 headers: {
@@ -4418,15 +4424,6 @@ export interface operations {
             };
             /** @description Method not allowed on this path */
             405: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The body did not arrive within the body timeout (30 s unless set) */
-            408: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -4806,15 +4803,6 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The body did not arrive within the body timeout (30 s unless set) */
-            408: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
             /** @description The write conflicts with stored records */
             409: {
                 headers: {
@@ -5054,15 +5042,6 @@ export interface operations {
             };
             /** @description Method not allowed on this path */
             405: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The body did not arrive within the body timeout (30 s unless set) */
-            408: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -5440,15 +5419,6 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The body did not arrive within the body timeout (30 s unless set) */
-            408: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
             /** @description The write conflicts with stored records */
             409: {
                 headers: {
@@ -5688,15 +5658,6 @@ export interface operations {
             };
             /** @description Method not allowed on this path */
             405: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The body did not arrive within the body timeout (30 s unless set) */
-            408: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -6072,15 +6033,6 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The body did not arrive within the body timeout (30 s unless set) */
-            408: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
             /** @description The write conflicts with stored records */
             409: {
                 headers: {
@@ -6213,15 +6165,6 @@ export interface operations {
             };
             /** @description Method not allowed on this path */
             405: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The body did not arrive within the body timeout (30 s unless set) */
-            408: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -6595,15 +6538,6 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The body did not arrive within the body timeout (30 s unless set) */
-            408: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
             /** @description The write conflicts with stored records */
             409: {
                 headers: {
@@ -6651,6 +6585,15 @@ export interface operations {
             };
             /** @description The service failed; the body names an error id, logged with the cause */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The payment platform failed */
+            502: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -6839,15 +6782,6 @@ export interface operations {
             };
             /** @description Method not allowed on this path */
             405: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The body did not arrive within the body timeout (30 s unless set) */
-            408: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -7090,15 +7024,6 @@ export interface operations {
             };
             /** @description Method not allowed on this path */
             405: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The body did not arrive within the body timeout (30 s unless set) */
-            408: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -7458,15 +7383,6 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The body did not arrive within the body timeout (30 s unless set) */
-            408: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
             /** @description The write conflicts with stored records */
             409: {
                 headers: {
@@ -7702,15 +7618,6 @@ export interface operations {
             };
             /** @description Method not allowed on this path */
             405: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The body did not arrive within the body timeout (30 s unless set) */
-            408: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -8081,15 +7988,6 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The body did not arrive within the body timeout (30 s unless set) */
-            408: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
             /** @description The write conflicts with stored records */
             409: {
                 headers: {
@@ -8101,226 +7999,6 @@ export interface operations {
             };
             /** @description Body or record count over the limit */
             413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The path and query are over the limit of 65534 bytes */
-            414: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The key is over its request rate (with `Retry-After`; only when a rate limit is set) */
-            429: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The request's head is over its limit (about 400 KiB, 100 headers) */
-            431: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The service failed; the body names an error id, logged with the cause */
-            500: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Over the connection limit (with `Retry-After`), or the database cannot take writes now */
-            503: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-        };
-    };
-    getPaymentPlatformSettings: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description Success */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["PaymentPlatformSettings"];
-                };
-            };
-            /** @description Invalid input; the error names the field or parameter */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Missing, unknown or revoked key */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The key's role may not do this */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description No such record or report */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Method not allowed on this path */
-            405: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The path and query are over the limit of 65534 bytes */
-            414: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The key is over its request rate (with `Retry-After`; only when a rate limit is set) */
-            429: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The request's head is over its limit (about 400 KiB, 100 headers) */
-            431: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The service failed; the body names an error id, logged with the cause */
-            500: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Over the connection limit (with `Retry-After`), or the database cannot take writes now */
-            503: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-        };
-    };
-    getStripeSettings: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description Success */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["PaymentPlatformSettings"];
-                };
-            };
-            /** @description Invalid input; the error names the field or parameter */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Missing, unknown or revoked key */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The key's role may not do this */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description No such record or report */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Method not allowed on this path */
-            405: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -8595,6 +8273,859 @@ export interface operations {
             };
         };
     };
+    getPaymentPlatformSettings: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PaymentPlatformSettings"];
+                };
+            };
+            /** @description Invalid input; the error names the field or parameter */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, unknown or revoked key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The key's role may not do this */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such record or report */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Method not allowed on this path */
+            405: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The path and query are over the limit of 65534 bytes */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The key is over its request rate (with `Retry-After`; only when a rate limit is set) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request's head is over its limit (about 400 KiB, 100 headers) */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The service failed; the body names an error id, logged with the cause */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Over the connection limit (with `Retry-After`), or the database cannot take writes now */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    connectPaymentPlatform: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["PaymentPlatformInput"];
+            };
+        };
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PaymentPlatformSettings"];
+                };
+            };
+            /** @description Invalid input; the error names the field or parameter */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, unknown or revoked key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The key's role may not do this */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such record or report */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Method not allowed on this path */
+            405: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The write conflicts with stored records */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Body or record count over the limit */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The path and query are over the limit of 65534 bytes */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The key is over its request rate (with `Retry-After`; only when a rate limit is set) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request's head is over its limit (about 400 KiB, 100 headers) */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The service failed; the body names an error id, logged with the cause */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The payment platform failed */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Over the connection limit (with `Retry-After`), or the database cannot take writes now */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    disconnectPaymentPlatform: {
+        parameters: {
+            query?: {
+                remove_data?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PaymentPlatformDisconnected"];
+                };
+            };
+            /** @description Invalid input; the error names the field or parameter */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, unknown or revoked key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The key's role may not do this */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such record or report */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Method not allowed on this path */
+            405: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The write conflicts with stored records */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The path and query are over the limit of 65534 bytes */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The key is over its request rate (with `Retry-After`; only when a rate limit is set) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request's head is over its limit (about 400 KiB, 100 headers) */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The service failed; the body names an error id, logged with the cause */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Over the connection limit (with `Retry-After`), or the database cannot take writes now */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getStripeSettings: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PaymentPlatformSettings"];
+                };
+            };
+            /** @description Invalid input; the error names the field or parameter */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, unknown or revoked key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The key's role may not do this */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such record or report */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Method not allowed on this path */
+            405: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The path and query are over the limit of 65534 bytes */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The key is over its request rate (with `Retry-After`; only when a rate limit is set) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request's head is over its limit (about 400 KiB, 100 headers) */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The service failed; the body names an error id, logged with the cause */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Over the connection limit (with `Retry-After`), or the database cannot take writes now */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    connectStripe: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["PaymentPlatformInput"];
+            };
+        };
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PaymentPlatformSettings"];
+                };
+            };
+            /** @description Invalid input; the error names the field or parameter */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, unknown or revoked key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The key's role may not do this */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such record or report */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Method not allowed on this path */
+            405: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The write conflicts with stored records */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Body or record count over the limit */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The path and query are over the limit of 65534 bytes */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The key is over its request rate (with `Retry-After`; only when a rate limit is set) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request's head is over its limit (about 400 KiB, 100 headers) */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The service failed; the body names an error id, logged with the cause */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The payment platform failed */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Over the connection limit (with `Retry-After`), or the database cannot take writes now */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    disconnectStripe: {
+        parameters: {
+            query?: {
+                remove_data?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PaymentPlatformDisconnected"];
+                };
+            };
+            /** @description Invalid input; the error names the field or parameter */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, unknown or revoked key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The key's role may not do this */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such record or report */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Method not allowed on this path */
+            405: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The write conflicts with stored records */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The path and query are over the limit of 65534 bytes */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The key is over its request rate (with `Retry-After`; only when a rate limit is set) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request's head is over its limit (about 400 KiB, 100 headers) */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The service failed; the body names an error id, logged with the cause */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Over the connection limit (with `Retry-After`), or the database cannot take writes now */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    receiveStripeWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                account: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    [key: string]: unknown;
+                };
+            };
+        };
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["StripeWebhookReceived"];
+                };
+            };
+            /** @description A body or signature that does not check out */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such account or connection */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Method not allowed on this path */
+            405: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The write conflicts with stored records */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Body or record count over the limit */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The path and query are over the limit of 65534 bytes */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request's head is over its limit (about 400 KiB, 100 headers) */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The payment platform failed */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Over the connection limit (with `Retry-After`), or the database cannot take writes now */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
     listReports: {
         parameters: {
             query?: never;
@@ -8656,6 +9187,8 @@ export interface operations {
             query?: {
                 /** @description ISO 8601 instant or date to compute at; default now */
                 as_of?: string;
+                /** @description json, or csv: one row per period, item or metric (Accept: text/csv does the same) */
+                format?: "json" | "csv";
                 /** @description Any further parameter of the report or view, as name=value (see docs/reports.md; GET /reports lists each report's, and a report refuses any other) */
                 parameters?: {
                     [key: string]: string;
@@ -9066,15 +9599,6 @@ export interface operations {
             };
             /** @description Method not allowed on this path */
             405: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The body did not arrive within the body timeout (30 s unless set) */
-            408: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -9550,15 +10074,6 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The body did not arrive within the body timeout (30 s unless set) */
-            408: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
             /** @description The write conflicts with stored records */
             409: {
                 headers: {
@@ -9814,15 +10329,6 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The body did not arrive within the body timeout (30 s unless set) */
-            408: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
             /** @description The write conflicts with stored records */
             409: {
                 headers: {
@@ -10071,15 +10577,6 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The body did not arrive within the body timeout (30 s unless set) */
-            408: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
             /** @description The write conflicts with stored records */
             409: {
                 headers: {
@@ -10205,15 +10702,6 @@ export interface operations {
             };
             /** @description Method not allowed on this path */
             405: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The body did not arrive within the body timeout (30 s unless set) */
-            408: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -10364,7 +10852,7 @@ export interface operations {
                     "application/json": components["schemas"]["Session"];
                 };
             };
-            /** @description Invalid input; the error names the field */
+            /** @description A body or signature that does not check out */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -10391,7 +10879,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description No invitation has this token */
+            /** @description No such account or connection */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -10402,15 +10890,6 @@ export interface operations {
             };
             /** @description Method not allowed on this path */
             405: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The body did not arrive within the body timeout (30 s unless set) */
-            408: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -10729,7 +11208,7 @@ export interface operations {
                     "application/json": components["schemas"]["Session"];
                 };
             };
-            /** @description Invalid input; the error names the field */
+            /** @description A body or signature that does not check out */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -10756,7 +11235,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description No invitation has this token */
+            /** @description No such account or connection */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -10767,15 +11246,6 @@ export interface operations {
             };
             /** @description Method not allowed on this path */
             405: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The body did not arrive within the body timeout (30 s unless set) */
-            408: {
                 headers: {
                     [name: string]: unknown;
                 };

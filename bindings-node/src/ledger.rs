@@ -1,14 +1,15 @@
 //! `NativeLedger`: the core ledger shared behind `Arc<RwLock>`, so async
 //! tasks read it off the main thread while the JavaScript object lives on.
 
+use crate::convert::{as_of as as_of_instant, params as params_of};
 use crate::convert::{as_of, params, records, resolve};
 use crate::errors::{invalid_argument, to_napi};
 use crate::tasks::{MovementsTask, ReportTask};
-use napi::bindgen_prelude::AsyncTask;
+use napi::bindgen_prelude::{AsyncTask, Buffer};
 use napi_derive::napi;
 use serde_json::{Value, json};
 use std::sync::{Arc, RwLock, RwLockReadGuard, RwLockWriteGuard};
-use submetrics::{Ledger, MovementFilter, RecordKind, Settings};
+use submetrics::{Ledger, MovementFilter, RecordKind, Settings, columnar};
 
 pub type Shared = Arc<RwLock<Ledger>>;
 
@@ -152,6 +153,52 @@ impl NativeLedger {
     #[napi]
     pub fn movements(&self, as_of: Option<String>, filter: Option<Value>) -> napi::Result<Value> {
         movements(&read(&self.inner), as_of.as_deref(), filter)
+    }
+
+    /// Upserts the rows of an Arrow IPC stream as records of `collection`
+    /// (one record per row); answers the per-record results as an IPC
+    /// stream (`id`, `import_status`, `import_error`).
+    #[napi]
+    pub fn upsert_arrow(&self, collection: String, stream: Buffer) -> napi::Result<Buffer> {
+        let kind = kind(&collection)?;
+        let batches = columnar::batches_from_ipc(&stream).map_err(to_napi)?;
+        let report = write(&self.inner)
+            .upsert_arrow_batches(kind, &batches)
+            .map_err(to_napi)?;
+        Ok(columnar::ipc_of(&report.to_batch())
+            .map_err(to_napi)?
+            .into())
+    }
+
+    /// `movements` as an Arrow IPC stream, one row per movement.
+    #[napi]
+    pub fn movements_arrow(
+        &self,
+        as_of: Option<String>,
+        filter: Option<Value>,
+    ) -> napi::Result<Buffer> {
+        let ledger = read(&self.inner);
+        let at = as_of_instant(as_of.as_deref(), ledger.settings())?;
+        let filter =
+            MovementFilter::from_params(&params(filter)?, ledger.settings()).map_err(to_napi)?;
+        let batch = ledger.movements_batch(at, &filter).map_err(to_napi)?;
+        Ok(columnar::ipc_of(&batch).map_err(to_napi)?.into())
+    }
+
+    /// `report` as an Arrow IPC stream (rows as the core cuts the result).
+    #[napi]
+    pub fn report_arrow(
+        &self,
+        name: String,
+        params: Option<Value>,
+        as_of: Option<String>,
+        instants: Option<Vec<String>>,
+    ) -> napi::Result<Buffer> {
+        let ledger = read(&self.inner);
+        let query = resolve(&ledger, params_of(params)?, &instants.unwrap_or_default())?;
+        let at = as_of_instant(as_of.as_deref(), ledger.settings())?;
+        let batch = ledger.report_batch(&name, &query, at).map_err(to_napi)?;
+        Ok(columnar::ipc_of(&batch).map_err(to_napi)?.into())
     }
 
     #[napi]

@@ -6,6 +6,7 @@
 
 use crate::convert::{Params, as_of, instant_text, records, to_json, to_py};
 use crate::errors::to_py_err;
+use arrow_array::RecordBatch;
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
 use serde_json::{Value, json};
@@ -57,6 +58,12 @@ impl Ledger {
         kind: RecordKind,
         obj: &Bound<'py, PyAny>,
     ) -> PyResult<Bound<'py, PyAny>> {
+        if let Some(batches) = crate::arrow::batches(obj)? {
+            let report = self
+                .writing(py, |l| l.upsert_arrow_batches(kind, &batches))
+                .map_err(|e| to_py_err(py, e))?;
+            return crate::arrow::to_pyarrow(py, report.to_batch());
+        }
         let values = records(obj)?;
         let report = self.writing(py, |l| json!(l.upsert(kind, &values).results));
         to_py(py, &report)
@@ -105,6 +112,44 @@ impl Ledger {
             f(l, &params, at)
         });
         Self::output(py, result)
+    }
+
+    /// [`Ledger::at`] for a result that is a record batch.
+    fn at_batch<'py>(
+        &self,
+        py: Python<'py>,
+        as_of_value: Option<&Bound<'py, PyAny>>,
+        params: Params,
+        f: impl FnOnce(
+            &submetrics::Ledger,
+            &ReportParams,
+            chrono::DateTime<chrono::Utc>,
+        ) -> CoreResult<RecordBatch>
+        + Send,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        let text = instant_text(as_of_value)?;
+        let result = self.reading(py, |l| {
+            let at = as_of(text.as_deref(), l.settings())?;
+            let params = params.resolve(l)?;
+            f(l, &params, at)
+        });
+        crate::arrow::to_pyarrow(py, result.map_err(|e| to_py_err(py, e))?)
+    }
+
+    /// The movement filters of the keyword arguments.
+    fn movement_filters(
+        py: Python<'_>,
+        customer: Option<&Bound<'_, PyAny>>,
+        start: Option<&Bound<'_, PyAny>>,
+        end: Option<&Bound<'_, PyAny>>,
+        kinds: Option<&Bound<'_, PyAny>>,
+    ) -> PyResult<Params> {
+        let filters = PyDict::new(py);
+        filters.set_item("customer", customer)?;
+        filters.set_item("start", start)?;
+        filters.set_item("end", end)?;
+        filters.set_item("kinds", kinds)?;
+        crate::convert::params(None, Some(&filters))
     }
 }
 
@@ -162,8 +207,20 @@ impl Ledger {
         Self::output(py, result)
     }
 
-    /// Loads FX rate rows `{date, currency, rate}`; returns how many.
+    /// Loads FX rate rows `{date, currency, rate}` (dicts or Arrow data);
+    /// returns how many. Either every row is loaded or none is.
     fn load_fx_rates(&self, py: Python<'_>, rows: &Bound<'_, PyAny>) -> PyResult<usize> {
+        if let Some(batches) = crate::arrow::batches(rows)? {
+            return self
+                .writing(py, |l| {
+                    let mut loaded = 0;
+                    for batch in &batches {
+                        loaded += l.load_fx_rates_arrow(batch)?;
+                    }
+                    Ok(loaded)
+                })
+                .map_err(|e| to_py_err(py, e));
+        }
         let rows = records(rows)?;
         self.writing(py, |l| l.load_fx_rates(&rows))
             .map_err(|e| to_py_err(py, e))
@@ -192,6 +249,8 @@ impl Ledger {
     }
 
     /// Upserts one customer or a list; returns one result dict per record.
+    /// Arrow data (a pyarrow Table or RecordBatch, a pandas or polars
+    /// DataFrame; one record per row) answers a pyarrow Table of the results.
     fn upsert_customers<'py>(
         &self,
         py: Python<'py>,
@@ -201,6 +260,8 @@ impl Ledger {
     }
 
     /// Upserts one plan or a list; returns one result dict per record.
+    /// Arrow data (a pyarrow Table or RecordBatch, a pandas or polars
+    /// DataFrame; one record per row) answers a pyarrow Table of the results.
     fn upsert_plans<'py>(
         &self,
         py: Python<'py>,
@@ -209,7 +270,8 @@ impl Ledger {
         self.upsert(py, RecordKind::Plans, records)
     }
 
-    /// Upserts one plan group or a list (an id is assigned when absent).
+    /// Upserts one plan group or a list (an id is assigned when absent);
+    /// Arrow data answers a pyarrow Table of the results.
     fn upsert_plan_groups<'py>(
         &self,
         py: Python<'py>,
@@ -219,6 +281,8 @@ impl Ledger {
     }
 
     /// Upserts one invoice or a list; returns one result dict per record.
+    /// Arrow data (a pyarrow Table or RecordBatch, a pandas or polars
+    /// DataFrame; one record per row) answers a pyarrow Table of the results.
     fn upsert_invoices<'py>(
         &self,
         py: Python<'py>,
@@ -227,7 +291,8 @@ impl Ledger {
         self.upsert(py, RecordKind::Invoices, records)
     }
 
-    /// Upserts one data source or a list.
+    /// Upserts one data source or a list; Arrow data answers a pyarrow
+    /// Table of the results.
     fn upsert_data_sources<'py>(
         &self,
         py: Python<'py>,
@@ -379,15 +444,47 @@ impl Ledger {
         end: Option<&Bound<'py, PyAny>>,
         kinds: Option<&Bound<'py, PyAny>>,
     ) -> PyResult<Bound<'py, PyAny>> {
-        let filters = PyDict::new(py);
-        filters.set_item("customer", customer)?;
-        filters.set_item("start", start)?;
-        filters.set_item("end", end)?;
-        filters.set_item("kinds", kinds)?;
-        let params = crate::convert::params(None, Some(&filters))?;
+        let params = Self::movement_filters(py, customer, start, end, kinds)?;
         self.at(py, as_of, params, |l, params, at| {
             let filter = MovementFilter::from_params(params, l.settings())?;
             Ok(json!(l.movements(at, &filter)?))
+        })
+    }
+
+    /// :meth:`movements` as a ``pyarrow.Table``, one row per movement;
+    /// amounts and counts are ``int64`` columns.
+    #[pyo3(signature = (as_of=None, customer=None, start=None, end=None, kinds=None))]
+    fn movements_arrow<'py>(
+        &self,
+        py: Python<'py>,
+        as_of: Option<&Bound<'py, PyAny>>,
+        customer: Option<&Bound<'py, PyAny>>,
+        start: Option<&Bound<'py, PyAny>>,
+        end: Option<&Bound<'py, PyAny>>,
+        kinds: Option<&Bound<'py, PyAny>>,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        let params = Self::movement_filters(py, customer, start, end, kinds)?;
+        self.at_batch(py, as_of, params, |l, params, at| {
+            let filter = MovementFilter::from_params(params, l.settings())?;
+            l.movements_batch(at, &filter)
+        })
+    }
+
+    /// :meth:`report` as a ``pyarrow.Table``: a table report one row per
+    /// metric (``metric``, then a column per period), a series or list
+    /// report one row per entry, any other one row. Integers stay ``int64``.
+    #[pyo3(signature = (name, as_of=None, params=None, **kwargs))]
+    fn report_arrow<'py>(
+        &self,
+        py: Python<'py>,
+        name: &str,
+        as_of: Option<&Bound<'py, PyAny>>,
+        params: Option<&Bound<'py, PyAny>>,
+        kwargs: Option<&Bound<'py, PyDict>>,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        let params = crate::convert::params(params, kwargs)?;
+        self.at_batch(py, as_of, params, |l, params, at| {
+            l.report_batch(name, params, at)
         })
     }
 
@@ -441,6 +538,20 @@ impl Ledger {
 }
 
 /// The names of every report.
+/// A report's answer (a dict, as ``Ledger.report`` and the service's
+/// ``GET /reports/{name}`` give it) as the ``pyarrow.Table`` that
+/// ``Ledger.report_arrow`` answers: what a service client builds frames from.
+#[pyfunction]
+pub fn report_table<'py>(
+    py: Python<'py>,
+    result: &Bound<'py, PyAny>,
+) -> PyResult<Bound<'py, PyAny>> {
+    let result = crate::convert::to_json(result)?;
+    let batch = submetrics::columnar::report_result_batch(result)
+        .map_err(|e| crate::errors::to_py_err(py, e))?;
+    crate::arrow::to_pyarrow(py, batch)
+}
+
 #[pyfunction]
 pub fn report_names() -> Vec<&'static str> {
     submetrics::reports::report_names()

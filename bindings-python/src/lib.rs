@@ -1,6 +1,7 @@
 //! The native module `submetrics._native`: the core's ledger and reports
 //! for Python. Conversions only; every rule lives in the core.
 
+mod arrow;
 mod convert;
 mod errors;
 mod ledger;
@@ -11,5 +12,6 @@ use pyo3::prelude::*;
 fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<ledger::Ledger>()?;
     m.add_function(wrap_pyfunction!(ledger::report_names, m)?)?;
+    m.add_function(wrap_pyfunction!(ledger::report_table, m)?)?;
     Ok(())
 }

@@ -11,6 +11,8 @@ type Operation struct {
 // Operations maps every operation id of the description to its method and path.
 var Operations = map[string]Operation{
 	"acceptInvitation":                 {"POST", "/invitations/{token}"},
+	"connectPaymentPlatform":           {"PUT", "/settings/payment-platform"},
+	"connectStripe":                    {"PUT", "/settings/stripe"},
 	"createApiKey":                     {"POST", "/account/api-keys"},
 	"createPlanGroup":                  {"POST", "/data/plan-groups"},
 	"createWebhook":                    {"POST", "/webhooks"},
@@ -22,6 +24,8 @@ var Operations = map[string]Operation{
 	"deletePlanWithoutId":              {"DELETE", "/data/plans"},
 	"deletePlanWithoutIdTrailingSlash": {"DELETE", "/data/plans/"},
 	"deleteWebhook":                    {"DELETE", "/webhooks/{id}"},
+	"disconnectPaymentPlatform":        {"DELETE", "/settings/payment-platform"},
+	"disconnectStripe":                 {"DELETE", "/settings/stripe"},
 	"getAccount":                       {"GET", "/account"},
 	"getAnalyticsCustomer":             {"GET", "/customers/{id}"},
 	"getApiReference":                  {"GET", "/docs"},
@@ -65,6 +69,7 @@ var Operations = map[string]Operation{
 	"loadFxRates":                      {"POST", "/data/fx-rates"},
 	"logIn":                            {"POST", "/session"},
 	"logOut":                           {"DELETE", "/session"},
+	"receiveStripeWebhook":             {"POST", "/webhooks/stripe/{account}"},
 	"redeliver":                        {"POST", "/webhooks/{id}/deliveries/{delivery_id}/redeliver"},
 	"removeTeamMember":                 {"DELETE", "/account/team/{id}"},
 	"replaceInvoice":                   {"PUT", "/data/invoices/{id}"},
@@ -104,8 +109,8 @@ var ErrorCodes = []string{
 	"payload_too_large",
 	"uri_too_long",
 	"headers_too_large",
-	"request_timeout",
 	"rate_limited",
+	"upstream",
 	"unavailable",
 	"storage_unavailable",
 	"internal",
@@ -213,12 +218,6 @@ type PlanList struct {
 type PlanUpdated struct {
 	Result  string `json:"result"`
 	Updated string `json:"updated"`
-}
-
-// PlanDeleted is the `PlanDeleted` schema of the description.
-type PlanDeleted struct {
-	Result  string `json:"result"`
-	Deleted string `json:"deleted"`
 }
 
 // CustomerInput is a customer to store; `created` is an alias of
@@ -745,18 +744,63 @@ type NotificationSettingsPatchAlerts struct {
 	MRRDropThreshold *float64 `json:"mrr_drop_threshold,omitempty"`
 }
 
-// PaymentPlatformSettings is the `PaymentPlatformSettings` schema of the
-// description.
+// PaymentPlatformSettings is the payment-platform connection; a connected
+// account also has the sync's error, whether Stripe's webhook is set up,
+// how uncollectible invoices count and the last import's rejections
 type PaymentPlatformSettings struct {
-	Connected         bool    `json:"connected"`
-	AccountID         *string `json:"account_id"`
-	AccountName       *string `json:"account_name"`
-	Livemode          bool    `json:"livemode"`
-	ConnectedAt       *string `json:"connected_at"`
-	LastSync          *string `json:"last_sync"`
-	SyncStatus        *string `json:"sync_status"`
-	CustomersImported int64   `json:"customers_imported"`
-	InvoicesImported  int64   `json:"invoices_imported"`
+	Connected         bool              `json:"connected"`
+	Platform          *string           `json:"platform"`
+	AccountID         *string           `json:"account_id"`
+	AccountName       *string           `json:"account_name"`
+	Livemode          bool              `json:"livemode"`
+	ConnectedAt       *string           `json:"connected_at"`
+	LastSync          *string           `json:"last_sync"`
+	SyncStatus        *string           `json:"sync_status"`
+	SyncError         *string           `json:"sync_error,omitempty"`
+	WebhookConfigured *bool             `json:"webhook_configured,omitempty"`
+	Uncollectible     *string           `json:"uncollectible,omitempty"`
+	CustomersImported int64             `json:"customers_imported"`
+	InvoicesImported  int64             `json:"invoices_imported"`
+	Rejected          []StripeRejection `json:"rejected,omitempty"`
+}
+
+// StripeRejection is the `StripeRejection` schema of the description.
+type StripeRejection struct {
+	Object string `json:"object"`
+	ID     string `json:"id"`
+	Field  string `json:"field"`
+	Reason string `json:"reason"`
+}
+
+// PaymentPlatformInput is a Stripe secret or restricted key, Stripe's
+// webhook signing secret, and how uncollectible invoices count
+type PaymentPlatformInput struct {
+	SecretKey     string  `json:"secret_key"`
+	WebhookSecret *string `json:"webhook_secret,omitempty"`
+	Uncollectible *string `json:"uncollectible,omitempty"`
+}
+
+// PaymentPlatformDisconnected is the `PaymentPlatformDisconnected` schema
+// of the description.
+type PaymentPlatformDisconnected struct {
+	Connected    bool                               `json:"connected"`
+	WasConnected bool                               `json:"was_connected"`
+	Removed      PaymentPlatformDisconnectedRemoved `json:"removed"`
+}
+
+// PaymentPlatformDisconnectedRemoved is the
+// `PaymentPlatformDisconnectedRemoved` schema of the description.
+type PaymentPlatformDisconnectedRemoved struct {
+	Customers int64 `json:"customers"`
+	Plans     int64 `json:"plans"`
+}
+
+// StripeWebhookReceived is the `StripeWebhookReceived` schema of the
+// description.
+type StripeWebhookReceived struct {
+	Received bool              `json:"received"`
+	ID       *string           `json:"id"`
+	Rejected []StripeRejection `json:"rejected"`
 }
 
 // CrmSettings is the `CrmSettings` schema of the description.

@@ -15,7 +15,7 @@ use serde_json::{Map, Value};
 /// The records of a CSV text, one JSON object per row. A malformed row is an
 /// error naming its line (`csv line 3: field `(row)`: ...`).
 pub fn records(text: &str) -> Result<Vec<Value>> {
-    csv_records(text)
+    records_by_line(text)
         .map_err(|(line, reason)| Error::invalid("csv", &format!("line {line}"), "(row)", reason))
 }
 
@@ -66,7 +66,7 @@ fn csv_rows(text: &str) -> std::result::Result<Vec<Vec<String>>, (usize, String)
 }
 
 /// Fields whose values are numbers: amounts in cents, counts, FX rates.
-const NUMERIC_FIELDS: &[&str] = &[
+pub const NUMERIC_FIELDS: &[&str] = &[
     "amount",
     "amount_in_cents",
     "tax_amount",
@@ -81,7 +81,7 @@ const NUMERIC_FIELDS: &[&str] = &[
 
 /// Date fields: a whole number there is Unix seconds, written out as the
 /// ISO 8601 instant (records take dates only as ISO 8601 text).
-const DATE_FIELDS: &[&str] = &[
+pub const DATE_FIELDS: &[&str] = &[
     "invoice_date",
     "date",
     "due_date",
@@ -101,7 +101,7 @@ const DATE_FIELDS: &[&str] = &[
 ];
 
 /// Fields whose values are objects or lists, written in a CSV cell as JSON.
-const JSON_FIELDS: &[&str] = &["custom_variables", "metadata", "lines", "transactions"];
+pub const JSON_FIELDS: &[&str] = &["custom_variables", "metadata", "lines", "transactions"];
 
 /// A cell typed by what its field means: numbers only where the field
 /// holds one, text otherwise (`007`, zip codes, invoice numbers unchanged).
@@ -131,7 +131,8 @@ fn typed(field: &str, text: &str) -> std::result::Result<Value, String> {
     Ok(number.unwrap_or_else(|| Value::String(text.to_string())))
 }
 
-fn csv_records(text: &str) -> std::result::Result<Vec<Value>, (usize, String)> {
+/// [`records`] with a malformed row's error as its line and the reason.
+pub fn records_by_line(text: &str) -> std::result::Result<Vec<Value>, (usize, String)> {
     let rows = csv_rows(text)?;
     let Some((header, body)) = rows.split_first() else {
         return Ok(Vec::new());
@@ -176,7 +177,7 @@ mod tests {
     #[test]
     fn csv_quotes_commas_and_nested_columns() {
         let text = "id,name,amount,custom_variables.industry\r\n\"c1\",\"Acme, Inc.\",3000,Retail\r\nc2,\"Say \"\"hi\"\"\",,\r\n";
-        let records = csv_records(text).unwrap();
+        let records = records_by_line(text).unwrap();
         assert_eq!(records[0]["name"], "Acme, Inc.");
         assert_eq!(records[0]["amount"], 3000);
         assert_eq!(records[0]["custom_variables"]["industry"], "Retail");
@@ -187,7 +188,7 @@ mod tests {
     #[test]
     fn cells_are_typed_by_the_field_they_are_in() {
         let text = "id,customer_id,invoice_number,amount,tax_amount,quantity,invoice_date,zip,flag,rate\n007,0042,000123,3000,-150,2,1704067200,01234,true,0.9\n";
-        let records = csv_records(text).unwrap();
+        let records = records_by_line(text).unwrap();
         assert_eq!(
             records[0],
             serde_json::json!({
@@ -208,7 +209,7 @@ mod tests {
     #[test]
     fn object_and_list_fields_are_json_cells_as_exports_write_them() {
         let text = "id,custom_variables,lines\r\nA,\"{\"\"industry\"\":\"\"Retail\"\"}\",\"[{\"\"amount\"\":100}]\"\r\nB,{},[]\r\n";
-        let records = csv_records(text).unwrap();
+        let records = records_by_line(text).unwrap();
         assert_eq!(
             records,
             vec![
@@ -217,7 +218,7 @@ mod tests {
             ]
         );
         assert_eq!(
-            csv_records("id,lines\nA,seats\n").unwrap_err(),
+            records_by_line("id,lines\nA,seats\n").unwrap_err(),
             (
                 2,
                 "field `lines`: the cell is not JSON: expected value at line 1 column 1"
@@ -229,7 +230,7 @@ mod tests {
     #[test]
     fn a_short_row_names_its_line() {
         assert_eq!(
-            csv_records("id,name\nc1\n").unwrap_err(),
+            records_by_line("id,name\nc1\n").unwrap_err(),
             (2, "1 fields where the header has 2".to_string())
         );
     }

@@ -3,7 +3,7 @@
 //! before a date applies. A missing rate is an error, never a silent 0.
 
 use crate::error::{Error, Result};
-use crate::model::Timestamp;
+use crate::model::{Node, Timestamp, View};
 use crate::money::{Cents, Currency, round_cents, round_ratio};
 use chrono::{Datelike, NaiveDate};
 use foldhash::fast::FixedState;
@@ -24,14 +24,20 @@ pub struct FxRate {
 impl FxRate {
     /// Reads `{date, currency, rate}`.
     pub fn from_json(value: &Value) -> Result<FxRate> {
-        let f = crate::model::Fields::open("fx_rate", value, false)?;
+        Self::from_node(value)
+    }
+
+    /// Reads `{date, currency, rate}` from any record representation (a
+    /// JSON value, an Arrow row).
+    pub fn from_node<'a, N: Node<'a>>(node: N) -> Result<FxRate> {
+        let f = crate::model::Fields::open("fx_rate", node, false)?;
         let date = f.required_timestamp(&["date"])?.local_date(chrono_tz::UTC);
         let currency = f.required_currency(&["currency"])?;
-        let rate = value
+        let rate = node
             .get("rate")
-            .and_then(|r| match r {
-                Value::Number(n) => n.as_f64().and_then(Decimal::from_f64),
-                Value::String(s) => s.parse::<Decimal>().ok(),
+            .and_then(|r| match r.view() {
+                View::Number(n) => n.as_f64().and_then(Decimal::from_f64),
+                View::String(s) => s.parse::<Decimal>().ok(),
                 _ => None,
             })
             .filter(|r| *r > Decimal::ZERO)

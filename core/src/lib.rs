@@ -37,6 +37,8 @@
 //! assert_eq!(movements[0].mrr_change, 10_000); // 120000 a year is 10000 a month
 //! ```
 
+#[cfg(feature = "arrow")]
+pub mod columnar;
 pub mod csv;
 pub mod error;
 pub mod fx;

@@ -4,7 +4,7 @@
 //! is the Rust runner, plus the subset matcher the others mirror.
 
 use crate::error::{Error, Result};
-use crate::ledger::{ImportStatus, Ledger, MovementFilter, RecordKind};
+use crate::ledger::{ImportStatus, Ledger, MovementFilter, RecordKind, WriteReport};
 use crate::model::Settings;
 use crate::reports::ReportParams;
 use chrono::{DateTime, Utc};
@@ -23,11 +23,50 @@ type Rejection = (String, String, String);
 
 /// Builds the ledger a scenario describes; returns it with every rejection.
 pub fn load(scenario: &Value) -> Result<(Ledger, Vec<Rejection>)> {
+    load_with(scenario, &mut JsonWrites)
+}
+
+/// How a scenario's records reach the ledger: as JSON values (the
+/// interface), or converted first (a front end's own input format, which
+/// must give the same results).
+pub trait Writes {
+    /// Upserts records of one kind, as [`Ledger::upsert`].
+    fn upsert(
+        &mut self,
+        ledger: &mut Ledger,
+        kind: RecordKind,
+        records: &[Value],
+    ) -> Result<WriteReport>;
+
+    /// Loads FX rates, as [`Ledger::load_fx_rates`].
+    fn load_fx_rates(&mut self, ledger: &mut Ledger, rates: &[Value]) -> Result<usize>;
+}
+
+/// Records written as the JSON values they are.
+pub struct JsonWrites;
+
+impl Writes for JsonWrites {
+    fn upsert(
+        &mut self,
+        ledger: &mut Ledger,
+        kind: RecordKind,
+        records: &[Value],
+    ) -> Result<WriteReport> {
+        Ok(ledger.upsert(kind, records))
+    }
+
+    fn load_fx_rates(&mut self, ledger: &mut Ledger, rates: &[Value]) -> Result<usize> {
+        ledger.load_fx_rates(rates)
+    }
+}
+
+/// [`load`] with the records written through `writes`.
+pub fn load_with(scenario: &Value, writes: &mut dyn Writes) -> Result<(Ledger, Vec<Rejection>)> {
     let settings = Settings::from_json(scenario.get("config").unwrap_or(&Value::Null))?;
     let mut ledger = Ledger::new(settings);
     let mut rejections = Vec::new();
     if let Some(rates) = scenario.get("fx_rates").and_then(Value::as_array) {
-        ledger.load_fx_rates(rates)?;
+        writes.load_fx_rates(&mut ledger, rates)?;
     }
     for collection in [
         "data_sources",
@@ -37,7 +76,7 @@ pub fn load(scenario: &Value) -> Result<(Ledger, Vec<Rejection>)> {
         "invoices",
     ] {
         if let Some(records) = scenario.get(collection).and_then(Value::as_array) {
-            upsert(&mut ledger, collection, records, &mut rejections)?;
+            upsert(&mut ledger, writes, collection, records, &mut rejections)?;
         }
     }
     if let Some(objects) = scenario.get("stripe").and_then(Value::as_array) {
@@ -68,7 +107,7 @@ pub fn load(scenario: &Value) -> Result<(Ledger, Vec<Rejection>)> {
                 .and_then(Value::as_array)
                 .cloned()
                 .unwrap_or_default();
-            upsert(&mut ledger, collection, &records, &mut rejections)?;
+            upsert(&mut ledger, writes, collection, &records, &mut rejections)?;
         } else if let Some(collection) = step.get("delete").and_then(Value::as_str) {
             let kind = kind_of(collection)?;
             let id = step.get("id").and_then(Value::as_str).unwrap_or_default();
@@ -94,11 +133,12 @@ fn kind_of(collection: &str) -> Result<RecordKind> {
 
 fn upsert(
     ledger: &mut Ledger,
+    writes: &mut dyn Writes,
     collection: &str,
     records: &[Value],
     rejections: &mut Vec<Rejection>,
 ) -> Result<()> {
-    let report = ledger.upsert(kind_of(collection)?, records);
+    let report = writes.upsert(ledger, kind_of(collection)?, records)?;
     for result in report.results {
         if result.import_status == ImportStatus::Error {
             rejections.push((
@@ -113,7 +153,12 @@ fn upsert(
 
 /// Runs one scenario and compares everything it expects.
 pub fn run(scenario: &Value) -> Result<Outcome> {
-    let (ledger, rejections) = load(scenario)?;
+    run_with(scenario, &mut JsonWrites)
+}
+
+/// [`run`] with the records written through `writes`.
+pub fn run_with(scenario: &Value, writes: &mut dyn Writes) -> Result<Outcome> {
+    let (ledger, rejections) = load_with(scenario, writes)?;
     let as_of_text = scenario
         .get("as_of")
         .and_then(Value::as_str)

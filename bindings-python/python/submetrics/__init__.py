@@ -41,26 +41,29 @@ def _pandas() -> Any:
     return pandas
 
 
-def _report_frame(result: Any) -> Any:
-    """The DataFrame of a report result (see :meth:`Ledger.report_df`)."""
+def _frame(table: Any) -> Any:
+    """An Arrow table as a pandas DataFrame, integer columns as pandas'
+    nullable ``Int64`` (cents and counts stay integers where a period has
+    no value)."""
     pandas = _pandas()
-    if isinstance(result, dict) and "columns" in result and "rows" in result:
-        rows = result["rows"]
-        return pandas.DataFrame(
-            [row["values"] for row in rows],
-            index=pandas.Index([row["metric"] for row in rows], name="metric"),
-            columns=list(result["columns"]),
-        )
-    rows: Any = result
-    if isinstance(result, dict):
-        inner = result.get("result", result)
-        if isinstance(inner, dict) and "list" in inner:
-            rows = inner["list"]
-        elif isinstance(inner, list):
-            rows = inner
-        else:
-            return pandas.json_normalize(inner)
-    return pandas.DataFrame(rows)
+    import pyarrow
+
+    return table.to_pandas(types_mapper={pyarrow.int64(): pandas.Int64Dtype()}.get)
+
+
+def _report_frame(table: Any) -> Any:
+    """The DataFrame of a report's Arrow table (see :meth:`Ledger.report_df`)."""
+    _pandas()
+    if table.num_columns > 0 and table.column_names[0] == "metric":
+        return _frame(table).set_index("metric")
+    if table.num_rows == 1:
+        # One record: nested objects become dotted columns.
+        while any(str(field.type).startswith("struct") for field in table.schema):
+            table = table.flatten()
+        # Plain fields first, then the dotted ones (as pandas.json_normalize).
+        names = table.column_names
+        table = table.select([n for n in names if "." not in n] + [n for n in names if "." in n])
+    return _frame(table)
 
 
 class Ledger(_native.Ledger):
@@ -77,7 +80,8 @@ class Ledger(_native.Ledger):
         """The rows of :meth:`movements` as a pandas DataFrame, one row per
         movement. Raises ImportError naming the ``pandas`` extra when pandas
         is not installed."""
-        return _pandas().DataFrame(self.movements(as_of, **filters))
+        _pandas()
+        return _frame(self.movements_arrow(as_of, **filters))
 
     def report_df(
         self, name: str, as_of: Any = None, params: Optional[Mapping[str, Any]] = None, **kwargs: Any
@@ -88,20 +92,23 @@ class Ledger(_native.Ledger):
         report one row, nested keys joined by dots (``summary.mrr_current``).
         Raises ImportError naming the ``pandas`` extra when pandas is not
         installed."""
-        return _report_frame(self.report(name, as_of, params, **kwargs))
+        _pandas()
+        return _report_frame(self.report_arrow(name, as_of, params, **kwargs))
 
 
 def movements_df(ledger: _native.Ledger, as_of: Any = None, **filters: Any) -> Any:
     """The movements of :meth:`Ledger.movements` as a pandas DataFrame
     (the same as ``ledger.movements_df(...)``)."""
-    return _pandas().DataFrame(ledger.movements(as_of, **filters))
+    _pandas()
+    return _frame(ledger.movements_arrow(as_of, **filters))
 
 
 def report_df(
     ledger: _native.Ledger, name: str, as_of: Any = None, params: Optional[Mapping[str, Any]] = None, **kwargs: Any
 ) -> Any:
     """A report as a pandas DataFrame (the same as ``ledger.report_df(...)``)."""
-    return _report_frame(ledger.report(name, as_of, params, **kwargs))
+    _pandas()
+    return _report_frame(ledger.report_arrow(name, as_of, params, **kwargs))
 
 
 from .client import AsyncClient, Client  # noqa: E402  (uses the helpers above)

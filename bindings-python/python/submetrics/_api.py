@@ -9,6 +9,8 @@ from typing import TypedDict
 #: operation id -> (HTTP method, path template)
 OPERATIONS: Dict[str, Tuple[str, str]] = {
     "acceptInvitation": ("POST", "/invitations/{token}"),
+    "connectPaymentPlatform": ("PUT", "/settings/payment-platform"),
+    "connectStripe": ("PUT", "/settings/stripe"),
     "createApiKey": ("POST", "/account/api-keys"),
     "createPlanGroup": ("POST", "/data/plan-groups"),
     "createWebhook": ("POST", "/webhooks"),
@@ -20,6 +22,8 @@ OPERATIONS: Dict[str, Tuple[str, str]] = {
     "deletePlanWithoutId": ("DELETE", "/data/plans"),
     "deletePlanWithoutIdTrailingSlash": ("DELETE", "/data/plans/"),
     "deleteWebhook": ("DELETE", "/webhooks/{id}"),
+    "disconnectPaymentPlatform": ("DELETE", "/settings/payment-platform"),
+    "disconnectStripe": ("DELETE", "/settings/stripe"),
     "getAccount": ("GET", "/account"),
     "getAnalyticsCustomer": ("GET", "/customers/{id}"),
     "getApiReference": ("GET", "/docs"),
@@ -63,6 +67,7 @@ OPERATIONS: Dict[str, Tuple[str, str]] = {
     "loadFxRates": ("POST", "/data/fx-rates"),
     "logIn": ("POST", "/session"),
     "logOut": ("DELETE", "/session"),
+    "receiveStripeWebhook": ("POST", "/webhooks/stripe/{account}"),
     "redeliver": ("POST", "/webhooks/{id}/deliveries/{delivery_id}/redeliver"),
     "removeTeamMember": ("DELETE", "/account/team/{id}"),
     "replaceInvoice": ("PUT", "/data/invoices/{id}"),
@@ -102,8 +107,8 @@ ERROR_CODES: Tuple[str, ...] = (
     "payload_too_large",
     "uri_too_long",
     "headers_too_large",
-    "request_timeout",
     "rate_limited",
+    "upstream",
     "unavailable",
     "storage_unavailable",
     "internal",
@@ -215,11 +220,6 @@ class PlanList(TypedDict):
 class PlanUpdated(TypedDict):
     result: str
     updated: str
-
-
-class PlanDeleted(TypedDict):
-    result: str
-    deleted: str
 
 
 class _CustomerInputRequired(TypedDict):
@@ -708,8 +708,9 @@ class NotificationSettingsPatchAlerts(TypedDict, total=False):
     mrr_drop_threshold: Optional[float]
 
 
-class PaymentPlatformSettings(TypedDict):
+class _PaymentPlatformSettingsRequired(TypedDict):
     connected: bool
+    platform: Optional[str]
     account_id: Optional[str]
     account_name: Optional[str]
     livemode: bool
@@ -718,6 +719,50 @@ class PaymentPlatformSettings(TypedDict):
     sync_status: Optional[str]
     customers_imported: int
     invoices_imported: int
+
+
+class PaymentPlatformSettings(_PaymentPlatformSettingsRequired, total=False):
+    """The payment-platform connection; a connected account also has the sync's error, whether Stripe's webhook is set up, how uncollectible invoices count and the last import's rejections"""
+
+    sync_error: Optional[str]
+    webhook_configured: bool
+    uncollectible: str
+    rejected: List[StripeRejection]
+
+
+class StripeRejection(TypedDict):
+    object: str
+    id: str
+    field: str
+    reason: str
+
+
+class _PaymentPlatformInputRequired(TypedDict):
+    secret_key: str
+
+
+class PaymentPlatformInput(_PaymentPlatformInputRequired, total=False):
+    """A Stripe secret or restricted key, Stripe's webhook signing secret, and how uncollectible invoices count"""
+
+    webhook_secret: str
+    uncollectible: str
+
+
+class PaymentPlatformDisconnected(TypedDict):
+    connected: bool
+    was_connected: bool
+    removed: PaymentPlatformDisconnectedRemoved
+
+
+class PaymentPlatformDisconnectedRemoved(TypedDict):
+    customers: int
+    plans: int
+
+
+class StripeWebhookReceived(TypedDict):
+    received: bool
+    id: Optional[str]
+    rejected: List[StripeRejection]
 
 
 class CrmSettings(TypedDict):

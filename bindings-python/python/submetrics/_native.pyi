@@ -1,17 +1,27 @@
 """Type stubs of the native module."""
 
 from datetime import date, datetime
-from typing import Any, Dict, List, Mapping, Optional, Sequence, Union
+from typing import Any, Dict, List, Mapping, Optional, Protocol, Sequence, Union, overload
 
 from typing_extensions import disjoint_base
 
-__all__ = ["Ledger", "report_names"]
+__all__ = ["Ledger", "report_names", "report_table"]
 
 _Record = Dict[str, Any]
 # Any mapping is one record; any sequence of mappings is several (the
 # runtime accepts dicts, lists, tuples and collections.abc types alike).
 _Records = Union[Mapping[str, Any], Sequence[Mapping[str, Any]]]
 _Instant = Union[datetime, date, str, None]
+
+class _ArrowData(Protocol):
+    """Arrow data through the Arrow PyCapsule interface: a pyarrow Table or
+    RecordBatch, a pandas or polars DataFrame."""
+
+    def __arrow_c_stream__(self, requested_schema: Any = None) -> Any: ...
+
+# What a write of Arrow data answers: a pyarrow Table of the per-record
+# results (columns id, import_status, import_error).
+_ArrowResults = Any
 
 @disjoint_base
 class Ledger:
@@ -41,8 +51,6 @@ class Ledger:
     def update_settings(self, **changes: Any) -> Dict[str, Any]:
         """Changes settings (any of the constructor's keywords); every
         customer is recomputed. Returns the new settings."""
-    def load_fx_rates(self, rows: _Records) -> int:
-        """Loads FX rate rows ``{date, currency, rate}``; returns how many."""
     def import_stripe(
         self,
         objects: _Records,
@@ -55,17 +63,40 @@ class Ledger:
         too) and returns ``customers``, ``plans``, ``invoices`` (counts
         stored), ``removed``, ``skipped`` and ``rejected`` (each with
         ``object``, ``id``, ``field``, ``reason``)."""
+    def load_fx_rates(self, rows: Union[_Records, _ArrowData]) -> int:
+        """Loads FX rate rows ``{date, currency, rate}`` (dicts or Arrow
+        data); returns how many. Either every row is loaded or none is."""
+    @overload
     def upsert_customers(self, records: _Records) -> List[_Record]:
         """Upserts one customer or several; returns one result dict per
-        record (``id``, ``import_status``, ``import_error``)."""
+        record (``id``, ``import_status``, ``import_error``). Arrow data (a table, record batch or DataFrame, one
+        record per row) answers a pyarrow Table of the results."""
+    @overload
+    def upsert_customers(self, records: _ArrowData) -> _ArrowResults: ...
+    @overload
     def upsert_plans(self, records: _Records) -> List[_Record]:
-        """Upserts one plan or several; returns one result dict per record."""
+        """Upserts one plan or several; returns one result dict per record. Arrow data (a table, record batch or DataFrame, one
+        record per row) answers a pyarrow Table of the results."""
+    @overload
+    def upsert_plans(self, records: _ArrowData) -> _ArrowResults: ...
+    @overload
     def upsert_plan_groups(self, records: _Records) -> List[_Record]:
-        """Upserts one plan group or several (an id is assigned when absent)."""
+        """Upserts one plan group or several (an id is assigned when absent). Arrow data (a table, record batch or DataFrame, one
+        record per row) answers a pyarrow Table of the results."""
+    @overload
+    def upsert_plan_groups(self, records: _ArrowData) -> _ArrowResults: ...
+    @overload
     def upsert_invoices(self, records: _Records) -> List[_Record]:
-        """Upserts one invoice or several; returns one result dict per record."""
+        """Upserts one invoice or several; returns one result dict per record. Arrow data (a table, record batch or DataFrame, one
+        record per row) answers a pyarrow Table of the results."""
+    @overload
+    def upsert_invoices(self, records: _ArrowData) -> _ArrowResults: ...
+    @overload
     def upsert_data_sources(self, records: _Records) -> List[_Record]:
-        """Upserts one data source or several."""
+        """Upserts one data source or several. Arrow data (a table, record batch or DataFrame, one
+        record per row) answers a pyarrow Table of the results."""
+    @overload
+    def upsert_data_sources(self, records: _ArrowData) -> _ArrowResults: ...
     def get_customer(self, id: str) -> _Record:
         """A customer record; raises NotFoundError."""
     def get_plan(self, id: str) -> _Record:
@@ -113,6 +144,23 @@ class Ledger:
         customer, start and end day (inclusive; a datetime means its day in
         the ledger's time zone), kinds (new, expansion, contraction, churn,
         reactivation)."""
+    def movements_arrow(
+        self,
+        as_of: _Instant = None,
+        customer: Optional[str] = None,
+        start: _Instant = None,
+        end: _Instant = None,
+        kinds: Optional[Sequence[str]] = None,
+    ) -> Any:
+        """:meth:`movements` as a ``pyarrow.Table``, one row per movement;
+        amounts and counts are ``int64`` columns."""
+    def report_arrow(
+        self, name: str, as_of: _Instant = None, params: Optional[Mapping[str, Any]] = None, **kwargs: Any
+    ) -> Any:
+        """:meth:`report` as a ``pyarrow.Table``: a table report one row per
+        metric (``metric``, then a column per period), a series or list
+        report one row per entry, any other one row. Integers stay
+        ``int64``."""
     def report(
         self, name: str, as_of: _Instant = None, params: Optional[Mapping[str, Any]] = None, **kwargs: Any
     ) -> Any:
@@ -133,3 +181,6 @@ class Ledger:
 
 def report_names() -> List[str]:
     """The names of every report."""
+def report_table(result: Dict[str, Any]) -> Any:
+    """A report's answer (a dict, from ``Ledger.report`` or the service) as
+    the ``pyarrow.Table`` that ``Ledger.report_arrow`` answers."""

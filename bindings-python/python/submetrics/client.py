@@ -463,9 +463,9 @@ class Client:
 
     def report_df(self, name: str, as_of: _Instant = None, params: Optional[Mapping[str, Any]] = None, **kwargs: Any) -> Any:
         """A report as a pandas DataFrame, shaped as ``Ledger.report_df``."""
-        from . import _report_frame
+        from . import _native, _report_frame
 
-        return _report_frame(self.report(name, as_of, params, **kwargs))
+        return _report_frame(_native.report_table(self.report(name, as_of, params, **kwargs)))
 
     # ------------------------------------------------------------ service only
 

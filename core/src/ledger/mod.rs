@@ -7,6 +7,8 @@
 //! the replays are kept: a write marks the customers it touches for the next
 //! read to replay, a settings or FX change drops them all.
 
+#[cfg(feature = "arrow")]
+mod arrow;
 mod invoice_table;
 mod position_index;
 mod position_list;
@@ -260,10 +262,15 @@ impl Ledger {
     /// every row is valid and loaded, or none is.
     pub fn load_fx_rates(&mut self, rows: &[Value]) -> Result<usize> {
         let rates = parse_rates(rows)?;
+        Ok(self.insert_fx_rates(rates))
+    }
+
+    /// Adds read rates to the FX table; answers how many.
+    fn insert_fx_rates(&mut self, rates: Vec<crate::fx::FxRate>) -> usize {
         let count = rates.len();
         self.fx.insert(rates);
         self.forget_replays();
-        Ok(count)
+        count
     }
 
     // ---- writes -------------------------------------------------------
@@ -292,9 +299,17 @@ impl Ledger {
 
     /// Upserts customers; a known id replaces the record.
     pub fn upsert_customers(&mut self, records: &[Value]) -> WriteReport {
+        self.write_customers(records)
+    }
+
+    /// [`Ledger::upsert_customers`] from any record representation.
+    fn write_customers<'a, N: Node<'a>>(
+        &mut self,
+        records: impl IntoIterator<Item = N>,
+    ) -> WriteReport {
         let mut report = WriteReport::default();
         for value in records {
-            let outcome = Customer::from_json(value).map(|customer| {
+            let outcome = Customer::from_node(value).map(|customer| {
                 self.store_customer(customer);
             });
             report.push(record_id(value), outcome);
@@ -344,10 +359,18 @@ impl Ledger {
     /// Upserts plans. A changed plan recomputes the customers invoiced on it;
     /// a currency change that would contradict existing invoices is refused.
     pub fn upsert_plans(&mut self, records: &[Value]) -> WriteReport {
+        self.write_plans(records)
+    }
+
+    /// [`Ledger::upsert_plans`] from any record representation.
+    fn write_plans<'a, N: Node<'a>>(
+        &mut self,
+        records: impl IntoIterator<Item = N>,
+    ) -> WriteReport {
         let mut report = WriteReport::default();
         let mut changed: HashSet<PlanId> = HashSet::new();
         for value in records {
-            let outcome = Plan::from_json(value).and_then(|plan| {
+            let outcome = Plan::from_node(value).and_then(|plan| {
                 self.check_plan_change(&plan)?;
                 changed.insert(plan.id.clone());
                 self.plans.insert(plan.id.clone(), plan);
@@ -393,9 +416,17 @@ impl Ledger {
     /// Upserts plan groups. A group without an id gets one (`pg_1`, `pg_2`,
     /// ...); every plan it names must exist.
     pub fn upsert_plan_groups(&mut self, records: &[Value]) -> WriteReport {
+        self.write_plan_groups(records)
+    }
+
+    /// [`Ledger::upsert_plan_groups`] from any record representation.
+    fn write_plan_groups<'a, N: Node<'a>>(
+        &mut self,
+        records: impl IntoIterator<Item = N>,
+    ) -> WriteReport {
         let mut report = WriteReport::default();
         for value in records {
-            let outcome = PlanGroup::from_json(value).and_then(|mut group| {
+            let outcome = PlanGroup::from_node(value).and_then(|mut group| {
                 if let Some(missing) = group.plans.iter().find(|p| !self.plans.contains_key(*p)) {
                     let id = if group.id.as_str().is_empty() {
                         "?"
@@ -427,9 +458,17 @@ impl Ledger {
 
     /// Upserts data sources.
     pub fn upsert_data_sources(&mut self, records: &[Value]) -> WriteReport {
+        self.write_data_sources(records)
+    }
+
+    /// [`Ledger::upsert_data_sources`] from any record representation.
+    fn write_data_sources<'a, N: Node<'a>>(
+        &mut self,
+        records: impl IntoIterator<Item = N>,
+    ) -> WriteReport {
         let mut report = WriteReport::default();
         for value in records {
-            let outcome = DataSource::from_json(value).map(|source| {
+            let outcome = DataSource::from_node(value).map(|source| {
                 self.data_sources.insert(source.id.clone(), source);
             });
             report.push(record_id(value), outcome);
@@ -914,7 +953,7 @@ fn record_id<'a>(json: impl Node<'a>) -> String {
         .find(|value| !matches!(value.view(), View::Null));
     match id.map(Node::view) {
         Some(View::String(s)) => s.to_string(),
-        Some(View::Number(n)) => crate::model::integer_text(n).unwrap_or_default(),
+        Some(View::Number(n)) => crate::model::integer_text(&n).unwrap_or_default(),
         _ => String::new(),
     }
 }

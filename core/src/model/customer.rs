@@ -3,7 +3,7 @@
 
 use crate::error::Result;
 use crate::ids::{CustomerId, DataSourceId};
-use crate::model::{CustomVariables, Fields, Timestamp};
+use crate::model::{CustomVariables, Fields, Node, Timestamp};
 use crate::money::Currency;
 use crate::thin_str::ThinStr;
 use serde::Serialize;
@@ -39,7 +39,13 @@ impl Customer {
 
     /// Reads and validates one customer record.
     pub fn from_json(value: &Value) -> Result<Customer> {
-        let f = Fields::open(Self::KIND, value, true)?;
+        Self::from_node(value)
+    }
+
+    /// Reads and validates one customer record from any record
+    /// representation (a JSON value or text, an Arrow row).
+    pub fn from_node<'a, N: Node<'a>>(node: N) -> Result<Customer> {
+        let f = Fields::open(Self::KIND, node, true)?;
         Ok(Customer {
             id: CustomerId::new(f.id()),
             name: ThinStr::new(&f.required_text_ref(&["name"])?),

@@ -2,7 +2,7 @@
 
 use crate::error::Result;
 use crate::ids::DataSourceId;
-use crate::model::Fields;
+use crate::model::{Fields, Node};
 use serde::Serialize;
 use serde_json::Value;
 
@@ -20,7 +20,12 @@ impl DataSource {
     pub const KIND: &'static str = "data_source";
 
     pub fn from_json(value: &Value) -> Result<DataSource> {
-        let f = Fields::open(Self::KIND, value, true)?;
+        Self::from_node(value)
+    }
+
+    /// Reads one data source from any record representation.
+    pub fn from_node<'a, N: Node<'a>>(node: N) -> Result<DataSource> {
+        let f = Fields::open(Self::KIND, node, true)?;
         Ok(DataSource {
             id: DataSourceId::new(f.id()),
             name: f.text(&["name"])?.unwrap_or_else(|| f.id().to_string()),

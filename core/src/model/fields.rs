@@ -133,12 +133,13 @@ impl<'a, N: Node<'a>> Fields<'a, N> {
             None => Ok(None),
             Some((value, name)) => match value.view() {
                 View::String(s) => Ok(Some(Cow::Borrowed(s))),
-                View::Number(n) => integer_text(n).map(|text| Some(Cow::Owned(text))).ok_or_else(|| {
+                View::Number(n) => integer_text(&n).map(|text| Some(Cow::Owned(text))).ok_or_else(|| {
                     self.error(
                         name,
                         format!("must be a string or a whole number of at most {MAX_TEXT_INTEGER} either way, got {n}"),
                     )
                 }),
+                View::Timestamp(t) => Ok(Some(Cow::Owned(t.to_string()))),
                 _ => Err(self.error(name, "must be a string")),
             },
         }
@@ -227,6 +228,8 @@ impl<'a, N: Node<'a>> Fields<'a, N> {
         let parsed = match value.view() {
             View::String(s) if s.trim().is_empty() => return Ok(None),
             View::String(s) => Timestamp::parse(s),
+            // A timestamp column of a columnar batch; a number never is one.
+            View::Timestamp(t) => Some(t).filter(|t| t.within_years()),
             _ => None,
         };
         parsed.map(Some).ok_or_else(|| {
@@ -290,6 +293,7 @@ impl<'a, N: Node<'a>> Fields<'a, N> {
                 }
                 View::Bool(b) => Cow::Owned(b.to_string()),
                 View::Number(n) => Cow::Owned(n.to_string()),
+                View::Timestamp(t) => Cow::Owned(t.to_string()),
             };
             pairs.push((key, text));
         }

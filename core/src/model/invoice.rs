@@ -212,7 +212,13 @@ impl Invoice {
 
     /// Reads one invoice and checks every rule that needs no other record.
     pub fn from_json(value: &Value) -> Result<Invoice> {
-        Self::read(Fields::open(Self::KIND, value, true)?)
+        Self::from_node(value)
+    }
+
+    /// Reads one invoice from any record representation (a JSON value or
+    /// text, an Arrow row), with the same rules and errors.
+    pub fn from_node<'a, N: Node<'a>>(node: N) -> Result<Invoice> {
+        Self::read(Fields::open(Self::KIND, node, true)?)
     }
 
     /// Reads one invoice from its JSON text (one line of a JSONL file), with

@@ -52,8 +52,12 @@ impl<'a> Json<'a> {
 pub enum View<'a, N: Node<'a>> {
     Null,
     Bool(bool),
-    Number(&'a Number),
+    /// A number (copied out: it is a few bytes).
+    Number(Number),
     String(&'a str),
+    /// A typed date or instant, which JSON never has: the cells of Arrow
+    /// date and timestamp columns.
+    Timestamp(crate::model::Timestamp),
     Array(N::Items),
     Object(N::Entries),
 }
@@ -85,7 +89,7 @@ impl<'a> Node<'a> for &'a Value {
         match self {
             Value::Null => View::Null,
             Value::Bool(b) => View::Bool(*b),
-            Value::Number(n) => View::Number(n),
+            Value::Number(n) => View::Number(n.clone()),
             Value::String(s) => View::String(s),
             Value::Array(items) => View::Array(items.iter()),
             Value::Object(map) => View::Object(EntryRefs(map.iter())),
@@ -124,7 +128,7 @@ impl<'a> Node<'a> for &'a Json<'a> {
         match self {
             Json::Null => View::Null,
             Json::Bool(b) => View::Bool(*b),
-            Json::Number(n) => View::Number(n),
+            Json::Number(n) => View::Number(n.clone()),
             Json::String(s) => View::String(s),
             Json::Array(items) => View::Array(items.iter()),
             Json::Object(fields) => View::Object(JsonEntries(fields.iter())),

@@ -3,6 +3,8 @@
 //! JSON (either interface shape) and checks every rule that needs no other
 //! record; cross-record rules live in the ledger.
 
+#[cfg(feature = "arrow")]
+mod arrow_rows;
 mod custom_variables;
 mod customer;
 mod data_source;
@@ -14,6 +16,8 @@ mod plan_group;
 mod settings;
 mod timestamp;
 
+#[cfg(feature = "arrow")]
+pub use arrow_rows::{ArrowEntries, ArrowItems, ArrowNode, ArrowRecords};
 pub use custom_variables::CustomVariables;
 pub use customer::Customer;
 pub use data_source::DataSource;

@@ -4,7 +4,7 @@
 
 use crate::error::Result;
 use crate::ids::{DataSourceId, PlanId};
-use crate::model::Fields;
+use crate::model::{Fields, Node};
 use crate::money::Currency;
 use serde::Serialize;
 use serde_json::Value;
@@ -78,7 +78,13 @@ impl Plan {
 
     /// Reads and validates one plan record.
     pub fn from_json(value: &Value) -> Result<Plan> {
-        let f = Fields::open(Self::KIND, value, true)?;
+        Self::from_node(value)
+    }
+
+    /// Reads and validates one plan record from any record representation
+    /// (a JSON value or text, an Arrow row).
+    pub fn from_node<'a, N: Node<'a>>(node: N) -> Result<Plan> {
+        let f = Fields::open(Self::KIND, node, true)?;
         let name = f.required_text(&["name"])?;
         const FREQ: &[&str] = &["billing_freq", "interval"];
         const COUNT: &[&str] = &["billing_freq_count", "interval_count"];

@@ -2,7 +2,7 @@
 
 use crate::error::Result;
 use crate::ids::{PlanGroupId, PlanId};
-use crate::model::Fields;
+use crate::model::{Fields, Node, View};
 use serde::Serialize;
 use serde_json::Value;
 
@@ -20,13 +20,19 @@ impl PlanGroup {
     /// Reads one plan group; `plans` is an array of ids or of `{id}` objects.
     /// The id may be absent (the ledger then assigns one).
     pub fn from_json(value: &Value) -> Result<PlanGroup> {
-        let f = Fields::open(Self::KIND, value, false)?;
+        Self::from_node(value)
+    }
+
+    /// [`PlanGroup::from_json`] from any record representation (a JSON
+    /// value or text, an Arrow row whose `plans` is a list of strings).
+    pub fn from_node<'a, N: Node<'a>>(node: N) -> Result<PlanGroup> {
+        let f = Fields::open(Self::KIND, node, false)?;
         let name = f.required_text(&["name"])?;
         let mut plans = Vec::new();
         for (i, item) in f.array(&["plans"])?.into_iter().flatten().enumerate() {
-            let id = match item {
-                Value::String(id) => id.clone(),
-                Value::Object(_) => f
+            let id = match item.view() {
+                View::String(id) => id.to_string(),
+                View::Object(_) => f
                     .nested(format!("plans[{i}]"), item)?
                     .required_text(&["id"])?,
                 _ => {

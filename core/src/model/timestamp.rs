@@ -75,8 +75,13 @@ impl Timestamp {
     /// with fractional seconds, or without an offset (then UTC). A space may
     /// stand for the `T`. A date outside [`Timestamp::YEARS`] is `None`.
     pub fn parse(text: &str) -> Option<Timestamp> {
-        Timestamp::parse_any_year(text.trim())
-            .filter(|timestamp| Timestamp::YEARS.contains(&timestamp.date.year()))
+        Timestamp::parse_any_year(text.trim()).filter(Timestamp::within_years)
+    }
+
+    /// Whether the timestamp's year is within [`Timestamp::YEARS`], the
+    /// range every record's dates are read in.
+    pub fn within_years(&self) -> bool {
+        Timestamp::YEARS.contains(&self.date.year())
     }
 
     /// [`Timestamp::parse`] without the range of years.

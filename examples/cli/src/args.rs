@@ -229,8 +229,9 @@ pub enum AccountAction {
 #[derive(Args)]
 pub struct LocalArgs {
     /// Directory of customers.*, plans.*, invoices.* (and plan_groups.*,
-    /// fx_rates.*, data_sources.*) as .json, .jsonl or .csv. An FX rate is
-    /// units of its currency per one unit of the base currency.
+    /// fx_rates.*, data_sources.*) as .json, .jsonl, .csv or .parquet; a
+    /// collection may be split over files <collection>-<part>.<format>. An
+    /// FX rate is units of its currency per one unit of the base currency.
     #[arg(long, required_unless_present = "stripe")]
     pub data: Option<std::path::PathBuf>,
     /// Directory of Stripe API objects: customers, products, prices, plans,
@@ -252,6 +253,9 @@ pub struct LocalArgs {
     /// Exit 1 if any record is rejected.
     #[arg(long)]
     pub strict: bool,
+    /// Print the load and compute times on stderr.
+    #[arg(long)]
+    pub timing: bool,
     #[command(subcommand)]
     pub command: LocalCommand,
 }
@@ -271,6 +275,7 @@ impl LocalArgs {
         };
         match name {
             "--strict" => self.strict = true,
+            "--timing" => self.timing = true,
             "--data" => self.data = Some(value()?.into()),
             "--stripe" => self.stripe = Some(value()?.into()),
             "--base-currency" => self.base_currency = Some(value()?),

@@ -12,6 +12,12 @@ mod output;
 use clap::Parser;
 use std::process::ExitCode;
 
+/// The client allocates through mimalloc, as the service does (see
+/// `submetrics_allocator`): an offline load of millions of records
+/// allocates heavily, and glibc's allocator is the slower of the two there.
+#[global_allocator]
+static ALLOCATOR: submetrics_allocator::Mimalloc = submetrics_allocator::Mimalloc;
+
 fn main() -> ExitCode {
     let mut cli = match args::Cli::try_parse() {
         Ok(cli) => cli,

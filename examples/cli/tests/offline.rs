@@ -657,7 +657,7 @@ fn a_load_that_keeps_nothing_is_an_error_and_says_what_it_loaded() {
     assert_eq!(
         String::from_utf8_lossy(&out.stderr),
         format!(
-            "error: --data {}: no records (customers, plans and invoices as .json, .jsonl or .csv)\n\
+            "error: --data {}: no records (customers, plans and invoices as .json, .jsonl, .csv or .parquet)\n\
              loaded 0 customers, 0 plans, 0 invoices; rejected 0\n",
             empty.display()
         )

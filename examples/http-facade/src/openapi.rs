@@ -114,6 +114,10 @@ fn query_parameter(name: &str) -> Value {
             json!({"type": "string"}),
             "ISO 8601 instant or date to compute at; default now",
         ),
+        "format" => (
+            json!({"type": "string", "enum": ["json", "csv"], "default": "json"}),
+            "json, or csv: one row per period, item or metric (Accept: text/csv does the same)",
+        ),
         "source" => (json!({"type": "string"}), "Only plans of this data source"),
         "customer" => (
             json!({"type": "string"}),

@@ -1,16 +1,22 @@
 //! Offline mode: load a directory of exported records into a ledger and run
 //! reports, customer views and movements with the engine directly.
 
-use super::{files, stripe_files};
+use super::files::{self, Records};
+use super::stripe_files;
 use crate::args::{LocalArgs, LocalCommand, LocalCustomers, pairs};
 use crate::error::{CliError, Result};
 use serde_json::{Value, json};
 use std::io::{IsTerminal, Write};
 use std::path::Path;
-use submetrics::{Ledger, MovementFilter, RecordKind, ReportParams, Settings, StripeOptions};
+use std::time::Instant;
+use submetrics::{
+    Ledger, MovementFilter, RecordKind, ReportParams, Settings, StripeOptions, WriteReport,
+};
 
 /// Records sent to the ledger per batch (the progress bar moves per batch).
 const BATCH: usize = 20_000;
+/// JSONL invoice lines sent to the ledger per batch (read on every core).
+const TEXT_BATCH: usize = 1 << 16;
 /// Loads at least this large show a progress bar on a terminal.
 const PROGRESS_FROM: usize = 50_000;
 
@@ -69,10 +75,9 @@ impl std::fmt::Display for Loaded {
     }
 }
 
-/// Loads the record files of `--data` and the Stripe objects of
-/// `--stripe` into `loaded`'s counts; rejected records go to stderr.
-/// Nothing loaded (no records, or every record of a kind rejected) is an
-/// error, and so is any rejection with `--strict`.
+/// Loads every file of the directory into `loaded`'s counts; rejected
+/// records go to stderr. Nothing loaded (no records, or every record of a
+/// kind rejected) is an error, and so is any rejection with `--strict`.
 pub fn load(args: &LocalArgs, loaded: &mut Loaded) -> Result<Ledger> {
     for (flag, dir) in [("--data", &args.data), ("--stripe", &args.stripe)] {
         if let Some(dir) = dir
@@ -104,7 +109,7 @@ pub fn load(args: &LocalArgs, loaded: &mut Loaded) -> Result<Ledger> {
             );
         }
     }
-    const RECORDS: &str = "customers, plans and invoices as .json, .jsonl or .csv";
+    const RECORDS: &str = "customers, plans and invoices as .json, .jsonl, .csv or .parquet";
     const OBJECTS: &str = "Stripe objects as .json or .jsonl";
     let (source, expected) = match (&args.data, &args.stripe) {
         (Some(data), None) => (format!("--data {}", data.display()), RECORDS.to_string()),
@@ -139,9 +144,16 @@ pub fn load(args: &LocalArgs, loaded: &mut Loaded) -> Result<Ledger> {
 /// Loads the record files of `dir` into `loaded`'s counts; returns how many
 /// records the files held. Every record of a kind rejected is an error.
 fn load_records(ledger: &mut Ledger, dir: &Path, loaded: &mut Loaded) -> Result<usize> {
-    let rates = files::read(dir, "fx_rates")?;
-    if !rates.is_empty() {
-        ledger.load_fx_rates(&rates)?;
+    match files::read_values(dir, "fx_rates")? {
+        Records::Values(rates) if !rates.is_empty() => {
+            ledger.load_fx_rates(&rates)?;
+        }
+        Records::Batches(batches) => {
+            for batch in &batches {
+                ledger.load_fx_rates_arrow(batch)?;
+            }
+        }
+        _ => {}
     }
     let show = std::io::stderr().is_terminal();
     let mut given_total = 0;
@@ -153,12 +165,14 @@ fn load_records(ledger: &mut Ledger, dir: &Path, loaded: &mut Loaded) -> Result<
         ("plan_groups", RecordKind::PlanGroups),
         ("invoices", RecordKind::Invoices),
     ] {
-        let records = files::read(dir, collection)?;
-        let bar = show && records.len() >= PROGRESS_FROM;
+        let files = files::read(dir, collection)?;
+        let total: usize = files.iter().map(|(_, records)| records.len()).sum();
+        let bar = show && total >= PROGRESS_FROM;
         let mut accepted = 0;
-        for (i, chunk) in records.chunks(BATCH).enumerate() {
-            let report = ledger.upsert(kind, chunk);
+        let mut done = 0;
+        let mut write = |report: WriteReport, loaded: &mut Loaded| {
             accepted += report.accepted();
+            done += report.results.len();
             for result in report.rejected() {
                 loaded.rejected += 1;
                 eprintln!(
@@ -167,11 +181,31 @@ fn load_records(ledger: &mut Ledger, dir: &Path, loaded: &mut Loaded) -> Result<
                 );
             }
             if bar {
-                progress(
-                    (i * BATCH + chunk.len()).min(records.len()),
-                    records.len(),
-                    collection,
-                );
+                progress(done.min(total), total, collection);
+            }
+        };
+        for (_, records) in &files {
+            match records {
+                Records::Values(values) => {
+                    for chunk in values.chunks(BATCH) {
+                        let report = ledger.upsert(kind, chunk);
+                        write(report, loaded);
+                    }
+                }
+                Records::Lines(text) => {
+                    let lines: Vec<&str> = files::lines(text).collect();
+                    ledger.reserve_invoices(lines.len());
+                    for chunk in lines.chunks(TEXT_BATCH) {
+                        let report = ledger.upsert_invoice_texts(chunk);
+                        write(report, loaded);
+                    }
+                }
+                Records::Batches(batches) => {
+                    for batch in batches {
+                        let report = ledger.upsert_arrow(kind, batch)?;
+                        write(report, loaded);
+                    }
+                }
             }
         }
         match kind {
@@ -180,8 +214,8 @@ fn load_records(ledger: &mut Ledger, dir: &Path, loaded: &mut Loaded) -> Result<
             RecordKind::Invoices => loaded.invoices += accepted,
             _ => {}
         }
-        given_total += records.len();
-        if !records.is_empty() && accepted == 0 {
+        given_total += total;
+        if total > 0 && accepted == 0 {
             all_rejected.push(collection);
         }
     }
@@ -205,12 +239,33 @@ fn query(params: &[String]) -> Result<ReportParams> {
 /// Runs a `local` command at `as_of` (default now); `loaded` gets what
 /// the load kept, also when the command fails.
 pub fn run(args: LocalArgs, as_of: Option<&str>, loaded: &mut Loaded) -> Result<Value> {
+    let started = Instant::now();
     let ledger = load(&args, loaded)?;
+    let load_time = started.elapsed();
     let as_of = match as_of {
         Some(text) => submetrics::parse_as_of(text, ledger.settings())?,
         None => chrono::Utc::now(),
     };
-    match args.command {
+    let timing = args.timing;
+    let computed = Instant::now();
+    let result = compute(&ledger, args.command, as_of);
+    if timing {
+        eprintln!(
+            "timing: load {:.3} s, compute {:.3} s",
+            load_time.as_secs_f64(),
+            computed.elapsed().as_secs_f64()
+        );
+    }
+    result
+}
+
+/// Runs a `local` command on the loaded ledger.
+fn compute(
+    ledger: &Ledger,
+    command: LocalCommand,
+    as_of: chrono::DateTime<chrono::Utc>,
+) -> Result<Value> {
+    match command {
         LocalCommand::Reports { name, params } => {
             Ok(ledger.report(&name, &query(&params)?, as_of)?)
         }

@@ -4,7 +4,7 @@
 //! --stripe` reads it.
 
 use super::files;
-use crate::error::Result;
+use crate::error::{CliError, Result};
 use serde_json::Value;
 use std::path::Path;
 
@@ -28,7 +28,15 @@ pub const KINDS: &[&str] = &[
 pub fn read(dir: &Path) -> Result<Vec<Value>> {
     let mut objects = Vec::new();
     for kind in KINDS {
-        let mut found = files::read(dir, kind)?;
+        let mut found = match files::read_values(dir, kind)? {
+            files::Records::Values(values) => values,
+            _ => {
+                return Err(CliError::usage(format!(
+                    "{}: Stripe objects are read from {kind}.json or {kind}.jsonl",
+                    dir.display()
+                )));
+            }
+        };
         if *kind == "events" {
             found.sort_by_key(|event| event.get("created").and_then(Value::as_i64));
         }

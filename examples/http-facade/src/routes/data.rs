@@ -204,6 +204,20 @@ pub fn upsert(
     persist_accepted(state, account, ledger, kind, report)
 }
 
+/// Upserts the rows of record batches as records of `kind` (see
+/// `Ledger::upsert_arrow_batches`) and persists the accepted ones, as
+/// [`upsert`] does for JSON records.
+pub fn upsert_batches(
+    state: &AppState,
+    account: &Account,
+    ledger: &mut Ledger,
+    kind: RecordKind,
+    batches: &[arrow_array::RecordBatch],
+) -> Result<WriteReport, ApiError> {
+    let report = ledger.upsert_arrow_batches(kind, batches)?;
+    persist_accepted(state, account, ledger, kind, report)
+}
+
 /// Persists the records a write accepted, in one transaction.
 fn persist_accepted(
     state: &AppState,

@@ -1,10 +1,12 @@
 //! Import endpoints `/v1/data-sources/{id}/{collection}`: one record, an
-//! array, or a batch `{<collection>: [...]}`, or a `text/csv` body with the
-//! columns `submetrics local` reads (the core's `submetrics::csv`); every
-//! record is tagged with the data source. An unknown data source is a 404.
+//! array, or a batch `{<collection>: [...]}`; or NDJSON, an Arrow IPC
+//! stream or CSV (the columns `submetrics local` reads) by `Content-Type`
+//! (see `formats`). Every record is tagged with the data source. An unknown
+//! data source is a 404.
 
 use super::Routes;
-use super::data::{InvoiceRecords, upsert, with_data_source};
+use super::data::{InvoiceRecords, upsert, upsert_batches, with_data_source};
+use super::formats::{ImportFormat, arrow_batches, ndjson_as_array};
 use super::{BodyBytes, parse_body, records_of, write_records};
 use crate::auth::Caller;
 use crate::error::ApiError;
@@ -12,6 +14,7 @@ use crate::extract::Path;
 use crate::openapi::Doc;
 use crate::state::AppState;
 use axum::Json;
+use axum::body::Bytes;
 use axum::extract::State;
 use axum::http::HeaderMap;
 use serde_json::{Value, json};
@@ -32,6 +35,8 @@ enum ImportRecords {
     Invoices(InvoiceRecords),
     /// Records of another kind, parsed as values.
     Values(RecordKind, Vec<Value>),
+    /// Rows of an Arrow IPC stream body, tagged with the data source.
+    Batches(RecordKind, Vec<arrow_array::RecordBatch>),
 }
 
 async fn import(
@@ -50,45 +55,67 @@ async fn import(
                 | RecordKind::PlanGroups
         )
     });
-    let csv = headers
-        .get(axum::http::header::CONTENT_TYPE)
-        .and_then(|v| v.to_str().ok())
-        .is_some_and(|v| v.trim().to_ascii_lowercase().starts_with("text/csv"));
-    let records = if csv {
-        let Some(kind) = kind else {
-            return Err(ApiError::NotFound(format!(
-                "no import endpoint for `{collection}`; use customers, plans, plan_groups or invoices"
-            )));
-        };
-        let text = std::str::from_utf8(&body)
-            .map_err(|e| ApiError::bad_request(format!("the CSV body is not UTF-8: {e}")))?;
-        let mut records = submetrics::csv::records(text)?;
-        if records.len() > super::MAX_BATCH {
-            return Err(ApiError::TooLarge(format!(
-                "{} records in one request; the limit is {}",
-                records.len(),
-                super::MAX_BATCH
-            )));
+    let body = match ImportFormat::of(&headers) {
+        ImportFormat::Json => body,
+        ImportFormat::Ndjson => Bytes::from(ndjson_as_array(&body)?),
+        ImportFormat::ArrowStream => {
+            let Some(kind) = kind else {
+                return Err(unknown_collection(&collection));
+            };
+            let batches = arrow_batches(&body, &source)?;
+            return import_records(state, caller, source, ImportRecords::Batches(kind, batches))
+                .await;
         }
-        with_data_source(&mut records, &source);
-        match kind {
-            RecordKind::Invoices => ImportRecords::Invoices(InvoiceRecords::Values(records)),
-            kind => ImportRecords::Values(kind, records),
+        ImportFormat::Csv => {
+            let Some(kind) = kind else {
+                return Err(unknown_collection(&collection));
+            };
+            let text = std::str::from_utf8(&body)
+                .map_err(|e| ApiError::bad_request(format!("the CSV body is not UTF-8: {e}")))?;
+            let mut records = submetrics::csv::records(text)?;
+            if records.len() > super::MAX_BATCH {
+                return Err(ApiError::TooLarge(format!(
+                    "{} records in one request; the limit is {}",
+                    records.len(),
+                    super::MAX_BATCH
+                )));
+            }
+            with_data_source(&mut records, &source);
+            let records = match kind {
+                RecordKind::Invoices => ImportRecords::Invoices(InvoiceRecords::Values(records)),
+                kind => ImportRecords::Values(kind, records),
+            };
+            return import_records(state, caller, source, records).await;
         }
-    } else if kind == Some(RecordKind::Invoices) {
+    };
+    let records = if kind == Some(RecordKind::Invoices) {
         ImportRecords::Invoices(InvoiceRecords::read_body(body, Some(source.clone())).await?)
     } else {
         // A body that is not JSON is refused before the collection is looked at.
         let body = parse_body(&body)?;
         let Some(kind) = kind else {
-            return Err(ApiError::NotFound(format!(
-                "no import endpoint for `{collection}`; use customers, plans, plan_groups or invoices"
-            )));
+            return Err(unknown_collection(&collection));
         };
         let mut records = records_of(body, &collection.replace('-', "_"))?;
         with_data_source(&mut records, &source);
         ImportRecords::Values(kind, records)
     };
+    import_records(state, caller, source, records).await
+}
+
+fn unknown_collection(collection: &str) -> ApiError {
+    ApiError::NotFound(format!(
+        "no import endpoint for `{collection}`; use customers, plans, plan_groups or invoices"
+    ))
+}
+
+/// Writes read records into the data source `source`, which must exist.
+async fn import_records(
+    state: Arc<AppState>,
+    caller: Caller,
+    source: String,
+    records: ImportRecords,
+) -> Result<Json<Value>, ApiError> {
     let account = state.account(caller.account_id)?;
     write_records(state, account, move |state, account, ledger| {
         if ledger.data_source(&source).is_none() {
@@ -99,6 +126,9 @@ async fn import(
         let report = match records {
             ImportRecords::Invoices(invoices) => invoices.upsert(state, account, ledger)?,
             ImportRecords::Values(kind, records) => upsert(state, account, ledger, kind, &records)?,
+            ImportRecords::Batches(kind, batches) => {
+                upsert_batches(state, account, ledger, kind, &batches)?
+            }
         };
         Ok(Json(json!({ "result": report.results })))
     })

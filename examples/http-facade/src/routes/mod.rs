@@ -6,6 +6,7 @@ mod account;
 mod customers;
 mod dashboard;
 pub mod data;
+mod formats;
 mod imports;
 mod payment_platform;
 mod reports;

@@ -2,11 +2,13 @@
 //! point with the query string, so a new report needs no route. `as_of`
 //! (ISO 8601; default now) fixes the instant computed at; every other
 //! parameter is the report's, and one the report does not read is refused
-//! by the core (400 `invalid_query`). `GET /reports` lists every report with
-//! its parameters, from the core's registry. `GET /movements` lists the
+//! by the core (400 `invalid_query`). `format=csv` or `Accept: text/csv`
+//! answers CSV (see `formats`). `GET /reports` lists every report with its
+//! parameters, from the core's registry. `GET /movements` lists the
 //! movements themselves.
 
 use super::Routes;
+use super::formats;
 use super::{Params, as_of, read_ledger};
 use crate::auth::Caller;
 use crate::error::ApiError;
@@ -15,6 +17,8 @@ use crate::openapi::Doc;
 use crate::state::AppState;
 use axum::Json;
 use axum::extract::State;
+use axum::http::HeaderMap;
+use axum::response::{IntoResponse, Response};
 use serde_json::{Value, json};
 use std::sync::Arc;
 use submetrics::MovementFilter;
@@ -30,7 +34,7 @@ pub fn routes() -> Routes {
             "/reports/{name}",
             report,
             Doc::key("Any report by name, with its query parameters and as_of")
-                .query(&["as_of"])
+                .query(&["as_of", "format"])
                 .free_query(),
         )
         .get(
@@ -61,13 +65,21 @@ async fn report(
     State(state): State<Arc<AppState>>,
     caller: Caller,
     Path(name): Path<String>,
+    headers: HeaderMap,
     Query(params): Query<Params>,
-) -> Result<Json<Value>, ApiError> {
-    read_ledger(state.account(caller.account_id)?, move |ledger| {
+) -> Result<Response, ApiError> {
+    let mut params = params;
+    let csv = formats::wants_csv(&headers, &mut params)?;
+    let result = read_ledger(state.account(caller.account_id)?, move |ledger| {
         let at = as_of(&params, ledger)?;
         let mut params = params;
         params.remove("as_of");
-        Ok(Json(ledger.report(&name, &params, at)?))
+        Ok(ledger.report(&name, &params, at)?)
     })
-    .await
+    .await?;
+    if csv {
+        formats::csv_response(result)
+    } else {
+        Ok(Json(result).into_response())
+    }
 }

@@ -1,0 +1,83 @@
+'use strict'
+// Arrow IPC streams in and out: a table written by apache-arrow goes in with
+// the per-record results of JS objects; movements and reports come back as
+// IPC streams whose integers stay integers.
+const test = require('node:test')
+const assert = require('node:assert/strict')
+const { tableFromArrays, tableFromIPC, tableToIPC, vectorFromArray, Table, Utf8, Int64, DateDay } = require('apache-arrow')
+const { Ledger, SubmetricsError } = require('..')
+
+const INVOICES = [
+  { id: 'a1', customer_id: 'A', type: 'subscription', plan_id: 'm', invoice_date: '2024-01-01', amount: 3000, currency: 'USD' },
+  { id: 'b1', customer_id: 'B', type: 'subscription', plan_id: 'm', invoice_date: '2024-01-15', amount: 2000, currency: 'USD' },
+  { id: 'a2', customer_id: 'A', type: 'subscription', plan_id: 'm', invoice_date: '2024-02-01', amount: 5000, currency: 'USD' },
+  { id: 'bad', customer_id: 'A', type: 'refund', plan_id: null, invoice_date: '2024-02-03', amount: 700, currency: 'USD' },
+  { id: 'who', customer_id: 'Z', type: 'subscription', plan_id: 'm', invoice_date: '2024-02-03', amount: 700, currency: 'USD' },
+]
+
+function ledger() {
+  const l = new Ledger({ base_currency: 'USD' })
+  l.upsertPlans({ id: 'm', name: 'Monthly', interval: 'month', currency: 'USD' })
+  l.upsertCustomersArrow(tableToIPC(tableFromArrays({ id: ['A', 'B'], name: ['Acme', 'Beta'] })))
+  return l
+}
+
+/** The invoices as an Arrow table: dates as days, amounts as int64. */
+function invoiceTable() {
+  const column = (name) => INVOICES.map((i) => i[name])
+  return new Table({
+    id: vectorFromArray(column('id'), new Utf8()),
+    customer_id: vectorFromArray(column('customer_id'), new Utf8()),
+    type: vectorFromArray(column('type'), new Utf8()),
+    plan_id: vectorFromArray(column('plan_id'), new Utf8()),
+    invoice_date: vectorFromArray(column('invoice_date').map((d) => new Date(`${d}T00:00:00Z`)), new DateDay()),
+    amount: vectorFromArray(column('amount').map(BigInt), new Int64()),
+    currency: vectorFromArray(column('currency'), new Utf8()),
+  })
+}
+
+test('an Arrow IPC stream is written like objects, with the same results', () => {
+  const fromObjects = ledger()
+  const expected = fromObjects.upsertInvoices(INVOICES)
+  const l = ledger()
+  const results = tableFromIPC(l.upsertInvoicesArrow(tableToIPC(invoiceTable())))
+  assert.deepEqual(results.schema.fields.map((f) => f.name), ['id', 'import_status', 'import_error'])
+  const rows = results.toArray().map((r) => {
+    const row = { id: r.id, import_status: r.import_status }
+    if (r.import_error !== null) row.import_error = r.import_error
+    return row
+  })
+  assert.deepEqual(rows, expected)
+  assert.deepEqual(rows.map((r) => r.import_error ?? null), [
+    null, null, null,
+    'invoice bad: field `amount`: must be 0 or less for a refund, got 700',
+    'invoice who: field `customer_id`: customer `Z` does not exist; send the customer first',
+  ])
+  assert.deepEqual(l.movements('2024-02-15'), fromObjects.movements('2024-02-15'))
+  assert.equal(l.getInvoice('a2').invoice_date, '2024-02-01')
+})
+
+test('movements and reports come back as IPC streams with exact integers', () => {
+  const l = ledger()
+  l.upsertInvoicesArrow(tableToIPC(invoiceTable()))
+  const moves = tableFromIPC(l.movementsArrow('2024-02-15'))
+  assert.equal(String(moves.schema.fields.find((f) => f.name === 'mrr_change').type), 'Int64')
+  assert.deepEqual(moves.getChild('customer_id').toArray(), ['A', 'B', 'A'])
+  assert.deepEqual(Array.from(moves.getChild('mrr_change').toArray()), [3000n, 2000n, 2000n])
+  const mrr = tableFromIPC(l.reportArrow('mrr', { date: '20240101-20240229' }, '2024-02-15'))
+  assert.deepEqual(mrr.getChild('date').toArray(), ['2024-01-01', '2024-02-01'])
+  assert.deepEqual(Array.from(mrr.getChild('total_mrr').toArray()), [5000n, 7000n])
+  const table = tableFromIPC(l.reportArrow('mrr-table', { date: '20240101-20240229' }, '2024-02-15'))
+  assert.deepEqual(table.schema.fields.map((f) => f.name), ['metric', '2024-01-01', '2024-02-01'])
+  const total = table.toArray().find((r) => r.metric === 'total_mrr')
+  // A period column holds every metric: rates make it float64.
+  assert.deepEqual([total['2024-01-01'], total['2024-02-01']].map(Number), [5000, 7000])
+})
+
+test('bytes that are not an IPC stream, and unreadable columns, are errors', () => {
+  const l = ledger()
+  assert.throws(() => l.upsertInvoicesArrow(new Uint8Array([1, 2, 3])), (error) =>
+    error instanceof SubmetricsError && /is not an Arrow IPC stream/.test(error.message))
+  assert.throws(() => l.upsertInvoicesArrow('text'), TypeError)
+  assert.equal(l.listInvoices().count, 0)
+})

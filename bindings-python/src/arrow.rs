@@ -1,0 +1,47 @@
+//! Arrow data in and out through the Arrow PyCapsule interface: a
+//! `pyarrow.Table` or `RecordBatch`, a polars DataFrame, or anything else
+//! with `__arrow_c_stream__`/`__arrow_c_array__`, read without copying; a
+//! pandas DataFrame by way of `pyarrow.Table.from_pandas` (its index left
+//! out). Results go back as `pyarrow.Table`s.
+
+use arrow_array::RecordBatch;
+use pyo3::exceptions::PyValueError;
+use pyo3::prelude::*;
+use pyo3_arrow::PyTable;
+use pyo3_arrow::input::AnyRecordBatch;
+
+/// The record batches of `obj` when it is Arrow data (or a pandas
+/// DataFrame), else `None` (records as dicts).
+pub fn batches(obj: &Bound<'_, PyAny>) -> PyResult<Option<Vec<RecordBatch>>> {
+    let py = obj.py();
+    let arrow = if obj.hasattr("__arrow_c_stream__")? || obj.hasattr("__arrow_c_array__")? {
+        obj.clone()
+    } else if is_pandas_frame(obj)? {
+        let kwargs = pyo3::types::PyDict::new(py);
+        kwargs.set_item("preserve_index", false)?;
+        py.import("pyarrow")?
+            .getattr("Table")?
+            .call_method("from_pandas", (obj,), Some(&kwargs))?
+    } else {
+        return Ok(None);
+    };
+    let reader = arrow.extract::<AnyRecordBatch>()?.into_reader()?;
+    let batches = reader
+        .collect::<Result<Vec<RecordBatch>, _>>()
+        .map_err(|e| PyValueError::new_err(format!("reading Arrow data: {e}")))?;
+    Ok(Some(batches))
+}
+
+/// Whether `obj` is a pandas DataFrame (pandas before 3 has no Arrow
+/// capsule of its own).
+fn is_pandas_frame(obj: &Bound<'_, PyAny>) -> PyResult<bool> {
+    let kind = obj.get_type();
+    let module: String = kind.getattr("__module__")?.extract()?;
+    Ok(module.starts_with("pandas") && kind.name()? == "DataFrame")
+}
+
+/// A record batch as a `pyarrow.Table` (pyarrow must be installed).
+pub fn to_pyarrow(py: Python<'_>, batch: RecordBatch) -> PyResult<Bound<'_, PyAny>> {
+    let schema = batch.schema();
+    PyTable::try_new(vec![batch], schema)?.into_pyarrow(py)
+}

@@ -1,0 +1,131 @@
+"""Arrow data in and out: pyarrow tables and record batches, pandas and
+polars DataFrames go into ``upsert_*`` and ``load_fx_rates`` with the
+per-record results of dicts; ``movements_arrow``/``report_arrow`` answer
+pyarrow tables whose integers stay integers, and the DataFrames build on
+them."""
+
+from __future__ import annotations
+
+import datetime
+from typing import Any, Dict, List
+
+import pytest
+
+import submetrics
+
+pa = pytest.importorskip("pyarrow")
+pd = pytest.importorskip("pandas")
+
+PLAN = {"id": "m", "name": "Monthly", "interval": "month", "currency": "USD"}
+INVOICES: List[Dict[str, Any]] = [
+    {"id": "i1", "customer_id": "A", "type": "subscription", "plan_id": "m",
+     "invoice_date": "2024-01-01", "amount": 3000, "currency": "USD"},
+    {"id": "i2", "customer_id": "B", "type": "subscription", "plan_id": "m",
+     "invoice_date": "2024-01-10", "amount": 2000, "currency": "USD"},
+    {"id": "i3", "customer_id": "A", "type": "subscription", "plan_id": "m",
+     "invoice_date": "2024-02-01", "amount": 5000, "currency": "USD"},
+    {"id": "bad", "customer_id": "A", "type": "refund", "plan_id": None,
+     "invoice_date": "2024-02-03", "amount": 700, "currency": "USD"},
+    {"id": "who", "customer_id": "Z", "type": "subscription", "plan_id": "m",
+     "invoice_date": "2024-02-03", "amount": 700, "currency": "USD"},
+]
+ERRORS = [
+    None, None, None,
+    "invoice bad: field `amount`: must be 0 or less for a refund, got 700",
+    "invoice who: field `customer_id`: customer `Z` does not exist; send the customer first",
+]
+
+
+def ledger() -> submetrics.Ledger:
+    l = submetrics.Ledger()
+    l.upsert_plans(PLAN)
+    l.upsert_customers(pa.table({"id": ["A", "B"], "name": ["Ann", "Bob"]}))
+    return l
+
+
+def results(table: Any) -> List[Any]:
+    assert isinstance(table, pa.Table)
+    assert table.column_names == ["id", "import_status", "import_error"]
+    return table.column("import_error").to_pylist()
+
+
+def check(l: submetrics.Ledger) -> None:
+    moves = l.movements_df("2024-02-15")
+    assert list(moves["customer_id"]) == ["A", "B", "A"]
+    assert list(moves["mrr_change"]) == [3000, 2000, 2000]
+    assert str(moves["mrr_change"].dtype) == "Int64"
+    assert l.get_invoice("i3")["invoice_date"] == "2024-02-01"
+
+
+def test_a_pyarrow_table_is_written_like_dicts() -> None:
+    from_dicts = ledger()
+    expected = from_dicts.upsert_invoices(INVOICES)
+    l = ledger()
+    written = l.upsert_invoices(pa.Table.from_pylist(INVOICES))
+    assert written.column("id").to_pylist() == ["i1", "i2", "i3", "bad", "who"]
+    assert written.column("import_status").to_pylist() == [r["import_status"] for r in expected]
+    assert results(written) == [r.get("import_error") for r in expected] == ERRORS
+    check(l)
+    assert l.movements("2024-02-15") == from_dicts.movements("2024-02-15")
+
+
+def test_record_batches_typed_dates_and_chunked_tables() -> None:
+    batch = pa.record_batch({
+        "id": ["i1", "i2", "i3"],
+        "customer_id": ["A", "B", "A"],
+        "type": pa.array(["subscription"] * 3).dictionary_encode(),
+        "plan_id": ["m", "m", "m"],
+        "invoice_date": pa.array([datetime.date(2024, 1, 1), datetime.date(2024, 1, 10),
+                                  datetime.date(2024, 2, 1)], pa.date32()),
+        "amount": pa.array([3000, 2000, 5000], pa.int32()),
+        "currency": ["USD"] * 3,
+    })
+    l = ledger()
+    assert results(l.upsert_invoices(batch)) == [None, None, None]
+    check(l)
+    chunked = pa.Table.from_batches([batch.slice(0, 2), batch.slice(2, 1)])
+    l = ledger()
+    assert results(l.upsert_invoices(chunked)).count(None) == 3
+    check(l)
+
+
+def test_a_pandas_dataframe_round_trip() -> None:
+    frame = pd.DataFrame(INVOICES)
+    frame["invoice_date"] = pd.to_datetime(frame["invoice_date"]).dt.date
+    l = ledger()
+    assert results(l.upsert_invoices(frame)) == ERRORS
+    check(l)
+    table = l.report_df("mrr-table", "2024-02-15", date="20240101-20240229")
+    assert list(table.columns) == ["2024-01-01", "2024-02-01"]
+    assert list(table.loc["total_mrr"]) == [5000, 7000]
+    series = l.report_arrow("mrr", "2024-02-15", date="20240101-20240229")
+    assert series.schema.field("total_mrr").type == pa.int64()
+    assert series.column("date").to_pylist() == ["2024-01-01", "2024-02-01"]
+    assert series.column("total_mrr").to_pylist() == [5000, 7000]
+    assert series.column("total_customers").to_pylist() == [2, 2]
+    moves = l.movements_arrow("2024-02-15")
+    assert moves.schema.field("mrr_change").type == pa.int64()
+    assert moves.to_pylist() == [
+        {k: v for k, v in m.items()} for m in l.movements("2024-02-15")
+    ]
+
+
+def test_a_polars_dataframe() -> None:
+    pl = pytest.importorskip("polars")
+    l = ledger()
+    assert results(l.upsert_invoices(pl.DataFrame(INVOICES))) == ERRORS
+    check(l)
+    back = pl.from_arrow(l.report_arrow("mrr", "2024-02-15", date="20240101-20240229"))
+    assert back["total_mrr"].to_list() == [5000, 7000]
+    assert back["total_mrr"].dtype == pl.Int64
+
+
+def test_fx_rates_and_unreadable_columns() -> None:
+    l = submetrics.Ledger(base_currency="USD")
+    rates = pa.table({"date": pa.array([datetime.date(2024, 1, 1)], pa.date32()),
+                      "currency": ["EUR"], "rate": [0.9]})
+    assert l.load_fx_rates(rates) == 1
+    with pytest.raises(submetrics.InvalidRecordError) as error:
+        l.upsert_customers(pa.table({"id": ["a"], "name": pa.array([b"x"], pa.binary())}))
+    assert str(error.value).startswith("customer ?: field `name`: column type Binary cannot be read")
+    assert l.list_customers()["count"] == 0

@@ -1,0 +1,373 @@
+//! Results as Apache Arrow record batches, for front ends that hand data
+//! frames on (Python, Node, files): movements one row per movement, a
+//! report one row per period, item or metric. A column's type follows its
+//! values, so integers (cents, counts) stay integers:
+//! - integers: `Int64`; integers mixed with fractions: `Float64`;
+//! - strings (dates too, as the JSON results write them): `Utf8`;
+//! - booleans: `Boolean`;
+//! - arrays: `List`, objects: `Struct` (their items typed the same way);
+//! - a column whose values are of several kinds (say numbers and strings):
+//!   `Utf8`, strings as they are and anything else as its JSON text;
+//! - a column of nulls only: `Null`.
+//!
+//! Absent fields and nulls are null cells; columns are in the order the
+//! rows first name them.
+
+use crate::error::{Error, Result};
+use crate::ledger::{ImportStatus, Ledger, MovementFilter, WriteReport};
+use crate::reports::ReportParams;
+use arrow_array::{
+    ArrayRef, BooleanArray, Float64Array, Int64Array, ListArray, NullArray, RecordBatch,
+    RecordBatchOptions, StringArray, StructArray,
+};
+use arrow_buffer::{NullBuffer, OffsetBuffer};
+use arrow_schema::{DataType, Field, Fields, Schema};
+use chrono::{DateTime, Utc};
+use serde_json::Value;
+use std::sync::Arc;
+
+impl Ledger {
+    /// [`Ledger::movements`] as a record batch, one row per movement (the
+    /// columns of the movement records; see the module documentation for
+    /// their types).
+    pub fn movements_batch(
+        &self,
+        as_of: DateTime<Utc>,
+        filter: &MovementFilter,
+    ) -> Result<RecordBatch> {
+        let movements = self.movements(as_of, filter)?;
+        let rows = match serde_json::to_value(movements) {
+            Ok(Value::Array(rows)) => rows,
+            _ => Vec::new(),
+        };
+        batch_of_rows(&rows)
+    }
+
+    /// [`Ledger::report`] as a record batch, rows as [`report_rows`] cuts
+    /// the result.
+    pub fn report_batch(
+        &self,
+        name: &str,
+        params: &ReportParams,
+        as_of: DateTime<Utc>,
+    ) -> Result<RecordBatch> {
+        report_result_batch(self.report(name, params, as_of)?)
+    }
+}
+
+/// A report's answer (as [`Ledger::report`] gives it, or a client receives
+/// it from the service) as a record batch, rows as [`report_rows`] cuts it.
+pub fn report_result_batch(result: Value) -> Result<RecordBatch> {
+    batch_of_rows(&report_rows(result))
+}
+
+impl WriteReport {
+    /// The per-record results as a record batch, one row per record in
+    /// input order: `id` (`Utf8`), `import_status` (`inserted` or `error`)
+    /// and `import_error` (null for stored records).
+    pub fn to_batch(&self) -> RecordBatch {
+        let ids: StringArray = self.results.iter().map(|r| Some(r.id.as_str())).collect();
+        let statuses: StringArray = self
+            .results
+            .iter()
+            .map(|r| {
+                Some(match r.import_status {
+                    ImportStatus::Inserted => "inserted",
+                    ImportStatus::Error => "error",
+                })
+            })
+            .collect();
+        let errors: StringArray = self
+            .results
+            .iter()
+            .map(|r| r.import_error.as_deref())
+            .collect();
+        let schema = Schema::new(vec![
+            Field::new("id", DataType::Utf8, false),
+            Field::new("import_status", DataType::Utf8, false),
+            Field::new("import_error", DataType::Utf8, true),
+        ]);
+        let columns: Vec<ArrayRef> = vec![Arc::new(ids), Arc::new(statuses), Arc::new(errors)];
+        RecordBatch::try_new(Arc::new(schema), columns)
+            .unwrap_or_else(|_| RecordBatch::new_empty(Arc::new(Schema::empty())))
+    }
+}
+
+/// The rows of a report result: a table (`columns` and `rows` of `metric`
+/// and `values`) gives one row per metric, its `metric` then one column per
+/// period, named as `columns` names them; a series or list (`result` or
+/// `result.list`, or a list itself) one row per entry; anything else one
+/// row, the whole result (its nested objects as struct columns).
+pub fn report_rows(result: Value) -> Vec<Value> {
+    let mut result = result;
+    if let (Some(Value::Array(columns)), Some(Value::Array(rows))) =
+        (result.get("columns"), result.get("rows"))
+    {
+        return rows
+            .iter()
+            .map(|row| {
+                let mut record = serde_json::Map::new();
+                record.insert(
+                    "metric".to_string(),
+                    row.get("metric").cloned().unwrap_or(Value::Null),
+                );
+                let values = row.get("values").and_then(Value::as_array);
+                for (i, column) in columns.iter().enumerate() {
+                    let name = column
+                        .as_str()
+                        .map_or_else(|| column.to_string(), str::to_string);
+                    let value = values.and_then(|v| v.get(i)).cloned();
+                    record.insert(name, value.unwrap_or(Value::Null));
+                }
+                Value::Object(record)
+            })
+            .collect();
+    }
+    if let Some(inner) = result.get_mut("result") {
+        result = inner.take();
+    }
+    if let Some(list) = result.get_mut("list").filter(|list| list.is_array()) {
+        result = list.take();
+    }
+    match result {
+        Value::Array(rows) => rows,
+        other => vec![other],
+    }
+}
+
+/// The record batches of an Arrow IPC stream (the streaming format, as
+/// `apache-arrow`'s `tableToIPC` and pyarrow's `ipc.new_stream` write it).
+/// Bytes that are not such a stream are an error naming the problem.
+pub fn batches_from_ipc(bytes: &[u8]) -> Result<Vec<RecordBatch>> {
+    let bad = |error: arrow_schema::ArrowError| {
+        Error::query("body", format!("is not an Arrow IPC stream: {error}"))
+    };
+    let reader =
+        arrow_ipc::reader::StreamReader::try_new(std::io::Cursor::new(bytes), None).map_err(bad)?;
+    reader
+        .collect::<std::result::Result<Vec<_>, _>>()
+        .map_err(bad)
+}
+
+/// A record batch as an Arrow IPC stream.
+pub fn ipc_of(batch: &RecordBatch) -> Result<Vec<u8>> {
+    let bad = |error: arrow_schema::ArrowError| Error::query("body", error.to_string());
+    let mut bytes = Vec::new();
+    let mut writer =
+        arrow_ipc::writer::StreamWriter::try_new(&mut bytes, &batch.schema()).map_err(bad)?;
+    writer.write(batch).map_err(bad)?;
+    writer.finish().map_err(bad)?;
+    drop(writer);
+    Ok(bytes)
+}
+
+/// JSON rows as one record batch (see the module documentation for the
+/// column types). A row that is not an object is an error naming it.
+pub fn batch_of_rows(rows: &[Value]) -> Result<RecordBatch> {
+    let mut names: Vec<&str> = Vec::new();
+    for (i, row) in rows.iter().enumerate() {
+        let Some(object) = row.as_object() else {
+            return Err(Error::query(&format!("rows[{i}]"), "must be an object"));
+        };
+        for key in object.keys() {
+            if !names.contains(&key.as_str()) {
+                names.push(key);
+            }
+        }
+    }
+    let mut fields = Vec::with_capacity(names.len());
+    let mut columns = Vec::with_capacity(names.len());
+    for name in names {
+        let cells: Vec<Option<&Value>> = rows.iter().map(|row| row.get(name)).collect();
+        let column = column_of(&cells);
+        fields.push(Field::new(name, column.data_type().clone(), true));
+        columns.push(column);
+    }
+    let options = RecordBatchOptions::new().with_row_count(Some(rows.len()));
+    RecordBatch::try_new_with_options(Arc::new(Schema::new(fields)), columns, &options)
+        .map_err(|error| Error::query("rows", error.to_string()))
+}
+
+/// One column of cells (`None` or null: a null cell), typed by its values.
+fn column_of(cells: &[Option<&Value>]) -> ArrayRef {
+    let present: Vec<&Value> = cells
+        .iter()
+        .flatten()
+        .filter(|v| !v.is_null())
+        .copied()
+        .collect();
+    let valid = || {
+        NullBuffer::from(
+            cells
+                .iter()
+                .map(|v| v.is_some_and(|v| !v.is_null()))
+                .collect::<Vec<bool>>(),
+        )
+    };
+    if present.is_empty() {
+        return Arc::new(NullArray::new(cells.len()));
+    }
+    if present.iter().all(|v| v.is_boolean()) {
+        return Arc::new(
+            cells
+                .iter()
+                .map(|v| v.and_then(Value::as_bool))
+                .collect::<BooleanArray>(),
+        );
+    }
+    if present.iter().all(|v| v.is_i64()) {
+        return Arc::new(
+            cells
+                .iter()
+                .map(|v| v.and_then(Value::as_i64))
+                .collect::<Int64Array>(),
+        );
+    }
+    if present.iter().all(|v| v.is_number()) {
+        return Arc::new(
+            cells
+                .iter()
+                .map(|v| v.and_then(Value::as_f64))
+                .collect::<Float64Array>(),
+        );
+    }
+    if present.iter().all(|v| v.is_array()) {
+        let mut items: Vec<Option<&Value>> = Vec::new();
+        let mut lengths = Vec::with_capacity(cells.len());
+        for cell in cells {
+            let list = cell
+                .and_then(Value::as_array)
+                .map_or(&[][..], Vec::as_slice);
+            lengths.push(list.len());
+            items.extend(list.iter().map(Some));
+        }
+        let child = column_of(&items);
+        let field = Arc::new(Field::new("item", child.data_type().clone(), true));
+        return Arc::new(ListArray::new(
+            field,
+            OffsetBuffer::from_lengths(lengths),
+            child,
+            Some(valid()),
+        ));
+    }
+    if present.iter().all(|v| v.is_object()) {
+        let mut keys: Vec<&str> = Vec::new();
+        for object in present.iter().filter_map(|v| v.as_object()) {
+            for key in object.keys() {
+                if !keys.contains(&key.as_str()) {
+                    keys.push(key);
+                }
+            }
+        }
+        if keys.is_empty() {
+            return Arc::new(StructArray::new_empty_fields(cells.len(), Some(valid())));
+        }
+        let mut fields = Vec::with_capacity(keys.len());
+        let mut children = Vec::with_capacity(keys.len());
+        for key in keys {
+            let inner: Vec<Option<&Value>> =
+                cells.iter().map(|v| v.and_then(|v| v.get(key))).collect();
+            let child = column_of(&inner);
+            fields.push(Field::new(key, child.data_type().clone(), true));
+            children.push(child);
+        }
+        return Arc::new(StructArray::new(
+            Fields::from(fields),
+            children,
+            Some(valid()),
+        ));
+    }
+    Arc::new(
+        cells
+            .iter()
+            .map(|v| match v {
+                None | Some(Value::Null) => None,
+                Some(Value::String(s)) => Some(s.clone()),
+                Some(other) => Some(other.to_string()),
+            })
+            .collect::<StringArray>(),
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use arrow_array::Array;
+    use arrow_array::cast::AsArray;
+    use arrow_array::types::Int64Type;
+    use serde_json::json;
+
+    #[test]
+    fn columns_are_typed_by_their_values() {
+        let rows = [
+            json!({"date": "2024-01-01", "mrr": 3000, "rate": 1, "mixed": 1, "flag": true,
+                   "plans": ["m"], "summary": {"n": 1}}),
+            json!({"date": "2024-02-01", "mrr": null, "rate": 2.5, "mixed": "x", "empty": null}),
+        ];
+        let batch = batch_of_rows(&rows).unwrap();
+        let types: Vec<(String, DataType)> = batch
+            .schema()
+            .fields()
+            .iter()
+            .map(|f| (f.name().clone(), f.data_type().clone()))
+            .collect();
+        assert_eq!(types[0], ("date".to_string(), DataType::Utf8));
+        assert_eq!(types[1], ("mrr".to_string(), DataType::Int64));
+        assert_eq!(types[2], ("rate".to_string(), DataType::Float64));
+        assert_eq!(types[3], ("mixed".to_string(), DataType::Utf8));
+        assert_eq!(types[4], ("flag".to_string(), DataType::Boolean));
+        assert!(matches!(types[5].1, DataType::List(_)));
+        assert!(matches!(types[6].1, DataType::Struct(_)));
+        assert_eq!(types[7], ("empty".to_string(), DataType::Null));
+        let mrr = batch.column(1).as_primitive::<Int64Type>();
+        assert_eq!((mrr.value(0), mrr.is_null(1)), (3000, true));
+        assert_eq!(batch.column(3).as_string::<i32>().value(0), "1");
+        assert!(batch_of_rows(&[json!(1)]).is_err());
+        assert_eq!(batch_of_rows(&[]).unwrap().num_rows(), 0);
+    }
+
+    #[test]
+    fn report_results_are_cut_into_rows() {
+        let table = json!({"columns": ["2024-01", "2024-02"],
+                           "rows": [{"metric": "mrr", "values": [1, 2]}]});
+        assert_eq!(
+            report_rows(table),
+            [json!({"metric": "mrr", "2024-01": 1, "2024-02": 2})]
+        );
+        let series = json!({"result": [{"date": "2024-01-01"}], "summary": {}});
+        assert_eq!(report_rows(series), [json!({"date": "2024-01-01"})]);
+        let list = json!({"result": {"count": 1, "list": [{"id": "a"}]}});
+        assert_eq!(report_rows(list), [json!({"id": "a"})]);
+        assert_eq!(report_rows(json!({"a": 1})), [json!({"a": 1})]);
+    }
+
+    #[test]
+    fn ipc_streams_round_trip() {
+        let batch =
+            batch_of_rows(&[json!({"id": "a", "n": 1}), json!({"id": "b", "n": 2})]).unwrap();
+        let bytes = ipc_of(&batch).unwrap();
+        assert_eq!(batches_from_ipc(&bytes).unwrap(), [batch]);
+        assert!(
+            batches_from_ipc(b"nope")
+                .unwrap_err()
+                .to_string()
+                .starts_with("parameter `body`: is not an Arrow IPC stream: ")
+        );
+    }
+
+    #[test]
+    fn write_results_are_a_batch() {
+        let mut ledger = Ledger::default();
+        let report =
+            ledger.upsert_customers(&[json!({"id": "a", "name": "A"}), json!({"id": "b"})]);
+        let batch = report.to_batch();
+        let column = |i: usize| batch.column(i).as_string::<i32>();
+        assert_eq!((column(0).value(0), column(0).value(1)), ("a", "b"));
+        assert_eq!(
+            (column(1).value(0), column(1).value(1)),
+            ("inserted", "error")
+        );
+        assert!(column(2).is_null(0));
+        assert_eq!(column(2).value(1), "customer b: field `name`: is required");
+    }
+}

@@ -1,0 +1,95 @@
+//! Batch writes from Apache Arrow record batches: each row is one record,
+//! read in place ([`ArrowRecords`]) with the record rules, per-record
+//! results and error messages of the JSON writes. Invoices are read on every
+//! core.
+
+use super::{Ledger, RecordKind, WriteReport, record_id};
+use crate::error::Result;
+use crate::fx::FxRate;
+use crate::model::{ArrowRecords, Customer, DataSource, Invoice, Plan, PlanGroup};
+use arrow_array::RecordBatch;
+use rayon::prelude::*;
+
+/// Batches with more rows than this read their invoices on every core.
+const PARALLEL_ROWS: usize = 256;
+
+impl RecordKind {
+    /// The name of one record of this kind in errors (`invoice`).
+    pub fn record_name(self) -> &'static str {
+        match self {
+            RecordKind::Customers => Customer::KIND,
+            RecordKind::Plans => Plan::KIND,
+            RecordKind::PlanGroups => PlanGroup::KIND,
+            RecordKind::Invoices => Invoice::KIND,
+            RecordKind::DataSources => DataSource::KIND,
+        }
+    }
+}
+
+impl Ledger {
+    /// Upserts the rows of `batch` as records of `kind`: the same rules,
+    /// per-record results (in row order) and errors as [`Ledger::upsert`]
+    /// given the rows as JSON objects, whose fields are the batch's columns
+    /// (see [`ArrowRecords`] for which column types read as what; a null
+    /// cell is an absent field). A column of a type no field can be read
+    /// from fails the whole batch before anything is stored.
+    pub fn upsert_arrow(&mut self, kind: RecordKind, batch: &RecordBatch) -> Result<WriteReport> {
+        let records = ArrowRecords::new(kind.record_name(), batch)?;
+        Ok(match kind {
+            RecordKind::Customers => self.write_customers(records.rows()),
+            RecordKind::Plans => self.write_plans(records.rows()),
+            RecordKind::PlanGroups => self.write_plan_groups(records.rows()),
+            RecordKind::DataSources => self.write_data_sources(records.rows()),
+            RecordKind::Invoices => {
+                let read = Ledger::read_arrow_invoices(&records);
+                self.store_invoices(read)
+            }
+        })
+    }
+
+    /// [`Ledger::upsert_arrow`] over several batches of one kind (the chunks
+    /// of a table), results in row order across them. Every batch's columns
+    /// are checked before any is stored.
+    pub fn upsert_arrow_batches(
+        &mut self,
+        kind: RecordKind,
+        batches: &[RecordBatch],
+    ) -> Result<WriteReport> {
+        for batch in batches {
+            ArrowRecords::new(kind.record_name(), batch)?;
+        }
+        let mut report = WriteReport::default();
+        for batch in batches {
+            report
+                .results
+                .extend(self.upsert_arrow(kind, batch)?.results);
+        }
+        Ok(report)
+    }
+
+    /// The first half of an invoice [`Ledger::upsert_arrow`], which needs no
+    /// ledger: each row's record id and its invoice or error.
+    pub fn read_arrow_invoices(records: &ArrowRecords<'_>) -> Vec<(String, Result<Invoice>)> {
+        let read = |row: usize| {
+            let node = records.row(row);
+            (record_id(node), Invoice::from_node(node))
+        };
+        if records.len() > PARALLEL_ROWS {
+            (0..records.len()).into_par_iter().map(read).collect()
+        } else {
+            (0..records.len()).map(read).collect()
+        }
+    }
+
+    /// Loads FX rates from the rows of `batch` (columns `date`, `currency`,
+    /// `rate`), like [`Ledger::load_fx_rates`]: every row is valid and
+    /// loaded, or none is.
+    pub fn load_fx_rates_arrow(&mut self, batch: &RecordBatch) -> Result<usize> {
+        let records = ArrowRecords::new("fx_rate", batch)?;
+        let rates = records
+            .rows()
+            .map(FxRate::from_node)
+            .collect::<Result<Vec<FxRate>>>()?;
+        Ok(self.insert_fx_rates(rates))
+    }
+}

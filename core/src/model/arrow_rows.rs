@@ -1,0 +1,444 @@
+//! The rows of an Apache Arrow record batch read as records, through the same
+//! [`Node`] interface as JSON, so every record rule and error message is the
+//! one of the JSON path. A column is a field (named as the interface names
+//! it, aliases included); a null cell, like a missing column, is an absent
+//! field. Cells are read in place: strings are borrowed from the batch, no
+//! JSON tree is built.
+//!
+//! Column types and what they read as:
+//! - strings (`Utf8`, `LargeUtf8`, `Utf8View`, or a dictionary of them):
+//!   JSON strings;
+//! - integers and floats: JSON numbers (a NaN is null, as JSON has none);
+//! - booleans: JSON booleans;
+//! - `Date32`/`Date64`: calendar dates (like `"2024-01-31"`);
+//! - `Timestamp` of any unit: instants, UTC when the column has no zone
+//!   (like a timestamp without an offset);
+//! - lists: JSON arrays (invoice `lines` and `transactions`, plan-group
+//!   `plans`);
+//! - structs and maps with string keys: JSON objects (list items,
+//!   `custom_variables`).
+//!
+//! Any other column type is refused for the whole batch, naming the column.
+
+use crate::error::{Error, Result};
+use crate::model::Timestamp;
+use crate::model::json::{Node, View};
+use arrow_array::cast::AsArray;
+use arrow_array::types::{
+    Int8Type, Int16Type, Int32Type, Int64Type, UInt8Type, UInt16Type, UInt32Type, UInt64Type,
+};
+use arrow_array::{Array, RecordBatch};
+use arrow_buffer::ArrowNativeType;
+use arrow_schema::{DataType, TimeUnit};
+use chrono::{DateTime, NaiveDate};
+use serde_json::{Map, Number, Value};
+use std::ops::Range;
+
+/// The columns of one record batch by name, read row by row as records.
+#[derive(Debug)]
+pub struct ArrowRecords<'a> {
+    names: Vec<&'a str>,
+    columns: Vec<&'a dyn Array>,
+    rows: usize,
+}
+
+impl<'a> ArrowRecords<'a> {
+    /// The records of `batch`, records of `kind` (named in errors). A column
+    /// of a type no record field can be read from is an error naming it.
+    pub fn new(kind: &'static str, batch: &'a RecordBatch) -> Result<ArrowRecords<'a>> {
+        let schema = batch.schema_ref();
+        let mut names = Vec::with_capacity(batch.num_columns());
+        let mut columns = Vec::with_capacity(batch.num_columns());
+        for (field, column) in schema.fields().iter().zip(batch.columns()) {
+            if !readable(column.data_type()) {
+                return Err(Error::invalid(
+                    kind,
+                    "?",
+                    field.name(),
+                    format!(
+                        "column type {} cannot be read (strings, numbers, booleans, dates, \
+                         timestamps, lists, structs and string-keyed maps can)",
+                        column.data_type()
+                    ),
+                ));
+            }
+            names.push(field.name().as_str());
+            columns.push(column.as_ref());
+        }
+        Ok(ArrowRecords {
+            names,
+            columns,
+            rows: batch.num_rows(),
+        })
+    }
+
+    /// How many rows (records) the batch has.
+    pub fn len(&self) -> usize {
+        self.rows
+    }
+
+    /// Whether the batch has no rows.
+    pub fn is_empty(&self) -> bool {
+        self.rows == 0
+    }
+
+    /// Row `row` as a record.
+    pub fn row(&'a self, row: usize) -> ArrowNode<'a> {
+        ArrowNode::Row { records: self, row }
+    }
+
+    /// Every row as a record, in order.
+    pub fn rows(&'a self) -> impl Iterator<Item = ArrowNode<'a>> + 'a {
+        (0..self.rows).map(move |row| self.row(row))
+    }
+
+    fn column(&self, name: &str) -> Option<&'a dyn Array> {
+        self.names
+            .iter()
+            .position(|n| *n == name)
+            .map(|i| self.columns[i])
+    }
+}
+
+/// Whether cells of this type read as JSON-like values.
+fn readable(data_type: &DataType) -> bool {
+    match data_type {
+        DataType::Null
+        | DataType::Boolean
+        | DataType::Int8
+        | DataType::Int16
+        | DataType::Int32
+        | DataType::Int64
+        | DataType::UInt8
+        | DataType::UInt16
+        | DataType::UInt32
+        | DataType::UInt64
+        | DataType::Float32
+        | DataType::Float64
+        | DataType::Utf8
+        | DataType::LargeUtf8
+        | DataType::Utf8View
+        | DataType::Date32
+        | DataType::Date64
+        | DataType::Timestamp(_, _) => true,
+        DataType::List(item) | DataType::LargeList(item) => readable(item.data_type()),
+        DataType::Struct(fields) => fields.iter().all(|f| readable(f.data_type())),
+        DataType::Map(entries, _) => match entries.data_type() {
+            DataType::Struct(pair) if pair.len() == 2 => {
+                pair[0].data_type() == &DataType::Utf8 && readable(pair[1].data_type())
+            }
+            _ => false,
+        },
+        DataType::Dictionary(key, value) => {
+            key.is_integer()
+                && matches!(
+                    value.as_ref(),
+                    DataType::Utf8 | DataType::LargeUtf8 | DataType::Utf8View
+                )
+        }
+        _ => false,
+    }
+}
+
+/// A row of a batch (a record) or one cell of a column (a field value).
+#[derive(Debug, Clone, Copy)]
+pub enum ArrowNode<'a> {
+    Row {
+        records: &'a ArrowRecords<'a>,
+        row: usize,
+    },
+    Cell {
+        array: &'a dyn Array,
+        row: usize,
+    },
+}
+
+impl<'a> Node<'a> for ArrowNode<'a> {
+    type Items = ArrowItems<'a>;
+    type Entries = ArrowEntries<'a>;
+
+    fn view(self) -> View<'a, Self> {
+        match self {
+            ArrowNode::Row { records, row } => View::Object(ArrowEntries::Row {
+                records,
+                row,
+                next: 0,
+            }),
+            ArrowNode::Cell { array, row } => cell_view(array, row),
+        }
+    }
+
+    fn is_object(self) -> bool {
+        match self {
+            ArrowNode::Row { .. } => true,
+            ArrowNode::Cell { array, row } => {
+                !array.is_null(row)
+                    && matches!(array.data_type(), DataType::Struct(_) | DataType::Map(..))
+            }
+        }
+    }
+
+    fn get(self, name: &str) -> Option<Self> {
+        match self {
+            ArrowNode::Row { records, row } => records
+                .column(name)
+                .map(|array| ArrowNode::Cell { array, row }),
+            ArrowNode::Cell { .. } => match self.view() {
+                View::Object(entries) => entries
+                    .filter(|(key, _)| *key == name)
+                    .last()
+                    .map(|(_, value)| value),
+                _ => None,
+            },
+        }
+    }
+
+    fn to_value(self) -> Value {
+        match self.view() {
+            View::Null => Value::Null,
+            View::Bool(b) => Value::Bool(b),
+            View::Number(n) => Value::Number(n),
+            View::String(s) => Value::String(s.to_string()),
+            View::Timestamp(t) => Value::String(t.to_string()),
+            View::Array(items) => Value::Array(items.map(Node::to_value).collect()),
+            View::Object(entries) => Value::Object(
+                entries
+                    .map(|(key, value)| (key.to_string(), value.to_value()))
+                    .collect::<Map<String, Value>>(),
+            ),
+        }
+    }
+}
+
+/// The cell at `row` of `array` as a JSON-like view.
+fn cell_view<'a>(array: &'a dyn Array, row: usize) -> View<'a, ArrowNode<'a>> {
+    if array.is_null(row) {
+        return View::Null;
+    }
+    let integer = |n: i64| View::Number(Number::from(n));
+    let float = |f: f64| Number::from_f64(f).map_or(View::Null, View::Number);
+    match array.data_type() {
+        DataType::Boolean => View::Bool(array.as_boolean().value(row)),
+        DataType::Int8 => integer(array.as_primitive::<Int8Type>().value(row).into()),
+        DataType::Int16 => integer(array.as_primitive::<Int16Type>().value(row).into()),
+        DataType::Int32 => integer(array.as_primitive::<Int32Type>().value(row).into()),
+        DataType::Int64 => integer(array.as_primitive::<Int64Type>().value(row)),
+        DataType::UInt8 => integer(array.as_primitive::<UInt8Type>().value(row).into()),
+        DataType::UInt16 => integer(array.as_primitive::<UInt16Type>().value(row).into()),
+        DataType::UInt32 => integer(array.as_primitive::<UInt32Type>().value(row).into()),
+        DataType::UInt64 => {
+            View::Number(Number::from(array.as_primitive::<UInt64Type>().value(row)))
+        }
+        DataType::Float32 => float(
+            array
+                .as_primitive::<arrow_array::types::Float32Type>()
+                .value(row)
+                .into(),
+        ),
+        DataType::Float64 => float(
+            array
+                .as_primitive::<arrow_array::types::Float64Type>()
+                .value(row),
+        ),
+        DataType::Utf8 => View::String(array.as_string::<i32>().value(row)),
+        DataType::LargeUtf8 => View::String(array.as_string::<i64>().value(row)),
+        DataType::Utf8View => View::String(array.as_string_view().value(row)),
+        DataType::Date32 => {
+            let days = array
+                .as_primitive::<arrow_array::types::Date32Type>()
+                .value(row);
+            date_view(i64::from(days))
+        }
+        DataType::Date64 => {
+            let millis = array
+                .as_primitive::<arrow_array::types::Date64Type>()
+                .value(row);
+            date_view(millis.div_euclid(86_400_000))
+        }
+        DataType::Timestamp(unit, _) => {
+            use arrow_array::types::{
+                TimestampMicrosecondType, TimestampMillisecondType, TimestampNanosecondType,
+                TimestampSecondType,
+            };
+            let (value, instant) = match unit {
+                TimeUnit::Second => {
+                    let v = array.as_primitive::<TimestampSecondType>().value(row);
+                    (v, DateTime::from_timestamp(v, 0))
+                }
+                TimeUnit::Millisecond => {
+                    let v = array.as_primitive::<TimestampMillisecondType>().value(row);
+                    (v, DateTime::from_timestamp_millis(v))
+                }
+                TimeUnit::Microsecond => {
+                    let v = array.as_primitive::<TimestampMicrosecondType>().value(row);
+                    (v, DateTime::from_timestamp_micros(v))
+                }
+                TimeUnit::Nanosecond => {
+                    let v = array.as_primitive::<TimestampNanosecondType>().value(row);
+                    (v, Some(DateTime::from_timestamp_nanos(v)))
+                }
+            };
+            // Out of the calendar's range: the raw number, which the
+            // timestamp rule refuses, quoting it.
+            instant.map_or(integer(value), |instant| {
+                View::Timestamp(Timestamp::from_instant(instant))
+            })
+        }
+        DataType::List(_) => {
+            let list = array.as_list::<i32>();
+            let offsets = list.value_offsets();
+            View::Array(ArrowItems {
+                array: list.values().as_ref(),
+                range: offsets[row] as usize..offsets[row + 1] as usize,
+            })
+        }
+        DataType::LargeList(_) => {
+            let list = array.as_list::<i64>();
+            let offsets = list.value_offsets();
+            View::Array(ArrowItems {
+                array: list.values().as_ref(),
+                range: offsets[row] as usize..offsets[row + 1] as usize,
+            })
+        }
+        DataType::Struct(_) => View::Object(ArrowEntries::Struct {
+            array: array.as_struct(),
+            row,
+            next: 0,
+        }),
+        DataType::Map(..) => {
+            let map = array.as_map();
+            let offsets = map.value_offsets();
+            View::Object(ArrowEntries::Map {
+                keys: map.keys().as_string::<i32>(),
+                values: map.values().as_ref(),
+                range: offsets[row] as usize..offsets[row + 1] as usize,
+            })
+        }
+        DataType::Dictionary(key, _) => {
+            let index = match key.as_ref() {
+                DataType::Int8 => dictionary_key::<Int8Type>(array, row),
+                DataType::Int16 => dictionary_key::<Int16Type>(array, row),
+                DataType::Int32 => dictionary_key::<Int32Type>(array, row),
+                DataType::Int64 => dictionary_key::<Int64Type>(array, row),
+                DataType::UInt8 => dictionary_key::<UInt8Type>(array, row),
+                DataType::UInt16 => dictionary_key::<UInt16Type>(array, row),
+                DataType::UInt32 => dictionary_key::<UInt32Type>(array, row),
+                DataType::UInt64 => dictionary_key::<UInt64Type>(array, row),
+                _ => None,
+            };
+            let values = array.as_any_dictionary().values().as_ref();
+            match index {
+                Some(index) if index < values.len() => cell_view(values, index),
+                _ => View::Null,
+            }
+        }
+        // `ArrowRecords::new` refuses every other type.
+        _ => View::Null,
+    }
+}
+
+/// The value index of a dictionary cell.
+fn dictionary_key<K: arrow_array::types::ArrowDictionaryKeyType>(
+    array: &dyn Array,
+    row: usize,
+) -> Option<usize> {
+    let key = array.as_dictionary::<K>().keys().value(row);
+    // Negative keys index nothing.
+    key.to_usize()
+}
+
+/// A date cell: days since 1970-01-01.
+fn date_view<'a>(days: i64) -> View<'a, ArrowNode<'a>> {
+    let epoch = NaiveDate::from_ymd_opt(1970, 1, 1).unwrap_or_default();
+    epoch
+        .checked_add_signed(chrono::TimeDelta::days(days))
+        .map_or(View::Number(Number::from(days)), |date| {
+            View::Timestamp(Timestamp::from_date(date))
+        })
+}
+
+/// The items of a list cell.
+#[derive(Debug)]
+pub struct ArrowItems<'a> {
+    array: &'a dyn Array,
+    range: Range<usize>,
+}
+
+impl<'a> Iterator for ArrowItems<'a> {
+    type Item = ArrowNode<'a>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        let row = self.range.next()?;
+        Some(ArrowNode::Cell {
+            array: self.array,
+            row,
+        })
+    }
+}
+
+/// The fields of a row, a struct cell or a map cell, in column order.
+#[derive(Debug)]
+pub enum ArrowEntries<'a> {
+    Row {
+        records: &'a ArrowRecords<'a>,
+        row: usize,
+        next: usize,
+    },
+    Struct {
+        array: &'a arrow_array::StructArray,
+        row: usize,
+        next: usize,
+    },
+    Map {
+        keys: &'a arrow_array::StringArray,
+        values: &'a dyn Array,
+        range: Range<usize>,
+    },
+}
+
+impl<'a> Iterator for ArrowEntries<'a> {
+    type Item = (&'a str, ArrowNode<'a>);
+
+    fn next(&mut self) -> Option<Self::Item> {
+        match self {
+            ArrowEntries::Row { records, row, next } => {
+                let i = *next;
+                let name = records.names.get(i)?;
+                *next += 1;
+                Some((
+                    name,
+                    ArrowNode::Cell {
+                        array: records.columns[i],
+                        row: *row,
+                    },
+                ))
+            }
+            ArrowEntries::Struct { array, row, next } => {
+                let i = *next;
+                let field = array.fields().get(i)?;
+                *next += 1;
+                Some((
+                    field.name().as_str(),
+                    ArrowNode::Cell {
+                        array: array.column(i).as_ref(),
+                        row: *row,
+                    },
+                ))
+            }
+            ArrowEntries::Map {
+                keys,
+                values,
+                range,
+            } => {
+                let i = range.next()?;
+                Some((
+                    keys.value(i),
+                    ArrowNode::Cell {
+                        array: *values,
+                        row: i,
+                    },
+                ))
+            }
+        }
+    }
+}

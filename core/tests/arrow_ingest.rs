@@ -1,0 +1,531 @@
+//! The Arrow batch writes give what the JSON writes give: every scenario
+//! file runs with its records converted to record batches, and typed
+//! columns (dates, timestamps, floats, dictionaries, lists of structs) read
+//! as their JSON counterparts, with the same per-record errors.
+
+use arrow_array::builder::{Int32Builder, StringDictionaryBuilder};
+use arrow_array::types::Int32Type;
+use arrow_array::{
+    Array, ArrayRef, BinaryArray, BooleanArray, Date32Array, Float64Array, Int64Array, ListArray,
+    NullArray, RecordBatch, StringArray, StructArray, TimestampMillisecondArray,
+};
+use arrow_buffer::{NullBuffer, OffsetBuffer};
+use arrow_schema::{Field, Fields, Schema};
+use serde_json::{Value, json};
+use std::path::PathBuf;
+use std::sync::Arc;
+use submetrics::scenario::{self, JsonWrites, Writes};
+use submetrics::{Ledger, MovementFilter, RecordKind, Result, WriteReport};
+
+/// One column of JSON values (absent or null as `None`), typed by what its
+/// values are: `None` when they mix kinds (say strings and numbers).
+fn column(values: &[Option<&Value>]) -> Option<ArrayRef> {
+    let present: Vec<&Value> = values
+        .iter()
+        .flatten()
+        .copied()
+        .filter(|v| !v.is_null())
+        .collect();
+    let valid = || {
+        NullBuffer::from(
+            values
+                .iter()
+                .map(|v| v.is_some_and(|v| !v.is_null()))
+                .collect::<Vec<bool>>(),
+        )
+    };
+    let array: ArrayRef = if present.is_empty() {
+        Arc::new(NullArray::new(values.len()))
+    } else if present.iter().all(|v| v.is_boolean()) {
+        Arc::new(
+            values
+                .iter()
+                .map(|v| v.and_then(Value::as_bool))
+                .collect::<BooleanArray>(),
+        )
+    } else if present.iter().all(|v| v.is_i64()) {
+        Arc::new(
+            values
+                .iter()
+                .map(|v| v.and_then(Value::as_i64))
+                .collect::<Int64Array>(),
+        )
+    } else if present.iter().all(|v| v.is_number()) {
+        Arc::new(
+            values
+                .iter()
+                .map(|v| v.and_then(Value::as_f64))
+                .collect::<Float64Array>(),
+        )
+    } else if present.iter().all(|v| v.is_string()) {
+        Arc::new(
+            values
+                .iter()
+                .map(|v| v.and_then(Value::as_str))
+                .collect::<StringArray>(),
+        )
+    } else if present.iter().all(|v| v.is_array()) {
+        let mut items: Vec<Option<&Value>> = Vec::new();
+        let mut lengths = Vec::new();
+        for value in values {
+            let list = value
+                .and_then(Value::as_array)
+                .map_or(&[][..], Vec::as_slice);
+            lengths.push(list.len());
+            items.extend(list.iter().map(Some));
+        }
+        let child = column(&items)?;
+        let field = Arc::new(Field::new("item", child.data_type().clone(), true));
+        Arc::new(ListArray::new(
+            field,
+            OffsetBuffer::from_lengths(lengths),
+            child,
+            Some(valid()),
+        ))
+    } else if present.iter().all(|v| v.is_object()) {
+        let mut keys: Vec<&str> = Vec::new();
+        for object in present.iter().filter_map(|v| v.as_object()) {
+            for key in object.keys() {
+                if !keys.contains(&key.as_str()) {
+                    keys.push(key);
+                }
+            }
+        }
+        if keys.is_empty() {
+            return Some(Arc::new(StructArray::new_empty_fields(
+                values.len(),
+                Some(valid()),
+            )));
+        }
+        let mut fields = Vec::new();
+        let mut columns = Vec::new();
+        for key in keys {
+            let cells: Vec<Option<&Value>> =
+                values.iter().map(|v| v.and_then(|v| v.get(key))).collect();
+            let child = column(&cells)?;
+            fields.push(Field::new(key, child.data_type().clone(), true));
+            columns.push(child);
+        }
+        Arc::new(StructArray::new(
+            Fields::from(fields),
+            columns,
+            Some(valid()),
+        ))
+    } else {
+        return None;
+    };
+    Some(array)
+}
+
+/// JSON objects as one record batch, a column per key (in first-seen
+/// order); `None` when a column would mix kinds of values.
+fn batch_of(records: &[Value]) -> Option<RecordBatch> {
+    let mut keys: Vec<&str> = Vec::new();
+    for record in records {
+        for key in record.as_object()?.keys() {
+            if !keys.contains(&key.as_str()) {
+                keys.push(key);
+            }
+        }
+    }
+    let mut fields = Vec::new();
+    let mut columns = Vec::new();
+    for key in keys {
+        let cells: Vec<Option<&Value>> = records.iter().map(|r| r.get(key)).collect();
+        let array = column(&cells)?;
+        fields.push(Field::new(key, array.data_type().clone(), true));
+        columns.push(array);
+    }
+    let options = arrow_array::RecordBatchOptions::new().with_row_count(Some(records.len()));
+    Some(
+        RecordBatch::try_new_with_options(Arc::new(Schema::new(fields)), columns, &options)
+            .unwrap(),
+    )
+}
+
+/// Writes a scenario's records as record batches: a step as one batch, or
+/// record by record when its columns would mix kinds of values. Steps with a
+/// record that is not an object (an Arrow row always is one) go as JSON.
+struct ArrowWrites {
+    /// How many steps went as batches.
+    batches: usize,
+}
+
+impl Writes for ArrowWrites {
+    fn upsert(
+        &mut self,
+        ledger: &mut Ledger,
+        kind: RecordKind,
+        records: &[Value],
+    ) -> Result<WriteReport> {
+        if records.iter().any(|r| !r.is_object()) {
+            return JsonWrites.upsert(ledger, kind, records);
+        }
+        self.batches += 1;
+        if let Some(batch) = batch_of(records) {
+            return ledger.upsert_arrow(kind, &batch);
+        }
+        let mut report = WriteReport::default();
+        for record in records {
+            let batch =
+                batch_of(std::slice::from_ref(record)).expect("one record's columns do not mix");
+            report
+                .results
+                .extend(ledger.upsert_arrow(kind, &batch)?.results);
+        }
+        Ok(report)
+    }
+
+    fn load_fx_rates(&mut self, ledger: &mut Ledger, rates: &[Value]) -> Result<usize> {
+        match batch_of(rates) {
+            Some(batch) => ledger.load_fx_rates_arrow(&batch),
+            None => JsonWrites.load_fx_rates(ledger, rates),
+        }
+    }
+}
+
+/// Scenarios whose numbers a typed column cannot hold as JSON wrote them.
+const FLOAT_COLUMNS: &[&str] = &["72-error-id-number-that-is-not-a-safe-integer.json"];
+
+#[test]
+fn every_scenario_file_passes_through_record_batches() {
+    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../testdata/scenarios");
+    let mut files: Vec<PathBuf> = std::fs::read_dir(&dir)
+        .unwrap()
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| p.extension().is_some_and(|x| x == "json"))
+        .collect();
+    files.sort();
+    assert!(files.len() >= 100, "{} scenario files", files.len());
+    let mut failures = Vec::new();
+    let mut batches = 0;
+    for file in &files {
+        let name = file.file_name().unwrap().to_string_lossy().to_string();
+        let scenario: Value =
+            serde_json::from_str(&std::fs::read_to_string(file).unwrap()).unwrap();
+        let mut writes = ArrowWrites { batches: 0 };
+        let (from_batches, rejected) = match scenario::load_with(&scenario, &mut writes) {
+            Ok(loaded) => loaded,
+            Err(error) => {
+                failures.push(format!("{name}: could not load: {error}"));
+                continue;
+            }
+        };
+        batches += writes.batches;
+        let (from_json, expected) = scenario::load(&scenario).unwrap();
+        // A column holds one number type: beside a fraction, an id beyond
+        // 2^53 becomes the nearest float, so its row is refused naming
+        // that float; the same rows and fields are refused.
+        let same_rows = |a: &[(String, String, String)], b: &[(String, String, String)]| {
+            a.len() == b.len() && a.iter().zip(b).all(|(x, y)| x.0 == y.0 && x.1 == y.1)
+        };
+        let rejected_alike = if FLOAT_COLUMNS.contains(&name.as_str()) {
+            same_rows(&rejected, &expected)
+        } else {
+            rejected == expected
+        };
+        if !rejected_alike {
+            failures.push(format!(
+                "{name}: rejections {rejected:?}, JSON: {expected:?}"
+            ));
+        }
+        if let Some(as_of) = scenario.get("as_of").and_then(Value::as_str) {
+            let as_of = submetrics::parse_as_of(as_of, from_json.settings()).unwrap();
+            let movements = |ledger: &Ledger| {
+                serde_json::to_value(ledger.movements(as_of, &MovementFilter::default()).ok())
+                    .unwrap()
+            };
+            if movements(&from_batches) != movements(&from_json) {
+                failures.push(format!("{name}: movements differ"));
+            }
+        }
+        match scenario::run_with(&scenario, &mut ArrowWrites { batches: 0 }) {
+            Ok(outcome) => {
+                failures.extend(outcome.failures.into_iter().map(|f| format!("{name}: {f}")))
+            }
+            Err(error) => failures.push(format!("{name}: could not run: {error}")),
+        }
+    }
+    assert!(
+        batches >= files.len(),
+        "only {batches} steps went as batches"
+    );
+    assert!(
+        failures.is_empty(),
+        "{} differences:\n{}",
+        failures.len(),
+        failures.join("\n")
+    );
+}
+
+fn ledger() -> Ledger {
+    let mut ledger = Ledger::default();
+    ledger.upsert_plans(&[
+        json!({"id": "m", "name": "Monthly", "billing_freq": "month", "currency": "USD"}),
+    ]);
+    ledger.upsert_customers(&[json!({"id": "a", "name": "A"})]);
+    ledger
+}
+
+fn batch(columns: Vec<(&str, ArrayRef)>) -> RecordBatch {
+    RecordBatch::try_from_iter(columns).unwrap()
+}
+
+fn errors(report: &WriteReport) -> Vec<(String, Option<String>)> {
+    report
+        .results
+        .iter()
+        .map(|r| (r.id.clone(), r.import_error.clone()))
+        .collect()
+}
+
+#[test]
+fn typed_columns_read_as_their_json_counterparts() {
+    let dates = Date32Array::from(vec![19723, 19724]); // 2024-01-01, 2024-01-02
+    let issued = TimestampMillisecondArray::from(vec![1_704_103_200_000, 1_704_189_600_000])
+        .with_timezone("UTC");
+    let mut types = StringDictionaryBuilder::<Int32Type>::new();
+    types.append_value("subscription");
+    types.append_value("one-time");
+    let lines = {
+        let amount: ArrayRef = Arc::new(Int64Array::from(vec![3000, 100]));
+        let description: ArrayRef = Arc::new(StringArray::from(vec!["seat", "setup"]));
+        let items =
+            StructArray::try_from(vec![("description", description), ("amount", amount)]).unwrap();
+        let field = Arc::new(Field::new("item", items.data_type().clone(), true));
+        ListArray::new(
+            field,
+            OffsetBuffer::from_lengths([1, 1]),
+            Arc::new(items),
+            None,
+        )
+    };
+    let mut quantity = Int32Builder::new();
+    quantity.append_value(2);
+    quantity.append_null();
+    let records = batch(vec![
+        ("id", Arc::new(Int64Array::from(vec![1, 2]))),
+        ("customer_id", Arc::new(StringArray::from(vec!["a", "a"]))),
+        ("type", Arc::new(types.finish())),
+        (
+            "plan_id",
+            Arc::new(StringArray::from(vec![Some("m"), None])),
+        ),
+        ("invoice_date", Arc::new(issued)),
+        ("period_start", Arc::new(dates)),
+        ("amount", Arc::new(Float64Array::from(vec![3000.0, 100.0]))),
+        ("currency", Arc::new(StringArray::from(vec!["usd", "USD"]))),
+        ("quantity", Arc::new(quantity.finish())),
+        ("lines", Arc::new(lines)),
+    ]);
+    let json = [
+        json!({"id": 1, "customer_id": "a", "type": "subscription", "plan_id": "m",
+               "invoice_date": "2024-01-01T10:00:00.000Z", "period_start": "2024-01-01",
+               "amount": 3000, "currency": "usd", "quantity": 2,
+               "lines": [{"description": "seat", "amount": 3000}]}),
+        json!({"id": 2, "customer_id": "a", "type": "one-time",
+               "invoice_date": "2024-01-02T10:00:00Z", "period_start": "2024-01-02",
+               "amount": 100, "currency": "USD", "lines": [{"description": "setup", "amount": 100}]}),
+    ];
+    let mut from_batch = ledger();
+    let mut from_json = ledger();
+    let report = from_batch
+        .upsert_arrow(RecordKind::Invoices, &records)
+        .unwrap();
+    assert_eq!(report, from_json.upsert_invoices(&json));
+    assert_eq!(report.accepted(), 2);
+    for id in ["1", "2"] {
+        assert_eq!(
+            from_batch.invoice(id).unwrap(),
+            from_json.invoice(id).unwrap()
+        );
+    }
+    let stored = serde_json::to_value(from_batch.invoice("1").unwrap()).unwrap();
+    assert_eq!(stored["invoice_date"], "2024-01-01T10:00:00Z");
+    assert_eq!(stored["period_start"], "2024-01-01");
+    assert_eq!(stored["quantity"], 2);
+    assert_eq!(stored["lines"][0]["description"], "seat");
+}
+
+#[test]
+fn rejected_rows_have_the_errors_of_json_records() {
+    let invalid = [
+        json!({"id": "i1", "customer_id": "a", "type": "subscription", "plan_id": "m",
+               "invoice_date": "2024-01-01", "amount": 1.5, "currency": "USD"}),
+        json!({"id": "i2", "customer_id": "a", "type": "gift", "plan_id": "m",
+               "invoice_date": "2024-01-01", "amount": 3000.0, "currency": "USD"}),
+        json!({"id": "i3", "customer_id": "a", "type": "subscription", "plan_id": null,
+               "invoice_date": "soon", "amount": 3000.0, "currency": "USD"}),
+        json!({"id": "i4", "customer_id": "nobody", "type": "subscription", "plan_id": "m",
+               "invoice_date": "2024-01-01", "amount": 3000.0, "currency": "USD"}),
+        json!({"id": null, "customer_id": "a", "type": "refund", "plan_id": null,
+               "invoice_date": "2024-01-01", "amount": -5.0, "currency": "dollars"}),
+        json!({"id": "i6", "customer_id": "a", "type": "refund", "plan_id": null,
+               "invoice_date": "2024-01-01", "amount": 5.0, "currency": "USD"}),
+        json!({"id": "i7", "customer_id": "a", "type": "subscription", "plan_id": "m",
+               "invoice_date": "2024-01-01", "amount": 3000.0, "currency": "USD"}),
+    ];
+    let records = batch_of(&invalid).unwrap();
+    assert_eq!(
+        records
+            .schema()
+            .field_with_name("amount")
+            .unwrap()
+            .data_type(),
+        &arrow_schema::DataType::Float64
+    );
+    let mut from_batch = ledger();
+    let mut from_json = ledger();
+    let report = from_batch
+        .upsert_arrow(RecordKind::Invoices, &records)
+        .unwrap();
+    assert_eq!(report, from_json.upsert_invoices(&invalid));
+    let none = |id: &str| (id.to_string(), None);
+    let error = |id: &str, text: &str| (id.to_string(), Some(text.to_string()));
+    assert_eq!(
+        errors(&report),
+        [
+            error(
+                "i1",
+                "invoice i1: field `amount`: must be an integer, got 1.5"
+            ),
+            error(
+                "i2",
+                "invoice i2: field `type`: `gift` is not one of subscription, one-time, refund, cancellation"
+            ),
+            error(
+                "i3",
+                "invoice i3: field `invoice_date`: must be an ISO 8601 date or timestamp string in the years 1900 to 2200, got \"soon\""
+            ),
+            error(
+                "i4",
+                "invoice i4: field `customer_id`: customer `nobody` does not exist; send the customer first"
+            ),
+            error("", "invoice ?: field `id`: is required"),
+            error(
+                "i6",
+                "invoice i6: field `amount`: must be 0 or less for a refund, got 5"
+            ),
+            none("i7"),
+        ]
+    );
+
+    // A column missing altogether is a field missing from every record.
+    let without_currency = batch(vec![
+        ("id", Arc::new(StringArray::from(vec!["c1"]))),
+        ("customer_id", Arc::new(StringArray::from(vec!["a"]))),
+        ("type", Arc::new(StringArray::from(vec!["one-time"]))),
+        (
+            "invoice_date",
+            Arc::new(StringArray::from(vec!["2024-01-01"])),
+        ),
+        ("amount", Arc::new(Int64Array::from(vec![100]))),
+    ]);
+    let report = from_batch
+        .upsert_arrow(RecordKind::Invoices, &without_currency)
+        .unwrap();
+    assert_eq!(
+        errors(&report),
+        [error("c1", "invoice c1: field `currency`: is required")]
+    );
+
+    // Customers, plans and plan groups too.
+    let customers = batch(vec![
+        (
+            "id",
+            Arc::new(StringArray::from(vec![Some("b"), Some("c")])),
+        ),
+        ("name", Arc::new(StringArray::from(vec![Some("B"), None]))),
+    ]);
+    let report = from_batch
+        .upsert_arrow(RecordKind::Customers, &customers)
+        .unwrap();
+    assert_eq!(
+        errors(&report),
+        [
+            none("b"),
+            error("c", "customer c: field `name`: is required")
+        ]
+    );
+    let plans = batch(vec![
+        ("id", Arc::new(StringArray::from(vec!["w", "y"]))),
+        (
+            "name",
+            Arc::new(StringArray::from(vec!["Weekly", "Yearly"])),
+        ),
+        (
+            "interval",
+            Arc::new(StringArray::from(vec!["week", "decade"])),
+        ),
+        ("currency", Arc::new(StringArray::from(vec!["USD", "USD"]))),
+    ]);
+    let report = from_batch.upsert_arrow(RecordKind::Plans, &plans).unwrap();
+    assert_eq!(
+        errors(&report),
+        [
+            none("w"),
+            error(
+                "y",
+                "plan y: field `interval`: `decade` is not one of day, week, month, year"
+            )
+        ]
+    );
+    let plan_ids = {
+        let ids: ArrayRef = Arc::new(StringArray::from(vec!["m", "w", "gone"]));
+        let field = Arc::new(Field::new("item", arrow_schema::DataType::Utf8, true));
+        ListArray::new(field, OffsetBuffer::from_lengths([2, 1]), ids, None)
+    };
+    let groups = batch(vec![
+        ("name", Arc::new(StringArray::from(vec!["Core", "Old"]))),
+        ("plans", Arc::new(plan_ids)),
+    ]);
+    let report = from_batch
+        .upsert_arrow(RecordKind::PlanGroups, &groups)
+        .unwrap();
+    assert_eq!(
+        errors(&report),
+        [
+            none("pg_1"),
+            error(
+                "",
+                "plan_group ?: field `plans`: plan `gone` does not exist"
+            )
+        ]
+    );
+    assert_eq!(from_batch.plan_group("pg_1").unwrap().plans.len(), 2);
+}
+
+#[test]
+fn a_column_of_an_unreadable_type_fails_the_batch() {
+    let records = batch(vec![
+        ("id", Arc::new(StringArray::from(vec!["i1"]))),
+        ("amount", Arc::new(BinaryArray::from(vec![&b"12"[..]]))),
+    ]);
+    let mut ledger = ledger();
+    let error = ledger
+        .upsert_arrow(RecordKind::Invoices, &records)
+        .unwrap_err();
+    assert_eq!(
+        error.to_string(),
+        "invoice ?: field `amount`: column type Binary cannot be read (strings, numbers, booleans, \
+         dates, timestamps, lists, structs and string-keyed maps can)"
+    );
+    assert_eq!(ledger.invoices().len(), 0);
+}
+
+#[test]
+fn fx_rates_load_from_a_batch_whole_or_not_at_all() {
+    let rates = batch(vec![
+        ("date", Arc::new(Date32Array::from(vec![19723, 19723]))),
+        ("currency", Arc::new(StringArray::from(vec!["EUR", "GBP"]))),
+        ("rate", Arc::new(Float64Array::from(vec![0.9, 0.0]))),
+    ]);
+    let mut ledger = Ledger::default();
+    let error = ledger.load_fx_rates_arrow(&rates).unwrap_err();
+    assert_eq!(
+        error.to_string(),
+        "fx_rate ?: field `rate`: must be a positive number"
+    );
+    let rates = rates.slice(0, 1);
+    assert_eq!(ledger.load_fx_rates_arrow(&rates).unwrap(), 1);
+}

@@ -1,0 +1,189 @@
+//! Bodies in formats other than JSON. Imports take, by `Content-Type`:
+//! - `application/x-ndjson` (or `application/jsonl`): one record per line,
+//!   blank lines skipped; read exactly as the JSON array of those records,
+//!   with the same per-record results, and a line that is not JSON refuses
+//!   the body (400) naming its line;
+//! - `application/vnd.apache.arrow.stream`: an Arrow IPC stream, one record
+//!   per row, a column per field, read by the core in place (see
+//!   `submetrics::model::ArrowRecords` for the column types it reads);
+//!   every row is tagged with the data source as a JSON record is;
+//! - `text/csv`: the columns `submetrics local` reads (the core's
+//!   `submetrics::csv`), one record per row.
+//!
+//! Any other type is JSON, as before. Reports answer CSV for
+//! `Accept: text/csv` or `format=csv`: one row per period, item or metric
+//! (as the core cuts a result into rows), a header of column names, nested
+//! values as their JSON text.
+
+use crate::error::ApiError;
+use crate::routes::MAX_BATCH;
+use arrow_array::{ArrayRef, RecordBatch, StringArray};
+use arrow_schema::{DataType, Field, Schema};
+use axum::http::{HeaderMap, HeaderValue, header};
+use axum::response::{IntoResponse, Response};
+use serde_json::Value;
+use std::sync::Arc;
+
+/// The media type of an Arrow IPC stream.
+pub const ARROW_STREAM: &str = "application/vnd.apache.arrow.stream";
+
+/// What an import body is, by its `Content-Type`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ImportFormat {
+    Json,
+    Ndjson,
+    ArrowStream,
+    Csv,
+}
+
+impl ImportFormat {
+    /// The format `headers` declare; JSON unless the type is one of the others.
+    pub fn of(headers: &HeaderMap) -> ImportFormat {
+        let media = headers
+            .get(header::CONTENT_TYPE)
+            .and_then(|v| v.to_str().ok())
+            .and_then(|v| v.split(';').next())
+            .map(|v| v.trim().to_ascii_lowercase())
+            .unwrap_or_default();
+        match media.as_str() {
+            "application/x-ndjson" | "application/jsonl" | "application/ndjson" => {
+                ImportFormat::Ndjson
+            }
+            ARROW_STREAM => ImportFormat::ArrowStream,
+            "text/csv" => ImportFormat::Csv,
+            _ => ImportFormat::Json,
+        }
+    }
+}
+
+/// NDJSON as the text of a JSON array of its records, line for line (a
+/// blank line stays a blank line), so a syntax error names the line of the
+/// NDJSON body.
+pub fn ndjson_as_array(body: &[u8]) -> Result<Vec<u8>, ApiError> {
+    let text = std::str::from_utf8(body)
+        .map_err(|e| ApiError::bad_request(format!("the body is not UTF-8: {e}")))?;
+    let mut array = Vec::with_capacity(body.len() + 2);
+    array.push(b'[');
+    let mut first = true;
+    for line in text.lines() {
+        if !line.trim().is_empty() {
+            if !first {
+                array.push(b',');
+            }
+            first = false;
+            array.extend_from_slice(line.as_bytes());
+        }
+        array.push(b'\n');
+    }
+    if first {
+        return Err(ApiError::bad_request(
+            "the body holds no records; send one JSON record per line",
+        ));
+    }
+    array.push(b']');
+    Ok(array)
+}
+
+/// The record batches of an Arrow IPC stream body, each row tagged with
+/// `data_source` (a column of its own, replacing one the stream has).
+pub fn arrow_batches(body: &[u8], data_source: &str) -> Result<Vec<RecordBatch>, ApiError> {
+    let batches = submetrics::columnar::batches_from_ipc(body)
+        .map_err(|e| ApiError::bad_request(format!("the body {}", error_reason(&e))))?;
+    let rows: usize = batches.iter().map(RecordBatch::num_rows).sum();
+    if rows > MAX_BATCH {
+        return Err(ApiError::TooLarge(format!(
+            "{rows} records in one write; send at most {MAX_BATCH}"
+        )));
+    }
+    batches
+        .iter()
+        .map(|batch| with_data_source(batch, data_source))
+        .collect()
+}
+
+/// The reason of a core error about the body, without its parameter name.
+fn error_reason(error: &submetrics::Error) -> String {
+    match error {
+        submetrics::Error::InvalidQuery { reason, .. } => reason.clone(),
+        other => other.to_string(),
+    }
+}
+
+/// `batch` with a `data_source` column of `source` in every row.
+fn with_data_source(batch: &RecordBatch, source: &str) -> Result<RecordBatch, ApiError> {
+    let schema = batch.schema();
+    let mut fields: Vec<Arc<Field>> = Vec::with_capacity(batch.num_columns() + 1);
+    let mut columns: Vec<ArrayRef> = Vec::with_capacity(batch.num_columns() + 1);
+    for (field, column) in schema.fields().iter().zip(batch.columns()) {
+        if field.name() != "data_source" && field.name() != "data_source_id" {
+            fields.push(field.clone());
+            columns.push(column.clone());
+        }
+    }
+    fields.push(Arc::new(Field::new("data_source", DataType::Utf8, false)));
+    columns.push(Arc::new(StringArray::from(vec![source; batch.num_rows()])));
+    RecordBatch::try_new(Arc::new(Schema::new(fields)), columns)
+        .map_err(|e| ApiError::bad_request(format!("the body's columns cannot be read: {e}")))
+}
+
+/// Whether a report is asked for as CSV: `format=csv` (removed from the
+/// parameters, as is `format=json`), else an `Accept` header that names
+/// `text/csv` and not JSON first.
+pub fn wants_csv(
+    headers: &HeaderMap,
+    params: &mut crate::routes::Params,
+) -> Result<bool, ApiError> {
+    if let Some(format) = params.remove("format") {
+        return match format.as_str() {
+            "csv" => Ok(true),
+            "json" => Ok(false),
+            other => Err(ApiError::bad_request(format!(
+                "parameter `format`: `{other}` is not one of json, csv"
+            ))),
+        };
+    }
+    let accept = headers
+        .get(header::ACCEPT)
+        .and_then(|v| v.to_str().ok())
+        .unwrap_or_default();
+    let first = accept
+        .split(',')
+        .map(|t| t.split(';').next().unwrap_or_default().trim())
+        .find(|t| t.contains("csv") || t.contains("json") || *t == "*/*");
+    Ok(first == Some("text/csv"))
+}
+
+/// A report result as a CSV response (rows as the core cuts them).
+pub fn csv_response(result: Value) -> Result<Response, ApiError> {
+    let rows = submetrics::columnar::report_rows(result);
+    let mut names: Vec<&str> = Vec::new();
+    for row in &rows {
+        for key in row.as_object().into_iter().flat_map(|o| o.keys()) {
+            if !names.contains(&key.as_str()) {
+                names.push(key);
+            }
+        }
+    }
+    let mut writer = csv::WriterBuilder::new()
+        .terminator(csv::Terminator::CRLF)
+        .from_writer(Vec::new());
+    let failed = |e: csv::Error| ApiError::internal(format!("the CSV could not be written: {e}"));
+    writer.write_record(&names).map_err(failed)?;
+    for row in &rows {
+        let cells = names.iter().map(|name| match row.get(*name) {
+            None | Some(Value::Null) => String::new(),
+            Some(Value::String(text)) => text.clone(),
+            Some(other) => other.to_string(),
+        });
+        writer.write_record(cells).map_err(failed)?;
+    }
+    let body = writer
+        .into_inner()
+        .map_err(|e| ApiError::internal(format!("the CSV could not be written: {e}")))?;
+    let mut response = body.into_response();
+    response.headers_mut().insert(
+        header::CONTENT_TYPE,
+        HeaderValue::from_static("text/csv; charset=utf-8"),
+    );
+    Ok(response)
+}

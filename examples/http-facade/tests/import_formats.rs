@@ -1,0 +1,305 @@
+//! Imports as NDJSON and as Arrow IPC streams answer the per-record results
+//! of the same records sent as JSON, and what they store survives a restart;
+//! reports answer CSV for `format=csv` and `Accept: text/csv`.
+
+mod common;
+
+use arrow_array::{ArrayRef, Int64Array, RecordBatch, StringArray};
+use common::{OWNER_KEY, Server};
+use serde_json::{Value, json};
+use std::sync::Arc;
+
+/// Sends `body` as `content_type` with the owner key; answers the status
+/// and the body's text.
+fn send(
+    server: &Server,
+    method: &str,
+    path: &str,
+    headers: &[(&str, &str)],
+    body: Vec<u8>,
+) -> (u16, String) {
+    let agent: ureq::Agent = ureq::Agent::config_builder()
+        .http_status_as_error(false)
+        .build()
+        .into();
+    let mut request = ureq::http::Request::builder()
+        .method(method)
+        .uri(format!("{}{}", server.base, path))
+        .header("Authorization", format!("Bearer {OWNER_KEY}"));
+    for (name, value) in headers {
+        request = request.header(*name, *value);
+    }
+    let mut response = agent
+        .run(request.body(body).expect("request"))
+        .expect("the server answers");
+    let status = response.status().as_u16();
+    (
+        status,
+        response.body_mut().read_to_string().unwrap_or_default(),
+    )
+}
+
+fn invoices() -> Vec<Value> {
+    vec![
+        json!({"id": "i1", "customer_id": "A", "type": "subscription", "plan_id": "m",
+               "invoice_date": "2024-01-01", "amount": 3000, "currency": "USD"}),
+        json!({"id": "i2", "customer_id": "B", "type": "subscription", "plan_id": "m",
+               "invoice_date": "2024-01-10", "amount": 2000, "currency": "USD"}),
+        json!({"id": "bad", "customer_id": "A", "type": "refund", "plan_id": null,
+               "invoice_date": "2024-01-20", "amount": 700, "currency": "USD"}),
+        json!({"id": "who", "customer_id": "Z", "type": "subscription", "plan_id": "m",
+               "invoice_date": "2024-01-20", "amount": 700, "currency": "USD"}),
+    ]
+}
+
+/// The invoices as an Arrow IPC stream (amounts as int64).
+fn invoice_stream() -> Vec<u8> {
+    let text = |name: &str| -> ArrayRef {
+        Arc::new(
+            invoices()
+                .iter()
+                .map(|i| i[name].as_str().map(str::to_string))
+                .collect::<StringArray>(),
+        )
+    };
+    let amounts: ArrayRef = Arc::new(
+        invoices()
+            .iter()
+            .map(|i| i["amount"].as_i64())
+            .collect::<Int64Array>(),
+    );
+    let batch = RecordBatch::try_from_iter([
+        ("id", text("id")),
+        ("customer_id", text("customer_id")),
+        ("type", text("type")),
+        ("plan_id", text("plan_id")),
+        ("invoice_date", text("invoice_date")),
+        ("amount", amounts),
+        ("currency", text("currency")),
+    ])
+    .unwrap();
+    let mut bytes = Vec::new();
+    let mut writer = arrow_ipc::writer::StreamWriter::try_new(&mut bytes, &batch.schema()).unwrap();
+    writer.write(&batch).unwrap();
+    writer.finish().unwrap();
+    drop(writer);
+    bytes
+}
+
+fn start() -> Server {
+    let server = Server::start();
+    server.post(
+        "/data/data-sources",
+        json!({"id": "ds1", "name": "Billing", "type": "api"}),
+    );
+    server.post(
+        "/v1/data-sources/ds1/plans",
+        json!([{"id": "m", "name": "Monthly", "interval": "month", "currency": "USD"}]),
+    );
+    server
+}
+
+const NDJSON: &[(&str, &str)] = &[("Content-Type", "application/x-ndjson")];
+const ARROW: &[(&str, &str)] = &[("Content-Type", "application/vnd.apache.arrow.stream")];
+
+#[test]
+fn ndjson_and_arrow_imports_answer_what_json_answers() {
+    let server = start();
+    let customers = "{\"id\": \"A\", \"name\": \"Acme\"}\n\n{\"id\": \"B\", \"name\": \"Beta\"}\n";
+    let (status, body) = send(
+        &server,
+        "POST",
+        "/v1/data-sources/ds1/customers",
+        NDJSON,
+        customers.into(),
+    );
+    assert_eq!(status, 200, "{body}");
+    let body: Value = serde_json::from_str(&body).unwrap();
+    assert_eq!(body["result"][1]["id"], "B");
+    assert_eq!(server.get("/data/customers/B").1["data_source"], "ds1");
+
+    let (status, expected) = server.post(
+        "/v1/data-sources/ds1/invoices",
+        json!({"invoices": invoices()}),
+    );
+    assert_eq!(status, 200);
+    assert_eq!(
+        expected["result"][2]["import_error"],
+        "invoice bad: field `amount`: must be 0 or less for a refund, got 700"
+    );
+    assert_eq!(
+        expected["result"][3]["import_error"],
+        "invoice who: field `customer_id`: customer `Z` does not exist; send the customer first"
+    );
+    let lines: Vec<String> = invoices().iter().map(Value::to_string).collect();
+    let (status, body) = send(
+        &server,
+        "POST",
+        "/v1/data-sources/ds1/invoices",
+        NDJSON,
+        lines.join("\n").into(),
+    );
+    assert_eq!(status, 200, "{body}");
+    assert_eq!(serde_json::from_str::<Value>(&body).unwrap(), expected);
+    let (status, body) = send(
+        &server,
+        "POST",
+        "/v1/data-sources/ds1/invoices",
+        ARROW,
+        invoice_stream(),
+    );
+    assert_eq!(status, 200, "{body}");
+    assert_eq!(serde_json::from_str::<Value>(&body).unwrap(), expected);
+
+    // Stored with the data source, and still there after a restart.
+    let dir = server.kill();
+    let server = Server::start_in(dir);
+    let (_, invoice) = server.get("/data/invoices/i2");
+    assert_eq!(invoice["amount"], 2000);
+    assert_eq!(invoice["data_source"], "ds1");
+    let (_, summary) = server.get("/reports/summary?as_of=2024-01-20");
+    assert_eq!(summary["summary"]["mrr_current"], 5000);
+}
+
+#[test]
+fn bad_ndjson_and_arrow_bodies_are_refused() {
+    let server = start();
+    let (status, body) = send(
+        &server,
+        "POST",
+        "/v1/data-sources/ds1/customers",
+        NDJSON,
+        "{\"id\": \"A\", \"name\": \"Acme\"}\n{\"id\": \n".into(),
+    );
+    assert_eq!(status, 400);
+    let error: Value = serde_json::from_str(&body).unwrap();
+    assert!(
+        error["error"]
+            .as_str()
+            .unwrap()
+            .starts_with("the body is not valid JSON: ")
+            && error["error"].as_str().unwrap().contains("line 3"),
+        "{body}"
+    );
+    let (status, body) = send(
+        &server,
+        "POST",
+        "/v1/data-sources/ds1/invoices",
+        ARROW,
+        b"not arrow".to_vec(),
+    );
+    assert_eq!(status, 400);
+    let error: Value = serde_json::from_str(&body).unwrap();
+    assert!(
+        error["error"]
+            .as_str()
+            .unwrap()
+            .starts_with("the body is not an Arrow IPC stream: "),
+        "{body}"
+    );
+    let unreadable = {
+        let ids: ArrayRef = Arc::new(StringArray::from(vec!["x"]));
+        let blob: ArrayRef = Arc::new(arrow_array::BinaryArray::from(vec![&b"1"[..]]));
+        let batch = RecordBatch::try_from_iter([("id", ids), ("amount", blob)]).unwrap();
+        let mut bytes = Vec::new();
+        let mut writer =
+            arrow_ipc::writer::StreamWriter::try_new(&mut bytes, &batch.schema()).unwrap();
+        writer.write(&batch).unwrap();
+        writer.finish().unwrap();
+        drop(writer);
+        bytes
+    };
+    let (status, body) = send(
+        &server,
+        "POST",
+        "/v1/data-sources/ds1/invoices",
+        ARROW,
+        unreadable,
+    );
+    assert_eq!(status, 400, "{body}");
+    assert!(
+        body.contains("invoice ?: field `amount`: column type Binary cannot be read"),
+        "{body}"
+    );
+    let (status, _) = send(
+        &server,
+        "POST",
+        "/v1/data-sources/nope/invoices",
+        ARROW,
+        invoice_stream(),
+    );
+    assert_eq!(status, 404);
+    assert_eq!(server.get("/data/invoices").1["result"]["count"], 0);
+}
+
+#[test]
+fn reports_answer_csv() {
+    let server = start();
+    server.post(
+        "/v1/data-sources/ds1/customers",
+        json!([{"id": "A", "name": "Acme"}, {"id": "B", "name": "Beta"}]),
+    );
+    server.post("/v1/data-sources/ds1/invoices", json!(invoices()));
+    let path = "/reports/mrr?date=20240101-20240229&as_of=2024-02-15";
+    let (_, json) = server.get(path);
+    let periods = json["result"].as_array().unwrap();
+    let names: Vec<&str> = periods[0]
+        .as_object()
+        .unwrap()
+        .keys()
+        .map(String::as_str)
+        .collect();
+    for (path, headers) in [
+        (format!("{path}&format=csv"), &[][..]),
+        (path.to_string(), &[("Accept", "text/csv")][..]),
+    ] {
+        let (status, csv) = send(&server, "GET", &path, headers, Vec::new());
+        assert_eq!(status, 200, "{csv}");
+        let lines: Vec<&str> = csv.split("\r\n").collect();
+        assert_eq!(lines[0], names.join(","));
+        assert_eq!(lines.len(), 4, "{csv}");
+        let column = |line: &str, name: &str| {
+            let at = names.iter().position(|n| *n == name).unwrap();
+            line.split(',').nth(at).unwrap().to_string()
+        };
+        assert_eq!(
+            (column(lines[1], "date"), column(lines[1], "total_mrr")),
+            ("2024-01-01".to_string(), "5000".to_string())
+        );
+        // A's month ran out (with the grace days) before as_of.
+        assert_eq!(column(lines[2], "total_mrr"), "2000");
+        assert_eq!(column(lines[2], "total_customers"), "1");
+        assert_eq!(lines[3], "");
+        for (line, period) in lines[1..3].iter().zip(periods) {
+            for name in &names {
+                let cell = match &period[*name] {
+                    Value::Null => String::new(),
+                    Value::String(text) => text.clone(),
+                    other => other.to_string(),
+                };
+                assert_eq!(column(line, name), cell, "{name}");
+            }
+        }
+    }
+    let (status, body) = send(
+        &server,
+        "GET",
+        &format!("{path}&format=xml"),
+        &[],
+        Vec::new(),
+    );
+    assert_eq!(status, 400);
+    assert!(
+        body.contains("parameter `format`: `xml` is not one of json, csv"),
+        "{body}"
+    );
+    let (status, json_again) = send(
+        &server,
+        "GET",
+        &format!("{path}&format=json"),
+        &[("Accept", "application/json")],
+        Vec::new(),
+    );
+    assert_eq!(status, 200);
+    assert_eq!(serde_json::from_str::<Value>(&json_again).unwrap(), json);
+}
