@@ -21,10 +21,10 @@ export function serverBinary () {
 
 export const OWNER_KEY = 'owner-key-of-the-browser-tests-0123456789'
 
-/** Starts a server; resolves to {base, setupUrl, stop}. */
-export function startServer () {
+/** Starts a server (the given binary, else `serverBinary()`); resolves to {base, setupUrl, stop}. */
+export function startServer (binary = serverBinary()) {
   const dir = mkdtempSync(join(tmpdir(), 'submetrics-dashboard-'))
-  const child = spawn(serverBinary(), ['--listen', '127.0.0.1:0', '--data-dir', dir], {
+  const child = spawn(binary, ['--listen', '127.0.0.1:0', '--data-dir', dir], {
     env: { ...process.env, SUBMETRICS_OWNER_KEY: OWNER_KEY },
     stdio: ['ignore', 'pipe', 'inherit']
   })
