@@ -1060,6 +1060,11 @@ export interface components {
             result: "ok";
             updated: string;
         };
+        PlanDeleted: {
+            /** @enum {string} */
+            result: "ok";
+            deleted: string;
+        };
         /** @description A customer to store; `created` is an alias of `created_date`, `metadata` of `custom_variables`, `external_id` of `id` */
         CustomerInput: {
             id: string;
@@ -3209,7 +3214,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Success"];
+                    "application/json": components["schemas"]["PlanDeleted"];
                 };
             };
             /** @description Invalid input; the error names the field or parameter */

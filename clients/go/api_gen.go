@@ -214,6 +214,12 @@ type PlanUpdated struct {
 	Updated string `json:"updated"`
 }
 
+// PlanDeleted is the `PlanDeleted` schema of the description.
+type PlanDeleted struct {
+	Result  string `json:"result"`
+	Deleted string `json:"deleted"`
+}
+
 // CustomerInput is a customer to store; `created` is an alias of
 // `created_date`, `metadata` of `custom_variables`, `external_id` of `id`
 type CustomerInput struct {

@@ -216,6 +216,11 @@ class PlanUpdated(TypedDict):
     updated: str
 
 
+class PlanDeleted(TypedDict):
+    result: str
+    deleted: str
+
+
 class _CustomerInputRequired(TypedDict):
     id: str
 

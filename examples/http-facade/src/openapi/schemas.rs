@@ -262,6 +262,7 @@ pub fn components() -> Map<String, Value> {
         "PlanPage": page_of("Plan"),
         "PlanList": list_answer("PlanPage"),
         "PlanUpdated": answer(json!({"result": {"type": "string", "enum": ["ok"]}, "updated": string()})),
+        "PlanDeleted": answer(json!({"result": {"type": "string", "enum": ["ok"]}, "deleted": string()})),
         }),
     );
     extend(
