@@ -958,7 +958,7 @@ export interface components {
         Error: {
             error: string;
             /** @enum {string} */
-            code: "bad_request" | "invalid_record" | "invalid_query" | "invalid_setting" | "missing_fx_rate" | "unauthorized" | "forbidden" | "not_found" | "unknown_report" | "method_not_allowed" | "conflict" | "payload_too_large" | "uri_too_long" | "headers_too_large" | "rate_limited" | "unavailable" | "storage_unavailable" | "internal";
+            code: "bad_request" | "invalid_record" | "invalid_query" | "invalid_setting" | "missing_fx_rate" | "unauthorized" | "forbidden" | "not_found" | "unknown_report" | "method_not_allowed" | "conflict" | "payload_too_large" | "uri_too_long" | "headers_too_large" | "request_timeout" | "rate_limited" | "unavailable" | "storage_unavailable" | "internal";
             id?: string;
             field?: string;
             /** @description On a 5xx answer: the id under which the cause is logged */
@@ -2332,6 +2332,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description The body did not arrive within the body timeout (30 s unless set) */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description Body or record count over the limit */
             413: {
                 headers: {
@@ -2450,6 +2459,15 @@ export interface operations {
             };
             /** @description Method not allowed on this path */
             405: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body did not arrive within the body timeout (30 s unless set) */
+            408: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -2794,6 +2812,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description The body did not arrive within the body timeout (30 s unless set) */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description Body or record count over the limit */
             413: {
                 headers: {
@@ -3125,6 +3152,15 @@ export interface operations {
             };
             /** @description Method not allowed on this path */
             405: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body did not arrive within the body timeout (30 s unless set) */
+            408: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -3502,6 +3538,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description The body did not arrive within the body timeout (30 s unless set) */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description The write conflicts with stored records */
             409: {
                 headers: {
@@ -3741,6 +3786,15 @@ export interface operations {
             };
             /** @description Method not allowed on this path */
             405: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body did not arrive within the body timeout (30 s unless set) */
+            408: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -4116,6 +4170,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description The body did not arrive within the body timeout (30 s unless set) */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description The write conflicts with stored records */
             409: {
                 headers: {
@@ -4355,6 +4418,15 @@ export interface operations {
             };
             /** @description Method not allowed on this path */
             405: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body did not arrive within the body timeout (30 s unless set) */
+            408: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -4734,6 +4806,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description The body did not arrive within the body timeout (30 s unless set) */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description The write conflicts with stored records */
             409: {
                 headers: {
@@ -4973,6 +5054,15 @@ export interface operations {
             };
             /** @description Method not allowed on this path */
             405: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body did not arrive within the body timeout (30 s unless set) */
+            408: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -5350,6 +5440,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description The body did not arrive within the body timeout (30 s unless set) */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description The write conflicts with stored records */
             409: {
                 headers: {
@@ -5589,6 +5688,15 @@ export interface operations {
             };
             /** @description Method not allowed on this path */
             405: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body did not arrive within the body timeout (30 s unless set) */
+            408: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -5964,6 +6072,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description The body did not arrive within the body timeout (30 s unless set) */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description The write conflicts with stored records */
             409: {
                 headers: {
@@ -6096,6 +6213,15 @@ export interface operations {
             };
             /** @description Method not allowed on this path */
             405: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body did not arrive within the body timeout (30 s unless set) */
+            408: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -6469,6 +6595,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description The body did not arrive within the body timeout (30 s unless set) */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description The write conflicts with stored records */
             409: {
                 headers: {
@@ -6711,6 +6846,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description The body did not arrive within the body timeout (30 s unless set) */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description The write conflicts with stored records */
             409: {
                 headers: {
@@ -6946,6 +7090,15 @@ export interface operations {
             };
             /** @description Method not allowed on this path */
             405: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body did not arrive within the body timeout (30 s unless set) */
+            408: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -7305,6 +7458,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description The body did not arrive within the body timeout (30 s unless set) */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description The write conflicts with stored records */
             409: {
                 headers: {
@@ -7540,6 +7702,15 @@ export interface operations {
             };
             /** @description Method not allowed on this path */
             405: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body did not arrive within the body timeout (30 s unless set) */
+            408: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -7903,6 +8074,15 @@ export interface operations {
             };
             /** @description Method not allowed on this path */
             405: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body did not arrive within the body timeout (30 s unless set) */
+            408: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -8893,6 +9073,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description The body did not arrive within the body timeout (30 s unless set) */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description The write conflicts with stored records */
             409: {
                 headers: {
@@ -9361,6 +9550,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description The body did not arrive within the body timeout (30 s unless set) */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description The write conflicts with stored records */
             409: {
                 headers: {
@@ -9616,6 +9814,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description The body did not arrive within the body timeout (30 s unless set) */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description The write conflicts with stored records */
             409: {
                 headers: {
@@ -9864,6 +10071,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description The body did not arrive within the body timeout (30 s unless set) */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description The write conflicts with stored records */
             409: {
                 headers: {
@@ -9989,6 +10205,15 @@ export interface operations {
             };
             /** @description Method not allowed on this path */
             405: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body did not arrive within the body timeout (30 s unless set) */
+            408: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -10177,6 +10402,15 @@ export interface operations {
             };
             /** @description Method not allowed on this path */
             405: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body did not arrive within the body timeout (30 s unless set) */
+            408: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -10533,6 +10767,15 @@ export interface operations {
             };
             /** @description Method not allowed on this path */
             405: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body did not arrive within the body timeout (30 s unless set) */
+            408: {
                 headers: {
                     [name: string]: unknown;
                 };

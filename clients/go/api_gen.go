@@ -104,6 +104,7 @@ var ErrorCodes = []string{
 	"payload_too_large",
 	"uri_too_long",
 	"headers_too_large",
+	"request_timeout",
 	"rate_limited",
 	"unavailable",
 	"storage_unavailable",

@@ -102,6 +102,7 @@ ERROR_CODES: Tuple[str, ...] = (
     "payload_too_large",
     "uri_too_long",
     "headers_too_large",
+    "request_timeout",
     "rate_limited",
     "unavailable",
     "storage_unavailable",

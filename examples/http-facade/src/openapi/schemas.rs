@@ -105,6 +105,7 @@ pub const ERROR_CODES: &[&str] = &[
     "payload_too_large",
     "uri_too_long",
     "headers_too_large",
+    "request_timeout",
     "rate_limited",
     "unavailable",
     "storage_unavailable",
