@@ -289,12 +289,7 @@ impl Server {
 
     /// [`Server::call`] that returns `None` when no answer comes (the
     /// connection is refused or cut), as when the server is killed.
-    pub fn try_call(
-        &self,
-        method: &str,
-        path: &str,
-        body: Option<&Value>,
-    ) -> Option<(u16, Value)> {
+    pub fn try_call(&self, method: &str, path: &str, body: Option<&Value>) -> Option<(u16, Value)> {
         let url = format!("{}{}", self.base, path);
         let request = ureq::http::Request::builder()
             .method(method)
