@@ -101,3 +101,15 @@ pub fn ms(d: Duration) -> String {
 pub fn us(d: Duration) -> String {
     format!("{:.1} µs", d.as_secs_f64() * 1e6)
 }
+
+/// The resident memory of process `pid` in KiB (`VmRSS` of
+/// `/proc/PID/status`), 0 where it cannot be read.
+pub fn rss_kib(pid: &str) -> u64 {
+    std::fs::read_to_string(format!("/proc/{pid}/status"))
+        .ok()
+        .and_then(|status| {
+            let line = status.lines().find(|line| line.starts_with("VmRSS:"))?;
+            line.split_whitespace().nth(1)?.parse().ok()
+        })
+        .unwrap_or(0)
+}

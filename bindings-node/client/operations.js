@@ -102,6 +102,7 @@ const ERROR_CODES = Object.freeze([
   'payload_too_large',
   'uri_too_long',
   'headers_too_large',
+  'request_timeout',
   'rate_limited',
   'upstream',
   'unavailable',

@@ -109,6 +109,7 @@ var ErrorCodes = []string{
 	"payload_too_large",
 	"uri_too_long",
 	"headers_too_large",
+	"request_timeout",
 	"rate_limited",
 	"upstream",
 	"unavailable",
@@ -218,6 +219,12 @@ type PlanList struct {
 type PlanUpdated struct {
 	Result  string `json:"result"`
 	Updated string `json:"updated"`
+}
+
+// PlanDeleted is the `PlanDeleted` schema of the description.
+type PlanDeleted struct {
+	Result  string `json:"result"`
+	Deleted string `json:"deleted"`
 }
 
 // CustomerInput is a customer to store; `created` is an alias of

@@ -5,6 +5,9 @@
 //! 2. single invoice posts from many concurrent clients (throughput, p50, p99),
 //! 3. report reads (`mrr`, 12 months) while those writers run (p50, p99).
 //!
+//! The server's resident memory (VmRSS) is reported before the single
+//! posts, at its peak while they run (sampled every 50 ms) and after them.
+//!
 //! Each phase also reports the CPU time the server process used (user +
 //! system, all threads): on a shared machine wall-clock rates move with
 //! other load, the server's CPU per record much less.
@@ -27,7 +30,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 use submetrics_benches::generator::{Spec, generate};
 use submetrics_benches::http_client::Connection;
-use submetrics_benches::measure::{cpu_time, cpu_time_of, ms, quantile};
+use submetrics_benches::measure::{cpu_time, cpu_time_of, ms, quantile, rss_kib};
 
 const KEY: &str = "load-test-owner-key-0123456789";
 const BATCH: usize = 10_000;
@@ -175,11 +178,28 @@ fn main() {
                 .collect()
         })
         .collect();
+    let rss_before = rss_kib(&server_pid);
+    let sampling = Arc::new(AtomicBool::new(true));
+    let sampler = {
+        let (pid, sampling) = (server_pid.clone(), Arc::clone(&sampling));
+        std::thread::spawn(move || {
+            let mut peak = 0;
+            while sampling.load(Ordering::Relaxed) {
+                peak = peak.max(rss_kib(&pid));
+                std::thread::sleep(Duration::from_millis(50));
+            }
+            peak
+        })
+    };
     let posts_cpu = cpu_time_of(&server_pid);
     let clients_cpu = cpu_time();
     let phase = Instant::now();
     let (mut writes, mut reads) = runtime.block_on(single_posts(&base, bodies, &options));
     let write_time = phase.elapsed();
+    sampling.store(false, Ordering::Relaxed);
+    let rss_peak = sampler.join().unwrap_or_default();
+    std::thread::sleep(Duration::from_secs(1));
+    let rss_after = rss_kib(&server_pid);
     let posts_cpu = cpu_time_of(&server_pid).saturating_sub(posts_cpu);
     let clients_cpu = cpu_time().saturating_sub(clients_cpu);
     println!(
@@ -207,6 +227,12 @@ fn main() {
             ms(quantile(&mut reads, 0.99))
         );
     }
+    println!(
+        "server RSS: before {:.0} MiB, peak during {:.0} MiB, after {:.0} MiB",
+        rss_before as f64 / 1024.0,
+        rss_peak as f64 / 1024.0,
+        rss_after as f64 / 1024.0
+    );
     let _ = child.kill();
     let _ = child.wait();
     let _ = std::fs::remove_dir_all(&dir);

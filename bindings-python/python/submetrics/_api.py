@@ -107,6 +107,7 @@ ERROR_CODES: Tuple[str, ...] = (
     "payload_too_large",
     "uri_too_long",
     "headers_too_large",
+    "request_timeout",
     "rate_limited",
     "upstream",
     "unavailable",
@@ -220,6 +221,11 @@ class PlanList(TypedDict):
 class PlanUpdated(TypedDict):
     result: str
     updated: str
+
+
+class PlanDeleted(TypedDict):
+    result: str
+    deleted: str
 
 
 class _CustomerInputRequired(TypedDict):

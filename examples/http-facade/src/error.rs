@@ -31,6 +31,10 @@ pub enum ApiError {
     UriTooLong(String),
     #[error("{0}")]
     HeadersTooLarge(String),
+    /// The request's body did not arrive within the body deadline
+    /// (`--body-timeout`); answered `408` and the connection is closed.
+    #[error("{0}")]
+    BodyTimeout(String),
     /// Too many requests: a key over its rate, or too many failed logins;
     /// answered with `Retry-After` (whole seconds until a retry may pass).
     #[error("{text}")]
@@ -130,6 +134,7 @@ impl ApiError {
             ApiError::MethodNotAllowed(_) => StatusCode::METHOD_NOT_ALLOWED,
             ApiError::UriTooLong(_) => StatusCode::URI_TOO_LONG,
             ApiError::HeadersTooLarge(_) => StatusCode::REQUEST_HEADER_FIELDS_TOO_LARGE,
+            ApiError::BodyTimeout(_) => StatusCode::REQUEST_TIMEOUT,
             ApiError::Unavailable(_) => StatusCode::SERVICE_UNAVAILABLE,
             ApiError::TooManyRequests { .. } => StatusCode::TOO_MANY_REQUESTS,
             ApiError::Upstream(_) => StatusCode::BAD_GATEWAY,
@@ -159,6 +164,7 @@ impl ApiError {
             ApiError::MethodNotAllowed(_) => "method_not_allowed",
             ApiError::UriTooLong(_) => "uri_too_long",
             ApiError::HeadersTooLarge(_) => "headers_too_large",
+            ApiError::BodyTimeout(_) => "request_timeout",
             ApiError::Unavailable(_) => "unavailable",
             ApiError::TooManyRequests { .. } => "rate_limited",
             ApiError::Upstream(_) => "upstream",

@@ -75,6 +75,17 @@ struct Args {
         global = true
     )]
     header_timeout: u64,
+    /// Seconds a request's whole body may take to arrive once its route
+    /// starts reading it; a body still incomplete then is answered 408 and
+    /// the connection closed.
+    #[arg(
+        long,
+        env = "SUBMETRICS_BODY_TIMEOUT",
+        default_value_t = 30,
+        value_parser = clap::value_parser!(u64).range(1..),
+        global = true
+    )]
+    body_timeout: u64,
     /// Seconds a write may wait for a client that does not read its answer.
     #[arg(
         long,
@@ -243,6 +254,7 @@ fn run(args: Args) -> Result<(), Box<dyn std::error::Error>> {
     if args.rate_limit > 0 {
         state.limit_rate(rate::RateLimiter::new(args.rate_limit));
     }
+    state.set_body_timeout(Duration::from_secs(args.body_timeout));
     match args.command {
         Some(Command::Keys { action }) => keys(&state, action),
         Some(Command::Users { action }) => users(&state, action, &args.listen),

@@ -248,6 +248,10 @@ pub fn document() -> Value {
             );
         }
         if method == "post" || method == "put" {
+            responses.insert(
+                "408".into(),
+                error("The body did not arrive within the body timeout (30 s unless set)"),
+            );
             responses.insert("413".into(), error("Body or record count over the limit"));
         }
         responses.insert(

@@ -547,3 +547,103 @@ fn a_key_over_its_rate_is_answered_429_and_other_keys_are_not() {
         assert_eq!(server.call("GET", "/health", None, None).0, 200);
     }
 }
+
+#[test]
+fn a_body_sent_a_byte_a_second_is_answered_408_within_the_body_timeout() {
+    let (server, _) =
+        Server::start_with_args(data_dir(), Some(OWNER_KEY), &["--body-timeout", "2"]);
+    let address = server.base.trim_start_matches("http://").to_string();
+    let body = br#"{"id": "slow", "name": "Slow", "currency": "USD"}"#;
+    let mut slow = connect(&server);
+    slow.write_all(
+        format!(
+            "POST /data/plans HTTP/1.1\r\nHost: {address}\r\nAuthorization: Bearer {OWNER_KEY}\r\nContent-Type: application/json\r\nContent-Length: {}\r\n\r\n",
+            body.len()
+        )
+        .as_bytes(),
+    )
+    .expect("send the head");
+    let started = std::time::Instant::now();
+    let mut reader = slow.try_clone().expect("clone");
+    let trickle = std::thread::spawn(move || {
+        for byte in body.iter() {
+            if slow.write_all(&[*byte]).is_err() {
+                break;
+            }
+            std::thread::sleep(Duration::from_secs(1));
+        }
+    });
+    // Meanwhile a normal client is answered at once, again and again.
+    for _ in 0..3 {
+        let asked = std::time::Instant::now();
+        assert_eq!(server.get("/data/plans").0, 200);
+        assert!(
+            asked.elapsed() < Duration::from_secs(1),
+            "{:?}",
+            asked.elapsed()
+        );
+        std::thread::sleep(Duration::from_millis(300));
+    }
+    let mut answer = Vec::new();
+    let _ = reader.read_to_end(&mut answer);
+    let waited = started.elapsed();
+    let text = String::from_utf8_lossy(&answer).to_string();
+    let (head, json) = text.split_once("\r\n\r\n").unwrap_or((&text, ""));
+    assert!(head.starts_with("HTTP/1.1 408 "), "{head}");
+    let json: Value = serde_json::from_str(json).expect("a JSON body");
+    assert_eq!(json["code"], "request_timeout", "{json}");
+    // Answered at the deadline (2 s), long before the body's 50 s are up,
+    // and the connection is closed then too.
+    assert!(waited < Duration::from_secs(10), "{waited:?}");
+    drop(trickle);
+    assert_eq!(server.get("/data/plans/slow").0, 404);
+}
+
+/// The soft limit of open files of this process (`/proc/self/limits`).
+fn open_file_limit() -> u64 {
+    std::fs::read_to_string("/proc/self/limits")
+        .ok()
+        .and_then(|limits| {
+            let line = limits.lines().find(|l| l.starts_with("Max open files"))?;
+            line.split_whitespace().nth(3)?.parse().ok()
+        })
+        .unwrap_or(0)
+}
+
+#[test]
+fn two_thousand_idle_and_slow_header_connections_leave_a_normal_client_served() {
+    const HELD: usize = 2_000;
+    if open_file_limit() < 2 * HELD as u64 + 500 {
+        eprintln!("open-file limit under {} here: not tested", 2 * HELD + 500);
+        return;
+    }
+    let (server, _) = Server::start_with_args(
+        data_dir(),
+        Some(OWNER_KEY),
+        &["--max-connections", "2100", "--header-timeout", "4"],
+    );
+    // Half idle, half with a head begun and never finished.
+    let mut held: Vec<TcpStream> = (0..HELD).map(|_| connect(&server)).collect();
+    for stream in held.iter_mut().skip(HELD / 2) {
+        stream
+            .write_all(b"GET /health HTTP/1.1\r\nHost: x\r\n")
+            .expect("a partial head");
+    }
+    for _ in 0..5 {
+        let asked = std::time::Instant::now();
+        assert_eq!(server.get("/data/plans").0, 200);
+        let (status, body) = server.call("GET", "/health", None, None);
+        assert_eq!((status, body), (200, json!({"status": "ok"})));
+        assert!(
+            asked.elapsed() < Duration::from_secs(1),
+            "answered in {:?} with {HELD} connections held",
+            asked.elapsed()
+        );
+        std::thread::sleep(Duration::from_millis(200));
+    }
+    // The header deadline closes every one of them.
+    for (n, stream) in held.iter_mut().enumerate() {
+        assert!(closed_by_server(stream), "held connection {n} left open");
+    }
+    assert_eq!(server.get("/data/plans").0, 200);
+}

@@ -57,7 +57,7 @@ pub fn operation(method: &str, path: &str) -> Option<Operation> {
         ("delete", "/data/plans/") => op("deletePlanWithoutIdTrailingSlash", None, "Error"),
         ("get", "/data/plans/{id}") => op("getPlan", None, "Plan"),
         ("put", "/data/plans/{id}") => op("updatePlan", body("PlanPatch"), "PlanUpdated"),
-        ("delete", "/data/plans/{id}") => op("deletePlan", None, "Success"),
+        ("delete", "/data/plans/{id}") => op("deletePlan", None, "PlanDeleted"),
 
         ("get", "/data/customers") => op("listCustomers", None, "CustomerList"),
         ("post", "/data/customers") => op(

@@ -105,6 +105,7 @@ pub const ERROR_CODES: &[&str] = &[
     "payload_too_large",
     "uri_too_long",
     "headers_too_large",
+    "request_timeout",
     "rate_limited",
     "upstream",
     "unavailable",
@@ -263,6 +264,7 @@ pub fn components() -> Map<String, Value> {
         "PlanPage": page_of("Plan"),
         "PlanList": list_answer("PlanPage"),
         "PlanUpdated": answer(json!({"result": {"type": "string", "enum": ["ok"]}, "updated": string()})),
+        "PlanDeleted": answer(json!({"result": {"type": "string", "enum": ["ok"]}, "deleted": string()})),
         }),
     );
     extend(

@@ -150,7 +150,8 @@ async fn method_not_allowed(request: Request) -> ApiError {
 /// A request body's bytes, with JSON errors for size and transport. A body
 /// whose declared `Content-Length` is over the limit is refused at once,
 /// without reading it; one without (chunked) is refused once what arrived
-/// crosses the limit.
+/// crosses the limit. The whole body must arrive within the service's body
+/// timeout ([`AppState::set_body_timeout`]), else the answer is a `408`.
 pub struct BodyBytes(pub Bytes);
 
 impl<S: Send + Sync> FromRequest<S> for BodyBytes {
@@ -169,16 +170,26 @@ impl<S: Send + Sync> FromRequest<S> for BodyBytes {
         if declared.is_some_and(|length| length > BODY_LIMIT_BYTES as u64) {
             return Err(too_large());
         }
-        Bytes::from_request(request, state)
-            .await
-            .map(BodyBytes)
-            .map_err(|rejection| {
-                if rejection.status() == axum::http::StatusCode::PAYLOAD_TOO_LARGE {
-                    too_large()
-                } else {
-                    ApiError::bad_request(format!("the body could not be read: {rejection}"))
-                }
-            })
+        let deadline = request
+            .extensions()
+            .get::<Arc<AppState>>()
+            .map_or(crate::state::DEFAULT_BODY_TIMEOUT, |state| {
+                state.body_timeout()
+            });
+        let read = tokio::time::timeout(deadline, Bytes::from_request(request, state)).await;
+        let Ok(read) = read else {
+            return Err(ApiError::BodyTimeout(format!(
+                "the body did not arrive within {} s",
+                deadline.as_secs_f64()
+            )));
+        };
+        read.map(BodyBytes).map_err(|rejection| {
+            if rejection.status() == axum::http::StatusCode::PAYLOAD_TOO_LARGE {
+                too_large()
+            } else {
+                ApiError::bad_request(format!("the body could not be read: {rejection}"))
+            }
+        })
     }
 }
 

@@ -30,6 +30,10 @@ use submetrics::{Ledger, Settings};
 /// How long a running service trusts a key it has read from the store.
 pub const KEY_CACHE_TTL: Duration = Duration::from_secs(2);
 
+/// How long a request's body may take to arrive unless set otherwise
+/// (`--body-timeout`).
+pub const DEFAULT_BODY_TIMEOUT: Duration = Duration::from_secs(30);
+
 pub struct Account {
     pub row: Mutex<AccountRow>,
     pub ledger: RwLock<Ledger>,
@@ -84,6 +88,9 @@ pub struct AppState {
     health: Health,
     /// Per-key request rates, when limited.
     rate: Option<RateLimiter>,
+    /// How long a request's body may take to arrive once a route starts
+    /// reading it; see [`AppState::set_body_timeout`].
+    body_timeout: Duration,
     accounts: RwLock<HashMap<i64, Arc<Account>>>,
     /// Valid keys by hash with when they were read from the store; a miss
     /// or an entry older than [`KEY_CACHE_TTL`] reads the store again, so a
@@ -149,6 +156,7 @@ impl AppState {
         }
         Ok(AppState {
             rate: None,
+            body_timeout: DEFAULT_BODY_TIMEOUT,
             health: store.health(),
             store: Mutex::new(store),
             accounts: RwLock::new(accounts),
@@ -180,6 +188,19 @@ impl AppState {
     /// Limits each key's request rate from now on.
     pub fn limit_rate(&mut self, limiter: RateLimiter) {
         self.rate = Some(limiter);
+    }
+
+    /// Sets how long a request's whole body may take to arrive, counted
+    /// from when its route starts reading it (after the key is checked);
+    /// a body still incomplete then is answered `408` and the connection
+    /// closed, so a client trickling a body cannot hold a connection.
+    pub fn set_body_timeout(&mut self, timeout: Duration) {
+        self.body_timeout = timeout;
+    }
+
+    /// See [`AppState::set_body_timeout`].
+    pub fn body_timeout(&self) -> Duration {
+        self.body_timeout
     }
 
     /// Admits one request of the key, or refuses it for its rate.

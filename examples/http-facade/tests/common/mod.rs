@@ -287,6 +287,23 @@ impl Server {
         panic!("the server did not stop within a minute");
     }
 
+    /// [`Server::call`] that returns `None` when no answer comes (the
+    /// connection is refused or cut), as when the server is killed.
+    pub fn try_call(&self, method: &str, path: &str, body: Option<&Value>) -> Option<(u16, Value)> {
+        let url = format!("{}{}", self.base, path);
+        let request = ureq::http::Request::builder()
+            .method(method)
+            .uri(&url)
+            .header("Authorization", format!("Bearer {OWNER_KEY}"))
+            .header("Content-Type", "application/json")
+            .body(body.map(|b| b.to_string().into_bytes()).unwrap_or_default())
+            .expect("request");
+        let mut response = self.agent.run(request).ok()?;
+        let status = response.status().as_u16();
+        let text = response.body_mut().read_to_string().ok()?;
+        Some((status, serde_json::from_str(&text).unwrap_or(Value::Null)))
+    }
+
     /// Kills the process at once (SIGKILL) and waits for it.
     pub fn kill(mut self) -> PathBuf {
         let _ = self.child.kill();
