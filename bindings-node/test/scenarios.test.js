@@ -1,13 +1,14 @@
 'use strict'
 // Every shared scenario file (testdata/scenarios, format SCENARIOS.md)
-// through the Node API, with the subset matching of the Rust runner.
+// through the Node API, with the subset matching of the Rust runner; each
+// file is a test named by its path under testdata/scenarios.
 const test = require('node:test')
 const assert = require('node:assert/strict')
 const fs = require('node:fs')
 const path = require('node:path')
 const { Ledger, SubmetricsError } = require('..')
+const { SCENARIOS, scenarioFiles } = require('./scenario-files.js')
 
-const DIR = path.join(__dirname, '..', '..', 'testdata', 'scenarios')
 const UPSERT = {
   data_sources: 'upsertDataSources',
   customers: 'upsertCustomers',
@@ -52,7 +53,7 @@ function subsetDifference(expected, actual, at) {
 }
 
 function run(file) {
-  const scenario = JSON.parse(fs.readFileSync(path.join(DIR, file), 'utf8'))
+  const scenario = JSON.parse(fs.readFileSync(path.join(SCENARIOS, file), 'utf8'))
   const ledger = new Ledger(scenario.config ?? {})
   const rejections = []
   const upsert = (collection, records) => {
@@ -112,7 +113,7 @@ function run(file) {
   return { failures, unknown }
 }
 
-const files = fs.readdirSync(DIR).filter((f) => f.endsWith('.json')).sort()
+const files = scenarioFiles()
 
 test('there are scenario files', () => {
   assert.ok(files.length > 60)

@@ -12,6 +12,12 @@ import submetrics
 
 SCENARIOS = Path(__file__).resolve().parents[2] / "testdata" / "scenarios"
 
+
+def scenario_files() -> List[str]:
+    """Every scenario file under SCENARIOS, in its folders to any depth: the
+    paths relative to it, ``/``-separated, sorted (each names a test case)."""
+    return sorted(p.relative_to(SCENARIOS).as_posix() for p in SCENARIOS.rglob("*.json"))
+
 UPSERT = {
     "data_sources": "upsert_data_sources",
     "customers": "upsert_customers",

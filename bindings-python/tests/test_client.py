@@ -16,7 +16,7 @@ from typing import Any, Dict, Iterator, List, Tuple, Union
 import pytest
 
 import submetrics
-from scenario_runner import SCENARIOS, UPSERT
+from scenario_runner import SCENARIOS, UPSERT, scenario_files
 from service import Service
 
 AS_OF = "2024-06-15"
@@ -318,7 +318,7 @@ def _mapped(params: Dict[str, Any], group_ids: Dict[str, str]) -> Dict[str, Any]
     return {name: swap(value) for name, value in params.items()}
 
 
-SCENARIO_FILES = sorted(SCENARIOS.glob("*.json"))
+SCENARIO_FILES = scenario_files()
 
 
 @pytest.fixture(scope="module")
@@ -328,34 +328,37 @@ def scenario_service() -> Iterator[Service]:
     running.stop()
 
 
-def test_client_and_ledger_answer_alike_on_every_scenario(scenario_service: Service) -> None:
-    compared = 0
-    for path, key in zip(SCENARIO_FILES, scenario_service.keys):
-        scenario = json.loads(path.read_text())
-        config = scenario.get("config", {})
-        ledger = submetrics.Ledger(**config)
-        client = submetrics.Client(scenario_service.url, api_key=key)
-        if config:
-            client.update_settings(**config)
-        group_ids = _scenario_load(ledger, scenario)
-        assert _scenario_load(client, scenario) == group_ids, path.name
-        as_of = scenario["as_of"]
-        assert client.movements(as_of) == ledger.movements(as_of), path.name
-        for report in scenario.get("expect", {}).get("reports", []):
-            name, params = report["name"], _mapped(dict(report.get("params", {})), group_ids)
-            if name == "customers":
-                remote, local = client.customers(as_of, params), ledger.customers(as_of, params)
-            elif name == "customer":
-                id = params.pop("id")
-                remote, local = client.customer(id, as_of, params), ledger.customer(id, as_of, params)
-            else:
-                try:
-                    local = ledger.report(name, as_of, params)
-                except submetrics.SubmetricsError as error:
-                    with pytest.raises(type(error)):
-                        client.report(name, as_of, params)
-                    continue
-                remote = client.report(name, as_of, params)
-            assert remote == local, f"{path.name}: {name} {params}"
-            compared += 1
-    assert compared > 300, compared
+def test_the_scenarios_hold_reports_to_compare() -> None:
+    reports = sum(len(json.loads((SCENARIOS / name).read_text()).get("expect", {}).get("reports", [])) for name in SCENARIO_FILES)
+    assert reports > 300, reports
+
+
+@pytest.mark.parametrize("file", SCENARIO_FILES, ids=SCENARIO_FILES)
+def test_client_and_ledger_answer_alike_on_the_scenario(file: str, scenario_service: Service) -> None:
+    key = scenario_service.keys[SCENARIO_FILES.index(file)]
+    scenario = json.loads((SCENARIOS / file).read_text())
+    config = scenario.get("config", {})
+    ledger = submetrics.Ledger(**config)
+    client = submetrics.Client(scenario_service.url, api_key=key)
+    if config:
+        client.update_settings(**config)
+    group_ids = _scenario_load(ledger, scenario)
+    assert _scenario_load(client, scenario) == group_ids
+    as_of = scenario["as_of"]
+    assert client.movements(as_of) == ledger.movements(as_of)
+    for report in scenario.get("expect", {}).get("reports", []):
+        name, params = report["name"], _mapped(dict(report.get("params", {})), group_ids)
+        if name == "customers":
+            remote, local = client.customers(as_of, params), ledger.customers(as_of, params)
+        elif name == "customer":
+            id = params.pop("id")
+            remote, local = client.customer(id, as_of, params), ledger.customer(id, as_of, params)
+        else:
+            try:
+                local = ledger.report(name, as_of, params)
+            except submetrics.SubmetricsError as error:
+                with pytest.raises(type(error)):
+                    client.report(name, as_of, params)
+                continue
+            remote = client.report(name, as_of, params)
+        assert remote == local, f"{name} {params}"

@@ -3,7 +3,8 @@
 //! Subscription analytics from invoice history: MRR and ARR, movements (new,
 //! expansion, contraction, churn, reactivation), churn and retention, and the
 //! reports built on them. The crate is pure: no I/O, no clock (`as_of` is an
-//! input), no global state.
+//! input), no global state; only the `testing` feature's test helpers read
+//! files.
 //!
 //! Data flows one way:
 //!
@@ -55,6 +56,8 @@ pub mod reports;
 #[cfg(feature = "scenario")]
 pub mod scenario;
 pub mod stripe;
+#[cfg(feature = "testing")]
+pub mod testing;
 pub mod thin_str;
 pub mod timeline;
 

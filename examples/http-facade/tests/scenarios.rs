@@ -1,8 +1,10 @@
-//! Replays every shared scenario file through HTTP: settings via the
-//! account, records via the data API (plan groups through an import, as the
-//! data API assigns their ids), steps, then every expected rejection and
-//! report through `/reports/{name}?as_of=...`. Movements are checked by the
-//! core's own runner; reports the service does not know yet are skipped.
+//! Replays every shared scenario file (`testdata/scenarios/`, folders
+//! included; each file its own test case, named by its path) through HTTP:
+//! settings via the account, records via the data API (plan groups through
+//! an import, as the data API assigns their ids), steps, then every expected
+//! rejection and report through `/reports/{name}?as_of=...`. Movements are
+//! checked by the core's own runner; reports the service does not know yet
+//! are skipped.
 
 mod common;
 
@@ -53,9 +55,7 @@ fn upsert(server: &Server, collection: &str, records: &[Value]) -> Vec<(String, 
         .collect()
 }
 
-fn run(path: &std::path::Path) -> Vec<String> {
-    let scenario: Value =
-        serde_json::from_str(&std::fs::read_to_string(path).expect("read")).expect("JSON");
+fn run(scenario: &Value) -> Vec<String> {
     let server = Server::start();
     let mut failures = Vec::new();
     if let Some(config) = scenario.get("config") {
@@ -166,30 +166,7 @@ fn run(path: &std::path::Path) -> Vec<String> {
     failures
 }
 
-#[test]
-fn every_scenario_file_passes_over_http() {
-    let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/../../testdata/scenarios");
-    let mut files: Vec<_> = std::fs::read_dir(dir)
-        .expect("scenario directory")
-        .filter_map(|e| e.ok().map(|e| e.path()))
-        .filter(|p| p.extension().is_some_and(|x| x == "json"))
-        .collect();
-    files.sort();
-    assert!(files.len() > 60, "found {} scenario files", files.len());
-    let failures: Vec<String> = files
-        .iter()
-        .flat_map(|file| {
-            let name = file
-                .file_name()
-                .map(|n| n.to_string_lossy().to_string())
-                .unwrap_or_default();
-            run(file).into_iter().map(move |f| format!("{name}: {f}"))
-        })
-        .collect();
-    assert!(
-        failures.is_empty(),
-        "{} failure(s):\n{}",
-        failures.len(),
-        failures.join("\n")
-    );
+fn main() {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../testdata/scenarios");
+    submetrics::testing::run_scenario_files(&root, |_name, scenario| run(scenario))
 }
