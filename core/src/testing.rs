@@ -1,8 +1,13 @@
 //! Helpers for tests, behind the `testing` feature and never part of the
-//! engine: the scenario corpus run as one test case per file.
+//! engine: the scenario corpus run as one test case per file, and the
+//! random invoice histories the property tests draw.
 
+use crate::{Ledger, ReportParams, Settings};
+use chrono::{Duration, NaiveDate};
 use libtest_mimic::{Arguments, Failed, Trial};
-use serde_json::Value;
+use proptest::prelude::*;
+use serde_json::{Value, json};
+use std::ops::Range;
 use std::path::{Path, PathBuf};
 
 /// Every scenario file under `root`, in its folders to any depth: the paths
@@ -76,4 +81,287 @@ where
         })
         .collect();
     libtest_mimic::run(&Arguments::from_args(), trials).exit()
+}
+
+/// The day `offset` days after 2024-01-01, where random histories start.
+pub fn day(offset: i64) -> NaiveDate {
+    NaiveDate::from_ymd_opt(2024, 1, 1).expect("a valid date") + Duration::days(offset)
+}
+
+/// Report parameters from name-value pairs.
+pub fn params(pairs: &[(&str, &str)]) -> ReportParams {
+    pairs
+        .iter()
+        .map(|(k, v)| (k.to_string(), v.to_string()))
+        .collect()
+}
+
+/// An integer a report answered.
+///
+/// # Panics
+///
+/// When `value` is not an integer.
+pub fn int(value: &Value) -> i64 {
+    value
+        .as_i64()
+        .unwrap_or_else(|| panic!("an integer, got {value}"))
+}
+
+/// Exchange-rate records from (date, currency, rate) triples.
+pub fn fx_rates(rates: &[(&str, &str, f64)]) -> Vec<Value> {
+    rates
+        .iter()
+        .map(|(date, currency, rate)| json!({"date": date, "currency": currency, "rate": rate}))
+        .collect()
+}
+
+/// Shuffles `items` in place, the same way for the same `seed` (xorshift,
+/// Fisher-Yates).
+pub fn shuffle<T>(items: &mut [T], seed: u64) {
+    let mut state = seed | 1;
+    for i in (1..items.len()).rev() {
+        state ^= state << 13;
+        state ^= state >> 7;
+        state ^= state << 17;
+        let bound = u64::try_from(i + 1).expect("a slice length fits u64");
+        items.swap(i, usize::try_from(state % bound).expect("below a length"));
+    }
+}
+
+/// The customer record `c{i}` named `Customer {i}`, to which tests add
+/// their own fields.
+pub fn customer(i: usize) -> Value {
+    json!({"id": format!("c{i}"), "name": format!("Customer {i}")})
+}
+
+/// A plan of a random history.
+#[derive(Debug, Clone, Copy)]
+pub struct TestPlan {
+    /// The plan id.
+    pub id: &'static str,
+    /// Billing frequency: `day`, `week`, `month` or `year`.
+    pub interval: &'static str,
+    /// How many `interval`s one period lasts.
+    pub count: u32,
+    /// The plan's currency code.
+    pub currency: &'static str,
+    /// `licensed` or `metered`.
+    pub pricing_model: &'static str,
+}
+
+impl TestPlan {
+    /// A licensed plan billed every `count` `interval`s in `currency`.
+    pub const fn new(
+        id: &'static str,
+        interval: &'static str,
+        count: u32,
+        currency: &'static str,
+    ) -> TestPlan {
+        TestPlan {
+            id,
+            interval,
+            count,
+            currency,
+            pricing_model: "licensed",
+        }
+    }
+
+    /// The same plan, metered.
+    pub const fn metered(self) -> TestPlan {
+        TestPlan {
+            pricing_model: "metered",
+            ..self
+        }
+    }
+
+    /// The plan as a data-API record, named by its id.
+    pub fn record(&self) -> Value {
+        json!({"id": self.id, "name": self.id, "billing_freq": self.interval,
+               "billing_freq_count": self.count, "currency": self.currency,
+               "pricing_model": self.pricing_model})
+    }
+}
+
+/// The type of a random invoice.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Kind {
+    /// A subscription invoice, on one of the history's plans.
+    Subscription,
+    /// A one-time charge.
+    OneTime,
+    /// A refund: a negative amount.
+    Refund,
+    /// A cancellation: amount 0.
+    Cancellation,
+}
+
+impl Kind {
+    /// The invoice `type` field.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Kind::Subscription => "subscription",
+            Kind::OneTime => "one-time",
+            Kind::Refund => "refund",
+            Kind::Cancellation => "cancellation",
+        }
+    }
+}
+
+/// Subscription invoices three times in six, each other kind once.
+pub const EVERY_KIND: &[Kind] = &[
+    Kind::Subscription,
+    Kind::Subscription,
+    Kind::Subscription,
+    Kind::OneTime,
+    Kind::Refund,
+    Kind::Cancellation,
+];
+
+/// Subscription invoices four times in six, refunds and cancellations once
+/// each; no one-time charges.
+pub const RECURRING_KINDS: &[Kind] = &[
+    Kind::Subscription,
+    Kind::Subscription,
+    Kind::Subscription,
+    Kind::Subscription,
+    Kind::Refund,
+    Kind::Cancellation,
+];
+
+/// One random invoice before it is a record.
+#[derive(Debug, Clone)]
+pub struct Draft {
+    /// The customer `c{customer}`.
+    pub customer: usize,
+    /// Index into the history's plans (its currency is the invoice's).
+    pub plan: usize,
+    /// Days after 2024-01-01.
+    pub day: i64,
+    /// The amount as sent, signed by the kind.
+    pub amount: i64,
+    /// The invoice type.
+    pub kind: Kind,
+}
+
+/// What random histories look like: their plans and the ranges every draw
+/// comes from. One history is a number of customers, then invoices of
+/// those customers, each drawn independently.
+#[derive(Debug, Clone)]
+pub struct Shape {
+    /// The plans invoices are on.
+    pub plans: &'static [TestPlan],
+    /// How many customers a history has.
+    pub customers: Range<usize>,
+    /// How many invoices a history has.
+    pub invoices: Range<usize>,
+    /// Days after 2024-01-01 an invoice is dated.
+    pub days: Range<i64>,
+    /// The amounts drawn, before [`Shape::zero_below`] and refunds apply.
+    pub amounts: Range<i64>,
+    /// The kinds drawn, each entry equally likely (an entry repeated
+    /// weighs more).
+    pub kinds: &'static [Kind],
+    /// A subscription or one-time amount drawn below this is sent as 0 (a
+    /// zero subscription invoice on a payer is a cancellation).
+    pub zero_below: i64,
+    /// A refund is sent as minus the drawn amount divided by this.
+    pub refund_divisor: i64,
+}
+
+impl Shape {
+    /// One invoice of a history with `customers` customers. The draws are,
+    /// in order: customer, plan, day, amount, kind.
+    pub fn draft(&self, customers: usize) -> impl Strategy<Value = Draft> + Clone + use<> {
+        let (kinds, zero_below, divisor) = (self.kinds, self.zero_below, self.refund_divisor);
+        let kind_count = u8::try_from(kinds.len()).expect("fewer than 256 kinds");
+        (
+            0..customers,
+            0..self.plans.len(),
+            self.days.clone(),
+            self.amounts.clone(),
+            0u8..kind_count,
+        )
+            .prop_map(move |(customer, plan, day, amount, kind)| {
+                let kind = kinds[usize::from(kind)];
+                let amount = match kind {
+                    Kind::Refund => -(amount / divisor),
+                    Kind::Cancellation => 0,
+                    _ if amount < zero_below => 0,
+                    _ => amount,
+                };
+                Draft {
+                    customer,
+                    plan,
+                    day,
+                    amount,
+                    kind,
+                }
+            })
+    }
+
+    /// A history: its number of customers and its invoices.
+    pub fn history(&self) -> impl Strategy<Value = (usize, Vec<Draft>)> + use<> {
+        let shape = self.clone();
+        self.customers.clone().prop_flat_map(move |customers| {
+            (
+                Just(customers),
+                prop::collection::vec(shape.draft(customers), shape.invoices.clone()),
+            )
+        })
+    }
+
+    /// A history whose invoices each come with a draw of `extra` (fields
+    /// the shape does not draw), after the invoice's own draws.
+    pub fn history_with<E>(
+        &self,
+        extra: E,
+    ) -> impl Strategy<Value = (usize, Vec<(Draft, E::Value)>)> + use<E>
+    where
+        E: Strategy + Clone + 'static,
+    {
+        let shape = self.clone();
+        self.customers.clone().prop_flat_map(move |customers| {
+            (
+                Just(customers),
+                prop::collection::vec(
+                    (shape.draft(customers), extra.clone()),
+                    shape.invoices.clone(),
+                ),
+            )
+        })
+    }
+
+    /// The invoice record of `draft` with id `id`: customer, type, amount,
+    /// the plan's currency, the day as `invoice_date`, and the plan of a
+    /// subscription invoice.
+    pub fn record(&self, draft: &Draft, id: &str) -> Value {
+        let plan = &self.plans[draft.plan];
+        let mut invoice = json!({
+            "id": id, "customer_id": format!("c{}", draft.customer),
+            "type": draft.kind.as_str(), "amount": draft.amount,
+            "currency": plan.currency, "invoice_date": day(draft.day).to_string(),
+        });
+        if draft.kind == Kind::Subscription {
+            invoice["plan_id"] = json!(plan.id);
+        }
+        invoice
+    }
+
+    /// The records of the shape's plans.
+    pub fn plan_records(&self) -> Vec<Value> {
+        self.plans.iter().map(TestPlan::record).collect()
+    }
+
+    /// A ledger with default settings holding `rates`, the shape's plans,
+    /// `customers` and `invoices`, written in that order.
+    pub fn ledger(&self, rates: &[Value], customers: &[Value], invoices: &[Value]) -> Ledger {
+        let mut ledger = Ledger::new(Settings::default());
+        if !rates.is_empty() {
+            ledger.load_fx_rates(rates).expect("valid rates");
+        }
+        ledger.upsert_plans(&self.plan_records());
+        ledger.upsert_customers(customers);
+        ledger.upsert_invoices(invoices);
+        ledger
+    }
 }

@@ -4,77 +4,71 @@
 //! report. Invoices of one subscription often take effect at the same
 //! instant here, so the issue instant is what orders them.
 
-use chrono::{Duration, NaiveDate};
+use chrono::Duration;
 use proptest::prelude::*;
 use serde_json::{Value, json};
 use std::collections::BTreeMap;
-use submetrics::{Ledger, MovementFilter, ReportParams, Settings};
+use submetrics::testing::{Draft, Kind, Shape, TestPlan, day, fx_rates, params, shuffle};
+use submetrics::{Ledger, MovementFilter};
 
-/// (id, interval, count, currency)
-const PLANS: &[(&str, &str, u32, &str)] = &[
-    ("e", "month", 1, "EUR"),
-    ("m", "month", 1, "USD"),
-    ("q", "month", 3, "USD"),
-    ("y", "year", 1, "USD"),
+const PLANS: &[TestPlan] = &[
+    TestPlan::new("e", "month", 1, "EUR"),
+    TestPlan::new("m", "month", 1, "USD"),
+    TestPlan::new("q", "month", 3, "USD"),
+    TestPlan::new("y", "year", 1, "USD"),
 ];
+
+/// Up to 3 customers with up to 29 invoices; a draft's day is a step of
+/// ten days here (0 to 150), so that invoices collide.
+const SHAPE: Shape = Shape {
+    plans: PLANS,
+    customers: 1..4,
+    invoices: 0..30,
+    days: 0..16,
+    amounts: 0..20_000,
+    kinds: &[
+        Kind::Subscription,
+        Kind::Subscription,
+        Kind::Subscription,
+        Kind::Subscription,
+        Kind::OneTime,
+        Kind::Refund,
+        Kind::Cancellation,
+    ],
+    zero_below: 2_000,
+    refund_divisor: 2,
+};
 
 /// One invoice before naming: everything but its ids.
 #[derive(Debug, Clone)]
-struct Draft {
-    customer: usize,
-    kind: &'static str,
-    plan: usize,
-    /// Days after 2024-01-01, in steps of ten so that invoices collide.
-    effective_day: i64,
+struct Unnamed {
+    draft: Draft,
     /// When it was issued, in hundreds of seconds from 17 days before the
     /// effective day's midnight (so before or after it).
     issued: i64,
-    amount: i64,
     subscription: Option<usize>,
     /// For a refund: the index of the invoice it names.
     refunds: Option<usize>,
 }
 
-fn draft_strategy(customers: usize) -> impl Strategy<Value = Draft> {
-    (
-        0..customers,
-        0u8..7,
-        0..PLANS.len(),
-        0i64..16,
+fn history() -> impl Strategy<Value = (usize, Vec<Unnamed>)> {
+    let extra = (
         0i64..30_000,
-        0i64..20_000,
         prop::option::of(0usize..2),
         prop::option::of(0usize..30),
-    )
-        .prop_map(
-            |(customer, kind, plan, step, issued, amount, subscription, refunds)| {
-                let kind = match kind {
-                    0..=3 => "subscription",
-                    4 => "one-time",
-                    5 => "refund",
-                    _ => "cancellation",
-                };
-                Draft {
-                    customer,
-                    kind,
-                    plan,
-                    effective_day: step * 10,
-                    issued,
-                    amount: match kind {
-                        "refund" => -(amount / 2),
-                        "cancellation" => 0,
-                        _ if amount < 2_000 => 0,
-                        _ => amount,
-                    },
-                    subscription,
-                    refunds,
-                }
-            },
-        )
-}
-
-fn history() -> impl Strategy<Value = (usize, Vec<Draft>)> {
-    (1usize..4).prop_flat_map(|n| (Just(n), prop::collection::vec(draft_strategy(n), 0..30)))
+    );
+    SHAPE.history_with(extra).prop_map(|(n, drafts)| {
+        let invoices = drafts
+            .into_iter()
+            .map(|(draft, (issued, subscription, refunds))| Unnamed {
+                draft,
+                issued,
+                subscription,
+                refunds,
+            })
+            .collect();
+        (n, invoices)
+    })
 }
 
 /// The names a history's ids get: a function of each kind of id's index.
@@ -89,7 +83,7 @@ impl Naming {
     fn original() -> Naming {
         Naming {
             customer: Box::new(|i| format!("c{i}")),
-            plan: Box::new(|i| PLANS[i].0.to_string()),
+            plan: Box::new(|i| PLANS[i].id.to_string()),
             subscription: Box::new(|i| format!("s{i}")),
             invoice: Box::new(|i| format!("i{i:02}")),
         }
@@ -109,13 +103,7 @@ impl Naming {
     fn shuffled(seed: u64) -> Naming {
         let permutation = |salt: u64, len: usize| -> Vec<usize> {
             let mut order: Vec<usize> = (0..len).collect();
-            let mut state = (seed ^ salt) | 1;
-            for i in (1..len).rev() {
-                state ^= state << 13;
-                state ^= state >> 7;
-                state ^= state << 17;
-                order.swap(i, (state % (i as u64 + 1)) as usize);
-            }
+            shuffle(&mut order, seed ^ salt);
             order
         };
         let (customers, plans, subscriptions, invoices) = (
@@ -141,21 +129,17 @@ impl Naming {
     }
 }
 
-fn day(offset: i64) -> NaiveDate {
-    NaiveDate::from_ymd_opt(2024, 1, 1).unwrap() + Duration::days(offset)
-}
-
-fn ledger_named(customers: usize, drafts: &[Draft], naming: &Naming) -> Ledger {
-    let mut ledger = Ledger::new(Settings::default());
+fn ledger_named(customers: usize, invoices: &[Unnamed], naming: &Naming) -> Ledger {
+    let mut ledger = Ledger::default();
     ledger
-        .load_fx_rates(&[json!({"date": "2023-01-01", "currency": "EUR", "rate": 0.9})])
+        .load_fx_rates(&fx_rates(&[("2023-01-01", "EUR", 0.9)]))
         .unwrap();
     let plans: Vec<Value> = PLANS
         .iter()
         .enumerate()
-        .map(|(i, (_, interval, count, currency))| {
-            json!({"id": (naming.plan)(i), "name": format!("Plan {i}"), "interval": interval,
-                   "interval_count": count, "currency": currency})
+        .map(|(i, plan)| {
+            json!({"id": (naming.plan)(i), "name": format!("Plan {i}"), "interval": plan.interval,
+                   "interval_count": plan.count, "currency": plan.currency})
         })
         .collect();
     ledger.upsert_plans(&plans);
@@ -163,45 +147,46 @@ fn ledger_named(customers: usize, drafts: &[Draft], naming: &Naming) -> Ledger {
         .map(|i| json!({"id": (naming.customer)(i), "name": format!("Customer {i}")}))
         .collect();
     ledger.upsert_customers(&customer_records);
-    let invoices: Vec<Value> = drafts
+    let records: Vec<Value> = invoices
         .iter()
         .enumerate()
-        .map(|(index, draft)| {
-            let midnight = day(draft.effective_day).and_hms_opt(0, 0, 0).unwrap();
+        .map(|(index, invoice)| {
+            let draft = &invoice.draft;
+            let midnight = day(draft.day * 10).and_hms_opt(0, 0, 0).unwrap();
             // Distinct per invoice: everything but the index (under 100
             // seconds) is a whole number of hundreds of seconds.
-            let issued = midnight + Duration::seconds((draft.issued - 15_000) * 100 - index as i64);
+            let issued =
+                midnight + Duration::seconds((invoice.issued - 15_000) * 100 - index as i64);
             let effective = midnight.and_utc().to_rfc3339();
             let issued = issued.and_utc().to_rfc3339();
-            let (_, _, _, currency) = PLANS[draft.plan];
-            let mut invoice = json!({
+            let mut record = json!({
                 "id": (naming.invoice)(index),
                 "customer_id": (naming.customer)(draft.customer),
-                "type": draft.kind,
+                "type": draft.kind.as_str(),
                 "amount": draft.amount,
-                "currency": currency,
+                "currency": PLANS[draft.plan].currency,
             });
             match draft.kind {
-                "subscription" => {
-                    invoice["plan_id"] = json!((naming.plan)(draft.plan));
-                    invoice["invoice_date"] = json!(issued);
-                    invoice["period_start"] = json!(effective);
+                Kind::Subscription => {
+                    record["plan_id"] = json!((naming.plan)(draft.plan));
+                    record["invoice_date"] = json!(issued);
+                    record["period_start"] = json!(effective);
                 }
-                // A refund or cancellation takes effect when it is issued.
-                _ => invoice["invoice_date"] = json!(issued),
+                // Any other kind takes effect when it is issued.
+                _ => record["invoice_date"] = json!(issued),
             }
-            if let Some(sub) = draft.subscription {
-                invoice["subscription_id"] = json!((naming.subscription)(sub));
+            if let Some(sub) = invoice.subscription {
+                record["subscription_id"] = json!((naming.subscription)(sub));
             }
-            if let (Some(target), "refund") = (draft.refunds, draft.kind)
-                && target < drafts.len()
+            if let (Some(target), Kind::Refund) = (invoice.refunds, draft.kind)
+                && target < invoices.len()
             {
-                invoice["refunded_invoice_id"] = json!((naming.invoice)(target));
+                record["refunded_invoice_id"] = json!((naming.invoice)(target));
             }
-            invoice
+            record
         })
         .collect();
-    ledger.upsert_invoices(&invoices);
+    ledger.upsert_invoices(&records);
     ledger
 }
 
@@ -235,10 +220,7 @@ fn movements_in_original_names(ledger: &Ledger, original: &BTreeMap<String, Stri
 }
 
 fn monthly_report(ledger: &Ledger) -> Value {
-    let params: ReportParams = [("interval", "month"), ("date", "20240101-20240531")]
-        .into_iter()
-        .map(|(k, v)| (k.to_string(), v.to_string()))
-        .collect();
+    let params = params(&[("interval", "month"), ("date", "20240101-20240531")]);
     ledger.report("mrr", &params, as_of()).unwrap()
 }
 
@@ -246,12 +228,12 @@ proptest! {
     #![proptest_config(ProptestConfig::with_cases(96))]
 
     #[test]
-    fn renaming_every_id_changes_no_number((n, drafts) in history(), seed in any::<u64>()) {
+    fn renaming_every_id_changes_no_number((n, invoices) in history(), seed in any::<u64>()) {
         let original = Naming::original();
-        let base = ledger_named(n, &drafts, &original);
+        let base = ledger_named(n, &invoices, &original);
         let expected = movements_in_original_names(&base, &original.back_to_original(n));
         for naming in [Naming::reversed(), Naming::shuffled(seed)] {
-            let renamed = ledger_named(n, &drafts, &naming);
+            let renamed = ledger_named(n, &invoices, &naming);
             prop_assert_eq!(
                 &movements_in_original_names(&renamed, &naming.back_to_original(n)),
                 &expected

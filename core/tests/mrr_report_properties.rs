@@ -4,101 +4,64 @@
 
 use proptest::prelude::*;
 use serde_json::{Value, json};
-use submetrics::{Ledger, ReportParams, Settings};
+use submetrics::Ledger;
+use submetrics::testing::{
+    Draft, RECURRING_KINDS, Shape, TestPlan, customer, fx_rates, int, params,
+};
 
-const PLANS: &[(&str, &str, &str)] = &[
-    ("m", "month", "USD"),
-    ("y", "year", "USD"),
-    ("w", "week", "USD"),
-    ("e", "month", "EUR"),
-    ("g", "year", "GBP"),
+const PLANS: &[TestPlan] = &[
+    TestPlan::new("m", "month", 1, "USD"),
+    TestPlan::new("y", "year", 1, "USD"),
+    TestPlan::new("w", "week", 1, "USD"),
+    TestPlan::new("e", "month", 1, "EUR"),
+    TestPlan::new("g", "year", 1, "GBP"),
 ];
 const COUNTRIES: &[&str] = &["DE", "US", "FR", "JP"];
 
-fn ledger(invoices: &[RandomInvoice], customers: usize) -> Ledger {
-    let mut ledger = Ledger::new(Settings::default());
-    ledger
-        .load_fx_rates(&[
-            json!({"date": "2023-01-01", "currency": "EUR", "rate": 0.9}),
-            json!({"date": "2024-03-01", "currency": "EUR", "rate": 0.8}),
-            json!({"date": "2023-01-01", "currency": "GBP", "rate": 0.75}),
-            json!({"date": "2024-05-10", "currency": "GBP", "rate": 0.7}),
-            json!({"date": "2024-02-15", "currency": "EUR", "rate": 0.85}),
-            json!({"date": "2024-04-20", "currency": "GBP", "rate": 0.72}),
-            json!({"date": "2024-06-01", "currency": "EUR", "rate": 0.83}),
-            json!({"date": "2024-07-20", "currency": "EUR", "rate": 0.95}),
-        ])
-        .expect("rates");
-    let plans: Vec<Value> = PLANS
-        .iter()
-        .map(|(id, freq, currency)| json!({"id": id, "name": id, "interval": freq, "currency": currency}))
-        .collect();
-    ledger.upsert_plans(&plans);
+/// Up to 11 customers with up to 39 invoices in the first 200 days of 2024.
+const SHAPE: Shape = Shape {
+    plans: PLANS,
+    customers: 1..12,
+    invoices: 0..40,
+    days: 0..200,
+    amounts: 0..50_000,
+    kinds: RECURRING_KINDS,
+    zero_below: 0,
+    refund_divisor: 3,
+};
+
+fn ledger(invoices: &[Draft], customers: usize) -> Ledger {
+    let rates = fx_rates(&[
+        ("2023-01-01", "EUR", 0.9),
+        ("2024-03-01", "EUR", 0.8),
+        ("2023-01-01", "GBP", 0.75),
+        ("2024-05-10", "GBP", 0.7),
+        ("2024-02-15", "EUR", 0.85),
+        ("2024-04-20", "GBP", 0.72),
+        ("2024-06-01", "EUR", 0.83),
+        ("2024-07-20", "EUR", 0.95),
+    ]);
     let list: Vec<Value> = (0..customers)
-        .map(|i| json!({"id": format!("c{i}"), "name": format!("C{i}"), "country": COUNTRIES[i % COUNTRIES.len()]}))
+        .map(|i| {
+            let mut record = customer(i);
+            record["country"] = json!(COUNTRIES[i % COUNTRIES.len()]);
+            record
+        })
         .collect();
-    ledger.upsert_customers(&list);
-    ledger.upsert_invoices(&invoice_records(invoices, 0));
-    ledger
+    SHAPE.ledger(&rates, &list, &invoice_records(invoices, 0))
 }
 
 /// The records of `invoices`, their ids numbered from `first`.
-fn invoice_records(invoices: &[RandomInvoice], first: usize) -> Vec<Value> {
+fn invoice_records(invoices: &[Draft], first: usize) -> Vec<Value> {
     invoices
         .iter()
         .enumerate()
-        .map(|(i, (customer, plan, day, amount, kind))| {
-            let (plan_id, _, currency) = PLANS[*plan];
-            let date = chrono::NaiveDate::from_ymd_opt(2024, 1, 1).expect("date")
-                + chrono::Days::new(*day as u64);
-            let mut invoice = json!({"id": format!("i{}", first + i), "customer_id": format!("c{customer}"),
-                "invoice_date": date.to_string(), "currency": currency});
-            match kind {
-                0..=3 => {
-                    invoice["type"] = json!("subscription");
-                    invoice["plan_id"] = json!(plan_id);
-                    invoice["amount"] = json!(amount);
-                }
-                4 => {
-                    invoice["type"] = json!("refund");
-                    invoice["amount"] = json!(-(amount / 3));
-                }
-                _ => {
-                    invoice["type"] = json!("cancellation");
-                    invoice["amount"] = json!(0);
-                }
-            }
-            invoice
-        })
+        .map(|(i, draft)| SHAPE.record(draft, &format!("i{}", first + i)))
         .collect()
 }
 
-/// One random invoice: (customer, plan, day offset, amount, kind 0-5).
-type RandomInvoice = (usize, usize, i64, i64, u8);
-
-fn history() -> impl Strategy<Value = (usize, Vec<RandomInvoice>)> {
-    (1usize..12).prop_flat_map(|customers| {
-        (
-            Just(customers),
-            prop::collection::vec(
-                (
-                    0..customers,
-                    0..PLANS.len(),
-                    0i64..200,
-                    0i64..50_000,
-                    0u8..6,
-                ),
-                0..40,
-            ),
-        )
-    })
-}
-
-fn params(pairs: &[(&str, &str)]) -> ReportParams {
-    pairs
-        .iter()
-        .map(|(k, v)| (k.to_string(), v.to_string()))
-        .collect()
+fn history() -> impl Strategy<Value = (usize, Vec<Draft>)> {
+    SHAPE.history()
 }
 
 fn as_of() -> chrono::DateTime<chrono::Utc> {
@@ -122,10 +85,6 @@ fn first_difference(a: &Value, b: &Value) -> Option<String> {
             .find(|(k, v)| y.get(k.as_str()) != Some(v))
             .map(|(k, v)| format!("{} {k}: {v} against {}", x["date"], y[k.as_str()]))
     })
-}
-
-fn int(value: &Value) -> i64 {
-    value.as_i64().expect("an integer")
 }
 
 proptest! {

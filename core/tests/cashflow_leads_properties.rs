@@ -4,75 +4,68 @@
 //! outstanding buckets add up to the total, lead counts match the
 //! customers, and no parameter makes a report panic.
 
-use chrono::{DateTime, Duration, NaiveDate, Utc};
+use chrono::{DateTime, Utc};
 use proptest::prelude::*;
 use serde_json::{Value, json};
-use std::collections::BTreeMap;
-use submetrics::{Ledger, Settings};
+use submetrics::Ledger;
+use submetrics::testing::{EVERY_KIND, Shape, TestPlan, customer, day, fx_rates, params};
 
-const PLANS: &[(&str, &str, &str, &str)] = &[
-    ("m", "month", "licensed", "USD"),
-    ("y", "year", "licensed", "USD"),
-    ("w", "week", "licensed", "USD"),
-    ("u", "month", "metered", "USD"),
-    ("e", "month", "licensed", "EUR"),
-];
 const CUSTOMERS: usize = 4;
 const RANGE: &str = "20240101-20250630";
+
+/// Four customers with up to 24 invoices over 400 days from 2024; a refund
+/// returns the whole amount drawn.
+const SHAPE: Shape = Shape {
+    plans: &[
+        TestPlan::new("m", "month", 1, "USD"),
+        TestPlan::new("y", "year", 1, "USD"),
+        TestPlan::new("w", "week", 1, "USD"),
+        TestPlan::new("u", "month", 1, "USD").metered(),
+        TestPlan::new("e", "month", 1, "EUR"),
+    ],
+    customers: CUSTOMERS..CUSTOMERS + 1,
+    invoices: 0..25,
+    days: 0..400,
+    amounts: 1..20_000,
+    kinds: EVERY_KIND,
+    zero_below: 0,
+    refund_divisor: 1,
+};
+
+/// Invoice statuses, each entry equally likely.
+const STATUSES: &[&str] = &["paid", "paid", "paid", "open", "failed", "void"];
 
 fn as_of() -> DateTime<Utc> {
     "2025-06-01T00:00:00Z".parse().unwrap()
 }
 
-fn day(offset: i64) -> String {
-    (NaiveDate::from_ymd_opt(2024, 1, 1).unwrap() + Duration::days(offset)).to_string()
-}
-
 /// A random transaction: (payment?, successful?, days after the invoice, amount or 0).
 type TransactionSpec = (bool, bool, i64, i64);
 
-/// One random invoice: kind 0-2 subscription, 3 one-time, 4 refund, 5 cancellation.
-fn invoice_strategy() -> impl Strategy<Value = Value> {
-    (
-        0..CUSTOMERS,
-        0u8..6,
-        0usize..PLANS.len(),
-        0i64..400,
-        1i64..20_000,
-        0u8..6,
+/// Invoices `i0`, `i1`, ..., each with a status, a due date 14 days after
+/// it, a discount, and up to two transactions.
+fn history() -> impl Strategy<Value = Vec<Value>> {
+    let extra = (
+        0..STATUSES.len(),
         prop::collection::vec((any::<bool>(), any::<bool>(), 0i64..30, 0i64..5_000), 0..3),
         0i64..500,
-    )
-        .prop_map(
-            |(customer, kind, plan, offset, amount, status, transactions, discount)| {
-                let (plan_id, _, _, currency) = PLANS[plan];
-                let kind = match kind {
-                    0..=2 => "subscription",
-                    3 => "one-time",
-                    4 => "refund",
-                    _ => "cancellation",
-                };
-                let amount = match kind {
-                    "refund" => -amount,
-                    "cancellation" => 0,
-                    _ => amount,
-                };
-                let status = ["paid", "paid", "paid", "open", "failed", "void"][status as usize];
-                let mut invoice = json!({
-                    "customer_id": format!("c{customer}"), "type": kind, "amount": amount,
-                    "currency": currency, "invoice_date": day(offset), "status": status,
-                    "due_date": day(offset + 14), "discount_amount": discount,
-                });
-                if kind == "subscription" {
-                    invoice["plan_id"] = json!(plan_id);
-                }
+    );
+    SHAPE.history_with(extra).prop_map(|(_, drafts)| {
+        drafts
+            .iter()
+            .enumerate()
+            .map(|(i, (draft, (status, transactions, discount)))| {
+                let mut invoice = SHAPE.record(draft, &format!("i{i}"));
+                invoice["status"] = json!(STATUSES[*status]);
+                invoice["due_date"] = json!(day(draft.day + 14).to_string());
+                invoice["discount_amount"] = json!(discount);
                 let transactions: Vec<Value> = transactions
                     .iter()
                     .map(|(payment, ok, after, amount): &TransactionSpec| {
                         json!({
                             "type": if *payment { "payment" } else { "refund" },
                             "result": if *ok { "successful" } else { "failed" },
-                            "date": day(offset + after),
+                            "date": day(draft.day + after).to_string(),
                             "amount": amount,
                         })
                     })
@@ -81,47 +74,24 @@ fn invoice_strategy() -> impl Strategy<Value = Value> {
                     invoice["transactions"] = json!(transactions);
                 }
                 invoice
-            },
-        )
-}
-
-fn history() -> impl Strategy<Value = Vec<Value>> {
-    prop::collection::vec(invoice_strategy(), 0..25).prop_map(|list| {
-        list.into_iter()
-            .enumerate()
-            .map(|(i, mut invoice)| {
-                invoice["id"] = json!(format!("i{i}"));
-                invoice
             })
             .collect()
     })
 }
 
 fn ledger_with(invoices: &[Value]) -> Ledger {
-    let mut ledger = Ledger::new(Settings::default());
-    ledger
-        .load_fx_rates(&[json!({"date": "2023-01-01", "currency": "EUR", "rate": 0.9})])
-        .unwrap();
-    let plans: Vec<Value> = PLANS
-        .iter()
-        .map(|(id, freq, model, currency)| {
-            json!({"id": id, "name": id, "billing_freq": freq, "currency": currency, "pricing_model": model})
+    let customers: Vec<Value> = (0..CUSTOMERS)
+        .map(|i| {
+            let mut record = customer(i);
+            record["created"] = json!(day(i as i64 * 50).to_string());
+            record
         })
         .collect();
-    ledger.upsert_plans(&plans);
-    let customers: Vec<Value> = (0..CUSTOMERS)
-        .map(|i| json!({"id": format!("c{i}"), "name": format!("Customer {i}"), "created": day(i as i64 * 50)}))
-        .collect();
-    ledger.upsert_customers(&customers);
-    ledger.upsert_invoices(invoices);
-    ledger
-}
-
-fn params(pairs: &[(&str, &str)]) -> BTreeMap<String, String> {
-    pairs
-        .iter()
-        .map(|(k, v)| (k.to_string(), v.to_string()))
-        .collect()
+    SHAPE.ledger(
+        &fx_rates(&[("2023-01-01", "EUR", 0.9)]),
+        &customers,
+        invoices,
+    )
 }
 
 /// Sums a field over every period of a series report.

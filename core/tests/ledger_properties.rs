@@ -5,105 +5,63 @@ use chrono::{DateTime, Duration, NaiveDate, Utc};
 use proptest::prelude::*;
 use serde_json::{Value, json};
 use std::collections::BTreeMap;
+use submetrics::testing::{EVERY_KIND, Shape, TestPlan, customer, day, fx_rates, shuffle};
 use submetrics::{Ledger, MovementFilter, Settings, model::start_of_day};
 
-const PLANS: &[(&str, &str, u32, &str)] = &[
-    ("m", "month", 1, "USD"),
-    ("m2", "month", 1, "USD"),
-    ("y", "year", 1, "USD"),
-    ("w", "week", 2, "USD"),
-    ("q", "month", 3, "USD"),
-    ("e", "month", 1, "EUR"),
+/// Up to 4 customers with up to 24 invoices over 400 days from 2024; a
+/// subscription or one-time amount under 1500 is sent as 0.
+const SHAPE: Shape = Shape {
+    plans: &[
+        TestPlan::new("m", "month", 1, "USD"),
+        TestPlan::new("m2", "month", 1, "USD"),
+        TestPlan::new("y", "year", 1, "USD"),
+        TestPlan::new("w", "week", 2, "USD"),
+        TestPlan::new("q", "month", 3, "USD"),
+        TestPlan::new("e", "month", 1, "EUR"),
+    ],
+    customers: 1..5,
+    invoices: 0..25,
+    days: 0..400,
+    amounts: 0..20_000,
+    kinds: EVERY_KIND,
+    zero_below: 1500,
+    refund_divisor: 2,
+};
+
+/// Invoice statuses, each entry equally likely.
+const STATUSES: &[&str] = &[
+    "paid", "paid", "paid", "paid", "open", "failed", "void", "paid",
 ];
 
-fn plans() -> Vec<Value> {
-    PLANS
-        .iter()
-        .map(|(id, freq, count, currency)| {
-            json!({"id": id, "name": id, "billing_freq": freq, "billing_freq_count": count, "currency": currency})
-        })
-        .collect()
-}
-
 fn customers(n: usize) -> Vec<Value> {
-    (0..n)
-        .map(|i| json!({"id": format!("c{i}"), "name": format!("Customer {i}")}))
-        .collect()
+    (0..n).map(customer).collect()
 }
 
-fn day(offset: i64) -> NaiveDate {
-    NaiveDate::from_ymd_opt(2024, 1, 1).unwrap() + Duration::days(offset)
-}
-
-/// One random invoice: kind 0-5 maps to subscription (x3), one-time, refund, cancellation.
-fn invoice_strategy(customers: usize) -> impl Strategy<Value = Value> {
-    (
-        0..customers,
-        0u8..6,
-        0usize..PLANS.len(),
-        0i64..400,
-        0i64..20_000,
-        prop::option::of(0u8..2),
-        0u8..8,
-        0i64..5,
-    )
-        .prop_map(
-            |(customer, kind, plan, offset, amount, sub, status, quantity)| {
-                let (plan_id, _, _, currency) = PLANS[plan];
-                let kind = match kind {
-                    0..=2 => "subscription",
-                    3 => "one-time",
-                    4 => "refund",
-                    _ => "cancellation",
-                };
-                let amount = match kind {
-                    "refund" => -(amount / 2),
-                    "cancellation" => 0,
-                    _ if amount < 1500 => 0,
-                    _ => amount,
-                };
-                let status = [
-                    "paid", "paid", "paid", "paid", "open", "failed", "void", "paid",
-                ][status as usize];
-                let mut invoice = json!({
-                    "customer_id": format!("c{customer}"), "type": kind, "amount": amount,
-                    "currency": currency, "invoice_date": day(offset).to_string(),
-                    "status": status,
-                    "quantity": quantity + 1,
-                });
-                if kind == "subscription" {
-                    invoice["plan_id"] = json!(plan_id);
-                }
-                if let Some(sub) = sub {
-                    invoice["subscription_id"] = json!(format!("s{sub}"));
+/// A number of customers and invoices `i00`, `i01`, ... of theirs, each
+/// with a status, a quantity of 1 to 5 and maybe one of two subscriptions.
+fn history() -> impl Strategy<Value = (usize, Vec<Value>)> {
+    let extra = (prop::option::of(0u8..2), 0..STATUSES.len(), 1i64..6);
+    SHAPE.history_with(extra).prop_map(|(n, drafts)| {
+        let invoices = drafts
+            .iter()
+            .enumerate()
+            .map(|(i, (draft, (subscription, status, quantity)))| {
+                let mut invoice = SHAPE.record(draft, &format!("i{i:02}"));
+                invoice["status"] = json!(STATUSES[*status]);
+                invoice["quantity"] = json!(quantity);
+                if let Some(subscription) = subscription {
+                    invoice["subscription_id"] = json!(format!("s{subscription}"));
                 }
                 invoice
-            },
-        )
-}
-
-fn history() -> impl Strategy<Value = (usize, Vec<Value>)> {
-    (1usize..5).prop_flat_map(|n| {
-        (Just(n), prop::collection::vec(invoice_strategy(n), 0..25)).prop_map(
-            |(n, mut invoices)| {
-                for (i, invoice) in invoices.iter_mut().enumerate() {
-                    invoice["id"] = json!(format!("i{i:02}"));
-                }
-                (n, invoices)
-            },
-        )
+            })
+            .collect();
+        (n, invoices)
     })
 }
 
 fn ledger_with(customer_count: usize, invoices: &[Value]) -> Ledger {
-    let mut ledger = Ledger::new(Settings::default());
-    ledger
-        .load_fx_rates(&[json!({"date": "2023-01-01", "currency": "EUR", "rate": 0.9})])
-        .unwrap();
-    ledger.upsert_plans(&plans());
-    ledger.upsert_customers(&customers(customer_count));
-    ledger.upsert_invoices(invoices);
-    ledger
+    let rates = fx_rates(&[("2023-01-01", "EUR", 0.9)]);
+    SHAPE.ledger(&rates, &customers(customer_count), invoices)
 }
 
 fn as_of() -> DateTime<Utc> {
@@ -158,11 +116,7 @@ proptest! {
     #[test]
     fn order_does_not_matter((n, invoices) in history(), seed in any::<u64>()) {
         let mut shuffled = invoices.clone();
-        let mut state = seed | 1;
-        for i in (1..shuffled.len()).rev() {
-            state ^= state << 13; state ^= state >> 7; state ^= state << 17;
-            shuffled.swap(i, (state % (i as u64 + 1)) as usize);
-        }
+        shuffle(&mut shuffled, seed);
         prop_assert_eq!(movements(&ledger_with(n, &invoices)), movements(&ledger_with(n, &shuffled)));
     }
 
@@ -173,7 +127,7 @@ proptest! {
         let before = movements(&ledger);
         let again: Vec<Value> = invoices.iter().enumerate().filter(|(i, _)| mask >> (i % 32) & 1 == 1).map(|(_, v)| v.clone()).collect();
         ledger.upsert_invoices(&again);
-        ledger.upsert_plans(&plans());
+        ledger.upsert_plans(&SHAPE.plan_records());
         ledger.upsert_customers(&customers(n));
         prop_assert_eq!(before, movements(&ledger));
         prop_assert_eq!(ledger.counts().3, ledger_with(n, &invoices).counts().3);

@@ -5,89 +5,52 @@
 
 use proptest::prelude::*;
 use serde_json::{Value, json};
-use submetrics::{Ledger, MovementKind, ReportParams, Settings};
+use submetrics::testing::{Draft, RECURRING_KINDS, Shape, TestPlan, customer, int, params};
+use submetrics::{Ledger, MovementKind};
 
-/// One random invoice: (customer, plan, day offset, amount, kind 0-5).
-type RandomInvoice = (usize, usize, i64, i64, u8);
-
-const PLANS: &[(&str, &str)] = &[("m", "month"), ("y", "year"), ("w", "week")];
+const PLANS: &[TestPlan] = &[
+    TestPlan::new("m", "month", 1, "USD"),
+    TestPlan::new("y", "year", 1, "USD"),
+    TestPlan::new("w", "week", 1, "USD"),
+];
 const COUNTRIES: &[&str] = &["DE", "US", "FR"];
 
-fn ledger(invoices: &[RandomInvoice], customers: usize) -> Ledger {
-    let mut ledger = Ledger::new(Settings::default());
-    let plans: Vec<Value> = PLANS
-        .iter()
-        .map(|(id, freq)| json!({"id": id, "name": id, "interval": freq, "currency": "USD"}))
-        .collect();
-    ledger.upsert_plans(&plans);
+/// Up to 9 customers with up to 29 invoices in USD over 300 days from 2024.
+const SHAPE: Shape = Shape {
+    plans: PLANS,
+    customers: 1..10,
+    invoices: 0..30,
+    days: 0..300,
+    amounts: 0..40_000,
+    kinds: RECURRING_KINDS,
+    zero_below: 0,
+    refund_divisor: 3,
+};
+
+/// Customers in three countries, every other one of tier `a`, else `b`.
+fn ledger(invoices: &[Draft], customers: usize) -> Ledger {
     let list: Vec<Value> = (0..customers)
         .map(|i| {
-            let tier = if i % 2 == 0 { "a" } else { "b" };
-            json!({"id": format!("c{i}"), "name": format!("C{i}"), "country": COUNTRIES[i % 3], "custom_variables": {"tier": tier}})
+            let mut record = customer(i);
+            record["country"] = json!(COUNTRIES[i % 3]);
+            record["custom_variables"] = json!({"tier": if i % 2 == 0 { "a" } else { "b" }});
+            record
         })
         .collect();
-    ledger.upsert_customers(&list);
     let records: Vec<Value> = invoices
         .iter()
         .enumerate()
-        .map(|(n, (customer, plan, day, amount, kind))| {
-            let date = chrono::NaiveDate::from_ymd_opt(2024, 1, 1).expect("date")
-                + chrono::Days::new(*day as u64);
-            let mut invoice = json!({"id": format!("i{n}"), "customer_id": format!("c{customer}"),
-                "invoice_date": date.to_string(), "currency": "USD"});
-            match kind {
-                0..=3 => {
-                    invoice["type"] = json!("subscription");
-                    invoice["plan_id"] = json!(PLANS[*plan].0);
-                    invoice["amount"] = json!(amount);
-                }
-                4 => {
-                    invoice["type"] = json!("refund");
-                    invoice["amount"] = json!(-(amount / 3));
-                }
-                _ => {
-                    invoice["type"] = json!("cancellation");
-                    invoice["amount"] = json!(0);
-                }
-            }
-            invoice
-        })
+        .map(|(n, draft)| SHAPE.record(draft, &format!("i{n}")))
         .collect();
-    ledger.upsert_invoices(&records);
-    ledger
+    SHAPE.ledger(&[], &list, &records)
 }
 
-fn history() -> impl Strategy<Value = (usize, Vec<RandomInvoice>)> {
-    (1usize..10).prop_flat_map(|customers| {
-        (
-            Just(customers),
-            prop::collection::vec(
-                (
-                    0..customers,
-                    0..PLANS.len(),
-                    0i64..300,
-                    0i64..40_000,
-                    0u8..6,
-                ),
-                0..30,
-            ),
-        )
-    })
-}
-
-fn params(pairs: &[(&str, &str)]) -> ReportParams {
-    pairs
-        .iter()
-        .map(|(k, v)| (k.to_string(), v.to_string()))
-        .collect()
+fn history() -> impl Strategy<Value = (usize, Vec<Draft>)> {
+    SHAPE.history()
 }
 
 fn as_of() -> chrono::DateTime<chrono::Utc> {
     "2024-06-15T00:00:00Z".parse().expect("as_of")
-}
-
-fn int(value: &Value) -> i64 {
-    value.as_i64().expect("an integer")
 }
 
 proptest! {
