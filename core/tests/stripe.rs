@@ -5,21 +5,15 @@
 
 use serde_json::Value;
 use std::path::PathBuf;
+use submetrics::testing::scenario_files;
 use submetrics::{Ledger, MovementFilter, Settings, StripeOptions};
 
 fn fixture_sets() -> Vec<(String, Value)> {
     let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../testdata/stripe");
-    let mut files: Vec<PathBuf> = std::fs::read_dir(&dir)
-        .expect("testdata/stripe exists")
-        .filter_map(|e| e.ok().map(|e| e.path()))
-        .filter(|p| p.extension().is_some_and(|x| x == "json"))
-        .collect();
-    files.sort();
-    files
-        .iter()
-        .map(|file| {
-            let name = file.file_name().unwrap().to_string_lossy().to_string();
-            let text = std::fs::read_to_string(file).unwrap();
+    scenario_files(&dir)
+        .into_iter()
+        .map(|name| {
+            let text = std::fs::read_to_string(dir.join(&name)).unwrap();
             (name, serde_json::from_str(&text).expect("valid JSON"))
         })
         .collect()
