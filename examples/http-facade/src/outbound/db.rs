@@ -267,6 +267,13 @@ impl OutboundDb {
         Ok(OutboundDb { connection })
     }
 
+    /// How long a write waits for another connection's write lock.
+    pub fn set_busy_timeout(&self, timeout: std::time::Duration) -> Result<(), ApiError> {
+        self.connection
+            .busy_timeout(timeout)
+            .map_err(ApiError::storage)
+    }
+
     // ---- webhooks -------------------------------------------------------
 
     pub fn insert_webhook(&self, hook: &Webhook) -> Result<(), ApiError> {

@@ -19,7 +19,7 @@ use crate::extract::Path;
 use crate::openapi::Doc;
 use crate::session::{self, check_origin};
 use crate::state::{AppState, now_text};
-use crate::store::{InvitationRow, Store, UserRow};
+use crate::store::{InvitationRow, UserReads, UserRow};
 use axum::Json;
 use axum::extract::{FromRequestParts, State};
 use axum::http::request::Parts;
@@ -82,7 +82,7 @@ pub fn member_of_invitation(invitation: &InvitationRow) -> Value {
 }
 
 /// The team of an account: its users, then its pending invitations.
-pub fn team_members(store: &Store, account: i64) -> Result<Vec<Value>, ApiError> {
+pub fn team_members(store: &impl UserReads, account: i64) -> Result<Vec<Value>, ApiError> {
     let mut list: Vec<Value> = store.users(account)?.iter().map(member_of_user).collect();
     list.extend(
         store
