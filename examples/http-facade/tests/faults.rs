@@ -278,14 +278,30 @@ fn a_full_disk_refuses_every_write_with_503_and_then_recovers() {
 
 /// While a write of an account waits for a database another process has
 /// locked (the default 5-second busy timeout), reads of that same account
-/// (its records, reports, settings, FX rates, keys and team) answer at
-/// once with what is stored; the write then answers 503 without having
+/// (its records, reports, settings, FX rates, keys, team, webhook
+/// subscriptions and invitations) answer at once with what is stored; the write then answers 503 without having
 /// changed anything, and succeeds once the lock is gone. Reads used to wait
 /// for the write's outcome, up to the busy timeout.
 #[test]
 fn reads_of_an_account_do_not_wait_for_its_write_on_a_locked_database() {
-    let server = Server::start();
+    let server = Server::start_in_with(data_dir(), &["--webhooks-allow-private"]);
     seed(&server);
+    let (status, hook) = server.post(
+        "/webhooks",
+        json!({"url": "http://127.0.0.1:9/in", "events": ["customer.churned"]}),
+    );
+    assert_eq!(status, 201, "{hook}");
+    let (status, invitation) = server.post(
+        "/account/team",
+        json!({"email": "ada@example.test", "role": "admin"}),
+    );
+    assert_eq!(status, 201, "{invitation}");
+    let hook = format!("/webhooks/{}", hook["id"].as_str().expect("id"));
+    let deliveries = format!("{hook}/deliveries");
+    let invitation = format!(
+        "/invitations/{}",
+        invitation["token"].as_str().expect("token")
+    );
     let reads = [
         "/data/plans",
         "/data/plans/m",
@@ -298,9 +314,13 @@ fn reads_of_an_account_do_not_wait_for_its_write_on_a_locked_database() {
         "/profile",
         "/account/api-keys",
         "/account/team",
+        "/webhooks",
+        &hook,
+        &deliveries,
+        &invitation,
     ];
     let stored: Vec<Value> = reads.iter().map(|path| server.get(path).1).collect();
-    let writes: [(&str, &str, Value); 4] = [
+    let writes: [(&str, &str, Value); 6] = [
         (
             "POST",
             "/data/plans",
@@ -313,6 +333,16 @@ fn reads_of_an_account_do_not_wait_for_its_write_on_a_locked_database() {
         ),
         ("PUT", "/account", json!({"name": "Renamed"})),
         ("PUT", "/profile", json!({"first_name": "Ada"})),
+        (
+            "POST",
+            "/webhooks",
+            json!({"url": "http://127.0.0.1:9/two", "events": ["customer.new"]}),
+        ),
+        (
+            "POST",
+            "/account/team",
+            json!({"email": "bob@example.test", "role": "readonly"}),
+        ),
     ];
     let lock = rusqlite::Connection::open(server.dir.join("submetrics.db")).expect("open");
     lock.execute_batch("BEGIN IMMEDIATE")
