@@ -14,6 +14,13 @@ Operations that would make the service send requests to other hosts
 targets must be public addresses, and a test sends traffic to this machine
 only.
 
+Then, on the same service, schemathesis' stateful phase (unless
+``FUZZ_STATEFUL=0``) for ``FUZZ_STATEFUL_TIME`` seconds (default 60): sequences
+of calls that feed one answer's ids into the next request, along the links
+schemathesis infers from the description (it has none of its own), with the
+same checks; it counts as one more test. It runs apart from the other phases
+because they share one time budget, which the fuzzing phase spends alone.
+
 Prints ``fuzz: N passed, N failed`` last, one test per operation, and exits
 non-zero when any operation failed or none ran. An operation on which
 schemathesis itself crashed (an ``error`` in its report, not a failed check:
@@ -158,6 +165,21 @@ def main() -> int:
                 second = outcomes(again / "junit.xml") if (again / "junit.xml").exists() else {}
                 results[name] = second.get(name, "crashed")
             status = 0 if all(o in ("passed", "skipped") for o in results.values()) else status
+        if os.environ.get("FUZZ_STATEFUL", "1") != "0":
+            stateful = report / "stateful"
+            sequences = [arg for arg in command]
+            sequences[sequences.index("--phases") + 1] = "stateful"
+            sequences[sequences.index("--max-time") + 1] = os.environ.get("FUZZ_STATEFUL_TIME", "60")
+            sequences[sequences.index("--report-dir") + 1] = str(stateful)
+            sequences[sequences.index("--report-junit-path") + 1] = str(stateful / "junit.xml")
+            code = subprocess.run(sequences, env=env, cwd=data).returncode
+            found = outcomes(stateful / "junit.xml") if (stateful / "junit.xml").exists() else {}
+            if code != 0 and not any(o in ("failed", "crashed") for o in found.values()):
+                found["stateful"] = "failed"
+            for name, outcome in found.items():
+                results[f"stateful: {name}"] = outcome
+            if code != 0:
+                status = code
         passed = sum(1 for outcome in results.values() if outcome == "passed")
         failed = sum(1 for outcome in results.values() if outcome in ("failed", "crashed"))
         if status != 0 and failed == 0:

@@ -29,6 +29,7 @@ use std::io::Write;
 use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Duration;
+use store::{Reads, UserReads};
 
 #[derive(Parser)]
 #[command(
@@ -95,6 +96,17 @@ struct Args {
         global = true
     )]
     write_timeout: u64,
+    /// Milliseconds a write waits for the database while another process
+    /// holds its write lock, before it is answered 503. Reads never wait
+    /// for it.
+    #[arg(
+        long,
+        env = "SUBMETRICS_BUSY_TIMEOUT",
+        default_value_t = 5000,
+        value_parser = clap::value_parser!(u64).range(0..=3_600_000),
+        global = true
+    )]
+    busy_timeout: u64,
     /// Seconds the requests under way get to finish after SIGTERM or SIGINT.
     #[arg(
         long,
@@ -255,6 +267,7 @@ fn run(args: Args) -> Result<(), Box<dyn std::error::Error>> {
         state.limit_rate(rate::RateLimiter::new(args.rate_limit));
     }
     state.set_body_timeout(Duration::from_secs(args.body_timeout));
+    state.set_busy_timeout(Duration::from_millis(args.busy_timeout))?;
     match args.command {
         Some(Command::Keys { action }) => keys(&state, action),
         Some(Command::Users { action }) => users(&state, action, &args.listen),
@@ -360,7 +373,7 @@ fn users(
                 None => state.store().accounts()?.iter().map(|a| a.id).collect(),
             };
             for account in accounts {
-                for member in routes::team_members(&state.store(), account)? {
+                for member in routes::team_members(&*state.store(), account)? {
                     let text = |field: &str| member[field].as_str().unwrap_or("").to_string();
                     println!(
                         "{}\taccount {account}\t{}\t{}\t{}\tlast login {}",

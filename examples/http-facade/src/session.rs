@@ -24,7 +24,7 @@
 use crate::auth::{Caller, hash_key};
 use crate::error::ApiError;
 use crate::state::{AppState, now_text};
-use crate::store::{InvitationRow, KeyRow, SessionRow};
+use crate::store::{InvitationRow, KeyRow, SessionRow, UserReads};
 use argon2::password_hash::{PasswordHash, PasswordHasher, PasswordVerifier, SaltString};
 use axum::http::request::Parts;
 use axum::http::{HeaderMap, Method, header};
@@ -139,7 +139,7 @@ pub fn from_now(seconds: i64) -> String {
 pub fn session_of(headers: &HeaderMap, state: &AppState) -> Result<Option<SessionRow>, ApiError> {
     match cookie(headers, SESSION_COOKIE) {
         None => Ok(None),
-        Some(token) => state.store().session(&hash_key(token), &now_text()),
+        Some(token) => state.read(|reader| reader.session(&hash_key(token), &now_text())),
     }
 }
 

@@ -267,6 +267,26 @@ impl OutboundDb {
         Ok(OutboundDb { connection })
     }
 
+    /// A read-only connection to the tables [`OutboundDb::open`] made.
+    pub fn open_reader(path: &Path) -> Result<OutboundDb, ApiError> {
+        let connection = Connection::open_with_flags(
+            path,
+            rusqlite::OpenFlags::SQLITE_OPEN_READ_ONLY | rusqlite::OpenFlags::SQLITE_OPEN_NO_MUTEX,
+        )
+        .map_err(ApiError::storage)?;
+        connection
+            .busy_timeout(std::time::Duration::from_secs(5))
+            .map_err(ApiError::storage)?;
+        Ok(OutboundDb { connection })
+    }
+
+    /// How long a write waits for another connection's write lock.
+    pub fn set_busy_timeout(&self, timeout: std::time::Duration) -> Result<(), ApiError> {
+        self.connection
+            .busy_timeout(timeout)
+            .map_err(ApiError::storage)
+    }
+
     // ---- webhooks -------------------------------------------------------
 
     pub fn insert_webhook(&self, hook: &Webhook) -> Result<(), ApiError> {

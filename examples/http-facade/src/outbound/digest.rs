@@ -212,9 +212,11 @@ pub fn queue_due(state: &AppState) {
                 .with_timezone(&settings.timezone)
                 .date_naive();
             let end = frequency.last_completed(today, settings.first_day_of_week);
+            // On the read connection: the writer's may be waiting for the
+            // database, and the ledger is held here.
             match state
                 .outbound
-                .db()
+                .reads()
                 .digest_queued(id, frequency.as_str(), &end.to_string())
             {
                 Ok(true) => continue,

@@ -183,6 +183,9 @@ struct Dirty {
 /// The events and delivery machinery of the service.
 pub struct Outbound {
     db: Mutex<OutboundDb>,
+    /// A read-only connection beside `db`, so reads never wait for a write
+    /// (another process's lock included); see [`Outbound::reads`].
+    reader: Mutex<OutboundDb>,
     config: OnceLock<Config>,
     dirty: Mutex<Dirty>,
     dirty_signal: Condvar,
@@ -201,6 +204,7 @@ impl Outbound {
     pub fn open(path: &Path) -> Result<Outbound, ApiError> {
         Ok(Outbound {
             db: Mutex::new(OutboundDb::open(path)?),
+            reader: Mutex::new(OutboundDb::open_reader(path)?),
             config: OnceLock::new(),
             dirty: Mutex::new(Dirty::default()),
             dirty_signal: Condvar::new(),
@@ -214,6 +218,11 @@ impl Outbound {
 
     pub fn db(&self) -> MutexGuard<'_, OutboundDb> {
         self.db.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// The outbound tables for reading, beside the writes of [`Outbound::db`].
+    pub fn reads(&self) -> MutexGuard<'_, OutboundDb> {
+        self.reader.lock().unwrap_or_else(|p| p.into_inner())
     }
 
     pub fn config(&self) -> &Config {

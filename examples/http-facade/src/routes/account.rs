@@ -11,6 +11,7 @@ use crate::error::ApiError;
 use crate::extract::{Path, Query};
 use crate::openapi::Doc;
 use crate::state::{Account, AppState, blocking};
+use crate::store::Reads;
 use axum::Json;
 use axum::extract::State;
 use axum::http::StatusCode;
@@ -129,9 +130,9 @@ async fn put_account(
         .filter(|(k, _)| SETTINGS.contains(&k.as_str()))
         .collect();
     let account = state.account(caller.account_id)?;
-    write_ledger(state, account, move |state, account, ledger| {
+    write_ledger(state, account, move |_, account, store, ledger| {
         let updated = ledger.settings().merged(&Value::Object(settings))?;
-        state.update_account(account, |row| {
+        let row = AppState::update_row(store, account, |row| {
             row.settings = json!(updated);
             if let Some(name) = name {
                 row.name = name;
@@ -139,6 +140,8 @@ async fn put_account(
             Ok(())
         })?;
         ledger.set_settings(updated);
+        // A failed commit reads the row back from the store.
+        *account.row.lock().unwrap_or_else(|p| p.into_inner()) = row;
         Ok(Json(account_json(account, ledger)))
     })
     .await
@@ -272,7 +275,8 @@ fn month_of(now: chrono::DateTime<chrono::Utc>) -> (String, String) {
 async fn team(State(state): State<Arc<AppState>>, caller: Caller) -> Result<Json<Value>, ApiError> {
     caller.require_admin()?;
     let account = caller.account_id;
-    let list = blocking(move || super::session::team_members(&state.store(), account)).await?;
+    let list = blocking(move || state.read(|reader| super::session::team_members(reader, account)))
+        .await?;
     Ok(Json(json!({"result": {"count": list.len(), "list": list}})))
 }
 
@@ -283,7 +287,7 @@ async fn list_keys(
 ) -> Result<Json<Value>, ApiError> {
     caller.require_admin()?;
     let account = caller.account_id;
-    let keys = blocking(move || state.store().keys(Some(account))).await?;
+    let keys = blocking(move || state.read(|reader| reader.keys(Some(account)))).await?;
     let list: Vec<Value> = keys
         .iter()
         .map(|k| json!({"id": k.id, "name": k.name, "role": k.role, "created": k.created, "revoked": k.revoked}))
@@ -344,8 +348,7 @@ async fn revoke_key(
     }
     blocking(move || {
         let target = state
-            .store()
-            .keys(Some(caller.account_id))?
+            .read(|reader| reader.keys(Some(caller.account_id)))?
             .into_iter()
             .find(|k| k.id == id)
             .ok_or_else(|| ApiError::NotFound(format!("API key `{id}` does not exist")))?;

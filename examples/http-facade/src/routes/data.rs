@@ -11,7 +11,7 @@ use crate::error::ApiError;
 use crate::extract::{Path, Query};
 use crate::openapi::{Doc, PAGE};
 use crate::state::{Account, AppState, blocking};
-use crate::store::Change;
+use crate::store::{Change, Reads};
 use axum::Json;
 use axum::body::Bytes;
 use axum::extract::State;
@@ -962,9 +962,7 @@ async fn list_fx_rates(
 ) -> Result<Json<Value>, ApiError> {
     let (limit, offset) = page_of(&params)?;
     let (page, count) = blocking(move || {
-        state
-            .store()
-            .fx_rates_page(caller.account_id, limit, offset)
+        state.read(|reader| reader.fx_rates_page(caller.account_id, limit, offset))
     })
     .await?;
     Ok(Json(list_json(&page, count)))
@@ -977,17 +975,10 @@ async fn post_fx_rates(
 ) -> Result<Json<Value>, ApiError> {
     let rows = records_of(body, "fx_rates")?;
     let account = account_of(&state, &caller)?;
-    write_ledger(state, account, move |state, account, ledger| {
+    write_ledger(state, account, move |_, _, store, ledger| {
         let loaded = ledger.load_fx_rates(&rows)?;
-        let id = account.row.lock().unwrap_or_else(|p| p.into_inner()).id;
-        // Bound first: the store's lock must be let go before `reload`
-        // takes it again.
-        let stored = state.store().add_fx_rates(id, &rows);
-        if let Err(error) = stored {
-            // Memory must not hold rates the disk does not: reload.
-            *ledger = state.reload(account)?;
-            return Err(error);
-        }
+        // A failure rolls the ledger back with the transaction.
+        store.add_fx_rates(caller.account_id, &rows)?;
         Ok(Json(json!({"success": true, "loaded": loaded})))
     })
     .await

@@ -20,7 +20,8 @@ pub use table::{Endpoint, Routes};
 
 use crate::error::ApiError;
 use crate::openapi::Doc;
-use crate::state::{Account, AppState};
+use crate::state::{Account, AppState, QueuedWrite, Reply};
+use crate::store::Store;
 use axum::Router;
 use axum::body::Bytes;
 use axum::extract::{DefaultBodyLimit, FromRequest, Request};
@@ -335,19 +336,52 @@ pub async fn read_ledger<T: Send + 'static>(
     .map_err(|_| ApiError::internal("the request could not be completed"))?
 }
 
-/// Runs `work` with the account's ledger for writing, off the event loop;
-/// `work` persists through the state before it returns.
+/// Runs a write of the account off the event loop (see
+/// [`AppState::write_account`]): `work` changes the ledger, persists
+/// through the state and may write to the store in the write's transaction,
+/// committed once it succeeds.
 pub async fn write_ledger<T: Send + 'static>(
     state: Arc<AppState>,
     account: Arc<Account>,
-    work: impl FnOnce(&AppState, &Account, &mut Ledger) -> Result<T, ApiError> + Send + 'static,
+    work: impl FnOnce(&AppState, &Account, &mut Store, &mut Ledger) -> Result<T, ApiError>
+    + Send
+    + 'static,
 ) -> Result<T, ApiError> {
     tokio::task::spawn_blocking(move || {
-        let mut ledger = account.ledger.write().unwrap_or_else(|p| p.into_inner());
-        work(&state, &account, &mut ledger)
+        state.write_account(&account, |store, ledger| {
+            work(&state, &account, store, ledger)
+        })
     })
     .await
     .map_err(|_| ApiError::internal("the request could not be completed"))?
+}
+
+/// A record write waiting in its account's queue, and where its caller
+/// waits for the answer.
+struct Queued<W, T> {
+    work: W,
+    answer: tokio::sync::oneshot::Sender<Result<T, ApiError>>,
+}
+
+impl<W, T> QueuedWrite for Queued<W, T>
+where
+    W: FnOnce(&AppState, &Account, &mut Ledger) -> Result<T, ApiError> + Send + 'static,
+    T: Send + 'static,
+{
+    fn run(self: Box<Self>, state: &AppState, account: &Account, ledger: &mut Ledger) -> Reply {
+        let Queued { work, answer } = *self;
+        let result = work(state, account, ledger);
+        Box::new(move |commit: Result<(), &ApiError>| {
+            let _ = answer.send(match commit {
+                Ok(()) => result,
+                Err(error) => Err(error.again()),
+            });
+        })
+    }
+
+    fn refuse(self: Box<Self>, error: &ApiError) {
+        let _ = self.answer.send(Err(error.again()));
+    }
 }
 
 /// Runs a record write (`work` persists only through the state) in the
@@ -360,16 +394,8 @@ pub async fn write_records<T: Send + 'static>(
     account: Arc<Account>,
     work: impl FnOnce(&AppState, &Account, &mut Ledger) -> Result<T, ApiError> + Send + 'static,
 ) -> Result<T, ApiError> {
-    let (sender, receiver) = tokio::sync::oneshot::channel();
-    let start_runner = account.queue(Box::new(move |state, account, ledger| {
-        let result = work(state, account, ledger);
-        Box::new(move |commit: Result<(), &ApiError>| {
-            let _ = sender.send(match commit {
-                Ok(()) => result,
-                Err(error) => Err(error.again()),
-            });
-        })
-    }));
+    let (answer, receiver) = tokio::sync::oneshot::channel();
+    let start_runner = account.queue(Box::new(Queued { work, answer }));
     if start_runner {
         // The runner answers through the channel; its handle is not needed.
         drop(tokio::task::spawn_blocking(move || {

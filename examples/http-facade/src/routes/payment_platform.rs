@@ -129,8 +129,8 @@ async fn delete_connection(
     };
     let id = caller.account_id;
     let account = state.account(id)?;
-    write_ledger(state, account, move |state, _, ledger| {
-        stripe::disconnect(state, id, ledger, remove_data).map(Json)
+    write_ledger(state, account, move |state, _, store, ledger| {
+        stripe::disconnect(state, id, store, ledger, remove_data).map(Json)
     })
     .await
 }

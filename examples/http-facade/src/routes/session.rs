@@ -18,8 +18,8 @@ use crate::error::ApiError;
 use crate::extract::Path;
 use crate::openapi::Doc;
 use crate::session::{self, check_origin};
-use crate::state::{AppState, now_text};
-use crate::store::{InvitationRow, Store, UserRow};
+use crate::state::{AppState, blocking, now_text};
+use crate::store::{InvitationRow, UserReads, UserRow};
 use axum::Json;
 use axum::extract::{FromRequestParts, State};
 use axum::http::request::Parts;
@@ -82,7 +82,7 @@ pub fn member_of_invitation(invitation: &InvitationRow) -> Value {
 }
 
 /// The team of an account: its users, then its pending invitations.
-pub fn team_members(store: &Store, account: i64) -> Result<Vec<Value>, ApiError> {
+pub fn team_members(store: &impl UserReads, account: i64) -> Result<Vec<Value>, ApiError> {
     let mut list: Vec<Value> = store.users(account)?.iter().map(member_of_user).collect();
     list.extend(
         store
@@ -255,7 +255,8 @@ async fn logout(
         ));
     }
     if let Some(token) = session::cookie(&headers, session::SESSION_COOKIE) {
-        state.store().delete_session(&hash_key(token))?;
+        let hash = hash_key(token);
+        blocking(move || state.store().delete_session(&hash)).await?;
     }
     Ok((
         [(header::SET_COOKIE, session::cleared_cookie())],
@@ -265,11 +266,11 @@ async fn logout(
 }
 
 /// The invitation of a token, with `expired` as its status once past its
-/// expiry while still pending.
-fn invitation_of(state: &AppState, token: &str) -> Result<InvitationRow, ApiError> {
-    let mut invitation = state
-        .store()
-        .invitation_by_token(&hash_key(token))?
+/// expiry while still pending; read off the event loop.
+async fn invitation_of(state: &Arc<AppState>, token: &str) -> Result<InvitationRow, ApiError> {
+    let (state, hash) = (Arc::clone(state), hash_key(token));
+    let mut invitation = blocking(move || state.read(|reader| reader.invitation_by_token(&hash)))
+        .await?
         .ok_or_else(|| ApiError::NotFound("no invitation has this token".into()))?;
     if invitation.status == "pending" && invitation.expires <= now_text() {
         invitation.status = "expired".into();
@@ -281,7 +282,7 @@ async fn invitation(
     State(state): State<Arc<AppState>>,
     Path(token): Path<String>,
 ) -> Result<Json<Value>, ApiError> {
-    let invitation = invitation_of(&state, &token)?;
+    let invitation = invitation_of(&state, &token).await?;
     let account = account_of(&state, invitation.account_id, &invitation.role)?;
     Ok(Json(json!({
         "id": invitation.id, "email": invitation.email, "name": invitation.name,
@@ -298,7 +299,7 @@ async fn accept(
 ) -> Result<Response, ApiError> {
     check_origin(&headers)?;
     object(&body)?;
-    let invitation = invitation_of(&state, &token)?;
+    let invitation = invitation_of(&state, &token).await?;
     if invitation.status != "pending" {
         return Err(ApiError::Conflict(format!(
             "the invitation is {}; ask an admin for a new one",
@@ -362,8 +363,10 @@ async fn invite(
             "only an owner can invite owners".into(),
         ));
     }
+    let account = caller.account_id;
     let (invitation, token) =
-        session::create_invitation(&state, caller.account_id, Some(&email), &name, &role)?;
+        blocking(move || session::create_invitation(&state, account, Some(&email), &name, &role))
+            .await?;
     let mut member = member_of_invitation(&invitation);
     member["token"] = json!(token);
     member["path"] = json!(session::invitation_path(&token));
@@ -376,28 +379,31 @@ async fn remove_member(
     Path(id): Path<String>,
 ) -> Result<Json<Value>, ApiError> {
     caller.require_admin()?;
-    let mut store = state.store();
-    if store.revoke_invitation(caller.account_id, &id)? {
-        return Ok(Json(json!({"success": true, "id": id})));
-    }
-    let target = store
-        .users(caller.account_id)?
-        .into_iter()
-        .find(|user| user.id == id)
-        .ok_or_else(|| {
-            ApiError::NotFound(format!(
-                "team member `{id}` does not exist or is not pending"
-            ))
-        })?;
-    if caller.user.as_ref().is_some_and(|user| user.id == id) {
-        return Err(ApiError::Conflict("a user cannot disable itself".into()));
-    }
-    if target.role == "owner" && caller.key.role != "owner" {
-        return Err(ApiError::Forbidden(format!(
-            "user `{}` is an owner; only an owner can disable it",
-            target.email
-        )));
-    }
-    store.set_user_status(caller.account_id, &id, "disabled")?;
-    Ok(Json(json!({"success": true, "id": id})))
+    blocking(move || {
+        let mut store = state.store();
+        if store.revoke_invitation(caller.account_id, &id)? {
+            return Ok(Json(json!({"success": true, "id": id})));
+        }
+        let target = store
+            .users(caller.account_id)?
+            .into_iter()
+            .find(|user| user.id == id)
+            .ok_or_else(|| {
+                ApiError::NotFound(format!(
+                    "team member `{id}` does not exist or is not pending"
+                ))
+            })?;
+        if caller.user.as_ref().is_some_and(|user| user.id == id) {
+            return Err(ApiError::Conflict("a user cannot disable itself".into()));
+        }
+        if target.role == "owner" && caller.key.role != "owner" {
+            return Err(ApiError::Forbidden(format!(
+                "user `{}` is an owner; only an owner can disable it",
+                target.email
+            )));
+        }
+        store.set_user_status(caller.account_id, &id, "disabled")?;
+        Ok(Json(json!({"success": true, "id": id})))
+    })
+    .await
 }

@@ -8,7 +8,7 @@ use crate::error::ApiError;
 use crate::extract::{Path, Query};
 use crate::openapi::{Doc, PAGE};
 use crate::outbound::{self, Channel, EVENT_TYPES, Frequency, WEBHOOK_TEST, Webhook};
-use crate::state::{AppState, now_text};
+use crate::state::{AppState, blocking, now_text};
 use axum::Json;
 use axum::extract::State;
 use axum::http::StatusCode;
@@ -87,7 +87,7 @@ async fn list(
 ) -> Result<Json<Value>, ApiError> {
     caller.require_admin()?;
     let (limit, offset) = page_of(&params)?;
-    let hooks = state.outbound.db().webhooks(caller.account_id)?;
+    let hooks = blocking(move || state.outbound.reads().webhooks(caller.account_id)).await?;
     let page: Vec<Value> = hooks
         .iter()
         .skip(offset)
@@ -214,19 +214,23 @@ async fn create(
         created: now.clone(),
         updated: now,
     };
-    state.outbound.db().insert_webhook(&hook)?;
+    let hook = blocking(move || state.outbound.db().insert_webhook(&hook).map(|()| hook)).await?;
     let mut answer = hook.to_json();
     answer["secret"] = json!(hook.secret);
     Ok((StatusCode::CREATED, Json(answer)))
 }
 
-/// The caller's subscription `id`, or a 404.
-fn webhook_of(state: &AppState, caller: &Caller, id: &str) -> Result<Webhook, ApiError> {
-    state
-        .outbound
-        .db()
-        .webhook(caller.account_id, id)?
-        .ok_or_else(|| ApiError::NotFound(format!("webhook `{id}` does not exist")))
+/// The caller's subscription `id`, or a 404; read off the event loop.
+async fn webhook_of(state: &Arc<AppState>, caller: &Caller, id: &str) -> Result<Webhook, ApiError> {
+    let (state, account, id) = (Arc::clone(state), caller.account_id, id.to_string());
+    blocking(move || {
+        state
+            .outbound
+            .reads()
+            .webhook(account, &id)?
+            .ok_or_else(|| ApiError::NotFound(format!("webhook `{id}` does not exist")))
+    })
+    .await
 }
 
 async fn get_one(
@@ -235,7 +239,7 @@ async fn get_one(
     Path(id): Path<String>,
 ) -> Result<Json<Value>, ApiError> {
     caller.require_admin()?;
-    Ok(Json(webhook_of(&state, &caller, &id)?.to_json()))
+    Ok(Json(webhook_of(&state, &caller, &id).await?.to_json()))
 }
 
 async fn update(
@@ -245,7 +249,7 @@ async fn update(
     JsonBody(body): JsonBody,
 ) -> Result<Json<Value>, ApiError> {
     caller.require_admin()?;
-    let mut hook = webhook_of(&state, &caller, &id)?;
+    let mut hook = webhook_of(&state, &caller, &id).await?;
     let allow_private = state.outbound.config().allow_private;
     let fields = tokio::task::spawn_blocking(move || fields_of(&body, allow_private))
         .await
@@ -263,9 +267,12 @@ async fn update(
         hook.description = description;
     }
     hook.updated = now_text();
-    state.outbound.db().update_webhook(&hook)?;
-    state.outbound.wake();
-    Ok(Json(hook.to_json()))
+    blocking(move || {
+        state.outbound.db().update_webhook(&hook)?;
+        state.outbound.wake();
+        Ok(Json(hook.to_json()))
+    })
+    .await
 }
 
 async fn delete(
@@ -274,10 +281,13 @@ async fn delete(
     Path(id): Path<String>,
 ) -> Result<Json<Value>, ApiError> {
     caller.require_admin()?;
-    if !state.outbound.db().delete_webhook(caller.account_id, &id)? {
-        return Err(ApiError::NotFound(format!("webhook `{id}` does not exist")));
-    }
-    Ok(Json(json!({"deleted": true, "id": id})))
+    blocking(move || {
+        if !state.outbound.db().delete_webhook(caller.account_id, &id)? {
+            return Err(ApiError::NotFound(format!("webhook `{id}` does not exist")));
+        }
+        Ok(Json(json!({"deleted": true, "id": id})))
+    })
+    .await
 }
 
 async fn event_types(caller: Caller) -> Result<Json<Value>, ApiError> {
@@ -317,7 +327,7 @@ async fn test(
     BodyBytes(body): BodyBytes,
 ) -> Result<Json<Value>, ApiError> {
     caller.require_admin()?;
-    let hook = webhook_of(&state, &caller, &id)?;
+    let hook = webhook_of(&state, &caller, &id).await?;
     let body = optional_body(&body)?;
     let name = match body.as_ref() {
         None => WEBHOOK_TEST.to_string(),
@@ -360,12 +370,14 @@ async fn deliveries(
 ) -> Result<Json<Value>, ApiError> {
     caller.require_admin()?;
     let (limit, offset) = page_of(&params)?;
-    let hook = webhook_of(&state, &caller, &id)?;
-    let (rows, count) =
+    let hook = webhook_of(&state, &caller, &id).await?;
+    let (rows, count) = blocking(move || {
         state
             .outbound
-            .db()
-            .deliveries(Channel::Webhook, &hook.id, limit, offset)?;
+            .reads()
+            .deliveries(Channel::Webhook, &hook.id, limit, offset)
+    })
+    .await?;
     let list: Vec<Value> = rows.iter().map(|d| d.to_json()).collect();
     Ok(Json(json!({"result": {"count": count, "list": list}})))
 }
@@ -376,28 +388,32 @@ async fn redeliver(
     Path((id, delivery_id)): Path<(String, String)>,
 ) -> Result<(StatusCode, Json<Value>), ApiError> {
     caller.require_admin()?;
-    let hook = webhook_of(&state, &caller, &id)?;
-    let not_found =
-        || ApiError::NotFound(format!("webhook `{id}` has no delivery `{delivery_id}`"));
+    let hook = webhook_of(&state, &caller, &id).await?;
+    let missing = format!("webhook `{id}` has no delivery `{delivery_id}`");
+    let not_found = move || ApiError::NotFound(missing.clone());
     let seq: i64 = delivery_id.parse().map_err(|_| not_found())?;
-    let db = state.outbound.db();
-    let original = db
-        .delivery(seq)?
-        .filter(|d| d.channel == Channel::Webhook && d.target == hook.id)
-        .ok_or_else(not_found)?;
-    let seq = db.enqueue(
-        caller.account_id,
-        Channel::Webhook,
-        &hook.id,
-        &original.event_id,
-        &original.event_type,
-        &original.body,
-    )?;
-    let queued = db
-        .delivery(seq)?
-        .ok_or_else(|| ApiError::internal("a queued delivery is missing"))?;
-    drop(db);
-    state.outbound.wake();
+    let queued = blocking(move || {
+        let db = state.outbound.db();
+        let original = db
+            .delivery(seq)?
+            .filter(|d| d.channel == Channel::Webhook && d.target == hook.id)
+            .ok_or_else(not_found)?;
+        let seq = db.enqueue(
+            caller.account_id,
+            Channel::Webhook,
+            &hook.id,
+            &original.event_id,
+            &original.event_type,
+            &original.body,
+        )?;
+        let queued = db
+            .delivery(seq)?
+            .ok_or_else(|| ApiError::internal("a queued delivery is missing"))?;
+        drop(db);
+        state.outbound.wake();
+        Ok(queued)
+    })
+    .await?;
     Ok((StatusCode::CREATED, Json(queued.to_json())))
 }
 
@@ -476,15 +492,20 @@ async fn digest_now(
     .await?;
     let email = outbound::digest_email(&name, &recipients, &digest);
     let event_id = format!("dig_{}", crate::auth::hex(&outbound::random_bytes::<12>()?));
-    state.outbound.db().enqueue(
-        caller.account_id,
-        Channel::Email,
-        &recipients.join(","),
-        &event_id,
-        "digest",
-        &email.to_string(),
-    )?;
-    state.outbound.wake();
+    let (target, owner) = (recipients.join(","), Arc::clone(&state));
+    blocking(move || {
+        owner.outbound.db().enqueue(
+            caller.account_id,
+            Channel::Email,
+            &target,
+            &event_id,
+            "digest",
+            &email.to_string(),
+        )?;
+        owner.outbound.wake();
+        Ok(())
+    })
+    .await?;
     let mut answer = Map::new();
     answer.insert("queued".into(), json!(true));
     answer.insert("recipients".into(), json!(recipients));

@@ -1,14 +1,21 @@
 //! The service state: the store, and per account its settings documents and
 //! its in-memory core ledger, rebuilt from the store at start.
 //!
-//! Writes take the account's ledger write lock, apply the batch to the core,
-//! persist what the core accepted in one SQLite transaction, and only then
-//! answer; if persisting fails the ledger is rebuilt from the store, so
-//! memory never holds what the disk does not.
+//! A write first takes the database's write lock (a SQLite transaction
+//! begun `IMMEDIATE`, which waits out another process's lock up to the
+//! busy timeout) holding no lock of the account, so the account's readers
+//! never wait for another process; then it takes the account's ledger
+//! write lock, applies the batch to the core, stores what the core
+//! accepted in that transaction and commits it, and only then lets go of
+//! the ledger and answers. If the commit fails the ledger is rebuilt from
+//! the store, so memory never holds what the disk does not.
+//!
+//! Lock order: the store, then an account's ledger, then its row; nothing
+//! holding a ledger or a row takes the store.
 //!
 //! Record writes are group-committed: concurrent writers queue their work,
 //! and one runner per account (started by the first writer that finds none
-//! running) takes the write lock, runs every queued write and commits all
+//! running) takes the write locks, runs every queued write and commits all
 //! their changes in one transaction (one fsync), still before any of them
 //! answers and before any reader sees them. It repeats while writes keep
 //! arriving, so concurrent writers wait on their answer, not on a thread
@@ -19,11 +26,11 @@ mod replay;
 use crate::auth::{hash_key, new_key, new_key_id};
 use crate::error::{ApiError, StorageFault};
 use crate::rate::RateLimiter;
-use crate::store::{AccountRow, Change, Health, KeyRow, Store};
+use crate::store::{AccountRow, Change, Health, KeyRow, Reader, Reads, Store};
 use serde_json::{Value, json};
 use std::collections::HashMap;
-use std::path::Path;
-use std::sync::{Arc, Mutex, RwLock};
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex, MutexGuard, RwLock, RwLockWriteGuard};
 use std::time::{Duration, Instant};
 use submetrics::{Ledger, Settings};
 
@@ -48,14 +55,18 @@ pub struct Account {
 /// ([`AppState::run_queued`]) is on them.
 #[derive(Default)]
 struct Queue {
-    writes: Vec<QueuedWrite>,
+    writes: Vec<Box<dyn QueuedWrite>>,
     running: bool,
 }
 
 /// A queued record write: applies itself to the ledger (persisting only
 /// through [`AppState::persist`]) and returns how to answer its caller once
-/// the group's commit is known.
-pub type QueuedWrite = Box<dyn FnOnce(&AppState, &Account, &mut Ledger) -> Reply + Send>;
+/// the group's commit is known; or, when the group cannot write at all,
+/// answers its caller with the failure without running.
+pub trait QueuedWrite: Send {
+    fn run(self: Box<Self>, state: &AppState, account: &Account, ledger: &mut Ledger) -> Reply;
+    fn refuse(self: Box<Self>, error: &ApiError);
+}
 
 /// Answers one caller of a group with the outcome of the group's commit.
 pub type Reply = Box<dyn FnOnce(Result<(), &ApiError>) + Send>;
@@ -75,15 +86,23 @@ impl Account {
     /// [`AppState::run_queued`] (off the event loop), which also runs every
     /// write queued meanwhile.
     #[must_use]
-    pub fn queue(&self, write: QueuedWrite) -> bool {
+    pub fn queue(&self, write: Box<dyn QueuedWrite>) -> bool {
         let mut queue = self.queued.lock().unwrap_or_else(|p| p.into_inner());
         queue.writes.push(write);
         !std::mem::replace(&mut queue.running, true)
     }
 }
 
+/// Most read connections kept for reuse; more are opened while reads
+/// overlap, and closed after.
+const IDLE_READERS: usize = 8;
+
 pub struct AppState {
     store: Mutex<Store>,
+    /// The database file, for read connections.
+    database: PathBuf,
+    /// Read connections beside the store's, idle; see [`AppState::read`].
+    readers: Mutex<Vec<Reader>>,
     /// The database's state, read by `/health` without the store's lock.
     health: Health,
     /// Per-key request rates, when limited.
@@ -155,6 +174,8 @@ impl AppState {
             eprintln!("warning: the record log was not rewritten: {error}");
         }
         Ok(AppState {
+            database: dir.join(crate::store::DATABASE_FILE),
+            readers: Mutex::new(Vec::new()),
             rate: None,
             body_timeout: DEFAULT_BODY_TIMEOUT,
             health: store.health(),
@@ -185,6 +206,25 @@ impl AppState {
             .unwrap_or_else(|poisoned| poisoned.into_inner())
     }
 
+    /// Runs `work` on a read connection of its own beside the store's, so
+    /// a read never waits for a write (another process's lock included).
+    pub fn read<T>(
+        &self,
+        work: impl FnOnce(&Reader) -> Result<T, ApiError>,
+    ) -> Result<T, ApiError> {
+        let idle = self.readers.lock().unwrap_or_else(|p| p.into_inner()).pop();
+        let reader = match idle {
+            Some(reader) => reader,
+            None => Reader::open(&self.database)?,
+        };
+        let outcome = work(&reader);
+        let mut idle = self.readers.lock().unwrap_or_else(|p| p.into_inner());
+        if idle.len() < IDLE_READERS {
+            idle.push(reader);
+        }
+        outcome
+    }
+
     /// Limits each key's request rate from now on.
     pub fn limit_rate(&mut self, limiter: RateLimiter) {
         self.rate = Some(limiter);
@@ -196,6 +236,14 @@ impl AppState {
     /// closed, so a client trickling a body cannot hold a connection.
     pub fn set_body_timeout(&mut self, timeout: Duration) {
         self.body_timeout = timeout;
+    }
+
+    /// Sets how long a write waits for the database while another process
+    /// holds its write lock (`--busy-timeout`, 5 s unless set), the
+    /// outbound tables' writes included; reads never wait for it.
+    pub fn set_busy_timeout(&mut self, timeout: Duration) -> Result<(), ApiError> {
+        self.store().set_busy_timeout(timeout)?;
+        self.outbound.db().set_busy_timeout(timeout)
     }
 
     /// See [`AppState::set_body_timeout`].
@@ -248,8 +296,7 @@ impl AppState {
                 .into_iter()
                 .find(|row| row.id == id)
                 .ok_or_else(|| ApiError::NotFound(format!("account {id} does not exist")))?;
-            let reader = state.store().reader()?;
-            let ledger = replay::rebuild(&reader, &row)?;
+            let ledger = replay::rebuild(&Reader::open(&state.database)?, &row)?;
             state
                 .accounts
                 .write()
@@ -333,19 +380,45 @@ impl AppState {
     }
 
     /// Read-modify-write of the account row (name, settings, profile,
-    /// notifications) under the row's lock, so concurrent updates of
-    /// different documents never undo each other; the row changes in memory
-    /// only once stored. Returns the stored row.
+    /// notifications) in a write transaction of its own (see
+    /// [`AppState::update_row`]); the row changes in memory once committed.
+    /// Returns the stored row.
     pub fn update_account(
         &self,
         account: &Account,
         change: impl FnOnce(&mut AccountRow) -> Result<(), ApiError>,
     ) -> Result<AccountRow, ApiError> {
-        let mut guard = account.row.lock().unwrap_or_else(|p| p.into_inner());
-        let mut row = guard.clone();
+        let mut store = self.store();
+        store.begin()?;
+        let row = match Self::update_row(&mut store, account, change) {
+            Ok(row) => row,
+            Err(error) => {
+                store.rollback();
+                return Err(error);
+            }
+        };
+        store.commit(row.id, &[])?;
+        *account.row.lock().unwrap_or_else(|p| p.into_inner()) = row.clone();
+        Ok(row)
+    }
+
+    /// Stores a change of the account row inside the store's open write
+    /// transaction and returns the changed row, leaving the row in memory
+    /// as it is: the store's lock, held by every writer of a row, makes the
+    /// read-modify-write whole, and the row's own lock is only held for a
+    /// copy, so its readers never wait for the database.
+    pub fn update_row(
+        store: &mut Store,
+        account: &Account,
+        change: impl FnOnce(&mut AccountRow) -> Result<(), ApiError>,
+    ) -> Result<AccountRow, ApiError> {
+        let mut row = account
+            .row
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .clone();
         change(&mut row)?;
-        self.store().save_account(&row)?;
-        *guard = row.clone();
+        store.save_account(&row)?;
         Ok(row)
     }
 
@@ -370,7 +443,7 @@ impl AppState {
         if let Some(row) = self.cached_key(hash) {
             return Ok(Some(row));
         }
-        let row = self.store().key_by_hash(hash)?;
+        let row = self.read(|reader| reader.key_by_hash(hash))?;
         let mut cache = self.keys.write().unwrap_or_else(|p| p.into_inner());
         match &row {
             Some(row) => {
@@ -392,97 +465,186 @@ impl AppState {
         Ok(revoked)
     }
 
-    /// Persists `changes`; on failure rebuilds the account's ledger from the
-    /// store so memory matches disk, and reports the failure. Inside a group
-    /// commit the changes join the group's transaction instead.
+    /// Persists `changes` of a write of the account: they join the
+    /// transaction of the write under way ([`AppState::write_account`] or
+    /// a group commit), committed before the ledger's lock is let go.
     pub fn persist(
         &self,
         account: &Account,
-        ledger: &mut Ledger,
+        _ledger: &mut Ledger,
         changes: Vec<Change>,
     ) -> Result<(), ApiError> {
-        if let Some(group) = account
+        match account
             .group
             .lock()
             .unwrap_or_else(|p| p.into_inner())
             .as_mut()
         {
-            group.extend(changes);
-            return Ok(());
-        }
-        let id = account.row.lock().unwrap_or_else(|p| p.into_inner()).id;
-        let outcome = self.store().apply(id, &changes);
-        if let Err(error) = outcome {
-            *ledger = self.reload(account)?;
-            return Err(error);
-        }
-        self.outbound.touched(id, &changes);
-        Ok(())
-    }
-
-    /// The runner of an account's queue (see [`Account::queue`]): group
-    /// commits until the queue is empty. Each group, under one write lock,
-    /// runs every queued record write of the account, then commits all
-    /// their changes in one transaction and answers each caller. A failed
-    /// commit reloads the ledger from the store and fails every write of
-    /// the group. The lock is let go between groups, so readers get in.
-    pub fn run_queued(&self, account: &Account) {
-        loop {
-            let mut ledger = account.ledger.write().unwrap_or_else(|p| p.into_inner());
-            let writes = {
-                let mut queue = account.queued.lock().unwrap_or_else(|p| p.into_inner());
-                if queue.writes.is_empty() {
-                    queue.running = false;
-                    return;
-                }
-                std::mem::take(&mut queue.writes)
-            };
-            // A group that panics outside its writes (which are caught one
-            // by one) fails its callers (their answers are dropped) but must
-            // neither leave the group open nor stop the runner.
-            let group = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-                self.run_group(account, &mut ledger, writes)
-            }));
-            if group.is_err() {
-                *account.group.lock().unwrap_or_else(|p| p.into_inner()) = None;
+            Some(group) => {
+                group.extend(changes);
+                Ok(())
             }
+            None => Err(ApiError::internal(
+                "a record write was stored outside a write of its account",
+            )),
         }
     }
 
-    /// One group commit of `writes` (see [`AppState::run_queued`]).
-    fn run_group(&self, account: &Account, ledger: &mut Ledger, writes: Vec<QueuedWrite>) {
+    /// Starts a write of the account: takes the store and begins its write
+    /// transaction (waiting out another process's lock up to the busy
+    /// timeout while holding no lock of the account, so its readers go on),
+    /// then the account's ledger write lock; [`AppState::persist`] collects
+    /// the write's record changes until [`AppState::finish`].
+    fn start<'a>(&'a self, account: &'a Account) -> Result<Writing<'a>, ApiError> {
+        let mut store = self.store();
+        store.begin()?;
+        let ledger = account.ledger.write().unwrap_or_else(|p| p.into_inner());
         *account.group.lock().unwrap_or_else(|p| p.into_inner()) = Some(Vec::new());
-        let replies: Vec<Reply> = writes
-            .into_iter()
-            .map(|write| {
-                // A write that panics must not leave the group open.
-                std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-                    write(self, account, ledger)
-                }))
-                .unwrap_or_else(|_| -> Reply { Box::new(|_| {}) })
-            })
-            .collect();
+        Ok(Writing { store, ledger })
+    }
+
+    /// Ends a write begun by [`AppState::start`]: commits what it stored
+    /// and its record changes when `keep`, else rolls it all back. Whenever
+    /// nothing is committed after the ledger may have changed (changes were
+    /// collected, `keep` came with a storage failure, or the write
+    /// panicked), the account's row and ledger are read back from the
+    /// store, so memory never holds what the disk does not. The ledger's
+    /// lock is held until then, so no reader sees an uncommitted record.
+    fn finish(
+        &self,
+        account: &Account,
+        mut writing: Writing<'_>,
+        keep: Result<(), &ApiError>,
+    ) -> Result<(), ApiError> {
         let changes = account
             .group
             .lock()
             .unwrap_or_else(|p| p.into_inner())
             .take()
             .unwrap_or_default();
-        let outcome = self.persist(account, ledger, changes);
+        let id = account.row.lock().unwrap_or_else(|p| p.into_inner()).id;
+        let outcome = match keep {
+            Ok(()) => writing.store.commit(id, &changes),
+            Err(error) => {
+                writing.store.rollback();
+                Err(error.again())
+            }
+        };
+        let Err(error) = outcome else {
+            drop(writing);
+            self.outbound.touched(id, &changes);
+            return Ok(());
+        };
+        let changed = !changes.is_empty()
+            || matches!(keep, Ok(()))
+            || keep
+                .is_err_and(|e| e.storage_fault().is_some() || matches!(e, ApiError::Internal(_)));
+        if changed {
+            let Writing { store, mut ledger } = writing;
+            let row = store
+                .accounts()?
+                .into_iter()
+                .find(|row| row.id == id)
+                .ok_or_else(|| ApiError::NotFound(format!("account {id} does not exist")))?;
+            *ledger = replay::rebuild(&store.reader()?, &row)?;
+            *account.row.lock().unwrap_or_else(|p| p.into_inner()) = row;
+        }
+        Err(error)
+    }
+
+    /// Runs a write of the account (see [`AppState::start`]): `work`
+    /// changes the ledger, persists record changes through
+    /// [`AppState::persist`] and may write to the store in its transaction;
+    /// all of it is committed when `work` succeeds, before the ledger's
+    /// lock is let go, and rolled back (the ledger with it) when it fails.
+    pub fn write_account<T>(
+        &self,
+        account: &Account,
+        work: impl FnOnce(&mut Store, &mut Ledger) -> Result<T, ApiError>,
+    ) -> Result<T, ApiError> {
+        let mut writing = self.start(account)?;
+        let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            let Writing { store, ledger } = &mut writing;
+            work(store, ledger)
+        }))
+        .unwrap_or_else(|_| Err(ApiError::internal("the request could not be completed")));
+        match result {
+            Ok(value) => self.finish(account, writing, Ok(())).map(|()| value),
+            Err(error) => {
+                // The failure the caller gets is the work's own.
+                let _ = self.finish(account, writing, Err(&error));
+                Err(error)
+            }
+        }
+    }
+
+    /// The runner of an account's queue (see [`Account::queue`]): group
+    /// commits until the queue is empty. Each group takes the write locks
+    /// as [`AppState::start`] does, runs every queued record write of the
+    /// account, then commits all their changes in one transaction and
+    /// answers each caller. A failed commit reloads the ledger from the
+    /// store and fails every write of the group; a database that cannot be
+    /// written (locked past the busy timeout, read-only) fails every queued
+    /// write without running it. The locks are let go between groups, so
+    /// readers get in.
+    pub fn run_queued(&self, account: &Account) {
+        loop {
+            {
+                let mut queue = account.queued.lock().unwrap_or_else(|p| p.into_inner());
+                if queue.writes.is_empty() {
+                    queue.running = false;
+                    return;
+                }
+            }
+            // Only this runner takes from the queue: it is not empty now.
+            let writing = self.start(account);
+            let writes = std::mem::take(
+                &mut account
+                    .queued
+                    .lock()
+                    .unwrap_or_else(|p| p.into_inner())
+                    .writes,
+            );
+            match writing {
+                Ok(writing) => self.run_group(account, writing, writes),
+                Err(error) => {
+                    for write in writes {
+                        write.refuse(&error);
+                    }
+                }
+            }
+        }
+    }
+
+    /// One group commit of `writes` (see [`AppState::run_queued`]).
+    fn run_group(
+        &self,
+        account: &Account,
+        mut writing: Writing<'_>,
+        writes: Vec<Box<dyn QueuedWrite>>,
+    ) {
+        let ledger = &mut *writing.ledger;
+        let replies: Vec<Reply> = writes
+            .into_iter()
+            .map(|write| {
+                // A write that panics fails its caller (its answer is
+                // dropped) but must not stop the group.
+                std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                    write.run(self, account, ledger)
+                }))
+                .unwrap_or_else(|_| -> Reply { Box::new(|_| {}) })
+            })
+            .collect();
+        let outcome = self.finish(account, writing, Ok(()));
         for reply in replies {
             reply(outcome.as_ref().map(|_| ()));
         }
     }
+}
 
-    /// The account's ledger as the store holds it.
-    pub fn reload(&self, account: &Account) -> Result<Ledger, ApiError> {
-        let row = account
-            .row
-            .lock()
-            .unwrap_or_else(|p| p.into_inner())
-            .clone();
-        // Read beside the store: other accounts keep writing meanwhile.
-        let reader = self.store().reader()?;
-        replay::rebuild(&reader, &row)
-    }
+/// A write of an account under way: the store in a write transaction and
+/// the account's ledger locked for writing (see [`AppState::start`]).
+struct Writing<'a> {
+    store: MutexGuard<'a, Store>,
+    ledger: RwLockWriteGuard<'a, Ledger>,
 }

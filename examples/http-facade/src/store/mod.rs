@@ -23,7 +23,7 @@ use serde_json::Value;
 use std::path::Path;
 use std::sync::{Arc, Mutex};
 use submetrics::{Ledger, RecordKind};
-pub use users::{InvitationRow, SessionRow, UserRow};
+pub use users::{InvitationRow, SessionRow, UserReads, UserRow};
 
 /// File name of the database inside the data directory.
 pub const DATABASE_FILE: &str = "submetrics.db";
@@ -130,6 +130,19 @@ pub struct Reader {
 }
 
 impl Reader {
+    /// A read-only connection to the database file at `path`.
+    pub fn open(path: &Path) -> Result<Reader, ApiError> {
+        let connection = Connection::open_with_flags(
+            path,
+            rusqlite::OpenFlags::SQLITE_OPEN_READ_ONLY | rusqlite::OpenFlags::SQLITE_OPEN_NO_MUTEX,
+        )
+        .map_err(ApiError::storage)?;
+        connection
+            .busy_timeout(std::time::Duration::from_secs(5))
+            .map_err(ApiError::storage)?;
+        Ok(Reader { connection })
+    }
+
     /// Every stored FX rate row of an account, oldest first.
     pub fn fx_rates(&self, account: i64) -> Result<Vec<Value>, ApiError> {
         fx_rates(&self.connection, account)
@@ -143,6 +156,87 @@ impl Reader {
         each: impl FnMut(LogEntry) -> Result<(), ApiError>,
     ) -> Result<(), ApiError> {
         record_log::replay_log(&self.connection, account, each)
+    }
+}
+
+/// The store's reads, on the store's own connection or on a [`Reader`]'s:
+/// a read on a reader never waits for a write of the store.
+pub trait Reads {
+    fn connection(&self) -> &Connection;
+
+    /// The key with this hash, when it exists and is not revoked.
+    fn key_by_hash(&self, hash: &str) -> Result<Option<KeyRow>, ApiError> {
+        self.connection()
+            .query_row(
+                "SELECT id, account_id, name, role, created, revoked FROM api_keys WHERE hash = ?1 AND revoked = 0",
+                [hash],
+                key_row,
+            )
+            .optional()
+            .map_err(ApiError::storage)
+    }
+
+    /// Every key, or those of one account.
+    fn keys(&self, account: Option<i64>) -> Result<Vec<KeyRow>, ApiError> {
+        let mut statement = self
+            .connection()
+            .prepare(
+                "SELECT id, account_id, name, role, created, revoked FROM api_keys
+                 WHERE ?1 IS NULL OR account_id = ?1 ORDER BY created, id",
+            )
+            .map_err(ApiError::storage)?;
+        let rows = statement
+            .query_map([account], key_row)
+            .map_err(ApiError::storage)?;
+        rows.collect::<Result<Vec<_>, _>>()
+            .map_err(ApiError::storage)
+    }
+
+    /// A page of an account's stored FX rate rows, oldest first, and how
+    /// many there are in all.
+    fn fx_rates_page(
+        &self,
+        account: i64,
+        limit: usize,
+        offset: usize,
+    ) -> Result<(Vec<Value>, usize), ApiError> {
+        let count: i64 = self
+            .connection()
+            .query_row(
+                "SELECT COUNT(*) FROM fx_rates WHERE account_id = ?1",
+                [account],
+                |row| row.get(0),
+            )
+            .map_err(ApiError::storage)?;
+        let mut statement = self
+            .connection()
+            .prepare_cached(
+                "SELECT body FROM fx_rates WHERE account_id = ?1 ORDER BY seq LIMIT ?2 OFFSET ?3",
+            )
+            .map_err(ApiError::storage)?;
+        let bounded = |n: usize| i64::try_from(n).unwrap_or(i64::MAX);
+        let bodies = statement
+            .query_map(params![account, bounded(limit), bounded(offset)], |row| {
+                row.get::<_, String>(0)
+            })
+            .map_err(ApiError::storage)?;
+        let mut rows = Vec::new();
+        for body in bodies {
+            rows.push(parse(&body.map_err(ApiError::storage)?)?);
+        }
+        Ok((rows, usize::try_from(count).unwrap_or(0)))
+    }
+}
+
+impl Reads for Store {
+    fn connection(&self) -> &Connection {
+        &self.connection
+    }
+}
+
+impl Reads for Reader {
+    fn connection(&self) -> &Connection {
+        &self.connection
     }
 }
 
@@ -255,7 +349,7 @@ impl Store {
 
     pub fn accounts(&self) -> Result<Vec<AccountRow>, ApiError> {
         let mut statement = self
-            .connection
+            .connection()
             .prepare("SELECT id, name, settings, profile, notifications, created FROM accounts ORDER BY id")
             .map_err(ApiError::storage)?;
         let rows = statement
@@ -319,7 +413,7 @@ impl Store {
     /// Replaces an account's name and documents.
     pub fn save_account(&mut self, row: &AccountRow) -> Result<(), ApiError> {
         let outcome = self
-            .connection
+            .connection()
             .execute(
                 "UPDATE accounts SET name = ?2, settings = ?3, profile = ?4, notifications = ?5 WHERE id = ?1",
                 params![
@@ -338,7 +432,7 @@ impl Store {
     /// Every account's payment-platform connection document.
     pub fn connections(&self) -> Result<Vec<(i64, Value)>, ApiError> {
         let mut statement = self
-            .connection
+            .connection()
             .prepare(
                 "SELECT account_id, body FROM payment_platform_connections ORDER BY account_id",
             )
@@ -383,34 +477,6 @@ impl Store {
         Ok(())
     }
 
-    /// The key with this hash, when it exists and is not revoked.
-    pub fn key_by_hash(&self, hash: &str) -> Result<Option<KeyRow>, ApiError> {
-        self.connection
-            .query_row(
-                "SELECT id, account_id, name, role, created, revoked FROM api_keys WHERE hash = ?1 AND revoked = 0",
-                [hash],
-                key_row,
-            )
-            .optional()
-            .map_err(ApiError::storage)
-    }
-
-    /// Every key, or those of one account.
-    pub fn keys(&self, account: Option<i64>) -> Result<Vec<KeyRow>, ApiError> {
-        let mut statement = self
-            .connection
-            .prepare(
-                "SELECT id, account_id, name, role, created, revoked FROM api_keys
-                 WHERE ?1 IS NULL OR account_id = ?1 ORDER BY created, id",
-            )
-            .map_err(ApiError::storage)?;
-        let rows = statement
-            .query_map([account], key_row)
-            .map_err(ApiError::storage)?;
-        rows.collect::<Result<Vec<_>, _>>()
-            .map_err(ApiError::storage)
-    }
-
     /// Revokes a key; `false` when no such key (of that account) exists.
     pub fn revoke_key(&mut self, id: &str, account: Option<i64>) -> Result<bool, ApiError> {
         let changed = self
@@ -426,82 +492,72 @@ impl Store {
     /// A connection of its own for reading what is committed, so a long
     /// read (a ledger's rebuild) does not hold the store.
     pub fn reader(&self) -> Result<Reader, ApiError> {
-        let connection = Connection::open_with_flags(
-            &self.path,
-            rusqlite::OpenFlags::SQLITE_OPEN_READ_ONLY | rusqlite::OpenFlags::SQLITE_OPEN_NO_MUTEX,
-        )
-        .map_err(ApiError::storage)?;
-        connection
-            .busy_timeout(std::time::Duration::from_secs(5))
-            .map_err(ApiError::storage)?;
-        Ok(Reader { connection })
+        Reader::open(&self.path)
     }
 
-    /// A page of an account's stored FX rate rows, oldest first, and how
-    /// many there are in all.
-    pub fn fx_rates_page(
-        &self,
-        account: i64,
-        limit: usize,
-        offset: usize,
-    ) -> Result<(Vec<Value>, usize), ApiError> {
-        let count: i64 = self
-            .connection
-            .query_row(
-                "SELECT COUNT(*) FROM fx_rates WHERE account_id = ?1",
-                [account],
-                |row| row.get(0),
-            )
-            .map_err(ApiError::storage)?;
-        let mut statement = self
-            .connection
-            .prepare_cached(
-                "SELECT body FROM fx_rates WHERE account_id = ?1 ORDER BY seq LIMIT ?2 OFFSET ?3",
-            )
-            .map_err(ApiError::storage)?;
-        let bounded = |n: usize| i64::try_from(n).unwrap_or(i64::MAX);
-        let bodies = statement
-            .query_map(params![account, bounded(limit), bounded(offset)], |row| {
-                row.get::<_, String>(0)
-            })
-            .map_err(ApiError::storage)?;
-        let mut rows = Vec::new();
-        for body in bodies {
-            rows.push(parse(&body.map_err(ApiError::storage)?)?);
-        }
-        Ok((rows, usize::try_from(count).unwrap_or(0)))
-    }
-
-    /// Stores FX rate rows in one transaction, each in place of the
-    /// account's stored row of the same date and currency (which goes last
-    /// in the list). `rows` must be rows the core has read.
+    /// Stores FX rate rows, inside the transaction of [`Store::begin`],
+    /// each in place of the account's stored row of the same date and
+    /// currency (which goes last in the list). `rows` must be rows the core
+    /// has read.
     pub fn add_fx_rates(&mut self, account: i64, rows: &[Value]) -> Result<(), ApiError> {
-        let outcome = add_fx_rates(&mut self.connection, account, rows);
+        let outcome = add_fx_rates(&self.connection, account, rows);
         self.health.note(outcome)
     }
 
     /// Applies record changes in one transaction.
+    #[cfg(test)]
+    pub fn apply(&mut self, account: i64, changes: &[Change]) -> Result<(), ApiError> {
+        if changes.is_empty() {
+            return Ok(());
+        }
+        self.begin()?;
+        self.commit(account, changes)
+    }
+
+    /// How long a write waits for another connection's write lock.
+    pub fn set_busy_timeout(&self, timeout: std::time::Duration) -> Result<(), ApiError> {
+        self.connection
+            .busy_timeout(timeout)
+            .map_err(ApiError::storage)
+    }
+
+    /// Starts a write transaction holding the database's write lock
+    /// (`BEGIN IMMEDIATE`): while another connection holds it, this waits
+    /// up to the busy timeout and fails with `storage_unavailable`. Once it
+    /// succeeds, the transaction's statements and its commit wait for no
+    /// other connection. A caller takes this before any lock its readers
+    /// need, so they never wait out another process's lock.
     ///
     /// Every statement of a record write, `BEGIN` and `COMMIT` included, is
     /// prepared once per connection and kept: a single post commits alone
     /// when the service is not busy, and preparing those statements each
     /// time cost more than running them.
-    pub fn apply(&mut self, account: i64, changes: &[Change]) -> Result<(), ApiError> {
-        if changes.is_empty() {
-            return Ok(());
+    pub fn begin(&mut self) -> Result<(), ApiError> {
+        match run_cached(&self.connection, "BEGIN IMMEDIATE") {
+            Ok(()) => Ok(()),
+            Err(error) => self.health.note(Err(error)),
         }
+    }
+
+    /// Appends record `changes` of an account to the log and commits the
+    /// transaction of [`Store::begin`] (with what else it holds); a
+    /// failure leaves nothing of the transaction.
+    pub fn commit(&mut self, account: i64, changes: &[Change]) -> Result<(), ApiError> {
         let _writes = self.writes.lock().unwrap_or_else(|p| p.into_inner());
-        let connection = &self.connection;
-        let outcome = run_cached(connection, "BEGIN").and_then(|()| {
-            record_log::append(connection, account, changes)
-                .and_then(|()| run_cached(connection, "COMMIT"))
-        });
-        // As a dropped transaction does: roll back what is still open (a
-        // failed commit may already have rolled back by itself).
-        if outcome.is_err() && !connection.is_autocommit() {
-            let _ = connection.execute_batch("ROLLBACK");
+        let outcome = record_log::append(&self.connection, account, changes)
+            .and_then(|()| run_cached(&self.connection, "COMMIT"));
+        if outcome.is_err() {
+            self.rollback();
         }
         self.health.note(outcome)
+    }
+
+    /// Rolls back the open transaction, if one is open (a failed commit may
+    /// already have rolled back by itself).
+    pub fn rollback(&self) {
+        if !self.connection.is_autocommit() {
+            let _ = self.connection.execute_batch("ROLLBACK");
+        }
     }
 
     /// What the service reports of the database's state, readable without
@@ -526,23 +582,25 @@ impl Store {
     }
 }
 
-/// Stores FX rate rows (see [`Store::add_fx_rates`]).
-fn add_fx_rates(connection: &mut Connection, account: i64, rows: &[Value]) -> Result<(), ApiError> {
-    let tx = connection.transaction().map_err(ApiError::storage)?;
+/// Stores FX rate rows inside the open transaction (see
+/// [`Store::add_fx_rates`]).
+fn add_fx_rates(connection: &Connection, account: i64, rows: &[Value]) -> Result<(), ApiError> {
     for row in rows {
         let (date, currency) = fx_key(row)?;
-        tx.execute(
-            "DELETE FROM fx_rates WHERE account_id = ?1 AND date = ?2 AND currency = ?3",
-            params![account, date, currency],
-        )
-        .map_err(ApiError::storage)?;
-        tx.execute(
-            "INSERT INTO fx_rates (account_id, body, date, currency) VALUES (?1, ?2, ?3, ?4)",
-            params![account, row.to_string(), date, currency],
-        )
-        .map_err(ApiError::storage)?;
+        connection
+            .execute(
+                "DELETE FROM fx_rates WHERE account_id = ?1 AND date = ?2 AND currency = ?3",
+                params![account, date, currency],
+            )
+            .map_err(ApiError::storage)?;
+        connection
+            .execute(
+                "INSERT INTO fx_rates (account_id, body, date, currency) VALUES (?1, ?2, ?3, ?4)",
+                params![account, row.to_string(), date, currency],
+            )
+            .map_err(ApiError::storage)?;
     }
-    tx.commit().map_err(ApiError::storage)
+    Ok(())
 }
 
 /// Creates the database file, if it does not exist yet, readable and

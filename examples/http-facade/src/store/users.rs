@@ -14,7 +14,7 @@
 //! The tables are created by [`open`], as the other tables are, on every
 //! start (`CREATE TABLE IF NOT EXISTS`).
 
-use super::Store;
+use super::{Reads, Store};
 use crate::error::ApiError;
 use rusqlite::{Connection, OptionalExtension, params};
 
@@ -122,11 +122,12 @@ fn invitation_row(row: &rusqlite::Row) -> rusqlite::Result<InvitationRow> {
     })
 }
 
-impl Store {
+/// The reads of users, invitations and sessions (see [`Reads`]).
+pub trait UserReads: Reads {
     /// The users of an account, oldest first.
-    pub fn users(&self, account: i64) -> Result<Vec<UserRow>, ApiError> {
+    fn users(&self, account: i64) -> Result<Vec<UserRow>, ApiError> {
         let mut statement = self
-            .connection
+            .connection()
             .prepare(&format!(
                 "SELECT {USER_COLUMNS} FROM users WHERE account_id = ?1 ORDER BY created, id"
             ))
@@ -138,8 +139,8 @@ impl Store {
     }
 
     /// The user with this email (any case) and its password hash.
-    pub fn user_by_email(&self, email: &str) -> Result<Option<(UserRow, String)>, ApiError> {
-        self.connection
+    fn user_by_email(&self, email: &str) -> Result<Option<(UserRow, String)>, ApiError> {
+        self.connection()
             .query_row(
                 &format!("SELECT {USER_COLUMNS}, password_hash FROM users WHERE email = ?1"),
                 [email],
@@ -149,6 +150,65 @@ impl Store {
             .map_err(ApiError::storage)
     }
 
+    /// The invitation with this token hash, whatever its status.
+    fn invitation_by_token(&self, token_hash: &str) -> Result<Option<InvitationRow>, ApiError> {
+        self.connection()
+            .query_row(
+                &format!("SELECT {INVITATION_COLUMNS} FROM invitations WHERE token_hash = ?1"),
+                [token_hash],
+                invitation_row,
+            )
+            .optional()
+            .map_err(ApiError::storage)
+    }
+
+    /// The pending invitations of an account, oldest first.
+    fn pending_invitations(&self, account: i64) -> Result<Vec<InvitationRow>, ApiError> {
+        let mut statement = self
+            .connection()
+            .prepare(&format!(
+                "SELECT {INVITATION_COLUMNS} FROM invitations
+                 WHERE account_id = ?1 AND status = 'pending' ORDER BY created, id"
+            ))
+            .map_err(ApiError::storage)?;
+        let rows = statement
+            .query_map([account], invitation_row)
+            .map_err(ApiError::storage)?;
+        rows.collect::<Result<_, _>>().map_err(ApiError::storage)
+    }
+
+    /// The session with this token hash when it has not expired at `now`
+    /// and its user is active.
+    fn session(&self, token_hash: &str, now: &str) -> Result<Option<SessionRow>, ApiError> {
+        let columns = USER_COLUMNS
+            .split(", ")
+            .map(|c| format!("u.{c}"))
+            .collect::<Vec<_>>()
+            .join(", ");
+        self.connection()
+            .query_row(
+                &format!(
+                    "SELECT {columns}, s.csrf_token, s.expires FROM sessions s
+                     JOIN users u ON u.id = s.user_id
+                     WHERE s.token_hash = ?1 AND s.expires > ?2 AND u.status = 'active'"
+                ),
+                params![token_hash, now],
+                |row| {
+                    Ok(SessionRow {
+                        user: user_row(row)?,
+                        csrf_token: row.get(8)?,
+                        expires: row.get(9)?,
+                    })
+                },
+            )
+            .optional()
+            .map_err(ApiError::storage)
+    }
+}
+
+impl<T: Reads> UserReads for T {}
+
+impl Store {
     /// Whether any user holds this email (any case).
     pub fn email_taken(&self, email: &str) -> Result<bool, ApiError> {
         Ok(self.user_by_email(email)?.is_some())
@@ -240,33 +300,6 @@ impl Store {
         Ok(())
     }
 
-    /// The invitation with this token hash, whatever its status.
-    pub fn invitation_by_token(&self, token_hash: &str) -> Result<Option<InvitationRow>, ApiError> {
-        self.connection
-            .query_row(
-                &format!("SELECT {INVITATION_COLUMNS} FROM invitations WHERE token_hash = ?1"),
-                [token_hash],
-                invitation_row,
-            )
-            .optional()
-            .map_err(ApiError::storage)
-    }
-
-    /// The pending invitations of an account, oldest first.
-    pub fn pending_invitations(&self, account: i64) -> Result<Vec<InvitationRow>, ApiError> {
-        let mut statement = self
-            .connection
-            .prepare(&format!(
-                "SELECT {INVITATION_COLUMNS} FROM invitations
-                 WHERE account_id = ?1 AND status = 'pending' ORDER BY created, id"
-            ))
-            .map_err(ApiError::storage)?;
-        let rows = statement
-            .query_map([account], invitation_row)
-            .map_err(ApiError::storage)?;
-        rows.collect::<Result<_, _>>().map_err(ApiError::storage)
-    }
-
     /// Revokes a pending invitation; `false` when the account has no such
     /// pending invitation.
     pub fn revoke_invitation(&mut self, account: i64, id: &str) -> Result<bool, ApiError> {
@@ -318,34 +351,6 @@ impl Store {
         tx.execute("DELETE FROM sessions WHERE expires < ?1", [created])
             .map_err(ApiError::storage)?;
         tx.commit().map_err(ApiError::storage)
-    }
-
-    /// The session with this token hash when it has not expired at `now`
-    /// and its user is active.
-    pub fn session(&self, token_hash: &str, now: &str) -> Result<Option<SessionRow>, ApiError> {
-        let columns = USER_COLUMNS
-            .split(", ")
-            .map(|c| format!("u.{c}"))
-            .collect::<Vec<_>>()
-            .join(", ");
-        self.connection
-            .query_row(
-                &format!(
-                    "SELECT {columns}, s.csrf_token, s.expires FROM sessions s
-                     JOIN users u ON u.id = s.user_id
-                     WHERE s.token_hash = ?1 AND s.expires > ?2 AND u.status = 'active'"
-                ),
-                params![token_hash, now],
-                |row| {
-                    Ok(SessionRow {
-                        user: user_row(row)?,
-                        csrf_token: row.get(8)?,
-                        expires: row.get(9)?,
-                    })
-                },
-            )
-            .optional()
-            .map_err(ApiError::storage)
     }
 
     /// Ends a session (nothing when it does not exist).

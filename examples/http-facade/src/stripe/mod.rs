@@ -10,6 +10,7 @@ pub mod signature;
 use crate::error::ApiError;
 use crate::routes::data::{delete, upsert};
 use crate::state::{AppState, now_text};
+use crate::store::Store;
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 use std::collections::HashMap;
@@ -152,14 +153,19 @@ impl Hub {
         account: i64,
         change: impl FnOnce(&mut Connection),
     ) -> Result<(), ApiError> {
-        let mut connections = self.connections.lock().unwrap_or_else(|p| p.into_inner());
-        let Some(connection) = connections.get_mut(&account) else {
-            return Ok(());
+        // The store first, held by every update: they are stored in the
+        // order they are made, and the connections' lock is not held
+        // while the store waits for the database.
+        let mut store = state.store();
+        let body = {
+            let mut connections = self.connections.lock().unwrap_or_else(|p| p.into_inner());
+            let Some(connection) = connections.get_mut(&account) else {
+                return Ok(());
+            };
+            change(connection);
+            serde_json::to_value(&*connection).map_err(|e| ApiError::internal(e.to_string()))?
         };
-        change(connection);
-        let body =
-            serde_json::to_value(&*connection).map_err(|e| ApiError::internal(e.to_string()))?;
-        state.store().save_connection(account, Some(&body))
+        store.save_connection(account, Some(&body))
     }
 
     /// A new generation for the account's job: any running job stops.
@@ -257,6 +263,7 @@ pub fn connect(
 pub fn disconnect(
     state: &AppState,
     account_id: i64,
+    store: &mut Store,
     ledger: &mut Ledger,
     remove_data: bool,
 ) -> Result<Value, ApiError> {
@@ -267,7 +274,7 @@ pub fn disconnect(
         .lock()
         .unwrap_or_else(|p| p.into_inner())
         .remove(&account_id);
-    state.store().save_connection(account_id, None)?;
+    store.save_connection(account_id, None)?;
     let (mut customers, mut plans) = (0, 0);
     if remove_data {
         let account = state.account(account_id)?;
@@ -565,13 +572,25 @@ pub fn options(uncollectible: Option<&str>) -> Result<StripeOptions, ApiError> {
 /// Returns the rejections (object, id, field, reason).
 fn import(state: &AppState, account_id: i64, objects: &[Value]) -> Result<Vec<Value>, ApiError> {
     let account = state.account(account_id)?;
-    let mut ledger = account.ledger.write().unwrap_or_else(|p| p.into_inner());
+    state.write_account(&account, |_, ledger| {
+        import_into(state, &account, ledger, objects)
+    })
+}
+
+/// [`import`] inside the write of the account.
+fn import_into(
+    state: &AppState,
+    account: &crate::state::Account,
+    ledger: &mut Ledger,
+    objects: &[Value],
+) -> Result<Vec<Value>, ApiError> {
+    let account_id = account.row.lock().unwrap_or_else(|p| p.into_inner()).id;
     let uncollectible = state
         .stripe
         .connection(account_id)
         .and_then(|c| c.uncollectible);
     let options = options(uncollectible.as_deref())?;
-    let records = map_stripe_objects(objects, &options, &*ledger);
+    let records = map_stripe_objects(objects, &options, ledger);
     let mut rejections: Vec<Value> = records
         .rejected
         .iter()
@@ -580,8 +599,8 @@ fn import(state: &AppState, account_id: i64, objects: &[Value]) -> Result<Vec<Va
     if ledger.data_source(DATA_SOURCE).is_none() {
         upsert(
             state,
-            &account,
-            &mut ledger,
+            account,
+            ledger,
             RecordKind::DataSources,
             &[json!({"id": DATA_SOURCE, "name": "Stripe", "type": "stripe"})],
         )?;
@@ -592,7 +611,7 @@ fn import(state: &AppState, account_id: i64, objects: &[Value]) -> Result<Vec<Va
         (RecordKind::Invoices, &records.invoices),
     ] {
         for chunk in list.chunks(crate::routes::MAX_BATCH) {
-            let report = upsert(state, &account, &mut ledger, kind, chunk)?;
+            let report = upsert(state, account, ledger, kind, chunk)?;
             rejections.extend(report.rejected().map(|r| {
                 json!({"id": r.id, "field": r.error.as_ref().and_then(|e| e.field().map(str::to_string)), "error": r.import_error})
             }));
@@ -600,7 +619,7 @@ fn import(state: &AppState, account_id: i64, objects: &[Value]) -> Result<Vec<Va
     }
     for id in &records.removed_invoices {
         if ledger.invoice(id).is_some() {
-            delete(state, &account, &mut ledger, RecordKind::Invoices, id)?;
+            delete(state, account, ledger, RecordKind::Invoices, id)?;
         }
     }
     rejections.truncate(100);
