@@ -7,11 +7,32 @@
 use crate::convert::{Params, as_of, instant_text, records, to_json, to_py};
 use crate::errors::to_py_err;
 use arrow_array::RecordBatch;
+use bumpalo::Bump;
+use pyo3::intern;
 use pyo3::prelude::*;
-use pyo3::types::PyDict;
+use pyo3::types::{PyDict, PyList};
 use serde_json::{Value, json};
 use std::sync::RwLock;
-use submetrics::{MovementFilter, RecordKind, ReportParams, Settings};
+use submetrics::{MovementFilter, RecordKind, ReportParams, Settings, WriteReport};
+
+/// The per-record results of a write as a list of dicts `{id,
+/// import_status, import_error}` (`import_error` only for a rejected record).
+fn results(py: Python<'_>, report: WriteReport) -> PyResult<Bound<'_, PyAny>> {
+    let list = PyList::empty(py);
+    for result in report.results {
+        let dict = PyDict::new(py);
+        dict.set_item(intern!(py, "id"), result.id)?;
+        match result.import_error {
+            None => dict.set_item(intern!(py, "import_status"), intern!(py, "inserted"))?,
+            Some(error) => {
+                dict.set_item(intern!(py, "import_status"), intern!(py, "error"))?;
+                dict.set_item(intern!(py, "import_error"), error)?;
+            }
+        }
+        list.append(dict)?;
+    }
+    Ok(list.into_any())
+}
 
 /// A ledger of customers, plans, plan groups, invoices and data sources,
 /// with the movements, reports and customer views derived from them.
@@ -64,9 +85,11 @@ impl Ledger {
                 .map_err(|e| to_py_err(py, e))?;
             return crate::arrow::to_pyarrow(py, report.to_batch());
         }
-        let values = records(obj)?;
-        let report = self.writing(py, |l| json!(l.upsert(kind, &values).results));
-        to_py(py, &report)
+        let arena = Bump::new();
+        let trees = crate::records::records(obj, &arena)?;
+        let report = self.writing(py, |l| l.upsert_trees(kind, &trees));
+        drop(trees);
+        results(py, report)
     }
 
     fn get<'py>(&self, py: Python<'py>, kind: RecordKind, id: &str) -> PyResult<Bound<'py, PyAny>> {
@@ -221,8 +244,9 @@ impl Ledger {
                 })
                 .map_err(|e| to_py_err(py, e));
         }
-        let rows = records(rows)?;
-        self.writing(py, |l| l.load_fx_rates(&rows))
+        let arena = Bump::new();
+        let rows = crate::records::records(rows, &arena)?;
+        self.writing(py, |l| l.load_fx_rates_trees(&rows))
             .map_err(|e| to_py_err(py, e))
     }
 
