@@ -4,6 +4,7 @@
 use crate::convert::{as_of as as_of_instant, params as params_of};
 use crate::convert::{as_of, params, records, resolve};
 use crate::errors::{invalid_argument, to_napi};
+use crate::records::Records;
 use crate::tasks::{MovementsTask, ReportTask};
 use bumpalo::Bump;
 use napi::bindgen_prelude::{AsyncTask, Buffer};
@@ -14,6 +15,9 @@ use std::sync::{Arc, RwLock, RwLockReadGuard, RwLockWriteGuard};
 use submetrics::{Ledger, MovementFilter, RecordKind, Settings, WriteReport, columnar};
 
 pub type Shared = Arc<RwLock<Ledger>>;
+
+/// Invoices read from JavaScript per chunk handed to the core.
+const CHUNK: usize = 16_384;
 
 pub fn read(ledger: &Shared) -> RwLockReadGuard<'_, Ledger> {
     ledger.read().unwrap_or_else(|p| p.into_inner())
@@ -141,8 +145,16 @@ impl NativeLedger {
     ) -> napi::Result<WriteResults> {
         let kind = kind(&collection)?;
         let arena = Bump::new();
-        let records = crate::records::records(&env, records, &arena)?;
-        let report = write(&self.inner).upsert_trees(kind, &records);
+        let report = if kind == RecordKind::Invoices {
+            // Read on the other cores while the next chunk is read from
+            // JavaScript (on this thread, the only one that may).
+            let mut records = Records::new(&env, records, &arena)?;
+            let read = Ledger::read_invoice_chunks(|| records.next_chunk(CHUNK))?;
+            write(&self.inner).upsert_read_invoices(read)
+        } else {
+            let records = crate::records::records(&env, records, &arena)?;
+            write(&self.inner).upsert_trees(kind, &records)
+        };
         Ok(WriteResults::from(report))
     }
 

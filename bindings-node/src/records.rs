@@ -30,43 +30,93 @@ const MAX_VALUES: usize = 1_000_000;
 /// The records of `value`: the items of an array, or one object as one
 /// record. Anything else is an `invalid_record` error.
 pub fn records<'b>(env: &Env, value: Unknown<'_>, arena: &'b Bump) -> napi::Result<Vec<Json<'b>>> {
-    let value = value.raw();
-    let mut reader = Reader {
-        env: env.raw(),
-        arena,
-        scratch: vec![0; 256],
-        budget: MAX_VALUES,
-    };
-    let not_records = || {
-        details(
-            "invalid_record",
-            "expected a record object or an array of records",
-            None,
-            Some("(record)"),
-        )
-    };
-    if reader.type_of(value)? != sys::ValueType::napi_object {
-        return Err(not_records());
+    let mut records = Records::new(env, value, arena)?;
+    let mut all = Vec::new();
+    while let Some(chunk) = records.next_chunk(usize::MAX)? {
+        all.extend(chunk);
     }
-    if !reader.is_array(value)? {
-        return match reader.value(value, MAX_DEPTH) {
-            Ok(Some(record)) => Ok(vec![record]),
-            Ok(None) => Err(not_records()),
-            Err(failure) => Err(failure.into_error("the record")),
+    Ok(all)
+}
+
+/// The records of an argument, read a chunk at a time.
+pub struct Records<'b> {
+    reader: Reader<'b>,
+    value: sys::napi_value,
+    /// How many items the array has; `None` for one object as one record.
+    count: Option<u32>,
+    /// The next item to read (or 1 once the one record is read).
+    next: u32,
+}
+
+impl<'b> Records<'b> {
+    /// The records of `value` (see [`records`]).
+    pub fn new(env: &Env, value: Unknown<'_>, arena: &'b Bump) -> napi::Result<Records<'b>> {
+        let value = value.raw();
+        let reader = Reader {
+            env: env.raw(),
+            arena,
+            scratch: vec![0; 256],
+            budget: MAX_VALUES,
         };
+        if reader.type_of(value)? != sys::ValueType::napi_object {
+            return Err(not_records());
+        }
+        let count = if reader.is_array(value)? {
+            Some(reader.array_length(value)?)
+        } else {
+            None
+        };
+        Ok(Records {
+            reader,
+            value,
+            count,
+            next: 0,
+        })
     }
-    let count = reader.array_length(value)?;
-    let mut records = Vec::with_capacity(count as usize);
-    for index in 0..count {
-        // The handles of one record's values are released after it: a
-        // scavenge visits every live handle.
-        let mut scope = ptr::null_mut();
-        check(unsafe { sys::napi_open_handle_scope(reader.env, &mut scope) })?;
-        let read = reader.record(value, index);
-        check(unsafe { sys::napi_close_handle_scope(reader.env, scope) })?;
-        records.push(read?);
+
+    /// The next `size` records at most; `None` once every one is read.
+    pub fn next_chunk(&mut self, size: usize) -> napi::Result<Option<Vec<Json<'b>>>> {
+        let Some(count) = self.count else {
+            if self.next > 0 {
+                return Ok(None);
+            }
+            self.next = 1;
+            return match self.reader.value(self.value, MAX_DEPTH) {
+                Ok(Some(record)) => Ok(Some(vec![record])),
+                Ok(None) => Err(not_records()),
+                Err(failure) => Err(failure.into_error("the record")),
+            };
+        };
+        if self.next >= count {
+            return Ok(None);
+        }
+        let end = count.min(
+            self.next
+                .saturating_add(u32::try_from(size).unwrap_or(u32::MAX)),
+        );
+        let mut chunk = Vec::with_capacity((end - self.next) as usize);
+        for index in self.next..end {
+            // The handles of one record's values are released after it: a
+            // scavenge visits every live handle.
+            let env = self.reader.env;
+            let mut scope = ptr::null_mut();
+            check(unsafe { sys::napi_open_handle_scope(env, &mut scope) })?;
+            let read = self.reader.record(self.value, index);
+            check(unsafe { sys::napi_close_handle_scope(env, scope) })?;
+            chunk.push(read?);
+        }
+        self.next = end;
+        Ok(Some(chunk))
     }
-    Ok(records)
+}
+
+fn not_records() -> Error {
+    details(
+        "invalid_record",
+        "expected a record object or an array of records",
+        None,
+        Some("(record)"),
+    )
 }
 
 fn record_name(index: u32) -> String {

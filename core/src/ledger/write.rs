@@ -67,6 +67,43 @@ impl Ledger {
         }
     }
 
+    /// [`Ledger::read_invoice_trees`] of trees that `next` produces chunk
+    /// by chunk on the calling thread (a binding reading its language's
+    /// objects, which only that thread may touch), each chunk read on the
+    /// other cores while the next is produced: every tree's record id and
+    /// its invoice or error, in order. The first error of `next` ends the
+    /// read and is the answer.
+    pub fn read_invoice_chunks<'b, E>(
+        mut next: impl FnMut() -> std::result::Result<Option<Vec<Json<'b>>>, E>,
+    ) -> std::result::Result<Vec<(String, Result<Invoice>)>, E> {
+        std::thread::scope(|scope| {
+            let (send, receive) = std::sync::mpsc::sync_channel::<Vec<Json<'b>>>(2);
+            let reader = scope.spawn(move || {
+                let mut read = Vec::new();
+                for chunk in receive {
+                    read.extend(Ledger::read_invoice_trees(&chunk));
+                }
+                read
+            });
+            let produced = loop {
+                match next() {
+                    Ok(Some(chunk)) => {
+                        if send.send(chunk).is_err() {
+                            break Ok(());
+                        }
+                    }
+                    Ok(None) => break Ok(()),
+                    Err(error) => break Err(error),
+                }
+            };
+            drop(send);
+            let read = reader
+                .join()
+                .unwrap_or_else(|panic| std::panic::resume_unwind(panic));
+            produced.map(|()| read)
+        })
+    }
+
     /// [`Ledger::load_fx_rates`] of rows given as record trees: every row is
     /// valid and loaded, or none is.
     pub fn load_fx_rates_trees(&mut self, rows: &[Json<'_>]) -> Result<usize> {
@@ -286,6 +323,34 @@ mod tests {
             from_trees.invoice("i1").unwrap(),
             from_values.invoice("i1").unwrap()
         );
+
+        let texts: Vec<String> = batches[4].1.iter().map(Value::to_string).collect();
+        let mut chunks = texts.chunks(2).map(|chunk| {
+            Ok::<_, ()>(Some(
+                chunk.iter().map(|t| Json::parse(t).unwrap()).collect(),
+            ))
+        });
+        let read = Ledger::read_invoice_chunks(|| chunks.next().unwrap_or(Ok(None))).unwrap();
+        let trees: Vec<Json> = texts.iter().map(|t| Json::parse(t).unwrap()).collect();
+        let expected = Ledger::read_invoice_trees(&trees);
+        assert_eq!(read.len(), 3);
+        for ((id, invoice), (expected_id, expected_invoice)) in read.iter().zip(&expected) {
+            assert_eq!(id, expected_id);
+            assert_eq!(
+                invoice.as_ref().map_err(ToString::to_string),
+                expected_invoice.as_ref().map_err(ToString::to_string)
+            );
+        }
+        let mut calls = 0;
+        let failed = Ledger::read_invoice_chunks(|| {
+            calls += 1;
+            if calls == 2 {
+                Err("stop")
+            } else {
+                Ok(Some(trees.clone()))
+            }
+        });
+        assert_eq!(failed.unwrap_err(), "stop");
 
         let rate = json!({"date": "2024-01-01", "currency": "EUR", "rate": 0.9}).to_string();
         let trees = [Json::parse(&rate).unwrap()];
