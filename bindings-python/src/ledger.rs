@@ -48,6 +48,9 @@ pub struct Ledger {
 
 type CoreResult<T> = submetrics::Result<T>;
 
+/// Invoices read from Python per chunk handed to the core.
+const CHUNK: usize = 16_384;
+
 impl Ledger {
     /// Runs `f` on the ledger under the read lock, with the GIL released
     /// while waiting for the lock and while `f` runs.
@@ -86,9 +89,16 @@ impl Ledger {
             return crate::arrow::to_pyarrow(py, report.to_batch());
         }
         let arena = Bump::new();
-        let trees = crate::records::records(obj, &arena)?;
-        let report = self.writing(py, |l| l.upsert_trees(kind, &trees));
-        drop(trees);
+        let report = if kind == RecordKind::Invoices {
+            // Read on the other cores while the next chunk is read from
+            // Python (on this thread, which holds the GIL).
+            let mut chunks = crate::records::Chunks::new(obj, &arena);
+            let read = submetrics::Ledger::read_invoice_chunks(|| chunks.next_chunk(CHUNK))?;
+            self.writing(py, |l| l.upsert_read_invoices(read))
+        } else {
+            let trees = crate::records::records(obj, &arena)?;
+            self.writing(py, |l| l.upsert_trees(kind, &trees))
+        };
         results(py, report)
     }
 

@@ -31,6 +31,49 @@ pub fn records<'b>(obj: &Bound<'_, PyAny>, arena: &'b Bump) -> PyResult<Vec<Json
     }
 }
 
+/// The records of an argument (see [`records`]) a chunk at a time: a list
+/// by items, anything else whole.
+pub struct Chunks<'py, 'b> {
+    obj: Bound<'py, PyAny>,
+    arena: &'b Bump,
+    /// The next item of a list to read.
+    next: usize,
+    done: bool,
+}
+
+impl<'py, 'b> Chunks<'py, 'b> {
+    pub fn new(obj: &Bound<'py, PyAny>, arena: &'b Bump) -> Chunks<'py, 'b> {
+        Chunks {
+            obj: obj.clone(),
+            arena,
+            next: 0,
+            done: false,
+        }
+    }
+
+    /// The next `size` records at most; `None` once every one is read.
+    pub fn next_chunk(&mut self, size: usize) -> PyResult<Option<Vec<Json<'b>>>> {
+        if self.done {
+            return Ok(None);
+        }
+        let Ok(list) = self.obj.cast::<PyList>() else {
+            self.done = true;
+            return records(&self.obj, self.arena).map(Some);
+        };
+        let end = list.len().min(self.next.saturating_add(size));
+        if self.next >= end {
+            self.done = true;
+            return Ok(None);
+        }
+        let mut chunk = Vec::with_capacity(end - self.next);
+        for index in self.next..end {
+            chunk.push(tree(&list.get_item(index)?, self.arena, MAX_DEPTH - 1)?);
+        }
+        self.next = end;
+        Ok(Some(chunk))
+    }
+}
+
 /// A Python value as a record tree; `depth` is how many levels of arrays
 /// and objects it may still open.
 fn tree<'b>(obj: &Bound<'_, PyAny>, arena: &'b Bump, depth: u32) -> PyResult<Json<'b>> {
