@@ -97,6 +97,21 @@ function bytes(stream) {
   throw new TypeError('expected an Arrow IPC stream as a Uint8Array or Buffer')
 }
 
+/**
+ * The addon's write results (every record's id; the positions and
+ * messages of the rejected ones) as one `{id, import_status,
+ * import_error}` object per record, in input order.
+ */
+function writeResults({ ids, failed, errors }) {
+  const results = new Array(ids.length)
+  for (let i = 0; i < ids.length; i++) results[i] = { id: ids[i], import_status: 'inserted' }
+  for (let k = 0; k < failed.length; k++) {
+    const i = failed[k]
+    results[i] = { id: ids[i], import_status: 'error', import_error: errors[k] }
+  }
+  return results
+}
+
 class Ledger {
   /** @param {object} [settings] base_currency, timezone, first_day_of_week, churn_grace_days, refund_handling */
   constructor(settings) {
@@ -119,11 +134,15 @@ class Ledger {
     return call(() => this._native.importStripe(objects, options), 'invalid_query')
   }
 
-  upsertCustomers(records) { return call(() => this._native.upsert('customers', records), 'invalid_record') }
-  upsertPlans(records) { return call(() => this._native.upsert('plans', records), 'invalid_record') }
-  upsertPlanGroups(records) { return call(() => this._native.upsert('plan_groups', records), 'invalid_record') }
-  upsertInvoices(records) { return call(() => this._native.upsert('invoices', records), 'invalid_record') }
-  upsertDataSources(records) { return call(() => this._native.upsert('data_sources', records), 'invalid_record') }
+  _upsert(collection, records) {
+    return call(() => writeResults(this._native.upsert(collection, records)), 'invalid_record')
+  }
+
+  upsertCustomers(records) { return this._upsert('customers', records) }
+  upsertPlans(records) { return this._upsert('plans', records) }
+  upsertPlanGroups(records) { return this._upsert('plan_groups', records) }
+  upsertInvoices(records) { return this._upsert('invoices', records) }
+  upsertDataSources(records) { return this._upsert('data_sources', records) }
 
   // Arrow IPC streams (as apache-arrow's tableToIPC writes them): one record
   // per row; the per-record results come back as an IPC stream.

@@ -4,14 +4,20 @@
 use crate::convert::{as_of as as_of_instant, params as params_of};
 use crate::convert::{as_of, params, records, resolve};
 use crate::errors::{invalid_argument, to_napi};
+use crate::records::Records;
 use crate::tasks::{MovementsTask, ReportTask};
+use bumpalo::Bump;
 use napi::bindgen_prelude::{AsyncTask, Buffer};
+use napi::{Env, Unknown};
 use napi_derive::napi;
 use serde_json::{Value, json};
 use std::sync::{Arc, RwLock, RwLockReadGuard, RwLockWriteGuard};
-use submetrics::{Ledger, MovementFilter, RecordKind, Settings, columnar};
+use submetrics::{Ledger, MovementFilter, RecordKind, Settings, WriteReport, columnar};
 
 pub type Shared = Arc<RwLock<Ledger>>;
+
+/// Invoices read from JavaScript per chunk handed to the core.
+const CHUNK: usize = 16_384;
 
 pub fn read(ledger: &Shared) -> RwLockReadGuard<'_, Ledger> {
     ledger.read().unwrap_or_else(|p| p.into_inner())
@@ -51,6 +57,34 @@ pub fn report(
     ledger.report(name, &query, at).map_err(to_napi)
 }
 
+/// The per-record results of a write, in input order, as index.js turns
+/// them into `{id, import_status, import_error}` objects: every record's
+/// id, and the positions and messages of the rejected ones.
+#[napi(object)]
+pub struct WriteResults {
+    pub ids: Vec<String>,
+    pub failed: Vec<u32>,
+    pub errors: Vec<String>,
+}
+
+impl From<WriteReport> for WriteResults {
+    fn from(report: WriteReport) -> WriteResults {
+        let mut out = WriteResults {
+            ids: Vec::with_capacity(report.results.len()),
+            failed: Vec::new(),
+            errors: Vec::new(),
+        };
+        for (index, result) in report.results.into_iter().enumerate() {
+            if let Some(error) = result.import_error {
+                out.failed.push(index as u32);
+                out.errors.push(error);
+            }
+            out.ids.push(result.id);
+        }
+        out
+    }
+}
+
 #[napi]
 pub struct NativeLedger {
     inner: Shared,
@@ -81,10 +115,11 @@ impl NativeLedger {
     }
 
     #[napi]
-    pub fn load_fx_rates(&self, rows: Value) -> napi::Result<u32> {
-        let rows = records(rows)?;
+    pub fn load_fx_rates(&self, env: Env, rows: Unknown) -> napi::Result<u32> {
+        let arena = Bump::new();
+        let rows = crate::records::records(&env, rows, &arena)?;
         write(&self.inner)
-            .load_fx_rates(&rows)
+            .load_fx_rates_trees(&rows)
             .map(|n| n as u32)
             .map_err(to_napi)
     }
@@ -99,12 +134,28 @@ impl NativeLedger {
         Ok(json!(write(&self.inner).import_stripe(&objects, &options)))
     }
 
-    /// Upserts records of a collection; one result per record.
+    /// Upserts records of a collection, read field by field from the
+    /// JavaScript objects; one result per record.
     #[napi]
-    pub fn upsert(&self, collection: String, value: Value) -> napi::Result<Value> {
+    pub fn upsert(
+        &self,
+        env: Env,
+        collection: String,
+        records: Unknown,
+    ) -> napi::Result<WriteResults> {
         let kind = kind(&collection)?;
-        let values = records(value)?;
-        Ok(json!(write(&self.inner).upsert(kind, &values).results))
+        let arena = Bump::new();
+        let report = if kind == RecordKind::Invoices {
+            // Read on the other cores while the next chunk is read from
+            // JavaScript (on this thread, the only one that may).
+            let mut records = Records::new(&env, records, &arena)?;
+            let read = Ledger::read_invoice_chunks(|| records.next_chunk(CHUNK))?;
+            write(&self.inner).upsert_read_invoices(read)
+        } else {
+            let records = crate::records::records(&env, records, &arena)?;
+            write(&self.inner).upsert_trees(kind, &records)
+        };
+        Ok(WriteResults::from(report))
     }
 
     /// A record by id; a `not_found` error naming the record kind.

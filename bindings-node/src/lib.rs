@@ -4,4 +4,5 @@
 mod convert;
 mod errors;
 pub mod ledger;
+mod records;
 mod tasks;

@@ -7,11 +7,32 @@
 use crate::convert::{Params, as_of, instant_text, records, to_json, to_py};
 use crate::errors::to_py_err;
 use arrow_array::RecordBatch;
+use bumpalo::Bump;
+use pyo3::intern;
 use pyo3::prelude::*;
-use pyo3::types::PyDict;
+use pyo3::types::{PyDict, PyList};
 use serde_json::{Value, json};
 use std::sync::RwLock;
-use submetrics::{MovementFilter, RecordKind, ReportParams, Settings};
+use submetrics::{MovementFilter, RecordKind, ReportParams, Settings, WriteReport};
+
+/// The per-record results of a write as a list of dicts `{id,
+/// import_status, import_error}` (`import_error` only for a rejected record).
+fn results(py: Python<'_>, report: WriteReport) -> PyResult<Bound<'_, PyAny>> {
+    let list = PyList::empty(py);
+    for result in report.results {
+        let dict = PyDict::new(py);
+        dict.set_item(intern!(py, "id"), result.id)?;
+        match result.import_error {
+            None => dict.set_item(intern!(py, "import_status"), intern!(py, "inserted"))?,
+            Some(error) => {
+                dict.set_item(intern!(py, "import_status"), intern!(py, "error"))?;
+                dict.set_item(intern!(py, "import_error"), error)?;
+            }
+        }
+        list.append(dict)?;
+    }
+    Ok(list.into_any())
+}
 
 /// A ledger of customers, plans, plan groups, invoices and data sources,
 /// with the movements, reports and customer views derived from them.
@@ -26,6 +47,9 @@ pub struct Ledger {
 }
 
 type CoreResult<T> = submetrics::Result<T>;
+
+/// Invoices read from Python per chunk handed to the core.
+const CHUNK: usize = 16_384;
 
 impl Ledger {
     /// Runs `f` on the ledger under the read lock, with the GIL released
@@ -64,9 +88,18 @@ impl Ledger {
                 .map_err(|e| to_py_err(py, e))?;
             return crate::arrow::to_pyarrow(py, report.to_batch());
         }
-        let values = records(obj)?;
-        let report = self.writing(py, |l| json!(l.upsert(kind, &values).results));
-        to_py(py, &report)
+        let arena = Bump::new();
+        let report = if kind == RecordKind::Invoices {
+            // Read on the other cores while the next chunk is read from
+            // Python (on this thread, which holds the GIL).
+            let mut chunks = crate::records::Chunks::new(obj, &arena);
+            let read = submetrics::Ledger::read_invoice_chunks(|| chunks.next_chunk(CHUNK))?;
+            self.writing(py, |l| l.upsert_read_invoices(read))
+        } else {
+            let trees = crate::records::records(obj, &arena)?;
+            self.writing(py, |l| l.upsert_trees(kind, &trees))
+        };
+        results(py, report)
     }
 
     fn get<'py>(&self, py: Python<'py>, kind: RecordKind, id: &str) -> PyResult<Bound<'py, PyAny>> {
@@ -221,8 +254,9 @@ impl Ledger {
                 })
                 .map_err(|e| to_py_err(py, e));
         }
-        let rows = records(rows)?;
-        self.writing(py, |l| l.load_fx_rates(&rows))
+        let arena = Bump::new();
+        let rows = crate::records::records(rows, &arena)?;
+        self.writing(py, |l| l.load_fx_rates_trees(&rows))
             .map_err(|e| to_py_err(py, e))
     }
 

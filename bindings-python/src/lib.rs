@@ -5,6 +5,7 @@ mod arrow;
 mod convert;
 mod errors;
 mod ledger;
+mod records;
 
 use pyo3::prelude::*;
 

@@ -1,10 +1,11 @@
 //! Results of batch writes: one entry per input record, in input order. Also
-//! the invoice writes that take JSON text (the lines of a JSONL file) rather
-//! than parsed values.
+//! the writes that take JSON text (the lines of a JSONL file) or record trees
+//! (a binding's objects) rather than `serde_json::Value`s.
 
-use super::{Ledger, record_id};
+use super::{Ledger, RecordKind, record_id};
 use crate::error::{Error, Result};
-use crate::model::Invoice;
+use crate::fx::FxRate;
+use crate::model::{Invoice, Json};
 use rayon::prelude::*;
 use serde::Serialize;
 
@@ -34,6 +35,83 @@ impl Ledger {
         } else {
             texts.iter().map(read).collect()
         }
+    }
+
+    /// Upserts records of `kind` given as record trees, as a binding reads
+    /// them from its language's objects (no `serde_json::Value` and no text
+    /// in between): the same rules, per-record results and errors as
+    /// [`Ledger::upsert`] on the equal values. Invoices are read on every
+    /// core.
+    pub fn upsert_trees(&mut self, kind: RecordKind, records: &[Json<'_>]) -> WriteReport {
+        match kind {
+            RecordKind::Customers => self.write_customers(records),
+            RecordKind::Plans => self.write_plans(records),
+            RecordKind::PlanGroups => self.write_plan_groups(records),
+            RecordKind::DataSources => self.write_data_sources(records),
+            RecordKind::Invoices => {
+                let read = Ledger::read_invoice_trees(records);
+                self.store_invoices(read)
+            }
+        }
+    }
+
+    /// The first half of an invoice [`Ledger::upsert_trees`], which needs no
+    /// ledger: each tree's record id and its invoice or error, read on every
+    /// core.
+    pub fn read_invoice_trees(records: &[Json<'_>]) -> Vec<(String, Result<Invoice>)> {
+        let read = |json: &Json<'_>| (record_id(json), Invoice::read_json(json));
+        if records.len() > 256 {
+            records.par_iter().map(read).collect()
+        } else {
+            records.iter().map(read).collect()
+        }
+    }
+
+    /// [`Ledger::read_invoice_trees`] of trees that `next` produces chunk
+    /// by chunk on the calling thread (a binding reading its language's
+    /// objects, which only that thread may touch), each chunk read on the
+    /// other cores while the next is produced: every tree's record id and
+    /// its invoice or error, in order. The first error of `next` ends the
+    /// read and is the answer.
+    pub fn read_invoice_chunks<'b, E>(
+        mut next: impl FnMut() -> std::result::Result<Option<Vec<Json<'b>>>, E>,
+    ) -> std::result::Result<Vec<(String, Result<Invoice>)>, E> {
+        std::thread::scope(|scope| {
+            let (send, receive) = std::sync::mpsc::sync_channel::<Vec<Json<'b>>>(2);
+            let reader = scope.spawn(move || {
+                let mut read = Vec::new();
+                for chunk in receive {
+                    read.extend(Ledger::read_invoice_trees(&chunk));
+                }
+                read
+            });
+            let produced = loop {
+                match next() {
+                    Ok(Some(chunk)) => {
+                        if send.send(chunk).is_err() {
+                            break Ok(());
+                        }
+                    }
+                    Ok(None) => break Ok(()),
+                    Err(error) => break Err(error),
+                }
+            };
+            drop(send);
+            let read = reader
+                .join()
+                .unwrap_or_else(|panic| std::panic::resume_unwind(panic));
+            produced.map(|()| read)
+        })
+    }
+
+    /// [`Ledger::load_fx_rates`] of rows given as record trees: every row is
+    /// valid and loaded, or none is.
+    pub fn load_fx_rates_trees(&mut self, rows: &[Json<'_>]) -> Result<usize> {
+        let rates = rows
+            .iter()
+            .map(FxRate::from_node)
+            .collect::<Result<Vec<FxRate>>>()?;
+        Ok(self.insert_fx_rates(rates))
     }
 
     /// Makes room for `additional` more invoices, so a bulk load that knows
@@ -182,6 +260,112 @@ mod tests {
         ]);
         ledger.upsert_customers(&[json!({"id": "a", "name": "A"})]);
         ledger
+    }
+
+    #[test]
+    fn trees_are_written_like_values_for_every_kind() {
+        let batches: Vec<(RecordKind, Vec<Value>)> = vec![
+            (
+                RecordKind::Plans,
+                vec![
+                    json!({"id": "y", "name": "Yearly", "interval": "year", "currency": "USD"}),
+                    json!({"id": "bad", "name": "Bad", "billing_freq": "fortnight"}),
+                ],
+            ),
+            (
+                RecordKind::Customers,
+                vec![
+                    json!({"id": "b", "name": "B", "custom_variables": {"z": 1, "a": "x", "n": null}}),
+                    json!({"id": 7, "name": "Seven"}),
+                    json!({"name": "nameless"}),
+                    json!("text"),
+                ],
+            ),
+            (
+                RecordKind::PlanGroups,
+                vec![
+                    json!({"name": "All", "plans": ["m", "y"]}),
+                    json!({"id": "g", "name": "G", "plans": ["nope"]}),
+                ],
+            ),
+            (
+                RecordKind::DataSources,
+                vec![json!({"id": "ds", "name": "Billing"}), json!({"id": ""})],
+            ),
+            (
+                RecordKind::Invoices,
+                vec![
+                    json!({"id": "i1", "customer_id": "b", "type": "subscription", "plan_id": "y",
+                           "invoice_date": "2024-01-01", "amount": 12000, "currency": "USD",
+                           "lines": [{"amount": 12000, "period_start": "2024-01-01"}]}),
+                    json!({"id": "i2", "customer_id": "b", "type": "one-time",
+                           "invoice_date": "2024-01-05", "amount": 1.5, "currency": "USD"}),
+                    json!({"id": "i3", "customer_id": "b", "type": "one-time",
+                           "invoice_date": "2024-01-05", "amount": 100, "currency": "USD",
+                           "transactions": [{"type": "payment"}]}),
+                ],
+            ),
+        ];
+        let mut from_values = ledger();
+        let mut from_trees = ledger();
+        for (kind, values) in &batches {
+            let texts: Vec<String> = values.iter().map(Value::to_string).collect();
+            let trees: Vec<Json> = texts.iter().map(|t| Json::parse(t).unwrap()).collect();
+            let expected = from_values.upsert(*kind, values);
+            assert_eq!(from_trees.upsert_trees(*kind, &trees), expected, "{kind:?}");
+            assert!(expected.rejected().count() > 0, "{kind:?}");
+        }
+        assert_eq!(
+            serde_json::to_value(from_trees.customer("b").unwrap()).unwrap(),
+            serde_json::to_value(from_values.customer("b").unwrap()).unwrap()
+        );
+        assert_eq!(
+            from_trees.invoice("i1").unwrap(),
+            from_values.invoice("i1").unwrap()
+        );
+
+        let texts: Vec<String> = batches[4].1.iter().map(Value::to_string).collect();
+        let mut chunks = texts.chunks(2).map(|chunk| {
+            Ok::<_, ()>(Some(
+                chunk.iter().map(|t| Json::parse(t).unwrap()).collect(),
+            ))
+        });
+        let read = Ledger::read_invoice_chunks(|| chunks.next().unwrap_or(Ok(None))).unwrap();
+        let trees: Vec<Json> = texts.iter().map(|t| Json::parse(t).unwrap()).collect();
+        let expected = Ledger::read_invoice_trees(&trees);
+        assert_eq!(read.len(), 3);
+        for ((id, invoice), (expected_id, expected_invoice)) in read.iter().zip(&expected) {
+            assert_eq!(id, expected_id);
+            assert_eq!(
+                invoice.as_ref().map_err(ToString::to_string),
+                expected_invoice.as_ref().map_err(ToString::to_string)
+            );
+        }
+        let mut calls = 0;
+        let failed = Ledger::read_invoice_chunks(|| {
+            calls += 1;
+            if calls == 2 {
+                Err("stop")
+            } else {
+                Ok(Some(trees.clone()))
+            }
+        });
+        assert_eq!(failed.unwrap_err(), "stop");
+
+        let rate = json!({"date": "2024-01-01", "currency": "EUR", "rate": 0.9}).to_string();
+        let trees = [Json::parse(&rate).unwrap()];
+        assert_eq!(from_trees.load_fx_rates_trees(&trees).unwrap(), 1);
+        let bad = [Json::parse(r#"{"date": "2024-01-01", "currency": "EUR"}"#).unwrap()];
+        assert_eq!(
+            from_trees
+                .load_fx_rates_trees(&bad)
+                .unwrap_err()
+                .to_string(),
+            from_values
+                .load_fx_rates(&[json!({"date": "2024-01-01", "currency": "EUR"})])
+                .unwrap_err()
+                .to_string()
+        );
     }
 
     #[test]

@@ -1,0 +1,388 @@
+//! JavaScript records read field by field into the core's record trees
+//! ([`Json`]), with no `serde_json::Value` and no JSON text in between.
+//!
+//! An object reads as `for...in` sees it: its enumerable string-keyed
+//! properties, own and inherited, in order; a property holding `undefined`
+//! is absent. A number reads as napi-rs reads one into JSON (a whole number
+//! within 32 bits as an integer, any other as a float), an array as an array,
+//! any other object (a `Date` too) as its properties. Every string is copied
+//! once, into an arena that lives for the call.
+//!
+//! What JSON cannot hold is an error naming the record's position and the
+//! field, and nothing is written: `undefined` as an array item, functions,
+//! symbols, BigInts, NaN and the infinities, nesting deeper than 128 levels
+//! (which an object holding itself reaches), more than a million values in
+//! one record.
+
+use crate::errors::details;
+use bumpalo::Bump;
+use napi::{Env, Error, JsValue, Status, Unknown, sys};
+use serde_json::Number;
+use std::borrow::Cow;
+use std::ptr;
+use submetrics::model::Json;
+
+/// Nesting levels a call may hold, the argument itself counted.
+const MAX_DEPTH: u32 = 128;
+/// Values one record may hold, itself counted.
+const MAX_VALUES: usize = 1_000_000;
+
+/// The records of `value`: the items of an array, or one object as one
+/// record. Anything else is an `invalid_record` error.
+pub fn records<'b>(env: &Env, value: Unknown<'_>, arena: &'b Bump) -> napi::Result<Vec<Json<'b>>> {
+    let mut records = Records::new(env, value, arena)?;
+    let mut all = Vec::new();
+    while let Some(chunk) = records.next_chunk(usize::MAX)? {
+        all.extend(chunk);
+    }
+    Ok(all)
+}
+
+/// The records of an argument, read a chunk at a time.
+pub struct Records<'b> {
+    reader: Reader<'b>,
+    value: sys::napi_value,
+    /// How many items the array has; `None` for one object as one record.
+    count: Option<u32>,
+    /// The next item to read (or 1 once the one record is read).
+    next: u32,
+}
+
+impl<'b> Records<'b> {
+    /// The records of `value` (see [`records`]).
+    pub fn new(env: &Env, value: Unknown<'_>, arena: &'b Bump) -> napi::Result<Records<'b>> {
+        let value = value.raw();
+        let reader = Reader {
+            env: env.raw(),
+            arena,
+            scratch: vec![0; 256],
+            budget: MAX_VALUES,
+        };
+        if reader.type_of(value)? != sys::ValueType::napi_object {
+            return Err(not_records());
+        }
+        let count = if reader.is_array(value)? {
+            Some(reader.array_length(value)?)
+        } else {
+            None
+        };
+        Ok(Records {
+            reader,
+            value,
+            count,
+            next: 0,
+        })
+    }
+
+    /// The next `size` records at most; `None` once every one is read.
+    pub fn next_chunk(&mut self, size: usize) -> napi::Result<Option<Vec<Json<'b>>>> {
+        let Some(count) = self.count else {
+            if self.next > 0 {
+                return Ok(None);
+            }
+            self.next = 1;
+            return match self.reader.value(self.value, MAX_DEPTH) {
+                Ok(Some(record)) => Ok(Some(vec![record])),
+                Ok(None) => Err(not_records()),
+                Err(failure) => Err(failure.into_error("the record")),
+            };
+        };
+        if self.next >= count {
+            return Ok(None);
+        }
+        let end = count.min(
+            self.next
+                .saturating_add(u32::try_from(size).unwrap_or(u32::MAX)),
+        );
+        let mut chunk = Vec::with_capacity((end - self.next) as usize);
+        for index in self.next..end {
+            // The handles of one record's values are released after it: a
+            // scavenge visits every live handle.
+            let env = self.reader.env;
+            let mut scope = ptr::null_mut();
+            check(unsafe { sys::napi_open_handle_scope(env, &mut scope) })?;
+            let read = self.reader.record(self.value, index);
+            check(unsafe { sys::napi_close_handle_scope(env, scope) })?;
+            chunk.push(read?);
+        }
+        self.next = end;
+        Ok(Some(chunk))
+    }
+}
+
+fn not_records() -> Error {
+    details(
+        "invalid_record",
+        "expected a record object or an array of records",
+        None,
+        Some("(record)"),
+    )
+}
+
+fn record_name(index: u32) -> String {
+    format!("record {index} of the array")
+}
+
+struct Reader<'b> {
+    env: sys::napi_env,
+    arena: &'b Bump,
+    /// Where strings are copied first; grown for a longer one.
+    scratch: Vec<u8>,
+    /// Values the current record may still hold.
+    budget: usize,
+}
+
+/// One step of the path to a field.
+enum Step<'b> {
+    Key(&'b str),
+    Index(u32),
+}
+
+/// Why a call's records cannot be read.
+enum Failure<'b> {
+    /// A napi call failed (a getter threw, say).
+    Napi(Error),
+    /// A value JSON cannot hold, and the steps to it, innermost first.
+    Unreadable { reason: String, path: Vec<Step<'b>> },
+}
+
+impl<'b> Failure<'b> {
+    fn unreadable(reason: impl Into<String>) -> Failure<'b> {
+        Failure::Unreadable {
+            reason: reason.into(),
+            path: Vec::new(),
+        }
+    }
+
+    /// The failure inside the value reached by `step`.
+    fn at(mut self, step: Step<'b>) -> Failure<'b> {
+        if let Failure::Unreadable { path, .. } = &mut self {
+            path.push(step);
+        }
+        self
+    }
+
+    /// The error of the call, naming the record and the field
+    /// (`lines[0].amount`, or `(record)` for the record itself).
+    fn into_error(self, record: &str) -> Error {
+        match self {
+            Failure::Napi(error) => error,
+            Failure::Unreadable { reason, path } => {
+                let mut field = String::new();
+                for step in path.iter().rev() {
+                    match step {
+                        Step::Key(key) if field.is_empty() => field.push_str(key),
+                        Step::Key(key) => {
+                            field.push('.');
+                            field.push_str(key);
+                        }
+                        Step::Index(i) => field.push_str(&format!("[{i}]")),
+                    }
+                }
+                if field.is_empty() {
+                    field.push_str("(record)");
+                }
+                details(
+                    "invalid_record",
+                    format!("{record}: field `{field}`: {reason}"),
+                    None,
+                    Some(&field),
+                )
+            }
+        }
+    }
+}
+
+impl From<Error> for Failure<'_> {
+    fn from(error: Error) -> Self {
+        Failure::Napi(error)
+    }
+}
+
+/// A napi status as a result.
+fn check(status: sys::napi_status) -> napi::Result<()> {
+    if status == sys::Status::napi_ok {
+        Ok(())
+    } else {
+        Err(Error::from_status(Status::from(status)))
+    }
+}
+
+/// A JavaScript number as napi-rs reads it into JSON: a whole number
+/// within 32 bits as an integer, any other finite number as a float.
+fn number(n: f64) -> Option<Number> {
+    if n.trunc() == n {
+        if (0.0..=f64::from(u32::MAX)).contains(&n) {
+            return Some(Number::from(n as u32));
+        }
+        if n < 0.0 && n >= f64::from(i32::MIN) {
+            return Some(Number::from(n as i32));
+        }
+    }
+    Number::from_f64(n)
+}
+
+impl<'b> Reader<'b> {
+    /// Item `index` of the array `records` as a record.
+    fn record(&mut self, records: sys::napi_value, index: u32) -> napi::Result<Json<'b>> {
+        let item = self.element(records, index)?;
+        self.budget = MAX_VALUES;
+        match self.value(item, MAX_DEPTH - 1) {
+            Ok(Some(record)) => Ok(record),
+            Ok(None) => Err(Failure::unreadable("is undefined").into_error(&record_name(index))),
+            Err(failure) => Err(failure.into_error(&record_name(index))),
+        }
+    }
+
+    /// The value as a record tree; `None` for `undefined`. `depth` is how
+    /// many levels of arrays and objects it may still open.
+    fn value(
+        &mut self,
+        value: sys::napi_value,
+        depth: u32,
+    ) -> Result<Option<Json<'b>>, Failure<'b>> {
+        if self.budget == 0 {
+            return Err(Failure::unreadable(format!(
+                "holds more than {MAX_VALUES} values"
+            )));
+        }
+        self.budget -= 1;
+        Ok(Some(match self.type_of(value)? {
+            sys::ValueType::napi_undefined => return Ok(None),
+            sys::ValueType::napi_null => Json::Null,
+            sys::ValueType::napi_boolean => {
+                let mut b = false;
+                check(unsafe { sys::napi_get_value_bool(self.env, value, &mut b) })?;
+                Json::Bool(b)
+            }
+            sys::ValueType::napi_number => {
+                let mut n = 0.0;
+                check(unsafe { sys::napi_get_value_double(self.env, value, &mut n) })?;
+                Json::Number(number(n).ok_or_else(|| {
+                    let name = if n.is_nan() {
+                        "NaN"
+                    } else if n > 0.0 {
+                        "Infinity"
+                    } else {
+                        "-Infinity"
+                    };
+                    Failure::unreadable(format!("is {name}, which is not a JSON number"))
+                })?)
+            }
+            sys::ValueType::napi_string => Json::String(Cow::Borrowed(self.string(value)?)),
+            sys::ValueType::napi_object => {
+                if depth == 0 {
+                    return Err(Failure::unreadable(format!(
+                        "nests deeper than {MAX_DEPTH} levels (or holds itself)"
+                    )));
+                }
+                if self.is_array(value)? {
+                    self.array(value, depth - 1)?
+                } else {
+                    self.object(value, depth - 1)?
+                }
+            }
+            sys::ValueType::napi_function => {
+                return Err(Failure::unreadable("is a function, not a JSON value"));
+            }
+            sys::ValueType::napi_symbol => {
+                return Err(Failure::unreadable("is a symbol, not a JSON value"));
+            }
+            // `napi_bigint`, not declared at the napi level this addon targets.
+            9 => {
+                return Err(Failure::unreadable(
+                    "is a BigInt, not a JSON value (give a number or a string)",
+                ));
+            }
+            _ => return Err(Failure::unreadable("is not a JSON value")),
+        }))
+    }
+
+    fn array(&mut self, value: sys::napi_value, depth: u32) -> Result<Json<'b>, Failure<'b>> {
+        let count = self.array_length(value)?;
+        let mut items = Vec::with_capacity(count as usize);
+        for index in 0..count {
+            let item = self.element(value, index)?;
+            match self.value(item, depth) {
+                Ok(Some(item)) => items.push(item),
+                Ok(None) => {
+                    return Err(Failure::unreadable("is undefined").at(Step::Index(index)));
+                }
+                Err(failure) => return Err(failure.at(Step::Index(index))),
+            }
+        }
+        Ok(Json::Array(items))
+    }
+
+    fn object(&mut self, value: sys::napi_value, depth: u32) -> Result<Json<'b>, Failure<'b>> {
+        let mut names = ptr::null_mut();
+        check(unsafe { sys::napi_get_property_names(self.env, value, &mut names) })?;
+        let count = self.array_length(names)?;
+        let mut fields = Vec::with_capacity(count as usize);
+        for index in 0..count {
+            let name = self.element(names, index)?;
+            let key = self.string(name)?;
+            let mut field = ptr::null_mut();
+            check(unsafe { sys::napi_get_property(self.env, value, name, &mut field) })?;
+            match self.value(field, depth) {
+                Ok(Some(field)) => fields.push((Cow::Borrowed(key), field)),
+                Ok(None) => {}
+                Err(failure) => return Err(failure.at(Step::Key(key))),
+            }
+        }
+        Ok(Json::Object(fields))
+    }
+
+    /// A string's UTF-8 text, copied into the arena.
+    fn string(&mut self, value: sys::napi_value) -> napi::Result<&'b str> {
+        let mut len = 0;
+        let read = |buf: &mut Vec<u8>, len: &mut usize| {
+            check(unsafe {
+                sys::napi_get_value_string_utf8(
+                    self.env,
+                    value,
+                    buf.as_mut_ptr().cast(),
+                    buf.len(),
+                    len,
+                )
+            })
+        };
+        read(&mut self.scratch, &mut len)?;
+        // Cut short, perhaps: V8 writes whole characters (up to 4 bytes)
+        // and a terminating NUL.
+        if len + 4 >= self.scratch.len() {
+            check(unsafe {
+                sys::napi_get_value_string_utf8(self.env, value, ptr::null_mut(), 0, &mut len)
+            })?;
+            self.scratch.resize(len + 1, 0);
+            read(&mut self.scratch, &mut len)?;
+        }
+        let text = std::str::from_utf8(&self.scratch[..len])
+            .map_err(|e| Error::new(Status::StringExpected, e.to_string()))?;
+        Ok(self.arena.alloc_str(text))
+    }
+
+    fn type_of(&self, value: sys::napi_value) -> napi::Result<sys::napi_valuetype> {
+        let mut kind = 0;
+        check(unsafe { sys::napi_typeof(self.env, value, &mut kind) })?;
+        Ok(kind)
+    }
+
+    fn is_array(&self, value: sys::napi_value) -> napi::Result<bool> {
+        let mut is = false;
+        check(unsafe { sys::napi_is_array(self.env, value, &mut is) })?;
+        Ok(is)
+    }
+
+    fn array_length(&self, value: sys::napi_value) -> napi::Result<u32> {
+        let mut count = 0;
+        check(unsafe { sys::napi_get_array_length(self.env, value, &mut count) })?;
+        Ok(count)
+    }
+
+    fn element(&self, array: sys::napi_value, index: u32) -> napi::Result<sys::napi_value> {
+        let mut item = ptr::null_mut();
+        check(unsafe { sys::napi_get_element(self.env, array, index, &mut item) })?;
+        Ok(item)
+    }
+}

@@ -1,0 +1,277 @@
+'use strict'
+// Plain JavaScript objects are read field by field by the addon: for valid
+// and invalid records of every kind, the per-record results, the stored
+// records and the errors are exactly those of the earlier path, which
+// converted each object to a serde_json::Value first (the expected values
+// below were taken from it).
+const test = require('node:test')
+const assert = require('node:assert/strict')
+const { Ledger, SubmetricsError } = require('..')
+
+const BASE = { customer_id: 'A', type: 'subscription', plan_id: 'm', invoice_date: '2024-01-01', amount: 3000, currency: 'USD' }
+
+class WithGetter {
+  constructor() { this.id = 'classy' }
+  get name() { return 'Getter' } // on the prototype, not enumerable: absent
+}
+
+/** Each step: [method, records] on one ledger, in order. */
+function steps() {
+  return [
+    ['upsertPlans', [
+      { id: 'm', name: 'Monthly', interval: 'month', currency: 'USD' },
+      { id: 'y', name: 'Yearly', billing_freq: 'year', billing_freq_count: '1', currency: 'usd' },
+      { id: 'bad-freq', name: 'Bad', interval: 'fortnight', currency: 'USD' },
+      { id: 'bad-count', name: 'Bad', interval: 'month', interval_count: 1.5, currency: 'USD' },
+      { name: 'no id', interval: 'month' },
+    ]],
+    ['upsertCustomers', [
+      { id: 'A', name: 'Acme', custom_variables: { seats: 12, vip: true, gone: null, skipped: undefined, region: 'EU', ratio: 0.25 } },
+      { id: 42, name: 'Numbered', metadata: { tier: 'gold' } },
+      { id: 'B', name: 'Beta', created: '2024-01-02' },
+      { id: 'dated', name: 'Dated', created: new Date('2024-01-02T00:00:00Z') },
+      { id: 'nested', name: 'Nested', custom_variables: { deep: { x: 1 } } },
+      { id: 2 ** 53, name: 'Too big' },
+      { id: '  ', name: 'Blank' },
+      Object.assign(Object.create({ name: 'Inherited' }), { id: 'proto' }),
+      new WithGetter(),
+      { id: 'ünï', name: 'Ünïcödé ✓ 𝄞', email: 'x'.repeat(300) },
+      'not a record', 7, null, [1, 2],
+    ]],
+    ['upsertCustomers', { id: 'solo', name: 'Solo' }],
+    ['upsertPlanGroups', [
+      { name: 'All', plans: ['m', 'y'] },
+      { id: 'g', name: 'G', plans: ['nope'] },
+      { name: 'Text', plans: 'm' },
+    ]],
+    ['upsertDataSources', [{ id: 'ds', name: 'Billing' }, { id: '' }, {}]],
+    ['upsertInvoices', [
+      { id: 'i1', ...BASE },
+      { id: 'i2', ...BASE, amount: '4000', quantity: '2', tax_amount: 100, status: 'PAID' },
+      { external_id: 'i3', customer_external_id: 'B', type: 'one-time', date: '2024-02-01T10:00:00Z', amount_in_cents: 500, currency: 'eur' },
+      { id: 'i4', ...BASE, lines: [{ amount: 3000, description: 'Seat', period_start: '2024-01-01', period_end: '2024-02-01' }], transactions: [{ type: 'payment', date: '2024-01-01', amount: 3000, result: 'successful' }] },
+      { id: 'i5', ...BASE, amount: 1.5 },
+      { id: 'i6', ...BASE, amount: 5e9 },
+      { id: 'i7', ...BASE, amount: -0 },
+      { id: 'i8', ...BASE, amount: 1e16 },
+      { id: 'i9', ...BASE, type: 'refund', amount: 700, plan_id: null },
+      { id: 'i10', ...BASE, customer_id: 'nobody' },
+      { id: 'i11', ...BASE, plan_id: undefined },
+      { id: 'i12', ...BASE, currency: 'dollars' },
+      { id: 'i13', ...BASE, invoice_date: 1704067200 },
+      { id: 'i14', ...BASE, invoice_date: new Date('2024-01-01T00:00:00Z') },
+      { id: 'i15', ...BASE, period_start: '2024-02-01', period_end: '2024-01-01' },
+      { id: 'i16', ...BASE, lines: [{ amount: 'lots' }] },
+      { id: 'i17', ...BASE, lines: { amount: 1 } },
+      { id: 'i18', ...BASE, transactions: [{ type: 'payment' }] },
+      { id: 'i19', ...BASE, lines: ['line'] },
+      { id: 'i20', ...BASE, quantity: 2 ** 31 },
+      { id: 'i21', ...BASE, status: 'pending' },
+      { id: 'i22', ...BASE, amount: [1] },
+      { id: 'i23', ...BASE, amount: { cents: 1 } },
+      { id: 'i24', ...BASE, amount: true },
+      { id: 1.5, ...BASE },
+      { id: -7, ...BASE },
+      { ...BASE },
+      { id: 'i1', ...BASE, amount: 3500 },
+      { id: 'i25', ...BASE, description: 12, invoice_number: 1e21 },
+      { id: 'i26', ...BASE, tax_amount: -1 },
+      { id: 'i27', ...BASE, customer_id: 42, plan_id: 'y', amount: 2 ** 32 },
+      { id: 'i28', ...BASE, discount: -2147483649, payment_date: '2024-01-03', paid_date: 'never' },
+    ]],
+  ]
+}
+
+/** A stored record without its null fields. */
+function present(record) {
+  return Object.fromEntries(Object.entries(record).filter(([, value]) => value !== null))
+}
+
+/** What every step answered (results, or the thrown error's details). */
+function run(ledger) {
+  return steps().map(([method, records]) => {
+    try {
+      return ledger[method](records)
+    } catch (error) {
+      assert.ok(error instanceof SubmetricsError, error)
+      const details = { code: error.code, message: error.message }
+      if (error.recordId !== undefined) details.recordId = error.recordId
+      if (error.field !== undefined) details.field = error.field
+      return details
+    }
+  })
+}
+
+const EXPECTED = [
+  [
+    { id: 'm', import_status: 'inserted' },
+    { id: 'y', import_status: 'inserted' },
+    { id: 'bad-freq', import_status: 'error', import_error: 'plan bad-freq: field `interval`: `fortnight` is not one of day, week, month, year' },
+    { id: 'bad-count', import_status: 'error', import_error: 'plan bad-count: field `interval_count`: must be an integer, got 1.5' },
+    { id: '', import_status: 'error', import_error: 'plan ?: field `id`: is required' },
+  ],
+  [
+    { id: 'A', import_status: 'inserted' },
+    { id: '42', import_status: 'inserted' },
+    { id: 'B', import_status: 'inserted' },
+    { id: 'dated', import_status: 'error', import_error: 'customer dated: field `created`: must be an ISO 8601 date or timestamp string in the years 1900 to 2200, got {}' },
+    { id: 'nested', import_status: 'error', import_error: 'customer nested: field `custom_variables.deep`: must be a string, number or boolean' },
+    { id: '', import_status: 'error', import_error: 'customer ?: field `id`: must be a string or a whole number of at most 9007199254740991 either way, got 9007199254740992.0' },
+    { id: '  ', import_status: 'error', import_error: 'customer ?: field `id`: is required' },
+    { id: 'proto', import_status: 'inserted' },
+    { id: 'classy', import_status: 'error', import_error: 'customer classy: field `name`: is required' },
+    { id: 'ünï', import_status: 'inserted' },
+    { id: '', import_status: 'error', import_error: 'customer ?: field `(record)`: must be a JSON object' },
+    { id: '', import_status: 'error', import_error: 'customer ?: field `(record)`: must be a JSON object' },
+    { id: '', import_status: 'error', import_error: 'customer ?: field `(record)`: must be a JSON object' },
+    { id: '', import_status: 'error', import_error: 'customer ?: field `(record)`: must be a JSON object' },
+  ],
+  [
+    { id: 'solo', import_status: 'inserted' },
+  ],
+  [
+    { id: 'pg_1', import_status: 'inserted' },
+    { id: 'g', import_status: 'error', import_error: 'plan_group g: field `plans`: plan `nope` does not exist' },
+    { id: '', import_status: 'error', import_error: 'plan_group ?: field `plans`: must be an array' },
+  ],
+  [
+    { id: 'ds', import_status: 'inserted' },
+    { id: '', import_status: 'error', import_error: 'data_source ?: field `id`: is required' },
+    { id: '', import_status: 'error', import_error: 'data_source ?: field `id`: is required' },
+  ],
+  [
+    { id: 'i1', import_status: 'inserted' },
+    { id: 'i2', import_status: 'inserted' },
+    { id: 'i3', import_status: 'inserted' },
+    { id: 'i4', import_status: 'inserted' },
+    { id: 'i5', import_status: 'error', import_error: 'invoice i5: field `amount`: must be an integer, got 1.5' },
+    { id: 'i6', import_status: 'inserted' },
+    { id: 'i7', import_status: 'inserted' },
+    { id: 'i8', import_status: 'error', import_error: 'invoice i8: field `amount`: must be an integer, got 1e+16' },
+    { id: 'i9', import_status: 'error', import_error: 'invoice i9: field `amount`: must be 0 or less for a refund, got 700' },
+    { id: 'i10', import_status: 'error', import_error: 'invoice i10: field `customer_id`: customer `nobody` does not exist; send the customer first' },
+    { id: 'i11', import_status: 'error', import_error: 'invoice i11: field `plan_id`: is required for a subscription invoice' },
+    { id: 'i12', import_status: 'error', import_error: 'invoice i12: field `currency`: `dollars` is not a three-letter currency code' },
+    { id: 'i13', import_status: 'error', import_error: 'invoice i13: field `invoice_date`: must be an ISO 8601 date or timestamp string in the years 1900 to 2200, got 1704067200' },
+    { id: 'i14', import_status: 'error', import_error: 'invoice i14: field `invoice_date`: must be an ISO 8601 date or timestamp string in the years 1900 to 2200, got {}' },
+    { id: 'i15', import_status: 'error', import_error: 'invoice i15: field `period_end`: must be after period_start' },
+    { id: 'i16', import_status: 'error', import_error: 'invoice i16: field `lines[0].amount`: must be an integer, got "lots"' },
+    { id: 'i17', import_status: 'error', import_error: 'invoice i17: field `lines`: must be an array' },
+    { id: 'i18', import_status: 'error', import_error: 'invoice i18: field `transactions[0].date`: is required' },
+    { id: 'i19', import_status: 'error', import_error: 'invoice i19: field `lines[0]`: must be a JSON object' },
+    { id: 'i20', import_status: 'error', import_error: 'invoice i20: field `quantity`: must be at most 1000000000, got 2147483648' },
+    { id: 'i21', import_status: 'error', import_error: 'invoice i21: field `status`: `pending` is not one of paid, open, failed, void' },
+    { id: 'i22', import_status: 'error', import_error: 'invoice i22: field `amount`: must be an integer, got [1]' },
+    { id: 'i23', import_status: 'error', import_error: 'invoice i23: field `amount`: must be an integer, got {"cents":1}' },
+    { id: 'i24', import_status: 'error', import_error: 'invoice i24: field `amount`: must be an integer, got true' },
+    { id: '', import_status: 'error', import_error: 'invoice ?: field `id`: must be a string or a whole number of at most 9007199254740991 either way, got 1.5' },
+    { id: '-7', import_status: 'inserted' },
+    { id: '', import_status: 'error', import_error: 'invoice ?: field `id`: is required' },
+    { id: 'i1', import_status: 'inserted' },
+    { id: 'i25', import_status: 'error', import_error: 'invoice i25: field `invoice_number`: must be a string or a whole number of at most 9007199254740991 either way, got 1e+21' },
+    { id: 'i26', import_status: 'error', import_error: 'invoice i26: field `tax_amount`: must be from 0 to the amount, got -1' },
+    { id: 'i27', import_status: 'inserted' },
+    { id: 'i28', import_status: 'inserted' },
+  ],
+]
+
+const STORED = {
+  customers: [
+    { id: 'A', name: 'Acme', custom_variables: { seats: '12', vip: 'true', region: 'EU', ratio: '0.25' } },
+    { id: '42', name: 'Numbered', custom_variables: { tier: 'gold' } },
+    { id: 'B', name: 'Beta', created_date: '2024-01-02', custom_variables: {} },
+    { id: 'proto', name: 'Inherited', custom_variables: {} },
+    { id: 'ünï', name: 'Ünïcödé ✓ 𝄞', email: 'x'.repeat(300), custom_variables: {} },
+    { id: 'solo', name: 'Solo', custom_variables: {} },
+  ],
+  invoices: [
+    { id: 'i1', customer_id: 'A', type: 'subscription', invoice_date: '2024-01-01', amount: 3500, currency: 'USD', plan_id: 'm', quantity: 1, status: 'paid', tax_amount: 0, discount_amount: 0, lines: [], transactions: [] },
+    { id: 'i2', customer_id: 'A', type: 'subscription', invoice_date: '2024-01-01', amount: 4000, currency: 'USD', plan_id: 'm', quantity: 2, status: 'paid', tax_amount: 100, discount_amount: 0, lines: [], transactions: [] },
+    { id: 'i3', customer_id: 'B', type: 'one-time', invoice_date: '2024-02-01T10:00:00Z', amount: 500, currency: 'EUR', quantity: 1, status: 'paid', tax_amount: 0, discount_amount: 0, lines: [], transactions: [] },
+    { id: 'i4', customer_id: 'A', type: 'subscription', invoice_date: '2024-01-01', amount: 3000, currency: 'USD', plan_id: 'm', quantity: 1, status: 'paid', tax_amount: 0, discount_amount: 0, lines: [{ description: 'Seat', amount: 3000, quantity: 1, period_start: '2024-01-01', period_end: '2024-02-01' }], transactions: [{ id: 'i4-t1', type: 'payment', date: '2024-01-01', result: 'successful', amount: 3000 }] },
+    { id: 'i6', customer_id: 'A', type: 'subscription', invoice_date: '2024-01-01', amount: 5000000000, currency: 'USD', plan_id: 'm', quantity: 1, status: 'paid', tax_amount: 0, discount_amount: 0, lines: [], transactions: [] },
+    { id: 'i7', customer_id: 'A', type: 'subscription', invoice_date: '2024-01-01', amount: 0, currency: 'USD', plan_id: 'm', quantity: 1, status: 'paid', tax_amount: 0, discount_amount: 0, lines: [], transactions: [] },
+    { id: '-7', customer_id: 'A', type: 'subscription', invoice_date: '2024-01-01', amount: 3000, currency: 'USD', plan_id: 'm', quantity: 1, status: 'paid', tax_amount: 0, discount_amount: 0, lines: [], transactions: [] },
+    { id: 'i27', customer_id: '42', type: 'subscription', invoice_date: '2024-01-01', amount: 4294967296, currency: 'USD', plan_id: 'y', quantity: 1, status: 'paid', tax_amount: 0, discount_amount: 0, lines: [], transactions: [] },
+    { id: 'i28', customer_id: 'A', type: 'subscription', invoice_date: '2024-01-01', amount: 3000, currency: 'USD', plan_id: 'm', quantity: 1, status: 'paid', payment_date: '2024-01-03', tax_amount: 0, discount_amount: -2147483649, lines: [], transactions: [] },
+  ],
+  plan: { id: 'y', name: 'Yearly', billing_freq: 'year', billing_freq_count: 1, currency: 'USD', pricing_model: 'licensed' },
+  planGroup: { id: 'pg_1', name: 'All', plans: ['m', 'y'] },
+}
+
+test('objects are read field by field with the results and errors of the earlier path', () => {
+  const ledger = new Ledger({ base_currency: 'USD' })
+  assert.deepEqual(run(ledger), EXPECTED)
+  const stored = {
+    customers: ['A', '42', 'B', 'proto', 'ünï', 'solo'].map((id) => present(ledger.getCustomer(id))),
+    invoices: ['i1', 'i2', 'i3', 'i4', 'i6', 'i7', '-7', 'i27', 'i28'].map((id) => present(ledger.getInvoice(id))),
+    plan: present(ledger.getPlan('y')),
+    planGroup: present(ledger.getPlanGroup('pg_1')),
+  }
+  assert.deepEqual(stored, STORED)
+})
+
+test('FX rates are read field by field with the results and errors of the earlier path', () => {
+  const ledger = new Ledger({ base_currency: 'USD' })
+  assert.equal(ledger.loadFxRates([{ date: '2024-01-01', currency: 'EUR', rate: 0.9 }, { date: '2024-02-01', currency: 'gbp', rate: '0.8' }]), 2)
+  assert.equal(ledger.loadFxRates({ date: '2024-03-01', currency: 'EUR', rate: 0.95 }), 1)
+  const error = (rows) => {
+    try {
+      ledger.loadFxRates(rows)
+    } catch (e) {
+      return { code: e.code, message: e.message, recordId: e.recordId, field: e.field }
+    }
+    assert.fail('no error')
+  }
+  assert.deepEqual(error([{ date: '2024-01-01', currency: 'EUR', rate: 0.9 }, { date: '2024-01-01', currency: 'EUR' }]),
+    { code: 'invalid_record', message: 'fx_rate ?: field `rate`: must be a positive number', recordId: '?', field: 'rate' })
+  assert.deepEqual(error([{ date: 'soon', currency: 'EUR', rate: 1 }]),
+    { code: 'invalid_record', message: 'fx_rate ?: field `date`: must be an ISO 8601 date or timestamp string in the years 1900 to 2200, got "soon"', recordId: '?', field: 'date' })
+  assert.deepEqual(error('x'),
+    { code: 'invalid_record', message: 'expected a record object or an array of records', recordId: undefined, field: '(record)' })
+})
+
+test('a value JSON cannot hold fails the call, naming the record and the field', () => {
+  const ledger = new Ledger({ base_currency: 'USD' })
+  const error = (records) => {
+    try {
+      ledger.upsertCustomers(records)
+    } catch (e) {
+      assert.ok(e instanceof SubmetricsError)
+      return [e.code, e.message, e.field]
+    }
+    assert.fail('no error')
+  }
+  const cyclic = { id: 'c', name: 'C' }
+  cyclic.custom_variables = { self: cyclic }
+  assert.deepEqual(error([{ id: 'a', name: 'A', f: () => 1 }]),
+    ['invalid_record', 'record 0 of the array: field `f`: is a function, not a JSON value', 'f'])
+  assert.deepEqual(error([{ id: 'a', name: 'A' }, undefined]),
+    ['invalid_record', 'record 1 of the array: field `(record)`: is undefined', '(record)'])
+  assert.deepEqual(error([{ id: 'a', name: 'A', custom_variables: { n: [1, NaN] } }]),
+    ['invalid_record', 'record 0 of the array: field `custom_variables.n[1]`: is NaN, which is not a JSON number', 'custom_variables.n[1]'])
+  assert.deepEqual(error({ id: -Infinity }),
+    ['invalid_record', 'the record: field `id`: is -Infinity, which is not a JSON number', 'id'])
+  assert.deepEqual(error([{ id: 1n }]),
+    ['invalid_record', 'record 0 of the array: field `id`: is a BigInt, not a JSON value (give a number or a string)', 'id'])
+  assert.deepEqual(error([{ id: Symbol('s') }]),
+    ['invalid_record', 'record 0 of the array: field `id`: is a symbol, not a JSON value', 'id'])
+  const [code, message, field] = error([cyclic])
+  assert.equal(code, 'invalid_record')
+  assert.equal(field, 'custom_variables' + '.self.custom_variables'.repeat(63))
+  assert.equal(message, `record 0 of the array: field \`${field}\`: nests deeper than 128 levels (or holds itself)`)
+  for (const records of [undefined, null, 'x', 7]) {
+    assert.deepEqual(error(records), ['invalid_record', 'expected a record object or an array of records', '(record)'])
+  }
+  assert.equal(ledger.listCustomers().count, 0)
+})
+
+test('one call takes any number of records', () => {
+  // More than the million values napi-rs converts into serde_json in one call.
+  const ledger = new Ledger({ base_currency: 'USD' })
+  const customers = Array.from({ length: 250_001 }, (_, i) => ({ id: `c${i}`, name: `Customer ${i}`, email: `c${i}@example.com` }))
+  const results = ledger.upsertCustomers(customers)
+  assert.equal(results.length, 250_001)
+  assert.ok(results.every((r, i) => r.id === `c${i}` && r.import_status === 'inserted'))
+  assert.equal(ledger.getCustomer('c250000').email, 'c250000@example.com')
+})

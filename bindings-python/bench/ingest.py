@@ -1,0 +1,88 @@
+"""Invoices into a ledger from Python: the generated data set (the
+generator's JSONL, ``generate N DIR``) as a list of dicts (``json.loads``
+per line) through ``upsert_invoices``, and as a ``pyarrow.Table``
+(``pyarrow.json.read_json``, dates as timestamp columns) through the same
+call. Reading the files and loading plans, customers and FX rates are not
+timed. Each run starts from a fresh ledger; prints the best of the runs and
+every run, and checks that both paths store every invoice and give the same
+summary report.
+
+Usage: python bench/ingest.py DIR [--runs N]   (with the release extension
+installed: ``maturin develop --release`` or the wheel of ``maturin build
+--release``)"""
+
+from __future__ import annotations
+
+import json
+import pathlib
+import platform
+import sys
+import time
+from typing import Any, Dict, List
+
+import pyarrow
+import pyarrow.compute
+import pyarrow.json
+
+import submetrics
+
+AS_OF = "2025-01-01T00:00:00Z"
+
+
+def jsonl(directory: pathlib.Path, name: str) -> List[Dict[str, Any]]:
+    with open(directory / f"{name}.jsonl", encoding="utf-8") as lines:
+        return [json.loads(line) for line in lines if line.strip()]
+
+
+def main() -> None:
+    args = sys.argv[1:]
+    if not args or (len(args) not in (1, 3)) or (len(args) == 3 and args[1] != "--runs"):
+        sys.exit("usage: python bench/ingest.py DIR [--runs N]")
+    directory = pathlib.Path(args[0])
+    runs = int(args[2]) if len(args) == 3 else 3
+    plans, customers, rates = (jsonl(directory, n) for n in ("plans", "customers", "fx_rates"))
+    dicts = jsonl(directory, "invoices")
+    table = pyarrow.json.read_json(directory / "invoices.jsonl")
+
+    def ledger() -> submetrics.Ledger:
+        l = submetrics.Ledger(base_currency="USD")
+        l.upsert_plans(plans)
+        l.upsert_customers(customers)
+        l.load_fx_rates(rates)
+        return l
+
+    times: Dict[str, List[float]] = {"dicts": [], "arrow": []}
+    summaries: Dict[str, Any] = {}
+    for _ in range(runs):
+        l = ledger()
+        started = time.perf_counter()
+        results = l.upsert_invoices(dicts)
+        times["dicts"].append(time.perf_counter() - started)
+        rejected = sum(1 for r in results if r["import_status"] != "inserted")
+        assert len(results) == len(dicts) and rejected == 0, f"dicts: {rejected} rejected"
+        summaries["dicts"] = l.report("summary", as_of=AS_OF)
+        del l, results
+
+        l = ledger()
+        started = time.perf_counter()
+        results = l.upsert_invoices(table)
+        times["arrow"].append(time.perf_counter() - started)
+        errors = pyarrow.compute.sum(pyarrow.compute.equal(results["import_status"], "error")).as_py()
+        assert results.num_rows == len(dicts) and not errors, f"arrow: {errors} rejected"
+        summaries["arrow"] = l.report("summary", as_of=AS_OF)
+        del l, results
+    assert summaries["dicts"] == summaries["arrow"], f"the paths disagree: {summaries}"
+
+    count = len(dicts)
+    print(f"{count} invoices, {len(customers)} customers; best of {runs} runs (Python {platform.python_version()})")
+    print("| path | best | runs | invoices/s (best) |")
+    print("|---|---|---|---|")
+    for name, label in (("dicts", "`upsert_invoices(list of dicts)`"), ("arrow", "`upsert_invoices(pyarrow.Table)`")):
+        best = min(times[name])
+        every = ", ".join(f"{t:.3f}" for t in times[name])
+        print(f"| {label} | {best:.3f} s | {every} | {count / best / 1e6:.2f}M |")
+    print(json.dumps({"invoices": count, "runs": runs, "seconds": times, "summary": summaries["dicts"]}))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,180 @@
+//! Python records read field by field into the core's record trees
+//! ([`Json`]), with no `serde_json::Value` in between: the same values as
+//! [`crate::convert::to_json`] reads (mappings as objects, sequences but
+//! str and bytes as arrays, anything with `isoformat()` as its ISO text) and
+//! the same errors, strings copied once into an arena that lives for the
+//! call. Nesting deeper than 128 levels (which a dict holding itself
+//! reaches) is an error.
+
+use bumpalo::Bump;
+use pyo3::exceptions::PyTypeError;
+use pyo3::prelude::*;
+use pyo3::types::{
+    PyBool, PyByteArray, PyBytes, PyDict, PyFloat, PyInt, PyList, PyMapping, PySequence, PyString,
+    PyTuple,
+};
+use serde_json::Number;
+use std::borrow::Cow;
+use submetrics::model::Json;
+
+/// Nesting levels a call may hold, the argument itself counted.
+const MAX_DEPTH: u32 = 128;
+
+/// One record (any mapping) or a sequence of records, as record trees.
+pub fn records<'b>(obj: &Bound<'_, PyAny>, arena: &'b Bump) -> PyResult<Vec<Json<'b>>> {
+    match tree(obj, arena, MAX_DEPTH)? {
+        Json::Array(items) => Ok(items),
+        Json::Object(fields) => Ok(vec![Json::Object(fields)]),
+        _ => Err(PyTypeError::new_err(
+            "expected a record (a mapping) or a sequence of records",
+        )),
+    }
+}
+
+/// The records of an argument (see [`records`]) a chunk at a time: a list
+/// by items, anything else whole.
+pub struct Chunks<'py, 'b> {
+    obj: Bound<'py, PyAny>,
+    arena: &'b Bump,
+    /// The next item of a list to read.
+    next: usize,
+    done: bool,
+}
+
+impl<'py, 'b> Chunks<'py, 'b> {
+    pub fn new(obj: &Bound<'py, PyAny>, arena: &'b Bump) -> Chunks<'py, 'b> {
+        Chunks {
+            obj: obj.clone(),
+            arena,
+            next: 0,
+            done: false,
+        }
+    }
+
+    /// The next `size` records at most; `None` once every one is read.
+    pub fn next_chunk(&mut self, size: usize) -> PyResult<Option<Vec<Json<'b>>>> {
+        if self.done {
+            return Ok(None);
+        }
+        let Ok(list) = self.obj.cast::<PyList>() else {
+            self.done = true;
+            return records(&self.obj, self.arena).map(Some);
+        };
+        let end = list.len().min(self.next.saturating_add(size));
+        if self.next >= end {
+            self.done = true;
+            return Ok(None);
+        }
+        let mut chunk = Vec::with_capacity(end - self.next);
+        for index in self.next..end {
+            chunk.push(tree(&list.get_item(index)?, self.arena, MAX_DEPTH - 1)?);
+        }
+        self.next = end;
+        Ok(Some(chunk))
+    }
+}
+
+/// A Python value as a record tree; `depth` is how many levels of arrays
+/// and objects it may still open.
+fn tree<'b>(obj: &Bound<'_, PyAny>, arena: &'b Bump, depth: u32) -> PyResult<Json<'b>> {
+    if obj.is_none() {
+        return Ok(Json::Null);
+    }
+    if let Ok(b) = obj.cast::<PyBool>() {
+        return Ok(Json::Bool(b.is_true()));
+    }
+    if obj.cast::<PyInt>().is_ok() {
+        return match obj.extract::<i64>() {
+            Ok(i) => Ok(Json::Number(i.into())),
+            Err(_) => Err(PyTypeError::new_err(format!(
+                "integer {obj} does not fit in 64 bits"
+            ))),
+        };
+    }
+    if let Ok(f) = obj.cast::<PyFloat>() {
+        return Number::from_f64(f.value())
+            .map(Json::Number)
+            .ok_or_else(|| PyTypeError::new_err(format!("{obj} is not a finite number")));
+    }
+    if let Ok(s) = obj.cast::<PyString>() {
+        return Ok(Json::String(Cow::Borrowed(text(s, arena)?)));
+    }
+    if depth == 0 {
+        return Err(PyTypeError::new_err(format!(
+            "records nest deeper than {MAX_DEPTH} levels (or hold themselves)"
+        )));
+    }
+    let depth = depth - 1;
+    if let Ok(dict) = obj.cast::<PyDict>() {
+        let mut fields = Vec::with_capacity(dict.len());
+        for (key, value) in dict.iter() {
+            let key = key.cast::<PyString>().map_err(|_| {
+                PyTypeError::new_err(format!("dictionary keys must be strings, got {key}"))
+            })?;
+            fields.push((
+                Cow::Borrowed(text(key, arena)?),
+                tree(&value, arena, depth)?,
+            ));
+        }
+        return Ok(Json::Object(fields));
+    }
+    if let Ok(list) = obj.cast::<PyList>() {
+        let mut items = Vec::with_capacity(list.len());
+        for item in list.iter() {
+            items.push(tree(&item, arena, depth)?);
+        }
+        return Ok(Json::Array(items));
+    }
+    if let Ok(tuple) = obj.cast::<PyTuple>() {
+        return tuple
+            .iter()
+            .map(|item| tree(&item, arena, depth))
+            .collect::<PyResult<Vec<_>>>()
+            .map(Json::Array);
+    }
+    if obj.hasattr("isoformat")? {
+        let iso = obj.call_method0("isoformat")?;
+        let iso = iso
+            .cast::<PyString>()
+            .map_err(|_| PyTypeError::new_err(format!("{obj}.isoformat() is not a string")))?;
+        return Ok(Json::String(Cow::Borrowed(text(iso, arena)?)));
+    }
+    if let Ok(mapping) = obj.cast::<PyMapping>() {
+        let mut fields: Vec<(Cow<'b, str>, Json<'b>)> = Vec::new();
+        for item in mapping.items()?.iter() {
+            let (key, value): (Bound<'_, PyAny>, Bound<'_, PyAny>) = item.extract()?;
+            let key = key.cast::<PyString>().map_err(|_| {
+                PyTypeError::new_err(format!("mapping keys must be strings, got {key}"))
+            })?;
+            let key = text(key, arena)?;
+            let value = tree(&value, arena, depth)?;
+            // A repeated key keeps its first place and its last value.
+            match fields.iter_mut().find(|(k, _)| *k == key) {
+                Some((_, existing)) => *existing = value,
+                None => fields.push((Cow::Borrowed(key), value)),
+            }
+        }
+        return Ok(Json::Object(fields));
+    }
+    let is_bytes = obj.cast::<PyBytes>().is_ok() || obj.cast::<PyByteArray>().is_ok();
+    if !is_bytes && obj.cast::<PySequence>().is_ok() {
+        return obj
+            .try_iter()?
+            .map(|item| tree(&item?, arena, depth))
+            .collect::<PyResult<Vec<_>>>()
+            .map(Json::Array);
+    }
+    Err(PyTypeError::new_err(format!(
+        "cannot convert {} to JSON",
+        obj.get_type().name()?
+    )))
+}
+
+/// A string's UTF-8 text, copied into the arena (an unpaired surrogate is
+/// the `UnicodeEncodeError` `str.encode` raises).
+fn text<'b>(s: &Bound<'_, PyString>, arena: &'b Bump) -> PyResult<&'b str> {
+    let bytes = s.encode_utf8()?;
+    let text = std::str::from_utf8(bytes.as_bytes())
+        .map_err(|e| PyTypeError::new_err(format!("a string is not UTF-8: {e}")))?;
+    Ok(arena.alloc_str(text))
+}
