@@ -19,7 +19,9 @@
 //! - `cashflow-outstanding-unpaid`: see [`outstanding_unpaid`].
 
 use super::ReportParams;
+use super::event_parts::{detail_value, event_parts};
 use super::events::{Event, EventRequest, Family, Span, Tally, percent, selected_type};
+use super::partial::{Body, wrong_body};
 use super::transactions::{
     Attempt, attempts, charge_type, money_events, money_row, plan_charge_type,
 };
@@ -117,7 +119,62 @@ pub(super) fn failed_payments_detail(
     let request = EventRequest::read(ledger, params, as_of, Span::Selected, false)?;
     let kind = selected_type(params, &FAILED_PAYMENTS, true)?;
     let events = failed_payment_events(&request)?;
-    Ok(request.detail(events, kind, |e| money_row(ledger, e, false)))
+    request.detail(events, kind, |e| money_row(ledger, e, false))
+}
+
+event_parts!(
+    failed_payments_partial,
+    failed_payments_finish,
+    "cashflow-failed-payments",
+    Span::Range,
+    FAILED_PAYMENTS,
+    failed_payment_events,
+    series_of
+);
+event_parts!(
+    failed_payments_summary_partial,
+    failed_payments_summary_finish,
+    "cashflow-failed-payments-summary",
+    Span::CurrentAndPrevious,
+    FAILED_PAYMENTS,
+    failed_payment_events,
+    summary_of
+);
+event_parts!(
+    failed_payments_table_partial,
+    failed_payments_table_finish,
+    "cashflow-failed-payments-table",
+    Span::Range,
+    FAILED_PAYMENTS,
+    failed_payment_events,
+    table_of
+);
+
+pub(super) fn failed_payments_detail_partial(
+    ledger: &Ledger,
+    params: &ReportParams,
+    as_of: DateTime<Utc>,
+) -> Result<Body> {
+    let request = EventRequest::read(ledger, params, as_of, Span::Selected, false)?;
+    let kind = selected_type(params, &FAILED_PAYMENTS, true)?;
+    let events = failed_payment_events(&request)?;
+    Ok(Body::List(request.detail_part(events, kind, |e| {
+        money_row(ledger, e, false)
+    })))
+}
+
+pub(super) fn failed_payments_detail_finish(
+    shape: &Ledger,
+    params: &ReportParams,
+    as_of: DateTime<Utc>,
+    body: Body,
+) -> Result<Value> {
+    EventRequest::read_shape(shape, params, as_of, Span::Selected, false)?;
+    selected_type(params, &FAILED_PAYMENTS, true)?;
+    match body {
+        Body::List(part) => detail_value(&part),
+        other => Err(wrong_body("cashflow-failed-payments-detail", &other)),
+    }
 }
 
 // ---- refunds ---------------------------------------------------------------
@@ -204,7 +261,53 @@ pub(super) fn refunds_detail(
     let request = EventRequest::read(ledger, params, as_of, Span::Selected, false)?;
     let kind = selected_type(params, &REFUNDS, true)?;
     let events = refund_events(&request)?;
-    Ok(request.detail(events, kind, |e| money_row(ledger, e, false)))
+    request.detail(events, kind, |e| money_row(ledger, e, false))
+}
+
+event_parts!(
+    refunds_partial,
+    refunds_finish,
+    "cashflow-refunds",
+    Span::Range,
+    REFUNDS,
+    refund_events,
+    series_of
+);
+event_parts!(
+    refunds_table_partial,
+    refunds_table_finish,
+    "cashflow-refunds-table",
+    Span::Range,
+    REFUNDS,
+    refund_events,
+    table_of
+);
+
+pub(super) fn refunds_detail_partial(
+    ledger: &Ledger,
+    params: &ReportParams,
+    as_of: DateTime<Utc>,
+) -> Result<Body> {
+    let request = EventRequest::read(ledger, params, as_of, Span::Selected, false)?;
+    let kind = selected_type(params, &REFUNDS, true)?;
+    let events = refund_events(&request)?;
+    Ok(Body::List(request.detail_part(events, kind, |e| {
+        money_row(ledger, e, false)
+    })))
+}
+
+pub(super) fn refunds_detail_finish(
+    shape: &Ledger,
+    params: &ReportParams,
+    as_of: DateTime<Utc>,
+    body: Body,
+) -> Result<Value> {
+    EventRequest::read_shape(shape, params, as_of, Span::Selected, false)?;
+    selected_type(params, &REFUNDS, true)?;
+    match body {
+        Body::List(part) => detail_value(&part),
+        other => Err(wrong_body("cashflow-refunds-detail", &other)),
+    }
 }
 
 // ---- failure rate ----------------------------------------------------------
@@ -264,6 +367,25 @@ pub(super) fn failure_rate_summary(
     let request = EventRequest::read(ledger, params, as_of, Span::CurrentAndPrevious, false)?;
     Ok(request.summary(&FAILURE_RATE, &payment_attempt_events(&request)?))
 }
+
+event_parts!(
+    failure_rate_partial,
+    failure_rate_finish,
+    "cashflow-failure-rate",
+    Span::Range,
+    FAILURE_RATE,
+    payment_attempt_events,
+    series_of
+);
+event_parts!(
+    failure_rate_summary_partial,
+    failure_rate_summary_finish,
+    "cashflow-failure-rate-summary",
+    Span::CurrentAndPrevious,
+    FAILURE_RATE,
+    payment_attempt_events,
+    summary_of
+);
 
 // ---- outstanding unpaid ----------------------------------------------------
 

@@ -24,6 +24,7 @@
 //! days.
 
 use super::ReportParams;
+use super::event_parts::event_parts;
 use super::events::{Event, EventRequest, Family, Span, Tally, percent};
 use crate::error::Result;
 use crate::ledger::Ledger;
@@ -157,6 +158,34 @@ pub(super) fn leads_table(
     let request = EventRequest::read(ledger, params, as_of, Span::Range, false)?;
     Ok(request.table(&LEADS, &lead_events(&request)?))
 }
+
+event_parts!(
+    leads_partial,
+    leads_finish,
+    "leads",
+    Span::Range,
+    LEADS,
+    lead_events,
+    series_of
+);
+event_parts!(
+    leads_summary_partial,
+    leads_summary_finish,
+    "leads-summary",
+    Span::CurrentAndPrevious,
+    LEADS,
+    lead_events,
+    summary_of
+);
+event_parts!(
+    leads_table_partial,
+    leads_table_finish,
+    "leads-table",
+    Span::Range,
+    LEADS,
+    lead_events,
+    table_of
+);
 
 /// The funnel steps of `leads-days`, each counted in the period of its
 /// later date.
