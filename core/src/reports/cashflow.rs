@@ -21,6 +21,7 @@
 use super::ReportParams;
 use super::event_parts::{detail_value, event_parts};
 use super::events::{Event, EventRequest, Family, Span, Tally, percent, selected_type};
+use super::partial::rows::{KeyPart, Row, Scalar, SumsPart, TopRows};
 use super::partial::{Body, wrong_body};
 use super::transactions::{
     Attempt, attempts, charge_type, money_events, money_row, plan_charge_type,
@@ -425,9 +426,53 @@ pub(super) fn outstanding_unpaid(
     as_of: DateTime<Utc>,
 ) -> Result<Value> {
     let request = EventRequest::read(ledger, params, as_of, Span::Range, false)?;
+    let (limit, offset) = unpaid_page(params)?;
+    let part = unpaid_part(ledger, &request, offset.saturating_add(limit))?;
+    unpaid_value(&request, part, limit, offset)
+}
+
+fn unpaid_page(params: &ReportParams) -> Result<(usize, usize)> {
     let q = Query::new(params);
-    let limit = q.count("limit", usize::MAX, None)?;
-    let offset = q.count("offset", 0, None)?;
+    Ok((
+        q.count("limit", usize::MAX, None)?,
+        q.count("offset", 0, None)?,
+    ))
+}
+
+/// `cashflow-outstanding-unpaid` in parts: per age bucket the count and
+/// amount owed (in the report currency), and the first `offset + limit`
+/// rows, newest invoice first.
+pub(super) fn outstanding_unpaid_partial(
+    ledger: &Ledger,
+    params: &ReportParams,
+    as_of: DateTime<Utc>,
+) -> Result<Body> {
+    let request = EventRequest::read(ledger, params, as_of, Span::Range, false)?;
+    let (limit, offset) = unpaid_page(params)?;
+    Ok(Body::Sums(unpaid_part(
+        ledger,
+        &request,
+        offset.saturating_add(limit),
+    )?))
+}
+
+pub(super) fn outstanding_unpaid_finish(
+    shape: &Ledger,
+    params: &ReportParams,
+    as_of: DateTime<Utc>,
+    body: Body,
+) -> Result<Value> {
+    let request = EventRequest::read_shape(shape, params, as_of, Span::Range, false)?;
+    let (limit, offset) = unpaid_page(params)?;
+    match body {
+        Body::Sums(part) if part.sums.len() == 2 * AGE_BUCKETS.len() => {
+            unpaid_value(&request, part, limit, offset)
+        }
+        other => Err(wrong_body("cashflow-outstanding-unpaid", &other)),
+    }
+}
+
+fn unpaid_part(ledger: &Ledger, request: &EventRequest, keep: usize) -> Result<SumsPart> {
     let tz = ledger.settings().timezone;
     let day = request.as_of_day;
     let mut rows: Vec<Unpaid> = Vec::new();
@@ -482,28 +527,15 @@ pub(super) fn outstanding_unpaid(
         }
         Ok(())
     })?;
-    rows.sort_by(|a, b| {
-        b.issued
-            .cmp(&a.issued)
-            .then_with(|| a.invoice.customer_id.cmp(&b.invoice.customer_id))
-            .then_with(|| a.invoice.id.cmp(&b.invoice.id))
-    });
-    let buckets: Vec<Value> = AGE_BUCKETS
-        .iter()
-        .map(|(label, _, _)| {
-            let inside = rows.iter().filter(|r| r.bucket == *label);
-            json!({
-                "bucket": label,
-                "count": inside.clone().count(),
-                "amount": inside.map(|r| r.owed_base).sum::<Cents>(),
-            })
-        })
-        .collect();
+    let mut sums = Vec::with_capacity(2 * AGE_BUCKETS.len());
+    for (label, _, _) in AGE_BUCKETS {
+        let inside = rows.iter().filter(|r| r.bucket == *label);
+        sums.push(inside.clone().count() as i64);
+        sums.push(inside.map(|r| r.owed_base).sum::<Cents>());
+    }
     let stamp = |t: DateTime<Utc>| t.to_rfc3339_opts(SecondsFormat::Secs, true);
-    let list: Vec<Value> = rows
+    let list: Vec<Row> = rows
         .iter()
-        .skip(offset)
-        .take(limit)
         .map(|unpaid| {
             let Unpaid {
                 issued,
@@ -514,7 +546,7 @@ pub(super) fn outstanding_unpaid(
                 bucket,
             } = unpaid;
             let customer = ledger.customer(invoice.customer_id.as_str());
-            json!({
+            let row = json!({
                 "invoice_id": invoice.id.as_str(),
                 "invoice_number": invoice.details().invoice_number,
                 "customer_id": invoice.customer_id.as_str(),
@@ -530,18 +562,45 @@ pub(super) fn outstanding_unpaid(
                 "total": invoice.amount,
                 "amount": owed,
                 "amount_base_currency": owed_base,
-            })
+            });
+            let key = vec![
+                KeyPart::new(Scalar::Int(instant_key(*issued)), true),
+                KeyPart::text(invoice.customer_id.as_str()),
+                KeyPart::text(invoice.id.as_str()),
+            ];
+            Row::new(key, &row)
         })
         .collect();
+    Ok(SumsPart {
+        sums,
+        rows: TopRows::new(list, keep),
+    })
+}
+
+/// An instant as a sort key: nanoseconds since the epoch.
+pub(super) fn instant_key(t: DateTime<Utc>) -> i128 {
+    i128::from(t.timestamp()) * 1_000_000_000 + i128::from(t.timestamp_subsec_nanos())
+}
+
+fn unpaid_value(
+    request: &EventRequest,
+    part: SumsPart,
+    limit: usize,
+    offset: usize,
+) -> Result<Value> {
+    let buckets: Vec<Value> = AGE_BUCKETS
+        .iter()
+        .zip(part.sums.chunks(2))
+        .map(|((label, _, _), sums)| json!({"bucket": label, "count": sums[0], "amount": sums[1]}))
+        .collect();
+    let count: i64 = part.sums.iter().step_by(2).sum();
+    let amount: Cents = part.sums.iter().skip(1).step_by(2).sum();
     Ok(json!({
         "currency": request.currency.as_str(),
-        "as_of": day.to_string(),
-        "total": {
-            "count": rows.len(),
-            "amount": rows.iter().map(|r| r.owed_base).sum::<Cents>(),
-        },
+        "as_of": request.as_of_day.to_string(),
+        "total": {"count": count, "amount": amount},
         "buckets": buckets,
-        "result": {"count": rows.len(), "list": list},
+        "result": {"count": count, "list": part.rows.page(offset, limit)?},
     }))
 }
 

@@ -349,7 +349,8 @@ const REPORTS: &[Report] = &[
             PAGE,
         ],
         invoices::invoices_detail,
-    ),
+    )
+    .in_parts(invoices::partial, invoices::finish),
     report(
         "mrr-table",
         &[
@@ -381,7 +382,8 @@ const REPORTS: &[Report] = &[
     ),
     report("leads", EVENTS_IN_RANGE, leads::leads)
     .in_parts(leads::leads_partial, leads::leads_finish),
-    report("leads-days", EVENTS_IN_RANGE, leads::leads_days),
+    report("leads-days", EVENTS_IN_RANGE, leads::leads_days)
+        .in_parts(leads::leads_days_partial, leads::leads_days_finish),
     report("leads-summary", EVENTS_NOW, leads::leads_summary)
     .in_parts(leads::leads_summary_partial, leads::leads_summary_finish),
     report("leads-table", EVENTS_IN_RANGE, leads::leads_table)
@@ -481,6 +483,10 @@ const REPORTS: &[Report] = &[
             CUSTOMER_FILTERS,
         ],
         cashflow::outstanding_unpaid,
+    )
+    .in_parts(
+        cashflow::outstanding_unpaid_partial,
+        cashflow::outstanding_unpaid_finish,
     ),
 ];
 

@@ -21,7 +21,7 @@ pub mod rows;
 pub use format::{MAGIC, VERSION};
 
 use super::registry::Report;
-use super::{ReportParams, cohort, event_parts, mrr, snapshot, summary, variables};
+use super::{ReportParams, cohort, event_parts, leads, mrr, snapshot, summary, variables};
 use crate::error::{Error, Result};
 use crate::ledger::Ledger;
 use crate::model::Settings;
@@ -60,6 +60,7 @@ pub(crate) enum Body {
     List(rows::ListPart),
     Sums(rows::SumsPart),
     Tallies(event_parts::Part),
+    LeadDays(leads::DaysPart),
 }
 
 /// How a report is computed in parts: the partial of one ledger, and the
@@ -86,6 +87,7 @@ impl Body {
             (Body::List(a), Body::List(b)) => Body::List(a.merge(b)),
             (Body::Sums(a), Body::Sums(b)) => Body::Sums(a.merge(b)?),
             (Body::Tallies(a), Body::Tallies(b)) => Body::Tallies(a.merge(b)?),
+            (Body::LeadDays(a), Body::LeadDays(b)) => Body::LeadDays(a.merge(b)?),
             (a, b) => {
                 return Err(Error::MalformedPartial {
                     reason: format!(
@@ -109,6 +111,7 @@ impl Body {
             Body::List(_) => "list",
             Body::Sums(_) => "sums",
             Body::Tallies(_) => "tallies",
+            Body::LeadDays(_) => "lead days",
         }
     }
 }
