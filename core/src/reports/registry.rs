@@ -340,7 +340,8 @@ const REPORTS: &[Report] = &[
             CUSTOMER_FILTERS,
         ],
         movement_table::movement_table,
-    ),
+    )
+    .in_parts(movement_table::partial, movement_table::finish),
     report(
         "invoices-detail",
         &[
