@@ -226,7 +226,8 @@ const REPORTS: &[Report] = &[
         mrr::mrr,
     )
     .in_parts(mrr::mrr_partial, mrr::mrr_finish),
-    report("cmrr-summary", SCHEDULED, scheduled::cmrr_summary),
+    report("cmrr-summary", SCHEDULED, scheduled::cmrr_summary)
+    .in_parts(scheduled::cmrr_summary_partial, scheduled::cmrr_summary_finish),
     report(
         "cohort",
         &[
@@ -250,7 +251,8 @@ const REPORTS: &[Report] = &[
             CUSTOMER_FILTERS,
         ],
         scheduled::churn_scheduled,
-    ),
+    )
+    .in_parts(scheduled::churn_scheduled_partial, scheduled::churn_scheduled_finish),
     report(
         "churn-scheduled-movements",
         &[
@@ -272,7 +274,8 @@ const REPORTS: &[Report] = &[
             CUSTOMER_FILTERS,
         ],
         scheduled::churn_scheduled_movements,
-    ),
+    )
+    .in_parts(scheduled::churn_scheduled_movements_partial, scheduled::churn_scheduled_movements_finish),
     report(
         "churn-scheduled-summary",
         &[
@@ -283,7 +286,8 @@ const REPORTS: &[Report] = &[
             CUSTOMER_FILTERS,
         ],
         scheduled::churn_scheduled_summary,
-    ),
+    )
+    .in_parts(scheduled::churn_scheduled_summary_partial, scheduled::churn_scheduled_summary_finish),
     report(
         "map",
         &[SNAPSHOT, BASE_CURRENCY, CURRENCY_FILTER, CUSTOMER_FILTERS],
