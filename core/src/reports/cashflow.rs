@@ -10,7 +10,8 @@
 //! - `cashflow-refunds` (`-detail`, `-table`): successful refunds (refund
 //!   invoices and refund transactions) per period, typed by what the
 //!   refunded invoice charged for (a refund invoice's
-//!   `refunded_invoice_id`, else its own plan; `unknown` when neither says).
+//!   `refunded_invoice_id` when it is an invoice of the same customer, as
+//!   the MRR rules read it; else its own plan; `unknown` when neither says).
 //!   Fields: `refunds` (negative), `refunds_count`, per type `t`, `t_count`.
 //! - `cashflow-failure-rate` (`-summary`): payment attempts per period
 //!   (refunds are not attempts): `attempts`, `successful_count`,
@@ -211,6 +212,7 @@ fn refunded_type(ledger: &Ledger, invoice: &Invoice) -> &'static str {
         .refunded_invoice_id
         .as_ref()
         .and_then(|id| ledger.invoice(id.as_str()))
+        .filter(|refunded| refunded.customer_id == invoice.customer_id)
     {
         return charge_type(ledger, refunded);
     }
