@@ -8,12 +8,15 @@ pub mod cashflow;
 mod cohort;
 mod customers;
 pub(crate) mod daily_totals;
+mod event_parts;
 pub mod events;
 pub mod filters;
 mod invoices;
 pub mod leads;
 pub mod movement_table;
 pub mod mrr;
+mod mrr_parts;
+pub mod partial;
 mod registry;
 mod scheduled;
 pub mod series;
@@ -21,7 +24,10 @@ mod snapshot;
 mod summary;
 mod tables;
 pub mod transactions;
+mod unpaid;
+mod variables;
 
+pub use partial::ReportPartial;
 pub use registry::{Report, ReportParam, near_miss};
 
 use crate::error::Result;
