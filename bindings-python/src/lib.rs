@@ -5,8 +5,8 @@ mod arrow;
 mod convert;
 mod errors;
 mod ledger;
-mod records;
 mod partials;
+mod records;
 
 use pyo3::prelude::*;
 
