@@ -53,6 +53,22 @@ pub enum Error {
     /// No exchange rate on or before the date for the currency.
     #[error("no exchange rate for {currency} on or before {date}")]
     MissingFxRate { currency: String, date: String },
+    /// A report that has no partial form (see `reports::partial`).
+    #[error("report {report} cannot be computed in parts yet")]
+    PartialUnsupported { report: String },
+    /// Two partials of different requests: `what` differs (the report,
+    /// its parameters, `as_of` or the ledger settings).
+    #[error(
+        "partials of different requests do not merge: their {what} differ (`{left}` and `{right}`)"
+    )]
+    PartialMismatch {
+        what: &'static str,
+        left: String,
+        right: String,
+    },
+    /// Bytes that are not a report partial of this format version.
+    #[error("not a report partial: {reason}")]
+    MalformedPartial { reason: String },
 }
 
 /// `; did you mean `name`?` for a suggestion, else a full stop.
@@ -74,6 +90,9 @@ impl Error {
             Error::InvalidQuery { .. } | Error::UnknownParameter { .. } => "invalid_query",
             Error::InvalidSetting { .. } => "invalid_setting",
             Error::MissingFxRate { .. } => "missing_fx_rate",
+            Error::PartialUnsupported { .. }
+            | Error::PartialMismatch { .. }
+            | Error::MalformedPartial { .. } => "invalid_partial",
         }
     }
 
@@ -86,6 +105,7 @@ impl Error {
         "invalid_query",
         "invalid_setting",
         "missing_fx_rate",
+        "invalid_partial",
     ];
 
     /// The record id the error is about, when there is one.

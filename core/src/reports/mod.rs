@@ -14,6 +14,7 @@ mod invoices;
 pub mod leads;
 pub mod movement_table;
 pub mod mrr;
+pub mod partial;
 mod registry;
 mod scheduled;
 pub mod series;
@@ -21,7 +22,9 @@ mod snapshot;
 mod summary;
 mod tables;
 pub mod transactions;
+mod variables;
 
+pub use partial::ReportPartial;
 pub use registry::{Report, ReportParam, near_miss};
 
 use crate::error::Result;

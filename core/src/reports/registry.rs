@@ -8,9 +8,10 @@
 //! The service, the CLI and both bindings all run reports through here, so
 //! they accept and refuse exactly the same parameters.
 
+use super::partial::Parts;
 use super::{
     ReportParams, cashflow, cohort, invoices, leads, movement_table, mrr, scheduled, snapshot,
-    summary, tables, transactions,
+    summary, tables, transactions, variables,
 };
 use crate::error::{Error, Result};
 use crate::ledger::Ledger;
@@ -39,6 +40,8 @@ pub struct Report {
     /// Its parameters, in groups shared between reports.
     groups: &'static [&'static [ReportParam]],
     run: ReportFn,
+    /// How it is computed in parts, when it can be (`reports::partial`).
+    parts: Option<Parts>,
 }
 
 const BASE_CURRENCY: &[ReportParam] = &[param(
@@ -182,12 +185,33 @@ const fn report(
     groups: &'static [&'static [ReportParam]],
     run: ReportFn,
 ) -> Report {
-    Report { name, groups, run }
+    Report {
+        name,
+        groups,
+        run,
+        parts: None,
+    }
+}
+
+impl Report {
+    /// The report computed in parts by `compute` and `finish` (see
+    /// [`Parts`]).
+    const fn in_parts(
+        self,
+        compute: fn(&Ledger, &ReportParams, DateTime<Utc>) -> Result<super::partial::Body>,
+        finish: fn(&Ledger, &ReportParams, DateTime<Utc>, super::partial::Body) -> Result<Value>,
+    ) -> Report {
+        Report {
+            parts: Some(Parts { compute, finish }),
+            ..self
+        }
+    }
 }
 
 /// Every report, in the order the interface lists them.
 const REPORTS: &[Report] = &[
-    report("summary", &[BASE_CURRENCY], summary::summary),
+    report("summary", &[BASE_CURRENCY], summary::summary)
+        .in_parts(summary::partial, summary::finish),
     report(
         "mrr",
         &[
@@ -262,7 +286,8 @@ const REPORTS: &[Report] = &[
         "map",
         &[SNAPSHOT, BASE_CURRENCY, CURRENCY_FILTER, CUSTOMER_FILTERS],
         snapshot::map,
-    ),
+    )
+    .in_parts(snapshot::map_partial, snapshot::map_finish),
     report(
         "customer-concentration",
         &[
@@ -273,6 +298,10 @@ const REPORTS: &[Report] = &[
             CUSTOMER_FILTERS,
         ],
         snapshot::concentration,
+    )
+    .in_parts(
+        snapshot::concentration_partial,
+        snapshot::concentration_finish,
     ),
     report(
         "custom-variables",
@@ -283,8 +312,9 @@ const REPORTS: &[Report] = &[
             CURRENCY_FILTER,
             CUSTOMER_FILTERS,
         ],
-        snapshot::custom_variables,
-    ),
+        variables::custom_variables,
+    )
+    .in_parts(variables::partial, variables::finish),
     report(
         "movement-table",
         &[
@@ -452,6 +482,11 @@ impl Report {
     /// The parameters the report reads, each once, in registry order.
     pub fn params(&self) -> impl Iterator<Item = &'static ReportParam> {
         self.groups.iter().flat_map(|group| group.iter())
+    }
+
+    /// How the report is computed in parts; `None` when it cannot be yet.
+    pub fn parts(&self) -> Option<Parts> {
+        self.parts
     }
 
     /// Whether the report reads the parameter `name`.
