@@ -56,7 +56,7 @@ def test_generated_history(dask_client: Any) -> None:
 
 def test_one_report_small_frames_as_dask_frames_and_extra_columns(dask_client: Any) -> None:
     case, answers, _ = cases.generated()
-    (query, expected), = [a for a in answers if a[0] == ("mrr", {"date": "20230101-20241231"})]
+    (name, params), expected = cases.one_report(answers)
     invoices, customers = frames(case, npartitions=3)
     invoices = invoices.assign(raw=invoices["id"].map(lambda v: v.encode(), meta=("raw", object)))
     customers = customers.assign(note="x")
@@ -64,8 +64,8 @@ def test_one_report_small_frames_as_dask_frames_and_extra_columns(dask_client: A
     shared = case.shared()
     shared["fx_rates"] = pd.DataFrame(case.fx_rates)
     for partitions in (1, 6):
-        got = distributed.dask_report(invoices, customers, plans, "mrr", partitions=partitions, **shared,
-                                      date="20230101-20241231")
+        got = distributed.dask_report(invoices, customers, plans, name, partitions=partitions, **shared,
+                                      **params)
         assert got == expected
 
 
