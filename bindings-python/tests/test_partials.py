@@ -44,6 +44,9 @@ def ledger(ids: List[int]) -> submetrics.Ledger:
 
 REQUESTS = [
     ("summary", {}),
+    ("mrr", {"interval": "month", "date": "20240101-20240630"}),
+    ("mrr", {"breakdown": "currency"}),
+    ("mrr-table", {"baseCurrency": "EUR"}),
     ("map", {}),
     ("customer-concentration", {"limit": "3", "offset": "1"}),
     ("custom-variables", {}),

@@ -119,6 +119,9 @@ fn names_and_parameters_are_checked_as_the_report_checks_them() {
     for (name, pairs) in [
         ("nope", vec![]),
         ("mrr", vec![("curency", "EUR")]),
+        ("mrr", vec![("interval", "hour")]),
+        ("mrr", vec![("plan", "nope")]),
+        ("mrr", vec![("breakdown", "colour")]),
         ("summary", vec![("baseCurrency", "euro")]),
         ("customer-concentration", vec![("limit", "many")]),
         ("map", vec![("selected-date", "2024-13-01")]),

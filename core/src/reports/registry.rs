@@ -224,7 +224,8 @@ const REPORTS: &[Report] = &[
             CUSTOMER_FILTERS,
         ],
         mrr::mrr,
-    ),
+    )
+    .in_parts(mrr::mrr_partial, mrr::mrr_finish),
     report("cmrr-summary", SCHEDULED, scheduled::cmrr_summary),
     report(
         "cohort",
@@ -359,7 +360,8 @@ const REPORTS: &[Report] = &[
             CUSTOMER_FILTERS,
         ],
         tables::mrr_table,
-    ),
+    )
+    .in_parts(tables::mrr_table_partial, tables::mrr_table_finish),
     report(
         "mrr-table-subtypes",
         &[
@@ -371,6 +373,10 @@ const REPORTS: &[Report] = &[
             CUSTOMER_FILTERS,
         ],
         tables::mrr_table_subtypes,
+    )
+    .in_parts(
+        tables::mrr_table_subtypes_partial,
+        tables::mrr_table_subtypes_finish,
     ),
     report("leads", EVENTS_IN_RANGE, leads::leads),
     report("leads-days", EVENTS_IN_RANGE, leads::leads_days),

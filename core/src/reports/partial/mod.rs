@@ -21,7 +21,7 @@ pub mod rows;
 pub use format::{MAGIC, VERSION};
 
 use super::registry::Report;
-use super::{ReportParams, snapshot, summary, variables};
+use super::{ReportParams, mrr, snapshot, summary, variables};
 use crate::error::{Error, Result};
 use crate::ledger::Ledger;
 use crate::model::Settings;
@@ -55,6 +55,7 @@ pub(crate) enum Body {
     Map(snapshot::MapPart),
     Concentration(snapshot::ConcentrationPart),
     CustomVariables(variables::VariablesPart),
+    Series(mrr::Part),
 }
 
 /// How a report is computed in parts: the partial of one ledger, and the
@@ -76,6 +77,7 @@ impl Body {
             (Body::CustomVariables(a), Body::CustomVariables(b)) => {
                 Body::CustomVariables(a.merge(b))
             }
+            (Body::Series(a), Body::Series(b)) => Body::Series(a.merge(b)),
             (a, b) => {
                 return Err(Error::MalformedPartial {
                     reason: format!(
@@ -94,6 +96,7 @@ impl Body {
             Body::Map(_) => "map",
             Body::Concentration(_) => "concentration",
             Body::CustomVariables(_) => "custom variables",
+            Body::Series(_) => "series",
         }
     }
 }
