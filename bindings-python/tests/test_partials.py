@@ -48,6 +48,9 @@ REQUESTS = [
     ("mrr", {"breakdown": "currency"}),
     ("mrr-table", {"baseCurrency": "EUR"}),
     ("map", {}),
+    ("cohort", {"metric": "mrr"}),
+    ("transactions", {"interval": "week"}),
+    ("transactions-detail", {"customer": "c1 c4"}),
     ("customer-concentration", {"limit": "3", "offset": "1"}),
     ("custom-variables", {}),
 ]

@@ -133,3 +133,21 @@ fn names_and_parameters_are_checked_as_the_report_checks_them() {
         assert_eq!(actual, expected, "{name} {pairs:?}");
     }
 }
+
+#[test]
+fn every_report_can_be_computed_in_parts() {
+    let missing: Vec<&str> = submetrics::reports::Report::all()
+        .iter()
+        .filter(|r| r.parts().is_none())
+        .map(|r| r.name)
+        .collect();
+    assert_eq!(missing, Vec::<&str>::new());
+    let unsupported = submetrics::Error::PartialUnsupported {
+        report: "x".to_string(),
+    };
+    assert_eq!(
+        unsupported.to_string(),
+        "report x cannot be computed in parts yet"
+    );
+    assert_eq!(unsupported.code(), "invalid_partial");
+}

@@ -19,7 +19,10 @@
 //! - `cashflow-outstanding-unpaid`: see [`outstanding_unpaid`].
 
 use super::ReportParams;
+use super::event_parts::{detail_value, event_parts};
 use super::events::{Event, EventRequest, Family, Span, Tally, percent, selected_type};
+use super::partial::rows::{KeyPart, Row, Scalar, SumsPart, TopRows};
+use super::partial::{Body, wrong_body};
 use super::transactions::{
     Attempt, attempts, charge_type, money_events, money_row, plan_charge_type,
 };
@@ -117,7 +120,62 @@ pub(super) fn failed_payments_detail(
     let request = EventRequest::read(ledger, params, as_of, Span::Selected, false)?;
     let kind = selected_type(params, &FAILED_PAYMENTS, true)?;
     let events = failed_payment_events(&request)?;
-    Ok(request.detail(events, kind, |e| money_row(ledger, e, false)))
+    request.detail(events, kind, |e| money_row(ledger, e, false))
+}
+
+event_parts!(
+    failed_payments_partial,
+    failed_payments_finish,
+    "cashflow-failed-payments",
+    Span::Range,
+    FAILED_PAYMENTS,
+    failed_payment_events,
+    series_of
+);
+event_parts!(
+    failed_payments_summary_partial,
+    failed_payments_summary_finish,
+    "cashflow-failed-payments-summary",
+    Span::CurrentAndPrevious,
+    FAILED_PAYMENTS,
+    failed_payment_events,
+    summary_of
+);
+event_parts!(
+    failed_payments_table_partial,
+    failed_payments_table_finish,
+    "cashflow-failed-payments-table",
+    Span::Range,
+    FAILED_PAYMENTS,
+    failed_payment_events,
+    table_of
+);
+
+pub(super) fn failed_payments_detail_partial(
+    ledger: &Ledger,
+    params: &ReportParams,
+    as_of: DateTime<Utc>,
+) -> Result<Body> {
+    let request = EventRequest::read(ledger, params, as_of, Span::Selected, false)?;
+    let kind = selected_type(params, &FAILED_PAYMENTS, true)?;
+    let events = failed_payment_events(&request)?;
+    Ok(Body::List(request.detail_part(events, kind, |e| {
+        money_row(ledger, e, false)
+    })))
+}
+
+pub(super) fn failed_payments_detail_finish(
+    shape: &Ledger,
+    params: &ReportParams,
+    as_of: DateTime<Utc>,
+    body: Body,
+) -> Result<Value> {
+    EventRequest::read_shape(shape, params, as_of, Span::Selected, false)?;
+    selected_type(params, &FAILED_PAYMENTS, true)?;
+    match body {
+        Body::List(part) => detail_value(&part),
+        other => Err(wrong_body("cashflow-failed-payments-detail", &other)),
+    }
 }
 
 // ---- refunds ---------------------------------------------------------------
@@ -204,7 +262,53 @@ pub(super) fn refunds_detail(
     let request = EventRequest::read(ledger, params, as_of, Span::Selected, false)?;
     let kind = selected_type(params, &REFUNDS, true)?;
     let events = refund_events(&request)?;
-    Ok(request.detail(events, kind, |e| money_row(ledger, e, false)))
+    request.detail(events, kind, |e| money_row(ledger, e, false))
+}
+
+event_parts!(
+    refunds_partial,
+    refunds_finish,
+    "cashflow-refunds",
+    Span::Range,
+    REFUNDS,
+    refund_events,
+    series_of
+);
+event_parts!(
+    refunds_table_partial,
+    refunds_table_finish,
+    "cashflow-refunds-table",
+    Span::Range,
+    REFUNDS,
+    refund_events,
+    table_of
+);
+
+pub(super) fn refunds_detail_partial(
+    ledger: &Ledger,
+    params: &ReportParams,
+    as_of: DateTime<Utc>,
+) -> Result<Body> {
+    let request = EventRequest::read(ledger, params, as_of, Span::Selected, false)?;
+    let kind = selected_type(params, &REFUNDS, true)?;
+    let events = refund_events(&request)?;
+    Ok(Body::List(request.detail_part(events, kind, |e| {
+        money_row(ledger, e, false)
+    })))
+}
+
+pub(super) fn refunds_detail_finish(
+    shape: &Ledger,
+    params: &ReportParams,
+    as_of: DateTime<Utc>,
+    body: Body,
+) -> Result<Value> {
+    EventRequest::read_shape(shape, params, as_of, Span::Selected, false)?;
+    selected_type(params, &REFUNDS, true)?;
+    match body {
+        Body::List(part) => detail_value(&part),
+        other => Err(wrong_body("cashflow-refunds-detail", &other)),
+    }
 }
 
 // ---- failure rate ----------------------------------------------------------
@@ -265,6 +369,25 @@ pub(super) fn failure_rate_summary(
     Ok(request.summary(&FAILURE_RATE, &payment_attempt_events(&request)?))
 }
 
+event_parts!(
+    failure_rate_partial,
+    failure_rate_finish,
+    "cashflow-failure-rate",
+    Span::Range,
+    FAILURE_RATE,
+    payment_attempt_events,
+    series_of
+);
+event_parts!(
+    failure_rate_summary_partial,
+    failure_rate_summary_finish,
+    "cashflow-failure-rate-summary",
+    Span::CurrentAndPrevious,
+    FAILURE_RATE,
+    payment_attempt_events,
+    summary_of
+);
+
 // ---- outstanding unpaid ----------------------------------------------------
 
 /// Age buckets: (label, first day past due, last day past due).
@@ -303,9 +426,53 @@ pub(super) fn outstanding_unpaid(
     as_of: DateTime<Utc>,
 ) -> Result<Value> {
     let request = EventRequest::read(ledger, params, as_of, Span::Range, false)?;
+    let (limit, offset) = unpaid_page(params)?;
+    let part = unpaid_part(ledger, &request, offset.saturating_add(limit))?;
+    unpaid_value(&request, part, limit, offset)
+}
+
+fn unpaid_page(params: &ReportParams) -> Result<(usize, usize)> {
     let q = Query::new(params);
-    let limit = q.count("limit", usize::MAX, None)?;
-    let offset = q.count("offset", 0, None)?;
+    Ok((
+        q.count("limit", usize::MAX, None)?,
+        q.count("offset", 0, None)?,
+    ))
+}
+
+/// `cashflow-outstanding-unpaid` in parts: per age bucket the count and
+/// amount owed (in the report currency), and the first `offset + limit`
+/// rows, newest invoice first.
+pub(super) fn outstanding_unpaid_partial(
+    ledger: &Ledger,
+    params: &ReportParams,
+    as_of: DateTime<Utc>,
+) -> Result<Body> {
+    let request = EventRequest::read(ledger, params, as_of, Span::Range, false)?;
+    let (limit, offset) = unpaid_page(params)?;
+    Ok(Body::Sums(unpaid_part(
+        ledger,
+        &request,
+        offset.saturating_add(limit),
+    )?))
+}
+
+pub(super) fn outstanding_unpaid_finish(
+    shape: &Ledger,
+    params: &ReportParams,
+    as_of: DateTime<Utc>,
+    body: Body,
+) -> Result<Value> {
+    let request = EventRequest::read_shape(shape, params, as_of, Span::Range, false)?;
+    let (limit, offset) = unpaid_page(params)?;
+    match body {
+        Body::Sums(part) if part.sums.len() == 2 * AGE_BUCKETS.len() => {
+            unpaid_value(&request, part, limit, offset)
+        }
+        other => Err(wrong_body("cashflow-outstanding-unpaid", &other)),
+    }
+}
+
+fn unpaid_part(ledger: &Ledger, request: &EventRequest, keep: usize) -> Result<SumsPart> {
     let tz = ledger.settings().timezone;
     let day = request.as_of_day;
     let mut rows: Vec<Unpaid> = Vec::new();
@@ -360,28 +527,15 @@ pub(super) fn outstanding_unpaid(
         }
         Ok(())
     })?;
-    rows.sort_by(|a, b| {
-        b.issued
-            .cmp(&a.issued)
-            .then_with(|| a.invoice.customer_id.cmp(&b.invoice.customer_id))
-            .then_with(|| a.invoice.id.cmp(&b.invoice.id))
-    });
-    let buckets: Vec<Value> = AGE_BUCKETS
-        .iter()
-        .map(|(label, _, _)| {
-            let inside = rows.iter().filter(|r| r.bucket == *label);
-            json!({
-                "bucket": label,
-                "count": inside.clone().count(),
-                "amount": inside.map(|r| r.owed_base).sum::<Cents>(),
-            })
-        })
-        .collect();
+    let mut sums = Vec::with_capacity(2 * AGE_BUCKETS.len());
+    for (label, _, _) in AGE_BUCKETS {
+        let inside = rows.iter().filter(|r| r.bucket == *label);
+        sums.push(inside.clone().count() as i64);
+        sums.push(inside.map(|r| r.owed_base).sum::<Cents>());
+    }
     let stamp = |t: DateTime<Utc>| t.to_rfc3339_opts(SecondsFormat::Secs, true);
-    let list: Vec<Value> = rows
+    let list: Vec<Row> = rows
         .iter()
-        .skip(offset)
-        .take(limit)
         .map(|unpaid| {
             let Unpaid {
                 issued,
@@ -392,7 +546,7 @@ pub(super) fn outstanding_unpaid(
                 bucket,
             } = unpaid;
             let customer = ledger.customer(invoice.customer_id.as_str());
-            json!({
+            let row = json!({
                 "invoice_id": invoice.id.as_str(),
                 "invoice_number": invoice.details().invoice_number,
                 "customer_id": invoice.customer_id.as_str(),
@@ -408,18 +562,45 @@ pub(super) fn outstanding_unpaid(
                 "total": invoice.amount,
                 "amount": owed,
                 "amount_base_currency": owed_base,
-            })
+            });
+            let key = vec![
+                KeyPart::new(Scalar::Int(instant_key(*issued)), true),
+                KeyPart::text(invoice.customer_id.as_str()),
+                KeyPart::text(invoice.id.as_str()),
+            ];
+            Row::new(key, &row)
         })
         .collect();
+    Ok(SumsPart {
+        sums,
+        rows: TopRows::new(list, keep),
+    })
+}
+
+/// An instant as a sort key: nanoseconds since the epoch.
+pub(super) fn instant_key(t: DateTime<Utc>) -> i128 {
+    i128::from(t.timestamp()) * 1_000_000_000 + i128::from(t.timestamp_subsec_nanos())
+}
+
+fn unpaid_value(
+    request: &EventRequest,
+    part: SumsPart,
+    limit: usize,
+    offset: usize,
+) -> Result<Value> {
+    let buckets: Vec<Value> = AGE_BUCKETS
+        .iter()
+        .zip(part.sums.chunks(2))
+        .map(|((label, _, _), sums)| json!({"bucket": label, "count": sums[0], "amount": sums[1]}))
+        .collect();
+    let count: i64 = part.sums.iter().step_by(2).sum();
+    let amount: Cents = part.sums.iter().skip(1).step_by(2).sum();
     Ok(json!({
         "currency": request.currency.as_str(),
-        "as_of": day.to_string(),
-        "total": {
-            "count": rows.len(),
-            "amount": rows.iter().map(|r| r.owed_base).sum::<Cents>(),
-        },
+        "as_of": request.as_of_day.to_string(),
+        "total": {"count": count, "amount": amount},
         "buckets": buckets,
-        "result": {"count": rows.len(), "list": list},
+        "result": {"count": count, "list": part.rows.page(offset, limit)?},
     }))
 }
 

@@ -8,6 +8,7 @@ pub mod cashflow;
 mod cohort;
 mod customers;
 pub(crate) mod daily_totals;
+mod event_parts;
 pub mod events;
 pub mod filters;
 mod invoices;

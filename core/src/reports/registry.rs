@@ -226,7 +226,8 @@ const REPORTS: &[Report] = &[
         mrr::mrr,
     )
     .in_parts(mrr::mrr_partial, mrr::mrr_finish),
-    report("cmrr-summary", SCHEDULED, scheduled::cmrr_summary),
+    report("cmrr-summary", SCHEDULED, scheduled::cmrr_summary)
+    .in_parts(scheduled::cmrr_summary_partial, scheduled::cmrr_summary_finish),
     report(
         "cohort",
         &[
@@ -238,7 +239,8 @@ const REPORTS: &[Report] = &[
             CUSTOMER_FILTERS,
         ],
         cohort::cohort,
-    ),
+    )
+    .in_parts(cohort::partial, cohort::finish),
     report(
         "churn-scheduled",
         &[
@@ -249,7 +251,8 @@ const REPORTS: &[Report] = &[
             CUSTOMER_FILTERS,
         ],
         scheduled::churn_scheduled,
-    ),
+    )
+    .in_parts(scheduled::churn_scheduled_partial, scheduled::churn_scheduled_finish),
     report(
         "churn-scheduled-movements",
         &[
@@ -271,7 +274,8 @@ const REPORTS: &[Report] = &[
             CUSTOMER_FILTERS,
         ],
         scheduled::churn_scheduled_movements,
-    ),
+    )
+    .in_parts(scheduled::churn_scheduled_movements_partial, scheduled::churn_scheduled_movements_finish),
     report(
         "churn-scheduled-summary",
         &[
@@ -282,7 +286,8 @@ const REPORTS: &[Report] = &[
             CUSTOMER_FILTERS,
         ],
         scheduled::churn_scheduled_summary,
-    ),
+    )
+    .in_parts(scheduled::churn_scheduled_summary_partial, scheduled::churn_scheduled_summary_finish),
     report(
         "map",
         &[SNAPSHOT, BASE_CURRENCY, CURRENCY_FILTER, CUSTOMER_FILTERS],
@@ -339,7 +344,8 @@ const REPORTS: &[Report] = &[
             CUSTOMER_FILTERS,
         ],
         movement_table::movement_table,
-    ),
+    )
+    .in_parts(movement_table::partial, movement_table::finish),
     report(
         "invoices-detail",
         &[
@@ -348,7 +354,8 @@ const REPORTS: &[Report] = &[
             PAGE,
         ],
         invoices::invoices_detail,
-    ),
+    )
+    .in_parts(invoices::partial, invoices::finish),
     report(
         "mrr-table",
         &[
@@ -378,11 +385,16 @@ const REPORTS: &[Report] = &[
         tables::mrr_table_subtypes_partial,
         tables::mrr_table_subtypes_finish,
     ),
-    report("leads", EVENTS_IN_RANGE, leads::leads),
-    report("leads-days", EVENTS_IN_RANGE, leads::leads_days),
-    report("leads-summary", EVENTS_NOW, leads::leads_summary),
-    report("leads-table", EVENTS_IN_RANGE, leads::leads_table),
-    report("transactions", EVENTS_IN_RANGE, transactions::transactions),
+    report("leads", EVENTS_IN_RANGE, leads::leads)
+    .in_parts(leads::leads_partial, leads::leads_finish),
+    report("leads-days", EVENTS_IN_RANGE, leads::leads_days)
+        .in_parts(leads::leads_days_partial, leads::leads_days_finish),
+    report("leads-summary", EVENTS_NOW, leads::leads_summary)
+    .in_parts(leads::leads_summary_partial, leads::leads_summary_finish),
+    report("leads-table", EVENTS_IN_RANGE, leads::leads_table)
+    .in_parts(leads::leads_table_partial, leads::leads_table_finish),
+    report("transactions", EVENTS_IN_RANGE, transactions::transactions)
+    .in_parts(transactions::transactions_partial, transactions::transactions_finish),
     report(
         "transactions-detail",
         &[
@@ -401,58 +413,70 @@ const REPORTS: &[Report] = &[
             CUSTOMER_FILTERS,
         ],
         transactions::transactions_detail,
-    ),
+    )
+    .in_parts(transactions::transactions_detail_partial, transactions::transactions_detail_finish),
     report(
         "transactions-summary",
         EVENTS_NOW,
         transactions::transactions_summary,
-    ),
+    )
+    .in_parts(transactions::transactions_summary_partial, transactions::transactions_summary_finish),
     report(
         "transactions-table",
         EVENTS_IN_RANGE,
         transactions::transactions_table,
-    ),
+    )
+    .in_parts(transactions::transactions_table_partial, transactions::transactions_table_finish),
     report(
         "cashflow-failed-payments",
         EVENTS_IN_RANGE,
         cashflow::failed_payments,
-    ),
+    )
+    .in_parts(cashflow::failed_payments_partial, cashflow::failed_payments_finish),
     report(
         "cashflow-failed-payments-detail",
         EVENTS_SELECTED,
         cashflow::failed_payments_detail,
-    ),
+    )
+    .in_parts(cashflow::failed_payments_detail_partial, cashflow::failed_payments_detail_finish),
     report(
         "cashflow-failed-payments-summary",
         EVENTS_NOW,
         cashflow::failed_payments_summary,
-    ),
+    )
+    .in_parts(cashflow::failed_payments_summary_partial, cashflow::failed_payments_summary_finish),
     report(
         "cashflow-failed-payments-table",
         EVENTS_IN_RANGE,
         cashflow::failed_payments_table,
-    ),
-    report("cashflow-refunds", EVENTS_IN_RANGE, cashflow::refunds),
+    )
+    .in_parts(cashflow::failed_payments_table_partial, cashflow::failed_payments_table_finish),
+    report("cashflow-refunds", EVENTS_IN_RANGE, cashflow::refunds)
+    .in_parts(cashflow::refunds_partial, cashflow::refunds_finish),
     report(
         "cashflow-refunds-detail",
         EVENTS_SELECTED,
         cashflow::refunds_detail,
-    ),
+    )
+    .in_parts(cashflow::refunds_detail_partial, cashflow::refunds_detail_finish),
     report(
         "cashflow-refunds-table",
         EVENTS_IN_RANGE,
         cashflow::refunds_table,
-    ),
+    )
+    .in_parts(cashflow::refunds_table_partial, cashflow::refunds_table_finish),
     report(
         "cashflow-failure-rate",
         EVENTS_IN_RANGE,
         cashflow::failure_rate,
-    ),
+    )
+    .in_parts(cashflow::failure_rate_partial, cashflow::failure_rate_finish),
     report(
         "cashflow-failure-rate-summary",
         EVENTS_NOW,
         cashflow::failure_rate_summary,
-    ),
+    )
+    .in_parts(cashflow::failure_rate_summary_partial, cashflow::failure_rate_summary_finish),
     report(
         "cashflow-outstanding-unpaid",
         &[
@@ -464,6 +488,10 @@ const REPORTS: &[Report] = &[
             CUSTOMER_FILTERS,
         ],
         cashflow::outstanding_unpaid,
+    )
+    .in_parts(
+        cashflow::outstanding_unpaid_partial,
+        cashflow::outstanding_unpaid_finish,
     ),
 ];
 

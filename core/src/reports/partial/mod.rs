@@ -21,7 +21,7 @@ pub mod rows;
 pub use format::{MAGIC, VERSION};
 
 use super::registry::Report;
-use super::{ReportParams, mrr, snapshot, summary, variables};
+use super::{ReportParams, cohort, event_parts, leads, mrr, snapshot, summary, variables};
 use crate::error::{Error, Result};
 use crate::ledger::Ledger;
 use crate::model::Settings;
@@ -56,6 +56,11 @@ pub(crate) enum Body {
     Concentration(snapshot::ConcentrationPart),
     CustomVariables(variables::VariablesPart),
     Series(mrr::Part),
+    Cohort(cohort::Part),
+    List(rows::ListPart),
+    Sums(rows::SumsPart),
+    Tallies(event_parts::Part),
+    LeadDays(leads::DaysPart),
 }
 
 /// How a report is computed in parts: the partial of one ledger, and the
@@ -78,6 +83,11 @@ impl Body {
                 Body::CustomVariables(a.merge(b))
             }
             (Body::Series(a), Body::Series(b)) => Body::Series(a.merge(b)),
+            (Body::Cohort(a), Body::Cohort(b)) => Body::Cohort(a.merge(b)),
+            (Body::List(a), Body::List(b)) => Body::List(a.merge(b)),
+            (Body::Sums(a), Body::Sums(b)) => Body::Sums(a.merge(b)?),
+            (Body::Tallies(a), Body::Tallies(b)) => Body::Tallies(a.merge(b)?),
+            (Body::LeadDays(a), Body::LeadDays(b)) => Body::LeadDays(a.merge(b)?),
             (a, b) => {
                 return Err(Error::MalformedPartial {
                     reason: format!(
@@ -97,6 +107,11 @@ impl Body {
             Body::Concentration(_) => "concentration",
             Body::CustomVariables(_) => "custom variables",
             Body::Series(_) => "series",
+            Body::Cohort(_) => "cohort",
+            Body::List(_) => "list",
+            Body::Sums(_) => "sums",
+            Body::Tallies(_) => "tallies",
+            Body::LeadDays(_) => "lead days",
         }
     }
 }

@@ -13,6 +13,7 @@ use crate::error::{Error, Result};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use std::cmp::Ordering;
+use std::collections::BTreeSet;
 
 /// One component of a row's sort key.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -85,7 +86,7 @@ impl Row {
 
 /// The first `keep` rows of a partition's list, sorted, and how many rows
 /// the list has in all.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct TopRows {
     pub count: u64,
     pub keep: u64,
@@ -150,5 +151,60 @@ impl TopRows {
                 })
             })
             .collect()
+    }
+}
+
+/// A list report's partial: its rows, and which of the customers the
+/// request names by id this partition holds (a name no partition holds is
+/// the report's `not_found` error, raised at finish).
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ListPart {
+    pub found: BTreeSet<String>,
+    pub rows: TopRows,
+}
+
+impl ListPart {
+    pub fn merge(mut self, other: ListPart) -> ListPart {
+        self.found.extend(other.found);
+        self.rows = self.rows.merge(other.rows);
+        self
+    }
+
+    /// The first of `wanted` no partition holds, as the report's error.
+    pub fn check_found(&self, wanted: &[String]) -> Result<()> {
+        match wanted.iter().find(|id| !self.found.contains(*id)) {
+            Some(id) => Err(Error::NotFound {
+                kind: crate::model::Customer::KIND,
+                id: id.clone(),
+            }),
+            None => Ok(()),
+        }
+    }
+}
+
+/// Figures that add up (counts and cents, in an order the report defines)
+/// and an optional list.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SumsPart {
+    pub sums: Vec<i64>,
+    pub rows: TopRows,
+}
+
+impl SumsPart {
+    pub fn merge(mut self, other: SumsPart) -> Result<SumsPart> {
+        if self.sums.len() != other.sums.len() {
+            return Err(Error::MalformedPartial {
+                reason: format!(
+                    "one partial has {} sums and the other {}",
+                    self.sums.len(),
+                    other.sums.len()
+                ),
+            });
+        }
+        for (into, from) in self.sums.iter_mut().zip(other.sums) {
+            *into += from;
+        }
+        self.rows = self.rows.merge(other.rows);
+        Ok(self)
     }
 }
