@@ -5,7 +5,7 @@ from typing import Any, Dict, Iterable, List, Mapping, Optional, Protocol, Seque
 
 from typing_extensions import disjoint_base
 
-__all__ = ["Ledger", "report_names", "report_table"]
+__all__ = ["Ledger", "finish_partial", "merge_partials", "report_names", "report_table"]
 
 _Record = Dict[str, Any]
 # Any mapping is one record; any sequence of mappings is several (the

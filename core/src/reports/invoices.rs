@@ -7,8 +7,7 @@
 //! `limit` and `offset` page the list (default all).
 
 use super::ReportParams;
-use super::cashflow::instant_key;
-use super::partial::rows::{KeyPart, ListPart, Row, Scalar, TopRows};
+use super::partial::rows::{KeyPart, ListPart, Row, Scalar, TopRows, instant_key};
 use super::partial::{Body, wrong_body};
 use crate::error::{Error, Result};
 use crate::ledger::Ledger;

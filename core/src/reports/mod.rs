@@ -15,6 +15,7 @@ mod invoices;
 pub mod leads;
 pub mod movement_table;
 pub mod mrr;
+mod mrr_parts;
 pub mod partial;
 mod registry;
 mod scheduled;
@@ -23,6 +24,7 @@ mod snapshot;
 mod summary;
 mod tables;
 pub mod transactions;
+mod unpaid;
 mod variables;
 
 pub use partial::ReportPartial;

@@ -10,7 +10,7 @@
 use super::ReportParams;
 use super::daily_totals::DailyTotals;
 use super::filters::{CustomerFacts, CustomerFilter, breakdown_value, currency_filter};
-use super::partial::{Body, wrong_body};
+pub(crate) use super::mrr_parts::Part;
 use super::series::{Conversion, PeriodStats, SeriesSpec};
 use crate::error::Result;
 use crate::ids::CustomerId;
@@ -23,7 +23,6 @@ use crate::query::Query;
 use crate::timeline::Replay;
 use chrono::{DateTime, Months, NaiveDate, Utc};
 use rayon::prelude::*;
-use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value, json};
 use std::collections::BTreeMap;
 use std::sync::Arc;
@@ -87,7 +86,7 @@ struct Selected<'r> {
 }
 
 /// Parameters that decide an mrr series.
-struct Request<'a> {
+pub(super) struct Request<'a> {
     range: DateRange,
     interval: PeriodInterval,
     currency: Currency,
@@ -107,7 +106,7 @@ pub(super) fn mrr(ledger: &Ledger, params: &ReportParams, as_of: DateTime<Utc>) 
     Ok(mrr_value(&MrrSeries::compute(ledger, params, as_of)?))
 }
 
-fn mrr_value(series: &MrrSeries) -> Value {
+pub(super) fn mrr_value(series: &MrrSeries) -> Value {
     let result: Vec<Value> = (0..series.periods.len())
         .map(|i| {
             let mut row = period_row(&series.periods[i], &series.total, i);
@@ -160,7 +159,7 @@ impl MrrSeries {
 impl<'a> Request<'a> {
     /// Reads the request; `filters` false leaves the customer filter empty
     /// (finishing a partial reads only the shape of the request).
-    fn read(
+    pub(super) fn read(
         ledger: &'a Ledger,
         params: &ReportParams,
         as_of: DateTime<Utc>,
@@ -211,7 +210,7 @@ impl<'a> Request<'a> {
 /// The periods of a request: the report's, the 5 whole periods before them
 /// (for the churn average) and whole months from 5 months before the first
 /// period's end to the last period's end (for LTV and customer lifetime).
-struct Spans {
+pub(super) struct Spans {
     main: Vec<Period>,
     history_range: DateRange,
     history: Vec<Period>,
@@ -226,7 +225,7 @@ impl Request<'_> {
         Ok(self.assemble(&spans, part))
     }
 
-    fn spans(&self) -> Spans {
+    pub(super) fn spans(&self) -> Spans {
         let week_start = self.ledger.settings().week_start();
         let main = periods(&self.range, self.interval, week_start);
         // The 5 whole periods before the range, for the churn average.
@@ -263,7 +262,7 @@ impl Request<'_> {
 
     /// The stats of every group over the three spans, over this ledger's
     /// customers.
-    fn part(&self, spans: &Spans) -> Result<Part> {
+    pub(super) fn part(&self, spans: &Spans) -> Result<Part> {
         let series = [
             (&self.range, spans.main.as_slice()),
             (&spans.history_range, spans.history.as_slice()),
@@ -287,7 +286,7 @@ impl Request<'_> {
     }
 
     /// The series from the stats of every customer.
-    fn assemble(&self, spans: &Spans, mut part: Part) -> MrrSeries {
+    pub(super) fn assemble(&self, spans: &Spans, mut part: Part) -> MrrSeries {
         if self.breakdown == Some("subtype") {
             for groups in [&mut part.main, &mut part.history, &mut part.months] {
                 share_totals(groups);
@@ -569,7 +568,7 @@ impl Request<'_> {
 
 /// Stats per group: key `None` is the total, `Some(value)` a breakdown entry
 /// with its label.
-type Groups = BTreeMap<Option<String>, (String, Vec<PeriodStats>)>;
+pub(super) type Groups = BTreeMap<Option<String>, (String, Vec<PeriodStats>)>;
 
 /// Subtype entries split movements only: their totals are the report's.
 fn share_totals(groups: &mut Groups) {
@@ -589,26 +588,6 @@ fn share_totals(groups: &mut Groups) {
     }
 }
 
-/// The mrr series' sums over a ledger's customers: the stats of every group
-/// (the total and each breakdown entry with its label) per period of the
-/// report, of the 5 periods before it and of the months the LTV reads.
-/// Subtype entries keep only their own movement columns until finish.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub(crate) struct Part {
-    main: Groups,
-    history: Groups,
-    months: Groups,
-}
-
-impl Part {
-    pub(crate) fn merge(mut self, other: Part) -> Part {
-        merge_groups(&mut self.main, other.main);
-        merge_groups(&mut self.history, other.history);
-        merge_groups(&mut self.months, other.months);
-        self
-    }
-}
-
 /// `mrr`'s breakdown.
 pub(super) fn breakdown_param(params: &ReportParams) -> Result<Option<&'static str>> {
     let q = Query::new(params);
@@ -618,55 +597,8 @@ pub(super) fn breakdown_param(params: &ReportParams) -> Result<Option<&'static s
     }
 }
 
-impl MrrSeries {
-    /// The partial of a series (see [`Part`]).
-    pub(super) fn partial(
-        ledger: &Ledger,
-        params: &ReportParams,
-        as_of: DateTime<Utc>,
-        breakdown: Option<&'static str>,
-    ) -> Result<Body> {
-        let request = Request::read(ledger, params, as_of, breakdown, true)?;
-        Ok(Body::Series(request.part(&request.spans())?))
-    }
-
-    /// The series of a merged partial; `shape` is an empty ledger with the
-    /// partial's settings.
-    pub(super) fn finish(
-        shape: &Ledger,
-        params: &ReportParams,
-        as_of: DateTime<Utc>,
-        breakdown: Option<&'static str>,
-        body: Body,
-    ) -> Result<MrrSeries> {
-        let Body::Series(part) = body else {
-            return Err(wrong_body("mrr", &body));
-        };
-        let request = Request::read(shape, params, as_of, breakdown, false)?;
-        Ok(request.assemble(&request.spans(), part))
-    }
-}
-
-pub(super) fn mrr_partial(
-    ledger: &Ledger,
-    params: &ReportParams,
-    as_of: DateTime<Utc>,
-) -> Result<Body> {
-    MrrSeries::partial(ledger, params, as_of, breakdown_param(params)?)
-}
-
-pub(super) fn mrr_finish(
-    shape: &Ledger,
-    params: &ReportParams,
-    as_of: DateTime<Utc>,
-    body: Body,
-) -> Result<Value> {
-    let series = MrrSeries::finish(shape, params, as_of, breakdown_param(params)?, body)?;
-    Ok(mrr_value(&series))
-}
-
 /// Adds the groups of `from` into `into`, period by period.
-fn merge_groups(into: &mut Groups, from: Groups) {
+pub(super) fn merge_groups(into: &mut Groups, from: Groups) {
     for (key, (label, stats)) in from {
         match into.get_mut(&key) {
             Some((_, existing)) => {

@@ -10,8 +10,8 @@
 
 use super::partial::Parts;
 use super::{
-    ReportParams, cashflow, cohort, invoices, leads, movement_table, mrr, scheduled, snapshot,
-    summary, tables, transactions, variables,
+    ReportParams, cashflow, cohort, invoices, leads, movement_table, mrr, mrr_parts, scheduled,
+    snapshot, summary, tables, transactions, unpaid, variables,
 };
 use crate::error::{Error, Result};
 use crate::ledger::Ledger;
@@ -225,7 +225,7 @@ const REPORTS: &[Report] = &[
         ],
         mrr::mrr,
     )
-    .in_parts(mrr::mrr_partial, mrr::mrr_finish),
+    .in_parts(mrr_parts::mrr_partial, mrr_parts::mrr_finish),
     report("cmrr-summary", SCHEDULED, scheduled::cmrr_summary)
     .in_parts(scheduled::cmrr_summary_partial, scheduled::cmrr_summary_finish),
     report(
@@ -487,11 +487,11 @@ const REPORTS: &[Report] = &[
             CURRENCY_FILTER,
             CUSTOMER_FILTERS,
         ],
-        cashflow::outstanding_unpaid,
+        unpaid::outstanding_unpaid,
     )
     .in_parts(
-        cashflow::outstanding_unpaid_partial,
-        cashflow::outstanding_unpaid_finish,
+        unpaid::outstanding_unpaid_partial,
+        unpaid::outstanding_unpaid_finish,
     ),
 ];
 

@@ -115,6 +115,10 @@ fn invoice_strategy(customers: usize) -> impl Strategy<Value = Value> {
                 if kind == "subscription" || (kind == "refund" && plan % 2 == 0) {
                     invoice["plan_id"] = json!(plan_id);
                 }
+                if kind == "refund" && plan % 3 == 0 {
+                    // Any invoice, possibly another customer's.
+                    invoice["refunded_invoice_id"] = json!(format!("i{:02}", offset % 12));
+                }
                 let transactions: Vec<Value> = transactions
                     .iter()
                     .map(|(payment, ok, after, amount)| {

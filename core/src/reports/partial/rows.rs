@@ -10,6 +10,7 @@
 //! matters.
 
 use crate::error::{Error, Result};
+use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use std::cmp::Ordering;
@@ -207,4 +208,9 @@ impl SumsPart {
         self.rows = self.rows.merge(other.rows);
         Ok(self)
     }
+}
+
+/// An instant as a sort key: nanoseconds since the epoch.
+pub fn instant_key(t: DateTime<Utc>) -> i128 {
+    i128::from(t.timestamp()) * 1_000_000_000 + i128::from(t.timestamp_subsec_nanos())
 }
