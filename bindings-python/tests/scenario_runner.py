@@ -63,8 +63,14 @@ def subset_difference(expected: Any, actual: Any, path: str) -> Optional[str]:
     return None
 
 
-def run(path: Path) -> Tuple[List[str], List[str]]:
-    """Runs one scenario; returns (failures, reports the core does not know)."""
+def scenarios() -> List[Path]:
+    """Every scenario file of the corpus, in its subfolders too, by path."""
+    return sorted(SCENARIOS.rglob("*.json"))
+
+
+def load(path: Path) -> Tuple[Any, submetrics.Ledger, List[Tuple[str, str, str]]]:
+    """The scenario of ``path``, its ledger after every record and step,
+    and the records rejected on the way (collection, id, error)."""
     scenario = json.loads(path.read_text())
     ledger = submetrics.Ledger(**scenario.get("config", {}))
     rejections: List[Tuple[str, str, str]] = []
@@ -89,7 +95,12 @@ def run(path: Path) -> Tuple[List[str], List[str]]:
                 rejections.append((step["delete"], step["id"], str(error)))
         elif "config" in step:
             ledger.update_settings(**step["config"])
+    return scenario, ledger, rejections
 
+
+def run(path: Path) -> Tuple[List[str], List[str]]:
+    """Runs one scenario; returns (failures, reports the core does not know)."""
+    scenario, ledger, rejections = load(path)
     failures: List[str] = []
     expect = scenario.get("expect", {})
     as_of = scenario["as_of"]
