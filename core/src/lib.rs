@@ -38,6 +38,8 @@
 //! assert_eq!(movements[0].mrr_change, 10_000); // 120000 a year is 10000 a month
 //! ```
 
+#![warn(missing_docs)]
+
 #[cfg(feature = "arrow")]
 pub mod columnar;
 pub mod csv;

@@ -19,9 +19,12 @@ macro_rules! id_type {
         pub struct $name($text);
 
         impl $name {
+            /// Wraps the text as given: no trimming and no check (records check that ids are
+            /// non-empty when they read them).
             pub fn new(id: impl Into<String>) -> Self {
                 Self($text::from(id.into()))
             }
+            /// The id's text.
             pub fn as_str(&self) -> &str {
                 &self.0
             }

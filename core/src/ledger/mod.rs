@@ -179,10 +179,15 @@ impl Clone for Ledger {
 /// Which record collection a generic call addresses.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum RecordKind {
+    /// `customers`.
     Customers,
+    /// `plans`.
     Plans,
+    /// `plan_groups`.
     PlanGroups,
+    /// `invoices`.
     Invoices,
+    /// `data_sources`.
     DataSources,
 }
 
@@ -222,6 +227,7 @@ impl Ledger {
         }
     }
 
+    /// The settings in force (with `fx_pivot` always set to the ledger's pivot).
     pub fn settings(&self) -> &Settings {
         &self.settings
     }
@@ -253,6 +259,7 @@ impl Ledger {
         Ok(&self.settings)
     }
 
+    /// The exchange rates loaded so far.
     pub fn fx(&self) -> &FxTable {
         &self.fx
     }
@@ -659,18 +666,23 @@ impl Ledger {
 
     // ---- reads --------------------------------------------------------
 
+    /// The customer with this id, `None` when there is none.
     pub fn customer(&self, id: &str) -> Option<&Customer> {
         self.customers.get(id)
     }
+    /// The plan with this id, `None` when there is none.
     pub fn plan(&self, id: &str) -> Option<&Plan> {
         self.plans.get(id)
     }
+    /// The plan group with this id, `None` when there is none.
     pub fn plan_group(&self, id: &str) -> Option<&PlanGroup> {
         self.plan_groups.get(id)
     }
+    /// The invoice with this id, `None` when there is none.
     pub fn invoice(&self, id: &str) -> Option<&Invoice> {
         self.invoices.get(id)
     }
+    /// The data source with this id, `None` when there is none.
     pub fn data_source(&self, id: &str) -> Option<&DataSource> {
         self.data_sources.get(id)
     }
@@ -679,15 +691,19 @@ impl Ledger {
     pub fn customers(&self) -> impl ExactSizeIterator<Item = &Customer> {
         self.customers.values()
     }
+    /// Every plan in insertion order (an upsert of an existing id keeps its place).
     pub fn plans(&self) -> impl ExactSizeIterator<Item = &Plan> {
         self.plans.values()
     }
+    /// Every plan group in insertion order.
     pub fn plan_groups(&self) -> impl ExactSizeIterator<Item = &PlanGroup> {
         self.plan_groups.values()
     }
+    /// Every invoice in insertion order.
     pub fn invoices(&self) -> impl ExactSizeIterator<Item = &Invoice> {
         self.invoices.iter()
     }
+    /// Every data source in insertion order.
     pub fn data_sources(&self) -> impl ExactSizeIterator<Item = &DataSource> {
         self.data_sources.values()
     }
@@ -710,18 +726,24 @@ impl Ledger {
         positions.iter().filter_map(|&p| self.invoices.at(p))
     }
 
+    /// A page of [`Ledger::customers`]: at most `limit` records after skipping `offset`, with
+    /// the total count. An offset past the end gives an empty list.
     pub fn list_customers(&self, limit: usize, offset: usize) -> Page<&Customer> {
         page(self.customers.values(), limit, offset)
     }
+    /// A page of [`Ledger::plans`], as [`Ledger::list_customers`].
     pub fn list_plans(&self, limit: usize, offset: usize) -> Page<&Plan> {
         page(self.plans.values(), limit, offset)
     }
+    /// A page of [`Ledger::plan_groups`], as [`Ledger::list_customers`].
     pub fn list_plan_groups(&self, limit: usize, offset: usize) -> Page<&PlanGroup> {
         page(self.plan_groups.values(), limit, offset)
     }
+    /// A page of [`Ledger::invoices`], as [`Ledger::list_customers`].
     pub fn list_invoices(&self, limit: usize, offset: usize) -> Page<&Invoice> {
         page(self.invoices.iter(), limit, offset)
     }
+    /// A page of [`Ledger::data_sources`], as [`Ledger::list_customers`].
     pub fn list_data_sources(&self, limit: usize, offset: usize) -> Page<&DataSource> {
         page(self.data_sources.values(), limit, offset)
     }

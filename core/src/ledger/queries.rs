@@ -45,6 +45,7 @@ impl CustomerMovements {
 /// Which movements to return.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct MovementFilter {
+    /// Only this customer's movements; an unknown customer gives none.
     pub customer: Option<CustomerId>,
     /// First day included.
     pub from: Option<NaiveDate>,
@@ -123,6 +124,7 @@ pub enum CustomerStatus {
 }
 
 impl CustomerStatus {
+    /// The interface name: `lead`, `trial`, `active` or `cancelled`.
     pub fn as_str(&self) -> &'static str {
         match self {
             CustomerStatus::Lead => "lead",
@@ -136,13 +138,21 @@ impl CustomerStatus {
 /// A paying subscription at `as_of`.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct CurrentSubscription {
+    /// The invoices' subscription id, `None` when they give none.
     pub subscription_id: Option<SubscriptionId>,
+    /// The plan billed.
     pub plan_id: PlanId,
+    /// The plan's name.
     pub name: String,
+    /// The plan's billing interval unit.
     pub billing_freq: Interval,
+    /// How many units one billing period lasts.
     pub billing_freq_count: u32,
+    /// The currency the subscription is billed in.
     pub currency: Currency,
+    /// Its MRR in that currency, normalized to a month.
     pub mrr: Cents,
+    /// The seats or units billed.
     pub quantity: i64,
 }
 
@@ -150,8 +160,11 @@ pub struct CurrentSubscription {
 /// the customer record fill in where the invoices say nothing.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct CustomerProfile {
+    /// The lifecycle status at `as_of`.
     pub status: CustomerStatus,
+    /// When the first trial started, if there was one.
     pub trial_started: Option<DateTime<Utc>>,
+    /// When the first paid subscription started, if there was one.
     pub paid_started: Option<DateTime<Utc>>,
     /// The last churn when cancelled, else a scheduled cancellation after `as_of`.
     pub cancel_date: Option<DateTime<Utc>>,

@@ -4,19 +4,19 @@
 //! service and the CLI all call [`Ledger::report`]; which report reads
 //! which parameters is the [`Report`] registry's.
 
-pub mod cashflow;
+pub(crate) mod cashflow;
 mod cohort;
 mod customers;
 pub(crate) mod daily_totals;
-pub mod events;
-pub mod filters;
+pub(crate) mod events;
+pub(crate) mod filters;
 mod invoices;
-pub mod leads;
-pub mod movement_table;
-pub mod mrr;
+pub(crate) mod leads;
+pub(crate) mod movement_table;
+pub(crate) mod mrr;
 mod registry;
 mod scheduled;
-pub mod series;
+pub(crate) mod series;
 mod snapshot;
 mod summary;
 mod tables;

@@ -30,8 +30,8 @@ use super::events::{Event, EventRequest, Family, Span, Tally, selected_type};
 use crate::error::{Error, Result};
 use crate::ledger::Ledger;
 use crate::model::{
-    Customer, Interval, Invoice, InvoiceStatus, InvoiceType, Plan, PricingModel, Transaction,
-    TransactionResult, TransactionType,
+    Customer, Interval, Invoice, InvoiceStatus, InvoiceType, Plan, PricingModel, TransactionResult,
+    TransactionType,
 };
 use crate::money::Cents;
 use crate::query::Query;
@@ -51,10 +51,8 @@ pub const CHARGE_TYPES: &[&str] = &[
 
 /// One payment attempt or refund of an invoice.
 #[derive(Debug, Clone)]
-pub struct Attempt<'a> {
+pub(crate) struct Attempt<'a> {
     pub invoice: &'a Invoice,
-    /// The transaction entry, `None` when the invoice stands for itself.
-    pub transaction: Option<&'a Transaction>,
     pub kind: TransactionType,
     pub result: TransactionResult,
     pub instant: DateTime<Utc>,
@@ -65,7 +63,7 @@ pub struct Attempt<'a> {
 }
 
 /// The attempts of one invoice (module doc, "Attempts").
-pub fn attempts(invoice: &Invoice, tz: Tz) -> Vec<Attempt<'_>> {
+pub(crate) fn attempts(invoice: &Invoice, tz: Tz) -> Vec<Attempt<'_>> {
     if !invoice.counts() || invoice.kind == InvoiceType::Cancellation || invoice.amount == 0 {
         return Vec::new();
     }
@@ -92,7 +90,6 @@ pub fn attempts(invoice: &Invoice, tz: Tz) -> Vec<Attempt<'_>> {
                 };
                 Attempt {
                     invoice,
-                    transaction: Some(t),
                     kind,
                     result: t.result,
                     instant: t.date.instant(tz),
@@ -121,7 +118,6 @@ pub fn attempts(invoice: &Invoice, tz: Tz) -> Vec<Attempt<'_>> {
     };
     vec![Attempt {
         invoice,
-        transaction: None,
         kind,
         result,
         instant,
@@ -132,7 +128,7 @@ pub fn attempts(invoice: &Invoice, tz: Tz) -> Vec<Attempt<'_>> {
 
 /// What an invoice charges for: a [`CHARGE_TYPES`] value, or `unknown` for
 /// a refund or cancellation (or a plan no longer known).
-pub fn charge_type(ledger: &Ledger, invoice: &Invoice) -> &'static str {
+pub(crate) fn charge_type(ledger: &Ledger, invoice: &Invoice) -> &'static str {
     match invoice.kind {
         InvoiceType::OneTime => "one_time",
         InvoiceType::Subscription => invoice
@@ -146,7 +142,7 @@ pub fn charge_type(ledger: &Ledger, invoice: &Invoice) -> &'static str {
 
 /// The payment type of a subscription on `plan`: `metered` on a metered
 /// plan, else by its interval.
-pub fn plan_charge_type(plan: &Plan) -> &'static str {
+pub(crate) fn plan_charge_type(plan: &Plan) -> &'static str {
     if plan.pricing_model == PricingModel::Metered {
         return "metered";
     }
@@ -160,7 +156,7 @@ pub fn plan_charge_type(plan: &Plan) -> &'static str {
 
 /// The money events of every kept customer: each attempt passing `keep`,
 /// typed by `kind_of`, dated by the local day, converted.
-pub fn money_events<'a>(
+pub(crate) fn money_events<'a>(
     request: &EventRequest<'a>,
     keep: impl Fn(&Attempt) -> bool,
     kind_of: impl Fn(&Attempt) -> &'static str,
@@ -196,7 +192,7 @@ pub fn money_events<'a>(
 }
 
 /// The detail row of a money event; `lines` adds the invoice's lines.
-pub fn money_row(ledger: &Ledger, event: &Event<Attempt>, lines: bool) -> Value {
+pub(crate) fn money_row(ledger: &Ledger, event: &Event<Attempt>, lines: bool) -> Value {
     let tz = ledger.settings().timezone;
     let attempt = &event.source;
     let invoice = attempt.invoice;
@@ -357,7 +353,6 @@ fn transaction_events<'a>(request: &EventRequest<'a>) -> Result<Vec<Event<Attemp
                 id: id.clone(),
                 source: Attempt {
                     invoice,
-                    transaction: None,
                     kind: TransactionType::Payment,
                     result: TransactionResult::Successful,
                     instant,
