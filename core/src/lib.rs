@@ -51,9 +51,9 @@ pub mod model;
 pub mod money;
 pub mod movements;
 pub mod normalize;
-pub mod period;
+pub(crate) mod period;
 mod prefetch;
-pub mod query;
+pub(crate) mod query;
 pub mod reports;
 #[cfg(feature = "scenario")]
 pub mod scenario;

@@ -1,7 +1,7 @@
 //! Subscriptions and a customer's MRR over time (SEMANTICS section 3).
 //!
-//! [`Timeline::build`] turns one customer's invoices into a sorted list of
-//! events that does not depend on `as_of`. [`Timeline::simulate`] replays
+//! `Timeline::build` turns one customer's invoices into a sorted list of
+//! events that does not depend on `as_of`. `Timeline::simulate` replays
 //! the events that apply at a given `as_of` and yields the daily movements,
 //! the final state and the window of `as_of` instants the replay serves. A
 //! lapse is an event at the coverage end that only applies once `as_of` is
@@ -94,9 +94,13 @@ impl Event {
 pub struct SubscriptionState {
     /// `None` for the customer's implicit subscription.
     pub subscription_id: Option<SubscriptionId>,
+    /// Its MRR in `currency` at the end of the replay, 0 when it no longer pays.
     pub mrr: Cents,
+    /// The currency it is billed in, `None` before any of its invoices applied.
     pub currency: Option<Currency>,
+    /// The plan it is on.
     pub plan_id: Option<PlanId>,
+    /// The seats or units it bills.
     pub quantity: i64,
 }
 
@@ -131,6 +135,7 @@ impl Live {
 /// The outcome of replaying a customer's events up to a cutoff.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct Replay {
+    /// The daily movements up to `as_of`, by date.
     pub movements: Vec<Movement>,
     /// Every subscription, in the order their latest invoices applied (the
     /// one whose invoice applied last comes last).
@@ -162,7 +167,9 @@ pub struct Replay {
 /// ends are inclusive.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct ReplayWindow {
+    /// The earliest such instant.
     pub from: DateTime<Utc>,
+    /// The latest such instant.
     pub until: DateTime<Utc>,
 }
 
@@ -176,6 +183,7 @@ impl Default for ReplayWindow {
 }
 
 impl ReplayWindow {
+    /// Whether `at` lies in the window, ends included.
     pub fn contains(&self, at: DateTime<Utc>) -> bool {
         self.from <= at && at <= self.until
     }
@@ -215,7 +223,7 @@ impl Replay {
     }
 
     /// MRR, quantity and plans of the paying subscriptions at the end of the replay.
-    pub fn mrr(&self) -> Snapshot {
+    pub(crate) fn mrr(&self) -> Snapshot {
         let mut snap = Snapshot {
             mrr: self.mrr_by_currency(),
             ..Snapshot::default()
@@ -231,7 +239,7 @@ impl Replay {
         snap
     }
 
-    /// The MRR per currency of [`Replay::mrr`] alone: what most reports
+    /// The MRR per currency of the paying subscriptions alone: what most reports
     /// read, without collecting quantities and plans for every customer.
     pub fn mrr_by_currency(&self) -> BTreeMap<Currency, Cents> {
         let mut mrr = BTreeMap::new();
@@ -278,7 +286,7 @@ const ROWS_KEPT_BETWEEN_REPLAYS: usize = 1024;
 /// A customer's `as_of`-independent history. Its tables of subscriptions
 /// and plans hold the usual one or two without allocating.
 #[derive(Debug, Clone, PartialEq)]
-pub struct Timeline {
+pub(crate) struct Timeline {
     pub customer_id: CustomerId,
     subscription_ids: SmallVec<[Option<SubscriptionId>; 2]>,
     /// Distinct plans of the customer's subscription invoices, sorted by id,

@@ -59,10 +59,12 @@ impl CustomVariables {
         })
     }
 
+    /// How many pairs there are.
     pub fn len(&self) -> usize {
         self.iter().count()
     }
 
+    /// Whether there is no pair.
     pub fn is_empty(&self) -> bool {
         self.encoded.is_none()
     }
@@ -79,6 +81,7 @@ impl CustomVariables {
         std::iter::from_fn(move || Some((parts.next()?, parts.next()?)))
     }
 
+    /// The keys in order.
     pub fn keys(&self) -> impl Iterator<Item = &str> {
         self.iter().map(|(key, _)| key)
     }

@@ -29,9 +29,12 @@ pub enum InvoiceType {
 }
 
 impl InvoiceType {
+    /// The type names records use, as [`InvoiceType::as_str`] gives them.
     pub const NAMES: &'static [&'static str] =
         &["subscription", "one-time", "refund", "cancellation"];
 
+    /// Parses a type name ignoring case and surrounding space; `one_time` and `onetime` are
+    /// accepted for `one-time`. Anything else is `None`.
     pub fn parse(name: &str) -> Option<InvoiceType> {
         let name = name.trim();
         [
@@ -47,6 +50,7 @@ impl InvoiceType {
         .map(|(_, kind)| kind)
     }
 
+    /// The interface name: `subscription`, `one-time`, `refund` or `cancellation`.
     pub fn as_str(&self) -> &'static str {
         match self {
             InvoiceType::Subscription => "subscription",
@@ -61,14 +65,19 @@ impl InvoiceType {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
 #[serde(rename_all = "snake_case")]
 pub enum InvoiceStatus {
+    /// Paid; the default when a record gives no status.
     Paid,
+    /// Issued, not paid yet; a subscription invoice still moves MRR.
     Open,
+    /// Payment failed; a subscription invoice still moves MRR until the subscription lapses or
+    /// is cancelled.
     Failed,
     /// Never counts for anything.
     Void,
 }
 
 impl InvoiceStatus {
+    /// `paid`, `open`, `failed` or `void`.
     pub fn as_str(&self) -> &'static str {
         match self {
             InvoiceStatus::Paid => "paid",
@@ -82,10 +91,15 @@ impl InvoiceStatus {
 /// One line of an invoice (informational detail).
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct InvoiceLine {
+    /// The line's text, when given.
     pub description: Option<String>,
+    /// The line's amount in cents, in the invoice's currency.
     pub amount: Cents,
+    /// Units on the line; 1 when absent.
     pub quantity: i64,
+    /// Start of the period the line bills, when given.
     pub period_start: Option<Timestamp>,
+    /// End of the period the line bills, when given.
     pub period_end: Option<Timestamp>,
 }
 
@@ -93,7 +107,9 @@ pub struct InvoiceLine {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
 #[serde(rename_all = "snake_case")]
 pub enum TransactionType {
+    /// Money in: a payment attempt.
     Payment,
+    /// Money out: a refund.
     Refund,
 }
 
@@ -101,18 +117,25 @@ pub enum TransactionType {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
 #[serde(rename_all = "snake_case")]
 pub enum TransactionResult {
+    /// The money moved.
     Successful,
+    /// The attempt failed; no money moved.
     Failed,
 }
 
 /// One payment attempt or refund of an invoice.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Transaction {
+    /// The transaction's id.
     pub id: String,
+    /// Payment or refund (`type` in records).
     #[serde(rename = "type")]
     pub kind: TransactionType,
+    /// When it happened.
     pub date: Timestamp,
+    /// Whether it succeeded.
     pub result: TransactionResult,
+    /// The amount in cents, in the invoice's currency.
     pub amount: Cents,
 }
 
@@ -121,18 +144,32 @@ pub struct Transaction {
 /// a metrics-only import of millions of invoices stays small.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Invoice {
+    /// The invoice's external id.
     pub id: InvoiceId,
+    /// The customer billed; must exist when the invoice is stored.
     pub customer_id: CustomerId,
+    /// What the invoice does to MRR (`type` in records).
     pub kind: InvoiceType,
+    /// When it was issued; the service period starts here unless `period_start` is given.
     pub invoice_date: Timestamp,
     /// Total in cents: >= 0 for subscription and one-time, <= 0 for refunds, 0 for cancellations.
     pub amount: Cents,
+    /// The currency of every amount on the invoice; for a subscription invoice, its plan's
+    /// currency.
     pub currency: Currency,
+    /// The plan billed; required for subscription invoices and must exist.
     pub plan_id: Option<PlanId>,
+    /// Start of the service period, when given.
     pub period_start: Option<Timestamp>,
+    /// End of the service period, after its start; when absent the period lasts one plan
+    /// interval. A shorter period than the interval prorates.
     pub period_end: Option<Timestamp>,
+    /// The subscription the invoice belongs to; invoices without one form the customer's single
+    /// implicit subscription.
     pub subscription_id: Option<SubscriptionId>,
+    /// Seats or units billed (1 when absent), at most [`MAX_QUANTITY`].
     pub quantity: i32,
+    /// Payment state; `paid` when absent.
     pub status: InvoiceStatus,
     /// Tax included in `amount`; not revenue.
     pub tax_amount: Cents,
@@ -145,17 +182,26 @@ pub struct Invoice {
 /// or that only refunds carry (the refunded invoice).
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct InvoiceDetails {
+    /// When payment is due, when given.
     pub due_date: Option<Timestamp>,
+    /// When it was paid, when given.
     pub payment_date: Option<Timestamp>,
+    /// How it was paid, as the sender names it.
     pub payment_method: Option<String>,
+    /// Free text.
     pub description: Option<String>,
+    /// The sender's invoice number.
     pub invoice_number: Option<String>,
     /// Informational: `amount` is already net of discounts.
     pub discount_amount: Cents,
+    /// The invoice's lines (informational: `amount` is the total).
     pub lines: Vec<InvoiceLine>,
+    /// Payment attempts and refunds; when empty, the invoice's status and amount stand for its
+    /// one payment.
     pub transactions: Vec<Transaction>,
     /// The invoice a refund refunds, when it names one.
     pub refunded_invoice_id: Option<InvoiceId>,
+    /// The data source the invoice came from, when given.
     pub data_source: Option<DataSourceId>,
 }
 
@@ -208,6 +254,7 @@ impl Serialize for Invoice {
 }
 
 impl Invoice {
+    /// The record kind errors name: `invoice`.
     pub const KIND: &'static str = "invoice";
 
     /// Reads one invoice and checks every rule that needs no other record.
