@@ -3,7 +3,7 @@
 //! Records come in as JSON (either interface shape), are validated (the record
 //! rules in `model`, the cross-record rules in `validate`) and stored by id; a
 //! re-sent id replaces its record. Queries (`queries`) build each customer's
-//! [`Timeline`] from its invoices and replay it at an explicit `as_of`. Only
+//! timeline from its invoices and replay it at an explicit `as_of`. Only
 //! the replays are kept: a write marks the customers it touches for the next
 //! read to replay, a settings or FX change drops them all.
 
@@ -282,7 +282,31 @@ impl Ledger {
 
     // ---- writes -------------------------------------------------------
 
-    /// Upserts records of any kind; see the typed methods.
+    /// Upserts records of the collection `kind`: the typed method of that
+    /// kind (such as [`Ledger::upsert_customers`]) with its rules.
+    ///
+    /// # Errors
+    ///
+    /// None returned: each record is checked on its own, a rejected one is
+    /// stored nowhere and reported in the [`WriteReport`] with its error (an
+    /// [`Error::InvalidRecord`] naming the record and field), and the valid ones
+    /// are stored.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use serde_json::json;
+    /// use submetrics::{Ledger, RecordKind, Settings};
+    ///
+    /// let mut ledger = Ledger::new(Settings::default());
+    /// let report = ledger.upsert(RecordKind::Customers, &[
+    ///     json!({"id": "acme", "name": "Acme"}),
+    ///     json!({"name": "No id"}),
+    /// ]);
+    /// assert_eq!(report.accepted(), 1);
+    /// let rejected = report.rejected().next().unwrap();
+    /// assert_eq!(rejected.error.as_ref().unwrap().field(), Some("id"));
+    /// ```
     pub fn upsert(&mut self, kind: RecordKind, records: &[Value]) -> WriteReport {
         match kind {
             RecordKind::Customers => self.upsert_customers(records),
@@ -293,7 +317,32 @@ impl Ledger {
         }
     }
 
-    /// Deletes a record of any kind by id.
+    /// Deletes the record `id` of the collection `kind`, with the rules of
+    /// that kind's method (such as [`Ledger::delete_plan`]).
+    ///
+    /// # Errors
+    ///
+    /// [`Error::NotFound`] when there is no such record; [`Error::Conflict`]
+    /// for a plan that invoices still use. Nothing is deleted then.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// # use serde_json::json;
+    /// # use submetrics::{Ledger, Settings};
+    /// # let mut ledger = Ledger::new(Settings::default());
+    /// # ledger.upsert_plans(&[json!({"id": "m", "name": "Monthly", "billing_freq": "month", "currency": "USD"})]);
+    /// # ledger.upsert_customers(&[json!({"id": "acme", "name": "Acme"})]);
+    /// # ledger.upsert_invoices(&[json!({"id": "inv-1", "customer_id": "acme", "type": "subscription",
+    /// #     "plan_id": "m", "invoice_date": "2024-01-15", "amount": 5000, "currency": "USD"})]);
+    /// use submetrics::RecordKind;
+    ///
+    /// assert_eq!(ledger.delete(RecordKind::Plans, "m").unwrap_err().code(), "conflict");
+    /// ledger.delete(RecordKind::Invoices, "inv-1")?;
+    /// ledger.delete(RecordKind::Plans, "m")?;
+    /// assert_eq!(ledger.delete(RecordKind::Plans, "m").unwrap_err().code(), "not_found");
+    /// # Ok::<(), submetrics::Error>(())
+    /// ```
     pub fn delete(&mut self, kind: RecordKind, id: &str) -> Result<()> {
         match kind {
             RecordKind::Customers => self.delete_customer(id),
@@ -304,7 +353,28 @@ impl Ledger {
         }
     }
 
-    /// Upserts customers; a known id replaces the record.
+    /// Upserts customers; a known id replaces the record (its invoices
+    /// stay) and its customer's figures follow the new record.
+    ///
+    /// # Errors
+    ///
+    /// None returned: each record is checked on its own, a rejected one is
+    /// stored nowhere and reported in the [`WriteReport`] with its error (an
+    /// [`Error::InvalidRecord`] naming the record and field), and the valid ones
+    /// are stored.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use serde_json::json;
+    /// use submetrics::{Ledger, Settings};
+    ///
+    /// let mut ledger = Ledger::new(Settings::default());
+    /// let report = ledger.upsert_customers(&[json!({"id": "acme", "name": "Acme", "country": "de"})]);
+    /// assert_eq!(report.accepted(), 1);
+    /// assert_eq!(ledger.customers().len(), 1);
+    /// assert!(ledger.customer("acme").is_some());
+    /// ```
     pub fn upsert_customers(&mut self, records: &[Value]) -> WriteReport {
         self.write_customers(records)
     }
@@ -363,8 +433,34 @@ impl Ledger {
         }
     }
 
-    /// Upserts plans. A changed plan recomputes the customers invoiced on it;
-    /// a currency change that would contradict existing invoices is refused.
+    /// Upserts plans. A changed plan recomputes the customers invoiced on it.
+    ///
+    /// # Errors
+    ///
+    /// None returned: each record is checked on its own, a rejected one is
+    /// stored nowhere and reported in the [`WriteReport`] with its error (an
+    /// [`Error::InvalidRecord`] naming the record and field), and the valid ones
+    /// are stored. A currency change on a plan that invoices use is
+    /// rejected that way (field `currency`), the stored plan unchanged.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// # use serde_json::json;
+    /// # use submetrics::{Ledger, Settings};
+    /// # let mut ledger = Ledger::new(Settings::default());
+    /// # ledger.upsert_plans(&[json!({"id": "m", "name": "Monthly", "billing_freq": "month", "currency": "USD"})]);
+    /// # ledger.upsert_customers(&[json!({"id": "acme", "name": "Acme"})]);
+    /// # ledger.upsert_invoices(&[json!({"id": "inv-1", "customer_id": "acme", "type": "subscription",
+    /// #     "plan_id": "m", "invoice_date": "2024-01-15", "amount": 5000, "currency": "USD"})]);
+    /// let report = ledger.upsert_plans(&[
+    ///     json!({"id": "m", "name": "Monthly", "billing_freq": "month", "currency": "EUR"}),
+    /// ]);
+    /// assert_eq!(report.accepted(), 0);
+    /// let error = report.rejected().next().unwrap().error.as_ref().unwrap();
+    /// assert_eq!(error.field(), Some("currency"));
+    /// assert_eq!(ledger.plan("m").unwrap().currency.as_str(), "USD");
+    /// ```
     pub fn upsert_plans(&mut self, records: &[Value]) -> WriteReport {
         self.write_plans(records)
     }
@@ -421,7 +517,34 @@ impl Ledger {
     }
 
     /// Upserts plan groups. A group without an id gets one (`pg_1`, `pg_2`,
-    /// ...); every plan it names must exist.
+    /// ...).
+    ///
+    /// # Errors
+    ///
+    /// None returned: each record is checked on its own, a rejected one is
+    /// stored nowhere and reported in the [`WriteReport`] with its error (an
+    /// [`Error::InvalidRecord`] naming the record and field), and the valid ones
+    /// are stored. A group naming a plan that does not exist is rejected
+    /// that way.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// # use serde_json::json;
+    /// # use submetrics::{Ledger, Settings};
+    /// # let mut ledger = Ledger::new(Settings::default());
+    /// # ledger.upsert_plans(&[json!({"id": "m", "name": "Monthly", "billing_freq": "month", "currency": "USD"})]);
+    /// # ledger.upsert_customers(&[json!({"id": "acme", "name": "Acme"})]);
+    /// # ledger.upsert_invoices(&[json!({"id": "inv-1", "customer_id": "acme", "type": "subscription",
+    /// #     "plan_id": "m", "invoice_date": "2024-01-15", "amount": 5000, "currency": "USD"})]);
+    /// let report = ledger.upsert_plan_groups(&[
+    ///     json!({"name": "Monthly plans", "plans": ["m"]}),
+    ///     json!({"name": "Nothing", "plans": ["nope"]}),
+    /// ]);
+    /// assert_eq!(report.results[0].id, "pg_1");
+    /// assert_eq!(report.accepted(), 1);
+    /// assert_eq!(ledger.plan_group("pg_1").unwrap().plans.len(), 1);
+    /// ```
     pub fn upsert_plan_groups(&mut self, records: &[Value]) -> WriteReport {
         self.write_plan_groups(records)
     }
@@ -483,8 +606,39 @@ impl Ledger {
         report
     }
 
-    /// Upserts invoices: each is validated against the stored customers and
-    /// plans; the touched customers are recomputed once at the end.
+    /// Upserts invoices: each is validated on its own and against the stored
+    /// customers and plans; the touched customers are recomputed once, at the
+    /// next read.
+    ///
+    /// # Errors
+    ///
+    /// None returned: each record is checked on its own, a rejected one is
+    /// stored nowhere and reported in the [`WriteReport`] with its error (an
+    /// [`Error::InvalidRecord`] naming the record and field), and the valid ones
+    /// are stored. Among the cross-record rules: the customer must exist; a
+    /// subscription invoice's plan must exist and share its currency.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// # use serde_json::json;
+    /// # use submetrics::{Ledger, Settings};
+    /// # let mut ledger = Ledger::new(Settings::default());
+    /// # ledger.upsert_plans(&[json!({"id": "m", "name": "Monthly", "billing_freq": "month", "currency": "USD"})]);
+    /// # ledger.upsert_customers(&[json!({"id": "acme", "name": "Acme"})]);
+    /// # ledger.upsert_invoices(&[json!({"id": "inv-1", "customer_id": "acme", "type": "subscription",
+    /// #     "plan_id": "m", "invoice_date": "2024-01-15", "amount": 5000, "currency": "USD"})]);
+    /// let report = ledger.upsert_invoices(&[
+    ///     json!({"id": "inv-2", "customer_id": "acme", "type": "subscription", "plan_id": "m",
+    ///            "invoice_date": "2024-02-15", "amount": 7000, "currency": "USD"}),
+    ///     json!({"id": "inv-3", "customer_id": "nobody", "type": "one-time",
+    ///            "invoice_date": "2024-02-15", "amount": 100, "currency": "USD"}),
+    /// ]);
+    /// assert_eq!(report.accepted(), 1);
+    /// let error = report.rejected().next().unwrap().error.as_ref().unwrap();
+    /// assert_eq!(error.field(), Some("customer_id"));
+    /// assert_eq!(ledger.invoices().len(), 2);
+    /// ```
     pub fn upsert_invoices(&mut self, records: &[Value]) -> WriteReport {
         // Reading records is independent per record: large batches use every core.
         let parse = |value: &Value| (record_id(value), Invoice::from_json(value));
@@ -606,6 +760,26 @@ impl Ledger {
     }
 
     /// Deletes a customer and every invoice of it.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::NotFound`] when there is no such customer.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// # use serde_json::json;
+    /// # use submetrics::{Ledger, Settings};
+    /// # let mut ledger = Ledger::new(Settings::default());
+    /// # ledger.upsert_plans(&[json!({"id": "m", "name": "Monthly", "billing_freq": "month", "currency": "USD"})]);
+    /// # ledger.upsert_customers(&[json!({"id": "acme", "name": "Acme"})]);
+    /// # ledger.upsert_invoices(&[json!({"id": "inv-1", "customer_id": "acme", "type": "subscription",
+    /// #     "plan_id": "m", "invoice_date": "2024-01-15", "amount": 5000, "currency": "USD"})]);
+    /// ledger.delete_customer("acme")?;
+    /// assert!(ledger.invoice("inv-1").is_none());
+    /// assert_eq!(ledger.delete_customer("acme").unwrap_err().code(), "not_found");
+    /// # Ok::<(), submetrics::Error>(())
+    /// ```
     pub fn delete_customer(&mut self, id: &str) -> Result<()> {
         let (index, _, _) = self
             .customers
@@ -619,7 +793,29 @@ impl Ledger {
         Ok(())
     }
 
-    /// Deletes a plan; refused while invoices use it. Groups drop it.
+    /// Deletes a plan; the plan groups that name it drop it.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::NotFound`] when there is no such plan; [`Error::Conflict`]
+    /// while invoices use it (delete or change them first).
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// # use serde_json::json;
+    /// # use submetrics::{Ledger, Settings};
+    /// # let mut ledger = Ledger::new(Settings::default());
+    /// # ledger.upsert_plans(&[json!({"id": "m", "name": "Monthly", "billing_freq": "month", "currency": "USD"})]);
+    /// # ledger.upsert_customers(&[json!({"id": "acme", "name": "Acme"})]);
+    /// # ledger.upsert_invoices(&[json!({"id": "inv-1", "customer_id": "acme", "type": "subscription",
+    /// #     "plan_id": "m", "invoice_date": "2024-01-15", "amount": 5000, "currency": "USD"})]);
+    /// let error = ledger.delete_plan("m").unwrap_err();
+    /// assert!(matches!(error, submetrics::Error::Conflict { .. }));
+    /// ledger.delete_invoice("inv-1")?;
+    /// ledger.delete_plan("m")?;
+    /// # Ok::<(), submetrics::Error>(())
+    /// ```
     pub fn delete_plan(&mut self, id: &str) -> Result<()> {
         if !self.plans.contains_key(id) {
             return Err(not_found(Plan::KIND, id));
@@ -647,7 +843,27 @@ impl Ledger {
         Ok(())
     }
 
-    /// Deletes an invoice and recomputes its customer.
+    /// Deletes an invoice; its customer is recomputed at the next read.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::NotFound`] when there is no such invoice.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// # use serde_json::json;
+    /// # use submetrics::{Ledger, Settings};
+    /// # let mut ledger = Ledger::new(Settings::default());
+    /// # ledger.upsert_plans(&[json!({"id": "m", "name": "Monthly", "billing_freq": "month", "currency": "USD"})]);
+    /// # ledger.upsert_customers(&[json!({"id": "acme", "name": "Acme"})]);
+    /// # ledger.upsert_invoices(&[json!({"id": "inv-1", "customer_id": "acme", "type": "subscription",
+    /// #     "plan_id": "m", "invoice_date": "2024-01-15", "amount": 5000, "currency": "USD"})]);
+    /// ledger.delete_invoice("inv-1")?;
+    /// assert_eq!(ledger.invoices().len(), 0);
+    /// assert_eq!(ledger.delete_invoice("inv-1").unwrap_err().code(), "not_found");
+    /// # Ok::<(), submetrics::Error>(())
+    /// ```
     pub fn delete_invoice(&mut self, id: &str) -> Result<()> {
         let invoice = self
             .remove_invoice_record(id)

@@ -45,7 +45,7 @@ impl CustomerMovements {
 /// Which movements to return.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct MovementFilter {
-    /// Only this customer's movements; an unknown customer gives none.
+    /// Only this customer's movements (an unknown customer is an error).
     pub customer: Option<CustomerId>,
     /// First day included.
     pub from: Option<NaiveDate>,
@@ -176,8 +176,31 @@ impl Ledger {
     /// The page size of a listing when the caller gives none.
     pub const DEFAULT_LIST_LIMIT: usize = 100;
 
-    /// One record of a collection as JSON (the record's output shape), or
-    /// [`Error::NotFound`] naming the record kind.
+    /// One record of a collection as JSON, in the record's output shape.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::NotFound`] naming the record kind and id when there is no such
+    /// record.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// # use serde_json::json;
+    /// # use submetrics::{Ledger, Settings};
+    /// # let mut ledger = Ledger::new(Settings::default());
+    /// # ledger.upsert_plans(&[json!({"id": "m", "name": "Monthly", "billing_freq": "month", "currency": "USD"})]);
+    /// # ledger.upsert_customers(&[json!({"id": "acme", "name": "Acme"})]);
+    /// # ledger.upsert_invoices(&[json!({"id": "inv-1", "customer_id": "acme", "type": "subscription",
+    /// #     "plan_id": "m", "invoice_date": "2024-01-15", "amount": 5000, "currency": "USD"})]);
+    /// use submetrics::RecordKind;
+    ///
+    /// let invoice = ledger.get(RecordKind::Invoices, "inv-1")?;
+    /// assert_eq!(invoice["amount"], 5000);
+    /// let missing = ledger.get(RecordKind::Customers, "nobody").unwrap_err();
+    /// assert_eq!(missing.to_string(), "customer nobody not found");
+    /// # Ok::<(), submetrics::Error>(())
+    /// ```
     pub fn get(&self, kind: RecordKind, id: &str) -> Result<Value> {
         let (found, name) = match kind {
             RecordKind::Customers => (self.customer(id).map(|r| json!(r)), Customer::KIND),
@@ -192,7 +215,30 @@ impl Ledger {
         })
     }
 
-    /// A page `{count, list}` of a collection in insertion order, as JSON.
+    /// A page `{count, list}` of a collection in insertion order, as JSON:
+    /// at most `limit` records after skipping `offset`, and the count of all.
+    ///
+    /// # Errors
+    ///
+    /// None: an offset past the end gives an empty list.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// # use serde_json::json;
+    /// # use submetrics::{Ledger, Settings};
+    /// # let mut ledger = Ledger::new(Settings::default());
+    /// # ledger.upsert_plans(&[json!({"id": "m", "name": "Monthly", "billing_freq": "month", "currency": "USD"})]);
+    /// # ledger.upsert_customers(&[json!({"id": "acme", "name": "Acme"})]);
+    /// # ledger.upsert_invoices(&[json!({"id": "inv-1", "customer_id": "acme", "type": "subscription",
+    /// #     "plan_id": "m", "invoice_date": "2024-01-15", "amount": 5000, "currency": "USD"})]);
+    /// use submetrics::RecordKind;
+    ///
+    /// let page = ledger.list(RecordKind::Customers, Ledger::DEFAULT_LIST_LIMIT, 0);
+    /// assert_eq!(page["count"], 1);
+    /// assert_eq!(page["list"][0]["id"], "acme");
+    /// assert_eq!(ledger.list(RecordKind::Customers, 10, 5)["list"], json!([]));
+    /// ```
     pub fn list(&self, kind: RecordKind, limit: usize, offset: usize) -> Value {
         match kind {
             RecordKind::Customers => json!(self.list_customers(limit, offset)),
@@ -346,8 +392,35 @@ impl Ledger {
         }
     }
 
-    /// Movements up to and including the day of `as_of`, ordered by date, then
-    /// customer id, then currency.
+    /// Movements up to and including the day of `as_of`, ordered by date,
+    /// then customer id, then currency, kept by `filter`.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::NotFound`] when the filter names a customer that does not
+    /// exist; [`Error::MissingFxRate`] when a customer paying in several
+    /// currencies needs a rate the FX table lacks.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// # use serde_json::json;
+    /// # use submetrics::{Ledger, Settings};
+    /// # let mut ledger = Ledger::new(Settings::default());
+    /// # ledger.upsert_plans(&[json!({"id": "m", "name": "Monthly", "billing_freq": "month", "currency": "USD"})]);
+    /// # ledger.upsert_customers(&[json!({"id": "acme", "name": "Acme"})]);
+    /// # ledger.upsert_invoices(&[json!({"id": "inv-1", "customer_id": "acme", "type": "subscription",
+    /// #     "plan_id": "m", "invoice_date": "2024-01-15", "amount": 5000, "currency": "USD"})]);
+    /// use submetrics::{MovementFilter, MovementKind};
+    ///
+    /// let as_of = submetrics::parse_as_of("2024-03-31", ledger.settings())?;
+    /// let movements = ledger.movements(as_of, &MovementFilter::default())?;
+    /// assert_eq!(movements.len(), 2); // new on 2024-01-15, churn when the month lapsed
+    /// assert_eq!(movements[0].kind, MovementKind::New);
+    /// assert_eq!(movements[0].mrr_change, 5000);
+    /// assert_eq!(movements[1].kind, MovementKind::Churn);
+    /// # Ok::<(), submetrics::Error>(())
+    /// ```
     pub fn movements(
         &self,
         as_of: DateTime<Utc>,
@@ -427,7 +500,30 @@ impl Ledger {
         Ok(self.replay_until(customer, at, as_of)?.mrr_by_currency())
     }
 
-    /// The customer's paying subscriptions at `as_of`.
+    /// The customer's paying subscriptions at `as_of` (MRR above 0), in the
+    /// order their latest invoices applied.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::NotFound`] when there is no such customer.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// # use serde_json::json;
+    /// # use submetrics::{Ledger, Settings};
+    /// # let mut ledger = Ledger::new(Settings::default());
+    /// # ledger.upsert_plans(&[json!({"id": "m", "name": "Monthly", "billing_freq": "month", "currency": "USD"})]);
+    /// # ledger.upsert_customers(&[json!({"id": "acme", "name": "Acme"})]);
+    /// # ledger.upsert_invoices(&[json!({"id": "inv-1", "customer_id": "acme", "type": "subscription",
+    /// #     "plan_id": "m", "invoice_date": "2024-01-15", "amount": 5000, "currency": "USD"})]);
+    /// let as_of = submetrics::parse_as_of("2024-01-31", ledger.settings())?;
+    /// let subscriptions = ledger.current_subscriptions("acme", as_of)?;
+    /// assert_eq!(subscriptions.len(), 1);
+    /// assert_eq!(subscriptions[0].plan_id.as_str(), "m");
+    /// assert_eq!(subscriptions[0].mrr, 5000);
+    /// # Ok::<(), submetrics::Error>(())
+    /// ```
     pub fn current_subscriptions(
         &self,
         customer: &str,
@@ -458,7 +554,33 @@ impl Ledger {
             .collect()
     }
 
-    /// The customer's derived lifecycle fields at `as_of`.
+    /// The customer's derived lifecycle fields at `as_of`: its status, when
+    /// its trial and paid subscription started, its cancellation, its MRR per
+    /// currency. Values the customer record gives fill in where the invoices
+    /// say nothing.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::NotFound`] when there is no such customer.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// # use serde_json::json;
+    /// # use submetrics::{Ledger, Settings};
+    /// # let mut ledger = Ledger::new(Settings::default());
+    /// # ledger.upsert_plans(&[json!({"id": "m", "name": "Monthly", "billing_freq": "month", "currency": "USD"})]);
+    /// # ledger.upsert_customers(&[json!({"id": "acme", "name": "Acme"})]);
+    /// # ledger.upsert_invoices(&[json!({"id": "inv-1", "customer_id": "acme", "type": "subscription",
+    /// #     "plan_id": "m", "invoice_date": "2024-01-15", "amount": 5000, "currency": "USD"})]);
+    /// use submetrics::CustomerStatus;
+    ///
+    /// let as_of = submetrics::parse_as_of("2024-01-31", ledger.settings())?;
+    /// let profile = ledger.customer_profile("acme", as_of)?;
+    /// assert_eq!(profile.status, CustomerStatus::Active);
+    /// assert_eq!(profile.mrr.values().sum::<i64>(), 5000);
+    /// # Ok::<(), submetrics::Error>(())
+    /// ```
     pub fn customer_profile(
         &self,
         customer: &str,

@@ -167,7 +167,7 @@ pub struct Invoice {
     /// The subscription the invoice belongs to; invoices without one form the customer's single
     /// implicit subscription.
     pub subscription_id: Option<SubscriptionId>,
-    /// Seats or units billed (1 when absent), at most [`MAX_QUANTITY`].
+    /// Seats or units billed: 1 when absent, 0 to a billion.
     pub quantity: i32,
     /// Payment state; `paid` when absent.
     pub status: InvoiceStatus,
