@@ -244,6 +244,11 @@ impl Ledger {
     /// Merges the keys of a JSON object into the settings (see
     /// [`Settings::merged`]) and recomputes every customer. Naming another
     /// `fx_pivot` is an error: it is fixed when the ledger is created.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::InvalidSetting`] naming the first setting that cannot be used, or `fx_pivot`
+    /// when it names another pivot; the settings are unchanged then.
     pub fn update_settings(&mut self, patch: &Value) -> Result<&Settings> {
         let settings = self.settings.merged(patch)?;
         if settings.pivot() != self.fx.pivot() {
@@ -267,6 +272,11 @@ impl Ledger {
     /// Adds exchange rates (`{date, currency, rate}`, units of `currency` per
     /// one unit of the base currency at the time of the first load). Either
     /// every row is valid and loaded, or none is.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::InvalidRecord`] naming the first row and field that cannot be read (a date, a
+    /// three-letter currency, a positive rate); no row is loaded then.
     pub fn load_fx_rates(&mut self, rows: &[Value]) -> Result<usize> {
         let rates = parse_rates(rows)?;
         Ok(self.insert_fx_rates(rates))
@@ -396,6 +406,12 @@ impl Ledger {
 
     /// Changes only the fields present in `patch`; `custom_variables` are
     /// merged into the existing ones, new keys winning.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::NotFound`] when there is no such customer; [`Error::InvalidRecord`] when
+    /// `patch` is not a JSON object or the patched record breaks a customer rule. The stored
+    /// customer is unchanged then.
     pub fn update_customer(&mut self, id: &str, patch: &Value) -> Result<&Customer> {
         let existing = self
             .customer(id)
@@ -494,6 +510,12 @@ impl Ledger {
     }
 
     /// Changes only the fields present in `patch` of an existing plan.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::NotFound`] when there is no such plan; [`Error::InvalidRecord`] when `patch` is
+    /// not a JSON object, the patched record breaks a plan rule, or it changes the currency of
+    /// a plan that invoices use. The stored plan is unchanged then.
     pub fn update_plan(&mut self, id: &str, patch: &Value) -> Result<&Plan> {
         let existing = self.plan(id).ok_or_else(|| not_found(Plan::KIND, id))?;
         let mut merged = serde_json::to_value(existing).unwrap_or(Value::Null);
@@ -836,6 +858,10 @@ impl Ledger {
     }
 
     /// Deletes a plan group; its plans stay.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::NotFound`] when there is no such plan group.
     pub fn delete_plan_group(&mut self, id: &str) -> Result<()> {
         self.plan_groups
             .shift_remove(id)
@@ -873,6 +899,10 @@ impl Ledger {
     }
 
     /// Deletes a data source; records that name it keep the name.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::NotFound`] when there is no such data source.
     pub fn delete_data_source(&mut self, id: &str) -> Result<()> {
         self.data_sources
             .shift_remove(id)

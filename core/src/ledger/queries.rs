@@ -252,6 +252,10 @@ impl Ledger {
     /// The day a report parameter names in this ledger: a date as it is, an
     /// ISO instant as its day in the ledger's time zone (what bindings send
     /// for a datetime or `Date` parameter).
+    ///
+    /// # Errors
+    ///
+    /// [`Error::InvalidQuery`] naming `param` when `text` is neither a date nor an ISO instant.
     pub fn param_day(&self, param: &str, text: &str) -> Result<NaiveDate> {
         local_day(param, text, &self.settings)
     }
@@ -370,6 +374,11 @@ impl Ledger {
 
     /// One customer's replay at `as_of` (an empty replay for a customer
     /// without subscription history).
+    ///
+    /// # Errors
+    ///
+    /// [`Error::NotFound`] when there is no such customer; [`Error::MissingFxRate`] when the
+    /// customer pays in several currencies and a day's rate is missing.
     pub fn replay(&self, customer: &str, as_of: DateTime<Utc>) -> Result<Replay> {
         self.replay_until(customer, as_of, as_of)
     }
@@ -483,6 +492,11 @@ impl Ledger {
     /// date then currency. For consumers that aggregate rows rather than
     /// list them (monthly totals, say): it skips the copy and the ordering
     /// by date that [`Ledger::movements`] makes of every row.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::MissingFxRate`] when a customer paying in several currencies needs a rate the
+    /// FX table lacks.
     pub fn customer_movements(&self, as_of: DateTime<Utc>) -> Result<CustomerMovements> {
         Ok(CustomerMovements {
             replays: self.replays(as_of)?,
@@ -491,6 +505,10 @@ impl Ledger {
 
     /// A customer's MRR per currency at the instant `at`, as known at `as_of`
     /// (a lapse counts only once `as_of` is past its grace period).
+    ///
+    /// # Errors
+    ///
+    /// [`Error::NotFound`] when there is no such customer.
     pub fn customer_mrr_at(
         &self,
         customer: &str,
