@@ -8,7 +8,7 @@ use crate::convert::{Params, as_of, instant_text, records, to_json, to_py};
 use crate::errors::to_py_err;
 use arrow_array::RecordBatch;
 use pyo3::prelude::*;
-use pyo3::types::PyDict;
+use pyo3::types::{PyBytes, PyDict};
 use serde_json::{Value, json};
 use std::sync::RwLock;
 use submetrics::{MovementFilter, RecordKind, ReportParams, Settings};
@@ -105,13 +105,30 @@ impl Ledger {
         ) -> CoreResult<Value>
         + Send,
     ) -> PyResult<Bound<'py, PyAny>> {
+        let result = self.resolved(py, as_of_value, params, f)?;
+        Self::output(py, result)
+    }
+
+    /// Runs `f` with the ledger, the resolved parameters and the instant,
+    /// with the GIL released.
+    fn resolved<'py, T: Send>(
+        &self,
+        py: Python<'py>,
+        as_of_value: Option<&Bound<'py, PyAny>>,
+        params: Params,
+        f: impl FnOnce(
+            &submetrics::Ledger,
+            &ReportParams,
+            chrono::DateTime<chrono::Utc>,
+        ) -> CoreResult<T>
+        + Send,
+    ) -> PyResult<CoreResult<T>> {
         let text = instant_text(as_of_value)?;
-        let result = self.reading(py, |l| {
+        Ok(self.reading(py, |l| {
             let at = as_of(text.as_deref(), l.settings())?;
             let params = params.resolve(l)?;
             f(l, &params, at)
-        });
-        Self::output(py, result)
+        }))
     }
 
     /// [`Ledger::at`] for a result that is a record batch.
@@ -503,6 +520,26 @@ impl Ledger {
         self.at(py, as_of, params, |l, params, at| {
             l.report(name, params, at)
         })
+    }
+
+    /// :meth:`report` over this ledger's customers as a partial (bytes),
+    /// to merge with partials of the same request over other customers.
+    #[pyo3(signature = (name, as_of=None, params=None, **kwargs))]
+    fn report_partial<'py>(
+        &self,
+        py: Python<'py>,
+        name: &str,
+        as_of: Option<&Bound<'py, PyAny>>,
+        params: Option<&Bound<'py, PyAny>>,
+        kwargs: Option<&Bound<'py, PyDict>>,
+    ) -> PyResult<Bound<'py, PyBytes>> {
+        let params = crate::convert::params(params, kwargs)?;
+        let bytes = self
+            .resolved(py, as_of, params, |l, params, at| {
+                l.report_partial(name, params, at).map(|p| p.to_bytes())
+            })?
+            .map_err(|e| to_py_err(py, e))?;
+        Ok(PyBytes::new(py, &bytes))
     }
 
     /// The analytics customer list (the parameters of GET /customers).

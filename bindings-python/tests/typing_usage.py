@@ -44,3 +44,10 @@ def client_usage() -> None:
     change: int = movements[0]["mrr_change"]
     remote: submetrics.AsyncClient = submetrics.AsyncClient()
     del name, status, change, remote
+
+
+def partials_usage(ledgers: List[submetrics.Ledger]) -> Dict[str, Any]:
+    """Partials are bytes; merged and finished they are the report's dict."""
+    parts: List[bytes] = [l.report_partial("mrr", "2024-06-01", interval="month") for l in ledgers]
+    merged: bytes = submetrics.merge_partials(parts)
+    return submetrics.finish_partial(merged)

@@ -90,6 +90,33 @@ pub enum Error {
         /// The date needing the rate (ISO 8601).
         date: String,
     },
+    /// A report that has no partial form (see [`Ledger::report_partial`]).
+    ///
+    /// [`Ledger::report_partial`]: crate::Ledger::report_partial
+    #[error("report {report} cannot be computed in parts yet")]
+    PartialUnsupported {
+        /// The report asked for.
+        report: String,
+    },
+    /// Two partials of different requests: `what` differs (the report,
+    /// its parameters, `as_of` or the ledger settings).
+    #[error(
+        "partials of different requests do not merge: their {what} differ (`{left}` and `{right}`)"
+    )]
+    PartialMismatch {
+        /// What differs: `reports`, `parameters`, `as_of` or `settings`.
+        what: &'static str,
+        /// That part of the first partial's request.
+        left: String,
+        /// That part of the second partial's request.
+        right: String,
+    },
+    /// Bytes that are not a report partial of this format version.
+    #[error("not a report partial: {reason}")]
+    MalformedPartial {
+        /// What is wrong with the bytes.
+        reason: String,
+    },
 }
 
 /// `; did you mean `name`?` for a suggestion, else a full stop.
@@ -111,6 +138,9 @@ impl Error {
             Error::InvalidQuery { .. } | Error::UnknownParameter { .. } => "invalid_query",
             Error::InvalidSetting { .. } => "invalid_setting",
             Error::MissingFxRate { .. } => "missing_fx_rate",
+            Error::PartialUnsupported { .. }
+            | Error::PartialMismatch { .. }
+            | Error::MalformedPartial { .. } => "invalid_partial",
         }
     }
 
@@ -123,6 +153,7 @@ impl Error {
         "invalid_query",
         "invalid_setting",
         "missing_fx_rate",
+        "invalid_partial",
     ];
 
     /// The record id the error is about, when there is one.

@@ -75,7 +75,7 @@ pub use model::{
 };
 pub use money::{Cents, Currency};
 pub use movements::{Movement, MovementKind, MovementSubtype, PlanList};
-pub use reports::ReportParams;
+pub use reports::{ReportParams, ReportPartial};
 pub use stripe::{StripeImport, StripeOptions, StripeRejection, StripeSkip};
 pub use thin_str::ThinStr;
 

@@ -12,11 +12,12 @@ from __future__ import annotations
 from typing import Any, Mapping, Optional
 
 from . import _native
-from ._native import report_names
+from ._native import finish_partial, merge_partials, report_names
 from .errors import (
     AuthenticationError,
     BadRequestError,
     ConflictError,
+    InvalidPartialError,
     InvalidQueryError,
     InvalidRecordError,
     InvalidSettingError,
@@ -118,6 +119,8 @@ __all__ = [
     "Client",
     "AsyncClient",
     "report_names",
+    "merge_partials",
+    "finish_partial",
     "movements_df",
     "report_df",
     "SubmetricsError",
@@ -128,6 +131,7 @@ __all__ = [
     "InvalidQueryError",
     "InvalidSettingError",
     "MissingFxRateError",
+    "InvalidPartialError",
     "BadRequestError",
     "AuthenticationError",
     "PermissionDeniedError",

@@ -1,11 +1,11 @@
 """Type stubs of the native module."""
 
 from datetime import date, datetime
-from typing import Any, Dict, List, Mapping, Optional, Protocol, Sequence, Union, overload
+from typing import Any, Dict, Iterable, List, Mapping, Optional, Protocol, Sequence, Union, overload
 
 from typing_extensions import disjoint_base
 
-__all__ = ["Ledger", "report_names", "report_table"]
+__all__ = ["Ledger", "finish_partial", "merge_partials", "report_names", "report_table"]
 
 _Record = Dict[str, Any]
 # Any mapping is one record; any sequence of mappings is several (the
@@ -170,6 +170,14 @@ class Ledger:
         time zone); raises UnknownReportError, and InvalidQueryError for an
         unusable value or a parameter the report does not take (naming it,
         with a "did you mean" for a near miss)."""
+    def report_partial(
+        self, name: str, as_of: _Instant = None, params: Optional[Mapping[str, Any]] = None, **kwargs: Any
+    ) -> bytes:
+        """:meth:`report` over this ledger's customers as a partial (bytes),
+        to merge with partials of the same request over disjoint customers
+        (:func:`merge_partials`) and finish (:func:`finish_partial`). Raises
+        what :meth:`report` raises, and InvalidPartialError for a report
+        that cannot be computed in parts."""
     def customers(
         self, as_of: _Instant = None, params: Optional[Mapping[str, Any]] = None, **kwargs: Any
     ) -> Dict[str, Any]:
@@ -181,6 +189,13 @@ class Ledger:
 
 def report_names() -> List[str]:
     """The names of every report."""
+def merge_partials(partials: Iterable[bytes]) -> bytes:
+    """The partials (of one report, parameters, ``as_of`` and settings, over
+    disjoint customers) merged into one; raises InvalidPartialError for
+    bytes that are not a partial, partials of different requests, or none."""
+def finish_partial(partial: bytes) -> Dict[str, Any]:
+    """The report of a merged partial: the dict :meth:`Ledger.report`
+    answers over every customer the partials cover."""
 def report_table(result: Dict[str, Any]) -> Any:
     """A report's answer (a dict, from ``Ledger.report`` or the service) as
     the ``pyarrow.Table`` that ``Ledger.report_arrow`` answers."""

@@ -82,6 +82,14 @@ class MissingFxRateError(SubmetricsError, LookupError):
     code = "missing_fx_rate"
 
 
+class InvalidPartialError(SubmetricsError, ValueError):
+    """Report partials that cannot be merged or finished: bytes that are not
+    a partial of this format version, partials of different requests, or a
+    report that cannot be computed in parts."""
+
+    code = "invalid_partial"
+
+
 class BadRequestError(SubmetricsError, ValueError):
     """A request the service cannot read (malformed JSON, a body of the wrong shape)."""
 
@@ -128,6 +136,7 @@ _CLASSES = {
         InvalidQueryError,
         InvalidSettingError,
         MissingFxRateError,
+        InvalidPartialError,
         BadRequestError,
         AuthenticationError,
         PermissionDeniedError,

@@ -10,25 +10,24 @@
 //! - `cashflow-refunds` (`-detail`, `-table`): successful refunds (refund
 //!   invoices and refund transactions) per period, typed by what the
 //!   refunded invoice charged for (a refund invoice's
-//!   `refunded_invoice_id`, else its own plan; `unknown` when neither says).
+//!   `refunded_invoice_id` when it is an invoice of the same customer, as
+//!   the MRR rules read it; else its own plan; `unknown` when neither says).
 //!   Fields: `refunds` (negative), `refunds_count`, per type `t`, `t_count`.
 //! - `cashflow-failure-rate` (`-summary`): payment attempts per period
 //!   (refunds are not attempts): `attempts`, `successful_count`,
 //!   `failed_count`, `attempted` and `failed` amounts, and `failure_rate` =
 //!   100 x failed attempts / attempts (`null` without attempts).
-//! - `cashflow-outstanding-unpaid`: see [`outstanding_unpaid`].
+//! - `cashflow-outstanding-unpaid`: see the `unpaid` module.
 
 use super::ReportParams;
+use super::event_parts::{detail_value, event_parts};
 use super::events::{Event, EventRequest, Family, Span, Tally, percent, selected_type};
-use super::transactions::{
-    Attempt, attempts, charge_type, money_events, money_row, plan_charge_type,
-};
+use super::partial::{Body, wrong_body};
+use super::transactions::{Attempt, charge_type, money_events, money_row, plan_charge_type};
 use crate::error::Result;
 use crate::ledger::Ledger;
-use crate::model::{Invoice, InvoiceStatus, InvoiceType, TransactionResult, TransactionType};
-use crate::money::Cents;
-use crate::query::Query;
-use chrono::{DateTime, SecondsFormat, Utc};
+use crate::model::{Invoice, InvoiceType, TransactionResult, TransactionType};
+use chrono::{DateTime, Utc};
 use serde_json::{Map, Value, json};
 
 const CHARGE_LABELS: &[(&str, &str)] = &[
@@ -117,7 +116,62 @@ pub(super) fn failed_payments_detail(
     let request = EventRequest::read(ledger, params, as_of, Span::Selected, false)?;
     let kind = selected_type(params, &FAILED_PAYMENTS, true)?;
     let events = failed_payment_events(&request)?;
-    Ok(request.detail(events, kind, |e| money_row(ledger, e, false)))
+    request.detail(events, kind, |e| money_row(ledger, e, false))
+}
+
+event_parts!(
+    failed_payments_partial,
+    failed_payments_finish,
+    "cashflow-failed-payments",
+    Span::Range,
+    FAILED_PAYMENTS,
+    failed_payment_events,
+    series_of
+);
+event_parts!(
+    failed_payments_summary_partial,
+    failed_payments_summary_finish,
+    "cashflow-failed-payments-summary",
+    Span::CurrentAndPrevious,
+    FAILED_PAYMENTS,
+    failed_payment_events,
+    summary_of
+);
+event_parts!(
+    failed_payments_table_partial,
+    failed_payments_table_finish,
+    "cashflow-failed-payments-table",
+    Span::Range,
+    FAILED_PAYMENTS,
+    failed_payment_events,
+    table_of
+);
+
+pub(super) fn failed_payments_detail_partial(
+    ledger: &Ledger,
+    params: &ReportParams,
+    as_of: DateTime<Utc>,
+) -> Result<Body> {
+    let request = EventRequest::read(ledger, params, as_of, Span::Selected, false)?;
+    let kind = selected_type(params, &FAILED_PAYMENTS, true)?;
+    let events = failed_payment_events(&request)?;
+    Ok(Body::List(request.detail_part(events, kind, |e| {
+        money_row(ledger, e, false)
+    })))
+}
+
+pub(super) fn failed_payments_detail_finish(
+    shape: &Ledger,
+    params: &ReportParams,
+    as_of: DateTime<Utc>,
+    body: Body,
+) -> Result<Value> {
+    EventRequest::read_shape(shape, params, as_of, Span::Selected, false)?;
+    selected_type(params, &FAILED_PAYMENTS, true)?;
+    match body {
+        Body::List(part) => detail_value(&part),
+        other => Err(wrong_body("cashflow-failed-payments-detail", &other)),
+    }
 }
 
 // ---- refunds ---------------------------------------------------------------
@@ -158,6 +212,7 @@ fn refunded_type(ledger: &Ledger, invoice: &Invoice) -> &'static str {
         .refunded_invoice_id
         .as_ref()
         .and_then(|id| ledger.invoice(id.as_str()))
+        .filter(|refunded| refunded.customer_id == invoice.customer_id)
     {
         return charge_type(ledger, refunded);
     }
@@ -204,7 +259,53 @@ pub(super) fn refunds_detail(
     let request = EventRequest::read(ledger, params, as_of, Span::Selected, false)?;
     let kind = selected_type(params, &REFUNDS, true)?;
     let events = refund_events(&request)?;
-    Ok(request.detail(events, kind, |e| money_row(ledger, e, false)))
+    request.detail(events, kind, |e| money_row(ledger, e, false))
+}
+
+event_parts!(
+    refunds_partial,
+    refunds_finish,
+    "cashflow-refunds",
+    Span::Range,
+    REFUNDS,
+    refund_events,
+    series_of
+);
+event_parts!(
+    refunds_table_partial,
+    refunds_table_finish,
+    "cashflow-refunds-table",
+    Span::Range,
+    REFUNDS,
+    refund_events,
+    table_of
+);
+
+pub(super) fn refunds_detail_partial(
+    ledger: &Ledger,
+    params: &ReportParams,
+    as_of: DateTime<Utc>,
+) -> Result<Body> {
+    let request = EventRequest::read(ledger, params, as_of, Span::Selected, false)?;
+    let kind = selected_type(params, &REFUNDS, true)?;
+    let events = refund_events(&request)?;
+    Ok(Body::List(request.detail_part(events, kind, |e| {
+        money_row(ledger, e, false)
+    })))
+}
+
+pub(super) fn refunds_detail_finish(
+    shape: &Ledger,
+    params: &ReportParams,
+    as_of: DateTime<Utc>,
+    body: Body,
+) -> Result<Value> {
+    EventRequest::read_shape(shape, params, as_of, Span::Selected, false)?;
+    selected_type(params, &REFUNDS, true)?;
+    match body {
+        Body::List(part) => detail_value(&part),
+        other => Err(wrong_body("cashflow-refunds-detail", &other)),
+    }
 }
 
 // ---- failure rate ----------------------------------------------------------
@@ -265,163 +366,24 @@ pub(super) fn failure_rate_summary(
     Ok(request.summary(&FAILURE_RATE, &payment_attempt_events(&request)?))
 }
 
-// ---- outstanding unpaid ----------------------------------------------------
-
-/// Age buckets: (label, first day past due, last day past due).
-pub const AGE_BUCKETS: &[(&str, i64, i64)] = &[
-    ("0-30", 0, 30),
-    ("31-60", 31, 60),
-    ("61-90", 61, 90),
-    ("90+", 91, i64::MAX),
-];
-
-/// One invoice still owed at `as_of`.
-struct Unpaid<'a> {
-    issued: DateTime<Utc>,
-    invoice: &'a Invoice,
-    /// Amount less successful payments, in the invoice currency.
-    owed: Cents,
-    owed_base: Cents,
-    days: i64,
-    bucket: &'static str,
-}
-
-/// `cashflow-outstanding-unpaid`: subscription and one-time invoices with
-/// status `open` or `failed` dated at or before `as_of`, each for what is
-/// still owed (its amount less its successful payment transactions; fully
-/// paid ones drop out), aged by whole days from `due_date` (else
-/// `invoice_date`) to `as_of` in the account time zone; an invoice not yet
-/// due is 0 days past due. Amounts convert at `as_of`. Customer filters and
-/// `currency` apply; `limit` and `offset` page the list, newest invoice
-/// first (ties by customer id, then invoice id).
-///
-/// Shape: `{currency, as_of, total: {count, amount}, buckets: [{bucket,
-/// count, amount}], result: {count, list: [row]}}`.
-pub(super) fn outstanding_unpaid(
-    ledger: &Ledger,
-    params: &ReportParams,
-    as_of: DateTime<Utc>,
-) -> Result<Value> {
-    let request = EventRequest::read(ledger, params, as_of, Span::Range, false)?;
-    let q = Query::new(params);
-    let limit = q.count("limit", usize::MAX, None)?;
-    let offset = q.count("offset", 0, None)?;
-    let tz = ledger.settings().timezone;
-    let day = request.as_of_day;
-    let mut rows: Vec<Unpaid> = Vec::new();
-    request.for_each_customer(false, |customer, _| {
-        for invoice in ledger.customer_invoices(customer.id.as_str()) {
-            let unpaid = matches!(invoice.status, InvoiceStatus::Open | InvoiceStatus::Failed);
-            let charge = matches!(
-                invoice.kind,
-                InvoiceType::Subscription | InvoiceType::OneTime
-            );
-            let issued = invoice.invoice_date.instant(tz);
-            if !unpaid || !charge || !request.happened(issued) {
-                continue;
-            }
-            if !request.keeps_currency(invoice.currency) {
-                continue;
-            }
-            let paid: Cents = attempts(invoice, tz)
-                .iter()
-                .filter(|a| {
-                    a.kind == TransactionType::Payment
-                        && a.result == TransactionResult::Successful
-                        && request.happened(a.instant)
-                })
-                .map(|a| a.amount)
-                .sum();
-            let owed = invoice.amount - paid;
-            if owed <= 0 {
-                continue;
-            }
-            let due = invoice
-                .details()
-                .due_date
-                .unwrap_or(invoice.invoice_date)
-                .local_date(tz);
-            let days = (day - due).num_days().max(0);
-            let bucket = AGE_BUCKETS
-                .iter()
-                .find(|(_, from, to)| days >= *from && days <= *to)
-                .map_or("90+", |(label, _, _)| *label);
-            let owed_base = ledger
-                .fx()
-                .convert(owed, invoice.currency, request.currency, day)?;
-            rows.push(Unpaid {
-                issued,
-                invoice,
-                owed,
-                owed_base,
-                days,
-                bucket,
-            });
-        }
-        Ok(())
-    })?;
-    rows.sort_by(|a, b| {
-        b.issued
-            .cmp(&a.issued)
-            .then_with(|| a.invoice.customer_id.cmp(&b.invoice.customer_id))
-            .then_with(|| a.invoice.id.cmp(&b.invoice.id))
-    });
-    let buckets: Vec<Value> = AGE_BUCKETS
-        .iter()
-        .map(|(label, _, _)| {
-            let inside = rows.iter().filter(|r| r.bucket == *label);
-            json!({
-                "bucket": label,
-                "count": inside.clone().count(),
-                "amount": inside.map(|r| r.owed_base).sum::<Cents>(),
-            })
-        })
-        .collect();
-    let stamp = |t: DateTime<Utc>| t.to_rfc3339_opts(SecondsFormat::Secs, true);
-    let list: Vec<Value> = rows
-        .iter()
-        .skip(offset)
-        .take(limit)
-        .map(|unpaid| {
-            let Unpaid {
-                issued,
-                invoice,
-                owed,
-                owed_base,
-                days,
-                bucket,
-            } = unpaid;
-            let customer = ledger.customer(invoice.customer_id.as_str());
-            json!({
-                "invoice_id": invoice.id.as_str(),
-                "invoice_number": invoice.details().invoice_number,
-                "customer_id": invoice.customer_id.as_str(),
-                "customer_name": customer.map(|c| &*c.name),
-                "customer_email": customer.and_then(|c| c.email.as_deref()),
-                "type": invoice.kind.as_str(),
-                "status": invoice.status.as_str(),
-                "invoice_date": stamp(*issued),
-                "due_date": invoice.details().due_date.map(|t| stamp(t.instant(tz))),
-                "days_past_due": days,
-                "bucket": bucket,
-                "currency": invoice.currency.as_str(),
-                "total": invoice.amount,
-                "amount": owed,
-                "amount_base_currency": owed_base,
-            })
-        })
-        .collect();
-    Ok(json!({
-        "currency": request.currency.as_str(),
-        "as_of": day.to_string(),
-        "total": {
-            "count": rows.len(),
-            "amount": rows.iter().map(|r| r.owed_base).sum::<Cents>(),
-        },
-        "buckets": buckets,
-        "result": {"count": rows.len(), "list": list},
-    }))
-}
+event_parts!(
+    failure_rate_partial,
+    failure_rate_finish,
+    "cashflow-failure-rate",
+    Span::Range,
+    FAILURE_RATE,
+    payment_attempt_events,
+    series_of
+);
+event_parts!(
+    failure_rate_summary_partial,
+    failure_rate_summary_finish,
+    "cashflow-failure-rate-summary",
+    Span::CurrentAndPrevious,
+    FAILURE_RATE,
+    payment_attempt_events,
+    summary_of
+);
 
 #[cfg(test)]
 mod tests {

@@ -12,38 +12,134 @@
 
 use super::ReportParams;
 use super::filters::{CustomerFacts, CustomerFilter, currency_filter};
+use super::partial::{Body, wrong_body};
 use super::series::{Conversion, PeriodStats, SeriesSpec};
 use crate::error::Result;
 use crate::ledger::Ledger;
+use crate::money::Currency;
 use crate::movements::MovementKind;
-use crate::period::{DateRange, PeriodInterval, periods};
+use crate::period::{DateRange, Period, PeriodInterval, periods};
 use crate::query::Query;
 use chrono::{DateTime, NaiveDate, Utc};
+use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 use std::collections::BTreeMap;
+
+/// The request of a cohort report.
+struct Request {
+    range: DateRange,
+    interval: PeriodInterval,
+    metric: &'static str,
+    currency: Currency,
+    conversion: Conversion,
+    week_start: chrono::Weekday,
+    as_of_day: NaiveDate,
+}
+
+impl Request {
+    fn read(ledger: &Ledger, params: &ReportParams, as_of: DateTime<Utc>) -> Result<Request> {
+        let q = Query::new(params);
+        let settings = ledger.settings();
+        let as_of_day = as_of.with_timezone(&settings.timezone).date_naive();
+        let range = q.date_range(as_of_day)?;
+        let interval = q.interval(PeriodInterval::Month)?;
+        let metric = q.choice("metric", &["customers", "mrr"], "customers")?;
+        let currency = q.base_currency(settings)?;
+        let conversion = if q.flag("fix_fx")? {
+            Conversion::Fixed(q.date("fx_date")?.unwrap_or(range.start))
+        } else {
+            Conversion::Daily
+        };
+        Ok(Request {
+            range,
+            interval,
+            metric,
+            currency,
+            conversion,
+            week_start: settings.week_start(),
+            as_of_day,
+        })
+    }
+
+    /// The periods a cohort starting at `start` is followed through.
+    fn periods_of(&self, start: NaiveDate) -> (DateRange, Vec<Period>) {
+        let last_day = self.as_of_day.max(self.range.start);
+        let span = DateRange {
+            start,
+            end: last_day.max(start),
+        };
+        let list = periods(&span, self.interval, self.week_start);
+        (span, list)
+    }
+}
+
+/// The cohort table's sums over a ledger's customers: per cohort (by its
+/// start), its members and the period stats of their MRR.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub(crate) struct Part {
+    cohorts: BTreeMap<NaiveDate, (i64, Vec<PeriodStats>)>,
+}
+
+impl Part {
+    pub(crate) fn merge(mut self, other: Part) -> Part {
+        for (start, (members, stats)) in other.cohorts {
+            match self.cohorts.get_mut(&start) {
+                Some((mine, own)) => {
+                    *mine += members;
+                    for (into, from) in own.iter_mut().zip(stats.iter()) {
+                        into.add(from);
+                    }
+                }
+                None => {
+                    self.cohorts.insert(start, (members, stats));
+                }
+            }
+        }
+        self
+    }
+}
 
 pub(super) fn cohort(
     ledger: &Ledger,
     params: &ReportParams,
     as_of: DateTime<Utc>,
 ) -> Result<Value> {
-    let q = Query::new(params);
-    let settings = ledger.settings();
-    let week_start = settings.week_start();
-    let as_of_day = as_of.with_timezone(&settings.timezone).date_naive();
-    let range = q.date_range(as_of_day)?;
-    let interval = q.interval(PeriodInterval::Month)?;
-    let metric = q.choice("metric", &["customers", "mrr"], "customers")?;
-    let currency = q.base_currency(settings)?;
-    let conversion = if q.flag("fix_fx")? {
-        Conversion::Fixed(q.date("fx_date")?.unwrap_or(range.start))
-    } else {
-        Conversion::Daily
-    };
+    let request = Request::read(ledger, params, as_of)?;
+    let part = compute(ledger, params, as_of, &request)?;
+    Ok(render(&request, part))
+}
+
+pub(super) fn partial(
+    ledger: &Ledger,
+    params: &ReportParams,
+    as_of: DateTime<Utc>,
+) -> Result<Body> {
+    let request = Request::read(ledger, params, as_of)?;
+    Ok(Body::Cohort(compute(ledger, params, as_of, &request)?))
+}
+
+pub(super) fn finish(
+    shape: &Ledger,
+    params: &ReportParams,
+    as_of: DateTime<Utc>,
+    body: Body,
+) -> Result<Value> {
+    match body {
+        Body::Cohort(part) => Ok(render(&Request::read(shape, params, as_of)?, part)),
+        other => Err(wrong_body("cohort", &other)),
+    }
+}
+
+fn compute(
+    ledger: &Ledger,
+    params: &ReportParams,
+    as_of: DateTime<Utc>,
+    request: &Request,
+) -> Result<Part> {
     let filter = CustomerFilter::from_params(ledger, params)?;
     let currencies = currency_filter(params)?;
-    let base = settings.base_currency;
-    let last_day = as_of_day.max(range.start);
+    let base = ledger.settings().base_currency;
+    let (range, interval, as_of_day) = (request.range, request.interval, request.as_of_day);
 
     // Cohort start -> the members' replays.
     let replays = ledger.replays(as_of)?;
@@ -72,23 +168,19 @@ pub(super) fn cohort(
             }
         }
         cohorts
-            .entry(interval.align(first.date, week_start))
+            .entry(interval.align(first.date, request.week_start))
             .or_default()
             .push(replay);
     }
 
-    let mut result = Vec::new();
+    let mut part = Part::default();
     for (start, members) in &cohorts {
-        let span = DateRange {
-            start: *start,
-            end: last_day.max(*start),
-        };
-        let list = periods(&span, interval, week_start);
+        let (span, list) = request.periods_of(*start);
         let spec = SeriesSpec {
             range: span,
             periods: &list,
-            currency,
-            conversion,
+            currency: request.currency,
+            conversion: request.conversion,
             fx: ledger.fx(),
             currencies: &currencies,
             kinds: &[],
@@ -99,6 +191,16 @@ pub(super) fn cohort(
         for replay in members {
             spec.add_customer(&replay.movements, base, &mut stats)?;
         }
+        part.cohorts.insert(*start, (members.len() as i64, stats));
+    }
+    Ok(part)
+}
+
+fn render(request: &Request, part: Part) -> Value {
+    let metric = request.metric;
+    let mut result = Vec::new();
+    for (start, (members, stats)) in &part.cohorts {
+        let (_, list) = request.periods_of(*start);
         let (size, size_mrr) = stats
             .first()
             .map_or((0, 0), |s| (s.total_customers, s.total_mrr));
@@ -133,16 +235,16 @@ pub(super) fn cohort(
             .collect();
         result.push(json!({
             "cohort": start.to_string(),
-            "new_customers": members.len(),
+            "new_customers": members,
             "customers": size,
             "mrr": size_mrr,
             "periods": cells,
         }));
     }
-    Ok(json!({
-        "currency": currency.as_str(),
-        "interval": interval.as_str(),
+    json!({
+        "currency": request.currency.as_str(),
+        "interval": request.interval.as_str(),
         "metric": metric,
         "result": result,
-    }))
+    })
 }

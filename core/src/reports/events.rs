@@ -41,7 +41,9 @@ use crate::period::{DateRange, Period, PeriodInterval, periods};
 use crate::query::Query;
 use crate::timeline::Replay;
 use chrono::{DateTime, NaiveDate, Utc};
+use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value, json};
+use std::borrow::Cow;
 use std::collections::BTreeMap;
 
 /// One dated, typed occurrence a report counts. `source` is what the
@@ -65,24 +67,33 @@ pub struct Event<T> {
 }
 
 /// Count and amount of one type of event in one period.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Bucket {
     pub count: i64,
     /// Sum of `amount_base` (report currency).
     pub amount: Cents,
 }
 
-/// The buckets of one period, by event type.
-#[derive(Debug, Clone, Default)]
+/// The buckets of one period, by event type: sums, so the tallies of
+/// disjoint sets of customers add up ([`Tally::merge`]).
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Tally {
-    buckets: BTreeMap<&'static str, Bucket>,
+    buckets: BTreeMap<Cow<'static, str>, Bucket>,
 }
 
 impl Tally {
     pub fn add(&mut self, kind: &'static str, amount: Cents) {
-        let bucket = self.buckets.entry(kind).or_default();
+        let bucket = self.buckets.entry(Cow::Borrowed(kind)).or_default();
         bucket.count += 1;
         bucket.amount += amount;
+    }
+
+    pub fn merge(&mut self, other: Tally) {
+        for (kind, b) in other.buckets {
+            let bucket = self.buckets.entry(kind).or_default();
+            bucket.count += b.count;
+            bucket.amount += b.amount;
+        }
     }
 
     pub fn bucket(&self, kind: &str) -> Bucket {
@@ -170,6 +181,30 @@ impl<'a> EventRequest<'a> {
         span: Span,
         selected_optional: bool,
     ) -> Result<EventRequest<'a>> {
+        Self::read_with(ledger, params, as_of, span, selected_optional, true)
+    }
+
+    /// [`EventRequest::read`] without the customer filter: the shape of the
+    /// request, for finishing a partial (`shape` is an empty ledger with the
+    /// partial's settings).
+    pub fn read_shape(
+        shape: &'a Ledger,
+        params: &ReportParams,
+        as_of: DateTime<Utc>,
+        span: Span,
+        selected_optional: bool,
+    ) -> Result<EventRequest<'a>> {
+        Self::read_with(shape, params, as_of, span, selected_optional, false)
+    }
+
+    fn read_with(
+        ledger: &'a Ledger,
+        params: &ReportParams,
+        as_of: DateTime<Utc>,
+        span: Span,
+        selected_optional: bool,
+        filters: bool,
+    ) -> Result<EventRequest<'a>> {
         let q = Query::new(params);
         let settings = ledger.settings();
         let week_start = settings.week_start();
@@ -233,7 +268,11 @@ impl<'a> EventRequest<'a> {
             } else {
                 Conversion::Daily
             },
-            filter: CustomerFilter::from_params(ledger, params)?,
+            filter: if filters {
+                CustomerFilter::from_params(ledger, params)?
+            } else {
+                CustomerFilter::default()
+            },
             currencies: currency_filter(params)?,
         })
     }
@@ -318,10 +357,15 @@ impl<'a> EventRequest<'a> {
 
     /// The series: `{currency, interval, result: [{date, end_date, ...figures}]}`.
     pub fn series<T>(&self, family: &Family, events: &[Event<T>]) -> Value {
+        self.series_of(family, self.tally(events))
+    }
+
+    /// The series of the period tallies.
+    pub fn series_of(&self, family: &Family, tallies: Vec<Tally>) -> Value {
         let result: Vec<Value> = self
             .periods
             .iter()
-            .zip(self.tally(events))
+            .zip(tallies)
             .map(|(period, tally)| {
                 let mut row = self.period_fields(period);
                 row.extend((family.figures)(&tally));
@@ -338,7 +382,11 @@ impl<'a> EventRequest<'a> {
     /// The summary (requires [`Span::CurrentAndPrevious`]): `{currency,
     /// interval, current, previous, change, change_percent}`.
     pub fn summary<T>(&self, family: &Family, events: &[Event<T>]) -> Value {
-        let tallies = self.tally(events);
+        self.summary_of(family, self.tally(events))
+    }
+
+    /// The summary of the period tallies.
+    pub fn summary_of(&self, family: &Family, tallies: Vec<Tally>) -> Value {
         let figures: Vec<Map<String, Value>> = tallies.iter().map(family.figures).collect();
         let empty = Map::new();
         let current = figures.last().unwrap_or(&empty);
@@ -393,8 +441,12 @@ impl<'a> EventRequest<'a> {
 
     /// The pivot: `{currency, interval, columns, rows: [{metric, label, values}]}`.
     pub fn table<T>(&self, family: &Family, events: &[Event<T>]) -> Value {
-        let figures: Vec<Map<String, Value>> =
-            self.tally(events).iter().map(family.figures).collect();
+        self.table_of(family, self.tally(events))
+    }
+
+    /// The table of the period tallies.
+    pub fn table_of(&self, family: &Family, tallies: Vec<Tally>) -> Value {
+        let figures: Vec<Map<String, Value>> = tallies.iter().map(family.figures).collect();
         let rows: Vec<Value> = family
             .metrics
             .iter()
@@ -424,19 +476,8 @@ impl<'a> EventRequest<'a> {
         events: Vec<Event<T>>,
         kind: Option<&str>,
         row: impl Fn(&Event<T>) -> Value,
-    ) -> Value {
-        let mut kept: Vec<Event<T>> = events
-            .into_iter()
-            .filter(|e| self.period_of(e.date).is_some() && kind.is_none_or(|k| e.kind == k))
-            .collect();
-        kept.sort_by(|a, b| {
-            b.date
-                .cmp(&a.date)
-                .then_with(|| a.customer_id.cmp(&b.customer_id))
-                .then_with(|| a.id.cmp(&b.id))
-        });
-        let list: Vec<Value> = kept.iter().map(row).collect();
-        json!({"result": {"count": list.len(), "list": list}})
+    ) -> Result<Value> {
+        super::event_parts::detail_value(&self.detail_part(events, kind, row))
     }
 }
 
@@ -568,7 +609,9 @@ mod tests {
             event("2024-02-20", "paid", 500, "b"),
             event("2024-03-03", "paid", 100, "c"),
         ];
-        let detail = request.detail(events, Some("paid"), |e| json!(e.id));
+        let detail = request
+            .detail(events, Some("paid"), |e| json!(e.id))
+            .unwrap();
         assert_eq!(detail["result"]["list"], json!(["b", "a"]));
     }
 

@@ -7,6 +7,8 @@
 //! `limit` and `offset` page the list (default all).
 
 use super::ReportParams;
+use super::partial::rows::{KeyPart, ListPart, Row, Scalar, TopRows, instant_key};
+use super::partial::{Body, wrong_body};
 use crate::error::{Error, Result};
 use crate::ledger::Ledger;
 use crate::model::{Customer, Invoice, TransactionResult, TransactionType};
@@ -35,14 +37,7 @@ pub(super) fn invoices_detail(
     }
     let limit = q.count("limit", usize::MAX, None)?;
     let offset = q.count("offset", 0, None)?;
-    let mut invoices: Vec<&Invoice> = if customers.is_empty() {
-        ledger.invoices().collect()
-    } else {
-        customers
-            .iter()
-            .flat_map(|id| ledger.customer_invoices(id))
-            .collect()
-    };
+    let mut invoices = listed(ledger, &customers);
     invoices.sort_by(|a, b| {
         b.invoice_date
             .instant(tz)
@@ -58,6 +53,90 @@ pub(super) fn invoices_detail(
         list.push(invoice_row(ledger, invoice, total_base, tz));
     }
     Ok(json!({ "result": { "count": invoices.len(), "list": list } }))
+}
+
+/// The invoices of the customers `customer` names, else every invoice.
+fn listed<'l>(ledger: &'l Ledger, customers: &[String]) -> Vec<&'l Invoice> {
+    if customers.is_empty() {
+        ledger.invoices().collect()
+    } else {
+        customers
+            .iter()
+            .flat_map(|id| ledger.customer_invoices(id))
+            .collect()
+    }
+}
+
+/// `invoices-detail` in parts: the first `offset + limit` rows (newest
+/// first, ties by id) and which customers `customer` names this ledger
+/// holds. A partition converts the amounts of the rows it keeps.
+pub(super) fn partial(
+    ledger: &Ledger,
+    params: &ReportParams,
+    _as_of: DateTime<Utc>,
+) -> Result<Body> {
+    let q = Query::new(params);
+    let tz = ledger.settings().timezone;
+    let currency = q.base_currency(ledger.settings())?;
+    let wanted = q.list("customer");
+    let limit = q.count("limit", usize::MAX, None)?;
+    let offset = q.count("offset", 0, None)?;
+    let keep = offset.saturating_add(limit);
+    let every = wanted.is_empty();
+    let found: Vec<String> = wanted
+        .into_iter()
+        .filter(|id| ledger.customer(id).is_some())
+        .collect();
+    let key = |invoice: &Invoice| {
+        vec![
+            KeyPart::new(
+                Scalar::Int(instant_key(invoice.invoice_date.instant(tz))),
+                true,
+            ),
+            KeyPart::text(invoice.id.as_str()),
+        ]
+    };
+    let invoices = if every || !found.is_empty() {
+        listed(ledger, &found)
+    } else {
+        Vec::new()
+    };
+    let count = invoices.len() as u64;
+    let mut keys: Vec<(Vec<KeyPart>, &Invoice)> =
+        invoices.into_iter().map(|i| (key(i), i)).collect();
+    keys.sort_by(|a, b| a.0.cmp(&b.0));
+    keys.truncate(keep);
+    let mut rows = Vec::with_capacity(keys.len());
+    for (key, invoice) in keys {
+        let day = invoice.invoice_date.local_date(tz);
+        let total_base = ledger
+            .fx()
+            .convert(invoice.amount, invoice.currency, currency, day)?;
+        rows.push(Row::new(key, &invoice_row(ledger, invoice, total_base, tz)));
+    }
+    let mut top = TopRows::new(rows, keep);
+    top.count = count;
+    Ok(Body::List(ListPart {
+        found: found.into_iter().collect(),
+        rows: top,
+    }))
+}
+
+pub(super) fn finish(
+    shape: &Ledger,
+    params: &ReportParams,
+    _as_of: DateTime<Utc>,
+    body: Body,
+) -> Result<Value> {
+    let Body::List(part) = body else {
+        return Err(wrong_body("invoices-detail", &body));
+    };
+    let q = Query::new(params);
+    q.base_currency(shape.settings())?;
+    part.check_found(&q.list("customer"))?;
+    let limit = q.count("limit", usize::MAX, None)?;
+    let offset = q.count("offset", 0, None)?;
+    Ok(json!({ "result": { "count": part.rows.count, "list": part.rows.page(offset, limit)? } }))
 }
 
 fn invoice_row(ledger: &Ledger, invoice: &Invoice, total_base: i64, tz: Tz) -> Value {

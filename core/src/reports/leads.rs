@@ -24,12 +24,16 @@
 //! days.
 
 use super::ReportParams;
+use super::event_parts::event_parts;
 use super::events::{Event, EventRequest, Family, Span, Tally, percent};
+use super::partial::{Body, wrong_body};
 use crate::error::Result;
 use crate::ledger::Ledger;
 use crate::timeline::Replay;
 use chrono::{DateTime, NaiveDate, Utc};
+use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value, json};
+use std::collections::BTreeMap;
 
 const LEADS: Family = Family {
     types: &[
@@ -158,6 +162,34 @@ pub(super) fn leads_table(
     Ok(request.table(&LEADS, &lead_events(&request)?))
 }
 
+event_parts!(
+    leads_partial,
+    leads_finish,
+    "leads",
+    Span::Range,
+    LEADS,
+    lead_events,
+    series_of
+);
+event_parts!(
+    leads_summary_partial,
+    leads_summary_finish,
+    "leads-summary",
+    Span::CurrentAndPrevious,
+    LEADS,
+    lead_events,
+    summary_of
+);
+event_parts!(
+    leads_table_partial,
+    leads_table_finish,
+    "leads-table",
+    Span::Range,
+    LEADS,
+    lead_events,
+    table_of
+);
+
 /// The funnel steps of `leads-days`, each counted in the period of its
 /// later date.
 const STEPS: &[&str] = &["lead_to_trial", "trial_to_paid", "lead_to_paid"];
@@ -168,9 +200,66 @@ pub(super) fn leads_days(
     as_of: DateTime<Utc>,
 ) -> Result<Value> {
     let request = EventRequest::read(ledger, params, as_of, Span::Range, false)?;
-    // Per period, per step: the day counts.
-    let mut samples = vec![vec![Vec::<i64>::new(); STEPS.len()]; request.periods.len()];
-    for funnel in funnels(&request)? {
+    Ok(days_value(&request, days_part(&request)?))
+}
+
+/// `leads-days`' values over a ledger's customers: per period and step,
+/// how many conversions took each number of days (the averages and
+/// medians are computed at finish from the merged counts).
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub(crate) struct DaysPart {
+    samples: Vec<Vec<BTreeMap<i64, u64>>>,
+}
+
+impl DaysPart {
+    pub(crate) fn merge(mut self, other: DaysPart) -> Result<DaysPart> {
+        if self.samples.len() != other.samples.len() {
+            return Err(crate::error::Error::MalformedPartial {
+                reason: format!(
+                    "one partial has {} periods and the other {}",
+                    self.samples.len(),
+                    other.samples.len()
+                ),
+            });
+        }
+        for (into, from) in self.samples.iter_mut().zip(other.samples) {
+            for (into, from) in into.iter_mut().zip(from) {
+                for (days, count) in from {
+                    *into.entry(days).or_insert(0) += count;
+                }
+            }
+        }
+        Ok(self)
+    }
+}
+
+pub(super) fn leads_days_partial(
+    ledger: &Ledger,
+    params: &ReportParams,
+    as_of: DateTime<Utc>,
+) -> Result<Body> {
+    let request = EventRequest::read(ledger, params, as_of, Span::Range, false)?;
+    Ok(Body::LeadDays(days_part(&request)?))
+}
+
+pub(super) fn leads_days_finish(
+    shape: &Ledger,
+    params: &ReportParams,
+    as_of: DateTime<Utc>,
+    body: Body,
+) -> Result<Value> {
+    let request = EventRequest::read_shape(shape, params, as_of, Span::Range, false)?;
+    match body {
+        Body::LeadDays(part) if part.samples.len() == request.periods.len() => {
+            Ok(days_value(&request, part))
+        }
+        other => Err(wrong_body("leads-days", &other)),
+    }
+}
+
+fn days_part(request: &EventRequest) -> Result<DaysPart> {
+    let mut samples = vec![vec![BTreeMap::<i64, u64>::new(); STEPS.len()]; request.periods.len()];
+    for funnel in funnels(request)? {
         let steps = [
             (funnel.lead, funnel.trial),
             (funnel.trial, funnel.paid),
@@ -180,10 +269,31 @@ pub(super) fn leads_days(
             if let (Some(from), Some(to)) = (from, to)
                 && let Some(i) = request.period_of(to)
             {
-                samples[i][step].push((to - from).num_days().max(0));
+                *samples[i][step]
+                    .entry((to - from).num_days().max(0))
+                    .or_insert(0) += 1;
             }
         }
     }
+    Ok(DaysPart { samples })
+}
+
+fn days_value(request: &EventRequest, part: DaysPart) -> Value {
+    let mut samples: Vec<Vec<Vec<i64>>> = part
+        .samples
+        .into_iter()
+        .map(|steps| {
+            steps
+                .into_iter()
+                .map(|counts| {
+                    counts
+                        .into_iter()
+                        .flat_map(|(days, n)| std::iter::repeat_n(days, n as usize))
+                        .collect()
+                })
+                .collect()
+        })
+        .collect();
     let result: Vec<Value> = request
         .periods
         .iter()
@@ -200,7 +310,7 @@ pub(super) fn leads_days(
             Value::Object(row)
         })
         .collect();
-    Ok(json!({"interval": request.interval.as_str(), "result": result}))
+    json!({"interval": request.interval.as_str(), "result": result})
 }
 
 fn mean(values: &[i64]) -> Option<f64> {

@@ -8,12 +8,15 @@ pub(crate) mod cashflow;
 mod cohort;
 mod customers;
 pub(crate) mod daily_totals;
+mod event_parts;
 pub(crate) mod events;
 pub(crate) mod filters;
 mod invoices;
 pub(crate) mod leads;
 pub(crate) mod movement_table;
 pub(crate) mod mrr;
+mod mrr_parts;
+pub(crate) mod partial;
 mod registry;
 mod scheduled;
 pub(crate) mod series;
@@ -21,7 +24,10 @@ mod snapshot;
 mod summary;
 mod tables;
 pub mod transactions;
+mod unpaid;
+mod variables;
 
+pub use partial::ReportPartial;
 pub use registry::{Report, ReportParam, near_miss};
 
 use crate::error::Result;

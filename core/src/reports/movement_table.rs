@@ -13,6 +13,8 @@
 
 use super::ReportParams;
 use super::filters::{CustomerFacts, CustomerFilter, breakdown_value, currency_filter};
+use super::partial::rows::{KeyPart, ListPart, Row as ListRow, Scalar, TopRows};
+use super::partial::{Body, wrong_body};
 use super::scheduled::committed_changes;
 use super::series::Conversion;
 use crate::error::{Error, Result};
@@ -24,7 +26,7 @@ use crate::movements::{Movement, MovementKind, MovementSubtype};
 use crate::period::PeriodInterval;
 use crate::query::{Order, Query};
 use crate::timeline::Replay;
-use chrono::{DateTime, NaiveDate, Utc};
+use chrono::{DateTime, Datelike, NaiveDate, Utc};
 use rayon::prelude::*;
 use serde_json::{Value, json};
 
@@ -42,11 +44,143 @@ struct Row<'a> {
     lines: Option<Value>,
 }
 
+/// How the rows are ordered and paged.
+struct Paging {
+    sort: &'static str,
+    order: Order,
+    limit: usize,
+    offset: usize,
+}
+
+impl Paging {
+    /// The row's sort key as a list partial keeps it: the primary field
+    /// (in `order`), then customer id, day, currency and the row's place
+    /// in this ledger's list (which orders only rows of one customer).
+    fn key(&self, row: &Row) -> Vec<KeyPart> {
+        let m = row.movement;
+        let primary = match self.sort {
+            "mrr_change" => Scalar::Int(row.base_amount.into()),
+            "customer_name" => Scalar::Text(row.customer_name.to_string()),
+            "customer_id" => Scalar::Text(m.customer_id.as_str().to_string()),
+            "type" => Scalar::Text(m.kind.as_str().to_string()),
+            _ => Scalar::Int(m.date.num_days_from_ce().into()),
+        };
+        vec![
+            KeyPart::new(primary, self.order == Order::Desc),
+            KeyPart::text(m.customer_id.as_str()),
+            KeyPart::int(m.date.num_days_from_ce()),
+            KeyPart::text(m.currency.as_str()),
+            KeyPart::int(row.seq as i64),
+        ]
+    }
+}
+
 pub(super) fn movement_table(
     ledger: &Ledger,
     params: &ReportParams,
     as_of: DateTime<Utc>,
 ) -> Result<Value> {
+    with_rows(ledger, params, as_of, |mut rows, paging| {
+        let Paging {
+            sort,
+            order,
+            limit,
+            offset,
+        } = *paging;
+        let compare = |a: &Row, b: &Row| {
+            let primary = match sort {
+                "mrr_change" => a.base_amount.cmp(&b.base_amount),
+                "customer_name" => a.customer_name.cmp(b.customer_name),
+                "customer_id" => a.movement.customer_id.cmp(&b.movement.customer_id),
+                "type" => a.movement.kind.as_str().cmp(b.movement.kind.as_str()),
+                _ => a.movement.date.cmp(&b.movement.date),
+            };
+            let primary = if order == Order::Desc {
+                primary.reverse()
+            } else {
+                primary
+            };
+            primary
+                .then_with(|| a.movement.customer_id.cmp(&b.movement.customer_id))
+                .then_with(|| a.movement.date.cmp(&b.movement.date))
+                .then_with(|| a.movement.currency.cmp(&b.movement.currency))
+                .then_with(|| a.seq.cmp(&b.seq))
+        };
+        // Only the requested page is put in order; `count` is every row.
+        let count = rows.len();
+        let wanted = offset.saturating_add(limit).min(count);
+        if wanted < count {
+            if wanted > 0 {
+                rows.select_nth_unstable_by(wanted - 1, compare);
+            }
+            rows.truncate(wanted);
+        }
+        rows.par_sort_unstable_by(compare);
+        // Rows now end with the page, which is written on every core.
+        let page = rows.get(offset..).unwrap_or_default();
+        let list: Vec<Value> = page.par_iter().map(|row| row_json(ledger, row)).collect();
+        Ok(json!({ "result": { "count": count, "list": list } }))
+    })
+}
+
+/// `movement-table` in parts: the first `offset + limit` rows in the
+/// requested order, written, and how many rows there are.
+pub(super) fn partial(
+    ledger: &Ledger,
+    params: &ReportParams,
+    as_of: DateTime<Utc>,
+) -> Result<Body> {
+    with_rows(ledger, params, as_of, |rows, paging| {
+        let keep = paging.offset.saturating_add(paging.limit);
+        let count = rows.len() as u64;
+        let mut keyed: Vec<(Vec<KeyPart>, Row)> = rows
+            .into_iter()
+            .map(|row| (paging.key(&row), row))
+            .collect();
+        if keep < keyed.len() {
+            if keep > 0 {
+                keyed.select_nth_unstable_by(keep - 1, |a, b| a.0.cmp(&b.0));
+            }
+            keyed.truncate(keep);
+        }
+        let written: Vec<ListRow> = keyed
+            .par_iter()
+            .map(|(key, row)| ListRow::new(key.clone(), &row_json(ledger, row)))
+            .collect();
+        let mut top = TopRows::new(written, keep);
+        top.count = count;
+        Ok(Body::List(ListPart {
+            found: Default::default(),
+            rows: top,
+        }))
+    })
+}
+
+pub(super) fn finish(
+    _shape: &Ledger,
+    params: &ReportParams,
+    _as_of: DateTime<Utc>,
+    body: Body,
+) -> Result<Value> {
+    let q = Query::new(params);
+    let limit = q.count("limit", usize::MAX, None)?;
+    let offset = q.count("offset", 0, None)?;
+    match body {
+        Body::List(part) => Ok(
+            json!({ "result": { "count": part.rows.count, "list": part.rows.page(offset, limit)? } }),
+        ),
+        other => Err(wrong_body("movement-table", &other)),
+    }
+}
+
+/// Reads the request and calls `then` with every row of this ledger's
+/// customers (unordered) and how they are ordered and paged.
+fn with_rows<T>(
+    ledger: &Ledger,
+    params: &ReportParams,
+    as_of: DateTime<Utc>,
+    then: impl FnOnce(Vec<Row>, &Paging) -> Result<T>,
+) -> Result<T> {
     let q = Query::new(params);
     let settings = ledger.settings();
     let tz = settings.timezone;
@@ -185,46 +319,22 @@ pub(super) fn movement_table(
         }
         Ok(rows)
     });
-    let mut rows: Vec<Row> = rows_per_customer
+    let rows: Vec<Row> = rows_per_customer
         .collect::<Result<Vec<Vec<Row>>>>()?
         .into_iter()
         .flatten()
         .enumerate()
         .map(|(seq, row)| Row { seq, ..row })
         .collect();
-    let compare = |a: &Row, b: &Row| {
-        let primary = match sort {
-            "mrr_change" => a.base_amount.cmp(&b.base_amount),
-            "customer_name" => a.customer_name.cmp(b.customer_name),
-            "customer_id" => a.movement.customer_id.cmp(&b.movement.customer_id),
-            "type" => a.movement.kind.as_str().cmp(b.movement.kind.as_str()),
-            _ => a.movement.date.cmp(&b.movement.date),
-        };
-        let primary = if order == Order::Desc {
-            primary.reverse()
-        } else {
-            primary
-        };
-        primary
-            .then_with(|| a.movement.customer_id.cmp(&b.movement.customer_id))
-            .then_with(|| a.movement.date.cmp(&b.movement.date))
-            .then_with(|| a.movement.currency.cmp(&b.movement.currency))
-            .then_with(|| a.seq.cmp(&b.seq))
-    };
-    // Only the requested page is put in order; `count` is every row.
-    let count = rows.len();
-    let wanted = offset.saturating_add(limit).min(count);
-    if wanted < count {
-        if wanted > 0 {
-            rows.select_nth_unstable_by(wanted - 1, compare);
-        }
-        rows.truncate(wanted);
-    }
-    rows.par_sort_unstable_by(compare);
-    // Rows now end with the page, which is written on every core.
-    let page = rows.get(offset..).unwrap_or_default();
-    let list: Vec<Value> = page.par_iter().map(|row| row_json(ledger, row)).collect();
-    Ok(json!({ "result": { "count": count, "list": list } }))
+    then(
+        rows,
+        &Paging {
+            sort,
+            order,
+            limit,
+            offset,
+        },
+    )
 }
 
 fn row_json(ledger: &Ledger, row: &Row) -> Value {

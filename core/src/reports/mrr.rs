@@ -10,6 +10,7 @@
 use super::ReportParams;
 use super::daily_totals::DailyTotals;
 use super::filters::{CustomerFacts, CustomerFilter, breakdown_value, currency_filter};
+pub(crate) use super::mrr_parts::Part;
 use super::series::{Conversion, PeriodStats, SeriesSpec};
 use crate::error::Result;
 use crate::ids::CustomerId;
@@ -85,7 +86,7 @@ struct Selected<'r> {
 }
 
 /// Parameters that decide an mrr series.
-struct Request<'a> {
+pub(super) struct Request<'a> {
     range: DateRange,
     interval: PeriodInterval,
     currency: Currency,
@@ -102,7 +103,10 @@ struct Request<'a> {
 
 /// The `mrr` report.
 pub(super) fn mrr(ledger: &Ledger, params: &ReportParams, as_of: DateTime<Utc>) -> Result<Value> {
-    let series = MrrSeries::compute(ledger, params, as_of)?;
+    Ok(mrr_value(&MrrSeries::compute(ledger, params, as_of)?))
+}
+
+pub(super) fn mrr_value(series: &MrrSeries) -> Value {
     let result: Vec<Value> = (0..series.periods.len())
         .map(|i| {
             let mut row = period_row(&series.periods[i], &series.total, i);
@@ -123,11 +127,11 @@ pub(super) fn mrr(ledger: &Ledger, params: &ReportParams, as_of: DateTime<Utc>) 
             row
         })
         .collect();
-    Ok(json!({
+    json!({
         "currency": series.currency.as_str(),
         "breakdown": series.breakdown,
         "result": result,
-    }))
+    })
 }
 
 impl MrrSeries {
@@ -137,12 +141,7 @@ impl MrrSeries {
         params: &ReportParams,
         as_of: DateTime<Utc>,
     ) -> Result<MrrSeries> {
-        let q = Query::new(params);
-        let breakdown = match q.text("breakdown") {
-            None => None,
-            Some(_) => Some(q.choice("breakdown", BREAKDOWNS, "plan")?),
-        };
-        MrrSeries::compute_by(ledger, params, as_of, breakdown)
+        MrrSeries::compute_by(ledger, params, as_of, breakdown_param(params)?)
     }
 
     /// Computes the series of the `mrr` report's parameters other than
@@ -153,6 +152,20 @@ impl MrrSeries {
         as_of: DateTime<Utc>,
         breakdown: Option<&'static str>,
     ) -> Result<MrrSeries> {
+        Request::read(ledger, params, as_of, breakdown, true)?.compute()
+    }
+}
+
+impl<'a> Request<'a> {
+    /// Reads the request; `filters` false leaves the customer filter empty
+    /// (finishing a partial reads only the shape of the request).
+    pub(super) fn read(
+        ledger: &'a Ledger,
+        params: &ReportParams,
+        as_of: DateTime<Utc>,
+        breakdown: Option<&'static str>,
+        filters: bool,
+    ) -> Result<Request<'a>> {
         let q = Query::new(params);
         let settings = ledger.settings();
         let as_of_day = as_of.with_timezone(&settings.timezone).date_naive();
@@ -169,7 +182,11 @@ impl MrrSeries {
             } else {
                 Conversion::Daily
             },
-            filter: CustomerFilter::from_params(ledger, params)?,
+            filter: if filters {
+                CustomerFilter::from_params(ledger, params)?
+            } else {
+                CustomerFilter::default()
+            },
             currencies: currency_filter(params)?,
             kinds: q
                 .choices("category", CATEGORIES)?
@@ -186,12 +203,29 @@ impl MrrSeries {
             as_of,
             as_of_day,
         };
-        request.compute()
+        Ok(request)
     }
+}
+
+/// The periods of a request: the report's, the 5 whole periods before them
+/// (for the churn average) and whole months from 5 months before the first
+/// period's end to the last period's end (for LTV and customer lifetime).
+pub(super) struct Spans {
+    main: Vec<Period>,
+    history_range: DateRange,
+    history: Vec<Period>,
+    months_range: DateRange,
+    months: Vec<Period>,
 }
 
 impl Request<'_> {
     fn compute(&self) -> Result<MrrSeries> {
+        let spans = self.spans();
+        let part = self.part(&spans)?;
+        Ok(self.assemble(&spans, part))
+    }
+
+    pub(super) fn spans(&self) -> Spans {
         let week_start = self.ledger.settings().week_start();
         let main = periods(&self.range, self.interval, week_start);
         // The 5 whole periods before the range, for the churn average.
@@ -217,13 +251,24 @@ impl Request<'_> {
             end: last_end,
         };
         let months = periods(&months_range, PeriodInterval::Month, week_start);
+        Spans {
+            main,
+            history_range,
+            history,
+            months_range,
+            months,
+        }
+    }
 
+    /// The stats of every group over the three spans, over this ledger's
+    /// customers.
+    pub(super) fn part(&self, spans: &Spans) -> Result<Part> {
         let series = [
-            (&self.range, main.as_slice()),
-            (&history_range, history.as_slice()),
-            (&months_range, months.as_slice()),
+            (&self.range, spans.main.as_slice()),
+            (&spans.history_range, spans.history.as_slice()),
+            (&spans.months_range, spans.months.as_slice()),
         ];
-        let [main_stats, history_stats, month_stats] = match self.daily_totals() {
+        let [main, history, months] = match self.daily_totals() {
             Some(totals) => series.map(|(range, list)| {
                 Groups::from([(None, (String::new(), totals.period_stats(range, list)))])
             }),
@@ -233,6 +278,29 @@ impl Request<'_> {
                 self.group_stats(series, &selected)?
             }
         };
+        Ok(Part {
+            main,
+            history,
+            months,
+        })
+    }
+
+    /// The series from the stats of every customer.
+    pub(super) fn assemble(&self, spans: &Spans, mut part: Part) -> MrrSeries {
+        if self.breakdown == Some("subtype") {
+            for groups in [&mut part.main, &mut part.history, &mut part.months] {
+                share_totals(groups);
+            }
+        }
+        let week_start = self.ledger.settings().week_start();
+        let month = |d: NaiveDate| PeriodInterval::Month.align(d, week_start);
+        let Spans {
+            main,
+            history,
+            months,
+            ..
+        } = spans;
+        let (main_stats, history_stats, month_stats) = (&part.main, &part.history, &part.months);
 
         let assemble = |key: &Option<String>| -> GroupSeries {
             let stats = main_stats
@@ -287,13 +355,13 @@ impl Request<'_> {
                     .map(|k| (k.clone(), (label.clone(), assemble(key))))
             })
             .collect();
-        Ok(MrrSeries {
+        MrrSeries {
             currency: self.currency,
             breakdown: self.breakdown,
-            periods: main,
+            periods: main.clone(),
             total,
             groups,
-        })
+        }
     }
 
     /// The ledger's per-day totals, when they answer this request: every
@@ -384,7 +452,7 @@ impl Request<'_> {
             })
         };
         // Customers add up independently: slices of them on every core, merged.
-        let mut outs = selected
+        selected
             .par_chunks(1024)
             .map(|part| -> Result<[Groups; N]> {
                 let mut outs = empty();
@@ -401,23 +469,7 @@ impl Request<'_> {
                     merge_groups(into, from);
                 }
                 Ok(into)
-            })?;
-        if self.breakdown == Some("subtype") {
-            for out in &mut outs {
-                let totals = out.get(&None).map(|(_, s)| s.clone()).unwrap_or_default();
-                for (key, (_, stats)) in out.iter_mut() {
-                    if key.is_some() {
-                        for (entry, total) in stats.iter_mut().zip(totals.iter()) {
-                            entry.start_mrr = total.start_mrr;
-                            entry.total_mrr = total.total_mrr;
-                            entry.start_customers = total.start_customers;
-                            entry.total_customers = total.total_customers;
-                        }
-                    }
-                }
-            }
-        }
-        Ok(outs)
+            })
     }
 
     /// Adds one customer to the total and to its breakdown groups of `out`.
@@ -516,10 +568,37 @@ impl Request<'_> {
 
 /// Stats per group: key `None` is the total, `Some(value)` a breakdown entry
 /// with its label.
-type Groups = BTreeMap<Option<String>, (String, Vec<PeriodStats>)>;
+pub(super) type Groups = BTreeMap<Option<String>, (String, Vec<PeriodStats>)>;
+
+/// Subtype entries split movements only: their totals are the report's.
+fn share_totals(groups: &mut Groups) {
+    let totals = groups
+        .get(&None)
+        .map(|(_, s)| s.clone())
+        .unwrap_or_default();
+    for (key, (_, stats)) in groups.iter_mut() {
+        if key.is_some() {
+            for (entry, total) in stats.iter_mut().zip(totals.iter()) {
+                entry.start_mrr = total.start_mrr;
+                entry.total_mrr = total.total_mrr;
+                entry.start_customers = total.start_customers;
+                entry.total_customers = total.total_customers;
+            }
+        }
+    }
+}
+
+/// `mrr`'s breakdown.
+pub(super) fn breakdown_param(params: &ReportParams) -> Result<Option<&'static str>> {
+    let q = Query::new(params);
+    match q.text("breakdown") {
+        None => Ok(None),
+        Some(_) => Ok(Some(q.choice("breakdown", BREAKDOWNS, "plan")?)),
+    }
+}
 
 /// Adds the groups of `from` into `into`, period by period.
-fn merge_groups(into: &mut Groups, from: Groups) {
+pub(super) fn merge_groups(into: &mut Groups, from: Groups) {
     for (key, (label, stats)) in from {
         match into.get_mut(&key) {
             Some((_, existing)) => {

@@ -8,9 +8,10 @@
 //! The service, the CLI and both bindings all run reports through here, so
 //! they accept and refuse exactly the same parameters.
 
+use super::partial::Parts;
 use super::{
-    ReportParams, cashflow, cohort, invoices, leads, movement_table, mrr, scheduled, snapshot,
-    summary, tables, transactions,
+    ReportParams, cashflow, cohort, invoices, leads, movement_table, mrr, mrr_parts, scheduled,
+    snapshot, summary, tables, transactions, unpaid, variables,
 };
 use crate::error::{Error, Result};
 use crate::ledger::Ledger;
@@ -41,6 +42,8 @@ pub struct Report {
     /// Its parameters, in groups shared between reports.
     groups: &'static [&'static [ReportParam]],
     run: ReportFn,
+    /// How it is computed in parts, when it can be (`reports::partial`).
+    parts: Option<Parts>,
 }
 
 const BASE_CURRENCY: &[ReportParam] = &[param(
@@ -184,12 +187,33 @@ const fn report(
     groups: &'static [&'static [ReportParam]],
     run: ReportFn,
 ) -> Report {
-    Report { name, groups, run }
+    Report {
+        name,
+        groups,
+        run,
+        parts: None,
+    }
+}
+
+impl Report {
+    /// The report computed in parts by `compute` and `finish` (see
+    /// [`Parts`]).
+    const fn in_parts(
+        self,
+        compute: fn(&Ledger, &ReportParams, DateTime<Utc>) -> Result<super::partial::Body>,
+        finish: fn(&Ledger, &ReportParams, DateTime<Utc>, super::partial::Body) -> Result<Value>,
+    ) -> Report {
+        Report {
+            parts: Some(Parts { compute, finish }),
+            ..self
+        }
+    }
 }
 
 /// Every report, in the order the interface lists them.
 const REPORTS: &[Report] = &[
-    report("summary", &[BASE_CURRENCY], summary::summary),
+    report("summary", &[BASE_CURRENCY], summary::summary)
+        .in_parts(summary::partial, summary::finish),
     report(
         "mrr",
         &[
@@ -202,8 +226,10 @@ const REPORTS: &[Report] = &[
             CUSTOMER_FILTERS,
         ],
         mrr::mrr,
-    ),
-    report("cmrr-summary", SCHEDULED, scheduled::cmrr_summary),
+    )
+    .in_parts(mrr_parts::mrr_partial, mrr_parts::mrr_finish),
+    report("cmrr-summary", SCHEDULED, scheduled::cmrr_summary)
+    .in_parts(scheduled::cmrr_summary_partial, scheduled::cmrr_summary_finish),
     report(
         "cohort",
         &[
@@ -215,7 +241,8 @@ const REPORTS: &[Report] = &[
             CUSTOMER_FILTERS,
         ],
         cohort::cohort,
-    ),
+    )
+    .in_parts(cohort::partial, cohort::finish),
     report(
         "churn-scheduled",
         &[
@@ -226,7 +253,8 @@ const REPORTS: &[Report] = &[
             CUSTOMER_FILTERS,
         ],
         scheduled::churn_scheduled,
-    ),
+    )
+    .in_parts(scheduled::churn_scheduled_partial, scheduled::churn_scheduled_finish),
     report(
         "churn-scheduled-movements",
         &[
@@ -248,7 +276,8 @@ const REPORTS: &[Report] = &[
             CUSTOMER_FILTERS,
         ],
         scheduled::churn_scheduled_movements,
-    ),
+    )
+    .in_parts(scheduled::churn_scheduled_movements_partial, scheduled::churn_scheduled_movements_finish),
     report(
         "churn-scheduled-summary",
         &[
@@ -259,12 +288,14 @@ const REPORTS: &[Report] = &[
             CUSTOMER_FILTERS,
         ],
         scheduled::churn_scheduled_summary,
-    ),
+    )
+    .in_parts(scheduled::churn_scheduled_summary_partial, scheduled::churn_scheduled_summary_finish),
     report(
         "map",
         &[SNAPSHOT, BASE_CURRENCY, CURRENCY_FILTER, CUSTOMER_FILTERS],
         snapshot::map,
-    ),
+    )
+    .in_parts(snapshot::map_partial, snapshot::map_finish),
     report(
         "customer-concentration",
         &[
@@ -275,6 +306,10 @@ const REPORTS: &[Report] = &[
             CUSTOMER_FILTERS,
         ],
         snapshot::concentration,
+    )
+    .in_parts(
+        snapshot::concentration_partial,
+        snapshot::concentration_finish,
     ),
     report(
         "custom-variables",
@@ -285,8 +320,9 @@ const REPORTS: &[Report] = &[
             CURRENCY_FILTER,
             CUSTOMER_FILTERS,
         ],
-        snapshot::custom_variables,
-    ),
+        variables::custom_variables,
+    )
+    .in_parts(variables::partial, variables::finish),
     report(
         "movement-table",
         &[
@@ -310,7 +346,8 @@ const REPORTS: &[Report] = &[
             CUSTOMER_FILTERS,
         ],
         movement_table::movement_table,
-    ),
+    )
+    .in_parts(movement_table::partial, movement_table::finish),
     report(
         "invoices-detail",
         &[
@@ -319,7 +356,8 @@ const REPORTS: &[Report] = &[
             PAGE,
         ],
         invoices::invoices_detail,
-    ),
+    )
+    .in_parts(invoices::partial, invoices::finish),
     report(
         "mrr-table",
         &[
@@ -331,7 +369,8 @@ const REPORTS: &[Report] = &[
             CUSTOMER_FILTERS,
         ],
         tables::mrr_table,
-    ),
+    )
+    .in_parts(tables::mrr_table_partial, tables::mrr_table_finish),
     report(
         "mrr-table-subtypes",
         &[
@@ -343,12 +382,21 @@ const REPORTS: &[Report] = &[
             CUSTOMER_FILTERS,
         ],
         tables::mrr_table_subtypes,
+    )
+    .in_parts(
+        tables::mrr_table_subtypes_partial,
+        tables::mrr_table_subtypes_finish,
     ),
-    report("leads", EVENTS_IN_RANGE, leads::leads),
-    report("leads-days", EVENTS_IN_RANGE, leads::leads_days),
-    report("leads-summary", EVENTS_NOW, leads::leads_summary),
-    report("leads-table", EVENTS_IN_RANGE, leads::leads_table),
-    report("transactions", EVENTS_IN_RANGE, transactions::transactions),
+    report("leads", EVENTS_IN_RANGE, leads::leads)
+    .in_parts(leads::leads_partial, leads::leads_finish),
+    report("leads-days", EVENTS_IN_RANGE, leads::leads_days)
+        .in_parts(leads::leads_days_partial, leads::leads_days_finish),
+    report("leads-summary", EVENTS_NOW, leads::leads_summary)
+    .in_parts(leads::leads_summary_partial, leads::leads_summary_finish),
+    report("leads-table", EVENTS_IN_RANGE, leads::leads_table)
+    .in_parts(leads::leads_table_partial, leads::leads_table_finish),
+    report("transactions", EVENTS_IN_RANGE, transactions::transactions)
+    .in_parts(transactions::transactions_partial, transactions::transactions_finish),
     report(
         "transactions-detail",
         &[
@@ -367,58 +415,70 @@ const REPORTS: &[Report] = &[
             CUSTOMER_FILTERS,
         ],
         transactions::transactions_detail,
-    ),
+    )
+    .in_parts(transactions::transactions_detail_partial, transactions::transactions_detail_finish),
     report(
         "transactions-summary",
         EVENTS_NOW,
         transactions::transactions_summary,
-    ),
+    )
+    .in_parts(transactions::transactions_summary_partial, transactions::transactions_summary_finish),
     report(
         "transactions-table",
         EVENTS_IN_RANGE,
         transactions::transactions_table,
-    ),
+    )
+    .in_parts(transactions::transactions_table_partial, transactions::transactions_table_finish),
     report(
         "cashflow-failed-payments",
         EVENTS_IN_RANGE,
         cashflow::failed_payments,
-    ),
+    )
+    .in_parts(cashflow::failed_payments_partial, cashflow::failed_payments_finish),
     report(
         "cashflow-failed-payments-detail",
         EVENTS_SELECTED,
         cashflow::failed_payments_detail,
-    ),
+    )
+    .in_parts(cashflow::failed_payments_detail_partial, cashflow::failed_payments_detail_finish),
     report(
         "cashflow-failed-payments-summary",
         EVENTS_NOW,
         cashflow::failed_payments_summary,
-    ),
+    )
+    .in_parts(cashflow::failed_payments_summary_partial, cashflow::failed_payments_summary_finish),
     report(
         "cashflow-failed-payments-table",
         EVENTS_IN_RANGE,
         cashflow::failed_payments_table,
-    ),
-    report("cashflow-refunds", EVENTS_IN_RANGE, cashflow::refunds),
+    )
+    .in_parts(cashflow::failed_payments_table_partial, cashflow::failed_payments_table_finish),
+    report("cashflow-refunds", EVENTS_IN_RANGE, cashflow::refunds)
+    .in_parts(cashflow::refunds_partial, cashflow::refunds_finish),
     report(
         "cashflow-refunds-detail",
         EVENTS_SELECTED,
         cashflow::refunds_detail,
-    ),
+    )
+    .in_parts(cashflow::refunds_detail_partial, cashflow::refunds_detail_finish),
     report(
         "cashflow-refunds-table",
         EVENTS_IN_RANGE,
         cashflow::refunds_table,
-    ),
+    )
+    .in_parts(cashflow::refunds_table_partial, cashflow::refunds_table_finish),
     report(
         "cashflow-failure-rate",
         EVENTS_IN_RANGE,
         cashflow::failure_rate,
-    ),
+    )
+    .in_parts(cashflow::failure_rate_partial, cashflow::failure_rate_finish),
     report(
         "cashflow-failure-rate-summary",
         EVENTS_NOW,
         cashflow::failure_rate_summary,
-    ),
+    )
+    .in_parts(cashflow::failure_rate_summary_partial, cashflow::failure_rate_summary_finish),
     report(
         "cashflow-outstanding-unpaid",
         &[
@@ -429,7 +489,11 @@ const REPORTS: &[Report] = &[
             CURRENCY_FILTER,
             CUSTOMER_FILTERS,
         ],
-        cashflow::outstanding_unpaid,
+        unpaid::outstanding_unpaid,
+    )
+    .in_parts(
+        unpaid::outstanding_unpaid_partial,
+        unpaid::outstanding_unpaid_finish,
     ),
 ];
 
@@ -454,6 +518,11 @@ impl Report {
     /// The parameters the report reads, each once, in registry order.
     pub fn params(&self) -> impl Iterator<Item = &'static ReportParam> {
         self.groups.iter().flat_map(|group| group.iter())
+    }
+
+    /// How the report is computed in parts; `None` when it cannot be yet.
+    pub fn parts(&self) -> Option<Parts> {
+        self.parts
     }
 
     /// Whether the report reads the parameter `name`.

@@ -13,6 +13,8 @@
 use super::ReportParams;
 use super::filters::{CustomerFacts, CustomerFilter, breakdown_value, currency_filter};
 use super::movement_table::description;
+use super::partial::rows::{KeyPart, ListPart, Row, Scalar, SumsPart, TopRows};
+use super::partial::{Body, wrong_body};
 use crate::error::{Error, Result};
 use crate::ledger::Ledger;
 use crate::model::Customer;
@@ -21,7 +23,7 @@ use crate::movements::{Movement, MovementKind, MovementSubtype, PlanList};
 use crate::period::{DateRange, PeriodInterval, periods};
 use crate::query::{Order, Query};
 use crate::timeline::Replay;
-use chrono::{DateTime, Duration, NaiveDate, Utc};
+use chrono::{DateTime, Datelike, Duration, NaiveDate, Utc};
 use serde_json::{Value, json};
 
 /// How far ahead scheduled changes are looked for.
@@ -33,6 +35,21 @@ pub struct Scheduled<'a> {
     pub movement: Movement,
     /// `mrr_change` in the report currency.
     pub base: Cents,
+    /// Its place in this ledger's list before sorting (which orders only
+    /// changes of one customer).
+    pub seq: usize,
+}
+
+impl Scheduled<'_> {
+    /// The key of the list order: day, customer id, currency, place.
+    fn key(&self) -> Vec<KeyPart> {
+        vec![
+            KeyPart::int(self.movement.date.num_days_from_ce()),
+            KeyPart::text(self.customer.id.as_str()),
+            KeyPart::text(self.movement.currency.as_str()),
+            KeyPart::int(self.seq as i64),
+        ]
+    }
 }
 
 /// The request shared by the scheduled reports.
@@ -97,6 +114,7 @@ fn scheduled<'a>(
                 customer,
                 movement,
                 base,
+                seq: out.len(),
             });
         }
     }
@@ -286,9 +304,43 @@ pub(super) fn cmrr_summary(
     as_of: DateTime<Utc>,
 ) -> Result<Value> {
     let req = request(ledger, params, as_of)?;
-    let changes = scheduled(ledger, params, as_of, &req)?;
+    cmrr_value(&req, cmrr_part(ledger, params, as_of, &req)?)
+}
+
+pub(super) fn cmrr_summary_partial(
+    ledger: &Ledger,
+    params: &ReportParams,
+    as_of: DateTime<Utc>,
+) -> Result<Body> {
+    let req = request(ledger, params, as_of)?;
+    Ok(Body::Sums(cmrr_part(ledger, params, as_of, &req)?))
+}
+
+pub(super) fn cmrr_summary_finish(
+    shape: &Ledger,
+    params: &ReportParams,
+    as_of: DateTime<Utc>,
+    body: Body,
+) -> Result<Value> {
+    let req = request(shape, params, as_of)?;
+    match body {
+        Body::Sums(part) if part.sums.len() == 9 => cmrr_value(&req, part),
+        other => Err(wrong_body("cmrr-summary", &other)),
+    }
+}
+
+/// `cmrr-summary`'s sums: current MRR and customers, the change and the
+/// customers it adds, the change by type (`MovementKind::ALL` order), and
+/// every scheduled row.
+fn cmrr_part(
+    ledger: &Ledger,
+    params: &ReportParams,
+    as_of: DateTime<Utc>,
+    req: &Request,
+) -> Result<SumsPart> {
+    let changes = scheduled(ledger, params, as_of, req)?;
     // Current MRR of the same customers and currencies, at the same rates.
-    let mrr_now = current_mrr(ledger, params, as_of, &req)?;
+    let mrr_now = current_mrr(ledger, params, as_of, req)?;
     let by_kind = |kind: MovementKind| -> Cents {
         changes
             .iter()
@@ -301,22 +353,44 @@ pub(super) fn cmrr_summary(
         .iter()
         .map(|s| i64::from(s.movement.customer_count_change))
         .sum();
-    let rows: Vec<Value> = changes.iter().map(|s| row(ledger, s, None)).collect();
+    let rows: Vec<Row> = changes
+        .iter()
+        .map(|s| Row::new(s.key(), &row(ledger, s, None)))
+        .collect();
+    let mut sums = vec![mrr_now.0, mrr_now.1, change, customers_change];
+    sums.extend(KINDS.iter().map(|kind| by_kind(*kind)));
+    Ok(SumsPart {
+        sums,
+        rows: TopRows::new(rows, usize::MAX),
+    })
+}
+
+const KINDS: [MovementKind; 5] = [
+    MovementKind::New,
+    MovementKind::Expansion,
+    MovementKind::Contraction,
+    MovementKind::Churn,
+    MovementKind::Reactivation,
+];
+
+fn cmrr_value(req: &Request, part: SumsPart) -> Result<Value> {
+    let s = &part.sums;
+    let (mrr, customers, change, customers_change) = (s[0], s[1], s[2], s[3]);
     Ok(json!({
         "currency": req.currency.as_str(),
         "summary": {
-            "mrr_current": mrr_now.0,
-            "cmrr": mrr_now.0 + change,
+            "mrr_current": mrr,
+            "cmrr": mrr + change,
             "change": change,
-            "customers_current": mrr_now.1,
-            "customers_committed": mrr_now.1 + customers_change,
-            "scheduled_new": by_kind(MovementKind::New),
-            "scheduled_expansion": by_kind(MovementKind::Expansion),
-            "scheduled_contraction": by_kind(MovementKind::Contraction),
-            "scheduled_churn": by_kind(MovementKind::Churn),
-            "scheduled_reactivation": by_kind(MovementKind::Reactivation),
+            "customers_current": customers,
+            "customers_committed": customers + customers_change,
+            "scheduled_new": s[4],
+            "scheduled_expansion": s[5],
+            "scheduled_contraction": s[6],
+            "scheduled_churn": s[7],
+            "scheduled_reactivation": s[8],
         },
-        "scheduled": rows,
+        "scheduled": part.rows.page(0, usize::MAX)?,
     }))
 }
 
@@ -392,29 +466,95 @@ pub(super) fn churn_scheduled(
     as_of: DateTime<Utc>,
 ) -> Result<Value> {
     let req = request(ledger, params, as_of)?;
-    let q = Query::new(params);
-    let interval = q.interval(PeriodInterval::Month)?;
-    let range = match q.text("date") {
-        Some(_) => q.date_range(req.as_of_day)?,
-        None => DateRange {
-            start: req.as_of_day,
-            end: req.as_of_day + Duration::days(365),
-        },
-    };
-    let list = periods(&range, interval, ledger.settings().week_start());
-    let rows = churns(ledger, params, as_of, &req)?;
-    let result: Vec<Value> = list
-        .iter()
-        .map(|p| {
+    let shape = ChurnSeries::read(ledger, params, &req)?;
+    let part = shape.part(&churns(ledger, params, as_of, &req)?);
+    Ok(shape.value(&req, &part))
+}
+
+pub(super) fn churn_scheduled_partial(
+    ledger: &Ledger,
+    params: &ReportParams,
+    as_of: DateTime<Utc>,
+) -> Result<Body> {
+    let req = request(ledger, params, as_of)?;
+    let shape = ChurnSeries::read(ledger, params, &req)?;
+    Ok(Body::Sums(
+        shape.part(&churns(ledger, params, as_of, &req)?),
+    ))
+}
+
+pub(super) fn churn_scheduled_finish(
+    shape: &Ledger,
+    params: &ReportParams,
+    as_of: DateTime<Utc>,
+    body: Body,
+) -> Result<Value> {
+    let req = request(shape, params, as_of)?;
+    let series = ChurnSeries::read(shape, params, &req)?;
+    match body {
+        Body::Sums(part) if part.sums.len() == 2 * series.list.len() => {
+            Ok(series.value(&req, &part))
+        }
+        other => Err(wrong_body("churn-scheduled", &other)),
+    }
+}
+
+/// The periods of `churn-scheduled`.
+struct ChurnSeries {
+    interval: PeriodInterval,
+    range: DateRange,
+    list: Vec<crate::period::Period>,
+}
+
+impl ChurnSeries {
+    fn read(ledger: &Ledger, params: &ReportParams, req: &Request) -> Result<ChurnSeries> {
+        let q = Query::new(params);
+        let interval = q.interval(PeriodInterval::Month)?;
+        let range = match q.text("date") {
+            Some(_) => q.date_range(req.as_of_day)?,
+            None => DateRange {
+                start: req.as_of_day,
+                end: req.as_of_day + Duration::days(365),
+            },
+        };
+        let list = periods(&range, interval, ledger.settings().week_start());
+        Ok(ChurnSeries {
+            interval,
+            range,
+            list,
+        })
+    }
+
+    /// Per period: the customers and the MRR of the scheduled churn.
+    fn part(&self, rows: &[Scheduled]) -> SumsPart {
+        let mut sums = Vec::with_capacity(2 * self.list.len());
+        for p in &self.list {
             let inside: Vec<&Scheduled> = rows
                 .iter()
-                .filter(|s| s.movement.date >= p.first_counted_day(&range) && s.movement.date <= p.end)
+                .filter(|s| {
+                    s.movement.date >= p.first_counted_day(&self.range) && s.movement.date <= p.end
+                })
                 .collect();
             let (customers, mrr) = totals(&inside);
-            json!({"date": p.start.to_string(), "end_date": p.end.to_string(), "customers": customers, "churn": mrr})
-        })
-        .collect();
-    Ok(json!({"currency": req.currency.as_str(), "interval": interval.as_str(), "result": result}))
+            sums.extend([customers, mrr]);
+        }
+        SumsPart {
+            sums,
+            rows: TopRows::default(),
+        }
+    }
+
+    fn value(&self, req: &Request, part: &SumsPart) -> Value {
+        let result: Vec<Value> = self
+            .list
+            .iter()
+            .zip(part.sums.chunks(2))
+            .map(|(p, sums)| {
+                json!({"date": p.start.to_string(), "end_date": p.end.to_string(), "customers": sums[0], "churn": sums[1]})
+            })
+            .collect();
+        json!({"currency": req.currency.as_str(), "interval": self.interval.as_str(), "result": result})
+    }
 }
 
 /// `churn-scheduled-movements`: the scheduled churn rows, newest first
@@ -426,6 +566,43 @@ pub(super) fn churn_scheduled_movements(
     params: &ReportParams,
     as_of: DateTime<Utc>,
 ) -> Result<Value> {
+    let part = movements_part(ledger, params, as_of)?;
+    movements_value(&part)
+}
+
+pub(super) fn churn_scheduled_movements_partial(
+    ledger: &Ledger,
+    params: &ReportParams,
+    as_of: DateTime<Utc>,
+) -> Result<Body> {
+    Ok(Body::List(movements_part(ledger, params, as_of)?))
+}
+
+pub(super) fn churn_scheduled_movements_finish(
+    shape: &Ledger,
+    params: &ReportParams,
+    as_of: DateTime<Utc>,
+    body: Body,
+) -> Result<Value> {
+    request(shape, params, as_of)?;
+    match body {
+        Body::List(part) => movements_value(&part),
+        other => Err(wrong_body("churn-scheduled-movements", &other)),
+    }
+}
+
+fn movements_value(part: &ListPart) -> Result<Value> {
+    let list = part.rows.page(0, usize::MAX)?;
+    Ok(json!({"result": {"count": part.rows.count, "list": list}}))
+}
+
+/// The rows of `churn-scheduled-movements`, keyed by the requested order
+/// then customer id, day, currency and place.
+fn movements_part(
+    ledger: &Ledger,
+    params: &ReportParams,
+    as_of: DateTime<Utc>,
+) -> Result<ListPart> {
     let req = request(ledger, params, as_of)?;
     let q = Query::new(params);
     let week_start = ledger.settings().week_start();
@@ -471,24 +648,28 @@ pub(super) fn churn_scheduled_movements(
             value == *wanted
         });
     }
-    rows.sort_by(|a, b| {
-        let primary = match sort {
-            "mrr_change" => a.base.cmp(&b.base),
-            "customer_name" => a.customer.name.cmp(&b.customer.name),
-            _ => a.movement.date.cmp(&b.movement.date),
-        };
-        let primary = if order == Order::Desc {
-            primary.reverse()
-        } else {
-            primary
-        };
-        primary.then_with(|| a.customer.id.cmp(&b.customer.id))
-    });
-    let list: Vec<Value> = rows
+    let list: Vec<Row> = rows
         .iter()
-        .map(|s| row(ledger, s, Some(interval.align(s.movement.date, week_start))))
+        .map(|s| {
+            let primary = match sort {
+                "mrr_change" => Scalar::Int(s.base.into()),
+                "customer_name" => Scalar::Text(s.customer.name.to_string()),
+                _ => Scalar::Int(s.movement.date.num_days_from_ce().into()),
+            };
+            let mut key = vec![
+                KeyPart::new(primary, order == Order::Desc),
+                KeyPart::text(s.customer.id.as_str()),
+            ];
+            key.extend(s.key().into_iter().skip(2).collect::<Vec<_>>());
+            key.insert(2, KeyPart::int(s.movement.date.num_days_from_ce()));
+            let written = row(ledger, s, Some(interval.align(s.movement.date, week_start)));
+            Row::new(key, &written)
+        })
         .collect();
-    Ok(json!({"result": {"count": list.len(), "list": list}}))
+    Ok(ListPart {
+        found: Default::default(),
+        rows: TopRows::new(list, usize::MAX),
+    })
 }
 
 /// `churn-scheduled-summary`: all scheduled churn, the part in the current
@@ -499,12 +680,54 @@ pub(super) fn churn_scheduled_summary(
     as_of: DateTime<Utc>,
 ) -> Result<Value> {
     let req = request(ledger, params, as_of)?;
-    let q = Query::new(params);
-    let interval = q.interval(PeriodInterval::Month)?;
+    let part = summary_part(ledger, params, as_of, &req)?;
+    summary_value(ledger, params, &req, &part)
+}
+
+pub(super) fn churn_scheduled_summary_partial(
+    ledger: &Ledger,
+    params: &ReportParams,
+    as_of: DateTime<Utc>,
+) -> Result<Body> {
+    let req = request(ledger, params, as_of)?;
+    Ok(Body::Sums(summary_part(ledger, params, as_of, &req)?))
+}
+
+pub(super) fn churn_scheduled_summary_finish(
+    shape: &Ledger,
+    params: &ReportParams,
+    as_of: DateTime<Utc>,
+    body: Body,
+) -> Result<Value> {
+    let req = request(shape, params, as_of)?;
+    match body {
+        Body::Sums(part) if part.sums.len() == 6 => summary_value(shape, params, &req, &part),
+        other => Err(wrong_body("churn-scheduled-summary", &other)),
+    }
+}
+
+/// The current and next periods of `churn-scheduled-summary`.
+fn summary_periods(
+    ledger: &Ledger,
+    params: &ReportParams,
+    req: &Request,
+) -> Result<(PeriodInterval, NaiveDate, NaiveDate)> {
+    let interval = Query::new(params).interval(PeriodInterval::Month)?;
+    let current = interval.align(req.as_of_day, ledger.settings().week_start());
+    Ok((interval, current, interval.next(current)))
+}
+
+/// Scheduled churn (customers, MRR): all of it, in the current period and
+/// in the next.
+fn summary_part(
+    ledger: &Ledger,
+    params: &ReportParams,
+    as_of: DateTime<Utc>,
+    req: &Request,
+) -> Result<SumsPart> {
+    let (interval, current, next) = summary_periods(ledger, params, req)?;
     let week_start = ledger.settings().week_start();
-    let rows = churns(ledger, params, as_of, &req)?;
-    let current = interval.align(req.as_of_day, week_start);
-    let next = interval.next(current);
+    let rows = churns(ledger, params, as_of, req)?;
     let in_period = |start: NaiveDate| -> Vec<&Scheduled> {
         rows.iter()
             .filter(|s| interval.align(s.movement.date, week_start) == start)
@@ -514,6 +737,34 @@ pub(super) fn churn_scheduled_summary(
     let (customers, mrr) = totals(&all);
     let (current_customers, current_mrr) = totals(&in_period(current));
     let (next_customers, next_mrr) = totals(&in_period(next));
+    Ok(SumsPart {
+        sums: vec![
+            customers,
+            mrr,
+            current_customers,
+            current_mrr,
+            next_customers,
+            next_mrr,
+        ],
+        rows: TopRows::default(),
+    })
+}
+
+fn summary_value(
+    ledger: &Ledger,
+    params: &ReportParams,
+    req: &Request,
+    part: &SumsPart,
+) -> Result<Value> {
+    let (interval, current, next) = summary_periods(ledger, params, req)?;
+    let [
+        customers,
+        mrr,
+        current_customers,
+        current_mrr,
+        next_customers,
+        next_mrr,
+    ] = <[i64; 6]>::try_from(part.sums.as_slice()).unwrap_or_default();
     let end = |start: NaiveDate| interval.next(start).pred_opt().unwrap_or(start).to_string();
     Ok(json!({
         "currency": req.currency.as_str(),

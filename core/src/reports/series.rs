@@ -15,6 +15,7 @@ use crate::money::{Cents, Currency};
 use crate::movements::{Movement, MovementKind, MovementSubtype};
 use crate::period::{DateRange, Period};
 use chrono::NaiveDate;
+use serde::{Deserialize, Serialize};
 
 /// How amounts are converted into the report currency.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -43,8 +44,9 @@ pub struct SeriesSpec<'a> {
     pub as_of_day: NaiveDate,
 }
 
-/// One period's figures in the report currency.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+/// One period's figures in the report currency: sums over customers, so
+/// the figures of disjoint sets of customers add up ([`PeriodStats::add`]).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct PeriodStats {
     pub new: Cents,
     pub expansion: Cents,

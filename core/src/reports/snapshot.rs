@@ -1,5 +1,5 @@
 //! Reports on the paying customers at one instant: `map` (by country),
-//! `customer-concentration` and `custom-variables`.
+//! `customer-concentration` and `custom-variables` (in `variables`).
 //!
 //! The instant is `as_of`, or the end of `selected-date` when earlier (the
 //! data as it stood then). MRR converts into `baseCurrency` at that day's
@@ -8,29 +8,32 @@
 
 use super::ReportParams;
 use super::filters::{CustomerFacts, CustomerFilter, currency_filter};
+use super::partial::Body;
+use super::partial::rows::{KeyPart, Row, Scalar, TopRows};
 use crate::error::Result;
 use crate::ledger::Ledger;
 use crate::model::Customer;
 use crate::money::{Cents, Currency, round_ratio};
 use crate::query::Query;
 use chrono::{DateTime, Utc};
+use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 use std::collections::BTreeMap;
 
 /// The paying customers at the report's instant with their converted MRR,
 /// highest first (ties by id).
-struct Snapshot<'a> {
-    currency: Currency,
-    customers: Vec<(&'a Customer, Cents)>,
+pub(super) struct Snapshot<'a> {
+    pub(super) currency: Currency,
+    pub(super) customers: Vec<(&'a Customer, Cents)>,
 }
 
 impl Snapshot<'_> {
-    fn total(&self) -> Cents {
+    pub(super) fn total(&self) -> Cents {
         self.customers.iter().map(|(_, mrr)| mrr).sum()
     }
 }
 
-fn snapshot<'a>(
+pub(super) fn snapshot<'a>(
     ledger: &'a Ledger,
     params: &ReportParams,
     as_of: DateTime<Utc>,
@@ -82,7 +85,7 @@ fn snapshot<'a>(
 }
 
 /// `100 x part / whole`, `null` when `whole` is 0.
-fn share(part: Cents, whole: Cents) -> Value {
+pub(super) fn share(part: Cents, whole: Cents) -> Value {
     if whole == 0 {
         Value::Null
     } else {
@@ -90,20 +93,81 @@ fn share(part: Cents, whole: Cents) -> Value {
     }
 }
 
+/// The report currency of a snapshot request.
+pub(super) fn currency(shape: &Ledger, params: &ReportParams) -> Result<Currency> {
+    Query::new(params).base_currency(shape.settings())
+}
+
+/// `map`'s sums: paying customers and MRR in all and by country.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub(crate) struct MapPart {
+    customers: i64,
+    total: Cents,
+    countries: BTreeMap<String, (i64, Cents)>,
+}
+
+impl MapPart {
+    fn of(snap: &Snapshot) -> MapPart {
+        let mut part = MapPart {
+            customers: snap.customers.len() as i64,
+            total: snap.total(),
+            countries: BTreeMap::new(),
+        };
+        for (customer, mrr) in &snap.customers {
+            let key = customer.country.as_deref().unwrap_or("unknown").to_string();
+            let entry = part.countries.entry(key).or_default();
+            entry.0 += 1;
+            entry.1 += mrr;
+        }
+        part
+    }
+
+    pub(crate) fn merge(mut self, other: MapPart) -> MapPart {
+        self.customers += other.customers;
+        self.total += other.total;
+        for (country, (customers, mrr)) in other.countries {
+            let entry = self.countries.entry(country).or_default();
+            entry.0 += customers;
+            entry.1 += mrr;
+        }
+        self
+    }
+}
+
 /// `map`: customers, MRR, ARPA and share of MRR by country (`unknown` when
 /// a customer has none), highest MRR first.
 pub(super) fn map(ledger: &Ledger, params: &ReportParams, as_of: DateTime<Utc>) -> Result<Value> {
     let snap = snapshot(ledger, params, as_of)?;
-    let total = snap.total();
-    let mut countries: BTreeMap<String, (i64, Cents)> = BTreeMap::new();
-    for (customer, mrr) in &snap.customers {
-        let key = customer.country.as_deref().unwrap_or("unknown").to_string();
-        let entry = countries.entry(key).or_default();
-        entry.0 += 1;
-        entry.1 += mrr;
+    Ok(map_value(snap.currency, MapPart::of(&snap)))
+}
+
+pub(super) fn map_partial(
+    ledger: &Ledger,
+    params: &ReportParams,
+    as_of: DateTime<Utc>,
+) -> Result<Body> {
+    Ok(Body::Map(MapPart::of(&snapshot(ledger, params, as_of)?)))
+}
+
+pub(super) fn map_finish(
+    shape: &Ledger,
+    params: &ReportParams,
+    _as_of: DateTime<Utc>,
+    body: Body,
+) -> Result<Value> {
+    match body {
+        Body::Map(part) => Ok(map_value(currency(shape, params)?, part)),
+        other => Err(super::partial::wrong_body("map", &other)),
     }
-    let mut rows: Vec<(String, i64, Cents)> =
-        countries.into_iter().map(|(c, (n, m))| (c, n, m)).collect();
+}
+
+fn map_value(currency: Currency, part: MapPart) -> Value {
+    let total = part.total;
+    let mut rows: Vec<(String, i64, Cents)> = part
+        .countries
+        .into_iter()
+        .map(|(c, (n, m))| (c, n, m))
+        .collect();
     rows.sort_by(|a, b| b.2.cmp(&a.2).then_with(|| a.0.cmp(&b.0)));
     let result: Vec<Value> = rows
         .iter()
@@ -119,11 +183,71 @@ pub(super) fn map(ledger: &Ledger, params: &ReportParams, as_of: DateTime<Utc>) 
             })
         })
         .collect();
-    Ok(json!({
-        "currency": snap.currency.as_str(),
-        "total": {"customers": snap.customers.len(), "mrr": total, "arpa": round_ratio(i128::from(total), snap.customers.len() as i128)},
+    json!({
+        "currency": currency.as_str(),
+        "total": {"customers": part.customers, "mrr": total, "arpa": round_ratio(i128::from(total), i128::from(part.customers))},
         "result": result,
-    }))
+    })
+}
+
+/// `customer-concentration`'s parts: how many paying customers have each
+/// MRR (what the shares of the top percentiles, the cumulative shares and
+/// the Herfindahl index are computed from), and the customers of the page
+/// (highest MRR first, ties by id).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub(crate) struct ConcentrationPart {
+    /// MRR -> customers with it.
+    histogram: BTreeMap<Cents, u64>,
+    rows: TopRows,
+}
+
+impl ConcentrationPart {
+    fn of(snap: &Snapshot, keep: usize) -> ConcentrationPart {
+        let mut histogram = BTreeMap::new();
+        for (_, mrr) in &snap.customers {
+            *histogram.entry(*mrr).or_insert(0) += 1;
+        }
+        let rows = snap
+            .customers
+            .iter()
+            .take(keep)
+            .map(|(customer, mrr)| {
+                Row::new(
+                    vec![
+                        KeyPart::new(Scalar::Int((*mrr).into()), true),
+                        KeyPart::text(customer.id.as_str()),
+                    ],
+                    &json!([customer.id.as_str(), customer.name, mrr]),
+                )
+            })
+            .collect();
+        ConcentrationPart {
+            histogram,
+            rows: TopRows::new(rows, keep),
+        }
+    }
+
+    pub(crate) fn merge(mut self, other: ConcentrationPart) -> ConcentrationPart {
+        for (mrr, count) in other.histogram {
+            *self.histogram.entry(mrr).or_insert(0) += count;
+        }
+        self.rows = self.rows.merge(other.rows);
+        self
+    }
+
+    /// Every paying customer's MRR, highest first.
+    fn descending(&self) -> impl Iterator<Item = Cents> + '_ {
+        self.histogram
+            .iter()
+            .rev()
+            .flat_map(|(mrr, count)| std::iter::repeat_n(*mrr, *count as usize))
+    }
+}
+
+/// The page of `customer-concentration`.
+fn page(params: &ReportParams) -> Result<(usize, usize)> {
+    let q = Query::new(params);
+    Ok((q.count("limit", 100, None)?, q.count("offset", 0, None)?))
 }
 
 /// `customer-concentration`: customers by MRR with share and cumulative
@@ -135,18 +259,57 @@ pub(super) fn concentration(
     params: &ReportParams,
     as_of: DateTime<Utc>,
 ) -> Result<Value> {
-    let q = Query::new(params);
-    let limit = q.count("limit", 100, None)?;
-    let offset = q.count("offset", 0, None)?;
+    let (limit, offset) = page(params)?;
     let snap = snapshot(ledger, params, as_of)?;
-    let total = snap.total();
-    let count = snap.customers.len();
+    let part = ConcentrationPart::of(&snap, offset.saturating_add(limit));
+    concentration_value(snap.currency, part, limit, offset)
+}
+
+pub(super) fn concentration_partial(
+    ledger: &Ledger,
+    params: &ReportParams,
+    as_of: DateTime<Utc>,
+) -> Result<Body> {
+    let (limit, offset) = page(params)?;
+    let snap = snapshot(ledger, params, as_of)?;
+    Ok(Body::Concentration(ConcentrationPart::of(
+        &snap,
+        offset.saturating_add(limit),
+    )))
+}
+
+pub(super) fn concentration_finish(
+    shape: &Ledger,
+    params: &ReportParams,
+    _as_of: DateTime<Utc>,
+    body: Body,
+) -> Result<Value> {
+    let (limit, offset) = page(params)?;
+    match body {
+        Body::Concentration(part) => {
+            concentration_value(currency(shape, params)?, part, limit, offset)
+        }
+        other => Err(super::partial::wrong_body("customer-concentration", &other)),
+    }
+}
+
+fn concentration_value(
+    currency: Currency,
+    part: ConcentrationPart,
+    limit: usize,
+    offset: usize,
+) -> Result<Value> {
+    let total: Cents = part
+        .histogram
+        .iter()
+        .map(|(mrr, count)| mrr * *count as Cents)
+        .sum();
+    let count = part.histogram.values().sum::<u64>() as usize;
     let herfindahl: f64 = if total == 0 {
         0.0
     } else {
-        snap.customers
-            .iter()
-            .map(|(_, mrr)| (*mrr as f64 / total as f64).powi(2))
+        part.descending()
+            .map(|mrr| (mrr as f64 / total as f64).powi(2))
             .sum()
     };
     let top: Vec<Value> = [1u32, 5, 10, 20]
@@ -157,98 +320,37 @@ pub(super) fn concentration(
             } else {
                 (count * *percent as usize).div_ceil(100).max(1)
             };
-            let mrr: Cents = snap.customers.iter().take(n).map(|(_, m)| m).sum();
+            let mrr: Cents = part.descending().take(n).sum();
             json!({"percent": percent, "customers": n, "mrr": mrr, "share": share(mrr, total)})
         })
         .collect();
-    let mut cumulative = 0;
-    let list: Vec<Value> = snap
-        .customers
-        .iter()
+    // The MRR of every customer ranked before the page.
+    let mut cumulative: Cents = part.descending().take(offset).sum();
+    let list: Vec<Value> = part
+        .rows
+        .page(offset, limit)?
+        .into_iter()
         .enumerate()
-        .map(|(i, (customer, mrr))| {
+        .map(|(i, row)| {
+            let mrr = row[2].as_i64().unwrap_or_default();
             cumulative += mrr;
             json!({
-                "rank": i + 1,
-                "customer_id": customer.id.as_str(),
-                "customer_name": customer.name,
+                "rank": offset + i + 1,
+                "customer_id": row[0],
+                "customer_name": row[1],
                 "mrr": mrr,
-                "share": share(*mrr, total),
+                "share": share(mrr, total),
                 "cumulative_share": share(cumulative, total),
             })
         })
-        .skip(offset)
-        .take(limit)
         .collect();
     Ok(json!({
-        "currency": snap.currency.as_str(),
+        "currency": currency.as_str(),
         "total_mrr": total,
         "customers": count,
         "herfindahl": herfindahl,
         "hhi": herfindahl * 10_000.0,
         "top": top,
         "result": {"count": count, "list": list},
-    }))
-}
-
-/// `custom-variables`: for each custom variable (or only `variable`), the
-/// paying customers and MRR by value, highest MRR first; customers without
-/// the variable are under `(none)`. Variable names and values keep the case
-/// of their first appearance and match case-insensitively.
-pub(super) fn custom_variables(
-    ledger: &Ledger,
-    params: &ReportParams,
-    as_of: DateTime<Utc>,
-) -> Result<Value> {
-    let q = Query::new(params);
-    let only = q.text("variable").map(str::to_lowercase);
-    let snap = snapshot(ledger, params, as_of)?;
-    let total = snap.total();
-    // Lower-cased variable -> (display name, lower-cased value -> (display value, customers, MRR)).
-    type Values = BTreeMap<String, (String, i64, Cents)>;
-    let mut variables: BTreeMap<String, (String, Values)> = BTreeMap::new();
-    for (customer, _) in &snap.customers {
-        for key in customer.custom_variables.keys() {
-            let lower = key.to_lowercase();
-            if only.as_ref().is_none_or(|o| *o == lower) {
-                variables
-                    .entry(lower)
-                    .or_insert_with(|| (key.to_string(), Values::new()));
-            }
-        }
-    }
-    if let Some(name) = &only {
-        variables
-            .entry(name.clone())
-            .or_insert_with(|| (name.clone(), Values::new()));
-    }
-    for (lower, (_, values)) in variables.iter_mut() {
-        for (customer, mrr) in &snap.customers {
-            let value = customer.attribute(lower).unwrap_or("(none)");
-            let entry = values
-                .entry(value.to_lowercase())
-                .or_insert_with(|| (value.to_string(), 0, 0));
-            entry.1 += 1;
-            entry.2 += mrr;
-        }
-    }
-    let result: Vec<Value> = variables
-        .values()
-        .map(|(name, values)| {
-            let mut rows: Vec<&(String, i64, Cents)> = values.values().collect();
-            rows.sort_by(|a, b| b.2.cmp(&a.2).then_with(|| a.0.cmp(&b.0)));
-            let values: Vec<Value> = rows
-                .iter()
-                .map(|(value, customers, mrr)| {
-                    json!({"value": value, "customers": customers, "mrr": mrr, "share": share(*mrr, total)})
-                })
-                .collect();
-            json!({"variable": name, "values": values})
-        })
-        .collect();
-    Ok(json!({
-        "currency": snap.currency.as_str(),
-        "total": {"customers": snap.customers.len(), "mrr": total},
-        "result": result,
     }))
 }

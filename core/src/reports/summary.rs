@@ -2,13 +2,15 @@
 //! currency (or `baseCurrency`).
 
 use super::ReportParams;
+use super::partial::Body;
 use crate::error::Result;
 use crate::ledger::Ledger;
-use crate::money::{Cents, round_ratio};
+use crate::money::{Cents, Currency, round_ratio};
 use crate::query::Query;
 use crate::timeline::Replay;
 use chrono::{DateTime, Utc};
 use rayon::prelude::*;
+use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 
 pub(super) fn summary(
@@ -16,6 +18,53 @@ pub(super) fn summary(
     params: &ReportParams,
     as_of: DateTime<Utc>,
 ) -> Result<Value> {
+    let (currency, part) = compute(ledger, params, as_of)?;
+    Ok(render(currency, part))
+}
+
+/// The summary's sums over a ledger's customers: their MRR in the report
+/// currency and how many pay.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub(crate) struct Part {
+    mrr: Cents,
+    subscribers: i64,
+}
+
+impl Part {
+    pub(crate) fn merge(self, other: Part) -> Part {
+        Part {
+            mrr: self.mrr + other.mrr,
+            subscribers: self.subscribers + other.subscribers,
+        }
+    }
+}
+
+pub(super) fn partial(
+    ledger: &Ledger,
+    params: &ReportParams,
+    as_of: DateTime<Utc>,
+) -> Result<Body> {
+    Ok(Body::Summary(compute(ledger, params, as_of)?.1))
+}
+
+pub(super) fn finish(
+    shape: &Ledger,
+    params: &ReportParams,
+    _as_of: DateTime<Utc>,
+    body: Body,
+) -> Result<Value> {
+    let currency = Query::new(params).base_currency(shape.settings())?;
+    match body {
+        Body::Summary(part) => Ok(render(currency, part)),
+        other => Err(super::partial::wrong_body("summary", &other)),
+    }
+}
+
+fn compute(
+    ledger: &Ledger,
+    params: &ReportParams,
+    as_of: DateTime<Utc>,
+) -> Result<(Currency, Part)> {
     let currency = Query::new(params).base_currency(ledger.settings())?;
     let day = as_of
         .with_timezone(&ledger.settings().timezone)
@@ -37,7 +86,11 @@ pub(super) fn summary(
             })
         })
         .try_reduce(|| (0, 0), |a, b| Ok((a.0 + b.0, a.1 + b.1)))?;
-    Ok(json!({
+    Ok((currency, Part { mrr, subscribers }))
+}
+
+fn render(currency: Currency, Part { mrr, subscribers }: Part) -> Value {
+    json!({
         "summary": {
             "mrr_current": mrr,
             "arr_current": mrr * 12,
@@ -45,5 +98,5 @@ pub(super) fn summary(
             "arpa_current": round_ratio(i128::from(mrr), i128::from(subscribers)),
         },
         "currency": currency.as_str(),
-    }))
+    })
 }

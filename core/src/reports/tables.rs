@@ -8,6 +8,7 @@
 
 use super::ReportParams;
 use super::mrr::{MrrSeries, period_row};
+use super::partial::Body;
 use crate::error::Result;
 use crate::ledger::Ledger;
 use crate::movements::MovementSubtype;
@@ -56,7 +57,31 @@ pub(super) fn mrr_table(
     params: &ReportParams,
     as_of: DateTime<Utc>,
 ) -> Result<Value> {
-    let series = MrrSeries::compute_by(ledger, params, as_of, None)?;
+    Ok(mrr_table_value(&MrrSeries::compute_by(
+        ledger, params, as_of, None,
+    )?))
+}
+
+pub(super) fn mrr_table_partial(
+    ledger: &Ledger,
+    params: &ReportParams,
+    as_of: DateTime<Utc>,
+) -> Result<Body> {
+    MrrSeries::partial(ledger, params, as_of, None)
+}
+
+pub(super) fn mrr_table_finish(
+    shape: &Ledger,
+    params: &ReportParams,
+    as_of: DateTime<Utc>,
+    body: Body,
+) -> Result<Value> {
+    Ok(mrr_table_value(&MrrSeries::finish(
+        shape, params, as_of, None, body,
+    )?))
+}
+
+fn mrr_table_value(series: &MrrSeries) -> Value {
     let periods: Vec<Value> = (0..series.periods.len())
         .map(|i| period_row(&series.periods[i], &series.total, i))
         .collect();
@@ -67,7 +92,7 @@ pub(super) fn mrr_table(
             json!({"metric": metric, "label": label, "values": values})
         })
         .collect();
-    Ok(table(&series, rows))
+    table(series, rows)
 }
 
 pub(super) fn mrr_table_subtypes(
@@ -75,7 +100,38 @@ pub(super) fn mrr_table_subtypes(
     params: &ReportParams,
     as_of: DateTime<Utc>,
 ) -> Result<Value> {
-    let series = MrrSeries::compute_by(ledger, params, as_of, Some("subtype"))?;
+    Ok(subtypes_value(&MrrSeries::compute_by(
+        ledger,
+        params,
+        as_of,
+        Some("subtype"),
+    )?))
+}
+
+pub(super) fn mrr_table_subtypes_partial(
+    ledger: &Ledger,
+    params: &ReportParams,
+    as_of: DateTime<Utc>,
+) -> Result<Body> {
+    MrrSeries::partial(ledger, params, as_of, Some("subtype"))
+}
+
+pub(super) fn mrr_table_subtypes_finish(
+    shape: &Ledger,
+    params: &ReportParams,
+    as_of: DateTime<Utc>,
+    body: Body,
+) -> Result<Value> {
+    Ok(subtypes_value(&MrrSeries::finish(
+        shape,
+        params,
+        as_of,
+        Some("subtype"),
+        body,
+    )?))
+}
+
+fn subtypes_value(series: &MrrSeries) -> Value {
     let mut rows: Vec<Value> = SUBTYPE_ROWS
         .iter()
         .map(|(subtype, label)| {
@@ -102,7 +158,7 @@ pub(super) fn mrr_table_subtypes(
         "label": "MRR",
         "values": series.total.stats.iter().map(|s| s.total_mrr).collect::<Vec<_>>(),
     }));
-    Ok(table(&series, rows))
+    table(series, rows)
 }
 
 fn table(series: &MrrSeries, rows: Vec<Value>) -> Value {

@@ -26,7 +26,9 @@
 //! `net` (payments + refunds) and `count` (payments and refunds).
 
 use super::ReportParams;
+use super::event_parts::{detail_value, event_parts};
 use super::events::{Event, EventRequest, Family, Span, Tally, selected_type};
+use super::partial::{Body, wrong_body};
 use crate::error::{Error, Result};
 use crate::ledger::Ledger;
 use crate::model::{
@@ -416,7 +418,72 @@ pub(super) fn transactions_detail(
     let request = EventRequest::read(ledger, params, as_of, Span::Selected, by_customer)?;
     let kind = selected_type(params, &TRANSACTIONS, by_customer)?;
     let events = transaction_events(&request)?;
-    Ok(request.detail(events, kind, |e| money_row(ledger, e, by_customer)))
+    request.detail(events, kind, |e| money_row(ledger, e, by_customer))
+}
+
+event_parts!(
+    transactions_partial,
+    transactions_finish,
+    "transactions",
+    Span::Range,
+    TRANSACTIONS,
+    transaction_events,
+    series_of
+);
+event_parts!(
+    transactions_summary_partial,
+    transactions_summary_finish,
+    "transactions-summary",
+    Span::CurrentAndPrevious,
+    TRANSACTIONS,
+    transaction_events,
+    summary_of
+);
+event_parts!(
+    transactions_table_partial,
+    transactions_table_finish,
+    "transactions-table",
+    Span::Range,
+    TRANSACTIONS,
+    transaction_events,
+    table_of
+);
+
+/// `transactions-detail` in parts: the customers `customer` names that
+/// this ledger holds, and the rows.
+pub(super) fn transactions_detail_partial(
+    ledger: &Ledger,
+    params: &ReportParams,
+    as_of: DateTime<Utc>,
+) -> Result<Body> {
+    let customers = Query::new(params).list("customer");
+    let by_customer = !customers.is_empty();
+    let request = EventRequest::read(ledger, params, as_of, Span::Selected, by_customer)?;
+    let kind = selected_type(params, &TRANSACTIONS, by_customer)?;
+    let events = transaction_events(&request)?;
+    let mut part = request.detail_part(events, kind, |e| money_row(ledger, e, by_customer));
+    part.found = customers
+        .into_iter()
+        .filter(|id| ledger.customer(id).is_some())
+        .collect();
+    Ok(Body::List(part))
+}
+
+pub(super) fn transactions_detail_finish(
+    shape: &Ledger,
+    params: &ReportParams,
+    as_of: DateTime<Utc>,
+    body: Body,
+) -> Result<Value> {
+    let Body::List(part) = body else {
+        return Err(wrong_body("transactions-detail", &body));
+    };
+    let customers = Query::new(params).list("customer");
+    part.check_found(&customers)?;
+    let by_customer = !customers.is_empty();
+    EventRequest::read_shape(shape, params, as_of, Span::Selected, by_customer)?;
+    selected_type(params, &TRANSACTIONS, by_customer)?;
+    detail_value(&part)
 }
 
 #[cfg(test)]

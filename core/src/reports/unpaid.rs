@@ -1,0 +1,226 @@
+//! `cashflow-outstanding-unpaid`: the invoices still owed at `as_of`, by
+//! age (see [`outstanding_unpaid`]). In parts, each partition keeps per
+//! age bucket the count and the amount owed in the report currency, and
+//! its first `offset + limit` rows.
+
+use super::ReportParams;
+use super::events::{EventRequest, Span};
+use super::partial::rows::{KeyPart, Row, Scalar, SumsPart, TopRows, instant_key};
+use super::partial::{Body, wrong_body};
+use super::transactions::attempts;
+use crate::error::Result;
+use crate::ledger::Ledger;
+use crate::model::{Invoice, InvoiceStatus, InvoiceType, TransactionResult, TransactionType};
+use crate::money::Cents;
+use crate::query::Query;
+use chrono::{DateTime, SecondsFormat, Utc};
+use serde_json::{Value, json};
+
+/// Age buckets: (label, first day past due, last day past due).
+pub const AGE_BUCKETS: &[(&str, i64, i64)] = &[
+    ("0-30", 0, 30),
+    ("31-60", 31, 60),
+    ("61-90", 61, 90),
+    ("90+", 91, i64::MAX),
+];
+
+/// One invoice still owed at `as_of`.
+struct Unpaid<'a> {
+    issued: DateTime<Utc>,
+    invoice: &'a Invoice,
+    /// Amount less successful payments, in the invoice currency.
+    owed: Cents,
+    owed_base: Cents,
+    days: i64,
+    bucket: &'static str,
+}
+
+/// `cashflow-outstanding-unpaid`: subscription and one-time invoices with
+/// status `open` or `failed` dated at or before `as_of`, each for what is
+/// still owed (its amount less its successful payment transactions; fully
+/// paid ones drop out), aged by whole days from `due_date` (else
+/// `invoice_date`) to `as_of` in the account time zone; an invoice not yet
+/// due is 0 days past due. Amounts convert at `as_of`. Customer filters and
+/// `currency` apply; `limit` and `offset` page the list, newest invoice
+/// first (ties by customer id, then invoice id).
+///
+/// Shape: `{currency, as_of, total: {count, amount}, buckets: [{bucket,
+/// count, amount}], result: {count, list: [row]}}`.
+pub(super) fn outstanding_unpaid(
+    ledger: &Ledger,
+    params: &ReportParams,
+    as_of: DateTime<Utc>,
+) -> Result<Value> {
+    let request = EventRequest::read(ledger, params, as_of, Span::Range, false)?;
+    let (limit, offset) = unpaid_page(params)?;
+    let part = unpaid_part(ledger, &request, offset.saturating_add(limit))?;
+    unpaid_value(&request, part, limit, offset)
+}
+
+fn unpaid_page(params: &ReportParams) -> Result<(usize, usize)> {
+    let q = Query::new(params);
+    Ok((
+        q.count("limit", usize::MAX, None)?,
+        q.count("offset", 0, None)?,
+    ))
+}
+
+/// `cashflow-outstanding-unpaid` in parts: per age bucket the count and
+/// amount owed (in the report currency), and the first `offset + limit`
+/// rows, newest invoice first.
+pub(super) fn outstanding_unpaid_partial(
+    ledger: &Ledger,
+    params: &ReportParams,
+    as_of: DateTime<Utc>,
+) -> Result<Body> {
+    let request = EventRequest::read(ledger, params, as_of, Span::Range, false)?;
+    let (limit, offset) = unpaid_page(params)?;
+    Ok(Body::Sums(unpaid_part(
+        ledger,
+        &request,
+        offset.saturating_add(limit),
+    )?))
+}
+
+pub(super) fn outstanding_unpaid_finish(
+    shape: &Ledger,
+    params: &ReportParams,
+    as_of: DateTime<Utc>,
+    body: Body,
+) -> Result<Value> {
+    let request = EventRequest::read_shape(shape, params, as_of, Span::Range, false)?;
+    let (limit, offset) = unpaid_page(params)?;
+    match body {
+        Body::Sums(part) if part.sums.len() == 2 * AGE_BUCKETS.len() => {
+            unpaid_value(&request, part, limit, offset)
+        }
+        other => Err(wrong_body("cashflow-outstanding-unpaid", &other)),
+    }
+}
+
+fn unpaid_part(ledger: &Ledger, request: &EventRequest, keep: usize) -> Result<SumsPart> {
+    let tz = ledger.settings().timezone;
+    let day = request.as_of_day;
+    let mut rows: Vec<Unpaid> = Vec::new();
+    request.for_each_customer(false, |customer, _| {
+        for invoice in ledger.customer_invoices(customer.id.as_str()) {
+            let unpaid = matches!(invoice.status, InvoiceStatus::Open | InvoiceStatus::Failed);
+            let charge = matches!(
+                invoice.kind,
+                InvoiceType::Subscription | InvoiceType::OneTime
+            );
+            let issued = invoice.invoice_date.instant(tz);
+            if !unpaid || !charge || !request.happened(issued) {
+                continue;
+            }
+            if !request.keeps_currency(invoice.currency) {
+                continue;
+            }
+            let paid: Cents = attempts(invoice, tz)
+                .iter()
+                .filter(|a| {
+                    a.kind == TransactionType::Payment
+                        && a.result == TransactionResult::Successful
+                        && request.happened(a.instant)
+                })
+                .map(|a| a.amount)
+                .sum();
+            let owed = invoice.amount - paid;
+            if owed <= 0 {
+                continue;
+            }
+            let due = invoice
+                .details()
+                .due_date
+                .unwrap_or(invoice.invoice_date)
+                .local_date(tz);
+            let days = (day - due).num_days().max(0);
+            let bucket = AGE_BUCKETS
+                .iter()
+                .find(|(_, from, to)| days >= *from && days <= *to)
+                .map_or("90+", |(label, _, _)| *label);
+            let owed_base = ledger
+                .fx()
+                .convert(owed, invoice.currency, request.currency, day)?;
+            rows.push(Unpaid {
+                issued,
+                invoice,
+                owed,
+                owed_base,
+                days,
+                bucket,
+            });
+        }
+        Ok(())
+    })?;
+    let mut sums = Vec::with_capacity(2 * AGE_BUCKETS.len());
+    for (label, _, _) in AGE_BUCKETS {
+        let inside = rows.iter().filter(|r| r.bucket == *label);
+        sums.push(inside.clone().count() as i64);
+        sums.push(inside.map(|r| r.owed_base).sum::<Cents>());
+    }
+    let stamp = |t: DateTime<Utc>| t.to_rfc3339_opts(SecondsFormat::Secs, true);
+    let list: Vec<Row> = rows
+        .iter()
+        .map(|unpaid| {
+            let Unpaid {
+                issued,
+                invoice,
+                owed,
+                owed_base,
+                days,
+                bucket,
+            } = unpaid;
+            let customer = ledger.customer(invoice.customer_id.as_str());
+            let row = json!({
+                "invoice_id": invoice.id.as_str(),
+                "invoice_number": invoice.details().invoice_number,
+                "customer_id": invoice.customer_id.as_str(),
+                "customer_name": customer.map(|c| &*c.name),
+                "customer_email": customer.and_then(|c| c.email.as_deref()),
+                "type": invoice.kind.as_str(),
+                "status": invoice.status.as_str(),
+                "invoice_date": stamp(*issued),
+                "due_date": invoice.details().due_date.map(|t| stamp(t.instant(tz))),
+                "days_past_due": days,
+                "bucket": bucket,
+                "currency": invoice.currency.as_str(),
+                "total": invoice.amount,
+                "amount": owed,
+                "amount_base_currency": owed_base,
+            });
+            let key = vec![
+                KeyPart::new(Scalar::Int(instant_key(*issued)), true),
+                KeyPart::text(invoice.customer_id.as_str()),
+                KeyPart::text(invoice.id.as_str()),
+            ];
+            Row::new(key, &row)
+        })
+        .collect();
+    Ok(SumsPart {
+        sums,
+        rows: TopRows::new(list, keep),
+    })
+}
+
+fn unpaid_value(
+    request: &EventRequest,
+    part: SumsPart,
+    limit: usize,
+    offset: usize,
+) -> Result<Value> {
+    let buckets: Vec<Value> = AGE_BUCKETS
+        .iter()
+        .zip(part.sums.chunks(2))
+        .map(|((label, _, _), sums)| json!({"bucket": label, "count": sums[0], "amount": sums[1]}))
+        .collect();
+    let count: i64 = part.sums.iter().step_by(2).sum();
+    let amount: Cents = part.sums.iter().skip(1).step_by(2).sum();
+    Ok(json!({
+        "currency": request.currency.as_str(),
+        "as_of": request.as_of_day.to_string(),
+        "total": {"count": count, "amount": amount},
+        "buckets": buckets,
+        "result": {"count": count, "list": part.rows.page(offset, limit)?},
+    }))
+}

@@ -1,0 +1,274 @@
+//! `custom-variables`: for each custom variable (or only `variable`), the
+//! paying customers and MRR by value, highest MRR first; customers without
+//! the variable are under `(none)`. Variable names and values keep the case
+//! of their first appearance (customers in snapshot order: highest MRR
+//! first, ties by id; a customer's variables in their order) and match
+//! case-insensitively.
+//!
+//! In parts, each partition keeps per variable and value the customers,
+//! the MRR and the display text with the rank of the customer it came
+//! from, plus its paying customers, their MRR and the rank of its first
+//! one: a variable a partition never saw counts all its customers under
+//! `(none)`, first seen at that first customer.
+
+use super::ReportParams;
+use super::partial::{Body, wrong_body};
+use super::snapshot::{Snapshot, currency, share, snapshot};
+use crate::error::Result;
+use crate::ledger::Ledger;
+use crate::money::{Cents, Currency};
+use crate::query::Query;
+use chrono::{DateTime, Utc};
+use serde::{Deserialize, Serialize};
+use serde_json::{Value, json};
+use std::collections::BTreeMap;
+
+/// Where a text first appeared: the customer's place in snapshot order
+/// (MRR negated, id) and the variable's place among the customer's.
+type Rank = (Cents, String, u32);
+
+/// A text and the rank of its first appearance.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+struct Display {
+    text: String,
+    rank: Rank,
+}
+
+impl Display {
+    fn earlier(self, other: Display) -> Display {
+        if other.rank < self.rank { other } else { self }
+    }
+}
+
+/// One value of a variable.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+struct ValueSums {
+    display: Display,
+    customers: i64,
+    mrr: Cents,
+}
+
+/// One variable: its name and its values by lower-cased value.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+struct Variable {
+    name: Display,
+    values: BTreeMap<String, ValueSums>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub(crate) struct VariablesPart {
+    customers: i64,
+    total: Cents,
+    /// The rank of the first paying customer.
+    first: Option<Rank>,
+    /// By lower-cased variable name.
+    variables: BTreeMap<String, Variable>,
+}
+
+const NONE: &str = "(none)";
+
+impl VariablesPart {
+    fn of(snap: &Snapshot, only: Option<&str>) -> VariablesPart {
+        let rank = |mrr: Cents, id: &str, place: u32| (-mrr, id.to_string(), place);
+        let mut variables: BTreeMap<String, Variable> = BTreeMap::new();
+        for (customer, mrr) in &snap.customers {
+            for (place, key) in customer.custom_variables.keys().enumerate() {
+                let lower = key.to_lowercase();
+                if only.is_none_or(|o| o == lower) {
+                    variables.entry(lower).or_insert_with(|| Variable {
+                        name: Display {
+                            text: key.to_string(),
+                            rank: rank(*mrr, customer.id.as_str(), place as u32),
+                        },
+                        values: BTreeMap::new(),
+                    });
+                }
+            }
+        }
+        for (lower, variable) in variables.iter_mut() {
+            for (customer, mrr) in &snap.customers {
+                let value = customer.attribute(lower).unwrap_or(NONE);
+                let entry = variable
+                    .values
+                    .entry(value.to_lowercase())
+                    .or_insert_with(|| ValueSums {
+                        display: Display {
+                            text: value.to_string(),
+                            rank: rank(*mrr, customer.id.as_str(), 0),
+                        },
+                        customers: 0,
+                        mrr: 0,
+                    });
+                entry.customers += 1;
+                entry.mrr += mrr;
+            }
+        }
+        VariablesPart {
+            customers: snap.customers.len() as i64,
+            total: snap.total(),
+            first: snap
+                .customers
+                .first()
+                .map(|(customer, mrr)| rank(*mrr, customer.id.as_str(), 0)),
+            variables,
+        }
+    }
+
+    /// This partition's customers, all under `(none)`: its part of a
+    /// variable it never saw.
+    fn unseen(&self, name: &Display) -> Variable {
+        let values = self
+            .first
+            .clone()
+            .map(|rank| {
+                let display = Display {
+                    text: NONE.to_string(),
+                    rank,
+                };
+                let sums = ValueSums {
+                    display,
+                    customers: self.customers,
+                    mrr: self.total,
+                };
+                (NONE.to_string(), sums)
+            })
+            .into_iter()
+            .collect();
+        Variable {
+            name: name.clone(),
+            values,
+        }
+    }
+
+    pub(crate) fn merge(self, other: VariablesPart) -> VariablesPart {
+        let names: Vec<String> = self
+            .variables
+            .keys()
+            .chain(other.variables.keys())
+            .cloned()
+            .collect();
+        let mut variables = BTreeMap::new();
+        for lower in names {
+            if variables.contains_key(&lower) {
+                continue;
+            }
+            let mine = self.variables.get(&lower);
+            let theirs = other.variables.get(&lower);
+            let (a, b) = match (mine, theirs) {
+                (Some(a), Some(b)) => (a.clone(), b.clone()),
+                (Some(a), None) => (a.clone(), other.unseen(&a.name)),
+                (None, Some(b)) => (self.unseen(&b.name), b.clone()),
+                (None, None) => continue,
+            };
+            variables.insert(lower, merge_variable(a, b));
+        }
+        VariablesPart {
+            customers: self.customers + other.customers,
+            total: self.total + other.total,
+            first: match (self.first, other.first) {
+                (Some(a), Some(b)) => Some(a.min(b)),
+                (a, b) => a.or(b),
+            },
+            variables,
+        }
+    }
+}
+
+fn merge_variable(mut a: Variable, b: Variable) -> Variable {
+    a.name = a.name.earlier(b.name);
+    for (lower, sums) in b.values {
+        match a.values.remove(&lower) {
+            Some(mine) => {
+                a.values.insert(
+                    lower,
+                    ValueSums {
+                        display: mine.display.earlier(sums.display),
+                        customers: mine.customers + sums.customers,
+                        mrr: mine.mrr + sums.mrr,
+                    },
+                );
+            }
+            None => {
+                a.values.insert(lower, sums);
+            }
+        }
+    }
+    a
+}
+
+fn only(params: &ReportParams) -> Option<String> {
+    Query::new(params).text("variable").map(str::to_lowercase)
+}
+
+pub(super) fn custom_variables(
+    ledger: &Ledger,
+    params: &ReportParams,
+    as_of: DateTime<Utc>,
+) -> Result<Value> {
+    let only = only(params);
+    let snap = snapshot(ledger, params, as_of)?;
+    let part = VariablesPart::of(&snap, only.as_deref());
+    Ok(render(snap.currency, part, only))
+}
+
+pub(super) fn partial(
+    ledger: &Ledger,
+    params: &ReportParams,
+    as_of: DateTime<Utc>,
+) -> Result<Body> {
+    let only = only(params);
+    let snap = snapshot(ledger, params, as_of)?;
+    Ok(Body::CustomVariables(VariablesPart::of(
+        &snap,
+        only.as_deref(),
+    )))
+}
+
+pub(super) fn finish(
+    shape: &Ledger,
+    params: &ReportParams,
+    _as_of: DateTime<Utc>,
+    body: Body,
+) -> Result<Value> {
+    match body {
+        Body::CustomVariables(part) => Ok(render(currency(shape, params)?, part, only(params))),
+        other => Err(wrong_body("custom-variables", &other)),
+    }
+}
+
+fn render(currency: Currency, part: VariablesPart, only: Option<String>) -> Value {
+    let total = part.total;
+    let mut variables = part.variables;
+    if let Some(name) = only {
+        variables.entry(name.clone()).or_insert_with(|| Variable {
+            name: Display {
+                text: name,
+                rank: (0, String::new(), 0),
+            },
+            values: BTreeMap::new(),
+        });
+    }
+    let result: Vec<Value> = variables
+        .values()
+        .map(|variable| {
+            let mut rows: Vec<&ValueSums> = variable.values.values().collect();
+            rows.sort_by(|a, b| {
+                b.mrr
+                    .cmp(&a.mrr)
+                    .then_with(|| a.display.text.cmp(&b.display.text))
+            });
+            let values: Vec<Value> = rows
+                .iter()
+                .map(|sums| {
+                    json!({"value": sums.display.text, "customers": sums.customers, "mrr": sums.mrr, "share": share(sums.mrr, total)})
+                })
+                .collect();
+            json!({"variable": variable.name.text, "values": values})
+        })
+        .collect();
+    json!({
+        "currency": currency.as_str(),
+        "total": {"customers": part.customers, "mrr": total},
+        "result": result,
+    })
+}
