@@ -36,6 +36,11 @@
 //! assert_eq!(movements[0].kind.as_str(), "new");
 //! assert_eq!(movements[0].mrr_change, 10_000); // 120000 a year is 10000 a month
 //! ```
+//!
+//! The crate has no `unsafe` code: records and indexes are plain vectors,
+//! boxed strings and shared strings.
+
+#![forbid(unsafe_code)]
 
 #[cfg(feature = "arrow")]
 pub mod columnar;
@@ -49,13 +54,11 @@ pub mod money;
 pub mod movements;
 pub mod normalize;
 pub mod period;
-mod prefetch;
 pub mod query;
 pub mod reports;
 #[cfg(feature = "scenario")]
 pub mod scenario;
 pub mod stripe;
-pub mod thin_str;
 pub mod timeline;
 
 pub use error::{Error, Result};
@@ -72,7 +75,6 @@ pub use money::{Cents, Currency};
 pub use movements::{Movement, MovementKind, MovementSubtype, PlanList};
 pub use reports::ReportParams;
 pub use stripe::{StripeImport, StripeOptions, StripeRejection, StripeSkip};
-pub use thin_str::ThinStr;
 
 /// Parses an `as_of` given as text: an ISO 8601 timestamp, or a bare date
 /// meaning the end of that day in the time zone (the last instant of it).

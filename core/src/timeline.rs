@@ -18,7 +18,6 @@ use crate::model::{Invoice, InvoiceType, Plan, RefundHandling, Settings, UnixMil
 use crate::money::{Cents, Currency, round_ratio};
 use crate::movements::{DayCauses, DayChange, DayState, Movement, Snapshot, classify};
 use crate::normalize::{ServicePeriod, monthly_amount_over, service_period};
-use crate::prefetch::prefetch;
 use chrono::{DateTime, Duration, NaiveDate, Utc};
 use smallvec::SmallVec;
 use std::cell::Cell;
@@ -203,17 +202,6 @@ fn instant_at((millis, nanos): WindowEnd) -> DateTime<Utc> {
 }
 
 impl Replay {
-    /// Starts loading the first rows and subscriptions of the replay, which
-    /// dropping it reads.
-    pub(crate) fn prefetch_for_drop(&self) {
-        for row in self.movements.iter().take(2) {
-            prefetch(row);
-        }
-        if let Some(first) = self.subscriptions.first() {
-            prefetch(first);
-        }
-    }
-
     /// MRR, quantity and plans of the paying subscriptions at the end of the replay.
     pub fn mrr(&self) -> Snapshot {
         let mut snap = Snapshot {

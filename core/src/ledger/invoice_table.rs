@@ -1,34 +1,21 @@
 //! The stored invoices: records in insertion order in one vector, found by id
-//! through an index of positions. A bulk load hashes the ids on every core
-//! and starts loading each slot of the index a few invoices ahead, so the
-//! index's cache misses overlap; a load into an empty table keeps the batch's
-//! own memory instead of copying every record (unless the table reserved
-//! more room, which it then keeps). The invoices' ids keep their text in the
-//! table's own arena rather than in a block each.
+//! through an index of positions. A bulk load hashes the ids on every core;
+//! a load into an empty table keeps the batch's own memory instead of copying every record (unless the table reserved
+//! more room, which it then keeps).
 
 use super::position_index::PositionIndex;
 use crate::model::Invoice;
-use crate::thin_str::ThinStrArena;
 use foldhash::fast::FixedState;
 use rayon::prelude::*;
 use std::hash::BuildHasher;
 
 /// Invoices by position (insertion order) and by id. A table holds at most
 /// 3,221,225,471 invoices (what its index can; see `PositionIndex`).
-///
-/// Every stored invoice's id has its text in `id_texts` (or, at most seven
-/// bytes, in its pointer; see `ThinStr`), and no id in the arena
-/// leaves the table: an invoice handed back (replaced) carries an id of its
-/// own, a removed one is dropped here, and a clone copies the text.
-#[derive(Debug, Default)]
+#[derive(Debug, Default, Clone)]
 pub(crate) struct InvoiceTable {
     records: Vec<Invoice>,
     index: PositionIndex,
-    id_texts: ThinStrArena,
 }
-
-/// How many invoices ahead a batch starts loading index slots.
-const AHEAD: usize = 16;
 
 /// Batches larger than this hash their ids on every core.
 const PARALLEL_BATCH: usize = 256;
@@ -105,16 +92,12 @@ impl InvoiceTable {
         if adoptable && self.index_distinct(&batch, &hashes) {
             self.records = batch;
             for position in 0..self.records.len() as u32 {
-                self.move_id_into_arena(position as usize);
                 each(self, position, None);
             }
             return;
         }
         self.records.reserve(batch.len());
         for (k, invoice) in batch.into_iter().enumerate() {
-            if let Some(&ahead) = hashes.get(k + AHEAD) {
-                self.index.prefetch(ahead);
-            }
             let (position, previous) = self.insert_hashed(invoice, hashes[k]);
             each(self, position, previous);
         }
@@ -125,9 +108,6 @@ impl InvoiceTable {
     /// the index empty and says no.
     fn index_distinct(&mut self, batch: &[Invoice], hashes: &[u64]) -> bool {
         for (k, &hash) in hashes.iter().enumerate() {
-            if let Some(&ahead) = hashes.get(k + AHEAD) {
-                self.index.prefetch(ahead);
-            }
             let id = batch[k].id.as_str();
             let known = |p: u32| batch[p as usize].id.as_str() == id;
             if self.index.find(hash, known).is_some() {
@@ -139,7 +119,7 @@ impl InvoiceTable {
         true
     }
 
-    fn insert_hashed(&mut self, mut invoice: Invoice, hash: u64) -> (u32, Option<Invoice>) {
+    fn insert_hashed(&mut self, invoice: Invoice, hash: u64) -> (u32, Option<Invoice>) {
         let records = &self.records;
         let id = invoice.id.as_str();
         match self
@@ -147,27 +127,16 @@ impl InvoiceTable {
             .find(hash, |p| records[p as usize].id.as_str() == id)
         {
             Some(position) => {
-                // The ids are equal: the stored one keeps its text in the
-                // arena, and the record handed back takes the new one's.
-                let stored = &mut self.records[position as usize];
-                std::mem::swap(&mut stored.id, &mut invoice.id);
-                let previous = std::mem::replace(stored, invoice);
+                let previous = std::mem::replace(&mut self.records[position as usize], invoice);
                 (position, Some(previous))
             }
             None => {
                 let position = self.records.len() as u32;
                 self.records.push(invoice);
-                self.move_id_into_arena(position as usize);
                 self.index.add(hash, position);
                 (position, None)
             }
         }
-    }
-
-    fn move_id_into_arena(&mut self, position: usize) {
-        // SAFETY: the id stays in `records`, which never lets an id in the
-        // arena outlive it (see `InvoiceTable`).
-        unsafe { self.records[position].id.move_into(&mut self.id_texts) }
     }
 
     /// Removes the invoices at the given ascending positions, keeping the
@@ -178,9 +147,8 @@ impl InvoiceTable {
         let records = &self.records;
         let hash_at = |p: u32| hash_id(records[p as usize].id.as_str());
         for &position in removed {
-            if let Some(invoice) = records.get(position as usize) {
+            if records.get(position as usize).is_some() {
                 self.index.remove(hash_at(position), position, hash_at);
-                invoice.id.release_from(&mut self.id_texts);
             }
         }
         let mut position = 0u32;
@@ -191,35 +159,6 @@ impl InvoiceTable {
         });
         self.index
             .renumber(|p| p - removed.partition_point(|&r| r < p) as u32);
-        if self.id_texts.worth_compacting() {
-            self.move_ids_into_new_arena();
-        }
-    }
-
-    /// Moves every id's text into a new arena and drops the old one with the
-    /// text of removed invoices.
-    fn move_ids_into_new_arena(&mut self) {
-        // The ids read their text from `old` until they are moved.
-        let old = std::mem::take(&mut self.id_texts);
-        for position in 0..self.records.len() {
-            self.move_id_into_arena(position);
-        }
-        drop(old);
-    }
-}
-
-/// A copy whose ids have their text in the copy's own arena.
-impl Clone for InvoiceTable {
-    fn clone(&self) -> Self {
-        let mut copy = InvoiceTable {
-            records: self.records.clone(),
-            index: self.index.clone(),
-            id_texts: ThinStrArena::default(),
-        };
-        for position in 0..copy.records.len() {
-            copy.move_id_into_arena(position);
-        }
-        copy
     }
 }
 
@@ -264,8 +203,7 @@ mod tests {
         ]
     }
 
-    /// Ids short enough to stay in their pointers, and longer ones whose
-    /// text goes to the arena.
+    /// Ids of several lengths.
     fn id_text(id: u8) -> String {
         if id.is_multiple_of(2) {
             format!("inv_{id}")
@@ -294,7 +232,7 @@ mod tests {
                         let before = model.iter().position(|(known, _)| *known == id);
                         let (position, previous) = table.insert(invoice(&id, amount));
                         prop_assert_eq!(before.is_some(), previous.is_some());
-                        prop_assert!(previous.is_none_or(|p| !p.id.in_arena() && p.id.as_str() == id));
+                        prop_assert!(previous.is_none_or(|p| p.id.as_str() == id));
                         prop_assert_eq!(position as usize, before.unwrap_or(model.len()));
                         upsert(&mut model, id, amount);
                     }
@@ -304,16 +242,14 @@ mod tests {
                             .map(|(id, amount)| invoice(&id_text(*id), *amount))
                             .collect();
                         let mut seen = Vec::new();
-                        let mut handed_back = Vec::new();
                         table.insert_batch(batch, |table, position, previous| {
                             let stored = table.at(position).unwrap();
-                            seen.push((stored.id.to_string(), stored.amount, previous.is_some()));
-                            handed_back.extend(previous);
+                            seen.push((stored.id.to_string(), stored.amount, previous.map(|p| p.id.to_string())));
                         });
-                        prop_assert!(handed_back.iter().all(|p| !p.id.in_arena()));
                         for ((id, amount), (seen_id, seen_amount, replaced)) in records.iter().zip(&seen) {
                             let id = id_text(*id);
-                            prop_assert_eq!(replaced, &model.iter().any(|(known, _)| *known == id));
+                            let known = model.iter().any(|(known, _)| *known == id);
+                            prop_assert_eq!(replaced.as_ref(), known.then_some(&id));
                             prop_assert_eq!((&id, amount), (seen_id, seen_amount));
                             upsert(&mut model, id, *amount);
                         }
@@ -332,9 +268,7 @@ mod tests {
                     Op::Reserve(additional) => table.reserve(additional),
                 }
                 prop_assert_eq!(contents(&table), model.clone());
-                prop_assert!(table.iter().all(|stored| !stored.id.has_block()));
                 let copy = table.clone();
-                prop_assert!(copy.iter().all(|stored| !stored.id.has_block()));
                 drop(table);
                 prop_assert_eq!(contents(&copy), model.clone());
                 table = copy;
@@ -392,26 +326,5 @@ mod tests {
         assert_eq!(contents(&table), vec![("b".into(), 1), ("d".into(), 3)]);
         assert_eq!(table.position_of("d"), Some(1));
         assert_eq!(table.position_of("c"), None);
-    }
-
-    #[test]
-    fn removing_most_ids_moves_the_rest_into_a_new_arena() {
-        let mut table = InvoiceTable::default();
-        for k in 0..10 {
-            table.insert(invoice(&format!("invoice_{k}"), k));
-        }
-        // Each id takes ten bytes; the arena holds 100.
-        assert_eq!(table.id_texts.live_and_released(), (100, 0));
-        table.remove_positions(&[0, 1, 2, 3]);
-        assert_eq!(table.id_texts.live_and_released(), (60, 40));
-        table.remove_positions(&[0, 1]);
-        assert_eq!(table.id_texts.live_and_released(), (40, 0));
-        assert_eq!(
-            contents(&table),
-            (6..10)
-                .map(|k| (format!("invoice_{k}"), k))
-                .collect::<Vec<_>>()
-        );
-        assert!(table.iter().all(|stored| stored.id.in_arena()));
     }
 }

@@ -30,7 +30,6 @@ use crate::error::{Error, Result};
 use crate::fx::{FxTable, parse_rates};
 use crate::ids::{CustomerId, DataSourceId, PlanGroupId, PlanId};
 use crate::model::{Customer, DataSource, Invoice, Node, Plan, PlanGroup, Settings, View};
-use crate::prefetch::prefetch;
 use crate::timeline::{Replay, ReplayWindow, Timeline};
 use chrono::{DateTime, Utc};
 use foldhash::fast::FixedState;
@@ -79,27 +78,13 @@ struct Replayed {
     replay: Arc<Replay>,
 }
 
-/// Frees the replays a full replay replaces, customer by customer, starting
-/// to load what the next ones' drops read first: their memory is as
-/// scattered as the new replays', and freeing it runs beside the replay. A
-/// reader may still hold them: they are then freed after it.
+/// Frees the replays a full replay replaces, beside the replay. A reader may
+/// still hold them: they are then freed after it.
 pub(crate) fn free_replays(replays: Option<ReplayCache>) {
     let Some(Ok(replays)) = replays.map(|cache| Arc::try_unwrap(cache.set)) else {
         return;
     };
-    let replays: Vec<(CustomerId, Arc<Replay>)> = replays.into_iter().collect();
-    let mut rest = replays.into_iter();
-    while let Some(entry) = rest.next() {
-        let ahead = rest.as_slice();
-        if let Some((id, next)) = ahead.first() {
-            id.prefetch();
-            next.prefetch_for_drop();
-        }
-        if let Some((_, after_next)) = ahead.get(1) {
-            prefetch(&**after_next);
-        }
-        drop(entry);
-    }
+    drop(replays);
 }
 
 /// Counts an invoice's use of its plan (`delta` is +1 or -1), so a plan in
@@ -803,20 +788,6 @@ impl Ledger {
         (0..lists.len())
             .into_par_iter()
             .map(|k| {
-                // Start loading the positions of the customer after next,
-                // and the next customer's id and invoices, while this one is
-                // built.
-                if let Some(after_next) = lists.get(k + 2) {
-                    after_next.prefetch();
-                }
-                if let (Some((next_id, _)), Some(next)) =
-                    (self.customers.get_index(k + 1), lists.get(k + 1))
-                {
-                    next_id.prefetch();
-                    for invoice in self.invoices_at(next.as_slice()) {
-                        prefetch(invoice);
-                    }
-                }
                 let (id, _) = self.customers.get_index(k)?;
                 let timeline = self.build_timeline_of(id, &lists[k]);
                 if timeline.is_empty() {

@@ -7,7 +7,6 @@ use crate::ids::{CustomerId, PlanId, SubscriptionId};
 use crate::model::{Customer, DataSource, Interval, Invoice, Plan, PlanGroup, Settings, Timestamp};
 use crate::money::{Cents, Currency};
 use crate::movements::{Movement, MovementKind};
-use crate::prefetch::prefetch;
 use crate::reports::ReportParams;
 use crate::reports::daily_totals::DailyTotals;
 use crate::timeline::Replay;
@@ -370,7 +369,6 @@ impl Ledger {
         as_of: DateTime<Utc>,
         keep: impl Fn(&Movement) -> bool + Sync,
     ) -> Result<Vec<Movement>> {
-        const AHEAD: usize = 8;
         let set = self.replays(as_of)?;
         let replays: Vec<&Arc<Replay>> = set.values().collect();
         let mut by_date: Vec<(NaiveDate, &Movement)> = replays
@@ -380,15 +378,7 @@ impl Ledger {
         by_date.par_sort_by_key(|(date, _)| *date);
         Ok((0..by_date.len())
             .into_par_iter()
-            .map(|k| {
-                if let Some((_, ahead)) = by_date.get(k + AHEAD) {
-                    prefetch(*ahead);
-                }
-                if let Some((_, near)) = by_date.get(k + AHEAD / 2) {
-                    near.customer_id.prefetch();
-                }
-                by_date[k].1.clone()
-            })
+            .map(|k| by_date[k].1.clone())
             .collect())
     }
 

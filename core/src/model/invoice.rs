@@ -653,7 +653,7 @@ mod tests {
         );
         let text = serde_json::to_string(&refund).unwrap();
         assert!(text.contains("\"refunded_invoice_id\":\"i0\","), "{text}");
-        assert_eq!(std::mem::size_of::<Invoice>(), 88);
+        assert_eq!(std::mem::size_of::<Invoice>(), 96);
     }
 
     #[test]

@@ -210,9 +210,9 @@ pub fn customer_json(ledger: &Ledger, id: &str) -> Value {
     match ledger.customer(id) {
         Some(customer) => json!({
             "id": customer.id,
-            "name": customer.name.as_str(),
-            "email": customer.email.as_ref().map(|e| e.as_str()),
-            "country": customer.country.as_ref().map(|c| c.as_str()),
+            "name": &*customer.name,
+            "email": customer.email.as_deref(),
+            "country": customer.country.as_deref(),
         }),
         None => json!({"id": id, "name": null, "email": null, "country": null}),
     }
