@@ -1,10 +1,11 @@
 //! Record identifiers as newtypes, so a plan id can never be passed where a
 //! customer id is expected. Ids are the caller's external ids: opaque,
-//! non-empty strings, unique per record type. An id that records point at (a customer's, a plan's) is a shared string:
-//! cloning it, into indexes or from a customer into its invoices, costs no
-//! allocation; it is one pointer wide (its length lives beside the text), so
-//! an optional one is 8 bytes. An invoice id is held by its invoice alone, so
-//! it is a boxed `str`, without a reference count.
+//! non-empty strings, unique per record type. An id that records point at
+//! (a customer's, a plan's) is a shared string: cloning it, into indexes or
+//! from a customer into its invoices, costs no allocation; it is one pointer
+//! wide (its length lives beside the text), so an optional one is 8 bytes.
+//! An invoice id is held by its invoice alone, so it is a boxed `str`,
+//! without a reference count.
 
 use arcstr::ArcStr;
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
@@ -127,7 +128,7 @@ mod tests {
     }
 
     #[test]
-    fn an_id_is_one_pointer_and_hashes_and_orders_like_its_text() {
+    fn a_shared_id_is_one_pointer_and_ids_hash_and_order_like_their_text() {
         use std::hash::BuildHasher;
         assert_eq!(std::mem::size_of::<Option<CustomerId>>(), 8);
         assert_eq!(std::mem::size_of::<Option<InvoiceId>>(), 16);
