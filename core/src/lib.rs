@@ -69,7 +69,8 @@ pub use ledger::{
     MovementFilter, Page, RecordKind, WriteReport, WriteResult,
 };
 pub use model::{
-    Customer, DataSource, Interval, Invoice, Plan, PlanGroup, RefundHandling, Settings, Timestamp,
+    Customer, DataSource, Interval, Invoice, InvoiceRecord, Plan, PlanGroup, RefundHandling,
+    Settings, StoredInvoice, Timestamp,
 };
 pub use money::{Cents, Currency};
 pub use movements::{Movement, MovementKind, MovementSubtype, PlanList};

@@ -1,19 +1,28 @@
-//! The stored invoices: records in insertion order in one vector, found by id
-//! through an index of positions. A bulk load hashes the ids on every core;
-//! a load into an empty table keeps the batch's own memory instead of copying every record (unless the table reserved
-//! more room, which it then keeps).
+//! The stored invoices: records in insertion order in one vector, their ids
+//! in one text buffer beside it, found by id through an index of positions.
+//! A bulk load hashes the ids on every core.
 
 use super::position_index::PositionIndex;
-use crate::model::Invoice;
+use crate::model::{Invoice, InvoiceRecord, StoredInvoice};
 use foldhash::fast::FixedState;
 use rayon::prelude::*;
 use std::hash::BuildHasher;
 
 /// Invoices by position (insertion order) and by id. A table holds at most
-/// 3,221,225,471 invoices (what its index can; see `PositionIndex`).
+/// 3,221,225,471 invoices (what its index can; see `PositionIndex`) whose
+/// ids take at most 4 GiB together (their ends are `u32` offsets).
+///
+/// An id's text costs its bytes and a 4-byte end: ids are written once, in
+/// position order; replacing an invoice keeps its id, and removing
+/// invoices compacts the buffer in the same pass that compacts the records.
 #[derive(Debug, Default, Clone)]
 pub(crate) struct InvoiceTable {
-    records: Vec<Invoice>,
+    records: Vec<InvoiceRecord>,
+    /// Every id's text, in position order.
+    ids: String,
+    /// Where each position's id ends in `ids`; it starts where the one
+    /// before it ends (the first at 0).
+    ends: Vec<u32>,
     index: PositionIndex,
 }
 
@@ -26,26 +35,34 @@ impl InvoiceTable {
     }
 
     /// Every invoice in insertion order.
-    pub(crate) fn iter(&self) -> std::slice::Iter<'_, Invoice> {
-        self.records.iter()
+    pub(crate) fn iter(&self) -> impl ExactSizeIterator<Item = StoredInvoice<'_>> + Clone {
+        (0..self.records.len()).map(|p| StoredInvoice::new(self.id_at(p), &self.records[p]))
     }
 
-    pub(crate) fn get(&self, id: &str) -> Option<&Invoice> {
-        self.position_of(id).map(|p| &self.records[p as usize])
+    pub(crate) fn get(&self, id: &str) -> Option<StoredInvoice<'_>> {
+        self.position_of(id).and_then(|p| self.at(p))
     }
 
-    pub(crate) fn at(&self, position: u32) -> Option<&Invoice> {
-        self.records.get(position as usize)
+    pub(crate) fn at(&self, position: u32) -> Option<StoredInvoice<'_>> {
+        let p = position as usize;
+        let record = self.records.get(p)?;
+        Some(StoredInvoice::new(self.id_at(p), record))
+    }
+
+    /// The id of the invoice at `p`, which must be stored.
+    fn id_at(&self, p: usize) -> &str {
+        id_in(&self.ids, &self.ends, p)
     }
 
     pub(crate) fn position_of(&self, id: &str) -> Option<u32> {
         self.index
-            .find(hash_id(id), |p| self.records[p as usize].id.as_str() == id)
+            .find(hash_id(id), |p| self.id_at(p as usize) == id)
     }
 
     /// Makes room for `additional` more invoices without growing step by step.
     pub(crate) fn reserve(&mut self, additional: usize) {
         self.records.reserve(additional);
+        self.ends.reserve(additional);
         self.make_index_room(self.records.len() + additional);
     }
 
@@ -54,10 +71,8 @@ impl InvoiceTable {
     /// each hash).
     fn make_index_room(&mut self, total: usize) {
         if !self.index.has_room_for(total) {
-            let hashes = self
-                .records
-                .iter()
-                .map(|invoice| hash_id(invoice.id.as_str()));
+            let (ids, ends) = (&self.ids, &self.ends);
+            let hashes = (0..ends.len()).map(|p| hash_id(id_in(ids, ends, p)));
             self.index.rebuild(total, hashes.zip(0..));
         }
     }
@@ -65,7 +80,7 @@ impl InvoiceTable {
     /// Stores an invoice: a known id is replaced in place, keeping its
     /// position. Returns the position and the record replaced.
     #[cfg(test)]
-    pub(crate) fn insert(&mut self, invoice: Invoice) -> (u32, Option<Invoice>) {
+    pub(crate) fn insert(&mut self, invoice: Invoice) -> (u32, Option<InvoiceRecord>) {
         let hash = hash_id(invoice.id.as_str());
         self.make_index_room(self.records.len() + 1);
         self.insert_hashed(invoice, hash)
@@ -78,7 +93,7 @@ impl InvoiceTable {
     pub(crate) fn insert_batch(
         &mut self,
         batch: Vec<Invoice>,
-        mut each: impl FnMut(&Self, u32, Option<Invoice>),
+        mut each: impl FnMut(&Self, u32, Option<InvoiceRecord>),
     ) {
         let hash = |invoice: &Invoice| hash_id(invoice.id.as_str());
         let hashes: Vec<u64> = if batch.len() > PARALLEL_BATCH {
@@ -87,52 +102,32 @@ impl InvoiceTable {
             batch.iter().map(hash).collect()
         };
         self.make_index_room(self.records.len() + batch.len());
-        // Room the table reserved beyond the batch is kept rather than adopted.
-        let adoptable = self.records.is_empty() && self.records.capacity() <= batch.capacity();
-        if adoptable && self.index_distinct(&batch, &hashes) {
-            self.records = batch;
-            for position in 0..self.records.len() as u32 {
-                each(self, position, None);
-            }
-            return;
-        }
         self.records.reserve(batch.len());
-        for (k, invoice) in batch.into_iter().enumerate() {
-            let (position, previous) = self.insert_hashed(invoice, hashes[k]);
+        self.ends.reserve(batch.len());
+        if self.records.is_empty() {
+            self.ids
+                .reserve(batch.iter().map(|invoice| invoice.id.as_str().len()).sum());
+        }
+        for (invoice, hash) in batch.into_iter().zip(hashes) {
+            let (position, previous) = self.insert_hashed(invoice, hash);
             each(self, position, previous);
         }
     }
 
-    /// Indexes `batch` as the table's records, positions in order, when
-    /// the table is empty and the batch's ids are distinct; otherwise leaves
-    /// the index empty and says no.
-    fn index_distinct(&mut self, batch: &[Invoice], hashes: &[u64]) -> bool {
-        for (k, &hash) in hashes.iter().enumerate() {
-            let id = batch[k].id.as_str();
-            let known = |p: u32| batch[p as usize].id.as_str() == id;
-            if self.index.find(hash, known).is_some() {
-                self.index.clear();
-                return false;
-            }
-            self.index.add(hash, k as u32);
-        }
-        true
-    }
-
-    fn insert_hashed(&mut self, invoice: Invoice, hash: u64) -> (u32, Option<Invoice>) {
-        let records = &self.records;
-        let id = invoice.id.as_str();
-        match self
-            .index
-            .find(hash, |p| records[p as usize].id.as_str() == id)
-        {
+    fn insert_hashed(&mut self, invoice: Invoice, hash: u64) -> (u32, Option<InvoiceRecord>) {
+        let (id, record) = invoice.into_parts();
+        let id = id.as_str();
+        let known = self.index.find(hash, |p| self.id_at(p as usize) == id);
+        match known {
             Some(position) => {
-                let previous = std::mem::replace(&mut self.records[position as usize], invoice);
+                let previous = std::mem::replace(&mut self.records[position as usize], record);
                 (position, Some(previous))
             }
             None => {
                 let position = self.records.len() as u32;
-                self.records.push(invoice);
+                self.ids.push_str(id);
+                self.ends.push(id_end(self.ids.len()));
+                self.records.push(record);
                 self.index.add(hash, position);
                 (position, None)
             }
@@ -141,16 +136,26 @@ impl InvoiceTable {
 
     /// Removes the invoices at the given ascending positions, keeping the
     /// others in order (each later position moves down by the number
-    /// removed before it). Costs one pass over the table; only the ids the
-    /// index moves back are hashed.
+    /// removed before it). Costs one pass over the table and its ids; only
+    /// the ids the index moves back are hashed.
     pub(crate) fn remove_positions(&mut self, removed: &[u32]) {
-        let records = &self.records;
-        let hash_at = |p: u32| hash_id(records[p as usize].id.as_str());
+        let (ids, ends) = (&self.ids, &self.ends);
+        let hash_at = |p: u32| hash_id(id_in(ids, ends, p as usize));
         for &position in removed {
-            if records.get(position as usize).is_some() {
+            if (position as usize) < ends.len() {
                 self.index.remove(hash_at(position), position, hash_at);
             }
         }
+        let mut ids = String::with_capacity(self.ids.len());
+        let mut ends = Vec::with_capacity(self.ends.len());
+        for p in 0..self.records.len() {
+            if removed.binary_search(&(p as u32)).is_err() {
+                ids.push_str(self.id_at(p));
+                ends.push(id_end(ids.len()));
+            }
+        }
+        self.ids = ids;
+        self.ends = ends;
         let mut position = 0u32;
         self.records.retain(|_| {
             let keep = removed.binary_search(&position).is_err();
@@ -160,6 +165,17 @@ impl InvoiceTable {
         self.index
             .renumber(|p| p - removed.partition_point(|&r| r < p) as u32);
     }
+}
+
+/// The id at `p` of a buffer and its ends; `p` must be below the count.
+fn id_in<'a>(ids: &'a str, ends: &[u32], p: usize) -> &'a str {
+    let start = if p == 0 { 0 } else { ends[p - 1] };
+    &ids[start as usize..ends[p] as usize]
+}
+
+/// The end of an id at `len` bytes into the buffer.
+fn id_end(len: usize) -> u32 {
+    u32::try_from(len).expect("a ledger's invoice ids take at most 4 GiB together")
 }
 
 fn hash_id(id: &str) -> u64 {
@@ -182,7 +198,10 @@ mod tests {
 
     /// What a table must hold after the operations: (id, amount) in order.
     fn contents(table: &InvoiceTable) -> Vec<(String, i64)> {
-        table.iter().map(|i| (i.id.to_string(), i.amount)).collect()
+        table
+            .iter()
+            .map(|i| (i.id().to_string(), i.amount))
+            .collect()
     }
 
     #[derive(Debug, Clone)]
@@ -232,7 +251,8 @@ mod tests {
                         let before = model.iter().position(|(known, _)| *known == id);
                         let (position, previous) = table.insert(invoice(&id, amount));
                         prop_assert_eq!(before.is_some(), previous.is_some());
-                        prop_assert!(previous.is_none_or(|p| p.id.as_str() == id));
+                        let replaced = before.map(|p| model[p].1);
+                        prop_assert_eq!(previous.map(|p| p.amount), replaced);
                         prop_assert_eq!(position as usize, before.unwrap_or(model.len()));
                         upsert(&mut model, id, amount);
                     }
@@ -244,12 +264,12 @@ mod tests {
                         let mut seen = Vec::new();
                         table.insert_batch(batch, |table, position, previous| {
                             let stored = table.at(position).unwrap();
-                            seen.push((stored.id.to_string(), stored.amount, previous.map(|p| p.id.to_string())));
+                            seen.push((stored.id().to_string(), stored.amount, previous.map(|p| p.amount)));
                         });
                         for ((id, amount), (seen_id, seen_amount, replaced)) in records.iter().zip(&seen) {
                             let id = id_text(*id);
-                            let known = model.iter().any(|(known, _)| *known == id);
-                            prop_assert_eq!(replaced.as_ref(), known.then_some(&id));
+                            let known = model.iter().find(|(known, _)| *known == id);
+                            prop_assert_eq!(*replaced, known.map(|(_, amount)| *amount));
                             prop_assert_eq!((&id, amount), (seen_id, seen_amount));
                             upsert(&mut model, id, *amount);
                         }
@@ -282,7 +302,7 @@ mod tests {
     }
 
     #[test]
-    fn an_empty_table_adopts_a_batch_of_distinct_ids_in_order() {
+    fn an_empty_table_stores_a_batch_of_distinct_ids_in_order() {
         let mut table = InvoiceTable::default();
         let batch: Vec<Invoice> = (0..1000).map(|k| invoice(&format!("inv_{k}"), k)).collect();
         let mut positions = Vec::new();

@@ -29,7 +29,10 @@ use position_list::PositionList;
 use crate::error::{Error, Result};
 use crate::fx::{FxTable, parse_rates};
 use crate::ids::{CustomerId, DataSourceId, PlanGroupId, PlanId};
-use crate::model::{Customer, DataSource, Invoice, Node, Plan, PlanGroup, Settings, View};
+use crate::model::{
+    Customer, DataSource, Invoice, InvoiceRecord, Node, Plan, PlanGroup, Settings, StoredInvoice,
+    View,
+};
 use crate::timeline::{Replay, ReplayWindow, Timeline};
 use chrono::{DateTime, Utc};
 use foldhash::fast::FixedState;
@@ -106,7 +109,7 @@ fn count_plan_use(uses: &mut Index<PlanId, usize>, plan: Option<&PlanId>, delta:
 /// an invoice that moves in from another customer between two others
 /// clears it.
 fn add_position(list: &mut PositionList, invoices: &InvoiceTable, position: u32) {
-    let id = |p: u32| invoices.at(p).map(|invoice| &invoice.id);
+    let id = |p: u32| invoices.at(p).map(|invoice| invoice.id());
     let positions = list.as_slice();
     if let Err(i) = positions.binary_search(&position) {
         let after_previous = i == 0 || id(positions[i - 1]) < id(position);
@@ -653,7 +656,7 @@ impl Ledger {
     pub fn plan_group(&self, id: &str) -> Option<&PlanGroup> {
         self.plan_groups.get(id)
     }
-    pub fn invoice(&self, id: &str) -> Option<&Invoice> {
+    pub fn invoice(&self, id: &str) -> Option<StoredInvoice<'_>> {
         self.invoices.get(id)
     }
     pub fn data_source(&self, id: &str) -> Option<&DataSource> {
@@ -670,7 +673,7 @@ impl Ledger {
     pub fn plan_groups(&self) -> impl ExactSizeIterator<Item = &PlanGroup> {
         self.plan_groups.values()
     }
-    pub fn invoices(&self) -> impl ExactSizeIterator<Item = &Invoice> {
+    pub fn invoices(&self) -> impl ExactSizeIterator<Item = StoredInvoice<'_>> {
         self.invoices.iter()
     }
     pub fn data_sources(&self) -> impl ExactSizeIterator<Item = &DataSource> {
@@ -678,11 +681,11 @@ impl Ledger {
     }
 
     /// The invoices of one customer, in insertion order.
-    pub fn customer_invoices(&self, id: &str) -> Vec<&Invoice> {
+    pub fn customer_invoices(&self, id: &str) -> Vec<StoredInvoice<'_>> {
         self.invoices_of(id).collect()
     }
 
-    fn invoices_of(&self, id: &str) -> impl Iterator<Item = &Invoice> {
+    fn invoices_of(&self, id: &str) -> impl Iterator<Item = StoredInvoice<'_>> {
         self.customers
             .get_index_of(id)
             .into_iter()
@@ -691,7 +694,7 @@ impl Ledger {
     }
 
     /// The invoices at the given positions of the invoice table.
-    fn invoices_at<'a>(&'a self, positions: &'a [u32]) -> impl Iterator<Item = &'a Invoice> {
+    fn invoices_at<'a>(&'a self, positions: &'a [u32]) -> impl Iterator<Item = StoredInvoice<'a>> {
         positions.iter().filter_map(|&p| self.invoices.at(p))
     }
 
@@ -704,7 +707,7 @@ impl Ledger {
     pub fn list_plan_groups(&self, limit: usize, offset: usize) -> Page<&PlanGroup> {
         page(self.plan_groups.values(), limit, offset)
     }
-    pub fn list_invoices(&self, limit: usize, offset: usize) -> Page<&Invoice> {
+    pub fn list_invoices(&self, limit: usize, offset: usize) -> Page<StoredInvoice<'_>> {
         page(self.invoices.iter(), limit, offset)
     }
     pub fn list_data_sources(&self, limit: usize, offset: usize) -> Page<&DataSource> {
@@ -849,9 +852,9 @@ impl Ledger {
         Ok((set, window))
     }
 
-    fn remove_invoice_record(&mut self, id: &str) -> Option<Invoice> {
+    fn remove_invoice_record(&mut self, id: &str) -> Option<InvoiceRecord> {
         let position = self.invoices.position_of(id)?;
-        let invoice = self.invoices.at(position)?.clone();
+        let invoice = self.invoices.at(position)?.record().clone();
         self.remove_invoices_at(&[position]);
         Some(invoice)
     }
@@ -936,11 +939,7 @@ fn not_found(kind: &'static str, id: &str) -> Error {
     }
 }
 
-fn page<'a, T>(
-    items: impl ExactSizeIterator<Item = &'a T>,
-    limit: usize,
-    offset: usize,
-) -> Page<&'a T> {
+fn page<T>(items: impl ExactSizeIterator<Item = T>, limit: usize, offset: usize) -> Page<T> {
     let count = items.len();
     Page {
         count,

@@ -91,10 +91,6 @@ impl PositionIndex {
         i
     }
 
-    pub(super) fn clear(&mut self) {
-        self.slots.iter_mut().for_each(|slot| *slot = 0);
-    }
-
     /// The position of the entry with this hash for which `is_key` holds.
     pub(super) fn find(&self, hash: u64, is_key: impl Fn(u32) -> bool) -> Option<u32> {
         if self.slots.is_empty() {

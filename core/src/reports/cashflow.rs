@@ -25,7 +25,7 @@ use super::transactions::{
 };
 use crate::error::Result;
 use crate::ledger::Ledger;
-use crate::model::{Invoice, InvoiceStatus, InvoiceType, TransactionResult, TransactionType};
+use crate::model::{InvoiceStatus, InvoiceType, StoredInvoice, TransactionResult, TransactionType};
 use crate::money::Cents;
 use crate::query::Query;
 use chrono::{DateTime, SecondsFormat, Utc};
@@ -149,7 +149,7 @@ const REFUNDS: Family = Family {
 };
 
 /// What a refund gives money back for (module doc).
-fn refunded_type(ledger: &Ledger, invoice: &Invoice) -> &'static str {
+fn refunded_type(ledger: &Ledger, invoice: StoredInvoice<'_>) -> &'static str {
     if invoice.kind != InvoiceType::Refund {
         return charge_type(ledger, invoice);
     }
@@ -278,7 +278,7 @@ pub const AGE_BUCKETS: &[(&str, i64, i64)] = &[
 /// One invoice still owed at `as_of`.
 struct Unpaid<'a> {
     issued: DateTime<Utc>,
-    invoice: &'a Invoice,
+    invoice: StoredInvoice<'a>,
     /// Amount less successful payments, in the invoice currency.
     owed: Cents,
     owed_base: Cents,
@@ -364,7 +364,7 @@ pub(super) fn outstanding_unpaid(
         b.issued
             .cmp(&a.issued)
             .then_with(|| a.invoice.customer_id.cmp(&b.invoice.customer_id))
-            .then_with(|| a.invoice.id.cmp(&b.invoice.id))
+            .then_with(|| a.invoice.id().cmp(b.invoice.id()))
     });
     let buckets: Vec<Value> = AGE_BUCKETS
         .iter()
@@ -393,7 +393,7 @@ pub(super) fn outstanding_unpaid(
             } = unpaid;
             let customer = ledger.customer(invoice.customer_id.as_str());
             json!({
-                "invoice_id": invoice.id.as_str(),
+                "invoice_id": invoice.id(),
                 "invoice_number": invoice.details().invoice_number,
                 "customer_id": invoice.customer_id.as_str(),
                 "customer_name": customer.map(|c| &*c.name),

@@ -9,7 +9,7 @@
 use super::ReportParams;
 use crate::error::{Error, Result};
 use crate::ledger::Ledger;
-use crate::model::{Customer, Invoice, TransactionResult, TransactionType};
+use crate::model::{Customer, StoredInvoice, TransactionResult, TransactionType};
 use crate::query::Query;
 use chrono::{DateTime, SecondsFormat, Utc};
 use chrono_tz::Tz;
@@ -35,7 +35,7 @@ pub(super) fn invoices_detail(
     }
     let limit = q.count("limit", usize::MAX, None)?;
     let offset = q.count("offset", 0, None)?;
-    let mut invoices: Vec<&Invoice> = if customers.is_empty() {
+    let mut invoices: Vec<StoredInvoice<'_>> = if customers.is_empty() {
         ledger.invoices().collect()
     } else {
         customers
@@ -47,7 +47,7 @@ pub(super) fn invoices_detail(
         b.invoice_date
             .instant(tz)
             .cmp(&a.invoice_date.instant(tz))
-            .then_with(|| a.id.cmp(&b.id))
+            .then_with(|| a.id().cmp(b.id()))
     });
     let mut list = Vec::new();
     for invoice in invoices.iter().skip(offset).take(limit) {
@@ -55,12 +55,12 @@ pub(super) fn invoices_detail(
         let total_base = ledger
             .fx()
             .convert(invoice.amount, invoice.currency, currency, day)?;
-        list.push(invoice_row(ledger, invoice, total_base, tz));
+        list.push(invoice_row(ledger, *invoice, total_base, tz));
     }
     Ok(json!({ "result": { "count": invoices.len(), "list": list } }))
 }
 
-fn invoice_row(ledger: &Ledger, invoice: &Invoice, total_base: i64, tz: Tz) -> Value {
+fn invoice_row(ledger: &Ledger, invoice: StoredInvoice<'_>, total_base: i64, tz: Tz) -> Value {
     let stamp = |t: DateTime<Utc>| t.to_rfc3339_opts(SecondsFormat::Secs, true);
     let customer = ledger.customer(invoice.customer_id.as_str());
     let paid_by_transaction = invoice
@@ -105,7 +105,7 @@ fn invoice_row(ledger: &Ledger, invoice: &Invoice, total_base: i64, tz: Tz) -> V
             .collect()
     };
     json!({
-        "invoice_ref": invoice.id.as_str(),
+        "invoice_ref": invoice.id(),
         "invoice_number": invoice.details().invoice_number,
         "invoice_date": stamp(invoice.invoice_date.instant(tz)),
         "invoice_status": invoice.status.as_str(),
