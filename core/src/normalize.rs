@@ -2,7 +2,7 @@
 //! interval in months, service periods by calendar arithmetic in the ledger's
 //! time zone, and proration of short periods.
 
-use crate::model::{Interval, Invoice, Plan, Timestamp, UnixMillis};
+use crate::model::{Interval, InvoiceRecord, Plan, Timestamp, UnixMillis};
 use crate::money::{Cents, round_ratio};
 use chrono::{DateTime, Days, Duration, Months, NaiveDate, NaiveDateTime, TimeZone, Utc};
 use chrono_tz::Tz;
@@ -110,7 +110,7 @@ pub(crate) struct ServicePeriod {
 /// invoice date) to `period_end` when given and after the start, else one plan
 /// interval later.
 #[inline(always)]
-pub(crate) fn service_period(invoice: &Invoice, plan: &Plan, tz: Tz) -> ServicePeriod {
+pub(crate) fn service_period(invoice: &InvoiceRecord, plan: &Plan, tz: Tz) -> ServicePeriod {
     let effective = invoice.effective();
     let (start, start_day) = effective.millis_and_day(tz);
     let (nominal_end, nominal_end_day) =
@@ -133,13 +133,17 @@ pub(crate) fn service_period(invoice: &Invoice, plan: &Plan, tz: Tz) -> ServiceP
 /// `round((amount - tax) / months)`, scaled up to the full interval when the
 /// service period is shorter than the nominal one by more than a day
 /// (a 15-day invoice of 1500 on a 30-day monthly plan is 3000 a month).
-pub fn monthly_amount(invoice: &Invoice, plan: &Plan, tz: Tz) -> Cents {
+pub fn monthly_amount(invoice: &InvoiceRecord, plan: &Plan, tz: Tz) -> Cents {
     monthly_amount_over(invoice, plan, &service_period(invoice, plan, tz))
 }
 
 /// [`monthly_amount`] for an already computed service period.
 #[inline(always)]
-pub(crate) fn monthly_amount_over(invoice: &Invoice, plan: &Plan, period: &ServicePeriod) -> Cents {
+pub(crate) fn monthly_amount_over(
+    invoice: &InvoiceRecord,
+    plan: &Plan,
+    period: &ServicePeriod,
+) -> Cents {
     let net_cents = invoice.amount - invoice.tax_amount;
     let net = i128::from(net_cents);
     let (months_num, months_den) = interval_months(plan.billing_freq, plan.billing_freq_count);
@@ -169,13 +173,13 @@ mod tests {
             .unwrap()
     }
 
-    fn invoice(extra: serde_json::Value) -> Invoice {
+    fn invoice(extra: serde_json::Value) -> crate::model::Invoice {
         let mut v = json!({"id": "i", "customer_id": "c", "type": "subscription", "invoice_date": "2024-01-01",
                            "amount": 12000, "currency": "USD", "plan_id": "p"});
         for (k, val) in extra.as_object().unwrap() {
             v[k] = val.clone();
         }
-        Invoice::from_json(&v).unwrap()
+        crate::model::Invoice::from_json(&v).unwrap()
     }
 
     #[test]

@@ -14,11 +14,10 @@
 use crate::error::Result;
 use crate::fx::FxTable;
 use crate::ids::{CustomerId, InvoiceId, PlanId, SubscriptionId};
-use crate::model::{Invoice, InvoiceType, Plan, RefundHandling, Settings, UnixMillis};
+use crate::model::{InvoiceType, Plan, RefundHandling, Settings, StoredInvoice, UnixMillis};
 use crate::money::{Cents, Currency, round_ratio};
 use crate::movements::{DayCauses, DayChange, DayState, Movement, Snapshot, classify};
 use crate::normalize::{ServicePeriod, monthly_amount_over, service_period};
-use crate::prefetch::prefetch;
 use chrono::{DateTime, Duration, NaiveDate, Utc};
 use smallvec::SmallVec;
 use std::cell::Cell;
@@ -211,17 +210,6 @@ fn instant_at((millis, nanos): WindowEnd) -> DateTime<Utc> {
 }
 
 impl Replay {
-    /// Starts loading the first rows and subscriptions of the replay, which
-    /// dropping it reads.
-    pub(crate) fn prefetch_for_drop(&self) {
-        for row in self.movements.iter().take(2) {
-            prefetch(row);
-        }
-        if let Some(first) = self.subscriptions.first() {
-            prefetch(first);
-        }
-    }
-
     /// MRR, quantity and plans of the paying subscriptions at the end of the replay.
     pub(crate) fn mrr(&self) -> Snapshot {
         let mut snap = Snapshot {
@@ -263,7 +251,7 @@ struct PricedInvoice<'a> {
     sub: u32,
     period: ServicePeriod,
     rank: u32,
-    invoice: &'a Invoice,
+    invoice: StoredInvoice<'a>,
     plan: &'a Plan,
     plan_slot: u32,
     /// Whether the next invoice of its subscription starts within the grace
@@ -362,7 +350,7 @@ impl Timeline {
     /// id order, which spares sorting them.
     pub fn build<'i, 'p>(
         customer_id: CustomerId,
-        invoices: impl IntoIterator<Item = &'i Invoice>,
+        invoices: impl IntoIterator<Item = StoredInvoice<'i>>,
         ids_ascending: bool,
         plans: &dyn Fn(&PlanId) -> Option<&'p Plan>,
         settings: &Settings,
@@ -373,14 +361,14 @@ impl Timeline {
         // twice for a customer of average length.
         let invoices = invoices.into_iter();
         let (fewest, most) = invoices.size_hint();
-        let mut counted: Vec<&Invoice> = Vec::with_capacity(most.unwrap_or(fewest));
+        let mut counted: Vec<StoredInvoice<'_>> = Vec::with_capacity(most.unwrap_or(fewest));
         counted.extend(invoices.filter(|i| i.counts()));
         // Subscription and plan indexes follow ids, never input order.
         if !ids_ascending {
-            counted.sort_unstable_by(|a, b| a.id.cmp(&b.id));
+            counted.sort_unstable_by(|a, b| a.id().cmp(b.id()));
         }
-        debug_assert!(counted.is_sorted_by(|a, b| a.id < b.id));
-        let rank_of = |id: &InvoiceId| counted.binary_search_by(|i| i.id.cmp(id)).ok();
+        debug_assert!(counted.is_sorted_by(|a, b| a.id() < b.id()));
+        let rank_of = |id: &InvoiceId| counted.binary_search_by(|i| i.id().cmp(id.as_str())).ok();
 
         let mut subscription_ids: SmallVec<[Option<SubscriptionId>; 2]> = SmallVec::new();
         // The customer's plans in order of first use. An invoice's plan id
@@ -388,7 +376,7 @@ impl Timeline {
         // pointer before any lookup by name.
         let mut used_plans: SmallVec<[&Plan; 4]> = SmallVec::new();
         let mut priced: Vec<PricedInvoice> = Vec::with_capacity(counted.len());
-        for (rank, invoice) in counted.iter().enumerate() {
+        for (rank, invoice) in counted.iter().copied().enumerate() {
             if invoice.kind != InvoiceType::Subscription {
                 continue;
             }
@@ -415,7 +403,7 @@ impl Timeline {
             let sub = index_of(&mut subscription_ids, &invoice.subscription_id);
             priced.push(PricedInvoice {
                 sub,
-                period: service_period(invoice, plan, tz),
+                period: service_period(&invoice, plan, tz),
                 rank: rank as u32,
                 invoice,
                 plan,

@@ -29,8 +29,10 @@ use position_list::PositionList;
 use crate::error::{Error, Result};
 use crate::fx::{FxTable, parse_rates};
 use crate::ids::{CustomerId, DataSourceId, PlanGroupId, PlanId};
-use crate::model::{Customer, DataSource, Invoice, Node, Plan, PlanGroup, Settings, View};
-use crate::prefetch::prefetch;
+use crate::model::{
+    Customer, DataSource, Invoice, InvoiceRecord, Node, Plan, PlanGroup, Settings, StoredInvoice,
+    View,
+};
 use crate::timeline::{Replay, ReplayWindow, Timeline};
 use chrono::{DateTime, Utc};
 use foldhash::fast::FixedState;
@@ -79,27 +81,13 @@ struct Replayed {
     replay: Arc<Replay>,
 }
 
-/// Frees the replays a full replay replaces, customer by customer, starting
-/// to load what the next ones' drops read first: their memory is as
-/// scattered as the new replays', and freeing it runs beside the replay. A
-/// reader may still hold them: they are then freed after it.
+/// Frees the replays a full replay replaces, beside the replay. A reader may
+/// still hold them: they are then freed after it.
 pub(crate) fn free_replays(replays: Option<ReplayCache>) {
     let Some(Ok(replays)) = replays.map(|cache| Arc::try_unwrap(cache.set)) else {
         return;
     };
-    let replays: Vec<(CustomerId, Arc<Replay>)> = replays.into_iter().collect();
-    let mut rest = replays.into_iter();
-    while let Some(entry) = rest.next() {
-        let ahead = rest.as_slice();
-        if let Some((id, next)) = ahead.first() {
-            id.prefetch();
-            next.prefetch_for_drop();
-        }
-        if let Some((_, after_next)) = ahead.get(1) {
-            prefetch(&**after_next);
-        }
-        drop(entry);
-    }
+    drop(replays);
 }
 
 /// Counts an invoice's use of its plan (`delta` is +1 or -1), so a plan in
@@ -121,7 +109,7 @@ fn count_plan_use(uses: &mut Index<PlanId, usize>, plan: Option<&PlanId>, delta:
 /// an invoice that moves in from another customer between two others
 /// clears it.
 fn add_position(list: &mut PositionList, invoices: &InvoiceTable, position: u32) {
-    let id = |p: u32| invoices.at(p).map(|invoice| &invoice.id);
+    let id = |p: u32| invoices.at(p).map(|invoice| invoice.id());
     let positions = list.as_slice();
     if let Err(i) = positions.binary_search(&position) {
         let after_previous = i == 0 || id(positions[i - 1]) < id(position);
@@ -925,7 +913,7 @@ impl Ledger {
         self.plan_groups.get(id)
     }
     /// The invoice with this id, `None` when there is none.
-    pub fn invoice(&self, id: &str) -> Option<&Invoice> {
+    pub fn invoice(&self, id: &str) -> Option<StoredInvoice<'_>> {
         self.invoices.get(id)
     }
     /// The data source with this id, `None` when there is none.
@@ -946,7 +934,7 @@ impl Ledger {
         self.plan_groups.values()
     }
     /// Every invoice in insertion order.
-    pub fn invoices(&self) -> impl ExactSizeIterator<Item = &Invoice> {
+    pub fn invoices(&self) -> impl ExactSizeIterator<Item = StoredInvoice<'_>> {
         self.invoices.iter()
     }
     /// Every data source in insertion order.
@@ -955,11 +943,11 @@ impl Ledger {
     }
 
     /// The invoices of one customer, in insertion order.
-    pub fn customer_invoices(&self, id: &str) -> Vec<&Invoice> {
+    pub fn customer_invoices(&self, id: &str) -> Vec<StoredInvoice<'_>> {
         self.invoices_of(id).collect()
     }
 
-    fn invoices_of(&self, id: &str) -> impl Iterator<Item = &Invoice> {
+    fn invoices_of(&self, id: &str) -> impl Iterator<Item = StoredInvoice<'_>> {
         self.customers
             .get_index_of(id)
             .into_iter()
@@ -968,7 +956,7 @@ impl Ledger {
     }
 
     /// The invoices at the given positions of the invoice table.
-    fn invoices_at<'a>(&'a self, positions: &'a [u32]) -> impl Iterator<Item = &'a Invoice> {
+    fn invoices_at<'a>(&'a self, positions: &'a [u32]) -> impl Iterator<Item = StoredInvoice<'a>> {
         positions.iter().filter_map(|&p| self.invoices.at(p))
     }
 
@@ -986,7 +974,7 @@ impl Ledger {
         page(self.plan_groups.values(), limit, offset)
     }
     /// A page of [`Ledger::invoices`], as [`Ledger::list_customers`].
-    pub fn list_invoices(&self, limit: usize, offset: usize) -> Page<&Invoice> {
+    pub fn list_invoices(&self, limit: usize, offset: usize) -> Page<StoredInvoice<'_>> {
         page(self.invoices.iter(), limit, offset)
     }
     /// A page of [`Ledger::data_sources`], as [`Ledger::list_customers`].
@@ -1071,20 +1059,6 @@ impl Ledger {
         (0..lists.len())
             .into_par_iter()
             .map(|k| {
-                // Start loading the positions of the customer after next,
-                // and the next customer's id and invoices, while this one is
-                // built.
-                if let Some(after_next) = lists.get(k + 2) {
-                    after_next.prefetch();
-                }
-                if let (Some((next_id, _)), Some(next)) =
-                    (self.customers.get_index(k + 1), lists.get(k + 1))
-                {
-                    next_id.prefetch();
-                    for invoice in self.invoices_at(next.as_slice()) {
-                        prefetch(invoice);
-                    }
-                }
                 let (id, _) = self.customers.get_index(k)?;
                 let timeline = self.build_timeline_of(id, &lists[k]);
                 if timeline.is_empty() {
@@ -1146,9 +1120,9 @@ impl Ledger {
         Ok((set, window))
     }
 
-    fn remove_invoice_record(&mut self, id: &str) -> Option<Invoice> {
+    fn remove_invoice_record(&mut self, id: &str) -> Option<InvoiceRecord> {
         let position = self.invoices.position_of(id)?;
-        let invoice = self.invoices.at(position)?.clone();
+        let invoice = self.invoices.at(position)?.record().clone();
         self.remove_invoices_at(&[position]);
         Some(invoice)
     }
@@ -1233,11 +1207,7 @@ fn not_found(kind: &'static str, id: &str) -> Error {
     }
 }
 
-fn page<'a, T>(
-    items: impl ExactSizeIterator<Item = &'a T>,
-    limit: usize,
-    offset: usize,
-) -> Page<&'a T> {
+fn page<T>(items: impl ExactSizeIterator<Item = T>, limit: usize, offset: usize) -> Page<T> {
     let count = items.len();
     Page {
         count,

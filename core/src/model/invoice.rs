@@ -139,13 +139,30 @@ pub struct Transaction {
     pub amount: Cents,
 }
 
-/// An invoice as stored. The fields every metric reads are inline; the rest
-/// ([`InvoiceDetails`]) are held out of line and only when one is present, so
-/// a metrics-only import of millions of invoices stays small.
+/// An invoice as read: its id and every other field ([`InvoiceRecord`],
+/// reached through `Deref`).
 #[derive(Debug, Clone, PartialEq)]
 pub struct Invoice {
     /// The invoice's external id.
     pub id: InvoiceId,
+    record: InvoiceRecord,
+}
+
+/// A stored invoice: its id, borrowed from the ledger's id buffer, and its
+/// other fields (reached through `Deref`). Serializes like an [`Invoice`].
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct StoredInvoice<'a> {
+    id: &'a str,
+    record: &'a InvoiceRecord,
+}
+
+/// Every field of an invoice but its id, as a ledger stores it (the ids
+/// live in one buffer beside the records). The fields every metric reads
+/// are inline; the rest ([`InvoiceDetails`]) are held out of line and only
+/// when one is present, so a metrics-only import of millions of invoices
+/// stays small.
+#[derive(Debug, Clone, PartialEq)]
+pub struct InvoiceRecord {
     /// The customer billed; must exist when the invoice is stored.
     pub customer_id: CustomerId,
     /// What the invoice does to MRR (`type` in records).
@@ -223,10 +240,17 @@ static NO_DETAILS: InvoiceDetails = InvoiceDetails {
 /// other fields (absent details as `null`, `0` and `[]`).
 impl Serialize for Invoice {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        self.as_stored().serialize(serializer)
+    }
+}
+
+/// Serialized as one flat record, like [`Invoice`].
+impl Serialize for StoredInvoice<'_> {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
         let details = self.details();
         let mut record = serializer.serialize_struct("Invoice", 23)?;
-        record.serialize_field("id", &self.id)?;
+        record.serialize_field("id", self.id)?;
         record.serialize_field("customer_id", &self.customer_id)?;
         record.serialize_field("type", &self.kind)?;
         record.serialize_field("invoice_date", &self.invoice_date)?;
@@ -390,8 +414,8 @@ impl Invoice {
                 ));
             }
         }
-        Ok(Invoice {
-            id: InvoiceId::from(f.id()),
+        let id = InvoiceId::from(f.id());
+        let record = InvoiceRecord {
             customer_id,
             kind,
             invoice_date,
@@ -423,9 +447,72 @@ impl Invoice {
                     .map(|s| DataSourceId::from(s.as_ref())),
             }
             .boxed_unless_empty(),
-        })
+        };
+        Ok(Invoice { id, record })
     }
 
+    /// The invoice as a ledger hands it out, its id borrowed.
+    pub fn as_stored(&self) -> StoredInvoice<'_> {
+        StoredInvoice::new(self.id.as_str(), &self.record)
+    }
+
+    /// Splits the invoice into its id and its other fields.
+    pub fn into_parts(self) -> (InvoiceId, InvoiceRecord) {
+        (self.id, self.record)
+    }
+}
+
+impl std::ops::Deref for Invoice {
+    type Target = InvoiceRecord;
+    fn deref(&self) -> &InvoiceRecord {
+        &self.record
+    }
+}
+
+impl std::ops::DerefMut for Invoice {
+    fn deref_mut(&mut self) -> &mut InvoiceRecord {
+        &mut self.record
+    }
+}
+
+impl<'a> StoredInvoice<'a> {
+    pub(crate) fn new(id: &'a str, record: &'a InvoiceRecord) -> Self {
+        Self { id, record }
+    }
+
+    /// The invoice's external id.
+    pub fn id(&self) -> &'a str {
+        self.id
+    }
+
+    /// The invoice's details (see [`InvoiceRecord::details`]), borrowed for
+    /// as long as the ledger is.
+    pub fn details(&self) -> &'a InvoiceDetails {
+        self.record.details()
+    }
+
+    /// Every field but the id, borrowed for as long as the ledger is.
+    pub fn record(&self) -> &'a InvoiceRecord {
+        self.record
+    }
+
+    /// An owned copy of the invoice.
+    pub fn to_invoice(&self) -> Invoice {
+        Invoice {
+            id: InvoiceId::from(self.id),
+            record: self.record.clone(),
+        }
+    }
+}
+
+impl<'a> std::ops::Deref for StoredInvoice<'a> {
+    type Target = InvoiceRecord;
+    fn deref(&self) -> &InvoiceRecord {
+        self.record
+    }
+}
+
+impl InvoiceRecord {
     /// Payment details, text, discount, lines, transactions, the refunded
     /// invoice and data source (all absent when the invoice carried none).
     pub fn details(&self) -> &InvoiceDetails {
@@ -700,7 +787,8 @@ mod tests {
         );
         let text = serde_json::to_string(&refund).unwrap();
         assert!(text.contains("\"refunded_invoice_id\":\"i0\","), "{text}");
-        assert_eq!(std::mem::size_of::<Invoice>(), 88);
+        assert_eq!(std::mem::size_of::<InvoiceRecord>(), 80);
+        assert_eq!(std::mem::size_of::<Invoice>(), 96);
     }
 
     #[test]

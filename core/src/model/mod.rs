@@ -23,8 +23,8 @@ pub use customer::Customer;
 pub use data_source::DataSource;
 pub(crate) use fields::{Fields, integer_text};
 pub use invoice::{
-    Invoice, InvoiceDetails, InvoiceLine, InvoiceStatus, InvoiceType, Transaction,
-    TransactionResult, TransactionType,
+    Invoice, InvoiceDetails, InvoiceLine, InvoiceRecord, InvoiceStatus, InvoiceType, StoredInvoice,
+    Transaction, TransactionResult, TransactionType,
 };
 pub(crate) use json::{Json, Node, View};
 pub use plan::{Interval, Plan, PricingModel};

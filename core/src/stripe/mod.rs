@@ -172,10 +172,10 @@ impl Stored for Ledger {
         let mut found: Vec<(u8, Target)> = self
             .customer_invoices(customer)
             .into_iter()
-            .filter(|i| i.id.as_str() == invoice || i.id.as_str().starts_with(&prefix))
+            .filter(|i| i.id() == invoice || i.id().starts_with(&prefix))
             .filter_map(|i| {
                 let rank = match i.kind {
-                    InvoiceType::Subscription if !i.id.as_str().ends_with("/proration") => 0,
+                    InvoiceType::Subscription if !i.id().ends_with("/proration") => 0,
                     InvoiceType::Subscription => 1,
                     InvoiceType::OneTime => 2,
                     _ => return None,
@@ -183,7 +183,7 @@ impl Stored for Ledger {
                 Some((
                     rank,
                     Target {
-                        id: i.id.to_string(),
+                        id: i.id().to_string(),
                         subscription_id: i.subscription_id.as_ref().map(|s| s.to_string()),
                     },
                 ))
