@@ -9,6 +9,10 @@
 //! because on kernels that grant them on request every region it handed
 //! back and touched again was a fresh 2 MiB page for the kernel to zero;
 //! and it keeps freed memory ten seconds (see [`keep_freed_memory_longer`]).
+//!
+//! The workspace's only `unsafe` code is here: the calls into mimalloc.
+
+#![allow(unsafe_code)]
 
 use libmimalloc_sys as mi;
 use std::alloc::{GlobalAlloc, Layout};
@@ -99,6 +103,14 @@ pub fn keep_freed_memory_longer() {
     // purge; it changes when freed memory is handed back, never what a
     // live allocation holds.
     unsafe { mi::mi_option_set(MIMALLOC_PURGE_DELAY, FREED_MEMORY_KEPT_MS) };
+}
+
+/// Hands the pages freed so far on the calling thread's heap back to the
+/// system now, instead of after [`FREED_MEMORY_KEPT_MS`]; for measuring
+/// resident memory.
+pub fn return_freed_memory_of_this_thread() {
+    // SAFETY: collecting only releases pages no live allocation uses.
+    unsafe { mi::mi_collect(true) };
 }
 
 #[cfg(test)]

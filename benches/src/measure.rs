@@ -54,10 +54,8 @@ pub fn memory() -> (u64, u64) {
 /// `submetrics_allocator`), so resident memory read right after a bulk load
 /// also counts what the load freed in that time.
 pub fn return_freed_memory() {
-    // SAFETY: collecting only releases pages no live allocation uses.
-    unsafe { libmimalloc_sys::mi_collect(true) };
-    // SAFETY: as above, on each pool thread's own heap.
-    rayon::broadcast(|_| unsafe { libmimalloc_sys::mi_collect(true) });
+    submetrics_allocator::return_freed_memory_of_this_thread();
+    rayon::broadcast(|_| submetrics_allocator::return_freed_memory_of_this_thread());
 }
 
 /// CPU time this process has used so far, user and system, over all its

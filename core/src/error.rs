@@ -14,24 +14,42 @@ pub enum Error {
     /// A record failed validation; nothing of it was stored.
     #[error("{kind} {id}: field `{field}`: {reason}")]
     InvalidRecord {
+        /// The record kind (`customer`, `plan`, `invoice`, ...).
         kind: &'static str,
+        /// The record's id, `?` when it has none yet.
         id: String,
+        /// The field as the record wrote it, with a path for nested ones
+        /// (`lines[2].amount`).
         field: String,
+        /// What is wrong with the value.
         reason: String,
     },
     /// A record that was asked for does not exist.
     #[error("{kind} {id} not found")]
-    NotFound { kind: &'static str, id: String },
+    NotFound {
+        /// The record kind asked for.
+        kind: &'static str,
+        /// The id asked for.
+        id: String,
+    },
     /// The write would break a reference or uniqueness rule.
     #[error("{kind} {id}: {reason}")]
     Conflict {
+        /// The kind of the record being written or deleted.
         kind: &'static str,
+        /// Its id.
         id: String,
+        /// The rule the write would break.
         reason: String,
     },
     /// A report name that the registry does not know.
     #[error("unknown report `{name}`; known reports: {known}")]
-    UnknownReport { name: String, known: String },
+    UnknownReport {
+        /// The name given.
+        name: String,
+        /// Every known report name, comma-separated.
+        known: String,
+    },
     /// A parameter the report does not read: naming it, the nearest one it
     /// does read when that is a near miss, and all of them.
     #[error(
@@ -39,36 +57,66 @@ pub enum Error {
         did_you_mean(.suggestion)
     )]
     UnknownParameter {
+        /// The report asked for.
         report: String,
+        /// The parameter it does not read.
         param: String,
+        /// The known parameter the name is a near miss of, if any.
         suggestion: Option<String>,
+        /// Every parameter the report reads, comma-separated.
         known: String,
     },
     /// A report or query parameter with a value that cannot be used.
     #[error("parameter `{param}`: {reason}")]
-    InvalidQuery { param: String, reason: String },
+    InvalidQuery {
+        /// The parameter (or `as_of`).
+        param: String,
+        /// Why its value cannot be used.
+        reason: String,
+    },
     /// A ledger setting with a value that cannot be used.
     #[error("setting `{setting}`: {reason}")]
-    InvalidSetting { setting: String, reason: String },
+    InvalidSetting {
+        /// The setting's name.
+        setting: String,
+        /// Why its value cannot be used.
+        reason: String,
+    },
     /// No exchange rate on or before the date for the currency.
     #[error("no exchange rate for {currency} on or before {date}")]
-    MissingFxRate { currency: String, date: String },
-    /// A report that has no partial form (see `reports::partial`).
+    MissingFxRate {
+        /// The currency that has no rate.
+        currency: String,
+        /// The date needing the rate (ISO 8601).
+        date: String,
+    },
+    /// A report that has no partial form (see [`Ledger::report_partial`]).
+    ///
+    /// [`Ledger::report_partial`]: crate::Ledger::report_partial
     #[error("report {report} cannot be computed in parts yet")]
-    PartialUnsupported { report: String },
+    PartialUnsupported {
+        /// The report asked for.
+        report: String,
+    },
     /// Two partials of different requests: `what` differs (the report,
     /// its parameters, `as_of` or the ledger settings).
     #[error(
         "partials of different requests do not merge: their {what} differ (`{left}` and `{right}`)"
     )]
     PartialMismatch {
+        /// What differs: `reports`, `parameters`, `as_of` or `settings`.
         what: &'static str,
+        /// That part of the first partial's request.
         left: String,
+        /// That part of the second partial's request.
         right: String,
     },
     /// Bytes that are not a report partial of this format version.
     #[error("not a report partial: {reason}")]
-    MalformedPartial { reason: String },
+    MalformedPartial {
+        /// What is wrong with the bytes.
+        reason: String,
+    },
 }
 
 /// `; did you mean `name`?` for a suggestion, else a full stop.

@@ -15,7 +15,10 @@ use std::collections::HashMap;
 /// One row of an FX table.
 #[derive(Debug, Clone, PartialEq)]
 pub struct FxRate {
+    /// The day the rate applies from; a conversion on a later day without its own row uses the
+    /// latest earlier one.
     pub date: NaiveDate,
+    /// The currency the rate is for.
     pub currency: Currency,
     /// Units of `currency` per one unit of the pivot.
     pub rate: Decimal,
@@ -124,10 +127,13 @@ impl FxTable {
         }
     }
 
+    /// The currency every rate is quoted against (the ledger's `fx_pivot`); it converts to
+    /// itself at 1.
     pub fn pivot(&self) -> Currency {
         self.pivot
     }
 
+    /// Whether no rate was loaded; then only amounts already in the target currency convert.
     pub fn is_empty(&self) -> bool {
         self.rates.is_empty()
     }

@@ -37,6 +37,12 @@
 //! assert_eq!(movements[0].kind.as_str(), "new");
 //! assert_eq!(movements[0].mrr_change, 10_000); // 120000 a year is 10000 a month
 //! ```
+//!
+//! The crate has no `unsafe` code: records and indexes are plain vectors,
+//! boxed strings and shared strings.
+
+#![forbid(unsafe_code)]
+#![deny(missing_docs)]
 
 #[cfg(feature = "arrow")]
 pub mod columnar;
@@ -49,16 +55,14 @@ pub mod model;
 pub mod money;
 pub mod movements;
 pub mod normalize;
-pub mod period;
-mod prefetch;
-pub mod query;
+pub(crate) mod period;
+pub(crate) mod query;
 pub mod reports;
 #[cfg(feature = "scenario")]
 pub mod scenario;
 pub mod stripe;
 #[cfg(feature = "testing")]
 pub mod testing;
-pub mod thin_str;
 pub mod timeline;
 
 pub use error::{Error, Result};
@@ -69,13 +73,13 @@ pub use ledger::{
     MovementFilter, Page, RecordKind, WriteReport, WriteResult,
 };
 pub use model::{
-    Customer, DataSource, Interval, Invoice, Plan, PlanGroup, RefundHandling, Settings, Timestamp,
+    Customer, DataSource, Interval, Invoice, InvoiceRecord, Plan, PlanGroup, RefundHandling,
+    Settings, StoredInvoice, Timestamp,
 };
 pub use money::{Cents, Currency};
 pub use movements::{Movement, MovementKind, MovementSubtype, PlanList};
 pub use reports::{ReportParams, ReportPartial};
 pub use stripe::{StripeImport, StripeOptions, StripeRejection, StripeSkip};
-pub use thin_str::ThinStr;
 
 /// Parses an `as_of` given as text: an ISO 8601 timestamp, or a bare date
 /// meaning the end of that day in the time zone (the last instant of it).

@@ -61,6 +61,7 @@ impl Currency {
         Currency((letter(code[0]) * 26 + letter(code[1])) * 26 + letter(code[2]))
     }
 
+    /// The upper-case ISO 4217 style code (three ASCII letters).
     pub fn as_str(&self) -> &'static str {
         // Only places of three letters are ever stored.
         std::str::from_utf8(&CODES[usize::from(self.0)]).unwrap_or("???")

@@ -15,14 +15,20 @@ use std::collections::{BTreeMap, BTreeSet};
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
 #[serde(rename_all = "snake_case")]
 pub enum MovementKind {
+    /// MRR went from 0 to above 0 for a customer that never paid before (+1 customer).
     New,
+    /// A paying customer's MRR went up.
     Expansion,
+    /// A paying customer's MRR went down, staying above 0.
     Contraction,
+    /// A paying customer's MRR went to 0 (-1 customer).
     Churn,
+    /// MRR went from 0 to above 0 for a customer that paid on an earlier day (+1 customer).
     Reactivation,
 }
 
 impl MovementKind {
+    /// Every kind, in the order reports list them.
     pub const ALL: [MovementKind; 5] = [
         MovementKind::New,
         MovementKind::Expansion,
@@ -31,6 +37,7 @@ impl MovementKind {
         MovementKind::Reactivation,
     ];
 
+    /// The interface name: `new`, `expansion`, `contraction`, `churn` or `reactivation`.
     pub fn as_str(&self) -> &'static str {
         match self {
             MovementKind::New => "new",
@@ -41,6 +48,7 @@ impl MovementKind {
         }
     }
 
+    /// The kind with exactly this interface name (case-sensitive), else `None`.
     pub fn parse(name: &str) -> Option<MovementKind> {
         MovementKind::ALL.into_iter().find(|k| k.as_str() == name)
     }
@@ -50,24 +58,30 @@ impl MovementKind {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
 #[serde(rename_all = "snake_case")]
 pub enum MovementSubtype {
+    /// A new customer that had no trial first.
     New,
     /// A zero-amount subscription invoice (a trial) came before the first payment.
     NewFromTrial,
+    /// MRR went up on the same set of paying plans.
     Expansion,
     /// The set of paying plans changed that day.
     Upgrade,
+    /// MRR went down on the same set of paying plans.
     Contraction,
     /// The set of paying plans changed that day.
     Downgrade,
     /// A cancellation invoice, or a zero-amount invoice on a paying subscription.
     Cancellation,
+    /// A refund took MRR to 0 (when refunds reduce MRR).
     Refund,
     /// No renewal within the grace period.
     Lapse,
+    /// The only subtype of a reactivation.
     Reactivation,
 }
 
 impl MovementSubtype {
+    /// Every subtype, grouped by kind in [`MovementKind::ALL`] order.
     pub const ALL: [MovementSubtype; 10] = [
         MovementSubtype::New,
         MovementSubtype::NewFromTrial,
@@ -81,6 +95,7 @@ impl MovementSubtype {
         MovementSubtype::Reactivation,
     ];
 
+    /// The interface name, snake_case (`new_from_trial`, ...).
     pub fn as_str(&self) -> &'static str {
         match self {
             MovementSubtype::New => "new",
@@ -96,6 +111,7 @@ impl MovementSubtype {
         }
     }
 
+    /// The subtype with exactly this interface name (case-sensitive), else `None`.
     pub fn parse(name: &str) -> Option<MovementSubtype> {
         MovementSubtype::ALL
             .into_iter()
@@ -126,9 +142,12 @@ pub type PlanList = SmallVec<[PlanId; 1]>;
 pub struct Movement {
     /// Local day in the ledger's time zone.
     pub date: NaiveDate,
+    /// The customer whose MRR moved.
     pub customer_id: CustomerId,
+    /// What the change was, from the day-end MRR before and after in the base currency.
     #[serde(rename = "type")]
     pub kind: MovementKind,
+    /// Why it happened; always a subtype of `kind`.
     pub subtype: MovementSubtype,
     /// In the movement's own currency; negative for contraction and churn.
     pub mrr_change: Cents,
@@ -136,7 +155,11 @@ pub struct Movement {
     pub mrr_change_base_currency: Cents,
     /// +1 new or reactivation, -1 churn, else 0 (carried by one row per day).
     pub customer_count_change: i32,
+    /// The change in the summed quantity of the customer's paying subscriptions in this
+    /// currency.
     pub quantity_change: i64,
+    /// The currency of `mrr_change`; a customer paying in several currencies has one row per
+    /// currency that changed.
     pub currency: Currency,
     /// Plans of the customer's paying subscriptions at the end of the day before.
     pub plans_before: PlanList,
@@ -147,7 +170,7 @@ pub struct Movement {
 /// A customer's paying state: MRR, quantity and plans of its paying
 /// subscriptions (the public, final form of a replay).
 #[derive(Debug, Clone, Default, PartialEq)]
-pub struct Snapshot {
+pub(crate) struct Snapshot {
     /// MRR per currency (currencies with MRR 0 are absent).
     pub mrr: BTreeMap<Currency, Cents>,
     /// Summed quantity of paying subscriptions per currency.
@@ -161,7 +184,7 @@ pub struct Snapshot {
 /// sorted plan table. A customer almost always pays in one currency on one
 /// or two plans, which it holds without allocating.
 #[derive(Debug, Clone, Default, PartialEq)]
-pub struct DayState {
+pub(crate) struct DayState {
     /// (currency, MRR, quantity), sorted by currency.
     totals: SmallVec<[(Currency, Cents, i64); 1]>,
     /// Plan indexes, sorted and distinct.
@@ -250,14 +273,14 @@ impl DayState {
 
 /// What happened during a day, for choosing subtypes.
 #[derive(Debug, Clone, Copy, Default)]
-pub struct DayCauses {
+pub(crate) struct DayCauses {
     pub cancellation: bool,
     pub refund: bool,
     pub lapse: bool,
 }
 
 /// The context of one day's comparison.
-pub struct DayChange<'a> {
+pub(crate) struct DayChange<'a> {
     pub customer_id: &'a CustomerId,
     pub date: NaiveDate,
     pub before: &'a DayState,
@@ -277,7 +300,7 @@ pub struct DayChange<'a> {
 /// changed. A day that changed only quantities or plans at the same MRR
 /// moves nothing, and returns before any work.
 #[inline]
-pub fn classify(
+pub(crate) fn classify(
     change: &DayChange,
     base: Currency,
     fx: &FxTable,

@@ -2,7 +2,7 @@
 //! interval in months, service periods by calendar arithmetic in the ledger's
 //! time zone, and proration of short periods.
 
-use crate::model::{Interval, Invoice, Plan, Timestamp, UnixMillis};
+use crate::model::{Interval, InvoiceRecord, Plan, Timestamp, UnixMillis};
 use crate::money::{Cents, round_ratio};
 use chrono::{DateTime, Days, Duration, Months, NaiveDate, NaiveDateTime, TimeZone, Utc};
 use chrono_tz::Tz;
@@ -10,7 +10,7 @@ use chrono_tz::Tz;
 /// A plan's interval in months as the exact fraction `numerator / denominator`:
 /// month -> n, year -> 12n, week -> 12n/52, day -> 12n/365.
 #[inline]
-pub fn interval_months(interval: Interval, count: u32) -> (i128, i128) {
+pub(crate) fn interval_months(interval: Interval, count: u32) -> (i128, i128) {
     let n = i128::from(count.max(1));
     match interval {
         Interval::Month => (n, 1),
@@ -23,7 +23,12 @@ pub fn interval_months(interval: Interval, count: u32) -> (i128, i128) {
 /// `start` plus `count` plan intervals, by calendar arithmetic in `tz`
 /// (a month added to Jan 31 is the last day of February); the end of time
 /// past the calendar's end.
-pub fn add_interval(start: DateTime<Utc>, interval: Interval, count: u32, tz: Tz) -> DateTime<Utc> {
+pub(crate) fn add_interval(
+    start: DateTime<Utc>,
+    interval: Interval,
+    count: u32,
+    tz: Tz,
+) -> DateTime<Utc> {
     let count = count.max(1);
     let shift = |naive: NaiveDateTime| match interval {
         Interval::Month => naive.checked_add_months(Months::new(count)),
@@ -88,12 +93,16 @@ fn interval_end(
 /// The service period an invoice pays for, with the plan interval's end for
 /// proration, as milliseconds, and the local days its start and end fall on.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct ServicePeriod {
+pub(crate) struct ServicePeriod {
+    /// `period_start`, else `invoice_date`.
     pub start: UnixMillis,
+    /// `period_end` when given and after the start, else `nominal_end`.
     pub end: UnixMillis,
     /// One plan interval after `start`.
     pub nominal_end: UnixMillis,
+    /// The local day `start` falls on.
     pub start_day: NaiveDate,
+    /// The local day `end` falls on.
     pub end_day: NaiveDate,
 }
 
@@ -101,7 +110,7 @@ pub struct ServicePeriod {
 /// invoice date) to `period_end` when given and after the start, else one plan
 /// interval later.
 #[inline(always)]
-pub fn service_period(invoice: &Invoice, plan: &Plan, tz: Tz) -> ServicePeriod {
+pub(crate) fn service_period(invoice: &InvoiceRecord, plan: &Plan, tz: Tz) -> ServicePeriod {
     let effective = invoice.effective();
     let (start, start_day) = effective.millis_and_day(tz);
     let (nominal_end, nominal_end_day) =
@@ -124,13 +133,17 @@ pub fn service_period(invoice: &Invoice, plan: &Plan, tz: Tz) -> ServicePeriod {
 /// `round((amount - tax) / months)`, scaled up to the full interval when the
 /// service period is shorter than the nominal one by more than a day
 /// (a 15-day invoice of 1500 on a 30-day monthly plan is 3000 a month).
-pub fn monthly_amount(invoice: &Invoice, plan: &Plan, tz: Tz) -> Cents {
+pub fn monthly_amount(invoice: &InvoiceRecord, plan: &Plan, tz: Tz) -> Cents {
     monthly_amount_over(invoice, plan, &service_period(invoice, plan, tz))
 }
 
 /// [`monthly_amount`] for an already computed service period.
 #[inline(always)]
-pub fn monthly_amount_over(invoice: &Invoice, plan: &Plan, period: &ServicePeriod) -> Cents {
+pub(crate) fn monthly_amount_over(
+    invoice: &InvoiceRecord,
+    plan: &Plan,
+    period: &ServicePeriod,
+) -> Cents {
     let net_cents = invoice.amount - invoice.tax_amount;
     let net = i128::from(net_cents);
     let (months_num, months_den) = interval_months(plan.billing_freq, plan.billing_freq_count);
@@ -160,13 +173,13 @@ mod tests {
             .unwrap()
     }
 
-    fn invoice(extra: serde_json::Value) -> Invoice {
+    fn invoice(extra: serde_json::Value) -> crate::model::Invoice {
         let mut v = json!({"id": "i", "customer_id": "c", "type": "subscription", "invoice_date": "2024-01-01",
                            "amount": 12000, "currency": "USD", "plan_id": "p"});
         for (k, val) in extra.as_object().unwrap() {
             v[k] = val.clone();
         }
-        Invoice::from_json(&v).unwrap()
+        crate::model::Invoice::from_json(&v).unwrap()
     }
 
     #[test]

@@ -1,7 +1,7 @@
 //! Subscriptions and a customer's MRR over time (SEMANTICS section 3).
 //!
-//! [`Timeline::build`] turns one customer's invoices into a sorted list of
-//! events that does not depend on `as_of`. [`Timeline::simulate`] replays
+//! `Timeline::build` turns one customer's invoices into a sorted list of
+//! events that does not depend on `as_of`. `Timeline::simulate` replays
 //! the events that apply at a given `as_of` and yields the daily movements,
 //! the final state and the window of `as_of` instants the replay serves. A
 //! lapse is an event at the coverage end that only applies once `as_of` is
@@ -14,11 +14,10 @@
 use crate::error::Result;
 use crate::fx::FxTable;
 use crate::ids::{CustomerId, InvoiceId, PlanId, SubscriptionId};
-use crate::model::{Invoice, InvoiceType, Plan, RefundHandling, Settings, UnixMillis};
+use crate::model::{InvoiceType, Plan, RefundHandling, Settings, StoredInvoice, UnixMillis};
 use crate::money::{Cents, Currency, round_ratio};
 use crate::movements::{DayCauses, DayChange, DayState, Movement, Snapshot, classify};
 use crate::normalize::{ServicePeriod, monthly_amount_over, service_period};
-use crate::prefetch::prefetch;
 use chrono::{DateTime, Duration, NaiveDate, Utc};
 use smallvec::SmallVec;
 use std::cell::Cell;
@@ -94,9 +93,13 @@ impl Event {
 pub struct SubscriptionState {
     /// `None` for the customer's implicit subscription.
     pub subscription_id: Option<SubscriptionId>,
+    /// Its MRR in `currency` at the end of the replay, 0 when it no longer pays.
     pub mrr: Cents,
+    /// The currency it is billed in, `None` before any of its invoices applied.
     pub currency: Option<Currency>,
+    /// The plan it is on.
     pub plan_id: Option<PlanId>,
+    /// The seats or units it bills.
     pub quantity: i64,
 }
 
@@ -131,6 +134,7 @@ impl Live {
 /// The outcome of replaying a customer's events up to a cutoff.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct Replay {
+    /// The daily movements up to `as_of`, by date.
     pub movements: Vec<Movement>,
     /// Every subscription, in the order their latest invoices applied (the
     /// one whose invoice applied last comes last).
@@ -162,7 +166,9 @@ pub struct Replay {
 /// ends are inclusive.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct ReplayWindow {
+    /// The earliest such instant.
     pub from: DateTime<Utc>,
+    /// The latest such instant.
     pub until: DateTime<Utc>,
 }
 
@@ -176,6 +182,7 @@ impl Default for ReplayWindow {
 }
 
 impl ReplayWindow {
+    /// Whether `at` lies in the window, ends included.
     pub fn contains(&self, at: DateTime<Utc>) -> bool {
         self.from <= at && at <= self.until
     }
@@ -203,19 +210,8 @@ fn instant_at((millis, nanos): WindowEnd) -> DateTime<Utc> {
 }
 
 impl Replay {
-    /// Starts loading the first rows and subscriptions of the replay, which
-    /// dropping it reads.
-    pub(crate) fn prefetch_for_drop(&self) {
-        for row in self.movements.iter().take(2) {
-            prefetch(row);
-        }
-        if let Some(first) = self.subscriptions.first() {
-            prefetch(first);
-        }
-    }
-
     /// MRR, quantity and plans of the paying subscriptions at the end of the replay.
-    pub fn mrr(&self) -> Snapshot {
+    pub(crate) fn mrr(&self) -> Snapshot {
         let mut snap = Snapshot {
             mrr: self.mrr_by_currency(),
             ..Snapshot::default()
@@ -231,7 +227,7 @@ impl Replay {
         snap
     }
 
-    /// The MRR per currency of [`Replay::mrr`] alone: what most reports
+    /// The MRR per currency of the paying subscriptions alone: what most reports
     /// read, without collecting quantities and plans for every customer.
     pub fn mrr_by_currency(&self) -> BTreeMap<Currency, Cents> {
         let mut mrr = BTreeMap::new();
@@ -255,7 +251,7 @@ struct PricedInvoice<'a> {
     sub: u32,
     period: ServicePeriod,
     rank: u32,
-    invoice: &'a Invoice,
+    invoice: StoredInvoice<'a>,
     plan: &'a Plan,
     plan_slot: u32,
     /// Whether the next invoice of its subscription starts within the grace
@@ -278,7 +274,7 @@ const ROWS_KEPT_BETWEEN_REPLAYS: usize = 1024;
 /// A customer's `as_of`-independent history. Its tables of subscriptions
 /// and plans hold the usual one or two without allocating.
 #[derive(Debug, Clone, PartialEq)]
-pub struct Timeline {
+pub(crate) struct Timeline {
     pub customer_id: CustomerId,
     subscription_ids: SmallVec<[Option<SubscriptionId>; 2]>,
     /// Distinct plans of the customer's subscription invoices, sorted by id,
@@ -354,7 +350,7 @@ impl Timeline {
     /// id order, which spares sorting them.
     pub fn build<'i, 'p>(
         customer_id: CustomerId,
-        invoices: impl IntoIterator<Item = &'i Invoice>,
+        invoices: impl IntoIterator<Item = StoredInvoice<'i>>,
         ids_ascending: bool,
         plans: &dyn Fn(&PlanId) -> Option<&'p Plan>,
         settings: &Settings,
@@ -365,14 +361,14 @@ impl Timeline {
         // twice for a customer of average length.
         let invoices = invoices.into_iter();
         let (fewest, most) = invoices.size_hint();
-        let mut counted: Vec<&Invoice> = Vec::with_capacity(most.unwrap_or(fewest));
+        let mut counted: Vec<StoredInvoice<'_>> = Vec::with_capacity(most.unwrap_or(fewest));
         counted.extend(invoices.filter(|i| i.counts()));
         // Subscription and plan indexes follow ids, never input order.
         if !ids_ascending {
-            counted.sort_unstable_by(|a, b| a.id.cmp(&b.id));
+            counted.sort_unstable_by(|a, b| a.id().cmp(b.id()));
         }
-        debug_assert!(counted.is_sorted_by(|a, b| a.id < b.id));
-        let rank_of = |id: &InvoiceId| counted.binary_search_by(|i| i.id.cmp(id)).ok();
+        debug_assert!(counted.is_sorted_by(|a, b| a.id() < b.id()));
+        let rank_of = |id: &InvoiceId| counted.binary_search_by(|i| i.id().cmp(id.as_str())).ok();
 
         let mut subscription_ids: SmallVec<[Option<SubscriptionId>; 2]> = SmallVec::new();
         // The customer's plans in order of first use. An invoice's plan id
@@ -380,7 +376,7 @@ impl Timeline {
         // pointer before any lookup by name.
         let mut used_plans: SmallVec<[&Plan; 4]> = SmallVec::new();
         let mut priced: Vec<PricedInvoice> = Vec::with_capacity(counted.len());
-        for (rank, invoice) in counted.iter().enumerate() {
+        for (rank, invoice) in counted.iter().copied().enumerate() {
             if invoice.kind != InvoiceType::Subscription {
                 continue;
             }
@@ -407,7 +403,7 @@ impl Timeline {
             let sub = index_of(&mut subscription_ids, &invoice.subscription_id);
             priced.push(PricedInvoice {
                 sub,
-                period: service_period(invoice, plan, tz),
+                period: service_period(&invoice, plan, tz),
                 rank: rank as u32,
                 invoice,
                 plan,

@@ -164,8 +164,8 @@ proptest! {
         prop_assert_eq!(movements(&ledger), movements(&ledger_with(n, &survivors)));
         // Each customer's invoices are the listing's invoices of that customer, in listing order.
         for customer in ledger.customers() {
-            let own: Vec<&str> = ledger.customer_invoices(customer.id.as_str()).iter().map(|i| i.id.as_str()).collect();
-            let listed: Vec<&str> = ledger.invoices().filter(|i| i.customer_id == customer.id).map(|i| i.id.as_str()).collect();
+            let own: Vec<&str> = ledger.customer_invoices(customer.id.as_str()).iter().map(|i| i.id()).collect();
+            let listed: Vec<&str> = ledger.invoices().filter(|i| i.customer_id == customer.id).map(|i| i.id()).collect();
             prop_assert_eq!(own, listed);
         }
     }

@@ -1,27 +1,29 @@
 //! Record identifiers as newtypes, so a plan id can never be passed where a
 //! customer id is expected. Ids are the caller's external ids: opaque,
-//! non-empty strings, unique per record type. Every id is one pointer wide
-//! (its length lives beside the text), so an optional id is 8 bytes, not 16.
-//! An id that records point at (a customer's, a plan's) is a shared string:
-//! cloning it, into indexes or from a customer into its invoices, costs no
-//! allocation. An invoice id is held by its invoice alone, so it is a
-//! [`ThinStr`], without a reference count: 16 bytes less per invoice.
+//! non-empty strings, unique per record type. An id that records point at
+//! (a customer's, a plan's) is a shared string: cloning it, into indexes or
+//! from a customer into its invoices, costs no allocation; it is one pointer
+//! wide (its length lives beside the text), so an optional one is 8 bytes.
+//! An invoice id is held by its invoice alone, so it is a boxed `str`,
+//! without a reference count.
 
-use crate::thin_str::{ThinStr, ThinStrArena};
 use arcstr::ArcStr;
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use std::fmt;
 
 macro_rules! id_type {
-    ($(#[$doc:meta])* $name:ident($text:ident)) => {
+    ($(#[$doc:meta])* $name:ident($text:ty)) => {
         $(#[$doc])*
         #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash)]
         pub struct $name($text);
 
         impl $name {
+            /// Wraps the text as given: no trimming and no check (records check that ids are
+            /// non-empty when they read them).
             pub fn new(id: impl Into<String>) -> Self {
-                Self($text::from(id.into()))
+                Self(<$text>::from(id.into()))
             }
+            /// The id's text.
             pub fn as_str(&self) -> &str {
                 &self.0
             }
@@ -59,7 +61,7 @@ macro_rules! id_type {
 
         impl From<&str> for $name {
             fn from(s: &str) -> Self {
-                Self($text::from(s))
+                Self(<$text>::from(s))
             }
         }
 
@@ -80,17 +82,6 @@ macro_rules! shared_id_methods {
             pub fn shares(&self, other: &Self) -> bool {
                 ArcStr::ptr_eq(&self.0, &other.0)
             }
-
-            /// Starts loading the shared string with its length and
-            /// reference count, which sit just before it (see `prefetch`).
-            /// Reading the length here would wait for that load, so this
-            /// covers the header and the first line of text.
-            #[allow(dead_code)]
-            pub(crate) fn prefetch(&self) {
-                let header = 2 * std::mem::size_of::<usize>();
-                let text = self.0.as_ptr() as usize;
-                crate::prefetch::prefetch_range(text.wrapping_sub(header), header + 48);
-            }
         }
     )*};
 }
@@ -109,7 +100,7 @@ id_type!(
 );
 id_type!(
     /// External id of an invoice.
-    InvoiceId(ThinStr)
+    InvoiceId(Box<str>)
 );
 id_type!(
     /// Groups a customer's invoices into one subscription.
@@ -119,35 +110,6 @@ id_type!(
     /// Id of a data source (a billing system connection or an API push source).
     DataSourceId(ArcStr)
 );
-
-impl InvoiceId {
-    /// Moves the id's text into `arena` (see [`ThinStrArena`]), from its
-    /// own block or from another arena.
-    ///
-    /// # Safety
-    /// The id must be dropped (or replaced) before the arena is.
-    pub(crate) unsafe fn move_into(&mut self, arena: &mut ThinStrArena) {
-        // SAFETY: passed on to the caller.
-        self.0 = unsafe { arena.store(&self.0) };
-    }
-
-    /// Counts the id's text in `arena` as unused, before the id is dropped.
-    pub(crate) fn release_from(&self, arena: &mut ThinStrArena) {
-        if self.0.in_arena() {
-            arena.release(&self.0);
-        }
-    }
-
-    #[cfg(test)]
-    pub(crate) fn in_arena(&self) -> bool {
-        self.0.in_arena()
-    }
-
-    #[cfg(test)]
-    pub(crate) fn has_block(&self) -> bool {
-        self.0.has_block()
-    }
-}
 
 shared_id_methods!(
     CustomerId,
@@ -169,9 +131,10 @@ mod tests {
     }
 
     #[test]
-    fn an_id_is_one_pointer_and_hashes_and_orders_like_its_text() {
+    fn a_shared_id_is_one_pointer_and_ids_hash_and_order_like_their_text() {
         use std::hash::BuildHasher;
-        assert_eq!(std::mem::size_of::<Option<InvoiceId>>(), 8);
+        assert_eq!(std::mem::size_of::<Option<CustomerId>>(), 8);
+        assert_eq!(std::mem::size_of::<Option<InvoiceId>>(), 16);
         let hasher = foldhash::fast::FixedState::default();
         let id = PlanId::from("plan_b");
         assert_eq!(hasher.hash_one(&id), hasher.hash_one("plan_b"));

@@ -30,9 +30,19 @@ impl Ledger {
     /// Upserts the rows of `batch` as records of `kind`: the same rules,
     /// per-record results (in row order) and errors as [`Ledger::upsert`]
     /// given the rows as JSON objects, whose fields are the batch's columns
-    /// (see [`ArrowRecords`] for which column types read as what; a null
-    /// cell is an absent field). A column of a type no field can be read
-    /// from fails the whole batch before anything is stored.
+    /// (a null cell is an absent field). Strings (`Utf8`, `LargeUtf8`,
+    /// `Utf8View` or a dictionary of them) read as strings, integers and
+    /// floats as numbers (NaN as null), booleans as booleans,
+    /// `Date32`/`Date64` as dates, `Timestamp` of any unit as instants (UTC
+    /// when the column has no zone), lists as arrays and structs or
+    /// string-keyed maps as objects.
+    ///
+    /// # Errors
+    ///
+    /// A column of any other type is [`crate::Error::InvalidRecord`] naming
+    /// it, for the whole batch, before anything is stored. Rows that break a
+    /// record rule are reported in the [`WriteReport`], as by
+    /// [`Ledger::upsert`].
     pub fn upsert_arrow(&mut self, kind: RecordKind, batch: &RecordBatch) -> Result<WriteReport> {
         let records = ArrowRecords::new(kind.record_name(), batch)?;
         Ok(match kind {
@@ -69,7 +79,9 @@ impl Ledger {
 
     /// The first half of an invoice [`Ledger::upsert_arrow`], which needs no
     /// ledger: each row's record id and its invoice or error.
-    pub fn read_arrow_invoices(records: &ArrowRecords<'_>) -> Vec<(String, Result<Invoice>)> {
+    pub(crate) fn read_arrow_invoices(
+        records: &ArrowRecords<'_>,
+    ) -> Vec<(String, Result<Invoice>)> {
         let read = |row: usize| {
             let node = records.row(row);
             (record_id(node), Invoice::from_node(node))

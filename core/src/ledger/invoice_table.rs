@@ -1,34 +1,30 @@
-//! The stored invoices: records in insertion order in one vector, found by id
-//! through an index of positions. A bulk load hashes the ids on every core
-//! and starts loading each slot of the index a few invoices ahead, so the
-//! index's cache misses overlap; a load into an empty table keeps the batch's
-//! own memory instead of copying every record (unless the table reserved
-//! more room, which it then keeps). The invoices' ids keep their text in the
-//! table's own arena rather than in a block each.
+//! The stored invoices: records in insertion order in one vector, their ids
+//! in one text buffer beside it, found by id through an index of positions.
+//! A bulk load hashes the ids on every core.
 
 use super::position_index::PositionIndex;
-use crate::model::Invoice;
-use crate::thin_str::ThinStrArena;
+use crate::model::{Invoice, InvoiceRecord, StoredInvoice};
 use foldhash::fast::FixedState;
 use rayon::prelude::*;
 use std::hash::BuildHasher;
 
 /// Invoices by position (insertion order) and by id. A table holds at most
-/// 3,221,225,471 invoices (what its index can; see `PositionIndex`).
+/// 3,221,225,471 invoices (what its index can; see `PositionIndex`) whose
+/// ids take at most 4 GiB together (their ends are `u32` offsets).
 ///
-/// Every stored invoice's id has its text in `id_texts` (or, at most seven
-/// bytes, in its pointer; see `ThinStr`), and no id in the arena
-/// leaves the table: an invoice handed back (replaced) carries an id of its
-/// own, a removed one is dropped here, and a clone copies the text.
-#[derive(Debug, Default)]
+/// An id's text costs its bytes and a 4-byte end: ids are written once, in
+/// position order; replacing an invoice keeps its id, and removing
+/// invoices compacts the buffer in the same pass that compacts the records.
+#[derive(Debug, Default, Clone)]
 pub(crate) struct InvoiceTable {
-    records: Vec<Invoice>,
+    records: Vec<InvoiceRecord>,
+    /// Every id's text, in position order.
+    ids: String,
+    /// Where each position's id ends in `ids`; it starts where the one
+    /// before it ends (the first at 0).
+    ends: Vec<u32>,
     index: PositionIndex,
-    id_texts: ThinStrArena,
 }
-
-/// How many invoices ahead a batch starts loading index slots.
-const AHEAD: usize = 16;
 
 /// Batches larger than this hash their ids on every core.
 const PARALLEL_BATCH: usize = 256;
@@ -39,26 +35,34 @@ impl InvoiceTable {
     }
 
     /// Every invoice in insertion order.
-    pub(crate) fn iter(&self) -> std::slice::Iter<'_, Invoice> {
-        self.records.iter()
+    pub(crate) fn iter(&self) -> impl ExactSizeIterator<Item = StoredInvoice<'_>> + Clone {
+        (0..self.records.len()).map(|p| StoredInvoice::new(self.id_at(p), &self.records[p]))
     }
 
-    pub(crate) fn get(&self, id: &str) -> Option<&Invoice> {
-        self.position_of(id).map(|p| &self.records[p as usize])
+    pub(crate) fn get(&self, id: &str) -> Option<StoredInvoice<'_>> {
+        self.position_of(id).and_then(|p| self.at(p))
     }
 
-    pub(crate) fn at(&self, position: u32) -> Option<&Invoice> {
-        self.records.get(position as usize)
+    pub(crate) fn at(&self, position: u32) -> Option<StoredInvoice<'_>> {
+        let p = position as usize;
+        let record = self.records.get(p)?;
+        Some(StoredInvoice::new(self.id_at(p), record))
+    }
+
+    /// The id of the invoice at `p`, which must be stored.
+    fn id_at(&self, p: usize) -> &str {
+        id_in(&self.ids, &self.ends, p)
     }
 
     pub(crate) fn position_of(&self, id: &str) -> Option<u32> {
         self.index
-            .find(hash_id(id), |p| self.records[p as usize].id.as_str() == id)
+            .find(hash_id(id), |p| self.id_at(p as usize) == id)
     }
 
     /// Makes room for `additional` more invoices without growing step by step.
     pub(crate) fn reserve(&mut self, additional: usize) {
         self.records.reserve(additional);
+        self.ends.reserve(additional);
         self.make_index_room(self.records.len() + additional);
     }
 
@@ -67,10 +71,8 @@ impl InvoiceTable {
     /// each hash).
     fn make_index_room(&mut self, total: usize) {
         if !self.index.has_room_for(total) {
-            let hashes = self
-                .records
-                .iter()
-                .map(|invoice| hash_id(invoice.id.as_str()));
+            let (ids, ends) = (&self.ids, &self.ends);
+            let hashes = (0..ends.len()).map(|p| hash_id(id_in(ids, ends, p)));
             self.index.rebuild(total, hashes.zip(0..));
         }
     }
@@ -78,7 +80,7 @@ impl InvoiceTable {
     /// Stores an invoice: a known id is replaced in place, keeping its
     /// position. Returns the position and the record replaced.
     #[cfg(test)]
-    pub(crate) fn insert(&mut self, invoice: Invoice) -> (u32, Option<Invoice>) {
+    pub(crate) fn insert(&mut self, invoice: Invoice) -> (u32, Option<InvoiceRecord>) {
         let hash = hash_id(invoice.id.as_str());
         self.make_index_room(self.records.len() + 1);
         self.insert_hashed(invoice, hash)
@@ -91,7 +93,7 @@ impl InvoiceTable {
     pub(crate) fn insert_batch(
         &mut self,
         batch: Vec<Invoice>,
-        mut each: impl FnMut(&Self, u32, Option<Invoice>),
+        mut each: impl FnMut(&Self, u32, Option<InvoiceRecord>),
     ) {
         let hash = |invoice: &Invoice| hash_id(invoice.id.as_str());
         let hashes: Vec<u64> = if batch.len() > PARALLEL_BATCH {
@@ -100,89 +102,60 @@ impl InvoiceTable {
             batch.iter().map(hash).collect()
         };
         self.make_index_room(self.records.len() + batch.len());
-        // Room the table reserved beyond the batch is kept rather than adopted.
-        let adoptable = self.records.is_empty() && self.records.capacity() <= batch.capacity();
-        if adoptable && self.index_distinct(&batch, &hashes) {
-            self.records = batch;
-            for position in 0..self.records.len() as u32 {
-                self.move_id_into_arena(position as usize);
-                each(self, position, None);
-            }
-            return;
-        }
         self.records.reserve(batch.len());
-        for (k, invoice) in batch.into_iter().enumerate() {
-            if let Some(&ahead) = hashes.get(k + AHEAD) {
-                self.index.prefetch(ahead);
-            }
-            let (position, previous) = self.insert_hashed(invoice, hashes[k]);
+        self.ends.reserve(batch.len());
+        if self.records.is_empty() {
+            self.ids
+                .reserve(batch.iter().map(|invoice| invoice.id.as_str().len()).sum());
+        }
+        for (invoice, hash) in batch.into_iter().zip(hashes) {
+            let (position, previous) = self.insert_hashed(invoice, hash);
             each(self, position, previous);
         }
     }
 
-    /// Indexes `batch` as the table's records, positions in order, when
-    /// the table is empty and the batch's ids are distinct; otherwise leaves
-    /// the index empty and says no.
-    fn index_distinct(&mut self, batch: &[Invoice], hashes: &[u64]) -> bool {
-        for (k, &hash) in hashes.iter().enumerate() {
-            if let Some(&ahead) = hashes.get(k + AHEAD) {
-                self.index.prefetch(ahead);
-            }
-            let id = batch[k].id.as_str();
-            let known = |p: u32| batch[p as usize].id.as_str() == id;
-            if self.index.find(hash, known).is_some() {
-                self.index.clear();
-                return false;
-            }
-            self.index.add(hash, k as u32);
-        }
-        true
-    }
-
-    fn insert_hashed(&mut self, mut invoice: Invoice, hash: u64) -> (u32, Option<Invoice>) {
-        let records = &self.records;
-        let id = invoice.id.as_str();
-        match self
-            .index
-            .find(hash, |p| records[p as usize].id.as_str() == id)
-        {
+    fn insert_hashed(&mut self, invoice: Invoice, hash: u64) -> (u32, Option<InvoiceRecord>) {
+        let (id, record) = invoice.into_parts();
+        let id = id.as_str();
+        let known = self.index.find(hash, |p| self.id_at(p as usize) == id);
+        match known {
             Some(position) => {
-                // The ids are equal: the stored one keeps its text in the
-                // arena, and the record handed back takes the new one's.
-                let stored = &mut self.records[position as usize];
-                std::mem::swap(&mut stored.id, &mut invoice.id);
-                let previous = std::mem::replace(stored, invoice);
+                let previous = std::mem::replace(&mut self.records[position as usize], record);
                 (position, Some(previous))
             }
             None => {
                 let position = self.records.len() as u32;
-                self.records.push(invoice);
-                self.move_id_into_arena(position as usize);
+                self.ids.push_str(id);
+                self.ends.push(id_end(self.ids.len()));
+                self.records.push(record);
                 self.index.add(hash, position);
                 (position, None)
             }
         }
     }
 
-    fn move_id_into_arena(&mut self, position: usize) {
-        // SAFETY: the id stays in `records`, which never lets an id in the
-        // arena outlive it (see `InvoiceTable`).
-        unsafe { self.records[position].id.move_into(&mut self.id_texts) }
-    }
-
     /// Removes the invoices at the given ascending positions, keeping the
     /// others in order (each later position moves down by the number
-    /// removed before it). Costs one pass over the table; only the ids the
-    /// index moves back are hashed.
+    /// removed before it). Costs one pass over the table and its ids; only
+    /// the ids the index moves back are hashed.
     pub(crate) fn remove_positions(&mut self, removed: &[u32]) {
-        let records = &self.records;
-        let hash_at = |p: u32| hash_id(records[p as usize].id.as_str());
+        let (ids, ends) = (&self.ids, &self.ends);
+        let hash_at = |p: u32| hash_id(id_in(ids, ends, p as usize));
         for &position in removed {
-            if let Some(invoice) = records.get(position as usize) {
+            if (position as usize) < ends.len() {
                 self.index.remove(hash_at(position), position, hash_at);
-                invoice.id.release_from(&mut self.id_texts);
             }
         }
+        let mut ids = String::with_capacity(self.ids.len());
+        let mut ends = Vec::with_capacity(self.ends.len());
+        for p in 0..self.records.len() {
+            if removed.binary_search(&(p as u32)).is_err() {
+                ids.push_str(self.id_at(p));
+                ends.push(id_end(ids.len()));
+            }
+        }
+        self.ids = ids;
+        self.ends = ends;
         let mut position = 0u32;
         self.records.retain(|_| {
             let keep = removed.binary_search(&position).is_err();
@@ -191,36 +164,18 @@ impl InvoiceTable {
         });
         self.index
             .renumber(|p| p - removed.partition_point(|&r| r < p) as u32);
-        if self.id_texts.worth_compacting() {
-            self.move_ids_into_new_arena();
-        }
-    }
-
-    /// Moves every id's text into a new arena and drops the old one with the
-    /// text of removed invoices.
-    fn move_ids_into_new_arena(&mut self) {
-        // The ids read their text from `old` until they are moved.
-        let old = std::mem::take(&mut self.id_texts);
-        for position in 0..self.records.len() {
-            self.move_id_into_arena(position);
-        }
-        drop(old);
     }
 }
 
-/// A copy whose ids have their text in the copy's own arena.
-impl Clone for InvoiceTable {
-    fn clone(&self) -> Self {
-        let mut copy = InvoiceTable {
-            records: self.records.clone(),
-            index: self.index.clone(),
-            id_texts: ThinStrArena::default(),
-        };
-        for position in 0..copy.records.len() {
-            copy.move_id_into_arena(position);
-        }
-        copy
-    }
+/// The id at `p` of a buffer and its ends; `p` must be below the count.
+fn id_in<'a>(ids: &'a str, ends: &[u32], p: usize) -> &'a str {
+    let start = if p == 0 { 0 } else { ends[p - 1] };
+    &ids[start as usize..ends[p] as usize]
+}
+
+/// The end of an id at `len` bytes into the buffer.
+fn id_end(len: usize) -> u32 {
+    u32::try_from(len).expect("a ledger's invoice ids take at most 4 GiB together")
 }
 
 fn hash_id(id: &str) -> u64 {
@@ -243,7 +198,10 @@ mod tests {
 
     /// What a table must hold after the operations: (id, amount) in order.
     fn contents(table: &InvoiceTable) -> Vec<(String, i64)> {
-        table.iter().map(|i| (i.id.to_string(), i.amount)).collect()
+        table
+            .iter()
+            .map(|i| (i.id().to_string(), i.amount))
+            .collect()
     }
 
     #[derive(Debug, Clone)]
@@ -264,8 +222,7 @@ mod tests {
         ]
     }
 
-    /// Ids short enough to stay in their pointers, and longer ones whose
-    /// text goes to the arena.
+    /// Ids of several lengths.
     fn id_text(id: u8) -> String {
         if id.is_multiple_of(2) {
             format!("inv_{id}")
@@ -294,7 +251,8 @@ mod tests {
                         let before = model.iter().position(|(known, _)| *known == id);
                         let (position, previous) = table.insert(invoice(&id, amount));
                         prop_assert_eq!(before.is_some(), previous.is_some());
-                        prop_assert!(previous.is_none_or(|p| !p.id.in_arena() && p.id.as_str() == id));
+                        let replaced = before.map(|p| model[p].1);
+                        prop_assert_eq!(previous.map(|p| p.amount), replaced);
                         prop_assert_eq!(position as usize, before.unwrap_or(model.len()));
                         upsert(&mut model, id, amount);
                     }
@@ -304,16 +262,14 @@ mod tests {
                             .map(|(id, amount)| invoice(&id_text(*id), *amount))
                             .collect();
                         let mut seen = Vec::new();
-                        let mut handed_back = Vec::new();
                         table.insert_batch(batch, |table, position, previous| {
                             let stored = table.at(position).unwrap();
-                            seen.push((stored.id.to_string(), stored.amount, previous.is_some()));
-                            handed_back.extend(previous);
+                            seen.push((stored.id().to_string(), stored.amount, previous.map(|p| p.amount)));
                         });
-                        prop_assert!(handed_back.iter().all(|p| !p.id.in_arena()));
                         for ((id, amount), (seen_id, seen_amount, replaced)) in records.iter().zip(&seen) {
                             let id = id_text(*id);
-                            prop_assert_eq!(replaced, &model.iter().any(|(known, _)| *known == id));
+                            let known = model.iter().find(|(known, _)| *known == id);
+                            prop_assert_eq!(*replaced, known.map(|(_, amount)| *amount));
                             prop_assert_eq!((&id, amount), (seen_id, seen_amount));
                             upsert(&mut model, id, *amount);
                         }
@@ -332,9 +288,7 @@ mod tests {
                     Op::Reserve(additional) => table.reserve(additional),
                 }
                 prop_assert_eq!(contents(&table), model.clone());
-                prop_assert!(table.iter().all(|stored| !stored.id.has_block()));
                 let copy = table.clone();
-                prop_assert!(copy.iter().all(|stored| !stored.id.has_block()));
                 drop(table);
                 prop_assert_eq!(contents(&copy), model.clone());
                 table = copy;
@@ -348,7 +302,7 @@ mod tests {
     }
 
     #[test]
-    fn an_empty_table_adopts_a_batch_of_distinct_ids_in_order() {
+    fn an_empty_table_stores_a_batch_of_distinct_ids_in_order() {
         let mut table = InvoiceTable::default();
         let batch: Vec<Invoice> = (0..1000).map(|k| invoice(&format!("inv_{k}"), k)).collect();
         let mut positions = Vec::new();
@@ -392,26 +346,5 @@ mod tests {
         assert_eq!(contents(&table), vec![("b".into(), 1), ("d".into(), 3)]);
         assert_eq!(table.position_of("d"), Some(1));
         assert_eq!(table.position_of("c"), None);
-    }
-
-    #[test]
-    fn removing_most_ids_moves_the_rest_into_a_new_arena() {
-        let mut table = InvoiceTable::default();
-        for k in 0..10 {
-            table.insert(invoice(&format!("invoice_{k}"), k));
-        }
-        // Each id takes ten bytes; the arena holds 100.
-        assert_eq!(table.id_texts.live_and_released(), (100, 0));
-        table.remove_positions(&[0, 1, 2, 3]);
-        assert_eq!(table.id_texts.live_and_released(), (60, 40));
-        table.remove_positions(&[0, 1]);
-        assert_eq!(table.id_texts.live_and_released(), (40, 0));
-        assert_eq!(
-            contents(&table),
-            (6..10)
-                .map(|k| (format!("invoice_{k}"), k))
-                .collect::<Vec<_>>()
-        );
-        assert!(table.iter().all(|stored| stored.id.in_arena()));
     }
 }

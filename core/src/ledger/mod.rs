@@ -3,7 +3,7 @@
 //! Records come in as JSON (either interface shape), are validated (the record
 //! rules in `model`, the cross-record rules in `validate`) and stored by id; a
 //! re-sent id replaces its record. Queries (`queries`) build each customer's
-//! [`Timeline`] from its invoices and replay it at an explicit `as_of`. Only
+//! timeline from its invoices and replay it at an explicit `as_of`. Only
 //! the replays are kept: a write marks the customers it touches for the next
 //! read to replay, a settings or FX change drops them all.
 
@@ -29,8 +29,10 @@ use position_list::PositionList;
 use crate::error::{Error, Result};
 use crate::fx::{FxTable, parse_rates};
 use crate::ids::{CustomerId, DataSourceId, PlanGroupId, PlanId};
-use crate::model::{Customer, DataSource, Invoice, Node, Plan, PlanGroup, Settings, View};
-use crate::prefetch::prefetch;
+use crate::model::{
+    Customer, DataSource, Invoice, InvoiceRecord, Node, Plan, PlanGroup, Settings, StoredInvoice,
+    View,
+};
 use crate::timeline::{Replay, ReplayWindow, Timeline};
 use chrono::{DateTime, Utc};
 use foldhash::fast::FixedState;
@@ -79,27 +81,13 @@ struct Replayed {
     replay: Arc<Replay>,
 }
 
-/// Frees the replays a full replay replaces, customer by customer, starting
-/// to load what the next ones' drops read first: their memory is as
-/// scattered as the new replays', and freeing it runs beside the replay. A
-/// reader may still hold them: they are then freed after it.
+/// Frees the replays a full replay replaces, beside the replay. A reader may
+/// still hold them: they are then freed after it.
 pub(crate) fn free_replays(replays: Option<ReplayCache>) {
     let Some(Ok(replays)) = replays.map(|cache| Arc::try_unwrap(cache.set)) else {
         return;
     };
-    let replays: Vec<(CustomerId, Arc<Replay>)> = replays.into_iter().collect();
-    let mut rest = replays.into_iter();
-    while let Some(entry) = rest.next() {
-        let ahead = rest.as_slice();
-        if let Some((id, next)) = ahead.first() {
-            id.prefetch();
-            next.prefetch_for_drop();
-        }
-        if let Some((_, after_next)) = ahead.get(1) {
-            prefetch(&**after_next);
-        }
-        drop(entry);
-    }
+    drop(replays);
 }
 
 /// Counts an invoice's use of its plan (`delta` is +1 or -1), so a plan in
@@ -121,7 +109,7 @@ fn count_plan_use(uses: &mut Index<PlanId, usize>, plan: Option<&PlanId>, delta:
 /// an invoice that moves in from another customer between two others
 /// clears it.
 fn add_position(list: &mut PositionList, invoices: &InvoiceTable, position: u32) {
-    let id = |p: u32| invoices.at(p).map(|invoice| &invoice.id);
+    let id = |p: u32| invoices.at(p).map(|invoice| invoice.id());
     let positions = list.as_slice();
     if let Err(i) = positions.binary_search(&position) {
         let after_previous = i == 0 || id(positions[i - 1]) < id(position);
@@ -179,10 +167,15 @@ impl Clone for Ledger {
 /// Which record collection a generic call addresses.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum RecordKind {
+    /// `customers`.
     Customers,
+    /// `plans`.
     Plans,
+    /// `plan_groups`.
     PlanGroups,
+    /// `invoices`.
     Invoices,
+    /// `data_sources`.
     DataSources,
 }
 
@@ -222,6 +215,7 @@ impl Ledger {
         }
     }
 
+    /// The settings in force (with `fx_pivot` always set to the ledger's pivot).
     pub fn settings(&self) -> &Settings {
         &self.settings
     }
@@ -238,6 +232,11 @@ impl Ledger {
     /// Merges the keys of a JSON object into the settings (see
     /// [`Settings::merged`]) and recomputes every customer. Naming another
     /// `fx_pivot` is an error: it is fixed when the ledger is created.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::InvalidSetting`] naming the first setting that cannot be used, or `fx_pivot`
+    /// when it names another pivot; the settings are unchanged then.
     pub fn update_settings(&mut self, patch: &Value) -> Result<&Settings> {
         let settings = self.settings.merged(patch)?;
         if settings.pivot() != self.fx.pivot() {
@@ -253,6 +252,7 @@ impl Ledger {
         Ok(&self.settings)
     }
 
+    /// The exchange rates loaded so far.
     pub fn fx(&self) -> &FxTable {
         &self.fx
     }
@@ -260,6 +260,11 @@ impl Ledger {
     /// Adds exchange rates (`{date, currency, rate}`, units of `currency` per
     /// one unit of the base currency at the time of the first load). Either
     /// every row is valid and loaded, or none is.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::InvalidRecord`] naming the first row and field that cannot be read (a date, a
+    /// three-letter currency, a positive rate); no row is loaded then.
     pub fn load_fx_rates(&mut self, rows: &[Value]) -> Result<usize> {
         let rates = parse_rates(rows)?;
         Ok(self.insert_fx_rates(rates))
@@ -275,7 +280,31 @@ impl Ledger {
 
     // ---- writes -------------------------------------------------------
 
-    /// Upserts records of any kind; see the typed methods.
+    /// Upserts records of the collection `kind`: the typed method of that
+    /// kind (such as [`Ledger::upsert_customers`]) with its rules.
+    ///
+    /// # Errors
+    ///
+    /// None returned: each record is checked on its own, a rejected one is
+    /// stored nowhere and reported in the [`WriteReport`] with its error (an
+    /// [`Error::InvalidRecord`] naming the record and field), and the valid ones
+    /// are stored.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use serde_json::json;
+    /// use submetrics::{Ledger, RecordKind, Settings};
+    ///
+    /// let mut ledger = Ledger::new(Settings::default());
+    /// let report = ledger.upsert(RecordKind::Customers, &[
+    ///     json!({"id": "acme", "name": "Acme"}),
+    ///     json!({"name": "No id"}),
+    /// ]);
+    /// assert_eq!(report.accepted(), 1);
+    /// let rejected = report.rejected().next().unwrap();
+    /// assert_eq!(rejected.error.as_ref().unwrap().field(), Some("id"));
+    /// ```
     pub fn upsert(&mut self, kind: RecordKind, records: &[Value]) -> WriteReport {
         match kind {
             RecordKind::Customers => self.upsert_customers(records),
@@ -286,7 +315,32 @@ impl Ledger {
         }
     }
 
-    /// Deletes a record of any kind by id.
+    /// Deletes the record `id` of the collection `kind`, with the rules of
+    /// that kind's method (such as [`Ledger::delete_plan`]).
+    ///
+    /// # Errors
+    ///
+    /// [`Error::NotFound`] when there is no such record; [`Error::Conflict`]
+    /// for a plan that invoices still use. Nothing is deleted then.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// # use serde_json::json;
+    /// # use submetrics::{Ledger, Settings};
+    /// # let mut ledger = Ledger::new(Settings::default());
+    /// # ledger.upsert_plans(&[json!({"id": "m", "name": "Monthly", "billing_freq": "month", "currency": "USD"})]);
+    /// # ledger.upsert_customers(&[json!({"id": "acme", "name": "Acme"})]);
+    /// # ledger.upsert_invoices(&[json!({"id": "inv-1", "customer_id": "acme", "type": "subscription",
+    /// #     "plan_id": "m", "invoice_date": "2024-01-15", "amount": 5000, "currency": "USD"})]);
+    /// use submetrics::RecordKind;
+    ///
+    /// assert_eq!(ledger.delete(RecordKind::Plans, "m").unwrap_err().code(), "conflict");
+    /// ledger.delete(RecordKind::Invoices, "inv-1")?;
+    /// ledger.delete(RecordKind::Plans, "m")?;
+    /// assert_eq!(ledger.delete(RecordKind::Plans, "m").unwrap_err().code(), "not_found");
+    /// # Ok::<(), submetrics::Error>(())
+    /// ```
     pub fn delete(&mut self, kind: RecordKind, id: &str) -> Result<()> {
         match kind {
             RecordKind::Customers => self.delete_customer(id),
@@ -297,7 +351,28 @@ impl Ledger {
         }
     }
 
-    /// Upserts customers; a known id replaces the record.
+    /// Upserts customers; a known id replaces the record (its invoices
+    /// stay) and its customer's figures follow the new record.
+    ///
+    /// # Errors
+    ///
+    /// None returned: each record is checked on its own, a rejected one is
+    /// stored nowhere and reported in the [`WriteReport`] with its error (an
+    /// [`Error::InvalidRecord`] naming the record and field), and the valid ones
+    /// are stored.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use serde_json::json;
+    /// use submetrics::{Ledger, Settings};
+    ///
+    /// let mut ledger = Ledger::new(Settings::default());
+    /// let report = ledger.upsert_customers(&[json!({"id": "acme", "name": "Acme", "country": "de"})]);
+    /// assert_eq!(report.accepted(), 1);
+    /// assert_eq!(ledger.customers().len(), 1);
+    /// assert!(ledger.customer("acme").is_some());
+    /// ```
     pub fn upsert_customers(&mut self, records: &[Value]) -> WriteReport {
         self.write_customers(records)
     }
@@ -319,6 +394,12 @@ impl Ledger {
 
     /// Changes only the fields present in `patch`; `custom_variables` are
     /// merged into the existing ones, new keys winning.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::NotFound`] when there is no such customer; [`Error::InvalidRecord`] when
+    /// `patch` is not a JSON object or the patched record breaks a customer rule. The stored
+    /// customer is unchanged then.
     pub fn update_customer(&mut self, id: &str, patch: &Value) -> Result<&Customer> {
         let existing = self
             .customer(id)
@@ -356,8 +437,34 @@ impl Ledger {
         }
     }
 
-    /// Upserts plans. A changed plan recomputes the customers invoiced on it;
-    /// a currency change that would contradict existing invoices is refused.
+    /// Upserts plans. A changed plan recomputes the customers invoiced on it.
+    ///
+    /// # Errors
+    ///
+    /// None returned: each record is checked on its own, a rejected one is
+    /// stored nowhere and reported in the [`WriteReport`] with its error (an
+    /// [`Error::InvalidRecord`] naming the record and field), and the valid ones
+    /// are stored. A currency change on a plan that invoices use is
+    /// rejected that way (field `currency`), the stored plan unchanged.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// # use serde_json::json;
+    /// # use submetrics::{Ledger, Settings};
+    /// # let mut ledger = Ledger::new(Settings::default());
+    /// # ledger.upsert_plans(&[json!({"id": "m", "name": "Monthly", "billing_freq": "month", "currency": "USD"})]);
+    /// # ledger.upsert_customers(&[json!({"id": "acme", "name": "Acme"})]);
+    /// # ledger.upsert_invoices(&[json!({"id": "inv-1", "customer_id": "acme", "type": "subscription",
+    /// #     "plan_id": "m", "invoice_date": "2024-01-15", "amount": 5000, "currency": "USD"})]);
+    /// let report = ledger.upsert_plans(&[
+    ///     json!({"id": "m", "name": "Monthly", "billing_freq": "month", "currency": "EUR"}),
+    /// ]);
+    /// assert_eq!(report.accepted(), 0);
+    /// let error = report.rejected().next().unwrap().error.as_ref().unwrap();
+    /// assert_eq!(error.field(), Some("currency"));
+    /// assert_eq!(ledger.plan("m").unwrap().currency.as_str(), "USD");
+    /// ```
     pub fn upsert_plans(&mut self, records: &[Value]) -> WriteReport {
         self.write_plans(records)
     }
@@ -391,6 +498,12 @@ impl Ledger {
     }
 
     /// Changes only the fields present in `patch` of an existing plan.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::NotFound`] when there is no such plan; [`Error::InvalidRecord`] when `patch` is
+    /// not a JSON object, the patched record breaks a plan rule, or it changes the currency of
+    /// a plan that invoices use. The stored plan is unchanged then.
     pub fn update_plan(&mut self, id: &str, patch: &Value) -> Result<&Plan> {
         let existing = self.plan(id).ok_or_else(|| not_found(Plan::KIND, id))?;
         let mut merged = serde_json::to_value(existing).unwrap_or(Value::Null);
@@ -414,7 +527,34 @@ impl Ledger {
     }
 
     /// Upserts plan groups. A group without an id gets one (`pg_1`, `pg_2`,
-    /// ...); every plan it names must exist.
+    /// ...).
+    ///
+    /// # Errors
+    ///
+    /// None returned: each record is checked on its own, a rejected one is
+    /// stored nowhere and reported in the [`WriteReport`] with its error (an
+    /// [`Error::InvalidRecord`] naming the record and field), and the valid ones
+    /// are stored. A group naming a plan that does not exist is rejected
+    /// that way.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// # use serde_json::json;
+    /// # use submetrics::{Ledger, Settings};
+    /// # let mut ledger = Ledger::new(Settings::default());
+    /// # ledger.upsert_plans(&[json!({"id": "m", "name": "Monthly", "billing_freq": "month", "currency": "USD"})]);
+    /// # ledger.upsert_customers(&[json!({"id": "acme", "name": "Acme"})]);
+    /// # ledger.upsert_invoices(&[json!({"id": "inv-1", "customer_id": "acme", "type": "subscription",
+    /// #     "plan_id": "m", "invoice_date": "2024-01-15", "amount": 5000, "currency": "USD"})]);
+    /// let report = ledger.upsert_plan_groups(&[
+    ///     json!({"name": "Monthly plans", "plans": ["m"]}),
+    ///     json!({"name": "Nothing", "plans": ["nope"]}),
+    /// ]);
+    /// assert_eq!(report.results[0].id, "pg_1");
+    /// assert_eq!(report.accepted(), 1);
+    /// assert_eq!(ledger.plan_group("pg_1").unwrap().plans.len(), 1);
+    /// ```
     pub fn upsert_plan_groups(&mut self, records: &[Value]) -> WriteReport {
         self.write_plan_groups(records)
     }
@@ -476,8 +616,39 @@ impl Ledger {
         report
     }
 
-    /// Upserts invoices: each is validated against the stored customers and
-    /// plans; the touched customers are recomputed once at the end.
+    /// Upserts invoices: each is validated on its own and against the stored
+    /// customers and plans; the touched customers are recomputed once, at the
+    /// next read.
+    ///
+    /// # Errors
+    ///
+    /// None returned: each record is checked on its own, a rejected one is
+    /// stored nowhere and reported in the [`WriteReport`] with its error (an
+    /// [`Error::InvalidRecord`] naming the record and field), and the valid ones
+    /// are stored. Among the cross-record rules: the customer must exist; a
+    /// subscription invoice's plan must exist and share its currency.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// # use serde_json::json;
+    /// # use submetrics::{Ledger, Settings};
+    /// # let mut ledger = Ledger::new(Settings::default());
+    /// # ledger.upsert_plans(&[json!({"id": "m", "name": "Monthly", "billing_freq": "month", "currency": "USD"})]);
+    /// # ledger.upsert_customers(&[json!({"id": "acme", "name": "Acme"})]);
+    /// # ledger.upsert_invoices(&[json!({"id": "inv-1", "customer_id": "acme", "type": "subscription",
+    /// #     "plan_id": "m", "invoice_date": "2024-01-15", "amount": 5000, "currency": "USD"})]);
+    /// let report = ledger.upsert_invoices(&[
+    ///     json!({"id": "inv-2", "customer_id": "acme", "type": "subscription", "plan_id": "m",
+    ///            "invoice_date": "2024-02-15", "amount": 7000, "currency": "USD"}),
+    ///     json!({"id": "inv-3", "customer_id": "nobody", "type": "one-time",
+    ///            "invoice_date": "2024-02-15", "amount": 100, "currency": "USD"}),
+    /// ]);
+    /// assert_eq!(report.accepted(), 1);
+    /// let error = report.rejected().next().unwrap().error.as_ref().unwrap();
+    /// assert_eq!(error.field(), Some("customer_id"));
+    /// assert_eq!(ledger.invoices().len(), 2);
+    /// ```
     pub fn upsert_invoices(&mut self, records: &[Value]) -> WriteReport {
         // Reading records is independent per record: large batches use every core.
         let parse = |value: &Value| (record_id(value), Invoice::from_json(value));
@@ -599,6 +770,26 @@ impl Ledger {
     }
 
     /// Deletes a customer and every invoice of it.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::NotFound`] when there is no such customer.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// # use serde_json::json;
+    /// # use submetrics::{Ledger, Settings};
+    /// # let mut ledger = Ledger::new(Settings::default());
+    /// # ledger.upsert_plans(&[json!({"id": "m", "name": "Monthly", "billing_freq": "month", "currency": "USD"})]);
+    /// # ledger.upsert_customers(&[json!({"id": "acme", "name": "Acme"})]);
+    /// # ledger.upsert_invoices(&[json!({"id": "inv-1", "customer_id": "acme", "type": "subscription",
+    /// #     "plan_id": "m", "invoice_date": "2024-01-15", "amount": 5000, "currency": "USD"})]);
+    /// ledger.delete_customer("acme")?;
+    /// assert!(ledger.invoice("inv-1").is_none());
+    /// assert_eq!(ledger.delete_customer("acme").unwrap_err().code(), "not_found");
+    /// # Ok::<(), submetrics::Error>(())
+    /// ```
     pub fn delete_customer(&mut self, id: &str) -> Result<()> {
         let (index, _, _) = self
             .customers
@@ -612,7 +803,29 @@ impl Ledger {
         Ok(())
     }
 
-    /// Deletes a plan; refused while invoices use it. Groups drop it.
+    /// Deletes a plan; the plan groups that name it drop it.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::NotFound`] when there is no such plan; [`Error::Conflict`]
+    /// while invoices use it (delete or change them first).
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// # use serde_json::json;
+    /// # use submetrics::{Ledger, Settings};
+    /// # let mut ledger = Ledger::new(Settings::default());
+    /// # ledger.upsert_plans(&[json!({"id": "m", "name": "Monthly", "billing_freq": "month", "currency": "USD"})]);
+    /// # ledger.upsert_customers(&[json!({"id": "acme", "name": "Acme"})]);
+    /// # ledger.upsert_invoices(&[json!({"id": "inv-1", "customer_id": "acme", "type": "subscription",
+    /// #     "plan_id": "m", "invoice_date": "2024-01-15", "amount": 5000, "currency": "USD"})]);
+    /// let error = ledger.delete_plan("m").unwrap_err();
+    /// assert!(matches!(error, submetrics::Error::Conflict { .. }));
+    /// ledger.delete_invoice("inv-1")?;
+    /// ledger.delete_plan("m")?;
+    /// # Ok::<(), submetrics::Error>(())
+    /// ```
     pub fn delete_plan(&mut self, id: &str) -> Result<()> {
         if !self.plans.contains_key(id) {
             return Err(not_found(Plan::KIND, id));
@@ -633,6 +846,10 @@ impl Ledger {
     }
 
     /// Deletes a plan group; its plans stay.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::NotFound`] when there is no such plan group.
     pub fn delete_plan_group(&mut self, id: &str) -> Result<()> {
         self.plan_groups
             .shift_remove(id)
@@ -640,7 +857,27 @@ impl Ledger {
         Ok(())
     }
 
-    /// Deletes an invoice and recomputes its customer.
+    /// Deletes an invoice; its customer is recomputed at the next read.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::NotFound`] when there is no such invoice.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// # use serde_json::json;
+    /// # use submetrics::{Ledger, Settings};
+    /// # let mut ledger = Ledger::new(Settings::default());
+    /// # ledger.upsert_plans(&[json!({"id": "m", "name": "Monthly", "billing_freq": "month", "currency": "USD"})]);
+    /// # ledger.upsert_customers(&[json!({"id": "acme", "name": "Acme"})]);
+    /// # ledger.upsert_invoices(&[json!({"id": "inv-1", "customer_id": "acme", "type": "subscription",
+    /// #     "plan_id": "m", "invoice_date": "2024-01-15", "amount": 5000, "currency": "USD"})]);
+    /// ledger.delete_invoice("inv-1")?;
+    /// assert_eq!(ledger.invoices().len(), 0);
+    /// assert_eq!(ledger.delete_invoice("inv-1").unwrap_err().code(), "not_found");
+    /// # Ok::<(), submetrics::Error>(())
+    /// ```
     pub fn delete_invoice(&mut self, id: &str) -> Result<()> {
         let invoice = self
             .remove_invoice_record(id)
@@ -650,6 +887,10 @@ impl Ledger {
     }
 
     /// Deletes a data source; records that name it keep the name.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::NotFound`] when there is no such data source.
     pub fn delete_data_source(&mut self, id: &str) -> Result<()> {
         self.data_sources
             .shift_remove(id)
@@ -659,18 +900,23 @@ impl Ledger {
 
     // ---- reads --------------------------------------------------------
 
+    /// The customer with this id, `None` when there is none.
     pub fn customer(&self, id: &str) -> Option<&Customer> {
         self.customers.get(id)
     }
+    /// The plan with this id, `None` when there is none.
     pub fn plan(&self, id: &str) -> Option<&Plan> {
         self.plans.get(id)
     }
+    /// The plan group with this id, `None` when there is none.
     pub fn plan_group(&self, id: &str) -> Option<&PlanGroup> {
         self.plan_groups.get(id)
     }
-    pub fn invoice(&self, id: &str) -> Option<&Invoice> {
+    /// The invoice with this id, `None` when there is none.
+    pub fn invoice(&self, id: &str) -> Option<StoredInvoice<'_>> {
         self.invoices.get(id)
     }
+    /// The data source with this id, `None` when there is none.
     pub fn data_source(&self, id: &str) -> Option<&DataSource> {
         self.data_sources.get(id)
     }
@@ -679,25 +925,29 @@ impl Ledger {
     pub fn customers(&self) -> impl ExactSizeIterator<Item = &Customer> {
         self.customers.values()
     }
+    /// Every plan in insertion order (an upsert of an existing id keeps its place).
     pub fn plans(&self) -> impl ExactSizeIterator<Item = &Plan> {
         self.plans.values()
     }
+    /// Every plan group in insertion order.
     pub fn plan_groups(&self) -> impl ExactSizeIterator<Item = &PlanGroup> {
         self.plan_groups.values()
     }
-    pub fn invoices(&self) -> impl ExactSizeIterator<Item = &Invoice> {
+    /// Every invoice in insertion order.
+    pub fn invoices(&self) -> impl ExactSizeIterator<Item = StoredInvoice<'_>> {
         self.invoices.iter()
     }
+    /// Every data source in insertion order.
     pub fn data_sources(&self) -> impl ExactSizeIterator<Item = &DataSource> {
         self.data_sources.values()
     }
 
     /// The invoices of one customer, in insertion order.
-    pub fn customer_invoices(&self, id: &str) -> Vec<&Invoice> {
+    pub fn customer_invoices(&self, id: &str) -> Vec<StoredInvoice<'_>> {
         self.invoices_of(id).collect()
     }
 
-    fn invoices_of(&self, id: &str) -> impl Iterator<Item = &Invoice> {
+    fn invoices_of(&self, id: &str) -> impl Iterator<Item = StoredInvoice<'_>> {
         self.customers
             .get_index_of(id)
             .into_iter()
@@ -706,22 +956,28 @@ impl Ledger {
     }
 
     /// The invoices at the given positions of the invoice table.
-    fn invoices_at<'a>(&'a self, positions: &'a [u32]) -> impl Iterator<Item = &'a Invoice> {
+    fn invoices_at<'a>(&'a self, positions: &'a [u32]) -> impl Iterator<Item = StoredInvoice<'a>> {
         positions.iter().filter_map(|&p| self.invoices.at(p))
     }
 
+    /// A page of [`Ledger::customers`]: at most `limit` records after skipping `offset`, with
+    /// the total count. An offset past the end gives an empty list.
     pub fn list_customers(&self, limit: usize, offset: usize) -> Page<&Customer> {
         page(self.customers.values(), limit, offset)
     }
+    /// A page of [`Ledger::plans`], as [`Ledger::list_customers`].
     pub fn list_plans(&self, limit: usize, offset: usize) -> Page<&Plan> {
         page(self.plans.values(), limit, offset)
     }
+    /// A page of [`Ledger::plan_groups`], as [`Ledger::list_customers`].
     pub fn list_plan_groups(&self, limit: usize, offset: usize) -> Page<&PlanGroup> {
         page(self.plan_groups.values(), limit, offset)
     }
-    pub fn list_invoices(&self, limit: usize, offset: usize) -> Page<&Invoice> {
+    /// A page of [`Ledger::invoices`], as [`Ledger::list_customers`].
+    pub fn list_invoices(&self, limit: usize, offset: usize) -> Page<StoredInvoice<'_>> {
         page(self.invoices.iter(), limit, offset)
     }
+    /// A page of [`Ledger::data_sources`], as [`Ledger::list_customers`].
     pub fn list_data_sources(&self, limit: usize, offset: usize) -> Page<&DataSource> {
         page(self.data_sources.values(), limit, offset)
     }
@@ -803,20 +1059,6 @@ impl Ledger {
         (0..lists.len())
             .into_par_iter()
             .map(|k| {
-                // Start loading the positions of the customer after next,
-                // and the next customer's id and invoices, while this one is
-                // built.
-                if let Some(after_next) = lists.get(k + 2) {
-                    after_next.prefetch();
-                }
-                if let (Some((next_id, _)), Some(next)) =
-                    (self.customers.get_index(k + 1), lists.get(k + 1))
-                {
-                    next_id.prefetch();
-                    for invoice in self.invoices_at(next.as_slice()) {
-                        prefetch(invoice);
-                    }
-                }
                 let (id, _) = self.customers.get_index(k)?;
                 let timeline = self.build_timeline_of(id, &lists[k]);
                 if timeline.is_empty() {
@@ -878,9 +1120,9 @@ impl Ledger {
         Ok((set, window))
     }
 
-    fn remove_invoice_record(&mut self, id: &str) -> Option<Invoice> {
+    fn remove_invoice_record(&mut self, id: &str) -> Option<InvoiceRecord> {
         let position = self.invoices.position_of(id)?;
-        let invoice = self.invoices.at(position)?.clone();
+        let invoice = self.invoices.at(position)?.record().clone();
         self.remove_invoices_at(&[position]);
         Some(invoice)
     }
@@ -965,11 +1207,7 @@ fn not_found(kind: &'static str, id: &str) -> Error {
     }
 }
 
-fn page<'a, T>(
-    items: impl ExactSizeIterator<Item = &'a T>,
-    limit: usize,
-    offset: usize,
-) -> Page<&'a T> {
+fn page<T>(items: impl ExactSizeIterator<Item = T>, limit: usize, offset: usize) -> Page<T> {
     let count = items.len();
     Page {
         count,

@@ -1,8 +1,6 @@
 //! The invoice table's index from id hashes to positions, in four bytes a
 //! slot.
 
-use crate::prefetch::prefetch;
-
 /// An open-addressing index from id hashes to positions, probed linearly.
 ///
 /// The hash's upper 32 bits pick the home slot, scaled to the slot count
@@ -91,16 +89,6 @@ impl PositionIndex {
             i = self.next(i);
         }
         i
-    }
-
-    pub(super) fn clear(&mut self) {
-        self.slots.iter_mut().for_each(|slot| *slot = 0);
-    }
-
-    pub(super) fn prefetch(&self, hash: u64) {
-        if let Some(slot) = self.slots.get(self.home(hash)) {
-            prefetch(slot);
-        }
     }
 
     /// The position of the entry with this hash for which `is_key` holds.

@@ -497,7 +497,7 @@ fn typed_records_are_checked_and_stored_like_json_in_batches_of_every_size() {
                 .count()
         );
         assert_eq!(report.results.len(), size);
-        let stored = |l: &Ledger| l.invoices().cloned().collect::<Vec<_>>();
+        let stored = |l: &Ledger| l.invoices().map(|i| i.to_invoice()).collect::<Vec<_>>();
         assert_eq!(stored(&from_records), stored(&from_json));
         let filter = MovementFilter::default();
         assert_eq!(
@@ -514,7 +514,7 @@ fn typed_records_are_checked_and_stored_like_json_in_batches_of_every_size() {
 /// The ids of a customer's invoices, as `customer_invoices` lists them.
 fn invoice_order(ledger: &Ledger, customer: &str) -> Vec<String> {
     let invoices = ledger.customer_invoices(customer);
-    invoices.iter().map(|i| i.id.to_string()).collect()
+    invoices.iter().map(|i| i.id().to_string()).collect()
 }
 
 #[test]
@@ -542,7 +542,7 @@ fn customer_invoices_keep_insertion_order_through_moves_and_deletes() {
     assert_eq!(invoice_order(&ledger, "b"), strings(&["i2", "i9", "i3"]));
     ledger.delete_customer("a").unwrap();
     ledger.delete_invoice("i2").unwrap();
-    let listed: Vec<String> = ledger.invoices().map(|i| i.id.to_string()).collect();
+    let listed: Vec<String> = ledger.invoices().map(|i| i.id().to_string()).collect();
     assert_eq!(listed, strings(&["i9", "i3", "i7"]));
     assert_eq!(invoice_order(&ledger, "b"), strings(&["i9", "i3"]));
     assert_eq!(invoice_order(&ledger, "c"), strings(&["i7"]));

@@ -133,15 +133,20 @@ impl Ledger {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "snake_case")]
 pub enum ImportStatus {
+    /// The record was stored (inserted or replaced).
     Inserted,
+    /// The record was rejected; nothing of it was stored.
     Error,
 }
 
 /// One record's outcome: its id, whether it was stored, and why not.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct WriteResult {
+    /// The record's id as given (`id`, else `external_id`), empty when it has none.
     pub id: String,
+    /// Whether it was stored.
     pub import_status: ImportStatus,
+    /// The error's message when it was rejected.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub import_error: Option<String>,
     /// The typed error behind `import_error` (boxed: a bulk load keeps one
@@ -178,6 +183,7 @@ const PARALLEL_BATCH: usize = 256;
 #[derive(Debug, Clone, Default, PartialEq, Serialize)]
 #[serde(transparent)]
 pub struct WriteReport {
+    /// One result per record, in the order given.
     pub results: Vec<WriteResult>,
 }
 
@@ -244,7 +250,9 @@ impl WriteReport {
 /// A page of a listing: the total count and the records of the page.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Page<T> {
+    /// How many records there are in all, not only in this page.
     pub count: usize,
+    /// The records of the page, in listing order.
     pub list: Vec<T>,
 }
 

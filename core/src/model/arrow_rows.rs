@@ -77,11 +77,6 @@ impl<'a> ArrowRecords<'a> {
         self.rows
     }
 
-    /// Whether the batch has no rows.
-    pub fn is_empty(&self) -> bool {
-        self.rows == 0
-    }
-
     /// Row `row` as a record.
     pub fn row(&'a self, row: usize) -> ArrowNode<'a> {
         ArrowNode::Row { records: self, row }

@@ -3,7 +3,6 @@
 //! another, each behind its length, so a customer's few variables take one
 //! small allocation instead of a map with a string for every key and value.
 
-use crate::thin_str::ThinStr;
 use serde::Serialize;
 use serde::ser::SerializeMap;
 use std::fmt::Write;
@@ -12,13 +11,13 @@ use std::fmt::Write;
 /// distinct (a later value for a key replaces the earlier one in its place);
 /// the text of all keys and values together is at most 4 GiB.
 ///
-/// They are one thin string, each key and each value written as its length
+/// They are one boxed string, each key and each value written as its length
 /// in bytes, in decimal, a colon and the text (`8:industry5:media`): one
 /// pointer in a customer record and one block, whatever their count.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct CustomVariables {
     /// `None` when there are none.
-    encoded: Option<ThinStr>,
+    encoded: Option<Box<str>>,
 }
 
 impl CustomVariables {
@@ -55,14 +54,16 @@ impl CustomVariables {
             }
         }
         Some(CustomVariables {
-            encoded: Some(ThinStr::new(&encoded)),
+            encoded: Some(encoded.into_boxed_str()),
         })
     }
 
+    /// How many pairs there are.
     pub fn len(&self) -> usize {
         self.iter().count()
     }
 
+    /// Whether there is no pair.
     pub fn is_empty(&self) -> bool {
         self.encoded.is_none()
     }
@@ -79,6 +80,7 @@ impl CustomVariables {
         std::iter::from_fn(move || Some((parts.next()?, parts.next()?)))
     }
 
+    /// The keys in order.
     pub fn keys(&self) -> impl Iterator<Item = &str> {
         self.iter().map(|(key, _)| key)
     }
@@ -124,7 +126,7 @@ mod tests {
     fn pairs_are_one_string_of_lengths_and_texts() {
         let vars = CustomVariables::from_pairs([("size", "large"), ("région", "")]).unwrap();
         assert_eq!(vars.encoded.as_deref(), Some("4:size5:large7:région0:"));
-        assert_eq!(std::mem::size_of::<CustomVariables>(), 8);
+        assert_eq!(std::mem::size_of::<CustomVariables>(), 16);
     }
 
     #[test]

@@ -5,36 +5,53 @@ use crate::error::Result;
 use crate::ids::{CustomerId, DataSourceId};
 use crate::model::{CustomVariables, Fields, Node, Timestamp};
 use crate::money::Currency;
-use crate::thin_str::ThinStr;
 use serde::Serialize;
 use serde_json::Value;
 
 /// A customer as stored. Lifecycle fields given by the sender are kept as
 /// given; the analytics views derive them from invoices when absent. Text
-/// is held in one-pointer strings and the custom variables packed, as a
-/// ledger holds hundreds of thousands of customers.
+/// is held in boxed strings (a pointer and a length, no spare capacity) and
+/// the custom variables packed, as a ledger holds hundreds of thousands of
+/// customers.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Customer {
+    /// The customer's external id.
     pub id: CustomerId,
-    pub name: ThinStr,
-    pub email: Option<ThinStr>,
+    /// Display name; required.
+    pub name: Box<str>,
+    /// Contact email, as given (not checked).
+    pub email: Option<Box<str>>,
+    /// When the customer was created (`created` in the data-API shape).
     pub created_date: Option<Timestamp>,
     /// Upper-case country code.
-    pub country: Option<ThinStr>,
+    pub country: Option<Box<str>>,
     /// Absent means the ledger's base currency.
     pub currency: Option<Currency>,
-    pub status: Option<ThinStr>,
+    /// The sender's status text, kept as given; the profile's status is derived from invoices.
+    pub status: Option<Box<str>>,
+    /// When the trial started, as the sender gives it; the profile prefers what the invoices
+    /// say.
     pub trial_started: Option<Timestamp>,
+    /// When paying started, as the sender gives it; the profile prefers what the invoices say.
     pub paid_started: Option<Timestamp>,
+    /// When the trial ends, when the sender gives it.
     pub trial_end_date: Option<Timestamp>,
+    /// When the customer cancelled, as the sender gives it; the profile prefers what the
+    /// invoices say.
     pub cancel_date: Option<Timestamp>,
+    /// Since when payment is overdue, when the sender gives it.
     pub overdue_date: Option<Timestamp>,
-    pub cancel_reason: Option<ThinStr>,
+    /// Why the customer cancelled, as given (an empty text is kept).
+    pub cancel_reason: Option<Box<str>>,
+    /// String pairs for filters and breakdowns (`metadata` in the data-API shape, values
+    /// stringified).
     pub custom_variables: CustomVariables,
+    /// The data source the customer came from (`data_source` or `data_source_id`).
     pub data_source: Option<DataSourceId>,
 }
 
 impl Customer {
+    /// The record kind errors name: `customer`.
     pub const KIND: &'static str = "customer";
 
     /// Reads and validates one customer record.
@@ -48,20 +65,20 @@ impl Customer {
         let f = Fields::open(Self::KIND, node, true)?;
         Ok(Customer {
             id: CustomerId::new(f.id()),
-            name: ThinStr::new(&f.required_text_ref(&["name"])?),
-            email: thin(f.text_ref(&["email"])?),
+            name: f.required_text_ref(&["name"])?.into(),
+            email: boxed(f.text_ref(&["email"])?),
             created_date: f.timestamp(&["created_date", "created"])?,
             country: f
                 .text_ref(&["country"])?
-                .map(|c| ThinStr::new(&c.trim().to_ascii_uppercase())),
+                .map(|c| c.trim().to_ascii_uppercase().into_boxed_str()),
             currency: f.currency(&["currency"])?,
-            status: thin(f.text_ref(&["status"])?),
+            status: boxed(f.text_ref(&["status"])?),
             trial_started: f.timestamp(&["trial_started"])?,
             paid_started: f.timestamp(&["paid_started"])?,
             trial_end_date: f.timestamp(&["trial_end_date"])?,
             cancel_date: f.timestamp(&["cancel_date"])?,
             overdue_date: f.timestamp(&["overdue_date"])?,
-            cancel_reason: thin(f.text_ref(&["cancel_reason"])?),
+            cancel_reason: boxed(f.text_ref(&["cancel_reason"])?),
             custom_variables: f
                 .string_map(&["custom_variables", "metadata"])?
                 .unwrap_or_default(),
@@ -80,8 +97,8 @@ impl Customer {
     }
 }
 
-fn thin(text: Option<std::borrow::Cow<'_, str>>) -> Option<ThinStr> {
-    text.as_deref().map(ThinStr::new)
+fn boxed(text: Option<std::borrow::Cow<'_, str>>) -> Option<Box<str>> {
+    text.map(Into::into)
 }
 
 #[cfg(test)]
@@ -102,7 +119,7 @@ mod tests {
     }
 
     #[test]
-    fn text_fields_are_one_pointer_and_read_back() {
+    fn text_fields_read_back() {
         let c = Customer::from_json(&json!({
             "id": "c1", "name": "Acme", "email": "ops@acme.test", "country": " de ",
             "status": "active", "cancel_reason": ""
@@ -116,7 +133,7 @@ mod tests {
             (c.status.as_deref(), c.cancel_reason.as_deref()),
             (Some("active"), Some(""))
         );
-        assert_eq!(std::mem::size_of::<Customer>(), 120);
+        assert_eq!(std::mem::size_of::<Customer>(), 168);
     }
 
     #[test]

@@ -9,7 +9,9 @@ use serde_json::Value;
 /// A data source as stored.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct DataSource {
+    /// The source's id.
     pub id: DataSourceId,
+    /// Display name; the id when absent.
     pub name: String,
     /// Kind of source, such as `api`, `stripe`, `import`; `api` when absent.
     #[serde(rename = "type")]
@@ -17,8 +19,10 @@ pub struct DataSource {
 }
 
 impl DataSource {
+    /// The record kind errors name: `data_source`.
     pub const KIND: &'static str = "data_source";
 
+    /// Reads one data source: `id` is required, `name` and `type` (or `kind`) are optional.
     pub fn from_json(value: &Value) -> Result<DataSource> {
         Self::from_node(value)
     }

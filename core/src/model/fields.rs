@@ -79,10 +79,6 @@ impl<'a, N: Node<'a>> Fields<'a, N> {
         &self.id
     }
 
-    pub fn kind(&self) -> &'static str {
-        self.kind
-    }
-
     /// An error about `field` of this record.
     pub fn error(&self, field: &str, reason: impl Into<String>) -> Error {
         let path = format!("{}{field}", self.prefix);
@@ -110,11 +106,6 @@ impl<'a, N: Node<'a>> Fields<'a, N> {
     /// names the field as the record wrote it.
     pub fn name_of<'n>(&self, names: &[&'n str]) -> &'n str {
         self.lookup(names).map_or(names[0], |(_, name)| name)
-    }
-
-    /// Whether any of the names is present and not null.
-    pub fn has(&self, names: &[&str]) -> bool {
-        self.lookup(names).is_some()
     }
 
     /// An optional string. A JSON number is accepted only when its value is
@@ -202,19 +193,6 @@ impl<'a, N: Node<'a>> Fields<'a, N> {
     pub fn required_cents(&self, names: &[&str]) -> Result<Cents> {
         self.cents(names)?
             .ok_or_else(|| self.error(names[0], "is required"))
-    }
-
-    /// An optional boolean.
-    pub fn boolean(&self, names: &[&str]) -> Result<Option<bool>> {
-        let Some((value, name)) = self.lookup(names) else {
-            return Ok(None);
-        };
-        match value.view() {
-            View::Bool(b) => Ok(Some(b)),
-            View::String("true") => Ok(Some(true)),
-            View::String("false") => Ok(Some(false)),
-            _ => Err(self.error(name, "must be true or false")),
-        }
     }
 
     /// An optional ISO 8601 date or timestamp, given as a string within

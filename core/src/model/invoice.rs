@@ -29,9 +29,12 @@ pub enum InvoiceType {
 }
 
 impl InvoiceType {
+    /// The type names records use, as [`InvoiceType::as_str`] gives them.
     pub const NAMES: &'static [&'static str] =
         &["subscription", "one-time", "refund", "cancellation"];
 
+    /// Parses a type name ignoring case and surrounding space; `one_time` and `onetime` are
+    /// accepted for `one-time`. Anything else is `None`.
     pub fn parse(name: &str) -> Option<InvoiceType> {
         let name = name.trim();
         [
@@ -47,6 +50,7 @@ impl InvoiceType {
         .map(|(_, kind)| kind)
     }
 
+    /// The interface name: `subscription`, `one-time`, `refund` or `cancellation`.
     pub fn as_str(&self) -> &'static str {
         match self {
             InvoiceType::Subscription => "subscription",
@@ -61,14 +65,19 @@ impl InvoiceType {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
 #[serde(rename_all = "snake_case")]
 pub enum InvoiceStatus {
+    /// Paid; the default when a record gives no status.
     Paid,
+    /// Issued, not paid yet; a subscription invoice still moves MRR.
     Open,
+    /// Payment failed; a subscription invoice still moves MRR until the subscription lapses or
+    /// is cancelled.
     Failed,
     /// Never counts for anything.
     Void,
 }
 
 impl InvoiceStatus {
+    /// `paid`, `open`, `failed` or `void`.
     pub fn as_str(&self) -> &'static str {
         match self {
             InvoiceStatus::Paid => "paid",
@@ -82,10 +91,15 @@ impl InvoiceStatus {
 /// One line of an invoice (informational detail).
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct InvoiceLine {
+    /// The line's text, when given.
     pub description: Option<String>,
+    /// The line's amount in cents, in the invoice's currency.
     pub amount: Cents,
+    /// Units on the line; 1 when absent.
     pub quantity: i64,
+    /// Start of the period the line bills, when given.
     pub period_start: Option<Timestamp>,
+    /// End of the period the line bills, when given.
     pub period_end: Option<Timestamp>,
 }
 
@@ -93,7 +107,9 @@ pub struct InvoiceLine {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
 #[serde(rename_all = "snake_case")]
 pub enum TransactionType {
+    /// Money in: a payment attempt.
     Payment,
+    /// Money out: a refund.
     Refund,
 }
 
@@ -101,38 +117,76 @@ pub enum TransactionType {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
 #[serde(rename_all = "snake_case")]
 pub enum TransactionResult {
+    /// The money moved.
     Successful,
+    /// The attempt failed; no money moved.
     Failed,
 }
 
 /// One payment attempt or refund of an invoice.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Transaction {
+    /// The transaction's id.
     pub id: String,
+    /// Payment or refund (`type` in records).
     #[serde(rename = "type")]
     pub kind: TransactionType,
+    /// When it happened.
     pub date: Timestamp,
+    /// Whether it succeeded.
     pub result: TransactionResult,
+    /// The amount in cents, in the invoice's currency.
     pub amount: Cents,
 }
 
-/// An invoice as stored. The fields every metric reads are inline; the rest
-/// ([`InvoiceDetails`]) are held out of line and only when one is present, so
-/// a metrics-only import of millions of invoices stays small.
+/// An invoice as read: its id and every other field ([`InvoiceRecord`],
+/// reached through `Deref`).
 #[derive(Debug, Clone, PartialEq)]
 pub struct Invoice {
+    /// The invoice's external id.
     pub id: InvoiceId,
+    record: InvoiceRecord,
+}
+
+/// A stored invoice: its id, borrowed from the ledger's id buffer, and its
+/// other fields (reached through `Deref`). Serializes like an [`Invoice`].
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct StoredInvoice<'a> {
+    id: &'a str,
+    record: &'a InvoiceRecord,
+}
+
+/// Every field of an invoice but its id, as a ledger stores it (the ids
+/// live in one buffer beside the records). The fields every metric reads
+/// are inline; the rest ([`InvoiceDetails`]) are held out of line and only
+/// when one is present, so a metrics-only import of millions of invoices
+/// stays small.
+#[derive(Debug, Clone, PartialEq)]
+pub struct InvoiceRecord {
+    /// The customer billed; must exist when the invoice is stored.
     pub customer_id: CustomerId,
+    /// What the invoice does to MRR (`type` in records).
     pub kind: InvoiceType,
+    /// When it was issued; the service period starts here unless `period_start` is given.
     pub invoice_date: Timestamp,
     /// Total in cents: >= 0 for subscription and one-time, <= 0 for refunds, 0 for cancellations.
     pub amount: Cents,
+    /// The currency of every amount on the invoice; for a subscription invoice, its plan's
+    /// currency.
     pub currency: Currency,
+    /// The plan billed; required for subscription invoices and must exist.
     pub plan_id: Option<PlanId>,
+    /// Start of the service period, when given.
     pub period_start: Option<Timestamp>,
+    /// End of the service period, after its start; when absent the period lasts one plan
+    /// interval. A shorter period than the interval prorates.
     pub period_end: Option<Timestamp>,
+    /// The subscription the invoice belongs to; invoices without one form the customer's single
+    /// implicit subscription.
     pub subscription_id: Option<SubscriptionId>,
+    /// Seats or units billed: 1 when absent, 0 to a billion.
     pub quantity: i32,
+    /// Payment state; `paid` when absent.
     pub status: InvoiceStatus,
     /// Tax included in `amount`; not revenue.
     pub tax_amount: Cents,
@@ -145,17 +199,26 @@ pub struct Invoice {
 /// or that only refunds carry (the refunded invoice).
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct InvoiceDetails {
+    /// When payment is due, when given.
     pub due_date: Option<Timestamp>,
+    /// When it was paid, when given.
     pub payment_date: Option<Timestamp>,
+    /// How it was paid, as the sender names it.
     pub payment_method: Option<String>,
+    /// Free text.
     pub description: Option<String>,
+    /// The sender's invoice number.
     pub invoice_number: Option<String>,
     /// Informational: `amount` is already net of discounts.
     pub discount_amount: Cents,
+    /// The invoice's lines (informational: `amount` is the total).
     pub lines: Vec<InvoiceLine>,
+    /// Payment attempts and refunds; when empty, the invoice's status and amount stand for its
+    /// one payment.
     pub transactions: Vec<Transaction>,
     /// The invoice a refund refunds, when it names one.
     pub refunded_invoice_id: Option<InvoiceId>,
+    /// The data source the invoice came from, when given.
     pub data_source: Option<DataSourceId>,
 }
 
@@ -177,10 +240,17 @@ static NO_DETAILS: InvoiceDetails = InvoiceDetails {
 /// other fields (absent details as `null`, `0` and `[]`).
 impl Serialize for Invoice {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        self.as_stored().serialize(serializer)
+    }
+}
+
+/// Serialized as one flat record, like [`Invoice`].
+impl Serialize for StoredInvoice<'_> {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
         let details = self.details();
         let mut record = serializer.serialize_struct("Invoice", 23)?;
-        record.serialize_field("id", &self.id)?;
+        record.serialize_field("id", self.id)?;
         record.serialize_field("customer_id", &self.customer_id)?;
         record.serialize_field("type", &self.kind)?;
         record.serialize_field("invoice_date", &self.invoice_date)?;
@@ -208,6 +278,7 @@ impl Serialize for Invoice {
 }
 
 impl Invoice {
+    /// The record kind errors name: `invoice`.
     pub const KIND: &'static str = "invoice";
 
     /// Reads one invoice and checks every rule that needs no other record.
@@ -343,8 +414,8 @@ impl Invoice {
                 ));
             }
         }
-        Ok(Invoice {
-            id: InvoiceId::from(f.id()),
+        let id = InvoiceId::from(f.id());
+        let record = InvoiceRecord {
             customer_id,
             kind,
             invoice_date,
@@ -376,9 +447,72 @@ impl Invoice {
                     .map(|s| DataSourceId::from(s.as_ref())),
             }
             .boxed_unless_empty(),
-        })
+        };
+        Ok(Invoice { id, record })
     }
 
+    /// The invoice as a ledger hands it out, its id borrowed.
+    pub fn as_stored(&self) -> StoredInvoice<'_> {
+        StoredInvoice::new(self.id.as_str(), &self.record)
+    }
+
+    /// Splits the invoice into its id and its other fields.
+    pub fn into_parts(self) -> (InvoiceId, InvoiceRecord) {
+        (self.id, self.record)
+    }
+}
+
+impl std::ops::Deref for Invoice {
+    type Target = InvoiceRecord;
+    fn deref(&self) -> &InvoiceRecord {
+        &self.record
+    }
+}
+
+impl std::ops::DerefMut for Invoice {
+    fn deref_mut(&mut self) -> &mut InvoiceRecord {
+        &mut self.record
+    }
+}
+
+impl<'a> StoredInvoice<'a> {
+    pub(crate) fn new(id: &'a str, record: &'a InvoiceRecord) -> Self {
+        Self { id, record }
+    }
+
+    /// The invoice's external id.
+    pub fn id(&self) -> &'a str {
+        self.id
+    }
+
+    /// The invoice's details (see [`InvoiceRecord::details`]), borrowed for
+    /// as long as the ledger is.
+    pub fn details(&self) -> &'a InvoiceDetails {
+        self.record.details()
+    }
+
+    /// Every field but the id, borrowed for as long as the ledger is.
+    pub fn record(&self) -> &'a InvoiceRecord {
+        self.record
+    }
+
+    /// An owned copy of the invoice.
+    pub fn to_invoice(&self) -> Invoice {
+        Invoice {
+            id: InvoiceId::from(self.id),
+            record: self.record.clone(),
+        }
+    }
+}
+
+impl<'a> std::ops::Deref for StoredInvoice<'a> {
+    type Target = InvoiceRecord;
+    fn deref(&self) -> &InvoiceRecord {
+        self.record
+    }
+}
+
+impl InvoiceRecord {
     /// Payment details, text, discount, lines, transactions, the refunded
     /// invoice and data source (all absent when the invoice carried none).
     pub fn details(&self) -> &InvoiceDetails {
@@ -653,7 +787,8 @@ mod tests {
         );
         let text = serde_json::to_string(&refund).unwrap();
         assert!(text.contains("\"refunded_invoice_id\":\"i0\","), "{text}");
-        assert_eq!(std::mem::size_of::<Invoice>(), 88);
+        assert_eq!(std::mem::size_of::<InvoiceRecord>(), 80);
+        assert_eq!(std::mem::size_of::<Invoice>(), 96);
     }
 
     #[test]

@@ -17,16 +17,16 @@ mod settings;
 mod timestamp;
 
 #[cfg(feature = "arrow")]
-pub use arrow_rows::{ArrowEntries, ArrowItems, ArrowNode, ArrowRecords};
+pub(crate) use arrow_rows::ArrowRecords;
 pub use custom_variables::CustomVariables;
 pub use customer::Customer;
 pub use data_source::DataSource;
-pub use fields::{Fields, MAX_TEXT_INTEGER, integer_text};
+pub(crate) use fields::{Fields, integer_text};
 pub use invoice::{
-    Invoice, InvoiceDetails, InvoiceLine, InvoiceStatus, InvoiceType, Transaction,
-    TransactionResult, TransactionType,
+    Invoice, InvoiceDetails, InvoiceLine, InvoiceRecord, InvoiceStatus, InvoiceType, StoredInvoice,
+    Transaction, TransactionResult, TransactionType,
 };
-pub use json::{Json, Node, View};
+pub(crate) use json::{Json, Node, View};
 pub use plan::{Interval, Plan, PricingModel};
 pub use plan_group::PlanGroup;
 pub use settings::{RefundHandling, Settings};

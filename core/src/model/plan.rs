@@ -13,15 +13,22 @@ use serde_json::Value;
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Interval {
+    /// A day; 12/365 of a month when normalizing.
     Day,
+    /// A week; 12/52 of a month when normalizing.
     Week,
+    /// A calendar month (a month added to Jan 31 ends on Feb 28 or 29).
     Month,
+    /// A year: twelve months.
     Year,
 }
 
 impl Interval {
+    /// The interval names [`Interval::as_str`] gives, in increasing length.
     pub const NAMES: &'static [&'static str] = &["day", "week", "month", "year"];
 
+    /// Parses a unit name, ignoring case and surrounding space; `daily`, `weekly`, `monthly`,
+    /// `yearly` and `annual` are accepted too. Anything else is `None`.
     pub fn parse(name: &str) -> Option<Interval> {
         match name.trim().to_ascii_lowercase().as_str() {
             "day" | "daily" => Some(Interval::Day),
@@ -32,6 +39,7 @@ impl Interval {
         }
     }
 
+    /// The lower-case unit name used in records and reports.
     pub fn as_str(&self) -> &'static str {
         match self {
             Interval::Day => "day",
@@ -46,11 +54,14 @@ impl Interval {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
 #[serde(rename_all = "snake_case")]
 pub enum PricingModel {
+    /// A fixed price per seat or unit; the default.
     Licensed,
+    /// A price by usage.
     Metered,
 }
 
 impl PricingModel {
+    /// `licensed` or `metered`.
     pub fn as_str(&self) -> &'static str {
         match self {
             PricingModel::Licensed => "licensed",
@@ -62,18 +73,26 @@ impl PricingModel {
 /// A plan as stored.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Plan {
+    /// The plan's external id.
     pub id: PlanId,
+    /// Display name; required.
     pub name: String,
+    /// The unit of the billing period (`billing_freq`, or `interval` in the import shape).
     pub billing_freq: Interval,
     /// Number of `billing_freq` units per billing period, at least 1.
     pub billing_freq_count: u32,
+    /// The currency its subscription invoices must be in.
     pub currency: Currency,
+    /// The product the plan prices, when given.
     pub product_name: Option<String>,
+    /// The data source the plan came from, when given.
     pub data_source: Option<DataSourceId>,
+    /// Licensed unless the record says `metered`.
     pub pricing_model: PricingModel,
 }
 
 impl Plan {
+    /// The record kind errors name: `plan`.
     pub const KIND: &'static str = "plan";
 
     /// Reads and validates one plan record.

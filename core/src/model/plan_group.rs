@@ -9,12 +9,16 @@ use serde_json::Value;
 /// A plan group as stored; `plans` holds ids only.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct PlanGroup {
+    /// The group's id, assigned by the ledger when the record gives none.
     pub id: PlanGroupId,
+    /// Display name; required.
     pub name: String,
+    /// The ids of its plans, each an existing plan (checked by the ledger).
     pub plans: Vec<PlanId>,
 }
 
 impl PlanGroup {
+    /// The record kind errors name: `plan_group`.
     pub const KIND: &'static str = "plan_group";
 
     /// Reads one plan group; `plans` is an array of ids or of `{id}` objects.

@@ -26,7 +26,7 @@ use super::partial::{Body, wrong_body};
 use super::transactions::{Attempt, charge_type, money_events, money_row, plan_charge_type};
 use crate::error::Result;
 use crate::ledger::Ledger;
-use crate::model::{Invoice, InvoiceType, TransactionResult, TransactionType};
+use crate::model::{InvoiceType, StoredInvoice, TransactionResult, TransactionType};
 use chrono::{DateTime, Utc};
 use serde_json::{Map, Value, json};
 
@@ -203,7 +203,7 @@ const REFUNDS: Family = Family {
 };
 
 /// What a refund gives money back for (module doc).
-fn refunded_type(ledger: &Ledger, invoice: &Invoice) -> &'static str {
+fn refunded_type(ledger: &Ledger, invoice: StoredInvoice<'_>) -> &'static str {
     if invoice.kind != InvoiceType::Refund {
         return charge_type(ledger, invoice);
     }
@@ -384,8 +384,6 @@ event_parts!(
     payment_attempt_events,
     summary_of
 );
-
-pub use super::unpaid::AGE_BUCKETS;
 
 #[cfg(test)]
 mod tests {

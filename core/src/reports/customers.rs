@@ -266,7 +266,7 @@ fn billing_currency(
                 .filter(|i| i.kind == InvoiceType::Subscription && i.counts())
                 .map(|i| (i.invoice_date.instant(tz), i))
                 .filter(|(date, _)| *date <= as_of)
-                .max_by_key(|(date, i)| (*date, i.id.as_str()))
+                .max_by_key(|(date, i)| (*date, i.id()))
                 .map(|(_, i)| i.currency)
         })
         .or(customer.currency)

@@ -104,6 +104,7 @@ impl Tally {
         self.bucket(kind).count
     }
 
+    #[cfg(test)]
     pub fn amount(&self, kind: &str) -> Cents {
         self.bucket(kind).amount
     }

@@ -13,7 +13,7 @@ use super::ReportParams;
 use crate::error::{Error, Result};
 use crate::ids::PlanId;
 use crate::ledger::{CustomerStatus, Ledger};
-use crate::model::{Customer, Interval, Invoice, InvoiceType};
+use crate::model::{Customer, Interval, InvoiceType, StoredInvoice};
 use crate::money::Currency;
 use crate::query::Query;
 use crate::timeline::Replay;
@@ -191,7 +191,7 @@ pub struct CustomerFacts<'a> {
     ledger: &'a Ledger,
     as_of: DateTime<Utc>,
     profile: OnceCell<(CustomerStatus, Option<NaiveDate>)>,
-    invoices: OnceCell<Vec<&'a Invoice>>,
+    invoices: OnceCell<Vec<StoredInvoice<'a>>>,
 }
 
 impl<'a> CustomerFacts<'a> {
@@ -238,7 +238,7 @@ impl<'a> CustomerFacts<'a> {
     }
 
     /// The customer's invoices.
-    pub fn invoices(&self) -> &[&'a Invoice] {
+    pub fn invoices(&self) -> &[StoredInvoice<'a>] {
         self.invoices
             .get_or_init(|| self.ledger.customer_invoices(self.customer.id.as_str()))
     }
@@ -259,7 +259,7 @@ impl<'a> CustomerFacts<'a> {
                 .filter(|i| i.details().payment_method.is_some() && i.counts())
                 .map(|i| (i.invoice_date.instant(tz), i))
                 .filter(|(date, _)| *date <= self.as_of)
-                .max_by_key(|(date, i)| (*date, i.id.as_str()))
+                .max_by_key(|(date, i)| (*date, i.id()))
                 .map(|(_, i)| i)
                 .and_then(|i| i.details().payment_method.as_deref())
                 .map(str::to_lowercase)
@@ -277,7 +277,7 @@ impl<'a> CustomerFacts<'a> {
                     && i.counts()
                     && i.invoice_date.instant(tz) <= self.as_of
             })
-            .filter_map(|i| i.plan_id.as_ref())
+            .filter_map(|i| i.record().plan_id.as_ref())
     }
 
     /// The plan that describes the customer best: the dearest paying

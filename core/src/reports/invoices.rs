@@ -11,7 +11,7 @@ use super::partial::rows::{KeyPart, ListPart, Row, Scalar, TopRows, instant_key}
 use super::partial::{Body, wrong_body};
 use crate::error::{Error, Result};
 use crate::ledger::Ledger;
-use crate::model::{Customer, Invoice, TransactionResult, TransactionType};
+use crate::model::{Customer, StoredInvoice, TransactionResult, TransactionType};
 use crate::query::Query;
 use chrono::{DateTime, SecondsFormat, Utc};
 use chrono_tz::Tz;
@@ -42,7 +42,7 @@ pub(super) fn invoices_detail(
         b.invoice_date
             .instant(tz)
             .cmp(&a.invoice_date.instant(tz))
-            .then_with(|| a.id.cmp(&b.id))
+            .then_with(|| a.id().cmp(b.id()))
     });
     let mut list = Vec::new();
     for invoice in invoices.iter().skip(offset).take(limit) {
@@ -50,13 +50,13 @@ pub(super) fn invoices_detail(
         let total_base = ledger
             .fx()
             .convert(invoice.amount, invoice.currency, currency, day)?;
-        list.push(invoice_row(ledger, invoice, total_base, tz));
+        list.push(invoice_row(ledger, *invoice, total_base, tz));
     }
     Ok(json!({ "result": { "count": invoices.len(), "list": list } }))
 }
 
 /// The invoices of the customers `customer` names, else every invoice.
-fn listed<'l>(ledger: &'l Ledger, customers: &[String]) -> Vec<&'l Invoice> {
+fn listed<'l>(ledger: &'l Ledger, customers: &[String]) -> Vec<StoredInvoice<'l>> {
     if customers.is_empty() {
         ledger.invoices().collect()
     } else {
@@ -87,13 +87,13 @@ pub(super) fn partial(
         .into_iter()
         .filter(|id| ledger.customer(id).is_some())
         .collect();
-    let key = |invoice: &Invoice| {
+    let key = |invoice: &StoredInvoice<'_>| {
         vec![
             KeyPart::new(
                 Scalar::Int(instant_key(invoice.invoice_date.instant(tz))),
                 true,
             ),
-            KeyPart::text(invoice.id.as_str()),
+            KeyPart::text(invoice.id()),
         ]
     };
     let invoices = if every || !found.is_empty() {
@@ -102,8 +102,8 @@ pub(super) fn partial(
         Vec::new()
     };
     let count = invoices.len() as u64;
-    let mut keys: Vec<(Vec<KeyPart>, &Invoice)> =
-        invoices.into_iter().map(|i| (key(i), i)).collect();
+    let mut keys: Vec<(Vec<KeyPart>, StoredInvoice<'_>)> =
+        invoices.into_iter().map(|i| (key(&i), i)).collect();
     keys.sort_by(|a, b| a.0.cmp(&b.0));
     keys.truncate(keep);
     let mut rows = Vec::with_capacity(keys.len());
@@ -139,7 +139,7 @@ pub(super) fn finish(
     Ok(json!({ "result": { "count": part.rows.count, "list": part.rows.page(offset, limit)? } }))
 }
 
-fn invoice_row(ledger: &Ledger, invoice: &Invoice, total_base: i64, tz: Tz) -> Value {
+fn invoice_row(ledger: &Ledger, invoice: StoredInvoice<'_>, total_base: i64, tz: Tz) -> Value {
     let stamp = |t: DateTime<Utc>| t.to_rfc3339_opts(SecondsFormat::Secs, true);
     let customer = ledger.customer(invoice.customer_id.as_str());
     let paid_by_transaction = invoice
@@ -184,7 +184,7 @@ fn invoice_row(ledger: &Ledger, invoice: &Invoice, total_base: i64, tz: Tz) -> V
             .collect()
     };
     json!({
-        "invoice_ref": invoice.id.as_str(),
+        "invoice_ref": invoice.id(),
         "invoice_number": invoice.details().invoice_number,
         "invoice_date": stamp(invoice.invoice_date.instant(tz)),
         "invoice_status": invoice.status.as_str(),

@@ -23,7 +23,9 @@ use serde_json::Value;
 /// and what it takes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 pub struct ReportParam {
+    /// The parameter's name in a query string.
     pub name: &'static str,
+    /// What values it takes, in words, for catalogues and error messages.
     pub accepts: &'static str,
 }
 

@@ -32,7 +32,7 @@ use super::partial::{Body, wrong_body};
 use crate::error::{Error, Result};
 use crate::ledger::Ledger;
 use crate::model::{
-    Customer, Interval, Invoice, InvoiceStatus, InvoiceType, Plan, PricingModel, Transaction,
+    Customer, Interval, InvoiceStatus, InvoiceType, Plan, PricingModel, StoredInvoice,
     TransactionResult, TransactionType,
 };
 use crate::money::Cents;
@@ -53,10 +53,8 @@ pub const CHARGE_TYPES: &[&str] = &[
 
 /// One payment attempt or refund of an invoice.
 #[derive(Debug, Clone)]
-pub struct Attempt<'a> {
-    pub invoice: &'a Invoice,
-    /// The transaction entry, `None` when the invoice stands for itself.
-    pub transaction: Option<&'a Transaction>,
+pub(crate) struct Attempt<'a> {
+    pub invoice: StoredInvoice<'a>,
     pub kind: TransactionType,
     pub result: TransactionResult,
     pub instant: DateTime<Utc>,
@@ -67,7 +65,7 @@ pub struct Attempt<'a> {
 }
 
 /// The attempts of one invoice (module doc, "Attempts").
-pub fn attempts(invoice: &Invoice, tz: Tz) -> Vec<Attempt<'_>> {
+pub(crate) fn attempts<'a>(invoice: StoredInvoice<'a>, tz: Tz) -> Vec<Attempt<'a>> {
     if !invoice.counts() || invoice.kind == InvoiceType::Cancellation || invoice.amount == 0 {
         return Vec::new();
     }
@@ -94,7 +92,6 @@ pub fn attempts(invoice: &Invoice, tz: Tz) -> Vec<Attempt<'_>> {
                 };
                 Attempt {
                     invoice,
-                    transaction: Some(t),
                     kind,
                     result: t.result,
                     instant: t.date.instant(tz),
@@ -123,18 +120,17 @@ pub fn attempts(invoice: &Invoice, tz: Tz) -> Vec<Attempt<'_>> {
     };
     vec![Attempt {
         invoice,
-        transaction: None,
         kind,
         result,
         instant,
         amount: signed(kind, invoice.amount),
-        id: invoice.id.as_str().to_string(),
+        id: invoice.id().to_string(),
     }]
 }
 
 /// What an invoice charges for: a [`CHARGE_TYPES`] value, or `unknown` for
 /// a refund or cancellation (or a plan no longer known).
-pub fn charge_type(ledger: &Ledger, invoice: &Invoice) -> &'static str {
+pub(crate) fn charge_type(ledger: &Ledger, invoice: StoredInvoice<'_>) -> &'static str {
     match invoice.kind {
         InvoiceType::OneTime => "one_time",
         InvoiceType::Subscription => invoice
@@ -148,7 +144,7 @@ pub fn charge_type(ledger: &Ledger, invoice: &Invoice) -> &'static str {
 
 /// The payment type of a subscription on `plan`: `metered` on a metered
 /// plan, else by its interval.
-pub fn plan_charge_type(plan: &Plan) -> &'static str {
+pub(crate) fn plan_charge_type(plan: &Plan) -> &'static str {
     if plan.pricing_model == PricingModel::Metered {
         return "metered";
     }
@@ -162,7 +158,7 @@ pub fn plan_charge_type(plan: &Plan) -> &'static str {
 
 /// The money events of every kept customer: each attempt passing `keep`,
 /// typed by `kind_of`, dated by the local day, converted.
-pub fn money_events<'a>(
+pub(crate) fn money_events<'a>(
     request: &EventRequest<'a>,
     keep: impl Fn(&Attempt) -> bool,
     kind_of: impl Fn(&Attempt) -> &'static str,
@@ -198,7 +194,7 @@ pub fn money_events<'a>(
 }
 
 /// The detail row of a money event; `lines` adds the invoice's lines.
-pub fn money_row(ledger: &Ledger, event: &Event<Attempt>, lines: bool) -> Value {
+pub(crate) fn money_row(ledger: &Ledger, event: &Event<Attempt>, lines: bool) -> Value {
     let tz = ledger.settings().timezone;
     let attempt = &event.source;
     let invoice = attempt.invoice;
@@ -225,7 +221,7 @@ pub fn money_row(ledger: &Ledger, event: &Event<Attempt>, lines: bool) -> Value 
         "type": event.kind,
         "status": status,
         "transaction_id": attempt.id,
-        "invoice_id": invoice.id.as_str(),
+        "invoice_id": invoice.id(),
         "currency": event.currency.as_str(),
         "description": description,
         "amount": event.amount,
@@ -238,7 +234,7 @@ pub fn money_row(ledger: &Ledger, event: &Event<Attempt>, lines: bool) -> Value 
 }
 
 /// The invoice's lines, or one line standing for the whole invoice.
-fn invoice_lines(invoice: &Invoice, description: &str, tz: Tz) -> Vec<Value> {
+fn invoice_lines(invoice: StoredInvoice<'_>, description: &str, tz: Tz) -> Vec<Value> {
     let when = |t: Option<crate::model::Timestamp>| t.map(|t| stamp(t.instant(tz)));
     if invoice.details().lines.is_empty() {
         return vec![json!({
@@ -348,7 +344,7 @@ fn transaction_events<'a>(request: &EventRequest<'a>) -> Result<Vec<Event<Attemp
             }
             let date = instant.with_timezone(&tz).date_naive();
             let amount = -invoice.details().discount_amount;
-            let id = format!("{}-discount", invoice.id.as_str());
+            let id = format!("{}-discount", invoice.id());
             discounts.push(Event {
                 date,
                 kind: "discount",
@@ -359,7 +355,6 @@ fn transaction_events<'a>(request: &EventRequest<'a>) -> Result<Vec<Event<Attemp
                 id: id.clone(),
                 source: Attempt {
                     invoice,
-                    transaction: None,
                     kind: TransactionType::Payment,
                     result: TransactionResult::Successful,
                     instant,
@@ -496,19 +491,19 @@ mod tests {
     use super::*;
     use serde_json::json;
 
-    fn invoice(extra: Value) -> Invoice {
+    fn invoice(extra: Value) -> crate::model::Invoice {
         let mut value = json!({"id": "i1", "customer_id": "c", "type": "subscription",
             "invoice_date": "2024-01-05", "amount": 3000, "currency": "USD", "plan_id": "m"});
         for (k, v) in extra.as_object().unwrap() {
             value[k] = v.clone();
         }
-        Invoice::from_json(&value).unwrap()
+        crate::model::Invoice::from_json(&value).unwrap()
     }
 
     #[test]
     fn a_paid_invoice_is_one_successful_payment_on_its_payment_date() {
         let inv = invoice(json!({"payment_date": "2024-01-07"}));
-        let list = attempts(&inv, chrono_tz::UTC);
+        let list = attempts(inv.as_stored(), chrono_tz::UTC);
         assert_eq!(list.len(), 1);
         assert_eq!(list[0].result, TransactionResult::Successful);
         assert_eq!(list[0].amount, 3000);
@@ -522,7 +517,7 @@ mod tests {
             {"id": "t2", "type": "payment", "result": "successful", "date": "2024-01-08"},
             {"id": "t3", "type": "refund", "result": "successful", "date": "2024-01-20", "amount": 500}
         ]}));
-        let list = attempts(&inv, chrono_tz::UTC);
+        let list = attempts(inv.as_stored(), chrono_tz::UTC);
         let amounts: Vec<(Cents, TransactionResult)> =
             list.iter().map(|a| (a.amount, a.result)).collect();
         assert_eq!(
@@ -542,11 +537,11 @@ mod tests {
             json!({"status": "void"}),
             json!({"amount": 0}),
         ] {
-            assert!(attempts(&invoice(extra), chrono_tz::UTC).is_empty());
+            assert!(attempts(invoice(extra).as_stored(), chrono_tz::UTC).is_empty());
         }
         let failed = invoice(json!({"status": "failed"}));
         assert_eq!(
-            attempts(&failed, chrono_tz::UTC)[0].result,
+            attempts(failed.as_stored(), chrono_tz::UTC)[0].result,
             TransactionResult::Failed
         );
     }

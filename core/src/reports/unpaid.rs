@@ -10,7 +10,7 @@ use super::partial::{Body, wrong_body};
 use super::transactions::attempts;
 use crate::error::Result;
 use crate::ledger::Ledger;
-use crate::model::{Invoice, InvoiceStatus, InvoiceType, TransactionResult, TransactionType};
+use crate::model::{InvoiceStatus, InvoiceType, StoredInvoice, TransactionResult, TransactionType};
 use crate::money::Cents;
 use crate::query::Query;
 use chrono::{DateTime, SecondsFormat, Utc};
@@ -27,7 +27,7 @@ pub const AGE_BUCKETS: &[(&str, i64, i64)] = &[
 /// One invoice still owed at `as_of`.
 struct Unpaid<'a> {
     issued: DateTime<Utc>,
-    invoice: &'a Invoice,
+    invoice: StoredInvoice<'a>,
     /// Amount less successful payments, in the invoice currency.
     owed: Cents,
     owed_base: Cents,
@@ -173,7 +173,7 @@ fn unpaid_part(ledger: &Ledger, request: &EventRequest, keep: usize) -> Result<S
             } = unpaid;
             let customer = ledger.customer(invoice.customer_id.as_str());
             let row = json!({
-                "invoice_id": invoice.id.as_str(),
+                "invoice_id": invoice.id(),
                 "invoice_number": invoice.details().invoice_number,
                 "customer_id": invoice.customer_id.as_str(),
                 "customer_name": customer.map(|c| &*c.name),
@@ -192,7 +192,7 @@ fn unpaid_part(ledger: &Ledger, request: &EventRequest, keep: usize) -> Result<S
             let key = vec![
                 KeyPart::new(Scalar::Int(instant_key(*issued)), true),
                 KeyPart::text(invoice.customer_id.as_str()),
-                KeyPart::text(invoice.id.as_str()),
+                KeyPart::text(invoice.id()),
             ];
             Row::new(key, &row)
         })

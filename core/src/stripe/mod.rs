@@ -132,7 +132,9 @@ impl StripeOptions {
 /// A record refunds of a Stripe invoice can name: its id and subscription.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Target {
+    /// The record id (it starts with the Stripe invoice id).
     pub id: String,
+    /// The subscription the record belongs to, `None` for a one-time record.
     pub subscription_id: Option<String>,
 }
 
@@ -143,6 +145,7 @@ pub trait Stored {
     /// The records made of Stripe invoice `invoice` of `customer`,
     /// subscription records first.
     fn invoice_targets(&self, customer: &str, invoice: &str) -> Vec<Target>;
+    /// Whether a customer with this record id is stored.
     fn has_customer(&self, id: &str) -> bool;
     /// The currency of a stored plan.
     fn plan_currency(&self, id: &str) -> Option<String>;
@@ -169,10 +172,10 @@ impl Stored for Ledger {
         let mut found: Vec<(u8, Target)> = self
             .customer_invoices(customer)
             .into_iter()
-            .filter(|i| i.id.as_str() == invoice || i.id.as_str().starts_with(&prefix))
+            .filter(|i| i.id() == invoice || i.id().starts_with(&prefix))
             .filter_map(|i| {
                 let rank = match i.kind {
-                    InvoiceType::Subscription if !i.id.as_str().ends_with("/proration") => 0,
+                    InvoiceType::Subscription if !i.id().ends_with("/proration") => 0,
                     InvoiceType::Subscription => 1,
                     InvoiceType::OneTime => 2,
                     _ => return None,
@@ -180,7 +183,7 @@ impl Stored for Ledger {
                 Some((
                     rank,
                     Target {
-                        id: i.id.to_string(),
+                        id: i.id().to_string(),
                         subscription_id: i.subscription_id.as_ref().map(|s| s.to_string()),
                     },
                 ))
@@ -205,7 +208,9 @@ impl Stored for Ledger {
 pub struct StripeSkip {
     /// The Stripe object kind (`invoice`, `credit_note`, ...).
     pub object: String,
+    /// The Stripe id.
     pub id: String,
+    /// Why it was not used.
     pub reason: String,
 }
 
@@ -217,7 +222,9 @@ pub struct StripeRejection {
     pub object: String,
     /// The Stripe id, or the record id (which starts with the Stripe id).
     pub id: String,
+    /// The field at fault, as a path into the object (`(record)` when it is the whole object).
     pub field: String,
+    /// What is wrong with it.
     pub reason: String,
 }
 
@@ -248,13 +255,16 @@ impl StripeRejection {
 /// The records a batch of Stripe objects maps to.
 #[derive(Debug, Default)]
 pub struct StripeRecords {
+    /// Customer records, one per Stripe customer.
     pub customers: Vec<Value>,
+    /// Plan records, from recurring prices (or legacy plans).
     pub plans: Vec<Value>,
     /// Subscription, one-time, refund and cancellation invoices.
     pub invoices: Vec<Value>,
     /// Invoice record ids to delete: cancellations undone, refund objects
     /// now described by a credit note.
     pub removed_invoices: Vec<String>,
+    /// Objects not used, and why.
     pub skipped: Vec<StripeSkip>,
     /// Objects that could not be mapped, naming the Stripe id and field.
     pub rejected: Vec<Error>,
@@ -388,14 +398,18 @@ pub fn map_stripe_objects(
 /// What [`Ledger::import_stripe`] did.
 #[derive(Debug, Clone, Default, PartialEq, Serialize)]
 pub struct StripeImport {
-    /// Records stored, by kind.
+    /// Customers stored.
     pub customers: usize,
+    /// Plans stored.
     pub plans: usize,
+    /// Invoices stored (of every type).
     pub invoices: usize,
     /// Stored invoice records deleted (undone cancellations, refunds now
     /// described by a credit note).
     pub removed: usize,
+    /// Objects not used, and why.
     pub skipped: Vec<StripeSkip>,
+    /// Objects the mapping could not read and records the ledger refused.
     pub rejected: Vec<StripeRejection>,
 }
 

@@ -18,8 +18,6 @@
 mod format;
 pub mod rows;
 
-pub use format::{MAGIC, VERSION};
-
 use super::registry::Report;
 use super::{ReportParams, cohort, event_parts, leads, mrr, snapshot, summary, variables};
 use crate::error::{Error, Result};

@@ -96,9 +96,7 @@ pub fn compute(ledger: &Ledger, frequency: Frequency, end: NaiveDate) -> Result<
             .map(|m| m.customer_id.as_str())
             .collect();
         ids.into_iter()
-            .map(|id| {
-                json!({"id": id, "name": ledger.customer(id).map(|c| c.name.as_str().to_string())})
-            })
+            .map(|id| json!({"id": id, "name": ledger.customer(id).map(|c| c.name.to_string())}))
             .collect()
     };
     Ok(json!({

@@ -19,7 +19,7 @@ use chrono::{DateTime, SecondsFormat, Utc};
 use serde_json::{Value, json};
 use sha2::{Digest, Sha256};
 use std::collections::BTreeSet;
-use submetrics::{Customer, Invoice, Ledger, Movement, MovementFilter, MovementKind};
+use submetrics::{Customer, Ledger, Movement, MovementFilter, MovementKind, StoredInvoice};
 use submetrics::{CustomerId, model::InvoiceStatus, model::InvoiceType};
 
 /// Which customers a scan looks at.
@@ -172,12 +172,12 @@ fn customer_facts(ledger: &Ledger, account: &str, customer: &Customer, facts: &m
             _ => continue,
         };
         facts.push(Fact {
-            key: stable_hash(&[account, event_type, invoice.id.as_str()]),
+            key: stable_hash(&[account, event_type, invoice.id()]),
             event_type,
             customer: id.to_string(),
             fingerprint: String::new(),
             order: (invoice.invoice_date.local_date(tz).to_string(), 2),
-            source: Source::Invoice(invoice.id.to_string()),
+            source: Source::Invoice(invoice.id().to_string()),
         });
     }
 }
@@ -210,9 +210,9 @@ pub fn customer_json(ledger: &Ledger, id: &str) -> Value {
     match ledger.customer(id) {
         Some(customer) => json!({
             "id": customer.id,
-            "name": customer.name.as_str(),
-            "email": customer.email.as_ref().map(|e| e.as_str()),
-            "country": customer.country.as_ref().map(|c| c.as_str()),
+            "name": &*customer.name,
+            "email": customer.email.as_deref(),
+            "country": customer.country.as_deref(),
         }),
         None => json!({"id": id, "name": null, "email": null, "country": null}),
     }
@@ -237,7 +237,7 @@ pub fn movement_json(ledger: &Ledger, movement: &Movement) -> Value {
 
 /// An invoice as events show it; the base-currency amount is `null` when
 /// no FX rate converts it.
-pub fn invoice_json(ledger: &Ledger, invoice: &Invoice) -> Value {
+pub fn invoice_json(ledger: &Ledger, invoice: StoredInvoice<'_>) -> Value {
     let settings = ledger.settings();
     let base = settings.base_currency;
     let day = invoice.invoice_date.local_date(settings.timezone);
@@ -246,7 +246,7 @@ pub fn invoice_json(ledger: &Ledger, invoice: &Invoice) -> Value {
         .convert(invoice.amount, invoice.currency, base, day)
         .ok();
     json!({
-        "id": invoice.id.as_str(),
+        "id": invoice.id(),
         "type": invoice.kind.as_str(),
         "status": invoice.status.as_str(),
         "invoice_date": invoice

@@ -395,7 +395,7 @@ pub fn delete(
         ledger
             .customer_invoices(id)
             .iter()
-            .map(|invoice| invoice.id.to_string())
+            .map(|invoice| invoice.id().to_string())
             .collect()
     } else {
         Vec::new()

@@ -191,6 +191,6 @@ fn record_ids(ledger: &Ledger, kind: RecordKind) -> Box<dyn Iterator<Item = &str
         RecordKind::Customers => Box::new(ledger.customers().map(|r| r.id.as_str())),
         RecordKind::Plans => Box::new(ledger.plans().map(|r| r.id.as_str())),
         RecordKind::PlanGroups => Box::new(ledger.plan_groups().map(|r| r.id.as_str())),
-        RecordKind::Invoices => Box::new(ledger.invoices().map(|r| r.id.as_str())),
+        RecordKind::Invoices => Box::new(ledger.invoices().map(|r| r.id())),
     }
 }

@@ -79,7 +79,7 @@ impl Change {
             RecordKind::Invoices => {
                 let invoice = ledger.invoice(id)?;
                 (
-                    serde_json::to_string(invoice),
+                    serde_json::to_string(&invoice),
                     Some(invoice.customer_id.to_string()),
                 )
             }
