@@ -13,6 +13,11 @@
 //! symbols, BigInts, NaN and the infinities, nesting deeper than 128 levels
 //! (which an object holding itself reaches), more than a million values in
 //! one record.
+//!
+//! This is the binding's one module that calls N-API itself (napi-rs's safe
+//! wrappers cost a call and an allocation per property), so it alone allows
+//! `unsafe`; each block states why it holds.
+#![allow(unsafe_code)]
 
 use crate::errors::details;
 use bumpalo::Bump;
@@ -100,8 +105,10 @@ impl<'b> Records<'b> {
             // scavenge visits every live handle.
             let env = self.reader.env;
             let mut scope = ptr::null_mut();
+            // SAFETY: `env` is the live environment of this call (on its thread) and `scope` a local out-pointer; the scope is closed below before the next opens.
             check(unsafe { sys::napi_open_handle_scope(env, &mut scope) })?;
             let read = self.reader.record(self.value, index);
+            // SAFETY: `scope` is the scope opened just above in the same `env`, and no handle made inside it is used after this point.
             check(unsafe { sys::napi_close_handle_scope(env, scope) })?;
             chunk.push(read?);
         }
@@ -252,11 +259,13 @@ impl<'b> Reader<'b> {
             sys::ValueType::napi_null => Json::Null,
             sys::ValueType::napi_boolean => {
                 let mut b = false;
+                // SAFETY: `self.env` is this call's live environment, `value` a handle of it just typed as a boolean, `b` a local out-pointer.
                 check(unsafe { sys::napi_get_value_bool(self.env, value, &mut b) })?;
                 Json::Bool(b)
             }
             sys::ValueType::napi_number => {
                 let mut n = 0.0;
+                // SAFETY: `self.env` is this call's live environment, `value` a handle of it just typed as a number, `n` a local out-pointer.
                 check(unsafe { sys::napi_get_value_double(self.env, value, &mut n) })?;
                 Json::Number(number(n).ok_or_else(|| {
                     let name = if n.is_nan() {
@@ -316,6 +325,7 @@ impl<'b> Reader<'b> {
 
     fn object(&mut self, value: sys::napi_value, depth: u32) -> Result<Json<'b>, Failure<'b>> {
         let mut names = ptr::null_mut();
+        // SAFETY: `self.env` is this call's live environment, `value` a handle of it typed as an object, `names` a local out-pointer.
         check(unsafe { sys::napi_get_property_names(self.env, value, &mut names) })?;
         let count = self.array_length(names)?;
         let mut fields = Vec::with_capacity(count as usize);
@@ -323,6 +333,7 @@ impl<'b> Reader<'b> {
             let name = self.element(names, index)?;
             let key = self.string(name)?;
             let mut field = ptr::null_mut();
+            // SAFETY: `name` and `value` are live handles of `self.env` (a key just listed and its object), `field` a local out-pointer.
             check(unsafe { sys::napi_get_property(self.env, value, name, &mut field) })?;
             match self.value(field, depth) {
                 Ok(Some(field)) => fields.push((Cow::Borrowed(key), field)),
@@ -337,6 +348,7 @@ impl<'b> Reader<'b> {
     fn string(&mut self, value: sys::napi_value) -> napi::Result<&'b str> {
         let mut len = 0;
         let read = |buf: &mut Vec<u8>, len: &mut usize| {
+            // SAFETY: `value` is a live string handle of `self.env`; the pointer and length describe `buf`, of which N-API writes at most `buf.len()` bytes, and `len` is a local out-pointer.
             check(unsafe {
                 sys::napi_get_value_string_utf8(
                     self.env,
@@ -351,6 +363,7 @@ impl<'b> Reader<'b> {
         // Cut short, perhaps: V8 writes whole characters (up to 4 bytes)
         // and a terminating NUL.
         if len + 4 >= self.scratch.len() {
+            // SAFETY: as above, with a null buffer: N-API only writes the length to `len`.
             check(unsafe {
                 sys::napi_get_value_string_utf8(self.env, value, ptr::null_mut(), 0, &mut len)
             })?;
@@ -364,24 +377,28 @@ impl<'b> Reader<'b> {
 
     fn type_of(&self, value: sys::napi_value) -> napi::Result<sys::napi_valuetype> {
         let mut kind = 0;
+        // SAFETY: `self.env` is this call's live environment, `value` a handle of it, `kind` a local out-pointer.
         check(unsafe { sys::napi_typeof(self.env, value, &mut kind) })?;
         Ok(kind)
     }
 
     fn is_array(&self, value: sys::napi_value) -> napi::Result<bool> {
         let mut is = false;
+        // SAFETY: `self.env` is this call's live environment, `value` a handle of it, `is` a local out-pointer.
         check(unsafe { sys::napi_is_array(self.env, value, &mut is) })?;
         Ok(is)
     }
 
     fn array_length(&self, value: sys::napi_value) -> napi::Result<u32> {
         let mut count = 0;
+        // SAFETY: `self.env` is this call's live environment, `value` a handle of it known to be an array, `count` a local out-pointer.
         check(unsafe { sys::napi_get_array_length(self.env, value, &mut count) })?;
         Ok(count)
     }
 
     fn element(&self, array: sys::napi_value, index: u32) -> napi::Result<sys::napi_value> {
         let mut item = ptr::null_mut();
+        // SAFETY: `self.env` is this call's live environment, `array` a handle of it known to be an array, `item` a local out-pointer.
         check(unsafe { sys::napi_get_element(self.env, array, index, &mut item) })?;
         Ok(item)
     }

@@ -14,12 +14,21 @@ use std::fmt;
 /// their fields in input order; a repeated key keeps its first position and
 /// its last value (as `serde_json::Value` does).
 #[derive(Debug, Clone, PartialEq)]
+///
+/// The bindings build these trees from their languages' objects, so records
+/// reach the core without a `serde_json::Value` in between.
 pub enum Json<'a> {
+    /// `null`.
     Null,
+    /// `true` or `false`.
     Bool(bool),
+    /// A number as JSON writes it (an integer stays an integer).
     Number(Number),
+    /// A string, borrowed where the source allows.
     String(Cow<'a, str>),
+    /// An array, in order.
     Array(Vec<Json<'a>>),
+    /// An object's fields in input order.
     Object(Vec<(Cow<'a, str>, Json<'a>)>),
 }
 

@@ -26,7 +26,8 @@ pub use invoice::{
     Invoice, InvoiceDetails, InvoiceLine, InvoiceRecord, InvoiceStatus, InvoiceType, StoredInvoice,
     Transaction, TransactionResult, TransactionType,
 };
-pub(crate) use json::{Json, Node, View};
+pub use json::Json;
+pub(crate) use json::{Node, View};
 pub use plan::{Interval, Plan, PricingModel};
 pub use plan_group::PlanGroup;
 pub use settings::{RefundHandling, Settings};
