@@ -10,11 +10,13 @@ from pathlib import Path
 from typing import Any, Dict, List, Tuple
 
 import history
-from scenario_runner import load, scenarios
+from scenario_runner import SCENARIOS, load, scenarios
 
 import submetrics
 
 FILES = scenarios()
+#: Each file's path under testdata/scenarios, the name of its test case.
+IDS = [p.relative_to(SCENARIOS).as_posix() for p in FILES]
 #: Reports the scenarios ask for that are not ledger reports.
 VIEWS = {"customers", "customer"}
 

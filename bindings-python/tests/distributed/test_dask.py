@@ -31,7 +31,7 @@ def movement_rows(frame: Any) -> Any:
     return cases.sorted_rows(table.cast(distributed._movement_schema()).to_pylist())
 
 
-@pytest.mark.parametrize("path", cases.FILES, ids=[str(p.relative_to(cases.FILES[0].parents[0])) for p in cases.FILES])
+@pytest.mark.parametrize("path", cases.FILES, ids=cases.IDS)
 def test_scenario(dask_client: Any, path: Path) -> None:
     case, answers, movements = cases.scenario(path)
     invoices, customers = frames(case)

@@ -26,7 +26,7 @@ def movement_rows(frame: Any) -> Any:
     return cases.sorted_rows([row.asDict() for row in frame.collect()])
 
 
-@pytest.mark.parametrize("path", cases.FILES, ids=[str(p.relative_to(cases.FILES[0].parents[0])) for p in cases.FILES])
+@pytest.mark.parametrize("path", cases.FILES, ids=cases.IDS)
 def test_scenario(spark: Any, path: Path) -> None:
     case, answers, movements = cases.scenario(path)
     invoices, customers = frames(spark, case)
