@@ -1,8 +1,9 @@
 //! Storage faults on every write of the description: a database locked by
-//! another process and a read-only database file; the record writes also
-//! on a full disk (where a small tmpfs can be mounted: a write small enough
-//! to fit in the write-ahead log's existing space still succeeds there, so
-//! which of the other writes fail on a full disk depends on that log).
+//! another process, a read-only database file and a full disk (where a
+//! small tmpfs can be mounted). A write small enough to fit in the space
+//! the write-ahead log already has still succeeds on a full disk, so the
+//! full-disk test of every write first empties the log (a checkpoint that
+//! truncates it, from another connection) and then fills the disk.
 //! Each write is answered a clear `503 storage_unavailable` and changes
 //! nothing; reads (every read of the description, of the same account
 //! included) and `/health` keep answering meanwhile; once the fault is gone
@@ -884,6 +885,47 @@ fn a_locked_database_refuses_every_other_write_with_503_and_then_takes_it() {
     assert_all_refused(&server, &writes, &reads, &before, "locked");
     drop(lock);
     assert_all_taken(&server, &writes, "locked");
+    assert_eq!(server.get("/account").1["name"], "Renamed");
+    assert_eq!(server.get("/data/customers/AR").0, 200);
+}
+
+/// Every write of the description on a full disk, with the log emptied
+/// first so that no write fits in space the log already has: each answers
+/// `503 storage_unavailable`, reads keep answering what is stored, and once
+/// space is freed each write is taken.
+#[test]
+fn a_full_disk_refuses_every_other_write_with_503_and_then_takes_it() {
+    let dir = data_dir();
+    let Some(_disk) = SmallDisk::mount(&dir) else {
+        eprintln!("no tmpfs mount here (not root?): the full disk is not tested");
+        return;
+    };
+    let server = Server::start_in_with(dir.clone(), &["--webhooks-allow-private"]);
+    let prepared = prepare_all(&server);
+    // Disconnecting a payment platform that was never connected stores
+    // nothing, so it needs no space and answers 200 on a full disk too.
+    let writes: Vec<_> = other_writes(&prepared)
+        .into_iter()
+        .filter(|(_, request)| {
+            !(request.method == "DELETE" && request.path.starts_with("/settings/"))
+        })
+        .collect();
+    let reads = documented_reads(&server, &prepared);
+    let before = read_all(&server, &reads);
+    let log = rusqlite::Connection::open(dir.join("submetrics.db")).expect("open");
+    let (busy, _, _): (i64, i64, i64) = log
+        .query_row("PRAGMA wal_checkpoint(TRUNCATE)", [], |row| {
+            Ok((row.get(0)?, row.get(1)?, row.get(2)?))
+        })
+        .expect("checkpoint");
+    assert_eq!(busy, 0, "the log could not be emptied");
+    drop(log);
+    let wal = std::fs::metadata(dir.join("submetrics.db-wal")).map_or(0, |m| m.len());
+    assert_eq!(wal, 0, "the log holds {wal} bytes after the checkpoint");
+    let filler = fill(&dir);
+    assert_all_refused(&server, &writes, &reads, &before, "full");
+    std::fs::remove_file(filler).expect("free the disk");
+    assert_all_taken(&server, &writes, "full");
     assert_eq!(server.get("/account").1["name"], "Renamed");
     assert_eq!(server.get("/data/customers/AR").0, 200);
 }
