@@ -149,7 +149,9 @@ fn path_schema(name: &str) -> Value {
         "collection" => {
             json!({"type": "string", "enum": ["customers", "plans", "plan_groups", "invoices"]})
         }
-        _ => json!({"type": "string"}),
+        // An empty segment cannot name a record: the URL would be another
+        // path (`/data/plans/` is the list).
+        _ => json!({"type": "string", "minLength": 1}),
     }
 }
 

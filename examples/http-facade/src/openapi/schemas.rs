@@ -16,6 +16,12 @@ fn string() -> Value {
     json!({"type": "string"})
 }
 
+/// The id of a record to store: a string with something besides blanks
+/// (a blank id is refused as missing).
+fn record_id() -> Value {
+    json!({"type": "string", "minLength": 1, "pattern": "\\S"})
+}
+
 fn nullable_string() -> Value {
     json!({"type": "string", "nullable": true})
 }
@@ -248,7 +254,7 @@ pub fn components() -> Map<String, Value> {
         "PlanInput": input(
             "A plan to store; `interval` and `interval_count` are aliases of `billing_freq` and `billing_freq_count`, `external_id` of `id`, `data_source_id` of `data_source`",
             json!({
-                "id": string(),
+                "id": record_id(),
                 "name": string(),
                 "billing_freq": {"type": "string", "enum": ["day", "week", "month", "year"], "description": "Also daily, weekly, monthly, yearly, annual"},
                 "billing_freq_count": {"type": "integer", "minimum": 1, "default": 1},
@@ -273,7 +279,7 @@ pub fn components() -> Map<String, Value> {
         "CustomerInput": input(
             "A customer to store; `created` is an alias of `created_date`, `metadata` of `custom_variables`, `external_id` of `id`",
             json!({
-                "id": string(),
+                "id": record_id(),
                 "name": string(),
                 "email": nullable_string(),
                 "created_date": nullable_string(),
@@ -325,12 +331,15 @@ pub fn components() -> Map<String, Value> {
         "refunded_invoice_id": nullable_string(),
         "data_source": nullable_string(),
     });
+    let mut invoice_input = invoice_fields.clone();
+    invoice_input["id"] = record_id();
+    invoice_input["customer_id"] = record_id();
     extend(
         &mut schemas,
         json!({
         "InvoiceInput": input(
             "An invoice to store (SEMANTICS: amounts in cents); aliases: `external_id` for `id`, `customer_external_id` or `customer` for `customer_id`, `date` for `invoice_date`, `amount_in_cents` for `amount`, `service_period_start`/`service_period_end`, `subscription_external_id`, `number`, `paid_date`, `tax`, `discount`, `line_items`, `data_source_id`",
-            invoice_fields.clone(),
+            invoice_input,
             &["id", "customer_id", "type", "invoice_date", "amount", "currency"],
         ),
         "Invoice": answer(invoice_fields),
@@ -361,7 +370,7 @@ pub fn components() -> Map<String, Value> {
         json!({
         "DataSourceInput": input(
             "A data source; `kind` is an alias of `type`",
-            json!({"id": string(), "name": string(), "type": string()}),
+            json!({"id": record_id(), "name": string(), "type": string()}),
             &["id"],
         ),
         "DataSourcePatch": input("A data source's new name and/or type", json!({"name": string(), "type": string()}), &[]),
