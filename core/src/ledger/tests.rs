@@ -1,5 +1,7 @@
 use super::*;
+use chrono::{DateTime, Utc};
 use serde_json::json;
+use std::sync::Arc;
 
 fn as_of(text: &str) -> DateTime<Utc> {
     text.parse().unwrap()
