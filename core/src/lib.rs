@@ -53,6 +53,7 @@ pub mod ids;
 pub mod ledger;
 pub mod model;
 pub mod money;
+#[path = "derive/movements.rs"]
 pub mod movements;
 pub mod normalize;
 pub(crate) mod period;
@@ -63,6 +64,7 @@ pub mod scenario;
 pub mod stripe;
 #[cfg(feature = "testing")]
 pub mod testing;
+#[path = "derive/timeline.rs"]
 pub mod timeline;
 
 pub use error::{Error, Result};

@@ -8,15 +8,22 @@
 //! read to replay, a settings or FX change drops them all.
 
 #[cfg(feature = "arrow")]
+#[path = "../store/arrow.rs"]
 mod arrow;
+#[path = "../store/invoice_table.rs"]
 mod invoice_table;
+#[path = "../store/position_index.rs"]
 mod position_index;
+#[path = "../store/position_list.rs"]
 mod position_list;
 mod queries;
+#[path = "../derive/replays.rs"]
 mod replays;
 #[cfg(test)]
 mod tests;
+#[path = "../store/validate.rs"]
 mod validate;
+#[path = "../store/write.rs"]
 mod write;
 
 pub use queries::{

@@ -7,9 +7,11 @@
 pub(crate) mod cashflow;
 mod cohort;
 mod customers;
+#[path = "../derive/daily_totals.rs"]
 pub(crate) mod daily_totals;
 mod event_parts;
 pub(crate) mod events;
+#[path = "../query/filters.rs"]
 pub(crate) mod filters;
 mod invoices;
 pub(crate) mod leads;
