@@ -14,8 +14,8 @@
 //! rows first name them.
 
 use crate::error::{Error, Result};
-use crate::ledger::{ImportStatus, Ledger, MovementFilter, WriteReport};
 use crate::reports::ReportParams;
+use crate::{ImportStatus, Ledger, MovementFilter, WriteReport};
 use arrow_array::{
     ArrayRef, BooleanArray, Float64Array, Int64Array, ListArray, NullArray, RecordBatch,
     RecordBatchOptions, StringArray, StructArray,

@@ -3,7 +3,7 @@
 //! before a date applies. A missing rate is an error, never a silent 0.
 
 use crate::error::{Error, Result};
-use crate::model::{Node, Timestamp, View};
+use crate::model::{Node, View};
 use crate::money::{Cents, Currency, round_cents, round_ratio};
 use chrono::{Datelike, NaiveDate};
 use foldhash::fast::FixedState;
@@ -244,11 +244,6 @@ impl FxRate {
             rate,
         }
     }
-}
-
-/// A date from a timestamp string, for callers that only have text.
-pub fn date_of(text: &str) -> Option<NaiveDate> {
-    Timestamp::parse(text).map(|t| t.local_date(chrono_tz::UTC))
 }
 
 #[cfg(test)]

@@ -9,15 +9,36 @@
 //! Data flows one way:
 //!
 //! 1. **Records** (customers, plans, plan groups, invoices) arrive as JSON in
-//!    either interface shape and are validated into the [`Ledger`]
-//!    ([`model`], [`ledger`]).
+//!    either interface shape and are validated ([`model`]) into the
+//!    [`Ledger`]'s store.
 //! 2. Each customer's invoices become a **timeline** of subscription events:
 //!    amounts normalized to monthly ([`normalize`]), renewals, lapses,
-//!    cancellations and refunds ([`timeline`]).
+//!    cancellations and refunds.
 //! 3. Replaying a timeline at an `as_of` yields daily **movements**
-//!    ([`movements`]).
-//! 4. **Reports** aggregate movements into periods, converted to the base
-//!    currency ([`fx`]), all behind one entry point, [`Ledger::report`].
+//!    ([`Movement`]).
+//! 4. **Reports** ([`reports`]) aggregate movements into periods, converted
+//!    to the base currency ([`FxTable`]), all behind one entry point,
+//!    [`Ledger::report`].
+//!
+//! ## Layers
+//!
+//! The source tree is layered; a module uses only its own layer and the
+//! ones below it (`tests/layers.rs` checks every `crate::` path):
+//!
+//! 1. **model**: `error`, `ids`, `money`, `period`, `model/`, `normalize`,
+//!    `fx`, `csv`: records and their rules, amounts, dates and rates.
+//! 2. **store** (`store/`): the records, settings and FX table with their
+//!    indexes, nothing derived. Writes note which customers they touched.
+//! 3. **derive** (`derive/`): timelines, replays, movements, the replay
+//!    cache and the per-day totals beside it, read through one view of the
+//!    store and the cache.
+//! 4. **query** (`query/`): typed report requests, the shared customer
+//!    filters, the movement filter.
+//! 5. **reports** (`reports/`): one module per report family and the
+//!    registry that names them.
+//! 6. **ledger** (`ledger/`, with `stripe/`, `scenario`, `columnar`,
+//!    `testing`): the [`Ledger`] facade, which owns the store and the cache
+//!    and passes each write's stale customers on to the cache.
 //!
 //! ```
 //! use submetrics::{Ledger, MovementFilter, Settings};
@@ -47,40 +68,40 @@
 #[cfg(feature = "arrow")]
 pub mod columnar;
 pub mod csv;
-pub mod error;
-pub mod fx;
-pub mod ids;
-pub mod ledger;
+pub(crate) mod derive;
+pub(crate) mod error;
+pub(crate) mod fx;
+pub(crate) mod ids;
+pub(crate) mod ledger;
 pub mod model;
-pub mod money;
-#[path = "derive/movements.rs"]
-pub mod movements;
+pub(crate) mod money;
 pub mod normalize;
 pub(crate) mod period;
 pub(crate) mod query;
 pub mod reports;
 #[cfg(feature = "scenario")]
 pub mod scenario;
+pub(crate) mod store;
 pub mod stripe;
 #[cfg(feature = "testing")]
 pub mod testing;
-#[path = "derive/timeline.rs"]
-pub mod timeline;
 
+pub use derive::{
+    CurrentSubscription, CustomerMovements, CustomerProfile, CustomerStatus, Movement,
+    MovementKind, MovementSubtype, PlanList, Replay, ReplayWindow, SubscriptionState,
+};
 pub use error::{Error, Result};
 pub use fx::{FxRate, FxTable};
 pub use ids::{CustomerId, DataSourceId, InvoiceId, PlanGroupId, PlanId, SubscriptionId};
-pub use ledger::{
-    CurrentSubscription, CustomerMovements, CustomerProfile, CustomerStatus, ImportStatus, Ledger,
-    MovementFilter, Page, RecordKind, WriteReport, WriteResult,
-};
+pub use ledger::Ledger;
 pub use model::{
     Customer, DataSource, Interval, Invoice, InvoiceRecord, Plan, PlanGroup, RefundHandling,
     Settings, StoredInvoice, Timestamp,
 };
 pub use money::{Cents, Currency};
-pub use movements::{Movement, MovementKind, MovementSubtype, PlanList};
-pub use reports::{ReportParams, ReportPartial};
+pub use query::{MovementFilter, ReportParams};
+pub use reports::ReportPartial;
+pub use store::{ImportStatus, Page, RecordKind, WriteReport, WriteResult};
 pub use stripe::{StripeImport, StripeOptions, StripeRejection, StripeSkip};
 
 /// Parses an `as_of` given as text: an ISO 8601 timestamp, or a bare date

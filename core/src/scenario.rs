@@ -4,9 +4,9 @@
 //! is the Rust runner, plus the subset matcher the others mirror.
 
 use crate::error::{Error, Result};
-use crate::ledger::{ImportStatus, Ledger, MovementFilter, RecordKind, WriteReport};
 use crate::model::Settings;
 use crate::reports::ReportParams;
+use crate::{ImportStatus, Ledger, MovementFilter, RecordKind, WriteReport};
 use chrono::{DateTime, Utc};
 use serde_json::{Value, json};
 

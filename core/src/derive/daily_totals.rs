@@ -6,25 +6,84 @@
 //! changes that one customer's replay adds or takes back: after a write only
 //! the customers it touched are patched. The MRR total converts each
 //! customer's MRR in each currency at the day's rate (at the `as_of` rate for
-//! later days), exactly as [`SeriesSpec::add_customer`] does per customer
+//! later days), exactly as `SeriesSpec::add_customer` (in the reports) does per customer
 //! (SEMANTICS section 5). Churned customers (paying at a period's start, not
 //! at its end) depend on both ends of a period, so they are counted at query
 //! time from each customer's paying runs.
 //!
-//! [`SeriesSpec::add_customer`]: super::series::SeriesSpec::add_customer
 
-use super::series::PeriodStats;
+use super::movements::{Movement, MovementKind};
+use super::timeline::Replay;
 use crate::error::Result;
 use crate::fx::FxTable;
 use crate::money::{Cents, Currency};
-use crate::movements::{Movement, MovementKind};
 use crate::period::{DateRange, Period};
-use crate::timeline::Replay;
 use chrono::NaiveDate;
 use foldhash::fast::FixedState;
 use rayon::prelude::*;
+use serde::{Deserialize, Serialize};
 use std::collections::HashMap;
 use std::ops::{Add, Sub};
+
+/// One period's figures in the report currency: sums over customers, so
+/// the figures of disjoint sets of customers add up ([`PeriodStats::add`]).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct PeriodStats {
+    pub new: Cents,
+    pub expansion: Cents,
+    pub contraction: Cents,
+    pub churn: Cents,
+    pub reactivation: Cents,
+    pub new_customers: i64,
+    pub expansion_customers: i64,
+    pub contraction_customers: i64,
+    pub churn_customers: i64,
+    pub reactivation_customers: i64,
+    pub customers_diff: i64,
+    pub start_mrr: Cents,
+    pub total_mrr: Cents,
+    pub start_customers: i64,
+    pub total_customers: i64,
+    /// Customers paying at the period start and not at its end.
+    pub churned: i64,
+    /// Every movement of the period in the report currency, including those
+    /// a `category` or `subtype` filter leaves out of the columns: what the
+    /// FX adjustment is measured against.
+    pub all_movements: Cents,
+}
+
+impl PeriodStats {
+    /// The sum of the movement columns.
+    pub fn movements(&self) -> Cents {
+        self.new + self.expansion + self.contraction + self.churn + self.reactivation
+    }
+
+    /// What conversion leaves unexplained: end - start - every movement
+    /// (a movement filter narrows the columns, not the FX adjustment).
+    pub fn fx_adjustment(&self) -> Cents {
+        self.total_mrr - self.start_mrr - self.all_movements
+    }
+
+    pub fn add(&mut self, other: &PeriodStats) {
+        self.new += other.new;
+        self.expansion += other.expansion;
+        self.contraction += other.contraction;
+        self.churn += other.churn;
+        self.reactivation += other.reactivation;
+        self.new_customers += other.new_customers;
+        self.expansion_customers += other.expansion_customers;
+        self.contraction_customers += other.contraction_customers;
+        self.churn_customers += other.churn_customers;
+        self.reactivation_customers += other.reactivation_customers;
+        self.customers_diff += other.customers_diff;
+        self.start_mrr += other.start_mrr;
+        self.total_mrr += other.total_mrr;
+        self.start_customers += other.start_customers;
+        self.total_customers += other.total_customers;
+        self.churned += other.churned;
+        self.all_movements += other.all_movements;
+    }
+}
 
 /// What one day changes in the totals, or (cumulated) the totals at a day's end.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]

@@ -11,12 +11,12 @@
 //! Events refer to plans and invoices by index into the timeline's own small
 //! tables, so building and replaying allocate little on the hot path.
 
+use super::movements::{DayCauses, DayChange, DayState, Movement, Snapshot, classify};
 use crate::error::Result;
 use crate::fx::FxTable;
 use crate::ids::{CustomerId, InvoiceId, PlanId, SubscriptionId};
 use crate::model::{InvoiceType, Plan, RefundHandling, Settings, StoredInvoice, UnixMillis};
 use crate::money::{Cents, Currency, round_ratio};
-use crate::movements::{DayCauses, DayChange, DayState, Movement, Snapshot, classify};
 use crate::normalize::{ServicePeriod, monthly_amount_over, service_period};
 use chrono::{DateTime, Duration, NaiveDate, Utc};
 use smallvec::SmallVec;

@@ -9,14 +9,13 @@
 //! countries by [`REGIONS`]. Text values match case-insensitively. `currency`
 //! is not a customer filter: reports apply it to each amount's currency.
 
-use super::ReportParams;
+use super::{Query, ReportParams};
+use crate::derive::timeline::Replay;
+use crate::derive::{CustomerStatus, Derived};
 use crate::error::{Error, Result};
 use crate::ids::PlanId;
-use crate::ledger::{CustomerStatus, Ledger};
 use crate::model::{Customer, Interval, InvoiceType, StoredInvoice};
 use crate::money::Currency;
-use crate::query::Query;
-use crate::timeline::Replay;
 use chrono::{DateTime, Datelike, NaiveDate, Utc};
 use std::cell::OnceCell;
 
@@ -188,7 +187,7 @@ pub fn age_bucket(paid_started: Option<NaiveDate>, as_of_day: NaiveDate) -> &'st
 pub struct CustomerFacts<'a> {
     pub customer: &'a Customer,
     pub replay: Option<&'a Replay>,
-    ledger: &'a Ledger,
+    ledger: &'a Derived<'a>,
     as_of: DateTime<Utc>,
     profile: OnceCell<(CustomerStatus, Option<NaiveDate>)>,
     invoices: OnceCell<Vec<StoredInvoice<'a>>>,
@@ -196,7 +195,7 @@ pub struct CustomerFacts<'a> {
 
 impl<'a> CustomerFacts<'a> {
     pub fn gather(
-        ledger: &'a Ledger,
+        ledger: &'a Derived<'a>,
         customer: &'a Customer,
         replay: Option<&'a Replay>,
         as_of: DateTime<Utc>,
@@ -314,7 +313,7 @@ pub struct CustomerFilter {
 impl CustomerFilter {
     /// Reads every customer filter parameter. `plan` takes plan ids or plan
     /// group ids (a group stands for its plans); an unknown id is an error.
-    pub fn from_params(ledger: &Ledger, params: &ReportParams) -> Result<CustomerFilter> {
+    pub fn from_params(ledger: &Derived<'_>, params: &ReportParams) -> Result<CustomerFilter> {
         let q = Query::new(params);
         let mut plans = Vec::new();
         for id in q.list("plan") {
@@ -412,7 +411,12 @@ impl CustomerFilter {
     }
 
     /// Whether the customer passes every filter.
-    pub fn matches(&self, ledger: &Ledger, facts: &CustomerFacts, as_of_day: NaiveDate) -> bool {
+    pub fn matches(
+        &self,
+        ledger: &Derived<'_>,
+        facts: &CustomerFacts,
+        as_of_day: NaiveDate,
+    ) -> bool {
         let customer = facts.customer;
         if !self.customers.is_empty() && !self.customers.iter().any(|c| c == customer.id.as_str()) {
             return false;
@@ -488,7 +492,7 @@ impl CustomerFilter {
 /// key of [`super::mrr::BREAKDOWNS`] except `currency` and `subtype`):
 /// `unknown` when the customer has no such attribute.
 pub fn breakdown_value(
-    ledger: &Ledger,
+    ledger: &Derived<'_>,
     key: &str,
     facts: &CustomerFacts,
     as_of_day: NaiveDate,

@@ -1,16 +1,25 @@
-//! Typed reading of report query parameters (the strings of an HTTP query).
+//! Requests: typed reading of report query parameters (the strings of an
+//! HTTP query), the customer filters reports share ([`filters`]) and the
+//! movement listing's filter.
 //!
-//! Which parameters a report takes is the registry's
-//! ([`crate::reports::Report`]): it refuses any other before the report
-//! runs. A parameter with a value that cannot be used is an
+//! Which parameters a report takes is the report registry's (a layer up):
+//! it refuses any other before the report runs. A parameter with a value that cannot be used is an
 //! [`Error::InvalidQuery`] naming the parameter and what it accepts.
+
+pub(crate) mod filters;
+mod movement_filter;
+
+pub use movement_filter::{MovementFilter, local_day};
 
 use crate::error::{Error, Result};
 use crate::model::Settings;
 use crate::money::Currency;
 use crate::period::{DateRange, PeriodInterval};
-use crate::reports::ReportParams;
 use chrono::{Datelike, Months, NaiveDate};
+use std::collections::BTreeMap;
+
+/// Query parameters of a report, as strings (the HTTP query string).
+pub type ReportParams = BTreeMap<String, String>;
 
 /// The longest `date` range, in days (about 27 years): it bounds the number
 /// of periods any report computes.

@@ -24,8 +24,8 @@ use super::event_parts::{detail_value, event_parts};
 use super::events::{Event, EventRequest, Family, Span, Tally, percent, selected_type};
 use super::partial::{Body, wrong_body};
 use super::transactions::{Attempt, charge_type, money_events, money_row, plan_charge_type};
+use crate::derive::Derived;
 use crate::error::Result;
-use crate::ledger::Ledger;
 use crate::model::{InvoiceType, StoredInvoice, TransactionResult, TransactionType};
 use chrono::{DateTime, Utc};
 use serde_json::{Map, Value, json};
@@ -81,7 +81,7 @@ fn failed_payment_events<'a>(request: &EventRequest<'a>) -> Result<Vec<Event<Att
 }
 
 pub(super) fn failed_payments(
-    ledger: &Ledger,
+    ledger: &Derived<'_>,
     params: &ReportParams,
     as_of: DateTime<Utc>,
 ) -> Result<Value> {
@@ -90,7 +90,7 @@ pub(super) fn failed_payments(
 }
 
 pub(super) fn failed_payments_summary(
-    ledger: &Ledger,
+    ledger: &Derived<'_>,
     params: &ReportParams,
     as_of: DateTime<Utc>,
 ) -> Result<Value> {
@@ -99,7 +99,7 @@ pub(super) fn failed_payments_summary(
 }
 
 pub(super) fn failed_payments_table(
-    ledger: &Ledger,
+    ledger: &Derived<'_>,
     params: &ReportParams,
     as_of: DateTime<Utc>,
 ) -> Result<Value> {
@@ -109,7 +109,7 @@ pub(super) fn failed_payments_table(
 
 /// `selected-date` required; `selected-type` optional (every type).
 pub(super) fn failed_payments_detail(
-    ledger: &Ledger,
+    ledger: &Derived<'_>,
     params: &ReportParams,
     as_of: DateTime<Utc>,
 ) -> Result<Value> {
@@ -148,7 +148,7 @@ event_parts!(
 );
 
 pub(super) fn failed_payments_detail_partial(
-    ledger: &Ledger,
+    ledger: &Derived<'_>,
     params: &ReportParams,
     as_of: DateTime<Utc>,
 ) -> Result<Body> {
@@ -161,7 +161,7 @@ pub(super) fn failed_payments_detail_partial(
 }
 
 pub(super) fn failed_payments_detail_finish(
-    shape: &Ledger,
+    shape: &Derived<'_>,
     params: &ReportParams,
     as_of: DateTime<Utc>,
     body: Body,
@@ -203,7 +203,7 @@ const REFUNDS: Family = Family {
 };
 
 /// What a refund gives money back for (module doc).
-fn refunded_type(ledger: &Ledger, invoice: StoredInvoice<'_>) -> &'static str {
+fn refunded_type(ledger: &Derived<'_>, invoice: StoredInvoice<'_>) -> &'static str {
     if invoice.kind != InvoiceType::Refund {
         return charge_type(ledger, invoice);
     }
@@ -233,7 +233,7 @@ fn refund_events<'a>(request: &EventRequest<'a>) -> Result<Vec<Event<Attempt<'a>
 }
 
 pub(super) fn refunds(
-    ledger: &Ledger,
+    ledger: &Derived<'_>,
     params: &ReportParams,
     as_of: DateTime<Utc>,
 ) -> Result<Value> {
@@ -242,7 +242,7 @@ pub(super) fn refunds(
 }
 
 pub(super) fn refunds_table(
-    ledger: &Ledger,
+    ledger: &Derived<'_>,
     params: &ReportParams,
     as_of: DateTime<Utc>,
 ) -> Result<Value> {
@@ -252,7 +252,7 @@ pub(super) fn refunds_table(
 
 /// `selected-date` required; `selected-type` optional (every type).
 pub(super) fn refunds_detail(
-    ledger: &Ledger,
+    ledger: &Derived<'_>,
     params: &ReportParams,
     as_of: DateTime<Utc>,
 ) -> Result<Value> {
@@ -282,7 +282,7 @@ event_parts!(
 );
 
 pub(super) fn refunds_detail_partial(
-    ledger: &Ledger,
+    ledger: &Derived<'_>,
     params: &ReportParams,
     as_of: DateTime<Utc>,
 ) -> Result<Body> {
@@ -295,7 +295,7 @@ pub(super) fn refunds_detail_partial(
 }
 
 pub(super) fn refunds_detail_finish(
-    shape: &Ledger,
+    shape: &Derived<'_>,
     params: &ReportParams,
     as_of: DateTime<Utc>,
     body: Body,
@@ -349,7 +349,7 @@ fn payment_attempt_events<'a>(request: &EventRequest<'a>) -> Result<Vec<Event<At
 }
 
 pub(super) fn failure_rate(
-    ledger: &Ledger,
+    ledger: &Derived<'_>,
     params: &ReportParams,
     as_of: DateTime<Utc>,
 ) -> Result<Value> {
@@ -358,7 +358,7 @@ pub(super) fn failure_rate(
 }
 
 pub(super) fn failure_rate_summary(
-    ledger: &Ledger,
+    ledger: &Derived<'_>,
     params: &ReportParams,
     as_of: DateTime<Utc>,
 ) -> Result<Value> {
@@ -388,6 +388,7 @@ event_parts!(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::Ledger;
     use crate::model::Settings;
     use serde_json::json;
 
@@ -415,6 +416,7 @@ mod tests {
     #[test]
     fn a_refund_is_typed_by_the_invoice_it_refunds_else_its_plan_else_unknown() {
         let ledger = ledger();
+        let ledger = ledger.derived();
         let kind = |id: &str| refunded_type(&ledger, ledger.invoice(id).unwrap());
         assert_eq!(kind("r1"), "year_sub");
         assert_eq!(kind("r2"), "week_sub");

@@ -11,15 +11,15 @@
 //! `fx_date` apply as in the mrr report.
 
 use super::ReportParams;
-use super::filters::{CustomerFacts, CustomerFilter, currency_filter};
 use super::partial::{Body, wrong_body};
 use super::series::{Conversion, PeriodStats, SeriesSpec};
+use crate::derive::Derived;
+use crate::derive::movements::MovementKind;
 use crate::error::Result;
-use crate::ledger::Ledger;
 use crate::money::Currency;
-use crate::movements::MovementKind;
 use crate::period::{DateRange, Period, PeriodInterval, periods};
 use crate::query::Query;
+use crate::query::filters::{CustomerFacts, CustomerFilter, currency_filter};
 use chrono::{DateTime, NaiveDate, Utc};
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
@@ -37,7 +37,7 @@ struct Request {
 }
 
 impl Request {
-    fn read(ledger: &Ledger, params: &ReportParams, as_of: DateTime<Utc>) -> Result<Request> {
+    fn read(ledger: &Derived<'_>, params: &ReportParams, as_of: DateTime<Utc>) -> Result<Request> {
         let q = Query::new(params);
         let settings = ledger.settings();
         let as_of_day = as_of.with_timezone(&settings.timezone).date_naive();
@@ -100,7 +100,7 @@ impl Part {
 }
 
 pub(super) fn cohort(
-    ledger: &Ledger,
+    ledger: &Derived<'_>,
     params: &ReportParams,
     as_of: DateTime<Utc>,
 ) -> Result<Value> {
@@ -110,7 +110,7 @@ pub(super) fn cohort(
 }
 
 pub(super) fn partial(
-    ledger: &Ledger,
+    ledger: &Derived<'_>,
     params: &ReportParams,
     as_of: DateTime<Utc>,
 ) -> Result<Body> {
@@ -119,7 +119,7 @@ pub(super) fn partial(
 }
 
 pub(super) fn finish(
-    shape: &Ledger,
+    shape: &Derived<'_>,
     params: &ReportParams,
     as_of: DateTime<Utc>,
     body: Body,
@@ -131,7 +131,7 @@ pub(super) fn finish(
 }
 
 fn compute(
-    ledger: &Ledger,
+    ledger: &Derived<'_>,
     params: &ReportParams,
     as_of: DateTime<Utc>,
     request: &Request,
@@ -143,7 +143,7 @@ fn compute(
 
     // Cohort start -> the members' replays.
     let replays = ledger.replays(as_of)?;
-    let mut cohorts: BTreeMap<NaiveDate, Vec<&crate::timeline::Replay>> = BTreeMap::new();
+    let mut cohorts: BTreeMap<NaiveDate, Vec<&crate::derive::timeline::Replay>> = BTreeMap::new();
     for (id, replay) in replays.iter() {
         let Some(first) = replay
             .movements

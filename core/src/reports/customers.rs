@@ -12,14 +12,14 @@
 //! `sort`/`order` say otherwise; ties break by id.
 
 use super::ReportParams;
-use super::filters::{CustomerFacts, CustomerFilter};
+use crate::derive::timeline::Replay;
+use crate::derive::{CustomerProfile, Derived};
 use crate::error::{Error, Result};
-use crate::ledger::{CustomerProfile, Ledger};
 use crate::model::{Customer, InvoiceType};
 use crate::money::{Cents, Currency};
 use crate::period::PeriodInterval;
+use crate::query::filters::{CustomerFacts, CustomerFilter};
 use crate::query::{Order, Query};
-use crate::timeline::Replay;
 use chrono::{DateTime, NaiveDate, SecondsFormat, Utc};
 use serde_json::{Value, json};
 use std::cmp::Ordering;
@@ -47,9 +47,9 @@ struct Entry<'a> {
     mrr: Cents,
 }
 
-impl Ledger {
+impl Derived<'_> {
     /// The analytics customer list (`GET /customers`).
-    pub fn analytics_customers(
+    pub(crate) fn analytics_customers(
         &self,
         params: &ReportParams,
         as_of: DateTime<Utc>,
@@ -65,7 +65,7 @@ impl Ledger {
             "active",
         )?;
         let search = q.text("q").map(str::to_lowercase);
-        let customer_currencies: Vec<Currency> = super::filters::currency_filter(params)?;
+        let customer_currencies: Vec<Currency> = crate::query::filters::currency_filter(params)?;
         // `status` here is the list's own filter; the shared filter must not
         // read it again.
         let mut shared = params.clone();
@@ -166,7 +166,7 @@ impl Ledger {
     }
 
     /// The analytics detail of one customer (`GET /customers/{id}`).
-    pub fn analytics_customer(
+    pub(crate) fn analytics_customer(
         &self,
         id: &str,
         params: &ReportParams,
@@ -248,7 +248,7 @@ impl Ledger {
 /// customer keeps the currency it paid in), else the record's, else the
 /// ledger's base currency.
 fn billing_currency(
-    ledger: &Ledger,
+    ledger: &Derived<'_>,
     customer: &Customer,
     profile: &CustomerProfile,
     as_of: DateTime<Utc>,

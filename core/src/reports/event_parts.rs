@@ -90,7 +90,7 @@ impl Part {
 macro_rules! event_parts {
     ($partial:ident, $finish:ident, $name:literal, $span:expr, $family:expr, $events:expr, $view:ident) => {
         pub(super) fn $partial(
-            ledger: &Ledger,
+            ledger: &Derived<'_>,
             params: &ReportParams,
             as_of: DateTime<Utc>,
         ) -> Result<crate::reports::partial::Body> {
@@ -102,7 +102,7 @@ macro_rules! event_parts {
         }
 
         pub(super) fn $finish(
-            shape: &Ledger,
+            shape: &Derived<'_>,
             params: &ReportParams,
             as_of: DateTime<Utc>,
             body: crate::reports::partial::Body,

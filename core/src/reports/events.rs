@@ -31,15 +31,15 @@
 //! at `fx_date` (default the range start) with `fix_fx=true`.
 
 use super::ReportParams;
-use super::filters::{CustomerFacts, CustomerFilter, currency_filter};
 use super::series::Conversion;
+use crate::derive::Derived;
+use crate::derive::timeline::Replay;
 use crate::error::{Error, Result};
-use crate::ledger::Ledger;
 use crate::model::Customer;
 use crate::money::{Cents, Currency};
 use crate::period::{DateRange, Period, PeriodInterval, periods};
 use crate::query::Query;
-use crate::timeline::Replay;
+use crate::query::filters::{CustomerFacts, CustomerFilter, currency_filter};
 use chrono::{DateTime, NaiveDate, Utc};
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value, json};
@@ -155,7 +155,7 @@ pub enum Span {
 
 /// The parameters every event report shares, read once.
 pub struct EventRequest<'a> {
-    pub ledger: &'a Ledger,
+    pub ledger: &'a Derived<'a>,
     pub as_of: DateTime<Utc>,
     pub as_of_day: NaiveDate,
     pub currency: Currency,
@@ -175,7 +175,7 @@ impl<'a> EventRequest<'a> {
     /// `selected_optional`; then one period: the `date` range when given,
     /// else everything up to `as_of`).
     pub fn read(
-        ledger: &'a Ledger,
+        ledger: &'a Derived<'a>,
         params: &ReportParams,
         as_of: DateTime<Utc>,
         span: Span,
@@ -188,7 +188,7 @@ impl<'a> EventRequest<'a> {
     /// request, for finishing a partial (`shape` is an empty ledger with the
     /// partial's settings).
     pub fn read_shape(
-        shape: &'a Ledger,
+        shape: &'a Derived<'a>,
         params: &ReportParams,
         as_of: DateTime<Utc>,
         span: Span,
@@ -198,7 +198,7 @@ impl<'a> EventRequest<'a> {
     }
 
     fn read_with(
-        ledger: &'a Ledger,
+        ledger: &'a Derived<'a>,
         params: &ReportParams,
         as_of: DateTime<Utc>,
         span: Span,
@@ -512,6 +512,7 @@ pub fn selected_type(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::Ledger;
     use crate::model::Settings;
 
     fn d(text: &str) -> NaiveDate {
@@ -558,6 +559,7 @@ mod tests {
     #[test]
     fn events_fall_into_their_period_and_outside_the_range_count_nowhere() {
         let ledger = Ledger::new(Settings::default());
+        let ledger = ledger.derived();
         let p = params(&[("date", "20240115-20240229")]);
         let request = EventRequest::read(&ledger, &p, as_of(), Span::Range, false).unwrap();
         let events = vec![
@@ -576,6 +578,7 @@ mod tests {
     #[test]
     fn summary_compares_the_current_period_with_the_previous() {
         let ledger = Ledger::new(Settings::default());
+        let ledger = ledger.derived();
         let request = EventRequest::read(
             &ledger,
             &params(&[]),
@@ -602,6 +605,7 @@ mod tests {
     #[test]
     fn detail_lists_the_selected_period_newest_first() {
         let ledger = Ledger::new(Settings::default());
+        let ledger = ledger.derived();
         let p = params(&[("selected-date", "2024-02-10")]);
         let request = EventRequest::read(&ledger, &p, as_of(), Span::Selected, false).unwrap();
         let events = vec![
@@ -618,6 +622,7 @@ mod tests {
     #[test]
     fn a_missing_selected_date_or_type_is_an_error_naming_it() {
         let ledger = Ledger::new(Settings::default());
+        let ledger = ledger.derived();
         let err = EventRequest::read(&ledger, &params(&[]), as_of(), Span::Selected, false)
             .err()
             .unwrap();

@@ -9,8 +9,8 @@
 use super::ReportParams;
 use super::partial::rows::{KeyPart, ListPart, Row, Scalar, TopRows, instant_key};
 use super::partial::{Body, wrong_body};
+use crate::derive::Derived;
 use crate::error::{Error, Result};
-use crate::ledger::Ledger;
 use crate::model::{Customer, StoredInvoice, TransactionResult, TransactionType};
 use crate::query::Query;
 use chrono::{DateTime, SecondsFormat, Utc};
@@ -18,7 +18,7 @@ use chrono_tz::Tz;
 use serde_json::{Value, json};
 
 pub(super) fn invoices_detail(
-    ledger: &Ledger,
+    ledger: &Derived<'_>,
     params: &ReportParams,
     _as_of: DateTime<Utc>,
 ) -> Result<Value> {
@@ -56,7 +56,7 @@ pub(super) fn invoices_detail(
 }
 
 /// The invoices of the customers `customer` names, else every invoice.
-fn listed<'l>(ledger: &'l Ledger, customers: &[String]) -> Vec<StoredInvoice<'l>> {
+fn listed<'l>(ledger: &'l Derived<'l>, customers: &[String]) -> Vec<StoredInvoice<'l>> {
     if customers.is_empty() {
         ledger.invoices().collect()
     } else {
@@ -71,7 +71,7 @@ fn listed<'l>(ledger: &'l Ledger, customers: &[String]) -> Vec<StoredInvoice<'l>
 /// first, ties by id) and which customers `customer` names this ledger
 /// holds. A partition converts the amounts of the rows it keeps.
 pub(super) fn partial(
-    ledger: &Ledger,
+    ledger: &Derived<'_>,
     params: &ReportParams,
     _as_of: DateTime<Utc>,
 ) -> Result<Body> {
@@ -123,7 +123,7 @@ pub(super) fn partial(
 }
 
 pub(super) fn finish(
-    shape: &Ledger,
+    shape: &Derived<'_>,
     params: &ReportParams,
     _as_of: DateTime<Utc>,
     body: Body,
@@ -139,7 +139,7 @@ pub(super) fn finish(
     Ok(json!({ "result": { "count": part.rows.count, "list": part.rows.page(offset, limit)? } }))
 }
 
-fn invoice_row(ledger: &Ledger, invoice: StoredInvoice<'_>, total_base: i64, tz: Tz) -> Value {
+fn invoice_row(ledger: &Derived<'_>, invoice: StoredInvoice<'_>, total_base: i64, tz: Tz) -> Value {
     let stamp = |t: DateTime<Utc>| t.to_rfc3339_opts(SecondsFormat::Secs, true);
     let customer = ledger.customer(invoice.customer_id.as_str());
     let paid_by_transaction = invoice

@@ -27,9 +27,9 @@ use super::ReportParams;
 use super::event_parts::event_parts;
 use super::events::{Event, EventRequest, Family, Span, Tally, percent};
 use super::partial::{Body, wrong_body};
+use crate::derive::Derived;
+use crate::derive::timeline::Replay;
 use crate::error::Result;
-use crate::ledger::Ledger;
-use crate::timeline::Replay;
 use chrono::{DateTime, NaiveDate, Utc};
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value, json};
@@ -139,13 +139,17 @@ fn lead_events(request: &EventRequest) -> Result<Vec<Event<()>>> {
     Ok(events)
 }
 
-pub(super) fn leads(ledger: &Ledger, params: &ReportParams, as_of: DateTime<Utc>) -> Result<Value> {
+pub(super) fn leads(
+    ledger: &Derived<'_>,
+    params: &ReportParams,
+    as_of: DateTime<Utc>,
+) -> Result<Value> {
     let request = EventRequest::read(ledger, params, as_of, Span::Range, false)?;
     Ok(request.series(&LEADS, &lead_events(&request)?))
 }
 
 pub(super) fn leads_summary(
-    ledger: &Ledger,
+    ledger: &Derived<'_>,
     params: &ReportParams,
     as_of: DateTime<Utc>,
 ) -> Result<Value> {
@@ -154,7 +158,7 @@ pub(super) fn leads_summary(
 }
 
 pub(super) fn leads_table(
-    ledger: &Ledger,
+    ledger: &Derived<'_>,
     params: &ReportParams,
     as_of: DateTime<Utc>,
 ) -> Result<Value> {
@@ -195,7 +199,7 @@ event_parts!(
 const STEPS: &[&str] = &["lead_to_trial", "trial_to_paid", "lead_to_paid"];
 
 pub(super) fn leads_days(
-    ledger: &Ledger,
+    ledger: &Derived<'_>,
     params: &ReportParams,
     as_of: DateTime<Utc>,
 ) -> Result<Value> {
@@ -234,7 +238,7 @@ impl DaysPart {
 }
 
 pub(super) fn leads_days_partial(
-    ledger: &Ledger,
+    ledger: &Derived<'_>,
     params: &ReportParams,
     as_of: DateTime<Utc>,
 ) -> Result<Body> {
@@ -243,7 +247,7 @@ pub(super) fn leads_days_partial(
 }
 
 pub(super) fn leads_days_finish(
-    shape: &Ledger,
+    shape: &Derived<'_>,
     params: &ReportParams,
     as_of: DateTime<Utc>,
     body: Body,

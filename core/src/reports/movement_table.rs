@@ -12,20 +12,20 @@
 //! and added, by plan.
 
 use super::ReportParams;
-use super::filters::{CustomerFacts, CustomerFilter, breakdown_value, currency_filter};
 use super::partial::rows::{KeyPart, ListPart, Row as ListRow, Scalar, TopRows};
 use super::partial::{Body, wrong_body};
 use super::scheduled::committed_changes;
 use super::series::Conversion;
+use crate::derive::Derived;
+use crate::derive::movements::{Movement, MovementKind, MovementSubtype};
+use crate::derive::timeline::Replay;
 use crate::error::{Error, Result};
 use crate::ids::{CustomerId, PlanId};
-use crate::ledger::Ledger;
 use crate::model::Customer;
 use crate::money::{Cents, Currency};
-use crate::movements::{Movement, MovementKind, MovementSubtype};
 use crate::period::PeriodInterval;
+use crate::query::filters::{CustomerFacts, CustomerFilter, breakdown_value, currency_filter};
 use crate::query::{Order, Query};
-use crate::timeline::Replay;
 use chrono::{DateTime, Datelike, NaiveDate, Utc};
 use rayon::prelude::*;
 use serde_json::{Value, json};
@@ -76,7 +76,7 @@ impl Paging {
 }
 
 pub(super) fn movement_table(
-    ledger: &Ledger,
+    ledger: &Derived<'_>,
     params: &ReportParams,
     as_of: DateTime<Utc>,
 ) -> Result<Value> {
@@ -126,7 +126,7 @@ pub(super) fn movement_table(
 /// `movement-table` in parts: the first `offset + limit` rows in the
 /// requested order, written, and how many rows there are.
 pub(super) fn partial(
-    ledger: &Ledger,
+    ledger: &Derived<'_>,
     params: &ReportParams,
     as_of: DateTime<Utc>,
 ) -> Result<Body> {
@@ -157,7 +157,7 @@ pub(super) fn partial(
 }
 
 pub(super) fn finish(
-    _shape: &Ledger,
+    _shape: &Derived<'_>,
     params: &ReportParams,
     _as_of: DateTime<Utc>,
     body: Body,
@@ -176,7 +176,7 @@ pub(super) fn finish(
 /// Reads the request and calls `then` with every row of this ledger's
 /// customers (unordered) and how they are ordered and paged.
 fn with_rows<T>(
-    ledger: &Ledger,
+    ledger: &Derived<'_>,
     params: &ReportParams,
     as_of: DateTime<Utc>,
     then: impl FnOnce(Vec<Row>, &Paging) -> Result<T>,
@@ -337,7 +337,7 @@ fn with_rows<T>(
     )
 }
 
-fn row_json(ledger: &Ledger, row: &Row) -> Value {
+fn row_json(ledger: &Derived<'_>, row: &Row) -> Value {
     let m = row.movement;
     let mut value = json!({
         "date": row.period.to_string(),
@@ -363,7 +363,7 @@ fn row_json(ledger: &Ledger, row: &Row) -> Value {
 }
 
 /// Plan names joined for display (ids of plans no longer known).
-fn plan_names(ledger: &Ledger, plans: &[PlanId]) -> String {
+fn plan_names(ledger: &Derived<'_>, plans: &[PlanId]) -> String {
     plans
         .iter()
         .map(|id| {
@@ -376,7 +376,7 @@ fn plan_names(ledger: &Ledger, plans: &[PlanId]) -> String {
 }
 
 /// A sentence saying what happened.
-pub fn description(ledger: &Ledger, m: &Movement) -> String {
+pub fn description(ledger: &Derived<'_>, m: &Movement) -> String {
     let before = plan_names(ledger, &m.plans_before);
     let after = plan_names(ledger, &m.plans_after);
     match m.subtype {
@@ -396,7 +396,7 @@ pub fn description(ledger: &Ledger, m: &Movement) -> String {
 /// The `lines` of each movement of one customer (in date order): with the
 /// same plans, one line of the change; with other plans, a negative line
 /// for what was there before and a positive one for what is there after.
-fn lines_of(ledger: &Ledger, history: &[&Movement]) -> Vec<Value> {
+fn lines_of(ledger: &Derived<'_>, history: &[&Movement]) -> Vec<Value> {
     let mut mrr: Vec<(Currency, Cents, i64)> = Vec::new();
     history
         .iter()

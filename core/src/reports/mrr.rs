@@ -8,19 +8,19 @@
 //! movement columns (its totals are the report's totals).
 
 use super::ReportParams;
-use super::daily_totals::DailyTotals;
-use super::filters::{CustomerFacts, CustomerFilter, breakdown_value, currency_filter};
 pub(crate) use super::mrr_parts::Part;
 use super::series::{Conversion, PeriodStats, SeriesSpec};
+use crate::derive::DailyTotals;
+use crate::derive::Derived;
+use crate::derive::ReplaySet;
+use crate::derive::movements::{Movement, MovementKind, MovementSubtype};
+use crate::derive::timeline::Replay;
 use crate::error::Result;
 use crate::ids::CustomerId;
-use crate::ledger::Ledger;
-use crate::ledger::ReplaySet;
 use crate::money::{Cents, Currency, round_ratio};
-use crate::movements::{Movement, MovementKind, MovementSubtype};
 use crate::period::{DateRange, Period, PeriodInterval, periods};
 use crate::query::Query;
-use crate::timeline::Replay;
+use crate::query::filters::{CustomerFacts, CustomerFilter, breakdown_value, currency_filter};
 use chrono::{DateTime, Months, NaiveDate, Utc};
 use rayon::prelude::*;
 use serde_json::{Map, Value, json};
@@ -96,13 +96,17 @@ pub(super) struct Request<'a> {
     kinds: Vec<MovementKind>,
     subtypes: Vec<MovementSubtype>,
     breakdown: Option<&'static str>,
-    ledger: &'a Ledger,
+    ledger: &'a Derived<'a>,
     as_of: DateTime<Utc>,
     as_of_day: NaiveDate,
 }
 
 /// The `mrr` report.
-pub(super) fn mrr(ledger: &Ledger, params: &ReportParams, as_of: DateTime<Utc>) -> Result<Value> {
+pub(super) fn mrr(
+    ledger: &Derived<'_>,
+    params: &ReportParams,
+    as_of: DateTime<Utc>,
+) -> Result<Value> {
     Ok(mrr_value(&MrrSeries::compute(ledger, params, as_of)?))
 }
 
@@ -137,7 +141,7 @@ pub(super) fn mrr_value(series: &MrrSeries) -> Value {
 impl MrrSeries {
     /// Reads the parameters of the `mrr` report and computes its series.
     pub fn compute(
-        ledger: &Ledger,
+        ledger: &Derived<'_>,
         params: &ReportParams,
         as_of: DateTime<Utc>,
     ) -> Result<MrrSeries> {
@@ -147,7 +151,7 @@ impl MrrSeries {
     /// Computes the series of the `mrr` report's parameters other than
     /// `breakdown`, broken down by `breakdown` (a key of [`BREAKDOWNS`]).
     pub fn compute_by(
-        ledger: &Ledger,
+        ledger: &Derived<'_>,
         params: &ReportParams,
         as_of: DateTime<Utc>,
         breakdown: Option<&'static str>,
@@ -160,7 +164,7 @@ impl<'a> Request<'a> {
     /// Reads the request; `filters` false leaves the customer filter empty
     /// (finishing a partial reads only the shape of the request).
     pub(super) fn read(
-        ledger: &'a Ledger,
+        ledger: &'a Derived<'a>,
         params: &ReportParams,
         as_of: DateTime<Utc>,
         breakdown: Option<&'static str>,

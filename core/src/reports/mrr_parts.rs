@@ -5,8 +5,8 @@
 use super::ReportParams;
 use super::mrr::{Groups, MrrSeries, Request, breakdown_param, merge_groups, mrr_value};
 use super::partial::{Body, wrong_body};
+use crate::derive::Derived;
 use crate::error::Result;
-use crate::ledger::Ledger;
 use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
@@ -34,7 +34,7 @@ impl Part {
 impl MrrSeries {
     /// The partial of a series (see [`Part`]).
     pub(super) fn partial(
-        ledger: &Ledger,
+        ledger: &Derived<'_>,
         params: &ReportParams,
         as_of: DateTime<Utc>,
         breakdown: Option<&'static str>,
@@ -46,7 +46,7 @@ impl MrrSeries {
     /// The series of a merged partial; `shape` is an empty ledger with the
     /// partial's settings.
     pub(super) fn finish(
-        shape: &Ledger,
+        shape: &Derived<'_>,
         params: &ReportParams,
         as_of: DateTime<Utc>,
         breakdown: Option<&'static str>,
@@ -61,7 +61,7 @@ impl MrrSeries {
 }
 
 pub(super) fn mrr_partial(
-    ledger: &Ledger,
+    ledger: &Derived<'_>,
     params: &ReportParams,
     as_of: DateTime<Utc>,
 ) -> Result<Body> {
@@ -69,7 +69,7 @@ pub(super) fn mrr_partial(
 }
 
 pub(super) fn mrr_finish(
-    shape: &Ledger,
+    shape: &Derived<'_>,
     params: &ReportParams,
     as_of: DateTime<Utc>,
     body: Body,

@@ -13,8 +13,8 @@ use super::{
     ReportParams, cashflow, cohort, invoices, leads, movement_table, mrr, mrr_parts, scheduled,
     snapshot, summary, tables, transactions, unpaid, variables,
 };
+use crate::derive::Derived;
 use crate::error::{Error, Result};
-use crate::ledger::Ledger;
 use chrono::{DateTime, Utc};
 use serde::Serialize;
 use serde_json::Value;
@@ -33,7 +33,7 @@ const fn param(name: &'static str, accepts: &'static str) -> ReportParam {
     ReportParam { name, accepts }
 }
 
-type ReportFn = fn(&Ledger, &ReportParams, DateTime<Utc>) -> Result<Value>;
+type ReportFn = fn(&Derived<'_>, &ReportParams, DateTime<Utc>) -> Result<Value>;
 
 /// One report of the registry.
 pub struct Report {
@@ -200,8 +200,13 @@ impl Report {
     /// [`Parts`]).
     const fn in_parts(
         self,
-        compute: fn(&Ledger, &ReportParams, DateTime<Utc>) -> Result<super::partial::Body>,
-        finish: fn(&Ledger, &ReportParams, DateTime<Utc>, super::partial::Body) -> Result<Value>,
+        compute: fn(&Derived<'_>, &ReportParams, DateTime<Utc>) -> Result<super::partial::Body>,
+        finish: fn(
+            &Derived<'_>,
+            &ReportParams,
+            DateTime<Utc>,
+            super::partial::Body,
+        ) -> Result<Value>,
     ) -> Report {
         Report {
             parts: Some(Parts { compute, finish }),
@@ -546,9 +551,9 @@ impl Report {
     }
 
     /// Runs the report after [`Report::check`]ing its parameters.
-    pub fn run(
+    pub(crate) fn run(
         &self,
-        ledger: &Ledger,
+        ledger: &Derived<'_>,
         params: &ReportParams,
         as_of: DateTime<Utc>,
     ) -> Result<Value> {
@@ -610,6 +615,7 @@ fn edit_distance(a: &str, b: &str) -> usize {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::Ledger;
     use crate::model::Settings;
     use crate::query::recorded_reads;
     use serde_json::json;
@@ -687,6 +693,7 @@ mod tests {
             "id": "i1", "customer_id": "c1", "type": "subscription", "plan_id": "m",
             "invoice_date": "2024-01-15", "amount": 1000, "currency": "USD"
         })]);
+        let ledger = ledger.derived();
         let as_of = "2024-06-01T00:00:00Z".parse().unwrap();
         let variants = [
             params(&[]),

@@ -11,18 +11,18 @@
 //! day, with `fix_fx=true`).
 
 use super::ReportParams;
-use super::filters::{CustomerFacts, CustomerFilter, breakdown_value, currency_filter};
 use super::movement_table::description;
 use super::partial::rows::{KeyPart, ListPart, Row, Scalar, SumsPart, TopRows};
 use super::partial::{Body, wrong_body};
+use crate::derive::Derived;
+use crate::derive::movements::{Movement, MovementKind, MovementSubtype, PlanList};
+use crate::derive::timeline::Replay;
 use crate::error::{Error, Result};
-use crate::ledger::Ledger;
 use crate::model::Customer;
 use crate::money::{Cents, Currency};
-use crate::movements::{Movement, MovementKind, MovementSubtype, PlanList};
 use crate::period::{DateRange, PeriodInterval, periods};
+use crate::query::filters::{CustomerFacts, CustomerFilter, breakdown_value, currency_filter};
 use crate::query::{Order, Query};
-use crate::timeline::Replay;
 use chrono::{DateTime, Datelike, Duration, NaiveDate, Utc};
 use serde_json::{Value, json};
 
@@ -59,7 +59,7 @@ struct Request {
     fixed: Option<NaiveDate>,
 }
 
-fn request(ledger: &Ledger, params: &ReportParams, as_of: DateTime<Utc>) -> Result<Request> {
+fn request(ledger: &Derived<'_>, params: &ReportParams, as_of: DateTime<Utc>) -> Result<Request> {
     let q = Query::new(params);
     let as_of_day = as_of
         .with_timezone(&ledger.settings().timezone)
@@ -79,7 +79,7 @@ fn request(ledger: &Ledger, params: &ReportParams, as_of: DateTime<Utc>) -> Resu
 /// Every scheduled change of the customers the filters keep, soonest first
 /// (ties by customer id).
 fn scheduled<'a>(
-    ledger: &'a Ledger,
+    ledger: &'a Derived<'a>,
     params: &ReportParams,
     as_of: DateTime<Utc>,
     req: &Request,
@@ -135,7 +135,7 @@ fn scheduled<'a>(
 /// churn of the whole MRR of that day). A lapse that has not happened is a
 /// forecast and is left out. `replay` is the customer's replay at `as_of`.
 pub(super) fn committed_changes(
-    ledger: &Ledger,
+    ledger: &Derived<'_>,
     customer: &Customer,
     replay: &Replay,
     as_of: DateTime<Utc>,
@@ -275,7 +275,7 @@ fn rest_of_day(
     })
 }
 
-fn row(ledger: &Ledger, s: &Scheduled, period: Option<NaiveDate>) -> Value {
+fn row(ledger: &Derived<'_>, s: &Scheduled, period: Option<NaiveDate>) -> Value {
     let m = &s.movement;
     let mut value = json!({
         "date": m.date.to_string(),
@@ -299,7 +299,7 @@ fn row(ledger: &Ledger, s: &Scheduled, period: Option<NaiveDate>) -> Value {
 /// `cmrr-summary`: committed MRR = MRR at `as_of` plus every scheduled
 /// change, with the changes by type and the list behind them.
 pub(super) fn cmrr_summary(
-    ledger: &Ledger,
+    ledger: &Derived<'_>,
     params: &ReportParams,
     as_of: DateTime<Utc>,
 ) -> Result<Value> {
@@ -308,7 +308,7 @@ pub(super) fn cmrr_summary(
 }
 
 pub(super) fn cmrr_summary_partial(
-    ledger: &Ledger,
+    ledger: &Derived<'_>,
     params: &ReportParams,
     as_of: DateTime<Utc>,
 ) -> Result<Body> {
@@ -317,7 +317,7 @@ pub(super) fn cmrr_summary_partial(
 }
 
 pub(super) fn cmrr_summary_finish(
-    shape: &Ledger,
+    shape: &Derived<'_>,
     params: &ReportParams,
     as_of: DateTime<Utc>,
     body: Body,
@@ -333,7 +333,7 @@ pub(super) fn cmrr_summary_finish(
 /// customers it adds, the change by type (`MovementKind::ALL` order), and
 /// every scheduled row.
 fn cmrr_part(
-    ledger: &Ledger,
+    ledger: &Derived<'_>,
     params: &ReportParams,
     as_of: DateTime<Utc>,
     req: &Request,
@@ -396,7 +396,7 @@ fn cmrr_value(req: &Request, part: SumsPart) -> Result<Value> {
 
 /// MRR and paying customers at `as_of` of the filtered customers.
 fn current_mrr(
-    ledger: &Ledger,
+    ledger: &Derived<'_>,
     params: &ReportParams,
     as_of: DateTime<Utc>,
     req: &Request,
@@ -438,7 +438,7 @@ fn current_mrr(
 
 /// The scheduled churns only.
 fn churns<'a>(
-    ledger: &'a Ledger,
+    ledger: &'a Derived<'a>,
     params: &ReportParams,
     as_of: DateTime<Utc>,
     req: &Request,
@@ -461,7 +461,7 @@ fn totals(rows: &[&Scheduled]) -> (i64, Cents) {
 /// `churn-scheduled`: scheduled churn per period, from the `as_of` day
 /// through a year ahead unless `date` says otherwise.
 pub(super) fn churn_scheduled(
-    ledger: &Ledger,
+    ledger: &Derived<'_>,
     params: &ReportParams,
     as_of: DateTime<Utc>,
 ) -> Result<Value> {
@@ -472,7 +472,7 @@ pub(super) fn churn_scheduled(
 }
 
 pub(super) fn churn_scheduled_partial(
-    ledger: &Ledger,
+    ledger: &Derived<'_>,
     params: &ReportParams,
     as_of: DateTime<Utc>,
 ) -> Result<Body> {
@@ -484,7 +484,7 @@ pub(super) fn churn_scheduled_partial(
 }
 
 pub(super) fn churn_scheduled_finish(
-    shape: &Ledger,
+    shape: &Derived<'_>,
     params: &ReportParams,
     as_of: DateTime<Utc>,
     body: Body,
@@ -507,7 +507,7 @@ struct ChurnSeries {
 }
 
 impl ChurnSeries {
-    fn read(ledger: &Ledger, params: &ReportParams, req: &Request) -> Result<ChurnSeries> {
+    fn read(ledger: &Derived<'_>, params: &ReportParams, req: &Request) -> Result<ChurnSeries> {
         let q = Query::new(params);
         let interval = q.interval(PeriodInterval::Month)?;
         let range = match q.text("date") {
@@ -562,7 +562,7 @@ impl ChurnSeries {
 /// otherwise; `selected-date` with `selected-type` (`month_churn`, ...)
 /// keeps one period of that interval.
 pub(super) fn churn_scheduled_movements(
-    ledger: &Ledger,
+    ledger: &Derived<'_>,
     params: &ReportParams,
     as_of: DateTime<Utc>,
 ) -> Result<Value> {
@@ -571,7 +571,7 @@ pub(super) fn churn_scheduled_movements(
 }
 
 pub(super) fn churn_scheduled_movements_partial(
-    ledger: &Ledger,
+    ledger: &Derived<'_>,
     params: &ReportParams,
     as_of: DateTime<Utc>,
 ) -> Result<Body> {
@@ -579,7 +579,7 @@ pub(super) fn churn_scheduled_movements_partial(
 }
 
 pub(super) fn churn_scheduled_movements_finish(
-    shape: &Ledger,
+    shape: &Derived<'_>,
     params: &ReportParams,
     as_of: DateTime<Utc>,
     body: Body,
@@ -599,7 +599,7 @@ fn movements_value(part: &ListPart) -> Result<Value> {
 /// The rows of `churn-scheduled-movements`, keyed by the requested order
 /// then customer id, day, currency and place.
 fn movements_part(
-    ledger: &Ledger,
+    ledger: &Derived<'_>,
     params: &ReportParams,
     as_of: DateTime<Utc>,
 ) -> Result<ListPart> {
@@ -675,7 +675,7 @@ fn movements_part(
 /// `churn-scheduled-summary`: all scheduled churn, the part in the current
 /// `interval` period (after `as_of`) and in the next one, and the change.
 pub(super) fn churn_scheduled_summary(
-    ledger: &Ledger,
+    ledger: &Derived<'_>,
     params: &ReportParams,
     as_of: DateTime<Utc>,
 ) -> Result<Value> {
@@ -685,7 +685,7 @@ pub(super) fn churn_scheduled_summary(
 }
 
 pub(super) fn churn_scheduled_summary_partial(
-    ledger: &Ledger,
+    ledger: &Derived<'_>,
     params: &ReportParams,
     as_of: DateTime<Utc>,
 ) -> Result<Body> {
@@ -694,7 +694,7 @@ pub(super) fn churn_scheduled_summary_partial(
 }
 
 pub(super) fn churn_scheduled_summary_finish(
-    shape: &Ledger,
+    shape: &Derived<'_>,
     params: &ReportParams,
     as_of: DateTime<Utc>,
     body: Body,
@@ -708,7 +708,7 @@ pub(super) fn churn_scheduled_summary_finish(
 
 /// The current and next periods of `churn-scheduled-summary`.
 fn summary_periods(
-    ledger: &Ledger,
+    ledger: &Derived<'_>,
     params: &ReportParams,
     req: &Request,
 ) -> Result<(PeriodInterval, NaiveDate, NaiveDate)> {
@@ -720,7 +720,7 @@ fn summary_periods(
 /// Scheduled churn (customers, MRR): all of it, in the current period and
 /// in the next.
 fn summary_part(
-    ledger: &Ledger,
+    ledger: &Derived<'_>,
     params: &ReportParams,
     as_of: DateTime<Utc>,
     req: &Request,
@@ -751,7 +751,7 @@ fn summary_part(
 }
 
 fn summary_value(
-    ledger: &Ledger,
+    ledger: &Derived<'_>,
     params: &ReportParams,
     req: &Request,
     part: &SumsPart,

@@ -9,13 +9,13 @@
 //! date); what conversion leaves unexplained is the period's
 //! `fx_adjustment`.
 
+pub(crate) use crate::derive::PeriodStats;
+use crate::derive::movements::{Movement, MovementKind, MovementSubtype};
 use crate::error::Result;
 use crate::fx::FxTable;
 use crate::money::{Cents, Currency};
-use crate::movements::{Movement, MovementKind, MovementSubtype};
 use crate::period::{DateRange, Period};
 use chrono::NaiveDate;
-use serde::{Deserialize, Serialize};
 
 /// How amounts are converted into the report currency.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -42,66 +42,6 @@ pub struct SeriesSpec<'a> {
     /// The `as_of` day: totals of a boundary after it are measured (and
     /// converted) at it, never at a rate that does not exist yet.
     pub as_of_day: NaiveDate,
-}
-
-/// One period's figures in the report currency: sums over customers, so
-/// the figures of disjoint sets of customers add up ([`PeriodStats::add`]).
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
-pub struct PeriodStats {
-    pub new: Cents,
-    pub expansion: Cents,
-    pub contraction: Cents,
-    pub churn: Cents,
-    pub reactivation: Cents,
-    pub new_customers: i64,
-    pub expansion_customers: i64,
-    pub contraction_customers: i64,
-    pub churn_customers: i64,
-    pub reactivation_customers: i64,
-    pub customers_diff: i64,
-    pub start_mrr: Cents,
-    pub total_mrr: Cents,
-    pub start_customers: i64,
-    pub total_customers: i64,
-    /// Customers paying at the period start and not at its end.
-    pub churned: i64,
-    /// Every movement of the period in the report currency, including those
-    /// a `category` or `subtype` filter leaves out of the columns: what the
-    /// FX adjustment is measured against.
-    pub all_movements: Cents,
-}
-
-impl PeriodStats {
-    /// The sum of the movement columns.
-    pub fn movements(&self) -> Cents {
-        self.new + self.expansion + self.contraction + self.churn + self.reactivation
-    }
-
-    /// What conversion leaves unexplained: end - start - every movement
-    /// (a movement filter narrows the columns, not the FX adjustment).
-    pub fn fx_adjustment(&self) -> Cents {
-        self.total_mrr - self.start_mrr - self.all_movements
-    }
-
-    pub fn add(&mut self, other: &PeriodStats) {
-        self.new += other.new;
-        self.expansion += other.expansion;
-        self.contraction += other.contraction;
-        self.churn += other.churn;
-        self.reactivation += other.reactivation;
-        self.new_customers += other.new_customers;
-        self.expansion_customers += other.expansion_customers;
-        self.contraction_customers += other.contraction_customers;
-        self.churn_customers += other.churn_customers;
-        self.reactivation_customers += other.reactivation_customers;
-        self.customers_diff += other.customers_diff;
-        self.start_mrr += other.start_mrr;
-        self.total_mrr += other.total_mrr;
-        self.start_customers += other.start_customers;
-        self.total_customers += other.total_customers;
-        self.churned += other.churned;
-        self.all_movements += other.all_movements;
-    }
 }
 
 impl SeriesSpec<'_> {
@@ -269,8 +209,8 @@ impl Running {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::derive::movements::MovementSubtype;
     use crate::ids::CustomerId;
-    use crate::movements::MovementSubtype;
     use crate::period::{PeriodInterval, periods};
 
     fn d(text: &str) -> NaiveDate {

@@ -7,14 +7,14 @@
 //! currencies.
 
 use super::ReportParams;
-use super::filters::{CustomerFacts, CustomerFilter, currency_filter};
 use super::partial::Body;
 use super::partial::rows::{KeyPart, Row, Scalar, TopRows};
+use crate::derive::Derived;
 use crate::error::Result;
-use crate::ledger::Ledger;
 use crate::model::Customer;
 use crate::money::{Cents, Currency, round_ratio};
 use crate::query::Query;
+use crate::query::filters::{CustomerFacts, CustomerFilter, currency_filter};
 use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
@@ -34,7 +34,7 @@ impl Snapshot<'_> {
 }
 
 pub(super) fn snapshot<'a>(
-    ledger: &'a Ledger,
+    ledger: &'a Derived<'a>,
     params: &ReportParams,
     as_of: DateTime<Utc>,
 ) -> Result<Snapshot<'a>> {
@@ -94,7 +94,7 @@ pub(super) fn share(part: Cents, whole: Cents) -> Value {
 }
 
 /// The report currency of a snapshot request.
-pub(super) fn currency(shape: &Ledger, params: &ReportParams) -> Result<Currency> {
+pub(super) fn currency(shape: &Derived<'_>, params: &ReportParams) -> Result<Currency> {
     Query::new(params).base_currency(shape.settings())
 }
 
@@ -136,13 +136,17 @@ impl MapPart {
 
 /// `map`: customers, MRR, ARPA and share of MRR by country (`unknown` when
 /// a customer has none), highest MRR first.
-pub(super) fn map(ledger: &Ledger, params: &ReportParams, as_of: DateTime<Utc>) -> Result<Value> {
+pub(super) fn map(
+    ledger: &Derived<'_>,
+    params: &ReportParams,
+    as_of: DateTime<Utc>,
+) -> Result<Value> {
     let snap = snapshot(ledger, params, as_of)?;
     Ok(map_value(snap.currency, MapPart::of(&snap)))
 }
 
 pub(super) fn map_partial(
-    ledger: &Ledger,
+    ledger: &Derived<'_>,
     params: &ReportParams,
     as_of: DateTime<Utc>,
 ) -> Result<Body> {
@@ -150,7 +154,7 @@ pub(super) fn map_partial(
 }
 
 pub(super) fn map_finish(
-    shape: &Ledger,
+    shape: &Derived<'_>,
     params: &ReportParams,
     _as_of: DateTime<Utc>,
     body: Body,
@@ -174,7 +178,7 @@ fn map_value(currency: Currency, part: MapPart) -> Value {
         .map(|(country, customers, mrr)| {
             json!({
                 "country": country,
-                "region": super::filters::region_of(country),
+                "region": crate::query::filters::region_of(country),
                 "customers": customers,
                 "mrr": mrr,
                 "arr": mrr * 12,
@@ -255,7 +259,7 @@ fn page(params: &ReportParams) -> Result<(usize, usize)> {
 /// least one customer each), and the Herfindahl index (sum of squared
 /// shares as fractions, 0 to 1; `hhi` is the same on the 0 to 10,000 scale).
 pub(super) fn concentration(
-    ledger: &Ledger,
+    ledger: &Derived<'_>,
     params: &ReportParams,
     as_of: DateTime<Utc>,
 ) -> Result<Value> {
@@ -266,7 +270,7 @@ pub(super) fn concentration(
 }
 
 pub(super) fn concentration_partial(
-    ledger: &Ledger,
+    ledger: &Derived<'_>,
     params: &ReportParams,
     as_of: DateTime<Utc>,
 ) -> Result<Body> {
@@ -279,7 +283,7 @@ pub(super) fn concentration_partial(
 }
 
 pub(super) fn concentration_finish(
-    shape: &Ledger,
+    shape: &Derived<'_>,
     params: &ReportParams,
     _as_of: DateTime<Utc>,
     body: Body,

@@ -3,18 +3,18 @@
 
 use super::ReportParams;
 use super::partial::Body;
+use crate::derive::Derived;
+use crate::derive::timeline::Replay;
 use crate::error::Result;
-use crate::ledger::Ledger;
 use crate::money::{Cents, Currency, round_ratio};
 use crate::query::Query;
-use crate::timeline::Replay;
 use chrono::{DateTime, Utc};
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 
 pub(super) fn summary(
-    ledger: &Ledger,
+    ledger: &Derived<'_>,
     params: &ReportParams,
     as_of: DateTime<Utc>,
 ) -> Result<Value> {
@@ -40,7 +40,7 @@ impl Part {
 }
 
 pub(super) fn partial(
-    ledger: &Ledger,
+    ledger: &Derived<'_>,
     params: &ReportParams,
     as_of: DateTime<Utc>,
 ) -> Result<Body> {
@@ -48,7 +48,7 @@ pub(super) fn partial(
 }
 
 pub(super) fn finish(
-    shape: &Ledger,
+    shape: &Derived<'_>,
     params: &ReportParams,
     _as_of: DateTime<Utc>,
     body: Body,
@@ -61,7 +61,7 @@ pub(super) fn finish(
 }
 
 fn compute(
-    ledger: &Ledger,
+    ledger: &Derived<'_>,
     params: &ReportParams,
     as_of: DateTime<Utc>,
 ) -> Result<(Currency, Part)> {

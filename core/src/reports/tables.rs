@@ -9,9 +9,9 @@
 use super::ReportParams;
 use super::mrr::{MrrSeries, period_row};
 use super::partial::Body;
+use crate::derive::Derived;
+use crate::derive::movements::MovementSubtype;
 use crate::error::Result;
-use crate::ledger::Ledger;
-use crate::movements::MovementSubtype;
 use chrono::{DateTime, Utc};
 use serde_json::{Value, json};
 
@@ -53,7 +53,7 @@ const SUBTYPE_ROWS: &[(MovementSubtype, &str)] = &[
 ];
 
 pub(super) fn mrr_table(
-    ledger: &Ledger,
+    ledger: &Derived<'_>,
     params: &ReportParams,
     as_of: DateTime<Utc>,
 ) -> Result<Value> {
@@ -63,7 +63,7 @@ pub(super) fn mrr_table(
 }
 
 pub(super) fn mrr_table_partial(
-    ledger: &Ledger,
+    ledger: &Derived<'_>,
     params: &ReportParams,
     as_of: DateTime<Utc>,
 ) -> Result<Body> {
@@ -71,7 +71,7 @@ pub(super) fn mrr_table_partial(
 }
 
 pub(super) fn mrr_table_finish(
-    shape: &Ledger,
+    shape: &Derived<'_>,
     params: &ReportParams,
     as_of: DateTime<Utc>,
     body: Body,
@@ -96,7 +96,7 @@ fn mrr_table_value(series: &MrrSeries) -> Value {
 }
 
 pub(super) fn mrr_table_subtypes(
-    ledger: &Ledger,
+    ledger: &Derived<'_>,
     params: &ReportParams,
     as_of: DateTime<Utc>,
 ) -> Result<Value> {
@@ -109,7 +109,7 @@ pub(super) fn mrr_table_subtypes(
 }
 
 pub(super) fn mrr_table_subtypes_partial(
-    ledger: &Ledger,
+    ledger: &Derived<'_>,
     params: &ReportParams,
     as_of: DateTime<Utc>,
 ) -> Result<Body> {
@@ -117,7 +117,7 @@ pub(super) fn mrr_table_subtypes_partial(
 }
 
 pub(super) fn mrr_table_subtypes_finish(
-    shape: &Ledger,
+    shape: &Derived<'_>,
     params: &ReportParams,
     as_of: DateTime<Utc>,
     body: Body,

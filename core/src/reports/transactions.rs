@@ -29,8 +29,8 @@ use super::ReportParams;
 use super::event_parts::{detail_value, event_parts};
 use super::events::{Event, EventRequest, Family, Span, Tally, selected_type};
 use super::partial::{Body, wrong_body};
+use crate::derive::Derived;
 use crate::error::{Error, Result};
-use crate::ledger::Ledger;
 use crate::model::{
     Customer, Interval, InvoiceStatus, InvoiceType, Plan, PricingModel, StoredInvoice,
     TransactionResult, TransactionType,
@@ -130,7 +130,7 @@ pub(crate) fn attempts<'a>(invoice: StoredInvoice<'a>, tz: Tz) -> Vec<Attempt<'a
 
 /// What an invoice charges for: a [`CHARGE_TYPES`] value, or `unknown` for
 /// a refund or cancellation (or a plan no longer known).
-pub(crate) fn charge_type(ledger: &Ledger, invoice: StoredInvoice<'_>) -> &'static str {
+pub(crate) fn charge_type(ledger: &Derived<'_>, invoice: StoredInvoice<'_>) -> &'static str {
     match invoice.kind {
         InvoiceType::OneTime => "one_time",
         InvoiceType::Subscription => invoice
@@ -194,7 +194,7 @@ pub(crate) fn money_events<'a>(
 }
 
 /// The detail row of a money event; `lines` adds the invoice's lines.
-pub(crate) fn money_row(ledger: &Ledger, event: &Event<Attempt>, lines: bool) -> Value {
+pub(crate) fn money_row(ledger: &Derived<'_>, event: &Event<Attempt>, lines: bool) -> Value {
     let tz = ledger.settings().timezone;
     let attempt = &event.source;
     let invoice = attempt.invoice;
@@ -370,7 +370,7 @@ fn transaction_events<'a>(request: &EventRequest<'a>) -> Result<Vec<Event<Attemp
 }
 
 pub(super) fn transactions(
-    ledger: &Ledger,
+    ledger: &Derived<'_>,
     params: &ReportParams,
     as_of: DateTime<Utc>,
 ) -> Result<Value> {
@@ -379,7 +379,7 @@ pub(super) fn transactions(
 }
 
 pub(super) fn transactions_summary(
-    ledger: &Ledger,
+    ledger: &Derived<'_>,
     params: &ReportParams,
     as_of: DateTime<Utc>,
 ) -> Result<Value> {
@@ -388,7 +388,7 @@ pub(super) fn transactions_summary(
 }
 
 pub(super) fn transactions_table(
-    ledger: &Ledger,
+    ledger: &Derived<'_>,
     params: &ReportParams,
     as_of: DateTime<Utc>,
 ) -> Result<Value> {
@@ -401,7 +401,7 @@ pub(super) fn transactions_table(
 /// each with the `lines` of its invoice; without it, `selected-date` and
 /// `selected-type` are required.
 pub(super) fn transactions_detail(
-    ledger: &Ledger,
+    ledger: &Derived<'_>,
     params: &ReportParams,
     as_of: DateTime<Utc>,
 ) -> Result<Value> {
@@ -452,7 +452,7 @@ event_parts!(
 /// `transactions-detail` in parts: the customers `customer` names that
 /// this ledger holds, and the rows.
 pub(super) fn transactions_detail_partial(
-    ledger: &Ledger,
+    ledger: &Derived<'_>,
     params: &ReportParams,
     as_of: DateTime<Utc>,
 ) -> Result<Body> {
@@ -470,7 +470,7 @@ pub(super) fn transactions_detail_partial(
 }
 
 pub(super) fn transactions_detail_finish(
-    shape: &Ledger,
+    shape: &Derived<'_>,
     params: &ReportParams,
     as_of: DateTime<Utc>,
     body: Body,

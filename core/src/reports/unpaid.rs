@@ -8,8 +8,8 @@ use super::events::{EventRequest, Span};
 use super::partial::rows::{KeyPart, Row, Scalar, SumsPart, TopRows, instant_key};
 use super::partial::{Body, wrong_body};
 use super::transactions::attempts;
+use crate::derive::Derived;
 use crate::error::Result;
-use crate::ledger::Ledger;
 use crate::model::{InvoiceStatus, InvoiceType, StoredInvoice, TransactionResult, TransactionType};
 use crate::money::Cents;
 use crate::query::Query;
@@ -47,7 +47,7 @@ struct Unpaid<'a> {
 /// Shape: `{currency, as_of, total: {count, amount}, buckets: [{bucket,
 /// count, amount}], result: {count, list: [row]}}`.
 pub(super) fn outstanding_unpaid(
-    ledger: &Ledger,
+    ledger: &Derived<'_>,
     params: &ReportParams,
     as_of: DateTime<Utc>,
 ) -> Result<Value> {
@@ -69,7 +69,7 @@ fn unpaid_page(params: &ReportParams) -> Result<(usize, usize)> {
 /// amount owed (in the report currency), and the first `offset + limit`
 /// rows, newest invoice first.
 pub(super) fn outstanding_unpaid_partial(
-    ledger: &Ledger,
+    ledger: &Derived<'_>,
     params: &ReportParams,
     as_of: DateTime<Utc>,
 ) -> Result<Body> {
@@ -83,7 +83,7 @@ pub(super) fn outstanding_unpaid_partial(
 }
 
 pub(super) fn outstanding_unpaid_finish(
-    shape: &Ledger,
+    shape: &Derived<'_>,
     params: &ReportParams,
     as_of: DateTime<Utc>,
     body: Body,
@@ -98,7 +98,7 @@ pub(super) fn outstanding_unpaid_finish(
     }
 }
 
-fn unpaid_part(ledger: &Ledger, request: &EventRequest, keep: usize) -> Result<SumsPart> {
+fn unpaid_part(ledger: &Derived<'_>, request: &EventRequest, keep: usize) -> Result<SumsPart> {
     let tz = ledger.settings().timezone;
     let day = request.as_of_day;
     let mut rows: Vec<Unpaid> = Vec::new();

@@ -14,8 +14,8 @@
 use super::ReportParams;
 use super::partial::{Body, wrong_body};
 use super::snapshot::{Snapshot, currency, share, snapshot};
+use crate::derive::Derived;
 use crate::error::Result;
-use crate::ledger::Ledger;
 use crate::money::{Cents, Currency};
 use crate::query::Query;
 use chrono::{DateTime, Utc};
@@ -201,7 +201,7 @@ fn only(params: &ReportParams) -> Option<String> {
 }
 
 pub(super) fn custom_variables(
-    ledger: &Ledger,
+    ledger: &Derived<'_>,
     params: &ReportParams,
     as_of: DateTime<Utc>,
 ) -> Result<Value> {
@@ -212,7 +212,7 @@ pub(super) fn custom_variables(
 }
 
 pub(super) fn partial(
-    ledger: &Ledger,
+    ledger: &Derived<'_>,
     params: &ReportParams,
     as_of: DateTime<Utc>,
 ) -> Result<Body> {
@@ -225,7 +225,7 @@ pub(super) fn partial(
 }
 
 pub(super) fn finish(
-    shape: &Ledger,
+    shape: &Derived<'_>,
     params: &ReportParams,
     _as_of: DateTime<Utc>,
     body: Body,

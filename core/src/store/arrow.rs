@@ -3,7 +3,7 @@
 //! results and error messages of the JSON writes. Invoices are read on every
 //! core.
 
-use super::{Ledger, RecordKind, WriteReport, record_id};
+use super::{RecordKind, Store, WriteReport, record_id};
 use crate::error::Result;
 use crate::fx::FxRate;
 use crate::model::{ArrowRecords, Customer, DataSource, Invoice, Plan, PlanGroup};
@@ -26,9 +26,9 @@ impl RecordKind {
     }
 }
 
-impl Ledger {
+impl Store {
     /// Upserts the rows of `batch` as records of `kind`: the same rules,
-    /// per-record results (in row order) and errors as [`Ledger::upsert`]
+    /// per-record results (in row order) and errors as [`Store::upsert`]
     /// given the rows as JSON objects, whose fields are the batch's columns
     /// (a null cell is an absent field). Strings (`Utf8`, `LargeUtf8`,
     /// `Utf8View` or a dictionary of them) read as strings, integers and
@@ -42,7 +42,7 @@ impl Ledger {
     /// A column of any other type is [`crate::Error::InvalidRecord`] naming
     /// it, for the whole batch, before anything is stored. Rows that break a
     /// record rule are reported in the [`WriteReport`], as by
-    /// [`Ledger::upsert`].
+    /// [`Store::upsert`].
     pub fn upsert_arrow(&mut self, kind: RecordKind, batch: &RecordBatch) -> Result<WriteReport> {
         let records = ArrowRecords::new(kind.record_name(), batch)?;
         Ok(match kind {
@@ -51,13 +51,13 @@ impl Ledger {
             RecordKind::PlanGroups => self.write_plan_groups(records.rows()),
             RecordKind::DataSources => self.write_data_sources(records.rows()),
             RecordKind::Invoices => {
-                let read = Ledger::read_arrow_invoices(&records);
+                let read = Store::read_arrow_invoices(&records);
                 self.store_invoices(read)
             }
         })
     }
 
-    /// [`Ledger::upsert_arrow`] over several batches of one kind (the chunks
+    /// [`Store::upsert_arrow`] over several batches of one kind (the chunks
     /// of a table), results in row order across them. Every batch's columns
     /// are checked before any is stored.
     pub fn upsert_arrow_batches(
@@ -77,7 +77,7 @@ impl Ledger {
         Ok(report)
     }
 
-    /// The first half of an invoice [`Ledger::upsert_arrow`], which needs no
+    /// The first half of an invoice [`Store::upsert_arrow`], which needs no
     /// ledger: each row's record id and its invoice or error.
     pub(crate) fn read_arrow_invoices(
         records: &ArrowRecords<'_>,
@@ -94,7 +94,7 @@ impl Ledger {
     }
 
     /// Loads FX rates from the rows of `batch` (columns `date`, `currency`,
-    /// `rate`), like [`Ledger::load_fx_rates`]: every row is valid and
+    /// `rate`), like [`Store::load_fx_rates`]: every row is valid and
     /// loaded, or none is.
     pub fn load_fx_rates_arrow(&mut self, batch: &RecordBatch) -> Result<usize> {
         let records = ArrowRecords::new("fx_rate", batch)?;

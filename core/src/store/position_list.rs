@@ -13,7 +13,7 @@ use std::fmt;
 /// The flag word says whether the invoices' ids ascend with their positions,
 /// so a timeline build knows whether to sort them by id.
 #[derive(Default, Clone)]
-pub(super) struct PositionList(Option<Box<[u32]>>);
+pub(crate) struct PositionList(Option<Box<[u32]>>);
 
 /// Header words in front of the positions: the length, the flags.
 const HEADER: usize = 2;
@@ -22,7 +22,7 @@ const HEADER: usize = 2;
 const IDS_OUT_OF_ORDER: u32 = 1;
 
 impl PositionList {
-    pub(super) fn as_slice(&self) -> &[u32] {
+    pub(crate) fn as_slice(&self) -> &[u32] {
         match &self.0 {
             Some(block) => &block[HEADER..HEADER + block[0] as usize],
             None => &[],
@@ -39,7 +39,7 @@ impl PositionList {
 
     /// Whether the invoices' ids ascend with their positions (always, for
     /// an empty list).
-    pub(super) fn ids_ascending(&self) -> bool {
+    pub(crate) fn ids_ascending(&self) -> bool {
         self.0
             .as_ref()
             .is_none_or(|block| block[0] == 0 || block[1] & IDS_OUT_OF_ORDER == 0)

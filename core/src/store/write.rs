@@ -2,24 +2,24 @@
 //! the writes that take JSON text (the lines of a JSONL file) or record trees
 //! (a binding's objects) rather than `serde_json::Value`s.
 
-use super::{Ledger, RecordKind, record_id};
+use super::{RecordKind, Store, record_id};
 use crate::error::{Error, Result};
 use crate::fx::FxRate;
 use crate::model::{Invoice, Json};
 use rayon::prelude::*;
 use serde::Serialize;
 
-impl Ledger {
+impl Store {
     /// Upserts invoices given as JSON texts, one record each (the lines of a
     /// JSONL file): the same rules, errors and per-record results as
-    /// [`Ledger::upsert_invoices`] on the parsed values, without building a
+    /// [`Store::upsert_invoices`] on the parsed values, without building a
     /// `serde_json::Value` per record. Malformed JSON is that record's error.
     pub fn upsert_invoice_texts<S: AsRef<str> + Sync>(&mut self, texts: &[S]) -> WriteReport {
-        let read = Ledger::read_invoice_texts(texts);
+        let read = Store::read_invoice_texts(texts);
         self.upsert_read_invoices(read)
     }
 
-    /// The first half of [`Ledger::upsert_invoice_texts`], which needs no
+    /// The first half of [`Store::upsert_invoice_texts`], which needs no
     /// ledger: each text's record id and its invoice or error, read on every
     /// core. A bulk load can read one batch while the previous one is stored.
     pub fn read_invoice_texts<S: AsRef<str> + Sync>(texts: &[S]) -> Vec<(String, Result<Invoice>)> {
@@ -40,7 +40,7 @@ impl Ledger {
     /// Upserts records of `kind` given as record trees, as a binding reads
     /// them from its language's objects (no `serde_json::Value` and no text
     /// in between): the same rules, per-record results and errors as
-    /// [`Ledger::upsert`] on the equal values. Invoices are read on every
+    /// [`Store::upsert`] on the equal values. Invoices are read on every
     /// core.
     pub fn upsert_trees(&mut self, kind: RecordKind, records: &[Json<'_>]) -> WriteReport {
         match kind {
@@ -49,13 +49,13 @@ impl Ledger {
             RecordKind::PlanGroups => self.write_plan_groups(records),
             RecordKind::DataSources => self.write_data_sources(records),
             RecordKind::Invoices => {
-                let read = Ledger::read_invoice_trees(records);
+                let read = Store::read_invoice_trees(records);
                 self.store_invoices(read)
             }
         }
     }
 
-    /// The first half of an invoice [`Ledger::upsert_trees`], which needs no
+    /// The first half of an invoice [`Store::upsert_trees`], which needs no
     /// ledger: each tree's record id and its invoice or error, read on every
     /// core.
     pub fn read_invoice_trees(records: &[Json<'_>]) -> Vec<(String, Result<Invoice>)> {
@@ -67,7 +67,7 @@ impl Ledger {
         }
     }
 
-    /// [`Ledger::read_invoice_trees`] of trees that `next` produces chunk
+    /// [`Store::read_invoice_trees`] of trees that `next` produces chunk
     /// by chunk on the calling thread (a binding reading its language's
     /// objects, which only that thread may touch), each chunk read on the
     /// other cores while the next is produced: every tree's record id and
@@ -81,7 +81,7 @@ impl Ledger {
             let reader = scope.spawn(move || {
                 let mut read = Vec::new();
                 for chunk in receive {
-                    read.extend(Ledger::read_invoice_trees(&chunk));
+                    read.extend(Store::read_invoice_trees(&chunk));
                 }
                 read
             });
@@ -104,7 +104,7 @@ impl Ledger {
         })
     }
 
-    /// [`Ledger::load_fx_rates`] of rows given as record trees: every row is
+    /// [`Store::load_fx_rates`] of rows given as record trees: every row is
     /// valid and loaded, or none is.
     pub fn load_fx_rates_trees(&mut self, rows: &[Json<'_>]) -> Result<usize> {
         let rates = rows
@@ -121,7 +121,7 @@ impl Ledger {
         self.invoices.reserve(additional);
     }
 
-    /// The second half of [`Ledger::upsert_invoice_texts`]: checks the read
+    /// The second half of [`Store::upsert_invoice_texts`]: checks the read
     /// invoices against the stored customers and plans, stores them and
     /// recomputes the touched customers.
     pub fn upsert_read_invoices(&mut self, read: Vec<(String, Result<Invoice>)>) -> WriteReport {
@@ -261,8 +261,8 @@ mod tests {
     use super::*;
     use serde_json::{Value, json};
 
-    fn ledger() -> Ledger {
-        let mut ledger = Ledger::default();
+    fn ledger() -> Store {
+        let mut ledger = Store::new(crate::model::Settings::default());
         ledger.upsert_plans(&[
             json!({"id": "m", "name": "Monthly", "billing_freq": "month", "currency": "USD"}),
         ]);
@@ -338,9 +338,9 @@ mod tests {
                 chunk.iter().map(|t| Json::parse(t).unwrap()).collect(),
             ))
         });
-        let read = Ledger::read_invoice_chunks(|| chunks.next().unwrap_or(Ok(None))).unwrap();
+        let read = Store::read_invoice_chunks(|| chunks.next().unwrap_or(Ok(None))).unwrap();
         let trees: Vec<Json> = texts.iter().map(|t| Json::parse(t).unwrap()).collect();
-        let expected = Ledger::read_invoice_trees(&trees);
+        let expected = Store::read_invoice_trees(&trees);
         assert_eq!(read.len(), 3);
         for ((id, invoice), (expected_id, expected_invoice)) in read.iter().zip(&expected) {
             assert_eq!(id, expected_id);
@@ -350,7 +350,7 @@ mod tests {
             );
         }
         let mut calls = 0;
-        let failed = Ledger::read_invoice_chunks(|| {
+        let failed = Store::read_invoice_chunks(|| {
             calls += 1;
             if calls == 2 {
                 Err("stop")

@@ -44,8 +44,8 @@ mod tests;
 pub use object::KINDS;
 
 use crate::error::{Error, Result};
-use crate::ledger::{Ledger, WriteReport};
 use crate::model::InvoiceType;
+use crate::{Ledger, WriteReport};
 use object::{Obj, Objects};
 use serde::Serialize;
 use serde_json::{Value, json};

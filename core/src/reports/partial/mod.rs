@@ -7,7 +7,7 @@
 //! partial keeps exactly the sums, counts and lists (never raw records) and
 //! [`ReportPartial::finish`] does the arithmetic, so that partials over
 //! **disjoint** sets of customers, merged in any order and grouping, finish
-//! into the very JSON [`Ledger::report`] gives over their union. Each
+//! into the very JSON [`Ledger::report`](crate::Ledger::report) gives over their union. Each
 //! worker's ledger holds its customers with their invoices, and the same
 //! plans, plan groups, settings and FX rates as every other worker.
 //!
@@ -20,9 +20,10 @@ pub mod rows;
 
 use super::registry::Report;
 use super::{ReportParams, cohort, event_parts, leads, mrr, snapshot, summary, variables};
+use crate::derive::{CacheCell, Derived};
 use crate::error::{Error, Result};
-use crate::ledger::Ledger;
 use crate::model::Settings;
+use crate::store::Store;
 use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
@@ -67,8 +68,8 @@ pub(crate) enum Body {
 /// customer filter) and the request's parameters and `as_of`.
 #[derive(Clone, Copy)]
 pub struct Parts {
-    pub(crate) compute: fn(&Ledger, &ReportParams, DateTime<Utc>) -> Result<Body>,
-    pub(crate) finish: fn(&Ledger, &ReportParams, DateTime<Utc>, Body) -> Result<Value>,
+    pub(crate) compute: fn(&Derived<'_>, &ReportParams, DateTime<Utc>) -> Result<Body>,
+    pub(crate) finish: fn(&Derived<'_>, &ReportParams, DateTime<Utc>, Body) -> Result<Value>,
 }
 
 impl Body {
@@ -124,32 +125,29 @@ pub(crate) fn wrong_body(report: &str, body: &Body) -> Error {
     }
 }
 
-impl Ledger {
-    /// The report `name` over this ledger's customers as a partial, to
-    /// merge with partials of the same request over other customers. The
-    /// name and parameters are checked exactly as [`Ledger::report`] checks
-    /// them; a report without a partial form is
-    /// [`Error::PartialUnsupported`].
-    pub fn report_partial(
-        &self,
-        name: &str,
-        params: &ReportParams,
-        as_of: DateTime<Utc>,
-    ) -> Result<ReportPartial> {
-        let report = Report::find(name)?;
-        report.check(params)?;
-        let parts = parts_of(report)?;
-        let body = (parts.compute)(self, params, as_of)?;
-        Ok(ReportPartial {
-            header: Header {
-                report: report.name.to_string(),
-                params: params.clone(),
-                as_of,
-                settings: settings_text(self.settings()),
-            },
-            body,
-        })
-    }
+/// The report `name` over the customers of `ledger` as a partial, to merge
+/// with partials of the same request over other customers. The name and
+/// parameters are checked exactly as a report run checks them; a report
+/// without a partial form is [`Error::PartialUnsupported`].
+pub(crate) fn report_partial(
+    ledger: &Derived<'_>,
+    name: &str,
+    params: &ReportParams,
+    as_of: DateTime<Utc>,
+) -> Result<ReportPartial> {
+    let report = Report::find(name)?;
+    report.check(params)?;
+    let parts = parts_of(report)?;
+    let body = (parts.compute)(ledger, params, as_of)?;
+    Ok(ReportPartial {
+        header: Header {
+            report: report.name.to_string(),
+            params: params.clone(),
+            as_of,
+            settings: settings_text(ledger.settings()),
+        },
+        body,
+    })
 }
 
 fn parts_of(report: &Report) -> Result<Parts> {
@@ -207,7 +205,7 @@ impl ReportPartial {
     }
 
     /// The report of every customer the merged partials cover: the JSON
-    /// [`Ledger::report`] answers over them.
+    /// [`Ledger::report`](crate::Ledger::report) answers over them.
     pub fn finish(self) -> Result<Value> {
         let report = Report::find(&self.header.report)?;
         let parts = parts_of(report)?;
@@ -217,7 +215,9 @@ impl ReportPartial {
             .map_err(|reason| Error::MalformedPartial {
                 reason: format!("the settings do not read: {reason}"),
             })?;
-        let shape = Ledger::new(settings);
+        let store = Store::new(settings);
+        let cache = CacheCell::default();
+        let shape = Derived::new(&store, &cache);
         (parts.finish)(&shape, &self.header.params, self.header.as_of, self.body)
     }
 }

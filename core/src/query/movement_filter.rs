@@ -1,0 +1,147 @@
+//! The movement listing's request: which customer, which days, which kinds.
+
+use super::{ReportParams, parse_day};
+use crate::derive::MovementKind;
+use crate::error::{Error, Result};
+use crate::ids::CustomerId;
+use crate::model::{Settings, Timestamp};
+use chrono::NaiveDate;
+
+/// Which movements to return.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct MovementFilter {
+    /// Only this customer's movements (an unknown customer is an error).
+    pub customer: Option<CustomerId>,
+    /// First day included.
+    pub from: Option<NaiveDate>,
+    /// Last day included.
+    pub to: Option<NaiveDate>,
+    /// Kinds to keep; empty keeps all.
+    pub kinds: Vec<MovementKind>,
+}
+
+impl MovementFilter {
+    /// The filter from query-style parameters, the one reading shared by every
+    /// interface: `customer`; `from` and `to` (first and last day included,
+    /// `start` and `end` are accepted as aliases), each a date (`YYYY-MM-DD`
+    /// or `yyyyMMdd`) or an ISO instant, which means its day in the ledger's
+    /// time zone; `kinds` separated by spaces or commas.
+    pub fn from_params(params: &ReportParams, settings: &Settings) -> Result<MovementFilter> {
+        let text = |name: &str| params.get(name).map(|v| v.trim()).filter(|v| !v.is_empty());
+        let day = |name: &str, alias: &str| -> Result<Option<NaiveDate>> {
+            let (param, value) = match (text(name), text(alias)) {
+                (Some(v), _) => (name, v),
+                (None, Some(v)) => (alias, v),
+                (None, None) => return Ok(None),
+            };
+            local_day(param, value, settings).map(Some)
+        };
+        let mut kinds = Vec::new();
+        for name in text("kinds")
+            .into_iter()
+            .flat_map(|v| v.split([' ', ',']))
+            .filter(|k| !k.is_empty())
+        {
+            kinds.push(MovementKind::parse(name).ok_or_else(|| {
+                Error::query(
+                    "kinds",
+                    format!(
+                        "`{name}` is not one of {}",
+                        MovementKind::ALL.map(|k| k.as_str()).join(", ")
+                    ),
+                )
+            })?);
+        }
+        Ok(MovementFilter {
+            customer: text("customer").map(|c| CustomerId::new(c.to_string())),
+            from: day("from", "start")?,
+            to: day("to", "end")?,
+            kinds,
+        })
+    }
+}
+
+/// The day a parameter names: a date (`YYYY-MM-DD` or `yyyyMMdd`) as it is,
+/// an ISO instant as its day in the ledger's time zone.
+pub fn local_day(param: &str, text: &str, settings: &Settings) -> Result<NaiveDate> {
+    parse_day(text)
+        .or_else(|| Timestamp::parse(text).map(|t| t.local_date(settings.timezone)))
+        .ok_or_else(|| {
+            Error::query(
+                param,
+                format!("`{text}` is not a date (YYYY-MM-DD) or an ISO 8601 instant"),
+            )
+        })
+}
+
+#[cfg(test)]
+mod filter_tests {
+    use super::*;
+
+    fn params(pairs: &[(&str, &str)]) -> ReportParams {
+        pairs
+            .iter()
+            .map(|(k, v)| (k.to_string(), v.to_string()))
+            .collect()
+    }
+
+    fn d(y: i32, m: u32, day: u32) -> NaiveDate {
+        NaiveDate::from_ymd_opt(y, m, day).unwrap()
+    }
+
+    #[test]
+    fn reads_every_field_and_the_aliases() {
+        let settings = Settings::default();
+        let f = MovementFilter::from_params(
+            &params(&[
+                ("customer", "C1"),
+                ("from", "2024-01-02"),
+                ("end", "20240305"),
+                ("kinds", "new, churn"),
+            ]),
+            &settings,
+        )
+        .unwrap();
+        assert_eq!(f.customer, Some(CustomerId::new("C1".to_string())));
+        assert_eq!(f.from, Some(d(2024, 1, 2)));
+        assert_eq!(f.to, Some(d(2024, 3, 5)));
+        assert_eq!(f.kinds, vec![MovementKind::New, MovementKind::Churn]);
+        let f =
+            MovementFilter::from_params(&params(&[("start", "2024-02-01")]), &settings).unwrap();
+        assert_eq!(f.from, Some(d(2024, 2, 1)));
+        assert_eq!(f.to, None);
+        assert_eq!(
+            MovementFilter::from_params(&ReportParams::new(), &settings).unwrap(),
+            MovementFilter::default()
+        );
+    }
+
+    #[test]
+    fn an_instant_is_its_day_in_the_ledger_time_zone() {
+        let settings = Settings {
+            timezone: chrono_tz::Tz::Asia__Tokyo,
+            ..Settings::default()
+        };
+        let f = MovementFilter::from_params(
+            &params(&[
+                ("from", "2024-01-31T20:00:00Z"),
+                ("to", "2024-01-31T10:00:00Z"),
+            ]),
+            &settings,
+        )
+        .unwrap();
+        assert_eq!(f.from, Some(d(2024, 2, 1)));
+        assert_eq!(f.to, Some(d(2024, 1, 31)));
+    }
+
+    #[test]
+    fn bad_values_name_the_parameter() {
+        let settings = Settings::default();
+        let e = MovementFilter::from_params(&params(&[("to", "soon")]), &settings).unwrap_err();
+        assert_eq!((e.code(), e.field()), ("invalid_query", Some("to")));
+        let e = MovementFilter::from_params(&params(&[("kinds", "new upsell")]), &settings)
+            .unwrap_err();
+        assert_eq!((e.code(), e.field()), ("invalid_query", Some("kinds")));
+        assert!(e.to_string().contains("`upsell`"), "{e}");
+    }
+}

@@ -1,0 +1,276 @@
+//! Writes of customers, plans, plan groups and data sources: upserts,
+//! partial updates and deletes, each with its record's rules.
+
+use super::{PositionList, Store, WriteReport, not_found, record_id};
+use crate::error::{Error, Result};
+use crate::ids::{CustomerId, PlanGroupId, PlanId};
+use crate::model::{Customer, DataSource, Node, Plan, PlanGroup};
+use serde_json::Value;
+use std::collections::HashSet;
+
+impl Store {
+    /// Upserts customers; a known id replaces the record (its invoices stay).
+    pub(crate) fn upsert_customers(&mut self, records: &[Value]) -> WriteReport {
+        self.write_customers(records)
+    }
+
+    /// [`Store::upsert_customers`] from any record representation.
+    pub(super) fn write_customers<'a, N: Node<'a>>(
+        &mut self,
+        records: impl IntoIterator<Item = N>,
+    ) -> WriteReport {
+        let mut report = WriteReport::default();
+        for value in records {
+            let outcome = Customer::from_node(value).map(|customer| {
+                self.store_customer(customer);
+            });
+            report.push(record_id(value), outcome);
+        }
+        report
+    }
+
+    /// Changes only the fields present in `patch`; `custom_variables` are
+    /// merged into the existing ones, new keys winning. The stored customer
+    /// is unchanged on an error.
+    pub(crate) fn update_customer(&mut self, id: &str, patch: &Value) -> Result<&Customer> {
+        let existing = self
+            .customer(id)
+            .ok_or_else(|| not_found(Customer::KIND, id))?;
+        let mut merged = serde_json::to_value(existing).unwrap_or(Value::Null);
+        let patch_map = patch.as_object().ok_or_else(|| {
+            Error::invalid(Customer::KIND, id, "(record)", "must be a JSON object")
+        })?;
+        for (key, value) in patch_map {
+            if (key == "custom_variables" || key == "metadata")
+                && let (Some(target), Some(incoming)) = (
+                    merged["custom_variables"].as_object_mut(),
+                    value.as_object(),
+                )
+            {
+                for (k, v) in incoming {
+                    target.insert(k.clone(), v.clone());
+                }
+                continue;
+            }
+            merged[key] = value.clone();
+        }
+        merged["id"] = Value::String(id.to_string());
+        let customer = Customer::from_json(&merged)?;
+        self.store_customer(customer);
+        Ok(&self.customers[id])
+    }
+
+    /// Stores a customer record, a known id in place; a new customer gets
+    /// an empty list of invoice positions at its index. Replays do not read
+    /// the customer record, so none goes stale.
+    fn store_customer(&mut self, customer: Customer) {
+        let (index, _) = self.customers.insert_full(customer.id.clone(), customer);
+        if index == self.invoices_by_customer.len() {
+            self.invoices_by_customer.push(PositionList::default());
+        }
+    }
+
+    /// Upserts plans. A changed plan makes the customers invoiced on it
+    /// stale; a currency change on a plan that invoices use is rejected
+    /// (field `currency`), the stored plan unchanged.
+    pub(crate) fn upsert_plans(&mut self, records: &[Value]) -> WriteReport {
+        self.write_plans(records)
+    }
+
+    /// [`Store::upsert_plans`] from any record representation.
+    pub(super) fn write_plans<'a, N: Node<'a>>(
+        &mut self,
+        records: impl IntoIterator<Item = N>,
+    ) -> WriteReport {
+        let mut report = WriteReport::default();
+        let mut changed: HashSet<PlanId> = HashSet::new();
+        for value in records {
+            let outcome = Plan::from_node(value).and_then(|plan| {
+                self.check_plan_change(&plan)?;
+                changed.insert(plan.id.clone());
+                self.plans.insert(plan.id.clone(), plan);
+                Ok(())
+            });
+            report.push(record_id(value), outcome);
+        }
+        if !changed.is_empty() {
+            let customers: HashSet<CustomerId> = self
+                .invoices
+                .iter()
+                .filter(|i| i.plan_id.as_ref().is_some_and(|p| changed.contains(p)))
+                .map(|i| i.customer_id.clone())
+                .collect();
+            self.mark_stale(customers);
+        }
+        report
+    }
+
+    /// Changes only the fields present in `patch` of an existing plan, with
+    /// the rules of [`Store::upsert_plans`].
+    pub(crate) fn update_plan(&mut self, id: &str, patch: &Value) -> Result<&Plan> {
+        let existing = self.plan(id).ok_or_else(|| not_found(Plan::KIND, id))?;
+        let mut merged = serde_json::to_value(existing).unwrap_or(Value::Null);
+        let patch_map = patch
+            .as_object()
+            .ok_or_else(|| Error::invalid(Plan::KIND, id, "(record)", "must be a JSON object"))?;
+        for (key, value) in patch_map {
+            let key = match key.as_str() {
+                "interval" => "billing_freq",
+                "interval_count" => "billing_freq_count",
+                other => other,
+            };
+            merged[key] = value.clone();
+        }
+        merged["id"] = Value::String(id.to_string());
+        let report = self.upsert_plans(&[merged]);
+        if let Some(error) = report.results.into_iter().find_map(|r| r.error) {
+            return Err(*error);
+        }
+        Ok(&self.plans[id])
+    }
+
+    /// Upserts plan groups. A group without an id gets one (`pg_1`, `pg_2`,
+    /// ...); a group naming a plan that does not exist is rejected.
+    pub(crate) fn upsert_plan_groups(&mut self, records: &[Value]) -> WriteReport {
+        self.write_plan_groups(records)
+    }
+
+    /// [`Store::upsert_plan_groups`] from any record representation.
+    pub(super) fn write_plan_groups<'a, N: Node<'a>>(
+        &mut self,
+        records: impl IntoIterator<Item = N>,
+    ) -> WriteReport {
+        let mut report = WriteReport::default();
+        for value in records {
+            let outcome = PlanGroup::from_node(value).and_then(|mut group| {
+                if let Some(missing) = group.plans.iter().find(|p| !self.plans.contains_key(*p)) {
+                    let id = if group.id.as_str().is_empty() {
+                        "?"
+                    } else {
+                        group.id.as_str()
+                    };
+                    return Err(Error::invalid(
+                        PlanGroup::KIND,
+                        id,
+                        "plans",
+                        format!("plan `{missing}` does not exist"),
+                    ));
+                }
+                if group.id.as_str().is_empty() {
+                    group.id = self.next_plan_group_id();
+                }
+                if let Some(number) = plan_group_number(&group.id) {
+                    self.last_plan_group_number = self.last_plan_group_number.max(number);
+                }
+                let id = group.id.to_string();
+                self.plan_groups.insert(group.id.clone(), group);
+                Ok(id)
+            });
+            let id = outcome.clone().unwrap_or_else(|_| record_id(value));
+            report.push(id, outcome.map(|_| ()));
+        }
+        report
+    }
+
+    /// Upserts data sources.
+    pub(crate) fn upsert_data_sources(&mut self, records: &[Value]) -> WriteReport {
+        self.write_data_sources(records)
+    }
+
+    /// [`Store::upsert_data_sources`] from any record representation.
+    pub(super) fn write_data_sources<'a, N: Node<'a>>(
+        &mut self,
+        records: impl IntoIterator<Item = N>,
+    ) -> WriteReport {
+        let mut report = WriteReport::default();
+        for value in records {
+            let outcome = DataSource::from_node(value).map(|source| {
+                self.data_sources.insert(source.id.clone(), source);
+            });
+            report.push(record_id(value), outcome);
+        }
+        report
+    }
+
+    /// Deletes a customer and every invoice of it.
+    pub(crate) fn delete_customer(&mut self, id: &str) -> Result<()> {
+        let (index, _, _) = self
+            .customers
+            .shift_remove_full(id)
+            .ok_or_else(|| not_found(Customer::KIND, id))?;
+        if index < self.invoices_by_customer.len() {
+            let positions = self.invoices_by_customer.remove(index);
+            self.remove_invoices_at(positions.as_slice());
+        }
+        self.mark_stale([CustomerId::from(id)]);
+        Ok(())
+    }
+
+    /// Deletes a plan that no invoice uses ([`Error::Conflict`] otherwise);
+    /// the plan groups that name it drop it.
+    pub(crate) fn delete_plan(&mut self, id: &str) -> Result<()> {
+        if !self.plans.contains_key(id) {
+            return Err(not_found(Plan::KIND, id));
+        }
+        let uses = self.invoices_by_plan.get(id).copied().unwrap_or(0);
+        if uses > 0 {
+            return Err(Error::Conflict {
+                kind: Plan::KIND,
+                id: id.to_string(),
+                reason: format!("{uses} invoice(s) use this plan; delete or change them first"),
+            });
+        }
+        self.plans.shift_remove(id);
+        for group in self.plan_groups.values_mut() {
+            group.plans.retain(|p| p.as_str() != id);
+        }
+        Ok(())
+    }
+
+    /// Deletes a plan group; its plans stay.
+    pub(crate) fn delete_plan_group(&mut self, id: &str) -> Result<()> {
+        self.plan_groups
+            .shift_remove(id)
+            .ok_or_else(|| not_found(PlanGroup::KIND, id))?;
+        Ok(())
+    }
+
+    /// Deletes a data source; records that name it keep the name.
+    pub(crate) fn delete_data_source(&mut self, id: &str) -> Result<()> {
+        self.data_sources
+            .shift_remove(id)
+            .ok_or_else(|| not_found(DataSource::KIND, id))?;
+        Ok(())
+    }
+
+    fn check_plan_change(&self, plan: &Plan) -> Result<()> {
+        let Some(existing) = self.plans.get(&plan.id) else {
+            return Ok(());
+        };
+        let used = self.invoices_by_plan.get(&plan.id).copied().unwrap_or(0) > 0;
+        if used && existing.currency != plan.currency {
+            return Err(Error::invalid(
+                Plan::KIND,
+                plan.id.as_str(),
+                "currency",
+                format!(
+                    "cannot change from {} to {} while invoices use this plan",
+                    existing.currency, plan.currency
+                ),
+            ));
+        }
+        Ok(())
+    }
+
+    fn next_plan_group_id(&self) -> PlanGroupId {
+        (self.last_plan_group_number + 1..)
+            .map(|n| PlanGroupId::new(format!("pg_{n}")))
+            .find(|id| !self.plan_groups.contains_key(id))
+            .unwrap_or_else(|| PlanGroupId::new("pg"))
+    }
+}
+
+/// The `N` of a service-assigned plan group id `pg_N`.
+fn plan_group_number(id: &PlanGroupId) -> Option<u64> {
+    id.as_str().strip_prefix("pg_")?.parse().ok()
+}
