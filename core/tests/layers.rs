@@ -4,9 +4,10 @@
 //!
 //! A file's layer is its first path component under `src/`; a path's layer
 //! is that of the module it names right after `crate::` (a root item such
-//! as `crate::Ledger` is the top layer's). Comments are skipped, and so is
-//! an inline `#[cfg(test)] mod ... { }` at the end of a file: unit tests may
-//! build a whole ledger to drive the code under test.
+//! as `crate::Ledger` is the top layer's). Comments are skipped, and so are
+//! unit tests, an inline `#[cfg(test)] mod ... { }` at the end of a file or
+//! a file of its own named `tests.rs` or `tests_*.rs`: they may build a
+//! whole ledger to drive the code under test.
 
 use std::fs;
 use std::path::{Path, PathBuf};
@@ -150,6 +151,10 @@ fn upward_paths(src: &Path) -> Vec<String> {
             .iter()
             .map(|p| p.to_string_lossy().trim_end_matches(".rs").to_string())
             .collect();
+        let name = &parts[parts.len() - 1];
+        if name == "tests" || name.starts_with("tests_") {
+            continue;
+        }
         let own = layer_of(&parts[0]);
         let super_is_root = parts.len() == 1 || (parts.len() == 2 && parts[1] == "mod");
         let code = code_of(&fs::read_to_string(&file).unwrap());

@@ -46,6 +46,9 @@ use serde_json::{Map, Value, json};
 use std::borrow::Cow;
 use std::collections::BTreeMap;
 
+#[cfg(test)]
+mod tests;
+
 /// One dated, typed occurrence a report counts. `source` is what the
 /// report needs to write the event's detail row.
 #[derive(Debug, Clone)]
@@ -506,131 +509,5 @@ pub fn selected_type(
                     format!("`{text}` is not one of {}", names.join(", ")),
                 )
             }),
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::Ledger;
-    use crate::model::Settings;
-
-    fn d(text: &str) -> NaiveDate {
-        text.parse().unwrap()
-    }
-
-    fn params(pairs: &[(&str, &str)]) -> ReportParams {
-        pairs
-            .iter()
-            .map(|(k, v)| (k.to_string(), v.to_string()))
-            .collect()
-    }
-
-    fn event(date: &str, kind: &'static str, amount: Cents, id: &str) -> Event<()> {
-        Event {
-            date: d(date),
-            kind,
-            amount,
-            currency: Currency::parse("USD").unwrap(),
-            amount_base: amount,
-            customer_id: "c".to_string(),
-            id: id.to_string(),
-            source: (),
-        }
-    }
-
-    fn figures(tally: &Tally) -> Map<String, Value> {
-        let mut row = Map::new();
-        row.insert("paid".into(), json!(tally.amount("paid")));
-        row.insert("paid_count".into(), json!(tally.count("paid")));
-        row
-    }
-
-    const FAMILY: Family = Family {
-        types: &[("paid", "Paid")],
-        metrics: &[("paid", "Paid"), ("paid_count", "Payments")],
-        figures,
-    };
-
-    fn as_of() -> DateTime<Utc> {
-        "2024-03-15T12:00:00Z".parse().unwrap()
-    }
-
-    #[test]
-    fn events_fall_into_their_period_and_outside_the_range_count_nowhere() {
-        let ledger = Ledger::new(Settings::default());
-        let ledger = ledger.derived();
-        let p = params(&[("date", "20240115-20240229")]);
-        let request = EventRequest::read(&ledger, &p, as_of(), Span::Range, false).unwrap();
-        let events = vec![
-            event("2024-01-10", "paid", 100, "a"),
-            event("2024-01-15", "paid", 200, "b"),
-            event("2024-02-29", "paid", 300, "c"),
-            event("2024-03-01", "paid", 400, "d"),
-        ];
-        let series = request.series(&FAMILY, &events);
-        assert_eq!(series["result"][0]["date"], "2024-01-01");
-        assert_eq!(series["result"][0]["paid"], 200);
-        assert_eq!(series["result"][1]["paid"], 300);
-        assert_eq!(series["result"][1]["paid_count"], 1);
-    }
-
-    #[test]
-    fn summary_compares_the_current_period_with_the_previous() {
-        let ledger = Ledger::new(Settings::default());
-        let ledger = ledger.derived();
-        let request = EventRequest::read(
-            &ledger,
-            &params(&[]),
-            as_of(),
-            Span::CurrentAndPrevious,
-            false,
-        )
-        .unwrap();
-        let events = vec![
-            event("2024-02-03", "paid", 400, "a"),
-            event("2024-03-02", "paid", 500, "b"),
-            event("2024-03-03", "paid", 100, "c"),
-        ];
-        let summary = request.summary(&FAMILY, &events);
-        assert_eq!(summary["current"]["date"], "2024-03-01");
-        assert_eq!(summary["current"]["end_date"], "2024-03-15");
-        assert_eq!(summary["current"]["paid"], 600);
-        assert_eq!(summary["previous"]["paid"], 400);
-        assert_eq!(summary["change"]["paid"], 200);
-        assert_eq!(summary["change_percent"]["paid"], 50.0);
-        assert_eq!(summary["change"]["paid_count"], 1);
-    }
-
-    #[test]
-    fn detail_lists_the_selected_period_newest_first() {
-        let ledger = Ledger::new(Settings::default());
-        let ledger = ledger.derived();
-        let p = params(&[("selected-date", "2024-02-10")]);
-        let request = EventRequest::read(&ledger, &p, as_of(), Span::Selected, false).unwrap();
-        let events = vec![
-            event("2024-02-03", "paid", 400, "a"),
-            event("2024-02-20", "paid", 500, "b"),
-            event("2024-03-03", "paid", 100, "c"),
-        ];
-        let detail = request
-            .detail(events, Some("paid"), |e| json!(e.id))
-            .unwrap();
-        assert_eq!(detail["result"]["list"], json!(["b", "a"]));
-    }
-
-    #[test]
-    fn a_missing_selected_date_or_type_is_an_error_naming_it() {
-        let ledger = Ledger::new(Settings::default());
-        let ledger = ledger.derived();
-        let err = EventRequest::read(&ledger, &params(&[]), as_of(), Span::Selected, false)
-            .err()
-            .unwrap();
-        assert_eq!(err.field(), Some("selected-date"));
-        let err = selected_type(&params(&[("selected-type", "x")]), &FAMILY, false).unwrap_err();
-        assert_eq!(
-            err.to_string(),
-            "parameter `selected-type`: `x` is not one of paid"
-        );
     }
 }
