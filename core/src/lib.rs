@@ -78,7 +78,7 @@ pub use model::{
 };
 pub use money::{Cents, Currency};
 pub use movements::{Movement, MovementKind, MovementSubtype, PlanList};
-pub use reports::{ReportParams, ReportPartial};
+pub use reports::{ReportParams, ReportPartial, ReportTable};
 pub use stripe::{StripeImport, StripeOptions, StripeRejection, StripeSkip};
 
 /// Parses an `as_of` given as text: an ISO 8601 timestamp, or a bare date

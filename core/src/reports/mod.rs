@@ -18,7 +18,9 @@ pub(crate) mod mrr;
 mod mrr_parts;
 pub(crate) mod partial;
 mod registry;
+pub mod result;
 mod scheduled;
+pub mod schema;
 pub(crate) mod series;
 mod snapshot;
 mod summary;
@@ -29,6 +31,8 @@ mod variables;
 
 pub use partial::ReportPartial;
 pub use registry::{Report, ReportParam, near_miss};
+pub use result::{ReportTable, TableColumn};
+pub use schema::{Column, Kind, MoneyIn, ReportSchema};
 
 use crate::error::Result;
 use crate::ledger::Ledger;
@@ -44,8 +48,18 @@ pub fn report_names() -> Vec<&'static str> {
     Report::all().iter().map(|report| report.name).collect()
 }
 
-/// Every report with its parameters, in registry order: `[{name,
-/// parameters: [{name, accepts}]}]`.
+/// The columns of the report `name` (see [`mod@schema`]).
+///
+/// # Errors
+///
+/// [`Error::UnknownReport`](crate::Error::UnknownReport) for a name the
+/// registry does not know.
+pub fn schema(name: &str) -> Result<ReportSchema> {
+    Ok(Report::find(name)?.schema())
+}
+
+/// Every report with its parameters and columns, in registry order:
+/// `[{name, parameters: [{name, accepts}], columns: {shape, columns}}]`.
 pub fn catalogue() -> Value {
     Value::Array(Report::all().iter().map(Report::describe).collect())
 }

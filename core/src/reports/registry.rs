@@ -9,6 +9,7 @@
 //! they accept and refuse exactly the same parameters.
 
 use super::partial::Parts;
+use super::schema::{self, ReportSchema};
 use super::{
     ReportParams, cashflow, cohort, invoices, leads, movement_table, mrr, mrr_parts, scheduled,
     snapshot, summary, tables, transactions, unpaid, variables,
@@ -44,6 +45,8 @@ pub struct Report {
     run: ReportFn,
     /// How it is computed in parts, when it can be (`reports::partial`).
     parts: Option<Parts>,
+    /// What its columns hold.
+    schema: ReportSchema,
 }
 
 const BASE_CURRENCY: &[ReportParam] = &[param(
@@ -192,6 +195,7 @@ const fn report(
         groups,
         run,
         parts: None,
+        schema: ReportSchema::Rows(&[]),
     }
 }
 
@@ -208,12 +212,18 @@ impl Report {
             ..self
         }
     }
+
+    /// The report with these columns.
+    const fn columns(self, schema: ReportSchema) -> Report {
+        Report { schema, ..self }
+    }
 }
 
 /// Every report, in the order the interface lists them.
 const REPORTS: &[Report] = &[
     report("summary", &[BASE_CURRENCY], summary::summary)
-        .in_parts(summary::partial, summary::finish),
+        .in_parts(summary::partial, summary::finish)
+    .columns(schema::of::SUMMARY),
     report(
         "mrr",
         &[
@@ -227,9 +237,11 @@ const REPORTS: &[Report] = &[
         ],
         mrr::mrr,
     )
-    .in_parts(mrr_parts::mrr_partial, mrr_parts::mrr_finish),
+    .in_parts(mrr_parts::mrr_partial, mrr_parts::mrr_finish)
+    .columns(schema::of::MRR),
     report("cmrr-summary", SCHEDULED, scheduled::cmrr_summary)
-    .in_parts(scheduled::cmrr_summary_partial, scheduled::cmrr_summary_finish),
+    .in_parts(scheduled::cmrr_summary_partial, scheduled::cmrr_summary_finish)
+    .columns(schema::of::CMRR_SUMMARY),
     report(
         "cohort",
         &[
@@ -242,7 +254,8 @@ const REPORTS: &[Report] = &[
         ],
         cohort::cohort,
     )
-    .in_parts(cohort::partial, cohort::finish),
+    .in_parts(cohort::partial, cohort::finish)
+    .columns(schema::of::COHORT),
     report(
         "churn-scheduled",
         &[
@@ -254,7 +267,8 @@ const REPORTS: &[Report] = &[
         ],
         scheduled::churn_scheduled,
     )
-    .in_parts(scheduled::churn_scheduled_partial, scheduled::churn_scheduled_finish),
+    .in_parts(scheduled::churn_scheduled_partial, scheduled::churn_scheduled_finish)
+    .columns(schema::of::CHURN_SCHEDULED),
     report(
         "churn-scheduled-movements",
         &[
@@ -277,7 +291,8 @@ const REPORTS: &[Report] = &[
         ],
         scheduled::churn_scheduled_movements,
     )
-    .in_parts(scheduled::churn_scheduled_movements_partial, scheduled::churn_scheduled_movements_finish),
+    .in_parts(scheduled::churn_scheduled_movements_partial, scheduled::churn_scheduled_movements_finish)
+    .columns(schema::of::MOVEMENTS),
     report(
         "churn-scheduled-summary",
         &[
@@ -289,13 +304,15 @@ const REPORTS: &[Report] = &[
         ],
         scheduled::churn_scheduled_summary,
     )
-    .in_parts(scheduled::churn_scheduled_summary_partial, scheduled::churn_scheduled_summary_finish),
+    .in_parts(scheduled::churn_scheduled_summary_partial, scheduled::churn_scheduled_summary_finish)
+    .columns(schema::of::CHURN_SCHEDULED_SUMMARY),
     report(
         "map",
         &[SNAPSHOT, BASE_CURRENCY, CURRENCY_FILTER, CUSTOMER_FILTERS],
         snapshot::map,
     )
-    .in_parts(snapshot::map_partial, snapshot::map_finish),
+    .in_parts(snapshot::map_partial, snapshot::map_finish)
+    .columns(schema::of::MAP),
     report(
         "customer-concentration",
         &[
@@ -310,7 +327,8 @@ const REPORTS: &[Report] = &[
     .in_parts(
         snapshot::concentration_partial,
         snapshot::concentration_finish,
-    ),
+    )
+    .columns(schema::of::CONCENTRATION),
     report(
         "custom-variables",
         &[
@@ -322,7 +340,8 @@ const REPORTS: &[Report] = &[
         ],
         variables::custom_variables,
     )
-    .in_parts(variables::partial, variables::finish),
+    .in_parts(variables::partial, variables::finish)
+    .columns(schema::of::VARIABLES),
     report(
         "movement-table",
         &[
@@ -347,7 +366,8 @@ const REPORTS: &[Report] = &[
         ],
         movement_table::movement_table,
     )
-    .in_parts(movement_table::partial, movement_table::finish),
+    .in_parts(movement_table::partial, movement_table::finish)
+    .columns(schema::of::MOVEMENTS),
     report(
         "invoices-detail",
         &[
@@ -357,7 +377,8 @@ const REPORTS: &[Report] = &[
         ],
         invoices::invoices_detail,
     )
-    .in_parts(invoices::partial, invoices::finish),
+    .in_parts(invoices::partial, invoices::finish)
+    .columns(schema::of::INVOICES),
     report(
         "mrr-table",
         &[
@@ -370,7 +391,8 @@ const REPORTS: &[Report] = &[
         ],
         tables::mrr_table,
     )
-    .in_parts(tables::mrr_table_partial, tables::mrr_table_finish),
+    .in_parts(tables::mrr_table_partial, tables::mrr_table_finish)
+    .columns(schema::of::MRR_TABLE),
     report(
         "mrr-table-subtypes",
         &[
@@ -386,17 +408,23 @@ const REPORTS: &[Report] = &[
     .in_parts(
         tables::mrr_table_subtypes_partial,
         tables::mrr_table_subtypes_finish,
-    ),
+    )
+    .columns(schema::of::MRR_TABLE_SUBTYPES),
     report("leads", EVENTS_IN_RANGE, leads::leads)
-    .in_parts(leads::leads_partial, leads::leads_finish),
+    .in_parts(leads::leads_partial, leads::leads_finish)
+    .columns(schema::of::LEADS),
     report("leads-days", EVENTS_IN_RANGE, leads::leads_days)
-        .in_parts(leads::leads_days_partial, leads::leads_days_finish),
+        .in_parts(leads::leads_days_partial, leads::leads_days_finish)
+    .columns(schema::of::LEADS_DAYS),
     report("leads-summary", EVENTS_NOW, leads::leads_summary)
-    .in_parts(leads::leads_summary_partial, leads::leads_summary_finish),
+    .in_parts(leads::leads_summary_partial, leads::leads_summary_finish)
+    .columns(schema::of::LEADS_SUMMARY),
     report("leads-table", EVENTS_IN_RANGE, leads::leads_table)
-    .in_parts(leads::leads_table_partial, leads::leads_table_finish),
+    .in_parts(leads::leads_table_partial, leads::leads_table_finish)
+    .columns(schema::of::LEADS_TABLE),
     report("transactions", EVENTS_IN_RANGE, transactions::transactions)
-    .in_parts(transactions::transactions_partial, transactions::transactions_finish),
+    .in_parts(transactions::transactions_partial, transactions::transactions_finish)
+    .columns(schema::of::TRANSACTIONS),
     report(
         "transactions-detail",
         &[
@@ -416,69 +444,81 @@ const REPORTS: &[Report] = &[
         ],
         transactions::transactions_detail,
     )
-    .in_parts(transactions::transactions_detail_partial, transactions::transactions_detail_finish),
+    .in_parts(transactions::transactions_detail_partial, transactions::transactions_detail_finish)
+    .columns(schema::of::ATTEMPTS),
     report(
         "transactions-summary",
         EVENTS_NOW,
         transactions::transactions_summary,
     )
-    .in_parts(transactions::transactions_summary_partial, transactions::transactions_summary_finish),
+    .in_parts(transactions::transactions_summary_partial, transactions::transactions_summary_finish)
+    .columns(schema::of::TRANSACTIONS_SUMMARY),
     report(
         "transactions-table",
         EVENTS_IN_RANGE,
         transactions::transactions_table,
     )
-    .in_parts(transactions::transactions_table_partial, transactions::transactions_table_finish),
+    .in_parts(transactions::transactions_table_partial, transactions::transactions_table_finish)
+    .columns(schema::of::TRANSACTIONS_TABLE),
     report(
         "cashflow-failed-payments",
         EVENTS_IN_RANGE,
         cashflow::failed_payments,
     )
-    .in_parts(cashflow::failed_payments_partial, cashflow::failed_payments_finish),
+    .in_parts(cashflow::failed_payments_partial, cashflow::failed_payments_finish)
+    .columns(schema::of::FAILED),
     report(
         "cashflow-failed-payments-detail",
         EVENTS_SELECTED,
         cashflow::failed_payments_detail,
     )
-    .in_parts(cashflow::failed_payments_detail_partial, cashflow::failed_payments_detail_finish),
+    .in_parts(cashflow::failed_payments_detail_partial, cashflow::failed_payments_detail_finish)
+    .columns(schema::of::ATTEMPTS),
     report(
         "cashflow-failed-payments-summary",
         EVENTS_NOW,
         cashflow::failed_payments_summary,
     )
-    .in_parts(cashflow::failed_payments_summary_partial, cashflow::failed_payments_summary_finish),
+    .in_parts(cashflow::failed_payments_summary_partial, cashflow::failed_payments_summary_finish)
+    .columns(schema::of::FAILED_SUMMARY),
     report(
         "cashflow-failed-payments-table",
         EVENTS_IN_RANGE,
         cashflow::failed_payments_table,
     )
-    .in_parts(cashflow::failed_payments_table_partial, cashflow::failed_payments_table_finish),
+    .in_parts(cashflow::failed_payments_table_partial, cashflow::failed_payments_table_finish)
+    .columns(schema::of::FAILED_TABLE),
     report("cashflow-refunds", EVENTS_IN_RANGE, cashflow::refunds)
-    .in_parts(cashflow::refunds_partial, cashflow::refunds_finish),
+    .in_parts(cashflow::refunds_partial, cashflow::refunds_finish)
+    .columns(schema::of::REFUNDS),
     report(
         "cashflow-refunds-detail",
         EVENTS_SELECTED,
         cashflow::refunds_detail,
     )
-    .in_parts(cashflow::refunds_detail_partial, cashflow::refunds_detail_finish),
+    .in_parts(cashflow::refunds_detail_partial, cashflow::refunds_detail_finish)
+    .columns(schema::of::ATTEMPTS),
     report(
         "cashflow-refunds-table",
         EVENTS_IN_RANGE,
         cashflow::refunds_table,
     )
-    .in_parts(cashflow::refunds_table_partial, cashflow::refunds_table_finish),
+    .in_parts(cashflow::refunds_table_partial, cashflow::refunds_table_finish)
+    .columns(schema::of::REFUNDS_TABLE),
     report(
         "cashflow-failure-rate",
         EVENTS_IN_RANGE,
         cashflow::failure_rate,
     )
-    .in_parts(cashflow::failure_rate_partial, cashflow::failure_rate_finish),
+    .in_parts(cashflow::failure_rate_partial, cashflow::failure_rate_finish)
+    .columns(schema::of::FAILURE_RATE),
     report(
         "cashflow-failure-rate-summary",
         EVENTS_NOW,
         cashflow::failure_rate_summary,
     )
-    .in_parts(cashflow::failure_rate_summary_partial, cashflow::failure_rate_summary_finish),
+    .in_parts(cashflow::failure_rate_summary_partial, cashflow::failure_rate_summary_finish)
+    .columns(schema::of::FAILURE_RATE_SUMMARY),
     report(
         "cashflow-outstanding-unpaid",
         &[
@@ -494,7 +534,8 @@ const REPORTS: &[Report] = &[
     .in_parts(
         unpaid::outstanding_unpaid_partial,
         unpaid::outstanding_unpaid_finish,
-    ),
+    )
+    .columns(schema::of::UNPAID),
 ];
 
 impl Report {
@@ -523,6 +564,11 @@ impl Report {
     /// How the report is computed in parts; `None` when it cannot be yet.
     pub fn parts(&self) -> Option<Parts> {
         self.parts
+    }
+
+    /// What the report's columns hold.
+    pub fn schema(&self) -> ReportSchema {
+        self.schema
     }
 
     /// Whether the report reads the parameter `name`.
@@ -556,12 +602,14 @@ impl Report {
         (self.run)(ledger, params, as_of)
     }
 
-    /// The report and its parameters as JSON: `{name, parameters: [{name,
-    /// accepts}]}` (what `GET /reports` lists).
+    /// The report, its parameters and its columns as JSON: `{name,
+    /// parameters: [{name, accepts}], columns: {shape, columns}}` (what
+    /// `GET /reports` lists; see [`ReportSchema::describe`]).
     pub fn describe(&self) -> Value {
         serde_json::json!({
             "name": self.name,
             "parameters": self.params().collect::<Vec<_>>(),
+            "columns": self.schema.describe(),
         })
     }
 }
