@@ -16,6 +16,7 @@ pub(crate) mod leads;
 pub(crate) mod movement_table;
 pub(crate) mod mrr;
 mod mrr_parts;
+mod params;
 pub(crate) mod partial;
 mod registry;
 pub mod result;
@@ -29,8 +30,9 @@ pub mod transactions;
 mod unpaid;
 mod variables;
 
+pub use params::{ReportParam, near_miss};
 pub use partial::ReportPartial;
-pub use registry::{Report, ReportParam, near_miss};
+pub use registry::Report;
 pub use result::{ReportTable, TableColumn};
 pub use schema::{Column, Kind, MoneyIn, ReportSchema};
 
