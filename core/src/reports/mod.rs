@@ -5,6 +5,7 @@
 //! which parameters is the [`Report`] registry's.
 
 pub(crate) mod cashflow;
+mod churn_scheduled;
 mod cohort;
 mod customers;
 pub(crate) mod daily_totals;
@@ -16,6 +17,7 @@ pub(crate) mod leads;
 pub(crate) mod movement_table;
 pub(crate) mod mrr;
 mod mrr_parts;
+mod mrr_rows;
 mod params;
 pub(crate) mod partial;
 mod registry;

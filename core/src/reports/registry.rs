@@ -13,8 +13,8 @@ use super::params::*;
 use super::partial::Parts;
 use super::schema::{self, ReportSchema};
 use super::{
-    ReportParams, cashflow, cohort, invoices, leads, movement_table, mrr, mrr_parts, scheduled,
-    snapshot, summary, tables, transactions, unpaid, variables,
+    ReportParams, cashflow, churn_scheduled, cohort, invoices, leads, movement_table, mrr,
+    mrr_parts, scheduled, snapshot, summary, tables, transactions, unpaid, variables,
 };
 use crate::error::{Error, Result};
 use crate::ledger::Ledger;
@@ -116,9 +116,9 @@ const REPORTS: &[Report] = &[
             CURRENCY_FILTER,
             CUSTOMER_FILTERS,
         ],
-        scheduled::churn_scheduled,
+        churn_scheduled::churn_scheduled,
     )
-    .in_parts(scheduled::churn_scheduled_partial, scheduled::churn_scheduled_finish)
+    .in_parts(churn_scheduled::churn_scheduled_partial, churn_scheduled::churn_scheduled_finish)
     .columns(schema::of::CHURN_SCHEDULED),
     report(
         "churn-scheduled-movements",
@@ -140,9 +140,9 @@ const REPORTS: &[Report] = &[
             CURRENCY_FILTER,
             CUSTOMER_FILTERS,
         ],
-        scheduled::churn_scheduled_movements,
+        churn_scheduled::churn_scheduled_movements,
     )
-    .in_parts(scheduled::churn_scheduled_movements_partial, scheduled::churn_scheduled_movements_finish)
+    .in_parts(churn_scheduled::churn_scheduled_movements_partial, churn_scheduled::churn_scheduled_movements_finish)
     .columns(schema::of::MOVEMENTS),
     report(
         "churn-scheduled-summary",
@@ -153,9 +153,9 @@ const REPORTS: &[Report] = &[
             CURRENCY_FILTER,
             CUSTOMER_FILTERS,
         ],
-        scheduled::churn_scheduled_summary,
+        churn_scheduled::churn_scheduled_summary,
     )
-    .in_parts(scheduled::churn_scheduled_summary_partial, scheduled::churn_scheduled_summary_finish)
+    .in_parts(churn_scheduled::churn_scheduled_summary_partial, churn_scheduled::churn_scheduled_summary_finish)
     .columns(schema::of::CHURN_SCHEDULED_SUMMARY),
     report(
         "map",
