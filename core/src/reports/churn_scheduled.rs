@@ -7,6 +7,7 @@ use super::ReportParams;
 use super::filters::{CustomerFacts, breakdown_value};
 use super::partial::rows::{KeyPart, ListPart, Row, Scalar, SumsPart, TopRows};
 use super::partial::{Body, wrong_body};
+use super::request::Breakdown;
 use super::scheduled::{Request, Scheduled, request, row, scheduled};
 use crate::error::{Error, Result};
 use crate::ledger::Ledger;
@@ -200,10 +201,7 @@ fn movements_part(
     let selected = q
         .date("selected-date")?
         .map(|d| interval.align(d, week_start));
-    let breakdown = match q.text("breakdown") {
-        None => None,
-        Some(_) => Some(q.choice("breakdown", super::mrr::BREAKDOWNS, "plan")?),
-    };
+    let breakdown = Breakdown::from_query(&q)?.map(Breakdown::as_str);
     let wanted = q.text("breakdown-value").map(str::to_lowercase);
     let sort = q.choice("sort", &["date", "mrr_change", "customer_name"], "date")?;
     let order = q.order(Order::Desc)?;

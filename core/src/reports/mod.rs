@@ -21,6 +21,7 @@ mod mrr_rows;
 mod params;
 pub(crate) mod partial;
 mod registry;
+mod request;
 pub mod result;
 mod scheduled;
 pub mod schema;

@@ -3,7 +3,8 @@
 //! a period (SEMANTICS section 7).
 
 use super::ReportParams;
-use super::mrr::{BREAKDOWNS, GroupSeries};
+use super::mrr::GroupSeries;
+use super::request::Breakdown;
 use super::series::{PeriodStats, SeriesSpec};
 use crate::error::Result;
 use crate::money::{Cents, round_ratio};
@@ -36,11 +37,7 @@ pub(super) fn share_totals(groups: &mut Groups) {
 
 /// `mrr`'s breakdown.
 pub(super) fn breakdown_param(params: &ReportParams) -> Result<Option<&'static str>> {
-    let q = Query::new(params);
-    match q.text("breakdown") {
-        None => Ok(None),
-        Some(_) => Ok(Some(q.choice("breakdown", BREAKDOWNS, "plan")?)),
-    }
+    Ok(Breakdown::from_query(&Query::new(params))?.map(Breakdown::as_str))
 }
 
 /// Adds the groups of `from` into `into`, period by period.
