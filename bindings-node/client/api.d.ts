@@ -1781,9 +1781,24 @@ export interface components {
             name: string;
             accepts: string;
         };
+        /** @description One column of a report's rows: what it holds. Money is in integer minor units (cents) of the report's currency (`currency: report`) or of the row's `currency` column (`currency: row`); `object`, `list`, `groups` and `percents` describe their `fields`; `metric` is a `*-table` period cell, of its row's metric's kind. */
+        ReportColumn: {
+            name: string;
+            /** @enum {string} */
+            kind: "money" | "count" | "percent" | "number" | "date" | "timestamp" | "text" | "boolean" | "texts" | "object" | "list" | "groups" | "percents" | "metric";
+            /** @enum {string} */
+            currency?: "report" | "row";
+            fields?: components["schemas"]["ReportColumn"][];
+        };
+        ReportColumns: {
+            /** @enum {string} */
+            shape: "rows" | "by_metric";
+            columns: components["schemas"]["ReportColumn"][];
+        };
         ReportDescription: {
             name: string;
             parameters: components["schemas"]["ReportParameter"][];
+            columns: components["schemas"]["ReportColumns"];
         };
         ReportCatalogue: {
             reports: components["schemas"]["ReportDescription"][];

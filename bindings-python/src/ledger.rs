@@ -608,21 +608,29 @@ impl Ledger {
     }
 }
 
-/// The names of every report.
 /// A report's answer (a dict, as ``Ledger.report`` and the service's
-/// ``GET /reports/{name}`` give it) as the ``pyarrow.Table`` that
-/// ``Ledger.report_arrow`` answers: what a service client builds frames from.
+/// ``GET /reports/{name}`` give it) as a ``pyarrow.Table``: what a service
+/// client builds frames from. With the report's `name`, columns are typed
+/// by its schema exactly as ``Ledger.report_arrow`` types them; without,
+/// by their values.
 #[pyfunction]
+#[pyo3(signature = (result, name = None))]
 pub fn report_table<'py>(
     py: Python<'py>,
     result: &Bound<'py, PyAny>,
+    name: Option<&str>,
 ) -> PyResult<Bound<'py, PyAny>> {
     let result = crate::convert::to_json(result)?;
-    let batch = submetrics::columnar::report_result_batch(result)
-        .map_err(|e| crate::errors::to_py_err(py, e))?;
+    let batch = match name {
+        Some(name) => submetrics::ReportTable::from_result(name, result)
+            .and_then(|table| submetrics::columnar::batch_of_table(&table)),
+        None => submetrics::columnar::report_result_batch(result),
+    }
+    .map_err(|e| crate::errors::to_py_err(py, e))?;
     crate::arrow::to_pyarrow(py, batch)
 }
 
+/// The names of every report.
 #[pyfunction]
 pub fn report_names() -> Vec<&'static str> {
     submetrics::reports::report_names()

@@ -110,6 +110,21 @@ def test_a_pandas_dataframe_round_trip() -> None:
     ]
 
 
+def test_a_report_answer_is_typed_by_its_schema_given_its_name() -> None:
+    l = ledger()
+    l.upsert_invoices(INVOICES)
+    answer = l.report("mrr", "2024-01-31", date="20240101-20240131")
+    typed = submetrics._native.report_table(answer, "mrr")
+    assert typed.schema == l.report_arrow("mrr", "2024-01-31", date="20240101-20240131").schema
+    # One period with no start customers: its rates are null, and the
+    # schema still types them.
+    assert typed.column("quick_ratio").to_pylist() == [None]
+    assert typed.schema.field("quick_ratio").type == pa.float64()
+    assert typed.schema.field("total_mrr").type == pa.int64()
+    assert typed.column("total_mrr").to_pylist() == [5000]
+    assert submetrics._native.report_table(answer).schema.field("quick_ratio").type == pa.null()
+
+
 def test_a_polars_dataframe() -> None:
     pl = pytest.importorskip("polars")
     l = ledger()

@@ -945,10 +945,29 @@ type ReportParameter struct {
 	Accepts string `json:"accepts"`
 }
 
+// ReportColumn is one column of a report's rows: what it holds. Money is
+// in integer minor units (cents) of the report's currency (`currency:
+// report`) or of the row's `currency` column (`currency: row`); `object`,
+// `list`, `groups` and `percents` describe their `fields`; `metric` is a
+// `*-table` period cell, of its row's metric's kind.
+type ReportColumn struct {
+	Name     string         `json:"name"`
+	Kind     string         `json:"kind"`
+	Currency *string        `json:"currency,omitempty"`
+	Fields   []ReportColumn `json:"fields,omitempty"`
+}
+
+// ReportColumns is the `ReportColumns` schema of the description.
+type ReportColumns struct {
+	Shape   string         `json:"shape"`
+	Columns []ReportColumn `json:"columns"`
+}
+
 // ReportDescription is the `ReportDescription` schema of the description.
 type ReportDescription struct {
 	Name       string            `json:"name"`
 	Parameters []ReportParameter `json:"parameters"`
+	Columns    ReportColumns     `json:"columns"`
 }
 
 // ReportCatalogue is the `ReportCatalogue` schema of the description.

@@ -1,6 +1,7 @@
 //! Results as Apache Arrow record batches, for front ends that hand data
 //! frames on (Python, Node, files): movements one row per movement, a
-//! report one row per period, item or metric. A column's type follows its
+//! report one row per period, item or metric. A report's columns are typed
+//! by its schema ([`batch_of_table`]); otherwise a column's type follows its
 //! values, so integers (cents, counts) stay integers:
 //! - integers: `Int64`; integers mixed with fractions: `Float64`;
 //! - strings (dates too, as the JSON results write them): `Utf8`;
@@ -14,7 +15,9 @@
 //! rows first name them.
 
 use crate::error::{Error, Result};
-use crate::reports::ReportParams;
+use crate::reports::result::ReportTable;
+pub use crate::reports::result::report_rows;
+use crate::reports::{Kind, ReportParams};
 use crate::{ImportStatus, Ledger, MovementFilter, WriteReport};
 use arrow_array::{
     ArrayRef, BooleanArray, Float64Array, Int64Array, ListArray, NullArray, RecordBatch,
@@ -44,19 +47,72 @@ impl Ledger {
     }
 
     /// [`Ledger::report`] as a record batch, rows as [`report_rows`] cuts
-    /// the result.
+    /// the result and columns typed by the report's schema (see
+    /// [`batch_of_table`]).
     pub fn report_batch(
         &self,
         name: &str,
         params: &ReportParams,
         as_of: DateTime<Utc>,
     ) -> Result<RecordBatch> {
-        report_result_batch(self.report(name, params, as_of)?)
+        batch_of_table(&self.report_table(name, params, as_of)?)
     }
 }
 
+/// A [`ReportTable`] as one record batch, a column per table column, typed
+/// by its kind: money and counts `Int64`, percents and other numbers
+/// `Float64`, dates, timestamps and texts `Utf8`, booleans `Boolean`, so a
+/// column has its type even when every cell is null. Nested kinds and
+/// `*-table` period columns (whose rows mix kinds) are typed by their values
+/// as [`batch_of_rows`] types them, and so is a column with a value its kind
+/// does not admit.
+pub fn batch_of_table(table: &ReportTable) -> Result<RecordBatch> {
+    let mut fields = Vec::with_capacity(table.columns.len());
+    let mut columns = Vec::with_capacity(table.columns.len());
+    for column in &table.columns {
+        let cells: Vec<Option<&Value>> =
+            table.rows.iter().map(|row| row.get(&column.name)).collect();
+        let fits = cells.iter().flatten().all(|v| column.kind.admits(v));
+        let array: ArrayRef = match column.kind {
+            Kind::Money(_) | Kind::Count if fits => Arc::new(
+                cells
+                    .iter()
+                    .map(|v| v.and_then(Value::as_i64))
+                    .collect::<Int64Array>(),
+            ),
+            Kind::Percent | Kind::Number if fits => Arc::new(
+                cells
+                    .iter()
+                    .map(|v| v.and_then(Value::as_f64))
+                    .collect::<Float64Array>(),
+            ),
+            Kind::Date | Kind::Timestamp | Kind::Text if fits => Arc::new(
+                cells
+                    .iter()
+                    .map(|v| v.and_then(Value::as_str))
+                    .collect::<StringArray>(),
+            ),
+            Kind::Boolean if fits => Arc::new(
+                cells
+                    .iter()
+                    .map(|v| v.and_then(Value::as_bool))
+                    .collect::<BooleanArray>(),
+            ),
+            _ => column_of(&cells),
+        };
+        fields.push(Field::new(&column.name, array.data_type().clone(), true));
+        columns.push(array);
+    }
+    let options = RecordBatchOptions::new().with_row_count(Some(table.rows.len()));
+    RecordBatch::try_new_with_options(Arc::new(Schema::new(fields)), columns, &options)
+        .map_err(|error| Error::query("rows", error.to_string()))
+}
+
 /// A report's answer (as [`Ledger::report`] gives it, or a client receives
-/// it from the service) as a record batch, rows as [`report_rows`] cuts it.
+/// it from the service) as a record batch, rows as [`report_rows`] cuts it
+/// and columns typed by their values ([`batch_of_rows`]); with the report's
+/// name, [`ReportTable::from_result`] and [`batch_of_table`] type them by
+/// its schema.
 pub fn report_result_batch(result: Value) -> Result<RecordBatch> {
     batch_of_rows(&report_rows(result))
 }
@@ -90,48 +146,6 @@ impl WriteReport {
         let columns: Vec<ArrayRef> = vec![Arc::new(ids), Arc::new(statuses), Arc::new(errors)];
         RecordBatch::try_new(Arc::new(schema), columns)
             .unwrap_or_else(|_| RecordBatch::new_empty(Arc::new(Schema::empty())))
-    }
-}
-
-/// The rows of a report result: a table (`columns` and `rows` of `metric`
-/// and `values`) gives one row per metric, its `metric` then one column per
-/// period, named as `columns` names them; a series or list (`result` or
-/// `result.list`, or a list itself) one row per entry; anything else one
-/// row, the whole result (its nested objects as struct columns).
-pub fn report_rows(result: Value) -> Vec<Value> {
-    let mut result = result;
-    if let (Some(Value::Array(columns)), Some(Value::Array(rows))) =
-        (result.get("columns"), result.get("rows"))
-    {
-        return rows
-            .iter()
-            .map(|row| {
-                let mut record = serde_json::Map::new();
-                record.insert(
-                    "metric".to_string(),
-                    row.get("metric").cloned().unwrap_or(Value::Null),
-                );
-                let values = row.get("values").and_then(Value::as_array);
-                for (i, column) in columns.iter().enumerate() {
-                    let name = column
-                        .as_str()
-                        .map_or_else(|| column.to_string(), str::to_string);
-                    let value = values.and_then(|v| v.get(i)).cloned();
-                    record.insert(name, value.unwrap_or(Value::Null));
-                }
-                Value::Object(record)
-            })
-            .collect();
-    }
-    if let Some(inner) = result.get_mut("result") {
-        result = inner.take();
-    }
-    if let Some(list) = result.get_mut("list").filter(|list| list.is_array()) {
-        result = list.take();
-    }
-    match result {
-        Value::Array(rows) => rows,
-        other => vec![other],
     }
 }
 
@@ -339,6 +353,68 @@ mod tests {
         let list = json!({"result": {"count": 1, "list": [{"id": "a"}]}});
         assert_eq!(report_rows(list), [json!({"id": "a"})]);
         assert_eq!(report_rows(json!({"a": 1})), [json!({"a": 1})]);
+    }
+
+    #[test]
+    fn report_columns_are_typed_by_the_schema_even_when_null() {
+        let mut ledger = Ledger::default();
+        ledger.upsert_plans(&[json!({"id": "m", "name": "M", "interval": "month",
+                                    "interval_count": 1, "currency": "USD"})]);
+        ledger.upsert_customers(&[json!({"id": "a", "name": "A"})]);
+        ledger.upsert_invoices(&[
+            json!({"id": "i1", "customer_id": "a", "type": "subscription",
+            "plan_id": "m", "invoice_date": "2024-01-15", "amount": 3000, "currency": "USD"}),
+        ]);
+        let as_of = "2024-02-15T00:00:00Z".parse().unwrap();
+        let params = ReportParams::from([("date".to_string(), "20240101-20240131".to_string())]);
+        let batch = ledger.report_batch("mrr", &params, as_of).unwrap();
+        let schema = batch.schema();
+        let type_of = |name: &str| schema.field_with_name(name).unwrap().data_type().clone();
+        assert_eq!(type_of("date"), DataType::Utf8);
+        assert_eq!(type_of("total_mrr"), DataType::Int64);
+        assert_eq!(type_of("total_customers"), DataType::Int64);
+        assert_eq!(type_of("ltv"), DataType::Int64);
+        assert_eq!(type_of("quick_ratio"), DataType::Float64);
+        assert!(batch.column_by_name("quick_ratio").unwrap().is_null(0));
+        assert_eq!(type_of("nrr"), DataType::Float64);
+        let mrr = batch.column_by_name("total_mrr").unwrap();
+        assert_eq!(mrr.as_primitive::<Int64Type>().value(0), 3000);
+        // The rows of a `*-table` mix kinds: its period columns stay typed
+        // by their values.
+        let two_months =
+            ReportParams::from([("date".to_string(), "20240101-20240229".to_string())]);
+        let table = ledger
+            .report_batch("mrr-table", &two_months, as_of)
+            .unwrap();
+        let periods = table.schema().field(2).data_type().clone();
+        assert_eq!(
+            (table.schema().field(2).name().as_str(), periods),
+            ("2024-02-01", DataType::Float64)
+        );
+        // No rows: the declared columns, typed.
+        let empty = ledger
+            .report_batch("cashflow-outstanding-unpaid", &ReportParams::new(), as_of)
+            .unwrap();
+        let empty_types: Vec<(String, DataType)> = empty
+            .schema()
+            .fields()
+            .iter()
+            .take(8)
+            .map(|f| (f.name().clone(), f.data_type().clone()))
+            .collect();
+        assert_eq!((empty.num_rows(), empty.num_columns()), (0, 15));
+        let expected = [
+            ("invoice_id", DataType::Utf8),
+            ("invoice_number", DataType::Utf8),
+            ("type", DataType::Utf8),
+            ("status", DataType::Utf8),
+            ("invoice_date", DataType::Utf8),
+            ("due_date", DataType::Utf8),
+            ("days_past_due", DataType::Int64),
+            ("bucket", DataType::Utf8),
+        ]
+        .map(|(name, kind)| (name.to_string(), kind));
+        assert_eq!(empty_types, expected);
     }
 
     #[test]

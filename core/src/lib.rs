@@ -100,7 +100,7 @@ pub use model::{
 };
 pub use money::{Cents, Currency};
 pub use query::{MovementFilter, ReportParams};
-pub use reports::ReportPartial;
+pub use reports::{ReportPartial, ReportTable};
 pub use store::{ImportStatus, Page, RecordKind, WriteReport, WriteResult};
 pub use stripe::{StripeImport, StripeOptions, StripeRejection, StripeSkip};
 

@@ -900,9 +900,27 @@ class ReportParameter(TypedDict):
     accepts: str
 
 
+class _ReportColumnRequired(TypedDict):
+    name: str
+    kind: str
+
+
+class ReportColumn(_ReportColumnRequired, total=False):
+    """One column of a report's rows: what it holds. Money is in integer minor units (cents) of the report's currency (`currency: report`) or of the row's `currency` column (`currency: row`); `object`, `list`, `groups` and `percents` describe their `fields`; `metric` is a `*-table` period cell, of its row's metric's kind."""
+
+    currency: str
+    fields: List[ReportColumn]
+
+
+class ReportColumns(TypedDict):
+    shape: str
+    columns: List[ReportColumn]
+
+
 class ReportDescription(TypedDict):
     name: str
     parameters: List[ReportParameter]
+    columns: ReportColumns
 
 
 class ReportCatalogue(TypedDict):

@@ -196,6 +196,7 @@ def merge_partials(partials: Iterable[bytes]) -> bytes:
 def finish_partial(partial: bytes) -> Dict[str, Any]:
     """The report of a merged partial: the dict :meth:`Ledger.report`
     answers over every customer the partials cover."""
-def report_table(result: Dict[str, Any]) -> Any:
-    """A report's answer (a dict, from ``Ledger.report`` or the service) as
-    the ``pyarrow.Table`` that ``Ledger.report_arrow`` answers."""
+def report_table(result: Dict[str, Any], name: Optional[str] = None) -> Any:
+    """A report's answer (a dict, from ``Ledger.report`` or the service) as a
+    ``pyarrow.Table``; with the report's ``name``, typed by its schema as
+    ``Ledger.report_arrow`` answers it, else by the values."""

@@ -465,7 +465,7 @@ class Client:
         """A report as a pandas DataFrame, shaped as ``Ledger.report_df``."""
         from . import _native, _report_frame
 
-        return _report_frame(_native.report_table(self.report(name, as_of, params, **kwargs)))
+        return _report_frame(_native.report_table(self.report(name, as_of, params, **kwargs), name))
 
     # ------------------------------------------------------------ service only
 

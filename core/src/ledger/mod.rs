@@ -23,7 +23,7 @@ use crate::error::Result;
 use crate::fx::FxTable;
 use crate::model::Settings;
 use crate::query::ReportParams;
-use crate::reports::{Report, ReportPartial};
+use crate::reports::{Report, ReportPartial, ReportTable};
 use crate::store::{Stale, Store};
 use chrono::{DateTime, Utc};
 use serde_json::Value;
@@ -166,6 +166,45 @@ impl Ledger {
     /// ```
     pub fn report(&self, name: &str, params: &ReportParams, as_of: DateTime<Utc>) -> Result<Value> {
         Report::find(name)?.run(&self.derived(), params, as_of)
+    }
+
+    /// Runs the report `name` as [`Ledger::report`] does and answers it as
+    /// a [`ReportTable`]: the same rows, with each column's kind and
+    /// currency.
+    ///
+    /// # Errors
+    ///
+    /// As [`Ledger::report`].
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// # use serde_json::json;
+    /// # use submetrics::{Ledger, Settings};
+    /// # let mut ledger = Ledger::new(Settings::default());
+    /// # ledger.upsert_plans(&[json!({"id": "m", "name": "Monthly", "billing_freq": "month", "currency": "USD"})]);
+    /// # ledger.upsert_customers(&[json!({"id": "acme", "name": "Acme"})]);
+    /// # ledger.upsert_invoices(&[json!({"id": "inv-1", "customer_id": "acme", "type": "subscription",
+    /// #     "plan_id": "m", "invoice_date": "2024-01-15", "amount": 5000, "currency": "USD"})]);
+    /// use submetrics::ReportParams;
+    /// use submetrics::reports::{Kind, MoneyIn};
+    ///
+    /// let as_of = submetrics::parse_as_of("2024-02-01", ledger.settings())?;
+    /// let params = ReportParams::from([("date".to_string(), "20240101-20240131".to_string())]);
+    /// let table = ledger.report_table("mrr", &params, as_of)?;
+    /// let mrr = table.column("total_mrr").unwrap();
+    /// assert_eq!((mrr.kind, mrr.currency.as_deref()), (Kind::Money(MoneyIn::Report), Some("USD")));
+    /// assert_eq!(table.column("nrr").unwrap().kind, Kind::Percent);
+    /// assert_eq!(table.rows[0]["total_mrr"], 5000);
+    /// # Ok::<(), submetrics::Error>(())
+    /// ```
+    pub fn report_table(
+        &self,
+        name: &str,
+        params: &ReportParams,
+        as_of: DateTime<Utc>,
+    ) -> Result<ReportTable> {
+        ReportTable::from_result(name, self.report(name, params, as_of)?)
     }
 
     /// The report `name` over this ledger's customers as a partial, to

@@ -7,6 +7,7 @@
 //! ledger itself.
 
 pub(crate) mod cashflow;
+mod churn_scheduled;
 mod cohort;
 mod customers;
 mod event_parts;
@@ -16,9 +17,14 @@ pub(crate) mod leads;
 pub(crate) mod movement_table;
 pub(crate) mod mrr;
 mod mrr_parts;
+mod mrr_rows;
+mod params;
 pub(crate) mod partial;
 mod registry;
+mod request;
+pub mod result;
 mod scheduled;
+pub mod schema;
 pub(crate) mod series;
 mod snapshot;
 mod summary;
@@ -27,11 +33,15 @@ pub mod transactions;
 mod unpaid;
 mod variables;
 
+pub use params::{ReportParam, near_miss};
 pub use partial::ReportPartial;
-pub use registry::{Report, ReportParam, near_miss};
+pub use registry::Report;
+pub use result::{ReportTable, TableColumn};
+pub use schema::{Column, Kind, MoneyIn, ReportSchema};
 
 pub use crate::query::ReportParams;
 
+use crate::error::Result;
 use serde_json::Value;
 
 /// The names of every report, in registry order.
@@ -39,8 +49,18 @@ pub fn report_names() -> Vec<&'static str> {
     Report::all().iter().map(|report| report.name).collect()
 }
 
-/// Every report with its parameters, in registry order: `[{name,
-/// parameters: [{name, accepts}]}]`.
+/// The columns of the report `name` (see [`mod@schema`]).
+///
+/// # Errors
+///
+/// [`Error::UnknownReport`](crate::Error::UnknownReport) for a name the
+/// registry does not know.
+pub fn schema(name: &str) -> Result<ReportSchema> {
+    Ok(Report::find(name)?.schema())
+}
+
+/// Every report with its parameters and columns, in registry order:
+/// `[{name, parameters: [{name, accepts}], columns: {shape, columns}}]`.
 pub fn catalogue() -> Value {
     Value::Array(Report::all().iter().map(Report::describe).collect())
 }

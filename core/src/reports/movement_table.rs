@@ -14,6 +14,7 @@
 use super::ReportParams;
 use super::partial::rows::{KeyPart, ListPart, Row as ListRow, Scalar, TopRows};
 use super::partial::{Body, wrong_body};
+use super::request::Breakdown;
 use super::scheduled::committed_changes;
 use super::series::Conversion;
 use crate::derive::Derived;
@@ -205,10 +206,7 @@ fn with_rows<T>(
             "new",
         )?),
     };
-    let breakdown = match q.text("breakdown") {
-        None => None,
-        Some(_) => Some(q.choice("breakdown", super::mrr::BREAKDOWNS, "plan")?),
-    };
+    let breakdown = Breakdown::from_query(&q)?.map(Breakdown::as_str);
     let breakdown_value_wanted = q.text("breakdown-value").map(str::to_lowercase);
     if breakdown.is_some() != breakdown_value_wanted.is_some() {
         return Err(Error::query(

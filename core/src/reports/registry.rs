@@ -1,5 +1,6 @@
 //! The one list of reports: each report's interface name, the query
-//! parameters it reads and the function that computes it.
+//! parameters it reads (their groups are in `params`), the columns it
+//! answers (`schema`) and the function that computes it.
 //!
 //! A report is run only with parameters it reads: any other name is an
 //! [`Error::UnknownParameter`] (code `invalid_query`) naming the parameter
@@ -8,30 +9,17 @@
 //! The service, the CLI and both bindings all run reports through here, so
 //! they accept and refuse exactly the same parameters.
 
+use super::params::*;
 use super::partial::Parts;
+use super::schema::{self, ReportSchema};
 use super::{
-    ReportParams, cashflow, cohort, invoices, leads, movement_table, mrr, mrr_parts, scheduled,
-    snapshot, summary, tables, transactions, unpaid, variables,
+    ReportParams, cashflow, churn_scheduled, cohort, invoices, leads, movement_table, mrr,
+    mrr_parts, scheduled, snapshot, summary, tables, transactions, unpaid, variables,
 };
 use crate::derive::Derived;
 use crate::error::{Error, Result};
 use chrono::{DateTime, Utc};
-use serde::Serialize;
 use serde_json::Value;
-
-/// One query parameter of a report: its name as written in a query string
-/// and what it takes.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-pub struct ReportParam {
-    /// The parameter's name in a query string.
-    pub name: &'static str,
-    /// What values it takes, in words, for catalogues and error messages.
-    pub accepts: &'static str,
-}
-
-const fn param(name: &'static str, accepts: &'static str) -> ReportParam {
-    ReportParam { name, accepts }
-}
 
 type ReportFn = fn(&Derived<'_>, &ReportParams, DateTime<Utc>) -> Result<Value>;
 
@@ -44,143 +32,9 @@ pub struct Report {
     run: ReportFn,
     /// How it is computed in parts, when it can be (`reports::partial`).
     parts: Option<Parts>,
+    /// What its columns hold.
+    schema: ReportSchema,
 }
-
-const BASE_CURRENCY: &[ReportParam] = &[param(
-    "baseCurrency",
-    "the currency amounts are reported in (three-letter code; default the ledger's base currency)",
-)];
-const FX: &[ReportParam] = &[
-    param(
-        "fix_fx",
-        "true converts every amount at one day's rate (`fx_date`) instead of each day's",
-    ),
-    param(
-        "fx_date",
-        "the day of the fixed rate with fix_fx (yyyyMMdd or YYYY-MM-DD)",
-    ),
-];
-const DATE: ReportParam = param(
-    "date",
-    "the range yyyyMMdd-yyyyMMdd (inclusive) or a shortcut like last-12-months",
-);
-const INTERVAL: ReportParam = param(
-    "interval",
-    "the period length: day, week, month, quarter, year (default month)",
-);
-const SELECTED_DATE: ReportParam = param(
-    "selected-date",
-    "a day of the one period listed (yyyyMMdd or YYYY-MM-DD)",
-);
-const SELECTED_TYPE: ReportParam = param(
-    "selected-type",
-    "the one type of row listed (the report's types)",
-);
-const BREAKDOWN: ReportParam = param(
-    "breakdown",
-    "group by plan, currency, billing_freq, pricing_model, payment_method, subtype, market, country, industry, age or size",
-);
-const BREAKDOWN_VALUE: ReportParam = param(
-    "breakdown-value",
-    "with breakdown: keep only rows of this group",
-);
-const SORT: ReportParam = param("sort", "the field rows are sorted by");
-const ORDER: ReportParam = param("order", "asc or desc (default desc)");
-const PERIODS: &[ReportParam] = &[DATE, INTERVAL];
-const PAGE: &[ReportParam] = &[
-    param("limit", "the most rows listed"),
-    param("offset", "rows skipped before the first listed"),
-];
-/// `currency`: a filter of amounts, not of customers.
-const CURRENCY_FILTER: &[ReportParam] = &[param(
-    "currency",
-    "keep amounts in these currencies (space-separated codes)",
-)];
-/// Every customer filter (`CustomerFilter::from_params`).
-const CUSTOMER_FILTERS: &[ReportParam] = &[
-    param("customer", "customers with these ids"),
-    param(
-        "plan",
-        "customers billed on these plans or plan groups (ids)",
-    ),
-    param(
-        "billing_freq",
-        "customers billed on a plan of this frequency: day, week, month, year",
-    ),
-    param(
-        "pricing_model",
-        "customers billed on a plan of this model: licensed, metered",
-    ),
-    param(
-        "status",
-        "customers with this status: active, cancelled, trial, lead, all",
-    ),
-    param("country", "customers in these countries (codes)"),
-    param(
-        "region",
-        "customers in these regions (europe, north_america, emea, ...)",
-    ),
-    param(
-        "industry",
-        "customers with these `industry` custom variable values",
-    ),
-    param("size", "customers with these `size` custom variable values"),
-    param(
-        "channel",
-        "customers with these `channel` custom variable values",
-    ),
-    param(
-        "market",
-        "customers with these `market` custom variable values",
-    ),
-    param("payment_method", "customers paying by these methods"),
-    param(
-        "age",
-        "customers whose months since first payment are N, in A-B, or N+",
-    ),
-    param("data_source", "customers from these data sources"),
-];
-/// Everything a scheduled-changes report reads besides its own parameters.
-const SCHEDULED: &[&[ReportParam]] = &[BASE_CURRENCY, FX, CURRENCY_FILTER, CUSTOMER_FILTERS];
-/// The snapshot reports' shared parameters (the day and the filters).
-const SNAPSHOT: &[ReportParam] = &[param(
-    "selected-date",
-    "the day whose end the snapshot is taken at, when before as_of",
-)];
-/// An event report over a `date` range.
-const EVENTS_IN_RANGE: &[&[ReportParam]] = &[
-    PERIODS,
-    BASE_CURRENCY,
-    FX,
-    CURRENCY_FILTER,
-    CUSTOMER_FILTERS,
-];
-/// An event report over the current and the previous period.
-const EVENTS_NOW: &[&[ReportParam]] = &[
-    &[INTERVAL],
-    BASE_CURRENCY,
-    FX,
-    CURRENCY_FILTER,
-    CUSTOMER_FILTERS,
-];
-/// An event report listing one `selected-date` period.
-const EVENTS_SELECTED: &[&[ReportParam]] = &[
-    &[INTERVAL, SELECTED_DATE, SELECTED_TYPE],
-    BASE_CURRENCY,
-    FX,
-    CURRENCY_FILTER,
-    CUSTOMER_FILTERS,
-];
-const MOVEMENT_FILTERS: &[ReportParam] = &[
-    param(
-        "category",
-        "movement types kept in the movement columns: new, expansion, contraction, churn, reactivation",
-    ),
-    param(
-        "subtype",
-        "movement subtypes kept in the movement columns (new_from_trial, upgrade, lapse, ...)",
-    ),
-];
 
 const fn report(
     name: &'static str,
@@ -192,6 +46,7 @@ const fn report(
         groups,
         run,
         parts: None,
+        schema: ReportSchema::Rows(&[]),
     }
 }
 
@@ -213,12 +68,18 @@ impl Report {
             ..self
         }
     }
+
+    /// The report with these columns.
+    const fn columns(self, schema: ReportSchema) -> Report {
+        Report { schema, ..self }
+    }
 }
 
 /// Every report, in the order the interface lists them.
 const REPORTS: &[Report] = &[
     report("summary", &[BASE_CURRENCY], summary::summary)
-        .in_parts(summary::partial, summary::finish),
+        .in_parts(summary::partial, summary::finish)
+    .columns(schema::of::SUMMARY),
     report(
         "mrr",
         &[
@@ -232,9 +93,11 @@ const REPORTS: &[Report] = &[
         ],
         mrr::mrr,
     )
-    .in_parts(mrr_parts::mrr_partial, mrr_parts::mrr_finish),
+    .in_parts(mrr_parts::mrr_partial, mrr_parts::mrr_finish)
+    .columns(schema::of::MRR),
     report("cmrr-summary", SCHEDULED, scheduled::cmrr_summary)
-    .in_parts(scheduled::cmrr_summary_partial, scheduled::cmrr_summary_finish),
+    .in_parts(scheduled::cmrr_summary_partial, scheduled::cmrr_summary_finish)
+    .columns(schema::of::CMRR_SUMMARY),
     report(
         "cohort",
         &[
@@ -247,7 +110,8 @@ const REPORTS: &[Report] = &[
         ],
         cohort::cohort,
     )
-    .in_parts(cohort::partial, cohort::finish),
+    .in_parts(cohort::partial, cohort::finish)
+    .columns(schema::of::COHORT),
     report(
         "churn-scheduled",
         &[
@@ -257,9 +121,10 @@ const REPORTS: &[Report] = &[
             CURRENCY_FILTER,
             CUSTOMER_FILTERS,
         ],
-        scheduled::churn_scheduled,
+        churn_scheduled::churn_scheduled,
     )
-    .in_parts(scheduled::churn_scheduled_partial, scheduled::churn_scheduled_finish),
+    .in_parts(churn_scheduled::churn_scheduled_partial, churn_scheduled::churn_scheduled_finish)
+    .columns(schema::of::CHURN_SCHEDULED),
     report(
         "churn-scheduled-movements",
         &[
@@ -280,9 +145,10 @@ const REPORTS: &[Report] = &[
             CURRENCY_FILTER,
             CUSTOMER_FILTERS,
         ],
-        scheduled::churn_scheduled_movements,
+        churn_scheduled::churn_scheduled_movements,
     )
-    .in_parts(scheduled::churn_scheduled_movements_partial, scheduled::churn_scheduled_movements_finish),
+    .in_parts(churn_scheduled::churn_scheduled_movements_partial, churn_scheduled::churn_scheduled_movements_finish)
+    .columns(schema::of::MOVEMENTS),
     report(
         "churn-scheduled-summary",
         &[
@@ -292,15 +158,17 @@ const REPORTS: &[Report] = &[
             CURRENCY_FILTER,
             CUSTOMER_FILTERS,
         ],
-        scheduled::churn_scheduled_summary,
+        churn_scheduled::churn_scheduled_summary,
     )
-    .in_parts(scheduled::churn_scheduled_summary_partial, scheduled::churn_scheduled_summary_finish),
+    .in_parts(churn_scheduled::churn_scheduled_summary_partial, churn_scheduled::churn_scheduled_summary_finish)
+    .columns(schema::of::CHURN_SCHEDULED_SUMMARY),
     report(
         "map",
         &[SNAPSHOT, BASE_CURRENCY, CURRENCY_FILTER, CUSTOMER_FILTERS],
         snapshot::map,
     )
-    .in_parts(snapshot::map_partial, snapshot::map_finish),
+    .in_parts(snapshot::map_partial, snapshot::map_finish)
+    .columns(schema::of::MAP),
     report(
         "customer-concentration",
         &[
@@ -315,7 +183,8 @@ const REPORTS: &[Report] = &[
     .in_parts(
         snapshot::concentration_partial,
         snapshot::concentration_finish,
-    ),
+    )
+    .columns(schema::of::CONCENTRATION),
     report(
         "custom-variables",
         &[
@@ -327,7 +196,8 @@ const REPORTS: &[Report] = &[
         ],
         variables::custom_variables,
     )
-    .in_parts(variables::partial, variables::finish),
+    .in_parts(variables::partial, variables::finish)
+    .columns(schema::of::VARIABLES),
     report(
         "movement-table",
         &[
@@ -352,7 +222,8 @@ const REPORTS: &[Report] = &[
         ],
         movement_table::movement_table,
     )
-    .in_parts(movement_table::partial, movement_table::finish),
+    .in_parts(movement_table::partial, movement_table::finish)
+    .columns(schema::of::MOVEMENTS),
     report(
         "invoices-detail",
         &[
@@ -362,7 +233,8 @@ const REPORTS: &[Report] = &[
         ],
         invoices::invoices_detail,
     )
-    .in_parts(invoices::partial, invoices::finish),
+    .in_parts(invoices::partial, invoices::finish)
+    .columns(schema::of::INVOICES),
     report(
         "mrr-table",
         &[
@@ -375,7 +247,8 @@ const REPORTS: &[Report] = &[
         ],
         tables::mrr_table,
     )
-    .in_parts(tables::mrr_table_partial, tables::mrr_table_finish),
+    .in_parts(tables::mrr_table_partial, tables::mrr_table_finish)
+    .columns(schema::of::MRR_TABLE),
     report(
         "mrr-table-subtypes",
         &[
@@ -391,17 +264,23 @@ const REPORTS: &[Report] = &[
     .in_parts(
         tables::mrr_table_subtypes_partial,
         tables::mrr_table_subtypes_finish,
-    ),
+    )
+    .columns(schema::of::MRR_TABLE_SUBTYPES),
     report("leads", EVENTS_IN_RANGE, leads::leads)
-    .in_parts(leads::leads_partial, leads::leads_finish),
+    .in_parts(leads::leads_partial, leads::leads_finish)
+    .columns(schema::of::LEADS),
     report("leads-days", EVENTS_IN_RANGE, leads::leads_days)
-        .in_parts(leads::leads_days_partial, leads::leads_days_finish),
+        .in_parts(leads::leads_days_partial, leads::leads_days_finish)
+    .columns(schema::of::LEADS_DAYS),
     report("leads-summary", EVENTS_NOW, leads::leads_summary)
-    .in_parts(leads::leads_summary_partial, leads::leads_summary_finish),
+    .in_parts(leads::leads_summary_partial, leads::leads_summary_finish)
+    .columns(schema::of::LEADS_SUMMARY),
     report("leads-table", EVENTS_IN_RANGE, leads::leads_table)
-    .in_parts(leads::leads_table_partial, leads::leads_table_finish),
+    .in_parts(leads::leads_table_partial, leads::leads_table_finish)
+    .columns(schema::of::LEADS_TABLE),
     report("transactions", EVENTS_IN_RANGE, transactions::transactions)
-    .in_parts(transactions::transactions_partial, transactions::transactions_finish),
+    .in_parts(transactions::transactions_partial, transactions::transactions_finish)
+    .columns(schema::of::TRANSACTIONS),
     report(
         "transactions-detail",
         &[
@@ -421,69 +300,81 @@ const REPORTS: &[Report] = &[
         ],
         transactions::transactions_detail,
     )
-    .in_parts(transactions::transactions_detail_partial, transactions::transactions_detail_finish),
+    .in_parts(transactions::transactions_detail_partial, transactions::transactions_detail_finish)
+    .columns(schema::of::ATTEMPTS),
     report(
         "transactions-summary",
         EVENTS_NOW,
         transactions::transactions_summary,
     )
-    .in_parts(transactions::transactions_summary_partial, transactions::transactions_summary_finish),
+    .in_parts(transactions::transactions_summary_partial, transactions::transactions_summary_finish)
+    .columns(schema::of::TRANSACTIONS_SUMMARY),
     report(
         "transactions-table",
         EVENTS_IN_RANGE,
         transactions::transactions_table,
     )
-    .in_parts(transactions::transactions_table_partial, transactions::transactions_table_finish),
+    .in_parts(transactions::transactions_table_partial, transactions::transactions_table_finish)
+    .columns(schema::of::TRANSACTIONS_TABLE),
     report(
         "cashflow-failed-payments",
         EVENTS_IN_RANGE,
         cashflow::failed_payments,
     )
-    .in_parts(cashflow::failed_payments_partial, cashflow::failed_payments_finish),
+    .in_parts(cashflow::failed_payments_partial, cashflow::failed_payments_finish)
+    .columns(schema::of::FAILED),
     report(
         "cashflow-failed-payments-detail",
         EVENTS_SELECTED,
         cashflow::failed_payments_detail,
     )
-    .in_parts(cashflow::failed_payments_detail_partial, cashflow::failed_payments_detail_finish),
+    .in_parts(cashflow::failed_payments_detail_partial, cashflow::failed_payments_detail_finish)
+    .columns(schema::of::ATTEMPTS),
     report(
         "cashflow-failed-payments-summary",
         EVENTS_NOW,
         cashflow::failed_payments_summary,
     )
-    .in_parts(cashflow::failed_payments_summary_partial, cashflow::failed_payments_summary_finish),
+    .in_parts(cashflow::failed_payments_summary_partial, cashflow::failed_payments_summary_finish)
+    .columns(schema::of::FAILED_SUMMARY),
     report(
         "cashflow-failed-payments-table",
         EVENTS_IN_RANGE,
         cashflow::failed_payments_table,
     )
-    .in_parts(cashflow::failed_payments_table_partial, cashflow::failed_payments_table_finish),
+    .in_parts(cashflow::failed_payments_table_partial, cashflow::failed_payments_table_finish)
+    .columns(schema::of::FAILED_TABLE),
     report("cashflow-refunds", EVENTS_IN_RANGE, cashflow::refunds)
-    .in_parts(cashflow::refunds_partial, cashflow::refunds_finish),
+    .in_parts(cashflow::refunds_partial, cashflow::refunds_finish)
+    .columns(schema::of::REFUNDS),
     report(
         "cashflow-refunds-detail",
         EVENTS_SELECTED,
         cashflow::refunds_detail,
     )
-    .in_parts(cashflow::refunds_detail_partial, cashflow::refunds_detail_finish),
+    .in_parts(cashflow::refunds_detail_partial, cashflow::refunds_detail_finish)
+    .columns(schema::of::ATTEMPTS),
     report(
         "cashflow-refunds-table",
         EVENTS_IN_RANGE,
         cashflow::refunds_table,
     )
-    .in_parts(cashflow::refunds_table_partial, cashflow::refunds_table_finish),
+    .in_parts(cashflow::refunds_table_partial, cashflow::refunds_table_finish)
+    .columns(schema::of::REFUNDS_TABLE),
     report(
         "cashflow-failure-rate",
         EVENTS_IN_RANGE,
         cashflow::failure_rate,
     )
-    .in_parts(cashflow::failure_rate_partial, cashflow::failure_rate_finish),
+    .in_parts(cashflow::failure_rate_partial, cashflow::failure_rate_finish)
+    .columns(schema::of::FAILURE_RATE),
     report(
         "cashflow-failure-rate-summary",
         EVENTS_NOW,
         cashflow::failure_rate_summary,
     )
-    .in_parts(cashflow::failure_rate_summary_partial, cashflow::failure_rate_summary_finish),
+    .in_parts(cashflow::failure_rate_summary_partial, cashflow::failure_rate_summary_finish)
+    .columns(schema::of::FAILURE_RATE_SUMMARY),
     report(
         "cashflow-outstanding-unpaid",
         &[
@@ -499,7 +390,8 @@ const REPORTS: &[Report] = &[
     .in_parts(
         unpaid::outstanding_unpaid_partial,
         unpaid::outstanding_unpaid_finish,
-    ),
+    )
+    .columns(schema::of::UNPAID),
 ];
 
 impl Report {
@@ -528,6 +420,11 @@ impl Report {
     /// How the report is computed in parts; `None` when it cannot be yet.
     pub fn parts(&self) -> Option<Parts> {
         self.parts
+    }
+
+    /// What the report's columns hold.
+    pub fn schema(&self) -> ReportSchema {
+        self.schema
     }
 
     /// Whether the report reads the parameter `name`.
@@ -561,55 +458,16 @@ impl Report {
         (self.run)(ledger, params, as_of)
     }
 
-    /// The report and its parameters as JSON: `{name, parameters: [{name,
-    /// accepts}]}` (what `GET /reports` lists).
+    /// The report, its parameters and its columns as JSON: `{name,
+    /// parameters: [{name, accepts}], columns: {shape, columns}}` (what
+    /// `GET /reports` lists; see [`ReportSchema::describe`]).
     pub fn describe(&self) -> Value {
         serde_json::json!({
             "name": self.name,
             "parameters": self.params().collect::<Vec<_>>(),
+            "columns": self.schema.describe(),
         })
     }
-}
-
-/// A name compared loosely: lower case, without `-` and `_`.
-fn loose(name: &str) -> String {
-    name.chars()
-        .filter(|c| *c != '-' && *c != '_')
-        .flat_map(char::to_lowercase)
-        .collect()
-}
-
-/// The known name nearest to `given`, when it is a near miss: at most one
-/// edit away for names up to 4 characters, two for longer ones, ignoring
-/// case, `-` and `_` (the first of equally near names).
-pub fn near_miss<'k>(given: &str, known: impl Iterator<Item = &'k str>) -> Option<&'k str> {
-    let given_loose = loose(given);
-    let allowed = if given_loose.chars().count() <= 4 {
-        1
-    } else {
-        2
-    };
-    known
-        .map(|name| (edit_distance(&given_loose, &loose(name)), name))
-        .filter(|(distance, _)| *distance <= allowed)
-        .min_by_key(|(distance, _)| *distance)
-        .map(|(_, name)| name)
-}
-
-/// The Levenshtein distance: the fewest inserted, removed or replaced
-/// characters that turn `a` into `b`.
-fn edit_distance(a: &str, b: &str) -> usize {
-    let b: Vec<char> = b.chars().collect();
-    let mut previous: Vec<usize> = (0..=b.len()).collect();
-    for (i, ca) in a.chars().enumerate() {
-        let mut current = vec![i + 1; b.len() + 1];
-        for (j, cb) in b.iter().enumerate() {
-            let replace = previous[j] + usize::from(ca != *cb);
-            current[j + 1] = replace.min(previous[j + 1] + 1).min(current[j] + 1);
-        }
-        previous = current;
-    }
-    previous[b.len()]
 }
 
 #[cfg(test)]
@@ -626,26 +484,6 @@ mod tests {
             .iter()
             .map(|(k, v)| (k.to_string(), v.to_string()))
             .collect()
-    }
-
-    #[test]
-    fn near_misses_are_suggested_and_far_names_are_not() {
-        let known = [
-            "currency",
-            "date",
-            "interval",
-            "selected-date",
-            "baseCurrency",
-        ];
-        let near = |given| near_miss(given, known.iter().copied());
-        assert_eq!(near("curency"), Some("currency"));
-        assert_eq!(near("intervall"), Some("interval"));
-        assert_eq!(near("selected_date"), Some("selected-date"));
-        assert_eq!(near("base_currency"), Some("baseCurrency"));
-        assert_eq!(near("dat"), Some("date"));
-        assert_eq!(near("colour"), None);
-        assert_eq!(near("x"), None);
-        assert_eq!(edit_distance("kitten", "sitting"), 3);
     }
 
     #[test]

@@ -11,6 +11,7 @@ mod output;
 
 use clap::Parser;
 use std::process::ExitCode;
+use submetrics::reports::{ReportSchema, schema};
 
 /// The client allocates through mimalloc, as the service does (see
 /// `submetrics_allocator`): an offline load of millions of records
@@ -37,6 +38,7 @@ fn main() -> ExitCode {
         return ExitCode::FAILURE;
     }
     let mut style = output::Style::new(cli.format, cli.no_color);
+    style.schema = schema_of(&cli.command);
     if let args::Command::Local(local) = &cli.command {
         let base = local.base_currency.as_deref().unwrap_or("USD");
         style.base = Some(base.to_ascii_uppercase());
@@ -68,6 +70,7 @@ fn main() -> ExitCode {
                     format: output::Format::Csv,
                     color: false,
                     base: None,
+                    schema: None,
                 }
             } else {
                 style
@@ -85,5 +88,26 @@ fn main() -> ExitCode {
             }
             ExitCode::FAILURE
         }
+    }
+}
+
+/// The columns of what `command` prints, when it prints a report, the
+/// customer list or the movements.
+fn schema_of(command: &args::Command) -> Option<ReportSchema> {
+    use args::{Command, CustomersAction, LocalCommand, LocalCustomers};
+    match command {
+        Command::Reports { name, .. } => submetrics::reports::schema(name).ok(),
+        Command::Customers {
+            action: CustomersAction::List { .. },
+        } => Some(schema::CUSTOMERS),
+        Command::Local(local) => match &local.command {
+            LocalCommand::Reports { name, .. } => submetrics::reports::schema(name).ok(),
+            LocalCommand::Customers {
+                action: LocalCustomers::List { .. },
+            } => Some(schema::CUSTOMERS),
+            LocalCommand::Movements { .. } => Some(schema::MOVEMENTS),
+            _ => None,
+        },
+        _ => None,
     }
 }

@@ -85,7 +85,7 @@ fn the_root_points_to_the_description_the_health_check_and_the_reports() {
 }
 
 #[test]
-fn the_report_list_names_every_report_with_its_parameters() {
+fn the_report_list_names_every_report_with_its_parameters_and_columns() {
     let server = Server::start();
     let (status, body) = server.call("GET", "/reports", None, None);
     assert_eq!(status, 200, "{body}");
@@ -99,6 +99,15 @@ fn the_report_list_names_every_report_with_its_parameters() {
                 "name": "baseCurrency",
                 "accepts": "the currency amounts are reported in (three-letter code; default the ledger's base currency)",
             }],
+            "columns": {"shape": "rows", "columns": [
+                {"name": "currency", "kind": "text"},
+                {"name": "summary", "kind": "object", "fields": [
+                    {"name": "mrr_current", "kind": "money", "currency": "report"},
+                    {"name": "arr_current", "kind": "money", "currency": "report"},
+                    {"name": "arpa_current", "kind": "money", "currency": "report"},
+                    {"name": "subscribers_current", "kind": "count"},
+                ]},
+            ]},
         })
     );
     let invoices = reports

@@ -7,6 +7,7 @@ mod table;
 
 use serde_json::{Map, Value};
 use std::io::IsTerminal;
+use submetrics::reports::{Kind, MoneyIn, ReportSchema};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
 pub enum Format {
@@ -22,6 +23,10 @@ pub struct Style {
     pub color: bool,
     /// The base currency, when known (offline: the ledger's).
     pub base: Option<String>,
+    /// The columns of what is written (a report's, the customer list's or
+    /// the movements'), when known: which cells are money, and in which
+    /// currency.
+    pub schema: Option<ReportSchema>,
 }
 
 impl Style {
@@ -37,6 +42,7 @@ impl Style {
             format,
             color,
             base: None,
+            schema: None,
         }
     }
 }
@@ -107,47 +113,132 @@ fn pivot_rows(value: &Value, rows: &[Value]) -> Vec<Value> {
         .collect()
 }
 
-/// The cells of a *-table report's rows (pivoted by [`rows_of`]) that hold
-/// amounts: every period column of a row whose metric is money.
-pub fn money_cells(value: &Value) -> impl Fn(&Map<String, Value>, &str) -> bool {
-    let periods: Vec<String> = match value.get("rows") {
-        Some(Value::Array(_)) => value["columns"]
-            .as_array()
-            .into_iter()
-            .flatten()
-            .filter_map(|c| c.as_str().map(str::to_string))
-            .collect(),
-        _ => Vec::new(),
+/// Which currency the cell `column` of a row (cut by [`rows_of`]) is money
+/// in, by `schema`: the kind of the column it declares (or of a field of an
+/// object column, for a summary shown as its fields), or in a *-table the
+/// kind of the row's metric; `None` for a cell that is not money.
+fn money_in(schema: &ReportSchema, row: &Map<String, Value>, column: &str) -> Option<MoneyIn> {
+    let kind = match schema {
+        ReportSchema::ByMetric(_) => schema.kind_of(&Value::Object(row.clone()), column),
+        ReportSchema::Rows(columns) => columns
+            .iter()
+            .find(|c| c.name == column)
+            .or_else(|| {
+                columns
+                    .iter()
+                    .filter(|c| matches!(c.kind, Kind::Object(_)))
+                    .flat_map(|c| c.kind.fields())
+                    .find(|c| c.name == column)
+            })
+            .map(|c| c.kind),
     };
-    move |row, column| {
-        periods.iter().any(|p| p == column)
-            && row
-                .get("metric")
-                .and_then(Value::as_str)
-                .is_some_and(money::is_money_metric)
+    match kind {
+        Some(Kind::Money(currency)) => Some(currency),
+        _ => None,
     }
 }
 
 /// Writes a result to stdout in the chosen format.
 pub fn print(value: &Value, style: &Style) {
-    let text = match style.format {
+    print!("{}", render(value, style));
+}
+
+/// A result as text in the chosen format.
+fn render(value: &Value, style: &Style) -> String {
+    match style.format {
         Format::Csv => {
             let (rows, _) = rows_of(value);
             csv::render(&rows)
         }
         Format::Table => {
             let (rows, currency) = rows_of(value);
+            let money = |row: &Map<String, Value>, column: &str| {
+                style
+                    .schema
+                    .as_ref()
+                    .and_then(|schema| money_in(schema, row, column))
+            };
             table::render(
                 &rows,
                 currency.as_deref(),
                 style.base.as_deref(),
                 style.color,
-                money_cells(value),
+                money,
             )
         }
         Format::Json | Format::Auto => {
             serde_json::to_string_pretty(value).unwrap_or_default() + "\n"
         }
-    };
-    print!("{text}");
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn style(format: Format, report: &str) -> Style {
+        Style {
+            format,
+            color: false,
+            base: Some("USD".to_string()),
+            schema: submetrics::reports::schema(report).ok(),
+        }
+    }
+
+    #[test]
+    fn money_cells_are_formatted_from_the_schema() {
+        let moves = json!({"currency": "USD", "result": {"count": 2, "list": [
+            {"date": "2024-02-01", "customer_id": "C", "mrr_change": 2700,
+             "mrr_change_base_currency": 3000, "customer_count_change": 1, "currency": "EUR"},
+            {"date": "2024-03-01", "customer_id": "A", "mrr_change": -123456,
+             "mrr_change_base_currency": -123456, "customer_count_change": -1, "currency": "USD"},
+        ]}});
+        assert_eq!(
+            render(&moves, &style(Format::Table, "movement-table")),
+            "\
+date        customer_id  mrr_change  mrr_change_base_currency  customer_count_change  currency
+----------  -----------  ----------  ------------------------  ---------------------  --------
+2024-02-01  C                €27.00                    $30.00                      1  EUR
+2024-03-01  A            -$1,234.56                -$1,234.56                     -1  USD
+"
+        );
+        assert_eq!(
+            render(&moves, &style(Format::Csv, "movement-table")),
+            "date,customer_id,mrr_change,mrr_change_base_currency,customer_count_change,currency\r\n\
+             2024-02-01,C,2700,3000,1,EUR\r\n\
+             2024-03-01,A,-123456,-123456,-1,USD\r\n"
+        );
+        // A *-table's row is money or not by its metric; a summary's
+        // fields by the summary's declared fields.
+        let table = json!({"currency": "EUR", "columns": ["2024-01-01"], "rows": [
+            {"metric": "total_mrr", "label": "MRR", "values": [5000]},
+            {"metric": "total_customers", "label": "Customers", "values": [2]},
+            {"metric": "nrr", "label": "NRR", "values": [101.5]},
+        ]});
+        assert_eq!(
+            render(&table, &style(Format::Table, "mrr-table")),
+            "\
+metric           label      2024-01-01
+---------------  ---------  ----------
+total_mrr        MRR            €50.00
+total_customers  Customers           2
+nrr              NRR            101.50
+"
+        );
+        let summary =
+            json!({"currency": "GBP", "summary": {"mrr_current": 1000, "subscribers_current": 3}});
+        assert_eq!(
+            render(&summary, &style(Format::Table, "summary")),
+            "\
+mrr_current  subscribers_current
+-----------  -------------------
+     £10.00                    3
+"
+        );
+        // Without a schema nothing is money.
+        let mut plain = style(Format::Table, "summary");
+        plain.schema = None;
+        assert!(render(&summary, &plain).contains("       1000"));
+    }
 }

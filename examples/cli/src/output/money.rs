@@ -1,63 +1,6 @@
 //! Money for people: integer cents as `$1,234.56`, `-€12.00` or
 //! `1,234.56 CHF` (symbols for USD, EUR, GBP, JPY; the code otherwise).
-
-/// Fields that hold amounts in cents.
-pub const MONEY_FIELDS: &[&str] = &[
-    "mrr",
-    "arr",
-    "total_mrr",
-    "total_arr",
-    "start_mrr",
-    "new",
-    "expansion",
-    "contraction",
-    "churn",
-    "reactivation",
-    "mrr_diff",
-    "fx_adjustment",
-    "arpa",
-    "asp",
-    "ltv",
-    "mrr_change",
-    "mrr_change_base_currency",
-    "amount",
-    "amount_base_currency",
-    "total",
-    "total_base_currency",
-    "converted_mrr",
-    "mrr_current",
-    "arr_current",
-    "arpa_current",
-    "cmrr",
-    "change",
-    "net",
-    "tax_amount",
-];
-
-/// Row names (`metric`) of the *-table reports whose values are amounts in
-/// cents, besides [`MONEY_FIELDS`] and the core's charge types; their other
-/// rows are counts and rates.
-const MONEY_METRICS: &[&str] = &[
-    "new_from_trial",
-    "upgrade",
-    "downgrade",
-    "cancellation",
-    "refund",
-    "refunds",
-    "lapse",
-    "payments",
-    "discount",
-    "fee",
-    "failed",
-    "unknown",
-];
-
-/// Whether a *-table report's row (by its `metric`) holds amounts.
-pub fn is_money_metric(metric: &str) -> bool {
-    MONEY_FIELDS.contains(&metric)
-        || MONEY_METRICS.contains(&metric)
-        || submetrics::reports::transactions::CHARGE_TYPES.contains(&metric)
-}
+//! Which cells are money is the report's schema's to say (see `table`).
 
 fn group(digits: &str) -> String {
     let mut out = String::new();
@@ -80,6 +23,8 @@ pub fn plain(cents: i64) -> String {
     format!("{sign}{}", number(cents.unsigned_abs()))
 }
 
+/// Cents in `currency` (dollars when none is named): `$1,234.56`,
+/// `-€12.00`, `¥1,234` (yen have no minor unit), `1,234.56 CHF`.
 pub fn format(cents: i64, currency: Option<&str>) -> String {
     let sign = if cents < 0 { "-" } else { "" };
     let abs = cents.unsigned_abs();

@@ -1,12 +1,15 @@
 //! Aligned terminal tables: text left, numbers right, money formatted with
 //! its currency, negative amounts red when color is on. Nested values show
-//! as compact JSON. A row's amounts are in its `currency`; `*_base_currency`
-//! columns are in the base currency, and print as plain numbers when the
-//! result does not say which that is.
+//! as compact JSON. Which cells are money comes from the schema: money in
+//! the row's currency uses the row's `currency` (else the result's); money
+//! in the report's currency uses the result's `currency` (else the base
+//! currency the caller knows), and prints as a plain number when neither
+//! is known.
 
 use super::csv::columns;
-use super::money::{MONEY_FIELDS, format, plain};
+use super::money::{format, plain};
 use serde_json::{Map, Value};
+use submetrics::reports::MoneyIn;
 
 const RED: &str = "\x1b[31m";
 const RESET: &str = "\x1b[0m";
@@ -41,14 +44,13 @@ fn cell(money: bool, value: Option<&Value>, currency: In) -> (String, bool, bool
 
 /// `currency` is the result's own (a report's, which is its base currency),
 /// `base` the base currency when the caller knows it; `money(row, column)`
-/// says which cells beyond [`MONEY_FIELDS`] columns hold amounts (the
-/// periods of a *-table report's money rows).
+/// says which cells hold amounts and in which currency.
 pub fn render(
     rows: &[Map<String, Value>],
     currency: Option<&str>,
     base: Option<&str>,
     color: bool,
-    money: impl Fn(&Map<String, Value>, &str) -> bool,
+    money: impl Fn(&Map<String, Value>, &str) -> Option<MoneyIn>,
 ) -> String {
     if rows.is_empty() {
         return "(no rows)\n".to_string();
@@ -65,13 +67,12 @@ pub fn render(
             columns
                 .iter()
                 .map(|c| {
-                    let is_money = MONEY_FIELDS.contains(&c.as_str()) || money(row, c);
-                    let currency = if c.ends_with("_base_currency") {
-                        base
-                    } else {
-                        In::Currency(row_currency)
+                    let money = money(row, c);
+                    let currency = match money {
+                        Some(MoneyIn::Report) => base,
+                        _ => In::Currency(row_currency),
                     };
-                    cell(is_money, row.get(c), currency)
+                    cell(money.is_some(), row.get(c), currency)
                 })
                 .collect()
         })

@@ -70,15 +70,16 @@ async fn report(
 ) -> Result<Response, ApiError> {
     let mut params = params;
     let csv = formats::wants_csv(&headers, &mut params)?;
+    let report = name.clone();
     let result = read_ledger(state.account(caller.account_id)?, move |ledger| {
         let at = as_of(&params, ledger)?;
         let mut params = params;
         params.remove("as_of");
-        Ok(ledger.report(&name, &params, at)?)
+        Ok(ledger.report(&report, &params, at)?)
     })
     .await?;
     if csv {
-        formats::csv_response(result)
+        formats::csv_response(&submetrics::ReportTable::from_result(&name, result)?)
     } else {
         Ok(Json(result).into_response())
     }

@@ -1,0 +1,358 @@
+//! The scheduled-churn reports: `churn-scheduled` (per period),
+//! `churn-scheduled-movements` (the churns of one period) and
+//! `churn-scheduled-summary` (this period, the next, and their change), over
+//! the scheduled changes of [`super::scheduled`].
+
+use super::ReportParams;
+use super::partial::rows::{KeyPart, ListPart, Row, Scalar, SumsPart, TopRows};
+use super::partial::{Body, wrong_body};
+use super::request::Breakdown;
+use super::scheduled::{Request, Scheduled, request, row, scheduled};
+use crate::derive::Derived;
+use crate::derive::movements::MovementKind;
+use crate::error::{Error, Result};
+use crate::money::Cents;
+use crate::period::{DateRange, PeriodInterval, periods};
+use crate::query::filters::{CustomerFacts, breakdown_value};
+use crate::query::{Order, Query};
+use chrono::{DateTime, Datelike, Duration, NaiveDate, Utc};
+use serde_json::{Value, json};
+
+/// The scheduled churns only.
+fn churns<'a>(
+    ledger: &'a Derived<'a>,
+    params: &ReportParams,
+    as_of: DateTime<Utc>,
+    req: &Request,
+) -> Result<Vec<Scheduled<'a>>> {
+    Ok(scheduled(ledger, params, as_of, req)?
+        .into_iter()
+        .filter(|s| s.movement.kind == MovementKind::Churn)
+        .collect())
+}
+
+/// Sums of scheduled churn: (customers, MRR).
+fn totals(rows: &[&Scheduled]) -> (i64, Cents) {
+    let customers = rows
+        .iter()
+        .map(|s| -i64::from(s.movement.customer_count_change))
+        .sum();
+    (customers, rows.iter().map(|s| s.base).sum())
+}
+
+/// `churn-scheduled`: scheduled churn per period, from the `as_of` day
+/// through a year ahead unless `date` says otherwise.
+pub(super) fn churn_scheduled(
+    ledger: &Derived<'_>,
+    params: &ReportParams,
+    as_of: DateTime<Utc>,
+) -> Result<Value> {
+    let req = request(ledger, params, as_of)?;
+    let shape = ChurnSeries::read(ledger, params, &req)?;
+    let part = shape.part(&churns(ledger, params, as_of, &req)?);
+    Ok(shape.value(&req, &part))
+}
+
+pub(super) fn churn_scheduled_partial(
+    ledger: &Derived<'_>,
+    params: &ReportParams,
+    as_of: DateTime<Utc>,
+) -> Result<Body> {
+    let req = request(ledger, params, as_of)?;
+    let shape = ChurnSeries::read(ledger, params, &req)?;
+    Ok(Body::Sums(
+        shape.part(&churns(ledger, params, as_of, &req)?),
+    ))
+}
+
+pub(super) fn churn_scheduled_finish(
+    shape: &Derived<'_>,
+    params: &ReportParams,
+    as_of: DateTime<Utc>,
+    body: Body,
+) -> Result<Value> {
+    let req = request(shape, params, as_of)?;
+    let series = ChurnSeries::read(shape, params, &req)?;
+    match body {
+        Body::Sums(part) if part.sums.len() == 2 * series.list.len() => {
+            Ok(series.value(&req, &part))
+        }
+        other => Err(wrong_body("churn-scheduled", &other)),
+    }
+}
+
+/// The periods of `churn-scheduled`.
+struct ChurnSeries {
+    interval: PeriodInterval,
+    range: DateRange,
+    list: Vec<crate::period::Period>,
+}
+
+impl ChurnSeries {
+    fn read(ledger: &Derived<'_>, params: &ReportParams, req: &Request) -> Result<ChurnSeries> {
+        let q = Query::new(params);
+        let interval = q.interval(PeriodInterval::Month)?;
+        let range = match q.text("date") {
+            Some(_) => q.date_range(req.as_of_day)?,
+            None => DateRange {
+                start: req.as_of_day,
+                end: req.as_of_day + Duration::days(365),
+            },
+        };
+        let list = periods(&range, interval, ledger.settings().week_start());
+        Ok(ChurnSeries {
+            interval,
+            range,
+            list,
+        })
+    }
+
+    /// Per period: the customers and the MRR of the scheduled churn.
+    fn part(&self, rows: &[Scheduled]) -> SumsPart {
+        let mut sums = Vec::with_capacity(2 * self.list.len());
+        for p in &self.list {
+            let inside: Vec<&Scheduled> = rows
+                .iter()
+                .filter(|s| {
+                    s.movement.date >= p.first_counted_day(&self.range) && s.movement.date <= p.end
+                })
+                .collect();
+            let (customers, mrr) = totals(&inside);
+            sums.extend([customers, mrr]);
+        }
+        SumsPart {
+            sums,
+            rows: TopRows::default(),
+        }
+    }
+
+    fn value(&self, req: &Request, part: &SumsPart) -> Value {
+        let result: Vec<Value> = self
+            .list
+            .iter()
+            .zip(part.sums.chunks(2))
+            .map(|(p, sums)| {
+                json!({"date": p.start.to_string(), "end_date": p.end.to_string(), "customers": sums[0], "churn": sums[1]})
+            })
+            .collect();
+        json!({"currency": req.currency.as_str(), "interval": self.interval.as_str(), "result": result})
+    }
+}
+
+/// `churn-scheduled-movements`: the scheduled churn rows, newest first
+/// unless `sort` (date, mrr_change, customer_name) and `order` say
+/// otherwise; `selected-date` with `selected-type` (`month_churn`, ...)
+/// keeps one period of that interval.
+pub(super) fn churn_scheduled_movements(
+    ledger: &Derived<'_>,
+    params: &ReportParams,
+    as_of: DateTime<Utc>,
+) -> Result<Value> {
+    let part = movements_part(ledger, params, as_of)?;
+    movements_value(&part)
+}
+
+pub(super) fn churn_scheduled_movements_partial(
+    ledger: &Derived<'_>,
+    params: &ReportParams,
+    as_of: DateTime<Utc>,
+) -> Result<Body> {
+    Ok(Body::List(movements_part(ledger, params, as_of)?))
+}
+
+pub(super) fn churn_scheduled_movements_finish(
+    shape: &Derived<'_>,
+    params: &ReportParams,
+    as_of: DateTime<Utc>,
+    body: Body,
+) -> Result<Value> {
+    request(shape, params, as_of)?;
+    match body {
+        Body::List(part) => movements_value(&part),
+        other => Err(wrong_body("churn-scheduled-movements", &other)),
+    }
+}
+
+fn movements_value(part: &ListPart) -> Result<Value> {
+    let list = part.rows.page(0, usize::MAX)?;
+    Ok(json!({"result": {"count": part.rows.count, "list": list}}))
+}
+
+/// The rows of `churn-scheduled-movements`, keyed by the requested order
+/// then customer id, day, currency and place.
+fn movements_part(
+    ledger: &Derived<'_>,
+    params: &ReportParams,
+    as_of: DateTime<Utc>,
+) -> Result<ListPart> {
+    let req = request(ledger, params, as_of)?;
+    let q = Query::new(params);
+    let week_start = ledger.settings().week_start();
+    let mut interval = q.interval(PeriodInterval::Month)?;
+    if let Some(text) = q.text("selected-type") {
+        let name = text.strip_suffix("_churn").unwrap_or("");
+        interval = PeriodInterval::parse(name).ok_or_else(|| {
+            Error::query(
+                "selected-type",
+                format!("`{text}` is not one of day_churn, week_churn, month_churn, quarter_churn, year_churn"),
+            )
+        })?;
+    }
+    let selected = q
+        .date("selected-date")?
+        .map(|d| interval.align(d, week_start));
+    let breakdown = Breakdown::from_query(&q)?.map(Breakdown::as_str);
+    let wanted = q.text("breakdown-value").map(str::to_lowercase);
+    let sort = q.choice("sort", &["date", "mrr_change", "customer_name"], "date")?;
+    let order = q.order(Order::Desc)?;
+    let mut rows = churns(ledger, params, as_of, &req)?;
+    rows.retain(|s| selected.is_none_or(|p| interval.align(s.movement.date, week_start) == p));
+    if let (Some(key), Some(wanted)) = (breakdown, &wanted) {
+        rows.retain(|s| {
+            let value = match key {
+                "currency" => s.movement.currency.as_str().to_lowercase(),
+                "subtype" => s.movement.subtype.as_str().to_string(),
+                _ => {
+                    let replay = ledger.replays(as_of).ok();
+                    let replay = replay
+                        .as_ref()
+                        .and_then(|r| r.get(&s.customer.id))
+                        .map(|r| &**r);
+                    let facts = CustomerFacts::gather(ledger, s.customer, replay, as_of);
+                    breakdown_value(ledger, key, &facts, req.as_of_day)
+                        .0
+                        .to_lowercase()
+                }
+            };
+            value == *wanted
+        });
+    }
+    let list: Vec<Row> = rows
+        .iter()
+        .map(|s| {
+            let primary = match sort {
+                "mrr_change" => Scalar::Int(s.base.into()),
+                "customer_name" => Scalar::Text(s.customer.name.to_string()),
+                _ => Scalar::Int(s.movement.date.num_days_from_ce().into()),
+            };
+            let mut key = vec![
+                KeyPart::new(primary, order == Order::Desc),
+                KeyPart::text(s.customer.id.as_str()),
+            ];
+            key.extend(s.key().into_iter().skip(2).collect::<Vec<_>>());
+            key.insert(2, KeyPart::int(s.movement.date.num_days_from_ce()));
+            let written = row(ledger, s, Some(interval.align(s.movement.date, week_start)));
+            Row::new(key, &written)
+        })
+        .collect();
+    Ok(ListPart {
+        found: Default::default(),
+        rows: TopRows::new(list, usize::MAX),
+    })
+}
+
+/// `churn-scheduled-summary`: all scheduled churn, the part in the current
+/// `interval` period (after `as_of`) and in the next one, and the change.
+pub(super) fn churn_scheduled_summary(
+    ledger: &Derived<'_>,
+    params: &ReportParams,
+    as_of: DateTime<Utc>,
+) -> Result<Value> {
+    let req = request(ledger, params, as_of)?;
+    let part = summary_part(ledger, params, as_of, &req)?;
+    summary_value(ledger, params, &req, &part)
+}
+
+pub(super) fn churn_scheduled_summary_partial(
+    ledger: &Derived<'_>,
+    params: &ReportParams,
+    as_of: DateTime<Utc>,
+) -> Result<Body> {
+    let req = request(ledger, params, as_of)?;
+    Ok(Body::Sums(summary_part(ledger, params, as_of, &req)?))
+}
+
+pub(super) fn churn_scheduled_summary_finish(
+    shape: &Derived<'_>,
+    params: &ReportParams,
+    as_of: DateTime<Utc>,
+    body: Body,
+) -> Result<Value> {
+    let req = request(shape, params, as_of)?;
+    match body {
+        Body::Sums(part) if part.sums.len() == 6 => summary_value(shape, params, &req, &part),
+        other => Err(wrong_body("churn-scheduled-summary", &other)),
+    }
+}
+
+/// The current and next periods of `churn-scheduled-summary`.
+fn summary_periods(
+    ledger: &Derived<'_>,
+    params: &ReportParams,
+    req: &Request,
+) -> Result<(PeriodInterval, NaiveDate, NaiveDate)> {
+    let interval = Query::new(params).interval(PeriodInterval::Month)?;
+    let current = interval.align(req.as_of_day, ledger.settings().week_start());
+    Ok((interval, current, interval.next(current)))
+}
+
+/// Scheduled churn (customers, MRR): all of it, in the current period and
+/// in the next.
+fn summary_part(
+    ledger: &Derived<'_>,
+    params: &ReportParams,
+    as_of: DateTime<Utc>,
+    req: &Request,
+) -> Result<SumsPart> {
+    let (interval, current, next) = summary_periods(ledger, params, req)?;
+    let week_start = ledger.settings().week_start();
+    let rows = churns(ledger, params, as_of, req)?;
+    let in_period = |start: NaiveDate| -> Vec<&Scheduled> {
+        rows.iter()
+            .filter(|s| interval.align(s.movement.date, week_start) == start)
+            .collect()
+    };
+    let all: Vec<&Scheduled> = rows.iter().collect();
+    let (customers, mrr) = totals(&all);
+    let (current_customers, current_mrr) = totals(&in_period(current));
+    let (next_customers, next_mrr) = totals(&in_period(next));
+    Ok(SumsPart {
+        sums: vec![
+            customers,
+            mrr,
+            current_customers,
+            current_mrr,
+            next_customers,
+            next_mrr,
+        ],
+        rows: TopRows::default(),
+    })
+}
+
+fn summary_value(
+    ledger: &Derived<'_>,
+    params: &ReportParams,
+    req: &Request,
+    part: &SumsPart,
+) -> Result<Value> {
+    let (interval, current, next) = summary_periods(ledger, params, req)?;
+    let [
+        customers,
+        mrr,
+        current_customers,
+        current_mrr,
+        next_customers,
+        next_mrr,
+    ] = <[i64; 6]>::try_from(part.sums.as_slice()).unwrap_or_default();
+    let end = |start: NaiveDate| interval.next(start).pred_opt().unwrap_or(start).to_string();
+    Ok(json!({
+        "currency": req.currency.as_str(),
+        "summary": {
+            "customers": customers,
+            "churn": mrr,
+            "current": {"date": current.to_string(), "end_date": end(current), "customers": current_customers, "churn": current_mrr},
+            "next": {"date": next.to_string(), "end_date": end(next), "customers": next_customers, "churn": next_mrr},
+            "change": {"customers": next_customers - current_customers, "churn": next_mrr - current_mrr},
+        }
+    }))
+}

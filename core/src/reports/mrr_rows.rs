@@ -1,0 +1,200 @@
+//! The `mrr` report's groups of period figures (the total and each
+//! breakdown entry) and the rows made from them: the rates, ARPA and LTV of
+//! a period (SEMANTICS section 7).
+
+use super::ReportParams;
+use super::mrr::GroupSeries;
+use super::request::Breakdown;
+use super::series::{PeriodStats, SeriesSpec};
+use crate::error::Result;
+use crate::money::{Cents, round_ratio};
+use crate::period::Period;
+use crate::query::Query;
+use serde_json::{Value, json};
+use std::collections::BTreeMap;
+
+/// Stats per group: key `None` is the total, `Some(value)` a breakdown entry
+/// with its label.
+pub(super) type Groups = BTreeMap<Option<String>, (String, Vec<PeriodStats>)>;
+
+/// Subtype entries split movements only: their totals are the report's.
+pub(super) fn share_totals(groups: &mut Groups) {
+    let totals = groups
+        .get(&None)
+        .map(|(_, s)| s.clone())
+        .unwrap_or_default();
+    for (key, (_, stats)) in groups.iter_mut() {
+        if key.is_some() {
+            for (entry, total) in stats.iter_mut().zip(totals.iter()) {
+                entry.start_mrr = total.start_mrr;
+                entry.total_mrr = total.total_mrr;
+                entry.start_customers = total.start_customers;
+                entry.total_customers = total.total_customers;
+            }
+        }
+    }
+}
+
+/// `mrr`'s breakdown.
+pub(super) fn breakdown_param(params: &ReportParams) -> Result<Option<&'static str>> {
+    Ok(Breakdown::from_query(&Query::new(params))?.map(Breakdown::as_str))
+}
+
+/// Adds the groups of `from` into `into`, period by period.
+pub(super) fn merge_groups(into: &mut Groups, from: Groups) {
+    for (key, (label, stats)) in from {
+        match into.get_mut(&key) {
+            Some((_, existing)) => {
+                for (entry, other) in existing.iter_mut().zip(stats.iter()) {
+                    entry.add(other);
+                }
+            }
+            None => {
+                into.insert(key, (label, stats));
+            }
+        }
+    }
+}
+
+pub(super) fn spec_copy<'a>(spec: &SeriesSpec<'a>) -> SeriesSpec<'a> {
+    SeriesSpec {
+        range: spec.range,
+        periods: spec.periods,
+        currency: spec.currency,
+        conversion: spec.conversion,
+        fx: spec.fx,
+        currencies: spec.currencies,
+        kinds: spec.kinds,
+        subtypes: spec.subtypes,
+        as_of_day: spec.as_of_day,
+    }
+}
+
+pub(super) fn add_movement_columns(into: &mut PeriodStats, from: &PeriodStats) {
+    into.new += from.new;
+    into.expansion += from.expansion;
+    into.contraction += from.contraction;
+    into.churn += from.churn;
+    into.reactivation += from.reactivation;
+    into.new_customers += from.new_customers;
+    into.expansion_customers += from.expansion_customers;
+    into.contraction_customers += from.contraction_customers;
+    into.churn_customers += from.churn_customers;
+    into.reactivation_customers += from.reactivation_customers;
+    into.customers_diff += from.customers_diff;
+}
+
+/// `100 x churned / start_customers`; `None` without start customers.
+pub fn customer_churn_rate(stats: &PeriodStats) -> Option<f64> {
+    percent(stats.churned as f64, stats.start_customers as f64)
+}
+
+/// `100 x numerator / denominator`; `None` when the denominator is 0.
+pub(super) fn percent(numerator: f64, denominator: f64) -> Option<f64> {
+    (denominator != 0.0).then(|| 100.0 * numerator / denominator)
+}
+
+/// The mean of the values present; `None` when none is.
+pub(super) fn mean(values: &[Option<f64>]) -> Option<f64> {
+    let present: Vec<f64> = values.iter().flatten().copied().collect();
+    (!present.is_empty()).then(|| present.iter().sum::<f64>() / present.len() as f64)
+}
+
+/// ARPA: `round(total_mrr / total_customers)`, 0 without customers.
+pub(super) fn arpa(stats: &PeriodStats) -> Cents {
+    round_ratio(
+        i128::from(stats.total_mrr),
+        i128::from(stats.total_customers),
+    )
+}
+
+/// LTV and customer lifetime from ARPA and a mean monthly churn rate `m`.
+pub(super) fn lifetime_value(
+    arpa: Cents,
+    monthly_churn: Option<f64>,
+) -> (Option<Cents>, Option<f64>) {
+    match monthly_churn {
+        Some(m) if m > 0.0 => (
+            Some((arpa as f64 / (m / 100.0)).round_ties_even() as Cents),
+            Some(1.0 / (m / 100.0)),
+        ),
+        _ => (None, None),
+    }
+}
+
+/// One row of the period table.
+pub fn period_row(period: &Period, group: &GroupSeries, i: usize) -> Value {
+    let s = &group.stats[i];
+    let start_mrr = s.start_mrr as f64;
+    let losses = -(s.churn + s.contraction) as f64;
+    let arpa = arpa(s);
+    let (ltv, lifetime) = lifetime_value(arpa, group.monthly_churn[i]);
+    let churn_rate = customer_churn_rate(s);
+    let mrr_churn_rate = percent(losses, start_mrr);
+    json!({
+        "date": period.start.to_string(),
+        "end_date": period.end.to_string(),
+        "new": s.new,
+        "expansion": s.expansion,
+        "contraction": s.contraction,
+        "churn": s.churn,
+        "reactivation": s.reactivation,
+        "mrr_diff": s.total_mrr - s.start_mrr,
+        "customers_diff": s.customers_diff,
+        "start_mrr": s.start_mrr,
+        "start_customers": s.start_customers,
+        "total_mrr": s.total_mrr,
+        "total_arr": s.total_mrr * 12,
+        "total_customers": s.total_customers,
+        "arpa": arpa,
+        "asp": round_ratio(i128::from(s.new), i128::from(s.new_customers)),
+        "quick_ratio": (losses != 0.0).then(|| (s.new + s.expansion) as f64 / losses),
+        "customer_churn_rate": churn_rate,
+        "mrr_churn_rate": mrr_churn_rate,
+        "net_mrr_churn_rate": percent(-(s.churn + s.contraction + s.expansion + s.reactivation) as f64, start_mrr),
+        "customer_retention_rate": churn_rate.map(|r| 100.0 - r),
+        "mrr_retention_rate": mrr_churn_rate.map(|r| 100.0 - r),
+        "nrr": percent((s.start_mrr + s.expansion + s.contraction + s.churn) as f64, start_mrr),
+        "customer_churn_avg": group.churn_avg[i],
+        "ltv": ltv,
+        "customer_lifetime": lifetime,
+        "fx_adjustment": s.fx_adjustment(),
+    })
+}
+
+/// One breakdown entry of a period.
+pub(super) fn breakdown_entry(
+    label: &str,
+    group: &GroupSeries,
+    i: usize,
+    fx_adjustment: Option<Cents>,
+) -> Value {
+    let s = &group.stats[i];
+    let arpa = arpa(s);
+    let (ltv, lifetime) = lifetime_value(arpa, group.monthly_churn[i]);
+    json!({
+        "label": label,
+        "total_mrr": s.total_mrr,
+        "total_arr": s.total_mrr * 12,
+        "total_customers": s.total_customers,
+        "new": s.new,
+        "expansion": s.expansion,
+        "contraction": s.contraction,
+        "churn": s.churn,
+        "reactivation": s.reactivation,
+        "mrr_diff": s.total_mrr - s.start_mrr,
+        "customers_diff": s.customers_diff,
+        "new_customers": s.new_customers,
+        "expansion_customers": s.expansion_customers,
+        "contraction_customers": s.contraction_customers,
+        "churn_customers": s.churn_customers,
+        "reactivation_customers": s.reactivation_customers,
+        "arpa": arpa,
+        "asp": round_ratio(i128::from(s.new), i128::from(s.new_customers)),
+        "customer_churn_rate": customer_churn_rate(s),
+        "customer_churn_avg": group.churn_avg[i],
+        "ltv": ltv,
+        "customer_lifetime": lifetime,
+        "fx_adjustment": fx_adjustment.unwrap_or_else(|| s.fx_adjustment()),
+    })
+}
