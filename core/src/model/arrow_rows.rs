@@ -25,11 +25,12 @@ use crate::model::Timestamp;
 use crate::model::json::{Node, View};
 use arrow_array::cast::AsArray;
 use arrow_array::types::{
-    Int8Type, Int16Type, Int32Type, Int64Type, UInt8Type, UInt16Type, UInt32Type, UInt64Type,
+    Int8Type, Int16Type, Int32Type, Int64Type, TimestampMicrosecondType, TimestampMillisecondType,
+    TimestampNanosecondType, TimestampSecondType, UInt8Type, UInt16Type, UInt32Type, UInt64Type,
 };
 use arrow_array::{
     Array, BooleanArray, Date32Array, Float64Array, Int32Array, Int64Array, LargeStringArray,
-    RecordBatch, StringArray, StringViewArray,
+    PrimitiveArray, RecordBatch, StringArray, StringViewArray,
 };
 use arrow_buffer::ArrowNativeType;
 use arrow_buffer::NullBuffer;
@@ -132,6 +133,10 @@ enum Cells<'a> {
     Float64(&'a Float64Array),
     Boolean(&'a BooleanArray),
     Date32(&'a Date32Array),
+    TimestampSecond(&'a PrimitiveArray<TimestampSecondType>),
+    TimestampMillisecond(&'a PrimitiveArray<TimestampMillisecondType>),
+    TimestampMicrosecond(&'a PrimitiveArray<TimestampMicrosecondType>),
+    TimestampNanosecond(&'a PrimitiveArray<TimestampNanosecondType>),
     Other,
 }
 
@@ -149,6 +154,18 @@ impl<'a> Column<'a> {
             DataType::Boolean => Cells::Boolean(array.as_boolean()),
             DataType::Date32 => {
                 Cells::Date32(array.as_primitive::<arrow_array::types::Date32Type>())
+            }
+            DataType::Timestamp(TimeUnit::Second, _) => {
+                Cells::TimestampSecond(array.as_primitive())
+            }
+            DataType::Timestamp(TimeUnit::Millisecond, _) => {
+                Cells::TimestampMillisecond(array.as_primitive())
+            }
+            DataType::Timestamp(TimeUnit::Microsecond, _) => {
+                Cells::TimestampMicrosecond(array.as_primitive())
+            }
+            DataType::Timestamp(TimeUnit::Nanosecond, _) => {
+                Cells::TimestampNanosecond(array.as_primitive())
             }
             _ => Cells::Other,
         };
@@ -178,6 +195,10 @@ impl<'a> Column<'a> {
             Cells::Float64(a) => Number::from_f64(a.value(row)).map_or(View::Null, View::Number),
             Cells::Boolean(a) => View::Bool(a.value(row)),
             Cells::Date32(a) => date_view(i64::from(a.value(row))),
+            Cells::TimestampSecond(a) => timestamp_view(TimeUnit::Second, a.value(row)),
+            Cells::TimestampMillisecond(a) => timestamp_view(TimeUnit::Millisecond, a.value(row)),
+            Cells::TimestampMicrosecond(a) => timestamp_view(TimeUnit::Microsecond, a.value(row)),
+            Cells::TimestampNanosecond(a) => timestamp_view(TimeUnit::Nanosecond, a.value(row)),
             Cells::Other => cell_view(self.array, row),
         }
     }
@@ -350,33 +371,17 @@ fn cell_view<'a>(array: &'a dyn Array, row: usize) -> View<'a, ArrowNode<'a>> {
             date_view(millis.div_euclid(86_400_000))
         }
         DataType::Timestamp(unit, _) => {
-            use arrow_array::types::{
-                TimestampMicrosecondType, TimestampMillisecondType, TimestampNanosecondType,
-                TimestampSecondType,
-            };
-            let (value, instant) = match unit {
-                TimeUnit::Second => {
-                    let v = array.as_primitive::<TimestampSecondType>().value(row);
-                    (v, DateTime::from_timestamp(v, 0))
-                }
+            let value = match unit {
+                TimeUnit::Second => array.as_primitive::<TimestampSecondType>().value(row),
                 TimeUnit::Millisecond => {
-                    let v = array.as_primitive::<TimestampMillisecondType>().value(row);
-                    (v, DateTime::from_timestamp_millis(v))
+                    array.as_primitive::<TimestampMillisecondType>().value(row)
                 }
                 TimeUnit::Microsecond => {
-                    let v = array.as_primitive::<TimestampMicrosecondType>().value(row);
-                    (v, DateTime::from_timestamp_micros(v))
+                    array.as_primitive::<TimestampMicrosecondType>().value(row)
                 }
-                TimeUnit::Nanosecond => {
-                    let v = array.as_primitive::<TimestampNanosecondType>().value(row);
-                    (v, Some(DateTime::from_timestamp_nanos(v)))
-                }
+                TimeUnit::Nanosecond => array.as_primitive::<TimestampNanosecondType>().value(row),
             };
-            // Out of the calendar's range: the raw number, which the
-            // timestamp rule refuses, quoting it.
-            instant.map_or(integer(value), |instant| {
-                View::Timestamp(Timestamp::from_instant(instant))
-            })
+            timestamp_view(*unit, value)
         }
         DataType::List(_) => {
             let list = array.as_list::<i32>();
@@ -439,6 +444,21 @@ fn dictionary_key<K: arrow_array::types::ArrowDictionaryKeyType>(
     let key = array.as_dictionary::<K>().keys().value(row);
     // Negative keys index nothing.
     key.to_usize()
+}
+
+/// A timestamp cell: `value` in `unit`s since the Unix epoch. Out of the
+/// calendar's range it is the raw number, which the timestamp rule
+/// refuses, quoting it.
+fn timestamp_view<'a>(unit: TimeUnit, value: i64) -> View<'a, ArrowNode<'a>> {
+    let instant = match unit {
+        TimeUnit::Second => DateTime::from_timestamp(value, 0),
+        TimeUnit::Millisecond => DateTime::from_timestamp_millis(value),
+        TimeUnit::Microsecond => DateTime::from_timestamp_micros(value),
+        TimeUnit::Nanosecond => Some(DateTime::from_timestamp_nanos(value)),
+    };
+    instant.map_or(View::Number(Number::from(value)), |instant| {
+        View::Timestamp(Timestamp::from_instant(instant))
+    })
 }
 
 /// A date cell: days since 1970-01-01.
@@ -565,6 +585,34 @@ mod tests {
             ),
             ("b", Arc::new(BooleanArray::from(vec![Some(true), None]))),
             ("d", Arc::new(Date32Array::from(vec![Some(19723), None]))),
+            (
+                "ts",
+                Arc::new(
+                    arrow_array::TimestampSecondArray::from(vec![Some(1_704_067_200), None])
+                        .with_timezone("UTC"),
+                ),
+            ),
+            (
+                "tn",
+                Arc::new(arrow_array::TimestampNanosecondArray::from(vec![
+                    None,
+                    Some(1_704_067_200_500_000_000),
+                ])),
+            ),
+            (
+                "tm",
+                Arc::new(arrow_array::TimestampMillisecondArray::from(vec![
+                    Some(i64::MAX),
+                    None,
+                ])),
+            ),
+            (
+                "tu",
+                Arc::new(arrow_array::TimestampMicrosecondArray::from(vec![
+                    Some(1_704_067_200_000_001),
+                    None,
+                ])),
+            ),
             ("s", Arc::new(StringArray::from(vec!["second", "second"]))),
             (long, Arc::new(Int64Array::from(vec![1, 2]))),
         ];
@@ -597,6 +645,11 @@ mod tests {
                 ("f".to_string(), Value::Null),
                 ("b".to_string(), Value::from(true)),
                 ("d".to_string(), Value::from("2024-01-01")),
+                ("ts".to_string(), Value::from("2024-01-01T00:00:00Z")),
+                ("tn".to_string(), Value::Null),
+                // Out of the calendar's range: the raw number.
+                ("tm".to_string(), Value::from(i64::MAX)),
+                ("tu".to_string(), Value::from("2024-01-01T00:00:00Z")),
                 ("s".to_string(), Value::from("second")),
                 (long.to_string(), Value::from(1)),
             ]
