@@ -7,6 +7,7 @@
 const native = require('./native.js')
 
 const { SubmetricsError } = require('./errors.js')
+const { flatten } = require('./records.js')
 const { Client } = require('./client/index.js')
 
 // Codes napi-rs gives its own argument-conversion errors (a number where a
@@ -98,16 +99,22 @@ function bytes(stream) {
 }
 
 /**
- * The addon's write results (every record's id; the positions and
- * messages of the rejected ones) as one `{id, import_status,
- * import_error}` object per record, in input order.
+ * The addon's write results (every record's id, joined in `ids` and cut by
+ * `idLengths`; the positions and messages of the rejected ones) as one
+ * `{id, import_status, import_error}` object per record, in input order.
  */
-function writeResults({ ids, failed, errors }) {
-  const results = new Array(ids.length)
-  for (let i = 0; i < ids.length; i++) results[i] = { id: ids[i], import_status: 'inserted' }
+function writeResults({ ids, idLengths, failed, errors }) {
+  const count = idLengths.length
+  const results = new Array(count)
+  let at = 0
+  for (let i = 0; i < count; i++) {
+    const end = at + idLengths[i]
+    results[i] = { id: ids.slice(at, end), import_status: 'inserted' }
+    at = end
+  }
   for (let k = 0; k < failed.length; k++) {
     const i = failed[k]
-    results[i] = { id: ids[i], import_status: 'error', import_error: errors[k] }
+    results[i] = { id: results[i].id, import_status: 'error', import_error: errors[k] }
   }
   return results
 }
@@ -134,8 +141,13 @@ class Ledger {
     return call(() => this._native.importStripe(objects, options), 'invalid_query')
   }
 
+  // An array goes over flattened (records.js), one record as it is.
   _upsert(collection, records) {
-    return call(() => writeResults(this._native.upsert(collection, records)), 'invalid_record')
+    if (!Array.isArray(records)) {
+      return call(() => writeResults(this._native.upsert(collection, records)), 'invalid_record')
+    }
+    const [layout, text, others] = flatten(records)
+    return call(() => writeResults(this._native.upsertFlat(collection, layout, text, others)), 'invalid_record')
   }
 
   upsertCustomers(records) { return this._upsert('customers', records) }

@@ -4,10 +4,10 @@
 use crate::convert::{as_of as as_of_instant, params as params_of};
 use crate::convert::{as_of, params, records, resolve};
 use crate::errors::{invalid_argument, to_napi};
-use crate::records::Records;
+use crate::records::{FlatLayout, FlatRecords, Records};
 use crate::tasks::{MovementsTask, ReportTask};
 use bumpalo::Bump;
-use napi::bindgen_prelude::{AsyncTask, Buffer};
+use napi::bindgen_prelude::{AsyncTask, Buffer, Uint32Array};
 use napi::{Env, Unknown};
 use napi_derive::napi;
 use serde_json::{Value, json};
@@ -59,29 +59,42 @@ pub fn report(
 
 /// The per-record results of a write, in input order, as index.js turns
 /// them into `{id, import_status, import_error}` objects: every record's
-/// id, and the positions and messages of the rejected ones.
+/// id (joined in `ids`, cut by their UTF-16 lengths, so that a million ids
+/// cross as one string), and the positions and messages of the rejected
+/// ones.
 #[napi(object)]
 pub struct WriteResults {
-    pub ids: Vec<String>,
+    pub ids: String,
+    pub id_lengths: Uint32Array,
     pub failed: Vec<u32>,
     pub errors: Vec<String>,
 }
 
 impl From<WriteReport> for WriteResults {
     fn from(report: WriteReport) -> WriteResults {
-        let mut out = WriteResults {
-            ids: Vec::with_capacity(report.results.len()),
-            failed: Vec::new(),
-            errors: Vec::new(),
-        };
+        let mut ids = String::new();
+        let mut lengths = Vec::with_capacity(report.results.len());
+        let mut failed = Vec::new();
+        let mut errors = Vec::new();
         for (index, result) in report.results.into_iter().enumerate() {
             if let Some(error) = result.import_error {
-                out.failed.push(index as u32);
-                out.errors.push(error);
+                failed.push(index as u32);
+                errors.push(error);
             }
-            out.ids.push(result.id);
+            let units = if result.id.is_ascii() {
+                result.id.len()
+            } else {
+                result.id.chars().map(char::len_utf16).sum()
+            };
+            lengths.push(units as u32);
+            ids.push_str(&result.id);
         }
-        out
+        WriteResults {
+            ids,
+            id_lengths: Uint32Array::new(lengths),
+            failed,
+            errors,
+        }
     }
 }
 
@@ -154,6 +167,37 @@ impl NativeLedger {
         } else {
             let records = crate::records::records(&env, records, &arena)?;
             write(&self.inner).upsert_trees(kind, &records)
+        };
+        Ok(WriteResults::from(report))
+    }
+
+    /// [`NativeLedger::upsert`] of an array of records in the flat layout
+    /// of `records.js` (its strings joined in `text`, its nested values in
+    /// `others`): the same results and errors, read with a few N-API calls
+    /// for the whole array.
+    #[napi]
+    pub fn upsert_flat(
+        &self,
+        env: Env,
+        collection: String,
+        layout: FlatLayout,
+        text: Unknown,
+        others: Unknown,
+    ) -> napi::Result<WriteResults> {
+        let kind = kind(&collection)?;
+        let arena = Bump::new();
+        let mut records = FlatRecords::new(&env, &layout, text, others, &arena)?;
+        let report = if kind == RecordKind::Invoices {
+            let read = Ledger::read_invoice_chunks(|| records.next_chunk(CHUNK))?;
+            let mut ledger = write(&self.inner);
+            ledger.reserve_invoices(read.len());
+            ledger.upsert_read_invoices(read)
+        } else {
+            let mut all = Vec::new();
+            while let Some(chunk) = records.next_chunk(usize::MAX)? {
+                all.extend(chunk);
+            }
+            write(&self.inner).upsert_trees(kind, &all)
         };
         Ok(WriteResults::from(report))
     }

@@ -14,6 +14,13 @@
 //! (which an object holding itself reaches), more than a million values in
 //! one record.
 //!
+//! An array of records usually arrives flattened by `records.js` (one
+//! JavaScript pass: keys, kinds and numbers in typed arrays, every string
+//! joined in one text, nested values apart) and is read by [`FlatRecords`]
+//! with a few N-API calls for the whole array: the same trees and errors,
+//! the nested values and any record that is not a plain object read as
+//! above. One object as one record is read by [`Records`].
+//!
 //! This is the binding's one module that calls N-API itself (napi-rs's safe
 //! wrappers cost a call and an allocation per property), so it alone allows
 //! `unsafe`; each block states why it holds.
@@ -21,7 +28,9 @@
 
 use crate::errors::details;
 use bumpalo::Bump;
+use napi::bindgen_prelude::{Float64Array, FromNapiValue, Uint8Array, Uint32Array, Utf16String};
 use napi::{Env, Error, JsValue, Status, Unknown, sys};
+use napi_derive::napi;
 use serde_json::Number;
 use std::borrow::Cow;
 use std::ptr;
@@ -229,10 +238,41 @@ fn number(n: f64) -> Option<Number> {
     Number::from_f64(n)
 }
 
+/// A JavaScript number as a JSON number ([`number`]); NaN and the
+/// infinities are errors.
+fn json_number<'b>(n: f64) -> Result<Json<'b>, Failure<'b>> {
+    number(n).map(Json::Number).ok_or_else(|| {
+        let name = if n.is_nan() {
+            "NaN"
+        } else if n > 0.0 {
+            "Infinity"
+        } else {
+            "-Infinity"
+        };
+        Failure::unreadable(format!("is {name}, which is not a JSON number"))
+    })
+}
+
 impl<'b> Reader<'b> {
+    /// Counts one more value of the current record (see [`MAX_VALUES`]).
+    fn count_value(&mut self) -> Result<(), Failure<'b>> {
+        if self.budget == 0 {
+            return Err(Failure::unreadable(format!(
+                "holds more than {MAX_VALUES} values"
+            )));
+        }
+        self.budget -= 1;
+        Ok(())
+    }
+
     /// Item `index` of the array `records` as a record.
     fn record(&mut self, records: sys::napi_value, index: u32) -> napi::Result<Json<'b>> {
         let item = self.element(records, index)?;
+        self.item(item, index)
+    }
+
+    /// `item`, item `index` of the call's array, as a record.
+    fn item(&mut self, item: sys::napi_value, index: u32) -> napi::Result<Json<'b>> {
         self.budget = MAX_VALUES;
         match self.value(item, MAX_DEPTH - 1) {
             Ok(Some(record)) => Ok(record),
@@ -248,12 +288,7 @@ impl<'b> Reader<'b> {
         value: sys::napi_value,
         depth: u32,
     ) -> Result<Option<Json<'b>>, Failure<'b>> {
-        if self.budget == 0 {
-            return Err(Failure::unreadable(format!(
-                "holds more than {MAX_VALUES} values"
-            )));
-        }
-        self.budget -= 1;
+        self.count_value()?;
         Ok(Some(match self.type_of(value)? {
             sys::ValueType::napi_undefined => return Ok(None),
             sys::ValueType::napi_null => Json::Null,
@@ -267,16 +302,7 @@ impl<'b> Reader<'b> {
                 let mut n = 0.0;
                 // SAFETY: `self.env` is this call's live environment, `value` a handle of it just typed as a number, `n` a local out-pointer.
                 check(unsafe { sys::napi_get_value_double(self.env, value, &mut n) })?;
-                Json::Number(number(n).ok_or_else(|| {
-                    let name = if n.is_nan() {
-                        "NaN"
-                    } else if n > 0.0 {
-                        "Infinity"
-                    } else {
-                        "-Infinity"
-                    };
-                    Failure::unreadable(format!("is {name}, which is not a JSON number"))
-                })?)
+                json_number(n)?
             }
             sys::ValueType::napi_string => Json::String(Cow::Borrowed(self.string(value)?)),
             sys::ValueType::napi_object => {
@@ -375,6 +401,30 @@ impl<'b> Reader<'b> {
         Ok(self.arena.alloc_str(text))
     }
 
+    /// A string's UTF-8 text of any length, read straight into the arena.
+    fn long_string(&self, value: sys::napi_value) -> napi::Result<&'b str> {
+        let mut len = 0;
+        // SAFETY: `value` is a live string handle of `self.env`; with a null buffer N-API only writes the length to `len`.
+        check(unsafe {
+            sys::napi_get_value_string_utf8(self.env, value, ptr::null_mut(), 0, &mut len)
+        })?;
+        let buf = self.arena.alloc_slice_fill_copy(len + 1, 0u8);
+        let mut written = 0;
+        // SAFETY: as above; the pointer and length describe `buf`, of which N-API writes at most `buf.len()` bytes, and `written` is a local out-pointer.
+        check(unsafe {
+            sys::napi_get_value_string_utf8(
+                self.env,
+                value,
+                buf.as_mut_ptr().cast(),
+                buf.len(),
+                &mut written,
+            )
+        })?;
+        let buf: &'b [u8] = buf;
+        std::str::from_utf8(&buf[..written])
+            .map_err(|e| Error::new(Status::StringExpected, e.to_string()))
+    }
+
     fn type_of(&self, value: sys::napi_value) -> napi::Result<sys::napi_valuetype> {
         let mut kind = 0;
         // SAFETY: `self.env` is this call's live environment, `value` a handle of it, `kind` a local out-pointer.
@@ -401,5 +451,248 @@ impl<'b> Reader<'b> {
         // SAFETY: `self.env` is this call's live environment, `array` a handle of it known to be an array, `item` a local out-pointer.
         check(unsafe { sys::napi_get_element(self.env, array, index, &mut item) })?;
         Ok(item)
+    }
+}
+
+/// The flat layout `records.js` makes of an array of records: the keys,
+/// where each record's fields end and whether it was flattened (a plain
+/// object) or is the next of the `others`, and each field's key, kind and
+/// number (a string's UTF-16 length). The strings come joined in one text.
+#[napi(object)]
+pub struct FlatLayout {
+    pub keys: Vec<String>,
+    pub ends: Uint32Array,
+    pub plain: Uint8Array,
+    pub field_keys: Uint32Array,
+    pub kinds: Uint8Array,
+    pub numbers: Float64Array,
+}
+
+// Kinds of a field, as records.js writes them.
+const UNDEFINED: u8 = 0;
+const NULL: u8 = 1;
+const FALSE: u8 = 2;
+const TRUE: u8 = 3;
+const NUMBER: u8 = 4;
+const STRING: u8 = 5;
+const OTHER: u8 = 6;
+const REPEAT: u8 = 7;
+
+fn inconsistent() -> Error {
+    Error::new(
+        Status::InvalidArg,
+        "the flat records do not match their layout".to_string(),
+    )
+}
+
+/// The joined strings of a flat layout, cut one by one.
+enum Text<'b> {
+    /// Every string is ASCII: a UTF-16 length is a byte length.
+    Ascii { text: &'b str, at: usize },
+    /// Some string is not: each is cut from the UTF-16 units and converted
+    /// alone (a lone surrogate becomes U+FFFD, as a single string does).
+    Wide { units: Vec<u16>, at: usize },
+}
+
+impl<'b> Text<'b> {
+    fn next(&mut self, length: usize, arena: &'b Bump) -> napi::Result<&'b str> {
+        match self {
+            Text::Ascii { text, at } => {
+                let piece = at
+                    .checked_add(length)
+                    .and_then(|end| text.get(*at..end))
+                    .ok_or_else(inconsistent)?;
+                *at += length;
+                Ok(piece)
+            }
+            Text::Wide { units, at } => {
+                let piece = at
+                    .checked_add(length)
+                    .and_then(|end| units.get(*at..end))
+                    .ok_or_else(inconsistent)?;
+                *at += length;
+                Ok(arena.alloc_str(&String::from_utf16_lossy(piece)))
+            }
+        }
+    }
+}
+
+/// The records of a flat layout, read a chunk at a time: the same record
+/// trees and errors as [`Records`] reads from the array itself.
+pub struct FlatRecords<'a, 'b> {
+    reader: Reader<'b>,
+    layout: &'a FlatLayout,
+    /// The keys, copied into the arena.
+    keys: Vec<&'b str>,
+    /// Per key, the last string given to it.
+    last: Vec<Option<&'b str>>,
+    text: Text<'b>,
+    others: sys::napi_value,
+    next_other: u32,
+    /// The next record to read.
+    next: usize,
+    /// The next field to read.
+    field: usize,
+}
+
+impl<'a, 'b> FlatRecords<'a, 'b> {
+    /// The records of `layout`, its strings joined in `text` and its other
+    /// values in the array `others`. A layout whose parts disagree is an
+    /// `InvalidArg` error.
+    pub fn new(
+        env: &Env,
+        layout: &'a FlatLayout,
+        text: Unknown<'_>,
+        others: Unknown<'_>,
+        arena: &'b Bump,
+    ) -> napi::Result<FlatRecords<'a, 'b>> {
+        let fields = layout.kinds.len();
+        let consistent = layout.field_keys.len() == fields
+            && layout.numbers.len() == fields
+            && layout.plain.len() == layout.ends.len()
+            && layout.ends.windows(2).all(|w| w[0] <= w[1])
+            && layout.ends.last().is_none_or(|&end| end as usize == fields)
+            && layout
+                .field_keys
+                .iter()
+                .all(|&k| (k as usize) < layout.keys.len())
+            && u32::try_from(layout.ends.len()).is_ok();
+        if !consistent {
+            return Err(inconsistent());
+        }
+        let mut reader = Reader {
+            env: env.raw(),
+            arena,
+            scratch: Vec::new(),
+            budget: MAX_VALUES,
+        };
+        if reader.type_of(text.raw())? != sys::ValueType::napi_string
+            || !reader.is_array(others.raw())?
+        {
+            return Err(inconsistent());
+        }
+        let units: usize = layout
+            .kinds
+            .iter()
+            .zip(layout.numbers.iter())
+            .filter(|(kind, _)| **kind == STRING)
+            .map(|(_, length)| *length as usize)
+            .sum();
+        let utf8 = reader.long_string(text.raw())?;
+        let text = if utf8.len() == units {
+            Text::Ascii { text: utf8, at: 0 }
+        } else {
+            // SAFETY: `env` is this call's live environment and `text` a live string handle of it (typed just above).
+            let units = unsafe { Utf16String::from_napi_value(env.raw(), text.raw()) }?;
+            Text::Wide {
+                units: units.to_vec(),
+                at: 0,
+            }
+        };
+        reader.scratch = vec![0; 256];
+        Ok(FlatRecords {
+            reader,
+            layout,
+            keys: layout.keys.iter().map(|k| &*arena.alloc_str(k)).collect(),
+            last: vec![None; layout.keys.len()],
+            text,
+            others: others.raw(),
+            next_other: 0,
+            next: 0,
+            field: 0,
+        })
+    }
+
+    /// The next `size` records at most; `None` once every one is read.
+    pub fn next_chunk(&mut self, size: usize) -> napi::Result<Option<Vec<Json<'b>>>> {
+        let count = self.layout.ends.len();
+        if self.next >= count {
+            return Ok(None);
+        }
+        let end = count.min(self.next.saturating_add(size));
+        let mut chunk = Vec::with_capacity(end - self.next);
+        // The handles of a chunk's other values are released after it.
+        let env = self.reader.env;
+        let mut scope = ptr::null_mut();
+        // SAFETY: `env` is the live environment of this call (on its thread) and `scope` a local out-pointer; the scope is closed below before the next opens.
+        check(unsafe { sys::napi_open_handle_scope(env, &mut scope) })?;
+        let mut read = Ok(());
+        for index in self.next..end {
+            match self.record(index) {
+                Ok(record) => chunk.push(record),
+                Err(error) => {
+                    read = Err(error);
+                    break;
+                }
+            }
+        }
+        // SAFETY: `scope` is the scope opened just above in the same `env`, and no handle made inside it is used after this point.
+        check(unsafe { sys::napi_close_handle_scope(env, scope) })?;
+        read?;
+        self.next = end;
+        Ok(Some(chunk))
+    }
+
+    fn other(&mut self) -> napi::Result<sys::napi_value> {
+        let value = self.reader.element(self.others, self.next_other)?;
+        self.next_other += 1;
+        Ok(value)
+    }
+
+    /// Record `index`, whose fields start at `self.field`.
+    fn record(&mut self, index: usize) -> napi::Result<Json<'b>> {
+        // Checked in `new`: the count fits in 32 bits.
+        let position = index as u32;
+        if self.layout.plain[index] == 0 {
+            let item = self.other()?;
+            return self.reader.item(item, position);
+        }
+        let end = self.layout.ends[index] as usize;
+        // The record itself counts as one value.
+        self.reader.budget = MAX_VALUES - 1;
+        let mut fields = Vec::with_capacity(end.saturating_sub(self.field));
+        while self.field < end {
+            let field = self.field;
+            self.field += 1;
+            let k = self.layout.field_keys[field] as usize;
+            let key = self.keys[k];
+            match self.value(field, k) {
+                Ok(Some(value)) => fields.push((Cow::Borrowed(key), value)),
+                Ok(None) => {}
+                Err(failure) => {
+                    return Err(failure
+                        .at(Step::Key(key))
+                        .into_error(&record_name(position)));
+                }
+            }
+        }
+        Ok(Json::Object(fields))
+    }
+
+    /// The value of field `field` of a plain record, of key `k`; `None` for
+    /// `undefined`.
+    fn value(&mut self, field: usize, k: usize) -> Result<Option<Json<'b>>, Failure<'b>> {
+        let kind = self.layout.kinds[field];
+        if kind == OTHER {
+            let value = self.other()?;
+            // A field of a record: two levels below the call's argument.
+            return self.reader.value(value, MAX_DEPTH - 2);
+        }
+        self.reader.count_value()?;
+        Ok(Some(match kind {
+            UNDEFINED => return Ok(None),
+            NULL => Json::Null,
+            FALSE => Json::Bool(false),
+            TRUE => Json::Bool(true),
+            NUMBER => json_number(self.layout.numbers[field])?,
+            STRING => {
+                let length = self.layout.numbers[field] as usize;
+                let text = self.text.next(length, self.reader.arena)?;
+                self.last[k] = Some(text);
+                Json::String(Cow::Borrowed(text))
+            }
+            REPEAT => Json::String(Cow::Borrowed(self.last[k].ok_or_else(inconsistent)?)),
+            _ => return Err(inconsistent().into()),
+        }))
     }
 }

@@ -275,3 +275,51 @@ test('one call takes any number of records', () => {
   assert.ok(results.every((r, i) => r.id === `c${i}` && r.import_status === 'inserted'))
   assert.equal(ledger.getCustomer('c250000').email, 'c250000@example.com')
 })
+
+test('an array is read with the same strings as one object, lone surrogates included', () => {
+  // A lone surrogate reads as U+FFFD; two of them in neighbouring fields
+  // stay two, even though they meet as a pair when an array's strings are
+  // joined for the addon.
+  const record = (id) => ({ id, name: '\uDC00bñ', email: 'a\uD800', custom_variables: { k: 'x\uD800' } })
+  const ledger = new Ledger({ base_currency: 'USD' })
+  assert.deepEqual(ledger.upsertCustomers([record('s\uD800'), record('t\uD800')]).map((r) => [r.id, r.import_status]),
+    [['s\uFFFD', 'inserted'], ['t\uFFFD', 'inserted']])
+  assert.deepEqual(ledger.upsertCustomers(record('u')), [{ id: 'u', import_status: 'inserted' }])
+  for (const id of ['s\uFFFD', 't\uFFFD', 'u']) {
+    assert.deepEqual(present(ledger.getCustomer(id)),
+      { id, name: '\uFFFDbñ', email: 'a\uFFFD', custom_variables: { k: 'x\uFFFD' } })
+  }
+})
+
+test('records of different keys, key orders and repeated values in one array', () => {
+  const ledger = new Ledger({ base_currency: 'USD' })
+  ledger.upsertPlans([{ id: 'm', name: 'Monthly', interval: 'month', currency: 'USD' }])
+  ledger.upsertCustomers([{ id: 'A', name: 'A' }, { name: 'B', id: 'B' }])
+  const results = ledger.upsertInvoices([
+    { id: 'r1', ...BASE },
+    { currency: 'USD', amount: 3000, invoice_date: '2024-02-01', plan_id: 'm', type: 'subscription', customer_id: 'A', id: 'r2' },
+    { id: 'r3', ...BASE, customer_id: 'B', invoice_date: '2024-03-01' },
+    { id: 'r4', ...BASE, customer_id: 'B', invoice_date: '2024-03-01', status: 'void' },
+    { id: 'r5', ...BASE, customer_id: 'B', invoice_date: '2024-03-01', status: 'void', amount: 'x' },
+  ])
+  assert.deepEqual(results, [
+    { id: 'r1', import_status: 'inserted' },
+    { id: 'r2', import_status: 'inserted' },
+    { id: 'r3', import_status: 'inserted' },
+    { id: 'r4', import_status: 'inserted' },
+    { id: 'r5', import_status: 'error', import_error: 'invoice r5: field `amount`: must be an integer, got "x"' },
+  ])
+  assert.deepEqual(['r1', 'r2', 'r3', 'r4'].map((id) => {
+    const invoice = ledger.getInvoice(id)
+    return [invoice.customer_id, invoice.invoice_date, invoice.status]
+  }), [['A', '2024-01-01', 'paid'], ['A', '2024-02-01', 'paid'], ['B', '2024-03-01', 'paid'], ['B', '2024-03-01', 'void']])
+})
+
+test('a getter that throws fails the call with its own error', () => {
+  const ledger = new Ledger({ base_currency: 'USD' })
+  const record = { id: 'g', name: 'G' }
+  Object.defineProperty(record, 'email', { enumerable: true, get() { throw new RangeError('no email') } })
+  assert.throws(() => ledger.upsertCustomers([{ id: 'a', name: 'A' }, record]), { name: 'RangeError', message: 'no email' })
+  assert.throws(() => ledger.upsertCustomers(record), { name: 'RangeError', message: 'no email' })
+  assert.equal(ledger.listCustomers().count, 0)
+})

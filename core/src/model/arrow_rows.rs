@@ -25,29 +25,40 @@ use crate::model::Timestamp;
 use crate::model::json::{Node, View};
 use arrow_array::cast::AsArray;
 use arrow_array::types::{
-    Int8Type, Int16Type, Int32Type, Int64Type, UInt8Type, UInt16Type, UInt32Type, UInt64Type,
+    Int8Type, Int16Type, Int32Type, Int64Type, TimestampMicrosecondType, TimestampMillisecondType,
+    TimestampNanosecondType, TimestampSecondType, UInt8Type, UInt16Type, UInt32Type, UInt64Type,
 };
-use arrow_array::{Array, RecordBatch};
+use arrow_array::{
+    Array, BooleanArray, Date32Array, Float64Array, Int32Array, Int64Array, LargeStringArray,
+    PrimitiveArray, RecordBatch, StringArray, StringViewArray,
+};
 use arrow_buffer::ArrowNativeType;
+use arrow_buffer::NullBuffer;
 use arrow_schema::{DataType, TimeUnit};
 use chrono::{DateTime, NaiveDate};
 use serde_json::{Map, Number, Value};
 use std::ops::Range;
 
 /// The columns of one record batch by name, read row by row as records.
+/// Each column's type is resolved once for the batch, not per cell.
 #[derive(Debug)]
 pub struct ArrowRecords<'a> {
-    names: Vec<&'a str>,
-    columns: Vec<&'a dyn Array>,
+    columns: Vec<Column<'a>>,
+    /// The positions of the columns by the length of their names (the last
+    /// bucket holds every longer name), in column order: a record asks for
+    /// some thirty names per row, and most are told apart by length alone.
+    by_length: Vec<Vec<usize>>,
     rows: usize,
 }
+
+/// Name lengths with a bucket of their own in [`ArrowRecords::by_length`].
+const NAME_BUCKETS: usize = 32;
 
 impl<'a> ArrowRecords<'a> {
     /// The records of `batch`, records of `kind` (named in errors). A column
     /// of a type no record field can be read from is an error naming it.
     pub fn new(kind: &'static str, batch: &'a RecordBatch) -> Result<ArrowRecords<'a>> {
         let schema = batch.schema_ref();
-        let mut names = Vec::with_capacity(batch.num_columns());
         let mut columns = Vec::with_capacity(batch.num_columns());
         for (field, column) in schema.fields().iter().zip(batch.columns()) {
             if !readable(column.data_type()) {
@@ -62,12 +73,15 @@ impl<'a> ArrowRecords<'a> {
                     ),
                 ));
             }
-            names.push(field.name().as_str());
-            columns.push(column.as_ref());
+            columns.push(Column::new(field.name(), column.as_ref()));
+        }
+        let mut by_length = vec![Vec::new(); NAME_BUCKETS + 1];
+        for (i, column) in columns.iter().enumerate() {
+            by_length[column.name.len().min(NAME_BUCKETS)].push(i);
         }
         Ok(ArrowRecords {
-            names,
             columns,
+            by_length,
             rows: batch.num_rows(),
         })
     }
@@ -87,11 +101,106 @@ impl<'a> ArrowRecords<'a> {
         (0..self.rows).map(move |row| self.row(row))
     }
 
-    fn column(&self, name: &str) -> Option<&'a dyn Array> {
-        self.names
+    /// The first column named `name`.
+    fn column(&self, name: &str) -> Option<&Column<'a>> {
+        self.by_length[name.len().min(NAME_BUCKETS)]
             .iter()
-            .position(|n| *n == name)
-            .map(|i| self.columns[i])
+            .map(|&i| &self.columns[i])
+            .find(|column| column.name == name)
+    }
+}
+
+/// One column of a batch, with its array downcast once for the common
+/// flat types.
+#[derive(Debug)]
+pub(crate) struct Column<'a> {
+    name: &'a str,
+    array: &'a dyn Array,
+    nulls: Option<&'a NullBuffer>,
+    cells: Cells<'a>,
+}
+
+/// A column's array as its concrete type, for the types a generated or
+/// exported record batch mostly holds; `Other` reads through the data type
+/// cell by cell ([`cell_view`]), with the same result.
+#[derive(Debug, Clone, Copy)]
+enum Cells<'a> {
+    Utf8(&'a StringArray),
+    LargeUtf8(&'a LargeStringArray),
+    Utf8View(&'a StringViewArray),
+    Int32(&'a Int32Array),
+    Int64(&'a Int64Array),
+    Float64(&'a Float64Array),
+    Boolean(&'a BooleanArray),
+    Date32(&'a Date32Array),
+    TimestampSecond(&'a PrimitiveArray<TimestampSecondType>),
+    TimestampMillisecond(&'a PrimitiveArray<TimestampMillisecondType>),
+    TimestampMicrosecond(&'a PrimitiveArray<TimestampMicrosecondType>),
+    TimestampNanosecond(&'a PrimitiveArray<TimestampNanosecondType>),
+    Other,
+}
+
+impl<'a> Column<'a> {
+    fn new(name: &'a str, array: &'a dyn Array) -> Column<'a> {
+        let cells = match array.data_type() {
+            DataType::Utf8 => Cells::Utf8(array.as_string::<i32>()),
+            DataType::LargeUtf8 => Cells::LargeUtf8(array.as_string::<i64>()),
+            DataType::Utf8View => Cells::Utf8View(array.as_string_view()),
+            DataType::Int32 => Cells::Int32(array.as_primitive::<Int32Type>()),
+            DataType::Int64 => Cells::Int64(array.as_primitive::<Int64Type>()),
+            DataType::Float64 => {
+                Cells::Float64(array.as_primitive::<arrow_array::types::Float64Type>())
+            }
+            DataType::Boolean => Cells::Boolean(array.as_boolean()),
+            DataType::Date32 => {
+                Cells::Date32(array.as_primitive::<arrow_array::types::Date32Type>())
+            }
+            DataType::Timestamp(TimeUnit::Second, _) => {
+                Cells::TimestampSecond(array.as_primitive())
+            }
+            DataType::Timestamp(TimeUnit::Millisecond, _) => {
+                Cells::TimestampMillisecond(array.as_primitive())
+            }
+            DataType::Timestamp(TimeUnit::Microsecond, _) => {
+                Cells::TimestampMicrosecond(array.as_primitive())
+            }
+            DataType::Timestamp(TimeUnit::Nanosecond, _) => {
+                Cells::TimestampNanosecond(array.as_primitive())
+            }
+            _ => Cells::Other,
+        };
+        Column {
+            name,
+            array,
+            nulls: array.nulls(),
+            cells,
+        }
+    }
+
+    /// The cell at `row`, as [`cell_view`] reads it.
+    fn view(&'a self, row: usize) -> View<'a, ArrowNode<'a>> {
+        let cells = self.cells;
+        if matches!(cells, Cells::Other) {
+            return cell_view(self.array, row);
+        }
+        if self.nulls.is_some_and(|nulls| nulls.is_null(row)) {
+            return View::Null;
+        }
+        match cells {
+            Cells::Utf8(a) => View::String(a.value(row)),
+            Cells::LargeUtf8(a) => View::String(a.value(row)),
+            Cells::Utf8View(a) => View::String(a.value(row)),
+            Cells::Int32(a) => View::Number(Number::from(a.value(row))),
+            Cells::Int64(a) => View::Number(Number::from(a.value(row))),
+            Cells::Float64(a) => Number::from_f64(a.value(row)).map_or(View::Null, View::Number),
+            Cells::Boolean(a) => View::Bool(a.value(row)),
+            Cells::Date32(a) => date_view(i64::from(a.value(row))),
+            Cells::TimestampSecond(a) => timestamp_view(TimeUnit::Second, a.value(row)),
+            Cells::TimestampMillisecond(a) => timestamp_view(TimeUnit::Millisecond, a.value(row)),
+            Cells::TimestampMicrosecond(a) => timestamp_view(TimeUnit::Microsecond, a.value(row)),
+            Cells::TimestampNanosecond(a) => timestamp_view(TimeUnit::Nanosecond, a.value(row)),
+            Cells::Other => cell_view(self.array, row),
+        }
     }
 }
 
@@ -135,11 +244,16 @@ fn readable(data_type: &DataType) -> bool {
     }
 }
 
-/// A row of a batch (a record) or one cell of a column (a field value).
+/// A row of a batch (a record), one cell of a batch's column (a field of
+/// a record) or one cell of a nested array (an item, a nested field).
 #[derive(Debug, Clone, Copy)]
 pub enum ArrowNode<'a> {
     Row {
         records: &'a ArrowRecords<'a>,
+        row: usize,
+    },
+    Field {
+        column: &'a Column<'a>,
         row: usize,
     },
     Cell {
@@ -159,6 +273,7 @@ impl<'a> Node<'a> for ArrowNode<'a> {
                 row,
                 next: 0,
             }),
+            ArrowNode::Field { column, row } => column.view(row),
             ArrowNode::Cell { array, row } => cell_view(array, row),
         }
     }
@@ -166,6 +281,11 @@ impl<'a> Node<'a> for ArrowNode<'a> {
     fn is_object(self) -> bool {
         match self {
             ArrowNode::Row { .. } => true,
+            ArrowNode::Field { column, row } => ArrowNode::Cell {
+                array: column.array,
+                row,
+            }
+            .is_object(),
             ArrowNode::Cell { array, row } => {
                 !array.is_null(row)
                     && matches!(array.data_type(), DataType::Struct(_) | DataType::Map(..))
@@ -177,8 +297,8 @@ impl<'a> Node<'a> for ArrowNode<'a> {
         match self {
             ArrowNode::Row { records, row } => records
                 .column(name)
-                .map(|array| ArrowNode::Cell { array, row }),
-            ArrowNode::Cell { .. } => match self.view() {
+                .map(|column| ArrowNode::Field { column, row }),
+            ArrowNode::Field { .. } | ArrowNode::Cell { .. } => match self.view() {
                 View::Object(entries) => entries
                     .filter(|(key, _)| *key == name)
                     .last()
@@ -251,33 +371,17 @@ fn cell_view<'a>(array: &'a dyn Array, row: usize) -> View<'a, ArrowNode<'a>> {
             date_view(millis.div_euclid(86_400_000))
         }
         DataType::Timestamp(unit, _) => {
-            use arrow_array::types::{
-                TimestampMicrosecondType, TimestampMillisecondType, TimestampNanosecondType,
-                TimestampSecondType,
-            };
-            let (value, instant) = match unit {
-                TimeUnit::Second => {
-                    let v = array.as_primitive::<TimestampSecondType>().value(row);
-                    (v, DateTime::from_timestamp(v, 0))
-                }
+            let value = match unit {
+                TimeUnit::Second => array.as_primitive::<TimestampSecondType>().value(row),
                 TimeUnit::Millisecond => {
-                    let v = array.as_primitive::<TimestampMillisecondType>().value(row);
-                    (v, DateTime::from_timestamp_millis(v))
+                    array.as_primitive::<TimestampMillisecondType>().value(row)
                 }
                 TimeUnit::Microsecond => {
-                    let v = array.as_primitive::<TimestampMicrosecondType>().value(row);
-                    (v, DateTime::from_timestamp_micros(v))
+                    array.as_primitive::<TimestampMicrosecondType>().value(row)
                 }
-                TimeUnit::Nanosecond => {
-                    let v = array.as_primitive::<TimestampNanosecondType>().value(row);
-                    (v, Some(DateTime::from_timestamp_nanos(v)))
-                }
+                TimeUnit::Nanosecond => array.as_primitive::<TimestampNanosecondType>().value(row),
             };
-            // Out of the calendar's range: the raw number, which the
-            // timestamp rule refuses, quoting it.
-            instant.map_or(integer(value), |instant| {
-                View::Timestamp(Timestamp::from_instant(instant))
-            })
+            timestamp_view(*unit, value)
         }
         DataType::List(_) => {
             let list = array.as_list::<i32>();
@@ -342,6 +446,21 @@ fn dictionary_key<K: arrow_array::types::ArrowDictionaryKeyType>(
     key.to_usize()
 }
 
+/// A timestamp cell: `value` in `unit`s since the Unix epoch. Out of the
+/// calendar's range it is the raw number, which the timestamp rule
+/// refuses, quoting it.
+fn timestamp_view<'a>(unit: TimeUnit, value: i64) -> View<'a, ArrowNode<'a>> {
+    let instant = match unit {
+        TimeUnit::Second => DateTime::from_timestamp(value, 0),
+        TimeUnit::Millisecond => DateTime::from_timestamp_millis(value),
+        TimeUnit::Microsecond => DateTime::from_timestamp_micros(value),
+        TimeUnit::Nanosecond => Some(DateTime::from_timestamp_nanos(value)),
+    };
+    instant.map_or(View::Number(Number::from(value)), |instant| {
+        View::Timestamp(Timestamp::from_instant(instant))
+    })
+}
+
 /// A date cell: days since 1970-01-01.
 fn date_view<'a>(days: i64) -> View<'a, ArrowNode<'a>> {
     let epoch = NaiveDate::from_ymd_opt(1970, 1, 1).unwrap_or_default();
@@ -397,16 +516,9 @@ impl<'a> Iterator for ArrowEntries<'a> {
     fn next(&mut self) -> Option<Self::Item> {
         match self {
             ArrowEntries::Row { records, row, next } => {
-                let i = *next;
-                let name = records.names.get(i)?;
+                let column = records.columns.get(*next)?;
                 *next += 1;
-                Some((
-                    name,
-                    ArrowNode::Cell {
-                        array: records.columns[i],
-                        row: *row,
-                    },
-                ))
+                Some((column.name, ArrowNode::Field { column, row: *row }))
             }
             ArrowEntries::Struct { array, row, next } => {
                 let i = *next;
@@ -435,5 +547,121 @@ impl<'a> Iterator for ArrowEntries<'a> {
                 ))
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use arrow_array::ArrayRef;
+    use std::sync::Arc;
+
+    /// Each field of a row read through its resolved column, as
+    /// `serde_json` values.
+    fn fields(records: &ArrowRecords<'_>, row: usize) -> Vec<(String, Value)> {
+        match records.row(row).view() {
+            View::Object(entries) => entries
+                .map(|(name, value)| (name.to_string(), value.to_value()))
+                .collect(),
+            _ => unreachable!("a row is an object"),
+        }
+    }
+
+    #[test]
+    fn resolved_columns_read_as_the_generic_cell_reader() {
+        let long = "a_name_longer_than_thirty_two_bytes_x";
+        let columns: Vec<(&str, ArrayRef)> = vec![
+            ("s", Arc::new(StringArray::from(vec![Some("a"), None]))),
+            ("l", Arc::new(LargeStringArray::from(vec![None, Some("é")]))),
+            (
+                "v",
+                Arc::new(StringViewArray::from(vec![Some("view"), None])),
+            ),
+            ("i", Arc::new(Int32Array::from(vec![Some(-7), None]))),
+            ("j", Arc::new(Int64Array::from(vec![None, Some(1 << 40)]))),
+            (
+                "f",
+                Arc::new(Float64Array::from(vec![Some(f64::NAN), Some(1.5)])),
+            ),
+            ("b", Arc::new(BooleanArray::from(vec![Some(true), None]))),
+            ("d", Arc::new(Date32Array::from(vec![Some(19723), None]))),
+            (
+                "ts",
+                Arc::new(
+                    arrow_array::TimestampSecondArray::from(vec![Some(1_704_067_200), None])
+                        .with_timezone("UTC"),
+                ),
+            ),
+            (
+                "tn",
+                Arc::new(arrow_array::TimestampNanosecondArray::from(vec![
+                    None,
+                    Some(1_704_067_200_500_000_000),
+                ])),
+            ),
+            (
+                "tm",
+                Arc::new(arrow_array::TimestampMillisecondArray::from(vec![
+                    Some(i64::MAX),
+                    None,
+                ])),
+            ),
+            (
+                "tu",
+                Arc::new(arrow_array::TimestampMicrosecondArray::from(vec![
+                    Some(1_704_067_200_000_001),
+                    None,
+                ])),
+            ),
+            ("s", Arc::new(StringArray::from(vec!["second", "second"]))),
+            (long, Arc::new(Int64Array::from(vec![1, 2]))),
+        ];
+        let batch = RecordBatch::try_from_iter(columns).unwrap();
+        let records = ArrowRecords::new("invoice", &batch).unwrap();
+        for row in 0..2 {
+            let generic: Vec<(String, Value)> = batch
+                .schema()
+                .fields()
+                .iter()
+                .zip(batch.columns())
+                .map(|(field, array)| {
+                    let cell = ArrowNode::Cell {
+                        array: array.as_ref(),
+                        row,
+                    };
+                    (field.name().clone(), cell.to_value())
+                })
+                .collect();
+            assert_eq!(fields(&records, row), generic);
+        }
+        assert_eq!(
+            fields(&records, 0),
+            vec![
+                ("s".to_string(), Value::from("a")),
+                ("l".to_string(), Value::Null),
+                ("v".to_string(), Value::from("view")),
+                ("i".to_string(), Value::from(-7)),
+                ("j".to_string(), Value::Null),
+                ("f".to_string(), Value::Null),
+                ("b".to_string(), Value::from(true)),
+                ("d".to_string(), Value::from("2024-01-01")),
+                ("ts".to_string(), Value::from("2024-01-01T00:00:00Z")),
+                ("tn".to_string(), Value::Null),
+                // Out of the calendar's range: the raw number.
+                ("tm".to_string(), Value::from(i64::MAX)),
+                ("tu".to_string(), Value::from("2024-01-01T00:00:00Z")),
+                ("s".to_string(), Value::from("second")),
+                (long.to_string(), Value::from(1)),
+            ]
+        );
+        let row = records.row(1);
+        assert_eq!(row.get("s").map(Node::to_value), Some(Value::Null));
+        assert_eq!(
+            row.get("j").map(Node::to_value),
+            Some(Value::from(1_i64 << 40))
+        );
+        assert_eq!(row.get(long).map(Node::to_value), Some(Value::from(2)));
+        assert!(row.get("missing").is_none());
+        assert!(row.get("a_name_longer_than_thirty_two_bytes_y").is_none());
     }
 }

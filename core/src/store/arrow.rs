@@ -68,6 +68,9 @@ impl Store {
         for batch in batches {
             ArrowRecords::new(kind.record_name(), batch)?;
         }
+        if kind == RecordKind::Invoices {
+            self.reserve_invoices(batches.iter().map(RecordBatch::num_rows).sum());
+        }
         let mut report = WriteReport::default();
         for batch in batches {
             report

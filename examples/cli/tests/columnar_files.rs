@@ -230,3 +230,47 @@ fn a_broken_parquet_file_names_itself() {
         "{stderr}"
     );
 }
+
+/// A CSV file of `rows` one-time invoices of customer A, one of them (at
+/// `short`) missing its last field.
+fn many_invoices_csv(dir: &Path, rows: usize, short: Option<usize>) {
+    let mut csv = String::from("id,customer_id,type,invoice_date,amount,currency\n");
+    for i in 0..rows {
+        if Some(i) == short {
+            csv.push_str(&format!("one-{i},A,one-time,2024-01-01,100\n"));
+        } else {
+            csv.push_str(&format!("one-{i},A,one-time,2024-01-01,100,USD\n"));
+        }
+    }
+    std::fs::write(dir.join("invoices.csv"), csv).unwrap();
+    copy("customers.csv", dir);
+    copy("plans.json", dir);
+}
+
+#[test]
+fn a_csv_file_is_read_batch_by_batch() {
+    // More rows than one batch holds (65,536).
+    let dir = scratch("csv-batches");
+    many_invoices_csv(&dir, 70_000, None);
+    let out = run(&dir, &["reports", "summary"]);
+    assert_eq!(json(&out)["summary"]["mrr_current"], 0);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.ends_with("loaded 3 customers, 3 plans, 70000 invoices; rejected 0\n"),
+        "{stderr}"
+    );
+
+    // A malformed row in the second batch names its line (the header is
+    // line 1).
+    many_invoices_csv(&dir, 70_000, Some(69_000));
+    let out = run(&dir, &["reports", "summary"]);
+    assert!(!out.status.success());
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.starts_with(&format!(
+            "error: {} line 69002: 5 fields where the header has 6",
+            dir.join("invoices.csv").display()
+        )),
+        "{stderr}"
+    );
+}

@@ -16,6 +16,10 @@
 //!   into columns; one with object or list cells or `custom_variables.<key>`
 //!   columns record by record.
 //!
+//! Parquet files and CSV files of plain columns are read a batch at a time
+//! while the batches before are stored, so a file is never in memory whole
+//! beside the ledger it builds.
+//!
 //! So what the client exports, `local` reads back.
 
 use crate::error::{CliError, Result};
@@ -42,15 +46,102 @@ pub enum Records {
     Lines(String),
     /// Rows of record batches, one record per row.
     Batches(Vec<RecordBatch>),
+    /// A Parquet file, or a CSV file of plain columns, read a batch at a
+    /// time while the batches before it are stored: the file is never in
+    /// memory whole.
+    Stream(Box<Stream>),
 }
 
 impl Records {
-    /// How many records (a line count for [`Records::Lines`]).
+    /// How many records, when known before reading them (a line count for
+    /// [`Records::Lines`], the row count of a Parquet file's footer; not
+    /// for a CSV stream).
+    pub fn len(&self) -> Option<usize> {
+        match self {
+            Records::Values(values) => Some(values.len()),
+            Records::Lines(text) => Some(lines(text).count()),
+            Records::Batches(batches) => Some(batches.iter().map(RecordBatch::num_rows).sum()),
+            Records::Stream(stream) => stream.rows,
+        }
+    }
+}
+
+/// A file read batch by batch ([`Records::Stream`]).
+pub struct Stream {
+    path: PathBuf,
+    source: Source,
+    /// The row count, when the file states it (Parquet).
+    rows: Option<usize>,
+}
+
+enum Source {
+    Parquet(parquet::arrow::arrow_reader::ParquetRecordBatchReader),
+    Csv(CsvStream),
+}
+
+/// One step of a [`Stream`]: a record batch, or records as JSON values
+/// (CSV rows that cannot be typed as columns, see [`csv_batch`]).
+pub enum Chunk {
+    Batch(RecordBatch),
+    Values(Vec<Value>),
+}
+
+impl Chunk {
     pub fn len(&self) -> usize {
         match self {
-            Records::Values(values) => values.len(),
-            Records::Lines(text) => lines(text).count(),
-            Records::Batches(batches) => batches.iter().map(RecordBatch::num_rows).sum(),
+            Chunk::Batch(batch) => batch.num_rows(),
+            Chunk::Values(values) => values.len(),
+        }
+    }
+}
+
+impl Stream {
+    /// The next chunk of records; `None` at the end of the file. An error
+    /// names the file (and the line, for CSV).
+    pub fn next_chunk(&mut self) -> Result<Option<Chunk>> {
+        let path = &self.path;
+        match &mut self.source {
+            Source::Parquet(reader) => reader
+                .next()
+                .transpose()
+                .map(|batch| batch.map(Chunk::Batch))
+                .map_err(|e| CliError::usage(format!("{}: {e}", path.display()))),
+            Source::Csv(csv) => csv.next_chunk().map_err(|(line, e)| {
+                CliError::usage(format!("{} line {line}: {e}", path.display()))
+            }),
+        }
+    }
+
+    /// Every record left, as record batches (or as values if some rows
+    /// could not be typed as columns).
+    fn read_whole(mut self) -> Result<Records> {
+        let mut batches = Vec::new();
+        let mut values = Vec::new();
+        while let Some(chunk) = self.next_chunk()? {
+            match chunk {
+                Chunk::Batch(batch) => batches.push(batch),
+                Chunk::Values(more) => values.extend(more),
+            }
+        }
+        if values.is_empty() {
+            Ok(Records::Batches(batches))
+        } else if batches.is_empty() {
+            Ok(Records::Values(values))
+        } else {
+            Err(CliError::usage(format!(
+                "{}: some rows are typed as columns and some are not; \
+                 give each date field one kind of value",
+                self.path.display()
+            )))
+        }
+    }
+
+    /// An estimate of how many records the file holds, from the bytes read
+    /// so far (CSV), or the row count the file states (Parquet).
+    pub fn estimate(&self) -> Option<usize> {
+        match &self.source {
+            Source::Parquet(_) => self.rows,
+            Source::Csv(csv) => csv.estimate(),
         }
     }
 }
@@ -89,22 +180,29 @@ fn files_of(dir: &Path, collection: &str) -> Result<Vec<(PathBuf, &'static str)>
 }
 
 /// The records of one collection, file by file (none when no file holds it).
-/// Invoices from JSONL stay text for the engine to read.
+/// Invoices from JSONL stay text for the engine to read; Parquet files and
+/// CSV files of plain columns are opened (their footer or header read) and
+/// streamed as they are stored.
 pub fn read(dir: &Path, collection: &str) -> Result<Vec<(PathBuf, Records)>> {
+    read_files(dir, collection, true)
+}
+
+fn read_files(dir: &Path, collection: &str, stream: bool) -> Result<Vec<(PathBuf, Records)>> {
     files_of(dir, collection)?
         .into_iter()
         .map(|(path, extension)| {
-            let records = read_file(&path, extension, collection)?;
+            let records = read_file(&path, extension, collection, stream)?;
             Ok((path, records))
         })
         .collect()
 }
 
-/// Every record of one collection as JSON values (small collections such as
-/// FX rates, whatever their format).
+/// Every record of one collection as JSON values, or as record batches
+/// when its one file is columnar (small collections such as FX rates,
+/// whatever their format), read whole.
 pub fn read_values(dir: &Path, collection: &str) -> Result<Records> {
     let mut values = Vec::new();
-    for (path, records) in read(dir, collection)? {
+    for (path, records) in read_files(dir, collection, false)? {
         match records {
             Records::Values(more) => values.extend(more),
             Records::Lines(text) => {
@@ -117,14 +215,45 @@ pub fn read_values(dir: &Path, collection: &str) -> Result<Records> {
                 }
             }
             Records::Batches(batches) => return Ok(Records::Batches(batches)),
+            Records::Stream(stream) => match stream.read_whole()? {
+                Records::Values(more) => values.extend(more),
+                whole => return Ok(whole),
+            },
         }
     }
     Ok(Records::Values(values))
 }
 
-fn read_file(path: &Path, extension: &str, collection: &str) -> Result<Records> {
+fn read_file(
+    path: &Path,
+    extension: &str,
+    collection: &str,
+    stream_wanted: bool,
+) -> Result<Records> {
+    let open = || {
+        std::fs::File::open(path)
+            .map_err(|e| CliError::Io(format!("cannot read {}: {e}", path.display())))
+    };
     if extension == "parquet" {
-        return read_parquet(path);
+        let stream = parquet_stream(path, open()?)?;
+        return if stream_wanted {
+            Ok(Records::Stream(Box::new(stream)))
+        } else {
+            stream.read_whole()
+        };
+    }
+    if extension == "csv" && stream_wanted {
+        let bad = |(line, e): (usize, String)| {
+            CliError::usage(format!("{} line {line}: {e}", path.display()))
+        };
+        let size = open()?.metadata().map_or(0, |m| m.len());
+        if let Some(csv) = CsvStream::open(open()?, size).map_err(bad)? {
+            return Ok(Records::Stream(Box::new(Stream {
+                path: path.to_path_buf(),
+                source: Source::Csv(csv),
+                rows: None,
+            })));
+        }
     }
     let text = std::fs::read_to_string(path)
         .map_err(|e| CliError::Io(format!("cannot read {}: {e}", path.display())))?;
@@ -168,20 +297,117 @@ fn read_file(path: &Path, extension: &str, collection: &str) -> Result<Records> 
     }
 }
 
-/// The record batches of a Parquet file.
-fn read_parquet(path: &Path) -> Result<Records> {
+/// A Parquet file opened for reading batch by batch (its footer read: a
+/// file that is not Parquet is an error here, before any record is stored).
+fn parquet_stream(path: &Path, file: std::fs::File) -> Result<Stream> {
     let bad = |e: String| CliError::usage(format!("{}: {e}", path.display()));
-    let file = std::fs::File::open(path)
-        .map_err(|e| CliError::Io(format!("cannot read {}: {e}", path.display())))?;
-    let reader = parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder::try_new(file)
-        .map_err(|e| bad(e.to_string()))?
+    let builder = parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder::try_new(file)
+        .map_err(|e| bad(e.to_string()))?;
+    let rows = usize::try_from(builder.metadata().file_metadata().num_rows()).ok();
+    let reader = builder
         .with_batch_size(BATCH_ROWS)
         .build()
         .map_err(|e| bad(e.to_string()))?;
-    let batches = reader
-        .collect::<std::result::Result<Vec<RecordBatch>, _>>()
-        .map_err(|e| bad(e.to_string()))?;
-    Ok(Records::Batches(batches))
+    Ok(Stream {
+        path: path.to_path_buf(),
+        source: Source::Parquet(reader),
+        rows,
+    })
+}
+
+/// A CSV file of plain columns read [`BATCH_ROWS`] rows at a time.
+struct CsvStream {
+    reader: csv::Reader<std::io::BufReader<std::fs::File>>,
+    header: csv::StringRecord,
+    /// The file's size and the rows read so far, for [`Stream::estimate`].
+    size: u64,
+    rows: usize,
+}
+
+impl CsvStream {
+    /// The stream of a CSV file whose header names plain fields only;
+    /// `None` for any other file (read record by record instead).
+    fn open(
+        file: std::fs::File,
+        size: u64,
+    ) -> std::result::Result<Option<CsvStream>, (usize, String)> {
+        let mut reader = csv::ReaderBuilder::new()
+            .has_headers(false)
+            .flexible(true)
+            .from_reader(std::io::BufReader::with_capacity(1 << 20, file));
+        let Some(header) = next_row(&mut reader)? else {
+            return Ok(None);
+        };
+        let plain = header
+            .iter()
+            .all(|name| !submetrics::csv::JSON_FIELDS.contains(&name) && !name.contains('.'));
+        Ok(plain.then_some(CsvStream {
+            reader,
+            header,
+            size,
+            rows: 0,
+        }))
+    }
+
+    fn next_chunk(&mut self) -> std::result::Result<Option<Chunk>, (usize, String)> {
+        let mut rows = Vec::with_capacity(BATCH_ROWS);
+        while rows.len() < BATCH_ROWS {
+            match next_row(&mut self.reader)? {
+                Some(row) => rows.push(row),
+                None => break,
+            }
+        }
+        if rows.is_empty() {
+            return Ok(None);
+        }
+        self.rows += rows.len();
+        check_widths(&self.header, &rows)?;
+        if let Some(batch) = csv_batch(&self.header, &rows) {
+            return Ok(Some(Chunk::Batch(batch)));
+        }
+        // A date field mixing Unix seconds with other text: these rows
+        // record by record, numbered as the file numbers them.
+        let first = rows[0].position().map_or(2, |p| p.line() as usize);
+        let mut writer = csv::Writer::from_writer(Vec::new());
+        let written = std::iter::once(&self.header)
+            .chain(&rows)
+            .try_for_each(|row| writer.write_record(row));
+        let text = written
+            .map_err(|e| e.to_string())
+            .and_then(|()| writer.into_inner().map_err(|e| e.to_string()))
+            .and_then(|bytes| String::from_utf8(bytes).map_err(|e| e.to_string()))
+            .map_err(|e| (first, e))?;
+        submetrics::csv::records_by_line(&text)
+            .map(|values| Some(Chunk::Values(values)))
+            .map_err(|(line, e)| (first + line.saturating_sub(2), e))
+    }
+
+    fn estimate(&self) -> Option<usize> {
+        let read = self.reader.position().byte();
+        (read > 0 && self.rows > 0).then(|| {
+            let per_row = read as f64 / self.rows as f64;
+            (self.size as f64 / per_row).ceil() as usize
+        })
+    }
+}
+
+/// The next non-blank row of a CSV reader.
+fn next_row<R: std::io::Read>(
+    reader: &mut csv::Reader<R>,
+) -> std::result::Result<Option<csv::StringRecord>, (usize, String)> {
+    let mut row = csv::StringRecord::new();
+    loop {
+        let more = reader.read_record(&mut row).map_err(|e| {
+            let line = e.position().map_or(0, |p| p.line() as usize);
+            (line, csv_error(&e))
+        })?;
+        if !more {
+            return Ok(None);
+        }
+        if row.iter().any(|cell| !cell.is_empty()) {
+            return Ok(Some(row));
+        }
+    }
 }
 
 /// A CSV file's rows (RFC 4180: quoted fields may hold commas, quotes and
@@ -213,8 +439,8 @@ fn csv_error(error: &csv::Error) -> String {
     }
 }
 
-/// A CSV file as records: straight into columns when every column is a
-/// plain field, else record by record.
+/// A CSV file read whole as records: straight into columns when every
+/// column is a plain field, else record by record.
 fn csv_file(text: &str) -> std::result::Result<Records, (usize, String)> {
     let rows = csv_rows(text)?;
     let Some((header, body)) = rows.split_first() else {
@@ -248,32 +474,36 @@ fn check_widths(
     Ok(())
 }
 
-/// Plain CSV columns as record batches: text columns, except a numeric
+/// Plain CSV columns as record batches of [`BATCH_ROWS`] rows (see
+/// [`csv_batch`]); `None` when one batch cannot be typed.
+fn csv_batches(header: &csv::StringRecord, body: &[csv::StringRecord]) -> Option<Vec<RecordBatch>> {
+    body.chunks(BATCH_ROWS)
+        .map(|rows| csv_batch(header, rows))
+        .collect()
+}
+
+/// Plain CSV columns as a record batch: text columns, except a numeric
 /// field whose cells are all numbers (`Int64`, or `Float64` with a
 /// fraction) and a date field whose cells are all whole numbers (Unix
 /// seconds, a UTC timestamp column). Empty cells are nulls. `None` when a
 /// date field mixes whole numbers with other text (read record by record
 /// instead).
-fn csv_batches(header: &csv::StringRecord, body: &[csv::StringRecord]) -> Option<Vec<RecordBatch>> {
-    body.chunks(BATCH_ROWS)
-        .map(|rows| {
-            let mut fields = Vec::with_capacity(header.len());
-            let mut columns = Vec::with_capacity(header.len());
-            for (i, name) in header.iter().enumerate() {
-                let mut text = StringBuilder::with_capacity(rows.len(), rows.len() * 8);
-                for row in rows {
-                    match row.get(i) {
-                        Some(cell) if !cell.is_empty() => text.append_value(cell),
-                        _ => text.append_null(),
-                    }
-                }
-                let column = typed_column(name, text.finish())?;
-                fields.push(Field::new(name, column.data_type().clone(), true));
-                columns.push(column);
+fn csv_batch(header: &csv::StringRecord, rows: &[csv::StringRecord]) -> Option<RecordBatch> {
+    let mut fields = Vec::with_capacity(header.len());
+    let mut columns = Vec::with_capacity(header.len());
+    for (i, name) in header.iter().enumerate() {
+        let mut text = StringBuilder::with_capacity(rows.len(), rows.len() * 8);
+        for row in rows {
+            match row.get(i) {
+                Some(cell) if !cell.is_empty() => text.append_value(cell),
+                _ => text.append_null(),
             }
-            RecordBatch::try_new(Arc::new(Schema::new(fields)), columns).ok()
-        })
-        .collect()
+        }
+        let column = typed_column(name, text.finish())?;
+        fields.push(Field::new(name, column.data_type().clone(), true));
+        columns.push(column);
+    }
+    RecordBatch::try_new(Arc::new(Schema::new(fields)), columns).ok()
 }
 
 /// Every cell of `text` parsed (nulls stay null), or `None` when one does

@@ -1,7 +1,7 @@
 //! Offline mode: load a directory of exported records into a ledger and run
 //! reports, customer views and movements with the engine directly.
 
-use super::files::{self, Records};
+use super::files::{self, Chunk, Records};
 use super::stripe_files;
 use crate::args::{LocalArgs, LocalCommand, LocalCustomers, pairs};
 use crate::error::{CliError, Result};
@@ -41,7 +41,14 @@ fn settings(args: &LocalArgs) -> Result<Settings> {
     Ok(Settings::from_json(&Value::Object(config))?)
 }
 
-fn progress(done: usize, total: usize, what: &str) {
+/// A progress line: a bar when the total is known, else the count so far
+/// (the caller ends that line).
+fn progress(done: usize, total: Option<usize>, what: &str) {
+    let Some(total) = total else {
+        eprint!("\r{what:<10} {done}");
+        let _ = std::io::stderr().flush();
+        return;
+    };
     let width = 30;
     let filled = done * width / total.max(1);
     eprint!(
@@ -165,9 +172,10 @@ fn load_records(ledger: &mut Ledger, dir: &Path, loaded: &mut Loaded) -> Result<
         ("plan_groups", RecordKind::PlanGroups),
         ("invoices", RecordKind::Invoices),
     ] {
-        let files = files::read(dir, collection)?;
-        let total: usize = files.iter().map(|(_, records)| records.len()).sum();
-        let bar = show && total >= PROGRESS_FROM;
+        let mut files = files::read(dir, collection)?;
+        // Unknown while a CSV file is streamed.
+        let total: Option<usize> = files.iter().map(|(_, records)| records.len()).sum();
+        let bar = show && total.is_none_or(|total| total >= PROGRESS_FROM);
         let mut accepted = 0;
         let mut done = 0;
         let mut write = |report: WriteReport, loaded: &mut Loaded| {
@@ -181,10 +189,10 @@ fn load_records(ledger: &mut Ledger, dir: &Path, loaded: &mut Loaded) -> Result<
                 );
             }
             if bar {
-                progress(done.min(total), total, collection);
+                progress(total.map_or(done, |t| done.min(t)), total, collection);
             }
         };
-        for (_, records) in &files {
+        for (_, records) in &mut files {
             match records {
                 Records::Values(values) => {
                     for chunk in values.chunks(BATCH) {
@@ -201,12 +209,32 @@ fn load_records(ledger: &mut Ledger, dir: &Path, loaded: &mut Loaded) -> Result<
                     }
                 }
                 Records::Batches(batches) => {
-                    for batch in batches {
+                    for batch in batches.iter() {
                         let report = ledger.upsert_arrow(kind, batch)?;
                         write(report, loaded);
                     }
                 }
+                Records::Stream(stream) => {
+                    // Room for the file's invoices before the first batch
+                    // is stored: the count a Parquet file states, or what
+                    // the first rows of a CSV file suggest.
+                    let mut reserved = false;
+                    while let Some(chunk) = stream.next_chunk()? {
+                        if kind == RecordKind::Invoices && !reserved {
+                            ledger.reserve_invoices(stream.estimate().unwrap_or(chunk.len()));
+                            reserved = true;
+                        }
+                        let report = match chunk {
+                            Chunk::Batch(batch) => ledger.upsert_arrow(kind, &batch)?,
+                            Chunk::Values(values) => ledger.upsert(kind, &values),
+                        };
+                        write(report, loaded);
+                    }
+                }
             }
+        }
+        if bar && total.is_none() && done > 0 {
+            eprintln!();
         }
         match kind {
             RecordKind::Customers => loaded.customers += accepted,
@@ -214,8 +242,8 @@ fn load_records(ledger: &mut Ledger, dir: &Path, loaded: &mut Loaded) -> Result<
             RecordKind::Invoices => loaded.invoices += accepted,
             _ => {}
         }
-        given_total += total;
-        if total > 0 && accepted == 0 {
+        given_total += done;
+        if done > 0 && accepted == 0 {
             all_rejected.push(collection);
         }
     }
