@@ -8,6 +8,8 @@
 //! unit tests, an inline `#[cfg(test)] mod ... { }` at the end of a file or
 //! a file of its own named `tests.rs` or `tests_*.rs`: they may build a
 //! whole ledger to drive the code under test.
+//!
+//! The shape the layers keep: no source file is longer than `MAX_LINES`.
 
 use std::fs;
 use std::path::{Path, PathBuf};
@@ -181,6 +183,27 @@ fn no_module_uses_a_layer_above_its_own() {
     let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
     let upward = upward_paths(&src);
     assert!(upward.is_empty(), "upward paths:\n{}", upward.join("\n"));
+}
+
+/// The most lines a source file of the core may have: past it, a file
+/// holds more than one idea and is split into modules.
+const MAX_LINES: usize = 600;
+
+#[test]
+fn no_source_file_is_longer_than_the_limit() {
+    let mut files = Vec::new();
+    rust_files(
+        &Path::new(env!("CARGO_MANIFEST_DIR")).join("src"),
+        &mut files,
+    );
+    let long: Vec<String> = files
+        .iter()
+        .filter_map(|path| {
+            let lines = fs::read_to_string(path).unwrap().lines().count();
+            (lines > MAX_LINES).then(|| format!("{} ({lines} lines)", path.display()))
+        })
+        .collect();
+    assert!(long.is_empty(), "files over {MAX_LINES} lines: {long:?}");
 }
 
 #[test]

@@ -1,0 +1,112 @@
+use super::*;
+use arrow_array::ArrayRef;
+use std::sync::Arc;
+
+/// Each field of a row read through its resolved column, as
+/// `serde_json` values.
+fn fields(records: &ArrowRecords<'_>, row: usize) -> Vec<(String, Value)> {
+    match records.row(row).view() {
+        View::Object(entries) => entries
+            .map(|(name, value)| (name.to_string(), value.to_value()))
+            .collect(),
+        _ => unreachable!("a row is an object"),
+    }
+}
+
+#[test]
+fn resolved_columns_read_as_the_generic_cell_reader() {
+    let long = "a_name_longer_than_thirty_two_bytes_x";
+    let columns: Vec<(&str, ArrayRef)> = vec![
+        ("s", Arc::new(StringArray::from(vec![Some("a"), None]))),
+        ("l", Arc::new(LargeStringArray::from(vec![None, Some("é")]))),
+        (
+            "v",
+            Arc::new(StringViewArray::from(vec![Some("view"), None])),
+        ),
+        ("i", Arc::new(Int32Array::from(vec![Some(-7), None]))),
+        ("j", Arc::new(Int64Array::from(vec![None, Some(1 << 40)]))),
+        (
+            "f",
+            Arc::new(Float64Array::from(vec![Some(f64::NAN), Some(1.5)])),
+        ),
+        ("b", Arc::new(BooleanArray::from(vec![Some(true), None]))),
+        ("d", Arc::new(Date32Array::from(vec![Some(19723), None]))),
+        (
+            "ts",
+            Arc::new(
+                arrow_array::TimestampSecondArray::from(vec![Some(1_704_067_200), None])
+                    .with_timezone("UTC"),
+            ),
+        ),
+        (
+            "tn",
+            Arc::new(arrow_array::TimestampNanosecondArray::from(vec![
+                None,
+                Some(1_704_067_200_500_000_000),
+            ])),
+        ),
+        (
+            "tm",
+            Arc::new(arrow_array::TimestampMillisecondArray::from(vec![
+                Some(i64::MAX),
+                None,
+            ])),
+        ),
+        (
+            "tu",
+            Arc::new(arrow_array::TimestampMicrosecondArray::from(vec![
+                Some(1_704_067_200_000_001),
+                None,
+            ])),
+        ),
+        ("s", Arc::new(StringArray::from(vec!["second", "second"]))),
+        (long, Arc::new(Int64Array::from(vec![1, 2]))),
+    ];
+    let batch = RecordBatch::try_from_iter(columns).unwrap();
+    let records = ArrowRecords::new("invoice", &batch).unwrap();
+    for row in 0..2 {
+        let generic: Vec<(String, Value)> = batch
+            .schema()
+            .fields()
+            .iter()
+            .zip(batch.columns())
+            .map(|(field, array)| {
+                let cell = ArrowNode::Cell {
+                    array: array.as_ref(),
+                    row,
+                };
+                (field.name().clone(), cell.to_value())
+            })
+            .collect();
+        assert_eq!(fields(&records, row), generic);
+    }
+    assert_eq!(
+        fields(&records, 0),
+        vec![
+            ("s".to_string(), Value::from("a")),
+            ("l".to_string(), Value::Null),
+            ("v".to_string(), Value::from("view")),
+            ("i".to_string(), Value::from(-7)),
+            ("j".to_string(), Value::Null),
+            ("f".to_string(), Value::Null),
+            ("b".to_string(), Value::from(true)),
+            ("d".to_string(), Value::from("2024-01-01")),
+            ("ts".to_string(), Value::from("2024-01-01T00:00:00Z")),
+            ("tn".to_string(), Value::Null),
+            // Out of the calendar's range: the raw number.
+            ("tm".to_string(), Value::from(i64::MAX)),
+            ("tu".to_string(), Value::from("2024-01-01T00:00:00Z")),
+            ("s".to_string(), Value::from("second")),
+            (long.to_string(), Value::from(1)),
+        ]
+    );
+    let row = records.row(1);
+    assert_eq!(row.get("s").map(Node::to_value), Some(Value::Null));
+    assert_eq!(
+        row.get("j").map(Node::to_value),
+        Some(Value::from(1_i64 << 40))
+    );
+    assert_eq!(row.get(long).map(Node::to_value), Some(Value::from(2)));
+    assert!(row.get("missing").is_none());
+    assert!(row.get("a_name_longer_than_thirty_two_bytes_y").is_none());
+}
