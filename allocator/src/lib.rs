@@ -10,7 +10,8 @@
 //! back and touched again was a fresh 2 MiB page for the kernel to zero;
 //! and it keeps freed memory ten seconds (see [`keep_freed_memory_longer`]).
 //!
-//! The workspace's only `unsafe` code is here: the calls into mimalloc.
+//! One of the workspace's two modules allowed `unsafe` code (the other is
+//! the Node binding's N-API reader): the calls into mimalloc.
 
 #![allow(unsafe_code)]
 
