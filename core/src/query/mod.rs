@@ -8,8 +8,10 @@
 
 pub(crate) mod filters;
 mod movement_filter;
+mod request;
 
 pub use movement_filter::{MovementFilter, local_day};
+pub(crate) use request::{ListDefaults, ListRequest, Page, Sorting};
 
 use crate::error::{Error, Result};
 use crate::model::Settings;

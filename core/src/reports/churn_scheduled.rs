@@ -14,9 +14,19 @@ use crate::error::{Error, Result};
 use crate::money::Cents;
 use crate::period::{DateRange, PeriodInterval, periods};
 use crate::query::filters::{CustomerFacts, breakdown_value};
-use crate::query::{Order, Query};
+use crate::query::{ListDefaults, Order, Query, Sorting};
 use chrono::{DateTime, Datelike, Duration, NaiveDate, Utc};
 use serde_json::{Value, json};
+
+/// `sort` and `order` of the listed churns: by date, latest first (the
+/// list is not paged).
+const LIST: ListDefaults = ListDefaults {
+    sorts: &["date", "mrr_change", "customer_name"],
+    sort: "date",
+    order: Order::Desc,
+    limit: usize::MAX,
+    max_limit: None,
+};
 
 /// The scheduled churns only.
 fn churns<'a>(
@@ -203,8 +213,7 @@ fn movements_part(
         .map(|d| interval.align(d, week_start));
     let breakdown = Breakdown::from_query(&q)?.map(Breakdown::as_str);
     let wanted = q.text("breakdown-value").map(str::to_lowercase);
-    let sort = q.choice("sort", &["date", "mrr_change", "customer_name"], "date")?;
-    let order = q.order(Order::Desc)?;
+    let Sorting { by: sort, order } = Sorting::read(&q, &LIST)?;
     let mut rows = churns(ledger, params, as_of, &req)?;
     rows.retain(|s| selected.is_none_or(|p| interval.align(s.movement.date, week_start) == p));
     if let (Some(key), Some(wanted)) = (breakdown, &wanted) {

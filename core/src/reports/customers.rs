@@ -19,7 +19,7 @@ use crate::model::{Customer, InvoiceType};
 use crate::money::{Cents, Currency};
 use crate::period::PeriodInterval;
 use crate::query::filters::{CustomerFacts, CustomerFilter};
-use crate::query::{Order, Query};
+use crate::query::{ListDefaults, ListRequest, Order, Page, Query, Sorting};
 use chrono::{DateTime, NaiveDate, SecondsFormat, Utc};
 use serde_json::{Value, json};
 use std::cmp::Ordering;
@@ -39,6 +39,15 @@ const SORTS: &[&str] = &[
     "name",
     "id",
 ];
+
+/// `sort`, `order` and the page: highest MRR first, [`DEFAULT_LIMIT`] rows.
+const LIST: ListDefaults = ListDefaults {
+    sorts: SORTS,
+    sort: "mrr",
+    order: Order::Desc,
+    limit: DEFAULT_LIMIT,
+    max_limit: Some(MAX_LIMIT),
+};
 
 /// One customer with what the views show.
 struct Entry<'a> {
@@ -80,10 +89,10 @@ impl Derived<'_> {
                 Some((kind, start, interval.next(start)))
             }
         };
-        let sort = q.choice("sort", SORTS, "mrr")?;
-        let order = q.order(Order::Desc)?;
-        let limit = q.count("limit", DEFAULT_LIMIT, Some(MAX_LIMIT))?;
-        let offset = q.count("offset", 0, None)?;
+        let ListRequest {
+            sorting: Sorting { by: sort, order },
+            page: Page { limit, offset },
+        } = ListRequest::read(&q, &LIST)?;
 
         let replays = self.replays(as_of)?;
         let empty = Replay::default();

@@ -67,11 +67,7 @@ pub(super) fn request(
     let as_of_day = as_of
         .with_timezone(&ledger.settings().timezone)
         .date_naive();
-    let fixed = if q.flag("fix_fx")? {
-        Some(q.date("fx_date")?.unwrap_or(as_of_day))
-    } else {
-        None
-    };
+    let fixed = q.fixed_fx(as_of_day)?;
     Ok(Request {
         currency: q.base_currency(ledger.settings())?,
         as_of_day,

@@ -13,8 +13,8 @@ use crate::derive::Derived;
 use crate::error::Result;
 use crate::model::Customer;
 use crate::money::{Cents, Currency, round_ratio};
-use crate::query::Query;
 use crate::query::filters::{CustomerFacts, CustomerFilter, currency_filter};
+use crate::query::{Page, Query};
 use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
@@ -250,8 +250,8 @@ impl ConcentrationPart {
 
 /// The page of `customer-concentration`.
 fn page(params: &ReportParams) -> Result<(usize, usize)> {
-    let q = Query::new(params);
-    Ok((q.count("limit", 100, None)?, q.count("offset", 0, None)?))
+    let page = Page::read(&Query::new(params), 100, None)?;
+    Ok((page.limit, page.offset))
 }
 
 /// `customer-concentration`: customers by MRR with share and cumulative

@@ -12,7 +12,7 @@ use crate::derive::Derived;
 use crate::error::Result;
 use crate::model::{InvoiceStatus, InvoiceType, StoredInvoice, TransactionResult, TransactionType};
 use crate::money::Cents;
-use crate::query::Query;
+use crate::query::{Page, Query};
 use chrono::{DateTime, SecondsFormat, Utc};
 use serde_json::{Value, json};
 
@@ -58,11 +58,8 @@ pub(super) fn outstanding_unpaid(
 }
 
 fn unpaid_page(params: &ReportParams) -> Result<(usize, usize)> {
-    let q = Query::new(params);
-    Ok((
-        q.count("limit", usize::MAX, None)?,
-        q.count("offset", 0, None)?,
-    ))
+    let page = Page::read(&Query::new(params), usize::MAX, None)?;
+    Ok((page.limit, page.offset))
 }
 
 /// `cashflow-outstanding-unpaid` in parts: per age bucket the count and

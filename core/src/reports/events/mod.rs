@@ -31,6 +31,7 @@
 //! at `fx_date` (default the range start) with `fix_fx=true`.
 
 use super::ReportParams;
+use super::request::conversion;
 use super::series::Conversion;
 use crate::derive::Derived;
 use crate::derive::timeline::Replay;
@@ -257,7 +258,7 @@ impl<'a> EventRequest<'a> {
                 }
             },
         };
-        let fixed = q.date("fx_date")?.unwrap_or(range.start);
+        let conversion = conversion(&q, range.start)?;
         Ok(EventRequest {
             ledger,
             as_of,
@@ -266,11 +267,7 @@ impl<'a> EventRequest<'a> {
             interval,
             range,
             periods: list,
-            conversion: if q.flag("fix_fx")? {
-                Conversion::Fixed(fixed)
-            } else {
-                Conversion::Daily
-            },
+            conversion,
             filter: if filters {
                 CustomerFilter::from_params(ledger, params)?
             } else {
@@ -492,22 +489,11 @@ pub fn selected_type(
     optional: bool,
 ) -> Result<Option<&'static str>> {
     let names: Vec<&'static str> = family.types.iter().map(|(t, _)| *t).collect();
-    match Query::new(params).text("selected-type") {
-        None if optional => Ok(None),
-        None => Err(Error::query(
+    match Query::new(params).optional_choice("selected-type", &names)? {
+        None if !optional => Err(Error::query(
             "selected-type",
             format!("is required (one of {})", names.join(", ")),
         )),
-        Some(text) => names
-            .iter()
-            .copied()
-            .find(|t| *t == text)
-            .map(Some)
-            .ok_or_else(|| {
-                Error::query(
-                    "selected-type",
-                    format!("`{text}` is not one of {}", names.join(", ")),
-                )
-            }),
+        chosen => Ok(chosen),
     }
 }
