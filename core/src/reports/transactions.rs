@@ -26,7 +26,7 @@
 //! `net` (payments + refunds) and `count` (payments and refunds).
 
 use super::ReportParams;
-use super::event_parts::{detail_value, event_parts};
+use super::event_parts::{EventView, detail_value, event_view};
 use super::events::{Event, EventRequest, Family, Span, Tally, selected_type};
 use super::partial::{Body, wrong_body};
 use crate::derive::Derived;
@@ -369,33 +369,6 @@ fn transaction_events<'a>(request: &EventRequest<'a>) -> Result<Vec<Event<Attemp
     Ok(events)
 }
 
-pub(super) fn transactions(
-    ledger: &Derived<'_>,
-    params: &ReportParams,
-    as_of: DateTime<Utc>,
-) -> Result<Value> {
-    let request = EventRequest::read(ledger, params, as_of, Span::Range, false)?;
-    Ok(request.series(&TRANSACTIONS, &transaction_events(&request)?))
-}
-
-pub(super) fn transactions_summary(
-    ledger: &Derived<'_>,
-    params: &ReportParams,
-    as_of: DateTime<Utc>,
-) -> Result<Value> {
-    let request = EventRequest::read(ledger, params, as_of, Span::CurrentAndPrevious, false)?;
-    Ok(request.summary(&TRANSACTIONS, &transaction_events(&request)?))
-}
-
-pub(super) fn transactions_table(
-    ledger: &Derived<'_>,
-    params: &ReportParams,
-    as_of: DateTime<Utc>,
-) -> Result<Value> {
-    let request = EventRequest::read(ledger, params, as_of, Span::Range, false)?;
-    Ok(request.table(&TRANSACTIONS, &transaction_events(&request)?))
-}
-
 /// `transactions-detail`: with `customer`, every transaction of those
 /// customers (narrowed by `selected-date` and `selected-type` when given),
 /// each with the `lines` of its invoice; without it, `selected-date` and
@@ -421,32 +394,32 @@ pub(super) fn transactions_detail(
     request.detail(events, kind, |e| money_row(ledger, e, by_customer))
 }
 
-event_parts!(
+event_view!(
+    transactions,
     transactions_partial,
     transactions_finish,
     "transactions",
-    Span::Range,
+    EventView::Series,
     TRANSACTIONS,
-    transaction_events,
-    series_of
+    transaction_events
 );
-event_parts!(
+event_view!(
+    transactions_summary,
     transactions_summary_partial,
     transactions_summary_finish,
     "transactions-summary",
-    Span::CurrentAndPrevious,
+    EventView::Summary,
     TRANSACTIONS,
-    transaction_events,
-    summary_of
+    transaction_events
 );
-event_parts!(
+event_view!(
+    transactions_table,
     transactions_table_partial,
     transactions_table_finish,
     "transactions-table",
-    Span::Range,
+    EventView::Table,
     TRANSACTIONS,
-    transaction_events,
-    table_of
+    transaction_events
 );
 
 /// `transactions-detail` in parts: the customers `customer` names that

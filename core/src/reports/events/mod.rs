@@ -355,12 +355,8 @@ impl<'a> EventRequest<'a> {
         row
     }
 
-    /// The series: `{currency, interval, result: [{date, end_date, ...figures}]}`.
-    pub fn series<T>(&self, family: &Family, events: &[Event<T>]) -> Value {
-        self.series_of(family, self.tally(events))
-    }
-
-    /// The series of the period tallies.
+    /// The series of the period tallies: `{currency, interval, result:
+    /// [{date, end_date, ...figures}]}`.
     pub fn series_of(&self, family: &Family, tallies: Vec<Tally>) -> Value {
         let result: Vec<Value> = self
             .periods
@@ -379,13 +375,9 @@ impl<'a> EventRequest<'a> {
         })
     }
 
-    /// The summary (requires [`Span::CurrentAndPrevious`]): `{currency,
-    /// interval, current, previous, change, change_percent}`.
-    pub fn summary<T>(&self, family: &Family, events: &[Event<T>]) -> Value {
-        self.summary_of(family, self.tally(events))
-    }
-
-    /// The summary of the period tallies.
+    /// The summary of the period tallies (requires
+    /// [`Span::CurrentAndPrevious`]): `{currency, interval, current,
+    /// previous, change, change_percent}`.
     pub fn summary_of(&self, family: &Family, tallies: Vec<Tally>) -> Value {
         let figures: Vec<Map<String, Value>> = tallies.iter().map(family.figures).collect();
         let empty = Map::new();
@@ -439,12 +431,8 @@ impl<'a> EventRequest<'a> {
         })
     }
 
-    /// The pivot: `{currency, interval, columns, rows: [{metric, label, values}]}`.
-    pub fn table<T>(&self, family: &Family, events: &[Event<T>]) -> Value {
-        self.table_of(family, self.tally(events))
-    }
-
-    /// The table of the period tallies.
+    /// The pivot of the period tallies: `{currency, interval, columns,
+    /// rows: [{metric, label, values}]}`.
     pub fn table_of(&self, family: &Family, tallies: Vec<Tally>) -> Value {
         let figures: Vec<Map<String, Value>> = tallies.iter().map(family.figures).collect();
         let rows: Vec<Value> = family
