@@ -4,10 +4,11 @@
 //! the scheduled changes of [`super::scheduled`].
 
 use super::ReportParams;
+use super::event_parts::detail_value;
 use super::partial::rows::{KeyPart, ListPart, Row, Scalar, SumsPart, TopRows};
 use super::partial::{Body, wrong_body};
 use super::request::Breakdown;
-use super::scheduled::{Request, Scheduled, request, row, scheduled};
+use super::scheduled::{Request, Scheduled, ScheduledView, row, scheduled};
 use crate::derive::Derived;
 use crate::derive::movements::MovementKind;
 use crate::error::{Error, Result};
@@ -52,42 +53,36 @@ fn totals(rows: &[&Scheduled]) -> (i64, Cents) {
 
 /// `churn-scheduled`: scheduled churn per period, from the `as_of` day
 /// through a year ahead unless `date` says otherwise.
-pub(super) fn churn_scheduled(
-    ledger: &Derived<'_>,
-    params: &ReportParams,
-    as_of: DateTime<Utc>,
-) -> Result<Value> {
-    let req = request(ledger, params, as_of)?;
-    let shape = ChurnSeries::read(ledger, params, &req)?;
-    let part = shape.part(&churns(ledger, params, as_of, &req)?);
-    Ok(shape.value(&req, &part))
-}
+pub(super) struct ChurnScheduled;
 
-pub(super) fn churn_scheduled_partial(
-    ledger: &Derived<'_>,
-    params: &ReportParams,
-    as_of: DateTime<Utc>,
-) -> Result<Body> {
-    let req = request(ledger, params, as_of)?;
-    let shape = ChurnSeries::read(ledger, params, &req)?;
-    Ok(Body::Sums(
-        shape.part(&churns(ledger, params, as_of, &req)?),
-    ))
-}
+impl ScheduledView for ChurnScheduled {
+    const NAME: &'static str = "churn-scheduled";
 
-pub(super) fn churn_scheduled_finish(
-    shape: &Derived<'_>,
-    params: &ReportParams,
-    as_of: DateTime<Utc>,
-    body: Body,
-) -> Result<Value> {
-    let req = request(shape, params, as_of)?;
-    let series = ChurnSeries::read(shape, params, &req)?;
-    match body {
-        Body::Sums(part) if part.sums.len() == 2 * series.list.len() => {
-            Ok(series.value(&req, &part))
+    fn part(
+        ledger: &Derived<'_>,
+        params: &ReportParams,
+        as_of: DateTime<Utc>,
+        req: &Request,
+    ) -> Result<Body> {
+        let series = ChurnSeries::read(ledger, params, req)?;
+        Ok(Body::Sums(
+            series.part(&churns(ledger, params, as_of, req)?),
+        ))
+    }
+
+    fn value(
+        shape: &Derived<'_>,
+        params: &ReportParams,
+        req: &Request,
+        body: Body,
+    ) -> Result<Value> {
+        let series = ChurnSeries::read(shape, params, req)?;
+        match body {
+            Body::Sums(part) if part.sums.len() == 2 * series.list.len() => {
+                Ok(series.value(req, &part))
+            }
+            other => Err(wrong_body(Self::NAME, &other)),
         }
-        other => Err(wrong_body("churn-scheduled", &other)),
     }
 }
 
@@ -153,39 +148,26 @@ impl ChurnSeries {
 /// unless `sort` (date, mrr_change, customer_name) and `order` say
 /// otherwise; `selected-date` with `selected-type` (`month_churn`, ...)
 /// keeps one period of that interval.
-pub(super) fn churn_scheduled_movements(
-    ledger: &Derived<'_>,
-    params: &ReportParams,
-    as_of: DateTime<Utc>,
-) -> Result<Value> {
-    let part = movements_part(ledger, params, as_of)?;
-    movements_value(&part)
-}
+pub(super) struct ChurnScheduledMovements;
 
-pub(super) fn churn_scheduled_movements_partial(
-    ledger: &Derived<'_>,
-    params: &ReportParams,
-    as_of: DateTime<Utc>,
-) -> Result<Body> {
-    Ok(Body::List(movements_part(ledger, params, as_of)?))
-}
+impl ScheduledView for ChurnScheduledMovements {
+    const NAME: &'static str = "churn-scheduled-movements";
 
-pub(super) fn churn_scheduled_movements_finish(
-    shape: &Derived<'_>,
-    params: &ReportParams,
-    as_of: DateTime<Utc>,
-    body: Body,
-) -> Result<Value> {
-    request(shape, params, as_of)?;
-    match body {
-        Body::List(part) => movements_value(&part),
-        other => Err(wrong_body("churn-scheduled-movements", &other)),
+    fn part(
+        ledger: &Derived<'_>,
+        params: &ReportParams,
+        as_of: DateTime<Utc>,
+        req: &Request,
+    ) -> Result<Body> {
+        Ok(Body::List(movements_part(ledger, params, as_of, req)?))
     }
-}
 
-fn movements_value(part: &ListPart) -> Result<Value> {
-    let list = part.rows.page(0, usize::MAX)?;
-    Ok(json!({"result": {"count": part.rows.count, "list": list}}))
+    fn value(_: &Derived<'_>, _: &ReportParams, _: &Request, body: Body) -> Result<Value> {
+        match body {
+            Body::List(part) => detail_value(&part),
+            other => Err(wrong_body(Self::NAME, &other)),
+        }
+    }
 }
 
 /// The rows of `churn-scheduled-movements`, keyed by the requested order
@@ -194,8 +176,8 @@ fn movements_part(
     ledger: &Derived<'_>,
     params: &ReportParams,
     as_of: DateTime<Utc>,
+    req: &Request,
 ) -> Result<ListPart> {
-    let req = request(ledger, params, as_of)?;
     let q = Query::new(params);
     let week_start = ledger.settings().week_start();
     let mut interval = q.interval(PeriodInterval::Month)?;
@@ -214,7 +196,7 @@ fn movements_part(
     let breakdown = Breakdown::from_query(&q)?.map(Breakdown::as_str);
     let wanted = q.text("breakdown-value").map(str::to_lowercase);
     let Sorting { by: sort, order } = Sorting::read(&q, &LIST)?;
-    let mut rows = churns(ledger, params, as_of, &req)?;
+    let mut rows = churns(ledger, params, as_of, req)?;
     rows.retain(|s| selected.is_none_or(|p| interval.align(s.movement.date, week_start) == p));
     if let (Some(key), Some(wanted)) = (breakdown, &wanted) {
         rows.retain(|s| {
@@ -262,35 +244,30 @@ fn movements_part(
 
 /// `churn-scheduled-summary`: all scheduled churn, the part in the current
 /// `interval` period (after `as_of`) and in the next one, and the change.
-pub(super) fn churn_scheduled_summary(
-    ledger: &Derived<'_>,
-    params: &ReportParams,
-    as_of: DateTime<Utc>,
-) -> Result<Value> {
-    let req = request(ledger, params, as_of)?;
-    let part = summary_part(ledger, params, as_of, &req)?;
-    summary_value(ledger, params, &req, &part)
-}
+pub(super) struct ChurnScheduledSummary;
 
-pub(super) fn churn_scheduled_summary_partial(
-    ledger: &Derived<'_>,
-    params: &ReportParams,
-    as_of: DateTime<Utc>,
-) -> Result<Body> {
-    let req = request(ledger, params, as_of)?;
-    Ok(Body::Sums(summary_part(ledger, params, as_of, &req)?))
-}
+impl ScheduledView for ChurnScheduledSummary {
+    const NAME: &'static str = "churn-scheduled-summary";
 
-pub(super) fn churn_scheduled_summary_finish(
-    shape: &Derived<'_>,
-    params: &ReportParams,
-    as_of: DateTime<Utc>,
-    body: Body,
-) -> Result<Value> {
-    let req = request(shape, params, as_of)?;
-    match body {
-        Body::Sums(part) if part.sums.len() == 6 => summary_value(shape, params, &req, &part),
-        other => Err(wrong_body("churn-scheduled-summary", &other)),
+    fn part(
+        ledger: &Derived<'_>,
+        params: &ReportParams,
+        as_of: DateTime<Utc>,
+        req: &Request,
+    ) -> Result<Body> {
+        Ok(Body::Sums(summary_part(ledger, params, as_of, req)?))
+    }
+
+    fn value(
+        shape: &Derived<'_>,
+        params: &ReportParams,
+        req: &Request,
+        body: Body,
+    ) -> Result<Value> {
+        match body {
+            Body::Sums(part) if part.sums.len() == 6 => summary_value(shape, params, req, &part),
+            other => Err(wrong_body(Self::NAME, &other)),
+        }
     }
 }
 
