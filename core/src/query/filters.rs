@@ -489,7 +489,7 @@ impl CustomerFilter {
 }
 
 /// A customer's value and label for a customer-level breakdown key (every
-/// key of [`super::mrr::BREAKDOWNS`] except `currency` and `subtype`):
+/// key of the `mrr` report's `BREAKDOWNS` except `currency` and `subtype`):
 /// `unknown` when the customer has no such attribute.
 pub fn breakdown_value(
     ledger: &Derived<'_>,

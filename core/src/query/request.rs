@@ -105,14 +105,7 @@ impl Query<'_> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::query::ReportParams;
-
-    fn params(pairs: &[(&str, &str)]) -> ReportParams {
-        pairs
-            .iter()
-            .map(|(k, v)| (k.to_string(), v.to_string()))
-            .collect()
-    }
+    use crate::query::{ReportParams, params};
 
     const DEFAULTS: ListDefaults = ListDefaults {
         sorts: &["date", "mrr"],

@@ -1,7 +1,7 @@
 //! Cash-flow reports: failed payments, refunds, the payment failure rate and
 //! outstanding unpaid invoices. Payment attempts are read from invoices by
-//! [`attempts`] (see the `transactions` module doc): void invoices never
-//! count.
+//! [`attempts`](super::transactions::attempts) (see the `transactions`
+//! module doc): void invoices never count.
 //!
 //! - `cashflow-failed-payments` (`-detail`, `-summary`, `-table`): failed
 //!   payment attempts per period, typed by what they charged for

@@ -483,16 +483,9 @@ mod tests {
     use super::*;
     use crate::Ledger;
     use crate::model::Settings;
-    use crate::query::recorded_reads;
+    use crate::query::{params, recorded_reads};
     use serde_json::json;
     use std::collections::BTreeSet;
-
-    fn params(pairs: &[(&str, &str)]) -> ReportParams {
-        pairs
-            .iter()
-            .map(|(k, v)| (k.to_string(), v.to_string()))
-            .collect()
-    }
 
     #[test]
     fn an_unknown_parameter_names_itself_the_suggestion_and_the_report_parameters() {
