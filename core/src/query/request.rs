@@ -4,6 +4,7 @@
 //! Their errors are [`Query`]'s: `invalid_query` naming the parameter.
 
 use super::{Order, Query};
+use crate::derive::CustomerStatus;
 use crate::error::Result;
 use chrono::NaiveDate;
 
@@ -79,7 +80,37 @@ impl ListRequest {
     }
 }
 
+/// The `status` values: a customer status each, and `all` for every one.
+const STATUSES: &[&str] = &["active", "cancelled", "trial", "lead", "all"];
+
+/// The status a `status` value names; `None` for `all`.
+fn status_named(name: &str) -> Option<CustomerStatus> {
+    match name {
+        "active" => Some(CustomerStatus::Active),
+        "cancelled" => Some(CustomerStatus::Cancelled),
+        "trial" => Some(CustomerStatus::Trial),
+        "lead" => Some(CustomerStatus::Lead),
+        _ => None,
+    }
+}
+
 impl Query<'_> {
+    /// `status` with one value (the customer list), default `default`:
+    /// `None` is `all`.
+    pub(crate) fn status(&self, default: &'static str) -> Result<Option<CustomerStatus>> {
+        Ok(status_named(self.choice("status", STATUSES, default)?))
+    }
+
+    /// `status` with several values (the shared customer filter): the
+    /// statuses kept, none (everyone) when absent or when one is `all`.
+    pub(crate) fn statuses(&self) -> Result<Vec<CustomerStatus>> {
+        let names = self.choices("status", STATUSES)?;
+        if names.iter().any(|name| name == "all") {
+            return Ok(Vec::new());
+        }
+        Ok(names.iter().filter_map(|name| status_named(name)).collect())
+    }
+
     /// A single value among `accepted`, or `None` when absent.
     pub(crate) fn optional_choice(
         &self,
@@ -155,6 +186,27 @@ mod tests {
         assert_eq!(
             error.to_string(),
             "parameter `sort`: `size` is not one of date, mrr"
+        );
+    }
+
+    #[test]
+    fn statuses_are_read_into_customer_statuses() {
+        let read = |value: &str| Query::new(&params(&[("status", value)])).statuses();
+        assert_eq!(
+            read("trial,lead").unwrap(),
+            vec![CustomerStatus::Trial, CustomerStatus::Lead]
+        );
+        assert_eq!(read("active all").unwrap(), vec![]);
+        let none = ReportParams::new();
+        assert_eq!(
+            Query::new(&none).status("active").unwrap(),
+            Some(CustomerStatus::Active)
+        );
+        let all = params(&[("status", "all")]);
+        assert_eq!(Query::new(&all).status("active").unwrap(), None);
+        assert_eq!(
+            read("paused").unwrap_err().to_string(),
+            "parameter `status`: `paused` is not one of active, cancelled, trial, lead, all"
         );
     }
 

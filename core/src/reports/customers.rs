@@ -68,11 +68,7 @@ impl Derived<'_> {
         let tz = settings.timezone;
         let as_of_day = as_of.with_timezone(&tz).date_naive();
         let currency = q.base_currency(settings)?;
-        let status = q.choice(
-            "status",
-            &["active", "cancelled", "trial", "lead", "all"],
-            "active",
-        )?;
+        let status = q.status("active")?;
         let search = q.text("q").map(str::to_lowercase);
         let customer_currencies: Vec<Currency> = crate::query::filters::currency_filter(params)?;
         // `status` here is the list's own filter; the shared filter must not
@@ -100,7 +96,7 @@ impl Derived<'_> {
         for customer in self.customers() {
             let replay = replays.get(&customer.id).map(|r| &**r);
             let profile = self.profile_of(customer.id.as_str(), replay.unwrap_or(&empty));
-            if status != "all" && profile.status.as_str() != status {
+            if status.is_some_and(|wanted| profile.status != wanted) {
                 continue;
             }
             if let Some(text) = &search
