@@ -17,10 +17,12 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 
 impl EventRequest<'_> {
-    /// The rows of [`EventRequest::detail`] as a list partial: keyed by
-    /// day (descending), customer id, event id and the event's place in
-    /// this ledger's list (which orders only events of one customer, so
-    /// the same in every partition).
+    /// The detail rows (requires [`Span::Selected`]): the events of the
+    /// selected period whose type is `kind` (every type when `None`), each
+    /// written by `row`, as a list partial keyed by day (descending),
+    /// customer id, event id and the event's place in this ledger's list
+    /// (which orders only events of one customer, so the same in every
+    /// partition). [`detail_value`] writes them `{result: {count, list}}`.
     pub fn detail_part<T>(
         &self,
         events: Vec<Event<T>>,
@@ -172,7 +174,9 @@ pub(crate) fn detail_whole<'a, T>(
     events: impl FnOnce(&EventRequest<'a>) -> Result<Vec<Event<T>>>,
     row: impl Fn(&Event<T>) -> Value,
 ) -> Result<Value> {
-    detail_value(&detail_rows(ledger, params, as_of, family, events, row)?)
+    detail_value(&detail_rows(
+        ledger, params, as_of, family, ONE_PERIOD, events, row,
+    )?)
 }
 
 /// The rows of [`detail_whole`] in this ledger, as a list partial.
@@ -185,22 +189,56 @@ pub(crate) fn detail_partial<'a, T>(
     row: impl Fn(&Event<T>) -> Value,
 ) -> Result<Body> {
     Ok(Body::List(detail_rows(
-        ledger, params, as_of, family, events, row,
+        ledger, params, as_of, family, ONE_PERIOD, events, row,
     )?))
 }
 
-fn detail_rows<'a, T>(
+/// Which selections a `-detail` report may leave out.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Selection {
+    /// Without `selected-date`: everything up to `as_of`, or the `date`
+    /// range when given.
+    pub date_optional: bool,
+    /// Without `selected-type`: every type.
+    pub type_optional: bool,
+}
+
+/// `selected-date` required, `selected-type` optional.
+pub(crate) const ONE_PERIOD: Selection = Selection {
+    date_optional: false,
+    type_optional: true,
+};
+
+/// The rows of a `-detail` view in this ledger, as a list partial.
+pub(crate) fn detail_rows<'a, T>(
     ledger: &'a Derived<'a>,
     params: &ReportParams,
     as_of: DateTime<Utc>,
     family: &Family,
+    selection: Selection,
     events: impl FnOnce(&EventRequest<'a>) -> Result<Vec<Event<T>>>,
     row: impl Fn(&Event<T>) -> Value,
 ) -> Result<ListPart> {
-    let request = EventRequest::read(ledger, params, as_of, Span::Selected, false)?;
-    let kind = selected_type(params, family, true)?;
+    let span = Span::Selected;
+    let request = EventRequest::read(ledger, params, as_of, span, selection.date_optional)?;
+    let kind = selected_type(params, family, selection.type_optional)?;
     let events = events(&request)?;
     Ok(request.detail_part(events, kind, row))
+}
+
+/// Checks a `-detail` request as [`detail_rows`] reads it, for finishing
+/// merged rows (`shape` holds only the settings).
+pub(crate) fn check_detail(
+    shape: &Derived<'_>,
+    params: &ReportParams,
+    as_of: DateTime<Utc>,
+    family: &Family,
+    selection: Selection,
+) -> Result<()> {
+    let span = Span::Selected;
+    EventRequest::read_shape(shape, params, as_of, span, selection.date_optional)?;
+    selected_type(params, family, selection.type_optional)?;
+    Ok(())
 }
 
 /// [`detail_whole`] of merged rows: the request is checked as the whole
@@ -213,8 +251,7 @@ pub(crate) fn detail_finish(
     family: &Family,
     body: Body,
 ) -> Result<Value> {
-    EventRequest::read_shape(shape, params, as_of, Span::Selected, false)?;
-    selected_type(params, family, true)?;
+    check_detail(shape, params, as_of, family, ONE_PERIOD)?;
     match body {
         Body::List(part) => detail_value(&part),
         other => Err(wrong_body(report, &other)),

@@ -454,19 +454,6 @@ impl<'a> EventRequest<'a> {
             "rows": rows,
         })
     }
-
-    /// The detail list (requires [`Span::Selected`]): the events of the
-    /// selected period whose type is `kind` (every type when `None`),
-    /// newest first, ties by customer id then event id, each written by
-    /// `row`: `{result: {count, list}}`.
-    pub fn detail<T>(
-        &self,
-        events: Vec<Event<T>>,
-        kind: Option<&str>,
-        row: impl Fn(&Event<T>) -> Value,
-    ) -> Result<Value> {
-        super::event_parts::detail_value(&self.detail_part(events, kind, row))
-    }
 }
 
 /// Reads `selected-type` among the family's types: required unless

@@ -102,9 +102,8 @@ fn detail_lists_the_selected_period_newest_first() {
         event("2024-02-20", "paid", 500, "b"),
         event("2024-03-03", "paid", 100, "c"),
     ];
-    let detail = request
-        .detail(events, Some("paid"), |e| json!(e.id))
-        .unwrap();
+    let rows = request.detail_part(events, Some("paid"), |e| json!(e.id));
+    let detail = crate::reports::event_parts::detail_value(&rows).unwrap();
     assert_eq!(detail["result"]["list"], json!(["b", "a"]));
 }
 
