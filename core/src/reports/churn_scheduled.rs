@@ -11,7 +11,7 @@ use super::request::Breakdown;
 use super::scheduled::{Request, Scheduled, ScheduledView, row, scheduled};
 use crate::derive::Derived;
 use crate::derive::movements::MovementKind;
-use crate::error::{Error, Result};
+use crate::error::Result;
 use crate::money::Cents;
 use crate::period::{DateRange, PeriodInterval, periods};
 use crate::query::filters::{CustomerFacts, breakdown_value};
@@ -28,6 +28,16 @@ const LIST: ListDefaults = ListDefaults {
     limit: usize::MAX,
     max_limit: None,
 };
+
+/// The `selected-type` values of `churn-scheduled-movements`: the interval
+/// whose period `selected-date` picks.
+const SELECTED_TYPES: [&str; 5] = [
+    "day_churn",
+    "week_churn",
+    "month_churn",
+    "quarter_churn",
+    "year_churn",
+];
 
 /// The scheduled churns only.
 fn churns<'a>(
@@ -181,14 +191,8 @@ fn movements_part(
     let q = Query::new(params);
     let week_start = ledger.settings().week_start();
     let mut interval = q.interval(PeriodInterval::Month)?;
-    if let Some(text) = q.text("selected-type") {
-        let name = text.strip_suffix("_churn").unwrap_or("");
-        interval = PeriodInterval::parse(name).ok_or_else(|| {
-            Error::query(
-                "selected-type",
-                format!("`{text}` is not one of day_churn, week_churn, month_churn, quarter_churn, year_churn"),
-            )
-        })?;
+    if let Some(name) = q.optional_choice("selected-type", &SELECTED_TYPES)? {
+        interval = PeriodInterval::parse(name.trim_end_matches("_churn")).unwrap_or(interval);
     }
     let selected = q
         .date("selected-date")?
@@ -341,4 +345,27 @@ fn summary_value(
             "change": {"customers": next_customers - current_customers, "churn": next_mrr - current_mrr},
         }
     }))
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::Ledger;
+    use crate::model::Settings;
+    use crate::query::params;
+
+    #[test]
+    fn selected_type_names_the_interval_of_the_selected_period() {
+        let ledger = Ledger::new(Settings::default());
+        let as_of = "2024-06-01T00:00:00Z".parse().unwrap();
+        let run = |value: &str| {
+            let p = params(&[("selected-type", value), ("selected-date", "2024-07-10")]);
+            ledger.report("churn-scheduled-movements", &p, as_of)
+        };
+        assert_eq!(run("week_churn").unwrap()["result"]["count"], 0);
+        let error = run("month").unwrap_err();
+        assert_eq!(
+            error.to_string(),
+            "parameter `selected-type`: `month` is not one of day_churn, week_churn, month_churn, quarter_churn, year_churn"
+        );
+    }
 }
