@@ -333,22 +333,7 @@ impl CustomerFilter {
             .iter()
             .filter_map(|f| Interval::parse(f))
             .collect();
-        // `all` (the customer list's value for every status) keeps everyone.
-        let status_values =
-            q.choices("status", &["active", "cancelled", "trial", "lead", "all"])?;
-        let statuses = if status_values.iter().any(|s| s == "all") {
-            Vec::new()
-        } else {
-            status_values
-                .iter()
-                .map(|s| match s.as_str() {
-                    "active" => CustomerStatus::Active,
-                    "cancelled" => CustomerStatus::Cancelled,
-                    "trial" => CustomerStatus::Trial,
-                    _ => CustomerStatus::Lead,
-                })
-                .collect()
-        };
+        let statuses = q.statuses()?;
         let mut countries: Vec<String> = q
             .list("country")
             .iter()
@@ -489,7 +474,7 @@ impl CustomerFilter {
 }
 
 /// A customer's value and label for a customer-level breakdown key (every
-/// key of [`super::mrr::BREAKDOWNS`] except `currency` and `subtype`):
+/// key of the `mrr` report's `BREAKDOWNS` except `currency` and `subtype`):
 /// `unknown` when the customer has no such attribute.
 pub fn breakdown_value(
     ledger: &Derived<'_>,

@@ -8,8 +8,10 @@
 
 pub(crate) mod filters;
 mod movement_filter;
+mod request;
 
 pub use movement_filter::{MovementFilter, local_day};
+pub(crate) use request::{ListDefaults, ListRequest, Page, Sorting};
 
 use crate::error::{Error, Result};
 use crate::model::Settings;
@@ -238,6 +240,15 @@ thread_local! {
         std::cell::RefCell::default();
 }
 
+/// Parameters from name and value pairs.
+#[cfg(test)]
+pub(crate) fn params(pairs: &[(&str, &str)]) -> ReportParams {
+    pairs
+        .iter()
+        .map(|(k, v)| (k.to_string(), v.to_string()))
+        .collect()
+}
+
 /// Runs `work` and returns its result with the parameter names it read.
 #[cfg(test)]
 pub(crate) fn recorded_reads<T>(
@@ -283,13 +294,6 @@ fn first_of_month_back(today: NaiveDate, months: u32) -> Option<NaiveDate> {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    fn params(pairs: &[(&str, &str)]) -> ReportParams {
-        pairs
-            .iter()
-            .map(|(k, v)| (k.to_string(), v.to_string()))
-            .collect()
-    }
 
     fn d(text: &str) -> NaiveDate {
         text.parse().unwrap()

@@ -1,7 +1,7 @@
 //! Cash-flow reports: failed payments, refunds, the payment failure rate and
 //! outstanding unpaid invoices. Payment attempts are read from invoices by
-//! [`attempts`] (see the `transactions` module doc): void invoices never
-//! count.
+//! [`attempts`](super::transactions::attempts) (see the `transactions`
+//! module doc): void invoices never count.
 //!
 //! - `cashflow-failed-payments` (`-detail`, `-summary`, `-table`): failed
 //!   payment attempts per period, typed by what they charged for
@@ -20,9 +20,8 @@
 //! - `cashflow-outstanding-unpaid`: see the `unpaid` module.
 
 use super::ReportParams;
-use super::event_parts::{detail_value, event_parts};
-use super::events::{Event, EventRequest, Family, Span, Tally, percent, selected_type};
-use super::partial::{Body, wrong_body};
+use super::event_parts::{EventView, event_detail, event_view};
+use super::events::{Event, EventRequest, Family, Tally, percent};
 use super::transactions::{Attempt, charge_type, money_events, money_row, plan_charge_type};
 use crate::derive::Derived;
 use crate::error::Result;
@@ -54,6 +53,11 @@ fn typed_figures(tally: &Tally, types: &[(&str, &str)], total: &str) -> Map<Stri
     row
 }
 
+/// A detail row of a payment attempt, without invoice lines.
+fn money_row_of(ledger: &Derived<'_>, event: &Event<Attempt<'_>>) -> Value {
+    money_row(ledger, event, false)
+}
+
 // ---- failed payments -------------------------------------------------------
 
 const FAILED_PAYMENTS: Family = Family {
@@ -80,99 +84,43 @@ fn failed_payment_events<'a>(request: &EventRequest<'a>) -> Result<Vec<Event<Att
     )
 }
 
-pub(super) fn failed_payments(
-    ledger: &Derived<'_>,
-    params: &ReportParams,
-    as_of: DateTime<Utc>,
-) -> Result<Value> {
-    let request = EventRequest::read(ledger, params, as_of, Span::Range, false)?;
-    Ok(request.series(&FAILED_PAYMENTS, &failed_payment_events(&request)?))
-}
+event_detail!(
+    failed_payments_detail,
+    failed_payments_detail_partial,
+    failed_payments_detail_finish,
+    "cashflow-failed-payments-detail",
+    FAILED_PAYMENTS,
+    failed_payment_events,
+    money_row_of
+);
 
-pub(super) fn failed_payments_summary(
-    ledger: &Derived<'_>,
-    params: &ReportParams,
-    as_of: DateTime<Utc>,
-) -> Result<Value> {
-    let request = EventRequest::read(ledger, params, as_of, Span::CurrentAndPrevious, false)?;
-    Ok(request.summary(&FAILED_PAYMENTS, &failed_payment_events(&request)?))
-}
-
-pub(super) fn failed_payments_table(
-    ledger: &Derived<'_>,
-    params: &ReportParams,
-    as_of: DateTime<Utc>,
-) -> Result<Value> {
-    let request = EventRequest::read(ledger, params, as_of, Span::Range, false)?;
-    Ok(request.table(&FAILED_PAYMENTS, &failed_payment_events(&request)?))
-}
-
-/// `selected-date` required; `selected-type` optional (every type).
-pub(super) fn failed_payments_detail(
-    ledger: &Derived<'_>,
-    params: &ReportParams,
-    as_of: DateTime<Utc>,
-) -> Result<Value> {
-    let request = EventRequest::read(ledger, params, as_of, Span::Selected, false)?;
-    let kind = selected_type(params, &FAILED_PAYMENTS, true)?;
-    let events = failed_payment_events(&request)?;
-    request.detail(events, kind, |e| money_row(ledger, e, false))
-}
-
-event_parts!(
+event_view!(
+    failed_payments,
     failed_payments_partial,
     failed_payments_finish,
     "cashflow-failed-payments",
-    Span::Range,
+    EventView::Series,
     FAILED_PAYMENTS,
-    failed_payment_events,
-    series_of
+    failed_payment_events
 );
-event_parts!(
+event_view!(
+    failed_payments_summary,
     failed_payments_summary_partial,
     failed_payments_summary_finish,
     "cashflow-failed-payments-summary",
-    Span::CurrentAndPrevious,
+    EventView::Summary,
     FAILED_PAYMENTS,
-    failed_payment_events,
-    summary_of
+    failed_payment_events
 );
-event_parts!(
+event_view!(
+    failed_payments_table,
     failed_payments_table_partial,
     failed_payments_table_finish,
     "cashflow-failed-payments-table",
-    Span::Range,
+    EventView::Table,
     FAILED_PAYMENTS,
-    failed_payment_events,
-    table_of
+    failed_payment_events
 );
-
-pub(super) fn failed_payments_detail_partial(
-    ledger: &Derived<'_>,
-    params: &ReportParams,
-    as_of: DateTime<Utc>,
-) -> Result<Body> {
-    let request = EventRequest::read(ledger, params, as_of, Span::Selected, false)?;
-    let kind = selected_type(params, &FAILED_PAYMENTS, true)?;
-    let events = failed_payment_events(&request)?;
-    Ok(Body::List(request.detail_part(events, kind, |e| {
-        money_row(ledger, e, false)
-    })))
-}
-
-pub(super) fn failed_payments_detail_finish(
-    shape: &Derived<'_>,
-    params: &ReportParams,
-    as_of: DateTime<Utc>,
-    body: Body,
-) -> Result<Value> {
-    EventRequest::read_shape(shape, params, as_of, Span::Selected, false)?;
-    selected_type(params, &FAILED_PAYMENTS, true)?;
-    match body {
-        Body::List(part) => detail_value(&part),
-        other => Err(wrong_body("cashflow-failed-payments-detail", &other)),
-    }
-}
 
 // ---- refunds ---------------------------------------------------------------
 
@@ -232,81 +180,34 @@ fn refund_events<'a>(request: &EventRequest<'a>) -> Result<Vec<Event<Attempt<'a>
     )
 }
 
-pub(super) fn refunds(
-    ledger: &Derived<'_>,
-    params: &ReportParams,
-    as_of: DateTime<Utc>,
-) -> Result<Value> {
-    let request = EventRequest::read(ledger, params, as_of, Span::Range, false)?;
-    Ok(request.series(&REFUNDS, &refund_events(&request)?))
-}
+event_detail!(
+    refunds_detail,
+    refunds_detail_partial,
+    refunds_detail_finish,
+    "cashflow-refunds-detail",
+    REFUNDS,
+    refund_events,
+    money_row_of
+);
 
-pub(super) fn refunds_table(
-    ledger: &Derived<'_>,
-    params: &ReportParams,
-    as_of: DateTime<Utc>,
-) -> Result<Value> {
-    let request = EventRequest::read(ledger, params, as_of, Span::Range, false)?;
-    Ok(request.table(&REFUNDS, &refund_events(&request)?))
-}
-
-/// `selected-date` required; `selected-type` optional (every type).
-pub(super) fn refunds_detail(
-    ledger: &Derived<'_>,
-    params: &ReportParams,
-    as_of: DateTime<Utc>,
-) -> Result<Value> {
-    let request = EventRequest::read(ledger, params, as_of, Span::Selected, false)?;
-    let kind = selected_type(params, &REFUNDS, true)?;
-    let events = refund_events(&request)?;
-    request.detail(events, kind, |e| money_row(ledger, e, false))
-}
-
-event_parts!(
+event_view!(
+    refunds,
     refunds_partial,
     refunds_finish,
     "cashflow-refunds",
-    Span::Range,
+    EventView::Series,
     REFUNDS,
-    refund_events,
-    series_of
+    refund_events
 );
-event_parts!(
+event_view!(
+    refunds_table,
     refunds_table_partial,
     refunds_table_finish,
     "cashflow-refunds-table",
-    Span::Range,
+    EventView::Table,
     REFUNDS,
-    refund_events,
-    table_of
+    refund_events
 );
-
-pub(super) fn refunds_detail_partial(
-    ledger: &Derived<'_>,
-    params: &ReportParams,
-    as_of: DateTime<Utc>,
-) -> Result<Body> {
-    let request = EventRequest::read(ledger, params, as_of, Span::Selected, false)?;
-    let kind = selected_type(params, &REFUNDS, true)?;
-    let events = refund_events(&request)?;
-    Ok(Body::List(request.detail_part(events, kind, |e| {
-        money_row(ledger, e, false)
-    })))
-}
-
-pub(super) fn refunds_detail_finish(
-    shape: &Derived<'_>,
-    params: &ReportParams,
-    as_of: DateTime<Utc>,
-    body: Body,
-) -> Result<Value> {
-    EventRequest::read_shape(shape, params, as_of, Span::Selected, false)?;
-    selected_type(params, &REFUNDS, true)?;
-    match body {
-        Body::List(part) => detail_value(&part),
-        other => Err(wrong_body("cashflow-refunds-detail", &other)),
-    }
-}
 
 // ---- failure rate ----------------------------------------------------------
 
@@ -348,41 +249,23 @@ fn payment_attempt_events<'a>(request: &EventRequest<'a>) -> Result<Vec<Event<At
     )
 }
 
-pub(super) fn failure_rate(
-    ledger: &Derived<'_>,
-    params: &ReportParams,
-    as_of: DateTime<Utc>,
-) -> Result<Value> {
-    let request = EventRequest::read(ledger, params, as_of, Span::Range, false)?;
-    Ok(request.series(&FAILURE_RATE, &payment_attempt_events(&request)?))
-}
-
-pub(super) fn failure_rate_summary(
-    ledger: &Derived<'_>,
-    params: &ReportParams,
-    as_of: DateTime<Utc>,
-) -> Result<Value> {
-    let request = EventRequest::read(ledger, params, as_of, Span::CurrentAndPrevious, false)?;
-    Ok(request.summary(&FAILURE_RATE, &payment_attempt_events(&request)?))
-}
-
-event_parts!(
+event_view!(
+    failure_rate,
     failure_rate_partial,
     failure_rate_finish,
     "cashflow-failure-rate",
-    Span::Range,
+    EventView::Series,
     FAILURE_RATE,
-    payment_attempt_events,
-    series_of
+    payment_attempt_events
 );
-event_parts!(
+event_view!(
+    failure_rate_summary,
     failure_rate_summary_partial,
     failure_rate_summary_finish,
     "cashflow-failure-rate-summary",
-    Span::CurrentAndPrevious,
+    EventView::Summary,
     FAILURE_RATE,
-    payment_attempt_events,
-    summary_of
+    payment_attempt_events
 );
 
 #[cfg(test)]

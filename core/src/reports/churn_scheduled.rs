@@ -4,19 +4,40 @@
 //! the scheduled changes of [`super::scheduled`].
 
 use super::ReportParams;
+use super::event_parts::detail_value;
 use super::partial::rows::{KeyPart, ListPart, Row, Scalar, SumsPart, TopRows};
 use super::partial::{Body, wrong_body};
 use super::request::Breakdown;
-use super::scheduled::{Request, Scheduled, request, row, scheduled};
+use super::scheduled::{Request, Scheduled, ScheduledView, row, scheduled};
 use crate::derive::Derived;
 use crate::derive::movements::MovementKind;
-use crate::error::{Error, Result};
+use crate::error::Result;
 use crate::money::Cents;
 use crate::period::{DateRange, PeriodInterval, periods};
 use crate::query::filters::{CustomerFacts, breakdown_value};
-use crate::query::{Order, Query};
+use crate::query::{ListDefaults, Order, Query, Sorting};
 use chrono::{DateTime, Datelike, Duration, NaiveDate, Utc};
 use serde_json::{Value, json};
+
+/// `sort` and `order` of the listed churns: by date, latest first (the
+/// list is not paged).
+const LIST: ListDefaults = ListDefaults {
+    sorts: &["date", "mrr_change", "customer_name"],
+    sort: "date",
+    order: Order::Desc,
+    limit: usize::MAX,
+    max_limit: None,
+};
+
+/// The `selected-type` values of `churn-scheduled-movements`: the interval
+/// whose period `selected-date` picks.
+const SELECTED_TYPES: [&str; 5] = [
+    "day_churn",
+    "week_churn",
+    "month_churn",
+    "quarter_churn",
+    "year_churn",
+];
 
 /// The scheduled churns only.
 fn churns<'a>(
@@ -42,42 +63,36 @@ fn totals(rows: &[&Scheduled]) -> (i64, Cents) {
 
 /// `churn-scheduled`: scheduled churn per period, from the `as_of` day
 /// through a year ahead unless `date` says otherwise.
-pub(super) fn churn_scheduled(
-    ledger: &Derived<'_>,
-    params: &ReportParams,
-    as_of: DateTime<Utc>,
-) -> Result<Value> {
-    let req = request(ledger, params, as_of)?;
-    let shape = ChurnSeries::read(ledger, params, &req)?;
-    let part = shape.part(&churns(ledger, params, as_of, &req)?);
-    Ok(shape.value(&req, &part))
-}
+pub(super) struct ChurnScheduled;
 
-pub(super) fn churn_scheduled_partial(
-    ledger: &Derived<'_>,
-    params: &ReportParams,
-    as_of: DateTime<Utc>,
-) -> Result<Body> {
-    let req = request(ledger, params, as_of)?;
-    let shape = ChurnSeries::read(ledger, params, &req)?;
-    Ok(Body::Sums(
-        shape.part(&churns(ledger, params, as_of, &req)?),
-    ))
-}
+impl ScheduledView for ChurnScheduled {
+    const NAME: &'static str = "churn-scheduled";
 
-pub(super) fn churn_scheduled_finish(
-    shape: &Derived<'_>,
-    params: &ReportParams,
-    as_of: DateTime<Utc>,
-    body: Body,
-) -> Result<Value> {
-    let req = request(shape, params, as_of)?;
-    let series = ChurnSeries::read(shape, params, &req)?;
-    match body {
-        Body::Sums(part) if part.sums.len() == 2 * series.list.len() => {
-            Ok(series.value(&req, &part))
+    fn part(
+        ledger: &Derived<'_>,
+        params: &ReportParams,
+        as_of: DateTime<Utc>,
+        req: &Request,
+    ) -> Result<Body> {
+        let series = ChurnSeries::read(ledger, params, req)?;
+        Ok(Body::Sums(
+            series.part(&churns(ledger, params, as_of, req)?),
+        ))
+    }
+
+    fn value(
+        shape: &Derived<'_>,
+        params: &ReportParams,
+        req: &Request,
+        body: Body,
+    ) -> Result<Value> {
+        let series = ChurnSeries::read(shape, params, req)?;
+        match body {
+            Body::Sums(part) if part.sums.len() == 2 * series.list.len() => {
+                Ok(series.value(req, &part))
+            }
+            other => Err(wrong_body(Self::NAME, &other)),
         }
-        other => Err(wrong_body("churn-scheduled", &other)),
     }
 }
 
@@ -143,39 +158,26 @@ impl ChurnSeries {
 /// unless `sort` (date, mrr_change, customer_name) and `order` say
 /// otherwise; `selected-date` with `selected-type` (`month_churn`, ...)
 /// keeps one period of that interval.
-pub(super) fn churn_scheduled_movements(
-    ledger: &Derived<'_>,
-    params: &ReportParams,
-    as_of: DateTime<Utc>,
-) -> Result<Value> {
-    let part = movements_part(ledger, params, as_of)?;
-    movements_value(&part)
-}
+pub(super) struct ChurnScheduledMovements;
 
-pub(super) fn churn_scheduled_movements_partial(
-    ledger: &Derived<'_>,
-    params: &ReportParams,
-    as_of: DateTime<Utc>,
-) -> Result<Body> {
-    Ok(Body::List(movements_part(ledger, params, as_of)?))
-}
+impl ScheduledView for ChurnScheduledMovements {
+    const NAME: &'static str = "churn-scheduled-movements";
 
-pub(super) fn churn_scheduled_movements_finish(
-    shape: &Derived<'_>,
-    params: &ReportParams,
-    as_of: DateTime<Utc>,
-    body: Body,
-) -> Result<Value> {
-    request(shape, params, as_of)?;
-    match body {
-        Body::List(part) => movements_value(&part),
-        other => Err(wrong_body("churn-scheduled-movements", &other)),
+    fn part(
+        ledger: &Derived<'_>,
+        params: &ReportParams,
+        as_of: DateTime<Utc>,
+        req: &Request,
+    ) -> Result<Body> {
+        Ok(Body::List(movements_part(ledger, params, as_of, req)?))
     }
-}
 
-fn movements_value(part: &ListPart) -> Result<Value> {
-    let list = part.rows.page(0, usize::MAX)?;
-    Ok(json!({"result": {"count": part.rows.count, "list": list}}))
+    fn value(_: &Derived<'_>, _: &ReportParams, _: &Request, body: Body) -> Result<Value> {
+        match body {
+            Body::List(part) => detail_value(&part),
+            other => Err(wrong_body(Self::NAME, &other)),
+        }
+    }
 }
 
 /// The rows of `churn-scheduled-movements`, keyed by the requested order
@@ -184,28 +186,21 @@ fn movements_part(
     ledger: &Derived<'_>,
     params: &ReportParams,
     as_of: DateTime<Utc>,
+    req: &Request,
 ) -> Result<ListPart> {
-    let req = request(ledger, params, as_of)?;
     let q = Query::new(params);
     let week_start = ledger.settings().week_start();
     let mut interval = q.interval(PeriodInterval::Month)?;
-    if let Some(text) = q.text("selected-type") {
-        let name = text.strip_suffix("_churn").unwrap_or("");
-        interval = PeriodInterval::parse(name).ok_or_else(|| {
-            Error::query(
-                "selected-type",
-                format!("`{text}` is not one of day_churn, week_churn, month_churn, quarter_churn, year_churn"),
-            )
-        })?;
+    if let Some(name) = q.optional_choice("selected-type", &SELECTED_TYPES)? {
+        interval = PeriodInterval::parse(name.trim_end_matches("_churn")).unwrap_or(interval);
     }
     let selected = q
         .date("selected-date")?
         .map(|d| interval.align(d, week_start));
     let breakdown = Breakdown::from_query(&q)?.map(Breakdown::as_str);
     let wanted = q.text("breakdown-value").map(str::to_lowercase);
-    let sort = q.choice("sort", &["date", "mrr_change", "customer_name"], "date")?;
-    let order = q.order(Order::Desc)?;
-    let mut rows = churns(ledger, params, as_of, &req)?;
+    let Sorting { by: sort, order } = Sorting::read(&q, &LIST)?;
+    let mut rows = churns(ledger, params, as_of, req)?;
     rows.retain(|s| selected.is_none_or(|p| interval.align(s.movement.date, week_start) == p));
     if let (Some(key), Some(wanted)) = (breakdown, &wanted) {
         rows.retain(|s| {
@@ -253,35 +248,30 @@ fn movements_part(
 
 /// `churn-scheduled-summary`: all scheduled churn, the part in the current
 /// `interval` period (after `as_of`) and in the next one, and the change.
-pub(super) fn churn_scheduled_summary(
-    ledger: &Derived<'_>,
-    params: &ReportParams,
-    as_of: DateTime<Utc>,
-) -> Result<Value> {
-    let req = request(ledger, params, as_of)?;
-    let part = summary_part(ledger, params, as_of, &req)?;
-    summary_value(ledger, params, &req, &part)
-}
+pub(super) struct ChurnScheduledSummary;
 
-pub(super) fn churn_scheduled_summary_partial(
-    ledger: &Derived<'_>,
-    params: &ReportParams,
-    as_of: DateTime<Utc>,
-) -> Result<Body> {
-    let req = request(ledger, params, as_of)?;
-    Ok(Body::Sums(summary_part(ledger, params, as_of, &req)?))
-}
+impl ScheduledView for ChurnScheduledSummary {
+    const NAME: &'static str = "churn-scheduled-summary";
 
-pub(super) fn churn_scheduled_summary_finish(
-    shape: &Derived<'_>,
-    params: &ReportParams,
-    as_of: DateTime<Utc>,
-    body: Body,
-) -> Result<Value> {
-    let req = request(shape, params, as_of)?;
-    match body {
-        Body::Sums(part) if part.sums.len() == 6 => summary_value(shape, params, &req, &part),
-        other => Err(wrong_body("churn-scheduled-summary", &other)),
+    fn part(
+        ledger: &Derived<'_>,
+        params: &ReportParams,
+        as_of: DateTime<Utc>,
+        req: &Request,
+    ) -> Result<Body> {
+        Ok(Body::Sums(summary_part(ledger, params, as_of, req)?))
+    }
+
+    fn value(
+        shape: &Derived<'_>,
+        params: &ReportParams,
+        req: &Request,
+        body: Body,
+    ) -> Result<Value> {
+        match body {
+            Body::Sums(part) if part.sums.len() == 6 => summary_value(shape, params, req, &part),
+            other => Err(wrong_body(Self::NAME, &other)),
+        }
     }
 }
 
@@ -355,4 +345,27 @@ fn summary_value(
             "change": {"customers": next_customers - current_customers, "churn": next_mrr - current_mrr},
         }
     }))
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::Ledger;
+    use crate::model::Settings;
+    use crate::query::params;
+
+    #[test]
+    fn selected_type_names_the_interval_of_the_selected_period() {
+        let ledger = Ledger::new(Settings::default());
+        let as_of = "2024-06-01T00:00:00Z".parse().unwrap();
+        let run = |value: &str| {
+            let p = params(&[("selected-type", value), ("selected-date", "2024-07-10")]);
+            ledger.report("churn-scheduled-movements", &p, as_of)
+        };
+        assert_eq!(run("week_churn").unwrap()["result"]["count"], 0);
+        let error = run("month").unwrap_err();
+        assert_eq!(
+            error.to_string(),
+            "parameter `selected-type`: `month` is not one of day_churn, week_churn, month_churn, quarter_churn, year_churn"
+        );
+    }
 }

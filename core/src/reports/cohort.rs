@@ -12,6 +12,7 @@
 
 use super::ReportParams;
 use super::partial::{Body, wrong_body};
+use super::request::SeriesRequest;
 use super::series::{Conversion, PeriodStats, SeriesSpec};
 use crate::derive::Derived;
 use crate::derive::movements::MovementKind;
@@ -41,15 +42,13 @@ impl Request {
         let q = Query::new(params);
         let settings = ledger.settings();
         let as_of_day = as_of.with_timezone(&settings.timezone).date_naive();
-        let range = q.date_range(as_of_day)?;
-        let interval = q.interval(PeriodInterval::Month)?;
+        let SeriesRequest {
+            range,
+            interval,
+            currency,
+            conversion,
+        } = SeriesRequest::read(&q, settings, as_of_day)?;
         let metric = q.choice("metric", &["customers", "mrr"], "customers")?;
-        let currency = q.base_currency(settings)?;
-        let conversion = if q.flag("fix_fx")? {
-            Conversion::Fixed(q.date("fx_date")?.unwrap_or(range.start))
-        } else {
-            Conversion::Daily
-        };
         Ok(Request {
             range,
             interval,

@@ -19,7 +19,7 @@ use crate::model::{Customer, InvoiceType};
 use crate::money::{Cents, Currency};
 use crate::period::PeriodInterval;
 use crate::query::filters::{CustomerFacts, CustomerFilter};
-use crate::query::{Order, Query};
+use crate::query::{ListDefaults, ListRequest, Order, Page, Query, Sorting};
 use chrono::{DateTime, NaiveDate, SecondsFormat, Utc};
 use serde_json::{Value, json};
 use std::cmp::Ordering;
@@ -40,6 +40,15 @@ const SORTS: &[&str] = &[
     "id",
 ];
 
+/// `sort`, `order` and the page: highest MRR first, [`DEFAULT_LIMIT`] rows.
+const LIST: ListDefaults = ListDefaults {
+    sorts: SORTS,
+    sort: "mrr",
+    order: Order::Desc,
+    limit: DEFAULT_LIMIT,
+    max_limit: Some(MAX_LIMIT),
+};
+
 /// One customer with what the views show.
 struct Entry<'a> {
     customer: &'a Customer,
@@ -59,11 +68,7 @@ impl Derived<'_> {
         let tz = settings.timezone;
         let as_of_day = as_of.with_timezone(&tz).date_naive();
         let currency = q.base_currency(settings)?;
-        let status = q.choice(
-            "status",
-            &["active", "cancelled", "trial", "lead", "all"],
-            "active",
-        )?;
+        let status = q.status("active")?;
         let search = q.text("q").map(str::to_lowercase);
         let customer_currencies: Vec<Currency> = crate::query::filters::currency_filter(params)?;
         // `status` here is the list's own filter; the shared filter must not
@@ -80,10 +85,10 @@ impl Derived<'_> {
                 Some((kind, start, interval.next(start)))
             }
         };
-        let sort = q.choice("sort", SORTS, "mrr")?;
-        let order = q.order(Order::Desc)?;
-        let limit = q.count("limit", DEFAULT_LIMIT, Some(MAX_LIMIT))?;
-        let offset = q.count("offset", 0, None)?;
+        let ListRequest {
+            sorting: Sorting { by: sort, order },
+            page: Page { limit, offset },
+        } = ListRequest::read(&q, &LIST)?;
 
         let replays = self.replays(as_of)?;
         let empty = Replay::default();
@@ -91,7 +96,7 @@ impl Derived<'_> {
         for customer in self.customers() {
             let replay = replays.get(&customer.id).map(|r| &**r);
             let profile = self.profile_of(customer.id.as_str(), replay.unwrap_or(&empty));
-            if status != "all" && profile.status.as_str() != status {
+            if status.is_some_and(|wanted| profile.status != wanted) {
                 continue;
             }
             if let Some(text) = &search

@@ -1,20 +1,28 @@
-//! Event reports in parts: a series, summary or table keeps one [`Tally`]
-//! per period (counts and amounts in the report currency, which add up);
-//! a detail list keeps its written rows ([`ListPart`]).
+//! The shared views of event reports, written once for every family
+//! (leads, transactions, failed payments, refunds, payment attempts): a
+//! series, summary or table ([`EventView`]) and a detail list
+//! ([`detail_whole`]), each whole, as a partial and finished. In parts a
+//! series, summary or table keeps one [`Tally`] per period (counts and
+//! amounts in the report currency, which add up); a detail list keeps its
+//! written rows ([`ListPart`]).
 
-use super::events::{Event, EventRequest, Tally};
+use super::ReportParams;
+use super::events::{Event, EventRequest, Family, Span, Tally, selected_type};
 use super::partial::rows::{KeyPart, ListPart, Row, Scalar, TopRows};
 use super::partial::{Body, wrong_body};
+use crate::derive::Derived;
 use crate::error::Result;
-use chrono::Datelike;
+use chrono::{DateTime, Datelike, Utc};
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 
 impl EventRequest<'_> {
-    /// The rows of [`EventRequest::detail`] as a list partial: keyed by
-    /// day (descending), customer id, event id and the event's place in
-    /// this ledger's list (which orders only events of one customer, so
-    /// the same in every partition).
+    /// The detail rows (requires [`Span::Selected`]): the events of the
+    /// selected period whose type is `kind` (every type when `None`), each
+    /// written by `row`, as a list partial keyed by day (descending),
+    /// customer id, event id and the event's place in this ledger's list
+    /// (which orders only events of one customer, so the same in every
+    /// partition). [`detail_value`] writes them `{result: {count, list}}`.
     pub fn detail_part<T>(
         &self,
         events: Vec<Event<T>>,
@@ -84,21 +92,191 @@ impl Part {
     }
 }
 
-/// The partial and finish functions of an event report that is a series,
-/// summary or table (`$view`: `series_of`, `summary_of`, `table_of`) of
-/// `$family` over the events of `$events`, for the registry.
-macro_rules! event_parts {
-    ($partial:ident, $finish:ident, $name:literal, $span:expr, $family:expr, $events:expr, $view:ident) => {
+/// One of the period views of an event family, each served whole, as a
+/// partial of one ledger (the period tallies, which add up) and finished
+/// from merged partials.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum EventView {
+    /// [`EventRequest::series_of`] over the `date` range.
+    Series,
+    /// [`EventRequest::summary_of`]: the current and the previous period.
+    Summary,
+    /// [`EventRequest::table_of`] over the `date` range.
+    Table,
+}
+
+impl EventView {
+    /// The periods the view covers.
+    fn span(self) -> Span {
+        match self {
+            EventView::Summary => Span::CurrentAndPrevious,
+            EventView::Series | EventView::Table => Span::Range,
+        }
+    }
+
+    fn render(self, request: &EventRequest<'_>, family: &Family, tallies: Vec<Tally>) -> Value {
+        match self {
+            EventView::Series => request.series_of(family, tallies),
+            EventView::Summary => request.summary_of(family, tallies),
+            EventView::Table => request.table_of(family, tallies),
+        }
+    }
+
+    /// The view of `family` over the events `events` finds in `ledger`.
+    pub(crate) fn whole<'a, T>(
+        self,
+        ledger: &'a Derived<'a>,
+        params: &ReportParams,
+        as_of: DateTime<Utc>,
+        family: &Family,
+        events: impl FnOnce(&EventRequest<'a>) -> Result<Vec<Event<T>>>,
+    ) -> Result<Value> {
+        let request = EventRequest::read(ledger, params, as_of, self.span(), false)?;
+        let tallies = request.tally(&events(&request)?);
+        Ok(self.render(&request, family, tallies))
+    }
+
+    /// The period tallies of this ledger's events.
+    pub(crate) fn partial<'a, T>(
+        self,
+        ledger: &'a Derived<'a>,
+        params: &ReportParams,
+        as_of: DateTime<Utc>,
+        events: impl FnOnce(&EventRequest<'a>) -> Result<Vec<Event<T>>>,
+    ) -> Result<Body> {
+        let request = EventRequest::read(ledger, params, as_of, self.span(), false)?;
+        Ok(Body::Tallies(Part::of(request.tally(&events(&request)?))))
+    }
+
+    /// The view of merged tallies (`report` names the report in errors).
+    pub(crate) fn finish(
+        self,
+        shape: &Derived<'_>,
+        params: &ReportParams,
+        as_of: DateTime<Utc>,
+        report: &str,
+        family: &Family,
+        body: Body,
+    ) -> Result<Value> {
+        let request = EventRequest::read_shape(shape, params, as_of, self.span(), false)?;
+        let tallies = request.tallies_of(report, body)?;
+        Ok(self.render(&request, family, tallies))
+    }
+}
+
+/// The `-detail` view of `family` over one selected period: `selected-date`
+/// required, `selected-type` optional (every type); `row` writes an event.
+pub(crate) fn detail_whole<'a, T>(
+    ledger: &'a Derived<'a>,
+    params: &ReportParams,
+    as_of: DateTime<Utc>,
+    family: &Family,
+    events: impl FnOnce(&EventRequest<'a>) -> Result<Vec<Event<T>>>,
+    row: impl Fn(&Event<T>) -> Value,
+) -> Result<Value> {
+    detail_value(&detail_rows(
+        ledger, params, as_of, family, ONE_PERIOD, events, row,
+    )?)
+}
+
+/// The rows of [`detail_whole`] in this ledger, as a list partial.
+pub(crate) fn detail_partial<'a, T>(
+    ledger: &'a Derived<'a>,
+    params: &ReportParams,
+    as_of: DateTime<Utc>,
+    family: &Family,
+    events: impl FnOnce(&EventRequest<'a>) -> Result<Vec<Event<T>>>,
+    row: impl Fn(&Event<T>) -> Value,
+) -> Result<Body> {
+    Ok(Body::List(detail_rows(
+        ledger, params, as_of, family, ONE_PERIOD, events, row,
+    )?))
+}
+
+/// Which selections a `-detail` report may leave out.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Selection {
+    /// Without `selected-date`: everything up to `as_of`, or the `date`
+    /// range when given.
+    pub date_optional: bool,
+    /// Without `selected-type`: every type.
+    pub type_optional: bool,
+}
+
+/// `selected-date` required, `selected-type` optional.
+pub(crate) const ONE_PERIOD: Selection = Selection {
+    date_optional: false,
+    type_optional: true,
+};
+
+/// The rows of a `-detail` view in this ledger, as a list partial.
+pub(crate) fn detail_rows<'a, T>(
+    ledger: &'a Derived<'a>,
+    params: &ReportParams,
+    as_of: DateTime<Utc>,
+    family: &Family,
+    selection: Selection,
+    events: impl FnOnce(&EventRequest<'a>) -> Result<Vec<Event<T>>>,
+    row: impl Fn(&Event<T>) -> Value,
+) -> Result<ListPart> {
+    let span = Span::Selected;
+    let request = EventRequest::read(ledger, params, as_of, span, selection.date_optional)?;
+    let kind = selected_type(params, family, selection.type_optional)?;
+    let events = events(&request)?;
+    Ok(request.detail_part(events, kind, row))
+}
+
+/// Checks a `-detail` request as [`detail_rows`] reads it, for finishing
+/// merged rows (`shape` holds only the settings).
+pub(crate) fn check_detail(
+    shape: &Derived<'_>,
+    params: &ReportParams,
+    as_of: DateTime<Utc>,
+    family: &Family,
+    selection: Selection,
+) -> Result<()> {
+    let span = Span::Selected;
+    EventRequest::read_shape(shape, params, as_of, span, selection.date_optional)?;
+    selected_type(params, family, selection.type_optional)?;
+    Ok(())
+}
+
+/// [`detail_whole`] of merged rows: the request is checked as the whole
+/// report checks it (`report` names the report in errors).
+pub(crate) fn detail_finish(
+    shape: &Derived<'_>,
+    params: &ReportParams,
+    as_of: DateTime<Utc>,
+    report: &str,
+    family: &Family,
+    body: Body,
+) -> Result<Value> {
+    check_detail(shape, params, as_of, family, ONE_PERIOD)?;
+    match body {
+        Body::List(part) => detail_value(&part),
+        other => Err(wrong_body(report, &other)),
+    }
+}
+
+/// The registry's three functions of one view of an event report: whole
+/// (`$whole`), as a partial (`$partial`) and finished (`$finish`), the view
+/// `$view` ([`EventView`]) of `$family` over the events of `$events`.
+macro_rules! event_view {
+    ($whole:ident, $partial:ident, $finish:ident, $name:literal, $view:expr, $family:expr, $events:expr) => {
+        pub(super) fn $whole(
+            ledger: &Derived<'_>,
+            params: &ReportParams,
+            as_of: DateTime<Utc>,
+        ) -> Result<Value> {
+            $view.whole(ledger, params, as_of, &$family, $events)
+        }
+
         pub(super) fn $partial(
             ledger: &Derived<'_>,
             params: &ReportParams,
             as_of: DateTime<Utc>,
         ) -> Result<crate::reports::partial::Body> {
-            let request = EventRequest::read(ledger, params, as_of, $span, false)?;
-            let tallies = request.tally(&$events(&request)?);
-            Ok(crate::reports::partial::Body::Tallies(
-                crate::reports::event_parts::Part::of(tallies),
-            ))
+            $view.partial(ledger, params, as_of, $events)
         }
 
         pub(super) fn $finish(
@@ -107,10 +285,46 @@ macro_rules! event_parts {
             as_of: DateTime<Utc>,
             body: crate::reports::partial::Body,
         ) -> Result<Value> {
-            let request = EventRequest::read_shape(shape, params, as_of, $span, false)?;
-            let tallies = request.tallies_of($name, body)?;
-            Ok(request.$view(&$family, tallies))
+            $view.finish(shape, params, as_of, $name, &$family, body)
         }
     };
 }
-pub(crate) use event_parts;
+pub(crate) use event_view;
+
+/// The registry's three functions of an event report's `-detail` view
+/// ([`detail_whole`], [`detail_partial`], [`detail_finish`]) of `$family`
+/// over the events of `$events`, each written by `$row(ledger, event)`.
+macro_rules! event_detail {
+    ($whole:ident, $partial:ident, $finish:ident, $name:literal, $family:expr, $events:expr, $row:expr) => {
+        /// `selected-date` required; `selected-type` optional (every type).
+        pub(super) fn $whole(
+            ledger: &Derived<'_>,
+            params: &ReportParams,
+            as_of: DateTime<Utc>,
+        ) -> Result<Value> {
+            let row = |e: &_| $row(ledger, e);
+            crate::reports::event_parts::detail_whole(ledger, params, as_of, &$family, $events, row)
+        }
+
+        pub(super) fn $partial(
+            ledger: &Derived<'_>,
+            params: &ReportParams,
+            as_of: DateTime<Utc>,
+        ) -> Result<crate::reports::partial::Body> {
+            let row = |e: &_| $row(ledger, e);
+            crate::reports::event_parts::detail_partial(
+                ledger, params, as_of, &$family, $events, row,
+            )
+        }
+
+        pub(super) fn $finish(
+            shape: &Derived<'_>,
+            params: &ReportParams,
+            as_of: DateTime<Utc>,
+            body: crate::reports::partial::Body,
+        ) -> Result<Value> {
+            crate::reports::event_parts::detail_finish(shape, params, as_of, $name, &$family, body)
+        }
+    };
+}
+pub(crate) use event_detail;

@@ -12,7 +12,7 @@ use super::partial::{Body, wrong_body};
 use crate::derive::Derived;
 use crate::error::{Error, Result};
 use crate::model::{Customer, StoredInvoice, TransactionResult, TransactionType};
-use crate::query::Query;
+use crate::query::{Page, Query};
 use chrono::{DateTime, SecondsFormat, Utc};
 use chrono_tz::Tz;
 use serde_json::{Value, json};
@@ -35,8 +35,7 @@ pub(super) fn invoices_detail(
             });
         }
     }
-    let limit = q.count("limit", usize::MAX, None)?;
-    let offset = q.count("offset", 0, None)?;
+    let Page { limit, offset } = Page::read(&q, usize::MAX, None)?;
     let mut invoices = listed(ledger, &customers);
     invoices.sort_by(|a, b| {
         b.invoice_date
@@ -79,8 +78,7 @@ pub(super) fn partial(
     let tz = ledger.settings().timezone;
     let currency = q.base_currency(ledger.settings())?;
     let wanted = q.list("customer");
-    let limit = q.count("limit", usize::MAX, None)?;
-    let offset = q.count("offset", 0, None)?;
+    let Page { limit, offset } = Page::read(&q, usize::MAX, None)?;
     let keep = offset.saturating_add(limit);
     let every = wanted.is_empty();
     let found: Vec<String> = wanted
@@ -134,8 +132,7 @@ pub(super) fn finish(
     let q = Query::new(params);
     q.base_currency(shape.settings())?;
     part.check_found(&q.list("customer"))?;
-    let limit = q.count("limit", usize::MAX, None)?;
-    let offset = q.count("offset", 0, None)?;
+    let Page { limit, offset } = Page::read(&q, usize::MAX, None)?;
     Ok(json!({ "result": { "count": part.rows.count, "list": part.rows.page(offset, limit)? } }))
 }
 

@@ -24,7 +24,7 @@
 //! days.
 
 use super::ReportParams;
-use super::event_parts::event_parts;
+use super::event_parts::{EventView, event_view};
 use super::events::{Event, EventRequest, Family, Span, Tally, percent};
 use super::partial::{Body, wrong_body};
 use crate::derive::Derived;
@@ -139,59 +139,32 @@ fn lead_events(request: &EventRequest) -> Result<Vec<Event<()>>> {
     Ok(events)
 }
 
-pub(super) fn leads(
-    ledger: &Derived<'_>,
-    params: &ReportParams,
-    as_of: DateTime<Utc>,
-) -> Result<Value> {
-    let request = EventRequest::read(ledger, params, as_of, Span::Range, false)?;
-    Ok(request.series(&LEADS, &lead_events(&request)?))
-}
-
-pub(super) fn leads_summary(
-    ledger: &Derived<'_>,
-    params: &ReportParams,
-    as_of: DateTime<Utc>,
-) -> Result<Value> {
-    let request = EventRequest::read(ledger, params, as_of, Span::CurrentAndPrevious, false)?;
-    Ok(request.summary(&LEADS, &lead_events(&request)?))
-}
-
-pub(super) fn leads_table(
-    ledger: &Derived<'_>,
-    params: &ReportParams,
-    as_of: DateTime<Utc>,
-) -> Result<Value> {
-    let request = EventRequest::read(ledger, params, as_of, Span::Range, false)?;
-    Ok(request.table(&LEADS, &lead_events(&request)?))
-}
-
-event_parts!(
+event_view!(
+    leads,
     leads_partial,
     leads_finish,
     "leads",
-    Span::Range,
+    EventView::Series,
     LEADS,
-    lead_events,
-    series_of
+    lead_events
 );
-event_parts!(
+event_view!(
+    leads_summary,
     leads_summary_partial,
     leads_summary_finish,
     "leads-summary",
-    Span::CurrentAndPrevious,
+    EventView::Summary,
     LEADS,
-    lead_events,
-    summary_of
+    lead_events
 );
-event_parts!(
+event_view!(
+    leads_table,
     leads_table_partial,
     leads_table_finish,
     "leads-table",
-    Span::Range,
+    EventView::Table,
     LEADS,
-    lead_events,
-    table_of
+    lead_events
 );
 
 /// The funnel steps of `leads-days`, each counted in the period of its

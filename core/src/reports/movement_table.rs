@@ -14,7 +14,7 @@
 use super::ReportParams;
 use super::partial::rows::{KeyPart, ListPart, Row as ListRow, Scalar, TopRows};
 use super::partial::{Body, wrong_body};
-use super::request::Breakdown;
+use super::request::{Breakdown, SeriesRequest};
 use super::scheduled::committed_changes;
 use super::series::Conversion;
 use crate::derive::Derived;
@@ -24,14 +24,11 @@ use crate::error::{Error, Result};
 use crate::ids::{CustomerId, PlanId};
 use crate::model::Customer;
 use crate::money::{Cents, Currency};
-use crate::period::PeriodInterval;
 use crate::query::filters::{CustomerFacts, CustomerFilter, breakdown_value, currency_filter};
-use crate::query::{Order, Query};
+use crate::query::{ListDefaults, ListRequest, Order, Page, Query, Sorting};
 use chrono::{DateTime, Datelike, NaiveDate, Utc};
 use rayon::prelude::*;
 use serde_json::{Value, json};
-
-const SORTS: &[&str] = &["date", "mrr_change", "customer_name", "customer_id", "type"];
 
 /// One row before it is written out.
 struct Row<'a> {
@@ -45,35 +42,34 @@ struct Row<'a> {
     lines: Option<Value>,
 }
 
-/// How the rows are ordered and paged.
-struct Paging {
-    sort: &'static str,
-    order: Order,
-    limit: usize,
-    offset: usize,
-}
+/// `sort`, `order` and the page: by date, latest first, every row.
+const LIST: ListDefaults = ListDefaults {
+    sorts: &["date", "mrr_change", "customer_name", "customer_id", "type"],
+    sort: "date",
+    order: Order::Desc,
+    limit: usize::MAX,
+    max_limit: None,
+};
 
-impl Paging {
-    /// The row's sort key as a list partial keeps it: the primary field
-    /// (in `order`), then customer id, day, currency and the row's place
-    /// in this ledger's list (which orders only rows of one customer).
-    fn key(&self, row: &Row) -> Vec<KeyPart> {
-        let m = row.movement;
-        let primary = match self.sort {
-            "mrr_change" => Scalar::Int(row.base_amount.into()),
-            "customer_name" => Scalar::Text(row.customer_name.to_string()),
-            "customer_id" => Scalar::Text(m.customer_id.as_str().to_string()),
-            "type" => Scalar::Text(m.kind.as_str().to_string()),
-            _ => Scalar::Int(m.date.num_days_from_ce().into()),
-        };
-        vec![
-            KeyPart::new(primary, self.order == Order::Desc),
-            KeyPart::text(m.customer_id.as_str()),
-            KeyPart::int(m.date.num_days_from_ce()),
-            KeyPart::text(m.currency.as_str()),
-            KeyPart::int(row.seq as i64),
-        ]
-    }
+/// The row's sort key as a list partial keeps it: the primary field (in
+/// `order`), then customer id, day, currency and the row's place in this
+/// ledger's list (which orders only rows of one customer).
+fn sort_key(list: &ListRequest, row: &Row) -> Vec<KeyPart> {
+    let m = row.movement;
+    let primary = match list.sorting.by {
+        "mrr_change" => Scalar::Int(row.base_amount.into()),
+        "customer_name" => Scalar::Text(row.customer_name.to_string()),
+        "customer_id" => Scalar::Text(m.customer_id.as_str().to_string()),
+        "type" => Scalar::Text(m.kind.as_str().to_string()),
+        _ => Scalar::Int(m.date.num_days_from_ce().into()),
+    };
+    vec![
+        KeyPart::new(primary, list.sorting.order == Order::Desc),
+        KeyPart::text(m.customer_id.as_str()),
+        KeyPart::int(m.date.num_days_from_ce()),
+        KeyPart::text(m.currency.as_str()),
+        KeyPart::int(row.seq as i64),
+    ]
 }
 
 pub(super) fn movement_table(
@@ -81,13 +77,11 @@ pub(super) fn movement_table(
     params: &ReportParams,
     as_of: DateTime<Utc>,
 ) -> Result<Value> {
-    with_rows(ledger, params, as_of, |mut rows, paging| {
-        let Paging {
-            sort,
-            order,
-            limit,
-            offset,
-        } = *paging;
+    with_rows(ledger, params, as_of, |mut rows, list| {
+        let ListRequest {
+            sorting: Sorting { by: sort, order },
+            page: Page { offset, .. },
+        } = *list;
         let compare = |a: &Row, b: &Row| {
             let primary = match sort {
                 "mrr_change" => a.base_amount.cmp(&b.base_amount),
@@ -109,7 +103,7 @@ pub(super) fn movement_table(
         };
         // Only the requested page is put in order; `count` is every row.
         let count = rows.len();
-        let wanted = offset.saturating_add(limit).min(count);
+        let wanted = list.page.end().min(count);
         if wanted < count {
             if wanted > 0 {
                 rows.select_nth_unstable_by(wanted - 1, compare);
@@ -131,12 +125,12 @@ pub(super) fn partial(
     params: &ReportParams,
     as_of: DateTime<Utc>,
 ) -> Result<Body> {
-    with_rows(ledger, params, as_of, |rows, paging| {
-        let keep = paging.offset.saturating_add(paging.limit);
+    with_rows(ledger, params, as_of, |rows, list| {
+        let keep = list.page.end();
         let count = rows.len() as u64;
         let mut keyed: Vec<(Vec<KeyPart>, Row)> = rows
             .into_iter()
-            .map(|row| (paging.key(&row), row))
+            .map(|row| (sort_key(list, &row), row))
             .collect();
         if keep < keyed.len() {
             if keep > 0 {
@@ -163,12 +157,10 @@ pub(super) fn finish(
     _as_of: DateTime<Utc>,
     body: Body,
 ) -> Result<Value> {
-    let q = Query::new(params);
-    let limit = q.count("limit", usize::MAX, None)?;
-    let offset = q.count("offset", 0, None)?;
+    let page = Page::read(&Query::new(params), LIST.limit, LIST.max_limit)?;
     match body {
         Body::List(part) => Ok(
-            json!({ "result": { "count": part.rows.count, "list": part.rows.page(offset, limit)? } }),
+            json!({ "result": { "count": part.rows.count, "list": part.rows.page(page.offset, page.limit)? } }),
         ),
         other => Err(wrong_body("movement-table", &other)),
     }
@@ -180,32 +172,28 @@ fn with_rows<T>(
     ledger: &Derived<'_>,
     params: &ReportParams,
     as_of: DateTime<Utc>,
-    then: impl FnOnce(Vec<Row>, &Paging) -> Result<T>,
+    then: impl FnOnce(Vec<Row>, &ListRequest) -> Result<T>,
 ) -> Result<T> {
     let q = Query::new(params);
     let settings = ledger.settings();
     let tz = settings.timezone;
     let week_start = settings.week_start();
     let as_of_day = as_of.with_timezone(&tz).date_naive();
-    let range = q.date_range(as_of_day)?;
-    let interval = q.interval(PeriodInterval::Month)?;
-    let currency = q.base_currency(settings)?;
-    let conversion = if q.flag("fix_fx")? {
-        Conversion::Fixed(q.date("fx_date")?.unwrap_or(range.start))
-    } else {
-        Conversion::Daily
-    };
+    let SeriesRequest {
+        range,
+        interval,
+        currency,
+        conversion,
+    } = SeriesRequest::read(&q, settings, as_of_day)?;
     let selected_period = q
         .date("selected-date")?
         .map(|d| interval.align(d, week_start));
-    let selected_type = match q.text("selected-type") {
-        None => None,
-        Some(_) => MovementKind::parse(q.choice(
+    let selected_type = q
+        .optional_choice(
             "selected-type",
             &["new", "expansion", "contraction", "churn", "reactivation"],
-            "new",
-        )?),
-    };
+        )?
+        .and_then(MovementKind::parse);
     let breakdown = Breakdown::from_query(&q)?.map(Breakdown::as_str);
     let breakdown_value_wanted = q.text("breakdown-value").map(str::to_lowercase);
     if breakdown.is_some() != breakdown_value_wanted.is_some() {
@@ -218,10 +206,7 @@ fn with_rows<T>(
     let with_lines = q.text("customer").is_some();
     let filter = CustomerFilter::from_params(ledger, params)?;
     let currencies = currency_filter(params)?;
-    let sort = q.choice("sort", SORTS, "date")?;
-    let order = q.order(Order::Desc)?;
-    let limit = q.count("limit", usize::MAX, None)?;
-    let offset = q.count("offset", 0, None)?;
+    let list = ListRequest::read(&q, &LIST)?;
 
     let replays = ledger.replays(as_of)?;
     let base = settings.base_currency;
@@ -324,15 +309,7 @@ fn with_rows<T>(
         .enumerate()
         .map(|(seq, row)| Row { seq, ..row })
         .collect();
-    then(
-        rows,
-        &Paging {
-            sort,
-            order,
-            limit,
-            offset,
-        },
-    )
+    then(rows, &list)
 }
 
 fn row_json(ledger: &Derived<'_>, row: &Row) -> Value {

@@ -12,6 +12,7 @@ pub(crate) use super::mrr_parts::Part;
 pub(super) use super::mrr_rows::{Groups, breakdown_param, merge_groups};
 use super::mrr_rows::{add_movement_columns, breakdown_entry, mean, share_totals, spec_copy};
 pub use super::mrr_rows::{customer_churn_rate, period_row};
+use super::request::SeriesRequest;
 use super::series::{Conversion, PeriodStats, SeriesSpec};
 use crate::derive::DailyTotals;
 use crate::derive::Derived;
@@ -176,19 +177,12 @@ impl<'a> Request<'a> {
         let q = Query::new(params);
         let settings = ledger.settings();
         let as_of_day = as_of.with_timezone(&settings.timezone).date_naive();
-        let range = q.date_range(as_of_day)?;
-        let interval = q.interval(PeriodInterval::Month)?;
-        let fix_fx = q.flag("fix_fx")?;
-        let fx_date = q.date("fx_date")?.unwrap_or(range.start);
+        let series = SeriesRequest::read(&q, settings, as_of_day)?;
         let request = Request {
-            range,
-            interval,
-            currency: q.base_currency(settings)?,
-            conversion: if fix_fx {
-                Conversion::Fixed(fx_date)
-            } else {
-                Conversion::Daily
-            },
+            range: series.range,
+            interval: series.interval,
+            currency: series.currency,
+            conversion: series.conversion,
             filter: if filters {
                 CustomerFilter::from_params(ledger, params)?
             } else {

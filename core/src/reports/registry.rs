@@ -9,12 +9,14 @@
 //! The service, the CLI and both bindings all run reports through here, so
 //! they accept and refuse exactly the same parameters.
 
+use super::churn_scheduled::{ChurnScheduled, ChurnScheduledMovements, ChurnScheduledSummary};
 use super::params::*;
 use super::partial::Parts;
+use super::scheduled::CmrrSummary;
 use super::schema::{self, ReportSchema};
 use super::{
-    ReportParams, cashflow, churn_scheduled, cohort, invoices, leads, movement_table, mrr,
-    mrr_parts, scheduled, snapshot, summary, tables, transactions, unpaid, variables,
+    ReportParams, cashflow, cohort, invoices, leads, movement_table, mrr, mrr_parts, scheduled,
+    snapshot, summary, tables, transactions, unpaid, variables,
 };
 use crate::derive::Derived;
 use crate::error::{Error, Result};
@@ -95,8 +97,8 @@ const REPORTS: &[Report] = &[
     )
     .in_parts(mrr_parts::mrr_partial, mrr_parts::mrr_finish)
     .columns(schema::of::MRR),
-    report("cmrr-summary", SCHEDULED, scheduled::cmrr_summary)
-    .in_parts(scheduled::cmrr_summary_partial, scheduled::cmrr_summary_finish)
+    report("cmrr-summary", SCHEDULED, scheduled::whole::<CmrrSummary>)
+    .in_parts(scheduled::partial::<CmrrSummary>, scheduled::finish::<CmrrSummary>)
     .columns(schema::of::CMRR_SUMMARY),
     report(
         "cohort",
@@ -121,9 +123,9 @@ const REPORTS: &[Report] = &[
             CURRENCY_FILTER,
             CUSTOMER_FILTERS,
         ],
-        churn_scheduled::churn_scheduled,
+        scheduled::whole::<ChurnScheduled>,
     )
-    .in_parts(churn_scheduled::churn_scheduled_partial, churn_scheduled::churn_scheduled_finish)
+    .in_parts(scheduled::partial::<ChurnScheduled>, scheduled::finish::<ChurnScheduled>)
     .columns(schema::of::CHURN_SCHEDULED),
     report(
         "churn-scheduled-movements",
@@ -145,9 +147,12 @@ const REPORTS: &[Report] = &[
             CURRENCY_FILTER,
             CUSTOMER_FILTERS,
         ],
-        churn_scheduled::churn_scheduled_movements,
+        scheduled::whole::<ChurnScheduledMovements>,
     )
-    .in_parts(churn_scheduled::churn_scheduled_movements_partial, churn_scheduled::churn_scheduled_movements_finish)
+    .in_parts(
+        scheduled::partial::<ChurnScheduledMovements>,
+        scheduled::finish::<ChurnScheduledMovements>,
+    )
     .columns(schema::of::MOVEMENTS),
     report(
         "churn-scheduled-summary",
@@ -158,9 +163,12 @@ const REPORTS: &[Report] = &[
             CURRENCY_FILTER,
             CUSTOMER_FILTERS,
         ],
-        churn_scheduled::churn_scheduled_summary,
+        scheduled::whole::<ChurnScheduledSummary>,
     )
-    .in_parts(churn_scheduled::churn_scheduled_summary_partial, churn_scheduled::churn_scheduled_summary_finish)
+    .in_parts(
+        scheduled::partial::<ChurnScheduledSummary>,
+        scheduled::finish::<ChurnScheduledSummary>,
+    )
     .columns(schema::of::CHURN_SCHEDULED_SUMMARY),
     report(
         "map",
@@ -475,16 +483,9 @@ mod tests {
     use super::*;
     use crate::Ledger;
     use crate::model::Settings;
-    use crate::query::recorded_reads;
+    use crate::query::{params, recorded_reads};
     use serde_json::json;
     use std::collections::BTreeSet;
-
-    fn params(pairs: &[(&str, &str)]) -> ReportParams {
-        pairs
-            .iter()
-            .map(|(k, v)| (k.to_string(), v.to_string()))
-            .collect()
-    }
 
     #[test]
     fn an_unknown_parameter_names_itself_the_suggestion_and_the_report_parameters() {

@@ -3,8 +3,50 @@
 //! listing what it accepts.
 
 use super::mrr::BREAKDOWNS;
+use super::series::Conversion;
 use crate::error::Result;
+use crate::model::Settings;
+use crate::money::Currency;
+use crate::period::{DateRange, PeriodInterval};
 use crate::query::Query;
+use chrono::NaiveDate;
+
+/// The parameters of a report over a series of periods (`mrr`, `cohort`,
+/// `movement-table`): `date`, `interval`, `fix_fx`/`fx_date` and
+/// `baseCurrency`, read in that order.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct SeriesRequest {
+    /// `date`: by default the 365 days ending on the `as_of` day.
+    pub range: DateRange,
+    /// `interval`: by default months.
+    pub interval: PeriodInterval,
+    /// `baseCurrency`: by default the ledger's base currency.
+    pub currency: Currency,
+    /// `fix_fx` and `fx_date`: a fixed rate defaults to the range's start.
+    pub conversion: Conversion,
+}
+
+impl SeriesRequest {
+    /// Reads the series parameters; `as_of_day` ends the default range.
+    pub(crate) fn read(q: &Query, settings: &Settings, as_of_day: NaiveDate) -> Result<Self> {
+        let range = q.date_range(as_of_day)?;
+        let interval = q.interval(PeriodInterval::Month)?;
+        let conversion = conversion(q, range.start)?;
+        Ok(SeriesRequest {
+            range,
+            interval,
+            currency: q.base_currency(settings)?,
+            conversion,
+        })
+    }
+}
+
+/// `fix_fx` and `fx_date` as a [`Conversion`]: daily rates unless
+/// `fix_fx=true`, then the rate of `fx_date` (default `default_day`).
+pub(crate) fn conversion(q: &Query, default_day: NaiveDate) -> Result<Conversion> {
+    Ok(q.fixed_fx(default_day)?
+        .map_or(Conversion::Daily, Conversion::Fixed))
+}
 
 /// The `breakdown` parameter: the key rows are grouped by (`mrr`,
 /// `movement-table`, `churn-scheduled-movements`).
@@ -48,12 +90,10 @@ impl Breakdown {
     /// The query's `breakdown`: `None` without one; a value that is not a
     /// breakdown is `invalid_query` listing them.
     pub(crate) fn from_query(q: &Query) -> Result<Option<Breakdown>> {
-        if q.text("breakdown").is_none() {
-            return Ok(None);
-        }
-        let name = q.choice("breakdown", BREAKDOWNS, "plan")?;
-        let at = BREAKDOWNS.iter().position(|b| *b == name).unwrap_or(0);
-        Ok(Some(Breakdown::ALL[at]))
+        Ok(q.optional_choice("breakdown", BREAKDOWNS)?.map(|name| {
+            let at = BREAKDOWNS.iter().position(|b| *b == name).unwrap_or(0);
+            Breakdown::ALL[at]
+        }))
     }
 }
 

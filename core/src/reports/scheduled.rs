@@ -67,11 +67,7 @@ pub(super) fn request(
     let as_of_day = as_of
         .with_timezone(&ledger.settings().timezone)
         .date_naive();
-    let fixed = if q.flag("fix_fx")? {
-        Some(q.date("fx_date")?.unwrap_or(as_of_day))
-    } else {
-        None
-    };
+    let fixed = q.fixed_fx(as_of_day)?;
     Ok(Request {
         currency: q.base_currency(ledger.settings())?,
         as_of_day,
@@ -299,36 +295,85 @@ pub(super) fn row(ledger: &Derived<'_>, s: &Scheduled, period: Option<NaiveDate>
     value
 }
 
-/// `cmrr-summary`: committed MRR = MRR at `as_of` plus every scheduled
-/// change, with the changes by type and the list behind them.
-pub(super) fn cmrr_summary(
+/// One view of the scheduled-change reports (`cmrr-summary` and the
+/// scheduled-churn reports): what one ledger contributes and how the
+/// (merged) contributions are written. The registry's three functions,
+/// [`whole`], [`partial`] and [`finish`], are written once from these.
+pub(super) trait ScheduledView {
+    /// The report's name, for a partial of the wrong shape.
+    const NAME: &'static str;
+
+    /// This ledger's part of the report.
+    fn part(
+        ledger: &Derived<'_>,
+        params: &ReportParams,
+        as_of: DateTime<Utc>,
+        req: &Request,
+    ) -> Result<Body>;
+
+    /// The answer from a part; a part of another shape is
+    /// [`wrong_body`] naming [`ScheduledView::NAME`].
+    fn value(
+        shape: &Derived<'_>,
+        params: &ReportParams,
+        req: &Request,
+        body: Body,
+    ) -> Result<Value>;
+}
+
+/// The report of view `V` over one ledger.
+pub(super) fn whole<V: ScheduledView>(
     ledger: &Derived<'_>,
     params: &ReportParams,
     as_of: DateTime<Utc>,
 ) -> Result<Value> {
     let req = request(ledger, params, as_of)?;
-    cmrr_value(&req, cmrr_part(ledger, params, as_of, &req)?)
+    let body = V::part(ledger, params, as_of, &req)?;
+    V::value(ledger, params, &req, body)
 }
 
-pub(super) fn cmrr_summary_partial(
+/// View `V`'s part of one ledger.
+pub(super) fn partial<V: ScheduledView>(
     ledger: &Derived<'_>,
     params: &ReportParams,
     as_of: DateTime<Utc>,
 ) -> Result<Body> {
     let req = request(ledger, params, as_of)?;
-    Ok(Body::Sums(cmrr_part(ledger, params, as_of, &req)?))
+    V::part(ledger, params, as_of, &req)
 }
 
-pub(super) fn cmrr_summary_finish(
+/// View `V` of merged parts (`shape` holds only the settings).
+pub(super) fn finish<V: ScheduledView>(
     shape: &Derived<'_>,
     params: &ReportParams,
     as_of: DateTime<Utc>,
     body: Body,
 ) -> Result<Value> {
     let req = request(shape, params, as_of)?;
-    match body {
-        Body::Sums(part) if part.sums.len() == 9 => cmrr_value(&req, part),
-        other => Err(wrong_body("cmrr-summary", &other)),
+    V::value(shape, params, &req, body)
+}
+
+/// `cmrr-summary`: committed MRR = MRR at `as_of` plus every scheduled
+/// change, with the changes by type and the list behind them.
+pub(super) struct CmrrSummary;
+
+impl ScheduledView for CmrrSummary {
+    const NAME: &'static str = "cmrr-summary";
+
+    fn part(
+        ledger: &Derived<'_>,
+        params: &ReportParams,
+        as_of: DateTime<Utc>,
+        req: &Request,
+    ) -> Result<Body> {
+        Ok(Body::Sums(cmrr_part(ledger, params, as_of, req)?))
+    }
+
+    fn value(_: &Derived<'_>, _: &ReportParams, req: &Request, body: Body) -> Result<Value> {
+        match body {
+            Body::Sums(part) if part.sums.len() == 9 => cmrr_value(req, part),
+            other => Err(wrong_body(Self::NAME, &other)),
+        }
     }
 }
 

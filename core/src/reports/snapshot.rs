@@ -13,8 +13,8 @@ use crate::derive::Derived;
 use crate::error::Result;
 use crate::model::Customer;
 use crate::money::{Cents, Currency, round_ratio};
-use crate::query::Query;
 use crate::query::filters::{CustomerFacts, CustomerFilter, currency_filter};
+use crate::query::{Page, Query};
 use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
@@ -248,10 +248,10 @@ impl ConcentrationPart {
     }
 }
 
-/// The page of `customer-concentration`.
-fn page(params: &ReportParams) -> Result<(usize, usize)> {
-    let q = Query::new(params);
-    Ok((q.count("limit", 100, None)?, q.count("offset", 0, None)?))
+/// The page of `customer-concentration`: 100 rows unless `limit` says
+/// otherwise.
+fn page(params: &ReportParams) -> Result<Page> {
+    Page::read(&Query::new(params), 100, None)
 }
 
 /// `customer-concentration`: customers by MRR with share and cumulative
@@ -263,10 +263,10 @@ pub(super) fn concentration(
     params: &ReportParams,
     as_of: DateTime<Utc>,
 ) -> Result<Value> {
-    let (limit, offset) = page(params)?;
+    let page = page(params)?;
     let snap = snapshot(ledger, params, as_of)?;
-    let part = ConcentrationPart::of(&snap, offset.saturating_add(limit));
-    concentration_value(snap.currency, part, limit, offset)
+    let part = ConcentrationPart::of(&snap, page.end());
+    concentration_value(snap.currency, part, page)
 }
 
 pub(super) fn concentration_partial(
@@ -274,11 +274,11 @@ pub(super) fn concentration_partial(
     params: &ReportParams,
     as_of: DateTime<Utc>,
 ) -> Result<Body> {
-    let (limit, offset) = page(params)?;
+    let page = page(params)?;
     let snap = snapshot(ledger, params, as_of)?;
     Ok(Body::Concentration(ConcentrationPart::of(
         &snap,
-        offset.saturating_add(limit),
+        page.end(),
     )))
 }
 
@@ -288,21 +288,14 @@ pub(super) fn concentration_finish(
     _as_of: DateTime<Utc>,
     body: Body,
 ) -> Result<Value> {
-    let (limit, offset) = page(params)?;
+    let page = page(params)?;
     match body {
-        Body::Concentration(part) => {
-            concentration_value(currency(shape, params)?, part, limit, offset)
-        }
+        Body::Concentration(part) => concentration_value(currency(shape, params)?, part, page),
         other => Err(super::partial::wrong_body("customer-concentration", &other)),
     }
 }
 
-fn concentration_value(
-    currency: Currency,
-    part: ConcentrationPart,
-    limit: usize,
-    offset: usize,
-) -> Result<Value> {
+fn concentration_value(currency: Currency, part: ConcentrationPart, page: Page) -> Result<Value> {
     let total: Cents = part
         .histogram
         .iter()
@@ -329,17 +322,17 @@ fn concentration_value(
         })
         .collect();
     // The MRR of every customer ranked before the page.
-    let mut cumulative: Cents = part.descending().take(offset).sum();
+    let mut cumulative: Cents = part.descending().take(page.offset).sum();
     let list: Vec<Value> = part
         .rows
-        .page(offset, limit)?
+        .page(page.offset, page.limit)?
         .into_iter()
         .enumerate()
         .map(|(i, row)| {
             let mrr = row[2].as_i64().unwrap_or_default();
             cumulative += mrr;
             json!({
-                "rank": offset + i + 1,
+                "rank": page.offset + i + 1,
                 "customer_id": row[0],
                 "customer_name": row[1],
                 "mrr": mrr,

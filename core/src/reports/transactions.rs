@@ -26,8 +26,11 @@
 //! `net` (payments + refunds) and `count` (payments and refunds).
 
 use super::ReportParams;
-use super::event_parts::{detail_value, event_parts};
-use super::events::{Event, EventRequest, Family, Span, Tally, selected_type};
+use super::event_parts::{
+    EventView, Selection, check_detail, detail_rows, detail_value, event_view,
+};
+use super::events::{Event, EventRequest, Family, Tally};
+use super::partial::rows::ListPart;
 use super::partial::{Body, wrong_body};
 use crate::derive::Derived;
 use crate::error::{Error, Result};
@@ -369,33 +372,6 @@ fn transaction_events<'a>(request: &EventRequest<'a>) -> Result<Vec<Event<Attemp
     Ok(events)
 }
 
-pub(super) fn transactions(
-    ledger: &Derived<'_>,
-    params: &ReportParams,
-    as_of: DateTime<Utc>,
-) -> Result<Value> {
-    let request = EventRequest::read(ledger, params, as_of, Span::Range, false)?;
-    Ok(request.series(&TRANSACTIONS, &transaction_events(&request)?))
-}
-
-pub(super) fn transactions_summary(
-    ledger: &Derived<'_>,
-    params: &ReportParams,
-    as_of: DateTime<Utc>,
-) -> Result<Value> {
-    let request = EventRequest::read(ledger, params, as_of, Span::CurrentAndPrevious, false)?;
-    Ok(request.summary(&TRANSACTIONS, &transaction_events(&request)?))
-}
-
-pub(super) fn transactions_table(
-    ledger: &Derived<'_>,
-    params: &ReportParams,
-    as_of: DateTime<Utc>,
-) -> Result<Value> {
-    let request = EventRequest::read(ledger, params, as_of, Span::Range, false)?;
-    Ok(request.table(&TRANSACTIONS, &transaction_events(&request)?))
-}
-
 /// `transactions-detail`: with `customer`, every transaction of those
 /// customers (narrowed by `selected-date` and `selected-type` when given),
 /// each with the `lines` of its invoice; without it, `selected-date` and
@@ -414,39 +390,66 @@ pub(super) fn transactions_detail(
             });
         }
     }
-    let by_customer = !customers.is_empty();
-    let request = EventRequest::read(ledger, params, as_of, Span::Selected, by_customer)?;
-    let kind = selected_type(params, &TRANSACTIONS, by_customer)?;
-    let events = transaction_events(&request)?;
-    request.detail(events, kind, |e| money_row(ledger, e, by_customer))
+    detail_value(&transactions_detail_rows(
+        ledger, params, as_of, &customers,
+    )?)
 }
 
-event_parts!(
+/// The rows of `transactions-detail` in this ledger: `selected-date` and
+/// `selected-type` are optional when `customer` names customers.
+fn transactions_detail_rows(
+    ledger: &Derived<'_>,
+    params: &ReportParams,
+    as_of: DateTime<Utc>,
+    customers: &[String],
+) -> Result<ListPart> {
+    let by_customer = !customers.is_empty();
+    let selection = by_customer_selection(by_customer);
+    detail_rows(
+        ledger,
+        params,
+        as_of,
+        &TRANSACTIONS,
+        selection,
+        transaction_events,
+        |e| money_row(ledger, e, by_customer),
+    )
+}
+
+/// With `customer`, neither `selected-date` nor `selected-type` is required.
+fn by_customer_selection(by_customer: bool) -> Selection {
+    Selection {
+        date_optional: by_customer,
+        type_optional: by_customer,
+    }
+}
+
+event_view!(
+    transactions,
     transactions_partial,
     transactions_finish,
     "transactions",
-    Span::Range,
+    EventView::Series,
     TRANSACTIONS,
-    transaction_events,
-    series_of
+    transaction_events
 );
-event_parts!(
+event_view!(
+    transactions_summary,
     transactions_summary_partial,
     transactions_summary_finish,
     "transactions-summary",
-    Span::CurrentAndPrevious,
+    EventView::Summary,
     TRANSACTIONS,
-    transaction_events,
-    summary_of
+    transaction_events
 );
-event_parts!(
+event_view!(
+    transactions_table,
     transactions_table_partial,
     transactions_table_finish,
     "transactions-table",
-    Span::Range,
+    EventView::Table,
     TRANSACTIONS,
-    transaction_events,
-    table_of
+    transaction_events
 );
 
 /// `transactions-detail` in parts: the customers `customer` names that
@@ -457,11 +460,7 @@ pub(super) fn transactions_detail_partial(
     as_of: DateTime<Utc>,
 ) -> Result<Body> {
     let customers = Query::new(params).list("customer");
-    let by_customer = !customers.is_empty();
-    let request = EventRequest::read(ledger, params, as_of, Span::Selected, by_customer)?;
-    let kind = selected_type(params, &TRANSACTIONS, by_customer)?;
-    let events = transaction_events(&request)?;
-    let mut part = request.detail_part(events, kind, |e| money_row(ledger, e, by_customer));
+    let mut part = transactions_detail_rows(ledger, params, as_of, &customers)?;
     part.found = customers
         .into_iter()
         .filter(|id| ledger.customer(id).is_some())
@@ -480,9 +479,8 @@ pub(super) fn transactions_detail_finish(
     };
     let customers = Query::new(params).list("customer");
     part.check_found(&customers)?;
-    let by_customer = !customers.is_empty();
-    EventRequest::read_shape(shape, params, as_of, Span::Selected, by_customer)?;
-    selected_type(params, &TRANSACTIONS, by_customer)?;
+    let selection = by_customer_selection(!customers.is_empty());
+    check_detail(shape, params, as_of, &TRANSACTIONS, selection)?;
     detail_value(&part)
 }
 

@@ -12,7 +12,7 @@ use crate::derive::Derived;
 use crate::error::Result;
 use crate::model::{InvoiceStatus, InvoiceType, StoredInvoice, TransactionResult, TransactionType};
 use crate::money::Cents;
-use crate::query::Query;
+use crate::query::{Page, Query};
 use chrono::{DateTime, SecondsFormat, Utc};
 use serde_json::{Value, json};
 
@@ -52,17 +52,14 @@ pub(super) fn outstanding_unpaid(
     as_of: DateTime<Utc>,
 ) -> Result<Value> {
     let request = EventRequest::read(ledger, params, as_of, Span::Range, false)?;
-    let (limit, offset) = unpaid_page(params)?;
-    let part = unpaid_part(ledger, &request, offset.saturating_add(limit))?;
-    unpaid_value(&request, part, limit, offset)
+    let page = unpaid_page(params)?;
+    let part = unpaid_part(ledger, &request, page.end())?;
+    unpaid_value(&request, part, page)
 }
 
-fn unpaid_page(params: &ReportParams) -> Result<(usize, usize)> {
-    let q = Query::new(params);
-    Ok((
-        q.count("limit", usize::MAX, None)?,
-        q.count("offset", 0, None)?,
-    ))
+/// Every row unless `limit` says otherwise.
+fn unpaid_page(params: &ReportParams) -> Result<Page> {
+    Page::read(&Query::new(params), usize::MAX, None)
 }
 
 /// `cashflow-outstanding-unpaid` in parts: per age bucket the count and
@@ -74,12 +71,8 @@ pub(super) fn outstanding_unpaid_partial(
     as_of: DateTime<Utc>,
 ) -> Result<Body> {
     let request = EventRequest::read(ledger, params, as_of, Span::Range, false)?;
-    let (limit, offset) = unpaid_page(params)?;
-    Ok(Body::Sums(unpaid_part(
-        ledger,
-        &request,
-        offset.saturating_add(limit),
-    )?))
+    let page = unpaid_page(params)?;
+    Ok(Body::Sums(unpaid_part(ledger, &request, page.end())?))
 }
 
 pub(super) fn outstanding_unpaid_finish(
@@ -89,10 +82,10 @@ pub(super) fn outstanding_unpaid_finish(
     body: Body,
 ) -> Result<Value> {
     let request = EventRequest::read_shape(shape, params, as_of, Span::Range, false)?;
-    let (limit, offset) = unpaid_page(params)?;
+    let page = unpaid_page(params)?;
     match body {
         Body::Sums(part) if part.sums.len() == 2 * AGE_BUCKETS.len() => {
-            unpaid_value(&request, part, limit, offset)
+            unpaid_value(&request, part, page)
         }
         other => Err(wrong_body("cashflow-outstanding-unpaid", &other)),
     }
@@ -203,12 +196,7 @@ fn unpaid_part(ledger: &Derived<'_>, request: &EventRequest, keep: usize) -> Res
     })
 }
 
-fn unpaid_value(
-    request: &EventRequest,
-    part: SumsPart,
-    limit: usize,
-    offset: usize,
-) -> Result<Value> {
+fn unpaid_value(request: &EventRequest, part: SumsPart, page: Page) -> Result<Value> {
     let buckets: Vec<Value> = AGE_BUCKETS
         .iter()
         .zip(part.sums.chunks(2))
@@ -221,6 +209,6 @@ fn unpaid_value(
         "as_of": request.as_of_day.to_string(),
         "total": {"count": count, "amount": amount},
         "buckets": buckets,
-        "result": {"count": count, "list": part.rows.page(offset, limit)?},
+        "result": {"count": count, "list": part.rows.page(page.offset, page.limit)?},
     }))
 }

@@ -31,6 +31,7 @@
 //! at `fx_date` (default the range start) with `fix_fx=true`.
 
 use super::ReportParams;
+use super::request::conversion;
 use super::series::Conversion;
 use crate::derive::Derived;
 use crate::derive::timeline::Replay;
@@ -257,7 +258,7 @@ impl<'a> EventRequest<'a> {
                 }
             },
         };
-        let fixed = q.date("fx_date")?.unwrap_or(range.start);
+        let conversion = conversion(&q, range.start)?;
         Ok(EventRequest {
             ledger,
             as_of,
@@ -266,11 +267,7 @@ impl<'a> EventRequest<'a> {
             interval,
             range,
             periods: list,
-            conversion: if q.flag("fix_fx")? {
-                Conversion::Fixed(fixed)
-            } else {
-                Conversion::Daily
-            },
+            conversion,
             filter: if filters {
                 CustomerFilter::from_params(ledger, params)?
             } else {
@@ -358,12 +355,8 @@ impl<'a> EventRequest<'a> {
         row
     }
 
-    /// The series: `{currency, interval, result: [{date, end_date, ...figures}]}`.
-    pub fn series<T>(&self, family: &Family, events: &[Event<T>]) -> Value {
-        self.series_of(family, self.tally(events))
-    }
-
-    /// The series of the period tallies.
+    /// The series of the period tallies: `{currency, interval, result:
+    /// [{date, end_date, ...figures}]}`.
     pub fn series_of(&self, family: &Family, tallies: Vec<Tally>) -> Value {
         let result: Vec<Value> = self
             .periods
@@ -382,13 +375,9 @@ impl<'a> EventRequest<'a> {
         })
     }
 
-    /// The summary (requires [`Span::CurrentAndPrevious`]): `{currency,
-    /// interval, current, previous, change, change_percent}`.
-    pub fn summary<T>(&self, family: &Family, events: &[Event<T>]) -> Value {
-        self.summary_of(family, self.tally(events))
-    }
-
-    /// The summary of the period tallies.
+    /// The summary of the period tallies (requires
+    /// [`Span::CurrentAndPrevious`]): `{currency, interval, current,
+    /// previous, change, change_percent}`.
     pub fn summary_of(&self, family: &Family, tallies: Vec<Tally>) -> Value {
         let figures: Vec<Map<String, Value>> = tallies.iter().map(family.figures).collect();
         let empty = Map::new();
@@ -442,12 +431,8 @@ impl<'a> EventRequest<'a> {
         })
     }
 
-    /// The pivot: `{currency, interval, columns, rows: [{metric, label, values}]}`.
-    pub fn table<T>(&self, family: &Family, events: &[Event<T>]) -> Value {
-        self.table_of(family, self.tally(events))
-    }
-
-    /// The table of the period tallies.
+    /// The pivot of the period tallies: `{currency, interval, columns,
+    /// rows: [{metric, label, values}]}`.
     pub fn table_of(&self, family: &Family, tallies: Vec<Tally>) -> Value {
         let figures: Vec<Map<String, Value>> = tallies.iter().map(family.figures).collect();
         let rows: Vec<Value> = family
@@ -469,19 +454,6 @@ impl<'a> EventRequest<'a> {
             "rows": rows,
         })
     }
-
-    /// The detail list (requires [`Span::Selected`]): the events of the
-    /// selected period whose type is `kind` (every type when `None`),
-    /// newest first, ties by customer id then event id, each written by
-    /// `row`: `{result: {count, list}}`.
-    pub fn detail<T>(
-        &self,
-        events: Vec<Event<T>>,
-        kind: Option<&str>,
-        row: impl Fn(&Event<T>) -> Value,
-    ) -> Result<Value> {
-        super::event_parts::detail_value(&self.detail_part(events, kind, row))
-    }
 }
 
 /// Reads `selected-type` among the family's types: required unless
@@ -492,22 +464,11 @@ pub fn selected_type(
     optional: bool,
 ) -> Result<Option<&'static str>> {
     let names: Vec<&'static str> = family.types.iter().map(|(t, _)| *t).collect();
-    match Query::new(params).text("selected-type") {
-        None if optional => Ok(None),
-        None => Err(Error::query(
+    match Query::new(params).optional_choice("selected-type", &names)? {
+        None if !optional => Err(Error::query(
             "selected-type",
             format!("is required (one of {})", names.join(", ")),
         )),
-        Some(text) => names
-            .iter()
-            .copied()
-            .find(|t| *t == text)
-            .map(Some)
-            .ok_or_else(|| {
-                Error::query(
-                    "selected-type",
-                    format!("`{text}` is not one of {}", names.join(", ")),
-                )
-            }),
+        chosen => Ok(chosen),
     }
 }

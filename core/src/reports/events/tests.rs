@@ -57,7 +57,7 @@ fn events_fall_into_their_period_and_outside_the_range_count_nowhere() {
         event("2024-02-29", "paid", 300, "c"),
         event("2024-03-01", "paid", 400, "d"),
     ];
-    let series = request.series(&FAMILY, &events);
+    let series = request.series_of(&FAMILY, request.tally(&events));
     assert_eq!(series["result"][0]["date"], "2024-01-01");
     assert_eq!(series["result"][0]["paid"], 200);
     assert_eq!(series["result"][1]["paid"], 300);
@@ -81,7 +81,7 @@ fn summary_compares_the_current_period_with_the_previous() {
         event("2024-03-02", "paid", 500, "b"),
         event("2024-03-03", "paid", 100, "c"),
     ];
-    let summary = request.summary(&FAMILY, &events);
+    let summary = request.summary_of(&FAMILY, request.tally(&events));
     assert_eq!(summary["current"]["date"], "2024-03-01");
     assert_eq!(summary["current"]["end_date"], "2024-03-15");
     assert_eq!(summary["current"]["paid"], 600);
@@ -102,9 +102,8 @@ fn detail_lists_the_selected_period_newest_first() {
         event("2024-02-20", "paid", 500, "b"),
         event("2024-03-03", "paid", 100, "c"),
     ];
-    let detail = request
-        .detail(events, Some("paid"), |e| json!(e.id))
-        .unwrap();
+    let rows = request.detail_part(events, Some("paid"), |e| json!(e.id));
+    let detail = crate::reports::event_parts::detail_value(&rows).unwrap();
     assert_eq!(detail["result"]["list"], json!(["b", "a"]));
 }
 
