@@ -194,7 +194,7 @@ pub struct InvoiceRecord {
     pub status: InvoiceStatus,
     /// Tax included in `amount`; not revenue.
     pub tax_amount: Cents,
-    /// `None` when every detail is absent; read through [`Invoice::details`].
+    /// `None` when every detail is absent; read through [`InvoiceRecord::details`].
     details: Option<Box<InvoiceDetails>>,
 }
 
