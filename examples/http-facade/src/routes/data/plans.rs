@@ -1,0 +1,205 @@
+//! Plans and plan groups: list, upsert, read, replace and delete, a group with its plans expanded.
+
+use super::*;
+
+pub(super) async fn list_plans(
+    State(state): State<Arc<AppState>>,
+    caller: Caller,
+    Query(params): Query<Params>,
+) -> Result<Json<Value>, ApiError> {
+    let (limit, offset) = page_of(&params)?;
+    let source = params.get("source").cloned().filter(|s| !s.is_empty());
+    read_ledger(account_of(&state, &caller)?, move |ledger| {
+        let plans: Vec<_> = ledger
+            .plans()
+            .filter(|p| {
+                source
+                    .as_ref()
+                    .is_none_or(|s| p.data_source.as_ref().is_some_and(|d| d.as_str() == s))
+            })
+            .collect();
+        let page: Vec<_> = plans.iter().skip(offset).take(limit).collect();
+        Ok(Json(list_json(&page, plans.len())))
+    })
+    .await
+}
+
+pub(super) async fn post_plans(
+    State(state): State<Arc<AppState>>,
+    caller: Caller,
+    JsonBody(body): JsonBody,
+) -> Result<Json<Value>, ApiError> {
+    let records = records_of(body, "plans")?;
+    let account = account_of(&state, &caller)?;
+    write_records(state, account, move |state, account, ledger| {
+        let report = upsert(state, account, ledger, RecordKind::Plans, &records)?;
+        Ok(Json(json!({ "result": report.results })))
+    })
+    .await
+}
+
+pub(super) async fn get_plan(
+    State(state): State<Arc<AppState>>,
+    caller: Caller,
+    Path(id): Path<String>,
+) -> Result<Json<Value>, ApiError> {
+    read_ledger(account_of(&state, &caller)?, move |ledger| {
+        let plan = ledger.plan(&id).ok_or_else(|| not_found("plan", &id))?;
+        Ok(Json(json!(plan)))
+    })
+    .await
+}
+
+pub(super) async fn put_plan(
+    State(state): State<Arc<AppState>>,
+    caller: Caller,
+    Path(id): Path<String>,
+    JsonBody(body): JsonBody,
+) -> Result<Json<Value>, ApiError> {
+    let account = account_of(&state, &caller)?;
+    write_records(state, account, move |state, account, ledger| {
+        ledger.update_plan(&id, &body)?;
+        save(state, account, ledger, RecordKind::Plans, &id)?;
+        Ok(Json(json!({"result": "ok", "updated": id})))
+    })
+    .await
+}
+
+pub(super) async fn delete_plan(
+    State(state): State<Arc<AppState>>,
+    caller: Caller,
+    Path(id): Path<String>,
+) -> Result<Json<Value>, ApiError> {
+    let account = account_of(&state, &caller)?;
+    write_records(state, account, move |state, account, ledger| {
+        delete(state, account, ledger, RecordKind::Plans, &id)?;
+        Ok(Json(json!({"result": "ok", "deleted": id})))
+    })
+    .await
+}
+
+/// A plan group with its plans expanded.
+fn group_json(ledger: &Ledger, id: &str) -> Result<Value, ApiError> {
+    let group = ledger
+        .plan_group(id)
+        .ok_or_else(|| not_found("plan group", id))?;
+    let plans: Vec<Value> = group
+        .plans
+        .iter()
+        .filter_map(|p| ledger.plan(p.as_str()))
+        .map(|p| {
+            json!({"id": p.id, "name": p.name, "billing_freq": p.billing_freq.as_str(),
+                   "billing_freq_count": p.billing_freq_count, "product_name": p.product_name,
+                   "currency": p.currency.as_str()})
+        })
+        .collect();
+    Ok(json!({"id": group.id, "name": group.name, "plans": plans}))
+}
+
+pub(super) async fn list_plan_groups(
+    State(state): State<Arc<AppState>>,
+    caller: Caller,
+    Query(params): Query<Params>,
+) -> Result<Json<Value>, ApiError> {
+    let (limit, offset) = page_of(&params)?;
+    read_ledger(account_of(&state, &caller)?, move |ledger| {
+        let page = ledger.list_plan_groups(limit, offset);
+        let list = page
+            .list
+            .iter()
+            .map(|g| group_json(ledger, g.id.as_str()))
+            .collect::<Result<Vec<_>, _>>()?;
+        Ok(Json(list_json(&list, page.count)))
+    })
+    .await
+}
+
+pub(super) async fn post_plan_group(
+    State(state): State<Arc<AppState>>,
+    caller: Caller,
+    JsonBody(body): JsonBody,
+) -> Result<Json<Value>, ApiError> {
+    if !body.is_object() {
+        return Err(ApiError::bad_request(
+            "the body must be a plan group object {name, plans}",
+        ));
+    }
+    let mut record = body;
+    // The service assigns plan group ids: the core reads either field.
+    if let Some(map) = record.as_object_mut() {
+        map.remove("id");
+        map.remove("external_id");
+    }
+    let account = account_of(&state, &caller)?;
+    write_records(state, account, move |state, account, ledger| {
+        let report = upsert(
+            state,
+            account,
+            ledger,
+            RecordKind::PlanGroups,
+            std::slice::from_ref(&record),
+        )?;
+        single_error(&report, true)?;
+        let id = report
+            .results
+            .first()
+            .map(|r| r.id.clone())
+            .unwrap_or_default();
+        Ok(Json(json!({"success": true, "id": id})))
+    })
+    .await
+}
+
+pub(super) async fn get_plan_group(
+    State(state): State<Arc<AppState>>,
+    caller: Caller,
+    Path(id): Path<String>,
+) -> Result<Json<Value>, ApiError> {
+    read_ledger(account_of(&state, &caller)?, move |ledger| {
+        Ok(Json(group_json(ledger, &id)?))
+    })
+    .await
+}
+
+pub(super) async fn put_plan_group(
+    State(state): State<Arc<AppState>>,
+    caller: Caller,
+    Path(id): Path<String>,
+    JsonBody(body): JsonBody,
+) -> Result<Json<Value>, ApiError> {
+    let account = account_of(&state, &caller)?;
+    write_records(state, account, move |state, account, ledger| {
+        if ledger.plan_group(&id).is_none() {
+            return Err(not_found("plan group", &id));
+        }
+        let mut record = body;
+        let map = record.as_object_mut().ok_or_else(|| {
+            ApiError::bad_request("the body must be a plan group object {name, plans}")
+        })?;
+        map.remove("external_id");
+        map.insert("id".to_string(), json!(id));
+        let report = upsert(
+            state,
+            account,
+            ledger,
+            RecordKind::PlanGroups,
+            std::slice::from_ref(&record),
+        )?;
+        single_error(&report, true)?;
+        Ok(Json(json!({"success": true, "id": id})))
+    })
+    .await
+}
+
+pub(super) async fn delete_plan_group(
+    State(state): State<Arc<AppState>>,
+    caller: Caller,
+    Path(id): Path<String>,
+) -> Result<Json<Value>, ApiError> {
+    let account = account_of(&state, &caller)?;
+    write_records(state, account, move |state, account, ledger| {
+        delete(state, account, ledger, RecordKind::PlanGroups, &id)?;
+        Ok(Json(json!({"success": true, "id": id})))
+    })
+    .await
+}
