@@ -11,7 +11,7 @@
 
 mod common;
 
-use common::{OWNER_KEY, Server, data_dir, seed};
+use common::{Immutable, OWNER_KEY, Server, data_dir, seed};
 use serde_json::{Value, json};
 use std::path::Path;
 use std::time::{Duration, Instant};
@@ -971,28 +971,4 @@ fn a_read_only_database_answers_every_read_and_refuses_every_write() {
     drop(immutable);
     let server = Server::start_in_with(dir, &["--webhooks-allow-private"]);
     assert_all_taken(&server, &record_writes, "read-only");
-}
-
-/// Makes a file immutable (even to root) for as long as it lives.
-struct Immutable(std::path::PathBuf);
-
-impl Immutable {
-    /// `None` where the file system has no immutable attribute.
-    fn set(path: std::path::PathBuf) -> Option<Immutable> {
-        let set = std::process::Command::new("chattr")
-            .arg("+i")
-            .arg(&path)
-            .output()
-            .ok()?;
-        set.status.success().then_some(Immutable(path))
-    }
-}
-
-impl Drop for Immutable {
-    fn drop(&mut self) {
-        let _ = std::process::Command::new("chattr")
-            .arg("-i")
-            .arg(&self.0)
-            .status();
-    }
 }

@@ -3,7 +3,7 @@
 
 mod common;
 
-use common::{OWNER_KEY, Server, data_dir, offline, seed};
+use common::{Immutable, OWNER_KEY, Server, data_dir, offline, seed};
 use serde_json::{Value, json};
 use std::io::{Read, Write};
 use std::net::TcpStream;
@@ -425,30 +425,6 @@ fn the_database_files_are_private_to_their_owner() {
             .permissions()
             .mode();
         assert_eq!(mode & 0o777, 0o600, "{file}");
-    }
-}
-
-/// Makes a file immutable (even to root) for as long as it lives.
-struct Immutable(std::path::PathBuf);
-
-impl Immutable {
-    /// `None` where the file system has no immutable attribute.
-    fn set(path: std::path::PathBuf) -> Option<Immutable> {
-        let set = std::process::Command::new("chattr")
-            .arg("+i")
-            .arg(&path)
-            .output()
-            .ok()?;
-        set.status.success().then_some(Immutable(path))
-    }
-}
-
-impl Drop for Immutable {
-    fn drop(&mut self) {
-        let _ = std::process::Command::new("chattr")
-            .arg("-i")
-            .arg(&self.0)
-            .status();
     }
 }
 

@@ -358,3 +358,27 @@ pub fn seed(server: &Server) {
     );
     assert_eq!(status, 200);
 }
+
+/// Makes a file immutable (even to root) for as long as it lives.
+pub struct Immutable(std::path::PathBuf);
+
+impl Immutable {
+    /// `None` where the file system has no immutable attribute.
+    pub fn set(path: std::path::PathBuf) -> Option<Immutable> {
+        let set = std::process::Command::new("chattr")
+            .arg("+i")
+            .arg(&path)
+            .output()
+            .ok()?;
+        set.status.success().then_some(Immutable(path))
+    }
+}
+
+impl Drop for Immutable {
+    fn drop(&mut self) {
+        let _ = std::process::Command::new("chattr")
+            .arg("-i")
+            .arg(&self.0)
+            .status();
+    }
+}
