@@ -6,7 +6,7 @@
 use super::Ledger;
 use crate::error::Result;
 use crate::model::{Customer, Invoice, Json, Plan};
-use crate::store::{RecordKind, Store, WriteReport};
+use crate::store::{ReadInvoices, RecordKind, Store, WriteReport};
 #[cfg(feature = "arrow")]
 use arrow_array::RecordBatch;
 use serde_json::Value;
@@ -344,7 +344,7 @@ impl Ledger {
     /// The first half of [`Ledger::upsert_invoice_texts`], which needs no
     /// ledger: each text's record id and its invoice or error, read on every
     /// core. A bulk load can read one batch while the previous one is stored.
-    pub fn read_invoice_texts<S: AsRef<str> + Sync>(texts: &[S]) -> Vec<(String, Result<Invoice>)> {
+    pub fn read_invoice_texts<S: AsRef<str> + Sync>(texts: &[S]) -> ReadInvoices {
         Store::read_invoice_texts(texts)
     }
 
@@ -360,7 +360,7 @@ impl Ledger {
     /// The first half of an invoice [`Ledger::upsert_trees`], which needs no
     /// ledger: each tree's record id and its invoice or error, read on every
     /// core.
-    pub fn read_invoice_trees(records: &[Json<'_>]) -> Vec<(String, Result<Invoice>)> {
+    pub fn read_invoice_trees(records: &[Json<'_>]) -> ReadInvoices {
         Store::read_invoice_trees(records)
     }
 
@@ -372,7 +372,7 @@ impl Ledger {
     /// read and is the answer.
     pub fn read_invoice_chunks<'b, E>(
         next: impl FnMut() -> std::result::Result<Option<Vec<Json<'b>>>, E>,
-    ) -> std::result::Result<Vec<(String, Result<Invoice>)>, E> {
+    ) -> std::result::Result<ReadInvoices, E> {
         Store::read_invoice_chunks(next)
     }
 
@@ -389,10 +389,61 @@ impl Ledger {
         self.write(|store| store.reserve_invoices(additional))
     }
 
+    /// Reads invoices given as JSON values, each on its own and on every
+    /// core for a large chunk: the first half of [`Ledger::upsert_invoices`],
+    /// which needs no ledger.
+    pub fn read_invoice_values(records: &[Value]) -> ReadInvoices {
+        Store::read_invoice_values(records)
+    }
+
+    /// Stores the invoices `next` reads (with [`Ledger::read_invoice_texts`],
+    /// [`Ledger::read_invoice_values`] or [`Ledger::read_invoice_batch`]),
+    /// chunk after chunk, calling `stored` with each chunk's report in
+    /// order. The next chunk is read while the one before it is stored, so a
+    /// bulk load keeps every core busy; the results are those of storing
+    /// each chunk as it comes.
+    ///
+    /// # Errors
+    ///
+    /// The first error of `next`, which ends the load after every chunk
+    /// read before it is stored.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use serde_json::json;
+    /// use submetrics::{Ledger, Settings};
+    ///
+    /// let mut ledger = Ledger::new(Settings::default());
+    /// ledger.upsert_customers(&[json!({"id": "c1", "name": "C1"})]);
+    /// ledger.upsert_plans(&[json!({"id": "p1", "name": "P1", "interval": "month", "currency": "USD"})]);
+    /// let lines = [
+    ///     r#"{"id": "i1", "customer_id": "c1", "type": "subscription", "plan_id": "p1",
+    ///         "invoice_date": "2024-01-01", "amount": 1000, "currency": "USD"}"#,
+    ///     r#"{"id": "i2", "customer_id": "nobody", "type": "one-time",
+    ///         "invoice_date": "2024-01-02", "amount": 500, "currency": "USD"}"#,
+    /// ];
+    /// let mut chunks = lines.chunks(1);
+    /// let mut accepted = 0;
+    /// ledger.upsert_invoice_stream(
+    ///     || Ok::<_, String>(chunks.next().map(Ledger::read_invoice_texts)),
+    ///     |report| accepted += report.accepted(),
+    /// )?;
+    /// assert_eq!(accepted, 1);
+    /// # Ok::<(), String>(())
+    /// ```
+    pub fn upsert_invoice_stream<E: Send>(
+        &mut self,
+        next: impl FnMut() -> std::result::Result<Option<ReadInvoices>, E> + Send,
+        stored: impl FnMut(WriteReport),
+    ) -> std::result::Result<(), E> {
+        self.write(|store| store.store_invoice_stream(next, stored))
+    }
+
     /// The second half of [`Ledger::upsert_invoice_texts`]: checks the read
     /// invoices against the stored customers and plans, stores them and
     /// recomputes the touched customers.
-    pub fn upsert_read_invoices(&mut self, read: Vec<(String, Result<Invoice>)>) -> WriteReport {
+    pub fn upsert_read_invoices(&mut self, read: ReadInvoices) -> WriteReport {
         self.write(|store| store.upsert_read_invoices(read))
     }
 }
@@ -428,6 +479,18 @@ impl Ledger {
         batches: &[RecordBatch],
     ) -> Result<WriteReport> {
         self.write(|store| store.upsert_arrow_batches(kind, batches))
+    }
+
+    /// The rows of `batch` read as invoices, each on its own and on every
+    /// core: the first half of an invoice [`Ledger::upsert_arrow`], which
+    /// needs no ledger (see [`Ledger::upsert_invoice_stream`]).
+    ///
+    /// # Errors
+    ///
+    /// A column of a type no field can be read from is
+    /// [`crate::Error::InvalidRecord`] naming it.
+    pub fn read_invoice_batch(batch: &RecordBatch) -> Result<ReadInvoices> {
+        Store::read_invoice_batch(batch)
     }
 
     /// Loads FX rates from the rows of `batch` (columns `date`, `currency`,

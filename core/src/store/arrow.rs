@@ -3,7 +3,7 @@
 //! results and error messages of the JSON writes. Invoices are read on every
 //! core.
 
-use super::{RecordKind, Store, WriteReport, record_id};
+use super::{ReadInvoices, RecordKind, Store, WriteReport, record_id};
 use crate::error::Result;
 use crate::fx::FxRate;
 use crate::model::{ArrowRecords, Customer, DataSource, Invoice, Plan, PlanGroup};
@@ -12,6 +12,11 @@ use rayon::prelude::*;
 
 /// Batches with more rows than this read their invoices on every core.
 const PARALLEL_ROWS: usize = 256;
+
+/// The rows of one chunk of a many-batch invoice upsert: large batches are
+/// read in slices this long, so one slice is read while the one before it
+/// is stored.
+const STREAM_ROWS: usize = 65_536;
 
 impl RecordKind {
     /// The name of one record of this kind in errors (`invoice`).
@@ -68,10 +73,23 @@ impl Store {
         for batch in batches {
             ArrowRecords::new(kind.record_name(), batch)?;
         }
+        let mut report = WriteReport::default();
         if kind == RecordKind::Invoices {
             self.reserve_invoices(batches.iter().map(RecordBatch::num_rows).sum());
+            let mut chunks = batches.iter().flat_map(|batch| {
+                (0..batch.num_rows())
+                    .step_by(STREAM_ROWS)
+                    .map(|offset| batch.slice(offset, STREAM_ROWS.min(batch.num_rows() - offset)))
+            });
+            let next = || {
+                chunks
+                    .next()
+                    .map(|chunk| Store::read_invoice_batch(&chunk))
+                    .transpose()
+            };
+            self.store_invoice_stream(next, |stored| report.results.extend(stored.results))?;
+            return Ok(report);
         }
-        let mut report = WriteReport::default();
         for batch in batches {
             report
                 .results
@@ -80,11 +98,20 @@ impl Store {
         Ok(report)
     }
 
+    /// The rows of `batch` read as invoices, each on its own (the first
+    /// half of an invoice [`Store::upsert_arrow`], which needs no store).
+    ///
+    /// # Errors
+    ///
+    /// A column of a type no field can be read from, naming it.
+    pub fn read_invoice_batch(batch: &RecordBatch) -> Result<ReadInvoices> {
+        let records = ArrowRecords::new(Invoice::KIND, batch)?;
+        Ok(Store::read_arrow_invoices(&records))
+    }
+
     /// The first half of an invoice [`Store::upsert_arrow`], which needs no
     /// ledger: each row's record id and its invoice or error.
-    pub(crate) fn read_arrow_invoices(
-        records: &ArrowRecords<'_>,
-    ) -> Vec<(String, Result<Invoice>)> {
+    pub(crate) fn read_arrow_invoices(records: &ArrowRecords<'_>) -> ReadInvoices {
         let read = |row: usize| {
             let node = records.row(row);
             (record_id(node), Invoice::from_node(node))

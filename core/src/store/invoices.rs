@@ -3,7 +3,7 @@
 //! step, and deletes that keep every other invoice's order.
 
 use super::{
-    Index, InvoiceTable, PositionList, Store, WriteReport, not_found, record_id, validate,
+    Index, InvoiceTable, PositionList, ReadInvoices, Store, WriteReport, not_found, validate,
 };
 use crate::error::{Error, Result};
 use crate::ids::{CustomerId, PlanId};
@@ -46,14 +46,8 @@ impl Store {
     /// Upserts invoices: each is validated on its own and against the
     /// stored customers and plans; the touched customers go stale.
     pub(crate) fn upsert_invoices(&mut self, records: &[Value]) -> WriteReport {
-        // Reading records is independent per record: large batches use every core.
-        let parse = |value: &Value| (record_id(value), Invoice::from_json(value));
-        let parsed: Vec<(String, Result<Invoice>)> = if records.len() > 256 {
-            records.par_iter().map(parse).collect()
-        } else {
-            records.iter().map(parse).collect()
-        };
-        self.store_invoices(parsed)
+        let read = Store::read_invoice_values(records);
+        self.store_invoices(read)
     }
 
     /// Upserts invoices already built in Rust (skipping JSON), with the same
@@ -83,10 +77,7 @@ impl Store {
     }
 
     /// Stores invoices read from JSON: checks their references, then stores.
-    pub(super) fn store_invoices(
-        &mut self,
-        mut read: Vec<(String, Result<Invoice>)>,
-    ) -> WriteReport {
+    pub(super) fn store_invoices(&mut self, mut read: ReadInvoices) -> WriteReport {
         for (i, error) in self.check_references(&mut read, |(_, outcome)| outcome.as_mut().ok()) {
             read[i].1 = Err(error);
         }

@@ -15,9 +15,11 @@ mod position_index;
 mod position_list;
 mod reads;
 mod records;
+mod stream;
 mod validate;
 mod write;
 
+pub use stream::ReadInvoices;
 pub use write::{ImportStatus, Page, WriteReport, WriteResult};
 
 pub(crate) use invoice_table::InvoiceTable;

@@ -2,7 +2,7 @@
 //! the writes that take JSON text (the lines of a JSONL file) or record trees
 //! (a binding's objects) rather than `serde_json::Value`s.
 
-use super::{RecordKind, Store, record_id};
+use super::{ReadInvoices, RecordKind, Store, record_id};
 use crate::error::{Error, Result};
 use crate::fx::FxRate;
 use crate::model::{Invoice, Json};
@@ -22,7 +22,7 @@ impl Store {
     /// The first half of [`Store::upsert_invoice_texts`], which needs no
     /// ledger: each text's record id and its invoice or error, read on every
     /// core. A bulk load can read one batch while the previous one is stored.
-    pub fn read_invoice_texts<S: AsRef<str> + Sync>(texts: &[S]) -> Vec<(String, Result<Invoice>)> {
+    pub fn read_invoice_texts<S: AsRef<str> + Sync>(texts: &[S]) -> ReadInvoices {
         let read = |text: &S| {
             let text = text.as_ref();
             match Invoice::parse_text(text) {
@@ -58,7 +58,7 @@ impl Store {
     /// The first half of an invoice [`Store::upsert_trees`], which needs no
     /// ledger: each tree's record id and its invoice or error, read on every
     /// core.
-    pub fn read_invoice_trees(records: &[Json<'_>]) -> Vec<(String, Result<Invoice>)> {
+    pub fn read_invoice_trees(records: &[Json<'_>]) -> ReadInvoices {
         let read = |json: &Json<'_>| (record_id(json), Invoice::read_json(json));
         if records.len() > 256 {
             records.par_iter().map(read).collect()
@@ -75,7 +75,7 @@ impl Store {
     /// read and is the answer.
     pub fn read_invoice_chunks<'b, E>(
         mut next: impl FnMut() -> std::result::Result<Option<Vec<Json<'b>>>, E>,
-    ) -> std::result::Result<Vec<(String, Result<Invoice>)>, E> {
+    ) -> std::result::Result<ReadInvoices, E> {
         std::thread::scope(|scope| {
             let (send, receive) = std::sync::mpsc::sync_channel::<Vec<Json<'b>>>(2);
             let reader = scope.spawn(move || {
@@ -124,7 +124,7 @@ impl Store {
     /// The second half of [`Store::upsert_invoice_texts`]: checks the read
     /// invoices against the stored customers and plans, stores them and
     /// recomputes the touched customers.
-    pub fn upsert_read_invoices(&mut self, read: Vec<(String, Result<Invoice>)>) -> WriteReport {
+    pub fn upsert_read_invoices(&mut self, read: ReadInvoices) -> WriteReport {
         self.store_invoices(read)
     }
 }
@@ -216,7 +216,7 @@ impl WriteReport {
     }
 
     /// The results of read records, and the invoices among them in order.
-    pub(crate) fn split(read: Vec<(String, Result<Invoice>)>) -> (WriteReport, Vec<Invoice>) {
+    pub(crate) fn split(read: ReadInvoices) -> (WriteReport, Vec<Invoice>) {
         let mut results = Vec::with_capacity(read.len());
         let mut invoices = Vec::with_capacity(read.len());
         for (id, outcome) in read {

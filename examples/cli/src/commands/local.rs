@@ -10,7 +10,8 @@ use std::io::{IsTerminal, Write};
 use std::path::Path;
 use std::time::Instant;
 use submetrics::{
-    Ledger, MovementFilter, RecordKind, ReportParams, Settings, StripeOptions, WriteReport,
+    Ledger, MovementFilter, ReadInvoices, RecordKind, ReportParams, Settings, StripeOptions,
+    WriteReport,
 };
 
 /// Records sent to the ledger per batch (the progress bar moves per batch).
@@ -203,10 +204,9 @@ fn load_records(ledger: &mut Ledger, dir: &Path, loaded: &mut Loaded) -> Result<
                 Records::Lines(text) => {
                     let lines: Vec<&str> = files::lines(text).collect();
                     ledger.reserve_invoices(lines.len());
-                    for chunk in lines.chunks(TEXT_BATCH) {
-                        let report = ledger.upsert_invoice_texts(chunk);
-                        write(report, loaded);
-                    }
+                    let mut chunks = lines.chunks(TEXT_BATCH);
+                    let next = || Ok::<_, CliError>(chunks.next().map(Ledger::read_invoice_texts));
+                    ledger.upsert_invoice_stream(next, |report| write(report, loaded))?;
                 }
                 Records::Batches(batches) => {
                     for batch in batches.iter() {
@@ -214,16 +214,26 @@ fn load_records(ledger: &mut Ledger, dir: &Path, loaded: &mut Loaded) -> Result<
                         write(report, loaded);
                     }
                 }
-                Records::Stream(stream) => {
-                    // Room for the file's invoices before the first batch
+                Records::Stream(stream) if kind == RecordKind::Invoices => {
+                    // Room for the file's invoices before the first chunk
                     // is stored: the count a Parquet file states, or what
                     // the first rows of a CSV file suggest.
-                    let mut reserved = false;
+                    let Some(first) = stream.next_chunk()? else {
+                        continue;
+                    };
+                    ledger.reserve_invoices(stream.estimate().unwrap_or(first.len()));
+                    let mut first = Some(first);
+                    let next = || {
+                        let chunk = match first.take() {
+                            Some(chunk) => Some(chunk),
+                            None => stream.next_chunk()?,
+                        };
+                        chunk.map(read_invoices).transpose()
+                    };
+                    ledger.upsert_invoice_stream(next, |report| write(report, loaded))?;
+                }
+                Records::Stream(stream) => {
                     while let Some(chunk) = stream.next_chunk()? {
-                        if kind == RecordKind::Invoices && !reserved {
-                            ledger.reserve_invoices(stream.estimate().unwrap_or(chunk.len()));
-                            reserved = true;
-                        }
                         let report = match chunk {
                             Chunk::Batch(batch) => ledger.upsert_arrow(kind, &batch)?,
                             Chunk::Values(values) => ledger.upsert(kind, &values),
@@ -255,6 +265,14 @@ fn load_records(ledger: &mut Ledger, dir: &Path, loaded: &mut Loaded) -> Result<
         )));
     }
     Ok(given_total)
+}
+
+/// A chunk of an invoice file read as invoices, not yet stored.
+fn read_invoices(chunk: Chunk) -> Result<ReadInvoices> {
+    Ok(match chunk {
+        Chunk::Batch(batch) => Ledger::read_invoice_batch(&batch)?,
+        Chunk::Values(values) => Ledger::read_invoice_values(&values),
+    })
 }
 
 fn query(params: &[String]) -> Result<ReportParams> {

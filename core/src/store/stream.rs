@@ -1,0 +1,124 @@
+//! Bulk loads of invoices chunk by chunk, the next chunk read while the one
+//! before it is stored. Reading (parsing and checking each record on its
+//! own) needs no store and runs on every core; storing is one ordered pass.
+//! Overlapping the two keeps both cores busy for a load's whole length
+//! instead of leaving one idle while the other stores.
+
+use super::{Store, WriteReport, record_id};
+use crate::error::Result;
+use crate::model::Invoice;
+use rayon::prelude::*;
+use serde_json::Value;
+
+/// Invoices read from one chunk of records, not yet stored: each record's
+/// id (empty when it has none) and its invoice, or the error that rejects
+/// it, in record order.
+pub type ReadInvoices = Vec<(String, Result<Invoice>)>;
+
+/// Chunks with more records than this are read on every core.
+const PARALLEL_RECORDS: usize = 256;
+
+impl Store {
+    /// Reads invoices given as JSON values, each on its own (the first half
+    /// of an invoice upsert).
+    pub fn read_invoice_values(records: &[Value]) -> ReadInvoices {
+        let read = |value: &Value| (record_id(value), Invoice::from_json(value));
+        if records.len() > PARALLEL_RECORDS {
+            records.par_iter().map(read).collect()
+        } else {
+            records.iter().map(read).collect()
+        }
+    }
+
+    /// Stores the invoices `next` reads, chunk after chunk, calling
+    /// `stored` with each chunk's report in order. While a chunk is stored
+    /// the next one is read, so `next` runs beside the store's own work (on
+    /// the pool's threads) and must be `Send`. The results are those of
+    /// storing each chunk as it comes; the first error of `next` ends the
+    /// load, after every chunk read before it is stored.
+    pub fn store_invoice_stream<E: Send>(
+        &mut self,
+        mut next: impl FnMut() -> std::result::Result<Option<ReadInvoices>, E> + Send,
+        mut stored: impl FnMut(WriteReport),
+    ) -> std::result::Result<(), E> {
+        let mut pending = next()?;
+        while let Some(read) = pending {
+            let (following, report) = rayon::join(&mut next, || self.store_invoices(read));
+            stored(report);
+            pending = following?;
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn store() -> Store {
+        let mut store = Store::new(crate::model::Settings::default());
+        let customers = store.upsert_customers(&[json!({"id": "c1", "name": "C1"})]);
+        let plans = store.upsert_plans(&[
+            json!({"id": "p1", "name": "P1", "interval": "month", "currency": "USD"}),
+        ]);
+        assert_eq!((customers.accepted(), plans.accepted()), (1, 1));
+        store
+    }
+
+    fn invoice(id: &str, amount: i64) -> Value {
+        json!({"id": id, "customer_id": "c1", "type": "subscription", "plan_id": "p1",
+               "invoice_date": "2024-01-01", "amount": amount, "currency": "USD"})
+    }
+
+    #[test]
+    fn a_stream_stores_each_chunk_in_order_with_its_own_report() {
+        let chunks = [
+            vec![invoice("i1", 100), invoice("i2", 200)],
+            vec![invoice("i1", 150), json!({"id": "i3", "customer_id": "c1"})],
+        ];
+        let mut reads = chunks.iter().map(|chunk| Store::read_invoice_values(chunk));
+        let mut reports = Vec::new();
+        let mut store = store();
+        let done: std::result::Result<(), ()> =
+            store.store_invoice_stream(|| Ok(reads.next()), |report| reports.push(report));
+        assert_eq!(done, Ok(()));
+        let ids: Vec<Vec<&str>> = reports
+            .iter()
+            .map(|r| r.results.iter().map(|r| r.id.as_str()).collect())
+            .collect();
+        assert_eq!(ids, [["i1", "i2"], ["i1", "i3"]]);
+        assert_eq!(
+            reports[1].results[1].import_error.as_deref(),
+            Some(
+                "invoice i3: field `type`: is required (subscription, one-time, refund or cancellation)"
+            )
+        );
+        let stored: Vec<(String, i64)> = store
+            .invoices
+            .iter()
+            .map(|i| (i.id().to_string(), i.amount))
+            .collect();
+        assert_eq!(stored, [("i1".to_string(), 150), ("i2".to_string(), 200)]);
+    }
+
+    #[test]
+    fn an_error_ends_the_stream_after_the_chunks_read_before_it_are_stored() {
+        let mut calls = 0;
+        let mut reports = 0;
+        let mut store = store();
+        let done = store.store_invoice_stream(
+            || {
+                calls += 1;
+                match calls {
+                    1 => Ok(Some(Store::read_invoice_values(&[invoice("i1", 100)]))),
+                    _ => Err("broken file"),
+                }
+            },
+            |_| reports += 1,
+        );
+        assert_eq!(done, Err("broken file"));
+        assert_eq!(reports, 1);
+        assert_eq!(store.invoices.len(), 1);
+    }
+}
