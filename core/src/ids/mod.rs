@@ -7,6 +7,10 @@
 //! An invoice id is held by its invoice alone, so it is a boxed `str`,
 //! without a reference count.
 
+mod recent;
+
+pub(crate) use recent::RecentIds;
+
 use arcstr::ArcStr;
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use std::fmt;

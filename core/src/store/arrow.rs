@@ -3,15 +3,12 @@
 //! results and error messages of the JSON writes. Invoices are read on every
 //! core.
 
+use super::stream::read_each;
 use super::{ReadInvoices, RecordKind, Store, WriteReport, record_id};
 use crate::error::Result;
 use crate::fx::FxRate;
 use crate::model::{ArrowRecords, Customer, DataSource, Invoice, Plan, PlanGroup};
 use arrow_array::RecordBatch;
-use rayon::prelude::*;
-
-/// Batches with more rows than this read their invoices on every core.
-const PARALLEL_ROWS: usize = 256;
 
 /// The rows of one chunk of a many-batch invoice upsert: large batches are
 /// read in slices this long, so one slice is read while the one before it
@@ -112,15 +109,10 @@ impl Store {
     /// The first half of an invoice [`Store::upsert_arrow`], which needs no
     /// ledger: each row's record id and its invoice or error.
     pub(crate) fn read_arrow_invoices(records: &ArrowRecords<'_>) -> ReadInvoices {
-        let read = |row: usize| {
+        read_each(records.len(), |row, recent| {
             let node = records.row(row);
-            (record_id(node), Invoice::from_node(node))
-        };
-        if records.len() > PARALLEL_ROWS {
-            (0..records.len()).into_par_iter().map(read).collect()
-        } else {
-            (0..records.len()).map(read).collect()
-        }
+            (record_id(node), Invoice::from_node_reusing(node, recent))
+        })
     }
 
     /// Loads FX rates from the rows of `batch` (columns `date`, `currency`,

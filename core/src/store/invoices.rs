@@ -12,6 +12,7 @@ use foldhash::fast::FixedState;
 use rayon::prelude::*;
 use serde_json::Value;
 use std::collections::HashSet;
+use validate::LastCustomer;
 
 /// Counts an invoice's use of its plan (`delta` is +1 or -1), so a plan in
 /// use cannot be deleted.
@@ -96,16 +97,22 @@ impl Store {
         items: &mut [T],
         invoice: impl Fn(&mut T) -> Option<&mut Invoice> + Sync,
     ) -> Vec<(usize, Error)> {
-        let check = |(i, item): (usize, &mut T)| {
+        let check = |last: &mut LastCustomer, (i, item): (usize, &mut T)| {
             let invoice = invoice(item)?;
-            validate::invoice_references(invoice, &self.customers, &self.plans)
+            validate::invoice_references(invoice, &self.customers, &self.plans, last)
                 .err()
                 .map(|error| (i, error))
         };
         if items.len() > 256 {
-            items.par_iter_mut().enumerate().filter_map(check).collect()
+            let checked = items.par_iter_mut().enumerate();
+            checked
+                .map_init(LastCustomer::default, check)
+                .flatten()
+                .collect()
         } else {
-            items.iter_mut().enumerate().filter_map(check).collect()
+            let mut last = LastCustomer::default();
+            let checked = items.iter_mut().enumerate();
+            checked.filter_map(|item| check(&mut last, item)).collect()
         }
     }
 

@@ -6,6 +6,7 @@
 
 use super::{Store, WriteReport, record_id};
 use crate::error::Result;
+use crate::ids::RecentIds;
 use crate::model::Invoice;
 use rayon::prelude::*;
 use serde_json::Value;
@@ -18,16 +19,31 @@ pub type ReadInvoices = Vec<(String, Result<Invoice>)>;
 /// Chunks with more records than this are read on every core.
 const PARALLEL_RECORDS: usize = 256;
 
+/// Reads the records `0..len` of a chunk with `read`, on every core for a
+/// large chunk, each thread reusing the ids it read last ([`RecentIds`]).
+pub(super) fn read_each(
+    len: usize,
+    read: impl Fn(usize, &mut RecentIds) -> (String, Result<Invoice>) + Sync,
+) -> ReadInvoices {
+    if len > PARALLEL_RECORDS {
+        (0..len)
+            .into_par_iter()
+            .map_init(RecentIds::default, |recent, i| read(i, recent))
+            .collect()
+    } else {
+        let mut recent = RecentIds::default();
+        (0..len).map(|i| read(i, &mut recent)).collect()
+    }
+}
+
 impl Store {
     /// Reads invoices given as JSON values, each on its own (the first half
     /// of an invoice upsert).
     pub fn read_invoice_values(records: &[Value]) -> ReadInvoices {
-        let read = |value: &Value| (record_id(value), Invoice::from_json(value));
-        if records.len() > PARALLEL_RECORDS {
-            records.par_iter().map(read).collect()
-        } else {
-            records.iter().map(read).collect()
-        }
+        read_each(records.len(), |i, recent| {
+            let value = &records[i];
+            (record_id(value), Invoice::from_node_reusing(value, recent))
+        })
     }
 
     /// Stores the invoices `next` reads, chunk after chunk, calling
@@ -100,6 +116,34 @@ mod tests {
             .map(|i| (i.id().to_string(), i.amount))
             .collect();
         assert_eq!(stored, [("i1".to_string(), 150), ("i2".to_string(), 200)]);
+    }
+
+    #[test]
+    fn a_run_of_one_customer_shares_its_id_and_a_missing_customer_is_still_refused() {
+        let named = |id: &str, customer: &str| {
+            json!({"id": id, "customer_id": customer, "type": "one-time",
+                   "invoice_date": "2024-01-01", "amount": 100, "currency": "USD"})
+        };
+        let read = Store::read_invoice_values(&[
+            named("i1", "c1"),
+            named("i2", "c1"),
+            named("i3", "ghost"),
+            named("i4", "ghost"),
+            named("i5", "c1"),
+        ]);
+        let customer = |i: usize| &read[i].1.as_ref().unwrap().customer_id;
+        assert!(customer(0).shares(customer(1)) && customer(2).shares(customer(3)));
+        let mut store = store();
+        let report = store.store_invoices(read);
+        let errors: Vec<Option<&str>> = report
+            .results
+            .iter()
+            .map(|r| r.import_error.as_deref())
+            .collect();
+        let ghost = "invoice i3: field `customer_id`: customer `ghost` does not exist; send the customer first";
+        assert_eq!(errors[..3], [None, None, Some(ghost)]);
+        assert_eq!(errors[4], None);
+        assert_eq!(store.invoices.len(), 3);
     }
 
     #[test]

@@ -8,24 +8,38 @@ use crate::error::{Error, Result};
 use crate::ids::{CustomerId, PlanId};
 use crate::model::{Customer, Invoice, InvoiceType, Plan};
 
+/// The customer of the invoice checked last, as the invoice named it and as
+/// it is stored. The next invoice naming the customer by the same shared id
+/// (as a bulk reader hands out for a run of one customer's invoices) needs
+/// no lookup.
+#[derive(Debug, Default)]
+pub(super) struct LastCustomer(Option<(CustomerId, CustomerId)>);
+
 pub(super) fn invoice_references(
     invoice: &mut Invoice,
     customers: &super::Records<CustomerId, Customer>,
     plans: &super::Records<PlanId, Plan>,
+    last: &mut LastCustomer,
 ) -> Result<()> {
     let id = invoice.id.as_str();
-    let Some((customer_id, _)) = customers.get_key_value(&invoice.customer_id) else {
-        return Err(Error::invalid(
-            Invoice::KIND,
-            id,
-            "customer_id",
-            format!(
-                "customer `{}` does not exist; send the customer first",
-                invoice.customer_id
-            ),
-        ));
+    let customer_id = match &last.0 {
+        Some((named, stored)) if named.shares(&invoice.customer_id) => stored.clone(),
+        _ => {
+            let Some((stored, _)) = customers.get_key_value(&invoice.customer_id) else {
+                return Err(Error::invalid(
+                    Invoice::KIND,
+                    id,
+                    "customer_id",
+                    format!(
+                        "customer `{}` does not exist; send the customer first",
+                        invoice.customer_id
+                    ),
+                ));
+            };
+            last.0 = Some((invoice.customer_id.clone(), stored.clone()));
+            stored.clone()
+        }
     };
-    let customer_id = customer_id.clone();
     if let Some(plan_id) = &invoice.plan_id {
         let (shared_plan_id, plan) = plans.get_key_value(plan_id).ok_or_else(|| {
             Error::invalid(

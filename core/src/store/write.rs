@@ -2,6 +2,7 @@
 //! the writes that take JSON text (the lines of a JSONL file) or record trees
 //! (a binding's objects) rather than `serde_json::Value`s.
 
+use super::stream::read_each;
 use super::{ReadInvoices, RecordKind, Store, record_id};
 use crate::error::{Error, Result};
 use crate::fx::FxRate;
@@ -23,18 +24,12 @@ impl Store {
     /// ledger: each text's record id and its invoice or error, read on every
     /// core. A bulk load can read one batch while the previous one is stored.
     pub fn read_invoice_texts<S: AsRef<str> + Sync>(texts: &[S]) -> ReadInvoices {
-        let read = |text: &S| {
-            let text = text.as_ref();
-            match Invoice::parse_text(text) {
-                Ok(json) => (record_id(&json), Invoice::read_json(&json)),
+        read_each(texts.len(), |i, recent| {
+            match Invoice::parse_text(texts[i].as_ref()) {
+                Ok(json) => (record_id(&json), Invoice::from_node_reusing(&json, recent)),
                 Err(error) => (String::new(), Err(error)),
             }
-        };
-        if texts.len() > 256 {
-            texts.par_iter().map(read).collect()
-        } else {
-            texts.iter().map(read).collect()
-        }
+        })
     }
 
     /// Upserts records of `kind` given as record trees, as a binding reads
@@ -59,12 +54,10 @@ impl Store {
     /// ledger: each tree's record id and its invoice or error, read on every
     /// core.
     pub fn read_invoice_trees(records: &[Json<'_>]) -> ReadInvoices {
-        let read = |json: &Json<'_>| (record_id(json), Invoice::read_json(json));
-        if records.len() > 256 {
-            records.par_iter().map(read).collect()
-        } else {
-            records.iter().map(read).collect()
-        }
+        read_each(records.len(), |i, recent| {
+            let json = &records[i];
+            (record_id(json), Invoice::from_node_reusing(json, recent))
+        })
     }
 
     /// [`Store::read_invoice_trees`] of trees that `next` produces chunk

@@ -2,6 +2,7 @@
 //! that needs no other record.
 
 use super::*;
+use crate::ids::RecentIds;
 
 impl Invoice {
     /// Reads one invoice and checks every rule that needs no other record.
@@ -12,19 +13,24 @@ impl Invoice {
     /// Reads one invoice from any record representation (a JSON value or
     /// text, an Arrow row), with the same rules and errors.
     pub fn from_node<'a, N: Node<'a>>(node: N) -> Result<Invoice> {
-        Self::read(Fields::open(Self::KIND, node, true)?)
+        Self::from_node_reusing(node, &mut RecentIds::default())
+    }
+
+    /// [`Invoice::from_node`] for one of many records read in a row,
+    /// reusing the customer, plan and subscription ids of the records read
+    /// before it ([`RecentIds`]).
+    pub(crate) fn from_node_reusing<'a, N: Node<'a>>(
+        node: N,
+        recent: &mut RecentIds,
+    ) -> Result<Invoice> {
+        Self::read(Fields::open(Self::KIND, node, true)?, recent)
     }
 
     /// Reads one invoice from its JSON text (one line of a JSONL file), with
     /// the same rules and errors as [`Invoice::from_json`] but without building
     /// a `serde_json::Value` first.
     pub fn from_json_text(text: &str) -> Result<Invoice> {
-        Self::read_json(&Self::parse_text(text)?)
-    }
-
-    /// Reads one invoice from its parsed text.
-    pub(crate) fn read_json(json: &Json) -> Result<Invoice> {
-        Self::read(Fields::open(Self::KIND, json, true)?)
+        Self::from_node(&Self::parse_text(text)?)
     }
 
     /// The JSON tree of an invoice's text; malformed JSON is an error about
@@ -41,8 +47,8 @@ impl Invoice {
     }
 
     /// Reads one invoice, from whichever JSON representation.
-    pub(crate) fn read<'a, N: Node<'a>>(f: Fields<'a, N>) -> Result<Invoice> {
-        let customer_id = CustomerId::from(
+    fn read<'a, N: Node<'a>>(f: Fields<'a, N>, recent: &mut RecentIds) -> Result<Invoice> {
+        let customer_id = recent.customer(
             f.required_text_ref(&["customer_id", "customer_external_id", "customer"])?
                 .as_ref(),
         );
@@ -68,7 +74,7 @@ impl Invoice {
         let plan_id = f
             .text_ref(&["plan_id"])?
             .filter(|p| !p.trim().is_empty())
-            .map(|p| PlanId::from(p.as_ref()));
+            .map(|p| recent.plan(p.as_ref()));
         if kind == InvoiceType::Subscription && plan_id.is_none() {
             return Err(f.error("plan_id", "is required for a subscription invoice"));
         }
@@ -149,7 +155,7 @@ impl Invoice {
             period_end,
             subscription_id: f
                 .text_ref(&["subscription_id", "subscription_external_id"])?
-                .map(|s| SubscriptionId::from(s.as_ref())),
+                .map(|s| recent.subscription(s.as_ref())),
             quantity,
             status,
             tax_amount,
