@@ -3,8 +3,8 @@
 //! results and error messages of the JSON writes. Invoices are read on every
 //! core.
 
-use super::stream::read_each;
-use super::{ReadInvoices, RecordKind, Store, WriteReport, record_id};
+use super::stream::{read_each, read_record};
+use super::{ReadInvoices, RecordKind, Store, WriteReport};
 use crate::error::Result;
 use crate::fx::FxRate;
 use crate::model::{ArrowRecords, Customer, DataSource, Invoice, Plan, PlanGroup};
@@ -110,8 +110,7 @@ impl Store {
     /// ledger: each row's record id and its invoice or error.
     pub(crate) fn read_arrow_invoices(records: &ArrowRecords<'_>) -> ReadInvoices {
         read_each(records.len(), |row, recent| {
-            let node = records.row(row);
-            (record_id(node), Invoice::from_node_reusing(node, recent))
+            read_record(records.row(row), recent)
         })
     }
 

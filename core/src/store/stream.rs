@@ -7,7 +7,7 @@
 use super::{Store, WriteReport, record_id};
 use crate::error::Result;
 use crate::ids::RecentIds;
-use crate::model::Invoice;
+use crate::model::{Invoice, Node};
 use rayon::prelude::*;
 use serde_json::Value;
 
@@ -18,6 +18,18 @@ pub type ReadInvoices = Vec<(String, Result<Invoice>)>;
 
 /// Chunks with more records than this are read on every core.
 const PARALLEL_RECORDS: usize = 256;
+
+/// One record read as an invoice, with its record id: the invoice's own
+/// when it reads (the same text), else whatever id the record gives.
+pub(super) fn read_record<'a, N: Node<'a>>(
+    node: N,
+    recent: &mut RecentIds,
+) -> (String, Result<Invoice>) {
+    match Invoice::from_node_reusing(node, recent) {
+        Ok(invoice) => (invoice.id.as_str().to_string(), Ok(invoice)),
+        Err(error) => (record_id(node), Err(error)),
+    }
+}
 
 /// Reads the records `0..len` of a chunk with `read`, on every core for a
 /// large chunk, each thread reusing the ids it read last ([`RecentIds`]).
@@ -40,10 +52,7 @@ impl Store {
     /// Reads invoices given as JSON values, each on its own (the first half
     /// of an invoice upsert).
     pub fn read_invoice_values(records: &[Value]) -> ReadInvoices {
-        read_each(records.len(), |i, recent| {
-            let value = &records[i];
-            (record_id(value), Invoice::from_node_reusing(value, recent))
-        })
+        read_each(records.len(), |i, recent| read_record(&records[i], recent))
     }
 
     /// Stores the invoices `next` reads, chunk after chunk, calling

@@ -2,8 +2,8 @@
 //! the writes that take JSON text (the lines of a JSONL file) or record trees
 //! (a binding's objects) rather than `serde_json::Value`s.
 
-use super::stream::read_each;
-use super::{ReadInvoices, RecordKind, Store, record_id};
+use super::stream::{read_each, read_record};
+use super::{ReadInvoices, RecordKind, Store};
 use crate::error::{Error, Result};
 use crate::fx::FxRate;
 use crate::model::{Invoice, Json};
@@ -26,7 +26,7 @@ impl Store {
     pub fn read_invoice_texts<S: AsRef<str> + Sync>(texts: &[S]) -> ReadInvoices {
         read_each(texts.len(), |i, recent| {
             match Invoice::parse_text(texts[i].as_ref()) {
-                Ok(json) => (record_id(&json), Invoice::from_node_reusing(&json, recent)),
+                Ok(json) => read_record(&json, recent),
                 Err(error) => (String::new(), Err(error)),
             }
         })
@@ -54,10 +54,7 @@ impl Store {
     /// ledger: each tree's record id and its invoice or error, read on every
     /// core.
     pub fn read_invoice_trees(records: &[Json<'_>]) -> ReadInvoices {
-        read_each(records.len(), |i, recent| {
-            let json = &records[i];
-            (record_id(json), Invoice::from_node_reusing(json, recent))
-        })
+        read_each(records.len(), |i, recent| read_record(&records[i], recent))
     }
 
     /// [`Store::read_invoice_trees`] of trees that `next` produces chunk
