@@ -121,8 +121,10 @@ impl Store {
     /// in listings); an invoice that moved to another customer touches both.
     fn store_checked(&mut self, checked: Vec<Invoice>) {
         let mut touched: HashSet<CustomerId, FixedState> = HashSet::default();
-        // The position of the invoice this batch stored last.
+        // The position of the invoice this batch stored last, and the index
+        // of its customer.
         let mut last_stored: Option<u32> = None;
+        let mut last_owner: Option<usize> = None;
         let Store {
             customers,
             invoices,
@@ -143,7 +145,13 @@ impl Store {
             if !same_customer_as_before && !touched.contains(&invoice.customer_id) {
                 touched.insert(invoice.customer_id.clone());
             }
+            let owner = if same_customer_as_before {
+                last_owner
+            } else {
+                list_of(&invoice.customer_id)
+            };
             last_stored = Some(position);
+            last_owner = owner;
             if let Some(replaced) = replaced {
                 count_plan_use(invoices_by_plan, replaced.plan_id.as_ref(), -1);
                 if replaced.customer_id == invoice.customer_id {
@@ -158,9 +166,7 @@ impl Store {
                 touched.insert(replaced.customer_id);
             }
             // Every stored invoice's customer has a record (see `validate`).
-            if let Some(owner) =
-                list_of(&invoice.customer_id).and_then(|owner| invoices_by_customer.get_mut(owner))
-            {
+            if let Some(owner) = owner.and_then(|owner| invoices_by_customer.get_mut(owner)) {
                 add_position(owner, invoices, position);
             }
         });
