@@ -43,22 +43,35 @@ impl Connection {
     /// Posts a JSON body to `path` and answers the response's status once
     /// its body is read, or 0 if the exchange failed.
     pub async fn post(&mut self, path: &str, body: Bytes) -> u16 {
-        self.send(Method::POST, path, body).await
+        self.send(Method::POST, path, body, "application/json")
+            .await
+    }
+
+    /// [`Connection::post`] of a body of another `content_type`.
+    pub async fn post_as(&mut self, path: &str, body: Bytes, content_type: &'static str) -> u16 {
+        self.send(Method::POST, path, body, content_type).await
     }
 
     /// Gets `path` and answers the status once the body is read, or 0.
     pub async fn get(&mut self, path: &str) -> u16 {
-        self.send(Method::GET, path, Bytes::new()).await
+        self.send(Method::GET, path, Bytes::new(), "application/json")
+            .await
     }
 
-    async fn send(&mut self, method: Method, path: &str, body: Bytes) -> u16 {
+    async fn send(
+        &mut self,
+        method: Method,
+        path: &str,
+        body: Bytes,
+        content_type: &'static str,
+    ) -> u16 {
         let mut request = Request::builder()
             .method(method)
             .uri(path)
             .header(HOST, self.host.clone())
             .header(AUTHORIZATION, self.authorization.clone());
         if !body.is_empty() {
-            request = request.header(CONTENT_TYPE, "application/json");
+            request = request.header(CONTENT_TYPE, content_type);
         }
         let Ok(request) = request.body(Full::new(body)) else {
             return 0;

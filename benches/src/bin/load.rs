@@ -13,8 +13,10 @@
 //! other load, the server's CPU per record much less.
 //!
 //! Bounded in count and time. Usage:
-//! `load [INVOICES] [--clients N] [--posts-per-client N] [--rate POSTS_PER_S] [--readers N] [--server PATH]`
-//! (defaults 100000, 50, 200, unpaced, 2, target/release/submetrics-server).
+//! `load [INVOICES] [--clients N] [--posts-per-client N] [--rate POSTS_PER_S] [--readers N] [--server PATH] [--import json|ndjson]`
+//! (defaults 100000, 50, 200, unpaced, 2, target/release/submetrics-server,
+//! json: the invoices as JSON arrays to `POST /data/invoices`; ndjson: as
+//! NDJSON bodies to `POST /v1/data-sources/load/invoices`).
 //!
 //! Unpaced, every client posts again as soon as it has its answer: the
 //! service runs saturated and latency is clients / throughput. With
@@ -44,6 +46,16 @@ struct Options {
     rate: Option<f64>,
     readers: usize,
     server: String,
+    import: Import,
+}
+
+/// How the batch import sends the invoices.
+#[derive(Clone, Copy, PartialEq)]
+enum Import {
+    /// JSON arrays to `POST /data/invoices`.
+    Json,
+    /// NDJSON bodies to `POST /v1/data-sources/load/invoices`.
+    Ndjson,
 }
 
 fn options() -> Options {
@@ -54,6 +66,7 @@ fn options() -> Options {
         rate: None,
         readers: 2,
         server: "target/release/submetrics-server".to_string(),
+        import: Import::Json,
     };
     let mut args = std::env::args().skip(1);
     while let Some(arg) = args.next() {
@@ -66,7 +79,18 @@ fn options() -> Options {
             "--rate" => options.rate = value().parse().ok().filter(|r: &f64| *r > 0.0),
             "--readers" => options.readers = value().parse().unwrap_or(options.readers),
             "--server" => options.server = value(),
-            count => options.invoices = count.parse().unwrap_or(options.invoices),
+            "--import" => {
+                options.import = match value().as_str() {
+                    "json" => Import::Json,
+                    "ndjson" => Import::Ndjson,
+                    other => panic!("--import takes json or ndjson, not `{other}`"),
+                }
+            }
+            count => {
+                options.invoices = count
+                    .parse()
+                    .unwrap_or_else(|_| panic!("unknown argument `{count}`"))
+            }
         }
     }
     options
@@ -108,7 +132,10 @@ fn main() {
     let mut connection = runtime
         .block_on(Connection::open(&base, KEY))
         .expect("a connection to the server");
-    let mut post = |path: &str, body: String| runtime.block_on(connection.post(path, body.into()));
+    let mut post_as = |path: &str, body: String, content_type: &'static str| {
+        runtime.block_on(connection.post_as(path, body.into(), content_type))
+    };
+    let mut post = |path: &str, body: String| post_as(path, body, "application/json");
     println!(
         "service load, {} invoices, {} customers; {} clients",
         data.invoices.len(),
@@ -126,15 +153,28 @@ fn main() {
     let customers_done = start.elapsed();
     // Request bodies are written before the clock starts: the phase times
     // the service, not the client's JSON encoding on the same cores.
+    let (path, content_type) = match options.import {
+        Import::Json => ("/data/invoices", "application/json"),
+        Import::Ndjson => {
+            assert_eq!(
+                post("/data/data-sources", r#"{"id": "load"}"#.to_string()),
+                200
+            );
+            ("/v1/data-sources/load/invoices", "application/x-ndjson")
+        }
+    };
     let bodies: Vec<String> = data
         .invoices
         .chunks(BATCH)
-        .map(|chunk| serde_json::to_string(chunk).unwrap_or_default())
+        .map(|chunk| match options.import {
+            Import::Json => serde_json::to_string(chunk).unwrap_or_default(),
+            Import::Ndjson => chunk.iter().map(|invoice| format!("{invoice}\n")).collect(),
+        })
         .collect();
     let invoices_cpu = cpu_time_of(&server_pid);
     let invoices_start = Instant::now();
     for body in bodies {
-        assert_eq!(post("/data/invoices", body), 200);
+        assert_eq!(post_as(path, body, content_type), 200);
         assert!(
             invoices_start.elapsed() < PHASE_LIMIT,
             "batch import over the time limit"
@@ -143,7 +183,8 @@ fn main() {
     let invoices_time = invoices_start.elapsed();
     let invoices_cpu = cpu_time_of(&server_pid).saturating_sub(invoices_cpu);
     println!(
-        "batch import: customers+plans {}, invoices {} in batches of {BATCH}: {:.0} invoices/s (durable); server CPU {} ({:.1} µs/invoice)",
+        "batch import ({}): customers+plans {}, invoices {} in batches of {BATCH}: {:.0} invoices/s (durable); server CPU {} ({:.1} µs/invoice)",
+        content_type,
         ms(customers_done),
         ms(invoices_time),
         data.invoices.len() as f64 / invoices_time.as_secs_f64(),
