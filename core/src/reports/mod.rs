@@ -6,6 +6,7 @@
 //! reads the records and replays through the derive layer's view, never the
 //! ledger itself.
 
+mod answer;
 pub(crate) mod cashflow;
 mod churn_scheduled;
 mod cohort;

@@ -9,9 +9,10 @@
 //! The service, the CLI and both bindings all run reports through here, so
 //! they accept and refuse exactly the same parameters.
 
+use super::answer::{JsonFn, ReportAnswer, ReportFn, Run};
 use super::churn_scheduled::{ChurnScheduled, ChurnScheduledMovements, ChurnScheduledSummary};
 use super::params::*;
-use super::partial::Parts;
+use super::partial::{Body, Finish, Parts};
 use super::scheduled::CmrrSummary;
 use super::schema::{self, ReportSchema};
 use super::{
@@ -23,15 +24,13 @@ use crate::error::{Error, Result};
 use chrono::{DateTime, Utc};
 use serde_json::Value;
 
-type ReportFn = fn(&Derived<'_>, &ReportParams, DateTime<Utc>) -> Result<Value>;
-
 /// One report of the registry.
 pub struct Report {
     /// The interface name (`GET /reports/{name}`).
     pub name: &'static str,
     /// Its parameters, in groups shared between reports.
     groups: &'static [&'static [ReportParam]],
-    run: ReportFn,
+    run: Run,
     /// How it is computed in parts, when it can be (`reports::partial`).
     parts: Option<Parts>,
     /// What its columns hold.
@@ -46,7 +45,22 @@ const fn report(
     Report {
         name,
         groups,
-        run,
+        run: Run::Typed(run),
+        parts: None,
+        schema: ReportSchema::Rows(&[]),
+    }
+}
+
+/// A report that still builds its answer as JSON.
+const fn json_report(
+    name: &'static str,
+    groups: &'static [&'static [ReportParam]],
+    run: JsonFn,
+) -> Report {
+    Report {
+        name,
+        groups,
+        run: Run::Json(run),
         parts: None,
         schema: ReportSchema::Rows(&[]),
     }
@@ -57,16 +71,29 @@ impl Report {
     /// [`Parts`]).
     const fn in_parts(
         self,
-        compute: fn(&Derived<'_>, &ReportParams, DateTime<Utc>) -> Result<super::partial::Body>,
-        finish: fn(
-            &Derived<'_>,
-            &ReportParams,
-            DateTime<Utc>,
-            super::partial::Body,
-        ) -> Result<Value>,
+        compute: fn(&Derived<'_>, &ReportParams, DateTime<Utc>) -> Result<Body>,
+        finish: fn(&Derived<'_>, &ReportParams, DateTime<Utc>, Body) -> Result<ReportAnswer>,
     ) -> Report {
         Report {
-            parts: Some(Parts { compute, finish }),
+            parts: Some(Parts {
+                compute,
+                finish: Finish::Typed(finish),
+            }),
+            ..self
+        }
+    }
+
+    /// [`Report::in_parts`] for a report that still builds JSON.
+    const fn in_json_parts(
+        self,
+        compute: fn(&Derived<'_>, &ReportParams, DateTime<Utc>) -> Result<Body>,
+        finish: fn(&Derived<'_>, &ReportParams, DateTime<Utc>, Body) -> Result<Value>,
+    ) -> Report {
+        Report {
+            parts: Some(Parts {
+                compute,
+                finish: Finish::Json(finish),
+            }),
             ..self
         }
     }
@@ -79,8 +106,8 @@ impl Report {
 
 /// Every report, in the order the interface lists them.
 const REPORTS: &[Report] = &[
-    report("summary", &[BASE_CURRENCY], summary::summary)
-        .in_parts(summary::partial, summary::finish)
+    json_report("summary", &[BASE_CURRENCY], summary::summary)
+        .in_json_parts(summary::partial, summary::finish)
     .columns(schema::of::SUMMARY),
     report(
         "mrr",
@@ -97,10 +124,10 @@ const REPORTS: &[Report] = &[
     )
     .in_parts(mrr_parts::mrr_partial, mrr_parts::mrr_finish)
     .columns(schema::of::MRR),
-    report("cmrr-summary", SCHEDULED, scheduled::whole::<CmrrSummary>)
-    .in_parts(scheduled::partial::<CmrrSummary>, scheduled::finish::<CmrrSummary>)
+    json_report("cmrr-summary", SCHEDULED, scheduled::whole::<CmrrSummary>)
+    .in_json_parts(scheduled::partial::<CmrrSummary>, scheduled::finish::<CmrrSummary>)
     .columns(schema::of::CMRR_SUMMARY),
-    report(
+    json_report(
         "cohort",
         &[
             PERIODS,
@@ -112,9 +139,9 @@ const REPORTS: &[Report] = &[
         ],
         cohort::cohort,
     )
-    .in_parts(cohort::partial, cohort::finish)
+    .in_json_parts(cohort::partial, cohort::finish)
     .columns(schema::of::COHORT),
-    report(
+    json_report(
         "churn-scheduled",
         &[
             PERIODS,
@@ -125,9 +152,9 @@ const REPORTS: &[Report] = &[
         ],
         scheduled::whole::<ChurnScheduled>,
     )
-    .in_parts(scheduled::partial::<ChurnScheduled>, scheduled::finish::<ChurnScheduled>)
+    .in_json_parts(scheduled::partial::<ChurnScheduled>, scheduled::finish::<ChurnScheduled>)
     .columns(schema::of::CHURN_SCHEDULED),
-    report(
+    json_report(
         "churn-scheduled-movements",
         &[
             &[
@@ -149,12 +176,12 @@ const REPORTS: &[Report] = &[
         ],
         scheduled::whole::<ChurnScheduledMovements>,
     )
-    .in_parts(
+    .in_json_parts(
         scheduled::partial::<ChurnScheduledMovements>,
         scheduled::finish::<ChurnScheduledMovements>,
     )
     .columns(schema::of::MOVEMENTS),
-    report(
+    json_report(
         "churn-scheduled-summary",
         &[
             &[INTERVAL],
@@ -165,19 +192,19 @@ const REPORTS: &[Report] = &[
         ],
         scheduled::whole::<ChurnScheduledSummary>,
     )
-    .in_parts(
+    .in_json_parts(
         scheduled::partial::<ChurnScheduledSummary>,
         scheduled::finish::<ChurnScheduledSummary>,
     )
     .columns(schema::of::CHURN_SCHEDULED_SUMMARY),
-    report(
+    json_report(
         "map",
         &[SNAPSHOT, BASE_CURRENCY, CURRENCY_FILTER, CUSTOMER_FILTERS],
         snapshot::map,
     )
-    .in_parts(snapshot::map_partial, snapshot::map_finish)
+    .in_json_parts(snapshot::map_partial, snapshot::map_finish)
     .columns(schema::of::MAP),
-    report(
+    json_report(
         "customer-concentration",
         &[
             SNAPSHOT,
@@ -188,12 +215,12 @@ const REPORTS: &[Report] = &[
         ],
         snapshot::concentration,
     )
-    .in_parts(
+    .in_json_parts(
         snapshot::concentration_partial,
         snapshot::concentration_finish,
     )
     .columns(schema::of::CONCENTRATION),
-    report(
+    json_report(
         "custom-variables",
         &[
             SNAPSHOT,
@@ -204,9 +231,9 @@ const REPORTS: &[Report] = &[
         ],
         variables::custom_variables,
     )
-    .in_parts(variables::partial, variables::finish)
+    .in_json_parts(variables::partial, variables::finish)
     .columns(schema::of::VARIABLES),
-    report(
+    json_report(
         "movement-table",
         &[
             PERIODS,
@@ -230,9 +257,9 @@ const REPORTS: &[Report] = &[
         ],
         movement_table::movement_table,
     )
-    .in_parts(movement_table::partial, movement_table::finish)
+    .in_json_parts(movement_table::partial, movement_table::finish)
     .columns(schema::of::MOVEMENTS),
-    report(
+    json_report(
         "invoices-detail",
         &[
             &[param("customer", "the invoices of these customers (ids)")],
@@ -241,7 +268,7 @@ const REPORTS: &[Report] = &[
         ],
         invoices::invoices_detail,
     )
-    .in_parts(invoices::partial, invoices::finish)
+    .in_json_parts(invoices::partial, invoices::finish)
     .columns(schema::of::INVOICES),
     report(
         "mrr-table",
@@ -274,22 +301,22 @@ const REPORTS: &[Report] = &[
         tables::mrr_table_subtypes_finish,
     )
     .columns(schema::of::MRR_TABLE_SUBTYPES),
-    report("leads", EVENTS_IN_RANGE, leads::leads)
-    .in_parts(leads::leads_partial, leads::leads_finish)
+    json_report("leads", EVENTS_IN_RANGE, leads::leads)
+    .in_json_parts(leads::leads_partial, leads::leads_finish)
     .columns(schema::of::LEADS),
-    report("leads-days", EVENTS_IN_RANGE, leads::leads_days)
-        .in_parts(leads::leads_days_partial, leads::leads_days_finish)
+    json_report("leads-days", EVENTS_IN_RANGE, leads::leads_days)
+        .in_json_parts(leads::leads_days_partial, leads::leads_days_finish)
     .columns(schema::of::LEADS_DAYS),
-    report("leads-summary", EVENTS_NOW, leads::leads_summary)
-    .in_parts(leads::leads_summary_partial, leads::leads_summary_finish)
+    json_report("leads-summary", EVENTS_NOW, leads::leads_summary)
+    .in_json_parts(leads::leads_summary_partial, leads::leads_summary_finish)
     .columns(schema::of::LEADS_SUMMARY),
-    report("leads-table", EVENTS_IN_RANGE, leads::leads_table)
-    .in_parts(leads::leads_table_partial, leads::leads_table_finish)
+    json_report("leads-table", EVENTS_IN_RANGE, leads::leads_table)
+    .in_json_parts(leads::leads_table_partial, leads::leads_table_finish)
     .columns(schema::of::LEADS_TABLE),
-    report("transactions", EVENTS_IN_RANGE, transactions::transactions)
-    .in_parts(transactions::transactions_partial, transactions::transactions_finish)
+    json_report("transactions", EVENTS_IN_RANGE, transactions::transactions)
+    .in_json_parts(transactions::transactions_partial, transactions::transactions_finish)
     .columns(schema::of::TRANSACTIONS),
-    report(
+    json_report(
         "transactions-detail",
         &[
             &[
@@ -308,82 +335,82 @@ const REPORTS: &[Report] = &[
         ],
         transactions::transactions_detail,
     )
-    .in_parts(transactions::transactions_detail_partial, transactions::transactions_detail_finish)
+    .in_json_parts(transactions::transactions_detail_partial, transactions::transactions_detail_finish)
     .columns(schema::of::ATTEMPTS),
-    report(
+    json_report(
         "transactions-summary",
         EVENTS_NOW,
         transactions::transactions_summary,
     )
-    .in_parts(transactions::transactions_summary_partial, transactions::transactions_summary_finish)
+    .in_json_parts(transactions::transactions_summary_partial, transactions::transactions_summary_finish)
     .columns(schema::of::TRANSACTIONS_SUMMARY),
-    report(
+    json_report(
         "transactions-table",
         EVENTS_IN_RANGE,
         transactions::transactions_table,
     )
-    .in_parts(transactions::transactions_table_partial, transactions::transactions_table_finish)
+    .in_json_parts(transactions::transactions_table_partial, transactions::transactions_table_finish)
     .columns(schema::of::TRANSACTIONS_TABLE),
-    report(
+    json_report(
         "cashflow-failed-payments",
         EVENTS_IN_RANGE,
         cashflow::failed_payments,
     )
-    .in_parts(cashflow::failed_payments_partial, cashflow::failed_payments_finish)
+    .in_json_parts(cashflow::failed_payments_partial, cashflow::failed_payments_finish)
     .columns(schema::of::FAILED),
-    report(
+    json_report(
         "cashflow-failed-payments-detail",
         EVENTS_SELECTED,
         cashflow::failed_payments_detail,
     )
-    .in_parts(cashflow::failed_payments_detail_partial, cashflow::failed_payments_detail_finish)
+    .in_json_parts(cashflow::failed_payments_detail_partial, cashflow::failed_payments_detail_finish)
     .columns(schema::of::ATTEMPTS),
-    report(
+    json_report(
         "cashflow-failed-payments-summary",
         EVENTS_NOW,
         cashflow::failed_payments_summary,
     )
-    .in_parts(cashflow::failed_payments_summary_partial, cashflow::failed_payments_summary_finish)
+    .in_json_parts(cashflow::failed_payments_summary_partial, cashflow::failed_payments_summary_finish)
     .columns(schema::of::FAILED_SUMMARY),
-    report(
+    json_report(
         "cashflow-failed-payments-table",
         EVENTS_IN_RANGE,
         cashflow::failed_payments_table,
     )
-    .in_parts(cashflow::failed_payments_table_partial, cashflow::failed_payments_table_finish)
+    .in_json_parts(cashflow::failed_payments_table_partial, cashflow::failed_payments_table_finish)
     .columns(schema::of::FAILED_TABLE),
-    report("cashflow-refunds", EVENTS_IN_RANGE, cashflow::refunds)
-    .in_parts(cashflow::refunds_partial, cashflow::refunds_finish)
+    json_report("cashflow-refunds", EVENTS_IN_RANGE, cashflow::refunds)
+    .in_json_parts(cashflow::refunds_partial, cashflow::refunds_finish)
     .columns(schema::of::REFUNDS),
-    report(
+    json_report(
         "cashflow-refunds-detail",
         EVENTS_SELECTED,
         cashflow::refunds_detail,
     )
-    .in_parts(cashflow::refunds_detail_partial, cashflow::refunds_detail_finish)
+    .in_json_parts(cashflow::refunds_detail_partial, cashflow::refunds_detail_finish)
     .columns(schema::of::ATTEMPTS),
-    report(
+    json_report(
         "cashflow-refunds-table",
         EVENTS_IN_RANGE,
         cashflow::refunds_table,
     )
-    .in_parts(cashflow::refunds_table_partial, cashflow::refunds_table_finish)
+    .in_json_parts(cashflow::refunds_table_partial, cashflow::refunds_table_finish)
     .columns(schema::of::REFUNDS_TABLE),
-    report(
+    json_report(
         "cashflow-failure-rate",
         EVENTS_IN_RANGE,
         cashflow::failure_rate,
     )
-    .in_parts(cashflow::failure_rate_partial, cashflow::failure_rate_finish)
+    .in_json_parts(cashflow::failure_rate_partial, cashflow::failure_rate_finish)
     .columns(schema::of::FAILURE_RATE),
-    report(
+    json_report(
         "cashflow-failure-rate-summary",
         EVENTS_NOW,
         cashflow::failure_rate_summary,
     )
-    .in_parts(cashflow::failure_rate_summary_partial, cashflow::failure_rate_summary_finish)
+    .in_json_parts(cashflow::failure_rate_summary_partial, cashflow::failure_rate_summary_finish)
     .columns(schema::of::FAILURE_RATE_SUMMARY),
-    report(
+    json_report(
         "cashflow-outstanding-unpaid",
         &[
             PERIODS,
@@ -395,7 +422,7 @@ const REPORTS: &[Report] = &[
         ],
         unpaid::outstanding_unpaid,
     )
-    .in_parts(
+    .in_json_parts(
         unpaid::outstanding_unpaid_partial,
         unpaid::outstanding_unpaid_finish,
     )
@@ -461,9 +488,18 @@ impl Report {
         ledger: &Derived<'_>,
         params: &ReportParams,
         as_of: DateTime<Utc>,
-    ) -> Result<Value> {
+    ) -> Result<ReportAnswer> {
         self.check(params)?;
-        (self.run)(ledger, params, as_of)
+        self.run_unchecked(ledger, params, as_of)
+    }
+
+    fn run_unchecked(
+        &self,
+        ledger: &Derived<'_>,
+        params: &ReportParams,
+        as_of: DateTime<Utc>,
+    ) -> Result<ReportAnswer> {
+        self.run.run(ledger, params, as_of)
     }
 
     /// The report, its parameters and its columns as JSON: `{name,
@@ -547,7 +583,11 @@ mod tests {
         for report in Report::all() {
             let mut read = BTreeSet::new();
             for variant in &variants {
-                let (_, names) = recorded_reads(|| (report.run)(&ledger, variant, as_of));
+                let (_, names) = recorded_reads(|| {
+                    report
+                        .run_unchecked(&ledger, variant, as_of)
+                        .map(ReportAnswer::into_json)
+                });
                 read.extend(names);
             }
             let listed: BTreeSet<String> = report.params().map(|p| p.name.to_string()).collect();

@@ -1,0 +1,235 @@
+//! A report's answer as typed values, built once by the report and
+//! rendered from there: the JSON answer is its serialization (fields in
+//! struct order), and the [`ReportTable`] takes its rows and currency from
+//! it (CSV, Arrow batches and the CLI's tables render the table).
+//!
+//! A report states its rows as a struct of its own (money as integer
+//! cents of the answer's currency, counts, percents, dates) and answers in
+//! one of four shapes, each with a *head*, the envelope's fields before the
+//! rows (`currency`, `interval`, totals...):
+//!
+//! | shape | JSON | table rows |
+//! |---|---|---|
+//! | [`Series`] | `{<head>, result: [row...]}` | one per period, group or item |
+//! | [`Listing`] | `{<head>, result: {count, list: [row...]}}` | the listed page |
+//! | [`Pivot`] | `{<head>, columns: [period...], rows: [{metric, label, values}]}` | one per metric: `metric`, then a column per period |
+//! | [`Single`] | the value itself | one, the whole value |
+
+use super::result::ReportTable;
+use super::{Report, ReportParams};
+use crate::derive::Derived;
+use crate::error::Result;
+use crate::money::{Cents, Currency};
+use chrono::NaiveDate;
+use chrono::{DateTime, Utc};
+use serde::Serialize;
+use serde_json::{Map, Value};
+
+/// A report's answer (see the module documentation).
+pub(crate) struct ReportAnswer(Box<dyn Answer>);
+
+/// What every shape gives its renderings.
+trait Answer: Send {
+    /// The report's currency: the currency of its money in the report's
+    /// currency; `None` for an answer without money in one currency.
+    fn currency(&self) -> Option<Currency>;
+    /// The whole answer as JSON.
+    fn into_json(self: Box<Self>) -> Value;
+    /// The table's rows, each a JSON object.
+    fn into_rows(self: Box<Self>) -> Vec<Value>;
+}
+
+impl ReportAnswer {
+    /// The answer as JSON, the report's interface response.
+    pub(crate) fn into_json(self) -> Value {
+        self.0.into_json()
+    }
+
+    /// The answer as the table of `report` (whose schema types it).
+    pub(crate) fn into_table(self, report: &Report) -> ReportTable {
+        let currency = self.0.currency().map(|c| c.as_str().to_string());
+        ReportTable::of_rows(report, currency, self.0.into_rows())
+    }
+}
+
+impl<A: Answer + 'static> From<A> for ReportAnswer {
+    fn from(answer: A) -> ReportAnswer {
+        ReportAnswer(Box::new(answer))
+    }
+}
+
+/// Serializes a report's value; the shapes hold structs, sequences and
+/// maps keyed by text only, which always serialize.
+fn json<T: Serialize + ?Sized>(value: &T) -> Value {
+    serde_json::to_value(value).expect("report values have text keys")
+}
+
+/// The fields of an answer's envelope before its rows.
+pub(crate) trait Head: Serialize + Send + 'static {
+    /// The currency of the answer's money (see [`ReportAnswer`]).
+    fn currency(&self) -> Option<Currency>;
+}
+
+/// A head of only the report's currency: `{currency}`.
+#[derive(Serialize)]
+pub(crate) struct InCurrency {
+    pub(crate) currency: Currency,
+}
+
+impl Head for InCurrency {
+    fn currency(&self) -> Option<Currency> {
+        Some(self.currency)
+    }
+}
+
+/// `{<head>, result: [row...]}`.
+#[derive(Serialize)]
+pub(crate) struct Series<H, R> {
+    #[serde(flatten)]
+    pub(crate) head: H,
+    pub(crate) result: Vec<R>,
+}
+
+impl<H: Head, R: Serialize + Send + 'static> Answer for Series<H, R> {
+    fn currency(&self) -> Option<Currency> {
+        self.head.currency()
+    }
+
+    fn into_json(self: Box<Self>) -> Value {
+        json(&*self)
+    }
+
+    fn into_rows(self: Box<Self>) -> Vec<Value> {
+        self.result.iter().map(json).collect()
+    }
+}
+
+/// `{<head>, columns: [period start...], rows: [{metric, label, values}]}`:
+/// one row per metric, a value per period.
+#[derive(Serialize)]
+pub(crate) struct Pivot<H> {
+    #[serde(flatten)]
+    pub(crate) head: H,
+    pub(crate) columns: Vec<NaiveDate>,
+    pub(crate) rows: Vec<MetricRow>,
+}
+
+/// One metric of a [`Pivot`].
+#[derive(Serialize)]
+pub(crate) struct MetricRow {
+    /// The metric's name (a column of the matching series report).
+    pub(crate) metric: &'static str,
+    /// The movement type of a subtype row: written only by
+    /// `mrr-table-subtypes` (null for its total row).
+    #[serde(rename = "type", skip_serializing_if = "Option::is_none")]
+    pub(crate) movement: Option<Option<&'static str>>,
+    /// The metric's label for display.
+    pub(crate) label: &'static str,
+    /// One value per column.
+    pub(crate) values: Vec<Cell>,
+}
+
+/// A number in a [`Pivot`]: an integer (cents, a count), a real (a rate,
+/// a ratio) or nothing (a rate over nothing).
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+#[serde(untagged)]
+pub(crate) enum Cell {
+    /// Cents or a count.
+    Int(i64),
+    /// A percent or another real number.
+    Real(f64),
+    /// No value.
+    Null,
+}
+
+impl From<Cents> for Cell {
+    fn from(value: Cents) -> Cell {
+        Cell::Int(value)
+    }
+}
+
+impl From<Option<Cents>> for Cell {
+    fn from(value: Option<Cents>) -> Cell {
+        value.map_or(Cell::Null, Cell::Int)
+    }
+}
+
+impl From<Option<f64>> for Cell {
+    fn from(value: Option<f64>) -> Cell {
+        value.map_or(Cell::Null, Cell::Real)
+    }
+}
+
+impl<H: Head> Answer for Pivot<H> {
+    fn currency(&self) -> Option<Currency> {
+        self.head.currency()
+    }
+
+    fn into_json(self: Box<Self>) -> Value {
+        json(&*self)
+    }
+
+    fn into_rows(self: Box<Self>) -> Vec<Value> {
+        let columns: Vec<String> = self.columns.iter().map(NaiveDate::to_string).collect();
+        self.rows
+            .iter()
+            .map(|row| {
+                let mut record = Map::new();
+                record.insert("metric".to_string(), Value::from(row.metric));
+                for (column, value) in columns.iter().zip(&row.values) {
+                    record.insert(column.clone(), json(value));
+                }
+                Value::Object(record)
+            })
+            .collect()
+    }
+}
+
+/// A report's function: its typed answer.
+pub(crate) type ReportFn = fn(&Derived<'_>, &ReportParams, DateTime<Utc>) -> Result<ReportAnswer>;
+/// The function of a report still built as JSON.
+pub(crate) type JsonFn = fn(&Derived<'_>, &ReportParams, DateTime<Utc>) -> Result<Value>;
+
+/// How a report computes: its typed answer, or (for a report not yet
+/// typed) its JSON, which the renderings read back ([`Built`]).
+#[derive(Clone, Copy)]
+pub(crate) enum Run {
+    Typed(ReportFn),
+    Json(JsonFn),
+}
+
+impl Run {
+    /// The report's answer.
+    pub(crate) fn run(
+        self,
+        ledger: &Derived<'_>,
+        params: &ReportParams,
+        as_of: DateTime<Utc>,
+    ) -> Result<ReportAnswer> {
+        match self {
+            Run::Typed(run) => run(ledger, params, as_of),
+            Run::Json(run) => Ok(Built(run(ledger, params, as_of)?).into()),
+        }
+    }
+}
+
+/// An answer still built as JSON by its report: its rows and currency are
+/// read back from the JSON ([`report_rows`](super::result::report_rows)).
+pub(crate) struct Built(pub(crate) Value);
+
+impl Answer for Built {
+    fn currency(&self) -> Option<Currency> {
+        self.0
+            .get("currency")
+            .and_then(Value::as_str)
+            .and_then(Currency::parse)
+    }
+
+    fn into_json(self: Box<Self>) -> Value {
+        self.0
+    }
+
+    fn into_rows(self: Box<Self>) -> Vec<Value> {
+        super::result::report_rows(self.0)
+    }
+}
