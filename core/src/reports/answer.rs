@@ -22,6 +22,7 @@ use crate::error::Result;
 use crate::money::{Cents, Currency};
 use chrono::NaiveDate;
 use chrono::{DateTime, Utc};
+use rayon::prelude::*;
 use serde::Serialize;
 use serde_json::{Map, Value};
 
@@ -70,6 +71,16 @@ pub(crate) trait Head: Serialize + Send + 'static {
     fn currency(&self) -> Option<Currency>;
 }
 
+/// A head without fields.
+#[derive(Serialize)]
+pub(crate) struct NoHead;
+
+impl Head for NoHead {
+    fn currency(&self) -> Option<Currency> {
+        None
+    }
+}
+
 /// A head of only the report's currency: `{currency}`.
 #[derive(Serialize)]
 pub(crate) struct InCurrency {
@@ -101,6 +112,38 @@ impl<H: Head, R: Serialize + Send + 'static> Answer for Series<H, R> {
 
     fn into_rows(self: Box<Self>) -> Vec<Value> {
         self.result.iter().map(json).collect()
+    }
+}
+
+/// `{<head>, result: {count, list: [row...]}}`: a page of a list of
+/// `count` entries.
+pub(crate) struct Listing<H, R> {
+    pub(crate) head: H,
+    pub(crate) count: usize,
+    pub(crate) list: Vec<R>,
+}
+
+impl<H: Head, R: Serialize + Send + Sync + 'static> Answer for Listing<H, R> {
+    fn currency(&self) -> Option<Currency> {
+        self.head.currency()
+    }
+
+    /// Lists can be long: their rows are written on every core.
+    fn into_json(self: Box<Self>) -> Value {
+        let list: Vec<Value> = self.list.par_iter().map(json).collect();
+        let mut answer = match json(&self.head) {
+            Value::Object(fields) => fields,
+            _ => Map::new(),
+        };
+        let mut result = Map::new();
+        result.insert("count".to_string(), Value::from(self.count));
+        result.insert("list".to_string(), Value::Array(list));
+        answer.insert("result".to_string(), Value::Object(result));
+        Value::Object(answer)
+    }
+
+    fn into_rows(self: Box<Self>) -> Vec<Value> {
+        self.list.par_iter().map(json).collect()
     }
 }
 

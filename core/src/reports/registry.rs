@@ -233,7 +233,7 @@ const REPORTS: &[Report] = &[
     )
     .in_json_parts(variables::partial, variables::finish)
     .columns(schema::of::VARIABLES),
-    json_report(
+    report(
         "movement-table",
         &[
             PERIODS,
@@ -257,7 +257,7 @@ const REPORTS: &[Report] = &[
         ],
         movement_table::movement_table,
     )
-    .in_json_parts(movement_table::partial, movement_table::finish)
+    .in_parts(movement_table::partial, movement_table::finish)
     .columns(schema::of::MOVEMENTS),
     json_report(
         "invoices-detail",
