@@ -228,6 +228,28 @@ impl<H: Head> Answer for Pivot<H> {
     }
 }
 
+/// One value, one row: `T`'s fields are the table's columns.
+pub(crate) struct Single<T> {
+    /// The currency of the value's money.
+    pub(crate) currency: Option<Currency>,
+    /// The answer.
+    pub(crate) value: T,
+}
+
+impl<T: Serialize + Send + 'static> Answer for Single<T> {
+    fn currency(&self) -> Option<Currency> {
+        self.currency
+    }
+
+    fn into_json(self: Box<Self>) -> Value {
+        json(&self.value)
+    }
+
+    fn into_rows(self: Box<Self>) -> Vec<Value> {
+        vec![json(&self.value)]
+    }
+}
+
 /// A report's function: its typed answer.
 pub(crate) type ReportFn = fn(&Derived<'_>, &ReportParams, DateTime<Utc>) -> Result<ReportAnswer>;
 /// The function of a report still built as JSON.

@@ -106,8 +106,8 @@ impl Report {
 
 /// Every report, in the order the interface lists them.
 const REPORTS: &[Report] = &[
-    json_report("summary", &[BASE_CURRENCY], summary::summary)
-        .in_json_parts(summary::partial, summary::finish)
+    report("summary", &[BASE_CURRENCY], summary::summary)
+        .in_parts(summary::partial, summary::finish)
     .columns(schema::of::SUMMARY),
     report(
         "mrr",
@@ -127,7 +127,7 @@ const REPORTS: &[Report] = &[
     json_report("cmrr-summary", SCHEDULED, scheduled::whole::<CmrrSummary>)
     .in_json_parts(scheduled::partial::<CmrrSummary>, scheduled::finish::<CmrrSummary>)
     .columns(schema::of::CMRR_SUMMARY),
-    json_report(
+    report(
         "cohort",
         &[
             PERIODS,
@@ -139,7 +139,7 @@ const REPORTS: &[Report] = &[
         ],
         cohort::cohort,
     )
-    .in_json_parts(cohort::partial, cohort::finish)
+    .in_parts(cohort::partial, cohort::finish)
     .columns(schema::of::COHORT),
     json_report(
         "churn-scheduled",
@@ -197,14 +197,14 @@ const REPORTS: &[Report] = &[
         scheduled::finish::<ChurnScheduledSummary>,
     )
     .columns(schema::of::CHURN_SCHEDULED_SUMMARY),
-    json_report(
+    report(
         "map",
         &[SNAPSHOT, BASE_CURRENCY, CURRENCY_FILTER, CUSTOMER_FILTERS],
         snapshot::map,
     )
-    .in_json_parts(snapshot::map_partial, snapshot::map_finish)
+    .in_parts(snapshot::map_partial, snapshot::map_finish)
     .columns(schema::of::MAP),
-    json_report(
+    report(
         "customer-concentration",
         &[
             SNAPSHOT,
@@ -215,7 +215,7 @@ const REPORTS: &[Report] = &[
         ],
         snapshot::concentration,
     )
-    .in_json_parts(
+    .in_parts(
         snapshot::concentration_partial,
         snapshot::concentration_finish,
     )
