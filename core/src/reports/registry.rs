@@ -220,7 +220,7 @@ const REPORTS: &[Report] = &[
         snapshot::concentration_finish,
     )
     .columns(schema::of::CONCENTRATION),
-    json_report(
+    report(
         "custom-variables",
         &[
             SNAPSHOT,
@@ -231,7 +231,7 @@ const REPORTS: &[Report] = &[
         ],
         variables::custom_variables,
     )
-    .in_json_parts(variables::partial, variables::finish)
+    .in_parts(variables::partial, variables::finish)
     .columns(schema::of::VARIABLES),
     report(
         "movement-table",
@@ -259,7 +259,7 @@ const REPORTS: &[Report] = &[
     )
     .in_parts(movement_table::partial, movement_table::finish)
     .columns(schema::of::MOVEMENTS),
-    json_report(
+    report(
         "invoices-detail",
         &[
             &[param("customer", "the invoices of these customers (ids)")],
@@ -268,7 +268,7 @@ const REPORTS: &[Report] = &[
         ],
         invoices::invoices_detail,
     )
-    .in_json_parts(invoices::partial, invoices::finish)
+    .in_parts(invoices::partial, invoices::finish)
     .columns(schema::of::INVOICES),
     report(
         "mrr-table",
