@@ -410,7 +410,7 @@ const REPORTS: &[Report] = &[
     )
     .in_json_parts(cashflow::failure_rate_summary_partial, cashflow::failure_rate_summary_finish)
     .columns(schema::of::FAILURE_RATE_SUMMARY),
-    json_report(
+    report(
         "cashflow-outstanding-unpaid",
         &[
             PERIODS,
@@ -422,7 +422,7 @@ const REPORTS: &[Report] = &[
         ],
         unpaid::outstanding_unpaid,
     )
-    .in_json_parts(
+    .in_parts(
         unpaid::outstanding_unpaid_partial,
         unpaid::outstanding_unpaid_finish,
     )
