@@ -93,6 +93,20 @@ impl Head for InCurrency {
     }
 }
 
+/// A head of the report's currency and its periods' interval:
+/// `{currency, interval}`.
+#[derive(Serialize)]
+pub(crate) struct PerInterval {
+    pub(crate) currency: Currency,
+    pub(crate) interval: &'static str,
+}
+
+impl Head for PerInterval {
+    fn currency(&self) -> Option<Currency> {
+        Some(self.currency)
+    }
+}
+
 /// `{<head>, result: [row...]}`.
 #[derive(Serialize)]
 pub(crate) struct Series<H, R> {

@@ -124,8 +124,8 @@ const REPORTS: &[Report] = &[
     )
     .in_parts(mrr_parts::mrr_partial, mrr_parts::mrr_finish)
     .columns(schema::of::MRR),
-    json_report("cmrr-summary", SCHEDULED, scheduled::whole::<CmrrSummary>)
-    .in_json_parts(scheduled::partial::<CmrrSummary>, scheduled::finish::<CmrrSummary>)
+    report("cmrr-summary", SCHEDULED, scheduled::whole::<CmrrSummary>)
+    .in_parts(scheduled::partial::<CmrrSummary>, scheduled::finish::<CmrrSummary>)
     .columns(schema::of::CMRR_SUMMARY),
     report(
         "cohort",
@@ -141,7 +141,7 @@ const REPORTS: &[Report] = &[
     )
     .in_parts(cohort::partial, cohort::finish)
     .columns(schema::of::COHORT),
-    json_report(
+    report(
         "churn-scheduled",
         &[
             PERIODS,
@@ -152,9 +152,9 @@ const REPORTS: &[Report] = &[
         ],
         scheduled::whole::<ChurnScheduled>,
     )
-    .in_json_parts(scheduled::partial::<ChurnScheduled>, scheduled::finish::<ChurnScheduled>)
+    .in_parts(scheduled::partial::<ChurnScheduled>, scheduled::finish::<ChurnScheduled>)
     .columns(schema::of::CHURN_SCHEDULED),
-    json_report(
+    report(
         "churn-scheduled-movements",
         &[
             &[
@@ -176,12 +176,12 @@ const REPORTS: &[Report] = &[
         ],
         scheduled::whole::<ChurnScheduledMovements>,
     )
-    .in_json_parts(
+    .in_parts(
         scheduled::partial::<ChurnScheduledMovements>,
         scheduled::finish::<ChurnScheduledMovements>,
     )
     .columns(schema::of::MOVEMENTS),
-    json_report(
+    report(
         "churn-scheduled-summary",
         &[
             &[INTERVAL],
@@ -192,7 +192,7 @@ const REPORTS: &[Report] = &[
         ],
         scheduled::whole::<ChurnScheduledSummary>,
     )
-    .in_json_parts(
+    .in_parts(
         scheduled::partial::<ChurnScheduledSummary>,
         scheduled::finish::<ChurnScheduledSummary>,
     )
