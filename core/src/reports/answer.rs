@@ -199,6 +199,17 @@ pub(crate) enum Cell {
     Null,
 }
 
+impl Cell {
+    /// The number, `None` for [`Cell::Null`].
+    pub(crate) fn number(self) -> Option<f64> {
+        match self {
+            Cell::Int(value) => Some(value as f64),
+            Cell::Real(value) => Some(value),
+            Cell::Null => None,
+        }
+    }
+}
+
 impl From<Cents> for Cell {
     fn from(value: Cents) -> Cell {
         Cell::Int(value)
@@ -266,49 +277,3 @@ impl<T: Serialize + Send + 'static> Answer for Single<T> {
 
 /// A report's function: its typed answer.
 pub(crate) type ReportFn = fn(&Derived<'_>, &ReportParams, DateTime<Utc>) -> Result<ReportAnswer>;
-/// The function of a report still built as JSON.
-pub(crate) type JsonFn = fn(&Derived<'_>, &ReportParams, DateTime<Utc>) -> Result<Value>;
-
-/// How a report computes: its typed answer, or (for a report not yet
-/// typed) its JSON, which the renderings read back ([`Built`]).
-#[derive(Clone, Copy)]
-pub(crate) enum Run {
-    Typed(ReportFn),
-    Json(JsonFn),
-}
-
-impl Run {
-    /// The report's answer.
-    pub(crate) fn run(
-        self,
-        ledger: &Derived<'_>,
-        params: &ReportParams,
-        as_of: DateTime<Utc>,
-    ) -> Result<ReportAnswer> {
-        match self {
-            Run::Typed(run) => run(ledger, params, as_of),
-            Run::Json(run) => Ok(Built(run(ledger, params, as_of)?).into()),
-        }
-    }
-}
-
-/// An answer still built as JSON by its report: its rows and currency are
-/// read back from the JSON ([`report_rows`](super::result::report_rows)).
-pub(crate) struct Built(pub(crate) Value);
-
-impl Answer for Built {
-    fn currency(&self) -> Option<Currency> {
-        self.0
-            .get("currency")
-            .and_then(Value::as_str)
-            .and_then(Currency::parse)
-    }
-
-    fn into_json(self: Box<Self>) -> Value {
-        self.0
-    }
-
-    fn into_rows(self: Box<Self>) -> Vec<Value> {
-        super::result::report_rows(self.0)
-    }
-}

@@ -13,7 +13,7 @@ use super::partial::{Body, wrong_body};
 use crate::derive::Derived;
 use crate::error::{Error, Result};
 use crate::ids::CustomerId;
-use crate::model::{Customer, StoredInvoice, TransactionResult, TransactionType};
+use crate::model::{Customer, StoredInvoice, Timestamp, TransactionResult, TransactionType};
 use crate::money::{Cents, Currency};
 use crate::query::{Page, Query};
 use chrono::{DateTime, SecondsFormat, Utc};
@@ -176,9 +176,9 @@ struct InvoiceRow {
 }
 
 /// A line of a listed invoice (an invoice without lines shows one: its
-/// plan or type).
+/// plan or type); instants RFC 3339 (seconds).
 #[derive(Serialize, Deserialize)]
-struct LineRow {
+pub(super) struct LineRow {
     description: Option<String>,
     amount: Cents,
     quantity: i64,
@@ -192,7 +192,6 @@ fn invoice_row(
     total_base: i64,
     tz: Tz,
 ) -> InvoiceRow {
-    let stamp = |t: DateTime<Utc>| t.to_rfc3339_opts(SecondsFormat::Secs, true);
     let customer = ledger.customer(invoice.customer_id.as_str());
     let details = invoice.details();
     let paid_by_transaction = details
@@ -205,36 +204,16 @@ fn invoice_row(
         .payment_date
         .map(|t| t.instant(tz))
         .or(paid_by_transaction);
-    let lines = if details.lines.is_empty() {
-        let plan = invoice
-            .plan_id
-            .as_ref()
-            .and_then(|p| ledger.plan(p.as_str()));
-        let description = details
-            .description
-            .clone()
-            .or_else(|| plan.map(|p| p.name.clone()))
-            .unwrap_or_else(|| invoice.kind.as_str().to_string());
-        vec![LineRow {
-            description: Some(description),
-            amount: invoice.amount,
-            quantity: i64::from(invoice.quantity),
-            period_start: invoice.period_start.map(|t| stamp(t.instant(tz))),
-            period_end: invoice.period_end.map(|t| stamp(t.instant(tz))),
-        }]
-    } else {
-        details
-            .lines
-            .iter()
-            .map(|line| LineRow {
-                description: line.description.clone(),
-                amount: line.amount,
-                quantity: line.quantity,
-                period_start: line.period_start.map(|t| stamp(t.instant(tz))),
-                period_end: line.period_end.map(|t| stamp(t.instant(tz))),
-            })
-            .collect()
-    };
+    let plan = invoice
+        .plan_id
+        .as_ref()
+        .and_then(|p| ledger.plan(p.as_str()));
+    let description = details
+        .description
+        .clone()
+        .or_else(|| plan.map(|p| p.name.clone()))
+        .unwrap_or_else(|| invoice.kind.as_str().to_string());
+    let lines = line_rows(invoice, description, tz);
     InvoiceRow {
         invoice_ref: invoice.id().to_string(),
         invoice_number: details.invoice_number.clone(),
@@ -254,4 +233,36 @@ fn invoice_row(
         transaction_count: details.transactions.len(),
         lines,
     }
+}
+
+/// The lines of `invoice`, or one line standing for the whole invoice
+/// under `description`.
+pub(super) fn line_rows(invoice: StoredInvoice<'_>, description: String, tz: Tz) -> Vec<LineRow> {
+    let when = |t: Option<Timestamp>| t.map(|t| stamp(t.instant(tz)));
+    let details = invoice.details();
+    if details.lines.is_empty() {
+        return vec![LineRow {
+            description: Some(description),
+            amount: invoice.amount,
+            quantity: i64::from(invoice.quantity),
+            period_start: when(invoice.period_start),
+            period_end: when(invoice.period_end),
+        }];
+    }
+    details
+        .lines
+        .iter()
+        .map(|line| LineRow {
+            description: line.description.clone(),
+            amount: line.amount,
+            quantity: line.quantity,
+            period_start: when(line.period_start),
+            period_end: when(line.period_end),
+        })
+        .collect()
+}
+
+/// An instant in RFC 3339, to the second.
+pub(super) fn stamp(t: DateTime<Utc>) -> String {
+    t.to_rfc3339_opts(SecondsFormat::Secs, true)
 }

@@ -9,10 +9,10 @@
 //! The service, the CLI and both bindings all run reports through here, so
 //! they accept and refuse exactly the same parameters.
 
-use super::answer::{JsonFn, ReportAnswer, ReportFn, Run};
+use super::answer::{ReportAnswer, ReportFn};
 use super::churn_scheduled::{ChurnScheduled, ChurnScheduledMovements, ChurnScheduledSummary};
 use super::params::*;
-use super::partial::{Body, Finish, Parts};
+use super::partial::{Body, Parts};
 use super::scheduled::CmrrSummary;
 use super::schema::{self, ReportSchema};
 use super::{
@@ -30,7 +30,7 @@ pub struct Report {
     pub name: &'static str,
     /// Its parameters, in groups shared between reports.
     groups: &'static [&'static [ReportParam]],
-    run: Run,
+    run: ReportFn,
     /// How it is computed in parts, when it can be (`reports::partial`).
     parts: Option<Parts>,
     /// What its columns hold.
@@ -45,22 +45,7 @@ const fn report(
     Report {
         name,
         groups,
-        run: Run::Typed(run),
-        parts: None,
-        schema: ReportSchema::Rows(&[]),
-    }
-}
-
-/// A report that still builds its answer as JSON.
-const fn json_report(
-    name: &'static str,
-    groups: &'static [&'static [ReportParam]],
-    run: JsonFn,
-) -> Report {
-    Report {
-        name,
-        groups,
-        run: Run::Json(run),
+        run,
         parts: None,
         schema: ReportSchema::Rows(&[]),
     }
@@ -75,25 +60,7 @@ impl Report {
         finish: fn(&Derived<'_>, &ReportParams, DateTime<Utc>, Body) -> Result<ReportAnswer>,
     ) -> Report {
         Report {
-            parts: Some(Parts {
-                compute,
-                finish: Finish::Typed(finish),
-            }),
-            ..self
-        }
-    }
-
-    /// [`Report::in_parts`] for a report that still builds JSON.
-    const fn in_json_parts(
-        self,
-        compute: fn(&Derived<'_>, &ReportParams, DateTime<Utc>) -> Result<Body>,
-        finish: fn(&Derived<'_>, &ReportParams, DateTime<Utc>, Body) -> Result<Value>,
-    ) -> Report {
-        Report {
-            parts: Some(Parts {
-                compute,
-                finish: Finish::Json(finish),
-            }),
+            parts: Some(Parts { compute, finish }),
             ..self
         }
     }
@@ -301,22 +268,22 @@ const REPORTS: &[Report] = &[
         tables::mrr_table_subtypes_finish,
     )
     .columns(schema::of::MRR_TABLE_SUBTYPES),
-    json_report("leads", EVENTS_IN_RANGE, leads::leads)
-    .in_json_parts(leads::leads_partial, leads::leads_finish)
+    report("leads", EVENTS_IN_RANGE, leads::leads)
+    .in_parts(leads::leads_partial, leads::leads_finish)
     .columns(schema::of::LEADS),
-    json_report("leads-days", EVENTS_IN_RANGE, leads::leads_days)
-        .in_json_parts(leads::leads_days_partial, leads::leads_days_finish)
+    report("leads-days", EVENTS_IN_RANGE, leads::leads_days)
+        .in_parts(leads::leads_days_partial, leads::leads_days_finish)
     .columns(schema::of::LEADS_DAYS),
-    json_report("leads-summary", EVENTS_NOW, leads::leads_summary)
-    .in_json_parts(leads::leads_summary_partial, leads::leads_summary_finish)
+    report("leads-summary", EVENTS_NOW, leads::leads_summary)
+    .in_parts(leads::leads_summary_partial, leads::leads_summary_finish)
     .columns(schema::of::LEADS_SUMMARY),
-    json_report("leads-table", EVENTS_IN_RANGE, leads::leads_table)
-    .in_json_parts(leads::leads_table_partial, leads::leads_table_finish)
+    report("leads-table", EVENTS_IN_RANGE, leads::leads_table)
+    .in_parts(leads::leads_table_partial, leads::leads_table_finish)
     .columns(schema::of::LEADS_TABLE),
-    json_report("transactions", EVENTS_IN_RANGE, transactions::transactions)
-    .in_json_parts(transactions::transactions_partial, transactions::transactions_finish)
+    report("transactions", EVENTS_IN_RANGE, transactions::transactions)
+    .in_parts(transactions::transactions_partial, transactions::transactions_finish)
     .columns(schema::of::TRANSACTIONS),
-    json_report(
+    report(
         "transactions-detail",
         &[
             &[
@@ -335,80 +302,80 @@ const REPORTS: &[Report] = &[
         ],
         transactions::transactions_detail,
     )
-    .in_json_parts(transactions::transactions_detail_partial, transactions::transactions_detail_finish)
+    .in_parts(transactions::transactions_detail_partial, transactions::transactions_detail_finish)
     .columns(schema::of::ATTEMPTS),
-    json_report(
+    report(
         "transactions-summary",
         EVENTS_NOW,
         transactions::transactions_summary,
     )
-    .in_json_parts(transactions::transactions_summary_partial, transactions::transactions_summary_finish)
+    .in_parts(transactions::transactions_summary_partial, transactions::transactions_summary_finish)
     .columns(schema::of::TRANSACTIONS_SUMMARY),
-    json_report(
+    report(
         "transactions-table",
         EVENTS_IN_RANGE,
         transactions::transactions_table,
     )
-    .in_json_parts(transactions::transactions_table_partial, transactions::transactions_table_finish)
+    .in_parts(transactions::transactions_table_partial, transactions::transactions_table_finish)
     .columns(schema::of::TRANSACTIONS_TABLE),
-    json_report(
+    report(
         "cashflow-failed-payments",
         EVENTS_IN_RANGE,
         cashflow::failed_payments,
     )
-    .in_json_parts(cashflow::failed_payments_partial, cashflow::failed_payments_finish)
+    .in_parts(cashflow::failed_payments_partial, cashflow::failed_payments_finish)
     .columns(schema::of::FAILED),
-    json_report(
+    report(
         "cashflow-failed-payments-detail",
         EVENTS_SELECTED,
         cashflow::failed_payments_detail,
     )
-    .in_json_parts(cashflow::failed_payments_detail_partial, cashflow::failed_payments_detail_finish)
+    .in_parts(cashflow::failed_payments_detail_partial, cashflow::failed_payments_detail_finish)
     .columns(schema::of::ATTEMPTS),
-    json_report(
+    report(
         "cashflow-failed-payments-summary",
         EVENTS_NOW,
         cashflow::failed_payments_summary,
     )
-    .in_json_parts(cashflow::failed_payments_summary_partial, cashflow::failed_payments_summary_finish)
+    .in_parts(cashflow::failed_payments_summary_partial, cashflow::failed_payments_summary_finish)
     .columns(schema::of::FAILED_SUMMARY),
-    json_report(
+    report(
         "cashflow-failed-payments-table",
         EVENTS_IN_RANGE,
         cashflow::failed_payments_table,
     )
-    .in_json_parts(cashflow::failed_payments_table_partial, cashflow::failed_payments_table_finish)
+    .in_parts(cashflow::failed_payments_table_partial, cashflow::failed_payments_table_finish)
     .columns(schema::of::FAILED_TABLE),
-    json_report("cashflow-refunds", EVENTS_IN_RANGE, cashflow::refunds)
-    .in_json_parts(cashflow::refunds_partial, cashflow::refunds_finish)
+    report("cashflow-refunds", EVENTS_IN_RANGE, cashflow::refunds)
+    .in_parts(cashflow::refunds_partial, cashflow::refunds_finish)
     .columns(schema::of::REFUNDS),
-    json_report(
+    report(
         "cashflow-refunds-detail",
         EVENTS_SELECTED,
         cashflow::refunds_detail,
     )
-    .in_json_parts(cashflow::refunds_detail_partial, cashflow::refunds_detail_finish)
+    .in_parts(cashflow::refunds_detail_partial, cashflow::refunds_detail_finish)
     .columns(schema::of::ATTEMPTS),
-    json_report(
+    report(
         "cashflow-refunds-table",
         EVENTS_IN_RANGE,
         cashflow::refunds_table,
     )
-    .in_json_parts(cashflow::refunds_table_partial, cashflow::refunds_table_finish)
+    .in_parts(cashflow::refunds_table_partial, cashflow::refunds_table_finish)
     .columns(schema::of::REFUNDS_TABLE),
-    json_report(
+    report(
         "cashflow-failure-rate",
         EVENTS_IN_RANGE,
         cashflow::failure_rate,
     )
-    .in_json_parts(cashflow::failure_rate_partial, cashflow::failure_rate_finish)
+    .in_parts(cashflow::failure_rate_partial, cashflow::failure_rate_finish)
     .columns(schema::of::FAILURE_RATE),
-    json_report(
+    report(
         "cashflow-failure-rate-summary",
         EVENTS_NOW,
         cashflow::failure_rate_summary,
     )
-    .in_json_parts(cashflow::failure_rate_summary_partial, cashflow::failure_rate_summary_finish)
+    .in_parts(cashflow::failure_rate_summary_partial, cashflow::failure_rate_summary_finish)
     .columns(schema::of::FAILURE_RATE_SUMMARY),
     report(
         "cashflow-outstanding-unpaid",
@@ -499,7 +466,7 @@ impl Report {
         params: &ReportParams,
         as_of: DateTime<Utc>,
     ) -> Result<ReportAnswer> {
-        self.run.run(ledger, params, as_of)
+        (self.run)(ledger, params, as_of)
     }
 
     /// The report, its parameters and its columns as JSON: `{name,

@@ -70,15 +70,7 @@ pub(crate) enum Body {
 #[derive(Clone, Copy)]
 pub struct Parts {
     pub(crate) compute: fn(&Derived<'_>, &ReportParams, DateTime<Utc>) -> Result<Body>,
-    pub(crate) finish: Finish,
-}
-
-/// How a merged partial is finished: into the report's typed answer, or
-/// (for the reports not yet typed) its JSON.
-#[derive(Clone, Copy)]
-pub(crate) enum Finish {
-    Typed(fn(&Derived<'_>, &ReportParams, DateTime<Utc>, Body) -> Result<ReportAnswer>),
-    Json(fn(&Derived<'_>, &ReportParams, DateTime<Utc>, Body) -> Result<Value>),
+    pub(crate) finish: fn(&Derived<'_>, &ReportParams, DateTime<Utc>, Body) -> Result<ReportAnswer>,
 }
 
 impl Body {
@@ -228,9 +220,6 @@ impl ReportPartial {
         let cache = CacheCell::default();
         let shape = Derived::new(&store, &cache);
         let (params, as_of) = (&self.header.params, self.header.as_of);
-        match parts.finish {
-            Finish::Typed(finish) => Ok(finish(&shape, params, as_of, self.body)?.into_json()),
-            Finish::Json(finish) => finish(&shape, params, as_of, self.body),
-        }
+        Ok((parts.finish)(&shape, params, as_of, self.body)?.into_json())
     }
 }

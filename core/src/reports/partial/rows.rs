@@ -13,7 +13,6 @@ use crate::error::{Error, Result};
 use chrono::{DateTime, Utc};
 use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
-use serde_json::Value;
 use std::cmp::Ordering;
 use std::collections::BTreeSet;
 
@@ -140,11 +139,6 @@ impl TopRows {
             keep,
             rows,
         }
-    }
-
-    /// The rows after the first `offset`, at most `limit` of them, as JSON.
-    pub fn page(&self, offset: usize, limit: usize) -> Result<Vec<Value>> {
-        self.page_of(offset, limit)
     }
 
     /// The rows after the first `offset`, at most `limit` of them, read
