@@ -20,8 +20,7 @@ use super::{Report, ReportParams};
 use crate::derive::Derived;
 use crate::error::Result;
 use crate::money::{Cents, Currency};
-use chrono::NaiveDate;
-use chrono::{DateTime, Utc};
+use chrono::{DateTime, NaiveDate, Utc};
 use rayon::prelude::*;
 use serde::Serialize;
 use serde_json::{Map, Value};
@@ -277,3 +276,96 @@ impl<T: Serialize + Send + 'static> Answer for Single<T> {
 
 /// A report's function: its typed answer.
 pub(crate) type ReportFn = fn(&Derived<'_>, &ReportParams, DateTime<Utc>) -> Result<ReportAnswer>;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[derive(Serialize)]
+    struct Row {
+        date: NaiveDate,
+        mrr: Cents,
+        rate: Option<f64>,
+    }
+
+    fn usd() -> Currency {
+        Currency::parse("USD").unwrap()
+    }
+
+    fn row(day: u32, mrr: Cents, rate: Option<f64>) -> Row {
+        Row {
+            date: NaiveDate::from_ymd_opt(2024, 1, day).unwrap(),
+            mrr,
+            rate,
+        }
+    }
+
+    #[test]
+    fn a_series_writes_its_head_then_its_rows_in_field_order() {
+        let series = Series {
+            head: InCurrency { currency: usd() },
+            result: vec![row(1, 100, Some(12.5)), row(2, -3, None)],
+        };
+        let text = serde_json::to_string(&ReportAnswer::from(series).into_json()).unwrap();
+        assert_eq!(
+            text,
+            r#"{"currency":"USD","result":[{"date":"2024-01-01","mrr":100,"rate":12.5},{"date":"2024-01-02","mrr":-3,"rate":null}]}"#
+        );
+    }
+
+    #[test]
+    fn a_listing_nests_its_page_under_result_and_its_rows_are_the_page() {
+        let listing = || Listing {
+            head: NoHead,
+            count: 7,
+            list: vec![row(1, 100, None)],
+        };
+        assert_eq!(
+            ReportAnswer::from(listing()).into_json(),
+            json!({"result": {"count": 7, "list": [{"date": "2024-01-01", "mrr": 100, "rate": null}]}})
+        );
+        let answer: Box<dyn Answer> = Box::new(listing());
+        assert_eq!(answer.currency(), None);
+        assert_eq!(
+            answer.into_rows(),
+            [json!({"date": "2024-01-01", "mrr": 100, "rate": null})]
+        );
+    }
+
+    #[test]
+    fn a_pivot_row_is_its_metric_then_a_cell_per_column() {
+        let pivot = Pivot {
+            head: InCurrency { currency: usd() },
+            columns: vec![
+                NaiveDate::from_ymd_opt(2024, 1, 1).unwrap(),
+                NaiveDate::from_ymd_opt(2024, 2, 1).unwrap(),
+            ],
+            rows: vec![MetricRow {
+                metric: "nrr",
+                movement: None,
+                label: "NRR",
+                values: vec![Cell::Real(99.5), Cell::from(None::<f64>)],
+            }],
+        };
+        let answer: Box<dyn Answer> = Box::new(pivot);
+        assert_eq!(answer.currency(), Some(usd()));
+        assert_eq!(
+            answer.into_rows(),
+            [json!({"metric": "nrr", "2024-01-01": 99.5, "2024-02-01": null})]
+        );
+    }
+
+    #[test]
+    fn cells_are_numbers_or_null() {
+        let cells = [
+            Cell::Int(-5),
+            Cell::Real(0.25),
+            Cell::Null,
+            Cell::Real(f64::NAN),
+        ];
+        assert_eq!(json(&cells[..]), json!([-5, 0.25, null, null]));
+        assert_eq!(Cell::Int(3).number(), Some(3.0));
+        assert_eq!(Cell::Null.number(), None);
+    }
+}

@@ -21,23 +21,14 @@
 
 use super::ReportParams;
 use super::event_parts::{EventView, event_detail, event_view};
-use super::events::{Event, EventRequest, Family, Figures, Metric, Tally, percent};
+use super::events::{Event, EventRequest, Family, Figures, Metric, Tally, labels, percent};
 use super::transactions::{
-    Attempt, AttemptRow, charge_type, money_events, money_row, plan_charge_type,
+    Attempt, AttemptRow, CHARGE_LABELS, charge_type, money_events, money_row, plan_charge_type,
 };
 use crate::derive::Derived;
 use crate::error::Result;
 use crate::model::{InvoiceType, StoredInvoice, TransactionResult, TransactionType};
 use chrono::{DateTime, Utc};
-
-const CHARGE_LABELS: &[(&str, &str)] = &[
-    ("month_sub", "Monthly subscriptions"),
-    ("year_sub", "Annual subscriptions"),
-    ("week_sub", "Weekly subscriptions"),
-    ("day_sub", "Daily subscriptions"),
-    ("metered", "Metered"),
-    ("one_time", "One-time"),
-];
 
 /// Amount and count per type, then the total under `total`.
 fn typed_figures(tally: &Tally, types: &[(&str, &str)], total: &str) -> Figures {
@@ -62,13 +53,13 @@ fn money_row_of(ledger: &Derived<'_>, event: &Event<Attempt<'_>>) -> AttemptRow 
 // ---- failed payments -------------------------------------------------------
 
 const FAILED_PAYMENTS: Family = Family {
-    types: CHARGE_LABELS,
+    types: &CHARGE_LABELS,
     metrics: &[
         Metric::One("failed", "Failed payments"),
         Metric::One("failed_count", "Failed payments (count)"),
         Metric::Types,
     ],
-    figures: |tally| typed_figures(tally, CHARGE_LABELS, "failed"),
+    figures: |tally| typed_figures(tally, &CHARGE_LABELS, "failed"),
 };
 
 fn failed_payment_events<'a>(request: &EventRequest<'a>) -> Result<Vec<Event<Attempt<'a>>>> {
@@ -121,15 +112,8 @@ event_view!(
 
 // ---- refunds ---------------------------------------------------------------
 
-const REFUND_LABELS: &[(&str, &str)] = &[
-    ("month_sub", "Monthly subscriptions"),
-    ("year_sub", "Annual subscriptions"),
-    ("week_sub", "Weekly subscriptions"),
-    ("day_sub", "Daily subscriptions"),
-    ("metered", "Metered"),
-    ("one_time", "One-time"),
-    ("unknown", "Unknown"),
-];
+/// What refunds give money back for: the payment types, or `unknown`.
+const REFUND_LABELS: &[(&str, &str)] = &labels::<7>(&CHARGE_LABELS, &[("unknown", "Unknown")]);
 
 const REFUNDS: Family = Family {
     types: REFUND_LABELS,

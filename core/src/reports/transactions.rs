@@ -30,7 +30,7 @@ use super::answer::ReportAnswer;
 use super::event_parts::{
     EventView, Selection, check_detail, detail_answer, detail_rows, event_view,
 };
-use super::events::{Event, EventRequest, Family, Figures, Metric, Tally};
+use super::events::{Event, EventRequest, Family, Figures, Metric, Tally, labels, names};
 use super::invoices::{LineRow, line_rows, stamp};
 use super::partial::rows::ListPart;
 use super::partial::{Body, wrong_body};
@@ -46,15 +46,18 @@ use chrono::{DateTime, Utc};
 use chrono_tz::Tz;
 use serde::{Deserialize, Serialize};
 
-/// Payment types, in display order.
-pub const CHARGE_TYPES: &[&str] = &[
-    "month_sub",
-    "year_sub",
-    "week_sub",
-    "day_sub",
-    "metered",
-    "one_time",
+/// Payment types with their labels, in display order.
+pub(crate) const CHARGE_LABELS: [(&str, &str); 6] = [
+    ("month_sub", "Monthly subscriptions"),
+    ("year_sub", "Annual subscriptions"),
+    ("week_sub", "Weekly subscriptions"),
+    ("day_sub", "Daily subscriptions"),
+    ("metered", "Metered"),
+    ("one_time", "One-time"),
 ];
+
+/// Payment types, in display order.
+pub const CHARGE_TYPES: &[&str] = &names(&CHARGE_LABELS);
 
 /// One payment attempt or refund of an invoice.
 #[derive(Debug, Clone)]
@@ -258,17 +261,14 @@ pub(crate) fn money_row(ledger: &Derived<'_>, event: &Event<Attempt>, lines: boo
 }
 
 const TRANSACTIONS: Family = Family {
-    types: &[
-        ("month_sub", "Monthly subscriptions"),
-        ("year_sub", "Annual subscriptions"),
-        ("week_sub", "Weekly subscriptions"),
-        ("day_sub", "Daily subscriptions"),
-        ("metered", "Metered"),
-        ("one_time", "One-time"),
-        ("refund", "Refunds"),
-        ("discount", "Discounts"),
-        ("fee", "Fees"),
-    ],
+    types: &labels::<9>(
+        &CHARGE_LABELS,
+        &[
+            ("refund", "Refunds"),
+            ("discount", "Discounts"),
+            ("fee", "Fees"),
+        ],
+    ),
     metrics: &[
         Metric::One("net", "Net cash"),
         Metric::One("payments", "Payments"),

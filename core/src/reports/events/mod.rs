@@ -162,6 +162,34 @@ impl Family {
     }
 }
 
+/// `a` then `b`, as one list of `N` types with their labels.
+pub(crate) const fn labels<const N: usize>(
+    a: &[(&'static str, &'static str)],
+    b: &[(&'static str, &'static str)],
+) -> [(&'static str, &'static str); N] {
+    assert!(a.len() + b.len() == N, "N is the total length");
+    let mut out = [("", ""); N];
+    let mut i = 0;
+    while i < N {
+        out[i] = if i < a.len() { a[i] } else { b[i - a.len()] };
+        i += 1;
+    }
+    out
+}
+
+/// The names of labelled types.
+pub(crate) const fn names<const N: usize>(
+    labelled: &[(&'static str, &'static str); N],
+) -> [&'static str; N] {
+    let mut out = [""; N];
+    let mut i = 0;
+    while i < N {
+        out[i] = labelled[i].0;
+        i += 1;
+    }
+    out
+}
+
 /// A period's figures in order, each a field name and a number: amounts in
 /// cents of the report's currency, counts, rates in percent (null over
 /// nothing). Serialized as an object.
