@@ -1,14 +1,15 @@
 //! Every report query of the scenario corpus (and its `customers` list
 //! queries, and the movements at its `as_of`) answers rows whose every cell
 //! is declared in its schema and of the declared kind (money and counts
-//! integers, rates numbers, dates `YYYY-MM-DD`, ...). Each scenario file is
-//! its own test case, named by its path.
+//! integers, rates numbers, dates `YYYY-MM-DD`, ...), and its table
+//! (built from the typed answer) is the one a client reads from its JSON.
+//! Each scenario file is its own test case, named by its path.
 
 use serde_json::Value;
 use std::path::PathBuf;
-use submetrics::ReportParams;
 use submetrics::columnar::report_rows;
 use submetrics::scenario;
+use submetrics::{ReportParams, ReportTable};
 
 /// The cells of every report the scenario expects that do not fit the
 /// report's schema; scenarios that do not load or run a report pass here
@@ -48,6 +49,18 @@ fn check(_name: &str, scenario: &Value) -> Vec<String> {
         let Ok(result) = scenario::view(&ledger, name, &params, as_of) else {
             continue;
         };
+        if name != "customers" {
+            let typed = ledger
+                .report_table(name, &params, as_of)
+                .map_err(|e| e.to_string());
+            let from_json =
+                ReportTable::from_result(name, result.clone()).map_err(|e| e.to_string());
+            if typed != from_json {
+                failures.push(format!(
+                    "$.expect.reports[{i}] {name}: the table of the typed answer differs from the table read from its JSON"
+                ));
+            }
+        }
         if schema.columns().is_empty() {
             failures.push(format!("report {name} declares no columns"));
         }

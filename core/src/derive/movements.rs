@@ -7,12 +7,12 @@ use crate::fx::FxTable;
 use crate::ids::{CustomerId, PlanId};
 use crate::money::{Cents, Currency};
 use chrono::NaiveDate;
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use smallvec::SmallVec;
 use std::collections::{BTreeMap, BTreeSet};
 
 /// The five kinds of MRR movement.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum MovementKind {
     /// MRR went from 0 to above 0 for a customer that never paid before (+1 customer).
@@ -55,7 +55,7 @@ impl MovementKind {
 }
 
 /// Why a movement happened.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum MovementSubtype {
     /// A new customer that had no trial first.

@@ -165,7 +165,9 @@ impl Ledger {
     /// # Ok::<(), submetrics::Error>(())
     /// ```
     pub fn report(&self, name: &str, params: &ReportParams, as_of: DateTime<Utc>) -> Result<Value> {
-        Report::find(name)?.run(&self.derived(), params, as_of)
+        Ok(Report::find(name)?
+            .run(&self.derived(), params, as_of)?
+            .into_json())
     }
 
     /// Runs the report `name` as [`Ledger::report`] does and answers it as
@@ -204,7 +206,10 @@ impl Ledger {
         params: &ReportParams,
         as_of: DateTime<Utc>,
     ) -> Result<ReportTable> {
-        ReportTable::from_result(name, self.report(name, params, as_of)?)
+        let report = Report::find(name)?;
+        Ok(report
+            .run(&self.derived(), params, as_of)?
+            .into_table(report))
     }
 
     /// The report `name` over this ledger's customers as a partial, to

@@ -21,58 +21,45 @@
 
 use super::ReportParams;
 use super::event_parts::{EventView, event_detail, event_view};
-use super::events::{Event, EventRequest, Family, Tally, percent};
-use super::transactions::{Attempt, charge_type, money_events, money_row, plan_charge_type};
+use super::events::{Event, EventRequest, Family, Figures, Metric, Tally, labels, percent};
+use super::transactions::{
+    Attempt, AttemptRow, CHARGE_LABELS, charge_type, money_events, money_row, plan_charge_type,
+};
 use crate::derive::Derived;
 use crate::error::Result;
 use crate::model::{InvoiceType, StoredInvoice, TransactionResult, TransactionType};
 use chrono::{DateTime, Utc};
-use serde_json::{Map, Value, json};
-
-const CHARGE_LABELS: &[(&str, &str)] = &[
-    ("month_sub", "Monthly subscriptions"),
-    ("year_sub", "Annual subscriptions"),
-    ("week_sub", "Weekly subscriptions"),
-    ("day_sub", "Daily subscriptions"),
-    ("metered", "Metered"),
-    ("one_time", "One-time"),
-];
 
 /// Amount and count per type, then the total under `total`.
-fn typed_figures(tally: &Tally, types: &[(&str, &str)], total: &str) -> Map<String, Value> {
-    let mut row = Map::new();
+fn typed_figures(tally: &Tally, types: &[(&str, &str)], total: &str) -> Figures {
+    let mut row = Figures::default();
     let kinds: Vec<&str> = types.iter().map(|(t, _)| *t).collect();
     let sum = tally.total(&kinds);
-    row.insert(total.to_string(), json!(sum.amount));
-    row.insert(format!("{total}_count"), json!(sum.count));
+    row.set(total, sum.amount);
+    row.set(format!("{total}_count"), sum.count);
     for kind in kinds {
         let bucket = tally.bucket(kind);
-        row.insert(kind.to_string(), json!(bucket.amount));
-        row.insert(format!("{kind}_count"), json!(bucket.count));
+        row.set(kind, bucket.amount);
+        row.set(format!("{kind}_count"), bucket.count);
     }
     row
 }
 
 /// A detail row of a payment attempt, without invoice lines.
-fn money_row_of(ledger: &Derived<'_>, event: &Event<Attempt<'_>>) -> Value {
+fn money_row_of(ledger: &Derived<'_>, event: &Event<Attempt<'_>>) -> AttemptRow {
     money_row(ledger, event, false)
 }
 
 // ---- failed payments -------------------------------------------------------
 
 const FAILED_PAYMENTS: Family = Family {
-    types: CHARGE_LABELS,
+    types: &CHARGE_LABELS,
     metrics: &[
-        ("failed", "Failed payments"),
-        ("failed_count", "Failed payments (count)"),
-        ("month_sub", "Monthly subscriptions"),
-        ("year_sub", "Annual subscriptions"),
-        ("week_sub", "Weekly subscriptions"),
-        ("day_sub", "Daily subscriptions"),
-        ("metered", "Metered"),
-        ("one_time", "One-time"),
+        Metric::One("failed", "Failed payments"),
+        Metric::One("failed_count", "Failed payments (count)"),
+        Metric::Types,
     ],
-    figures: |tally| typed_figures(tally, CHARGE_LABELS, "failed"),
+    figures: |tally| typed_figures(tally, &CHARGE_LABELS, "failed"),
 };
 
 fn failed_payment_events<'a>(request: &EventRequest<'a>) -> Result<Vec<Event<Attempt<'a>>>> {
@@ -91,7 +78,8 @@ event_detail!(
     "cashflow-failed-payments-detail",
     FAILED_PAYMENTS,
     failed_payment_events,
-    money_row_of
+    money_row_of,
+    AttemptRow
 );
 
 event_view!(
@@ -124,28 +112,15 @@ event_view!(
 
 // ---- refunds ---------------------------------------------------------------
 
-const REFUND_LABELS: &[(&str, &str)] = &[
-    ("month_sub", "Monthly subscriptions"),
-    ("year_sub", "Annual subscriptions"),
-    ("week_sub", "Weekly subscriptions"),
-    ("day_sub", "Daily subscriptions"),
-    ("metered", "Metered"),
-    ("one_time", "One-time"),
-    ("unknown", "Unknown"),
-];
+/// What refunds give money back for: the payment types, or `unknown`.
+const REFUND_LABELS: &[(&str, &str)] = &labels::<7>(&CHARGE_LABELS, &[("unknown", "Unknown")]);
 
 const REFUNDS: Family = Family {
     types: REFUND_LABELS,
     metrics: &[
-        ("refunds", "Refunds"),
-        ("refunds_count", "Refunds (count)"),
-        ("month_sub", "Monthly subscriptions"),
-        ("year_sub", "Annual subscriptions"),
-        ("week_sub", "Weekly subscriptions"),
-        ("day_sub", "Daily subscriptions"),
-        ("metered", "Metered"),
-        ("one_time", "One-time"),
-        ("unknown", "Unknown"),
+        Metric::One("refunds", "Refunds"),
+        Metric::One("refunds_count", "Refunds (count)"),
+        Metric::Types,
     ],
     figures: |tally| typed_figures(tally, REFUND_LABELS, "refunds"),
 };
@@ -187,7 +162,8 @@ event_detail!(
     "cashflow-refunds-detail",
     REFUNDS,
     refund_events,
-    money_row_of
+    money_row_of,
+    AttemptRow
 );
 
 event_view!(
@@ -214,27 +190,27 @@ event_view!(
 const FAILURE_RATE: Family = Family {
     types: &[("successful", "Successful"), ("failed", "Failed")],
     metrics: &[
-        ("failure_rate", "Failure rate (%)"),
-        ("attempts", "Payment attempts"),
-        ("successful_count", "Successful"),
-        ("failed_count", "Failed"),
-        ("attempted", "Amount attempted"),
-        ("failed", "Amount failed"),
+        Metric::One("failure_rate", "Failure rate (%)"),
+        Metric::One("attempts", "Payment attempts"),
+        Metric::One("successful_count", "Successful"),
+        Metric::One("failed_count", "Failed"),
+        Metric::One("attempted", "Amount attempted"),
+        Metric::One("failed", "Amount failed"),
     ],
     figures: failure_rate_figures,
 };
 
-fn failure_rate_figures(tally: &Tally) -> Map<String, Value> {
+fn failure_rate_figures(tally: &Tally) -> Figures {
     let successful = tally.bucket("successful");
     let failed = tally.bucket("failed");
     let attempts = successful.count + failed.count;
-    let mut row = Map::new();
-    row.insert("attempts".into(), json!(attempts));
-    row.insert("successful_count".into(), json!(successful.count));
-    row.insert("failed_count".into(), json!(failed.count));
-    row.insert("attempted".into(), json!(successful.amount + failed.amount));
-    row.insert("failed".into(), json!(failed.amount));
-    row.insert("failure_rate".into(), percent(failed.count, attempts));
+    let mut row = Figures::default();
+    row.set("attempts", attempts);
+    row.set("successful_count", successful.count);
+    row.set("failed_count", failed.count);
+    row.set("attempted", successful.amount + failed.amount);
+    row.set("failed", failed.amount);
+    row.set("failure_rate", percent(failed.count, attempts));
     row
 }
 

@@ -4,20 +4,20 @@
 //! the scheduled changes of [`super::scheduled`].
 
 use super::ReportParams;
-use super::event_parts::detail_value;
+use super::answer::{Listing, NoHead, PerInterval, ReportAnswer, Series, Single};
 use super::partial::rows::{KeyPart, ListPart, Row, Scalar, SumsPart, TopRows};
 use super::partial::{Body, wrong_body};
 use super::request::Breakdown;
-use super::scheduled::{Request, Scheduled, ScheduledView, row, scheduled};
+use super::scheduled::{Request, Scheduled, ScheduledRow, ScheduledView, row, scheduled};
 use crate::derive::Derived;
 use crate::derive::movements::MovementKind;
 use crate::error::Result;
-use crate::money::Cents;
+use crate::money::{Cents, Currency};
 use crate::period::{DateRange, PeriodInterval, periods};
 use crate::query::filters::{CustomerFacts, breakdown_value};
 use crate::query::{ListDefaults, Order, Query, Sorting};
 use chrono::{DateTime, Datelike, Duration, NaiveDate, Utc};
-use serde_json::{Value, json};
+use serde::Serialize;
 
 /// `sort` and `order` of the listed churns: by date, latest first (the
 /// list is not paged).
@@ -85,7 +85,7 @@ impl ScheduledView for ChurnScheduled {
         params: &ReportParams,
         req: &Request,
         body: Body,
-    ) -> Result<Value> {
+    ) -> Result<ReportAnswer> {
         let series = ChurnSeries::read(shape, params, req)?;
         match body {
             Body::Sums(part) if part.sums.len() == 2 * series.list.len() => {
@@ -141,16 +141,23 @@ impl ChurnSeries {
         }
     }
 
-    fn value(&self, req: &Request, part: &SumsPart) -> Value {
-        let result: Vec<Value> = self
+    fn value(&self, req: &Request, part: &SumsPart) -> ReportAnswer {
+        let result = self
             .list
             .iter()
             .zip(part.sums.chunks(2))
-            .map(|(p, sums)| {
-                json!({"date": p.start.to_string(), "end_date": p.end.to_string(), "customers": sums[0], "churn": sums[1]})
+            .map(|(p, sums)| ChurnRow {
+                date: p.start,
+                end_date: p.end,
+                customers: sums[0],
+                churn: sums[1],
             })
             .collect();
-        json!({"currency": req.currency.as_str(), "interval": self.interval.as_str(), "result": result})
+        let head = PerInterval {
+            currency: req.currency,
+            interval: self.interval.as_str(),
+        };
+        Series { head, result }.into()
     }
 }
 
@@ -172,9 +179,14 @@ impl ScheduledView for ChurnScheduledMovements {
         Ok(Body::List(movements_part(ledger, params, as_of, req)?))
     }
 
-    fn value(_: &Derived<'_>, _: &ReportParams, _: &Request, body: Body) -> Result<Value> {
+    fn value(_: &Derived<'_>, _: &ReportParams, _: &Request, body: Body) -> Result<ReportAnswer> {
         match body {
-            Body::List(part) => detail_value(&part),
+            Body::List(part) => Ok(Listing {
+                head: NoHead,
+                count: part.rows.count as usize,
+                list: part.rows.page_of::<ScheduledRow>(0, usize::MAX)?,
+            }
+            .into()),
             other => Err(wrong_body(Self::NAME, &other)),
         }
     }
@@ -267,7 +279,7 @@ impl ScheduledView for ChurnScheduledSummary {
         params: &ReportParams,
         req: &Request,
         body: Body,
-    ) -> Result<Value> {
+    ) -> Result<ReportAnswer> {
         match body {
             Body::Sums(part) if part.sums.len() == 6 => summary_value(shape, params, req, &part),
             other => Err(wrong_body(Self::NAME, &other)),
@@ -319,12 +331,46 @@ fn summary_part(
     })
 }
 
+/// Scheduled churn in a period (or all of it): customers lost and their
+/// MRR in cents of the report's currency.
+#[derive(Serialize)]
+struct ChurnRow {
+    date: NaiveDate,
+    end_date: NaiveDate,
+    customers: i64,
+    churn: Cents,
+}
+
+/// The `churn-scheduled-summary` answer.
+#[derive(Serialize)]
+struct ChurnSummaryAnswer {
+    currency: Currency,
+    summary: ChurnSummary,
+}
+
+/// All scheduled churn, the current and next periods' and the change
+/// between them.
+#[derive(Serialize)]
+struct ChurnSummary {
+    customers: i64,
+    churn: Cents,
+    current: ChurnRow,
+    next: ChurnRow,
+    change: ChurnChange,
+}
+
+#[derive(Serialize)]
+struct ChurnChange {
+    customers: i64,
+    churn: Cents,
+}
+
 fn summary_value(
     ledger: &Derived<'_>,
     params: &ReportParams,
     req: &Request,
     part: &SumsPart,
-) -> Result<Value> {
+) -> Result<ReportAnswer> {
     let (interval, current, next) = summary_periods(ledger, params, req)?;
     let [
         customers,
@@ -334,17 +380,30 @@ fn summary_value(
         next_customers,
         next_mrr,
     ] = <[i64; 6]>::try_from(part.sums.as_slice()).unwrap_or_default();
-    let end = |start: NaiveDate| interval.next(start).pred_opt().unwrap_or(start).to_string();
-    Ok(json!({
-        "currency": req.currency.as_str(),
-        "summary": {
-            "customers": customers,
-            "churn": mrr,
-            "current": {"date": current.to_string(), "end_date": end(current), "customers": current_customers, "churn": current_mrr},
-            "next": {"date": next.to_string(), "end_date": end(next), "customers": next_customers, "churn": next_mrr},
-            "change": {"customers": next_customers - current_customers, "churn": next_mrr - current_mrr},
-        }
-    }))
+    let period = |date: NaiveDate, customers, churn| ChurnRow {
+        date,
+        end_date: interval.next(date).pred_opt().unwrap_or(date),
+        customers,
+        churn,
+    };
+    let summary = ChurnSummary {
+        customers,
+        churn: mrr,
+        current: period(current, current_customers, current_mrr),
+        next: period(next, next_customers, next_mrr),
+        change: ChurnChange {
+            customers: next_customers - current_customers,
+            churn: next_mrr - current_mrr,
+        },
+    };
+    Ok(Single {
+        currency: Some(req.currency),
+        value: ChurnSummaryAnswer {
+            currency: req.currency,
+            summary,
+        },
+    }
+    .into())
 }
 
 #[cfg(test)]

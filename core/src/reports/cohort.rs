@@ -11,19 +11,19 @@
 //! `fx_date` apply as in the mrr report.
 
 use super::ReportParams;
+use super::answer::{Head, ReportAnswer, Series};
 use super::partial::{Body, wrong_body};
 use super::request::SeriesRequest;
 use super::series::{Conversion, PeriodStats, SeriesSpec};
 use crate::derive::Derived;
 use crate::derive::movements::MovementKind;
 use crate::error::Result;
-use crate::money::Currency;
+use crate::money::{Cents, Currency};
 use crate::period::{DateRange, Period, PeriodInterval, periods};
 use crate::query::Query;
 use crate::query::filters::{CustomerFacts, CustomerFilter, currency_filter};
 use chrono::{DateTime, NaiveDate, Utc};
 use serde::{Deserialize, Serialize};
-use serde_json::{Value, json};
 use std::collections::BTreeMap;
 
 /// The request of a cohort report.
@@ -102,7 +102,7 @@ pub(super) fn cohort(
     ledger: &Derived<'_>,
     params: &ReportParams,
     as_of: DateTime<Utc>,
-) -> Result<Value> {
+) -> Result<ReportAnswer> {
     let request = Request::read(ledger, params, as_of)?;
     let part = compute(ledger, params, as_of, &request)?;
     Ok(render(&request, part))
@@ -122,7 +122,7 @@ pub(super) fn finish(
     params: &ReportParams,
     as_of: DateTime<Utc>,
     body: Body,
-) -> Result<Value> {
+) -> Result<ReportAnswer> {
     match body {
         Body::Cohort(part) => Ok(render(&Request::read(shape, params, as_of)?, part)),
         other => Err(wrong_body("cohort", &other)),
@@ -195,7 +195,47 @@ fn compute(
     Ok(part)
 }
 
-fn render(request: &Request, part: Part) -> Value {
+/// The head of the `cohort` answer.
+#[derive(Serialize)]
+struct CohortHead {
+    currency: Currency,
+    interval: &'static str,
+    metric: &'static str,
+}
+
+impl Head for CohortHead {
+    fn currency(&self) -> Option<Currency> {
+        Some(self.currency)
+    }
+}
+
+/// One cohort: its period, how many customers started in it, and its
+/// customers and MRR at the end of its first period.
+#[derive(Serialize)]
+struct CohortRow {
+    cohort: NaiveDate,
+    new_customers: i64,
+    customers: i64,
+    mrr: Cents,
+    periods: Vec<CohortCell>,
+}
+
+/// A cohort in one period: who still pays and their MRR, each also in
+/// percent of the cohort's first period; `value` and `percent` repeat the
+/// requested metric's.
+#[derive(Serialize)]
+struct CohortCell {
+    offset: usize,
+    date: NaiveDate,
+    customers: i64,
+    mrr: Cents,
+    customers_percent: Option<f64>,
+    mrr_percent: Option<f64>,
+    value: i64,
+    percent: Option<f64>,
+}
+
+fn render(request: &Request, part: Part) -> ReportAnswer {
     let metric = request.metric;
     let mut result = Vec::new();
     for (start, (members, stats)) in &part.cohorts {
@@ -203,14 +243,9 @@ fn render(request: &Request, part: Part) -> Value {
         let (size, size_mrr) = stats
             .first()
             .map_or((0, 0), |s| (s.total_customers, s.total_mrr));
-        let percent = |part: i64, whole: i64| -> Value {
-            if whole == 0 {
-                Value::Null
-            } else {
-                json!(100.0 * part as f64 / whole as f64)
-            }
-        };
-        let cells: Vec<Value> = list
+        let percent =
+            |part: i64, whole: i64| (whole != 0).then(|| 100.0 * part as f64 / whole as f64);
+        let periods = list
             .iter()
             .zip(stats.iter())
             .enumerate()
@@ -220,30 +255,33 @@ fn render(request: &Request, part: Part) -> Value {
                 } else {
                     (s.total_customers, percent(s.total_customers, size))
                 };
-                json!({
-                    "offset": offset,
-                    "date": p.start.to_string(),
-                    "customers": s.total_customers,
-                    "mrr": s.total_mrr,
-                    "customers_percent": percent(s.total_customers, size),
-                    "mrr_percent": percent(s.total_mrr, size_mrr),
-                    "value": value,
-                    "percent": pct,
-                })
+                CohortCell {
+                    offset,
+                    date: p.start,
+                    customers: s.total_customers,
+                    mrr: s.total_mrr,
+                    customers_percent: percent(s.total_customers, size),
+                    mrr_percent: percent(s.total_mrr, size_mrr),
+                    value,
+                    percent: pct,
+                }
             })
             .collect();
-        result.push(json!({
-            "cohort": start.to_string(),
-            "new_customers": members,
-            "customers": size,
-            "mrr": size_mrr,
-            "periods": cells,
-        }));
+        result.push(CohortRow {
+            cohort: *start,
+            new_customers: *members,
+            customers: size,
+            mrr: size_mrr,
+            periods,
+        });
     }
-    json!({
-        "currency": request.currency.as_str(),
-        "interval": request.interval.as_str(),
-        "metric": metric,
-        "result": result,
-    })
+    Series {
+        head: CohortHead {
+            currency: request.currency,
+            interval: request.interval.as_str(),
+            metric,
+        },
+        result,
+    }
+    .into()
 }

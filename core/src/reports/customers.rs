@@ -12,16 +12,19 @@
 //! `sort`/`order` say otherwise; ties break by id.
 
 use super::ReportParams;
+use super::answer::{Listing, NoHead, ReportAnswer};
 use crate::derive::timeline::Replay;
-use crate::derive::{CustomerProfile, Derived};
+use crate::derive::{CurrentSubscription, CustomerProfile, CustomerStatus, Derived};
 use crate::error::{Error, Result};
-use crate::model::{Customer, InvoiceType};
+use crate::ids::CustomerId;
+use crate::model::{CustomVariables, Customer, InvoiceType};
 use crate::money::{Cents, Currency};
 use crate::period::PeriodInterval;
 use crate::query::filters::{CustomerFacts, CustomerFilter};
 use crate::query::{ListDefaults, ListRequest, Order, Page, Query, Sorting};
 use chrono::{DateTime, NaiveDate, SecondsFormat, Utc};
-use serde_json::{Value, json};
+use serde::Serialize;
+use serde_json::Value;
 use std::cmp::Ordering;
 
 /// Default and largest page size of the customer list.
@@ -48,6 +51,44 @@ const LIST: ListDefaults = ListDefaults {
     limit: DEFAULT_LIMIT,
     max_limit: Some(MAX_LIMIT),
 };
+
+/// What the customer list and detail show of a customer: its record's
+/// fields, its lifecycle instants (RFC 3339, seconds) and status at
+/// `as_of`, and its billing currency.
+#[derive(Serialize)]
+struct CustomerView {
+    id: CustomerId,
+    name: String,
+    email: Option<String>,
+    created_date: Option<String>,
+    country: Option<String>,
+    trial_started: Option<String>,
+    paid_started: Option<String>,
+    cancel_date: Option<String>,
+    status: CustomerStatus,
+    currency: Currency,
+}
+
+/// A row of the customer list: the view and the MRR in the list's
+/// currency.
+#[derive(Serialize)]
+struct CustomerRow {
+    #[serde(flatten)]
+    view: CustomerView,
+    mrr: Cents,
+}
+
+/// The customer detail: the view, the paying subscriptions, the MRR in the
+/// requested currency and the custom variables.
+#[derive(Serialize)]
+struct CustomerDetail<'a> {
+    #[serde(flatten)]
+    view: CustomerView,
+    current_subscriptions: Vec<CurrentSubscription>,
+    converted_mrr: Cents,
+    converted_currency: Currency,
+    custom_variables: &'a CustomVariables,
+}
 
 /// One customer with what the views show.
 struct Entry<'a> {
@@ -157,17 +198,21 @@ impl Derived<'_> {
             };
             primary.then_with(|| a.customer.id.cmp(&b.customer.id))
         });
-        let list: Vec<Value> = entries
+        let list = entries
             .iter()
             .skip(offset)
             .take(limit)
-            .map(|e| {
-                let mut item = self.customer_view(e.customer, &e.profile, as_of);
-                item["mrr"] = json!(e.mrr);
-                item
+            .map(|e| CustomerRow {
+                view: self.customer_view(e.customer, &e.profile, as_of),
+                mrr: e.mrr,
             })
             .collect();
-        Ok(json!({ "result": { "count": entries.len(), "list": list } }))
+        let answer = Listing {
+            head: NoHead,
+            count: entries.len(),
+            list,
+        };
+        Ok(ReportAnswer::from(answer).into_json())
     }
 
     /// The analytics detail of one customer (`GET /customers/{id}`).
@@ -187,28 +232,14 @@ impl Derived<'_> {
         let as_of_day = as_of.with_timezone(&settings.timezone).date_naive();
         let replay = self.replay(id, as_of)?;
         let profile = self.profile_of(id, &replay);
-        let subscriptions: Vec<Value> = self
-            .paying_subscriptions(&replay)
-            .iter()
-            .map(|s| {
-                json!({
-                    "subscription_id": s.subscription_id,
-                    "plan_id": s.plan_id,
-                    "name": s.name,
-                    "billing_freq": s.billing_freq.as_str(),
-                    "billing_freq_count": s.billing_freq_count,
-                    "currency": s.currency.as_str(),
-                    "mrr": s.mrr,
-                    "quantity": s.quantity,
-                })
-            })
-            .collect();
-        let mut detail = self.customer_view(customer, &profile, as_of);
-        detail["current_subscriptions"] = Value::Array(subscriptions);
-        detail["converted_mrr"] = json!(self.converted(&profile, currency, as_of_day)?);
-        detail["converted_currency"] = json!(currency.as_str());
-        detail["custom_variables"] = json!(customer.custom_variables);
-        Ok(detail)
+        let detail = CustomerDetail {
+            view: self.customer_view(customer, &profile, as_of),
+            current_subscriptions: self.paying_subscriptions(&replay),
+            converted_mrr: self.converted(&profile, currency, as_of_day)?,
+            converted_currency: currency,
+            custom_variables: &customer.custom_variables,
+        };
+        Ok(serde_json::to_value(detail).expect("a customer's detail has text keys"))
     }
 
     /// The fields the list and the detail share.
@@ -217,22 +248,22 @@ impl Derived<'_> {
         customer: &Customer,
         profile: &CustomerProfile,
         as_of: DateTime<Utc>,
-    ) -> Value {
+    ) -> CustomerView {
         let stamp =
             |t: Option<DateTime<Utc>>| t.map(|t| t.to_rfc3339_opts(SecondsFormat::Secs, true));
         let tz = self.settings().timezone;
-        json!({
-            "id": customer.id.as_str(),
-            "name": customer.name,
-            "email": customer.email,
-            "created_date": stamp(customer.created_date.map(|t| t.instant(tz))),
-            "country": customer.country,
-            "trial_started": stamp(profile.trial_started),
-            "paid_started": stamp(profile.paid_started),
-            "cancel_date": stamp(profile.cancel_date),
-            "status": profile.status.as_str(),
-            "currency": billing_currency(self, customer, profile, as_of).as_str(),
-        })
+        CustomerView {
+            id: customer.id.clone(),
+            name: customer.name.to_string(),
+            email: customer.email.as_deref().map(str::to_string),
+            created_date: stamp(customer.created_date.map(|t| t.instant(tz))),
+            country: customer.country.as_deref().map(str::to_string),
+            trial_started: stamp(profile.trial_started),
+            paid_started: stamp(profile.paid_started),
+            cancel_date: stamp(profile.cancel_date),
+            status: profile.status,
+            currency: billing_currency(self, customer, profile, as_of),
+        }
     }
 
     /// The customer's MRR in `currency` at the latest rate on or before `day`.

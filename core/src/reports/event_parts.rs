@@ -7,14 +7,15 @@
 //! written rows ([`ListPart`]).
 
 use super::ReportParams;
+use super::answer::{Listing, NoHead, ReportAnswer};
 use super::events::{Event, EventRequest, Family, Span, Tally, selected_type};
 use super::partial::rows::{KeyPart, ListPart, Row, Scalar, TopRows};
 use super::partial::{Body, wrong_body};
 use crate::derive::Derived;
 use crate::error::Result;
 use chrono::{DateTime, Datelike, Utc};
+use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
-use serde_json::{Value, json};
 
 impl EventRequest<'_> {
     /// The detail rows (requires [`Span::Selected`]): the events of the
@@ -22,12 +23,12 @@ impl EventRequest<'_> {
     /// written by `row`, as a list partial keyed by day (descending),
     /// customer id, event id and the event's place in this ledger's list
     /// (which orders only events of one customer, so the same in every
-    /// partition). [`detail_value`] writes them `{result: {count, list}}`.
-    pub fn detail_part<T>(
+    /// partition). [`detail_answer`] reads them back as the list.
+    pub fn detail_part<T, R: Serialize>(
         &self,
         events: Vec<Event<T>>,
         kind: Option<&str>,
-        row: impl Fn(&Event<T>) -> Value,
+        row: impl Fn(&Event<T>) -> R,
     ) -> ListPart {
         let rows = events
             .iter()
@@ -58,10 +59,17 @@ impl EventRequest<'_> {
     }
 }
 
-/// A detail list: `{result: {count, list}}`.
-pub fn detail_value(part: &ListPart) -> Result<Value> {
-    let list = part.rows.page(0, usize::MAX)?;
-    Ok(json!({"result": {"count": part.rows.count, "list": list}}))
+/// A detail list of rows `R`: `{result: {count, list}}`.
+pub(crate) fn detail_answer<R>(part: &ListPart) -> Result<ReportAnswer>
+where
+    R: Serialize + DeserializeOwned + Send + Sync + 'static,
+{
+    Ok(Listing {
+        head: NoHead,
+        count: part.rows.count as usize,
+        list: part.rows.page_of::<R>(0, usize::MAX)?,
+    }
+    .into())
 }
 
 /// An event report's sums over a ledger's customers: one tally per period.
@@ -114,7 +122,12 @@ impl EventView {
         }
     }
 
-    fn render(self, request: &EventRequest<'_>, family: &Family, tallies: Vec<Tally>) -> Value {
+    fn render(
+        self,
+        request: &EventRequest<'_>,
+        family: &Family,
+        tallies: Vec<Tally>,
+    ) -> ReportAnswer {
         match self {
             EventView::Series => request.series_of(family, tallies),
             EventView::Summary => request.summary_of(family, tallies),
@@ -130,7 +143,7 @@ impl EventView {
         as_of: DateTime<Utc>,
         family: &Family,
         events: impl FnOnce(&EventRequest<'a>) -> Result<Vec<Event<T>>>,
-    ) -> Result<Value> {
+    ) -> Result<ReportAnswer> {
         let request = EventRequest::read(ledger, params, as_of, self.span(), false)?;
         let tallies = request.tally(&events(&request)?);
         Ok(self.render(&request, family, tallies))
@@ -157,7 +170,7 @@ impl EventView {
         report: &str,
         family: &Family,
         body: Body,
-    ) -> Result<Value> {
+    ) -> Result<ReportAnswer> {
         let request = EventRequest::read_shape(shape, params, as_of, self.span(), false)?;
         let tallies = request.tallies_of(report, body)?;
         Ok(self.render(&request, family, tallies))
@@ -166,27 +179,30 @@ impl EventView {
 
 /// The `-detail` view of `family` over one selected period: `selected-date`
 /// required, `selected-type` optional (every type); `row` writes an event.
-pub(crate) fn detail_whole<'a, T>(
+pub(crate) fn detail_whole<'a, T, R>(
     ledger: &'a Derived<'a>,
     params: &ReportParams,
     as_of: DateTime<Utc>,
     family: &Family,
     events: impl FnOnce(&EventRequest<'a>) -> Result<Vec<Event<T>>>,
-    row: impl Fn(&Event<T>) -> Value,
-) -> Result<Value> {
-    detail_value(&detail_rows(
+    row: impl Fn(&Event<T>) -> R,
+) -> Result<ReportAnswer>
+where
+    R: Serialize + DeserializeOwned + Send + Sync + 'static,
+{
+    detail_answer::<R>(&detail_rows(
         ledger, params, as_of, family, ONE_PERIOD, events, row,
     )?)
 }
 
 /// The rows of [`detail_whole`] in this ledger, as a list partial.
-pub(crate) fn detail_partial<'a, T>(
+pub(crate) fn detail_partial<'a, T, R: Serialize>(
     ledger: &'a Derived<'a>,
     params: &ReportParams,
     as_of: DateTime<Utc>,
     family: &Family,
     events: impl FnOnce(&EventRequest<'a>) -> Result<Vec<Event<T>>>,
-    row: impl Fn(&Event<T>) -> Value,
+    row: impl Fn(&Event<T>) -> R,
 ) -> Result<Body> {
     Ok(Body::List(detail_rows(
         ledger, params, as_of, family, ONE_PERIOD, events, row,
@@ -210,14 +226,14 @@ pub(crate) const ONE_PERIOD: Selection = Selection {
 };
 
 /// The rows of a `-detail` view in this ledger, as a list partial.
-pub(crate) fn detail_rows<'a, T>(
+pub(crate) fn detail_rows<'a, T, R: Serialize>(
     ledger: &'a Derived<'a>,
     params: &ReportParams,
     as_of: DateTime<Utc>,
     family: &Family,
     selection: Selection,
     events: impl FnOnce(&EventRequest<'a>) -> Result<Vec<Event<T>>>,
-    row: impl Fn(&Event<T>) -> Value,
+    row: impl Fn(&Event<T>) -> R,
 ) -> Result<ListPart> {
     let span = Span::Selected;
     let request = EventRequest::read(ledger, params, as_of, span, selection.date_optional)?;
@@ -241,19 +257,22 @@ pub(crate) fn check_detail(
     Ok(())
 }
 
-/// [`detail_whole`] of merged rows: the request is checked as the whole
-/// report checks it (`report` names the report in errors).
-pub(crate) fn detail_finish(
+/// [`detail_whole`] of merged rows `R`: the request is checked as the
+/// whole report checks it (`report` names the report in errors).
+pub(crate) fn detail_finish<R>(
     shape: &Derived<'_>,
     params: &ReportParams,
     as_of: DateTime<Utc>,
     report: &str,
     family: &Family,
     body: Body,
-) -> Result<Value> {
+) -> Result<ReportAnswer>
+where
+    R: Serialize + DeserializeOwned + Send + Sync + 'static,
+{
     check_detail(shape, params, as_of, family, ONE_PERIOD)?;
     match body {
-        Body::List(part) => detail_value(&part),
+        Body::List(part) => detail_answer::<R>(&part),
         other => Err(wrong_body(report, &other)),
     }
 }
@@ -267,7 +286,7 @@ macro_rules! event_view {
             ledger: &Derived<'_>,
             params: &ReportParams,
             as_of: DateTime<Utc>,
-        ) -> Result<Value> {
+        ) -> Result<crate::reports::answer::ReportAnswer> {
             $view.whole(ledger, params, as_of, &$family, $events)
         }
 
@@ -284,7 +303,7 @@ macro_rules! event_view {
             params: &ReportParams,
             as_of: DateTime<Utc>,
             body: crate::reports::partial::Body,
-        ) -> Result<Value> {
+        ) -> Result<crate::reports::answer::ReportAnswer> {
             $view.finish(shape, params, as_of, $name, &$family, body)
         }
     };
@@ -293,15 +312,16 @@ pub(crate) use event_view;
 
 /// The registry's three functions of an event report's `-detail` view
 /// ([`detail_whole`], [`detail_partial`], [`detail_finish`]) of `$family`
-/// over the events of `$events`, each written by `$row(ledger, event)`.
+/// over the events of `$events`, each written by `$row(ledger, event)` as a
+/// `$row_type`.
 macro_rules! event_detail {
-    ($whole:ident, $partial:ident, $finish:ident, $name:literal, $family:expr, $events:expr, $row:expr) => {
+    ($whole:ident, $partial:ident, $finish:ident, $name:literal, $family:expr, $events:expr, $row:expr, $row_type:ty) => {
         /// `selected-date` required; `selected-type` optional (every type).
         pub(super) fn $whole(
             ledger: &Derived<'_>,
             params: &ReportParams,
             as_of: DateTime<Utc>,
-        ) -> Result<Value> {
+        ) -> Result<crate::reports::answer::ReportAnswer> {
             let row = |e: &_| $row(ledger, e);
             crate::reports::event_parts::detail_whole(ledger, params, as_of, &$family, $events, row)
         }
@@ -322,8 +342,10 @@ macro_rules! event_detail {
             params: &ReportParams,
             as_of: DateTime<Utc>,
             body: crate::reports::partial::Body,
-        ) -> Result<Value> {
-            crate::reports::event_parts::detail_finish(shape, params, as_of, $name, &$family, body)
+        ) -> Result<crate::reports::answer::ReportAnswer> {
+            crate::reports::event_parts::detail_finish::<$row_type>(
+                shape, params, as_of, $name, &$family, body,
+            )
         }
     };
 }

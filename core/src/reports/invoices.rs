@@ -7,21 +7,24 @@
 //! `limit` and `offset` page the list (default all).
 
 use super::ReportParams;
+use super::answer::{Listing, NoHead, ReportAnswer};
 use super::partial::rows::{KeyPart, ListPart, Row, Scalar, TopRows, instant_key};
 use super::partial::{Body, wrong_body};
 use crate::derive::Derived;
 use crate::error::{Error, Result};
-use crate::model::{Customer, StoredInvoice, TransactionResult, TransactionType};
+use crate::ids::CustomerId;
+use crate::model::{Customer, StoredInvoice, Timestamp, TransactionResult, TransactionType};
+use crate::money::{Cents, Currency};
 use crate::query::{Page, Query};
 use chrono::{DateTime, SecondsFormat, Utc};
 use chrono_tz::Tz;
-use serde_json::{Value, json};
+use serde::{Deserialize, Serialize};
 
 pub(super) fn invoices_detail(
     ledger: &Derived<'_>,
     params: &ReportParams,
     _as_of: DateTime<Utc>,
-) -> Result<Value> {
+) -> Result<ReportAnswer> {
     let q = Query::new(params);
     let settings = ledger.settings();
     let tz = settings.timezone;
@@ -51,7 +54,7 @@ pub(super) fn invoices_detail(
             .convert(invoice.amount, invoice.currency, currency, day)?;
         list.push(invoice_row(ledger, *invoice, total_base, tz));
     }
-    Ok(json!({ "result": { "count": invoices.len(), "list": list } }))
+    Ok(listing(invoices.len(), list))
 }
 
 /// The invoices of the customers `customer` names, else every invoice.
@@ -125,7 +128,7 @@ pub(super) fn finish(
     params: &ReportParams,
     _as_of: DateTime<Utc>,
     body: Body,
-) -> Result<Value> {
+) -> Result<ReportAnswer> {
     let Body::List(part) = body else {
         return Err(wrong_body("invoices-detail", &body));
     };
@@ -133,70 +136,133 @@ pub(super) fn finish(
     q.base_currency(shape.settings())?;
     part.check_found(&q.list("customer"))?;
     let Page { limit, offset } = Page::read(&q, usize::MAX, None)?;
-    Ok(json!({ "result": { "count": part.rows.count, "list": part.rows.page(offset, limit)? } }))
+    Ok(listing(
+        part.rows.count as usize,
+        part.rows.page_of(offset, limit)?,
+    ))
 }
 
-fn invoice_row(ledger: &Derived<'_>, invoice: StoredInvoice<'_>, total_base: i64, tz: Tz) -> Value {
-    let stamp = |t: DateTime<Utc>| t.to_rfc3339_opts(SecondsFormat::Secs, true);
+fn listing(count: usize, list: Vec<InvoiceRow>) -> ReportAnswer {
+    Listing {
+        head: NoHead,
+        count,
+        list,
+    }
+    .into()
+}
+
+/// One listed invoice: amounts in cents of its `currency`, but
+/// `total_base_currency` in the report's; instants RFC 3339 (seconds).
+#[derive(Serialize, Deserialize)]
+struct InvoiceRow {
+    invoice_ref: String,
+    invoice_number: Option<String>,
+    invoice_date: String,
+    invoice_status: String,
+    #[serde(rename = "type")]
+    kind: String,
+    payment_date: Option<String>,
+    due_date: Option<String>,
+    customer_id: CustomerId,
+    customer_name: Option<String>,
+    customer_email: Option<String>,
+    description: Option<String>,
+    currency: Currency,
+    total: Cents,
+    total_base_currency: Cents,
+    tax_amount: Cents,
+    transaction_count: usize,
+    lines: Vec<LineRow>,
+}
+
+/// A line of a listed invoice (an invoice without lines shows one: its
+/// plan or type); instants RFC 3339 (seconds).
+#[derive(Serialize, Deserialize)]
+pub(super) struct LineRow {
+    description: Option<String>,
+    amount: Cents,
+    quantity: i64,
+    period_start: Option<String>,
+    period_end: Option<String>,
+}
+
+fn invoice_row(
+    ledger: &Derived<'_>,
+    invoice: StoredInvoice<'_>,
+    total_base: i64,
+    tz: Tz,
+) -> InvoiceRow {
     let customer = ledger.customer(invoice.customer_id.as_str());
-    let paid_by_transaction = invoice
-        .details()
+    let details = invoice.details();
+    let paid_by_transaction = details
         .transactions
         .iter()
         .filter(|t| t.kind == TransactionType::Payment && t.result == TransactionResult::Successful)
         .map(|t| t.date.instant(tz))
         .max();
-    let payment_date = invoice
-        .details()
+    let payment_date = details
         .payment_date
         .map(|t| t.instant(tz))
         .or(paid_by_transaction);
-    let lines: Vec<Value> = if invoice.details().lines.is_empty() {
-        // An invoice without lines shows one line: its plan or type.
-        let plan = invoice
-            .plan_id
-            .as_ref()
-            .and_then(|p| ledger.plan(p.as_str()));
-        vec![json!({
-            "description": invoice.details().description.clone().or_else(|| plan.map(|p| p.name.clone())).unwrap_or_else(|| invoice.kind.as_str().to_string()),
-            "amount": invoice.amount,
-            "quantity": invoice.quantity,
-            "period_start": invoice.period_start.map(|t| stamp(t.instant(tz))),
-            "period_end": invoice.period_end.map(|t| stamp(t.instant(tz))),
-        })]
-    } else {
-        invoice
-            .details()
-            .lines
-            .iter()
-            .map(|line| {
-                json!({
-                    "description": line.description,
-                    "amount": line.amount,
-                    "quantity": line.quantity,
-                    "period_start": line.period_start.map(|t| stamp(t.instant(tz))),
-                    "period_end": line.period_end.map(|t| stamp(t.instant(tz))),
-                })
-            })
-            .collect()
-    };
-    json!({
-        "invoice_ref": invoice.id(),
-        "invoice_number": invoice.details().invoice_number,
-        "invoice_date": stamp(invoice.invoice_date.instant(tz)),
-        "invoice_status": invoice.status.as_str(),
-        "type": invoice.kind.as_str(),
-        "payment_date": payment_date.map(stamp),
-        "due_date": invoice.details().due_date.map(|t| stamp(t.instant(tz))),
-        "customer_id": invoice.customer_id.as_str(),
-        "customer_name": customer.map(|c| &*c.name),
-        "customer_email": customer.and_then(|c| c.email.as_deref()),
-        "description": invoice.details().description,
-        "currency": invoice.currency.as_str(),
-        "total": invoice.amount,
-        "total_base_currency": total_base,
-        "tax_amount": invoice.tax_amount,
-        "transaction_count": invoice.details().transactions.len(),
-        "lines": lines,
-    })
+    let plan = invoice
+        .plan_id
+        .as_ref()
+        .and_then(|p| ledger.plan(p.as_str()));
+    let description = details
+        .description
+        .clone()
+        .or_else(|| plan.map(|p| p.name.clone()))
+        .unwrap_or_else(|| invoice.kind.as_str().to_string());
+    let lines = line_rows(invoice, description, tz);
+    InvoiceRow {
+        invoice_ref: invoice.id().to_string(),
+        invoice_number: details.invoice_number.clone(),
+        invoice_date: stamp(invoice.invoice_date.instant(tz)),
+        invoice_status: invoice.status.as_str().to_string(),
+        kind: invoice.kind.as_str().to_string(),
+        payment_date: payment_date.map(stamp),
+        due_date: details.due_date.map(|t| stamp(t.instant(tz))),
+        customer_id: invoice.customer_id.clone(),
+        customer_name: customer.map(|c| c.name.to_string()),
+        customer_email: customer.and_then(|c| c.email.as_deref().map(str::to_string)),
+        description: details.description.clone(),
+        currency: invoice.currency,
+        total: invoice.amount,
+        total_base_currency: total_base,
+        tax_amount: invoice.tax_amount,
+        transaction_count: details.transactions.len(),
+        lines,
+    }
+}
+
+/// The lines of `invoice`, or one line standing for the whole invoice
+/// under `description`.
+pub(super) fn line_rows(invoice: StoredInvoice<'_>, description: String, tz: Tz) -> Vec<LineRow> {
+    let when = |t: Option<Timestamp>| t.map(|t| stamp(t.instant(tz)));
+    let details = invoice.details();
+    if details.lines.is_empty() {
+        return vec![LineRow {
+            description: Some(description),
+            amount: invoice.amount,
+            quantity: i64::from(invoice.quantity),
+            period_start: when(invoice.period_start),
+            period_end: when(invoice.period_end),
+        }];
+    }
+    details
+        .lines
+        .iter()
+        .map(|line| LineRow {
+            description: line.description.clone(),
+            amount: line.amount,
+            quantity: line.quantity,
+            period_start: when(line.period_start),
+            period_end: when(line.period_end),
+        })
+        .collect()
+}
+
+/// An instant in RFC 3339, to the second.
+pub(super) fn stamp(t: DateTime<Utc>) -> String {
+    t.to_rfc3339_opts(SecondsFormat::Secs, true)
 }

@@ -24,15 +24,16 @@
 //! days.
 
 use super::ReportParams;
+use super::answer::{Head, ReportAnswer, Series};
 use super::event_parts::{EventView, event_view};
-use super::events::{Event, EventRequest, Family, Span, Tally, percent};
+use super::events::{Event, EventRequest, Family, Figures, Metric, Span, Tally, percent};
 use super::partial::{Body, wrong_body};
 use crate::derive::Derived;
 use crate::derive::timeline::Replay;
 use crate::error::Result;
+use crate::money::Currency;
 use chrono::{DateTime, NaiveDate, Utc};
 use serde::{Deserialize, Serialize};
-use serde_json::{Map, Value, json};
 use std::collections::BTreeMap;
 
 const LEADS: Family = Family {
@@ -42,11 +43,11 @@ const LEADS: Family = Family {
         ("converted", "Conversions"),
     ],
     metrics: &[
-        ("leads", "Leads"),
-        ("trials", "Trials started"),
-        ("conversions", "Conversions"),
-        ("lead_to_paid_rate", "Lead-to-paid rate (%)"),
-        ("trial_to_paid_rate", "Trial-to-paid rate (%)"),
+        Metric::One("leads", "Leads"),
+        Metric::One("trials", "Trials started"),
+        Metric::One("conversions", "Conversions"),
+        Metric::One("lead_to_paid_rate", "Lead-to-paid rate (%)"),
+        Metric::One("trial_to_paid_rate", "Trial-to-paid rate (%)"),
     ],
     figures: lead_figures,
 };
@@ -55,19 +56,19 @@ const LEADS: Family = Family {
 const LEAD_CONVERTED: &str = "lead_converted";
 const TRIAL_CONVERTED: &str = "trial_converted";
 
-fn lead_figures(tally: &Tally) -> Map<String, Value> {
+fn lead_figures(tally: &Tally) -> Figures {
     let leads = tally.count("lead");
     let trials = tally.count("trials");
-    let mut row = Map::new();
-    row.insert("leads".into(), json!(leads));
-    row.insert("trials".into(), json!(trials));
-    row.insert("conversions".into(), json!(tally.count("converted")));
-    row.insert(
-        "lead_to_paid_rate".into(),
+    let mut row = Figures::default();
+    row.set("leads", leads);
+    row.set("trials", trials);
+    row.set("conversions", tally.count("converted"));
+    row.set(
+        "lead_to_paid_rate",
         percent(tally.count(LEAD_CONVERTED), leads),
     );
-    row.insert(
-        "trial_to_paid_rate".into(),
+    row.set(
+        "trial_to_paid_rate",
         percent(tally.count(TRIAL_CONVERTED), trials),
     );
     row
@@ -175,7 +176,7 @@ pub(super) fn leads_days(
     ledger: &Derived<'_>,
     params: &ReportParams,
     as_of: DateTime<Utc>,
-) -> Result<Value> {
+) -> Result<ReportAnswer> {
     let request = EventRequest::read(ledger, params, as_of, Span::Range, false)?;
     Ok(days_value(&request, days_part(&request)?))
 }
@@ -224,7 +225,7 @@ pub(super) fn leads_days_finish(
     params: &ReportParams,
     as_of: DateTime<Utc>,
     body: Body,
-) -> Result<Value> {
+) -> Result<ReportAnswer> {
     let request = EventRequest::read_shape(shape, params, as_of, Span::Range, false)?;
     match body {
         Body::LeadDays(part) if part.samples.len() == request.periods.len() => {
@@ -255,7 +256,29 @@ fn days_part(request: &EventRequest) -> Result<DaysPart> {
     Ok(DaysPart { samples })
 }
 
-fn days_value(request: &EventRequest, part: DaysPart) -> Value {
+/// A period of `leads-days`: per funnel step, the mean and median days
+/// it took and how many took it.
+#[derive(Serialize)]
+struct DaysRow {
+    date: NaiveDate,
+    end_date: NaiveDate,
+    #[serde(flatten)]
+    steps: Figures,
+}
+
+/// The head of `leads-days`: only its interval (no money, no currency).
+#[derive(Serialize)]
+struct DaysHead {
+    interval: &'static str,
+}
+
+impl Head for DaysHead {
+    fn currency(&self) -> Option<Currency> {
+        None
+    }
+}
+
+fn days_value(request: &EventRequest, part: DaysPart) -> ReportAnswer {
     let mut samples: Vec<Vec<Vec<i64>>> = part
         .samples
         .into_iter()
@@ -271,23 +294,28 @@ fn days_value(request: &EventRequest, part: DaysPart) -> Value {
                 .collect()
         })
         .collect();
-    let result: Vec<Value> = request
+    let result = request
         .periods
         .iter()
         .zip(samples.iter_mut())
         .map(|(period, per_step)| {
-            let mut row = Map::new();
-            row.insert("date".into(), json!(period.start.to_string()));
-            row.insert("end_date".into(), json!(period.end.to_string()));
+            let mut steps = Figures::default();
             for (name, days) in STEPS.iter().zip(per_step.iter_mut()) {
-                row.insert(format!("{name}_days_avg"), json!(mean(days)));
-                row.insert(format!("{name}_days_median"), json!(median(days)));
-                row.insert(format!("{name}_count"), json!(days.len()));
+                steps.set(format!("{name}_days_avg"), mean(days));
+                steps.set(format!("{name}_days_median"), median(days));
+                steps.set(format!("{name}_count"), days.len() as i64);
             }
-            Value::Object(row)
+            DaysRow {
+                date: period.start,
+                end_date: period.end,
+                steps,
+            }
         })
         .collect();
-    json!({"interval": request.interval.as_str(), "result": result})
+    let head = DaysHead {
+        interval: request.interval.as_str(),
+    };
+    Series { head, result }.into()
 }
 
 fn mean(values: &[i64]) -> Option<f64> {

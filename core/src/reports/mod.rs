@@ -1,11 +1,14 @@
 //! The reports: every report is reached by its interface name with the
 //! query-string parameters of its HTTP endpoint (strings) and an `as_of`,
-//! and answers JSON in the interface's response shape. Python, Node, the
+//! and computes one typed answer (its rows as structs: cents, counts,
+//! percents, dates), rendered as JSON in the interface's response shape or
+//! as a [`ReportTable`]. Python, Node, the
 //! service and the CLI all call [`Ledger::report`](crate::Ledger::report);
 //! which report reads which parameters is the [`Report`] registry's. A report
 //! reads the records and replays through the derive layer's view, never the
 //! ledger itself.
 
+mod answer;
 pub(crate) mod cashflow;
 mod churn_scheduled;
 mod cohort;

@@ -12,13 +12,14 @@
 //! and added, by plan.
 
 use super::ReportParams;
+use super::answer::{Listing, NoHead, ReportAnswer};
 use super::partial::rows::{KeyPart, ListPart, Row as ListRow, Scalar, TopRows};
 use super::partial::{Body, wrong_body};
 use super::request::{Breakdown, SeriesRequest};
 use super::scheduled::committed_changes;
 use super::series::Conversion;
 use crate::derive::Derived;
-use crate::derive::movements::{Movement, MovementKind, MovementSubtype};
+use crate::derive::movements::{Movement, MovementKind, MovementSubtype, PlanList};
 use crate::derive::timeline::Replay;
 use crate::error::{Error, Result};
 use crate::ids::{CustomerId, PlanId};
@@ -28,7 +29,7 @@ use crate::query::filters::{CustomerFacts, CustomerFilter, breakdown_value, curr
 use crate::query::{ListDefaults, ListRequest, Order, Page, Query, Sorting};
 use chrono::{DateTime, Datelike, NaiveDate, Utc};
 use rayon::prelude::*;
-use serde_json::{Value, json};
+use serde::{Deserialize, Serialize};
 
 /// One row before it is written out.
 struct Row<'a> {
@@ -39,7 +40,41 @@ struct Row<'a> {
     base_amount: Cents,
     customer_name: &'a str,
     customer_email: Option<&'a str>,
-    lines: Option<Value>,
+    lines: Option<Vec<Line>>,
+}
+
+/// One listed movement: one customer, day and currency, with the period it
+/// falls in; `mrr_change` in the movement's currency, the base amount in
+/// the report's.
+#[derive(Serialize, Deserialize)]
+pub(super) struct MovementRow {
+    date: NaiveDate,
+    movement_date: NaiveDate,
+    currency: Currency,
+    customer_id: CustomerId,
+    customer_name: String,
+    customer_email: Option<String>,
+    #[serde(rename = "type")]
+    kind: MovementKind,
+    subtype: MovementSubtype,
+    description: String,
+    mrr_change: Cents,
+    mrr_change_base_currency: Cents,
+    customer_count_change: i32,
+    quantity_change: i64,
+    plans_before: PlanList,
+    plans_after: PlanList,
+    /// What changed by plan (only with `customer`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    lines: Option<Vec<Line>>,
+}
+
+/// A plan line of a movement: what was removed (negative) or added.
+#[derive(Clone, Serialize, Deserialize)]
+pub(super) struct Line {
+    description: String,
+    mrr: Cents,
+    quantity: i64,
 }
 
 /// `sort`, `order` and the page: by date, latest first, every row.
@@ -76,7 +111,7 @@ pub(super) fn movement_table(
     ledger: &Derived<'_>,
     params: &ReportParams,
     as_of: DateTime<Utc>,
-) -> Result<Value> {
+) -> Result<ReportAnswer> {
     with_rows(ledger, params, as_of, |mut rows, list| {
         let ListRequest {
             sorting: Sorting { by: sort, order },
@@ -113,8 +148,8 @@ pub(super) fn movement_table(
         rows.par_sort_unstable_by(compare);
         // Rows now end with the page, which is written on every core.
         let page = rows.get(offset..).unwrap_or_default();
-        let list: Vec<Value> = page.par_iter().map(|row| row_json(ledger, row)).collect();
-        Ok(json!({ "result": { "count": count, "list": list } }))
+        let list = page.par_iter().map(|row| row_of(ledger, row)).collect();
+        Ok(listing(count, list))
     })
 }
 
@@ -140,7 +175,7 @@ pub(super) fn partial(
         }
         let written: Vec<ListRow> = keyed
             .par_iter()
-            .map(|(key, row)| ListRow::new(key.clone(), &row_json(ledger, row)))
+            .map(|(key, row)| ListRow::new(key.clone(), &row_of(ledger, row)))
             .collect();
         let mut top = TopRows::new(written, keep);
         top.count = count;
@@ -156,14 +191,24 @@ pub(super) fn finish(
     params: &ReportParams,
     _as_of: DateTime<Utc>,
     body: Body,
-) -> Result<Value> {
+) -> Result<ReportAnswer> {
     let page = Page::read(&Query::new(params), LIST.limit, LIST.max_limit)?;
     match body {
-        Body::List(part) => Ok(
-            json!({ "result": { "count": part.rows.count, "list": part.rows.page(page.offset, page.limit)? } }),
-        ),
+        Body::List(part) => Ok(listing(
+            part.rows.count as usize,
+            part.rows.page_of(page.offset, page.limit)?,
+        )),
         other => Err(wrong_body("movement-table", &other)),
     }
+}
+
+fn listing(count: usize, list: Vec<MovementRow>) -> ReportAnswer {
+    Listing {
+        head: NoHead,
+        count,
+        list,
+    }
+    .into()
 }
 
 /// Reads the request and calls `then` with every row of this ledger's
@@ -312,29 +357,26 @@ fn with_rows<T>(
     then(rows, &list)
 }
 
-fn row_json(ledger: &Derived<'_>, row: &Row) -> Value {
+fn row_of(ledger: &Derived<'_>, row: &Row) -> MovementRow {
     let m = row.movement;
-    let mut value = json!({
-        "date": row.period.to_string(),
-        "movement_date": m.date.to_string(),
-        "currency": m.currency.as_str(),
-        "customer_id": m.customer_id.as_str(),
-        "customer_name": row.customer_name,
-        "customer_email": row.customer_email,
-        "type": m.kind.as_str(),
-        "subtype": m.subtype.as_str(),
-        "description": description(ledger, m),
-        "mrr_change": m.mrr_change,
-        "mrr_change_base_currency": row.base_amount,
-        "customer_count_change": m.customer_count_change,
-        "quantity_change": m.quantity_change,
-        "plans_before": m.plans_before,
-        "plans_after": m.plans_after,
-    });
-    if let Some(lines) = &row.lines {
-        value["lines"] = lines.clone();
+    MovementRow {
+        date: row.period,
+        movement_date: m.date,
+        currency: m.currency,
+        customer_id: m.customer_id.clone(),
+        customer_name: row.customer_name.to_string(),
+        customer_email: row.customer_email.map(str::to_string),
+        kind: m.kind,
+        subtype: m.subtype,
+        description: description(ledger, m),
+        mrr_change: m.mrr_change,
+        mrr_change_base_currency: row.base_amount,
+        customer_count_change: m.customer_count_change,
+        quantity_change: m.quantity_change,
+        plans_before: m.plans_before.clone(),
+        plans_after: m.plans_after.clone(),
+        lines: row.lines.clone(),
     }
-    value
 }
 
 /// Plan names joined for display (ids of plans no longer known).
@@ -371,7 +413,7 @@ pub fn description(ledger: &Derived<'_>, m: &Movement) -> String {
 /// The `lines` of each movement of one customer (in date order): with the
 /// same plans, one line of the change; with other plans, a negative line
 /// for what was there before and a positive one for what is there after.
-fn lines_of(ledger: &Derived<'_>, history: &[&Movement]) -> Vec<Value> {
+fn lines_of(ledger: &Derived<'_>, history: &[&Movement]) -> Vec<Vec<Line>> {
     let mut mrr: Vec<(Currency, Cents, i64)> = Vec::new();
     history
         .iter()
@@ -387,29 +429,22 @@ fn lines_of(ledger: &Derived<'_>, history: &[&Movement]) -> Vec<Value> {
             let after = before + m.mrr_change;
             let quantity_after = quantity_before + m.quantity_change;
             mrr[entry] = (m.currency, after, quantity_after);
+            let line = |plans: &[PlanId], mrr, quantity| Line {
+                description: plan_names(ledger, plans),
+                mrr,
+                quantity,
+            };
             if m.plans_before == m.plans_after {
-                json!([{
-                    "description": plan_names(ledger, &m.plans_after),
-                    "mrr": m.mrr_change,
-                    "quantity": m.quantity_change,
-                }])
+                vec![line(&m.plans_after, m.mrr_change, m.quantity_change)]
             } else {
                 let mut lines = Vec::new();
                 if before != 0 || !m.plans_before.is_empty() {
-                    lines.push(json!({
-                        "description": plan_names(ledger, &m.plans_before),
-                        "mrr": -before,
-                        "quantity": -quantity_before,
-                    }));
+                    lines.push(line(&m.plans_before, -before, -quantity_before));
                 }
                 if after != 0 || !m.plans_after.is_empty() {
-                    lines.push(json!({
-                        "description": plan_names(ledger, &m.plans_after),
-                        "mrr": after,
-                        "quantity": quantity_after,
-                    }));
+                    lines.push(line(&m.plans_after, after, quantity_after));
                 }
-                Value::Array(lines)
+                lines
             }
         })
         .collect()

@@ -8,10 +8,12 @@
 //! movement columns (its totals are the report's totals).
 
 use super::ReportParams;
+use super::answer::{Head, ReportAnswer, Series};
 pub(crate) use super::mrr_parts::Part;
+pub use super::mrr_rows::customer_churn_rate;
 pub(super) use super::mrr_rows::{Groups, breakdown_param, merge_groups};
+pub(super) use super::mrr_rows::{MrrRow, period_row};
 use super::mrr_rows::{add_movement_columns, breakdown_entry, mean, share_totals, spec_copy};
-pub use super::mrr_rows::{customer_churn_rate, period_row};
 use super::request::SeriesRequest;
 use super::series::{Conversion, PeriodStats, SeriesSpec};
 use crate::derive::DailyTotals;
@@ -27,7 +29,7 @@ use crate::query::Query;
 use crate::query::filters::{CustomerFacts, CustomerFilter, breakdown_value, currency_filter};
 use chrono::{DateTime, Months, NaiveDate, Utc};
 use rayon::prelude::*;
-use serde_json::{Map, Value, json};
+use serde::Serialize;
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
@@ -110,16 +112,31 @@ pub(super) fn mrr(
     ledger: &Derived<'_>,
     params: &ReportParams,
     as_of: DateTime<Utc>,
-) -> Result<Value> {
-    Ok(mrr_value(&MrrSeries::compute(ledger, params, as_of)?))
+) -> Result<ReportAnswer> {
+    Ok(mrr_answer(&MrrSeries::compute(ledger, params, as_of)?))
 }
 
-pub(super) fn mrr_value(series: &MrrSeries) -> Value {
-    let result: Vec<Value> = (0..series.periods.len())
+/// The head of the `mrr` answer: its currency and breakdown key.
+#[derive(Serialize)]
+struct MrrHead {
+    currency: Currency,
+    breakdown: Option<&'static str>,
+}
+
+impl Head for MrrHead {
+    fn currency(&self) -> Option<Currency> {
+        Some(self.currency)
+    }
+}
+
+/// The `mrr` answer: a row per period, with its breakdown groups when
+/// asked.
+pub(super) fn mrr_answer(series: &MrrSeries) -> ReportAnswer {
+    let result = (0..series.periods.len())
         .map(|i| {
             let mut row = period_row(&series.periods[i], &series.total, i);
             if series.breakdown.is_some() {
-                let entries: Map<String, Value> = series
+                let entries = series
                     .groups
                     .iter()
                     .map(|(key, (label, group))| {
@@ -130,16 +147,19 @@ pub(super) fn mrr_value(series: &MrrSeries) -> Value {
                         (key.clone(), breakdown_entry(label, group, i, fx_adjustment))
                     })
                     .collect();
-                row["breakdown"] = Value::Object(entries);
+                row.breakdown = Some(entries);
             }
             row
         })
-        .collect();
-    json!({
-        "currency": series.currency.as_str(),
-        "breakdown": series.breakdown,
-        "result": result,
-    })
+        .collect::<Vec<MrrRow>>();
+    Series {
+        head: MrrHead {
+            currency: series.currency,
+            breakdown: series.breakdown,
+        },
+        result,
+    }
+    .into()
 }
 
 impl MrrSeries {

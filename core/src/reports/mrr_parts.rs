@@ -3,13 +3,13 @@
 //! assembles the series from the merged stats exactly as one ledger does.
 
 use super::ReportParams;
-use super::mrr::{Groups, MrrSeries, Request, breakdown_param, merge_groups, mrr_value};
+use super::answer::ReportAnswer;
+use super::mrr::{Groups, MrrSeries, Request, breakdown_param, merge_groups, mrr_answer};
 use super::partial::{Body, wrong_body};
 use crate::derive::Derived;
 use crate::error::Result;
 use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
-use serde_json::Value;
 
 /// The mrr series' sums over a ledger's customers: the stats of every group
 /// (the total and each breakdown entry with its label) per period of the
@@ -73,7 +73,7 @@ pub(super) fn mrr_finish(
     params: &ReportParams,
     as_of: DateTime<Utc>,
     body: Body,
-) -> Result<Value> {
+) -> Result<ReportAnswer> {
     let series = MrrSeries::finish(shape, params, as_of, breakdown_param(params)?, body)?;
-    Ok(mrr_value(&series))
+    Ok(mrr_answer(&series))
 }

@@ -10,7 +10,8 @@ use crate::error::Result;
 use crate::money::{Cents, round_ratio};
 use crate::period::Period;
 use crate::query::Query;
-use serde_json::{Value, json};
+use chrono::NaiveDate;
+use serde::Serialize;
 use std::collections::BTreeMap;
 
 /// Stats per group: key `None` is the total, `Some(value)` a breakdown entry
@@ -122,8 +123,75 @@ pub(super) fn lifetime_value(
     }
 }
 
-/// One row of the period table.
-pub fn period_row(period: &Period, group: &GroupSeries, i: usize) -> Value {
+/// One period of the `mrr` report, in the report's currency: movements
+/// and totals in cents, customer counts, rates in percent.
+#[derive(Debug, Clone, Serialize)]
+pub(super) struct MrrRow {
+    pub(super) date: NaiveDate,
+    pub(super) end_date: NaiveDate,
+    pub(super) new: Cents,
+    pub(super) expansion: Cents,
+    pub(super) contraction: Cents,
+    pub(super) churn: Cents,
+    pub(super) reactivation: Cents,
+    pub(super) mrr_diff: Cents,
+    pub(super) customers_diff: i64,
+    pub(super) start_mrr: Cents,
+    pub(super) start_customers: i64,
+    pub(super) total_mrr: Cents,
+    pub(super) total_arr: Cents,
+    pub(super) total_customers: i64,
+    pub(super) arpa: Cents,
+    pub(super) asp: Cents,
+    /// `(new + expansion) / losses`; `None` without losses.
+    pub(super) quick_ratio: Option<f64>,
+    pub(super) customer_churn_rate: Option<f64>,
+    pub(super) mrr_churn_rate: Option<f64>,
+    pub(super) net_mrr_churn_rate: Option<f64>,
+    pub(super) customer_retention_rate: Option<f64>,
+    pub(super) mrr_retention_rate: Option<f64>,
+    pub(super) nrr: Option<f64>,
+    pub(super) customer_churn_avg: Option<f64>,
+    pub(super) ltv: Option<Cents>,
+    /// Months.
+    pub(super) customer_lifetime: Option<f64>,
+    pub(super) fx_adjustment: Cents,
+    /// Each breakdown group's figures, by group value (only with a
+    /// `breakdown`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(super) breakdown: Option<BTreeMap<String, GroupRow>>,
+}
+
+/// The figures of one breakdown group in one period of the `mrr` report.
+#[derive(Debug, Clone, Serialize)]
+pub(super) struct GroupRow {
+    pub(super) label: String,
+    pub(super) total_mrr: Cents,
+    pub(super) total_arr: Cents,
+    pub(super) total_customers: i64,
+    pub(super) new: Cents,
+    pub(super) expansion: Cents,
+    pub(super) contraction: Cents,
+    pub(super) churn: Cents,
+    pub(super) reactivation: Cents,
+    pub(super) mrr_diff: Cents,
+    pub(super) customers_diff: i64,
+    pub(super) new_customers: i64,
+    pub(super) expansion_customers: i64,
+    pub(super) contraction_customers: i64,
+    pub(super) churn_customers: i64,
+    pub(super) reactivation_customers: i64,
+    pub(super) arpa: Cents,
+    pub(super) asp: Cents,
+    pub(super) customer_churn_rate: Option<f64>,
+    pub(super) customer_churn_avg: Option<f64>,
+    pub(super) ltv: Option<Cents>,
+    pub(super) customer_lifetime: Option<f64>,
+    pub(super) fx_adjustment: Cents,
+}
+
+/// One row of the period table, without breakdown.
+pub(super) fn period_row(period: &Period, group: &GroupSeries, i: usize) -> MrrRow {
     let s = &group.stats[i];
     let start_mrr = s.start_mrr as f64;
     let losses = -(s.churn + s.contraction) as f64;
@@ -131,35 +199,42 @@ pub fn period_row(period: &Period, group: &GroupSeries, i: usize) -> Value {
     let (ltv, lifetime) = lifetime_value(arpa, group.monthly_churn[i]);
     let churn_rate = customer_churn_rate(s);
     let mrr_churn_rate = percent(losses, start_mrr);
-    json!({
-        "date": period.start.to_string(),
-        "end_date": period.end.to_string(),
-        "new": s.new,
-        "expansion": s.expansion,
-        "contraction": s.contraction,
-        "churn": s.churn,
-        "reactivation": s.reactivation,
-        "mrr_diff": s.total_mrr - s.start_mrr,
-        "customers_diff": s.customers_diff,
-        "start_mrr": s.start_mrr,
-        "start_customers": s.start_customers,
-        "total_mrr": s.total_mrr,
-        "total_arr": s.total_mrr * 12,
-        "total_customers": s.total_customers,
-        "arpa": arpa,
-        "asp": round_ratio(i128::from(s.new), i128::from(s.new_customers)),
-        "quick_ratio": (losses != 0.0).then(|| (s.new + s.expansion) as f64 / losses),
-        "customer_churn_rate": churn_rate,
-        "mrr_churn_rate": mrr_churn_rate,
-        "net_mrr_churn_rate": percent(-(s.churn + s.contraction + s.expansion + s.reactivation) as f64, start_mrr),
-        "customer_retention_rate": churn_rate.map(|r| 100.0 - r),
-        "mrr_retention_rate": mrr_churn_rate.map(|r| 100.0 - r),
-        "nrr": percent((s.start_mrr + s.expansion + s.contraction + s.churn) as f64, start_mrr),
-        "customer_churn_avg": group.churn_avg[i],
-        "ltv": ltv,
-        "customer_lifetime": lifetime,
-        "fx_adjustment": s.fx_adjustment(),
-    })
+    MrrRow {
+        date: period.start,
+        end_date: period.end,
+        new: s.new,
+        expansion: s.expansion,
+        contraction: s.contraction,
+        churn: s.churn,
+        reactivation: s.reactivation,
+        mrr_diff: s.total_mrr - s.start_mrr,
+        customers_diff: s.customers_diff,
+        start_mrr: s.start_mrr,
+        start_customers: s.start_customers,
+        total_mrr: s.total_mrr,
+        total_arr: s.total_mrr * 12,
+        total_customers: s.total_customers,
+        arpa,
+        asp: round_ratio(i128::from(s.new), i128::from(s.new_customers)),
+        quick_ratio: (losses != 0.0).then(|| (s.new + s.expansion) as f64 / losses),
+        customer_churn_rate: churn_rate,
+        mrr_churn_rate,
+        net_mrr_churn_rate: percent(
+            -(s.churn + s.contraction + s.expansion + s.reactivation) as f64,
+            start_mrr,
+        ),
+        customer_retention_rate: churn_rate.map(|r| 100.0 - r),
+        mrr_retention_rate: mrr_churn_rate.map(|r| 100.0 - r),
+        nrr: percent(
+            (s.start_mrr + s.expansion + s.contraction + s.churn) as f64,
+            start_mrr,
+        ),
+        customer_churn_avg: group.churn_avg[i],
+        ltv,
+        customer_lifetime: lifetime,
+        fx_adjustment: s.fx_adjustment(),
+        breakdown: None,
+    }
 }
 
 /// One breakdown entry of a period.
@@ -168,33 +243,33 @@ pub(super) fn breakdown_entry(
     group: &GroupSeries,
     i: usize,
     fx_adjustment: Option<Cents>,
-) -> Value {
+) -> GroupRow {
     let s = &group.stats[i];
     let arpa = arpa(s);
     let (ltv, lifetime) = lifetime_value(arpa, group.monthly_churn[i]);
-    json!({
-        "label": label,
-        "total_mrr": s.total_mrr,
-        "total_arr": s.total_mrr * 12,
-        "total_customers": s.total_customers,
-        "new": s.new,
-        "expansion": s.expansion,
-        "contraction": s.contraction,
-        "churn": s.churn,
-        "reactivation": s.reactivation,
-        "mrr_diff": s.total_mrr - s.start_mrr,
-        "customers_diff": s.customers_diff,
-        "new_customers": s.new_customers,
-        "expansion_customers": s.expansion_customers,
-        "contraction_customers": s.contraction_customers,
-        "churn_customers": s.churn_customers,
-        "reactivation_customers": s.reactivation_customers,
-        "arpa": arpa,
-        "asp": round_ratio(i128::from(s.new), i128::from(s.new_customers)),
-        "customer_churn_rate": customer_churn_rate(s),
-        "customer_churn_avg": group.churn_avg[i],
-        "ltv": ltv,
-        "customer_lifetime": lifetime,
-        "fx_adjustment": fx_adjustment.unwrap_or_else(|| s.fx_adjustment()),
-    })
+    GroupRow {
+        label: label.to_string(),
+        total_mrr: s.total_mrr,
+        total_arr: s.total_mrr * 12,
+        total_customers: s.total_customers,
+        new: s.new,
+        expansion: s.expansion,
+        contraction: s.contraction,
+        churn: s.churn,
+        reactivation: s.reactivation,
+        mrr_diff: s.total_mrr - s.start_mrr,
+        customers_diff: s.customers_diff,
+        new_customers: s.new_customers,
+        expansion_customers: s.expansion_customers,
+        contraction_customers: s.contraction_customers,
+        churn_customers: s.churn_customers,
+        reactivation_customers: s.reactivation_customers,
+        arpa,
+        asp: round_ratio(i128::from(s.new), i128::from(s.new_customers)),
+        customer_churn_rate: customer_churn_rate(s),
+        customer_churn_avg: group.churn_avg[i],
+        ltv,
+        customer_lifetime: lifetime,
+        fx_adjustment: fx_adjustment.unwrap_or_else(|| s.fx_adjustment()),
+    }
 }

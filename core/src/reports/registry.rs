@@ -9,9 +9,10 @@
 //! The service, the CLI and both bindings all run reports through here, so
 //! they accept and refuse exactly the same parameters.
 
+use super::answer::{ReportAnswer, ReportFn};
 use super::churn_scheduled::{ChurnScheduled, ChurnScheduledMovements, ChurnScheduledSummary};
 use super::params::*;
-use super::partial::Parts;
+use super::partial::{Body, Parts};
 use super::scheduled::CmrrSummary;
 use super::schema::{self, ReportSchema};
 use super::{
@@ -22,8 +23,6 @@ use crate::derive::Derived;
 use crate::error::{Error, Result};
 use chrono::{DateTime, Utc};
 use serde_json::Value;
-
-type ReportFn = fn(&Derived<'_>, &ReportParams, DateTime<Utc>) -> Result<Value>;
 
 /// One report of the registry.
 pub struct Report {
@@ -57,13 +56,8 @@ impl Report {
     /// [`Parts`]).
     const fn in_parts(
         self,
-        compute: fn(&Derived<'_>, &ReportParams, DateTime<Utc>) -> Result<super::partial::Body>,
-        finish: fn(
-            &Derived<'_>,
-            &ReportParams,
-            DateTime<Utc>,
-            super::partial::Body,
-        ) -> Result<Value>,
+        compute: fn(&Derived<'_>, &ReportParams, DateTime<Utc>) -> Result<Body>,
+        finish: fn(&Derived<'_>, &ReportParams, DateTime<Utc>, Body) -> Result<ReportAnswer>,
     ) -> Report {
         Report {
             parts: Some(Parts { compute, finish }),
@@ -461,8 +455,17 @@ impl Report {
         ledger: &Derived<'_>,
         params: &ReportParams,
         as_of: DateTime<Utc>,
-    ) -> Result<Value> {
+    ) -> Result<ReportAnswer> {
         self.check(params)?;
+        self.run_unchecked(ledger, params, as_of)
+    }
+
+    fn run_unchecked(
+        &self,
+        ledger: &Derived<'_>,
+        params: &ReportParams,
+        as_of: DateTime<Utc>,
+    ) -> Result<ReportAnswer> {
         (self.run)(ledger, params, as_of)
     }
 
@@ -547,7 +550,11 @@ mod tests {
         for report in Report::all() {
             let mut read = BTreeSet::new();
             for variant in &variants {
-                let (_, names) = recorded_reads(|| (report.run)(&ledger, variant, as_of));
+                let (_, names) = recorded_reads(|| {
+                    report
+                        .run_unchecked(&ledger, variant, as_of)
+                        .map(ReportAnswer::into_json)
+                });
                 read.extend(names);
             }
             let listed: BTreeSet<String> = report.params().map(|p| p.name.to_string()).collect();

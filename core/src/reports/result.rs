@@ -1,7 +1,8 @@
-//! A report's answer as one typed table: the rows
-//! [`report_rows`] cuts it into, and for each
-//! column its name, its [`Kind`] from the report's [`ReportSchema`] and,
-//! for money in the report's currency, that currency. Arrow batches
+//! A report's answer as one typed table: the rows of the report's typed
+//! answer (`reports::answer`), and for each column its name, its [`Kind`]
+//! from the report's [`ReportSchema`] and, for money in the report's
+//! currency, that currency. An answer received as JSON (a client of the
+//! service) is cut into the same rows by [`report_rows`]. Arrow batches
 //! ([`Ledger::report_batch`](crate::Ledger::report_batch)), the service's
 //! CSV and the CLI's tables are renderings of it.
 
@@ -59,12 +60,21 @@ impl ReportTable {
     /// registry does not know.
     pub fn from_result(name: &str, result: Value) -> Result<ReportTable> {
         let report = Report::find(name)?;
-        let schema = report.schema();
         let currency = result
             .get("currency")
             .and_then(Value::as_str)
             .map(str::to_string);
-        let rows = report_rows(result);
+        Ok(ReportTable::of_rows(report, currency, report_rows(result)))
+    }
+
+    /// The table of `report` over `rows`, money in the report's currency
+    /// in `currency`.
+    pub(crate) fn of_rows(
+        report: &Report,
+        currency: Option<String>,
+        rows: Vec<Value>,
+    ) -> ReportTable {
+        let schema = report.schema();
         let mut names: Vec<String> = Vec::new();
         for row in &rows {
             for key in row.as_object().into_iter().flat_map(|o| o.keys()) {
@@ -100,12 +110,12 @@ impl ReportTable {
                 }
             })
             .collect();
-        Ok(ReportTable {
+        ReportTable {
             report: report.name,
             schema,
             columns,
             rows,
-        })
+        }
     }
 
     /// The column `name`.

@@ -11,6 +11,7 @@
 //! day, with `fix_fx=true`).
 
 use super::ReportParams;
+use super::answer::{ReportAnswer, Single};
 use super::movement_table::description;
 use super::partial::rows::{KeyPart, Row, SumsPart, TopRows};
 use super::partial::{Body, wrong_body};
@@ -18,12 +19,13 @@ use crate::derive::Derived;
 use crate::derive::movements::{Movement, MovementKind, MovementSubtype, PlanList};
 use crate::derive::timeline::Replay;
 use crate::error::Result;
+use crate::ids::CustomerId;
 use crate::model::Customer;
 use crate::money::{Cents, Currency};
 use crate::query::Query;
 use crate::query::filters::{CustomerFacts, CustomerFilter, currency_filter};
 use chrono::{DateTime, Datelike, Duration, NaiveDate, Utc};
-use serde_json::{Value, json};
+use serde::{Deserialize, Serialize};
 
 /// How far ahead scheduled changes are looked for.
 const HORIZON_DAYS: i64 = 366 * 100;
@@ -274,25 +276,43 @@ fn rest_of_day(
     })
 }
 
-pub(super) fn row(ledger: &Derived<'_>, s: &Scheduled, period: Option<NaiveDate>) -> Value {
+/// One scheduled change as listed: `mrr_change` in cents of its
+/// `currency`, `mrr_change_base_currency` in the report's; `period` is the
+/// start of its period in the scheduled-churn list.
+#[derive(Serialize, Deserialize)]
+pub(super) struct ScheduledRow {
+    date: NaiveDate,
+    currency: Currency,
+    customer_id: CustomerId,
+    customer_name: String,
+    customer_email: Option<String>,
+    #[serde(rename = "type")]
+    kind: MovementKind,
+    subtype: MovementSubtype,
+    mrr_change: Cents,
+    mrr_change_base_currency: Cents,
+    customer_count_change: i32,
+    description: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    period: Option<NaiveDate>,
+}
+
+pub(super) fn row(ledger: &Derived<'_>, s: &Scheduled, period: Option<NaiveDate>) -> ScheduledRow {
     let m = &s.movement;
-    let mut value = json!({
-        "date": m.date.to_string(),
-        "currency": m.currency.as_str(),
-        "customer_id": s.customer.id.as_str(),
-        "customer_name": s.customer.name,
-        "customer_email": s.customer.email,
-        "type": m.kind.as_str(),
-        "subtype": m.subtype.as_str(),
-        "mrr_change": m.mrr_change,
-        "mrr_change_base_currency": s.base,
-        "customer_count_change": m.customer_count_change,
-        "description": description(ledger, m),
-    });
-    if let Some(period) = period {
-        value["period"] = json!(period.to_string());
+    ScheduledRow {
+        date: m.date,
+        currency: m.currency,
+        customer_id: s.customer.id.clone(),
+        customer_name: s.customer.name.to_string(),
+        customer_email: s.customer.email.as_deref().map(str::to_string),
+        kind: m.kind,
+        subtype: m.subtype,
+        mrr_change: m.mrr_change,
+        mrr_change_base_currency: s.base,
+        customer_count_change: m.customer_count_change,
+        description: description(ledger, m),
+        period,
     }
-    value
 }
 
 /// One view of the scheduled-change reports (`cmrr-summary` and the
@@ -318,7 +338,7 @@ pub(super) trait ScheduledView {
         params: &ReportParams,
         req: &Request,
         body: Body,
-    ) -> Result<Value>;
+    ) -> Result<ReportAnswer>;
 }
 
 /// The report of view `V` over one ledger.
@@ -326,7 +346,7 @@ pub(super) fn whole<V: ScheduledView>(
     ledger: &Derived<'_>,
     params: &ReportParams,
     as_of: DateTime<Utc>,
-) -> Result<Value> {
+) -> Result<ReportAnswer> {
     let req = request(ledger, params, as_of)?;
     let body = V::part(ledger, params, as_of, &req)?;
     V::value(ledger, params, &req, body)
@@ -348,7 +368,7 @@ pub(super) fn finish<V: ScheduledView>(
     params: &ReportParams,
     as_of: DateTime<Utc>,
     body: Body,
-) -> Result<Value> {
+) -> Result<ReportAnswer> {
     let req = request(shape, params, as_of)?;
     V::value(shape, params, &req, body)
 }
@@ -369,7 +389,7 @@ impl ScheduledView for CmrrSummary {
         Ok(Body::Sums(cmrr_part(ledger, params, as_of, req)?))
     }
 
-    fn value(_: &Derived<'_>, _: &ReportParams, req: &Request, body: Body) -> Result<Value> {
+    fn value(_: &Derived<'_>, _: &ReportParams, req: &Request, body: Body) -> Result<ReportAnswer> {
         match body {
             Body::Sums(part) if part.sums.len() == 9 => cmrr_value(req, part),
             other => Err(wrong_body(Self::NAME, &other)),
@@ -421,25 +441,55 @@ const KINDS: [MovementKind; 5] = [
     MovementKind::Reactivation,
 ];
 
-fn cmrr_value(req: &Request, part: SumsPart) -> Result<Value> {
+/// The `cmrr-summary` answer: the figures and the changes behind them.
+#[derive(Serialize)]
+struct CmrrAnswer {
+    currency: Currency,
+    summary: CmrrFigures,
+    scheduled: Vec<ScheduledRow>,
+}
+
+/// MRR now and committed, the change by type (cents of the report's
+/// currency), and the paying customers now and committed.
+#[derive(Serialize)]
+struct CmrrFigures {
+    mrr_current: Cents,
+    cmrr: Cents,
+    change: Cents,
+    customers_current: i64,
+    customers_committed: i64,
+    scheduled_new: Cents,
+    scheduled_expansion: Cents,
+    scheduled_contraction: Cents,
+    scheduled_churn: Cents,
+    scheduled_reactivation: Cents,
+}
+
+fn cmrr_value(req: &Request, part: SumsPart) -> Result<ReportAnswer> {
     let s = &part.sums;
     let (mrr, customers, change, customers_change) = (s[0], s[1], s[2], s[3]);
-    Ok(json!({
-        "currency": req.currency.as_str(),
-        "summary": {
-            "mrr_current": mrr,
-            "cmrr": mrr + change,
-            "change": change,
-            "customers_current": customers,
-            "customers_committed": customers + customers_change,
-            "scheduled_new": s[4],
-            "scheduled_expansion": s[5],
-            "scheduled_contraction": s[6],
-            "scheduled_churn": s[7],
-            "scheduled_reactivation": s[8],
-        },
-        "scheduled": part.rows.page(0, usize::MAX)?,
-    }))
+    let summary = CmrrFigures {
+        mrr_current: mrr,
+        cmrr: mrr + change,
+        change,
+        customers_current: customers,
+        customers_committed: customers + customers_change,
+        scheduled_new: s[4],
+        scheduled_expansion: s[5],
+        scheduled_contraction: s[6],
+        scheduled_churn: s[7],
+        scheduled_reactivation: s[8],
+    };
+    let value = CmrrAnswer {
+        currency: req.currency,
+        summary,
+        scheduled: part.rows.page_of(0, usize::MAX)?,
+    };
+    Ok(Single {
+        currency: Some(req.currency),
+        value,
+    }
+    .into())
 }
 
 /// MRR and paying customers at `as_of` of the filtered customers.

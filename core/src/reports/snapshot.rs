@@ -7,6 +7,7 @@
 //! currencies.
 
 use super::ReportParams;
+use super::answer::{Head, Listing, ReportAnswer, Series};
 use super::partial::Body;
 use super::partial::rows::{KeyPart, Row, Scalar, TopRows};
 use crate::derive::Derived;
@@ -17,7 +18,6 @@ use crate::query::filters::{CustomerFacts, CustomerFilter, currency_filter};
 use crate::query::{Page, Query};
 use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
-use serde_json::{Value, json};
 use std::collections::BTreeMap;
 
 /// The paying customers at the report's instant with their converted MRR,
@@ -84,13 +84,9 @@ pub(super) fn snapshot<'a>(
     })
 }
 
-/// `100 x part / whole`, `null` when `whole` is 0.
-pub(super) fn share(part: Cents, whole: Cents) -> Value {
-    if whole == 0 {
-        Value::Null
-    } else {
-        json!(100.0 * part as f64 / whole as f64)
-    }
+/// `100 x part / whole`, `None` (null) when `whole` is 0.
+pub(super) fn share(part: Cents, whole: Cents) -> Option<f64> {
+    (whole != 0).then(|| 100.0 * part as f64 / whole as f64)
 }
 
 /// The report currency of a snapshot request.
@@ -140,7 +136,7 @@ pub(super) fn map(
     ledger: &Derived<'_>,
     params: &ReportParams,
     as_of: DateTime<Utc>,
-) -> Result<Value> {
+) -> Result<ReportAnswer> {
     let snap = snapshot(ledger, params, as_of)?;
     Ok(map_value(snap.currency, MapPart::of(&snap)))
 }
@@ -158,14 +154,48 @@ pub(super) fn map_finish(
     params: &ReportParams,
     _as_of: DateTime<Utc>,
     body: Body,
-) -> Result<Value> {
+) -> Result<ReportAnswer> {
     match body {
         Body::Map(part) => Ok(map_value(currency(shape, params)?, part)),
         other => Err(super::partial::wrong_body("map", &other)),
     }
 }
 
-fn map_value(currency: Currency, part: MapPart) -> Value {
+/// The head of the `map` answer: its currency and totals.
+#[derive(Serialize)]
+struct MapHead {
+    currency: Currency,
+    total: MapTotal,
+}
+
+/// Every paying customer: how many, their MRR and ARPA.
+#[derive(Serialize)]
+struct MapTotal {
+    customers: i64,
+    mrr: Cents,
+    arpa: Cents,
+}
+
+impl Head for MapHead {
+    fn currency(&self) -> Option<Currency> {
+        Some(self.currency)
+    }
+}
+
+/// One country of the `map`: its paying customers, MRR, ARR, ARPA and
+/// share of the MRR.
+#[derive(Serialize)]
+struct CountryRow {
+    country: String,
+    region: &'static str,
+    customers: i64,
+    mrr: Cents,
+    arr: Cents,
+    arpa: Cents,
+    share: Option<f64>,
+}
+
+fn map_value(currency: Currency, part: MapPart) -> ReportAnswer {
     let total = part.total;
     let mut rows: Vec<(String, i64, Cents)> = part
         .countries
@@ -173,25 +203,27 @@ fn map_value(currency: Currency, part: MapPart) -> Value {
         .map(|(c, (n, m))| (c, n, m))
         .collect();
     rows.sort_by(|a, b| b.2.cmp(&a.2).then_with(|| a.0.cmp(&b.0)));
-    let result: Vec<Value> = rows
-        .iter()
-        .map(|(country, customers, mrr)| {
-            json!({
-                "country": country,
-                "region": crate::query::filters::region_of(country),
-                "customers": customers,
-                "mrr": mrr,
-                "arr": mrr * 12,
-                "arpa": round_ratio(i128::from(*mrr), i128::from(*customers)),
-                "share": share(*mrr, total),
-            })
+    let result = rows
+        .into_iter()
+        .map(|(country, customers, mrr)| CountryRow {
+            region: crate::query::filters::region_of(&country),
+            country,
+            customers,
+            mrr,
+            arr: mrr * 12,
+            arpa: round_ratio(i128::from(mrr), i128::from(customers)),
+            share: share(mrr, total),
         })
         .collect();
-    json!({
-        "currency": currency.as_str(),
-        "total": {"customers": part.customers, "mrr": total, "arpa": round_ratio(i128::from(total), i128::from(part.customers))},
-        "result": result,
-    })
+    let head = MapHead {
+        currency,
+        total: MapTotal {
+            customers: part.customers,
+            mrr: total,
+            arpa: round_ratio(i128::from(total), i128::from(part.customers)),
+        },
+    };
+    Series { head, result }.into()
 }
 
 /// `customer-concentration`'s parts: how many paying customers have each
@@ -221,7 +253,7 @@ impl ConcentrationPart {
                         KeyPart::new(Scalar::Int((*mrr).into()), true),
                         KeyPart::text(customer.id.as_str()),
                     ],
-                    &json!([customer.id.as_str(), customer.name, mrr]),
+                    &(customer.id.as_str(), &customer.name, mrr),
                 )
             })
             .collect();
@@ -262,7 +294,7 @@ pub(super) fn concentration(
     ledger: &Derived<'_>,
     params: &ReportParams,
     as_of: DateTime<Utc>,
-) -> Result<Value> {
+) -> Result<ReportAnswer> {
     let page = page(params)?;
     let snap = snapshot(ledger, params, as_of)?;
     let part = ConcentrationPart::of(&snap, page.end());
@@ -287,7 +319,7 @@ pub(super) fn concentration_finish(
     params: &ReportParams,
     _as_of: DateTime<Utc>,
     body: Body,
-) -> Result<Value> {
+) -> Result<ReportAnswer> {
     let page = page(params)?;
     match body {
         Body::Concentration(part) => concentration_value(currency(shape, params)?, part, page),
@@ -295,7 +327,51 @@ pub(super) fn concentration_finish(
     }
 }
 
-fn concentration_value(currency: Currency, part: ConcentrationPart, page: Page) -> Result<Value> {
+/// The head of `customer-concentration`: the currency, the total MRR and
+/// paying customers, the Herfindahl index and the top percentiles' shares.
+#[derive(Serialize)]
+struct ConcentrationHead {
+    currency: Currency,
+    total_mrr: Cents,
+    customers: usize,
+    herfindahl: f64,
+    hhi: f64,
+    top: Vec<TopShare>,
+}
+
+impl Head for ConcentrationHead {
+    fn currency(&self) -> Option<Currency> {
+        Some(self.currency)
+    }
+}
+
+/// The top `percent` of customers (at least one): how many, their MRR and
+/// its share.
+#[derive(Serialize)]
+struct TopShare {
+    percent: u32,
+    customers: usize,
+    mrr: Cents,
+    share: Option<f64>,
+}
+
+/// A customer ranked by MRR, with its share and the cumulative share up to
+/// it.
+#[derive(Serialize)]
+struct RankRow {
+    rank: usize,
+    customer_id: String,
+    customer_name: String,
+    mrr: Cents,
+    share: Option<f64>,
+    cumulative_share: Option<f64>,
+}
+
+fn concentration_value(
+    currency: Currency,
+    part: ConcentrationPart,
+    page: Page,
+) -> Result<ReportAnswer> {
     let total: Cents = part
         .histogram
         .iter()
@@ -309,45 +385,49 @@ fn concentration_value(currency: Currency, part: ConcentrationPart, page: Page) 
             .map(|mrr| (mrr as f64 / total as f64).powi(2))
             .sum()
     };
-    let top: Vec<Value> = [1u32, 5, 10, 20]
-        .iter()
+    let top = [1u32, 5, 10, 20]
+        .into_iter()
         .map(|percent| {
             let n = if count == 0 {
                 0
             } else {
-                (count * *percent as usize).div_ceil(100).max(1)
+                (count * percent as usize).div_ceil(100).max(1)
             };
             let mrr: Cents = part.descending().take(n).sum();
-            json!({"percent": percent, "customers": n, "mrr": mrr, "share": share(mrr, total)})
+            TopShare {
+                percent,
+                customers: n,
+                mrr,
+                share: share(mrr, total),
+            }
         })
         .collect();
     // The MRR of every customer ranked before the page.
     let mut cumulative: Cents = part.descending().take(page.offset).sum();
-    let list: Vec<Value> = part
+    let list = part
         .rows
-        .page(page.offset, page.limit)?
+        .page_of::<(String, String, Cents)>(page.offset, page.limit)?
         .into_iter()
         .enumerate()
-        .map(|(i, row)| {
-            let mrr = row[2].as_i64().unwrap_or_default();
+        .map(|(i, (customer_id, customer_name, mrr))| {
             cumulative += mrr;
-            json!({
-                "rank": page.offset + i + 1,
-                "customer_id": row[0],
-                "customer_name": row[1],
-                "mrr": mrr,
-                "share": share(mrr, total),
-                "cumulative_share": share(cumulative, total),
-            })
+            RankRow {
+                rank: page.offset + i + 1,
+                customer_id,
+                customer_name,
+                mrr,
+                share: share(mrr, total),
+                cumulative_share: share(cumulative, total),
+            }
         })
         .collect();
-    Ok(json!({
-        "currency": currency.as_str(),
-        "total_mrr": total,
-        "customers": count,
-        "herfindahl": herfindahl,
-        "hhi": herfindahl * 10_000.0,
-        "top": top,
-        "result": {"count": count, "list": list},
-    }))
+    let head = ConcentrationHead {
+        currency,
+        total_mrr: total,
+        customers: count,
+        herfindahl,
+        hhi: herfindahl * 10_000.0,
+        top,
+    };
+    Ok(Listing { head, count, list }.into())
 }

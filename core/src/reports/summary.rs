@@ -2,6 +2,7 @@
 //! currency (or `baseCurrency`).
 
 use super::ReportParams;
+use super::answer::{ReportAnswer, Single};
 use super::partial::Body;
 use crate::derive::Derived;
 use crate::derive::timeline::Replay;
@@ -11,13 +12,12 @@ use crate::query::Query;
 use chrono::{DateTime, Utc};
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
-use serde_json::{Value, json};
 
 pub(super) fn summary(
     ledger: &Derived<'_>,
     params: &ReportParams,
     as_of: DateTime<Utc>,
-) -> Result<Value> {
+) -> Result<ReportAnswer> {
     let (currency, part) = compute(ledger, params, as_of)?;
     Ok(render(currency, part))
 }
@@ -52,7 +52,7 @@ pub(super) fn finish(
     params: &ReportParams,
     _as_of: DateTime<Utc>,
     body: Body,
-) -> Result<Value> {
+) -> Result<ReportAnswer> {
     let currency = Query::new(params).base_currency(shape.settings())?;
     match body {
         Body::Summary(part) => Ok(render(currency, part)),
@@ -89,14 +89,32 @@ fn compute(
     Ok((currency, Part { mrr, subscribers }))
 }
 
-fn render(currency: Currency, Part { mrr, subscribers }: Part) -> Value {
-    json!({
-        "summary": {
-            "mrr_current": mrr,
-            "arr_current": mrr * 12,
-            "subscribers_current": subscribers,
-            "arpa_current": round_ratio(i128::from(mrr), i128::from(subscribers)),
-        },
-        "currency": currency.as_str(),
-    })
+/// The `summary` answer: the figures, then the currency they are in.
+#[derive(Serialize)]
+struct SummaryAnswer {
+    summary: Figures,
+    currency: Currency,
+}
+
+/// MRR, ARR and ARPA in cents, and how many customers pay.
+#[derive(Serialize)]
+struct Figures {
+    mrr_current: Cents,
+    arr_current: Cents,
+    subscribers_current: i64,
+    arpa_current: Cents,
+}
+
+fn render(currency: Currency, Part { mrr, subscribers }: Part) -> ReportAnswer {
+    let summary = Figures {
+        mrr_current: mrr,
+        arr_current: mrr * 12,
+        subscribers_current: subscribers,
+        arpa_current: round_ratio(i128::from(mrr), i128::from(subscribers)),
+    };
+    Single {
+        currency: Some(currency),
+        value: SummaryAnswer { summary, currency },
+    }
+    .into()
 }

@@ -7,35 +7,49 @@
 //! the total MRR.
 
 use super::ReportParams;
-use super::mrr::{MrrSeries, period_row};
+use super::answer::{Cell, InCurrency, MetricRow, Pivot, ReportAnswer};
+use super::mrr::{MrrRow, MrrSeries, period_row};
 use super::partial::Body;
 use crate::derive::Derived;
 use crate::derive::movements::MovementSubtype;
 use crate::error::Result;
 use chrono::{DateTime, Utc};
-use serde_json::{Value, json};
 
-/// Rows of `mrr-table`: the metric (a field of an mrr period) and its label.
-pub const MRR_TABLE_ROWS: &[(&str, &str)] = &[
-    ("total_mrr", "MRR"),
-    ("total_arr", "ARR"),
-    ("total_customers", "Customers"),
-    ("new", "New MRR"),
-    ("expansion", "Expansion MRR"),
-    ("contraction", "Contraction MRR"),
-    ("churn", "Churned MRR"),
-    ("reactivation", "Reactivation MRR"),
-    ("fx_adjustment", "FX adjustment"),
-    ("mrr_diff", "Net MRR change"),
-    ("customers_diff", "Net customer change"),
-    ("arpa", "ARPA"),
-    ("asp", "ASP"),
-    ("customer_churn_rate", "Customer churn rate (%)"),
-    ("mrr_churn_rate", "MRR churn rate (%)"),
-    ("net_mrr_churn_rate", "Net MRR churn rate (%)"),
-    ("nrr", "Net revenue retention (%)"),
-    ("quick_ratio", "Quick ratio"),
-    ("ltv", "LTV"),
+/// A metric of a pivot: its name, its label and its value in a period.
+type Metric<R> = (&'static str, &'static str, fn(&R) -> Cell);
+
+/// The metrics of `mrr-table`, in order (each a column of the `mrr`
+/// report).
+const MRR_TABLE_ROWS: &[Metric<MrrRow>] = &[
+    ("total_mrr", "MRR", |r| r.total_mrr.into()),
+    ("total_arr", "ARR", |r| r.total_arr.into()),
+    ("total_customers", "Customers", |r| r.total_customers.into()),
+    ("new", "New MRR", |r| r.new.into()),
+    ("expansion", "Expansion MRR", |r| r.expansion.into()),
+    ("contraction", "Contraction MRR", |r| r.contraction.into()),
+    ("churn", "Churned MRR", |r| r.churn.into()),
+    ("reactivation", "Reactivation MRR", |r| {
+        r.reactivation.into()
+    }),
+    ("fx_adjustment", "FX adjustment", |r| r.fx_adjustment.into()),
+    ("mrr_diff", "Net MRR change", |r| r.mrr_diff.into()),
+    ("customers_diff", "Net customer change", |r| {
+        r.customers_diff.into()
+    }),
+    ("arpa", "ARPA", |r| r.arpa.into()),
+    ("asp", "ASP", |r| r.asp.into()),
+    ("customer_churn_rate", "Customer churn rate (%)", |r| {
+        r.customer_churn_rate.into()
+    }),
+    ("mrr_churn_rate", "MRR churn rate (%)", |r| {
+        r.mrr_churn_rate.into()
+    }),
+    ("net_mrr_churn_rate", "Net MRR churn rate (%)", |r| {
+        r.net_mrr_churn_rate.into()
+    }),
+    ("nrr", "Net revenue retention (%)", |r| r.nrr.into()),
+    ("quick_ratio", "Quick ratio", |r| r.quick_ratio.into()),
+    ("ltv", "LTV", |r| r.ltv.into()),
 ];
 
 /// Subtypes in display order, with labels.
@@ -56,7 +70,7 @@ pub(super) fn mrr_table(
     ledger: &Derived<'_>,
     params: &ReportParams,
     as_of: DateTime<Utc>,
-) -> Result<Value> {
+) -> Result<ReportAnswer> {
     Ok(mrr_table_value(&MrrSeries::compute_by(
         ledger, params, as_of, None,
     )?))
@@ -75,21 +89,23 @@ pub(super) fn mrr_table_finish(
     params: &ReportParams,
     as_of: DateTime<Utc>,
     body: Body,
-) -> Result<Value> {
+) -> Result<ReportAnswer> {
     Ok(mrr_table_value(&MrrSeries::finish(
         shape, params, as_of, None, body,
     )?))
 }
 
-fn mrr_table_value(series: &MrrSeries) -> Value {
-    let periods: Vec<Value> = (0..series.periods.len())
+fn mrr_table_value(series: &MrrSeries) -> ReportAnswer {
+    let periods: Vec<MrrRow> = (0..series.periods.len())
         .map(|i| period_row(&series.periods[i], &series.total, i))
         .collect();
-    let rows: Vec<Value> = MRR_TABLE_ROWS
+    let rows = MRR_TABLE_ROWS
         .iter()
-        .map(|(metric, label)| {
-            let values: Vec<Value> = periods.iter().map(|p| p[*metric].clone()).collect();
-            json!({"metric": metric, "label": label, "values": values})
+        .map(|&(metric, label, value)| MetricRow {
+            metric,
+            movement: None,
+            label,
+            values: periods.iter().map(value).collect(),
         })
         .collect();
     table(series, rows)
@@ -99,7 +115,7 @@ pub(super) fn mrr_table_subtypes(
     ledger: &Derived<'_>,
     params: &ReportParams,
     as_of: DateTime<Utc>,
-) -> Result<Value> {
+) -> Result<ReportAnswer> {
     Ok(subtypes_value(&MrrSeries::compute_by(
         ledger,
         params,
@@ -121,7 +137,7 @@ pub(super) fn mrr_table_subtypes_finish(
     params: &ReportParams,
     as_of: DateTime<Utc>,
     body: Body,
-) -> Result<Value> {
+) -> Result<ReportAnswer> {
     Ok(subtypes_value(&MrrSeries::finish(
         shape,
         params,
@@ -131,41 +147,45 @@ pub(super) fn mrr_table_subtypes_finish(
     )?))
 }
 
-fn subtypes_value(series: &MrrSeries) -> Value {
-    let mut rows: Vec<Value> = SUBTYPE_ROWS
+fn subtypes_value(series: &MrrSeries) -> ReportAnswer {
+    let mut rows: Vec<MetricRow> = SUBTYPE_ROWS
         .iter()
-        .map(|(subtype, label)| {
-            let values: Vec<Value> = (0..series.periods.len())
+        .map(|(subtype, label)| MetricRow {
+            metric: subtype.as_str(),
+            movement: Some(Some(subtype.kind().as_str())),
+            label,
+            values: (0..series.periods.len())
                 .map(|i| {
                     let moved = series
                         .groups
                         .get(subtype.as_str())
                         .map_or(0, |(_, group)| group.stats[i].movements());
-                    json!(moved)
+                    Cell::Int(moved)
                 })
-                .collect();
-            json!({
-                "metric": subtype.as_str(),
-                "type": subtype.kind().as_str(),
-                "label": label,
-                "values": values,
-            })
+                .collect(),
         })
         .collect();
-    rows.push(json!({
-        "metric": "total_mrr",
-        "type": null,
-        "label": "MRR",
-        "values": series.total.stats.iter().map(|s| s.total_mrr).collect::<Vec<_>>(),
-    }));
+    rows.push(MetricRow {
+        metric: "total_mrr",
+        movement: Some(None),
+        label: "MRR",
+        values: series
+            .total
+            .stats
+            .iter()
+            .map(|s| Cell::Int(s.total_mrr))
+            .collect(),
+    });
     table(series, rows)
 }
 
-fn table(series: &MrrSeries, rows: Vec<Value>) -> Value {
-    let columns: Vec<String> = series.periods.iter().map(|p| p.start.to_string()).collect();
-    json!({
-        "currency": series.currency.as_str(),
-        "columns": columns,
-        "rows": rows,
-    })
+fn table(series: &MrrSeries, rows: Vec<MetricRow>) -> ReportAnswer {
+    Pivot {
+        head: InCurrency {
+            currency: series.currency,
+        },
+        columns: series.periods.iter().map(|p| p.start).collect(),
+        rows,
+    }
+    .into()
 }

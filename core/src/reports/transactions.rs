@@ -26,10 +26,12 @@
 //! `net` (payments + refunds) and `count` (payments and refunds).
 
 use super::ReportParams;
+use super::answer::ReportAnswer;
 use super::event_parts::{
-    EventView, Selection, check_detail, detail_rows, detail_value, event_view,
+    EventView, Selection, check_detail, detail_answer, detail_rows, event_view,
 };
-use super::events::{Event, EventRequest, Family, Tally};
+use super::events::{Event, EventRequest, Family, Figures, Metric, Tally, labels, names};
+use super::invoices::{LineRow, line_rows, stamp};
 use super::partial::rows::ListPart;
 use super::partial::{Body, wrong_body};
 use crate::derive::Derived;
@@ -38,21 +40,24 @@ use crate::model::{
     Customer, Interval, InvoiceStatus, InvoiceType, Plan, PricingModel, StoredInvoice,
     TransactionResult, TransactionType,
 };
-use crate::money::Cents;
+use crate::money::{Cents, Currency};
 use crate::query::Query;
-use chrono::{DateTime, SecondsFormat, Utc};
+use chrono::{DateTime, Utc};
 use chrono_tz::Tz;
-use serde_json::{Map, Value, json};
+use serde::{Deserialize, Serialize};
+
+/// Payment types with their labels, in display order.
+pub(crate) const CHARGE_LABELS: [(&str, &str); 6] = [
+    ("month_sub", "Monthly subscriptions"),
+    ("year_sub", "Annual subscriptions"),
+    ("week_sub", "Weekly subscriptions"),
+    ("day_sub", "Daily subscriptions"),
+    ("metered", "Metered"),
+    ("one_time", "One-time"),
+];
 
 /// Payment types, in display order.
-pub const CHARGE_TYPES: &[&str] = &[
-    "month_sub",
-    "year_sub",
-    "week_sub",
-    "day_sub",
-    "metered",
-    "one_time",
-];
+pub const CHARGE_TYPES: &[&str] = &names(&CHARGE_LABELS);
 
 /// One payment attempt or refund of an invoice.
 #[derive(Debug, Clone)]
@@ -196,8 +201,30 @@ pub(crate) fn money_events<'a>(
     Ok(events)
 }
 
+/// The detail row of a payment attempt, refund or discount: `amount` in
+/// cents of its `currency`, `amount_base_currency` in the report's; with
+/// `customer`, the invoice's `lines`.
+#[derive(Serialize, Deserialize)]
+pub(crate) struct AttemptRow {
+    date: String,
+    customer_id: String,
+    customer_name: Option<String>,
+    customer_email: Option<String>,
+    #[serde(rename = "type")]
+    kind: String,
+    status: String,
+    transaction_id: String,
+    invoice_id: String,
+    currency: Currency,
+    description: String,
+    amount: Cents,
+    amount_base_currency: Cents,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    lines: Option<Vec<LineRow>>,
+}
+
 /// The detail row of a money event; `lines` adds the invoice's lines.
-pub(crate) fn money_row(ledger: &Derived<'_>, event: &Event<Attempt>, lines: bool) -> Value {
+pub(crate) fn money_row(ledger: &Derived<'_>, event: &Event<Attempt>, lines: bool) -> AttemptRow {
     let tz = ledger.settings().timezone;
     let attempt = &event.source;
     let invoice = attempt.invoice;
@@ -216,102 +243,56 @@ pub(crate) fn money_row(ledger: &Derived<'_>, event: &Event<Attempt>, lines: boo
         TransactionResult::Successful => "successful",
         TransactionResult::Failed => "failed",
     };
-    let mut row = json!({
-        "date": stamp(attempt.instant),
-        "customer_id": event.customer_id,
-        "customer_name": customer.map(|c| &*c.name),
-        "customer_email": customer.and_then(|c| c.email.as_deref()),
-        "type": event.kind,
-        "status": status,
-        "transaction_id": attempt.id,
-        "invoice_id": invoice.id(),
-        "currency": event.currency.as_str(),
-        "description": description,
-        "amount": event.amount,
-        "amount_base_currency": event.amount_base,
-    });
-    if lines {
-        row["lines"] = json!(invoice_lines(invoice, &description, tz));
+    AttemptRow {
+        date: stamp(attempt.instant),
+        customer_id: event.customer_id.clone(),
+        customer_name: customer.map(|c| c.name.to_string()),
+        customer_email: customer.and_then(|c| c.email.as_deref().map(str::to_string)),
+        kind: event.kind.to_string(),
+        status: status.to_string(),
+        transaction_id: attempt.id.clone(),
+        invoice_id: invoice.id().to_string(),
+        currency: event.currency,
+        lines: lines.then(|| line_rows(invoice, description.clone(), tz)),
+        description,
+        amount: event.amount,
+        amount_base_currency: event.amount_base,
     }
-    row
-}
-
-/// The invoice's lines, or one line standing for the whole invoice.
-fn invoice_lines(invoice: StoredInvoice<'_>, description: &str, tz: Tz) -> Vec<Value> {
-    let when = |t: Option<crate::model::Timestamp>| t.map(|t| stamp(t.instant(tz)));
-    if invoice.details().lines.is_empty() {
-        return vec![json!({
-            "description": description,
-            "amount": invoice.amount,
-            "quantity": invoice.quantity,
-            "period_start": when(invoice.period_start),
-            "period_end": when(invoice.period_end),
-        })];
-    }
-    invoice
-        .details()
-        .lines
-        .iter()
-        .map(|line| {
-            json!({
-                "description": line.description,
-                "amount": line.amount,
-                "quantity": line.quantity,
-                "period_start": when(line.period_start),
-                "period_end": when(line.period_end),
-            })
-        })
-        .collect()
-}
-
-fn stamp(t: DateTime<Utc>) -> String {
-    t.to_rfc3339_opts(SecondsFormat::Secs, true)
 }
 
 const TRANSACTIONS: Family = Family {
-    types: &[
-        ("month_sub", "Monthly subscriptions"),
-        ("year_sub", "Annual subscriptions"),
-        ("week_sub", "Weekly subscriptions"),
-        ("day_sub", "Daily subscriptions"),
-        ("metered", "Metered"),
-        ("one_time", "One-time"),
-        ("refund", "Refunds"),
-        ("discount", "Discounts"),
-        ("fee", "Fees"),
-    ],
+    types: &labels::<9>(
+        &CHARGE_LABELS,
+        &[
+            ("refund", "Refunds"),
+            ("discount", "Discounts"),
+            ("fee", "Fees"),
+        ],
+    ),
     metrics: &[
-        ("net", "Net cash"),
-        ("payments", "Payments"),
-        ("month_sub", "Monthly subscriptions"),
-        ("year_sub", "Annual subscriptions"),
-        ("week_sub", "Weekly subscriptions"),
-        ("day_sub", "Daily subscriptions"),
-        ("metered", "Metered"),
-        ("one_time", "One-time"),
-        ("refund", "Refunds"),
-        ("discount", "Discounts"),
-        ("fee", "Fees"),
-        ("count", "Transactions"),
-        ("payments_count", "Payments (count)"),
-        ("refund_count", "Refunds (count)"),
+        Metric::One("net", "Net cash"),
+        Metric::One("payments", "Payments"),
+        Metric::Types,
+        Metric::One("count", "Transactions"),
+        Metric::One("payments_count", "Payments (count)"),
+        Metric::One("refund_count", "Refunds (count)"),
     ],
     figures: transaction_figures,
 };
 
-fn transaction_figures(tally: &Tally) -> Map<String, Value> {
-    let mut row = Map::new();
+fn transaction_figures(tally: &Tally) -> Figures {
+    let mut row = Figures::default();
     for (kind, _) in TRANSACTIONS.types {
         let bucket = tally.bucket(kind);
-        row.insert(kind.to_string(), json!(bucket.amount));
-        row.insert(format!("{kind}_count"), json!(bucket.count));
+        row.set(*kind, bucket.amount);
+        row.set(format!("{kind}_count"), bucket.count);
     }
     let payments = tally.total(CHARGE_TYPES);
     let refunds = tally.bucket("refund");
-    row.insert("payments".into(), json!(payments.amount));
-    row.insert("payments_count".into(), json!(payments.count));
-    row.insert("net".into(), json!(payments.amount + refunds.amount));
-    row.insert("count".into(), json!(payments.count + refunds.count));
+    row.set("payments", payments.amount);
+    row.set("payments_count", payments.count);
+    row.set("net", payments.amount + refunds.amount);
+    row.set("count", payments.count + refunds.count);
     row
 }
 
@@ -380,7 +361,7 @@ pub(super) fn transactions_detail(
     ledger: &Derived<'_>,
     params: &ReportParams,
     as_of: DateTime<Utc>,
-) -> Result<Value> {
+) -> Result<ReportAnswer> {
     let customers = Query::new(params).list("customer");
     for id in &customers {
         if ledger.customer(id).is_none() {
@@ -390,7 +371,7 @@ pub(super) fn transactions_detail(
             });
         }
     }
-    detail_value(&transactions_detail_rows(
+    detail_answer::<AttemptRow>(&transactions_detail_rows(
         ledger, params, as_of, &customers,
     )?)
 }
@@ -473,7 +454,7 @@ pub(super) fn transactions_detail_finish(
     params: &ReportParams,
     as_of: DateTime<Utc>,
     body: Body,
-) -> Result<Value> {
+) -> Result<ReportAnswer> {
     let Body::List(part) = body else {
         return Err(wrong_body("transactions-detail", &body));
     };
@@ -481,13 +462,13 @@ pub(super) fn transactions_detail_finish(
     part.check_found(&customers)?;
     let selection = by_customer_selection(!customers.is_empty());
     check_detail(shape, params, as_of, &TRANSACTIONS, selection)?;
-    detail_value(&part)
+    detail_answer::<AttemptRow>(&part)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use serde_json::json;
+    use serde_json::{Value, json};
 
     fn invoice(extra: Value) -> crate::model::Invoice {
         let mut value = json!({"id": "i1", "customer_id": "c", "type": "subscription",

@@ -4,17 +4,19 @@
 //! its first `offset + limit` rows.
 
 use super::ReportParams;
+use super::answer::{Head, Listing, ReportAnswer};
 use super::events::{EventRequest, Span};
 use super::partial::rows::{KeyPart, Row, Scalar, SumsPart, TopRows, instant_key};
 use super::partial::{Body, wrong_body};
 use super::transactions::attempts;
 use crate::derive::Derived;
 use crate::error::Result;
+use crate::ids::CustomerId;
 use crate::model::{InvoiceStatus, InvoiceType, StoredInvoice, TransactionResult, TransactionType};
-use crate::money::Cents;
+use crate::money::{Cents, Currency};
 use crate::query::{Page, Query};
-use chrono::{DateTime, SecondsFormat, Utc};
-use serde_json::{Value, json};
+use chrono::{DateTime, NaiveDate, SecondsFormat, Utc};
+use serde::{Deserialize, Serialize};
 
 /// Age buckets: (label, first day past due, last day past due).
 pub const AGE_BUCKETS: &[(&str, i64, i64)] = &[
@@ -50,7 +52,7 @@ pub(super) fn outstanding_unpaid(
     ledger: &Derived<'_>,
     params: &ReportParams,
     as_of: DateTime<Utc>,
-) -> Result<Value> {
+) -> Result<ReportAnswer> {
     let request = EventRequest::read(ledger, params, as_of, Span::Range, false)?;
     let page = unpaid_page(params)?;
     let part = unpaid_part(ledger, &request, page.end())?;
@@ -80,7 +82,7 @@ pub(super) fn outstanding_unpaid_finish(
     params: &ReportParams,
     as_of: DateTime<Utc>,
     body: Body,
-) -> Result<Value> {
+) -> Result<ReportAnswer> {
     let request = EventRequest::read_shape(shape, params, as_of, Span::Range, false)?;
     let page = unpaid_page(params)?;
     match body {
@@ -165,23 +167,23 @@ fn unpaid_part(ledger: &Derived<'_>, request: &EventRequest, keep: usize) -> Res
                 bucket,
             } = unpaid;
             let customer = ledger.customer(invoice.customer_id.as_str());
-            let row = json!({
-                "invoice_id": invoice.id(),
-                "invoice_number": invoice.details().invoice_number,
-                "customer_id": invoice.customer_id.as_str(),
-                "customer_name": customer.map(|c| &*c.name),
-                "customer_email": customer.and_then(|c| c.email.as_deref()),
-                "type": invoice.kind.as_str(),
-                "status": invoice.status.as_str(),
-                "invoice_date": stamp(*issued),
-                "due_date": invoice.details().due_date.map(|t| stamp(t.instant(tz))),
-                "days_past_due": days,
-                "bucket": bucket,
-                "currency": invoice.currency.as_str(),
-                "total": invoice.amount,
-                "amount": owed,
-                "amount_base_currency": owed_base,
-            });
+            let row = UnpaidRow {
+                invoice_id: invoice.id().to_string(),
+                invoice_number: invoice.details().invoice_number.clone(),
+                customer_id: invoice.customer_id.clone(),
+                customer_name: customer.map(|c| c.name.to_string()),
+                customer_email: customer.and_then(|c| c.email.as_deref().map(str::to_string)),
+                kind: invoice.kind.as_str().to_string(),
+                status: invoice.status.as_str().to_string(),
+                invoice_date: stamp(*issued),
+                due_date: invoice.details().due_date.map(|t| stamp(t.instant(tz))),
+                days_past_due: *days,
+                bucket: bucket.to_string(),
+                currency: invoice.currency,
+                total: invoice.amount,
+                amount: *owed,
+                amount_base_currency: *owed_base,
+            };
             let key = vec![
                 KeyPart::new(Scalar::Int(instant_key(*issued)), true),
                 KeyPart::text(invoice.customer_id.as_str()),
@@ -196,19 +198,81 @@ fn unpaid_part(ledger: &Derived<'_>, request: &EventRequest, keep: usize) -> Res
     })
 }
 
-fn unpaid_value(request: &EventRequest, part: SumsPart, page: Page) -> Result<Value> {
-    let buckets: Vec<Value> = AGE_BUCKETS
+/// One unpaid invoice: what it totals and what is still owed, in cents of
+/// its `currency`, and what is owed in the report's; how late it is.
+#[derive(Serialize, Deserialize)]
+struct UnpaidRow {
+    invoice_id: String,
+    invoice_number: Option<String>,
+    customer_id: CustomerId,
+    customer_name: Option<String>,
+    customer_email: Option<String>,
+    #[serde(rename = "type")]
+    kind: String,
+    status: String,
+    invoice_date: String,
+    due_date: Option<String>,
+    days_past_due: i64,
+    bucket: String,
+    currency: Currency,
+    total: Cents,
+    amount: Cents,
+    amount_base_currency: Cents,
+}
+
+/// The head of `cashflow-outstanding-unpaid`: the currency, the day, the
+/// total owed and its age buckets.
+#[derive(Serialize)]
+struct UnpaidHead {
+    currency: Currency,
+    as_of: NaiveDate,
+    total: Owed,
+    buckets: Vec<Bucket>,
+}
+
+impl Head for UnpaidHead {
+    fn currency(&self) -> Option<Currency> {
+        Some(self.currency)
+    }
+}
+
+/// How many invoices are owed and how much, in the report's currency.
+#[derive(Serialize)]
+struct Owed {
+    count: i64,
+    amount: Cents,
+}
+
+/// What is owed in one age bucket.
+#[derive(Serialize)]
+struct Bucket {
+    bucket: &'static str,
+    count: i64,
+    amount: Cents,
+}
+
+fn unpaid_value(request: &EventRequest, part: SumsPart, page: Page) -> Result<ReportAnswer> {
+    let buckets = AGE_BUCKETS
         .iter()
         .zip(part.sums.chunks(2))
-        .map(|((label, _, _), sums)| json!({"bucket": label, "count": sums[0], "amount": sums[1]}))
+        .map(|((label, _, _), sums)| Bucket {
+            bucket: label,
+            count: sums[0],
+            amount: sums[1],
+        })
         .collect();
     let count: i64 = part.sums.iter().step_by(2).sum();
     let amount: Cents = part.sums.iter().skip(1).step_by(2).sum();
-    Ok(json!({
-        "currency": request.currency.as_str(),
-        "as_of": request.as_of_day.to_string(),
-        "total": {"count": count, "amount": amount},
-        "buckets": buckets,
-        "result": {"count": count, "list": part.rows.page(page.offset, page.limit)?},
-    }))
+    let head = UnpaidHead {
+        currency: request.currency,
+        as_of: request.as_of_day,
+        total: Owed { count, amount },
+        buckets,
+    };
+    Ok(Listing {
+        head,
+        count: count as usize,
+        list: part.rows.page_of::<UnpaidRow>(page.offset, page.limit)?,
+    }
+    .into())
 }

@@ -12,6 +12,7 @@
 //! `(none)`, first seen at that first customer.
 
 use super::ReportParams;
+use super::answer::{Head, ReportAnswer, Series};
 use super::partial::{Body, wrong_body};
 use super::snapshot::{Snapshot, currency, share, snapshot};
 use crate::derive::Derived;
@@ -20,7 +21,6 @@ use crate::money::{Cents, Currency};
 use crate::query::Query;
 use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
-use serde_json::{Value, json};
 use std::collections::BTreeMap;
 
 /// Where a text first appeared: the customer's place in snapshot order
@@ -204,7 +204,7 @@ pub(super) fn custom_variables(
     ledger: &Derived<'_>,
     params: &ReportParams,
     as_of: DateTime<Utc>,
-) -> Result<Value> {
+) -> Result<ReportAnswer> {
     let only = only(params);
     let snap = snapshot(ledger, params, as_of)?;
     let part = VariablesPart::of(&snap, only.as_deref());
@@ -229,14 +229,51 @@ pub(super) fn finish(
     params: &ReportParams,
     _as_of: DateTime<Utc>,
     body: Body,
-) -> Result<Value> {
+) -> Result<ReportAnswer> {
     match body {
         Body::CustomVariables(part) => Ok(render(currency(shape, params)?, part, only(params))),
         other => Err(wrong_body("custom-variables", &other)),
     }
 }
 
-fn render(currency: Currency, part: VariablesPart, only: Option<String>) -> Value {
+/// The head of `custom-variables`: its currency and every paying
+/// customer's count and MRR.
+#[derive(Serialize)]
+struct VariablesHead {
+    currency: Currency,
+    total: Total,
+}
+
+#[derive(Serialize)]
+struct Total {
+    customers: i64,
+    mrr: Cents,
+}
+
+impl Head for VariablesHead {
+    fn currency(&self) -> Option<Currency> {
+        Some(self.currency)
+    }
+}
+
+/// One custom variable and its values, highest MRR first.
+#[derive(Serialize)]
+struct VariableRow {
+    variable: String,
+    values: Vec<ValueRow>,
+}
+
+/// One value of a variable: its customers, their MRR and its share of the
+/// total.
+#[derive(Serialize)]
+struct ValueRow {
+    value: String,
+    customers: i64,
+    mrr: Cents,
+    share: Option<f64>,
+}
+
+fn render(currency: Currency, part: VariablesPart, only: Option<String>) -> ReportAnswer {
     let total = part.total;
     let mut variables = part.variables;
     if let Some(name) = only {
@@ -248,27 +285,36 @@ fn render(currency: Currency, part: VariablesPart, only: Option<String>) -> Valu
             values: BTreeMap::new(),
         });
     }
-    let result: Vec<Value> = variables
-        .values()
+    let result = variables
+        .into_values()
         .map(|variable| {
-            let mut rows: Vec<&ValueSums> = variable.values.values().collect();
+            let mut rows: Vec<ValueSums> = variable.values.into_values().collect();
             rows.sort_by(|a, b| {
                 b.mrr
                     .cmp(&a.mrr)
                     .then_with(|| a.display.text.cmp(&b.display.text))
             });
-            let values: Vec<Value> = rows
-                .iter()
-                .map(|sums| {
-                    json!({"value": sums.display.text, "customers": sums.customers, "mrr": sums.mrr, "share": share(sums.mrr, total)})
+            let values = rows
+                .into_iter()
+                .map(|sums| ValueRow {
+                    share: share(sums.mrr, total),
+                    value: sums.display.text,
+                    customers: sums.customers,
+                    mrr: sums.mrr,
                 })
                 .collect();
-            json!({"variable": variable.name.text, "values": values})
+            VariableRow {
+                variable: variable.name.text,
+                values,
+            }
         })
         .collect();
-    json!({
-        "currency": currency.as_str(),
-        "total": {"customers": part.customers, "mrr": total},
-        "result": result,
-    })
+    let head = VariablesHead {
+        currency,
+        total: Total {
+            customers: part.customers,
+            mrr: total,
+        },
+    };
+    Series { head, result }.into()
 }

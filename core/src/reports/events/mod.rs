@@ -31,6 +31,8 @@
 //! at `fx_date` (default the range start) with `fix_fx=true`.
 
 use super::ReportParams;
+pub(crate) use super::answer::Cell;
+use super::answer::{MetricRow, PerInterval, Pivot, ReportAnswer, Series, Single};
 use super::request::conversion;
 use super::series::Conversion;
 use crate::derive::Derived;
@@ -42,8 +44,8 @@ use crate::period::{DateRange, Period, PeriodInterval, periods};
 use crate::query::Query;
 use crate::query::filters::{CustomerFacts, CustomerFilter, currency_filter};
 use chrono::{DateTime, NaiveDate, Utc};
+use serde::ser::SerializeMap;
 use serde::{Deserialize, Serialize};
-use serde_json::{Map, Value, json};
 use std::borrow::Cow;
 use std::collections::BTreeMap;
 
@@ -130,20 +132,102 @@ impl Tally {
 pub struct Family {
     /// `selected-type` values with display labels, in display order.
     pub types: &'static [(&'static str, &'static str)],
-    /// The figures shown by `-table` and compared by `-summary`:
-    /// (field of [`Family::figures`], label).
-    pub metrics: &'static [(&'static str, &'static str)],
-    /// A period's figures as JSON fields.
-    pub figures: fn(&Tally) -> Map<String, Value>,
+    /// The figures shown by `-table` and compared by `-summary`, in order.
+    pub metrics: &'static [Metric],
+    /// A period's figures.
+    pub figures: fn(&Tally) -> Figures,
 }
 
-/// `100 x part / whole`, `null` when `whole` is 0.
-pub fn percent(part: i64, whole: i64) -> Value {
-    if whole == 0 {
-        Value::Null
-    } else {
-        json!(100.0 * part as f64 / whole as f64)
+/// A figure a family's `-table` shows and `-summary` compares.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Metric {
+    /// A field of [`Family::figures`] and its label.
+    One(&'static str, &'static str),
+    /// Each of the family's `types` (the amount of that type), labelled
+    /// as there.
+    Types,
+}
+
+impl Family {
+    /// The metrics as (field, label), [`Metric::Types`] spelled out.
+    pub fn metrics(&self) -> Vec<(&'static str, &'static str)> {
+        let mut out = Vec::new();
+        for metric in self.metrics {
+            match metric {
+                Metric::One(name, label) => out.push((*name, *label)),
+                Metric::Types => out.extend_from_slice(self.types),
+            }
+        }
+        out
     }
+}
+
+/// `a` then `b`, as one list of `N` types with their labels.
+pub(crate) const fn labels<const N: usize>(
+    a: &[(&'static str, &'static str)],
+    b: &[(&'static str, &'static str)],
+) -> [(&'static str, &'static str); N] {
+    assert!(a.len() + b.len() == N, "N is the total length");
+    let mut out = [("", ""); N];
+    let mut i = 0;
+    while i < N {
+        out[i] = if i < a.len() { a[i] } else { b[i - a.len()] };
+        i += 1;
+    }
+    out
+}
+
+/// The names of labelled types.
+pub(crate) const fn names<const N: usize>(
+    labelled: &[(&'static str, &'static str); N],
+) -> [&'static str; N] {
+    let mut out = [""; N];
+    let mut i = 0;
+    while i < N {
+        out[i] = labelled[i].0;
+        i += 1;
+    }
+    out
+}
+
+/// A period's figures in order, each a field name and a number: amounts in
+/// cents of the report's currency, counts, rates in percent (null over
+/// nothing). Serialized as an object.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Figures(Vec<(String, Cell)>);
+
+impl Figures {
+    /// Sets the figure `name`: in its place when already set, else last.
+    pub fn set(&mut self, name: impl Into<String>, value: impl Into<Cell>) {
+        let (name, value) = (name.into(), value.into());
+        match self.0.iter_mut().find(|(n, _)| *n == name) {
+            Some(slot) => slot.1 = value,
+            None => self.0.push((name, value)),
+        }
+    }
+
+    /// The figure `name`.
+    pub fn get(&self, name: &str) -> Option<Cell> {
+        self.0.iter().find(|(n, _)| n == name).map(|(_, v)| *v)
+    }
+}
+
+impl Serialize for Figures {
+    fn serialize<S: serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> std::result::Result<S::Ok, S::Error> {
+        let mut map = serializer.serialize_map(Some(self.0.len()))?;
+        for (name, value) in &self.0 {
+            map.serialize_entry(name, value)?;
+        }
+        map.end()
+    }
+}
+
+/// `100 x part / whole`, `None` (null) when `whole` is 0.
+pub fn percent(part: i64, whole: i64) -> Option<f64> {
+    (whole != 0).then(|| 100.0 * part as f64 / whole as f64)
 }
 
 /// Which periods a request covers.
@@ -348,112 +432,128 @@ impl<'a> EventRequest<'a> {
         tallies
     }
 
-    fn period_fields(&self, period: &Period) -> Map<String, Value> {
-        let mut row = Map::new();
-        row.insert("date".into(), json!(period.start.to_string()));
-        row.insert("end_date".into(), json!(period.end.to_string()));
-        row
+    fn period_figures(&self, period: Option<&Period>, figures: Figures) -> PeriodFigures {
+        PeriodFigures {
+            date: period.map(|p| p.start),
+            end_date: period.map(|p| p.end),
+            figures,
+        }
+    }
+
+    fn head(&self) -> PerInterval {
+        PerInterval {
+            currency: self.currency,
+            interval: self.interval.as_str(),
+        }
     }
 
     /// The series of the period tallies: `{currency, interval, result:
     /// [{date, end_date, ...figures}]}`.
-    pub fn series_of(&self, family: &Family, tallies: Vec<Tally>) -> Value {
-        let result: Vec<Value> = self
+    pub fn series_of(&self, family: &Family, tallies: Vec<Tally>) -> ReportAnswer {
+        let result = self
             .periods
             .iter()
             .zip(tallies)
-            .map(|(period, tally)| {
-                let mut row = self.period_fields(period);
-                row.extend((family.figures)(&tally));
-                Value::Object(row)
-            })
+            .map(|(period, tally)| self.period_figures(Some(period), (family.figures)(&tally)))
             .collect();
-        json!({
-            "currency": self.currency.as_str(),
-            "interval": self.interval.as_str(),
-            "result": result,
-        })
+        Series {
+            head: self.head(),
+            result,
+        }
+        .into()
     }
 
     /// The summary of the period tallies (requires
     /// [`Span::CurrentAndPrevious`]): `{currency, interval, current,
     /// previous, change, change_percent}`.
-    pub fn summary_of(&self, family: &Family, tallies: Vec<Tally>) -> Value {
-        let figures: Vec<Map<String, Value>> = tallies.iter().map(family.figures).collect();
-        let empty = Map::new();
-        let current = figures.last().unwrap_or(&empty);
-        let previous = if figures.len() > 1 {
-            &figures[figures.len() - 2]
-        } else {
-            &empty
-        };
-        let mut change = Map::new();
-        let mut change_percent = Map::new();
-        for (metric, _) in family.metrics {
-            let now = current.get(*metric).and_then(Value::as_f64);
-            let before = previous.get(*metric).and_then(Value::as_f64);
-            let (diff, pct) = match (now, before) {
-                (Some(now), Some(before)) => {
-                    let both_integers = current[*metric].is_i64() && previous[*metric].is_i64();
-                    let diff = if both_integers {
-                        json!(now as i64 - before as i64)
-                    } else {
-                        json!(now - before)
+    pub fn summary_of(&self, family: &Family, tallies: Vec<Tally>) -> ReportAnswer {
+        let mut figures: Vec<Figures> = tallies.iter().map(family.figures).collect();
+        let current = figures.pop().unwrap_or_default();
+        let previous = figures.pop().unwrap_or_default();
+        let mut change = Figures::default();
+        let mut change_percent = Figures::default();
+        for (metric, _) in family.metrics() {
+            let (now, before) = (current.get(metric), previous.get(metric));
+            let (diff, pct) = match (now.and_then(Cell::number), before.and_then(Cell::number)) {
+                (Some(now_f), Some(before_f)) => {
+                    let diff = match (now, before) {
+                        (Some(Cell::Int(a)), Some(Cell::Int(b))) => Cell::Int(a - b),
+                        _ => Cell::Real(now_f - before_f),
                     };
-                    let pct = if before == 0.0 {
-                        Value::Null
-                    } else {
-                        json!(100.0 * (now - before) / before.abs())
-                    };
-                    (diff, pct)
+                    let pct =
+                        (before_f != 0.0).then(|| 100.0 * (now_f - before_f) / before_f.abs());
+                    (diff, Cell::from(pct))
                 }
-                _ => (Value::Null, Value::Null),
+                _ => (Cell::Null, Cell::Null),
             };
-            change.insert(metric.to_string(), diff);
-            change_percent.insert(metric.to_string(), pct);
+            change.set(metric, diff);
+            change_percent.set(metric, pct);
         }
-        let with_period = |i: Option<usize>, figures: &Map<String, Value>| -> Value {
-            let mut row = i
-                .and_then(|i| self.periods.get(i))
-                .map(|p| self.period_fields(p))
-                .unwrap_or_default();
-            row.extend(figures.clone());
-            Value::Object(row)
-        };
         let n = self.periods.len();
-        json!({
-            "currency": self.currency.as_str(),
-            "interval": self.interval.as_str(),
-            "current": with_period(n.checked_sub(1), current),
-            "previous": with_period(n.checked_sub(2), previous),
-            "change": change,
-            "change_percent": change_percent,
-        })
+        let period = |i: Option<usize>| i.and_then(|i| self.periods.get(i));
+        let summary = EventSummary {
+            currency: self.currency,
+            interval: self.interval.as_str(),
+            current: self.period_figures(period(n.checked_sub(1)), current),
+            previous: self.period_figures(period(n.checked_sub(2)), previous),
+            change,
+            change_percent,
+        };
+        Single {
+            currency: Some(self.currency),
+            value: summary,
+        }
+        .into()
     }
 
     /// The pivot of the period tallies: `{currency, interval, columns,
     /// rows: [{metric, label, values}]}`.
-    pub fn table_of(&self, family: &Family, tallies: Vec<Tally>) -> Value {
-        let figures: Vec<Map<String, Value>> = tallies.iter().map(family.figures).collect();
-        let rows: Vec<Value> = family
-            .metrics
-            .iter()
-            .map(|(metric, label)| {
-                let values: Vec<Value> = figures
+    pub fn table_of(&self, family: &Family, tallies: Vec<Tally>) -> ReportAnswer {
+        let figures: Vec<Figures> = tallies.iter().map(family.figures).collect();
+        let rows = family
+            .metrics()
+            .into_iter()
+            .map(|(metric, label)| MetricRow {
+                metric,
+                movement: None,
+                label,
+                values: figures
                     .iter()
-                    .map(|f| f.get(*metric).cloned().unwrap_or(Value::Null))
-                    .collect();
-                json!({"metric": metric, "label": label, "values": values})
+                    .map(|f| f.get(metric).unwrap_or(Cell::Null))
+                    .collect(),
             })
             .collect();
-        let columns: Vec<String> = self.periods.iter().map(|p| p.start.to_string()).collect();
-        json!({
-            "currency": self.currency.as_str(),
-            "interval": self.interval.as_str(),
-            "columns": columns,
-            "rows": rows,
-        })
+        Pivot {
+            head: self.head(),
+            columns: self.periods.iter().map(|p| p.start).collect(),
+            rows,
+        }
+        .into()
     }
+}
+
+/// A period of an event series or summary: its bounds (absent for a
+/// summary period the range does not have), then the family's figures.
+#[derive(Serialize)]
+struct PeriodFigures {
+    #[serde(skip_serializing_if = "Option::is_none")]
+    date: Option<NaiveDate>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    end_date: Option<NaiveDate>,
+    #[serde(flatten)]
+    figures: Figures,
+}
+
+/// An event `-summary`: the current and the previous period's figures and
+/// the change between them, in the family's units and in percent.
+#[derive(Serialize)]
+struct EventSummary {
+    currency: Currency,
+    interval: &'static str,
+    current: PeriodFigures,
+    previous: PeriodFigures,
+    change: Figures,
+    change_percent: Figures,
 }
 
 /// Reads `selected-type` among the family's types: required unless

@@ -28,16 +28,16 @@ fn event(date: &str, kind: &'static str, amount: Cents, id: &str) -> Event<()> {
     }
 }
 
-fn figures(tally: &Tally) -> Map<String, Value> {
-    let mut row = Map::new();
-    row.insert("paid".into(), json!(tally.amount("paid")));
-    row.insert("paid_count".into(), json!(tally.count("paid")));
+fn figures(tally: &Tally) -> Figures {
+    let mut row = Figures::default();
+    row.set("paid", tally.amount("paid"));
+    row.set("paid_count", tally.count("paid"));
     row
 }
 
 const FAMILY: Family = Family {
     types: &[("paid", "Paid")],
-    metrics: &[("paid", "Paid"), ("paid_count", "Payments")],
+    metrics: &[Metric::Types, Metric::One("paid_count", "Payments")],
     figures,
 };
 
@@ -57,7 +57,9 @@ fn events_fall_into_their_period_and_outside_the_range_count_nowhere() {
         event("2024-02-29", "paid", 300, "c"),
         event("2024-03-01", "paid", 400, "d"),
     ];
-    let series = request.series_of(&FAMILY, request.tally(&events));
+    let series = request
+        .series_of(&FAMILY, request.tally(&events))
+        .into_json();
     assert_eq!(series["result"][0]["date"], "2024-01-01");
     assert_eq!(series["result"][0]["paid"], 200);
     assert_eq!(series["result"][1]["paid"], 300);
@@ -81,7 +83,9 @@ fn summary_compares_the_current_period_with_the_previous() {
         event("2024-03-02", "paid", 500, "b"),
         event("2024-03-03", "paid", 100, "c"),
     ];
-    let summary = request.summary_of(&FAMILY, request.tally(&events));
+    let summary = request
+        .summary_of(&FAMILY, request.tally(&events))
+        .into_json();
     assert_eq!(summary["current"]["date"], "2024-03-01");
     assert_eq!(summary["current"]["end_date"], "2024-03-15");
     assert_eq!(summary["current"]["paid"], 600);
@@ -102,9 +106,20 @@ fn detail_lists_the_selected_period_newest_first() {
         event("2024-02-20", "paid", 500, "b"),
         event("2024-03-03", "paid", 100, "c"),
     ];
-    let rows = request.detail_part(events, Some("paid"), |e| json!(e.id));
-    let detail = crate::reports::event_parts::detail_value(&rows).unwrap();
-    assert_eq!(detail["result"]["list"], json!(["b", "a"]));
+    let rows = request.detail_part(events, Some("paid"), |e| e.id.clone());
+    let detail = crate::reports::event_parts::detail_answer::<String>(&rows).unwrap();
+    assert_eq!(
+        detail.into_json(),
+        serde_json::json!({"result": {"count": 2, "list": ["b", "a"]}})
+    );
+}
+
+#[test]
+fn the_metric_types_stand_for_the_family_types_with_their_labels() {
+    assert_eq!(
+        FAMILY.metrics(),
+        [("paid", "Paid"), ("paid_count", "Payments")]
+    );
 }
 
 #[test]

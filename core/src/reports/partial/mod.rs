@@ -18,6 +18,7 @@
 mod format;
 pub mod rows;
 
+use super::answer::ReportAnswer;
 use super::registry::Report;
 use super::{ReportParams, cohort, event_parts, leads, mrr, snapshot, summary, variables};
 use crate::derive::{CacheCell, Derived};
@@ -69,7 +70,7 @@ pub(crate) enum Body {
 #[derive(Clone, Copy)]
 pub struct Parts {
     pub(crate) compute: fn(&Derived<'_>, &ReportParams, DateTime<Utc>) -> Result<Body>,
-    pub(crate) finish: fn(&Derived<'_>, &ReportParams, DateTime<Utc>, Body) -> Result<Value>,
+    pub(crate) finish: fn(&Derived<'_>, &ReportParams, DateTime<Utc>, Body) -> Result<ReportAnswer>,
 }
 
 impl Body {
@@ -218,6 +219,7 @@ impl ReportPartial {
         let store = Store::new(settings);
         let cache = CacheCell::default();
         let shape = Derived::new(&store, &cache);
-        (parts.finish)(&shape, &self.header.params, self.header.as_of, self.body)
+        let (params, as_of) = (&self.header.params, self.header.as_of);
+        Ok((parts.finish)(&shape, params, as_of, self.body)?.into_json())
     }
 }

@@ -11,8 +11,8 @@
 
 use crate::error::{Error, Result};
 use chrono::{DateTime, Utc};
+use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
-use serde_json::Value;
 use std::cmp::Ordering;
 use std::collections::BTreeSet;
 
@@ -77,10 +77,11 @@ pub struct Row {
 }
 
 impl Row {
-    pub fn new(key: Vec<KeyPart>, value: &Value) -> Row {
+    /// The row `value` (a report's row struct, or JSON) written out.
+    pub fn new<T: Serialize + ?Sized>(key: Vec<KeyPart>, value: &T) -> Row {
         Row {
             key,
-            json: value.to_string(),
+            json: serde_json::to_string(value).expect("report rows have text keys"),
         }
     }
 }
@@ -140,15 +141,17 @@ impl TopRows {
         }
     }
 
-    /// The rows after the first `offset`, at most `limit` of them, as JSON.
-    pub fn page(&self, offset: usize, limit: usize) -> Result<Vec<Value>> {
+    /// The rows after the first `offset`, at most `limit` of them, read
+    /// back as the report's rows `T`; a row that does not read is
+    /// [`Error::MalformedPartial`].
+    pub fn page_of<T: DeserializeOwned>(&self, offset: usize, limit: usize) -> Result<Vec<T>> {
         self.rows
             .iter()
             .skip(offset)
             .take(limit)
             .map(|row| {
                 serde_json::from_str(&row.json).map_err(|e| Error::MalformedPartial {
-                    reason: format!("a list row is not JSON: {e}"),
+                    reason: format!("a list row does not read: {e}"),
                 })
             })
             .collect()

@@ -3,8 +3,9 @@
 //! CLI formats money from it, Arrow batches type their columns by it, and
 //! catalogues list it.
 //!
-//! Columns are those of the rows [`report_rows`](super::result::report_rows)
-//! cuts a result into: one row per period, item or group, or, for the
+//! Columns are those of a report's table rows (the rows of its typed
+//! answer, which [`report_rows`](super::result::report_rows) also cuts from
+//! its JSON): one row per period, item or group, or, for the
 //! `*-table` reports, one row per `metric` with a column per period
 //! ([`ReportSchema::ByMetric`]: a period cell is of its row's metric's kind).
 //! Nested values (a summary's `current`, a movement's `lines`, an MRR

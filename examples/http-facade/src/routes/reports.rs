@@ -70,17 +70,25 @@ async fn report(
 ) -> Result<Response, ApiError> {
     let mut params = params;
     let csv = formats::wants_csv(&headers, &mut params)?;
-    let report = name.clone();
-    let result = read_ledger(state.account(caller.account_id)?, move |ledger| {
+    let answer = read_ledger(state.account(caller.account_id)?, move |ledger| {
         let at = as_of(&params, ledger)?;
         let mut params = params;
         params.remove("as_of");
-        Ok(ledger.report(&report, &params, at)?)
+        Ok(if csv {
+            Answer::Table(ledger.report_table(&name, &params, at)?)
+        } else {
+            Answer::Json(ledger.report(&name, &params, at)?)
+        })
     })
     .await?;
-    if csv {
-        formats::csv_response(&submetrics::ReportTable::from_result(&name, result)?)
-    } else {
-        Ok(Json(result).into_response())
+    match answer {
+        Answer::Table(table) => formats::csv_response(&table),
+        Answer::Json(result) => Ok(Json(result).into_response()),
     }
+}
+
+/// A report as the caller asked for it: its JSON, or its table for CSV.
+enum Answer {
+    Json(Value),
+    Table(submetrics::ReportTable),
 }

@@ -1,0 +1,371 @@
+//! A report's answer as typed values, built once by the report and
+//! rendered from there: the JSON answer is its serialization (fields in
+//! struct order), and the [`ReportTable`] takes its rows and currency from
+//! it (CSV, Arrow batches and the CLI's tables render the table).
+//!
+//! A report states its rows as a struct of its own (money as integer
+//! cents of the answer's currency, counts, percents, dates) and answers in
+//! one of four shapes, each with a *head*, the envelope's fields before the
+//! rows (`currency`, `interval`, totals...):
+//!
+//! | shape | JSON | table rows |
+//! |---|---|---|
+//! | [`Series`] | `{<head>, result: [row...]}` | one per period, group or item |
+//! | [`Listing`] | `{<head>, result: {count, list: [row...]}}` | the listed page |
+//! | [`Pivot`] | `{<head>, columns: [period...], rows: [{metric, label, values}]}` | one per metric: `metric`, then a column per period |
+//! | [`Single`] | the value itself | one, the whole value |
+
+use super::result::ReportTable;
+use super::{Report, ReportParams};
+use crate::derive::Derived;
+use crate::error::Result;
+use crate::money::{Cents, Currency};
+use chrono::{DateTime, NaiveDate, Utc};
+use rayon::prelude::*;
+use serde::Serialize;
+use serde_json::{Map, Value};
+
+/// A report's answer (see the module documentation).
+pub(crate) struct ReportAnswer(Box<dyn Answer>);
+
+/// What every shape gives its renderings.
+trait Answer: Send {
+    /// The report's currency: the currency of its money in the report's
+    /// currency; `None` for an answer without money in one currency.
+    fn currency(&self) -> Option<Currency>;
+    /// The whole answer as JSON.
+    fn into_json(self: Box<Self>) -> Value;
+    /// The table's rows, each a JSON object.
+    fn into_rows(self: Box<Self>) -> Vec<Value>;
+}
+
+impl ReportAnswer {
+    /// The answer as JSON, the report's interface response.
+    pub(crate) fn into_json(self) -> Value {
+        self.0.into_json()
+    }
+
+    /// The answer as the table of `report` (whose schema types it).
+    pub(crate) fn into_table(self, report: &Report) -> ReportTable {
+        let currency = self.0.currency().map(|c| c.as_str().to_string());
+        ReportTable::of_rows(report, currency, self.0.into_rows())
+    }
+}
+
+impl<A: Answer + 'static> From<A> for ReportAnswer {
+    fn from(answer: A) -> ReportAnswer {
+        ReportAnswer(Box::new(answer))
+    }
+}
+
+/// Serializes a report's value; the shapes hold structs, sequences and
+/// maps keyed by text only, which always serialize.
+fn json<T: Serialize + ?Sized>(value: &T) -> Value {
+    serde_json::to_value(value).expect("report values have text keys")
+}
+
+/// The fields of an answer's envelope before its rows.
+pub(crate) trait Head: Serialize + Send + 'static {
+    /// The currency of the answer's money (see [`ReportAnswer`]).
+    fn currency(&self) -> Option<Currency>;
+}
+
+/// A head without fields.
+#[derive(Serialize)]
+pub(crate) struct NoHead;
+
+impl Head for NoHead {
+    fn currency(&self) -> Option<Currency> {
+        None
+    }
+}
+
+/// A head of only the report's currency: `{currency}`.
+#[derive(Serialize)]
+pub(crate) struct InCurrency {
+    pub(crate) currency: Currency,
+}
+
+impl Head for InCurrency {
+    fn currency(&self) -> Option<Currency> {
+        Some(self.currency)
+    }
+}
+
+/// A head of the report's currency and its periods' interval:
+/// `{currency, interval}`.
+#[derive(Serialize)]
+pub(crate) struct PerInterval {
+    pub(crate) currency: Currency,
+    pub(crate) interval: &'static str,
+}
+
+impl Head for PerInterval {
+    fn currency(&self) -> Option<Currency> {
+        Some(self.currency)
+    }
+}
+
+/// `{<head>, result: [row...]}`.
+#[derive(Serialize)]
+pub(crate) struct Series<H, R> {
+    #[serde(flatten)]
+    pub(crate) head: H,
+    pub(crate) result: Vec<R>,
+}
+
+impl<H: Head, R: Serialize + Send + 'static> Answer for Series<H, R> {
+    fn currency(&self) -> Option<Currency> {
+        self.head.currency()
+    }
+
+    fn into_json(self: Box<Self>) -> Value {
+        json(&*self)
+    }
+
+    fn into_rows(self: Box<Self>) -> Vec<Value> {
+        self.result.iter().map(json).collect()
+    }
+}
+
+/// `{<head>, result: {count, list: [row...]}}`: a page of a list of
+/// `count` entries.
+pub(crate) struct Listing<H, R> {
+    pub(crate) head: H,
+    pub(crate) count: usize,
+    pub(crate) list: Vec<R>,
+}
+
+impl<H: Head, R: Serialize + Send + Sync + 'static> Answer for Listing<H, R> {
+    fn currency(&self) -> Option<Currency> {
+        self.head.currency()
+    }
+
+    /// Lists can be long: their rows are written on every core.
+    fn into_json(self: Box<Self>) -> Value {
+        let list: Vec<Value> = self.list.par_iter().map(json).collect();
+        let mut answer = match json(&self.head) {
+            Value::Object(fields) => fields,
+            _ => Map::new(),
+        };
+        let mut result = Map::new();
+        result.insert("count".to_string(), Value::from(self.count));
+        result.insert("list".to_string(), Value::Array(list));
+        answer.insert("result".to_string(), Value::Object(result));
+        Value::Object(answer)
+    }
+
+    fn into_rows(self: Box<Self>) -> Vec<Value> {
+        self.list.par_iter().map(json).collect()
+    }
+}
+
+/// `{<head>, columns: [period start...], rows: [{metric, label, values}]}`:
+/// one row per metric, a value per period.
+#[derive(Serialize)]
+pub(crate) struct Pivot<H> {
+    #[serde(flatten)]
+    pub(crate) head: H,
+    pub(crate) columns: Vec<NaiveDate>,
+    pub(crate) rows: Vec<MetricRow>,
+}
+
+/// One metric of a [`Pivot`].
+#[derive(Serialize)]
+pub(crate) struct MetricRow {
+    /// The metric's name (a column of the matching series report).
+    pub(crate) metric: &'static str,
+    /// The movement type of a subtype row: written only by
+    /// `mrr-table-subtypes` (null for its total row).
+    #[serde(rename = "type", skip_serializing_if = "Option::is_none")]
+    pub(crate) movement: Option<Option<&'static str>>,
+    /// The metric's label for display.
+    pub(crate) label: &'static str,
+    /// One value per column.
+    pub(crate) values: Vec<Cell>,
+}
+
+/// A number in a [`Pivot`]: an integer (cents, a count), a real (a rate,
+/// a ratio) or nothing (a rate over nothing).
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+#[serde(untagged)]
+pub(crate) enum Cell {
+    /// Cents or a count.
+    Int(i64),
+    /// A percent or another real number.
+    Real(f64),
+    /// No value.
+    Null,
+}
+
+impl Cell {
+    /// The number, `None` for [`Cell::Null`].
+    pub(crate) fn number(self) -> Option<f64> {
+        match self {
+            Cell::Int(value) => Some(value as f64),
+            Cell::Real(value) => Some(value),
+            Cell::Null => None,
+        }
+    }
+}
+
+impl From<Cents> for Cell {
+    fn from(value: Cents) -> Cell {
+        Cell::Int(value)
+    }
+}
+
+impl From<Option<Cents>> for Cell {
+    fn from(value: Option<Cents>) -> Cell {
+        value.map_or(Cell::Null, Cell::Int)
+    }
+}
+
+impl From<Option<f64>> for Cell {
+    fn from(value: Option<f64>) -> Cell {
+        value.map_or(Cell::Null, Cell::Real)
+    }
+}
+
+impl<H: Head> Answer for Pivot<H> {
+    fn currency(&self) -> Option<Currency> {
+        self.head.currency()
+    }
+
+    fn into_json(self: Box<Self>) -> Value {
+        json(&*self)
+    }
+
+    fn into_rows(self: Box<Self>) -> Vec<Value> {
+        let columns: Vec<String> = self.columns.iter().map(NaiveDate::to_string).collect();
+        self.rows
+            .iter()
+            .map(|row| {
+                let mut record = Map::new();
+                record.insert("metric".to_string(), Value::from(row.metric));
+                for (column, value) in columns.iter().zip(&row.values) {
+                    record.insert(column.clone(), json(value));
+                }
+                Value::Object(record)
+            })
+            .collect()
+    }
+}
+
+/// One value, one row: `T`'s fields are the table's columns.
+pub(crate) struct Single<T> {
+    /// The currency of the value's money.
+    pub(crate) currency: Option<Currency>,
+    /// The answer.
+    pub(crate) value: T,
+}
+
+impl<T: Serialize + Send + 'static> Answer for Single<T> {
+    fn currency(&self) -> Option<Currency> {
+        self.currency
+    }
+
+    fn into_json(self: Box<Self>) -> Value {
+        json(&self.value)
+    }
+
+    fn into_rows(self: Box<Self>) -> Vec<Value> {
+        vec![json(&self.value)]
+    }
+}
+
+/// A report's function: its typed answer.
+pub(crate) type ReportFn = fn(&Derived<'_>, &ReportParams, DateTime<Utc>) -> Result<ReportAnswer>;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[derive(Serialize)]
+    struct Row {
+        date: NaiveDate,
+        mrr: Cents,
+        rate: Option<f64>,
+    }
+
+    fn usd() -> Currency {
+        Currency::parse("USD").unwrap()
+    }
+
+    fn row(day: u32, mrr: Cents, rate: Option<f64>) -> Row {
+        Row {
+            date: NaiveDate::from_ymd_opt(2024, 1, day).unwrap(),
+            mrr,
+            rate,
+        }
+    }
+
+    #[test]
+    fn a_series_writes_its_head_then_its_rows_in_field_order() {
+        let series = Series {
+            head: InCurrency { currency: usd() },
+            result: vec![row(1, 100, Some(12.5)), row(2, -3, None)],
+        };
+        let text = serde_json::to_string(&ReportAnswer::from(series).into_json()).unwrap();
+        assert_eq!(
+            text,
+            r#"{"currency":"USD","result":[{"date":"2024-01-01","mrr":100,"rate":12.5},{"date":"2024-01-02","mrr":-3,"rate":null}]}"#
+        );
+    }
+
+    #[test]
+    fn a_listing_nests_its_page_under_result_and_its_rows_are_the_page() {
+        let listing = || Listing {
+            head: NoHead,
+            count: 7,
+            list: vec![row(1, 100, None)],
+        };
+        assert_eq!(
+            ReportAnswer::from(listing()).into_json(),
+            json!({"result": {"count": 7, "list": [{"date": "2024-01-01", "mrr": 100, "rate": null}]}})
+        );
+        let answer: Box<dyn Answer> = Box::new(listing());
+        assert_eq!(answer.currency(), None);
+        assert_eq!(
+            answer.into_rows(),
+            [json!({"date": "2024-01-01", "mrr": 100, "rate": null})]
+        );
+    }
+
+    #[test]
+    fn a_pivot_row_is_its_metric_then_a_cell_per_column() {
+        let pivot = Pivot {
+            head: InCurrency { currency: usd() },
+            columns: vec![
+                NaiveDate::from_ymd_opt(2024, 1, 1).unwrap(),
+                NaiveDate::from_ymd_opt(2024, 2, 1).unwrap(),
+            ],
+            rows: vec![MetricRow {
+                metric: "nrr",
+                movement: None,
+                label: "NRR",
+                values: vec![Cell::Real(99.5), Cell::from(None::<f64>)],
+            }],
+        };
+        let answer: Box<dyn Answer> = Box::new(pivot);
+        assert_eq!(answer.currency(), Some(usd()));
+        assert_eq!(
+            answer.into_rows(),
+            [json!({"metric": "nrr", "2024-01-01": 99.5, "2024-02-01": null})]
+        );
+    }
+
+    #[test]
+    fn cells_are_numbers_or_null() {
+        let cells = [
+            Cell::Int(-5),
+            Cell::Real(0.25),
+            Cell::Null,
+            Cell::Real(f64::NAN),
+        ];
+        assert_eq!(json(&cells[..]), json!([-5, 0.25, null, null]));
+        assert_eq!(Cell::Int(3).number(), Some(3.0));
+        assert_eq!(Cell::Null.number(), None);
+    }
+}
