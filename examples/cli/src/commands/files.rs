@@ -6,7 +6,8 @@
 //!   data API as `submetrics data <kind> list --format json` writes it
 //!   (`{"result": {"list": [...]}}`);
 //! - `.jsonl` (or `.ndjson`): one record per line; invoice lines go to the
-//!   engine as text, read without building a JSON tree;
+//!   engine as text, read without building a JSON tree, a block of lines at
+//!   a time;
 //! - `.parquet`: one record per row, a column per field (Arrow types as the
 //!   engine reads them: strings, numbers, dates, timestamps, lists,
 //!   structs);
@@ -16,12 +17,13 @@
 //!   into columns; one with object or list cells or `custom_variables.<key>`
 //!   columns record by record.
 //!
-//! Parquet files and CSV files of plain columns are read a batch at a time
+//! Invoice JSONL, Parquet files and CSV files of plain columns are read a batch at a time
 //! while the batches before are stored, so a file is never in memory whole
 //! beside the ledger it builds.
 //!
 //! So what the client exports, `local` reads back.
 
+use super::jsonl::JsonlStream;
 use crate::error::{CliError, Result};
 use arrow_array::builder::StringBuilder;
 use arrow_array::{
@@ -42,8 +44,9 @@ const BATCH_ROWS: usize = 1 << 16;
 pub enum Records {
     /// Records as JSON values.
     Values(Vec<Value>),
-    /// A JSONL file's text, one invoice per non-blank line.
-    Lines(String),
+    /// A JSONL file of invoices, read a block of whole lines at a time
+    /// while the blocks before it are stored.
+    LineStream(Box<JsonlStream>),
     /// Rows of record batches, one record per row.
     Batches(Vec<RecordBatch>),
     /// A Parquet file, or a CSV file of plain columns, read a batch at a
@@ -53,15 +56,14 @@ pub enum Records {
 }
 
 impl Records {
-    /// How many records, when known before reading them (a line count for
-    /// [`Records::Lines`], the row count of a Parquet file's footer; not
-    /// for a CSV stream).
+    /// How many records, when known before reading them (the row count of
+    /// a Parquet file's footer; not for a CSV or JSONL stream).
     pub fn len(&self) -> Option<usize> {
         match self {
             Records::Values(values) => Some(values.len()),
-            Records::Lines(text) => Some(lines(text).count()),
             Records::Batches(batches) => Some(batches.iter().map(RecordBatch::num_rows).sum()),
             Records::Stream(stream) => stream.rows,
+            Records::LineStream(_) => None,
         }
     }
 }
@@ -202,23 +204,16 @@ fn read_files(dir: &Path, collection: &str, stream: bool) -> Result<Vec<(PathBuf
 /// whatever their format), read whole.
 pub fn read_values(dir: &Path, collection: &str) -> Result<Records> {
     let mut values = Vec::new();
-    for (path, records) in read_files(dir, collection, false)? {
+    for (_, records) in read_files(dir, collection, false)? {
         match records {
             Records::Values(more) => values.extend(more),
-            Records::Lines(text) => {
-                for (i, line) in text.lines().enumerate() {
-                    if !line.trim().is_empty() {
-                        values.push(serde_json::from_str(line).map_err(|e| {
-                            CliError::usage(format!("{} line {}: {e}", path.display(), i + 1))
-                        })?);
-                    }
-                }
-            }
             Records::Batches(batches) => return Ok(Records::Batches(batches)),
             Records::Stream(stream) => match stream.read_whole()? {
                 Records::Values(more) => values.extend(more),
                 whole => return Ok(whole),
             },
+            // Files read whole are never line streams.
+            Records::LineStream(_) => {}
         }
     }
     Ok(Records::Values(values))
@@ -241,6 +236,11 @@ fn read_file(
         } else {
             stream.read_whole()
         };
+    }
+    if matches!(extension, "jsonl" | "ndjson") && collection == "invoices" && stream_wanted {
+        let stream = JsonlStream::open(path)
+            .map_err(|e| CliError::Io(format!("cannot read {}: {e}", path.display())))?;
+        return Ok(Records::LineStream(Box::new(stream)));
     }
     if extension == "csv" && stream_wanted {
         let bad = |(line, e): (usize, String)| {
@@ -285,7 +285,6 @@ fn read_file(
                 _ => Err(bad(1, "expected an array of records".to_string())),
             }
         }
-        "jsonl" | "ndjson" if collection == "invoices" => Ok(Records::Lines(text)),
         "jsonl" | "ndjson" => text
             .lines()
             .enumerate()

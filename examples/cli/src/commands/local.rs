@@ -16,8 +16,6 @@ use submetrics::{
 
 /// Records sent to the ledger per batch (the progress bar moves per batch).
 const BATCH: usize = 20_000;
-/// JSONL invoice lines sent to the ledger per batch (read on every core).
-const TEXT_BATCH: usize = 1 << 16;
 /// Loads at least this large show a progress bar on a terminal.
 const PROGRESS_FROM: usize = 50_000;
 
@@ -201,11 +199,26 @@ fn load_records(ledger: &mut Ledger, dir: &Path, loaded: &mut Loaded) -> Result<
                         write(report, loaded);
                     }
                 }
-                Records::Lines(text) => {
-                    let lines: Vec<&str> = files::lines(text).collect();
-                    ledger.reserve_invoices(lines.len());
-                    let mut chunks = lines.chunks(TEXT_BATCH);
-                    let next = || Ok::<_, CliError>(chunks.next().map(Ledger::read_invoice_texts));
+                Records::LineStream(stream) => {
+                    // Room for the file's invoices before the first block is
+                    // stored, as its first lines suggest.
+                    let path = stream.path().to_path_buf();
+                    let bad = |e: String| CliError::usage(format!("{}: {e}", path.display()));
+                    let Some(first) = stream.next_block().map_err(bad)? else {
+                        continue;
+                    };
+                    ledger.reserve_invoices(stream.estimate().unwrap_or(0));
+                    let mut first = Some(first);
+                    let next = || {
+                        let block = match first.take() {
+                            Some(block) => Some(block),
+                            None => stream.next_block().map_err(bad)?,
+                        };
+                        Ok::<_, CliError>(block.map(|text| {
+                            let lines: Vec<&str> = files::lines(&text).collect();
+                            Ledger::read_invoice_texts(&lines)
+                        }))
+                    };
                     ledger.upsert_invoice_stream(next, |report| write(report, loaded))?;
                 }
                 Records::Batches(batches) => {

@@ -2,6 +2,7 @@
 //! engine on files.
 
 pub mod files;
+pub mod jsonl;
 pub mod local;
 pub mod online;
 pub mod stripe_export;

@@ -1,0 +1,151 @@
+//! A JSONL file of invoices read a block of whole lines at a time, so the
+//! file is never in memory whole beside the ledger it builds. Each block is
+//! cut after its last newline; the part of a line past it starts the next
+//! block (a line longer than a block grows the block until it ends).
+
+use std::io::Read;
+use std::path::{Path, PathBuf};
+
+/// Bytes read per block: some fifty thousand invoices, read on every core
+/// while the block before is stored.
+const BLOCK_BYTES: usize = 8 << 20;
+
+/// A JSONL file being read block by block.
+pub struct JsonlStream {
+    path: PathBuf,
+    file: std::fs::File,
+    block_bytes: usize,
+    /// The start of a line cut at the end of the last block.
+    rest: Vec<u8>,
+    /// The file's size, the bytes and the non-blank lines read so far.
+    size: u64,
+    bytes_read: u64,
+    lines_read: usize,
+}
+
+impl JsonlStream {
+    /// Opens `path` for reading.
+    pub fn open(path: &Path) -> std::io::Result<JsonlStream> {
+        JsonlStream::with_block(path, BLOCK_BYTES)
+    }
+
+    fn with_block(path: &Path, block_bytes: usize) -> std::io::Result<JsonlStream> {
+        let file = std::fs::File::open(path)?;
+        let size = file.metadata().map_or(0, |m| m.len());
+        Ok(JsonlStream {
+            path: path.to_path_buf(),
+            file,
+            block_bytes,
+            rest: Vec::new(),
+            size,
+            bytes_read: 0,
+            lines_read: 0,
+        })
+    }
+
+    /// The file's path.
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// The next block of whole lines; `None` at the end of the file. A
+    /// file that cannot be read, or is not UTF-8, is an error.
+    pub fn next_block(&mut self) -> Result<Option<String>, String> {
+        let mut block = std::mem::take(&mut self.rest);
+        let cut = loop {
+            let start = block.len();
+            block.resize(start + self.block_bytes, 0);
+            let read = read_full(&mut self.file, &mut block[start..]).map_err(|e| e.to_string())?;
+            block.truncate(start + read);
+            self.bytes_read += read as u64;
+            // Short of a whole block only at the end of the file.
+            if read < self.block_bytes {
+                break None;
+            }
+            if let Some(last) = block[start..].iter().rposition(|&b| b == b'\n') {
+                break Some(start + last + 1);
+            }
+        };
+        if let Some(cut) = cut {
+            self.rest = block.split_off(cut);
+        }
+        if block.is_empty() {
+            return Ok(None);
+        }
+        let text = String::from_utf8(block).map_err(|_| "is not UTF-8 text".to_string())?;
+        self.lines_read += super::files::lines(&text).count();
+        Ok(Some(text))
+    }
+
+    /// How many invoices the file holds, estimated from the lines and
+    /// bytes read so far.
+    pub fn estimate(&self) -> Option<usize> {
+        let per_line = self.bytes_read.checked_div(self.lines_read as u64)?;
+        usize::try_from(self.size / per_line.max(1)).ok()
+    }
+}
+
+/// Reads until `buffer` is full or the file ends; how many bytes it read.
+fn read_full(file: &mut std::fs::File, buffer: &mut [u8]) -> std::io::Result<usize> {
+    let mut filled = 0;
+    while filled < buffer.len() {
+        match file.read(&mut buffer[filled..]) {
+            Ok(0) => break,
+            Ok(n) => filled += n,
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+            Err(e) => return Err(e),
+        }
+    }
+    Ok(filled)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn blocks_of(text: &str, block_bytes: usize) -> Vec<String> {
+        let path = std::env::temp_dir().join(format!(
+            "jsonl-stream-{}-{block_bytes}.jsonl",
+            std::process::id()
+        ));
+        std::fs::write(&path, text).unwrap();
+        let mut stream = JsonlStream::with_block(&path, block_bytes).unwrap();
+        let mut blocks = Vec::new();
+        while let Some(block) = stream.next_block().unwrap() {
+            blocks.push(block);
+        }
+        std::fs::remove_file(&path).unwrap();
+        blocks
+    }
+
+    #[test]
+    fn blocks_end_after_whole_lines_and_a_long_line_grows_its_block() {
+        let text =
+            "{\"id\":\"a\"}\n{\"id\":\"b\"}\n\n{\"id\":\"a-much-longer-id\"}\n{\"id\":\"c\"}";
+        assert_eq!(
+            blocks_of(text, 12),
+            [
+                "{\"id\":\"a\"}\n",
+                "{\"id\":\"b\"}\n\n",
+                "{\"id\":\"a-much-longer-id\"}\n{\"id\":\"c\"}"
+            ]
+        );
+        assert_eq!(blocks_of(text, 1 << 20), [text]);
+    }
+
+    #[test]
+    fn the_estimate_scales_the_lines_read_to_the_file() {
+        let line = "{\"id\":\"0123456789\"}\n";
+        let path =
+            std::env::temp_dir().join(format!("jsonl-estimate-{}.jsonl", std::process::id()));
+        std::fs::write(&path, line.repeat(100)).unwrap();
+        let mut stream = JsonlStream::with_block(&path, line.len() * 10).unwrap();
+        assert_eq!(stream.estimate(), None);
+        assert_eq!(
+            stream.next_block().unwrap().map(|b| b.lines().count()),
+            Some(10)
+        );
+        assert_eq!(stream.estimate(), Some(100));
+        std::fs::remove_file(&path).unwrap();
+    }
+}
