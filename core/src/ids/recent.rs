@@ -31,10 +31,13 @@ impl RecentIds {
         same_as_last(&mut self.subscription, text)
     }
 
-    /// The plan id `text`, a kept one's when there is one.
+    /// The plan id `text`, a kept one's when there is one. The one found
+    /// moves to the front, where a customer's run of invoices finds it
+    /// again first.
     pub(crate) fn plan(&mut self, text: &str) -> PlanId {
-        if let Some(id) = self.plans.iter().find(|id| id.as_str() == text) {
-            return id.clone();
+        if let Some(found) = self.plans.iter().position(|id| id.as_str() == text) {
+            self.plans.swap(0, found);
+            return self.plans[0].clone();
         }
         let id = PlanId::from(text);
         if self.plans.len() < RECENT_PLANS {
