@@ -5,8 +5,12 @@ use super::{PositionList, Store, WriteReport, not_found, record_id};
 use crate::error::{Error, Result};
 use crate::ids::{CustomerId, PlanGroupId, PlanId};
 use crate::model::{Customer, DataSource, Node, Plan, PlanGroup};
+use rayon::prelude::*;
 use serde_json::Value;
 use std::collections::HashSet;
+
+/// Batches with more records than this are read on every core.
+const PARALLEL_RECORDS: usize = 256;
 
 impl Store {
     /// Upserts customers; a known id replaces the record (its invoices stay).
@@ -14,17 +18,24 @@ impl Store {
         self.write_customers(records)
     }
 
-    /// [`Store::upsert_customers`] from any record representation.
-    pub(super) fn write_customers<'a, N: Node<'a>>(
+    /// [`Store::upsert_customers`] from any record representation. Each
+    /// record is read on its own, on every core for a large batch, then
+    /// the customers read are stored in order.
+    pub(super) fn write_customers<'a, N: Node<'a> + Send + Sync>(
         &mut self,
         records: impl IntoIterator<Item = N>,
     ) -> WriteReport {
+        let records: Vec<N> = records.into_iter().collect();
+        let read = |value: &N| (record_id(*value), Customer::from_node(*value));
+        let read: Vec<(String, Result<Customer>)> = if records.len() > PARALLEL_RECORDS {
+            records.par_iter().map(read).collect()
+        } else {
+            records.iter().map(read).collect()
+        };
         let mut report = WriteReport::default();
-        for value in records {
-            let outcome = Customer::from_node(value).map(|customer| {
-                self.store_customer(customer);
-            });
-            report.push(record_id(value), outcome);
+        for (id, outcome) in read {
+            let outcome = outcome.map(|customer| self.store_customer(customer));
+            report.push(id, outcome);
         }
         report
     }

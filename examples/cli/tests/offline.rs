@@ -675,3 +675,32 @@ fn a_load_that_keeps_nothing_is_an_error_and_says_what_it_loaded() {
         )
     );
 }
+
+#[test]
+fn a_malformed_line_of_a_customers_jsonl_file_names_the_file_and_its_line() {
+    let dir = std::path::PathBuf::from(env!("CARGO_TARGET_TMPDIR"))
+        .join(format!("cli-bad-customer-line-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("dir");
+    // Blank lines count: the broken record is on line 4 of the file.
+    let good = |i: usize| format!("{{\"id\": \"c{i}\", \"name\": \"C{i}\"}}\r\n");
+    let text = format!("{}\n{}{{\"id\": \"c3\", \"name\": }}\n", good(1), good(2));
+    std::fs::write(dir.join("customers.jsonl"), text).expect("write");
+    let out = local_in(dir.to_str().unwrap(), &["reports", "summary"]);
+    assert_eq!(out.status.code(), Some(1));
+    assert_eq!(
+        String::from_utf8_lossy(&out.stderr),
+        format!(
+            "error: {} line 4: expected value at line 1 column 22\n\
+             loaded 0 customers, 0 plans, 0 invoices; rejected 0\n",
+            dir.join("customers.jsonl").display()
+        )
+    );
+    let lines: String = (0..600).map(good).collect();
+    std::fs::write(dir.join("customers.jsonl"), lines).expect("write");
+    let out = local_in(
+        dir.to_str().unwrap(),
+        &["customers", "list", "--status", "all", "--limit", "1"],
+    );
+    assert!(out.status.success(), "{out:?}");
+    assert_eq!(json(&out)["result"]["count"], 600);
+}

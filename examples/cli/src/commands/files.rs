@@ -33,6 +33,7 @@ use arrow_schema::{Field, Schema};
 use serde_json::Value;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
+use submetrics::model::Json;
 
 /// The formats a collection's file may have, by extension.
 const EXTENSIONS: &[&str] = &["json", "jsonl", "ndjson", "csv", "parquet"];
@@ -47,6 +48,9 @@ pub enum Records {
     /// A JSONL file of invoices, read a block of whole lines at a time
     /// while the blocks before it are stored.
     LineStream(Box<JsonlStream>),
+    /// A JSONL file of another collection, whole: its lines are parsed a
+    /// batch at a time, on every core, as the batches are stored.
+    JsonLines(JsonLines),
     /// Rows of record batches, one record per row.
     Batches(Vec<RecordBatch>),
     /// A Parquet file, or a CSV file of plain columns, read a batch at a
@@ -64,7 +68,58 @@ impl Records {
             Records::Batches(batches) => Some(batches.iter().map(RecordBatch::num_rows).sum()),
             Records::Stream(stream) => stream.rows,
             Records::LineStream(_) => None,
+            Records::JsonLines(lines) => Some(lines.len()),
         }
+    }
+}
+
+/// The text of a JSONL file and where its records are: the 1-based line
+/// number and byte range of each non-blank line.
+pub struct JsonLines {
+    path: PathBuf,
+    text: String,
+    numbers: Vec<usize>,
+    ranges: Vec<std::ops::Range<usize>>,
+}
+
+impl JsonLines {
+    fn new(path: &Path, text: String) -> JsonLines {
+        let mut numbers = Vec::new();
+        let mut ranges = Vec::new();
+        let mut start = 0;
+        for (i, line) in text.split_inclusive('\n').enumerate() {
+            let record = line.trim_end_matches(['\n', '\r']);
+            if !record.trim().is_empty() {
+                numbers.push(i + 1);
+                ranges.push(start..start + record.len());
+            }
+            start += line.len();
+        }
+        JsonLines {
+            path: path.to_path_buf(),
+            text,
+            numbers,
+            ranges,
+        }
+    }
+
+    /// How many records the file holds.
+    pub fn len(&self) -> usize {
+        self.ranges.len()
+    }
+
+    /// The records `first..first + count` parsed; a malformed line is an
+    /// error naming the file and the line.
+    pub fn parse(&self, first: usize, count: usize) -> Result<Vec<Json<'_>>> {
+        let end = (first + count).min(self.ranges.len());
+        let texts: Vec<&str> = self.ranges[first..end]
+            .iter()
+            .map(|range| &self.text[range.clone()])
+            .collect();
+        Json::parse_many(&texts).map_err(|(i, e)| {
+            let line = self.numbers[first + i];
+            CliError::usage(format!("{} line {line}: {e}", self.path.display()))
+        })
     }
 }
 
@@ -213,7 +268,7 @@ pub fn read_values(dir: &Path, collection: &str) -> Result<Records> {
                 whole => return Ok(whole),
             },
             // Files read whole are never line streams.
-            Records::LineStream(_) => {}
+            Records::LineStream(_) | Records::JsonLines(_) => {}
         }
     }
     Ok(Records::Values(values))
@@ -257,6 +312,9 @@ fn read_file(
     }
     let text = std::fs::read_to_string(path)
         .map_err(|e| CliError::Io(format!("cannot read {}: {e}", path.display())))?;
+    if matches!(extension, "jsonl" | "ndjson") && stream_wanted {
+        return Ok(Records::JsonLines(JsonLines::new(path, text)));
+    }
     let bad =
         |line: usize, e: String| CliError::usage(format!("{} line {line}: {e}", path.display()));
     match extension {

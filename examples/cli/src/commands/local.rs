@@ -199,6 +199,12 @@ fn load_records(ledger: &mut Ledger, dir: &Path, loaded: &mut Loaded) -> Result<
                         write(report, loaded);
                     }
                 }
+                Records::JsonLines(lines) => {
+                    for first in (0..lines.len()).step_by(BATCH) {
+                        let report = ledger.upsert_trees(kind, &lines.parse(first, BATCH)?);
+                        write(report, loaded);
+                    }
+                }
                 Records::LineStream(stream) => {
                     // Room for the file's invoices before the first block is
                     // stored, as its first lines suggest.

@@ -1,0 +1,266 @@
+//! A fast reader for the common shape of a record's text: one flat object
+//! whose values are strings without escapes, integers, booleans or nulls
+//! (every line of a typical JSONL export). It reads in one pass over the
+//! bytes what `serde_json` reads through its general machinery, and gives
+//! up (`None`) on anything else, which the general parser then reads with
+//! its own rules and error messages. Where it answers, its tree equals the
+//! general parser's.
+
+use super::Json;
+use serde_json::Number;
+use std::borrow::Cow;
+
+/// The tree of `text` when it is one flat object of plain values, else
+/// `None` (also for malformed text: the general parser names the error).
+pub(super) fn parse(text: &str) -> Option<Json<'_>> {
+    let mut reader = Reader {
+        text,
+        bytes: text.as_bytes(),
+        at: 0,
+    };
+    reader.skip_whitespace();
+    reader.expect(b'{')?;
+    let mut fields: Vec<(Cow<'_, str>, Json<'_>)> = Vec::with_capacity(16);
+    reader.skip_whitespace();
+    if reader.peek() == Some(b'}') {
+        reader.at += 1;
+    } else {
+        loop {
+            reader.expect(b'"')?;
+            let key = reader.string()?;
+            reader.skip_whitespace();
+            reader.expect(b':')?;
+            reader.skip_whitespace();
+            let value = reader.value()?;
+            match fields.iter_mut().find(|(k, _)| *k == key) {
+                Some((_, existing)) => *existing = value,
+                None => fields.push((Cow::Borrowed(key), value)),
+            }
+            reader.skip_whitespace();
+            match reader.next()? {
+                b',' => reader.skip_whitespace(),
+                b'}' => break,
+                _ => return None,
+            }
+        }
+    }
+    reader.skip_whitespace();
+    (reader.at == reader.bytes.len()).then_some(Json::Object(fields))
+}
+
+struct Reader<'a> {
+    text: &'a str,
+    bytes: &'a [u8],
+    at: usize,
+}
+
+impl<'a> Reader<'a> {
+    fn peek(&self) -> Option<u8> {
+        self.bytes.get(self.at).copied()
+    }
+
+    fn next(&mut self) -> Option<u8> {
+        let byte = self.peek()?;
+        self.at += 1;
+        Some(byte)
+    }
+
+    fn expect(&mut self, wanted: u8) -> Option<()> {
+        (self.next()? == wanted).then_some(())
+    }
+
+    /// Skips JSON's whitespace: spaces, tabs, line feeds and carriage returns.
+    fn skip_whitespace(&mut self) {
+        while let Some(b' ' | b'\t' | b'\n' | b'\r') = self.peek() {
+            self.at += 1;
+        }
+    }
+
+    /// The rest of a string whose opening quote was read; `None` for one
+    /// with an escape or a control character (or no end).
+    fn string(&mut self) -> Option<&'a str> {
+        let rest = &self.bytes[self.at..];
+        let end = memchr::memchr2(b'"', b'\\', rest)?;
+        let control = rest[..end]
+            .iter()
+            .fold(false, |found, &b| found | (b < 0x20));
+        if rest[end] != b'"' || control {
+            return None;
+        }
+        // Quotes are ASCII, so both ends are character boundaries.
+        let string = self.text.get(self.at..self.at + end)?;
+        self.at += end + 1;
+        Some(string)
+    }
+
+    fn value(&mut self) -> Option<Json<'a>> {
+        match self.peek()? {
+            b'"' => {
+                self.at += 1;
+                Some(Json::String(Cow::Borrowed(self.string()?)))
+            }
+            b't' => self.literal("true", Json::Bool(true)),
+            b'f' => self.literal("false", Json::Bool(false)),
+            b'n' => self.literal("null", Json::Null),
+            b'-' => {
+                self.at += 1;
+                let magnitude = self.digits()?;
+                // `-0` and magnitudes past `i64` are floats to the general
+                // parser.
+                let negative = i64::try_from(magnitude).ok().filter(|m| *m > 0)?;
+                Some(Json::Number(Number::from(-negative)))
+            }
+            b'0'..=b'9' => Some(Json::Number(Number::from(self.digits()?))),
+            _ => None,
+        }
+    }
+
+    fn literal(&mut self, word: &str, value: Json<'a>) -> Option<Json<'a>> {
+        let end = self.at + word.len();
+        (self.bytes.get(self.at..end)? == word.as_bytes()).then(|| {
+            self.at = end;
+            value
+        })
+    }
+
+    /// An integer's digits as a `u64`; `None` for a leading zero before
+    /// another digit, a fraction or exponent (a float to the general
+    /// parser), or a value past `u64`.
+    fn digits(&mut self) -> Option<u64> {
+        let start = self.at;
+        let mut value: u64 = 0;
+        while let Some(digit @ b'0'..=b'9') = self.peek() {
+            value = value
+                .checked_mul(10)?
+                .checked_add(u64::from(digit - b'0'))?;
+            self.at += 1;
+        }
+        let digits = self.at - start;
+        if digits == 0 || (digits > 1 && self.bytes[start] == b'0') {
+            return None;
+        }
+        match self.peek() {
+            Some(b'.' | b'e' | b'E') => None,
+            _ => Some(value),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    fn general(text: &str) -> Option<Json<'_>> {
+        serde_json::from_str(text).ok()
+    }
+
+    #[test]
+    fn a_flat_record_is_read_here_with_the_general_parsers_tree() {
+        for text in [
+            r#"{"id":"i1","customer_id":"c1","amount":2610,"refund":-5,"paid":true,"x":false,"n":null}"#,
+            " {\t\"a\" : \"\" ,\r\n\"b\":0 } \n",
+            "{}",
+            r#"{"k":1,"j":2,"k":3}"#,
+            r#"{"big":18446744073709551615,"low":-9223372036854775807,"café":"crème"}"#,
+        ] {
+            let flat = parse(text);
+            assert!(flat.is_some(), "{text}");
+            assert_eq!(flat, general(text), "{text}");
+        }
+    }
+
+    #[test]
+    fn anything_else_is_left_to_the_general_parser() {
+        for text in [
+            r#"{"a":"x\"y"}"#,
+            r#"{"a":1.5}"#,
+            r#"{"a":1e3}"#,
+            r#"{"a":-0}"#,
+            r#"{"a":-9223372036854775808}"#,
+            r#"{"a":18446744073709551616}"#,
+            r#"{"a":[1]}"#,
+            r#"{"a":{"b":1}}"#,
+            r#"[1]"#,
+            r#""text""#,
+            "{\"a\":\"tab\there\"}",
+            r#"{"a":01}"#,
+            r#"{"a":1,}"#,
+            r#"{"a":1} x"#,
+            r#"{"a":tru}"#,
+            r#"{"a" 1}"#,
+            r#"{"a":1"#,
+            "",
+        ] {
+            assert_eq!(parse(text), None, "{text}");
+        }
+    }
+
+    /// Texts near the flat shape: keys and values from small pools that
+    /// include escapes, control characters, floats, nesting and odd
+    /// whitespace, sometimes cut short or with a byte changed.
+    fn texts() -> impl Strategy<Value = String> {
+        let value = prop_oneof![
+            "[a-z\u{e9}\"\\\\\t ]{0,6}".prop_map(|s| format!("{s:?}")),
+            "[a-z]{0,4}\\\\[nu\"]".prop_map(|s| format!("\"{s}\"")),
+            any::<i64>().prop_map(|n| n.to_string()),
+            any::<u64>().prop_map(|n| n.to_string()),
+            prop_oneof![
+                Just("-0"),
+                Just("0"),
+                Just("00"),
+                Just("1.0"),
+                Just("2e3"),
+                Just("-"),
+                Just("true"),
+                Just("false"),
+                Just("null"),
+                Just("nul"),
+                Just("[]"),
+                Just("{}"),
+                Just("18446744073709551616"),
+                Just("-9223372036854775808"),
+            ]
+            .prop_map(str::to_string),
+        ];
+        let space = prop_oneof![
+            Just(""),
+            Just(" "),
+            Just("\t"),
+            Just("\r\n"),
+            Just("\u{a0}")
+        ];
+        let field = ("[a-c]{1,2}", space.clone(), value, space);
+        (
+            proptest::collection::vec(field, 0..6),
+            0..4usize,
+            any::<prop::sample::Index>(),
+            any::<u8>(),
+        )
+            .prop_map(|(fields, damage, at, byte)| {
+                let body: Vec<String> = fields
+                    .iter()
+                    .map(|(key, before, value, after)| format!("{before}\"{key}\":{value}{after}"))
+                    .collect();
+                let mut text = format!("{{{}}}", body.join(","));
+                let cut = at.index(text.len() + 1);
+                match damage {
+                    0 if text.is_char_boundary(cut) => text.truncate(cut),
+                    1 if text.is_char_boundary(cut) => text.insert(cut, char::from(byte % 128)),
+                    _ => {}
+                }
+                text
+            })
+    }
+
+    proptest! {
+        /// Where this reader answers, the general parser reads the same
+        /// tree; where the general parser fails, this reader gives up.
+        #[test]
+        fn answers_only_with_the_general_parsers_tree(text in texts()) {
+            if let Some(flat) = parse(&text) {
+                prop_assert_eq!(Some(flat), general(&text));
+            }
+        }
+    }
+}
