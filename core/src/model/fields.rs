@@ -8,7 +8,7 @@
 //! [`Json`]: super::Json
 
 use crate::error::{Error, Result};
-use crate::model::json::{Node, View};
+use crate::model::json::{NameSet, Node, View};
 use crate::model::{CustomVariables, Timestamp};
 use crate::money::{Cents, Currency, MAX_AMOUNT};
 use serde_json::Value;
@@ -43,6 +43,8 @@ pub struct Fields<'a, N: Node<'a> = &'a Value> {
     /// Path of a nested record inside its parent (`lines[2].`), else empty.
     prefix: String,
     map: N,
+    /// The record's field names, to skip lookups of absent ones.
+    names: NameSet,
     _text: std::marker::PhantomData<&'a ()>,
 }
 
@@ -63,6 +65,7 @@ impl<'a, N: Node<'a>> Fields<'a, N> {
             id: Cow::Borrowed(""),
             prefix: String::new(),
             map: value,
+            names: value.names(),
             _text: std::marker::PhantomData,
         };
         let id = fields.text_ref(&["id", "external_id"])?;
@@ -92,6 +95,9 @@ impl<'a, N: Node<'a>> Fields<'a, N> {
 
     fn lookup<'n>(&self, names: &[&'n str]) -> Option<(N, &'n str)> {
         names.iter().find_map(|name| {
+            if !self.names.may_hold(name) {
+                return None;
+            }
             let value = self.map.get(name)?;
             match value.view() {
                 View::Null => None,
@@ -320,6 +326,7 @@ impl<'a, N: Node<'a>> Fields<'a, N> {
             id: self.id.clone(),
             prefix: format!("{}{path}.", self.prefix),
             map: value,
+            names: value.names(),
             _text: std::marker::PhantomData,
         })
     }

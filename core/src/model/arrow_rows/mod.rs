@@ -22,7 +22,7 @@
 
 use crate::error::{Error, Result};
 use crate::model::Timestamp;
-use crate::model::json::{Node, View};
+use crate::model::json::{NameSet, Node, View};
 use arrow_array::cast::AsArray;
 use arrow_array::types::{
     Int8Type, Int16Type, Int32Type, Int64Type, TimestampMicrosecondType, TimestampMillisecondType,
@@ -48,6 +48,8 @@ pub struct ArrowRecords<'a> {
     /// bucket holds every longer name), in column order: a record asks for
     /// some thirty names per row, and most are told apart by length alone.
     by_length: Vec<Vec<usize>>,
+    /// The column names, summarized for every row's lookups.
+    names: NameSet,
     rows: usize,
 }
 
@@ -79,9 +81,13 @@ impl<'a> ArrowRecords<'a> {
         for (i, column) in columns.iter().enumerate() {
             by_length[column.name.len().min(NAME_BUCKETS)].push(i);
         }
+        let names = columns
+            .iter()
+            .fold(NameSet::NONE, |names, column| names.with(column.name));
         Ok(ArrowRecords {
             columns,
             by_length,
+            names,
             rows: batch.num_rows(),
         })
     }
@@ -304,6 +310,18 @@ impl<'a> Node<'a> for ArrowNode<'a> {
                     .last()
                     .map(|(_, value)| value),
                 _ => None,
+            },
+        }
+    }
+
+    fn names(self) -> NameSet {
+        match self {
+            ArrowNode::Row { records, .. } => records.names,
+            ArrowNode::Field { .. } | ArrowNode::Cell { .. } => match self.view() {
+                View::Object(entries) => {
+                    entries.fold(NameSet::NONE, |names, (name, _)| names.with(name))
+                }
+                _ => NameSet::ALL,
             },
         }
     }

@@ -113,6 +113,57 @@ pub trait Node<'a>: Copy {
 
     /// The node as a `serde_json::Value`, for messages that quote it.
     fn to_value(self) -> Value;
+
+    /// The names of an object's fields, summarized for quick absence tests
+    /// ([`NameSet::ALL`] for anything else).
+    fn names(self) -> NameSet {
+        match self.view() {
+            View::Object(entries) => entries.fold(NameSet::NONE, |set, (name, _)| set.with(name)),
+            _ => NameSet::ALL,
+        }
+    }
+}
+
+/// A summary of a set of field names in 64 bits, one bit per name picked
+/// by its length and its first and last bytes: a name whose bit is clear
+/// is surely not in the set, one whose bit is set may be. Reading a record
+/// looks up a few dozen names (with their aliases), most of them absent;
+/// this answers most absences without comparing strings.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct NameSet(u64);
+
+impl NameSet {
+    /// The empty set.
+    pub const NONE: NameSet = NameSet(0);
+    /// A set that may hold every name.
+    pub const ALL: NameSet = NameSet(u64::MAX);
+
+    #[inline]
+    fn bit(name: &str) -> u64 {
+        let bytes = name.as_bytes();
+        let (first, last) = match bytes {
+            [] => (0, 0),
+            [first, .., last] => (*first, *last),
+            [only] => (*only, *only),
+        };
+        let mixed = (bytes.len() as u64)
+            .wrapping_mul(0x9e37_79b9_7f4a_7c15)
+            .wrapping_add(u64::from(first) << 8 | u64::from(last))
+            .wrapping_mul(0xbf58_476d_1ce4_e5b9);
+        1 << (mixed >> 58)
+    }
+
+    /// The set with `name` added.
+    #[must_use]
+    pub fn with(self, name: &str) -> NameSet {
+        NameSet(self.0 | NameSet::bit(name))
+    }
+
+    /// Whether `name` may be in the set (`false`: surely not).
+    #[inline]
+    pub fn may_hold(self, name: &str) -> bool {
+        self.0 & NameSet::bit(name) != 0
+    }
 }
 
 impl<'a> Node<'a> for &'a Value {
@@ -369,6 +420,33 @@ mod tests {
             (index, error.to_string()),
             (300, "expected value at line 1 column 7".to_string())
         );
+    }
+
+    #[test]
+    fn a_name_set_may_hold_its_names_and_tells_most_others_apart() {
+        let record = Json::parse(r#"{"id":"i1","customer_id":"c1","amount":5}"#).unwrap();
+        let names = (&record).names();
+        assert!(
+            ["id", "customer_id", "amount"]
+                .iter()
+                .all(|n| names.may_hold(n))
+        );
+        let absent = ["external_id", "customer", "date", "status", "tax", "lines"];
+        let maybe: Vec<&str> = absent.into_iter().filter(|n| names.may_hold(n)).collect();
+        // One of the six shares a bit with a name of the record.
+        assert_eq!(maybe.len(), 1, "{maybe:?}");
+        assert_eq!((&Json::Null).names(), NameSet::ALL);
+    }
+
+    proptest::proptest! {
+        /// A set may hold every name added to it (no false absence).
+        #[test]
+        fn a_name_set_never_misses_a_name_it_holds(
+            names in proptest::collection::vec("[a-z_\\u{e9}]{0,12}", 0..20),
+        ) {
+            let set = names.iter().fold(NameSet::NONE, |set, name| set.with(name));
+            proptest::prop_assert!(names.iter().all(|name| set.may_hold(name)));
+        }
     }
 
     #[test]
