@@ -93,7 +93,9 @@ impl<'a, N: Node<'a>> Fields<'a, N> {
         )
     }
 
-    fn lookup<'n>(&self, names: &[&'n str]) -> Option<(N, &'n str)> {
+    /// The first of `names` present and not null: its node, what the node
+    /// holds, and the name.
+    fn lookup<'n>(&self, names: &[&'n str]) -> Option<(N, View<'a, N>, &'n str)> {
         names.iter().find_map(|name| {
             if !self.names.may_hold(name) {
                 return None;
@@ -101,7 +103,7 @@ impl<'a, N: Node<'a>> Fields<'a, N> {
             let value = self.map.get(name)?;
             match value.view() {
                 View::Null => None,
-                _ => Some((value, *name)),
+                view => Some((value, view, *name)),
             }
         })
     }
@@ -111,7 +113,7 @@ impl<'a, N: Node<'a>> Fields<'a, N> {
     /// `billing_freq`), else the first of `names`. An error about a value
     /// names the field as the record wrote it.
     pub fn name_of<'n>(&self, names: &[&'n str]) -> &'n str {
-        self.lookup(names).map_or(names[0], |(_, name)| name)
+        self.lookup(names).map_or(names[0], |(_, _, name)| name)
     }
 
     /// An optional string. A JSON number is accepted only when its value is
@@ -128,7 +130,7 @@ impl<'a, N: Node<'a>> Fields<'a, N> {
     pub fn text_ref(&self, names: &[&str]) -> Result<Option<Cow<'a, str>>> {
         match self.lookup(names) {
             None => Ok(None),
-            Some((value, name)) => match value.view() {
+            Some((_, view, name)) => match view {
                 View::String(s) => Ok(Some(Cow::Borrowed(s))),
                 View::Number(n) => integer_text(&n).map(|text| Some(Cow::Owned(text))).ok_or_else(|| {
                     self.error(
@@ -163,10 +165,10 @@ impl<'a, N: Node<'a>> Fields<'a, N> {
 
     /// An integer and the name it was found under.
     fn integer_named<'n>(&self, names: &[&'n str]) -> Result<Option<(i64, &'n str)>> {
-        let Some((value, name)) = self.lookup(names) else {
+        let Some((value, view, name)) = self.lookup(names) else {
             return Ok(None);
         };
-        let parsed = match value.view() {
+        let parsed = match view {
             View::Number(n) => n.as_i64().or_else(|| {
                 n.as_f64()
                     .filter(|f| f.fract() == 0.0 && f.abs() < 9.0e15)
@@ -206,10 +208,10 @@ impl<'a, N: Node<'a>> Fields<'a, N> {
     /// error: whether it meant Unix seconds, milliseconds or a year cannot
     /// be told.
     pub fn timestamp(&self, names: &[&str]) -> Result<Option<Timestamp>> {
-        let Some((value, name)) = self.lookup(names) else {
+        let Some((value, view, name)) = self.lookup(names) else {
             return Ok(None);
         };
-        let parsed = match value.view() {
+        let parsed = match view {
             View::String(s) if s.trim().is_empty() => return Ok(None),
             View::String(s) => Timestamp::parse(s),
             // A timestamp column of a columnar batch; a number never is one.
@@ -257,10 +259,10 @@ impl<'a, N: Node<'a>> Fields<'a, N> {
     /// An optional object of string values in order; other scalar values are
     /// stringified and nulls left out.
     pub fn string_map(&self, names: &[&str]) -> Result<Option<CustomVariables>> {
-        let Some((value, name)) = self.lookup(names) else {
+        let Some((_, view, name)) = self.lookup(names) else {
             return Ok(None);
         };
-        let View::Object(entries) = value.view() else {
+        let View::Object(entries) = view else {
             return Err(self.error(name, "must be an object"));
         };
         let mut pairs = Vec::new();
@@ -290,7 +292,7 @@ impl<'a, N: Node<'a>> Fields<'a, N> {
     pub fn array(&self, names: &[&str]) -> Result<Option<N::Items>> {
         match self.lookup(names) {
             None => Ok(None),
-            Some((value, name)) => match value.view() {
+            Some((_, view, name)) => match view {
                 View::Array(items) => Ok(Some(items)),
                 _ => Err(self.error(name, "must be an array")),
             },
