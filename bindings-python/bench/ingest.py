@@ -5,7 +5,9 @@ per line) through ``upsert_invoices``, and as a ``pyarrow.Table``
 call. Reading the files and loading plans, customers and FX rates are not
 timed. Each run starts from a fresh ledger; prints the best of the runs and
 every run, and checks that both paths store every invoice and give the same
-summary report.
+summary report. After each table load it also times ``movements_arrow``
+(every movement as a ``pyarrow.Table``): the first call, which builds and
+replays every customer's timeline, and a second, warm one.
 
 ``--arrow-only`` times the table alone (10M invoices as dicts take more
 memory than the machine has).
@@ -57,7 +59,8 @@ def main() -> None:
         l.load_fx_rates(rates)
         return l
 
-    times: Dict[str, List[float]] = {"dicts": [], "arrow": []}
+    times: Dict[str, List[float]] = {"dicts": [], "arrow": [], "movements_first": [], "movements_warm": []}
+    movement_rows = 0
     summaries: Dict[str, Any] = {}
     for _ in range(0 if arrow_only else runs):
         l = ledger()
@@ -75,6 +78,13 @@ def main() -> None:
         times["arrow"].append(time.perf_counter() - started)
         errors = pyarrow.compute.sum(pyarrow.compute.equal(results["import_status"], "error")).as_py()
         assert results.num_rows == table.num_rows and not errors, f"arrow: {errors} rejected"
+        for phase in ("movements_first", "movements_warm"):
+            started = time.perf_counter()
+            movements = l.movements_arrow(as_of=AS_OF)
+            times[phase].append(time.perf_counter() - started)
+            assert movement_rows in (0, movements.num_rows), "the movements differ between runs"
+            movement_rows = movements.num_rows
+            del movements
         summaries["arrow"] = l.report("summary", as_of=AS_OF)
         del l, results
     if not arrow_only:
@@ -91,7 +101,13 @@ def main() -> None:
         best = min(times[name])
         every = ", ".join(f"{t:.3f}" for t in times[name])
         print(f"| {label} | {best:.3f} s | {every} | {count / best / 1e6:.2f}M |")
-    print(json.dumps({"invoices": count, "runs": runs, "seconds": times, "summary": summaries["arrow"]}))
+    for name, label in (
+        ("movements_first", f"`movements_arrow()`, first ({movement_rows} rows)"),
+        ("movements_warm", "`movements_arrow()`, warm"),
+    ):
+        every = ", ".join(f"{t:.3f}" for t in times[name])
+        print(f"| {label} | {min(times[name]):.3f} s | {every} | |")
+    print(json.dumps({"invoices": count, "movements": movement_rows, "runs": runs, "seconds": times, "summary": summaries["arrow"]}))
 
 
 if __name__ == "__main__":

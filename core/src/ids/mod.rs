@@ -4,14 +4,16 @@
 //! (a customer's, a plan's) is a shared string: cloning it, into indexes or
 //! from a customer into its invoices, costs no allocation; it is one pointer
 //! wide (its length lives beside the text), so an optional one is 8 bytes.
-//! An invoice id is held by its invoice alone, so it is a boxed `str`,
-//! without a reference count.
+//! An invoice id is held by its invoice alone (the store keeps the text in
+//! a buffer of its own), so it is an inline string, without a reference
+//! count.
 
 mod recent;
 
 pub(crate) use recent::RecentIds;
 
 use arcstr::ArcStr;
+use compact_str::CompactString;
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use std::fmt;
 
@@ -103,8 +105,9 @@ id_type!(
     PlanGroupId(ArcStr)
 );
 id_type!(
-    /// External id of an invoice.
-    InvoiceId(Box<str>)
+    /// External id of an invoice. Ids of up to 24 bytes (most) are held
+    /// inline, so reading an invoice allocates nothing for its id.
+    InvoiceId(CompactString)
 );
 id_type!(
     /// Groups a customer's invoices into one subscription.
@@ -138,7 +141,7 @@ mod tests {
     fn a_shared_id_is_one_pointer_and_ids_hash_and_order_like_their_text() {
         use std::hash::BuildHasher;
         assert_eq!(std::mem::size_of::<Option<CustomerId>>(), 8);
-        assert_eq!(std::mem::size_of::<Option<InvoiceId>>(), 16);
+        assert_eq!(std::mem::size_of::<Option<InvoiceId>>(), 24);
         let hasher = foldhash::fast::FixedState::default();
         let id = PlanId::from("plan_b");
         assert_eq!(hasher.hash_one(&id), hasher.hash_one("plan_b"));
