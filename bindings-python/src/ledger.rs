@@ -21,7 +21,7 @@ fn results(py: Python<'_>, report: WriteReport) -> PyResult<Bound<'_, PyAny>> {
     let list = PyList::empty(py);
     for result in report.results {
         let dict = PyDict::new(py);
-        dict.set_item(intern!(py, "id"), result.id)?;
+        dict.set_item(intern!(py, "id"), result.id.as_str())?;
         match result.import_error {
             None => dict.set_item(intern!(py, "import_status"), intern!(py, "inserted"))?,
             Some(error) => {

@@ -143,7 +143,7 @@ fn upsert(
         if result.import_status == ImportStatus::Error {
             rejections.push((
                 collection.to_string(),
-                result.id,
+                result.id.to_string(),
                 result.import_error.unwrap_or_default(),
             ));
         }

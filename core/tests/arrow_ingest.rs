@@ -35,7 +35,7 @@ fn errors(report: &WriteReport) -> Vec<(String, Option<String>)> {
     report
         .results
         .iter()
-        .map(|r| (r.id.clone(), r.import_error.clone()))
+        .map(|r| (r.id.to_string(), r.import_error.clone()))
         .collect()
 }
 

@@ -29,6 +29,7 @@ use crate::error::{Error, Result};
 use crate::fx::{FxRate, FxTable, parse_rates};
 use crate::ids::{CustomerId, DataSourceId, PlanGroupId, PlanId};
 use crate::model::{Customer, DataSource, Node, Plan, PlanGroup, Settings, View};
+use compact_str::CompactString;
 use foldhash::fast::FixedState;
 use indexmap::IndexMap;
 use serde_json::Value;
@@ -214,15 +215,15 @@ impl Store {
 /// or an integer records read as text (see [`Fields::text`]).
 ///
 /// [`Fields::text`]: crate::model::Fields::text
-fn record_id<'a>(json: impl Node<'a>) -> String {
+fn record_id<'a>(json: impl Node<'a>) -> CompactString {
     let id = ["id", "external_id"]
         .into_iter()
         .filter_map(|name| json.get(name))
         .find(|value| !matches!(value.view(), View::Null));
     match id.map(Node::view) {
-        Some(View::String(s)) => s.to_string(),
-        Some(View::Number(n)) => crate::model::integer_text(&n).unwrap_or_default(),
-        _ => String::new(),
+        Some(View::String(s)) => s.into(),
+        Some(View::Number(n)) => crate::model::integer_text(&n).unwrap_or_default().into(),
+        _ => CompactString::default(),
     }
 }
 

@@ -5,6 +5,7 @@ use super::{PositionList, Store, WriteReport, not_found, record_id};
 use crate::error::{Error, Result};
 use crate::ids::{CustomerId, PlanGroupId, PlanId};
 use crate::model::{Customer, DataSource, Node, Plan, PlanGroup};
+use compact_str::CompactString;
 use rayon::prelude::*;
 use serde_json::Value;
 use std::collections::HashSet;
@@ -27,7 +28,7 @@ impl Store {
     ) -> WriteReport {
         let records: Vec<N> = records.into_iter().collect();
         let read = |value: &N| (record_id(*value), Customer::from_node(*value));
-        let read: Vec<(String, Result<Customer>)> = if records.len() > PARALLEL_RECORDS {
+        let read: Vec<(CompactString, Result<Customer>)> = if records.len() > PARALLEL_RECORDS {
             records.par_iter().map(read).collect()
         } else {
             records.iter().map(read).collect()
@@ -177,7 +178,9 @@ impl Store {
                 self.plan_groups.insert(group.id.clone(), group);
                 Ok(id)
             });
-            let id = outcome.clone().unwrap_or_else(|_| record_id(value));
+            let id = outcome
+                .clone()
+                .unwrap_or_else(|_| record_id(value).to_string());
             report.push(id, outcome.map(|_| ()));
         }
         report

@@ -8,13 +8,14 @@ use super::{Store, WriteReport, record_id};
 use crate::error::Result;
 use crate::ids::RecentIds;
 use crate::model::{Invoice, Node};
+use compact_str::CompactString;
 use rayon::prelude::*;
 use serde_json::Value;
 
 /// Invoices read from one chunk of records, not yet stored: each record's
 /// id (empty when it has none) and its invoice, or the error that rejects
 /// it, in record order.
-pub type ReadInvoices = Vec<(String, Result<Invoice>)>;
+pub type ReadInvoices = Vec<(CompactString, Result<Invoice>)>;
 
 /// Chunks with more records than this are read on every core.
 const PARALLEL_RECORDS: usize = 256;
@@ -24,9 +25,9 @@ const PARALLEL_RECORDS: usize = 256;
 pub(super) fn read_record<'a, N: Node<'a>>(
     node: N,
     recent: &mut RecentIds,
-) -> (String, Result<Invoice>) {
+) -> (CompactString, Result<Invoice>) {
     match Invoice::from_node_reusing(node, recent) {
-        Ok(invoice) => (invoice.id.as_str().to_string(), Ok(invoice)),
+        Ok(invoice) => (invoice.id.as_str().into(), Ok(invoice)),
         Err(error) => (record_id(node), Err(error)),
     }
 }
@@ -35,7 +36,7 @@ pub(super) fn read_record<'a, N: Node<'a>>(
 /// large chunk, each thread reusing the ids it read last ([`RecentIds`]).
 pub(super) fn read_each(
     len: usize,
-    read: impl Fn(usize, &mut RecentIds) -> (String, Result<Invoice>) + Sync,
+    read: impl Fn(usize, &mut RecentIds) -> (CompactString, Result<Invoice>) + Sync,
 ) -> ReadInvoices {
     if len > PARALLEL_RECORDS {
         (0..len)

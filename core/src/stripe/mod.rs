@@ -440,7 +440,7 @@ impl Ledger {
                     Some(error) => StripeRejection::from_error(error, &result.id),
                     None => StripeRejection {
                         object: "record".to_string(),
-                        id: result.id.clone(),
+                        id: result.id.to_string(),
                         field: "(record)".to_string(),
                         reason: result.import_error.clone().unwrap_or_default(),
                     },

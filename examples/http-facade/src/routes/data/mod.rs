@@ -20,7 +20,7 @@ use rayon::prelude::*;
 use serde_json::{Value, json};
 use std::borrow::Cow;
 use std::sync::Arc;
-use submetrics::{ImportStatus, Invoice, Ledger, RecordKind, WriteReport, WriteResult};
+use submetrics::{ImportStatus, Ledger, RecordKind, WriteReport, WriteResult};
 
 mod customers;
 mod invoices;
@@ -263,7 +263,7 @@ fn persist_accepted(
 /// is locked.
 pub enum InvoiceRecords {
     /// Each record's id and invoice (or error), read from its own text.
-    Read(Vec<(String, submetrics::Result<Invoice>)>),
+    Read(submetrics::ReadInvoices),
     /// Records parsed as values, for bodies the text reading leaves alone.
     Values(Vec<Value>),
 }
