@@ -1,8 +1,10 @@
 //! Results as Apache Arrow record batches, for front ends that hand data
 //! frames on (Python, Node, files): movements one row per movement, a
-//! report one row per period, item or metric. A report's columns are typed
-//! by its schema ([`batch_of_table`]); otherwise a column's type follows its
-//! values, so integers (cents, counts) stay integers:
+//! report one row per period, item or metric. Movements are built straight
+//! from their typed rows, with one fixed schema ([`Ledger::movements_batch`]);
+//! a report's columns are typed by its schema ([`batch_of_table`]); otherwise
+//! a column's type follows its values, so integers (cents, counts) stay
+//! integers:
 //! - integers: `Int64`; integers mixed with fractions: `Float64`;
 //! - strings (dates too, as the JSON results write them): `Utf8`;
 //! - booleans: `Boolean`;
@@ -13,6 +15,8 @@
 //!
 //! Absent fields and nulls are null cells; columns are in the order the
 //! rows first name them.
+
+mod movements;
 
 use crate::error::{Error, Result};
 use crate::reports::result::ReportTable;
@@ -30,20 +34,19 @@ use serde_json::Value;
 use std::sync::Arc;
 
 impl Ledger {
-    /// [`Ledger::movements`] as a record batch, one row per movement (the
-    /// columns of the movement records; see the module documentation for
-    /// their types).
+    /// [`Ledger::movements`] as a record batch, one row per movement, with
+    /// the columns of the movement records in their order: `date` (text,
+    /// `YYYY-MM-DD`), `customer_id`, `type`, `subtype` (`Utf8`),
+    /// `mrr_change`, `mrr_change_base_currency`, `customer_count_change`,
+    /// `quantity_change` (`Int64`), `currency` (`Utf8`), `plans_before` and
+    /// `plans_after` (lists of `Utf8`). The schema is the same when no
+    /// movement matches.
     pub fn movements_batch(
         &self,
         as_of: DateTime<Utc>,
         filter: &MovementFilter,
     ) -> Result<RecordBatch> {
-        let movements = self.movements(as_of, filter)?;
-        let rows = match serde_json::to_value(movements) {
-            Ok(Value::Array(rows)) => rows,
-            _ => Vec::new(),
-        };
-        batch_of_rows(&rows)
+        movements::batch(&self.movements(as_of, filter)?)
     }
 
     /// [`Ledger::report`] as a record batch, rows as [`report_rows`] cuts
