@@ -110,6 +110,24 @@ def test_a_pandas_dataframe_round_trip() -> None:
     ]
 
 
+def test_movements_have_one_schema_even_when_there_are_none() -> None:
+    l = ledger()
+    l.upsert_invoices(INVOICES)
+    text, integer = pa.string(), pa.int64()
+    plans = pa.list_(pa.field("item", pa.string()))
+    expected = [
+        ("date", text), ("customer_id", text), ("type", text), ("subtype", text),
+        ("mrr_change", integer), ("mrr_change_base_currency", integer),
+        ("customer_count_change", integer), ("quantity_change", integer),
+        ("currency", text), ("plans_before", plans), ("plans_after", plans),
+    ]
+    for as_of, rows in (("2024-02-15", 3), ("2023-12-31", 0)):
+        moves = l.movements_arrow(as_of)
+        assert moves.num_rows == rows
+        assert [(f.name, f.type) for f in moves.schema] == expected
+    assert l.movements_arrow("2024-02-15").column("plans_after").to_pylist() == [["m"], ["m"], ["m"]]
+
+
 def test_a_report_answer_is_typed_by_its_schema_given_its_name() -> None:
     l = ledger()
     l.upsert_invoices(INVOICES)

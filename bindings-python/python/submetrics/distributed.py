@@ -78,9 +78,9 @@ _CUSTOMER_KEY = {
 
 
 def _movement_schema() -> Any:
-    """The columns of :meth:`Ledger.movements_arrow`, typed whatever the
-    rows (an empty ledger's table has no columns; a column of nulls only is
-    typed null there)."""
+    """The columns of :meth:`Ledger.movements_arrow` (which has this one
+    schema whatever the rows), every column nullable as Spark and Dask
+    declare them."""
     import pyarrow
 
     types = {str: pyarrow.string(), int: pyarrow.int64(), List[str]: pyarrow.list_(pyarrow.string())}
