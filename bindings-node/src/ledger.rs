@@ -108,6 +108,7 @@ impl NativeLedger {
     /// A new ledger; `settings` uses the snake_case keys of the account.
     #[napi(constructor)]
     pub fn new(settings: Option<Value>) -> napi::Result<NativeLedger> {
+        submetrics_allocator::keep_freed_memory_longer();
         let settings = Settings::from_json(&settings.unwrap_or(Value::Null)).map_err(to_napi)?;
         Ok(NativeLedger {
             inner: Arc::new(RwLock::new(Ledger::new(settings))),

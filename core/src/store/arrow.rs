@@ -72,7 +72,9 @@ impl Store {
         }
         let mut report = WriteReport::default();
         if kind == RecordKind::Invoices {
-            self.reserve_invoices(batches.iter().map(RecordBatch::num_rows).sum());
+            let rows = batches.iter().map(RecordBatch::num_rows).sum();
+            self.reserve_invoices(rows);
+            report.results.reserve(rows);
             let mut chunks = batches.iter().flat_map(|batch| {
                 (0..batch.num_rows())
                     .step_by(STREAM_ROWS)
