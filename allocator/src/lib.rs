@@ -1,7 +1,9 @@
-//! The allocator the service and the benchmark harnesses run on, so that
-//! what is measured is what is served. The engine allocates through
-//! whatever allocator its host program uses; this crate is for programs
-//! that pick one.
+//! The allocator the service, the CLI, the Python and Node extensions and
+//! the benchmark harnesses run on, so that what is measured is what is
+//! served. The engine allocates through whatever allocator its host
+//! program uses; this crate is for programs that pick one (an extension
+//! picks it for its own allocations only: Python's and JavaScript's
+//! objects keep their runtime's allocator).
 //!
 //! It is mimalloc, for three reasons measured in `docs/benchmarks.md`: with
 //! glibc's allocator a bulk load spends more time in `malloc` than in the
