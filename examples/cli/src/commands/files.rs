@@ -27,9 +27,10 @@ use super::jsonl::JsonlStream;
 use crate::error::{CliError, Result};
 use arrow_array::builder::StringBuilder;
 use arrow_array::{
-    ArrayRef, Float64Array, Int64Array, RecordBatch, StringArray, TimestampSecondArray,
+    Array, ArrayRef, Float64Array, Int64Array, RecordBatch, StringArray, TimestampSecondArray,
 };
 use arrow_schema::{Field, Schema};
+use rayon::prelude::*;
 use serde_json::Value;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -376,6 +377,8 @@ fn parquet_stream(path: &Path, file: std::fs::File) -> Result<Stream> {
 struct CsvStream {
     reader: csv::Reader<std::io::BufReader<std::fs::File>>,
     header: csv::StringRecord,
+    /// The row being read, reused for every row.
+    row: csv::StringRecord,
     /// The file's size and the rows read so far, for [`Stream::estimate`].
     size: u64,
     rows: usize,
@@ -392,43 +395,67 @@ impl CsvStream {
             .has_headers(false)
             .flexible(true)
             .from_reader(std::io::BufReader::with_capacity(1 << 20, file));
-        let Some(header) = next_row(&mut reader)? else {
+        let mut header = csv::StringRecord::new();
+        if !next_row(&mut reader, &mut header)? {
             return Ok(None);
-        };
+        }
         let plain = header
             .iter()
             .all(|name| !submetrics::csv::JSON_FIELDS.contains(&name) && !name.contains('.'));
         Ok(plain.then_some(CsvStream {
             reader,
             header,
+            row: csv::StringRecord::new(),
             size,
             rows: 0,
         }))
     }
 
+    /// The next [`BATCH_ROWS`] rows, each cell appended to its column's
+    /// text as the row is read (one row buffer reused for the file).
     fn next_chunk(&mut self) -> std::result::Result<Option<Chunk>, (usize, String)> {
-        let mut rows = Vec::with_capacity(BATCH_ROWS);
-        while rows.len() < BATCH_ROWS {
-            match next_row(&mut self.reader)? {
-                Some(row) => rows.push(row),
-                None => break,
+        let width = self.header.len();
+        let mut columns: Vec<StringBuilder> = (0..width)
+            .map(|_| StringBuilder::with_capacity(BATCH_ROWS, BATCH_ROWS * 8))
+            .collect();
+        let mut rows = 0;
+        let mut first_line = None;
+        while rows < BATCH_ROWS && next_row(&mut self.reader, &mut self.row)? {
+            let line = self.row.position().map_or(0, |p| p.line() as usize);
+            check_width(&self.header, &self.row)?;
+            first_line.get_or_insert(line);
+            for (column, cell) in columns.iter_mut().zip(self.row.iter()) {
+                if cell.is_empty() {
+                    column.append_null();
+                } else {
+                    column.append_value(cell);
+                }
             }
+            rows += 1;
         }
-        if rows.is_empty() {
+        if rows == 0 {
             return Ok(None);
         }
-        self.rows += rows.len();
-        check_widths(&self.header, &rows)?;
-        if let Some(batch) = csv_batch(&self.header, &rows) {
+        self.rows += rows;
+        let texts: Vec<StringArray> = columns.iter_mut().map(StringBuilder::finish).collect();
+        if let Some(batch) = typed_batch(&self.header, texts.clone()) {
             return Ok(Some(Chunk::Batch(batch)));
         }
         // A date field mixing Unix seconds with other text: these rows
         // record by record, numbered as the file numbers them.
-        let first = rows[0].position().map_or(2, |p| p.line() as usize);
+        let first = first_line.unwrap_or(2);
         let mut writer = csv::Writer::from_writer(Vec::new());
-        let written = std::iter::once(&self.header)
-            .chain(&rows)
-            .try_for_each(|row| writer.write_record(row));
+        let written = writer.write_record(&self.header).and_then(|()| {
+            (0..rows).try_for_each(|row| {
+                writer.write_record(texts.iter().map(|text| {
+                    if text.is_null(row) {
+                        ""
+                    } else {
+                        text.value(row)
+                    }
+                }))
+            })
+        });
         let text = written
             .map_err(|e| e.to_string())
             .and_then(|()| writer.into_inner().map_err(|e| e.to_string()))
@@ -448,21 +475,19 @@ impl CsvStream {
     }
 }
 
-/// The next non-blank row of a CSV reader.
+/// Reads the next non-blank row of a CSV reader into `row`; `false` at
+/// the end of the file.
 fn next_row<R: std::io::Read>(
     reader: &mut csv::Reader<R>,
-) -> std::result::Result<Option<csv::StringRecord>, (usize, String)> {
-    let mut row = csv::StringRecord::new();
+    row: &mut csv::StringRecord,
+) -> std::result::Result<bool, (usize, String)> {
     loop {
-        let more = reader.read_record(&mut row).map_err(|e| {
+        let more = reader.read_record(row).map_err(|e| {
             let line = e.position().map_or(0, |p| p.line() as usize);
             (line, csv_error(&e))
         })?;
-        if !more {
-            return Ok(None);
-        }
-        if row.iter().any(|cell| !cell.is_empty()) {
-            return Ok(Some(row));
+        if !more || row.iter().any(|cell| !cell.is_empty()) {
+            return Ok(more);
         }
     }
 }
@@ -519,16 +544,21 @@ fn check_widths(
     header: &csv::StringRecord,
     body: &[csv::StringRecord],
 ) -> std::result::Result<(), (usize, String)> {
-    for row in body {
-        if row.len() != header.len() {
-            let line = row.position().map_or(0, |p| p.line() as usize);
-            return Err((
-                line,
-                format!("{} fields where the header has {}", row.len(), header.len()),
-            ));
-        }
+    body.iter().try_for_each(|row| check_width(header, row))
+}
+
+fn check_width(
+    header: &csv::StringRecord,
+    row: &csv::StringRecord,
+) -> std::result::Result<(), (usize, String)> {
+    if row.len() == header.len() {
+        return Ok(());
     }
-    Ok(())
+    let line = row.position().map_or(0, |p| p.line() as usize);
+    Err((
+        line,
+        format!("{} fields where the header has {}", row.len(), header.len()),
+    ))
 }
 
 /// Plain CSV columns as record batches of [`BATCH_ROWS`] rows (see
@@ -539,27 +569,41 @@ fn csv_batches(header: &csv::StringRecord, body: &[csv::StringRecord]) -> Option
         .collect()
 }
 
-/// Plain CSV columns as a record batch: text columns, except a numeric
-/// field whose cells are all numbers (`Int64`, or `Float64` with a
-/// fraction) and a date field whose cells are all whole numbers (Unix
-/// seconds, a UTC timestamp column). Empty cells are nulls. `None` when a
-/// date field mixes whole numbers with other text (read record by record
-/// instead).
+/// Plain CSV columns as a record batch (see [`typed_batch`]).
 fn csv_batch(header: &csv::StringRecord, rows: &[csv::StringRecord]) -> Option<RecordBatch> {
-    let mut fields = Vec::with_capacity(header.len());
-    let mut columns = Vec::with_capacity(header.len());
-    for (i, name) in header.iter().enumerate() {
-        let mut text = StringBuilder::with_capacity(rows.len(), rows.len() * 8);
-        for row in rows {
-            match row.get(i) {
-                Some(cell) if !cell.is_empty() => text.append_value(cell),
-                _ => text.append_null(),
+    let texts = (0..header.len())
+        .map(|i| {
+            let mut text = StringBuilder::with_capacity(rows.len(), rows.len() * 8);
+            for row in rows {
+                match row.get(i) {
+                    Some(cell) if !cell.is_empty() => text.append_value(cell),
+                    _ => text.append_null(),
+                }
             }
-        }
-        let column = typed_column(name, text.finish())?;
-        fields.push(Field::new(name, column.data_type().clone(), true));
-        columns.push(column);
-    }
+            text.finish()
+        })
+        .collect();
+    typed_batch(header, texts)
+}
+
+/// Plain CSV columns, given as text with empty cells null, as a record
+/// batch typed on every core: text columns, except a numeric field whose
+/// cells are all numbers (`Int64`, or `Float64` with a fraction) and a date
+/// field whose cells are all whole numbers (Unix seconds, a UTC timestamp
+/// column). `None` when a date field mixes whole numbers with other text
+/// (read record by record instead).
+fn typed_batch(header: &csv::StringRecord, texts: Vec<StringArray>) -> Option<RecordBatch> {
+    let names: Vec<&str> = header.iter().collect();
+    let columns: Vec<ArrayRef> = names
+        .par_iter()
+        .zip(texts)
+        .map(|(name, text)| typed_column(name, text))
+        .collect::<Option<_>>()?;
+    let fields: Vec<Field> = names
+        .iter()
+        .zip(&columns)
+        .map(|(name, column)| Field::new(*name, column.data_type().clone(), true))
+        .collect();
     RecordBatch::try_new(Arc::new(Schema::new(fields)), columns).ok()
 }
 
