@@ -164,15 +164,20 @@ impl InvoiceTable {
     fn resolve(&self, batch: &[Invoice], hashes: &[u64]) -> Resolved {
         let order = hash_order(hashes);
         let id = |i: u32| batch[i as usize].id.as_str();
-        let found: Vec<u32> = order
-            .par_iter()
-            .with_min_len(PROBES_PER_TASK)
-            .map(|&(hash, i)| {
-                let id = id(i);
-                let known = self.index.find(hash, |p| self.id_at(p as usize) == id);
-                known.unwrap_or(NOT_STORED)
-            })
-            .collect();
+        // An empty table stores none of them (a first bulk load).
+        let found: Vec<u32> = if self.records.is_empty() {
+            vec![NOT_STORED; order.len()]
+        } else {
+            order
+                .par_iter()
+                .with_min_len(PROBES_PER_TASK)
+                .map(|&(hash, i)| {
+                    let id = id(i);
+                    let known = self.index.find(hash, |p| self.id_at(p as usize) == id);
+                    known.unwrap_or(NOT_STORED)
+                })
+                .collect()
+        };
         // By batch index: the batch index of the id's first record, and
         // the stored position of a first record's id.
         let mut first: Vec<u32> = vec![0; batch.len()];
