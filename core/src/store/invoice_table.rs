@@ -166,7 +166,7 @@ impl InvoiceTable {
         let id = |i: u32| batch[i as usize].id.as_str();
         // An empty table stores none of them (a first bulk load).
         let found: Vec<u32> = if self.records.is_empty() {
-            vec![NOT_STORED; order.len()]
+            Vec::new()
         } else {
             order
                 .par_iter()
@@ -179,36 +179,37 @@ impl InvoiceTable {
                 .collect()
         };
         // By batch index: the batch index of the id's first record, and
-        // the stored position of a first record's id.
+        // for a first record the stored position of its id, then its
+        // position.
         let mut first: Vec<u32> = vec![0; batch.len()];
-        let mut known: Vec<u32> = vec![NOT_STORED; batch.len()];
+        let mut positions: Vec<u32> = vec![NOT_STORED; batch.len()];
         let mut run_start = 0;
-        for (s, (&(hash, i), &found)) in order.iter().zip(&found).enumerate() {
+        for (s, &(hash, i)) in order.iter().enumerate() {
             if order[run_start].0 != hash {
                 run_start = s;
             }
             let earlier = order[run_start..s].iter().find(|&&(_, j)| id(j) == id(i));
             first[i as usize] = earlier.map_or(i, |&(_, j)| j);
-            known[i as usize] = found;
+            if let Some(&found) = found.get(s) {
+                positions[i as usize] = found;
+            }
         }
-        let mut positions: Vec<u32> = vec![0; batch.len()];
-        let mut next = self.records.len() as u32;
+        let stored = self.records.len() as u32;
+        let mut next = stored;
         for i in 0..batch.len() {
             let first = first[i] as usize;
-            positions[i] = if first != i {
-                positions[first]
-            } else if known[i] != NOT_STORED {
-                known[i]
-            } else {
+            if first != i {
+                positions[i] = positions[first];
+            } else if positions[i] == NOT_STORED {
+                positions[i] = next;
                 next += 1;
-                next - 1
-            };
+            }
         }
-        let added = order
-            .iter()
-            .filter(|&&(_, i)| first[i as usize] == i && known[i as usize] == NOT_STORED)
-            .map(|&(hash, i)| (hash, positions[i as usize]))
-            .collect();
+        let mut added = order;
+        added.retain(|&(_, i)| first[i as usize] == i && positions[i as usize] >= stored);
+        for entry in &mut added {
+            entry.1 = positions[entry.1 as usize];
+        }
         Resolved { positions, added }
     }
 
