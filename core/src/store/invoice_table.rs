@@ -181,8 +181,7 @@ impl InvoiceTable {
                 .par_iter()
                 .with_min_len(PROBES_PER_TASK)
                 .map(|&(hash, i)| {
-                    let id = id(i);
-                    let known = self.index.find(hash, |p| self.id_at(p as usize) == id);
+                    let known = self.index.find(hash, |p| self.id_at(p as usize) == id(i));
                     known.unwrap_or(NOT_STORED)
                 })
                 .collect()
