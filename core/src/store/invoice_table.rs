@@ -3,7 +3,6 @@
 //! A bulk load hashes the ids on every core.
 
 use super::position_index::PositionIndex;
-use crate::ids::InvoiceId;
 use crate::model::{Invoice, InvoiceRecord, StoredInvoice};
 use foldhash::fast::FixedState;
 use rayon::prelude::*;
@@ -112,31 +111,34 @@ impl InvoiceTable {
     /// once every record is stored, so `each` must not look ids up.
     pub(crate) fn insert_batch(
         &mut self,
-        mut batch: Vec<Invoice>,
+        batch: Vec<Invoice>,
         mut each: impl FnMut(&Self, u32, Option<InvoiceRecord>),
     ) {
+        let hash = |invoice: &Invoice| hash_id(invoice.id.as_str());
+        let hashes: Vec<u64> = if batch.len() > PARALLEL_BATCH {
+            batch.par_iter().map(hash).collect()
+        } else {
+            batch.iter().map(hash).collect()
+        };
+        self.make_index_room(self.records.len() + batch.len());
+        self.records.reserve(batch.len());
+        self.ends.reserve(batch.len());
+        if self.records.is_empty() {
+            self.ids
+                .reserve(batch.iter().map(|invoice| invoice.id.as_str().len()).sum());
+        }
         if batch.len() < SORTED_BATCH {
-            let hash = |invoice: &Invoice| hash_id(invoice.id.as_str());
-            let hashes: Vec<u64> = if batch.len() > PARALLEL_BATCH {
-                batch.par_iter().map(hash).collect()
-            } else {
-                batch.iter().map(hash).collect()
-            };
-            let id_bytes = batch.iter().map(|invoice| invoice.id.as_str().len());
-            self.make_room(batch.len(), id_bytes.sum());
             for (invoice, hash) in batch.into_iter().zip(hashes) {
                 let (position, previous) = self.insert_hashed(invoice, hash);
                 each(self, position, previous);
             }
             return;
         }
-        let ids = BatchIds::take(&mut batch);
-        self.make_room(batch.len(), ids.bytes());
-        let Resolved { positions, added } = self.resolve(&ids);
-        for (i, (invoice, position)) in batch.into_iter().zip(positions).enumerate() {
-            let (_, record) = invoice.into_parts();
+        let Resolved { positions, added } = self.resolve(&batch, &hashes);
+        for (invoice, position) in batch.into_iter().zip(positions) {
+            let (id, record) = invoice.into_parts();
             let previous = if position as usize == self.records.len() {
-                self.ids.push_str(ids.id(i));
+                self.ids.push_str(id.as_str());
                 self.ends.push(id_end(self.ids.len()));
                 self.records.push(record);
                 None
@@ -153,26 +155,15 @@ impl InvoiceTable {
         }
     }
 
-    /// Makes room for `count` more invoices, and in an empty table for
-    /// `id_bytes` of their ids' text.
-    fn make_room(&mut self, count: usize, id_bytes: usize) {
-        self.make_index_room(self.records.len() + count);
-        self.records.reserve(count);
-        self.ends.reserve(count);
-        if self.records.is_empty() {
-            self.ids.reserve(id_bytes);
-        }
-    }
-
     /// Where each invoice of a batch goes: the position of a stored id,
     /// else of the id's first record in the batch, else the next free one,
     /// handed out in batch order. The batch's ids are probed in the order
     /// of their hashes, on every core, so the probes walk the index front
     /// to back instead of missing the cache once an invoice; records of one
     /// id have equal hashes, so they sit together in that order.
-    fn resolve(&self, ids: &BatchIds) -> Resolved {
-        let order = hash_order(&ids.hashes);
-        let id = |i: u32| ids.id(i as usize);
+    fn resolve(&self, batch: &[Invoice], hashes: &[u64]) -> Resolved {
+        let order = hash_order(hashes);
+        let id = |i: u32| batch[i as usize].id.as_str();
         // An empty table stores none of them (a first bulk load).
         let found: Vec<u32> = if self.records.is_empty() {
             Vec::new()
@@ -189,9 +180,8 @@ impl InvoiceTable {
         // By batch index: the batch index of the id's first record, and
         // for a first record the stored position of its id, then its
         // position.
-        let len = ids.hashes.len();
-        let mut first: Vec<u32> = vec![0; len];
-        let mut positions: Vec<u32> = vec![NOT_STORED; len];
+        let mut first: Vec<u32> = vec![0; batch.len()];
+        let mut positions: Vec<u32> = vec![NOT_STORED; batch.len()];
         let mut run_start = 0;
         for (s, &(hash, i)) in order.iter().enumerate() {
             if order[run_start].0 != hash {
@@ -205,7 +195,7 @@ impl InvoiceTable {
         }
         let stored = self.records.len() as u32;
         let mut next = stored;
-        for i in 0..len {
+        for i in 0..batch.len() {
             let first = first[i] as usize;
             if first != i {
                 positions[i] = positions[first];
@@ -272,64 +262,6 @@ impl InvoiceTable {
         });
         self.index
             .renumber(|p| p - removed.partition_point(|&r| r < p) as u32);
-    }
-}
-
-/// A large batch's ids, moved out of its invoices on every core into
-/// buffers of [`IDS_PER_TASK`] ids each, with their hashes: the serial
-/// pass then reads them in order instead of from an allocation per invoice
-/// (a cache miss each), and frees nothing.
-struct BatchIds {
-    /// Each task's ids' text and where each id ends in it.
-    pieces: Vec<(String, Vec<usize>)>,
-    hashes: Vec<u64>,
-}
-
-/// How many ids one task of [`BatchIds::take`] moves (a power of two);
-/// unit tests lower it so their batches span several tasks.
-const IDS_PER_TASK: usize = if cfg!(test) { 4 } else { 4096 };
-
-impl BatchIds {
-    /// Moves the ids out of the invoices, leaving each an empty id.
-    fn take(batch: &mut [Invoice]) -> BatchIds {
-        let tasks: Vec<(String, Vec<usize>, Vec<u64>)> = batch
-            .par_chunks_mut(IDS_PER_TASK)
-            .map(|invoices| {
-                let bytes = invoices.iter().map(|invoice| invoice.id.as_str().len());
-                let mut text = String::with_capacity(bytes.sum());
-                let mut ends = Vec::with_capacity(invoices.len());
-                let mut hashes = Vec::with_capacity(invoices.len());
-                for invoice in invoices {
-                    let id = std::mem::replace(&mut invoice.id, InvoiceId::from(""));
-                    hashes.push(hash_id(id.as_str()));
-                    text.push_str(id.as_str());
-                    ends.push(text.len());
-                }
-                (text, ends, hashes)
-            })
-            .collect();
-        let mut hashes = Vec::with_capacity(batch.len());
-        let pieces = tasks
-            .into_iter()
-            .map(|(text, ends, task_hashes)| {
-                hashes.extend_from_slice(&task_hashes);
-                (text, ends)
-            })
-            .collect();
-        BatchIds { pieces, hashes }
-    }
-
-    /// The id of the batch's invoice `i`.
-    fn id(&self, i: usize) -> &str {
-        let (text, ends) = &self.pieces[i / IDS_PER_TASK];
-        let k = i % IDS_PER_TASK;
-        let start = if k == 0 { 0 } else { ends[k - 1] };
-        &text[start..ends[k]]
-    }
-
-    /// The bytes of all the ids' text.
-    fn bytes(&self) -> usize {
-        self.pieces.iter().map(|(text, _)| text.len()).sum()
     }
 }
 
@@ -563,14 +495,11 @@ mod tests {
     fn distinct_ids_of_equal_hashes_resolve_by_their_text() {
         let mut table = InvoiceTable::default();
         table.reserve(10);
-        let mut batch: Vec<Invoice> = ["a", "b", "a", "c", "b"]
+        let batch: Vec<Invoice> = ["a", "b", "a", "c", "b"]
             .into_iter()
             .map(|id| invoice(id, 0))
             .collect();
-        let mut ids = BatchIds::take(&mut batch);
-        assert_eq!((ids.id(0), ids.id(3), ids.bytes()), ("a", "c", 5));
-        ids.hashes = vec![7; 5];
-        let Resolved { positions, added } = table.resolve(&ids);
+        let Resolved { positions, added } = table.resolve(&batch, &[7; 5]);
         assert_eq!(positions, vec![0, 1, 0, 2, 1]);
         assert_eq!(added, vec![(7, 0), (7, 1), (7, 2)]);
     }
