@@ -76,19 +76,12 @@ impl InvoiceTable {
 
     /// Grows the index to room for `total` invoices when it has less,
     /// hashing every stored id again (the index keeps only a few bits of
-    /// each hash) and adding them in hash order, so the new index is
-    /// written front to back rather than at random.
+    /// each hash).
     fn make_index_room(&mut self, total: usize) {
         if !self.index.has_room_for(total) {
             let (ids, ends) = (&self.ids, &self.ends);
-            let hash_at = |p: usize| hash_id(id_in(ids, ends, p));
-            let hashes: Vec<u64> = if ends.len() > PARALLEL_BATCH {
-                (0..ends.len()).into_par_iter().map(hash_at).collect()
-            } else {
-                (0..ends.len()).map(hash_at).collect()
-            };
-            let entries = hash_order(&hashes).into_iter();
-            self.index.rebuild(total, entries);
+            let hashes = (0..ends.len()).map(|p| hash_id(id_in(ids, ends, p)));
+            self.index.rebuild(total, hashes.zip(0..));
         }
     }
 
