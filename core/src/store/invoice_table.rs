@@ -29,6 +29,14 @@ pub(crate) struct InvoiceTable {
 /// Batches larger than this hash their ids on every core.
 const PARALLEL_BATCH: usize = 256;
 
+/// Batches of at least this many invoices are resolved in hash order (see
+/// [`InvoiceTable::resolve`]); smaller ones probe the index record by
+/// record. Unit tests lower it so their small batches take both ways.
+const SORTED_BATCH: usize = if cfg!(test) { 8 } else { 4096 };
+
+/// The fewest probes one task of a parallel resolve makes.
+const PROBES_PER_TASK: usize = 4096;
+
 impl InvoiceTable {
     pub(crate) fn len(&self) -> usize {
         self.records.len()
@@ -90,6 +98,10 @@ impl InvoiceTable {
     /// later record of an id replaces the earlier one in place), calling
     /// `each` with the table, the position and the replaced record after
     /// each invoice is stored.
+    ///
+    /// A batch of [`SORTED_BATCH`] or more resolves its ids first (see
+    /// [`InvoiceTable::resolve`]) and adds its new ids to the index only
+    /// once every record is stored, so `each` must not look ids up.
     pub(crate) fn insert_batch(
         &mut self,
         batch: Vec<Invoice>,
@@ -108,10 +120,89 @@ impl InvoiceTable {
             self.ids
                 .reserve(batch.iter().map(|invoice| invoice.id.as_str().len()).sum());
         }
-        for (invoice, hash) in batch.into_iter().zip(hashes) {
-            let (position, previous) = self.insert_hashed(invoice, hash);
+        if batch.len() < SORTED_BATCH {
+            for (invoice, hash) in batch.into_iter().zip(hashes) {
+                let (position, previous) = self.insert_hashed(invoice, hash);
+                each(self, position, previous);
+            }
+            return;
+        }
+        let Resolved { positions, added } = self.resolve(&batch, &hashes);
+        for (invoice, position) in batch.into_iter().zip(positions) {
+            let (id, record) = invoice.into_parts();
+            let previous = if position as usize == self.records.len() {
+                self.ids.push_str(id.as_str());
+                self.ends.push(id_end(self.ids.len()));
+                self.records.push(record);
+                None
+            } else {
+                Some(std::mem::replace(
+                    &mut self.records[position as usize],
+                    record,
+                ))
+            };
             each(self, position, previous);
         }
+        for (hash, position) in added {
+            self.index.add(hash, position);
+        }
+    }
+
+    /// Where each invoice of a batch goes: the position of a stored id,
+    /// else of the id's first record in the batch, else the next free one,
+    /// handed out in batch order. The batch's ids are probed in the order
+    /// of their hashes, on every core, so the probes walk the index front
+    /// to back instead of missing the cache once an invoice; records of one
+    /// id have equal hashes, so they sit together in that order.
+    fn resolve(&self, batch: &[Invoice], hashes: &[u64]) -> Resolved {
+        let order = hash_order(hashes);
+        let id = |i: u32| batch[i as usize].id.as_str();
+        // An empty table stores none of them (a first bulk load).
+        let found: Vec<u32> = if self.records.is_empty() {
+            Vec::new()
+        } else {
+            order
+                .par_iter()
+                .with_min_len(PROBES_PER_TASK)
+                .map(|&(hash, i)| {
+                    let known = self.index.find(hash, |p| self.id_at(p as usize) == id(i));
+                    known.unwrap_or(NOT_STORED)
+                })
+                .collect()
+        };
+        // By batch index: the batch index of the id's first record, and
+        // for a first record the stored position of its id, then its
+        // position.
+        let mut first: Vec<u32> = vec![0; batch.len()];
+        let mut positions: Vec<u32> = vec![NOT_STORED; batch.len()];
+        let mut run_start = 0;
+        for (s, &(hash, i)) in order.iter().enumerate() {
+            if order[run_start].0 != hash {
+                run_start = s;
+            }
+            let earlier = order[run_start..s].iter().find(|&&(_, j)| id(j) == id(i));
+            first[i as usize] = earlier.map_or(i, |&(_, j)| j);
+            if let Some(&found) = found.get(s) {
+                positions[i as usize] = found;
+            }
+        }
+        let stored = self.records.len() as u32;
+        let mut next = stored;
+        for i in 0..batch.len() {
+            let first = first[i] as usize;
+            if first != i {
+                positions[i] = positions[first];
+            } else if positions[i] == NOT_STORED {
+                positions[i] = next;
+                next += 1;
+            }
+        }
+        let mut added = order;
+        added.retain(|&(_, i)| first[i as usize] == i && positions[i as usize] >= stored);
+        for entry in &mut added {
+            entry.1 = positions[entry.1 as usize];
+        }
+        Resolved { positions, added }
     }
 
     fn insert_hashed(&mut self, invoice: Invoice, hash: u64) -> (u32, Option<InvoiceRecord>) {
@@ -165,6 +256,45 @@ impl InvoiceTable {
         self.index
             .renumber(|p| p - removed.partition_point(|&r| r < p) as u32);
     }
+}
+
+/// Where [`InvoiceTable::resolve`] puts a batch: each invoice's position,
+/// in batch order, and the new ids' (hash, position) in hash order.
+struct Resolved {
+    positions: Vec<u32>,
+    added: Vec<(u64, u32)>,
+}
+
+/// What a probe finds for an id not stored.
+const NOT_STORED: u32 = u32::MAX;
+
+/// The (hash, index) of each of `hashes`, ordered by hash, then index: a
+/// counting sort on the hashes' top bits (about one bucket for every four
+/// hashes) and a sort of each small bucket.
+fn hash_order(hashes: &[u64]) -> Vec<(u64, u32)> {
+    let bits = (usize::BITS - hashes.len().leading_zeros())
+        .saturating_sub(2)
+        .max(1);
+    let shift = u64::BITS - bits;
+    let bucket = |hash: u64| (hash >> shift) as usize;
+    let mut starts = vec![0usize; (1 << bits) + 1];
+    for &hash in hashes {
+        starts[bucket(hash) + 1] += 1;
+    }
+    for b in 1..starts.len() {
+        starts[b] += starts[b - 1];
+    }
+    let mut order = vec![(0, 0); hashes.len()];
+    let mut cursors = starts.clone();
+    for (i, &hash) in hashes.iter().enumerate() {
+        let cursor = &mut cursors[bucket(hash)];
+        order[*cursor] = (hash, i as u32);
+        *cursor += 1;
+    }
+    for bounds in starts.windows(2) {
+        order[bounds[0]..bounds[1]].sort_unstable();
+    }
+    order
 }
 
 /// The id at `p` of a buffer and its ends; `p` must be below the count.
@@ -299,6 +429,72 @@ mod tests {
                 prop_assert_eq!(table.get("inv_absent"), None);
             }
         }
+    }
+
+    proptest! {
+        /// A batch stores exactly as inserting its invoices one by one
+        /// would: the same positions, replaced records and contents, with
+        /// ids repeated in the batch and ids stored before.
+        #[test]
+        fn a_batch_stores_as_one_by_one_inserts(
+            stored in proptest::collection::vec((0u8..60, 0i64..100), 0..40),
+            batch in proptest::collection::vec((0u8..60, 0i64..100), 0..200),
+            reserve in any::<bool>(),
+        ) {
+            let mut batched = InvoiceTable::default();
+            for (id, amount) in &stored {
+                batched.insert(invoice(&id_text(*id), *amount));
+            }
+            if reserve {
+                batched.reserve(batch.len());
+            }
+            let mut single = batched.clone();
+            let mut seen = Vec::new();
+            let invoices = batch.iter().map(|(id, amount)| invoice(&id_text(*id), *amount));
+            batched.insert_batch(invoices.collect(), |table, position, previous| {
+                let stored = table.at(position).map(|i| (i.id().to_string(), i.amount));
+                seen.push((position, previous.map(|p| p.amount), stored));
+            });
+            let mut expected = Vec::new();
+            for (id, amount) in &batch {
+                let (position, previous) = single.insert(invoice(&id_text(*id), *amount));
+                let stored = single.at(position).map(|i| (i.id().to_string(), i.amount));
+                expected.push((position, previous.map(|p| p.amount), stored));
+            }
+            prop_assert_eq!(seen, expected);
+            prop_assert_eq!(contents(&batched), contents(&single));
+            for id in 0..60 {
+                let id = id_text(id);
+                prop_assert_eq!(batched.position_of(&id), single.position_of(&id));
+            }
+        }
+
+        /// Hash order is the order of (hash, index), whatever the spread
+        /// of the hashes.
+        #[test]
+        fn hash_order_sorts_by_hash_then_index(
+            hashes in proptest::collection::vec(
+                prop_oneof![0u64..4, any::<u64>(), (0u64..4).prop_map(|h| u64::MAX - h)],
+                0..300,
+            ),
+        ) {
+            let mut expected: Vec<(u64, u32)> = hashes.iter().copied().zip(0..).collect();
+            expected.sort_unstable();
+            prop_assert_eq!(hash_order(&hashes), expected);
+        }
+    }
+
+    #[test]
+    fn distinct_ids_of_equal_hashes_resolve_by_their_text() {
+        let mut table = InvoiceTable::default();
+        table.reserve(10);
+        let batch: Vec<Invoice> = ["a", "b", "a", "c", "b"]
+            .into_iter()
+            .map(|id| invoice(id, 0))
+            .collect();
+        let Resolved { positions, added } = table.resolve(&batch, &[7; 5]);
+        assert_eq!(positions, vec![0, 1, 0, 2, 1]);
+        assert_eq!(added, vec![(7, 0), (7, 1), (7, 2)]);
     }
 
     #[test]

@@ -8,10 +8,8 @@ use super::{
 use crate::error::{Error, Result};
 use crate::ids::{CustomerId, PlanId};
 use crate::model::{Invoice, InvoiceRecord};
-use foldhash::fast::FixedState;
 use rayon::prelude::*;
 use serde_json::Value;
-use std::collections::HashSet;
 use validate::LastCustomer;
 
 /// Counts an invoice's use of its plan (`delta` is +1 or -1), so a plan in
@@ -27,6 +25,38 @@ fn count_plan_use(uses: &mut Index<PlanId, usize>, plan: Option<&PlanId>, delta:
     }
 }
 
+/// A batch's changes to plan use counts, added up over each run of
+/// invoices of one plan (a test by shared id) before they reach the counts.
+struct PlanUses<'a> {
+    uses: &'a mut Index<PlanId, usize>,
+    run: Option<(PlanId, isize)>,
+}
+
+impl<'a> PlanUses<'a> {
+    fn new(uses: &'a mut Index<PlanId, usize>) -> Self {
+        PlanUses { uses, run: None }
+    }
+
+    fn count(&mut self, plan: Option<&PlanId>, delta: isize) {
+        let Some(plan) = plan else {
+            return;
+        };
+        match &mut self.run {
+            Some((last, sum)) if last.shares(plan) => *sum += delta,
+            _ => {
+                self.flush();
+                self.run = Some((plan.clone(), delta));
+            }
+        }
+    }
+
+    fn flush(&mut self) {
+        if let Some((plan, sum)) = self.run.take() {
+            count_plan_use(self.uses, Some(&plan), sum);
+        }
+    }
+}
+
 /// Adds a stored invoice's position to its customer's ascending list
 /// (appending, unless an invoice moved from another customer), noting
 /// whether ids still ascend with it. Ids ascending is kept conservatively:
@@ -35,7 +65,11 @@ fn count_plan_use(uses: &mut Index<PlanId, usize>, plan: Option<&PlanId>, delta:
 fn add_position(list: &mut PositionList, invoices: &InvoiceTable, position: u32) {
     let id = |p: u32| invoices.at(p).map(|invoice| invoice.id());
     let positions = list.as_slice();
-    if let Err(i) = positions.binary_search(&position) {
+    let at = match positions.last() {
+        Some(&last) if last < position => Err(positions.len()),
+        _ => positions.binary_search(&position),
+    };
+    if let Err(i) = at {
         let after_previous = i == 0 || id(positions[i - 1]) < id(position);
         let before_next = positions.get(i).is_none_or(|&next| id(position) < id(next));
         let ascending = list.ids_ascending() && after_previous && before_next;
@@ -59,7 +93,8 @@ impl Store {
         invoices: impl IntoIterator<Item = Invoice>,
     ) -> WriteReport {
         let mut invoices: Vec<Invoice> = invoices.into_iter().collect();
-        let failures = self.check_references(&mut invoices, |invoice: &mut Invoice| Some(invoice));
+        let (owners, failures) =
+            self.check_references(&mut invoices, |invoice: &mut Invoice| Some(invoice));
         let mut report = WriteReport::inserted(&invoices);
         if !failures.is_empty() {
             let mut failed = failures.iter().map(|(i, _)| *i).peekable();
@@ -73,22 +108,25 @@ impl Store {
                 report.fail(i, error);
             }
         }
-        self.store_checked(invoices);
+        self.store_checked(invoices, owners);
         report
     }
 
     /// Stores invoices read from JSON: checks their references, then stores.
     pub(super) fn store_invoices(&mut self, mut read: ReadInvoices) -> WriteReport {
-        for (i, error) in self.check_references(&mut read, |(_, outcome)| outcome.as_mut().ok()) {
+        let (owners, failures) =
+            self.check_references(&mut read, |(_, outcome)| outcome.as_mut().ok());
+        for (i, error) in failures {
             read[i].1 = Err(error);
         }
         let (report, checked) = WriteReport::split(read);
-        self.store_checked(checked);
+        self.store_checked(checked, owners);
         report
     }
 
     /// The cross-record checks of a batch (see `validate`), which also share
-    /// the invoices' ids with the stored records: the failures, by index in
+    /// the invoices' ids with the stored records: the customer index of each
+    /// invoice that passes, in order, and the failures, by index in
     /// ascending order. They only read customers and plans, so a large batch
     /// is checked on every core before anything is stored; `invoice` picks
     /// the invoice of an item, if it was read.
@@ -96,35 +134,45 @@ impl Store {
         &self,
         items: &mut [T],
         invoice: impl Fn(&mut T) -> Option<&mut Invoice> + Sync,
-    ) -> Vec<(usize, Error)> {
-        let check = |last: &mut LastCustomer, (i, item): (usize, &mut T)| {
+    ) -> (Vec<usize>, Vec<(usize, Error)>) {
+        let check = |last: &mut LastCustomer, item: &mut T| {
             let invoice = invoice(item)?;
-            validate::invoice_references(invoice, &self.customers, &self.plans, last)
-                .err()
-                .map(|error| (i, error))
+            let checked = validate::invoice_references(invoice, &self.customers, &self.plans, last);
+            Some(checked.map_err(Box::new))
         };
-        if items.len() > 256 {
-            let checked = items.par_iter_mut().enumerate();
-            checked
-                .map_init(LastCustomer::default, check)
-                .flatten()
-                .collect()
+        let checked: Vec<Option<std::result::Result<usize, Box<Error>>>> = if items.len() > 256 {
+            let checked = items.par_iter_mut();
+            checked.map_init(LastCustomer::default, check).collect()
         } else {
             let mut last = LastCustomer::default();
-            let checked = items.iter_mut().enumerate();
-            checked.filter_map(|item| check(&mut last, item)).collect()
+            items
+                .iter_mut()
+                .map(|item| check(&mut last, item))
+                .collect()
+        };
+        let mut owners = Vec::with_capacity(checked.len());
+        let mut failures = Vec::new();
+        for (i, checked) in checked.into_iter().enumerate() {
+            match checked {
+                Some(Ok(owner)) => owners.push(owner),
+                Some(Err(error)) => failures.push((i, *error)),
+                None => {}
+            }
         }
+        (owners, failures)
     }
 
     /// Stores checked invoices in order, then marks the customers they
-    /// touched stale. A known id is replaced in place (keeping its position
-    /// in listings); an invoice that moved to another customer touches both.
-    fn store_checked(&mut self, checked: Vec<Invoice>) {
-        let mut touched: HashSet<CustomerId, FixedState> = HashSet::default();
-        // The position of the invoice this batch stored last, and the index
-        // of its customer.
-        let mut last_stored: Option<u32> = None;
-        let mut last_owner: Option<usize> = None;
+    /// touched stale; `owners` holds each invoice's customer index (see
+    /// `check_references`). A known id is replaced in place (keeping its
+    /// position in listings); an invoice that moved to another customer
+    /// touches both.
+    fn store_checked(&mut self, checked: Vec<Invoice>, owners: Vec<usize>) {
+        // Customer indexes, once for each run of one customer's invoices,
+        // and the customers invoices moved away from.
+        let mut touched: Vec<usize> = Vec::new();
+        let mut moved_from = Vec::new();
+        let mut last_owner = None;
         let Store {
             customers,
             invoices,
@@ -132,45 +180,45 @@ impl Store {
             invoices_by_plan,
             ..
         } = self;
-        let list_of = |id: &CustomerId| customers.get_index_of(id);
+        let mut plan_uses = PlanUses::new(invoices_by_plan);
+        let mut owners = owners.into_iter();
         invoices.insert_batch(checked, |invoices, position, replaced| {
+            let owner = owners.next();
             let Some(invoice) = invoices.at(position) else {
                 return;
             };
-            count_plan_use(invoices_by_plan, invoice.plan_id.as_ref(), 1);
-            // Batches often hold a customer's invoices one after another.
-            let same_customer_as_before = last_stored
-                .and_then(|before| invoices.at(before))
-                .is_some_and(|before| before.customer_id.shares(&invoice.customer_id));
-            if !same_customer_as_before && !touched.contains(&invoice.customer_id) {
-                touched.insert(invoice.customer_id.clone());
+            plan_uses.count(invoice.plan_id.as_ref(), 1);
+            if owner != last_owner {
+                touched.extend(owner);
+                last_owner = owner;
             }
-            let owner = if same_customer_as_before {
-                last_owner
-            } else {
-                list_of(&invoice.customer_id)
-            };
-            last_stored = Some(position);
-            last_owner = owner;
             if let Some(replaced) = replaced {
-                count_plan_use(invoices_by_plan, replaced.plan_id.as_ref(), -1);
+                plan_uses.count(replaced.plan_id.as_ref(), -1);
                 if replaced.customer_id == invoice.customer_id {
                     return;
                 }
-                if let Some(owner) = list_of(&replaced.customer_id)
-                    .and_then(|owner| invoices_by_customer.get_mut(owner))
-                    && let Ok(i) = owner.as_slice().binary_search(&position)
+                if let Some(list) = customers
+                    .get_index_of(&replaced.customer_id)
+                    .and_then(|former| invoices_by_customer.get_mut(former))
+                    && let Ok(i) = list.as_slice().binary_search(&position)
                 {
-                    owner.remove(i);
+                    list.remove(i);
                 }
-                touched.insert(replaced.customer_id);
+                moved_from.push(replaced.customer_id);
             }
             // Every stored invoice's customer has a record (see `validate`).
-            if let Some(owner) = owner.and_then(|owner| invoices_by_customer.get_mut(owner)) {
-                add_position(owner, invoices, position);
+            if let Some(list) = owner.and_then(|owner| invoices_by_customer.get_mut(owner)) {
+                add_position(list, invoices, position);
             }
         });
-        self.mark_stale(touched);
+        plan_uses.flush();
+        touched.sort_unstable();
+        touched.dedup();
+        let touched: Vec<CustomerId> = touched
+            .into_iter()
+            .filter_map(|owner| customers.get_index(owner).map(|(id, _)| id.clone()))
+            .collect();
+        self.mark_stale(touched.into_iter().chain(moved_from));
     }
 
     /// Deletes an invoice; its customer goes stale.
@@ -210,6 +258,118 @@ impl Store {
                 let is_removed = removed.get(removed_before) == Some(&p);
                 (!is_removed).then(|| p - removed_before as u32)
             });
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::Settings;
+    use proptest::prelude::*;
+    use serde_json::json;
+
+    /// Customers `c0`..`c3` and plans `p0`, `p1` in USD, `e0` in EUR.
+    fn store() -> Store {
+        let mut store = Store::new(Settings::default());
+        let customers: Vec<Value> = (0..4)
+            .map(|c| json!({"id": format!("c{c}"), "name": format!("C{c}")}))
+            .collect();
+        let plans: Vec<Value> = [("p0", "USD"), ("p1", "USD"), ("e0", "EUR")]
+            .into_iter()
+            .map(|(id, currency)| {
+                json!({"id": id, "name": id, "interval": "month", "currency": currency})
+            })
+            .collect();
+        assert_eq!(store.upsert_customers(&customers).accepted(), 4);
+        assert_eq!(store.upsert_plans(&plans).accepted(), 3);
+        store.take_stale();
+        store
+    }
+
+    /// An invoice of id `inv_{id}`: customer 4 does not exist, plan 3 is
+    /// none (a one-time invoice) and plan 2 is in another currency.
+    fn invoice((id, customer, plan, amount): (u8, u8, u8, i64)) -> Value {
+        let mut invoice = json!({
+            "id": format!("inv_{id}"), "customer_id": format!("c{customer}"),
+            "type": "subscription", "invoice_date": "2024-01-01",
+            "amount": amount, "currency": "USD",
+        });
+        match plan {
+            3 => invoice["type"] = json!("one_time"),
+            2 => invoice["plan_id"] = json!("e0"),
+            _ => invoice["plan_id"] = json!(format!("p{plan}")),
+        }
+        invoice
+    }
+
+    fn invoices() -> impl Strategy<Value = Vec<(u8, u8, u8, i64)>> {
+        proptest::collection::vec((0u8..40, 0u8..5, 0u8..4, 0i64..100), 0..120)
+    }
+
+    /// What the store holds about its invoices, and what went stale.
+    fn state(store: &mut Store) -> impl PartialEq + std::fmt::Debug {
+        let table: Vec<(String, String, i64)> = store
+            .invoices
+            .iter()
+            .map(|i| (i.id().to_string(), i.customer_id.to_string(), i.amount))
+            .collect();
+        let lists: Vec<(Vec<u32>, bool)> = store
+            .invoices_by_customer
+            .iter()
+            .map(|list| (list.as_slice().to_vec(), list.ids_ascending()))
+            .collect();
+        let mut uses: Vec<(String, usize)> = store
+            .invoices_by_plan
+            .iter()
+            .map(|(plan, uses)| (plan.to_string(), *uses))
+            .collect();
+        uses.sort();
+        let mut stale: Vec<String> = store
+            .take_stale()
+            .customers
+            .iter()
+            .map(|c| c.to_string())
+            .collect();
+        stale.sort();
+        (table, lists, uses, stale)
+    }
+
+    proptest! {
+        /// Upserting a batch leaves the store as upserting its invoices one
+        /// at a time does: the same invoices, customer lists, plan use
+        /// counts, stale customers and per-record results, whether ids
+        /// repeat in the batch, were stored before, move to another
+        /// customer or fail their checks.
+        #[test]
+        fn a_batch_upserts_as_its_invoices_one_at_a_time(
+            before in invoices(),
+            batch in invoices(),
+        ) {
+            let before: Vec<Value> = before.into_iter().map(invoice).collect();
+            let batch: Vec<Value> = batch.into_iter().map(invoice).collect();
+            let mut batched = store();
+            batched.upsert_invoices(&before);
+            let mut single = batched.clone();
+            prop_assert_eq!(state(&mut batched), state(&mut single));
+            let report = batched.upsert_invoices(&batch);
+            let mut results = Vec::new();
+            for record in &batch {
+                results.extend(single.upsert_invoices(std::slice::from_ref(record)).results);
+            }
+            prop_assert_eq!(report.results, results);
+            prop_assert_eq!(state(&mut batched), state(&mut single));
+            let typed: Vec<Invoice> = batch
+                .iter()
+                .filter_map(|record| Invoice::from_json(record).ok())
+                .collect();
+            let mut from_records = store();
+            from_records.upsert_invoices(&before);
+            from_records.take_stale();
+            let mut from_json = from_records.clone();
+            let accepted = from_records.upsert_invoice_records(typed).accepted();
+            prop_assert_eq!(accepted, from_json.upsert_invoices(&batch).accepted());
+            prop_assert_eq!(state(&mut from_records), state(&mut from_json));
         }
     }
 }
