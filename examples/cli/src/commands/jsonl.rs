@@ -54,9 +54,12 @@ impl JsonlStream {
         let mut block = std::mem::take(&mut self.rest);
         let cut = loop {
             let start = block.len();
-            block.resize(start + self.block_bytes, 0);
-            let read = read_full(&mut self.file, &mut block[start..]).map_err(|e| e.to_string())?;
-            block.truncate(start + read);
+            // Read into the block's spare room, which is not zeroed first.
+            block.reserve(self.block_bytes);
+            let read = (&mut self.file)
+                .take(self.block_bytes as u64)
+                .read_to_end(&mut block)
+                .map_err(|e| e.to_string())?;
             self.bytes_read += read as u64;
             // Short of a whole block only at the end of the file.
             if read < self.block_bytes {
@@ -83,20 +86,6 @@ impl JsonlStream {
         let per_line = self.bytes_read.checked_div(self.lines_read as u64)?;
         usize::try_from(self.size / per_line.max(1)).ok()
     }
-}
-
-/// Reads until `buffer` is full or the file ends; how many bytes it read.
-fn read_full(file: &mut std::fs::File, buffer: &mut [u8]) -> std::io::Result<usize> {
-    let mut filled = 0;
-    while filled < buffer.len() {
-        match file.read(&mut buffer[filled..]) {
-            Ok(0) => break,
-            Ok(n) => filled += n,
-            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
-            Err(e) => return Err(e),
-        }
-    }
-    Ok(filled)
 }
 
 #[cfg(test)]
