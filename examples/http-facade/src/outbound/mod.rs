@@ -274,7 +274,7 @@ impl Outbound {
     /// changes touched are scanned next (every customer after a change of
     /// plans or a deleted invoice, whose customer is gone from the change).
     pub fn touched(&self, account: i64, changes: &[Change]) {
-        let mut scope = Scope::Customers(BTreeSet::new());
+        let mut customers: BTreeSet<&str> = BTreeSet::new();
         for change in changes {
             match change {
                 Change::Put {
@@ -285,12 +285,16 @@ impl Outbound {
                 | Change::Delete {
                     kind: RecordKind::Customers,
                     id,
-                } => scope.extend(Scope::Customers(BTreeSet::from([id.clone()]))),
+                } => {
+                    customers.insert(id);
+                }
                 Change::Put {
                     kind: RecordKind::Invoices,
                     owner: Some(owner),
                     ..
-                } => scope.extend(Scope::Customers(BTreeSet::from([owner.clone()]))),
+                } => {
+                    customers.insert(owner);
+                }
                 Change::Put {
                     kind: RecordKind::DataSources,
                     ..
@@ -299,13 +303,13 @@ impl Outbound {
                     kind: RecordKind::DataSources,
                     ..
                 } => {}
-                _ => scope = Scope::All,
+                _ => return self.mark(account, Scope::All),
             }
         }
-        if scope == Scope::Customers(BTreeSet::new()) {
-            return;
+        if !customers.is_empty() {
+            let ids = customers.into_iter().map(str::to_string).collect();
+            self.mark(account, Scope::Customers(ids));
         }
-        self.mark(account, scope);
     }
 
     fn mark(&self, account: i64, scope: Scope) {
