@@ -10,7 +10,9 @@
 //!
 //! Each phase also reports the CPU time the server process used (user +
 //! system, all threads): on a shared machine wall-clock rates move with
-//! other load, the server's CPU per record much less.
+//! other load, the server's CPU per record much less. The batch import also
+//! reports the bytes the server wrote per invoice (its database's log and
+//! checkpoints, and its answers), which other load does not move at all.
 //!
 //! Bounded in count and time. Usage:
 //! `load [INVOICES] [--clients N] [--posts-per-client N] [--rate POSTS_PER_S] [--readers N] [--server PATH] [--import json|ndjson]`
@@ -172,6 +174,7 @@ fn main() {
         })
         .collect();
     let invoices_cpu = cpu_time_of(&server_pid);
+    let invoices_written = bytes_written_by(&server_pid);
     let invoices_start = Instant::now();
     for body in bodies {
         assert_eq!(post_as(path, body, content_type), 200);
@@ -182,14 +185,16 @@ fn main() {
     }
     let invoices_time = invoices_start.elapsed();
     let invoices_cpu = cpu_time_of(&server_pid).saturating_sub(invoices_cpu);
+    let invoices_written = bytes_written_by(&server_pid).saturating_sub(invoices_written);
     println!(
-        "batch import ({}): customers+plans {}, invoices {} in batches of {BATCH}: {:.0} invoices/s (durable); server CPU {} ({:.1} µs/invoice)",
+        "batch import ({}): customers+plans {}, invoices {} in batches of {BATCH}: {:.0} invoices/s (durable); server CPU {} ({:.1} µs/invoice), written {:.0} bytes/invoice",
         content_type,
         ms(customers_done),
         ms(invoices_time),
         data.invoices.len() as f64 / invoices_time.as_secs_f64(),
         ms(invoices_cpu),
-        invoices_cpu.as_secs_f64() * 1e6 / data.invoices.len().max(1) as f64
+        invoices_cpu.as_secs_f64() * 1e6 / data.invoices.len().max(1) as f64,
+        invoices_written as f64 / data.invoices.len().max(1) as f64
     );
 
     // Single posts from many clients while readers run the mrr report. The
@@ -361,4 +366,18 @@ async fn single_posts(
         reads.extend(reader.await.unwrap_or_default());
     }
     (writes, reads)
+}
+
+/// The bytes process `pid` has written so far (`wchar` of
+/// `/proc/PID/io`: every write call, the database's log, its checkpoints
+/// and the answers), 0 where that is not readable.
+fn bytes_written_by(pid: &str) -> u64 {
+    std::fs::read_to_string(format!("/proc/{pid}/io"))
+        .ok()
+        .and_then(|io| {
+            io.lines()
+                .find_map(|line| line.strip_prefix("wchar:"))
+                .and_then(|n| n.trim().parse().ok())
+        })
+        .unwrap_or(0)
 }

@@ -161,6 +161,94 @@ fn ndjson_and_arrow_imports_answer_what_json_answers() {
     assert_eq!(summary["summary"]["mrr_current"], 5000);
 }
 
+/// An NDJSON import the database cannot take (locked by another process
+/// past the busy timeout) is refused with 503 and stores none of its
+/// records; sent again once the lock is gone, it answers the per-record
+/// results of the same records as JSON, a rejected record in the middle
+/// included, and its accepted records survive a restart.
+#[test]
+fn an_ndjson_import_the_database_refuses_stores_nothing() {
+    let server = Server::start_in_with(common::data_dir(), &["--busy-timeout", "500"]);
+    server.post(
+        "/data/data-sources",
+        json!({"id": "ds1", "name": "Billing", "type": "api"}),
+    );
+    server.post(
+        "/v1/data-sources/ds1/plans",
+        json!([{"id": "m", "name": "Monthly", "interval": "month", "currency": "USD"}]),
+    );
+    server.post(
+        "/v1/data-sources/ds1/customers",
+        json!([{"id": "A", "name": "Acme"}, {"id": "B", "name": "Beta"}]),
+    );
+    // The rejected refund sits between two accepted invoices.
+    let records = [
+        invoices()[0].clone(),
+        invoices()[2].clone(),
+        invoices()[1].clone(),
+    ];
+    let body: Vec<u8> = records
+        .iter()
+        .map(|record| format!("{record}\n"))
+        .collect::<String>()
+        .into();
+
+    let lock = rusqlite::Connection::open(server.dir.join("submetrics.db")).expect("open");
+    lock.execute_batch("BEGIN IMMEDIATE")
+        .expect("take the write lock");
+    let (status, answer) = send(
+        &server,
+        "POST",
+        "/v1/data-sources/ds1/invoices",
+        NDJSON,
+        body.clone(),
+    );
+    assert_eq!(status, 503, "{answer}");
+    assert_eq!(
+        serde_json::from_str::<Value>(&answer).unwrap()["code"],
+        "storage_unavailable"
+    );
+    drop(lock);
+    assert_eq!(server.get("/data/invoices/i1").0, 404);
+    assert_eq!(server.get("/data/invoices/i2").0, 404);
+
+    let (status, answer) = send(
+        &server,
+        "POST",
+        "/v1/data-sources/ds1/invoices",
+        NDJSON,
+        body,
+    );
+    assert_eq!(status, 200, "{answer}");
+    let answer: Value = serde_json::from_str(&answer).unwrap();
+    assert_eq!(
+        answer["result"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|r| (
+                r["id"].clone(),
+                r["import_status"].clone(),
+                r["import_error"].clone()
+            ))
+            .collect::<Vec<_>>(),
+        [
+            (json!("i1"), json!("inserted"), Value::Null),
+            (
+                json!("bad"),
+                json!("error"),
+                json!("invoice bad: field `amount`: must be 0 or less for a refund, got 700")
+            ),
+            (json!("i2"), json!("inserted"), Value::Null),
+        ]
+    );
+    let dir = server.kill();
+    let server = Server::start_in(dir);
+    assert_eq!(server.get("/data/invoices/i1").1["data_source"], "ds1");
+    assert_eq!(server.get("/data/invoices/i2").1["amount"], 2000);
+    assert_eq!(server.get("/data/invoices/bad").0, 404);
+}
+
 #[test]
 fn bad_ndjson_and_arrow_bodies_are_refused() {
     let server = start();

@@ -393,6 +393,80 @@ fn each_movement_fires_one_signed_event_and_corrections_retract() {
     assert_eq!(ids.len(), taken.len(), "every event has an id of its own");
 }
 
+/// Bulk imports sent back to back, while the scanner rests between scans
+/// and takes several imports' customers at once, fire each customer's
+/// events exactly once: its record, its new business, its failed payment
+/// and the lapse of its subscription, never renewed.
+#[test]
+fn back_to_back_bulk_imports_fire_each_event_once() {
+    const IMPORTS: usize = 12;
+    const CUSTOMERS: usize = 25;
+    let receiver = Receiver::start();
+    let server = Server::start_in_with(common::data_dir(), FAST);
+    subscribe(&server, &receiver.url(), &[]);
+    post_ok(
+        &server,
+        "/data/plans",
+        json!([{"id": "m", "name": "Monthly", "interval": "month", "currency": "USD"}]),
+    );
+    let ids: Vec<String> = (0..IMPORTS * CUSTOMERS)
+        .map(|n| format!("c{n:03}"))
+        .collect();
+    let customers: Vec<Value> = ids.iter().map(|id| json!({"id": id, "name": id})).collect();
+    post_ok(&server, "/data/customers", json!(customers));
+    for import in ids.chunks(CUSTOMERS) {
+        let invoices: Vec<Value> = import
+            .iter()
+            .flat_map(|id| {
+                let mut failed = invoice(&format!("{id}-f"), id, "one_time", "2024-01-03", 900);
+                failed["status"] = json!("failed");
+                [
+                    invoice(&format!("{id}-s"), id, "subscription", "2024-01-01", 3000),
+                    failed,
+                ]
+            })
+            .collect();
+        post_ok(&server, "/data/invoices", json!(invoices));
+    }
+    let expected = 4 * ids.len();
+    let taken = receiver.wait_until("every event", |t| t.len() >= expected);
+    std::thread::sleep(Duration::from_millis(1000));
+    let taken_later = receiver.taken();
+    assert_eq!(
+        taken_later.len(),
+        taken.len(),
+        "events after the expected ones"
+    );
+    let mut fired: Vec<(String, String)> = taken
+        .iter()
+        .map(|r| {
+            let event = r.json();
+            (
+                event["data"]["customer"]["id"]
+                    .as_str()
+                    .unwrap()
+                    .to_string(),
+                event["type"].as_str().unwrap().to_string(),
+            )
+        })
+        .collect();
+    fired.sort();
+    let mut wanted: Vec<(String, String)> = ids
+        .iter()
+        .flat_map(|id| {
+            [
+                "customer.created",
+                "customer.new",
+                "invoice.failed",
+                "customer.churned",
+            ]
+            .map(|t| (id.clone(), s(t)))
+        })
+        .collect();
+    wanted.sort();
+    assert_eq!(fired, wanted);
+}
+
 #[test]
 fn a_receiver_that_recovers_gets_the_backlog_in_order() {
     let receiver = Receiver::start();

@@ -87,6 +87,17 @@ pub fn payload(event_type: &str, timestamp: &str, data: Value) -> Value {
     json!({"type": event_type, "timestamp": timestamp, "data": data})
 }
 
+/// [`payload`] as JSON text, of `data` given as the JSON text of a value
+/// (put in as it is).
+pub fn payload_text(event_type: &str, timestamp: &str, data: &str) -> String {
+    let text = |s: &str| Value::from(s).to_string();
+    format!(
+        r#"{{"type":{},"timestamp":{},"data":{data}}}"#,
+        text(event_type),
+        text(timestamp)
+    )
+}
+
 /// A sample payload of `name`, or `None` for an unknown name.
 pub fn sample(name: &str) -> Option<Value> {
     let account = json!({"id": "1", "name": "default"});

@@ -7,9 +7,11 @@
 //! with every delivery it owes, and a crash loses none of them.
 
 use crate::error::ApiError;
+use crate::store::Store;
 use rusqlite::{Connection, OptionalExtension, params};
 use serde_json::{Value, json};
 use std::path::Path;
+use std::sync::{Arc, Mutex};
 
 const SCHEMA: &str = "
     CREATE TABLE IF NOT EXISTS webhooks (
@@ -243,6 +245,9 @@ pub struct FactChange {
 
 pub struct OutboundDb {
     connection: Connection,
+    /// Held while [`OutboundDb::record`] writes, once checkpoints are
+    /// shared with the store.
+    writes: Option<Arc<Mutex<()>>>,
 }
 
 const WEBHOOK_COLUMNS: &str =
@@ -262,9 +267,25 @@ impl OutboundDb {
             )
             .map_err(ApiError::storage)?;
         connection
+            .pragma_update(None, "cache_size", -crate::store::WRITER_CACHE_KIB)
+            .map_err(ApiError::storage)?;
+        connection
             .execute_batch(SCHEMA)
             .map_err(ApiError::storage)?;
-        Ok(OutboundDb { connection })
+        Ok(OutboundDb {
+            connection,
+            writes: None,
+        })
+    }
+
+    /// Leaves the checkpoints of this connection's commits to the store's
+    /// checkpoint thread (see [`Store::share_checkpoints`]); [`record`]
+    /// then commits holding the store's record writes' lock.
+    ///
+    /// [`record`]: OutboundDb::record
+    pub fn share_checkpoints_of(&mut self, store: &Store) -> Result<(), ApiError> {
+        self.writes = Some(store.share_checkpoints(&mut self.connection)?);
+        Ok(())
     }
 
     /// A read-only connection to the tables [`OutboundDb::open`] made.
@@ -277,7 +298,10 @@ impl OutboundDb {
         connection
             .busy_timeout(std::time::Duration::from_secs(5))
             .map_err(ApiError::storage)?;
-        Ok(OutboundDb { connection })
+        Ok(OutboundDb {
+            connection,
+            writes: None,
+        })
     }
 
     /// How long a write waits for another connection's write lock.
@@ -457,6 +481,10 @@ impl OutboundDb {
         if facts.is_empty() && events.is_empty() {
             return Ok(0);
         }
+        let _writes = self
+            .writes
+            .as_ref()
+            .map(|writes| writes.lock().unwrap_or_else(|p| p.into_inner()));
         let tx = self.connection.transaction().map_err(ApiError::storage)?;
         let mut queued = 0;
         {
@@ -840,5 +868,56 @@ mod tests {
                 "SEARCH event_facts USING INDEX event_facts_by_customer (account_id=? AND customer_id=?)"
             ]
         );
+    }
+
+    /// The event tables' commits, sharing the store's checkpoints, let the
+    /// log start over as the store's own do: each wakes the checkpoint
+    /// thread rather than copying the log inside the commit.
+    #[test]
+    fn event_commits_share_the_stores_checkpoints() {
+        const COMMITS: usize = 2000;
+        let dir = std::env::temp_dir().join(format!(
+            "submetrics-outbound-checkpoints-{}-{:?}",
+            std::process::id(),
+            std::time::SystemTime::now()
+        ));
+        let store = Store::open(&dir).unwrap();
+        let mut db = OutboundDb::open(&dir.join(crate::store::DATABASE_FILE)).unwrap();
+        db.share_checkpoints_of(&store).unwrap();
+        for n in 0..COMMITS {
+            let id = format!("evt_{n:032x}");
+            let fact = FactChange {
+                fact: format!("{n:032x}"),
+                stored: StoredFact {
+                    customer: format!("c{}", n % 97),
+                    event_type: "customer.new".into(),
+                    fingerprint: "new:100".into(),
+                    revision: 0,
+                    live: true,
+                    event_id: id.clone(),
+                },
+            };
+            let event = NewEvent {
+                id,
+                event_type: "customer.new".into(),
+                customer: Some(format!("c{}", n % 97)),
+                created: "2024-03-01T00:00:00.000Z".into(),
+                payload: "{}".into(),
+                deliveries: Vec::new(),
+            };
+            db.record(1, &[fact], &[event]).unwrap();
+        }
+        let log = std::fs::metadata(dir.join(format!("{}-wal", crate::store::DATABASE_FILE)))
+            .unwrap()
+            .len();
+        let facts = db.facts(1, None).unwrap().len();
+        drop(db);
+        drop(store);
+        std::fs::remove_dir_all(&dir).unwrap();
+        assert_eq!(facts, COMMITS);
+        // Each commit writes a few frames; a log that never started over
+        // would hold them all (see the store's test of the same bound).
+        let bound = 8 * 1000 * (4096 + 24);
+        assert!(log < bound, "log of {log} bytes, over {bound}");
     }
 }

@@ -16,6 +16,7 @@
 
 use super::catalog;
 use chrono::{DateTime, SecondsFormat, Utc};
+use serde::Serialize;
 use serde_json::{Value, json};
 use sha2::{Digest, Sha256};
 use std::collections::BTreeSet;
@@ -205,78 +206,247 @@ pub fn account_json(id: i64, name: &str) -> Value {
     json!({"id": id.to_string(), "name": name})
 }
 
-/// A customer as events show it (a deleted one by its id alone).
-pub fn customer_json(ledger: &Ledger, id: &str) -> Value {
-    match ledger.customer(id) {
-        Some(customer) => json!({
-            "id": customer.id,
-            "name": &*customer.name,
-            "email": customer.email.as_deref(),
-            "country": customer.country.as_deref(),
-        }),
-        None => json!({"id": id, "name": null, "email": null, "country": null}),
+/// The account as an event's `data` shows it.
+#[derive(Serialize)]
+pub struct AccountView<'a> {
+    id: String,
+    name: &'a str,
+}
+
+impl AccountView<'_> {
+    pub fn new(id: i64, name: &str) -> AccountView<'_> {
+        AccountView {
+            id: id.to_string(),
+            name,
+        }
+    }
+}
+
+/// A customer as events show it (a deleted one by its id alone, the other
+/// fields null).
+#[derive(Serialize)]
+struct CustomerView<'a> {
+    id: &'a str,
+    name: Option<&'a str>,
+    email: Option<&'a str>,
+    country: Option<&'a str>,
+}
+
+impl<'a> CustomerView<'a> {
+    fn new(ledger: &'a Ledger, id: &'a str) -> CustomerView<'a> {
+        match ledger.customer(id) {
+            Some(customer) => CustomerView {
+                id: customer.id.as_str(),
+                name: Some(&customer.name),
+                email: customer.email.as_deref(),
+                country: customer.country.as_deref(),
+            },
+            None => CustomerView {
+                id,
+                name: None,
+                email: None,
+                country: None,
+            },
+        }
     }
 }
 
 /// A movement as events show it, amounts in cents.
-pub fn movement_json(ledger: &Ledger, movement: &Movement) -> Value {
-    json!({
-        "date": movement.date.to_string(),
-        "kind": movement.kind.as_str(),
-        "subtype": movement.subtype.as_str(),
-        "mrr_change": movement.mrr_change,
-        "currency": movement.currency.as_str(),
-        "mrr_change_base_currency": movement.mrr_change_base_currency,
-        "base_currency": ledger.settings().base_currency.as_str(),
-        "customer_count_change": movement.customer_count_change,
-        "quantity_change": movement.quantity_change,
-        "plans_before": movement.plans_before.iter().map(|p| p.as_str()).collect::<Vec<_>>(),
-        "plans_after": movement.plans_after.iter().map(|p| p.as_str()).collect::<Vec<_>>(),
-    })
+#[derive(Serialize)]
+struct MovementView<'a> {
+    date: String,
+    kind: &'a str,
+    subtype: &'a str,
+    mrr_change: i64,
+    currency: &'a str,
+    mrr_change_base_currency: i64,
+    base_currency: &'a str,
+    customer_count_change: i32,
+    quantity_change: i64,
+    plans_before: Vec<&'a str>,
+    plans_after: Vec<&'a str>,
+}
+
+impl<'a> MovementView<'a> {
+    fn new(ledger: &'a Ledger, movement: &'a Movement) -> MovementView<'a> {
+        MovementView {
+            date: movement.date.to_string(),
+            kind: movement.kind.as_str(),
+            subtype: movement.subtype.as_str(),
+            mrr_change: movement.mrr_change,
+            currency: movement.currency.as_str(),
+            mrr_change_base_currency: movement.mrr_change_base_currency,
+            base_currency: ledger.settings().base_currency.as_str(),
+            customer_count_change: movement.customer_count_change,
+            quantity_change: movement.quantity_change,
+            plans_before: movement.plans_before.iter().map(|p| p.as_str()).collect(),
+            plans_after: movement.plans_after.iter().map(|p| p.as_str()).collect(),
+        }
+    }
 }
 
 /// An invoice as events show it; the base-currency amount is `null` when
 /// no FX rate converts it.
-pub fn invoice_json(ledger: &Ledger, invoice: StoredInvoice<'_>) -> Value {
-    let settings = ledger.settings();
-    let base = settings.base_currency;
-    let day = invoice.invoice_date.local_date(settings.timezone);
-    let in_base = ledger
-        .fx()
-        .convert(invoice.amount, invoice.currency, base, day)
-        .ok();
-    json!({
-        "id": invoice.id(),
-        "type": invoice.kind.as_str(),
-        "status": invoice.status.as_str(),
-        "invoice_date": invoice
-            .invoice_date
-            .instant(settings.timezone)
-            .to_rfc3339_opts(SecondsFormat::Secs, true),
-        "amount": invoice.amount,
-        "currency": invoice.currency.as_str(),
-        "amount_base_currency": in_base,
-        "base_currency": base.as_str(),
-        "refunded_invoice_id": invoice.details().refunded_invoice_id.as_ref().map(|i| i.as_str()),
-    })
+#[derive(Serialize)]
+struct InvoiceView<'a> {
+    id: &'a str,
+    #[serde(rename = "type")]
+    kind: &'a str,
+    status: &'a str,
+    invoice_date: String,
+    amount: i64,
+    currency: &'a str,
+    amount_base_currency: Option<i64>,
+    base_currency: &'a str,
+    refunded_invoice_id: Option<&'a str>,
+}
+
+impl<'a> InvoiceView<'a> {
+    fn new(ledger: &'a Ledger, invoice: StoredInvoice<'a>) -> InvoiceView<'a> {
+        let settings = ledger.settings();
+        let base = settings.base_currency;
+        let day = invoice.invoice_date.local_date(settings.timezone);
+        InvoiceView {
+            id: invoice.id(),
+            kind: invoice.kind.as_str(),
+            status: invoice.status.as_str(),
+            invoice_date: invoice
+                .invoice_date
+                .instant(settings.timezone)
+                .to_rfc3339_opts(SecondsFormat::Secs, true),
+            amount: invoice.amount,
+            currency: invoice.currency.as_str(),
+            amount_base_currency: ledger
+                .fx()
+                .convert(invoice.amount, invoice.currency, base, day)
+                .ok(),
+            base_currency: base.as_str(),
+            refunded_invoice_id: invoice
+                .details()
+                .refunded_invoice_id
+                .as_ref()
+                .map(|i| i.as_str()),
+        }
+    }
+}
+
+/// An event's `data`: the account, the customer, the movement or the
+/// invoice of its fact (an invoice deleted since is `null`), and `as_of`
+/// last.
+#[derive(Serialize)]
+struct DataView<'a> {
+    account: &'a AccountView<'a>,
+    customer: CustomerView<'a>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    movement: Option<MovementView<'a>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    invoice: Option<Option<InvoiceView<'a>>>,
+    as_of: &'a str,
 }
 
 impl Fact {
-    /// The event's `data` (without `as_of`), read from the ledger.
-    pub fn data(&self, ledger: &Ledger, account: &Value) -> Value {
-        let customer = customer_json(ledger, &self.customer);
-        match &self.source {
-            Source::Customer => json!({"account": account, "customer": customer}),
-            Source::Movement(movement) => json!({
-                "account": account,
-                "customer": customer,
-                "movement": movement_json(ledger, movement),
-            }),
-            Source::Invoice(id) => json!({
-                "account": account,
-                "customer": customer,
-                "invoice": ledger.invoice(id).map(|i| invoice_json(ledger, i)),
-            }),
+    /// The event's `data` as JSON text, read from the ledger: the account,
+    /// the customer (see [`DataView`]), then `as_of`. Written straight from
+    /// the ledger's records, with no `serde_json::Value` in between.
+    pub fn data_text(&self, ledger: &Ledger, account: &AccountView<'_>, as_of: &str) -> String {
+        let (movement, invoice) = match &self.source {
+            Source::Customer => (None, None),
+            Source::Movement(movement) => (Some(MovementView::new(ledger, movement)), None),
+            Source::Invoice(id) => (
+                None,
+                Some(ledger.invoice(id).map(|i| InvoiceView::new(ledger, i))),
+            ),
+        };
+        let data = DataView {
+            account,
+            customer: CustomerView::new(ledger, &self.customer),
+            movement,
+            invoice,
+            as_of,
+        };
+        serde_json::to_string(&data).unwrap_or_default()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use submetrics::{RecordKind, Settings};
+
+    /// Every kind of fact's data, exactly as events carry it: the fields in
+    /// their documented order, `as_of` last, a deleted invoice as `null`.
+    #[test]
+    fn event_data_is_written_in_order_from_the_ledger() {
+        let mut ledger = Ledger::new(Settings::default());
+        let write = |ledger: &mut Ledger, kind, record: Value| {
+            let report = ledger.upsert(kind, &[record]);
+            assert_eq!(report.results[0].error, None);
+        };
+        write(
+            &mut ledger,
+            RecordKind::Customers,
+            json!({"id": "c1", "name": "Acme \"GmbH\"", "email": "a@acme.example"}),
+        );
+        write(
+            &mut ledger,
+            RecordKind::Plans,
+            json!({"id": "pro", "name": "Pro", "interval": "month", "interval_count": 1,
+                   "currency": "USD", "amount": 3000}),
+        );
+        for invoice in [
+            json!({"id": "i1", "customer_id": "c1", "plan_id": "pro", "type": "subscription",
+                   "invoice_date": "2024-01-05", "amount": 3000, "currency": "USD"}),
+            json!({"id": "i2", "customer_id": "c1", "type": "one_time", "status": "failed",
+                   "invoice_date": "2024-01-06", "amount": 500, "currency": "USD"}),
+        ] {
+            write(&mut ledger, RecordKind::Invoices, invoice);
         }
+        let as_of: DateTime<Utc> = "2024-02-01T00:00:00Z".parse().unwrap();
+        let facts = collect(
+            &ledger,
+            7,
+            &Scope::Customers(BTreeSet::from(["c1".to_string()])),
+            as_of,
+        )
+        .unwrap();
+        let account = AccountView::new(7, "Main");
+        let data: Vec<(&str, String)> = facts
+            .iter()
+            .map(|f| {
+                (
+                    f.event_type,
+                    f.data_text(&ledger, &account, "2024-02-01T00:00:00Z"),
+                )
+            })
+            .collect();
+        let customer = r#""account":{"id":"7","name":"Main"},"customer":{"id":"c1","name":"Acme \"GmbH\"","email":"a@acme.example","country":null}"#;
+        assert_eq!(
+            data,
+            [
+                (
+                    catalog::CUSTOMER_CREATED,
+                    format!(r#"{{{customer},"as_of":"2024-02-01T00:00:00Z"}}"#)
+                ),
+                (
+                    catalog::INVOICE_FAILED,
+                    format!(
+                        r#"{{{customer},"invoice":{{"id":"i2","type":"one-time","status":"failed","invoice_date":"2024-01-06T00:00:00Z","amount":500,"currency":"USD","amount_base_currency":500,"base_currency":"USD","refunded_invoice_id":null}},"as_of":"2024-02-01T00:00:00Z"}}"#
+                    )
+                ),
+                (
+                    catalog::CUSTOMER_NEW,
+                    format!(
+                        r#"{{{customer},"movement":{{"date":"2024-01-05","kind":"new","subtype":"new","mrr_change":3000,"currency":"USD","mrr_change_base_currency":3000,"base_currency":"USD","customer_count_change":1,"quantity_change":1,"plans_before":[],"plans_after":["pro"]}},"as_of":"2024-02-01T00:00:00Z"}}"#
+                    )
+                ),
+            ]
+        );
+        // An invoice deleted since its fact was collected, and a customer.
+        ledger.delete(RecordKind::Invoices, "i2").unwrap();
+        ledger.delete(RecordKind::Customers, "c1").unwrap();
+        assert_eq!(
+            facts[1].data_text(&ledger, &account, "x"),
+            r#"{"account":{"id":"7","name":"Main"},"customer":{"id":"c1","name":null,"email":null,"country":null},"invoice":null,"as_of":"x"}"#
+        );
     }
 }

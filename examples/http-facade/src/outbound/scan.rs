@@ -27,7 +27,7 @@ use chrono::{DateTime, SecondsFormat, Utc};
 use serde_json::{Value, json};
 use std::collections::{HashMap, HashSet};
 use std::sync::{Arc, Weak};
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 /// The scanner loop: every account whole at start and at every scan
 /// interval (with the digests due), and marked accounts as they come.
@@ -57,6 +57,7 @@ pub fn run(state: Weak<AppState>, outbound: Arc<Outbound>) {
         let Some(state) = state.upgrade() else {
             return;
         };
+        let started = Instant::now();
         let mut accounts: Vec<i64> = due.keys().copied().collect();
         accounts.sort_unstable();
         for id in accounts {
@@ -71,15 +72,21 @@ pub fn run(state: Weak<AppState>, outbound: Arc<Outbound>) {
                 // Tried again with the next whole scan.
             }
         }
+        drop(state);
+        outbound.rest(started.elapsed().min(MAX_REST));
     }
 }
+
+/// The longest the scanner rests after a scan (see [`Outbound::rest`]).
+const MAX_REST: Duration = Duration::from_millis(250);
 
 /// One event to fire, before its deliveries are known.
 struct Firing {
     id: String,
     event_type: &'static str,
     customer: String,
-    data: Value,
+    /// The event's `data` as JSON text.
+    data: String,
 }
 
 /// Scans `scope` of an account at `as_of`: fires, records and queues the
@@ -109,6 +116,9 @@ pub fn scan(
         }
     };
     let account_json = facts::account_json(account_id, &account_name);
+    let account_view = facts::AccountView::new(account_id, &account_name);
+    let timestamp = as_of.to_rfc3339_opts(SecondsFormat::Millis, true);
+    let as_of_text = as_of.to_rfc3339_opts(SecondsFormat::Secs, true);
     let mut changes: Vec<FactChange> = Vec::new();
     let mut firings: Vec<Firing> = Vec::new();
     // (stored fact, its key) of the events to retract.
@@ -124,7 +134,7 @@ pub fn scan(
                 id: id.clone(),
                 event_type: fact.event_type,
                 customer: fact.customer.clone(),
-                data: fact.data(&ledger, &account_json),
+                data: fact.data_text(&ledger, &account_view, &as_of_text),
             });
             changes.push(FactChange {
                 fact: fact.key.clone(),
@@ -182,8 +192,6 @@ pub fn scan(
     if changes.is_empty() {
         return Ok(0);
     }
-    let timestamp = as_of.to_rfc3339_opts(SecondsFormat::Millis, true);
-    let as_of_text = as_of.to_rfc3339_opts(SecondsFormat::Secs, true);
     let webhooks = outbound.db().webhooks(account_id)?;
     let chat = chat_target(&notifications);
     let mut events = Vec::with_capacity(retractions.len() + firings.len());
@@ -200,27 +208,31 @@ pub fn scan(
             id,
             MOVEMENT_RETRACTED,
             &old.customer,
-            data,
+            data.to_string(),
             &timestamp,
             &webhooks,
             chat.as_ref(),
         ));
     }
     for firing in firings {
-        let mut data = firing.data;
-        data["as_of"] = json!(as_of_text);
         events.push(new_event(
             firing.id,
             firing.event_type,
             &firing.customer,
-            data,
+            firing.data,
             &timestamp,
             &webhooks,
             chat.as_ref(),
         ));
     }
     let fired = events.len();
-    let queued = outbound.db().record(account_id, &changes, &events)?;
+    let queued = {
+        // The store's lock first: a record write waiting for this
+        // transaction wakes as soon as it ends, rather than polling the
+        // database's write lock (SQLite's busy wait sleeps up to 100 ms).
+        let _store = state.store();
+        outbound.db().record(account_id, &changes, &events)?
+    };
     if queued > 0 {
         outbound.wake();
     }
@@ -254,19 +266,23 @@ fn chat_target(notifications: &Value) -> Option<(String, Vec<&'static str>)> {
 
 /// An event with its payload and the deliveries it owes: every webhook
 /// that takes its type, and the chat target when its kind was chosen.
+/// `data` is the JSON text of the event's data.
 fn new_event(
     id: String,
     event_type: &'static str,
     customer: &str,
-    data: Value,
+    data: String,
     timestamp: &str,
     webhooks: &[Webhook],
     chat: Option<&(String, Vec<&'static str>)>,
 ) -> NewEvent {
     let text = chat
         .filter(|(_, types)| types.contains(&event_type))
-        .map(|(url, _)| (url.clone(), chat_text(event_type, &data)));
-    let payload = catalog::payload(event_type, timestamp, data).to_string();
+        .map(|(url, _)| {
+            let data: Value = serde_json::from_str(&data).unwrap_or_default();
+            (url.clone(), chat_text(event_type, &data))
+        });
+    let payload = catalog::payload_text(event_type, timestamp, &data);
     let mut deliveries: Vec<(Channel, String, String)> = webhooks
         .iter()
         .filter(|hook| hook.wants(event_type))

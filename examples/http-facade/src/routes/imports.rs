@@ -5,7 +5,7 @@
 //! data source is a 404.
 
 use super::Routes;
-use super::data::{InvoiceRecords, upsert, upsert_batches, with_data_source};
+use super::data::{InvoiceRecords, results_response, upsert, upsert_batches, with_data_source};
 use super::formats::{ImportFormat, arrow_batches, ndjson_as_array};
 use super::{BodyBytes, parse_body, records_of, write_records};
 use crate::auth::Caller;
@@ -13,11 +13,11 @@ use crate::error::ApiError;
 use crate::extract::Path;
 use crate::openapi::Doc;
 use crate::state::AppState;
-use axum::Json;
 use axum::body::Bytes;
 use axum::extract::State;
 use axum::http::HeaderMap;
-use serde_json::{Value, json};
+use axum::response::Response;
+use serde_json::Value;
 use std::sync::Arc;
 use submetrics::RecordKind;
 
@@ -45,7 +45,7 @@ async fn import(
     Path((source, collection)): Path<(String, String)>,
     headers: HeaderMap,
     BodyBytes(body): BodyBytes,
-) -> Result<Json<Value>, ApiError> {
+) -> Result<Response, ApiError> {
     let kind = RecordKind::parse(&collection).filter(|kind| {
         matches!(
             kind,
@@ -115,9 +115,9 @@ async fn import_records(
     caller: Caller,
     source: String,
     records: ImportRecords,
-) -> Result<Json<Value>, ApiError> {
+) -> Result<Response, ApiError> {
     let account = state.account(caller.account_id)?;
-    write_records(state, account, move |state, account, ledger| {
+    let results = write_records(state, account, move |state, account, ledger| {
         if ledger.data_source(&source).is_none() {
             return Err(ApiError::NotFound(format!(
                 "data source `{source}` does not exist; create it with POST /data/data-sources"
@@ -130,7 +130,8 @@ async fn import_records(
                 upsert_batches(state, account, ledger, kind, &batches)?
             }
         };
-        Ok(Json(json!({ "result": report.results })))
+        Ok(report.results)
     })
-    .await
+    .await?;
+    results_response(&results)
 }

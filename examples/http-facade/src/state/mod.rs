@@ -163,6 +163,7 @@ impl AppState {
     pub fn open(dir: &Path) -> Result<AppState, ApiError> {
         let mut store = Store::open(dir)?;
         let outbound = crate::outbound::Outbound::open(&dir.join(crate::store::DATABASE_FILE))?;
+        outbound.db().share_checkpoints_of(&store)?;
         let mut accounts = HashMap::new();
         let reader = store.reader()?;
         for row in store.accounts()? {

@@ -4,7 +4,8 @@
 //! and syncs it. Each checkpoint ends with the whole log copied, so that the
 //! next commit starts the log over instead of growing it. Should the log
 //! still grow far beyond that size, the committing connection checkpoints
-//! as well.
+//! as well. The event tables' connection (`outbound`), which writes the
+//! same database, leaves its checkpoints to the same thread.
 
 use crate::error::ApiError;
 use rusqlite::Connection;
@@ -65,41 +66,19 @@ impl Checkpointer {
                     ApiError::internal(format!("cannot start the checkpoint thread: {e}"))
                 })?
         };
-        let wake = Arc::clone(&signal);
-        // The log's size when a checkpoint was last asked for, and when: one
-        // is asked for each CHECKPOINT_FRAMES frames the log grows by, or
-        // each CHECKPOINT_FRAMES_SOONER once CHECKPOINT_INTERVAL has passed
-        // (a log that starts over counts from zero again).
-        let mut asked_at = 0;
-        let mut asked_when = Instant::now();
-        // Replaces SQLite's automatic checkpoint (itself a log hook). The
-        // hook runs after the commit is durable; its outcome must not turn
-        // that commit into an error, so checkpoint failures are ignored (a
-        // later checkpoint copies the same frames).
-        connection
-            .wal_hook(Some(move |wal: &mut rusqlite::hooks::Wal, frames: i32| {
-                if frames < asked_at {
-                    asked_at = 0;
-                }
-                if frames >= CHECKPOINT_FRAMES_LIMIT {
-                    let _ = wal.checkpoint_v2(CheckpointMode::PASSIVE);
-                } else if frames - asked_at >= CHECKPOINT_FRAMES
-                    || (frames - asked_at >= CHECKPOINT_FRAMES_SOONER
-                        && asked_when.elapsed() >= CHECKPOINT_INTERVAL)
-                {
-                    asked_at = frames;
-                    asked_when = Instant::now();
-                    let (request, wakeup) = &*wake;
-                    request.lock().unwrap_or_else(|p| p.into_inner()).wanted = true;
-                    wakeup.notify_one();
-                }
-                Ok(())
-            }))
-            .map_err(ApiError::storage)?;
+        ask_for_checkpoints(connection, &signal)?;
         Ok(Checkpointer {
             signal,
             thread: Some(thread),
         })
+    }
+
+    /// Makes the commits of another connection to the same database wake
+    /// this thread, as the store's do, instead of checkpointing themselves
+    /// (SQLite's automatic checkpoint, which copies the whole log inside
+    /// the commit, with the writer waiting).
+    pub fn serve(&self, connection: &mut Connection) -> Result<(), ApiError> {
+        ask_for_checkpoints(connection, &self.signal)
     }
 }
 
@@ -139,6 +118,45 @@ fn checkpoints(
             let _ = connection.wal_checkpoint_v2(Some("main"), CheckpointMode::PASSIVE);
         }
     }
+}
+
+/// Installs the log hook that asks the checkpoint thread for checkpoints
+/// on `connection`, in place of SQLite's automatic checkpoint.
+fn ask_for_checkpoints(
+    connection: &mut Connection,
+    signal: &Arc<(Mutex<CheckpointRequest>, Condvar)>,
+) -> Result<(), ApiError> {
+    let wake = Arc::clone(signal);
+    // The log's size when a checkpoint was last asked for, and when: one
+    // is asked for each CHECKPOINT_FRAMES frames the log grows by, or
+    // each CHECKPOINT_FRAMES_SOONER once CHECKPOINT_INTERVAL has passed
+    // (a log that starts over counts from zero again).
+    let mut asked_at = 0;
+    let mut asked_when = Instant::now();
+    // Replaces SQLite's automatic checkpoint (itself a log hook). The
+    // hook runs after the commit is durable; its outcome must not turn
+    // that commit into an error, so checkpoint failures are ignored (a
+    // later checkpoint copies the same frames).
+    connection
+        .wal_hook(Some(move |wal: &mut rusqlite::hooks::Wal, frames: i32| {
+            if frames < asked_at {
+                asked_at = 0;
+            }
+            if frames >= CHECKPOINT_FRAMES_LIMIT {
+                let _ = wal.checkpoint_v2(CheckpointMode::PASSIVE);
+            } else if frames - asked_at >= CHECKPOINT_FRAMES
+                || (frames - asked_at >= CHECKPOINT_FRAMES_SOONER
+                    && asked_when.elapsed() >= CHECKPOINT_INTERVAL)
+            {
+                asked_at = frames;
+                asked_when = Instant::now();
+                let (request, wakeup) = &*wake;
+                request.lock().unwrap_or_else(|p| p.into_inner()).wanted = true;
+                wakeup.notify_one();
+            }
+            Ok(())
+        }))
+        .map_err(ApiError::storage)
 }
 
 impl Drop for Checkpointer {

@@ -6,7 +6,9 @@
 //! one transaction: a crash leaves all of it or none.
 //!
 //! Checkpoints run on a thread of their own (see [`checkpoint`]), also
-//! `synchronous=FULL`.
+//! `synchronous=FULL`, for the store's commits and those of the event
+//! tables' connection. Each writing connection keeps a page cache of
+//! [`WRITER_CACHE_KIB`].
 //!
 //! Records are kept as a log of writes (see [`record_log`]), replayed into
 //! each account's ledger at start.
@@ -27,6 +29,12 @@ pub use users::{InvitationRow, SessionRow, UserReads, UserRow};
 
 /// File name of the database inside the data directory.
 pub const DATABASE_FILE: &str = "submetrics.db";
+
+/// The page cache of each connection that writes (in KiB, as SQLite's
+/// negative `cache_size` counts): large batches insert into indexes keyed
+/// by random ids (events, facts), and SQLite's default of 2 MiB made them
+/// read back and spill pages within each transaction.
+pub const WRITER_CACHE_KIB: i64 = 64 * 1024;
 
 /// One stored API key (never the key itself).
 #[derive(Debug, Clone)]
@@ -326,6 +334,9 @@ impl Store {
                  );",
             )
             .map_err(ApiError::storage)?;
+        connection
+            .pragma_update(None, "cache_size", -WRITER_CACHE_KIB)
+            .map_err(ApiError::storage)?;
         key_fx_rates(&mut connection)?;
         record_log::open(&mut connection)?;
         users::open(&connection)?;
@@ -487,6 +498,20 @@ impl Store {
             )
             .map_err(ApiError::storage)?;
         Ok(changed > 0)
+    }
+
+    /// Makes the commits of `connection`, another writer of this database,
+    /// leave checkpoints to the store's checkpoint thread, as the store's
+    /// own commits do. Returns the lock a record write holds while it
+    /// commits, which the other writer must hold while it commits a stream
+    /// of writes too: the thread's second pass holds it so as to copy the
+    /// whole log, and then the log starts over.
+    pub fn share_checkpoints(
+        &self,
+        connection: &mut Connection,
+    ) -> Result<Arc<Mutex<()>>, ApiError> {
+        self._checkpointer.serve(connection)?;
+        Ok(Arc::clone(&self.writes))
     }
 
     /// A connection of its own for reading what is committed, so a long

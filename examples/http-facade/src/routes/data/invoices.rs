@@ -30,14 +30,14 @@ pub(super) async fn post_invoices(
     State(state): State<Arc<AppState>>,
     caller: Caller,
     BodyBytes(body): BodyBytes,
-) -> Result<Json<Value>, ApiError> {
+) -> Result<Response, ApiError> {
     let records = InvoiceRecords::read_body(body, None).await?;
     let account = account_of(&state, &caller)?;
-    write_records(state, account, move |state, account, ledger| {
-        let report = records.upsert(state, account, ledger)?;
-        Ok(Json(json!({ "result": report.results })))
+    let results = write_records(state, account, move |state, account, ledger| {
+        Ok(records.upsert(state, account, ledger)?.results)
     })
-    .await
+    .await?;
+    results_response(&results)
 }
 
 pub(super) async fn get_invoice(

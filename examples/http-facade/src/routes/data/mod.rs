@@ -15,7 +15,8 @@ use crate::store::{Change, Reads};
 use axum::Json;
 use axum::body::Bytes;
 use axum::extract::State;
-use axum::http::StatusCode;
+use axum::http::{HeaderValue, StatusCode, header};
+use axum::response::{IntoResponse, Response};
 use rayon::prelude::*;
 use serde_json::{Value, json};
 use std::borrow::Cow;
@@ -199,6 +200,26 @@ pub fn routes() -> Routes {
             post_fx_rates,
             Doc::key("Add FX rate rows {date, currency, rate}"),
         )
+}
+
+/// The answer of a batch write, `{"result": [...]}` with one result per
+/// record in input order, written straight from the results (the same text
+/// as their JSON value).
+pub fn results_response(results: &[WriteResult]) -> Result<Response, ApiError> {
+    #[derive(serde::Serialize)]
+    struct Results<'a> {
+        result: &'a [WriteResult],
+    }
+    let body = serde_json::to_vec(&Results { result: results })
+        .map_err(|e| ApiError::internal(format!("the answer could not be written: {e}")))?;
+    Ok((
+        [(
+            header::CONTENT_TYPE,
+            HeaderValue::from_static("application/json"),
+        )],
+        body,
+    )
+        .into_response())
 }
 
 /// Upserts records into the ledger and persists the accepted ones in one
