@@ -87,7 +87,11 @@ fn invoice_stream() -> Vec<u8> {
 }
 
 fn start() -> Server {
-    let server = Server::start();
+    with_source_and_plan(Server::start())
+}
+
+/// The server with the data source `ds1` and its monthly plan `m`.
+fn with_source_and_plan(server: Server) -> Server {
     server.post(
         "/data/data-sources",
         json!({"id": "ds1", "name": "Billing", "type": "api"}),
@@ -168,15 +172,10 @@ fn ndjson_and_arrow_imports_answer_what_json_answers() {
 /// included, and its accepted records survive a restart.
 #[test]
 fn an_ndjson_import_the_database_refuses_stores_nothing() {
-    let server = Server::start_in_with(common::data_dir(), &["--busy-timeout", "500"]);
-    server.post(
-        "/data/data-sources",
-        json!({"id": "ds1", "name": "Billing", "type": "api"}),
-    );
-    server.post(
-        "/v1/data-sources/ds1/plans",
-        json!([{"id": "m", "name": "Monthly", "interval": "month", "currency": "USD"}]),
-    );
+    let server = with_source_and_plan(Server::start_in_with(
+        common::data_dir(),
+        &["--busy-timeout", "500"],
+    ));
     server.post(
         "/v1/data-sources/ds1/customers",
         json!([{"id": "A", "name": "Acme"}, {"id": "B", "name": "Beta"}]),
