@@ -1,6 +1,7 @@
 //! Writes of customers, plans, plan groups and data sources: upserts,
 //! partial updates and deletes, each with its record's rules.
 
+use super::stream::PARALLEL_RECORDS;
 use super::{PositionList, Store, WriteReport, not_found, record_id};
 use crate::error::{Error, Result};
 use crate::ids::{CustomerId, PlanGroupId, PlanId};
@@ -9,9 +10,6 @@ use compact_str::CompactString;
 use rayon::prelude::*;
 use serde_json::Value;
 use std::collections::HashSet;
-
-/// Batches with more records than this are read on every core.
-const PARALLEL_RECORDS: usize = 256;
 
 impl Store {
     /// Upserts customers; a known id replaces the record (its invoices stay).

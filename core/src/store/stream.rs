@@ -18,7 +18,7 @@ use serde_json::Value;
 pub type ReadInvoices = Vec<(CompactString, Result<Invoice>)>;
 
 /// Chunks with more records than this are read on every core.
-const PARALLEL_RECORDS: usize = 256;
+pub(super) const PARALLEL_RECORDS: usize = 256;
 
 /// One record read as an invoice, with its record id: the invoice's own
 /// when it reads (the same text), else whatever id the record gives.

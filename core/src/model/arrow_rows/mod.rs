@@ -317,12 +317,7 @@ impl<'a> Node<'a> for ArrowNode<'a> {
     fn names(self) -> NameSet {
         match self {
             ArrowNode::Row { records, .. } => records.names,
-            ArrowNode::Field { .. } | ArrowNode::Cell { .. } => match self.view() {
-                View::Object(entries) => {
-                    entries.fold(NameSet::NONE, |names, (name, _)| names.with(name))
-                }
-                _ => NameSet::ALL,
-            },
+            ArrowNode::Field { .. } | ArrowNode::Cell { .. } => NameSet::of(self.view()),
         }
     }
 

@@ -117,10 +117,7 @@ pub trait Node<'a>: Copy {
     /// The names of an object's fields, summarized for quick absence tests
     /// ([`NameSet::ALL`] for anything else).
     fn names(self) -> NameSet {
-        match self.view() {
-            View::Object(entries) => entries.fold(NameSet::NONE, |set, (name, _)| set.with(name)),
-            _ => NameSet::ALL,
-        }
+        NameSet::of(self.view())
     }
 }
 
@@ -151,6 +148,14 @@ impl NameSet {
             .wrapping_add(u64::from(first) << 8 | u64::from(last))
             .wrapping_mul(0xbf58_476d_1ce4_e5b9);
         1 << (mixed >> 58)
+    }
+
+    /// The names of an object's fields ([`NameSet::ALL`] for anything else).
+    pub fn of<'a, N: Node<'a>>(view: View<'a, N>) -> NameSet {
+        match view {
+            View::Object(entries) => entries.fold(NameSet::NONE, |set, (name, _)| set.with(name)),
+            _ => NameSet::ALL,
+        }
     }
 
     /// The set with `name` added.

@@ -425,11 +425,7 @@ impl CsvStream {
             check_width(&self.header, &self.row)?;
             first_line.get_or_insert(line);
             for (column, cell) in columns.iter_mut().zip(self.row.iter()) {
-                if cell.is_empty() {
-                    column.append_null();
-                } else {
-                    column.append_value(cell);
-                }
+                append_cell(column, cell);
             }
             rows += 1;
         }
@@ -575,15 +571,21 @@ fn csv_batch(header: &csv::StringRecord, rows: &[csv::StringRecord]) -> Option<R
         .map(|i| {
             let mut text = StringBuilder::with_capacity(rows.len(), rows.len() * 8);
             for row in rows {
-                match row.get(i) {
-                    Some(cell) if !cell.is_empty() => text.append_value(cell),
-                    _ => text.append_null(),
-                }
+                append_cell(&mut text, row.get(i).unwrap_or_default());
             }
             text.finish()
         })
         .collect();
     typed_batch(header, texts)
+}
+
+/// Appends a CSV cell to its column's text: an empty cell is null.
+fn append_cell(column: &mut StringBuilder, cell: &str) {
+    if cell.is_empty() {
+        column.append_null();
+    } else {
+        column.append_value(cell);
+    }
 }
 
 /// Plain CSV columns, given as text with empty cells null, as a record
