@@ -23,7 +23,7 @@ import duckdb
 import polars
 
 SQL = (pathlib.Path(__file__).parent / "movements.sql").read_text()
-INVOICE_COLUMNS = """{id: 'VARCHAR', customer_id: 'VARCHAR', type: 'VARCHAR', invoice_date: 'DATE', amount: 'BIGINT',
+INVOICE_COLUMNS = """{id: 'VARCHAR', customer_id: 'VARCHAR', type: 'VARCHAR', invoice_date: 'DATE', amount: 'BIGINT', quantity: 'BIGINT',
     currency: 'VARCHAR', plan_id: 'VARCHAR', status: 'VARCHAR', period_start: 'DATE',
     period_end: 'DATE', refunded_invoice_id: 'VARCHAR'}"""
 PLAN_COLUMNS = """{id: 'VARCHAR', "interval": 'VARCHAR', interval_count: 'INTEGER', currency: 'VARCHAR'}"""

@@ -18,6 +18,9 @@ use std::borrow::Cow;
 /// 2^53 - 1, the largest integer every JSON reader holds exactly.
 pub const MAX_TEXT_INTEGER: u64 = (1 << 53) - 1;
 
+/// The names a record's id is read under.
+pub const ID_NAMES: &[&str] = &["id", "external_id"];
+
 /// The decimal text of `n` when its value is a whole number of at most
 /// [`MAX_TEXT_INTEGER`] either way, however it is written (`42`, `42.0`
 /// and `4.2e1` are all `"42"`: JSON, and JavaScript, do not tell them
@@ -68,7 +71,7 @@ impl<'a, N: Node<'a>> Fields<'a, N> {
             names: value.names(),
             _text: std::marker::PhantomData,
         };
-        let id = fields.text_ref(&["id", "external_id"])?;
+        let id = fields.text_ref(ID_NAMES)?;
         match id {
             Some(id) if !id.trim().is_empty() => fields.id = id,
             _ if !id_required => {}

@@ -7,7 +7,7 @@ use super::stream::{read_each, read_record};
 use super::{ReadInvoices, RecordKind, Store, WriteReport};
 use crate::error::Result;
 use crate::fx::FxRate;
-use crate::model::{ArrowRecords, Customer, DataSource, Invoice, Plan, PlanGroup};
+use crate::model::{ArrowRecords, Customer, DataSource, Invoice, InvoiceColumns, Plan, PlanGroup};
 use arrow_array::RecordBatch;
 
 /// The rows of one chunk of a many-batch invoice upsert: large batches are
@@ -109,10 +109,18 @@ impl Store {
     }
 
     /// The first half of an invoice [`Store::upsert_arrow`], which needs no
-    /// ledger: each row's record id and its invoice or error.
-    pub(crate) fn read_arrow_invoices(records: &ArrowRecords<'_>) -> ReadInvoices {
+    /// ledger: each row's record id and its invoice or error. A row is read
+    /// from its batch's typed columns when it can be, else as a record.
+    pub(crate) fn read_arrow_invoices<'a>(records: &'a ArrowRecords<'a>) -> ReadInvoices {
+        let columns = InvoiceColumns::new(records);
         read_each(records.len(), |row, recent| {
-            read_record(records.row(row), recent)
+            match columns
+                .as_ref()
+                .and_then(|columns| columns.read(row, recent))
+            {
+                Some(invoice) => (invoice.id.as_str().into(), Ok(invoice)),
+                None => read_record(records.row(row), recent),
+            }
         })
     }
 

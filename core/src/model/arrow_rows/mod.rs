@@ -108,7 +108,7 @@ impl<'a> ArrowRecords<'a> {
     }
 
     /// The first column named `name`.
-    fn column(&self, name: &str) -> Option<&Column<'a>> {
+    pub(super) fn column(&self, name: &str) -> Option<&Column<'a>> {
         self.by_length[name.len().min(NAME_BUCKETS)]
             .iter()
             .map(|&i| &self.columns[i])
@@ -184,7 +184,7 @@ impl<'a> Column<'a> {
     }
 
     /// The cell at `row`, as [`cell_view`] reads it.
-    fn view(&'a self, row: usize) -> View<'a, ArrowNode<'a>> {
+    pub(super) fn view(&'a self, row: usize) -> View<'a, ArrowNode<'a>> {
         let cells = self.cells;
         if matches!(cells, Cells::Other) {
             return cell_view(self.array, row);

@@ -10,9 +10,12 @@ use crate::money::{Cents, Currency};
 use serde::Serialize;
 use serde_json::Value;
 
+mod columns;
 mod read;
 #[cfg(test)]
 mod tests;
+
+pub(crate) use columns::InvoiceColumns;
 
 /// The largest quantity an invoice may carry (a billion seats), so summed
 /// quantity changes stay far inside `i64`.
@@ -81,6 +84,23 @@ pub enum InvoiceStatus {
 }
 
 impl InvoiceStatus {
+    /// The status names records use, as [`InvoiceStatus::as_str`] gives them.
+    pub const NAMES: &'static [&'static str] = &["paid", "open", "failed", "void"];
+
+    /// Parses a status name ignoring case and surrounding space; anything
+    /// else is `None`.
+    pub fn parse(name: &str) -> Option<InvoiceStatus> {
+        let name = name.trim();
+        [
+            InvoiceStatus::Paid,
+            InvoiceStatus::Open,
+            InvoiceStatus::Failed,
+            InvoiceStatus::Void,
+        ]
+        .into_iter()
+        .find(|status| status.as_str().eq_ignore_ascii_case(name))
+    }
+
     /// `paid`, `open`, `failed` or `void`.
     pub fn as_str(&self) -> &'static str {
         match self {

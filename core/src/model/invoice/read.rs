@@ -48,11 +48,8 @@ impl Invoice {
 
     /// Reads one invoice, from whichever JSON representation.
     fn read<'a, N: Node<'a>>(f: Fields<'a, N>, recent: &mut RecentIds) -> Result<Invoice> {
-        let customer_id = recent.customer(
-            f.required_text_ref(&["customer_id", "customer_external_id", "customer"])?
-                .as_ref(),
-        );
-        let type_text = f.text_ref(&["type"])?.ok_or_else(|| {
+        let customer_id = recent.customer(f.required_text_ref(names::CUSTOMER_ID)?.as_ref());
+        let type_text = f.text_ref(names::TYPE)?.ok_or_else(|| {
             f.error(
                 "type",
                 "is required (subscription, one-time, refund or cancellation)",
@@ -67,81 +64,36 @@ impl Invoice {
                 ),
             )
         })?;
-        let invoice_date = f.required_timestamp(&["invoice_date", "date"])?;
-        const AMOUNT: &[&str] = &["amount", "amount_in_cents"];
-        let amount = f.required_cents(AMOUNT)?;
-        let currency = f.required_currency(&["currency"])?;
+        let invoice_date = f.required_timestamp(names::INVOICE_DATE)?;
+        let amount = f.required_cents(names::AMOUNT)?;
+        let currency = f.required_currency(names::CURRENCY)?;
         let plan_id = f
-            .text_ref(&["plan_id"])?
+            .text_ref(names::PLAN_ID)?
             .filter(|p| !p.trim().is_empty())
             .map(|p| recent.plan(p.as_ref()));
         if kind == InvoiceType::Subscription && plan_id.is_none() {
             return Err(f.error("plan_id", "is required for a subscription invoice"));
         }
-        match kind {
-            InvoiceType::Subscription | InvoiceType::OneTime if amount < 0 => {
-                return Err(f.error(
-                    f.name_of(AMOUNT),
-                    format!(
-                        "must be 0 or more for a {} invoice, got {amount}",
-                        kind.as_str()
-                    ),
-                ));
-            }
-            InvoiceType::Refund if amount > 0 => {
-                return Err(f.error(
-                    f.name_of(AMOUNT),
-                    format!("must be 0 or less for a refund, got {amount}"),
-                ));
-            }
-            InvoiceType::Cancellation if amount != 0 => {
-                return Err(f.error(
-                    f.name_of(AMOUNT),
-                    format!("must be 0 for a cancellation, got {amount}"),
-                ));
-            }
-            _ => {}
+        if let Some(fault) = amount_fault(kind, amount) {
+            return Err(f.error(f.name_of(names::AMOUNT), fault));
         }
-        let status = match f.choice(&["status"], &["paid", "open", "failed", "void"])? {
-            Some("open") => InvoiceStatus::Open,
-            Some("failed") => InvoiceStatus::Failed,
-            Some("void") => InvoiceStatus::Void,
-            _ => InvoiceStatus::Paid,
-        };
-        let quantity = f.integer(&["quantity"])?.unwrap_or(1);
-        if quantity < 0 {
-            return Err(f.error("quantity", format!("must be 0 or more, got {quantity}")));
+        let status = f
+            .choice(names::STATUS, InvoiceStatus::NAMES)?
+            .and_then(InvoiceStatus::parse)
+            .unwrap_or(InvoiceStatus::Paid);
+        let quantity = quantity_value(f.integer(names::QUANTITY)?)
+            .map_err(|fault| f.error("quantity", fault))?;
+        let tax_amount = f.cents(names::TAX)?.unwrap_or(0);
+        if let Some(fault) = tax_fault(amount, tax_amount) {
+            return Err(f.error(f.name_of(names::TAX), fault));
         }
-        let Some(quantity) = i32::try_from(quantity)
-            .ok()
-            .filter(|quantity| *quantity <= MAX_QUANTITY)
-        else {
+        let period_start = f.timestamp(names::PERIOD_START)?;
+        let period_end = f.timestamp(names::PERIOD_END)?;
+        if !period_in_order(period_start, period_end) {
             return Err(f.error(
-                "quantity",
-                format!("must be at most {MAX_QUANTITY}, got {quantity}"),
+                f.name_of(names::PERIOD_END),
+                format!("must be after {}", f.name_of(names::PERIOD_START)),
             ));
-        };
-        const TAX: &[&str] = &["tax_amount", "tax"];
-        let tax_amount = f.cents(TAX)?.unwrap_or(0);
-        if tax_amount < 0 || (amount >= 0 && tax_amount > amount) {
-            return Err(f.error(
-                f.name_of(TAX),
-                format!("must be from 0 to the amount, got {tax_amount}"),
-            ));
-        }
-        const PERIOD_START: &[&str] = &["period_start", "service_period_start"];
-        const PERIOD_END: &[&str] = &["period_end", "service_period_end"];
-        let period_start = f.timestamp(PERIOD_START)?;
-        let period_end = f.timestamp(PERIOD_END)?;
-        if let (Some(start), Some(end)) = (period_start, period_end) {
-            // Compared in UTC: a bare date and an instant may differ by a few
-            // hours of time zone, which cannot reorder two valid periods.
-            if end.instant(chrono_tz::UTC) <= start.instant(chrono_tz::UTC) {
-                return Err(f.error(
-                    f.name_of(PERIOD_END),
-                    format!("must be after {}", f.name_of(PERIOD_START)),
-                ));
-            }
         }
         let id = InvoiceId::from(f.id());
         let record = InvoiceRecord {
@@ -154,25 +106,25 @@ impl Invoice {
             period_start,
             period_end,
             subscription_id: f
-                .text_ref(&["subscription_id", "subscription_external_id"])?
+                .text_ref(names::SUBSCRIPTION_ID)?
                 .map(|s| recent.subscription(s.as_ref())),
             quantity,
             status,
             tax_amount,
             details: InvoiceDetails {
-                due_date: f.timestamp(&["due_date"])?,
-                payment_date: f.timestamp(&["payment_date", "paid_date"])?,
-                payment_method: f.text(&["payment_method"])?,
-                description: f.text(&["description"])?,
-                invoice_number: f.text(&["invoice_number", "number"])?,
-                discount_amount: f.cents(&["discount_amount", "discount"])?.unwrap_or(0),
+                due_date: f.timestamp(names::DUE_DATE)?,
+                payment_date: f.timestamp(names::PAYMENT_DATE)?,
+                payment_method: f.text(names::PAYMENT_METHOD)?,
+                description: f.text(names::DESCRIPTION)?,
+                invoice_number: f.text(names::INVOICE_NUMBER)?,
+                discount_amount: f.cents(names::DISCOUNT)?.unwrap_or(0),
                 lines: read_lines(&f)?,
                 transactions: read_transactions(&f)?,
                 refunded_invoice_id: f
-                    .text_ref(&["refunded_invoice_id"])?
+                    .text_ref(names::REFUNDED_INVOICE_ID)?
                     .map(|s| InvoiceId::from(s.as_ref())),
                 data_source: f
-                    .text_ref(&["data_source", "data_source_id"])?
+                    .text_ref(names::DATA_SOURCE)?
                     .map(|s| DataSourceId::from(s.as_ref())),
             }
             .boxed_unless_empty(),
@@ -181,14 +133,88 @@ impl Invoice {
     }
 }
 
+/// The names an invoice's fields are read under: the interface's name
+/// first, then the aliases of the import shape (the first present and not
+/// null wins).
+pub(super) mod names {
+    pub const ID: &[&str] = crate::model::fields::ID_NAMES;
+    pub const CUSTOMER_ID: &[&str] = &["customer_id", "customer_external_id", "customer"];
+    pub const TYPE: &[&str] = &["type"];
+    pub const INVOICE_DATE: &[&str] = &["invoice_date", "date"];
+    pub const AMOUNT: &[&str] = &["amount", "amount_in_cents"];
+    pub const CURRENCY: &[&str] = &["currency"];
+    pub const PLAN_ID: &[&str] = &["plan_id"];
+    pub const STATUS: &[&str] = &["status"];
+    pub const QUANTITY: &[&str] = &["quantity"];
+    pub const TAX: &[&str] = &["tax_amount", "tax"];
+    pub const PERIOD_START: &[&str] = &["period_start", "service_period_start"];
+    pub const PERIOD_END: &[&str] = &["period_end", "service_period_end"];
+    pub const SUBSCRIPTION_ID: &[&str] = &["subscription_id", "subscription_external_id"];
+    pub const DUE_DATE: &[&str] = &["due_date"];
+    pub const PAYMENT_DATE: &[&str] = &["payment_date", "paid_date"];
+    pub const PAYMENT_METHOD: &[&str] = &["payment_method"];
+    pub const DESCRIPTION: &[&str] = &["description"];
+    pub const INVOICE_NUMBER: &[&str] = &["invoice_number", "number"];
+    pub const DISCOUNT: &[&str] = &["discount_amount", "discount"];
+    pub const REFUNDED_INVOICE_ID: &[&str] = &["refunded_invoice_id"];
+    pub const DATA_SOURCE: &[&str] = &["data_source", "data_source_id"];
+    pub const LINES: &[&str] = &["lines", "line_items"];
+    pub const TRANSACTIONS: &[&str] = &["transactions"];
+}
+
+/// Why `amount` cannot be the total of an invoice of `kind`: subscription
+/// and one-time invoices charge 0 or more, refunds give back 0 or more,
+/// cancellations move no money.
+pub(super) fn amount_fault(kind: InvoiceType, amount: Cents) -> Option<String> {
+    match kind {
+        InvoiceType::Subscription | InvoiceType::OneTime if amount < 0 => Some(format!(
+            "must be 0 or more for a {} invoice, got {amount}",
+            kind.as_str()
+        )),
+        InvoiceType::Refund if amount > 0 => {
+            Some(format!("must be 0 or less for a refund, got {amount}"))
+        }
+        InvoiceType::Cancellation if amount != 0 => {
+            Some(format!("must be 0 for a cancellation, got {amount}"))
+        }
+        _ => None,
+    }
+}
+
+/// The quantity an invoice stores for the one it gives (1 when absent),
+/// or why it cannot: from 0 to [`MAX_QUANTITY`].
+pub(super) fn quantity_value(quantity: Option<i64>) -> std::result::Result<i32, String> {
+    let quantity = quantity.unwrap_or(1);
+    if quantity < 0 {
+        return Err(format!("must be 0 or more, got {quantity}"));
+    }
+    i32::try_from(quantity)
+        .ok()
+        .filter(|quantity| *quantity <= MAX_QUANTITY)
+        .ok_or_else(|| format!("must be at most {MAX_QUANTITY}, got {quantity}"))
+}
+
+/// Why `tax` cannot be the tax included in `amount`: it is 0 or more, and
+/// at most the amount when the amount is not a refund's.
+pub(super) fn tax_fault(amount: Cents, tax: Cents) -> Option<String> {
+    (tax < 0 || (amount >= 0 && tax > amount))
+        .then(|| format!("must be from 0 to the amount, got {tax}"))
+}
+
+/// Whether a service period may run from `start` to `end`: an end, when
+/// both are given, comes after the start. Compared in UTC: a bare date and
+/// an instant may differ by a few hours of time zone, which cannot reorder
+/// two valid periods.
+pub(super) fn period_in_order(start: Option<Timestamp>, end: Option<Timestamp>) -> bool {
+    match (start, end) {
+        (Some(start), Some(end)) => end.instant(chrono_tz::UTC) > start.instant(chrono_tz::UTC),
+        _ => true,
+    }
+}
+
 fn read_lines<'a, N: Node<'a>>(f: &Fields<'a, N>) -> Result<Vec<InvoiceLine>> {
     let mut lines = Vec::new();
-    for (i, item) in f
-        .array(&["lines", "line_items"])?
-        .into_iter()
-        .flatten()
-        .enumerate()
-    {
+    for (i, item) in f.array(names::LINES)?.into_iter().flatten().enumerate() {
         let line = f.nested(format!("lines[{i}]"), item)?;
         lines.push(InvoiceLine {
             description: line.text(&["description"])?,
@@ -204,7 +230,7 @@ fn read_lines<'a, N: Node<'a>>(f: &Fields<'a, N>) -> Result<Vec<InvoiceLine>> {
 fn read_transactions<'a, N: Node<'a>>(f: &Fields<'a, N>) -> Result<Vec<Transaction>> {
     let mut transactions = Vec::new();
     for (i, item) in f
-        .array(&["transactions"])?
+        .array(names::TRANSACTIONS)?
         .into_iter()
         .flatten()
         .enumerate()
