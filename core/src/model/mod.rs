@@ -22,6 +22,7 @@ pub use custom_variables::CustomVariables;
 pub use customer::Customer;
 pub use data_source::DataSource;
 pub(crate) use fields::{Fields, integer_text};
+#[cfg(feature = "arrow")]
 pub(crate) use invoice::InvoiceColumns;
 pub use invoice::{
     Invoice, InvoiceDetails, InvoiceLine, InvoiceRecord, InvoiceStatus, InvoiceType, StoredInvoice,

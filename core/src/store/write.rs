@@ -24,9 +24,15 @@ impl Store {
     /// The first half of [`Store::upsert_invoice_texts`], which needs no
     /// ledger: each text's record id and its invoice or error, read on every
     /// core. A bulk load can read one batch while the previous one is stored.
+    /// A flat line of plain values is read straight into its invoice
+    /// ([`Invoice::from_flat_text`]); any other goes through a record tree.
     pub fn read_invoice_texts<S: AsRef<str> + Sync>(texts: &[S]) -> ReadInvoices {
         read_each(texts.len(), |i, recent| {
-            match Invoice::parse_text(texts[i].as_ref()) {
+            let text = texts[i].as_ref();
+            if let Some(invoice) = Invoice::from_flat_text(text, recent) {
+                return (invoice.id.as_str().into(), Ok(invoice));
+            }
+            match Invoice::parse_text(text) {
                 Ok(json) => read_record(&json, recent),
                 Err(error) => (CompactString::default(), Err(error)),
             }

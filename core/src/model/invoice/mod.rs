@@ -10,11 +10,14 @@ use crate::money::{Cents, Currency};
 use serde::Serialize;
 use serde_json::Value;
 
+#[cfg(feature = "arrow")]
 mod columns;
+mod plain;
 mod read;
 #[cfg(test)]
 mod tests;
 
+#[cfg(feature = "arrow")]
 pub(crate) use columns::InvoiceColumns;
 
 /// The largest quantity an invoice may carry (a billion seats), so summed

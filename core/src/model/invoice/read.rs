@@ -1,6 +1,7 @@
 //! Reading an invoice from any record representation, with every rule
 //! that needs no other record.
 
+use super::plain::Field;
 use super::*;
 use crate::ids::RecentIds;
 
@@ -48,8 +49,8 @@ impl Invoice {
 
     /// Reads one invoice, from whichever JSON representation.
     fn read<'a, N: Node<'a>>(f: Fields<'a, N>, recent: &mut RecentIds) -> Result<Invoice> {
-        let customer_id = recent.customer(f.required_text_ref(names::CUSTOMER_ID)?.as_ref());
-        let type_text = f.text_ref(names::TYPE)?.ok_or_else(|| {
+        let customer_id = recent.customer(f.required_text_ref(Field::CustomerId.names())?.as_ref());
+        let type_text = f.text_ref(Field::Type.names())?.ok_or_else(|| {
             f.error(
                 "type",
                 "is required (subscription, one-time, refund or cancellation)",
@@ -64,35 +65,35 @@ impl Invoice {
                 ),
             )
         })?;
-        let invoice_date = f.required_timestamp(names::INVOICE_DATE)?;
-        let amount = f.required_cents(names::AMOUNT)?;
-        let currency = f.required_currency(names::CURRENCY)?;
+        let invoice_date = f.required_timestamp(Field::InvoiceDate.names())?;
+        let amount = f.required_cents(Field::Amount.names())?;
+        let currency = f.required_currency(Field::Currency.names())?;
         let plan_id = f
-            .text_ref(names::PLAN_ID)?
+            .text_ref(Field::PlanId.names())?
             .filter(|p| !p.trim().is_empty())
             .map(|p| recent.plan(p.as_ref()));
         if kind == InvoiceType::Subscription && plan_id.is_none() {
             return Err(f.error("plan_id", "is required for a subscription invoice"));
         }
         if let Some(fault) = amount_fault(kind, amount) {
-            return Err(f.error(f.name_of(names::AMOUNT), fault));
+            return Err(f.error(f.name_of(Field::Amount.names()), fault));
         }
         let status = f
-            .choice(names::STATUS, InvoiceStatus::NAMES)?
+            .choice(Field::Status.names(), InvoiceStatus::NAMES)?
             .and_then(InvoiceStatus::parse)
             .unwrap_or(InvoiceStatus::Paid);
-        let quantity = quantity_value(f.integer(names::QUANTITY)?)
+        let quantity = quantity_value(f.integer(Field::Quantity.names())?)
             .map_err(|fault| f.error("quantity", fault))?;
-        let tax_amount = f.cents(names::TAX)?.unwrap_or(0);
+        let tax_amount = f.cents(Field::Tax.names())?.unwrap_or(0);
         if let Some(fault) = tax_fault(amount, tax_amount) {
-            return Err(f.error(f.name_of(names::TAX), fault));
+            return Err(f.error(f.name_of(Field::Tax.names()), fault));
         }
-        let period_start = f.timestamp(names::PERIOD_START)?;
-        let period_end = f.timestamp(names::PERIOD_END)?;
+        let period_start = f.timestamp(Field::PeriodStart.names())?;
+        let period_end = f.timestamp(Field::PeriodEnd.names())?;
         if !period_in_order(period_start, period_end) {
             return Err(f.error(
-                f.name_of(names::PERIOD_END),
-                format!("must be after {}", f.name_of(names::PERIOD_START)),
+                f.name_of(Field::PeriodEnd.names()),
+                format!("must be after {}", f.name_of(Field::PeriodStart.names())),
             ));
         }
         let id = InvoiceId::from(f.id());
@@ -106,60 +107,31 @@ impl Invoice {
             period_start,
             period_end,
             subscription_id: f
-                .text_ref(names::SUBSCRIPTION_ID)?
+                .text_ref(Field::SubscriptionId.names())?
                 .map(|s| recent.subscription(s.as_ref())),
             quantity,
             status,
             tax_amount,
             details: InvoiceDetails {
-                due_date: f.timestamp(names::DUE_DATE)?,
-                payment_date: f.timestamp(names::PAYMENT_DATE)?,
-                payment_method: f.text(names::PAYMENT_METHOD)?,
-                description: f.text(names::DESCRIPTION)?,
-                invoice_number: f.text(names::INVOICE_NUMBER)?,
-                discount_amount: f.cents(names::DISCOUNT)?.unwrap_or(0),
+                due_date: f.timestamp(Field::DueDate.names())?,
+                payment_date: f.timestamp(Field::PaymentDate.names())?,
+                payment_method: f.text(Field::PaymentMethod.names())?,
+                description: f.text(Field::Description.names())?,
+                invoice_number: f.text(Field::InvoiceNumber.names())?,
+                discount_amount: f.cents(Field::Discount.names())?.unwrap_or(0),
                 lines: read_lines(&f)?,
                 transactions: read_transactions(&f)?,
                 refunded_invoice_id: f
-                    .text_ref(names::REFUNDED_INVOICE_ID)?
+                    .text_ref(Field::RefundedInvoiceId.names())?
                     .map(|s| InvoiceId::from(s.as_ref())),
                 data_source: f
-                    .text_ref(names::DATA_SOURCE)?
+                    .text_ref(Field::DataSource.names())?
                     .map(|s| DataSourceId::from(s.as_ref())),
             }
             .boxed_unless_empty(),
         };
         Ok(Invoice { id, record })
     }
-}
-
-/// The names an invoice's fields are read under: the interface's name
-/// first, then the aliases of the import shape (the first present and not
-/// null wins).
-pub(super) mod names {
-    pub const ID: &[&str] = crate::model::fields::ID_NAMES;
-    pub const CUSTOMER_ID: &[&str] = &["customer_id", "customer_external_id", "customer"];
-    pub const TYPE: &[&str] = &["type"];
-    pub const INVOICE_DATE: &[&str] = &["invoice_date", "date"];
-    pub const AMOUNT: &[&str] = &["amount", "amount_in_cents"];
-    pub const CURRENCY: &[&str] = &["currency"];
-    pub const PLAN_ID: &[&str] = &["plan_id"];
-    pub const STATUS: &[&str] = &["status"];
-    pub const QUANTITY: &[&str] = &["quantity"];
-    pub const TAX: &[&str] = &["tax_amount", "tax"];
-    pub const PERIOD_START: &[&str] = &["period_start", "service_period_start"];
-    pub const PERIOD_END: &[&str] = &["period_end", "service_period_end"];
-    pub const SUBSCRIPTION_ID: &[&str] = &["subscription_id", "subscription_external_id"];
-    pub const DUE_DATE: &[&str] = &["due_date"];
-    pub const PAYMENT_DATE: &[&str] = &["payment_date", "paid_date"];
-    pub const PAYMENT_METHOD: &[&str] = &["payment_method"];
-    pub const DESCRIPTION: &[&str] = &["description"];
-    pub const INVOICE_NUMBER: &[&str] = &["invoice_number", "number"];
-    pub const DISCOUNT: &[&str] = &["discount_amount", "discount"];
-    pub const REFUNDED_INVOICE_ID: &[&str] = &["refunded_invoice_id"];
-    pub const DATA_SOURCE: &[&str] = &["data_source", "data_source_id"];
-    pub const LINES: &[&str] = &["lines", "line_items"];
-    pub const TRANSACTIONS: &[&str] = &["transactions"];
 }
 
 /// Why `amount` cannot be the total of an invoice of `kind`: subscription
@@ -214,7 +186,12 @@ pub(super) fn period_in_order(start: Option<Timestamp>, end: Option<Timestamp>) 
 
 fn read_lines<'a, N: Node<'a>>(f: &Fields<'a, N>) -> Result<Vec<InvoiceLine>> {
     let mut lines = Vec::new();
-    for (i, item) in f.array(names::LINES)?.into_iter().flatten().enumerate() {
+    for (i, item) in f
+        .array(Field::Lines.names())?
+        .into_iter()
+        .flatten()
+        .enumerate()
+    {
         let line = f.nested(format!("lines[{i}]"), item)?;
         lines.push(InvoiceLine {
             description: line.text(&["description"])?,
@@ -230,7 +207,7 @@ fn read_lines<'a, N: Node<'a>>(f: &Fields<'a, N>) -> Result<Vec<InvoiceLine>> {
 fn read_transactions<'a, N: Node<'a>>(f: &Fields<'a, N>) -> Result<Vec<Transaction>> {
     let mut transactions = Vec::new();
     for (i, item) in f
-        .array(names::TRANSACTIONS)?
+        .array(Field::Transactions.names())?
         .into_iter()
         .flatten()
         .enumerate()

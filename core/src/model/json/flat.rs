@@ -12,7 +12,52 @@ use std::borrow::Cow;
 
 /// The tree of `text` when it is one flat object of plain values, else
 /// `None` (also for malformed text: the general parser names the error).
+/// A key given twice keeps its last value, in its first place.
 pub(super) fn parse(text: &str) -> Option<Json<'_>> {
+    let mut fields: Vec<(Cow<'_, str>, Json<'_>)> = Vec::with_capacity(16);
+    visit_fields(text, |key, value| {
+        let value = value.to_json();
+        match fields.iter_mut().find(|(k, _)| *k == key) {
+            Some((_, existing)) => *existing = value,
+            None => fields.push((Cow::Borrowed(key), value)),
+        }
+        Some(())
+    })?;
+    Some(Json::Object(fields))
+}
+
+/// A plain value of a flat object.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub(crate) enum Scalar<'a> {
+    Null,
+    Bool(bool),
+    /// An integer within `i64`.
+    Integer(i64),
+    /// A positive integer past `i64::MAX`.
+    Unsigned(u64),
+    /// A string without escapes.
+    String(&'a str),
+}
+
+impl<'a> Scalar<'a> {
+    fn to_json(self) -> Json<'a> {
+        match self {
+            Scalar::Null => Json::Null,
+            Scalar::Bool(b) => Json::Bool(b),
+            Scalar::Integer(n) => Json::Number(Number::from(n)),
+            Scalar::Unsigned(n) => Json::Number(Number::from(n)),
+            Scalar::String(s) => Json::String(Cow::Borrowed(s)),
+        }
+    }
+}
+
+/// Calls `visit` with each key and value of `text`, in order, when `text`
+/// is one flat object of plain values; `None` as soon as it is not one
+/// (also for malformed text), or when `visit` gives up.
+pub(crate) fn visit_fields<'a>(
+    text: &'a str,
+    mut visit: impl FnMut(&'a str, Scalar<'a>) -> Option<()>,
+) -> Option<()> {
     let mut reader = Reader {
         text,
         bytes: text.as_bytes(),
@@ -20,7 +65,6 @@ pub(super) fn parse(text: &str) -> Option<Json<'_>> {
     };
     reader.skip_whitespace();
     reader.expect(b'{')?;
-    let mut fields: Vec<(Cow<'_, str>, Json<'_>)> = Vec::with_capacity(16);
     reader.skip_whitespace();
     if reader.peek() == Some(b'}') {
         reader.at += 1;
@@ -31,11 +75,7 @@ pub(super) fn parse(text: &str) -> Option<Json<'_>> {
             reader.skip_whitespace();
             reader.expect(b':')?;
             reader.skip_whitespace();
-            let value = reader.value()?;
-            match fields.iter_mut().find(|(k, _)| *k == key) {
-                Some((_, existing)) => *existing = value,
-                None => fields.push((Cow::Borrowed(key), value)),
-            }
+            visit(key, reader.value()?)?;
             reader.skip_whitespace();
             match reader.next()? {
                 b',' => reader.skip_whitespace(),
@@ -45,7 +85,7 @@ pub(super) fn parse(text: &str) -> Option<Json<'_>> {
         }
     }
     reader.skip_whitespace();
-    (reader.at == reader.bytes.len()).then_some(Json::Object(fields))
+    (reader.at == reader.bytes.len()).then_some(())
 }
 
 struct Reader<'a> {
@@ -93,29 +133,32 @@ impl<'a> Reader<'a> {
         Some(string)
     }
 
-    fn value(&mut self) -> Option<Json<'a>> {
+    fn value(&mut self) -> Option<Scalar<'a>> {
         match self.peek()? {
             b'"' => {
                 self.at += 1;
-                Some(Json::String(Cow::Borrowed(self.string()?)))
+                Some(Scalar::String(self.string()?))
             }
-            b't' => self.literal("true", Json::Bool(true)),
-            b'f' => self.literal("false", Json::Bool(false)),
-            b'n' => self.literal("null", Json::Null),
+            b't' => self.literal("true", Scalar::Bool(true)),
+            b'f' => self.literal("false", Scalar::Bool(false)),
+            b'n' => self.literal("null", Scalar::Null),
             b'-' => {
                 self.at += 1;
                 let magnitude = self.digits()?;
                 // `-0` and magnitudes past `i64` are floats to the general
                 // parser.
                 let negative = i64::try_from(magnitude).ok().filter(|m| *m > 0)?;
-                Some(Json::Number(Number::from(-negative)))
+                Some(Scalar::Integer(-negative))
             }
-            b'0'..=b'9' => Some(Json::Number(Number::from(self.digits()?))),
+            b'0'..=b'9' => {
+                let n = self.digits()?;
+                Some(i64::try_from(n).map_or(Scalar::Unsigned(n), Scalar::Integer))
+            }
             _ => None,
         }
     }
 
-    fn literal(&mut self, word: &str, value: Json<'a>) -> Option<Json<'a>> {
+    fn literal(&mut self, word: &str, value: Scalar<'a>) -> Option<Scalar<'a>> {
         let end = self.at + word.len();
         (self.bytes.get(self.at..end)? == word.as_bytes()).then(|| {
             self.at = end;

@@ -6,6 +6,7 @@
 //! text costs a few allocations instead of a map and a string per field.
 
 mod flat;
+pub(crate) use flat::{Scalar, visit_fields};
 
 use rayon::prelude::*;
 use serde::de::{self, Deserialize, DeserializeSeed, Deserializer, MapAccess, SeqAccess, Visitor};

@@ -1,4 +1,5 @@
 use super::*;
+use crate::money::MAX_AMOUNT;
 use arrow_array::{
     ArrayRef, Date32Array, Float64Array, Int32Array, Int64Array, RecordBatch, StringArray,
     TimestampMicrosecondArray,
@@ -124,7 +125,7 @@ fn a_row_the_columns_cannot_vouch_for_is_left_to_the_general_reader() {
 }
 
 #[test]
-fn a_field_given_under_two_names_or_nested_lines_leave_the_batch_to_the_general_reader() {
+fn a_field_given_under_two_names_leaves_the_batch_to_the_general_reader() {
     let two_names = batch(vec![
         ("id", strings(&[Some("i1")])),
         ("amount", Arc::new(Int64Array::from(vec![1]))),
@@ -132,12 +133,29 @@ fn a_field_given_under_two_names_or_nested_lines_leave_the_batch_to_the_general_
     ]);
     let records = ArrowRecords::new(Invoice::KIND, &two_names).expect("readable");
     assert!(InvoiceColumns::new(&records).is_none());
-    let lines = batch(vec![
-        ("id", strings(&[Some("i1")])),
-        ("line_items", strings(&[None])),
-    ]);
-    let records = ArrowRecords::new(Invoice::KIND, &lines).expect("readable");
-    assert!(InvoiceColumns::new(&records).is_none());
+}
+
+#[test]
+fn a_row_with_lines_is_left_to_the_general_reader() {
+    let mut columns = export().columns().to_vec();
+    let mut fields: Vec<_> = export().schema().fields().iter().cloned().collect();
+    fields.push(Arc::new(arrow_schema::Field::new(
+        "line_items",
+        arrow_schema::DataType::Utf8,
+        true,
+    )));
+    columns.push(strings(&[None, Some("not a list"), None]));
+    let batch = RecordBatch::try_new(Arc::new(arrow_schema::Schema::new(fields)), columns)
+        .expect("a batch");
+    let records = ArrowRecords::new(Invoice::KIND, &batch).expect("readable");
+    let columns = InvoiceColumns::new(&records).expect("one column per field");
+    let mut recent = RecentIds::default();
+    assert!(columns.read(0, &mut recent).is_some());
+    assert_eq!(columns.read(1, &mut recent), None);
+    assert_eq!(
+        Invoice::from_node(records.row(1)).map_err(|e| e.to_string()),
+        Err("invoice i2: field `line_items`: must be an array".to_string())
+    );
 }
 
 /// One of `valid`, sometimes one of `invalid`.
