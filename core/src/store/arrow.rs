@@ -3,7 +3,7 @@
 //! results and error messages of the JSON writes. Invoices are read on every
 //! core.
 
-use super::stream::{read_each, read_record};
+use super::stream::{plain_or, read_each, read_record};
 use super::{ReadInvoices, RecordKind, Store, WriteReport};
 use crate::error::Result;
 use crate::fx::FxRate;
@@ -114,13 +114,10 @@ impl Store {
     pub(crate) fn read_arrow_invoices<'a>(records: &'a ArrowRecords<'a>) -> ReadInvoices {
         let columns = InvoiceColumns::new(records);
         read_each(records.len(), |row, recent| {
-            match columns
+            let plain = columns
                 .as_ref()
-                .and_then(|columns| columns.read(row, recent))
-            {
-                Some(invoice) => (invoice.id.as_str().into(), Ok(invoice)),
-                None => read_record(records.row(row), recent),
-            }
+                .and_then(|columns| columns.read(row, recent));
+            plain_or(plain, || read_record(records.row(row), recent))
         })
     }
 

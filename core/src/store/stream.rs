@@ -32,6 +32,18 @@ pub(super) fn read_record<'a, N: Node<'a>>(
     }
 }
 
+/// A record a plain reader read (`plain`, see [`Invoice::from_cells`]),
+/// else the one `general` reads.
+pub(super) fn plain_or(
+    plain: Option<Invoice>,
+    general: impl FnOnce() -> (CompactString, Result<Invoice>),
+) -> (CompactString, Result<Invoice>) {
+    match plain {
+        Some(invoice) => (invoice.id.as_str().into(), Ok(invoice)),
+        None => general(),
+    }
+}
+
 /// Reads the records `0..len` of a chunk with `read`, on every core for a
 /// large chunk, each thread reusing the ids it read last ([`RecentIds`]).
 pub(super) fn read_each(

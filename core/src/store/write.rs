@@ -2,7 +2,7 @@
 //! the writes that take JSON text (the lines of a JSONL file) or record trees
 //! (a binding's objects) rather than `serde_json::Value`s.
 
-use super::stream::{read_each, read_record};
+use super::stream::{plain_or, read_each, read_record};
 use super::{ReadInvoices, RecordKind, Store};
 use crate::error::{Error, Result};
 use crate::fx::FxRate;
@@ -29,13 +29,13 @@ impl Store {
     pub fn read_invoice_texts<S: AsRef<str> + Sync>(texts: &[S]) -> ReadInvoices {
         read_each(texts.len(), |i, recent| {
             let text = texts[i].as_ref();
-            if let Some(invoice) = Invoice::from_flat_text(text, recent) {
-                return (invoice.id.as_str().into(), Ok(invoice));
-            }
-            match Invoice::parse_text(text) {
-                Ok(json) => read_record(&json, recent),
-                Err(error) => (CompactString::default(), Err(error)),
-            }
+            plain_or(
+                Invoice::from_flat_text(text, recent),
+                || match Invoice::parse_text(text) {
+                    Ok(json) => read_record(&json, recent),
+                    Err(error) => (CompactString::default(), Err(error)),
+                },
+            )
         })
     }
 
@@ -61,7 +61,11 @@ impl Store {
     /// ledger: each tree's record id and its invoice or error, read on every
     /// core.
     pub fn read_invoice_trees(records: &[Json<'_>]) -> ReadInvoices {
-        read_each(records.len(), |i, recent| read_record(&records[i], recent))
+        read_each(records.len(), |i, recent| {
+            plain_or(Invoice::from_flat_tree(&records[i], recent), || {
+                read_record(&records[i], recent)
+            })
+        })
     }
 
     /// [`Store::read_invoice_trees`] of trees that `next` produces chunk

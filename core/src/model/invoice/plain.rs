@@ -1,6 +1,7 @@
 //! The invoice fields by name, and invoices read from rows of plain cells:
-//! a batch's typed columns ([`super::InvoiceColumns`]) or a flat JSON line
-//! ([`Invoice::from_flat_text`]). A plain reader takes each cell as the
+//! a batch's typed columns ([`super::InvoiceColumns`]), a flat JSON line
+//! ([`Invoice::from_flat_text`]) or a binding's flat record tree
+//! ([`Invoice::from_flat_tree`]). A plain reader takes each cell as the
 //! plain value it holds (a string, an integer, a date) without the general
 //! reader's per-field lookups, and leaves any row it is not sure of (a cell
 //! of another kind, a broken rule) to the general reader
@@ -121,6 +122,35 @@ impl Invoice {
             };
             Some(())
         })?;
+        Invoice::from_cells(&cells, recent)
+    }
+
+    /// The invoice a record tree of plain values gives (an object whose
+    /// values are strings, integers, booleans or nulls, as a binding reads
+    /// one from its language's objects), read as [`Invoice::from_node`]
+    /// reads it; `None` leaves the tree to the general reader.
+    pub(crate) fn from_flat_tree(tree: &Json<'_>, recent: &mut RecentIds) -> Option<Invoice> {
+        let Json::Object(entries) = tree else {
+            return None;
+        };
+        let mut cells: Cells<'_> = [Cell::Absent; FIELDS];
+        let mut seen: u32 = 0;
+        for (key, value) in entries {
+            let Some(field) = Field::named(key) else {
+                continue;
+            };
+            let bit = 1 << field as u32;
+            if seen & bit != 0 {
+                return None;
+            }
+            seen |= bit;
+            cells[field as usize] = match value {
+                Json::Null => Cell::Absent,
+                Json::String(text) => Cell::Text(text),
+                Json::Number(number) => number.as_i64().map_or(Cell::Other, Cell::Integer),
+                Json::Bool(_) | Json::Array(_) | Json::Object(_) => Cell::Other,
+            };
+        }
         Invoice::from_cells(&cells, recent)
     }
 

@@ -59,6 +59,22 @@ fn a_line_a_plain_reader_cannot_vouch_for_is_left_to_the_general_reader() {
     assert!(fast.is_some());
 }
 
+#[test]
+fn a_tree_with_nested_values_is_left_to_the_general_reader() {
+    let plain = Json::parse(LINE).expect("json");
+    assert_eq!(
+        Invoice::from_flat_tree(&plain, &mut RecentIds::default()).as_ref(),
+        Invoice::from_node(&plain).ok().as_ref()
+    );
+    let nested = LINE.replace(r#""quantity":2"#, r#""quantity":2,"lines":[]"#);
+    let nested = Json::parse(&nested).expect("json");
+    assert_eq!(
+        Invoice::from_flat_tree(&nested, &mut RecentIds::default()),
+        None
+    );
+    assert!(Invoice::from_node(&nested).is_ok());
+}
+
 /// One key and value of an invoice line: mostly a field's valid value,
 /// sometimes an invalid one, an alias, an unknown key or a value of
 /// another JSON kind.
@@ -164,6 +180,13 @@ proptest! {
         let line = format!("{{{}}}", parts.join(","));
         if let Some(fast) = Invoice::from_flat_text(&line, &mut RecentIds::default()) {
             let general = Invoice::from_json_text(&line);
+            prop_assert_eq!(general.as_ref().ok(), Some(&fast), "{}", line);
+        }
+        // The same record as a binding's tree.
+        if let Ok(tree) = Json::parse(&line)
+            && let Some(fast) = Invoice::from_flat_tree(&tree, &mut RecentIds::default())
+        {
+            let general = Invoice::from_node(&tree);
             prop_assert_eq!(general.as_ref().ok(), Some(&fast), "{}", line);
         }
     }
