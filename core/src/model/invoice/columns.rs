@@ -8,10 +8,9 @@ use crate::ids::RecentIds;
 use crate::model::View;
 use crate::model::arrow_rows::{ArrowRecords, Column};
 
-/// The column of each invoice field in one batch, by [`Field`] (`None`:
-/// the batch has no column for it, so every row lacks the field).
+/// The columns of the invoice fields one batch has, each with its field.
 pub(crate) struct InvoiceColumns<'a> {
-    columns: [Option<&'a Column<'a>>; FIELDS],
+    columns: Vec<(Field, &'a Column<'a>)>,
 }
 
 impl<'a> InvoiceColumns<'a> {
@@ -19,10 +18,12 @@ impl<'a> InvoiceColumns<'a> {
     /// under two of its names (a row then reads whichever is not null), so
     /// its rows are left to the general reader.
     pub(crate) fn new(records: &'a ArrowRecords<'a>) -> Option<InvoiceColumns<'a>> {
-        let mut columns = [None; FIELDS];
-        for (slot, field) in columns.iter_mut().zip(Field::ALL) {
+        let mut columns = Vec::new();
+        for &field in Field::ALL {
             let mut present = field.names().iter().filter_map(|name| records.column(name));
-            *slot = present.next();
+            if let Some(column) = present.next() {
+                columns.push((field, column));
+            }
             if present.next().is_some() {
                 return None;
             }
@@ -33,15 +34,16 @@ impl<'a> InvoiceColumns<'a> {
     /// Row `row` as an invoice, when [`Invoice::from_cells`] can read it;
     /// `None` leaves the row to the general reader.
     pub(crate) fn read(&self, row: usize, recent: &mut RecentIds) -> Option<Invoice> {
-        let cells: Cells<'_> = self
-            .columns
-            .map(|column| match column.map(|c| c.view(row)) {
-                None | Some(View::Null) => Cell::Absent,
-                Some(View::String(text)) => Cell::Text(text),
-                Some(View::Number(number)) => number.as_i64().map_or(Cell::Other, Cell::Integer),
-                Some(View::Timestamp(timestamp)) => Cell::Timestamp(timestamp),
-                Some(_) => Cell::Other,
-            });
+        let mut cells: Cells<'_> = [Cell::Absent; FIELDS];
+        for &(field, column) in &self.columns {
+            cells[field as usize] = match column.view(row) {
+                View::Null => Cell::Absent,
+                View::String(text) => Cell::Text(text),
+                View::Number(number) => number.as_i64().map_or(Cell::Other, Cell::Integer),
+                View::Timestamp(timestamp) => Cell::Timestamp(timestamp),
+                _ => Cell::Other,
+            };
+        }
         Invoice::from_cells(&cells, recent)
     }
 }
