@@ -314,6 +314,10 @@ pub fn run(args: LocalArgs, as_of: Option<&str>, loaded: &mut Loaded) -> Result<
     let timing = args.timing;
     let computed = Instant::now();
     let result = compute(&ledger, args.command, as_of);
+    // The process ends once the answer is printed, and the system takes its
+    // memory back at once; freeing a large ledger record by record first
+    // would only delay the answer (a quarter of a second at 10M invoices).
+    std::mem::forget(ledger);
     if timing {
         eprintln!(
             "timing: load {:.3} s, compute {:.3} s",
