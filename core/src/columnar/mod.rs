@@ -22,7 +22,8 @@ use crate::error::{Error, Result};
 use crate::reports::result::ReportTable;
 pub use crate::reports::result::report_rows;
 use crate::reports::{Kind, ReportParams};
-use crate::{ImportStatus, Ledger, MovementFilter, WriteReport};
+use crate::{ImportStatus, Ledger, MovementFilter, WriteReport, WriteResult};
+use arrow_array::builder::StringBuilder;
 use arrow_array::{
     ArrayRef, BooleanArray, Float64Array, Int64Array, ListArray, NullArray, RecordBatch,
     RecordBatchOptions, StringArray, StructArray,
@@ -124,23 +125,24 @@ impl WriteReport {
     /// The per-record results as a record batch, one row per record in
     /// input order: `id` (`Utf8`), `import_status` (`inserted` or `error`)
     /// and `import_error` (null for stored records).
+    /// The three columns are built side by side, each with its exact size.
     pub fn to_batch(&self) -> RecordBatch {
-        let ids: StringArray = self.results.iter().map(|r| Some(r.id.as_str())).collect();
-        let statuses: StringArray = self
-            .results
-            .iter()
-            .map(|r| {
-                Some(match r.import_status {
-                    ImportStatus::Inserted => "inserted",
-                    ImportStatus::Error => "error",
-                })
+        let results = &self.results;
+        let status = |r: &WriteResult| {
+            Some(match r.import_status {
+                ImportStatus::Inserted => "inserted",
+                ImportStatus::Error => "error",
             })
-            .collect();
-        let errors: StringArray = self
-            .results
-            .iter()
-            .map(|r| r.import_error.as_deref())
-            .collect();
+        };
+        let (ids, (statuses, errors)) = rayon::join(
+            || text_column(results, |r| Some(r.id.as_str())),
+            || {
+                rayon::join(
+                    || text_column(results, status),
+                    || text_column(results, |r| r.import_error.as_deref()),
+                )
+            },
+        );
         let schema = Schema::new(vec![
             Field::new("id", DataType::Utf8, false),
             Field::new("import_status", DataType::Utf8, false),
@@ -150,6 +152,20 @@ impl WriteReport {
         RecordBatch::try_new(Arc::new(schema), columns)
             .unwrap_or_else(|_| RecordBatch::new_empty(Arc::new(Schema::empty())))
     }
+}
+
+/// A string column of one text (or null) per result, built at its exact
+/// size.
+fn text_column<'a>(
+    results: &'a [WriteResult],
+    text: impl Fn(&'a WriteResult) -> Option<&'a str>,
+) -> StringArray {
+    let bytes = results.iter().map(|r| text(r).map_or(0, str::len)).sum();
+    let mut column = StringBuilder::with_capacity(results.len(), bytes);
+    for result in results {
+        column.append_option(text(result));
+    }
+    column.finish()
 }
 
 /// The record batches of an Arrow IPC stream (the streaming format, as

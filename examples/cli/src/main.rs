@@ -16,10 +16,13 @@ use submetrics::reports::{ReportSchema, schema};
 /// The client allocates through mimalloc, as the service does (see
 /// `submetrics_allocator`): an offline load of millions of records
 /// allocates heavily, and glibc's allocator is the slower of the two there.
+/// It keeps freed memory as long as the service does, so a load does not
+/// hand back the chunk buffers it is about to reuse.
 #[global_allocator]
 static ALLOCATOR: submetrics_allocator::Mimalloc = submetrics_allocator::Mimalloc;
 
 fn main() -> ExitCode {
+    submetrics_allocator::keep_freed_memory_longer();
     let mut cli = match args::Cli::try_parse() {
         Ok(cli) => cli,
         Err(error) => {
