@@ -97,32 +97,49 @@ pub(crate) enum Cell<'a> {
 /// The cells of one row, a slot per [`Field`].
 pub(crate) type Cells<'a> = [Cell<'a>; FIELDS];
 
+/// The cells of a record filled key by key, each field given under one
+/// of its names only.
+#[derive(Default)]
+struct KeyedCells<'a> {
+    cells: Cells<'a>,
+    /// The fields given so far, a bit each.
+    given: u32,
+}
+
+impl<'a> KeyedCells<'a> {
+    /// Puts the cell of `key` in its field's slot (a key that names no
+    /// field is passed over); `None` when the field was given already, under
+    /// this name or another.
+    fn put(&mut self, key: &str, cell: impl FnOnce() -> Cell<'a>) -> Option<()> {
+        let Some(field) = Field::named(key) else {
+            return Some(());
+        };
+        let bit = 1 << field as u32;
+        if self.given & bit != 0 {
+            return None;
+        }
+        self.given |= bit;
+        self.cells[field as usize] = cell();
+        Some(())
+    }
+}
+
 impl Invoice {
     /// The invoice a flat JSON line of plain values gives (see
     /// [`visit_fields`]), each field under one name only, read as
     /// [`Invoice::from_json_text`] reads it; `None` leaves the line to
     /// the general reader.
     pub(crate) fn from_flat_text(text: &str, recent: &mut RecentIds) -> Option<Invoice> {
-        let mut cells: Cells<'_> = [Cell::Absent; FIELDS];
-        let mut seen: u32 = 0;
+        let mut cells = KeyedCells::default();
         visit_fields(text, |key, value| {
-            let Some(field) = Field::named(key) else {
-                return Some(());
-            };
-            let bit = 1 << field as u32;
-            if seen & bit != 0 {
-                return None;
-            }
-            seen |= bit;
-            cells[field as usize] = match value {
+            cells.put(key, || match value {
                 Scalar::Null => Cell::Absent,
                 Scalar::String(text) => Cell::Text(text),
                 Scalar::Integer(n) => Cell::Integer(n),
                 Scalar::Bool(_) | Scalar::Unsigned(_) => Cell::Other,
-            };
-            Some(())
+            })
         })?;
-        Invoice::from_cells(&cells, recent)
+        Invoice::from_cells(&cells.cells, recent)
     }
 
     /// The invoice a record tree of plain values gives (an object whose
@@ -133,25 +150,16 @@ impl Invoice {
         let Json::Object(entries) = tree else {
             return None;
         };
-        let mut cells: Cells<'_> = [Cell::Absent; FIELDS];
-        let mut seen: u32 = 0;
+        let mut cells = KeyedCells::default();
         for (key, value) in entries {
-            let Some(field) = Field::named(key) else {
-                continue;
-            };
-            let bit = 1 << field as u32;
-            if seen & bit != 0 {
-                return None;
-            }
-            seen |= bit;
-            cells[field as usize] = match value {
+            cells.put(key, || match value {
                 Json::Null => Cell::Absent,
                 Json::String(text) => Cell::Text(text),
                 Json::Number(number) => number.as_i64().map_or(Cell::Other, Cell::Integer),
                 Json::Bool(_) | Json::Array(_) | Json::Object(_) => Cell::Other,
-            };
+            })?;
         }
-        Invoice::from_cells(&cells, recent)
+        Invoice::from_cells(&cells.cells, recent)
     }
 
     /// The invoice of a row of plain cells when every cell holds the plain
