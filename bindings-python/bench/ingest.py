@@ -7,7 +7,8 @@ timed. Each run starts from a fresh ledger; prints the best of the runs and
 every run, and checks that both paths store every invoice and give the same
 summary report. After each table load it also times ``movements_arrow``
 (every movement as a ``pyarrow.Table``): the first call, which builds and
-replays every customer's timeline, and a second, warm one.
+replays every customer's timeline, and a second, warm one; then the same
+movements as a list of dicts (``movements``).
 
 ``--arrow-only`` times the table alone (10M invoices as dicts take more
 memory than the machine has).
@@ -59,7 +60,9 @@ def main() -> None:
         l.load_fx_rates(rates)
         return l
 
-    times: Dict[str, List[float]] = {"dicts": [], "arrow": [], "movements_first": [], "movements_warm": []}
+    times: Dict[str, List[float]] = {
+        "dicts": [], "arrow": [], "movements_first": [], "movements_warm": [], "movements_dicts": [],
+    }
     movement_rows = 0
     summaries: Dict[str, Any] = {}
     for _ in range(0 if arrow_only else runs):
@@ -85,6 +88,11 @@ def main() -> None:
             assert movement_rows in (0, movements.num_rows), "the movements differ between runs"
             movement_rows = movements.num_rows
             del movements
+        started = time.perf_counter()
+        rows = l.movements(as_of=AS_OF)
+        times["movements_dicts"].append(time.perf_counter() - started)
+        assert len(rows) == movement_rows, "the dicts and the table hold different movements"
+        del rows
         summaries["arrow"] = l.report("summary", as_of=AS_OF)
         del l, results
     if not arrow_only:
@@ -104,6 +112,7 @@ def main() -> None:
     for name, label in (
         ("movements_first", f"`movements_arrow()`, first ({movement_rows} rows)"),
         ("movements_warm", "`movements_arrow()`, warm"),
+        ("movements_dicts", "`movements()`, a list of dicts, warm"),
     ):
         every = ", ".join(f"{t:.3f}" for t in times[name])
         print(f"| {label} | {min(times[name]):.3f} s | {every} | |")

@@ -95,7 +95,25 @@ pub fn to_json(obj: &Bound<'_, PyAny>) -> PyResult<Value> {
 }
 
 /// A JSON value as plain Python objects (dict, list, str, int, float, bool, None).
+///
+/// Python's cyclic garbage collector is paused meanwhile (when it runs):
+/// every few hundred new dicts and lists would set off a collection that
+/// walks the objects alive so far, which frees none of them; a large
+/// answer (every movement of a ledger) spent most of its time there.
 pub fn to_py<'py>(py: Python<'py>, value: &Value) -> PyResult<Bound<'py, PyAny>> {
+    let gc = py.import("gc")?;
+    let collecting = gc.call_method0("isenabled")?.is_truthy()?;
+    if collecting {
+        gc.call_method0("disable")?;
+    }
+    let converted = value_to_py(py, value);
+    if collecting {
+        gc.call_method0("enable")?;
+    }
+    converted
+}
+
+fn value_to_py<'py>(py: Python<'py>, value: &Value) -> PyResult<Bound<'py, PyAny>> {
     Ok(match value {
         Value::Null => py.None().into_bound(py),
         Value::Bool(b) => PyBool::new(py, *b).to_owned().into_any(),
@@ -108,14 +126,14 @@ pub fn to_py<'py>(py: Python<'py>, value: &Value) -> PyResult<Bound<'py, PyAny>>
         Value::Array(items) => {
             let list = PyList::empty(py);
             for item in items {
-                list.append(to_py(py, item)?)?;
+                list.append(value_to_py(py, item)?)?;
             }
             list.into_any()
         }
         Value::Object(map) => {
             let dict = PyDict::new(py);
             for (key, item) in map {
-                dict.set_item(key, to_py(py, item)?)?;
+                dict.set_item(key, value_to_py(py, item)?)?;
             }
             dict.into_any()
         }

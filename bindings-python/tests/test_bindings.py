@@ -7,6 +7,7 @@ from __future__ import annotations
 import builtins
 import collections
 import datetime
+import gc
 import re
 import subprocess
 import sys
@@ -172,6 +173,21 @@ def test_an_error_code_newer_than_the_module_keeps_its_code() -> None:
     assert (error.code, error.record_id, error.field, str(error)) == ("rate_limited", "X", "f", "too many")
     known = submetrics.errors._from_core("conflict", "plan m: in use", "m", None)
     assert type(known) is submetrics.ConflictError and known.code == "conflict"
+
+
+def test_answers_leave_the_garbage_collector_as_they_found_it() -> None:
+    l = ledger()
+    expected = [m["mrr_change"] for m in l.movements("2024-03-01")]
+    assert expected == [3000, 2000, 2000, -2000]
+    assert gc.isenabled()
+    gc.disable()
+    try:
+        assert [m["mrr_change"] for m in l.movements("2024-03-01")] == expected
+        assert not gc.isenabled()
+    finally:
+        gc.enable()
+    assert l.report("summary", as_of="2024-02-02")["summary"]["mrr_current"] == 7000
+    assert gc.isenabled()
 
 
 def test_aware_datetimes_in_other_time_zones() -> None:
