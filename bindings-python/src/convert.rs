@@ -94,23 +94,28 @@ pub fn to_json(obj: &Bound<'_, PyAny>) -> PyResult<Value> {
     )))
 }
 
-/// A JSON value as plain Python objects (dict, list, str, int, float, bool, None).
-///
-/// Python's cyclic garbage collector is paused meanwhile (when it runs):
-/// every few hundred new dicts and lists would set off a collection that
-/// walks the objects alive so far, which frees none of them; a large
-/// answer (every movement of a ledger) spent most of its time there.
-pub fn to_py<'py>(py: Python<'py>, value: &Value) -> PyResult<Bound<'py, PyAny>> {
+/// Runs `build`, which makes many Python containers, with Python's cyclic
+/// garbage collector paused (when it runs): every few hundred new dicts and
+/// lists would set off a collection that walks the objects alive so far and
+/// frees none of them; a large answer (every movement of a ledger) spent
+/// most of its time there.
+pub fn with_gc_paused<T>(py: Python<'_>, build: impl FnOnce() -> PyResult<T>) -> PyResult<T> {
     let gc = py.import("gc")?;
     let collecting = gc.call_method0("isenabled")?.is_truthy()?;
     if collecting {
         gc.call_method0("disable")?;
     }
-    let converted = value_to_py(py, value);
+    let built = build();
     if collecting {
         gc.call_method0("enable")?;
     }
-    converted
+    built
+}
+
+/// A JSON value as plain Python objects (dict, list, str, int, float, bool,
+/// None), built with the garbage collector paused ([`with_gc_paused`]).
+pub fn to_py<'py>(py: Python<'py>, value: &Value) -> PyResult<Bound<'py, PyAny>> {
+    with_gc_paused(py, || value_to_py(py, value))
 }
 
 fn value_to_py<'py>(py: Python<'py>, value: &Value) -> PyResult<Bound<'py, PyAny>> {

@@ -4,7 +4,7 @@
 //! back, so a thread waiting for the lock never holds the GIL that the lock's
 //! holder needs to finish: arguments are converted before, results after.
 
-use crate::convert::{Params, as_of, instant_text, records, to_json, to_py};
+use crate::convert::{Params, as_of, instant_text, records, to_json, to_py, with_gc_paused};
 use crate::errors::to_py_err;
 use arrow_array::RecordBatch;
 use bumpalo::Bump;
@@ -18,20 +18,22 @@ use submetrics::{MovementFilter, RecordKind, ReportParams, Settings, WriteReport
 /// The per-record results of a write as a list of dicts `{id,
 /// import_status, import_error}` (`import_error` only for a rejected record).
 fn results(py: Python<'_>, report: WriteReport) -> PyResult<Bound<'_, PyAny>> {
-    let list = PyList::empty(py);
-    for result in report.results {
-        let dict = PyDict::new(py);
-        dict.set_item(intern!(py, "id"), result.id.as_str())?;
-        match result.import_error {
-            None => dict.set_item(intern!(py, "import_status"), intern!(py, "inserted"))?,
-            Some(error) => {
-                dict.set_item(intern!(py, "import_status"), intern!(py, "error"))?;
-                dict.set_item(intern!(py, "import_error"), error)?;
+    with_gc_paused(py, || {
+        let list = PyList::empty(py);
+        for result in report.results {
+            let dict = PyDict::new(py);
+            dict.set_item(intern!(py, "id"), result.id.as_str())?;
+            match result.import_error {
+                None => dict.set_item(intern!(py, "import_status"), intern!(py, "inserted"))?,
+                Some(error) => {
+                    dict.set_item(intern!(py, "import_status"), intern!(py, "error"))?;
+                    dict.set_item(intern!(py, "import_error"), error)?;
+                }
             }
+            list.append(dict)?;
         }
-        list.append(dict)?;
-    }
-    Ok(list.into_any())
+        Ok(list.into_any())
+    })
 }
 
 /// A ledger of customers, plans, plan groups, invoices and data sources,
