@@ -35,13 +35,22 @@ fn kind(name: &str) -> napi::Result<RecordKind> {
     })
 }
 
+/// An answer as JSON text, which `index.js` parses. Answers cross as text,
+/// not as values napi builds property by property: napi's conversion of a
+/// JSON value stops at a million values (every movement of a large ledger
+/// has more), and V8 parses text faster than it takes objects built one
+/// property at a time.
+pub fn json_text(answer: &impl serde::Serialize) -> napi::Result<String> {
+    serde_json::to_string(answer).map_err(|error| invalid_argument(error.to_string()))
+}
+
 /// Movements at `as_of` with a filter object `{customer, from, to, kinds}`
-/// read by the core (`from`/`to` dates or ISO instants).
-pub fn movements(ledger: &Ledger, at: Option<&str>, filter: Option<Value>) -> napi::Result<Value> {
+/// read by the core (`from`/`to` dates or ISO instants), as JSON text.
+pub fn movements(ledger: &Ledger, at: Option<&str>, filter: Option<Value>) -> napi::Result<String> {
     let at = as_of(at, ledger.settings())?;
     let filter =
         MovementFilter::from_params(&params(filter)?, ledger.settings()).map_err(to_napi)?;
-    Ok(json!(ledger.movements(at, &filter).map_err(to_napi)?))
+    json_text(&ledger.movements(at, &filter).map_err(to_napi)?)
 }
 
 /// A report by name; `instants` names the parameters given as Dates.
@@ -210,17 +219,18 @@ impl NativeLedger {
         read(&self.inner).get(kind, &id).map_err(to_napi)
     }
 
-    /// `{count, list}` of a collection; `limit` defaults to the core's page size.
+    /// `{count, list}` of a collection as JSON text; `limit` defaults to
+    /// the core's page size.
     #[napi]
     pub fn list(
         &self,
         collection: String,
         limit: Option<u32>,
         offset: Option<u32>,
-    ) -> napi::Result<Value> {
+    ) -> napi::Result<String> {
         let kind = kind(&collection)?;
         let limit = limit.map_or(Ledger::DEFAULT_LIST_LIMIT, |l| l as usize);
-        Ok(read(&self.inner).list(kind, limit, offset.unwrap_or(0) as usize))
+        json_text(&read(&self.inner).list(kind, limit, offset.unwrap_or(0) as usize))
     }
 
     #[napi]
@@ -246,8 +256,9 @@ impl NativeLedger {
             .map_err(to_napi)
     }
 
+    /// Movements as JSON text.
     #[napi]
-    pub fn movements(&self, as_of: Option<String>, filter: Option<Value>) -> napi::Result<Value> {
+    pub fn movements(&self, as_of: Option<String>, filter: Option<Value>) -> napi::Result<String> {
         movements(&read(&self.inner), as_of.as_deref(), filter)
     }
 
@@ -297,6 +308,7 @@ impl NativeLedger {
         Ok(columnar::ipc_of(&batch).map_err(to_napi)?.into())
     }
 
+    /// A report as JSON text.
     #[napi]
     pub fn report(
         &self,
@@ -304,29 +316,31 @@ impl NativeLedger {
         params: Option<Value>,
         as_of: Option<String>,
         instants: Option<Vec<String>>,
-    ) -> napi::Result<Value> {
-        report(
+    ) -> napi::Result<String> {
+        json_text(&report(
             &read(&self.inner),
             &name,
             params,
             as_of.as_deref(),
             &instants.unwrap_or_default(),
-        )
+        )?)
     }
 
+    /// The customers view as JSON text.
     #[napi]
     pub fn customers(
         &self,
         query: Option<Value>,
         as_of: Option<String>,
         instants: Option<Vec<String>>,
-    ) -> napi::Result<Value> {
+    ) -> napi::Result<String> {
         let ledger = read(&self.inner);
         let query = resolve(&ledger, params(query)?, &instants.unwrap_or_default())?;
         let at = crate::convert::as_of(as_of.as_deref(), ledger.settings())?;
-        ledger.analytics_customers(&query, at).map_err(to_napi)
+        json_text(&ledger.analytics_customers(&query, at).map_err(to_napi)?)
     }
 
+    /// One customer's view as JSON text.
     #[napi]
     pub fn customer(
         &self,
@@ -334,11 +348,15 @@ impl NativeLedger {
         as_of: Option<String>,
         query: Option<Value>,
         instants: Option<Vec<String>>,
-    ) -> napi::Result<Value> {
+    ) -> napi::Result<String> {
         let ledger = read(&self.inner);
         let query = resolve(&ledger, params(query)?, &instants.unwrap_or_default())?;
         let at = crate::convert::as_of(as_of.as_deref(), ledger.settings())?;
-        ledger.analytics_customer(&id, &query, at).map_err(to_napi)
+        json_text(
+            &ledger
+                .analytics_customer(&id, &query, at)
+                .map_err(to_napi)?,
+        )
     }
 
     /// `report` off the main thread.

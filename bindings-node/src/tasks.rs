@@ -8,7 +8,7 @@ use napi::bindgen_prelude::{Env, Task};
 use serde_json::Value;
 use std::panic::{AssertUnwindSafe, catch_unwind};
 
-fn guarded(work: impl FnOnce() -> napi::Result<Value>) -> napi::Result<Value> {
+fn guarded<T>(work: impl FnOnce() -> napi::Result<T>) -> napi::Result<T> {
     catch_unwind(AssertUnwindSafe(work))
         .unwrap_or_else(|_| Err(invalid_argument("the computation failed unexpectedly")))
 }
@@ -50,11 +50,11 @@ pub struct MovementsTask {
 }
 
 impl Task for MovementsTask {
-    type Output = Value;
     /// JSON text; `index.js` parses it.
+    type Output = String;
     type JsValue = String;
 
-    fn compute(&mut self) -> napi::Result<Value> {
+    fn compute(&mut self) -> napi::Result<String> {
         guarded(|| {
             movements(
                 &read(&self.ledger),
@@ -64,7 +64,7 @@ impl Task for MovementsTask {
         })
     }
 
-    fn resolve(&mut self, _env: Env, output: Value) -> napi::Result<String> {
-        Ok(output.to_string())
+    fn resolve(&mut self, _env: Env, output: String) -> napi::Result<String> {
+        Ok(output)
     }
 }

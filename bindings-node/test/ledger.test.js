@@ -89,6 +89,29 @@ test('movements, customer views and async calls', async () => {
   await assert.rejects(l.reportAsync('mrr', { interval: 'hour' }), (e) => e instanceof SubmetricsError && e.code === 'invalid_query')
 })
 
+test('answers of more than a million values arrive whole', () => {
+  // 80,000 customers, each new on its own day: 80,000 movements of 13
+  // values each, more than napi's conversion of a JSON value takes.
+  const l = new Ledger({ base_currency: 'USD' })
+  l.upsertPlans([{ id: 'm', name: 'Monthly', interval: 'month', currency: 'USD' }])
+  const count = 80_000
+  const ids = Array.from({ length: count }, (_, i) => `c${i}`)
+  l.upsertCustomers(ids.map((id) => ({ id, name: id })))
+  const day = (i) => new Date(Date.UTC(2020, 0, 1) + (i % 1000) * 86_400_000).toISOString().slice(0, 10)
+  const results = l.upsertInvoices(ids.map((id, i) => ({
+    id: `i${i}`, customer_id: id, type: 'subscription', invoice_date: day(i), amount: 100, currency: 'USD', plan_id: 'm',
+  })))
+  assert.equal(results.filter((r) => r.import_status !== 'inserted').length, 0)
+  const moves = l.movements('2020-01-01T12:00:00Z')
+  assert.equal(moves.length, 80)
+  const all = l.movements('2022-10-01')
+  assert.equal(all.filter((m) => m.type === 'new').length, count)
+  assert.equal(all.filter((m) => m.type === 'new').reduce((sum, m) => sum + m.mrr_change, 0), count * 100)
+  const listed = l.listInvoices({ limit: count })
+  assert.equal(listed.list.length, count)
+  assert.equal(listed.list[count - 1].id, `i${count - 1}`)
+})
+
 test('the ESM entry point exposes the same API', async () => {
   const esm = await import('../index.mjs')
   assert.equal(esm.Ledger, Ledger)
