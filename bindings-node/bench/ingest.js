@@ -6,7 +6,8 @@
 // the objects and the stream, and loading plans, customers and FX rates are
 // not timed. Each run starts from a fresh ledger; prints the best of the runs
 // and every run, and checks that both paths store every invoice and give the
-// same summary report.
+// same summary report. After each IPC load it also times `movements()` (every
+// movement as objects) once the replays are computed.
 //
 // Usage: node bench/ingest.js DIR [--runs N]   (after a release build:
 // `npm run build -- --release`)
@@ -63,7 +64,8 @@ function seconds(start) {
 }
 
 const stream = invoiceStream()
-const times = { objects: [], arrow: [] }
+const times = { objects: [], arrow: [], movements: [] }
+let movementRows = 0
 const summaries = {}
 for (let run = 0; run < runs; run++) {
   let l = ledger()
@@ -80,6 +82,12 @@ for (let run = 0; run < runs; run++) {
   l.upsertInvoicesArrow(stream)
   times.arrow.push(seconds(start))
   summaries.arrow = l.report('summary', {}, AS_OF)
+  l.movements(AS_OF) // the first call replays every customer
+  start = process.hrtime.bigint()
+  const movements = l.movements(AS_OF)
+  times.movements.push(seconds(start))
+  if (movementRows && movements.length !== movementRows) throw new Error('the movements differ between runs')
+  movementRows = movements.length
   l = null
 }
 if (JSON.stringify(summaries.objects) !== JSON.stringify(summaries.arrow)) {
@@ -95,4 +103,6 @@ for (const [name, label] of [['objects', '`upsertInvoices(array of objects)`'], 
   const all = times[name].map((t) => t.toFixed(3)).join(', ')
   console.log(`| ${label} | ${best.toFixed(3)} s | ${all} | ${(count / best / 1e6).toFixed(2)}M |`)
 }
+const all = times.movements.map((t) => t.toFixed(3)).join(', ')
+console.log(`| \`movements()\`, ${movementRows} objects, warm | ${Math.min(...times.movements).toFixed(3)} s | ${all} | |`)
 console.log(JSON.stringify({ invoices: count, runs, seconds: times, summary: summaries.objects }))
