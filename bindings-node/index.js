@@ -145,7 +145,7 @@ class Ledger {
   }
 
   importStripe(objects, options) {
-    return call(() => this._native.importStripe(objects, options), 'invalid_query')
+    return answer(() => this._native.importStripe(JSON.stringify(objects ?? null), options), 'invalid_query')
   }
 
   // An array goes over flattened (records.js), one record as it is.

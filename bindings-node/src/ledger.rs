@@ -3,7 +3,7 @@
 
 use crate::convert::{as_of as as_of_instant, params as params_of};
 use crate::convert::{as_of, params, records, resolve};
-use crate::errors::{invalid_argument, to_napi};
+use crate::errors::{details, invalid_argument, to_napi};
 use crate::records::{FlatLayout, FlatRecords, Records};
 use crate::tasks::{MovementsTask, ReportTask};
 use bumpalo::Bump;
@@ -147,14 +147,25 @@ impl NativeLedger {
             .map_err(to_napi)
     }
 
-    /// Imports Stripe API objects (see docs/stripe.md): the counts stored,
-    /// what was skipped and what was rejected (object, id, field, reason).
+    /// Imports Stripe API objects given as JSON text (see docs/stripe.md):
+    /// the counts stored, what was skipped and what was rejected (object, id,
+    /// field, reason), as JSON text. Both cross as text, which has no limit
+    /// on its size: napi's conversion of a JSON value stops at a million
+    /// values, fewer than a large export holds.
     #[napi]
-    pub fn import_stripe(&self, objects: Value, options: Option<Value>) -> napi::Result<Value> {
+    pub fn import_stripe(&self, objects: String, options: Option<Value>) -> napi::Result<String> {
+        let objects: Value = serde_json::from_str(&objects).map_err(|error| {
+            details(
+                "invalid_record",
+                format!("the Stripe objects are not JSON: {error}"),
+                None,
+                Some("(record)"),
+            )
+        })?;
         let objects = records(objects)?;
         let options = submetrics::StripeOptions::from_json(&options.unwrap_or(Value::Null))
             .map_err(to_napi)?;
-        Ok(json!(write(&self.inner).import_stripe(&objects, &options)))
+        json_text(&write(&self.inner).import_stripe(&objects, &options))
     }
 
     /// Upserts records of a collection, read field by field from the

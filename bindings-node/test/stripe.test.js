@@ -28,3 +28,17 @@ test('importStripe: rejections name the Stripe object and field; bad options thr
   assert.deepEqual(report.rejected, [{ object: 'invoice', id: 'in_x', field: 'customer', reason: 'is required' }])
   assert.throws(() => l.importStripe([], { uncollectible: 'sometimes' }), SubmetricsError)
 })
+
+test('importStripe takes an export of more than a million values', () => {
+  // 60,000 customers of 25 values each, more than napi's conversion of a
+  // JSON value takes.
+  const metadata = Object.fromEntries(Array.from({ length: 16 }, (_, k) => [`key${k}`, `value${k}`]))
+  const customers = Array.from({ length: 60_000 }, (_, i) => ({
+    id: `cus_${i}`, object: 'customer', name: `Customer ${i}`, email: `c${i}@example.test`,
+    created: 1701388800, currency: 'usd', livemode: false, metadata,
+  }))
+  const l = new Ledger()
+  const report = l.importStripe([{ object: 'list', data: customers }])
+  assert.deepEqual([report.customers, report.rejected], [60_000, []])
+  assert.equal(l.getCustomer('cus_59999').name, 'Customer 59999')
+})
