@@ -2,7 +2,8 @@
 //! `pyarrow.Table` or `RecordBatch`, a polars DataFrame, or anything else
 //! with `__arrow_c_stream__`/`__arrow_c_array__`, read without copying; a
 //! pandas DataFrame by way of `pyarrow.Table.from_pandas` (its index left
-//! out). Results go back as `pyarrow.Table`s.
+//! out). pyarrow data with a buffer off its alignment is copied aligned
+//! first (`submetrics/_arrow.py`). Results go back as `pyarrow.Table`s.
 
 use arrow_array::RecordBatch;
 use pyo3::exceptions::PyValueError;
@@ -25,11 +26,26 @@ pub fn batches(obj: &Bound<'_, PyAny>) -> PyResult<Option<Vec<RecordBatch>>> {
     } else {
         return Ok(None);
     };
+    // pyarrow data may hold buffers at any address (see `_arrow.py`).
+    let arrow = if is_pyarrow_data(&arrow)? {
+        py.import("submetrics._arrow")?
+            .call_method1("aligned", (arrow,))?
+    } else {
+        arrow
+    };
     let reader = arrow.extract::<AnyRecordBatch>()?.into_reader()?;
     let batches = reader
         .collect::<Result<Vec<RecordBatch>, _>>()
         .map_err(|e| PyValueError::new_err(format!("reading Arrow data: {e}")))?;
     Ok(Some(batches))
+}
+
+/// Whether `obj` is a `pyarrow.Table` or `RecordBatch`.
+fn is_pyarrow_data(obj: &Bound<'_, PyAny>) -> PyResult<bool> {
+    let kind = obj.get_type();
+    let module: String = kind.getattr("__module__")?.extract()?;
+    let name = kind.name()?;
+    Ok(module.starts_with("pyarrow") && (name == "Table" || name == "RecordBatch"))
 }
 
 /// Whether `obj` is a pandas DataFrame (pandas before 3 has no Arrow

@@ -69,6 +69,30 @@ def test_a_pyarrow_table_is_written_like_dicts() -> None:
     assert l.movements("2024-02-15") == from_dicts.movements("2024-02-15")
 
 
+def misaligned(table: Any) -> Any:
+    """``table`` read back from an IPC stream that starts one byte into its
+    buffer, so its buffers sit off their alignment (as pyarrow leaves data
+    it rebuilt from bytes received over a network)."""
+    sink = pa.BufferOutputStream()
+    with pa.ipc.new_stream(sink, table.schema) as writer:
+        writer.write_table(table)
+    shifted = pa.py_buffer(b"\0" + sink.getvalue().to_pybytes())[1:]
+    moved = pa.ipc.open_stream(shifted).read_all()
+    addresses = [b.address for c in moved.columns for k in c.chunks for b in k.buffers() if b is not None]
+    assert any(address % 8 for address in addresses)
+    return moved
+
+
+def test_pyarrow_data_off_its_alignment_is_written_like_any_other() -> None:
+    l = ledger()
+    table = misaligned(pa.Table.from_pylist(INVOICES))
+    assert results(l.upsert_invoices(table)) == ERRORS
+    check(l)
+    batch = misaligned(pa.table({"id": ["C"], "name": ["Cid"]})).to_batches()[0]
+    assert results(l.upsert_customers(batch)) == [None]
+    assert l.get_customer("C")["name"] == "Cid"
+
+
 def test_record_batches_typed_dates_and_chunked_tables() -> None:
     batch = pa.record_batch({
         "id": ["i1", "i2", "i3"],

@@ -1,0 +1,29 @@
+"""Arrow data handed to the extension, laid out as its import requires."""
+
+from __future__ import annotations
+
+from typing import Any
+
+#: The alignment the Arrow format asks of every buffer, and the most any
+#: column type the ledger reads needs (64-bit integers, timestamps).
+ALIGNMENT = 8
+
+
+def aligned(data: Any) -> Any:
+    """``data`` (a pyarrow Table or RecordBatch) with every buffer on an
+    8-byte boundary. pyarrow keeps the buffers of data rebuilt from bytes
+    received over a network (a Dask shuffle, say) where those bytes lie, at
+    any address; the extension's Arrow import refuses such buffers. Those
+    are copied once through an Arrow IPC stream, whose reader lays every
+    buffer out aligned; aligned data is returned as it is."""
+    import pyarrow
+
+    columns = data.columns
+    chunks = (chunk for column in columns for chunk in getattr(column, "chunks", [column]))
+    if all(buffer is None or buffer.address % ALIGNMENT == 0 for chunk in chunks for buffer in chunk.buffers()):
+        return data
+    sink = pyarrow.BufferOutputStream()
+    with pyarrow.ipc.new_stream(sink, data.schema) as writer:
+        writer.write(data)
+    copied = pyarrow.ipc.open_stream(sink.getvalue()).read_all()
+    return copied if isinstance(data, pyarrow.Table) else copied.combine_chunks().to_batches()[0]
