@@ -101,15 +101,26 @@ pub fn to_json(obj: &Bound<'_, PyAny>) -> PyResult<Value> {
 /// most of its time there.
 pub fn with_gc_paused<T>(py: Python<'_>, build: impl FnOnce() -> PyResult<T>) -> PyResult<T> {
     let gc = py.import("gc")?;
-    let collecting = gc.call_method0("isenabled")?.is_truthy()?;
-    if collecting {
+    let _resume = if gc.call_method0("isenabled")?.is_truthy()? {
         gc.call_method0("disable")?;
+        ResumeGc(Some(gc))
+    } else {
+        ResumeGc(None)
+    };
+    build()
+}
+
+/// Turns the garbage collector back on when dropped, also when the build
+/// fails or unwinds.
+struct ResumeGc<'py>(Option<Bound<'py, PyModule>>);
+
+impl Drop for ResumeGc<'_> {
+    fn drop(&mut self) {
+        if let Some(gc) = self.0.take() {
+            // `gc.enable()` sets a flag and cannot fail.
+            let _ = gc.call_method0("enable");
+        }
     }
-    let built = build();
-    if collecting {
-        gc.call_method0("enable")?;
-    }
-    built
 }
 
 /// A JSON value as plain Python objects (dict, list, str, int, float, bool,
