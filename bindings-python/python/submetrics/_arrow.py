@@ -15,15 +15,13 @@ def aligned(data: Any) -> Any:
     received over a network (a Dask shuffle, say) where those bytes lie, at
     any address; the extension's Arrow import refuses such buffers. Those
     are copied once through an Arrow IPC stream, whose reader lays every
-    buffer out aligned; aligned data is returned as it is."""
+    buffer out aligned, into a Table; aligned data is returned as it is."""
     import pyarrow
 
-    columns = data.columns
-    chunks = (chunk for column in columns for chunk in getattr(column, "chunks", [column]))
+    chunks = (chunk for column in data.columns for chunk in getattr(column, "chunks", [column]))
     if all(buffer is None or buffer.address % ALIGNMENT == 0 for chunk in chunks for buffer in chunk.buffers()):
         return data
     sink = pyarrow.BufferOutputStream()
     with pyarrow.ipc.new_stream(sink, data.schema) as writer:
         writer.write(data)
-    copied = pyarrow.ipc.open_stream(sink.getvalue()).read_all()
-    return copied if isinstance(data, pyarrow.Table) else copied.combine_chunks().to_batches()[0]
+    return pyarrow.ipc.open_stream(sink.getvalue()).read_all()
