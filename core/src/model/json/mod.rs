@@ -5,8 +5,8 @@
 //! escapes and keeps an object's fields in one vector: reading a record from
 //! text costs a few allocations instead of a map and a string per field.
 
-mod flat;
-pub(crate) use flat::{Scalar, visit_fields};
+mod plain;
+pub(crate) use plain::{Scalar, visit_fields};
 
 use rayon::prelude::*;
 use serde::de::{self, Deserialize, DeserializeSeed, Deserializer, MapAccess, SeqAccess, Visitor};
@@ -41,10 +41,11 @@ pub enum Json<'a> {
 
 impl<'a> Json<'a> {
     /// Parses one JSON document (with the same syntax rules and nesting limit
-    /// as `serde_json::from_str`). A flat object of plain values, the
-    /// common record, is read by a faster reader of its own.
+    /// as `serde_json::from_str`). Objects and arrays of plain values
+    /// (strings without escapes, integers), the common record, are read by
+    /// a faster reader of their own.
     pub fn parse(text: &'a str) -> serde_json::Result<Json<'a>> {
-        match flat::parse(text) {
+        match plain::parse(text) {
             Some(json) => Ok(json),
             None => serde_json::from_str(text),
         }

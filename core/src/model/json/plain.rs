@@ -1,32 +1,34 @@
-//! A fast reader for the common shape of a record's text: one flat object
-//! whose values are strings without escapes, integers, booleans or nulls
-//! (every line of a typical JSONL export). It reads in one pass over the
-//! bytes what `serde_json` reads through its general machinery, and gives
-//! up (`None`) on anything else, which the general parser then reads with
-//! its own rules and error messages. Where it answers, its tree equals the
-//! general parser's.
+//! A fast reader for the common shape of a record's text: plain values
+//! (strings without escapes, integers, booleans and nulls) in objects and
+//! arrays, as every line of a typical JSONL export holds. It reads in one
+//! pass over the bytes what `serde_json` reads through its general
+//! machinery, and gives up (`None`) on anything else, which the general
+//! parser then reads with its own rules and error messages. Where it
+//! answers, its tree equals the general parser's.
 
 use super::Json;
 use serde_json::Number;
+use smallvec::SmallVec;
 use std::borrow::Cow;
 
-/// The tree of `text` when it is one flat object of plain values, else
-/// `None` (also for malformed text: the general parser names the error).
-/// A key given twice keeps its last value, in its first place.
+/// Objects and arrays nested deeper than this are left to the general
+/// parser, which has a nesting limit of its own.
+const MAX_DEPTH: usize = 32;
+
+/// The tree of `text` when it holds only plain values, at any depth up to
+/// [`MAX_DEPTH`], else `None` (also for malformed text: the general parser
+/// names the error). In an object, a key given twice keeps its last value,
+/// in its first place. Each object and array is allocated at its exact
+/// size.
 pub(super) fn parse(text: &str) -> Option<Json<'_>> {
-    let mut fields: Vec<(Cow<'_, str>, Json<'_>)> = Vec::with_capacity(16);
-    visit_fields(text, |key, value| {
-        let value = value.to_json();
-        match fields.iter_mut().find(|(k, _)| *k == key) {
-            Some((_, existing)) => *existing = value,
-            None => fields.push((Cow::Borrowed(key), value)),
-        }
-        Some(())
-    })?;
-    Some(Json::Object(fields))
+    let mut reader = Reader::new(text);
+    reader.skip_whitespace();
+    let tree = reader.tree(0)?;
+    reader.skip_whitespace();
+    (reader.at == reader.bytes.len()).then_some(tree)
 }
 
-/// A plain value of a flat object.
+/// A plain value.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub(crate) enum Scalar<'a> {
     Null,
@@ -58,34 +60,26 @@ pub(crate) fn visit_fields<'a>(
     text: &'a str,
     mut visit: impl FnMut(&'a str, Scalar<'a>) -> Option<()>,
 ) -> Option<()> {
-    let mut reader = Reader {
-        text,
-        bytes: text.as_bytes(),
-        at: 0,
-    };
+    let mut reader = Reader::new(text);
     reader.skip_whitespace();
     reader.expect(b'{')?;
-    reader.skip_whitespace();
-    if reader.peek() == Some(b'}') {
-        reader.at += 1;
-    } else {
-        loop {
-            reader.expect(b'"')?;
-            let key = reader.string()?;
-            reader.skip_whitespace();
-            reader.expect(b':')?;
-            reader.skip_whitespace();
-            visit(key, reader.value()?)?;
-            reader.skip_whitespace();
-            match reader.next()? {
-                b',' => reader.skip_whitespace(),
-                b'}' => break,
-                _ => return None,
-            }
-        }
-    }
+    reader.members(b'}', |reader| {
+        let key = reader.key()?;
+        visit(key, reader.value()?)
+    })?;
     reader.skip_whitespace();
     (reader.at == reader.bytes.len()).then_some(())
+}
+
+/// The members gathered on the stack, moved to the heap at their exact
+/// count (a spilled vector is kept as it is).
+fn exact<T, const N: usize>(members: SmallVec<[T; N]>) -> Vec<T> {
+    if members.spilled() {
+        return members.into_vec();
+    }
+    let mut vec = Vec::with_capacity(members.len());
+    vec.extend(members);
+    vec
 }
 
 struct Reader<'a> {
@@ -95,6 +89,78 @@ struct Reader<'a> {
 }
 
 impl<'a> Reader<'a> {
+    fn new(text: &'a str) -> Reader<'a> {
+        Reader {
+            text,
+            bytes: text.as_bytes(),
+            at: 0,
+        }
+    }
+
+    /// A plain value, or an object or array of them nested `depth` deep.
+    fn tree(&mut self, depth: usize) -> Option<Json<'a>> {
+        let open = self.peek()?;
+        if open != b'{' && open != b'[' {
+            return Some(self.value()?.to_json());
+        }
+        if depth == MAX_DEPTH {
+            return None;
+        }
+        self.at += 1;
+        if open == b'[' {
+            let mut items: SmallVec<[Json<'a>; 8]> = SmallVec::new();
+            self.members(b']', |reader| {
+                items.push(reader.tree(depth + 1)?);
+                Some(())
+            })?;
+            return Some(Json::Array(exact(items)));
+        }
+        let mut fields: SmallVec<[(Cow<'a, str>, Json<'a>); 12]> = SmallVec::new();
+        self.members(b'}', |reader| {
+            let key = reader.key()?;
+            let value = reader.tree(depth + 1)?;
+            match fields.iter_mut().find(|(k, _)| *k == key) {
+                Some((_, existing)) => *existing = value,
+                None => fields.push((Cow::Borrowed(key), value)),
+            }
+            Some(())
+        })?;
+        Some(Json::Object(exact(fields)))
+    }
+
+    /// The members of an object or array whose opening bracket was read,
+    /// each read by `member`, up to the `close` bracket.
+    fn members(
+        &mut self,
+        close: u8,
+        mut member: impl FnMut(&mut Self) -> Option<()>,
+    ) -> Option<()> {
+        self.skip_whitespace();
+        if self.peek() == Some(close) {
+            self.at += 1;
+            return Some(());
+        }
+        loop {
+            member(self)?;
+            self.skip_whitespace();
+            match self.next()? {
+                b',' => self.skip_whitespace(),
+                byte if byte == close => return Some(()),
+                _ => return None,
+            }
+        }
+    }
+
+    /// An object member's key and the colon after it.
+    fn key(&mut self) -> Option<&'a str> {
+        self.expect(b'"')?;
+        let key = self.string()?;
+        self.skip_whitespace();
+        self.expect(b':')?;
+        self.skip_whitespace();
+        Some(key)
+    }
+
     fn peek(&self) -> Option<u8> {
         self.bytes.get(self.at).copied()
     }
@@ -199,13 +265,17 @@ mod tests {
     }
 
     #[test]
-    fn a_flat_record_is_read_here_with_the_general_parsers_tree() {
+    fn a_record_of_plain_values_is_read_here_with_the_general_parsers_tree() {
         for text in [
             r#"{"id":"i1","customer_id":"c1","amount":2610,"refund":-5,"paid":true,"x":false,"n":null}"#,
             " {\t\"a\" : \"\" ,\r\n\"b\":0 } \n",
             "{}",
             r#"{"k":1,"j":2,"k":3}"#,
             r#"{"big":18446744073709551615,"low":-9223372036854775807,"café":"crème"}"#,
+            r#"{"a":[1],"m":{"b":1,"c":[],"b":{"d":[null,"e"]}},"z":[ ]}"#,
+            r#"[1, "two", [3], {}]"#,
+            r#""text""#,
+            "-12",
         ] {
             let flat = parse(text);
             assert!(flat.is_some(), "{text}");
@@ -222,10 +292,11 @@ mod tests {
             r#"{"a":-0}"#,
             r#"{"a":-9223372036854775808}"#,
             r#"{"a":18446744073709551616}"#,
-            r#"{"a":[1]}"#,
-            r#"{"a":{"b":1}}"#,
-            r#"[1]"#,
-            r#""text""#,
+            r#"{"a":[1.5]}"#,
+            r#"{"a":{"b":"x\ny"}}"#,
+            r#"[1,]"#,
+            r#"{"a":[1}"#,
+            r#"{"a":{"b":1]}"#,
             "{\"a\":\"tab\there\"}",
             r#"{"a":01}"#,
             r#"{"a":1,}"#,
@@ -239,11 +310,36 @@ mod tests {
         }
     }
 
-    /// Texts near the flat shape: keys and values from small pools that
-    /// include escapes, control characters, floats, nesting and odd
-    /// whitespace, sometimes cut short or with a byte changed.
+    #[test]
+    fn nesting_past_the_depth_limit_is_left_to_the_general_parser() {
+        let nested = |depth: usize| format!("{}{}", "[".repeat(depth), "]".repeat(depth));
+        assert_eq!(parse(&nested(MAX_DEPTH)), general(&nested(MAX_DEPTH)));
+        assert!(parse(&nested(MAX_DEPTH)).is_some());
+        assert_eq!(parse(&nested(MAX_DEPTH + 1)), None);
+    }
+
+    #[test]
+    fn objects_and_arrays_are_allocated_at_their_exact_size() {
+        let Some(Json::Object(fields)) = parse(r#"{"a":1,"m":{"x":"y","z":[1,2,3]}}"#) else {
+            panic!("an object")
+        };
+        assert_eq!((fields.len(), fields.capacity()), (2, 2));
+        let Json::Object(inner) = &fields[1].1 else {
+            panic!("an object")
+        };
+        assert_eq!((inner.len(), inner.capacity()), (2, 2));
+        let Json::Array(items) = &inner[1].1 else {
+            panic!("an array")
+        };
+        assert_eq!((items.len(), items.capacity()), (3, 3));
+    }
+
+    /// Texts near the plain shape: keys and values from small pools that
+    /// include escapes, control characters, floats, nested objects and
+    /// arrays and odd whitespace, sometimes cut short or with a byte
+    /// changed.
     fn texts() -> impl Strategy<Value = String> {
-        let value = prop_oneof![
+        let scalar = prop_oneof![
             "[a-z\u{e9}\"\\\\\t ]{0,6}".prop_map(|s| format!("{s:?}")),
             "[a-z]{0,4}\\\\[nu\"]".prop_map(|s| format!("\"{s}\"")),
             any::<i64>().prop_map(|n| n.to_string()),
@@ -273,6 +369,22 @@ mod tests {
             Just("\r\n"),
             Just("\u{a0}")
         ];
+        let value = scalar.prop_recursive(3, 24, 4, |inner| {
+            let members = proptest::collection::vec(("[a-c]{1,2}", inner), 0..4);
+            prop_oneof![
+                members.clone().prop_map(|items| {
+                    let items: Vec<String> = items.into_iter().map(|(_, v)| v).collect();
+                    format!("[{}]", items.join(","))
+                }),
+                members.prop_map(|fields| {
+                    let fields: Vec<String> = fields
+                        .iter()
+                        .map(|(k, v)| format!("\"{k}\" : {v}"))
+                        .collect();
+                    format!("{{{}}}", fields.join(", "))
+                }),
+            ]
+        });
         let field = ("[a-c]{1,2}", space.clone(), value, space);
         (
             proptest::collection::vec(field, 0..6),
@@ -301,8 +413,8 @@ mod tests {
         /// tree; where the general parser fails, this reader gives up.
         #[test]
         fn answers_only_with_the_general_parsers_tree(text in texts()) {
-            if let Some(flat) = parse(&text) {
-                prop_assert_eq!(Some(flat), general(&text));
+            if let Some(plain) = parse(&text) {
+                prop_assert_eq!(Some(plain), general(&text));
             }
         }
     }
