@@ -101,7 +101,10 @@ pub use model::{
 pub use money::{Cents, Currency};
 pub use query::{MovementFilter, ReportParams};
 pub use reports::{ReportPartial, ReportTable};
-pub use store::{ImportStatus, Page, ReadInvoices, RecordKind, WriteReport, WriteResult};
+pub use store::{
+    ImportStatus, Page, ReadCustomers, ReadInvoices, ReadRecords, RecordKind, WriteReport,
+    WriteResult,
+};
 pub use stripe::{StripeImport, StripeOptions, StripeRejection, StripeSkip};
 
 /// Parses an `as_of` given as text: an ISO 8601 timestamp, or a bare date

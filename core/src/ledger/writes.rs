@@ -6,7 +6,7 @@
 use super::Ledger;
 use crate::error::Result;
 use crate::model::{Customer, Invoice, Json, Plan};
-use crate::store::{ReadInvoices, RecordKind, Store, WriteReport};
+use crate::store::{ReadCustomers, ReadInvoices, RecordKind, Store, WriteReport};
 #[cfg(feature = "arrow")]
 use arrow_array::RecordBatch;
 use serde_json::Value;
@@ -364,6 +364,13 @@ impl Ledger {
         Store::read_invoice_trees(records)
     }
 
+    /// The first half of a customer [`Ledger::upsert_trees`], which needs
+    /// no ledger: each tree's record id and its customer or error, read on
+    /// every core (see [`Ledger::upsert_customer_stream`]).
+    pub fn read_customer_trees(records: &[Json<'_>]) -> ReadCustomers {
+        Store::read_customer_trees(records)
+    }
+
     /// [`Ledger::read_invoice_trees`] of trees that `next` produces chunk
     /// by chunk on the calling thread (a binding reading its language's
     /// objects, which only that thread may touch), each chunk read on the
@@ -438,6 +445,24 @@ impl Ledger {
         stored: impl FnMut(WriteReport),
     ) -> std::result::Result<(), E> {
         self.write(|store| store.store_invoice_stream(next, stored))
+    }
+
+    /// Stores the customers `next` reads (with
+    /// [`Ledger::read_customer_trees`]), chunk after chunk, calling `stored`
+    /// with each chunk's report in order, as [`Ledger::upsert_invoice_stream`]
+    /// stores invoices: the next chunk is read while the one before it is
+    /// stored.
+    ///
+    /// # Errors
+    ///
+    /// The first error of `next`, which ends the load after every chunk
+    /// read before it is stored.
+    pub fn upsert_customer_stream<E: Send>(
+        &mut self,
+        next: impl FnMut() -> std::result::Result<Option<ReadCustomers>, E> + Send,
+        stored: impl FnMut(WriteReport),
+    ) -> std::result::Result<(), E> {
+        self.write(|store| store.store_customer_stream(next, stored))
     }
 
     /// The second half of [`Ledger::upsert_invoice_texts`]: checks the read

@@ -19,7 +19,7 @@ mod stream;
 mod validate;
 mod write;
 
-pub use stream::ReadInvoices;
+pub use stream::{ReadCustomers, ReadInvoices, ReadRecords};
 pub use write::{ImportStatus, Page, WriteReport, WriteResult};
 
 pub(crate) use invoice_table::InvoiceTable;

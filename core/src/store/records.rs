@@ -1,12 +1,11 @@
 //! Writes of customers, plans, plan groups and data sources: upserts,
 //! partial updates and deletes, each with its record's rules.
 
-use super::stream::PARALLEL_RECORDS;
+use super::stream::{PARALLEL_RECORDS, ReadCustomers};
 use super::{PositionList, Store, WriteReport, not_found, record_id};
 use crate::error::{Error, Result};
 use crate::ids::{CustomerId, PlanGroupId, PlanId};
 use crate::model::{Customer, DataSource, Node, Plan, PlanGroup};
-use compact_str::CompactString;
 use rayon::prelude::*;
 use serde_json::Value;
 use std::collections::HashSet;
@@ -25,12 +24,25 @@ impl Store {
         records: impl IntoIterator<Item = N>,
     ) -> WriteReport {
         let records: Vec<N> = records.into_iter().collect();
+        let read = Store::read_customers(&records);
+        self.store_read_customers(read)
+    }
+
+    /// Each record read as a customer, with its record id, on every core
+    /// for a large batch: the first half of a customer upsert, which needs
+    /// no store.
+    pub(super) fn read_customers<'a, N: Node<'a> + Send + Sync>(records: &[N]) -> ReadCustomers {
         let read = |value: &N| (record_id(*value), Customer::from_node(*value));
-        let read: Vec<(CompactString, Result<Customer>)> = if records.len() > PARALLEL_RECORDS {
+        if records.len() > PARALLEL_RECORDS {
             records.par_iter().map(read).collect()
         } else {
             records.iter().map(read).collect()
-        };
+        }
+    }
+
+    /// Stores customers read apart from the store, in order: the second
+    /// half of a customer upsert.
+    pub(super) fn store_read_customers(&mut self, read: ReadCustomers) -> WriteReport {
         let mut report = WriteReport::default();
         for (id, outcome) in read {
             let outcome = outcome.map(|customer| self.store_customer(customer));

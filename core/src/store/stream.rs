@@ -7,15 +7,21 @@
 use super::{Store, WriteReport, record_id};
 use crate::error::Result;
 use crate::ids::RecentIds;
-use crate::model::{Invoice, Node};
+use crate::model::{Customer, Invoice, Node};
 use compact_str::CompactString;
 use rayon::prelude::*;
 use serde_json::Value;
 
-/// Invoices read from one chunk of records, not yet stored: each record's
-/// id (empty when it has none) and its invoice, or the error that rejects
+/// Records of one kind read from one chunk, not yet stored: each record's
+/// id (empty when it has none) and the record, or the error that rejects
 /// it, in record order.
-pub type ReadInvoices = Vec<(CompactString, Result<Invoice>)>;
+pub type ReadRecords<T> = Vec<(CompactString, Result<T>)>;
+
+/// Invoices read from one chunk of records, not yet stored.
+pub type ReadInvoices = ReadRecords<Invoice>;
+
+/// Customers read from one chunk of records, not yet stored.
+pub type ReadCustomers = ReadRecords<Customer>;
 
 /// Chunks with more records than this are read on every core.
 pub(super) const PARALLEL_RECORDS: usize = 256;
@@ -69,19 +75,42 @@ impl Store {
     }
 
     /// Stores the invoices `next` reads, chunk after chunk, calling
-    /// `stored` with each chunk's report in order. While a chunk is stored
-    /// the next one is read, so `next` runs beside the store's own work (on
-    /// the pool's threads) and must be `Send`. The results are those of
-    /// storing each chunk as it comes; the first error of `next` ends the
-    /// load, after every chunk read before it is stored.
+    /// `stored` with each chunk's report in order (see
+    /// [`Store::store_stream`]).
     pub fn store_invoice_stream<E: Send>(
         &mut self,
-        mut next: impl FnMut() -> std::result::Result<Option<ReadInvoices>, E> + Send,
+        next: impl FnMut() -> std::result::Result<Option<ReadInvoices>, E> + Send,
+        stored: impl FnMut(WriteReport),
+    ) -> std::result::Result<(), E> {
+        self.store_stream(next, stored, Store::store_invoices)
+    }
+
+    /// Stores the customers `next` reads, chunk after chunk, calling
+    /// `stored` with each chunk's report in order (see
+    /// [`Store::store_stream`]).
+    pub fn store_customer_stream<E: Send>(
+        &mut self,
+        next: impl FnMut() -> std::result::Result<Option<ReadCustomers>, E> + Send,
+        stored: impl FnMut(WriteReport),
+    ) -> std::result::Result<(), E> {
+        self.store_stream(next, stored, Store::store_read_customers)
+    }
+
+    /// Stores with `store` the records `next` reads, chunk after chunk,
+    /// calling `stored` with each chunk's report in order. While a chunk is
+    /// stored the next one is read, so `next` runs beside the store's own
+    /// work (on the pool's threads) and must be `Send`. The results are
+    /// those of storing each chunk as it comes; the first error of `next`
+    /// ends the load, after every chunk read before it is stored.
+    fn store_stream<T: Send, E: Send>(
+        &mut self,
+        mut next: impl FnMut() -> std::result::Result<Option<ReadRecords<T>>, E> + Send,
         mut stored: impl FnMut(WriteReport),
+        store: fn(&mut Store, ReadRecords<T>) -> WriteReport,
     ) -> std::result::Result<(), E> {
         let mut pending = next()?;
         while let Some(read) = pending {
-            let (following, report) = rayon::join(&mut next, || self.store_invoices(read));
+            let (following, report) = rayon::join(&mut next, || store(self, read));
             stored(report);
             pending = following?;
         }
@@ -92,6 +121,7 @@ impl Store {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::model::Json;
     use serde_json::json;
 
     fn store() -> Store {
@@ -138,6 +168,51 @@ mod tests {
             .map(|i| (i.id().to_string(), i.amount))
             .collect();
         assert_eq!(stored, [("i1".to_string(), 150), ("i2".to_string(), 200)]);
+    }
+
+    #[test]
+    fn a_customer_stream_stores_each_chunk_in_order_with_its_own_report() {
+        let texts = [
+            vec![
+                r#"{"id":"c2","name":"First"}"#,
+                r#"{"id":"c3","name":"C3"}"#,
+            ],
+            vec![r#"{"id":"c2","name":"Second"}"#, r#"{"name":"nameless"}"#],
+        ];
+        let mut chunks = texts.iter().map(|chunk| {
+            let trees: Vec<Json<'_>> = chunk.iter().map(|t| Json::parse(t).unwrap()).collect();
+            Store::read_customer_trees(&trees)
+        });
+        let mut reports = Vec::new();
+        let mut store = store();
+        let done: std::result::Result<(), ()> =
+            store.store_customer_stream(|| Ok(chunks.next()), |report| reports.push(report));
+        assert_eq!(done, Ok(()));
+        let outcomes: Vec<Vec<(&str, Option<&str>)>> = reports
+            .iter()
+            .map(|r| {
+                r.results
+                    .iter()
+                    .map(|r| (r.id.as_str(), r.import_error.as_deref()))
+                    .collect()
+            })
+            .collect();
+        assert_eq!(
+            outcomes,
+            [
+                vec![("c2", None), ("c3", None)],
+                vec![
+                    ("c2", None),
+                    ("", Some("customer ?: field `id`: is required"))
+                ]
+            ]
+        );
+        let names: Vec<(&str, &str)> = store
+            .customers
+            .values()
+            .map(|c| (c.id.as_str(), &*c.name))
+            .collect();
+        assert_eq!(names, [("c1", "C1"), ("c2", "Second"), ("c3", "C3")]);
     }
 
     #[test]

@@ -3,7 +3,7 @@
 //! (a binding's objects) rather than `serde_json::Value`s.
 
 use super::stream::{plain_or, read_each, read_record};
-use super::{ReadInvoices, RecordKind, Store};
+use super::{ReadCustomers, ReadInvoices, RecordKind, Store};
 use crate::error::{Error, Result};
 use crate::fx::FxRate;
 use crate::model::{Invoice, Json};
@@ -66,6 +66,14 @@ impl Store {
                 read_record(&records[i], recent)
             })
         })
+    }
+
+    /// The first half of a customer [`Store::upsert_trees`], which needs no
+    /// ledger: each tree's record id and its customer or error, read on
+    /// every core.
+    pub fn read_customer_trees(records: &[Json<'_>]) -> ReadCustomers {
+        let records: Vec<&Json<'_>> = records.iter().collect();
+        Store::read_customers(&records)
     }
 
     /// [`Store::read_invoice_trees`] of trees that `next` produces chunk

@@ -358,6 +358,31 @@ fn a_large_load_shows_progress_on_a_terminal_and_never_on_stdout() {
             "`script` (util-linux / bsdutils) must be installed: it gives the client a terminal",
         );
     assert!(terminal.status.success(), "{terminal:?}");
+    // A JSONL file is streamed: the count so far, once per block read.
+    assert_eq!(
+        String::from_utf8_lossy(&terminal.stdout),
+        "\rcustomers  50000\r\n\
+         loaded 50000 customers, 0 plans, 0 invoices; rejected 0\r\n"
+    );
+    let written: Value =
+        serde_json::from_str(&std::fs::read_to_string(&out_file).expect("out")).expect("pure JSON");
+    assert_eq!(written["result"]["count"], 50_000);
+    assert_eq!(written["result"]["list"][0]["id"], "c0");
+    // A JSON array states its count: a bar, moved once per batch stored.
+    let records: Vec<Value> = (0..50_000)
+        .map(|i| serde_json::json!({"id": format!("c{i}"), "name": format!("Customer {i}")}))
+        .collect();
+    std::fs::remove_file(dir.join("customers.jsonl")).expect("remove");
+    std::fs::write(
+        dir.join("customers.json"),
+        serde_json::to_string(&records).expect("json"),
+    )
+    .expect("write");
+    let terminal = Command::new("script")
+        .args(["-qec", &line, "/dev/null"])
+        .output()
+        .expect("script");
+    assert!(terminal.status.success(), "{terminal:?}");
     assert_eq!(
         String::from_utf8_lossy(&terminal.stdout),
         "\rcustomers  [############                  ] 20000/50000\
@@ -365,10 +390,6 @@ fn a_large_load_shows_progress_on_a_terminal_and_never_on_stdout() {
          \rcustomers  [##############################] 50000/50000\r\n\
          loaded 50000 customers, 0 plans, 0 invoices; rejected 0\r\n"
     );
-    let written: Value =
-        serde_json::from_str(&std::fs::read_to_string(&out_file).expect("out")).expect("pure JSON");
-    assert_eq!(written["result"]["count"], 50_000);
-    assert_eq!(written["result"]["list"][0]["id"], "c0");
     // Piped stderr: no bar at all, only what was loaded.
     let piped = local_in(
         &dir.display().to_string(),

@@ -5,9 +5,9 @@
 //!   response with `data` (as the Stripe API answers), or a page of the
 //!   data API as `submetrics data <kind> list --format json` writes it
 //!   (`{"result": {"list": [...]}}`);
-//! - `.jsonl` (or `.ndjson`): one record per line; invoice lines go to the
-//!   engine as text, read without building a JSON tree, a block of lines at
-//!   a time;
+//! - `.jsonl` (or `.ndjson`): one record per line, read a block of lines at
+//!   a time; invoice lines go to the engine as text, read without building
+//!   a JSON tree;
 //! - `.parquet`: one record per row, a column per field (Arrow types as the
 //!   engine reads them: strings, numbers, dates, timestamps, lists,
 //!   structs);
@@ -17,9 +17,9 @@
 //!   into columns; one with object or list cells or `custom_variables.<key>`
 //!   columns record by record.
 //!
-//! Invoice JSONL, Parquet files and CSV files of plain columns are read a batch at a time
-//! while the batches before are stored, so a file is never in memory whole
-//! beside the ledger it builds.
+//! JSONL files, Parquet files and CSV files of plain columns are read a
+//! batch at a time while the batches before are stored, so a file is never
+//! in memory whole beside the ledger it builds.
 //!
 //! So what the client exports, `local` reads back.
 
@@ -34,7 +34,6 @@ use rayon::prelude::*;
 use serde_json::Value;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
-use submetrics::model::Json;
 
 /// The formats a collection's file may have, by extension.
 const EXTENSIONS: &[&str] = &["json", "jsonl", "ndjson", "csv", "parquet"];
@@ -46,12 +45,9 @@ const BATCH_ROWS: usize = 1 << 16;
 pub enum Records {
     /// Records as JSON values.
     Values(Vec<Value>),
-    /// A JSONL file of invoices, read a block of whole lines at a time
-    /// while the blocks before it are stored.
+    /// A JSONL file, read a block of whole lines at a time while the blocks
+    /// before it are stored.
     LineStream(Box<JsonlStream>),
-    /// A JSONL file of another collection, whole: its lines are parsed a
-    /// batch at a time, on every core, as the batches are stored.
-    JsonLines(JsonLines),
     /// Rows of record batches, one record per row.
     Batches(Vec<RecordBatch>),
     /// A Parquet file, or a CSV file of plain columns, read a batch at a
@@ -69,58 +65,7 @@ impl Records {
             Records::Batches(batches) => Some(batches.iter().map(RecordBatch::num_rows).sum()),
             Records::Stream(stream) => stream.rows,
             Records::LineStream(_) => None,
-            Records::JsonLines(lines) => Some(lines.len()),
         }
-    }
-}
-
-/// The text of a JSONL file and where its records are: the 1-based line
-/// number and byte range of each non-blank line.
-pub struct JsonLines {
-    path: PathBuf,
-    text: String,
-    numbers: Vec<usize>,
-    ranges: Vec<std::ops::Range<usize>>,
-}
-
-impl JsonLines {
-    fn new(path: &Path, text: String) -> JsonLines {
-        let mut numbers = Vec::new();
-        let mut ranges = Vec::new();
-        let mut start = 0;
-        for (i, line) in text.split_inclusive('\n').enumerate() {
-            let record = line.trim_end_matches(['\n', '\r']);
-            if !record.trim().is_empty() {
-                numbers.push(i + 1);
-                ranges.push(start..start + record.len());
-            }
-            start += line.len();
-        }
-        JsonLines {
-            path: path.to_path_buf(),
-            text,
-            numbers,
-            ranges,
-        }
-    }
-
-    /// How many records the file holds.
-    pub fn len(&self) -> usize {
-        self.ranges.len()
-    }
-
-    /// The records `first..first + count` parsed; a malformed line is an
-    /// error naming the file and the line.
-    pub fn parse(&self, first: usize, count: usize) -> Result<Vec<Json<'_>>> {
-        let end = (first + count).min(self.ranges.len());
-        let texts: Vec<&str> = self.ranges[first..end]
-            .iter()
-            .map(|range| &self.text[range.clone()])
-            .collect();
-        Json::parse_many(&texts).map_err(|(i, e)| {
-            let line = self.numbers[first + i];
-            CliError::usage(format!("{} line {line}: {e}", self.path.display()))
-        })
     }
 }
 
@@ -204,11 +149,6 @@ impl Stream {
     }
 }
 
-/// The non-blank lines of a JSONL text.
-pub fn lines(text: &str) -> impl Iterator<Item = &str> {
-    text.lines().filter(|line| !line.trim().is_empty())
-}
-
 /// The files holding `collection` in `dir`: `<collection>.<ext>` and
 /// `<collection>-<part>.<ext>`, in name order.
 fn files_of(dir: &Path, collection: &str) -> Result<Vec<(PathBuf, &'static str)>> {
@@ -238,9 +178,8 @@ fn files_of(dir: &Path, collection: &str) -> Result<Vec<(PathBuf, &'static str)>
 }
 
 /// The records of one collection, file by file (none when no file holds it).
-/// Invoices from JSONL stay text for the engine to read; Parquet files and
-/// CSV files of plain columns are opened (their footer or header read) and
-/// streamed as they are stored.
+/// JSONL files, Parquet files and CSV files of plain columns are opened
+/// (their footer or header read) and streamed as they are stored.
 pub fn read(dir: &Path, collection: &str) -> Result<Vec<(PathBuf, Records)>> {
     read_files(dir, collection, true)
 }
@@ -269,7 +208,7 @@ pub fn read_values(dir: &Path, collection: &str) -> Result<Records> {
                 whole => return Ok(whole),
             },
             // Files read whole are never line streams.
-            Records::LineStream(_) | Records::JsonLines(_) => {}
+            Records::LineStream(_) => {}
         }
     }
     Ok(Records::Values(values))
@@ -293,7 +232,7 @@ fn read_file(
             stream.read_whole()
         };
     }
-    if matches!(extension, "jsonl" | "ndjson") && collection == "invoices" && stream_wanted {
+    if matches!(extension, "jsonl" | "ndjson") && stream_wanted {
         let stream = JsonlStream::open(path)
             .map_err(|e| CliError::Io(format!("cannot read {}: {e}", path.display())))?;
         return Ok(Records::LineStream(Box::new(stream)));
@@ -313,9 +252,6 @@ fn read_file(
     }
     let text = std::fs::read_to_string(path)
         .map_err(|e| CliError::Io(format!("cannot read {}: {e}", path.display())))?;
-    if matches!(extension, "jsonl" | "ndjson") && stream_wanted {
-        return Ok(Records::JsonLines(JsonLines::new(path, text)));
-    }
     let bad =
         |line: usize, e: String| CliError::usage(format!("{} line {line}: {e}", path.display()));
     match extension {

@@ -1,10 +1,11 @@
-//! A JSONL file of invoices read a block of whole lines at a time, so the
-//! file is never in memory whole beside the ledger it builds. Each block is
-//! cut after its last newline; the part of a line past it starts the next
-//! block (a line longer than a block grows the block until it ends).
+//! A JSONL file read a block of whole lines at a time, so the file is never
+//! in memory whole beside the ledger it builds. Each block is cut after its
+//! last newline; the part of a line past it starts the next block (a line
+//! longer than a block grows the block until it ends).
 
 use std::io::Read;
 use std::path::{Path, PathBuf};
+use submetrics::model::Json;
 
 /// Bytes read per block: some fifty thousand invoices, read on every core
 /// while the block before is stored.
@@ -17,6 +18,8 @@ pub struct JsonlStream {
     block_bytes: usize,
     /// The start of a line cut at the end of the last block.
     rest: Vec<u8>,
+    /// The number of the next block's first line.
+    next_line: usize,
     /// The file's size, the bytes and the non-blank lines read so far.
     size: u64,
     bytes_read: u64,
@@ -37,6 +40,7 @@ impl JsonlStream {
             file,
             block_bytes,
             rest: Vec::new(),
+            next_line: 1,
             size,
             bytes_read: 0,
             lines_read: 0,
@@ -50,7 +54,7 @@ impl JsonlStream {
 
     /// The next block of whole lines; `None` at the end of the file. A
     /// file that cannot be read, or is not UTF-8, is an error.
-    pub fn next_block(&mut self) -> Result<Option<String>, String> {
+    pub fn next_block(&mut self) -> Result<Option<Block>, String> {
         let mut block = std::mem::take(&mut self.rest);
         let cut = loop {
             let start = block.len();
@@ -76,8 +80,10 @@ impl JsonlStream {
             return Ok(None);
         }
         let text = String::from_utf8(block).map_err(|_| "is not UTF-8 text".to_string())?;
-        self.lines_read += super::files::lines(&text).count();
-        Ok(Some(text))
+        self.lines_read += lines(&text).count();
+        let first_line = self.next_line;
+        self.next_line += text.bytes().filter(|&b| b == b'\n').count();
+        Ok(Some(Block { text, first_line }))
     }
 
     /// How many invoices the file holds, estimated from the lines and
@@ -88,11 +94,43 @@ impl JsonlStream {
     }
 }
 
+/// Whole lines of a JSONL file.
+pub struct Block {
+    pub text: String,
+    /// The 1-based number of the block's first line in its file.
+    pub first_line: usize,
+}
+
+impl Block {
+    /// The records of the block: its non-blank lines.
+    pub fn records(&self) -> Vec<&str> {
+        lines(&self.text).collect()
+    }
+
+    /// The records of the block parsed, on every core; a malformed line is
+    /// an error with its number in the file.
+    pub fn parse(&self) -> Result<Vec<Json<'_>>, (usize, serde_json::Error)> {
+        let (numbers, records): (Vec<usize>, Vec<&str>) = self
+            .text
+            .lines()
+            .enumerate()
+            .filter(|(_, line)| !line.trim().is_empty())
+            .map(|(i, line)| (self.first_line + i, line))
+            .unzip();
+        Json::parse_many(&records).map_err(|(i, e)| (numbers[i], e))
+    }
+}
+
+/// The non-blank lines of a JSONL text.
+pub fn lines(text: &str) -> impl Iterator<Item = &str> {
+    text.lines().filter(|line| !line.trim().is_empty())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
 
-    fn blocks_of(text: &str, block_bytes: usize) -> Vec<String> {
+    fn blocks_of(text: &str, block_bytes: usize) -> Vec<Block> {
         let path = std::env::temp_dir().join(format!(
             "jsonl-stream-{}-{block_bytes}.jsonl",
             std::process::id()
@@ -111,15 +149,48 @@ mod tests {
     fn blocks_end_after_whole_lines_and_a_long_line_grows_its_block() {
         let text =
             "{\"id\":\"a\"}\n{\"id\":\"b\"}\n\n{\"id\":\"a-much-longer-id\"}\n{\"id\":\"c\"}";
+        let blocks: Vec<(String, usize)> = blocks_of(text, 12)
+            .into_iter()
+            .map(|b| (b.text, b.first_line))
+            .collect();
         assert_eq!(
-            blocks_of(text, 12),
+            blocks,
             [
-                "{\"id\":\"a\"}\n",
-                "{\"id\":\"b\"}\n\n",
-                "{\"id\":\"a-much-longer-id\"}\n{\"id\":\"c\"}"
+                ("{\"id\":\"a\"}\n".to_string(), 1),
+                ("{\"id\":\"b\"}\n\n".to_string(), 2),
+                (
+                    "{\"id\":\"a-much-longer-id\"}\n{\"id\":\"c\"}".to_string(),
+                    4
+                )
             ]
         );
-        assert_eq!(blocks_of(text, 1 << 20), [text]);
+        let whole = blocks_of(text, 1 << 20);
+        assert_eq!(whole.len(), 1);
+        assert_eq!((whole[0].text.as_str(), whole[0].first_line), (text, 1));
+    }
+
+    #[test]
+    fn a_block_parses_its_non_blank_lines_and_names_a_malformed_ones_number() {
+        let block = Block {
+            text: "{\"id\":\"a\"}\r\n\n  \n{\"id\":\"b\"}\n{\"id\":}\n".to_string(),
+            first_line: 10,
+        };
+        assert_eq!(
+            block.records(),
+            ["{\"id\":\"a\"}", "{\"id\":\"b\"}", "{\"id\":}"]
+        );
+        let (line, error) = block.parse().unwrap_err();
+        assert_eq!(
+            (line, error.to_string()),
+            (14, "expected value at line 1 column 7".to_string())
+        );
+        let good = Block {
+            text: "\n{\"id\":\"a\"}\n".to_string(),
+            first_line: 1,
+        };
+        let ids: Vec<serde_json::Value> =
+            good.parse().unwrap().iter().map(Json::to_value).collect();
+        assert_eq!(ids, [serde_json::json!({"id": "a"})]);
     }
 
     #[test]
@@ -131,7 +202,7 @@ mod tests {
         let mut stream = JsonlStream::with_block(&path, line.len() * 10).unwrap();
         assert_eq!(stream.estimate(), None);
         assert_eq!(
-            stream.next_block().unwrap().map(|b| b.lines().count()),
+            stream.next_block().unwrap().map(|b| b.records().len()),
             Some(10)
         );
         assert_eq!(stream.estimate(), Some(100));

@@ -2,6 +2,7 @@
 //! reports, customer views and movements with the engine directly.
 
 use super::files::{self, Chunk, Records};
+use super::jsonl::JsonlStream;
 use super::stripe_files;
 use crate::args::{LocalArgs, LocalCommand, LocalCustomers, pairs};
 use crate::error::{CliError, Result};
@@ -199,33 +200,8 @@ fn load_records(ledger: &mut Ledger, dir: &Path, loaded: &mut Loaded) -> Result<
                         write(report, loaded);
                     }
                 }
-                Records::JsonLines(lines) => {
-                    for first in (0..lines.len()).step_by(BATCH) {
-                        let report = ledger.upsert_trees(kind, &lines.parse(first, BATCH)?);
-                        write(report, loaded);
-                    }
-                }
                 Records::LineStream(stream) => {
-                    // Room for the file's invoices before the first block is
-                    // stored, as its first lines suggest.
-                    let path = stream.path().to_path_buf();
-                    let bad = |e: String| CliError::usage(format!("{}: {e}", path.display()));
-                    let Some(first) = stream.next_block().map_err(bad)? else {
-                        continue;
-                    };
-                    ledger.reserve_invoices(stream.estimate().unwrap_or(0));
-                    let mut first = Some(first);
-                    let next = || {
-                        let block = match first.take() {
-                            Some(block) => Some(block),
-                            None => stream.next_block().map_err(bad)?,
-                        };
-                        Ok::<_, CliError>(block.map(|text| {
-                            let lines: Vec<&str> = files::lines(&text).collect();
-                            Ledger::read_invoice_texts(&lines)
-                        }))
-                    };
-                    ledger.upsert_invoice_stream(next, |report| write(report, loaded))?;
+                    load_lines(ledger, kind, stream, |report| write(report, loaded))?;
                 }
                 Records::Batches(batches) => {
                     for batch in batches.iter() {
@@ -284,6 +260,60 @@ fn load_records(ledger: &mut Ledger, dir: &Path, loaded: &mut Loaded) -> Result<
         )));
     }
     Ok(given_total)
+}
+
+/// Loads the records of a JSONL file of `kind`, block by block, passing
+/// each block's report to `write`. Invoice and customer blocks are read on
+/// every core while the block before is stored. A malformed invoice line is
+/// that record's rejection; a malformed line of another kind is an error
+/// naming the file and the line.
+fn load_lines(
+    ledger: &mut Ledger,
+    kind: RecordKind,
+    stream: &mut JsonlStream,
+    mut write: impl FnMut(WriteReport),
+) -> Result<()> {
+    let path = stream.path().to_path_buf();
+    let unreadable = |e: String| CliError::usage(format!("{}: {e}", path.display()));
+    let malformed = |(line, e): (usize, serde_json::Error)| {
+        CliError::usage(format!("{} line {line}: {e}", path.display()))
+    };
+    let Some(first) = stream.next_block().map_err(unreadable)? else {
+        return Ok(());
+    };
+    if kind == RecordKind::Invoices {
+        // Room for the file's invoices before the first block is stored,
+        // as its first lines suggest.
+        ledger.reserve_invoices(stream.estimate().unwrap_or(0));
+    }
+    let mut first = Some(first);
+    let mut next = || match first.take() {
+        Some(block) => Ok(Some(block)),
+        None => stream.next_block().map_err(unreadable),
+    };
+    match kind {
+        RecordKind::Invoices => ledger.upsert_invoice_stream(
+            || Ok::<_, CliError>(next()?.map(|block| Ledger::read_invoice_texts(&block.records()))),
+            write,
+        ),
+        RecordKind::Customers => ledger.upsert_customer_stream(
+            || {
+                let Some(block) = next()? else {
+                    return Ok(None);
+                };
+                Ok(Some(Ledger::read_customer_trees(
+                    &block.parse().map_err(malformed)?,
+                )))
+            },
+            write,
+        ),
+        _ => {
+            while let Some(block) = next()? {
+                write(ledger.upsert_trees(kind, &block.parse().map_err(malformed)?));
+            }
+            Ok(())
+        }
+    }
 }
 
 /// A chunk of an invoice file read as invoices, not yet stored.
