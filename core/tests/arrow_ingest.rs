@@ -289,3 +289,52 @@ fn fx_rates_load_from_a_batch_whole_or_not_at_all() {
     let rates = rates.slice(0, 1);
     assert_eq!(ledger.load_fx_rates_arrow(&rates).unwrap(), 1);
 }
+
+#[test]
+fn customers_of_many_batches_stream_in_row_order() {
+    let customers = |ids: Vec<&str>, names: Vec<Option<&str>>| {
+        batch(vec![
+            ("id", Arc::new(StringArray::from(ids))),
+            ("name", Arc::new(StringArray::from(names))),
+        ])
+    };
+    let batches = [
+        customers(vec!["b", "c"], vec![Some("B"), Some("C")]),
+        customers(vec!["b", "d"], vec![Some("B2"), None]),
+    ];
+    let mut ledger = ledger();
+    let report = ledger
+        .upsert_arrow_batches(RecordKind::Customers, &batches)
+        .unwrap();
+    let rejected = Some("customer d: field `name`: is required".to_string());
+    assert_eq!(
+        errors(&report),
+        [
+            ("b".to_string(), None),
+            ("c".to_string(), None),
+            ("b".to_string(), None),
+            ("d".to_string(), rejected.clone())
+        ]
+    );
+    assert_eq!(&*ledger.customer("b").unwrap().name, "B2");
+    assert!(ledger.customer("d").is_none());
+
+    // The same batches read apart from the ledger and stored as a stream.
+    let mut streamed = self::ledger();
+    let mut chunks = batches.iter();
+    let mut reports = Vec::new();
+    streamed
+        .upsert_customer_stream(
+            || chunks.next().map(Ledger::read_customer_batch).transpose(),
+            |report| reports.push(errors(&report)),
+        )
+        .unwrap();
+    assert_eq!(
+        reports,
+        [
+            vec![("b".to_string(), None), ("c".to_string(), None)],
+            vec![("b".to_string(), None), ("d".to_string(), rejected)]
+        ]
+    );
+    assert_eq!(&*streamed.customer("b").unwrap().name, "B2");
+}

@@ -389,6 +389,13 @@ impl Ledger {
         self.write(|store| store.load_fx_rates_trees(rows))
     }
 
+    /// Makes room for `additional` more customers, so a bulk load that
+    /// knows (or estimates) its size stores them without growing step by
+    /// step (each step copies every customer).
+    pub fn reserve_customers(&mut self, additional: usize) {
+        self.write(|store| store.reserve_customers(additional))
+    }
+
     /// Makes room for `additional` more invoices, so a bulk load that knows
     /// (or estimates) its size stores them without growing the invoice table
     /// step by step (each step copies the whole table).
@@ -401,6 +408,13 @@ impl Ledger {
     /// which needs no ledger.
     pub fn read_invoice_values(records: &[Value]) -> ReadInvoices {
         Store::read_invoice_values(records)
+    }
+
+    /// Reads customers given as JSON values, each on its own and on every
+    /// core for a large chunk: the first half of
+    /// [`Ledger::upsert_customers`], which needs no ledger.
+    pub fn read_customer_values(records: &[Value]) -> ReadCustomers {
+        Store::read_customer_values(records)
     }
 
     /// Stores the invoices `next` reads (with [`Ledger::read_invoice_texts`],
@@ -448,7 +462,8 @@ impl Ledger {
     }
 
     /// Stores the customers `next` reads (with
-    /// [`Ledger::read_customer_trees`]), chunk after chunk, calling `stored`
+    /// [`Ledger::read_customer_trees`], [`Ledger::read_customer_values`] or
+    /// [`Ledger::read_customer_batch`]), chunk after chunk, calling `stored`
     /// with each chunk's report in order, as [`Ledger::upsert_invoice_stream`]
     /// stores invoices: the next chunk is read while the one before it is
     /// stored.
@@ -516,6 +531,18 @@ impl Ledger {
     /// [`crate::Error::InvalidRecord`] naming it.
     pub fn read_invoice_batch(batch: &RecordBatch) -> Result<ReadInvoices> {
         Store::read_invoice_batch(batch)
+    }
+
+    /// The rows of `batch` read as customers, each on its own and on every
+    /// core: the first half of a customer [`Ledger::upsert_arrow`], which
+    /// needs no ledger (see [`Ledger::upsert_customer_stream`]).
+    ///
+    /// # Errors
+    ///
+    /// A column of a type no field can be read from is
+    /// [`crate::Error::InvalidRecord`] naming it.
+    pub fn read_customer_batch(batch: &RecordBatch) -> Result<ReadCustomers> {
+        Store::read_customer_batch(batch)
     }
 
     /// Loads FX rates from the rows of `batch` (columns `date`, `currency`,

@@ -4,7 +4,7 @@
 //! core.
 
 use super::stream::{plain_or, read_each, read_record};
-use super::{ReadInvoices, RecordKind, Store, WriteReport};
+use super::{ReadCustomers, ReadInvoices, RecordKind, Store, WriteReport};
 use crate::error::Result;
 use crate::fx::FxRate;
 use crate::model::{ArrowRecords, Customer, DataSource, Invoice, InvoiceColumns, Plan, PlanGroup};
@@ -14,6 +14,15 @@ use arrow_array::RecordBatch;
 /// read in slices this long, so one slice is read while the one before it
 /// is stored.
 const STREAM_ROWS: usize = 65_536;
+
+/// The batches cut in slices of at most [`STREAM_ROWS`] rows, in order.
+fn slices(batches: &[RecordBatch]) -> impl Iterator<Item = RecordBatch> + '_ {
+    batches.iter().flat_map(|batch| {
+        (0..batch.num_rows())
+            .step_by(STREAM_ROWS)
+            .map(|offset| batch.slice(offset, STREAM_ROWS.min(batch.num_rows() - offset)))
+    })
+}
 
 impl RecordKind {
     /// The name of one record of this kind in errors (`invoice`).
@@ -75,11 +84,7 @@ impl Store {
             let rows = batches.iter().map(RecordBatch::num_rows).sum();
             self.reserve_invoices(rows);
             report.results.reserve(rows);
-            let mut chunks = batches.iter().flat_map(|batch| {
-                (0..batch.num_rows())
-                    .step_by(STREAM_ROWS)
-                    .map(|offset| batch.slice(offset, STREAM_ROWS.min(batch.num_rows() - offset)))
-            });
+            let mut chunks = slices(batches);
             let next = || {
                 chunks
                     .next()
@@ -87,6 +92,17 @@ impl Store {
                     .transpose()
             };
             self.store_invoice_stream(next, |stored| report.results.extend(stored.results))?;
+            return Ok(report);
+        }
+        if kind == RecordKind::Customers {
+            let mut chunks = slices(batches);
+            let next = || {
+                chunks
+                    .next()
+                    .map(|chunk| Store::read_customer_batch(&chunk))
+                    .transpose()
+            };
+            self.store_customer_stream(next, |stored| report.results.extend(stored.results))?;
             return Ok(report);
         }
         for batch in batches {
@@ -106,6 +122,18 @@ impl Store {
     pub fn read_invoice_batch(batch: &RecordBatch) -> Result<ReadInvoices> {
         let records = ArrowRecords::new(Invoice::KIND, batch)?;
         Ok(Store::read_arrow_invoices(&records))
+    }
+
+    /// The rows of `batch` read as customers, each on its own (the first
+    /// half of a customer [`Store::upsert_arrow`], which needs no store).
+    ///
+    /// # Errors
+    ///
+    /// A column of a type no field can be read from, naming it.
+    pub fn read_customer_batch(batch: &RecordBatch) -> Result<ReadCustomers> {
+        let records = ArrowRecords::new(Customer::KIND, batch)?;
+        let rows: Vec<_> = records.rows().collect();
+        Ok(Store::read_customers(&rows))
     }
 
     /// The first half of an invoice [`Store::upsert_arrow`], which needs no

@@ -116,10 +116,7 @@ impl InvoiceTable {
         self.make_index_room(self.records.len() + batch.len());
         self.records.reserve(batch.len());
         self.ends.reserve(batch.len());
-        if self.records.is_empty() {
-            self.ids
-                .reserve(batch.iter().map(|invoice| invoice.id.as_str().len()).sum());
-        }
+        self.reserve_ids(&batch);
         if batch.len() < SORTED_BATCH {
             for (invoice, hash) in batch.into_iter().zip(hashes) {
                 let (position, previous) = self.insert_hashed(invoice, hash);
@@ -146,6 +143,20 @@ impl InvoiceTable {
         for (hash, position) in added {
             self.index.add(hash, position);
         }
+    }
+
+    /// Makes room in the id buffer for at least the batch's ids. When it
+    /// must grow, it grows to the ids of every invoice the records have
+    /// room for (as many as a bulk load reserved), at the batch's average
+    /// length, so it is not copied again at each doubling.
+    fn reserve_ids(&mut self, batch: &[Invoice]) {
+        let batch_bytes: usize = batch.iter().map(|invoice| invoice.id.as_str().len()).sum();
+        if self.ids.capacity() - self.ids.len() >= batch_bytes {
+            return;
+        }
+        let records_room = self.records.capacity() - self.records.len();
+        let average = batch_bytes.div_ceil(batch.len().max(1));
+        self.ids.reserve(batch_bytes.max(average * records_room));
     }
 
     /// Where each invoice of a batch goes: the position of a stored id,
@@ -518,6 +529,24 @@ mod tests {
         table.insert_batch(vec![invoice("a", 1), invoice("b", 2)], |_, _, _| {});
         assert!(table.records.capacity() >= 5000);
         assert_eq!(contents(&table), vec![("a".into(), 1), ("b".into(), 2)]);
+    }
+
+    #[test]
+    fn the_id_buffer_grows_to_the_ids_the_records_have_room_for() {
+        let mut table = InvoiceTable::default();
+        table.reserve(5000);
+        let room = table.records.capacity();
+        // Ids of 6 and 8 bytes: 7 bytes on average, rounded up.
+        table.insert_batch(
+            vec![invoice("inv_01", 1), invoice("inv_0002", 2)],
+            |_, _, _| {},
+        );
+        assert!(table.ids.capacity() >= 7 * (room - 2));
+        let grown = table.ids.capacity();
+        let batch: Vec<Invoice> = (0..1000).map(|k| invoice(&format!("i{k:05}"), k)).collect();
+        table.insert_batch(batch, |_, _, _| {});
+        assert_eq!(table.ids.capacity(), grown);
+        assert_eq!(table.position_of("i00999"), Some(1001));
     }
 
     #[test]

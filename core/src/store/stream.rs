@@ -74,6 +74,13 @@ impl Store {
         read_each(records.len(), |i, recent| read_record(&records[i], recent))
     }
 
+    /// Reads customers given as JSON values, each on its own (the first
+    /// half of a customer upsert).
+    pub fn read_customer_values(records: &[Value]) -> ReadCustomers {
+        let records: Vec<&Value> = records.iter().collect();
+        Store::read_customers(&records)
+    }
+
     /// Stores the invoices `next` reads, chunk after chunk, calling
     /// `stored` with each chunk's report in order (see
     /// [`Store::store_stream`]).
@@ -185,6 +192,8 @@ mod tests {
         });
         let mut reports = Vec::new();
         let mut store = store();
+        store.reserve_customers(100);
+        assert!(store.customers.capacity() >= 101 && store.invoices_by_customer.capacity() >= 101);
         let done: std::result::Result<(), ()> =
             store.store_customer_stream(|| Ok(chunks.next()), |report| reports.push(report));
         assert_eq!(done, Ok(()));

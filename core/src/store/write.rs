@@ -123,6 +123,14 @@ impl Store {
         Ok(self.insert_fx_rates(rates))
     }
 
+    /// Makes room for `additional` more customers, so a bulk load that
+    /// knows (or estimates) its size stores them without growing step by
+    /// step (each step copies every customer).
+    pub fn reserve_customers(&mut self, additional: usize) {
+        self.customers.reserve(additional);
+        self.invoices_by_customer.reserve(additional);
+    }
+
     /// Makes room for `additional` more invoices, so a bulk load that knows
     /// (or estimates) its size stores them without growing the invoice table
     /// step by step (each step copies the whole table).

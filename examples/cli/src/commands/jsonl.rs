@@ -18,12 +18,12 @@ pub struct JsonlStream {
     block_bytes: usize,
     /// The start of a line cut at the end of the last block.
     rest: Vec<u8>,
-    /// The number of the next block's first line.
+    /// The number of the next block's first line (one past the lines
+    /// read so far).
     next_line: usize,
-    /// The file's size, the bytes and the non-blank lines read so far.
+    /// The file's size and the bytes read so far.
     size: u64,
     bytes_read: u64,
-    lines_read: usize,
 }
 
 impl JsonlStream {
@@ -43,7 +43,6 @@ impl JsonlStream {
             next_line: 1,
             size,
             bytes_read: 0,
-            lines_read: 0,
         })
     }
 
@@ -80,16 +79,16 @@ impl JsonlStream {
             return Ok(None);
         }
         let text = String::from_utf8(block).map_err(|_| "is not UTF-8 text".to_string())?;
-        self.lines_read += lines(&text).count();
         let first_line = self.next_line;
         self.next_line += text.bytes().filter(|&b| b == b'\n').count();
         Ok(Some(Block { text, first_line }))
     }
 
-    /// How many invoices the file holds, estimated from the lines and
+    /// How many records the file holds, estimated from the lines and
     /// bytes read so far.
     pub fn estimate(&self) -> Option<usize> {
-        let per_line = self.bytes_read.checked_div(self.lines_read as u64)?;
+        let lines_read = (self.next_line - 1) as u64;
+        let per_line = self.bytes_read.checked_div(lines_read)?;
         usize::try_from(self.size / per_line.max(1)).ok()
     }
 }

@@ -11,8 +11,7 @@ use std::io::{IsTerminal, Write};
 use std::path::Path;
 use std::time::Instant;
 use submetrics::{
-    Ledger, MovementFilter, ReadInvoices, RecordKind, ReportParams, Settings, StripeOptions,
-    WriteReport,
+    Ledger, MovementFilter, RecordKind, ReportParams, Settings, StripeOptions, WriteReport,
 };
 
 /// Records sent to the ledger per batch (the progress bar moves per batch).
@@ -209,32 +208,8 @@ fn load_records(ledger: &mut Ledger, dir: &Path, loaded: &mut Loaded) -> Result<
                         write(report, loaded);
                     }
                 }
-                Records::Stream(stream) if kind == RecordKind::Invoices => {
-                    // Room for the file's invoices before the first chunk
-                    // is stored: the count a Parquet file states, or what
-                    // the first rows of a CSV file suggest.
-                    let Some(first) = stream.next_chunk()? else {
-                        continue;
-                    };
-                    ledger.reserve_invoices(stream.estimate().unwrap_or(first.len()));
-                    let mut first = Some(first);
-                    let next = || {
-                        let chunk = match first.take() {
-                            Some(chunk) => Some(chunk),
-                            None => stream.next_chunk()?,
-                        };
-                        chunk.map(read_invoices).transpose()
-                    };
-                    ledger.upsert_invoice_stream(next, |report| write(report, loaded))?;
-                }
                 Records::Stream(stream) => {
-                    while let Some(chunk) = stream.next_chunk()? {
-                        let report = match chunk {
-                            Chunk::Batch(batch) => ledger.upsert_arrow(kind, &batch)?,
-                            Chunk::Values(values) => ledger.upsert(kind, &values),
-                        };
-                        write(report, loaded);
-                    }
+                    load_stream(ledger, kind, stream, |report| write(report, loaded))?;
                 }
             }
         }
@@ -281,11 +256,9 @@ fn load_lines(
     let Some(first) = stream.next_block().map_err(unreadable)? else {
         return Ok(());
     };
-    if kind == RecordKind::Invoices {
-        // Room for the file's invoices before the first block is stored,
-        // as its first lines suggest.
-        ledger.reserve_invoices(stream.estimate().unwrap_or(0));
-    }
+    // Room for the file's records before the first block is stored, as
+    // its first lines suggest.
+    reserve(ledger, kind, stream.estimate().unwrap_or(0));
     let mut first = Some(first);
     let mut next = || match first.take() {
         Some(block) => Ok(Some(block)),
@@ -316,12 +289,68 @@ fn load_lines(
     }
 }
 
-/// A chunk of an invoice file read as invoices, not yet stored.
-fn read_invoices(chunk: Chunk) -> Result<ReadInvoices> {
-    Ok(match chunk {
-        Chunk::Batch(batch) => Ledger::read_invoice_batch(&batch)?,
-        Chunk::Values(values) => Ledger::read_invoice_values(&values),
-    })
+/// Makes room for `count` more records of `kind`, where the ledger keeps
+/// many (customers and invoices).
+fn reserve(ledger: &mut Ledger, kind: RecordKind, count: usize) {
+    match kind {
+        RecordKind::Customers => ledger.reserve_customers(count),
+        RecordKind::Invoices => ledger.reserve_invoices(count),
+        _ => {}
+    }
+}
+
+/// Loads the records of a Parquet or CSV file of `kind`, chunk by chunk,
+/// passing each chunk's report to `write`. Invoice and customer chunks are
+/// read on every core while the chunk before is stored.
+fn load_stream(
+    ledger: &mut Ledger,
+    kind: RecordKind,
+    stream: &mut files::Stream,
+    mut write: impl FnMut(WriteReport),
+) -> Result<()> {
+    let Some(first) = stream.next_chunk()? else {
+        return Ok(());
+    };
+    // Room for the file's records before the first chunk is stored: the
+    // count a Parquet file states, or what the first rows of a CSV file
+    // suggest.
+    reserve(ledger, kind, stream.estimate().unwrap_or(first.len()));
+    let mut first = Some(first);
+    let mut next = || match first.take() {
+        Some(chunk) => Ok(Some(chunk)),
+        None => stream.next_chunk(),
+    };
+    match kind {
+        RecordKind::Invoices => ledger.upsert_invoice_stream(
+            || {
+                Ok(match next()? {
+                    Some(Chunk::Batch(batch)) => Some(Ledger::read_invoice_batch(&batch)?),
+                    Some(Chunk::Values(values)) => Some(Ledger::read_invoice_values(&values)),
+                    None => None,
+                })
+            },
+            write,
+        ),
+        RecordKind::Customers => ledger.upsert_customer_stream(
+            || {
+                Ok(match next()? {
+                    Some(Chunk::Batch(batch)) => Some(Ledger::read_customer_batch(&batch)?),
+                    Some(Chunk::Values(values)) => Some(Ledger::read_customer_values(&values)),
+                    None => None,
+                })
+            },
+            write,
+        ),
+        _ => {
+            while let Some(chunk) = next()? {
+                write(match chunk {
+                    Chunk::Batch(batch) => ledger.upsert_arrow(kind, &batch)?,
+                    Chunk::Values(values) => ledger.upsert(kind, &values),
+                });
+            }
+            Ok(())
+        }
+    }
 }
 
 fn query(params: &[String]) -> Result<ReportParams> {
