@@ -7,6 +7,7 @@ them."""
 from __future__ import annotations
 
 import datetime
+import gc
 from typing import Any, Dict, List
 
 import pytest
@@ -91,6 +92,29 @@ def test_pyarrow_data_off_its_alignment_is_written_like_any_other() -> None:
     batch = misaligned(pa.table({"id": ["C"], "name": ["Cid"]})).to_batches()[0]
     assert results(l.upsert_customers(batch)) == [None]
     assert l.get_customer("C")["name"] == "Cid"
+
+
+def test_a_table_of_many_chunks_is_read_with_the_collector_paused() -> None:
+    # One chunk per invoice: the alignment check wraps each chunk and buffer
+    # in a Python object, which with the collector on (and a low threshold)
+    # would set off collections.
+    table = pa.concat_tables([pa.Table.from_pylist([invoice]) for invoice in INVOICES[:3]] * 100)
+    assert table.column("id").num_chunks == 300
+    collections: List[int] = []
+    threshold = gc.get_threshold()
+    gc.set_threshold(10)
+    gc.callbacks.append(lambda phase, info: collections.append(info["generation"]))
+    try:
+        l = ledger()
+        collections.clear()
+        written = l.upsert_invoices(table)
+        assert collections == []
+    finally:
+        gc.callbacks.pop()
+        gc.set_threshold(*threshold)
+    assert gc.isenabled()
+    assert results(written) == [None] * 300
+    assert [m["mrr_change"] for m in l.movements("2024-02-15")] == [3000, 2000, 2000]
 
 
 def test_record_batches_typed_dates_and_chunked_tables() -> None:
