@@ -63,8 +63,12 @@ fn is_pandas_frame(obj: &Bound<'_, PyAny>) -> PyResult<bool> {
     Ok(module.starts_with("pandas") && kind.name()? == "DataFrame")
 }
 
-/// A record batch as a `pyarrow.Table` (pyarrow must be installed).
+/// A record batch as a `pyarrow.Table` (pyarrow must be installed), made
+/// with the collector paused: the first table a process makes imports
+/// pyarrow's modules, whose objects set off collections that walk every
+/// object the caller holds.
 pub fn to_pyarrow(py: Python<'_>, batch: RecordBatch) -> PyResult<Bound<'_, PyAny>> {
     let schema = batch.schema();
-    PyTable::try_new(vec![batch], schema)?.into_pyarrow(py)
+    let table = PyTable::try_new(vec![batch], schema)?;
+    with_gc_paused(py, || table.into_pyarrow(py))
 }

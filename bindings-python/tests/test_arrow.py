@@ -94,7 +94,7 @@ def test_pyarrow_data_off_its_alignment_is_written_like_any_other() -> None:
     assert l.get_customer("C")["name"] == "Cid"
 
 
-def test_a_table_of_many_chunks_is_read_with_the_collector_paused() -> None:
+def test_tables_are_read_and_answered_with_the_collector_paused() -> None:
     # One chunk per invoice: the alignment check wraps each chunk and buffer
     # in a Python object, which with the collector on (and a low threshold)
     # would set off collections.
@@ -109,12 +109,17 @@ def test_a_table_of_many_chunks_is_read_with_the_collector_paused() -> None:
         collections.clear()
         written = l.upsert_invoices(table)
         assert collections == []
+        # Answers as tables too, with the lowest threshold.
+        gc.set_threshold(1)
+        movements = l.movements_arrow("2024-02-15")
+        assert collections == []
     finally:
         gc.callbacks.pop()
         gc.set_threshold(*threshold)
     assert gc.isenabled()
     assert results(written) == [None] * 300
     assert [m["mrr_change"] for m in l.movements("2024-02-15")] == [3000, 2000, 2000]
+    assert movements.column("mrr_change").to_pylist() == [3000, 2000, 2000]
 
 
 def test_record_batches_typed_dates_and_chunked_tables() -> None:
