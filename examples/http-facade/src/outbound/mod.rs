@@ -174,10 +174,37 @@ impl Options {
     }
 }
 
-/// Accounts whose facts may have changed, with which customers.
+/// Accounts whose facts may have changed, with which customers, and when
+/// the marks since the scanner last took them came.
 #[derive(Default)]
 struct Dirty {
     accounts: HashMap<i64, Scope>,
+    /// The first and the latest mark since the last take.
+    first_mark: Option<Instant>,
+    last_mark: Option<Instant>,
+}
+
+/// How long writes must pause before their customers are scanned.
+const SETTLE: Duration = Duration::from_millis(200);
+
+/// The longest a mark waits for writes to pause.
+const MAX_DELAY: Duration = Duration::from_secs(10);
+
+impl Dirty {
+    /// When the marks so far are due for a scan: once writes have paused
+    /// for [`SETTLE`], at the latest [`MAX_DELAY`] after the first mark
+    /// (`None`: nothing is marked). A bulk import, a stream of writes with
+    /// no pause, thus runs without a scan beside it for up to
+    /// [`MAX_DELAY`]; its events follow it.
+    fn due(&self) -> Option<Instant> {
+        let (first, last) = (self.first_mark?, self.last_mark?);
+        Some((last + SETTLE).min(first + MAX_DELAY))
+    }
+
+    fn note_mark(&mut self, now: Instant) {
+        self.first_mark.get_or_insert(now);
+        self.last_mark = Some(now);
+    }
 }
 
 /// The events and delivery machinery of the service.
@@ -314,6 +341,7 @@ impl Outbound {
 
     fn mark(&self, account: i64, scope: Scope) {
         let mut dirty = self.dirty.lock().unwrap_or_else(|p| p.into_inner());
+        dirty.note_mark(Instant::now());
         match dirty.accounts.get_mut(&account) {
             Some(existing) => existing.extend(scope),
             None => {
@@ -323,21 +351,24 @@ impl Outbound {
         self.dirty_signal.notify_all();
     }
 
-    /// Waits until an account is marked or `deadline` passes; takes what
-    /// is marked.
+    /// Waits until what is marked is due ([`Dirty::due`]) or `deadline`
+    /// passes; takes what is marked.
     fn take_dirty(&self, deadline: Instant) -> HashMap<i64, Scope> {
         let mut dirty = self.dirty.lock().unwrap_or_else(|p| p.into_inner());
-        while dirty.accounts.is_empty() && !self.stopping() {
+        while !self.stopping() {
             let now = Instant::now();
-            if now >= deadline {
+            let until = dirty.due().map_or(deadline, |due| due.min(deadline));
+            if now >= until {
                 break;
             }
             dirty = self
                 .dirty_signal
-                .wait_timeout(dirty, deadline - now)
+                .wait_timeout(dirty, until - now)
                 .unwrap_or_else(|p| p.into_inner())
                 .0;
         }
+        dirty.first_mark = None;
+        dirty.last_mark = None;
         std::mem::take(&mut dirty.accounts)
     }
 
@@ -416,5 +447,26 @@ impl Outbound {
             body,
             &attempt,
         )
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn marks_are_due_once_writes_pause_and_at_the_latest_after_the_longest_delay() {
+        let start = Instant::now();
+        let mut dirty = Dirty::default();
+        assert_eq!(dirty.due(), None);
+        dirty.note_mark(start);
+        assert_eq!(dirty.due(), Some(start + SETTLE));
+        // Each write pushes the scan back while they keep coming...
+        let later = start + Duration::from_millis(150);
+        dirty.note_mark(later);
+        assert_eq!(dirty.due(), Some(later + SETTLE));
+        // ...up to the longest delay after the first.
+        dirty.note_mark(start + MAX_DELAY);
+        assert_eq!(dirty.due(), Some(start + MAX_DELAY));
     }
 }
