@@ -40,6 +40,8 @@ const KEY: &str = "load-test-owner-key-0123456789";
 const BATCH: usize = 10_000;
 /// No phase runs longer than this.
 const PHASE_LIMIT: Duration = Duration::from_secs(120);
+/// How long a server must use no CPU to count as done with its work.
+const QUIET: Duration = Duration::from_millis(500);
 
 struct Options {
     invoices: usize,
@@ -96,6 +98,25 @@ fn options() -> Options {
         }
     }
     options
+}
+
+/// How long a process keeps working, and the CPU it spends, until half a
+/// second passes in which it uses no CPU tick (at most the phase limit);
+/// the quiet half second at the end is not counted.
+fn work_until_quiet(pid: &str) -> (Duration, Duration) {
+    let start = Instant::now();
+    let first = cpu_time_of(pid);
+    let mut last = first;
+    let mut busy_until = Duration::ZERO;
+    while start.elapsed() < PHASE_LIMIT && start.elapsed() - busy_until < QUIET {
+        std::thread::sleep(Duration::from_millis(50));
+        let now = cpu_time_of(pid);
+        if now > last {
+            last = now;
+            busy_until = start.elapsed();
+        }
+    }
+    (busy_until, last.saturating_sub(first))
 }
 
 fn main() {
@@ -195,6 +216,14 @@ fn main() {
         ms(invoices_cpu),
         invoices_cpu.as_secs_f64() * 1e6 / data.invoices.len().max(1) as f64,
         invoices_written as f64 / data.invoices.len().max(1) as f64
+    );
+    // The events of the import are derived once its writes pause: the
+    // server's work after its last request, until it goes quiet.
+    let (events_time, events_cpu) = work_until_quiet(&server_pid);
+    println!(
+        "events of the import: the server worked {} more after its last request, {} of CPU",
+        ms(events_time),
+        ms(events_cpu)
     );
 
     // Single posts from many clients while readers run the mrr report. The
