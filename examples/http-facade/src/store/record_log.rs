@@ -1,8 +1,10 @@
 //! The record log: every accepted record write, appended in the order the
 //! account's ledger applied it.
 //!
-//! A put stores the record's JSON text; a deletion stores the kind and id
-//! with no text. Nothing is updated in place and the log has no index by
+//! A put stores the record's JSON text: an invoice read from its own text
+//! (a JSON batch or an NDJSON import) as it was sent, which reads back to
+//! the same invoice, any other record as the ledger holds it. A deletion
+//! stores the kind and id with no text. Nothing is updated in place and the log has no index by
 //! record id, so a commit writes the log's last pages and nothing else: an
 //! index by id put a page at a random place of the database into every
 //! commit for every new record, and copying those pages back from the

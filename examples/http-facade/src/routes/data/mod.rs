@@ -249,7 +249,8 @@ pub fn upsert_batches(
     persist_accepted(state, account, ledger, kind, report)
 }
 
-/// Persists the records a write accepted, in one transaction.
+/// Persists the records a write accepted, in one transaction, each as the
+/// ledger now holds it.
 fn persist_accepted(
     state: &AppState,
     account: &Account,
@@ -257,24 +258,37 @@ fn persist_accepted(
     kind: RecordKind,
     report: WriteReport,
 ) -> Result<WriteReport, ApiError> {
+    persist_changes(state, account, ledger, report, |records, _, result| {
+        Change::put(records, kind, &result.id)
+    })
+}
+
+/// Persists the changes `change` gives for the records a write accepted
+/// (`change` has the ledger, the record's index in the write and its
+/// result), in one transaction.
+fn persist_changes(
+    state: &AppState,
+    account: &Account,
+    ledger: &mut Ledger,
+    report: WriteReport,
+    change: impl Fn(&Ledger, usize, &WriteResult) -> Option<Change> + Sync,
+) -> Result<WriteReport, ApiError> {
     let records: &Ledger = ledger;
-    let put = |r: &WriteResult| Change::put(records, kind, &r.id);
-    let accepted = |r: &&WriteResult| r.import_status == ImportStatus::Inserted;
+    let put = |(i, r): (usize, &WriteResult)| {
+        (r.import_status == ImportStatus::Inserted)
+            .then(|| change(records, i, r))
+            .flatten()
+    };
     // Writing each record's text is independent: large batches use every core.
     let changes: Vec<Change> = if report.results.len() > PARALLEL_FROM {
         report
             .results
             .par_iter()
-            .filter(accepted)
+            .enumerate()
             .filter_map(put)
             .collect()
     } else {
-        report
-            .results
-            .iter()
-            .filter(accepted)
-            .filter_map(put)
-            .collect()
+        report.results.iter().enumerate().filter_map(put).collect()
     };
     state.persist(account, ledger, changes)?;
     Ok(report)
@@ -283,8 +297,12 @@ fn persist_accepted(
 /// The invoices of a write, read from the request body before the ledger
 /// is locked.
 pub enum InvoiceRecords {
-    /// Each record's id and invoice (or error), read from its own text.
-    Read(submetrics::ReadInvoices),
+    /// Each record's id and invoice (or error), read from its own text, and
+    /// the texts.
+    Read {
+        read: submetrics::ReadInvoices,
+        texts: Vec<String>,
+    },
     /// Records parsed as values, for bodies the text reading leaves alone.
     Values(Vec<Value>),
 }
@@ -316,7 +334,8 @@ impl InvoiceRecords {
                 invoice.is_ok() || serde_json::from_str::<Value>(text).is_ok()
             });
             if parses {
-                return Ok(InvoiceRecords::Read(read));
+                let texts = texts.into_iter().map(Cow::into_owned).collect();
+                return Ok(InvoiceRecords::Read { read, texts });
             }
         }
         let mut records = records_of(parse_body(body)?, "invoices")?;
@@ -343,7 +362,9 @@ impl InvoiceRecords {
     }
 
     /// Upserts the invoices into the ledger and persists the accepted ones
-    /// in one transaction.
+    /// in one transaction. Invoices read from their own texts are persisted
+    /// as those texts, which read back to the same invoices, rather than
+    /// written out again from the ledger.
     pub fn upsert(
         self,
         state: &AppState,
@@ -351,9 +372,16 @@ impl InvoiceRecords {
         ledger: &mut Ledger,
     ) -> Result<WriteReport, ApiError> {
         match self {
-            InvoiceRecords::Read(read) => {
+            InvoiceRecords::Read { read, texts } => {
                 let report = ledger.upsert_read_invoices(read);
-                persist_accepted(state, account, ledger, RecordKind::Invoices, report)
+                persist_changes(state, account, ledger, report, |records, i, result| {
+                    Some(Change::Put {
+                        kind: RecordKind::Invoices,
+                        id: result.id.to_string(),
+                        owner: Some(records.invoice(&result.id)?.customer_id.to_string()),
+                        body: texts[i].clone(),
+                    })
+                })
             }
             InvoiceRecords::Values(records) => {
                 upsert(state, account, ledger, RecordKind::Invoices, &records)
