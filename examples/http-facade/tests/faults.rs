@@ -826,6 +826,27 @@ fn documented_reads(server: &Server, prepared: &Prepared) -> Vec<String> {
     reads
 }
 
+/// Every documented read's status and body once they hold still: the
+/// server derives the events of the writes before (and queues their
+/// deliveries) once the writes pause, so the reads of events and
+/// deliveries change for a moment after the last write.
+fn settled_reads(server: &Server, reads: &[String]) -> Vec<(String, u16, Value)> {
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(20);
+    let mut last = read_all(server, reads);
+    loop {
+        std::thread::sleep(std::time::Duration::from_millis(500));
+        let now = read_all(server, reads);
+        if now == last {
+            return now;
+        }
+        assert!(
+            std::time::Instant::now() < deadline,
+            "the reads still change 20 s after the last write"
+        );
+        last = now;
+    }
+}
+
 /// Every documented read's status and body.
 fn read_all(server: &Server, reads: &[String]) -> Vec<(String, u16, Value)> {
     reads
@@ -878,7 +899,7 @@ fn a_locked_database_refuses_every_other_write_with_503_and_then_takes_it() {
     let prepared = prepare_all(&server);
     let writes = other_writes(&prepared);
     let reads = documented_reads(&server, &prepared);
-    let before = read_all(&server, &reads);
+    let before = settled_reads(&server, &reads);
     let lock = rusqlite::Connection::open(server.dir.join("submetrics.db")).expect("open");
     lock.execute_batch("BEGIN IMMEDIATE")
         .expect("take the write lock");
@@ -911,7 +932,7 @@ fn a_full_disk_refuses_every_other_write_with_503_and_then_takes_it() {
         })
         .collect();
     let reads = documented_reads(&server, &prepared);
-    let before = read_all(&server, &reads);
+    let before = settled_reads(&server, &reads);
     empty_write_ahead_log(&dir);
     let filler = fill(&dir);
     assert_all_refused(&server, &writes, &reads, &before, "full");
@@ -971,7 +992,7 @@ fn a_read_only_database_answers_every_read_and_refuses_every_write() {
     let server = Server::start_in_with(data_dir(), &["--webhooks-allow-private"]);
     let prepared = prepare_all(&server);
     let reads = documented_reads(&server, &prepared);
-    let before = read_all(&server, &reads);
+    let before = settled_reads(&server, &reads);
     server.signal("TERM");
     let dir = server.dir.clone();
     assert!(server.wait().success());
