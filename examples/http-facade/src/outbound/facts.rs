@@ -39,6 +39,20 @@ impl Scope {
             (Scope::Customers(mine), Scope::Customers(theirs)) => mine.extend(theirs),
         }
     }
+
+    /// The scope in parts of at most `customers` customers each, in
+    /// order; the whole account stays one part.
+    pub fn parts(self, customers: usize) -> Vec<Scope> {
+        match self {
+            Scope::All => vec![Scope::All],
+            Scope::Customers(ids) => {
+                let ids: Vec<String> = ids.into_iter().collect();
+                ids.chunks(customers.max(1))
+                    .map(|part| Scope::Customers(part.iter().cloned().collect()))
+                    .collect()
+            }
+        }
+    }
 }
 
 /// Where a fact comes from, to build its event's data from.
@@ -370,6 +384,17 @@ impl Fact {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn a_scope_of_customers_comes_in_parts_in_order_and_the_whole_account_whole() {
+        let ids =
+            |ids: &[&str]| super::Scope::Customers(ids.iter().map(|id| id.to_string()).collect());
+        assert_eq!(
+            ids(&["d", "a", "c", "b", "e"]).parts(2),
+            [ids(&["a", "b"]), ids(&["c", "d"]), ids(&["e"])]
+        );
+        assert_eq!(super::Scope::All.parts(2), [super::Scope::All]);
+    }
+
     use super::*;
     use submetrics::{RecordKind, Settings};
 

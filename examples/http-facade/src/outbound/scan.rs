@@ -67,15 +67,24 @@ pub fn run(state: Weak<AppState>, outbound: Arc<Outbound>) {
             let Ok(account) = state.account(id) else {
                 continue;
             };
-            if let Err(error) = scan(&state, &account, &scope, Utc::now()) {
-                eprintln!("warning: events of account {id} were not scanned: {error}");
-                // Tried again with the next whole scan.
+            for part in scope.parts(SCAN_PART) {
+                if let Err(error) = scan(&state, &account, &part, Utc::now()) {
+                    eprintln!("warning: events of account {id} were not scanned: {error}");
+                    // Tried again with the next whole scan.
+                    break;
+                }
             }
         }
         drop(state);
         outbound.rest(started.elapsed().min(MAX_REST));
     }
 }
+
+/// The most customers one scan takes: the customers of many writes (a
+/// bulk import's) are scanned in parts, each holding the ledger's read lock
+/// and the store's lock for its own customers only, so a write that comes
+/// meanwhile waits for one part at most.
+const SCAN_PART: usize = 5_000;
 
 /// The longest the scanner rests after a scan (see [`Outbound::rest`]).
 const MAX_REST: Duration = Duration::from_millis(250);
