@@ -108,8 +108,8 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** List plans */
-        get: operations["listPlansTrailingSlash"];
+        /** Without an id: Missing external_id */
+        get: operations["getPlanWithoutIdTrailingSlash"];
         /**
          * Without an id: Missing external_id
          * @description Needs an owner or admin key (readonly keys only read).
@@ -2730,32 +2730,16 @@ export interface operations {
             };
         };
     };
-    listPlansTrailingSlash: {
+    getPlanWithoutIdTrailingSlash: {
         parameters: {
-            query?: {
-                /** @description Only plans of this data source */
-                source?: string;
-                /** @description Most items returned (larger values are clamped to the maximum) */
-                limit?: number;
-                /** @description Items skipped before the first returned */
-                offset?: number;
-            };
+            query?: never;
             header?: never;
             path?: never;
             cookie?: never;
         };
         requestBody?: never;
         responses: {
-            /** @description Success */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["PlanList"];
-                };
-            };
-            /** @description Invalid input; the error names the field or parameter */
+            /** @description Always: `{error: "Missing external_id", code: "bad_request"}` */
             400: {
                 headers: {
                     [name: string]: unknown;

@@ -237,6 +237,7 @@ fn plans_without_an_id_answer_missing_external_id() {
     seed(&server);
     let missing = json!({"error": "Missing external_id", "code": "bad_request"});
     for (method, path) in [
+        ("GET", "/data/plans/"),
         ("DELETE", "/data/plans"),
         ("DELETE", "/data/plans/"),
         ("PUT", "/data/plans"),

@@ -45,7 +45,7 @@ pub fn operation(method: &str, path: &str) -> Option<Operation> {
         },
 
         ("get", "/data/plans") => op("listPlans", None, "PlanList"),
-        ("get", "/data/plans/") => op("listPlansTrailingSlash", None, "PlanList"),
+        ("get", "/data/plans/") => op("getPlanWithoutIdTrailingSlash", None, "Error"),
         ("post", "/data/plans") => op(
             "upsertPlans",
             Some(records_body("PlanInput", "plans")),

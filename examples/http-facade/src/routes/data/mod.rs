@@ -64,8 +64,8 @@ pub fn routes() -> Routes {
         )
         .get(
             "/data/plans/",
-            list_plans,
-            Doc::key("List plans").query(LIST_PLANS),
+            missing_id,
+            Doc::key("Without an id: Missing external_id").missing_id(),
         )
         .put(
             "/data/plans/",
