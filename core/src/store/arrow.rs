@@ -4,7 +4,7 @@
 //! core.
 
 use super::stream::{plain_or, read_each, read_record};
-use super::{ReadCustomers, ReadInvoices, RecordKind, Store, WriteReport};
+use super::{ReadCustomers, ReadInvoices, ReadRecords, RecordKind, Store, WriteReport};
 use crate::error::Result;
 use crate::fx::FxRate;
 use crate::model::{ArrowRecords, Customer, DataSource, Invoice, InvoiceColumns, Plan, PlanGroup};
@@ -80,37 +80,48 @@ impl Store {
             ArrowRecords::new(kind.record_name(), batch)?;
         }
         let mut report = WriteReport::default();
-        if kind == RecordKind::Invoices {
-            let rows = batches.iter().map(RecordBatch::num_rows).sum();
-            self.reserve_invoices(rows);
-            report.results.reserve(rows);
-            let mut chunks = slices(batches);
-            let next = || {
-                chunks
-                    .next()
-                    .map(|chunk| Store::read_invoice_batch(&chunk))
-                    .transpose()
-            };
-            self.store_invoice_stream(next, |stored| report.results.extend(stored.results))?;
-            return Ok(report);
-        }
-        if kind == RecordKind::Customers {
-            let mut chunks = slices(batches);
-            let next = || {
-                chunks
-                    .next()
-                    .map(|chunk| Store::read_customer_batch(&chunk))
-                    .transpose()
-            };
-            self.store_customer_stream(next, |stored| report.results.extend(stored.results))?;
-            return Ok(report);
-        }
-        for batch in batches {
-            report
-                .results
-                .extend(self.upsert_arrow(kind, batch)?.results);
+        match kind {
+            RecordKind::Invoices => {
+                let rows = batches.iter().map(RecordBatch::num_rows).sum();
+                self.reserve_invoices(rows);
+                report.results.reserve(rows);
+                self.store_batch_stream(
+                    batches,
+                    &mut report,
+                    Store::read_invoice_batch,
+                    Store::store_invoices,
+                )?;
+            }
+            RecordKind::Customers => self.store_batch_stream(
+                batches,
+                &mut report,
+                Store::read_customer_batch,
+                Store::store_read_customers,
+            )?,
+            _ => {
+                for batch in batches {
+                    report
+                        .results
+                        .extend(self.upsert_arrow(kind, batch)?.results);
+                }
+            }
         }
         Ok(report)
+    }
+
+    /// Stores the rows of `batches` with `store`, read with `read` in slices
+    /// of [`STREAM_ROWS`], one slice read while the one before is stored;
+    /// the results go to `report` in row order.
+    fn store_batch_stream<T: Send>(
+        &mut self,
+        batches: &[RecordBatch],
+        report: &mut WriteReport,
+        read: fn(&RecordBatch) -> Result<ReadRecords<T>>,
+        store: fn(&mut Store, ReadRecords<T>) -> WriteReport,
+    ) -> Result<()> {
+        let mut chunks = slices(batches);
+        let next = || chunks.next().map(|chunk| read(&chunk)).transpose();
+        self.store_stream(next, |stored| report.results.extend(stored.results), store)
     }
 
     /// The rows of `batch` read as invoices, each on its own (the first

@@ -109,7 +109,7 @@ impl Store {
     /// work (on the pool's threads) and must be `Send`. The results are
     /// those of storing each chunk as it comes; the first error of `next`
     /// ends the load, after every chunk read before it is stored.
-    fn store_stream<T: Send, E: Send>(
+    pub(super) fn store_stream<T: Send, E: Send>(
         &mut self,
         mut next: impl FnMut() -> std::result::Result<Option<ReadRecords<T>>, E> + Send,
         mut stored: impl FnMut(WriteReport),

@@ -104,6 +104,20 @@ fn with_source_and_plan(server: Server) -> Server {
 }
 
 const NDJSON: &[(&str, &str)] = &[("Content-Type", "application/x-ndjson")];
+
+/// Imports invoice lines into `ds1` as NDJSON; answers the results.
+fn import_ndjson(server: &Server, lines: &[impl AsRef<str>]) -> Value {
+    let body: Vec<&str> = lines.iter().map(AsRef::as_ref).collect();
+    let (status, answer) = send(
+        server,
+        "POST",
+        "/v1/data-sources/ds1/invoices",
+        NDJSON,
+        body.join("\n").into(),
+    );
+    assert_eq!(status, 200, "{answer}");
+    serde_json::from_str(&answer).unwrap()
+}
 const ARROW: &[(&str, &str)] = &[("Content-Type", "application/vnd.apache.arrow.stream")];
 
 #[test]
@@ -136,15 +150,7 @@ fn ndjson_and_arrow_imports_answer_what_json_answers() {
         "invoice who: field `customer_id`: customer `Z` does not exist; send the customer first"
     );
     let lines: Vec<String> = invoices().iter().map(Value::to_string).collect();
-    let (status, body) = send(
-        &server,
-        "POST",
-        "/v1/data-sources/ds1/invoices",
-        NDJSON,
-        lines.join("\n").into(),
-    );
-    assert_eq!(status, 200, "{body}");
-    assert_eq!(serde_json::from_str::<Value>(&body).unwrap(), expected);
+    assert_eq!(import_ndjson(&server, &lines), expected);
     let (status, body) = send(
         &server,
         "POST",
@@ -181,14 +187,7 @@ fn imported_invoices_read_back_the_same_after_a_restart() {
         r#"{"id": "i2", "customer_id": "B", "type": "subscription", "plan_id": "m", "invoice_date": "2024-01-10T12:30:00+02:00", "amount": 2000, "currency": "USD", "tax": 100}"#,
         r#"{"id": "i1", "customer_id": "B", "type": "subscription", "plan_id": "m", "invoice_date": "2024-02-01", "amount": 4000, "currency": "USD"}"#,
     ];
-    let (status, body) = send(
-        &server,
-        "POST",
-        "/v1/data-sources/ds1/invoices",
-        NDJSON,
-        lines.join("\n").into(),
-    );
-    assert_eq!(status, 200, "{body}");
+    import_ndjson(&server, &lines);
     let before: Vec<Value> = ["i1", "i2"]
         .iter()
         .map(|id| server.get(&format!("/data/invoices/{id}")).1)

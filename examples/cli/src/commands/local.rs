@@ -6,6 +6,7 @@ use super::jsonl::JsonlStream;
 use super::stripe_files;
 use crate::args::{LocalArgs, LocalCommand, LocalCustomers, pairs};
 use crate::error::{CliError, Result};
+use arrow_array::RecordBatch;
 use serde_json::{Value, json};
 use std::io::{IsTerminal, Write};
 use std::path::Path;
@@ -289,6 +290,19 @@ fn load_lines(
     }
 }
 
+/// A chunk of a file read with `batch` (a record batch) or `values` (JSON
+/// values), not yet stored.
+fn read_chunk<T>(
+    chunk: Chunk,
+    batch: fn(&RecordBatch) -> submetrics::Result<T>,
+    values: fn(&[Value]) -> T,
+) -> Result<T> {
+    Ok(match chunk {
+        Chunk::Batch(records) => batch(&records)?,
+        Chunk::Values(records) => values(&records),
+    })
+}
+
 /// Makes room for `count` more records of `kind`, where the ledger keeps
 /// many (customers and invoices).
 fn reserve(ledger: &mut Ledger, kind: RecordKind, count: usize) {
@@ -323,21 +337,29 @@ fn load_stream(
     match kind {
         RecordKind::Invoices => ledger.upsert_invoice_stream(
             || {
-                Ok(match next()? {
-                    Some(Chunk::Batch(batch)) => Some(Ledger::read_invoice_batch(&batch)?),
-                    Some(Chunk::Values(values)) => Some(Ledger::read_invoice_values(&values)),
-                    None => None,
-                })
+                next()?
+                    .map(|chunk| {
+                        read_chunk(
+                            chunk,
+                            Ledger::read_invoice_batch,
+                            Ledger::read_invoice_values,
+                        )
+                    })
+                    .transpose()
             },
             write,
         ),
         RecordKind::Customers => ledger.upsert_customer_stream(
             || {
-                Ok(match next()? {
-                    Some(Chunk::Batch(batch)) => Some(Ledger::read_customer_batch(&batch)?),
-                    Some(Chunk::Values(values)) => Some(Ledger::read_customer_values(&values)),
-                    None => None,
-                })
+                next()?
+                    .map(|chunk| {
+                        read_chunk(
+                            chunk,
+                            Ledger::read_customer_batch,
+                            Ledger::read_customer_values,
+                        )
+                    })
+                    .transpose()
             },
             write,
         ),
