@@ -140,9 +140,7 @@ impl InvoiceTable {
             };
             each(self, position, previous);
         }
-        for (hash, position) in added {
-            self.index.add(hash, position);
-        }
+        self.index.add_each(&added);
     }
 
     /// Makes room in the id buffer for at least the batch's ids. When it
@@ -172,13 +170,11 @@ impl InvoiceTable {
         let found: Vec<u32> = if self.records.is_empty() {
             Vec::new()
         } else {
+            let is_key = |&(_, i): &(u64, u32), p: u32| self.id_at(p as usize) == id(i);
             order
-                .par_iter()
-                .with_min_len(PROBES_PER_TASK)
-                .map(|&(hash, i)| {
-                    let known = self.index.find(hash, |p| self.id_at(p as usize) == id(i));
-                    known.unwrap_or(NOT_STORED)
-                })
+                .par_chunks(PROBES_PER_TASK)
+                .flat_map_iter(|probes| self.index.find_each(probes, |&(hash, _)| hash, is_key))
+                .map(|known| known.unwrap_or(NOT_STORED))
                 .collect()
         };
         // By batch index: the batch index of the id's first record, and

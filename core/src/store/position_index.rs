@@ -1,6 +1,11 @@
 //! The invoice table's index from id hashes to positions, in four bytes a
 //! slot.
 
+/// How many keys [`PositionIndex::find_each`] reads the home slots of
+/// before probing them: enough misses in flight to keep the memory busy, few
+/// enough that their cache lines are still there when probed.
+const PROBE_GROUP: usize = 64;
+
 /// An open-addressing index from id hashes to positions, probed linearly.
 ///
 /// The hash's upper 32 bits pick the home slot, scaled to the slot count
@@ -111,10 +116,55 @@ impl PositionIndex {
         }
     }
 
+    /// [`PositionIndex::find`] for each of `keys`, whose hashes `hash`
+    /// gives. The home slots of each group of [`PROBE_GROUP`] keys are read
+    /// in one pass before any is probed, so their cache misses (about one a
+    /// key in a large index) overlap instead of following one another; a
+    /// key whose home slot is empty is absent without a second look.
+    pub(super) fn find_each<K>(
+        &self,
+        keys: &[K],
+        hash: impl Fn(&K) -> u64,
+        is_key: impl Fn(&K, u32) -> bool,
+    ) -> Vec<Option<u32>> {
+        let mut found = Vec::with_capacity(keys.len());
+        let mut homes = [0u32; PROBE_GROUP];
+        for group in keys.chunks(PROBE_GROUP) {
+            for (home, key) in homes.iter_mut().zip(group) {
+                *home = self.slots.get(self.home(hash(key))).copied().unwrap_or(0);
+            }
+            for (&home, key) in homes.iter().zip(group) {
+                found.push(if home == 0 {
+                    None
+                } else {
+                    self.find(hash(key), |p| is_key(key, p))
+                });
+            }
+        }
+        found
+    }
+
     /// Adds an entry known to be absent; there must be room for it.
     pub(super) fn add(&mut self, hash: u64, position: u32) {
         let free = self.first_free_slot(hash);
         self.slots[free] = self.slot_of(hash, position);
+    }
+
+    /// Adds entries known to be absent, each id once; there must be room
+    /// for them. As in [`PositionIndex::find_each`], the home slots of each
+    /// group are read in one pass before any entry is added, so their cache
+    /// misses overlap.
+    pub(super) fn add_each(&mut self, entries: &[(u64, u32)]) {
+        for group in entries.chunks(PROBE_GROUP) {
+            let homes_taken = group
+                .iter()
+                .filter(|&&(hash, _)| self.slots[self.home(hash)] != 0)
+                .count();
+            std::hint::black_box(homes_taken);
+            for &(hash, position) in group {
+                self.add(hash, position);
+            }
+        }
     }
 
     /// Removes the entry of `position`, shifting the entries after it back
@@ -228,7 +278,36 @@ mod tests {
                     let found = index.find(hash, |p| p == position);
                     prop_assert_eq!(found, present.contains(&position).then_some(position));
                 }
+                let keys: Vec<u32> = (0..hash_of.len() as u32).collect();
+                let found = index.find_each(&keys, |&k| hash_of[k as usize], |&k, p| p == k);
+                let expected: Vec<Option<u32>> =
+                    keys.iter().map(|k| present.contains(k).then_some(*k)).collect();
+                prop_assert_eq!(found, expected);
             }
+        }
+
+        /// Entries added together are found as if added one at a time,
+        /// in groups larger than a probe group too.
+        #[test]
+        fn entries_added_together_are_found(
+            uppers in proptest::collection::vec(any::<u32>(), 0..200),
+        ) {
+            let entries: Vec<(u64, u32)> = uppers
+                .iter()
+                .zip(0..)
+                .map(|(&upper, position)| ((u64::from(upper) << 32) | u64::from(position), position))
+                .collect();
+            let mut index = PositionIndex::default();
+            index.rebuild(entries.len(), std::iter::empty());
+            index.add_each(&entries);
+            for &(hash, position) in &entries {
+                prop_assert_eq!(index.find(hash, |p| p == position), Some(position));
+            }
+            let occupied = index.slots.iter().filter(|&&slot| slot != 0).count();
+            prop_assert_eq!(occupied, entries.len());
+            let found = index.find_each(&entries, |&(hash, _)| hash, |&(_, position), p| p == position);
+            let positions: Vec<Option<u32>> = entries.iter().map(|&(_, p)| Some(p)).collect();
+            prop_assert_eq!(found, positions);
         }
     }
 

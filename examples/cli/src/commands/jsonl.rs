@@ -80,7 +80,7 @@ impl JsonlStream {
         }
         let text = String::from_utf8(block).map_err(|_| "is not UTF-8 text".to_string())?;
         let first_line = self.next_line;
-        self.next_line += text.bytes().filter(|&b| b == b'\n').count();
+        self.next_line += memchr::memchr_iter(b'\n', text.as_bytes()).count();
         Ok(Some(Block { text, first_line }))
     }
 
@@ -109,9 +109,7 @@ impl Block {
     /// The records of the block parsed, on every core; a malformed line is
     /// an error with its number in the file.
     pub fn parse(&self) -> Result<Vec<Json<'_>>, (usize, serde_json::Error)> {
-        let (numbers, records): (Vec<usize>, Vec<&str>) = self
-            .text
-            .lines()
+        let (numbers, records): (Vec<usize>, Vec<&str>) = all_lines(&self.text)
             .enumerate()
             .filter(|(_, line)| !line.trim().is_empty())
             .map(|(i, line)| (self.first_line + i, line))
@@ -122,7 +120,28 @@ impl Block {
 
 /// The non-blank lines of a JSONL text.
 pub fn lines(text: &str) -> impl Iterator<Item = &str> {
-    text.lines().filter(|line| !line.trim().is_empty())
+    all_lines(text).filter(|line| !line.trim().is_empty())
+}
+
+/// The lines of a text as [`str::lines`] gives them (without their `\n`
+/// or `\r\n`; the last one's ending optional), found with a vectorized
+/// search for newlines rather than a byte-by-byte one.
+fn all_lines(text: &str) -> impl Iterator<Item = &str> {
+    let mut newlines = memchr::memchr_iter(b'\n', text.as_bytes());
+    let mut start = 0;
+    std::iter::from_fn(move || match newlines.next() {
+        Some(end) => {
+            let line = &text[start..end];
+            start = end + 1;
+            Some(line.strip_suffix('\r').unwrap_or(line))
+        }
+        None if start < text.len() => {
+            let line = &text[start..];
+            start = text.len();
+            Some(line)
+        }
+        None => None,
+    })
 }
 
 #[cfg(test)]
@@ -190,6 +209,19 @@ mod tests {
         let ids: Vec<serde_json::Value> =
             good.parse().unwrap().iter().map(Json::to_value).collect();
         assert_eq!(ids, [serde_json::json!({"id": "a"})]);
+    }
+
+    proptest::proptest! {
+        /// Lines split as `str::lines` splits them, whatever the mix of
+        /// line endings, blank lines and a missing last newline.
+        #[test]
+        fn lines_split_like_the_standard_library(
+            text in "[a\r\n\u{e9} ]{0,40}"
+        ) {
+            let ours: Vec<&str> = all_lines(&text).collect();
+            let standard: Vec<&str> = text.lines().collect();
+            proptest::prop_assert_eq!(ours, standard);
+        }
     }
 
     #[test]
