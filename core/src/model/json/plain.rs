@@ -186,11 +186,13 @@ impl<'a> Reader<'a> {
     /// with an escape or a control character (or no end).
     fn string(&mut self) -> Option<&'a str> {
         let rest = &self.bytes[self.at..];
-        let end = memchr::memchr2(b'"', b'\\', rest)?;
-        let control = rest[..end]
+        // One pass to the first byte that ends a plain string: records'
+        // strings are short, so a byte loop beats a vector search that
+        // needs a second pass for control characters.
+        let end = rest
             .iter()
-            .fold(false, |found, &b| found | (b < 0x20));
-        if rest[end] != b'"' || control {
+            .position(|&b| b == b'"' || b == b'\\' || b < 0x20)?;
+        if rest[end] != b'"' {
             return None;
         }
         // Quotes are ASCII, so both ends are character boundaries.
