@@ -201,6 +201,9 @@ impl<'a> Reader<'a> {
         Some(string)
     }
 
+    // Inlined into its callers, which then keep the scalar in registers
+    // rather than copying it through memory piece by piece.
+    #[inline(always)]
     fn value(&mut self) -> Option<Scalar<'a>> {
         match self.peek()? {
             b'"' => {
