@@ -263,7 +263,9 @@ fn cents(cell: Cell<'_>) -> Option<Option<Cents>> {
 }
 
 /// A date or timestamp cell, or a text one, within [`Timestamp::YEARS`]
-/// (blank text is no date).
+/// (blank text is no date). Inlined, so the timestamp reaches its invoice in
+/// registers rather than through the stack in pieces.
+#[inline(always)]
 fn timestamp(cell: Cell<'_>) -> Option<Option<Timestamp>> {
     match cell {
         Cell::Absent => Some(None),
