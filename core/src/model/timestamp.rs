@@ -45,6 +45,19 @@ impl Timestamp {
         }
     }
 
+    /// The instant `millis` milliseconds after 1970-01-01T00:00:00Z, as
+    /// [`Timestamp::from_instant`] keeps it, computed from the count without
+    /// a `DateTime` in between; `None` past the dates chrono represents.
+    pub fn from_unix_millis(millis: i64) -> Option<Timestamp> {
+        const MILLIS_PER_DAY: i64 = 86_400_000;
+        let days = i32::try_from(millis.div_euclid(MILLIS_PER_DAY)).ok()?;
+        let of_day = millis.rem_euclid(MILLIS_PER_DAY) as u32;
+        Some(Timestamp {
+            date: NaiveDate::from_epoch_days(days)?,
+            time: ((of_day / 1000) << MILLISECOND_BITS) | (of_day % 1000),
+        })
+    }
+
     /// A calendar date.
     pub fn from_date(date: NaiveDate) -> Timestamp {
         Timestamp {
@@ -265,6 +278,22 @@ impl Serialize for Timestamp {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    proptest::proptest! {
+        /// A count of milliseconds gives the timestamp of the instant it
+        /// counts to, before 1970 too, and nothing where chrono has no date.
+        #[test]
+        fn unix_milliseconds_give_the_instant_they_count_to(millis in proptest::prelude::any::<i64>()) {
+            let by_instant = DateTime::from_timestamp_millis(millis).map(Timestamp::from_instant);
+            proptest::prop_assert_eq!(Timestamp::from_unix_millis(millis), by_instant);
+        }
+
+        #[test]
+        fn unix_milliseconds_near_the_epoch(millis in -400_000_000_000_000i64..400_000_000_000_000) {
+            let by_instant = DateTime::from_timestamp_millis(millis).map(Timestamp::from_instant);
+            proptest::prop_assert_eq!(Timestamp::from_unix_millis(millis), by_instant);
+        }
+    }
 
     #[test]
     fn bare_date_is_midnight_in_the_time_zone() {

@@ -35,7 +35,7 @@ use arrow_array::{
 use arrow_buffer::ArrowNativeType;
 use arrow_buffer::NullBuffer;
 use arrow_schema::{DataType, TimeUnit};
-use chrono::{DateTime, NaiveDate};
+use chrono::NaiveDate;
 use serde_json::{Map, Number, Value};
 use std::ops::Range;
 
@@ -183,7 +183,9 @@ impl<'a> Column<'a> {
         }
     }
 
-    /// The cell at `row`, as [`cell_view`] reads it.
+    /// The cell at `row`, as [`cell_view`] reads it. Inlined into the row
+    /// readers, which then take the view apart in registers.
+    #[inline(always)]
     pub(super) fn view(&'a self, row: usize) -> View<'a, ArrowNode<'a>> {
         let cells = self.cells;
         if matches!(cells, Cells::Other) {
@@ -463,22 +465,24 @@ fn dictionary_key<K: arrow_array::types::ArrowDictionaryKeyType>(
 /// calendar's range it is the raw number, which the timestamp rule
 /// refuses, quoting it.
 fn timestamp_view<'a>(unit: TimeUnit, value: i64) -> View<'a, ArrowNode<'a>> {
-    let instant = match unit {
-        TimeUnit::Second => DateTime::from_timestamp(value, 0),
-        TimeUnit::Millisecond => DateTime::from_timestamp_millis(value),
-        TimeUnit::Microsecond => DateTime::from_timestamp_micros(value),
-        TimeUnit::Nanosecond => Some(DateTime::from_timestamp_nanos(value)),
+    // Finer units are floored to whole milliseconds, which is all a
+    // timestamp keeps.
+    let millis = match unit {
+        TimeUnit::Second => value.checked_mul(1000),
+        TimeUnit::Millisecond => Some(value),
+        TimeUnit::Microsecond => Some(value.div_euclid(1000)),
+        TimeUnit::Nanosecond => Some(value.div_euclid(1_000_000)),
     };
-    instant.map_or(View::Number(Number::from(value)), |instant| {
-        View::Timestamp(Timestamp::from_instant(instant))
-    })
+    millis
+        .and_then(Timestamp::from_unix_millis)
+        .map_or(View::Number(Number::from(value)), View::Timestamp)
 }
 
 /// A date cell: days since 1970-01-01.
 fn date_view<'a>(days: i64) -> View<'a, ArrowNode<'a>> {
-    let epoch = NaiveDate::from_ymd_opt(1970, 1, 1).unwrap_or_default();
-    epoch
-        .checked_add_signed(chrono::TimeDelta::days(days))
+    i32::try_from(days)
+        .ok()
+        .and_then(NaiveDate::from_epoch_days)
         .map_or(View::Number(Number::from(days)), |date| {
             View::Timestamp(Timestamp::from_date(date))
         })
