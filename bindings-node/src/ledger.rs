@@ -280,12 +280,10 @@ impl NativeLedger {
     pub fn upsert_arrow(&self, collection: String, stream: Buffer) -> napi::Result<Buffer> {
         let kind = kind(&collection)?;
         let batches = columnar::batches_from_ipc(&stream).map_err(to_napi)?;
-        let report = write(&self.inner)
-            .upsert_arrow_batches(kind, &batches)
+        let results = write(&self.inner)
+            .upsert_arrow_table(kind, &batches)
             .map_err(to_napi)?;
-        Ok(columnar::ipc_of(&report.to_batch())
-            .map_err(to_napi)?
-            .into())
+        Ok(columnar::ipc_of(&results).map_err(to_napi)?.into())
     }
 
     /// `movements` as an Arrow IPC stream, one row per movement.

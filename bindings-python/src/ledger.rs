@@ -85,10 +85,10 @@ impl Ledger {
         obj: &Bound<'py, PyAny>,
     ) -> PyResult<Bound<'py, PyAny>> {
         if let Some(batches) = crate::arrow::batches(obj)? {
-            let report = self
-                .writing(py, |l| l.upsert_arrow_batches(kind, &batches))
+            let results = self
+                .writing(py, |l| l.upsert_arrow_table(kind, &batches))
                 .map_err(|e| to_py_err(py, e))?;
-            return crate::arrow::to_pyarrow(py, report.to_batch());
+            return crate::arrow::to_pyarrow(py, results);
         }
         let arena = Bump::new();
         let report = if kind == RecordKind::Invoices {

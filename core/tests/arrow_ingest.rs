@@ -338,3 +338,44 @@ fn customers_of_many_batches_stream_in_row_order() {
     );
     assert_eq!(&*streamed.customer("b").unwrap().name, "B2");
 }
+
+#[test]
+fn invoice_results_come_a_chunk_at_a_time_and_as_one_table() {
+    let invoice = |id: &str, customer: &str| {
+        json!({"id": id, "customer_id": customer, "type": "one-time",
+               "invoice_date": "2024-01-01", "amount": 500, "currency": "USD"})
+    };
+    let batches = [
+        batch_of(&[invoice("i1", "a"), invoice("i2", "nobody")]).unwrap(),
+        batch_of(&[invoice("i3", "a"), invoice("i1", "a")]).unwrap(),
+    ];
+    let mut chunked = ledger();
+    let mut chunks = Vec::new();
+    chunked
+        .upsert_arrow_chunks(RecordKind::Invoices, &batches, |chunk| {
+            chunks.push(errors(&chunk))
+        })
+        .unwrap();
+    let unknown = Some(
+        "invoice i2: field `customer_id`: customer `nobody` does not exist; send the customer first"
+            .to_string(),
+    );
+    assert_eq!(
+        chunks,
+        [
+            vec![("i1".to_string(), None), ("i2".to_string(), unknown)],
+            vec![("i3".to_string(), None), ("i1".to_string(), None)],
+        ]
+    );
+
+    let mut tabled = ledger();
+    let table = tabled
+        .upsert_arrow_table(RecordKind::Invoices, &batches)
+        .unwrap();
+    let gathered = ledger()
+        .upsert_arrow_batches(RecordKind::Invoices, &batches)
+        .unwrap();
+    assert_eq!(table, gathered.to_batch());
+    assert_eq!(table.num_rows(), 4);
+    assert_eq!(tabled.invoices().len(), 2);
+}

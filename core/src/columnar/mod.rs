@@ -22,7 +22,7 @@ use crate::error::{Error, Result};
 use crate::reports::result::ReportTable;
 pub use crate::reports::result::report_rows;
 use crate::reports::{Kind, ReportParams};
-use crate::{ImportStatus, Ledger, MovementFilter, WriteReport, WriteResult};
+use crate::{ImportStatus, Ledger, MovementFilter, WriteReport};
 use arrow_array::builder::StringBuilder;
 use arrow_array::{
     ArrayRef, BooleanArray, Float64Array, Int64Array, ListArray, NullArray, RecordBatch,
@@ -123,49 +123,94 @@ pub fn report_result_batch(result: Value) -> Result<RecordBatch> {
 
 impl WriteReport {
     /// The per-record results as a record batch, one row per record in
-    /// input order: `id` (`Utf8`), `import_status` (`inserted` or `error`)
-    /// and `import_error` (null for stored records).
-    /// The three columns are built side by side, each with its exact size.
+    /// input order (see [`ResultColumns`]).
     pub fn to_batch(&self) -> RecordBatch {
-        let results = &self.results;
-        let status = |r: &WriteResult| {
-            Some(match r.import_status {
+        let mut columns = ResultColumns::with_rows(self.results.len());
+        columns.append(self);
+        columns.finish()
+    }
+}
+
+/// The per-record results of a write as Arrow columns, built a chunk of
+/// results at a time, one row per record in input order: `id` (`Utf8`),
+/// `import_status` (`inserted` or `error`) and `import_error` (null for
+/// stored records).
+pub struct ResultColumns {
+    /// How many results are expected in all (the columns grow past it).
+    rows: usize,
+    /// Made at the first chunk, with room for every expected id at that
+    /// chunk's average length.
+    ids: Option<StringBuilder>,
+    statuses: StringBuilder,
+    errors: StringBuilder,
+}
+
+impl ResultColumns {
+    /// Empty columns with room for `rows` results.
+    pub fn with_rows(rows: usize) -> ResultColumns {
+        ResultColumns {
+            rows,
+            ids: None,
+            statuses: StringBuilder::with_capacity(rows, rows * "inserted".len()),
+            errors: StringBuilder::with_capacity(rows, 0),
+        }
+    }
+
+    /// Appends the results of the next chunk.
+    pub fn append(&mut self, chunk: &WriteReport) {
+        let rows = self.rows.max(chunk.results.len());
+        let ids = self.ids.get_or_insert_with(|| {
+            let bytes: usize = chunk.results.iter().map(|r| r.id.len()).sum();
+            let expected = (bytes * rows).div_ceil(chunk.results.len().max(1));
+            StringBuilder::with_capacity(rows, expected + expected / 16)
+        });
+        for result in &chunk.results {
+            ids.append_value(&result.id);
+            self.statuses.append_value(match result.import_status {
                 ImportStatus::Inserted => "inserted",
                 ImportStatus::Error => "error",
-            })
-        };
-        let (ids, (statuses, errors)) = rayon::join(
-            || text_column(results, |r| Some(r.id.as_str())),
-            || {
-                rayon::join(
-                    || text_column(results, status),
-                    || text_column(results, |r| r.import_error.as_deref()),
-                )
-            },
-        );
+            });
+            self.errors.append_option(result.import_error.as_deref());
+        }
+    }
+
+    /// The columns as one record batch.
+    pub fn finish(self) -> RecordBatch {
+        let mut ids = self.ids.unwrap_or_default();
+        let (mut statuses, mut errors) = (self.statuses, self.errors);
         let schema = Schema::new(vec![
             Field::new("id", DataType::Utf8, false),
             Field::new("import_status", DataType::Utf8, false),
             Field::new("import_error", DataType::Utf8, true),
         ]);
-        let columns: Vec<ArrayRef> = vec![Arc::new(ids), Arc::new(statuses), Arc::new(errors)];
+        let columns: Vec<ArrayRef> = vec![
+            Arc::new(ids.finish()),
+            Arc::new(statuses.finish()),
+            Arc::new(errors.finish()),
+        ];
         RecordBatch::try_new(Arc::new(schema), columns)
             .unwrap_or_else(|_| RecordBatch::new_empty(Arc::new(Schema::empty())))
     }
 }
 
-/// A string column of one text (or null) per result, built at its exact
-/// size.
-fn text_column<'a>(
-    results: &'a [WriteResult],
-    text: impl Fn(&'a WriteResult) -> Option<&'a str>,
-) -> StringArray {
-    let bytes = results.iter().map(|r| text(r).map_or(0, str::len)).sum();
-    let mut column = StringBuilder::with_capacity(results.len(), bytes);
-    for result in results {
-        column.append_option(text(result));
+impl Ledger {
+    /// [`Ledger::upsert_arrow_batches`] answering the results as a record
+    /// batch ([`ResultColumns`]), built a chunk at a time as the rows are
+    /// stored, so the results are never all held as Rust values.
+    ///
+    /// # Errors
+    ///
+    /// As [`Ledger::upsert_arrow_batches`].
+    pub fn upsert_arrow_table(
+        &mut self,
+        kind: crate::RecordKind,
+        batches: &[RecordBatch],
+    ) -> Result<RecordBatch> {
+        let rows = batches.iter().map(RecordBatch::num_rows).sum();
+        let mut columns = ResultColumns::with_rows(rows);
+        self.upsert_arrow_chunks(kind, batches, |chunk| columns.append(&chunk))?;
+        Ok(columns.finish())
     }
-    column.finish()
 }
 
 /// The record batches of an Arrow IPC stream (the streaming format, as

@@ -456,7 +456,7 @@ impl Ledger {
     pub fn upsert_invoice_stream<E: Send>(
         &mut self,
         next: impl FnMut() -> std::result::Result<Option<ReadInvoices>, E> + Send,
-        stored: impl FnMut(WriteReport),
+        stored: impl FnMut(WriteReport) + Send,
     ) -> std::result::Result<(), E> {
         self.write(|store| store.store_invoice_stream(next, stored))
     }
@@ -475,7 +475,7 @@ impl Ledger {
     pub fn upsert_customer_stream<E: Send>(
         &mut self,
         next: impl FnMut() -> std::result::Result<Option<ReadCustomers>, E> + Send,
-        stored: impl FnMut(WriteReport),
+        stored: impl FnMut(WriteReport) + Send,
     ) -> std::result::Result<(), E> {
         self.write(|store| store.store_customer_stream(next, stored))
     }
@@ -519,6 +519,23 @@ impl Ledger {
         batches: &[RecordBatch],
     ) -> Result<WriteReport> {
         self.write(|store| store.upsert_arrow_batches(kind, batches))
+    }
+
+    /// [`Ledger::upsert_arrow_batches`] handing the results to `stored` a
+    /// chunk at a time, in row order, as each chunk is stored (beside the
+    /// reading of the next one), instead of gathering them: a caller that
+    /// turns them into something else never holds them all.
+    ///
+    /// # Errors
+    ///
+    /// As [`Ledger::upsert_arrow_batches`], before anything is stored.
+    pub fn upsert_arrow_chunks(
+        &mut self,
+        kind: RecordKind,
+        batches: &[RecordBatch],
+        stored: impl FnMut(WriteReport) + Send,
+    ) -> Result<()> {
+        self.write(|store| store.upsert_arrow_chunks(kind, batches, stored))
     }
 
     /// The rows of `batch` read as invoices, each on its own and on every

@@ -15,6 +15,11 @@ use arrow_array::RecordBatch;
 /// is stored.
 const STREAM_ROWS: usize = 65_536;
 
+/// The rows of every batch.
+fn rows(batches: &[RecordBatch]) -> usize {
+    batches.iter().map(RecordBatch::num_rows).sum()
+}
+
 /// The batches cut in slices of at most [`STREAM_ROWS`] rows, in order.
 fn slices(batches: &[RecordBatch]) -> impl Iterator<Item = RecordBatch> + '_ {
     batches.iter().flat_map(|batch| {
@@ -76,52 +81,67 @@ impl Store {
         kind: RecordKind,
         batches: &[RecordBatch],
     ) -> Result<WriteReport> {
+        let mut report = WriteReport::default();
+        if kind == RecordKind::Invoices {
+            report.results.reserve(rows(batches));
+        }
+        self.upsert_arrow_chunks(kind, batches, |chunk| {
+            report.results.extend(chunk.results);
+        })?;
+        Ok(report)
+    }
+
+    /// [`Store::upsert_arrow_batches`] handing the results to `stored` a
+    /// chunk at a time, in row order, as each chunk is stored (beside the
+    /// reading of the next one), instead of gathering them: a caller that
+    /// turns them into something else never holds them all.
+    pub fn upsert_arrow_chunks(
+        &mut self,
+        kind: RecordKind,
+        batches: &[RecordBatch],
+        mut stored: impl FnMut(WriteReport) + Send,
+    ) -> Result<()> {
         for batch in batches {
             ArrowRecords::new(kind.record_name(), batch)?;
         }
-        let mut report = WriteReport::default();
         match kind {
             RecordKind::Invoices => {
-                let rows = batches.iter().map(RecordBatch::num_rows).sum();
-                self.reserve_invoices(rows);
-                report.results.reserve(rows);
+                self.reserve_invoices(rows(batches));
                 self.store_batch_stream(
                     batches,
-                    &mut report,
+                    stored,
                     Store::read_invoice_batch,
                     Store::store_invoices,
-                )?;
+                )
             }
             RecordKind::Customers => self.store_batch_stream(
                 batches,
-                &mut report,
+                stored,
                 Store::read_customer_batch,
                 Store::store_read_customers,
-            )?,
+            ),
             _ => {
                 for batch in batches {
-                    report
-                        .results
-                        .extend(self.upsert_arrow(kind, batch)?.results);
+                    stored(self.upsert_arrow(kind, batch)?);
                 }
+                Ok(())
             }
         }
-        Ok(report)
     }
 
     /// Stores the rows of `batches` with `store`, read with `read` in slices
     /// of [`STREAM_ROWS`], one slice read while the one before is stored;
-    /// the results go to `report` in row order.
+    /// each slice's results go to `stored`, in row order.
     fn store_batch_stream<T: Send>(
         &mut self,
         batches: &[RecordBatch],
-        report: &mut WriteReport,
+        stored: impl FnMut(WriteReport) + Send,
         read: fn(&RecordBatch) -> Result<ReadRecords<T>>,
         store: fn(&mut Store, ReadRecords<T>) -> WriteReport,
     ) -> Result<()> {
         let mut chunks = slices(batches);
         let next = || chunks.next().map(|chunk| read(&chunk)).transpose();
-        self.store_stream(next, |stored| report.results.extend(stored.results), store)
+        self.store_stream(next, stored, store)
     }
 
     /// The rows of `batch` read as invoices, each on its own (the first

@@ -87,7 +87,7 @@ impl Store {
     pub fn store_invoice_stream<E: Send>(
         &mut self,
         next: impl FnMut() -> std::result::Result<Option<ReadInvoices>, E> + Send,
-        stored: impl FnMut(WriteReport),
+        stored: impl FnMut(WriteReport) + Send,
     ) -> std::result::Result<(), E> {
         self.store_stream(next, stored, Store::store_invoices)
     }
@@ -98,27 +98,27 @@ impl Store {
     pub fn store_customer_stream<E: Send>(
         &mut self,
         next: impl FnMut() -> std::result::Result<Option<ReadCustomers>, E> + Send,
-        stored: impl FnMut(WriteReport),
+        stored: impl FnMut(WriteReport) + Send,
     ) -> std::result::Result<(), E> {
         self.store_stream(next, stored, Store::store_read_customers)
     }
 
     /// Stores with `store` the records `next` reads, chunk after chunk,
     /// calling `stored` with each chunk's report in order. While a chunk is
-    /// stored the next one is read, so `next` runs beside the store's own
-    /// work (on the pool's threads) and must be `Send`. The results are
-    /// those of storing each chunk as it comes; the first error of `next`
-    /// ends the load, after every chunk read before it is stored.
+    /// stored, and its report handed to `stored`, the next one is read, so
+    /// `next` and `stored` run beside each other (on the pool's threads) and
+    /// must be `Send`. The results are those of storing each chunk as it
+    /// comes; the first error of `next` ends the load, after every chunk
+    /// read before it is stored.
     pub(super) fn store_stream<T: Send, E: Send>(
         &mut self,
         mut next: impl FnMut() -> std::result::Result<Option<ReadRecords<T>>, E> + Send,
-        mut stored: impl FnMut(WriteReport),
+        mut stored: impl FnMut(WriteReport) + Send,
         store: fn(&mut Store, ReadRecords<T>) -> WriteReport,
     ) -> std::result::Result<(), E> {
         let mut pending = next()?;
         while let Some(read) = pending {
-            let (following, report) = rayon::join(&mut next, || store(self, read));
-            stored(report);
+            let (following, ()) = rayon::join(&mut next, || stored(store(self, read)));
             pending = following?;
         }
         Ok(())

@@ -247,7 +247,7 @@ fn load_lines(
     ledger: &mut Ledger,
     kind: RecordKind,
     stream: &mut JsonlStream,
-    mut write: impl FnMut(WriteReport),
+    mut write: impl FnMut(WriteReport) + Send,
 ) -> Result<()> {
     let path = stream.path().to_path_buf();
     let unreadable = |e: String| CliError::usage(format!("{}: {e}", path.display()));
@@ -320,7 +320,7 @@ fn load_stream(
     ledger: &mut Ledger,
     kind: RecordKind,
     stream: &mut files::Stream,
-    mut write: impl FnMut(WriteReport),
+    mut write: impl FnMut(WriteReport) + Send,
 ) -> Result<()> {
     let Some(first) = stream.next_chunk()? else {
         return Ok(());
