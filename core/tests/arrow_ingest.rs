@@ -339,6 +339,8 @@ fn customers_of_many_batches_stream_in_row_order() {
     assert_eq!(&*streamed.customer("b").unwrap().name, "B2");
 }
 
+/// Small batches are stored together, as one chunk with one report (see
+/// the store's unit tests for where chunks end).
 #[test]
 fn invoice_results_come_a_chunk_at_a_time_and_as_one_table() {
     let invoice = |id: &str, customer: &str| {
@@ -362,10 +364,12 @@ fn invoice_results_come_a_chunk_at_a_time_and_as_one_table() {
     );
     assert_eq!(
         chunks,
-        [
-            vec![("i1".to_string(), None), ("i2".to_string(), unknown)],
-            vec![("i3".to_string(), None), ("i1".to_string(), None)],
-        ]
+        [vec![
+            ("i1".to_string(), None),
+            ("i2".to_string(), unknown),
+            ("i3".to_string(), None),
+            ("i1".to_string(), None),
+        ]]
     );
 
     let mut tabled = ledger();

@@ -9,10 +9,12 @@ use crate::error::Result;
 use crate::fx::FxRate;
 use crate::model::{ArrowRecords, Customer, DataSource, Invoice, InvoiceColumns, Plan, PlanGroup};
 use arrow_array::RecordBatch;
+use rayon::prelude::*;
 
-/// The rows of one chunk of a many-batch invoice upsert: large batches are
-/// read in slices this long, so one slice is read while the one before it
-/// is stored.
+/// The rows of one chunk of a many-batch upsert: large batches are read in
+/// slices this long and small ones in groups up to it, so one chunk is read
+/// while the one before it is stored, and a store's fixed costs (sorting
+/// and probing a chunk's ids) are spread over many rows.
 const STREAM_ROWS: usize = 65_536;
 
 /// The rows of every batch.
@@ -27,6 +29,43 @@ fn slices(batches: &[RecordBatch]) -> impl Iterator<Item = RecordBatch> + '_ {
             .step_by(STREAM_ROWS)
             .map(|offset| batch.slice(offset, STREAM_ROWS.min(batch.num_rows() - offset)))
     })
+}
+
+/// The batches in chunks of at most [`STREAM_ROWS`] rows, in order: a large
+/// batch cut in slices, consecutive small ones grouped (a table read from
+/// JSON comes in batches of a few thousand rows).
+fn chunks(batches: &[RecordBatch]) -> impl Iterator<Item = Vec<RecordBatch>> + '_ {
+    let mut slices = slices(batches).peekable();
+    std::iter::from_fn(move || {
+        let first = slices.next()?;
+        let mut rows = first.num_rows();
+        let mut chunk = vec![first];
+        while let Some(next) = slices.next_if(|next| rows + next.num_rows() <= STREAM_ROWS) {
+            rows += next.num_rows();
+            chunk.push(next);
+        }
+        Some(chunk)
+    })
+}
+
+/// The records of a chunk's batches read with `read`, each batch on its own
+/// core, in row order.
+fn read_chunk<T: Send>(
+    chunk: &[RecordBatch],
+    read: fn(&RecordBatch) -> Result<ReadRecords<T>>,
+) -> Result<ReadRecords<T>> {
+    if let [batch] = chunk {
+        return read(batch);
+    }
+    let parts = chunk
+        .par_iter()
+        .map(read)
+        .collect::<Result<Vec<ReadRecords<T>>>>()?;
+    let mut records = Vec::with_capacity(parts.iter().map(Vec::len).sum());
+    for part in parts {
+        records.extend(part);
+    }
+    Ok(records)
 }
 
 impl RecordKind {
@@ -129,9 +168,9 @@ impl Store {
         }
     }
 
-    /// Stores the rows of `batches` with `store`, read with `read` in slices
-    /// of [`STREAM_ROWS`], one slice read while the one before is stored;
-    /// each slice's results go to `stored`, in row order.
+    /// Stores the rows of `batches` with `store`, read with `read` in chunks
+    /// of [`STREAM_ROWS`] rows, one chunk read while the one before is
+    /// stored; each chunk's results go to `stored`, in row order.
     fn store_batch_stream<T: Send>(
         &mut self,
         batches: &[RecordBatch],
@@ -139,8 +178,13 @@ impl Store {
         read: fn(&RecordBatch) -> Result<ReadRecords<T>>,
         store: fn(&mut Store, ReadRecords<T>) -> WriteReport,
     ) -> Result<()> {
-        let mut chunks = slices(batches);
-        let next = || chunks.next().map(|chunk| read(&chunk)).transpose();
+        let mut chunks = chunks(batches);
+        let next = || {
+            chunks
+                .next()
+                .map(|chunk| read_chunk(&chunk, read))
+                .transpose()
+        };
         self.store_stream(next, stored, store)
     }
 
@@ -190,5 +234,35 @@ impl Store {
             .map(FxRate::from_node)
             .collect::<Result<Vec<FxRate>>>()?;
         Ok(self.insert_fx_rates(rates))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use arrow_array::{ArrayRef, Int32Array};
+    use std::sync::Arc;
+
+    fn batch(rows: usize) -> RecordBatch {
+        let column: ArrayRef = Arc::new(Int32Array::from(vec![0; rows]));
+        RecordBatch::try_from_iter([("n", column)]).unwrap()
+    }
+
+    #[test]
+    fn large_batches_are_cut_and_small_neighbours_grouped() {
+        let batches: Vec<RecordBatch> = [3, 70_000, 5, 5, 65_536, 1].map(batch).into();
+        let chunks: Vec<Vec<usize>> = chunks(&batches)
+            .map(|chunk| chunk.iter().map(RecordBatch::num_rows).collect())
+            .collect();
+        assert_eq!(
+            chunks,
+            [
+                vec![3],
+                vec![65_536],
+                vec![4_464, 5, 5],
+                vec![65_536],
+                vec![1]
+            ]
+        );
     }
 }
