@@ -316,8 +316,12 @@ fn answers_the_http_layer_gives_by_itself_are_json() {
     assert!(head.starts_with("HTTP/1.1 414 "), "{head}");
     assert!(head.contains("content-type: application/json"), "{head}");
     assert_eq!(body["code"], "uri_too_long", "{body}");
+    // A head past the limit that never ends: the HTTP layer checks the
+    // limit only while it waits for the end of a head, so a whole head read
+    // in one go (a loaded machine lets the client's bytes pile up) would
+    // be parsed and answered, however long.
     let big = format!(
-        "GET /health HTTP/1.1\r\nHost: x\r\nX-Big: {}\r\n\r\n",
+        "GET /health HTTP/1.1\r\nHost: x\r\nX-Big: {}",
         "a".repeat(500_000)
     );
     let (head, body) = exchange(&server, big.as_bytes());
