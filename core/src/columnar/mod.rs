@@ -206,8 +206,7 @@ impl Ledger {
         kind: crate::RecordKind,
         batches: &[RecordBatch],
     ) -> Result<RecordBatch> {
-        let rows = batches.iter().map(RecordBatch::num_rows).sum();
-        let mut columns = ResultColumns::with_rows(rows);
+        let mut columns = ResultColumns::with_rows(crate::store::rows(batches));
         self.upsert_arrow_chunks(kind, batches, |chunk| columns.append(&chunk))?;
         Ok(columns.finish())
     }

@@ -18,7 +18,7 @@ use rayon::prelude::*;
 const STREAM_ROWS: usize = 65_536;
 
 /// The rows of every batch.
-fn rows(batches: &[RecordBatch]) -> usize {
+pub(crate) fn rows(batches: &[RecordBatch]) -> usize {
     batches.iter().map(RecordBatch::num_rows).sum()
 }
 

@@ -22,6 +22,7 @@ mod write;
 pub use stream::{ReadCustomers, ReadInvoices, ReadRecords};
 pub use write::{ImportStatus, Page, WriteReport, WriteResult};
 
+pub(crate) use arrow::rows;
 pub(crate) use invoice_table::InvoiceTable;
 pub(crate) use position_list::PositionList;
 
