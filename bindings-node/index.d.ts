@@ -438,7 +438,8 @@ export declare class Ledger {
    * Upserts the rows of an Arrow IPC stream (as apache-arrow's `tableToIPC`
    * writes it), one record per row, a column per field; answers the
    * per-record results (`id`, `import_status`, `import_error`) as an IPC
-   * stream (`tableFromIPC` reads it).
+   * stream (`tableFromIPC` reads it), a batch per input batch,
+   * `import_status` dictionary-encoded.
    */
   upsertCustomersArrow(stream: Uint8Array): Buffer
   upsertPlansArrow(stream: Uint8Array): Buffer

@@ -275,7 +275,8 @@ impl NativeLedger {
 
     /// Upserts the rows of an Arrow IPC stream as records of `collection`
     /// (one record per row); answers the per-record results as an IPC
-    /// stream (`id`, `import_status`, `import_error`).
+    /// stream (`id`, `import_status`, `import_error`), a batch per input
+    /// batch, `import_status` dictionary-encoded.
     #[napi]
     pub fn upsert_arrow(&self, collection: String, stream: Buffer) -> napi::Result<Buffer> {
         let kind = kind(&collection)?;
@@ -283,7 +284,8 @@ impl NativeLedger {
         let results = write(&self.inner)
             .upsert_arrow_table(kind, &batches)
             .map_err(to_napi)?;
-        Ok(columnar::ipc_of(&results).map_err(to_napi)?.into())
+        let ipc = columnar::ipc_of_batches(&columnar::result_schema(), &results);
+        Ok(ipc.map_err(to_napi)?.into())
     }
 
     /// `movements` as an Arrow IPC stream, one row per movement.

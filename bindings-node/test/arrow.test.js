@@ -4,7 +4,7 @@
 // IPC streams whose integers stay integers.
 const test = require('node:test')
 const assert = require('node:assert/strict')
-const { tableFromArrays, tableFromIPC, tableToIPC, vectorFromArray, Table, Utf8, Int64, DateDay } = require('apache-arrow')
+const { tableFromArrays, tableFromIPC, tableToIPC, vectorFromArray, Table, DataType, Utf8, Int64, DateDay } = require('apache-arrow')
 const { Ledger, SubmetricsError } = require('..')
 
 const INVOICES = [
@@ -42,6 +42,13 @@ test('an Arrow IPC stream is written like objects, with the same results', () =>
   const l = ledger()
   const results = tableFromIPC(l.upsertInvoicesArrow(tableToIPC(invoiceTable())))
   assert.deepEqual(results.schema.fields.map((f) => f.name), ['id', 'import_status', 'import_error'])
+  assert.ok(DataType.isDictionary(results.schema.fields[1].type))
+  assert.equal(results.batches.length, 1)
+  const table = invoiceTable()
+  const cut = new Table([...table.slice(0, 2).batches, ...table.slice(2).batches])
+  const cutResults = tableFromIPC(ledger().upsertInvoicesArrow(tableToIPC(cut)))
+  assert.deepEqual(cutResults.batches.map((b) => b.numRows), [2, INVOICES.length - 2])
+  assert.deepEqual(cutResults.toArray().map((r) => r.import_status), results.toArray().map((r) => r.import_status))
   const rows = results.toArray().map((r) => {
     const row = { id: r.id, import_status: r.import_status }
     if (r.import_error !== null) row.import_error = r.import_error

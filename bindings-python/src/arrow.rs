@@ -7,6 +7,7 @@
 
 use crate::convert::with_gc_paused;
 use arrow_array::RecordBatch;
+use arrow_schema::SchemaRef;
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3_arrow::PyTable;
@@ -69,6 +70,16 @@ fn is_pandas_frame(obj: &Bound<'_, PyAny>) -> PyResult<bool> {
 /// object the caller holds.
 pub fn to_pyarrow(py: Python<'_>, batch: RecordBatch) -> PyResult<Bound<'_, PyAny>> {
     let schema = batch.schema();
-    let table = PyTable::try_new(vec![batch], schema)?;
+    to_pyarrow_table(py, schema, vec![batch])
+}
+
+/// Record batches of one schema as one `pyarrow.Table`, a chunk per batch
+/// (see [`to_pyarrow`]).
+pub fn to_pyarrow_table(
+    py: Python<'_>,
+    schema: SchemaRef,
+    batches: Vec<RecordBatch>,
+) -> PyResult<Bound<'_, PyAny>> {
+    let table = PyTable::try_new(batches, schema)?;
     with_gc_paused(py, || table.into_pyarrow(py))
 }

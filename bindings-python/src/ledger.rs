@@ -88,7 +88,8 @@ impl Ledger {
             let results = self
                 .writing(py, |l| l.upsert_arrow_table(kind, &batches))
                 .map_err(|e| to_py_err(py, e))?;
-            return crate::arrow::to_pyarrow(py, results);
+            let schema = submetrics::columnar::result_schema();
+            return crate::arrow::to_pyarrow_table(py, schema, results);
         }
         let arena = Bump::new();
         let report = if kind == RecordKind::Invoices {

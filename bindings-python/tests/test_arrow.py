@@ -16,6 +16,7 @@ import submetrics
 
 pa = pytest.importorskip("pyarrow")
 pd = pytest.importorskip("pandas")
+pc = pytest.importorskip("pyarrow.compute")
 
 PLAN = {"id": "m", "name": "Monthly", "interval": "month", "currency": "USD"}
 INVOICES: List[Dict[str, Any]] = [
@@ -68,6 +69,22 @@ def test_a_pyarrow_table_is_written_like_dicts() -> None:
     assert results(written) == [r.get("import_error") for r in expected] == ERRORS
     check(l)
     assert l.movements("2024-02-15") == from_dicts.movements("2024-02-15")
+
+
+def test_results_come_a_chunk_per_input_batch_sharing_its_ids() -> None:
+    table = pa.Table.from_batches([
+        pa.RecordBatch.from_pylist(INVOICES[:2]),
+        pa.RecordBatch.from_pylist(INVOICES[2:]),
+    ])
+    results = ledger().upsert_invoices(table)
+    assert [len(chunk) for chunk in results.column("id").chunks] == [2, 3]
+    given = [chunk.buffers()[2].address for chunk in table.column("id").chunks]
+    assert [chunk.buffers()[2].address for chunk in results.column("id").chunks] == given
+    assert results.schema.field("import_status").type == pa.dictionary(pa.int8(), pa.string())
+    assert results.column("import_status").to_pylist() == ["inserted"] * 3 + ["error"] * 2
+    assert results.to_pandas()["import_status"].dtype == "category"
+    errors = results.filter(pc.equal(results["import_status"], "error"))
+    assert errors.column("id").to_pylist() == ["bad", "who"]
 
 
 def misaligned(table: Any) -> Any:

@@ -70,7 +70,8 @@ class Ledger:
     def upsert_customers(self, records: _Records) -> List[_Record]:
         """Upserts one customer or several; returns one result dict per
         record (``id``, ``import_status``, ``import_error``). Arrow data (a table, record batch or DataFrame, one
-        record per row) answers a pyarrow Table of the results."""
+        record per row) answers a pyarrow Table of the results, a chunk per input batch (``import_status``
+        dictionary-encoded)."""
     @overload
     def upsert_customers(self, records: _ArrowData) -> _ArrowResults: ...
     @overload

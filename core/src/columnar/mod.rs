@@ -17,19 +17,21 @@
 //! rows first name them.
 
 mod movements;
+mod results;
+
+pub use results::{ResultColumns, result_schema};
 
 use crate::error::{Error, Result};
 use crate::reports::result::ReportTable;
 pub use crate::reports::result::report_rows;
 use crate::reports::{Kind, ReportParams};
-use crate::{ImportStatus, Ledger, MovementFilter, WriteReport};
-use arrow_array::builder::StringBuilder;
+use crate::{Ledger, MovementFilter};
 use arrow_array::{
     ArrayRef, BooleanArray, Float64Array, Int64Array, ListArray, NullArray, RecordBatch,
     RecordBatchOptions, StringArray, StructArray,
 };
 use arrow_buffer::{NullBuffer, OffsetBuffer};
-use arrow_schema::{DataType, Field, Fields, Schema};
+use arrow_schema::{Field, Fields, Schema};
 use chrono::{DateTime, Utc};
 use serde_json::Value;
 use std::sync::Arc;
@@ -121,97 +123,6 @@ pub fn report_result_batch(result: Value) -> Result<RecordBatch> {
     batch_of_rows(&report_rows(result))
 }
 
-impl WriteReport {
-    /// The per-record results as a record batch, one row per record in
-    /// input order (see [`ResultColumns`]).
-    pub fn to_batch(&self) -> RecordBatch {
-        let mut columns = ResultColumns::with_rows(self.results.len());
-        columns.append(self);
-        columns.finish()
-    }
-}
-
-/// The per-record results of a write as Arrow columns, built a chunk of
-/// results at a time, one row per record in input order: `id` (`Utf8`),
-/// `import_status` (`inserted` or `error`) and `import_error` (null for
-/// stored records).
-pub struct ResultColumns {
-    /// How many results are expected in all (the columns grow past it).
-    rows: usize,
-    /// Made at the first chunk, with room for every expected id at that
-    /// chunk's average length.
-    ids: Option<StringBuilder>,
-    statuses: StringBuilder,
-    errors: StringBuilder,
-}
-
-impl ResultColumns {
-    /// Empty columns with room for `rows` results.
-    pub fn with_rows(rows: usize) -> ResultColumns {
-        ResultColumns {
-            rows,
-            ids: None,
-            statuses: StringBuilder::with_capacity(rows, rows * "inserted".len()),
-            errors: StringBuilder::with_capacity(rows, 0),
-        }
-    }
-
-    /// Appends the results of the next chunk.
-    pub fn append(&mut self, chunk: &WriteReport) {
-        let rows = self.rows.max(chunk.results.len());
-        let ids = self.ids.get_or_insert_with(|| {
-            let bytes: usize = chunk.results.iter().map(|r| r.id.len()).sum();
-            let expected = (bytes * rows).div_ceil(chunk.results.len().max(1));
-            StringBuilder::with_capacity(rows, expected + expected / 16)
-        });
-        for result in &chunk.results {
-            ids.append_value(&result.id);
-            self.statuses.append_value(match result.import_status {
-                ImportStatus::Inserted => "inserted",
-                ImportStatus::Error => "error",
-            });
-            self.errors.append_option(result.import_error.as_deref());
-        }
-    }
-
-    /// The columns as one record batch.
-    pub fn finish(self) -> RecordBatch {
-        let mut ids = self.ids.unwrap_or_default();
-        let (mut statuses, mut errors) = (self.statuses, self.errors);
-        let schema = Schema::new(vec![
-            Field::new("id", DataType::Utf8, false),
-            Field::new("import_status", DataType::Utf8, false),
-            Field::new("import_error", DataType::Utf8, true),
-        ]);
-        let columns: Vec<ArrayRef> = vec![
-            Arc::new(ids.finish()),
-            Arc::new(statuses.finish()),
-            Arc::new(errors.finish()),
-        ];
-        RecordBatch::try_new(Arc::new(schema), columns)
-            .unwrap_or_else(|_| RecordBatch::new_empty(Arc::new(Schema::empty())))
-    }
-}
-
-impl Ledger {
-    /// [`Ledger::upsert_arrow_batches`] answering the results as a record
-    /// batch ([`ResultColumns`]), built a chunk at a time as the rows are
-    /// stored, so the results are never all held as Rust values.
-    ///
-    /// # Errors
-    ///
-    /// As [`Ledger::upsert_arrow_batches`].
-    pub fn upsert_arrow_table(
-        &mut self,
-        kind: crate::RecordKind,
-        batches: &[RecordBatch],
-    ) -> Result<RecordBatch> {
-        let mut columns = ResultColumns::with_rows(crate::store::rows(batches));
-        self.upsert_arrow_chunks(kind, batches, |chunk| columns.append(&chunk))?;
-        Ok(columns.finish())
-    }
-}
-
 /// The record batches of an Arrow IPC stream (the streaming format, as
 /// `apache-arrow`'s `tableToIPC` and pyarrow's `ipc.new_stream` write it).
 /// Bytes that are not such a stream are an error naming the problem.
@@ -228,11 +139,18 @@ pub fn batches_from_ipc(bytes: &[u8]) -> Result<Vec<RecordBatch>> {
 
 /// A record batch as an Arrow IPC stream.
 pub fn ipc_of(batch: &RecordBatch) -> Result<Vec<u8>> {
+    ipc_of_batches(&batch.schema(), std::slice::from_ref(batch))
+}
+
+/// Record batches of one schema as an Arrow IPC stream (no batch: a
+/// stream of the schema alone).
+pub fn ipc_of_batches(schema: &Schema, batches: &[RecordBatch]) -> Result<Vec<u8>> {
     let bad = |error: arrow_schema::ArrowError| Error::query("body", error.to_string());
     let mut bytes = Vec::new();
-    let mut writer =
-        arrow_ipc::writer::StreamWriter::try_new(&mut bytes, &batch.schema()).map_err(bad)?;
-    writer.write(batch).map_err(bad)?;
+    let mut writer = arrow_ipc::writer::StreamWriter::try_new(&mut bytes, schema).map_err(bad)?;
+    for batch in batches {
+        writer.write(batch).map_err(bad)?;
+    }
     writer.finish().map_err(bad)?;
     drop(writer);
     Ok(bytes)
@@ -372,6 +290,7 @@ mod tests {
     use arrow_array::Array;
     use arrow_array::cast::AsArray;
     use arrow_array::types::Int64Type;
+    use arrow_schema::DataType;
     use serde_json::json;
 
     #[test]
@@ -502,10 +421,14 @@ mod tests {
         let batch = report.to_batch();
         let column = |i: usize| batch.column(i).as_string::<i32>();
         assert_eq!((column(0).value(0), column(0).value(1)), ("a", "b"));
-        assert_eq!(
-            (column(1).value(0), column(1).value(1)),
-            ("inserted", "error")
-        );
+        let statuses = batch
+            .column(1)
+            .as_dictionary::<arrow_array::types::Int8Type>();
+        let status = |row: usize| {
+            let key = statuses.keys().value(row) as usize;
+            statuses.values().as_string::<i32>().value(key)
+        };
+        assert_eq!((status(0), status(1)), ("inserted", "error"));
         assert!(column(2).is_null(0));
         assert_eq!(column(2).value(1), "customer b: field `name`: is required");
     }

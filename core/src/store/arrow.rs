@@ -18,7 +18,7 @@ use rayon::prelude::*;
 const STREAM_ROWS: usize = 65_536;
 
 /// The rows of every batch.
-pub(crate) fn rows(batches: &[RecordBatch]) -> usize {
+fn rows(batches: &[RecordBatch]) -> usize {
     batches.iter().map(RecordBatch::num_rows).sum()
 }
 

@@ -22,7 +22,6 @@ mod write;
 pub use stream::{ReadCustomers, ReadInvoices, ReadRecords};
 pub use write::{ImportStatus, Page, WriteReport, WriteResult};
 
-pub(crate) use arrow::rows;
 pub(crate) use invoice_table::InvoiceTable;
 pub(crate) use position_list::PositionList;
 

@@ -175,7 +175,7 @@ pub struct WriteResult {
 }
 
 impl WriteResult {
-    fn inserted(id: CompactString) -> WriteResult {
+    pub(crate) fn inserted(id: CompactString) -> WriteResult {
         WriteResult {
             id,
             import_status: ImportStatus::Inserted,
@@ -184,7 +184,7 @@ impl WriteResult {
         }
     }
 
-    fn failed(id: CompactString, error: Error) -> WriteResult {
+    pub(crate) fn failed(id: CompactString, error: Error) -> WriteResult {
         WriteResult {
             id,
             import_status: ImportStatus::Error,
