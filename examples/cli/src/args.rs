@@ -96,7 +96,7 @@ pub enum Command {
         body: Option<String>,
     },
     /// Offline: load exported files and compute with the engine, no server.
-    Local(LocalArgs),
+    Local(Box<LocalArgs>),
     /// Stripe: `stripe export --to DIR --api-key sk_...` downloads the
     /// objects `local --stripe DIR` reads.
     Stripe {
@@ -230,10 +230,14 @@ pub enum AccountAction {
 pub struct LocalArgs {
     /// Directory of customers.*, plans.*, invoices.* (and plan_groups.*,
     /// fx_rates.*, data_sources.*) as .json, .jsonl, .csv or .parquet; a
-    /// collection may be split over files <collection>-<part>.<format>. An
-    /// FX rate is units of its currency per one unit of the base currency.
-    #[arg(long, required_unless_present = "stripe")]
+    /// collection may be split over files <collection>-<part>.<format>; one
+    /// given by its own option (--invoices, ...) is read from there
+    /// instead. An FX rate is units of its currency per one unit of the
+    /// base currency.
+    #[arg(long, required_unless_present_any = ["stripe", "customers", "plans", "plan_groups", "invoices", "fx_rates", "data_sources"])]
     pub data: Option<std::path::PathBuf>,
+    #[command(flatten)]
+    pub collections: CollectionFiles,
     /// Directory of Stripe API objects: customers, products, prices, plans,
     /// subscriptions, invoices, credit_notes, refunds, charges, events (each
     /// .json, a list response or an array, or .jsonl), as `stripe export`
@@ -260,6 +264,64 @@ pub struct LocalArgs {
     pub command: LocalCommand,
 }
 
+/// Where a collection's records are, when not in the `--data` directory:
+/// each option takes a file, a directory of part files, or a glob pattern
+/// in quotes (see `files::files_matching`), and may be repeated. A
+/// collection given here is read from these files only, not from `--data`.
+#[derive(Args, Default)]
+pub struct CollectionFiles {
+    /// Customer files: a file, a directory of part files (names starting
+    /// with `.` or `_` passed over), or a quoted glob such as
+    /// 'exports/customers-*.parquet' (`**` for any depth); repeatable.
+    #[arg(long, value_name = "PATH")]
+    pub customers: Vec<String>,
+    /// Plan files (as --customers).
+    #[arg(long, value_name = "PATH")]
+    pub plans: Vec<String>,
+    /// Plan group files (as --customers).
+    #[arg(long, value_name = "PATH")]
+    pub plan_groups: Vec<String>,
+    /// Invoice files (as --customers), e.g. a Spark or DuckDB output
+    /// directory, or 'lake/invoices/**/*.parquet'.
+    #[arg(long, value_name = "PATH")]
+    pub invoices: Vec<String>,
+    /// FX rate files (as --customers).
+    #[arg(long, value_name = "PATH")]
+    pub fx_rates: Vec<String>,
+    /// Data source files (as --customers).
+    #[arg(long, value_name = "PATH")]
+    pub data_sources: Vec<String>,
+}
+
+impl CollectionFiles {
+    /// The option of each collection (as `--data` names its files) and
+    /// the paths it was given, in the order collections load: FX rates
+    /// first, each record kind before those that refer to it.
+    pub fn options(&self) -> [(&'static str, &'static str, &[String]); 6] {
+        [
+            ("fx_rates", "--fx-rates", &self.fx_rates),
+            ("data_sources", "--data-sources", &self.data_sources),
+            ("customers", "--customers", &self.customers),
+            ("plans", "--plans", &self.plans),
+            ("plan_groups", "--plan-groups", &self.plan_groups),
+            ("invoices", "--invoices", &self.invoices),
+        ]
+    }
+
+    /// The paths of the option `--name`, when there is such an option.
+    fn paths_mut(&mut self, name: &str) -> Option<&mut Vec<String>> {
+        match name {
+            "--customers" => Some(&mut self.customers),
+            "--plans" => Some(&mut self.plans),
+            "--plan-groups" => Some(&mut self.plan_groups),
+            "--invoices" => Some(&mut self.invoices),
+            "--fx-rates" => Some(&mut self.fx_rates),
+            "--data-sources" => Some(&mut self.data_sources),
+            _ => None,
+        }
+    }
+}
+
 impl LocalArgs {
     /// Sets the option `--name` (written after the command) as if it came
     /// before it; `false` when `name` is not an option of `local`.
@@ -283,7 +345,10 @@ impl LocalArgs {
             "--refund-handling" => self.refund_handling = Some(value()?),
             "--first-day-of-week" => self.first_day_of_week = Some(whole(value()?)?),
             "--churn-grace-days" => self.churn_grace_days = Some(whole(value()?)?),
-            _ => return Ok(false),
+            _ => match self.collections.paths_mut(name) {
+                Some(paths) => paths.push(value()?),
+                None => return Ok(false),
+            },
         }
         Ok(true)
     }

@@ -51,7 +51,7 @@ fn main() -> ExitCode {
     let outcome = match cli.command {
         args::Command::Local(local) => {
             let counts = loaded.insert(commands::local::Loaded::default());
-            commands::local::run(local, cli.as_of.as_deref(), counts).map(|value| (value, false))
+            commands::local::run(*local, cli.as_of.as_deref(), counts).map(|value| (value, false))
         }
         args::Command::Stripe { .. } if cli.as_of.is_some() => Err(error::CliError::usage(
             "--as-of applies to reports, customers list and get, exports movements and local",

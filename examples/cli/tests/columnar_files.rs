@@ -22,9 +22,14 @@ fn scratch(name: &str) -> PathBuf {
 }
 
 fn run(dir: &Path, args: &[&str]) -> Output {
+    run_from(&["--data", dir.to_str().unwrap()], args)
+}
+
+/// `local` reading what the options in `sources` name.
+fn run_from(sources: &[&str], args: &[&str]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_submetrics"))
-        .args(["local", "--data"])
-        .arg(dir)
+        .arg("local")
+        .args(sources)
         .args(["--as-of", "2024-03-15T00:00:00Z"])
         .args(args)
         .output()
@@ -106,8 +111,13 @@ fn expected() -> (Value, Value) {
 
 /// The same reports and rejections as the fixture.
 fn assert_like_the_fixture(dir: &Path) {
+    assert_read_like_the_fixture(&["--data", dir.to_str().unwrap()]);
+}
+
+/// The same reports and rejections as the fixture, read from `sources`.
+fn assert_read_like_the_fixture(sources: &[&str]) {
     let (mrr, summary) = expected();
-    let out = run(dir, &["reports", "mrr", "--date", "20240101-20240331"]);
+    let out = run_from(sources, &["reports", "mrr", "--date", "20240101-20240331"]);
     assert_eq!(json(&out), mrr);
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(
@@ -120,7 +130,7 @@ fn assert_like_the_fixture(dir: &Path) {
         stderr.ends_with("loaded 3 customers, 3 plans, 6 invoices; rejected 1\n"),
         "{stderr}"
     );
-    assert_eq!(json(&run(dir, &["reports", "summary"])), summary);
+    assert_eq!(json(&run_from(sources, &["reports", "summary"])), summary);
 }
 
 #[test]
@@ -139,6 +149,173 @@ fn parquet_files_split_in_parts() {
     copy("customers.csv", &dir);
     copy("fx_rates.json", &dir);
     assert_like_the_fixture(&dir);
+}
+
+/// The fixture's plans as records.
+fn fixture_plans() -> Vec<Value> {
+    let plans: Value =
+        serde_json::from_str(&std::fs::read_to_string(fixture().join("plans.json")).unwrap())
+            .unwrap();
+    plans["plans"].as_array().unwrap().clone()
+}
+
+#[test]
+fn collections_from_files_directories_and_globs() {
+    let dir = scratch("lake");
+    // Invoices as a Spark job writes a dataset: part files, a success
+    // marker and checksum files beside them.
+    let invoices = dir.join("invoices");
+    std::fs::create_dir(&invoices).unwrap();
+    let rows = fixture_invoices();
+    write_parquet(
+        &invoices.join("part-00000-c000.snappy.parquet"),
+        &batch(&rows[..3]),
+    );
+    write_parquet(
+        &invoices.join("part-00001-c000.snappy.parquet"),
+        &batch(&rows[3..]),
+    );
+    std::fs::write(invoices.join("_SUCCESS"), b"").unwrap();
+    std::fs::write(invoices.join(".part-00000-c000.snappy.parquet.crc"), b"crc").unwrap();
+    // Plans in two files of a month each, found by a pattern at any depth.
+    let plans = fixture_plans();
+    for (month, part) in [("2024-01", &plans[..1]), ("2024-02", &plans[1..])] {
+        let month = dir.join("plans").join(month);
+        std::fs::create_dir_all(&month).unwrap();
+        write_parquet(&month.join("plans.parquet"), &batch(part));
+    }
+    // FX rates in two Parquet files: both load (the EUR rate is the second's).
+    let rates: Value =
+        serde_json::from_str(&std::fs::read_to_string(fixture().join("fx_rates.json")).unwrap())
+            .unwrap();
+    let rates = rates.as_array().unwrap();
+    assert_eq!(rates[0]["currency"], "EUR");
+    write_parquet(&dir.join("rates-usd.parquet"), &batch(&rates[1..]));
+    write_parquet(&dir.join("rates-eur.parquet"), &batch(&rates[..1]));
+    let at = |path: &str| dir.join(path).to_str().unwrap().to_string();
+    let (invoices, customers) = (at("invoices"), fixture().join("customers.csv"));
+    let (plans, rates) = (at("plans/**/*.parquet"), at("rates-*.parquet"));
+    assert_read_like_the_fixture(&[
+        "--invoices",
+        &invoices,
+        "--customers",
+        customers.to_str().unwrap(),
+        "--plans",
+        &plans,
+        "--fx-rates",
+        &rates,
+    ]);
+}
+
+#[test]
+fn a_collection_option_replaces_the_data_directorys_files() {
+    let dir = scratch("override");
+    let rows = fixture_invoices();
+    write_parquet(&dir.join("january.parquet"), &batch(&rows[..1]));
+    let january = dir.join("january.parquet");
+    // The same file named twice is read once.
+    let out = run_from(
+        &[
+            "--data",
+            fixture().to_str().unwrap(),
+            "--invoices",
+            january.to_str().unwrap(),
+            "--invoices",
+            dir.join("jan*.parquet").to_str().unwrap(),
+        ],
+        &["reports", "summary"],
+    );
+    assert_eq!(json(&out)["summary"]["mrr_current"], 0);
+    assert!(
+        String::from_utf8_lossy(&out.stderr)
+            .ends_with("loaded 3 customers, 3 plans, 1 invoices; rejected 0\n"),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+
+    let bad: Vec<Value> = rows.into_iter().filter(|r| r["id"] == "bad").collect();
+    write_parquet(&dir.join("bad.parquet"), &batch(&bad));
+    let bad = dir.join("bad.parquet");
+    let bad = bad.to_str().unwrap();
+    let out = run_from(
+        &["--data", fixture().to_str().unwrap(), "--invoices", bad],
+        &["reports", "summary"],
+    );
+    assert_eq!(
+        String::from_utf8_lossy(&out.stderr),
+        format!(
+            "rejected: invoice bad: field `customer_id`: customer `Z` does not exist; send the customer first\n\
+             error: --invoices {bad}: every record of invoices was rejected\n\
+             loaded 3 customers, 3 plans, 0 invoices; rejected 1\n"
+        )
+    );
+}
+
+#[test]
+fn a_collection_option_that_names_no_file_of_records_is_an_error() {
+    let dir = scratch("unmatched");
+    std::fs::create_dir(dir.join("nested")).unwrap();
+    std::fs::write(dir.join("notes.txt"), b"").unwrap();
+    let at = |path: &str| dir.join(path).to_str().unwrap().to_string();
+    let customers = fixture().join("customers.csv");
+    let cases = [
+        (
+            at("invoices-*.parquet"),
+            format!(
+                "--invoices {}: matches no file of records",
+                at("invoices-*.parquet")
+            ),
+        ),
+        (
+            at("missing.parquet"),
+            format!(
+                "--invoices {}: no such file or directory",
+                at("missing.parquet")
+            ),
+        ),
+        (
+            at("notes.txt"),
+            format!(
+                "--invoices {0}: {0} is not a file of records (.json, .jsonl, .ndjson, .csv, .parquet)",
+                at("notes.txt")
+            ),
+        ),
+        (
+            at("*"),
+            format!(
+                "--invoices {}: {} is not a file of records (.json, .jsonl, .ndjson, .csv, .parquet)",
+                at("*"),
+                at("notes.txt")
+            ),
+        ),
+        (
+            at(""),
+            format!(
+                "--invoices {0}: {1} is a directory; name the files of nested directories \
+                 with a pattern, such as '{2}/**/*.parquet'",
+                at(""),
+                at("nested"),
+                dir.display()
+            ),
+        ),
+    ];
+    for (pattern, error) in cases {
+        let out = run_from(
+            &[
+                "--customers",
+                customers.to_str().unwrap(),
+                "--invoices",
+                &pattern,
+            ],
+            &["reports", "summary"],
+        );
+        assert!(!out.status.success());
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(
+            stderr,
+            format!("error: {error}\nloaded 0 customers, 0 plans, 0 invoices; rejected 0\n")
+        );
+    }
 }
 
 #[test]

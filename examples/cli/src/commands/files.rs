@@ -1,6 +1,8 @@
-//! Reading exported records from a directory. A collection's records are in
+//! Reading exported records. In a directory, a collection's records are in
 //! `<collection>.<format>`, or split over several files
-//! `<collection>-<part>.<format>` (read in name order), in these formats:
+//! `<collection>-<part>.<format>` (read in name order); a collection option
+//! names its files by path, directory or glob pattern instead
+//! ([`files_matching`]). Each file's format is its extension:
 //! - `.json`: an array, an object with the collection's key, a list
 //!   response with `data` (as the Stripe API answers), or a page of the
 //!   data API as `submetrics data <kind> list --format json` writes it
@@ -149,69 +151,159 @@ impl Stream {
     }
 }
 
+/// One file of records and its format (its extension, one of
+/// [`EXTENSIONS`]).
+pub type RecordFile = (PathBuf, &'static str);
+
+/// The format of a file of records, by its extension (`part-0.snappy.parquet`
+/// is Parquet).
+fn format_of(path: &Path) -> Option<&'static str> {
+    let name = path.file_name()?.to_str()?;
+    let (_, extension) = name.rsplit_once('.')?;
+    EXTENSIONS.iter().find(|e| **e == extension).copied()
+}
+
 /// The files holding `collection` in `dir`: `<collection>.<ext>` and
 /// `<collection>-<part>.<ext>`, in name order.
-fn files_of(dir: &Path, collection: &str) -> Result<Vec<(PathBuf, &'static str)>> {
+pub fn collection_files(dir: &Path, collection: &str) -> Result<Vec<RecordFile>> {
     let entries = std::fs::read_dir(dir)
         .map_err(|e| CliError::Io(format!("cannot read {}: {e}", dir.display())))?;
     let mut files = Vec::new();
     for entry in entries.flatten() {
         let path = entry.path();
-        let Some(name) = path.file_name().and_then(|n| n.to_str()) else {
+        let Some(extension) = format_of(&path) else {
             continue;
         };
-        let Some((stem, extension)) = name.rsplit_once('.') else {
-            continue;
-        };
-        let Some(extension) = EXTENSIONS.iter().find(|e| **e == extension) else {
+        let Some(stem) = path
+            .file_name()
+            .and_then(|n| n.to_str())
+            .and_then(|name| name.strip_suffix(extension))
+            .and_then(|name| name.strip_suffix('.'))
+        else {
             continue;
         };
         let part = stem
             .strip_prefix(collection)
             .is_some_and(|rest| rest.is_empty() || rest.starts_with('-'));
         if part && path.is_file() {
-            files.push((path, *extension));
+            files.push((path, extension));
         }
     }
     files.sort();
     Ok(files)
 }
 
-/// The records of one collection, file by file (none when no file holds it).
-/// JSONL files, Parquet files and CSV files of plain columns are opened
-/// (their footer or header read) and streamed as they are stored.
-pub fn read(dir: &Path, collection: &str) -> Result<Vec<(PathBuf, Records)>> {
-    read_files(dir, collection, true)
+/// Whether a directory listing or a glob passes over a file: names that
+/// start with `.` or `_` are what Spark, Hadoop and editors write beside
+/// the data (`_SUCCESS`, `.part-0.parquet.crc`).
+fn is_beside_the_data(path: &Path) -> bool {
+    path.file_name()
+        .and_then(|n| n.to_str())
+        .is_some_and(|name| name.starts_with('.') || name.starts_with('_'))
 }
 
-fn read_files(dir: &Path, collection: &str, stream: bool) -> Result<Vec<(PathBuf, Records)>> {
-    files_of(dir, collection)?
+/// The files a collection option (`--invoices PATH`, named `option` in
+/// errors) names, in name order: one file; every file of a directory (a
+/// dataset written in parts); or every file a glob pattern matches (`*`,
+/// `?`, `[...]`, and `**` for any depth of directories). Directory listings
+/// and globs pass over names starting with `.` or `_`. Each file's format
+/// is its extension; any other file named, a subdirectory listed, or a
+/// pattern that matches nothing is an error naming it.
+pub fn files_matching(option: &str, pattern: &str) -> Result<Vec<RecordFile>> {
+    let unreadable = |path: &Path, e: &dyn std::fmt::Display| {
+        CliError::Io(format!(
+            "{option} {pattern}: cannot read {}: {e}",
+            path.display()
+        ))
+    };
+    let record_file = |path: PathBuf| match format_of(&path) {
+        Some(format) => Ok((path, format)),
+        None => Err(CliError::usage(format!(
+            "{option} {pattern}: {} is not a file of records (.{})",
+            path.display(),
+            EXTENSIONS.join(", .")
+        ))),
+    };
+    let path = Path::new(pattern);
+    let mut files = Vec::new();
+    if path.is_file() {
+        files.push(record_file(path.to_path_buf())?);
+    } else if path.is_dir() {
+        let mut entries = std::fs::read_dir(path)
+            .and_then(|entries| {
+                entries
+                    .map(|entry| entry.map(|entry| entry.path()))
+                    .collect::<std::io::Result<Vec<PathBuf>>>()
+            })
+            .map_err(|e| unreadable(path, &e))?;
+        entries.sort();
+        for entry in entries {
+            if is_beside_the_data(&entry) {
+                continue;
+            }
+            if entry.is_dir() {
+                return Err(CliError::usage(format!(
+                    "{option} {pattern}: {} is a directory; name the files of nested \
+                     directories with a pattern, such as '{}/**/*.parquet'",
+                    entry.display(),
+                    pattern.trim_end_matches('/')
+                )));
+            }
+            files.push(record_file(entry)?);
+        }
+    } else if pattern.contains(['*', '?', '[']) {
+        let options = glob::MatchOptions {
+            require_literal_leading_dot: true,
+            ..glob::MatchOptions::new()
+        };
+        let matches = glob::glob_with(pattern, options)
+            .map_err(|e| CliError::usage(format!("{option} {pattern}: {e}")))?;
+        for entry in matches {
+            let entry = entry.map_err(|e| unreadable(e.path(), e.error()))?;
+            if entry.is_file() && !is_beside_the_data(&entry) {
+                files.push(record_file(entry)?);
+            }
+        }
+    } else {
+        return Err(CliError::usage(format!(
+            "{option} {pattern}: no such file or directory"
+        )));
+    }
+    if files.is_empty() {
+        return Err(CliError::usage(format!(
+            "{option} {pattern}: matches no file of records"
+        )));
+    }
+    files.sort();
+    Ok(files)
+}
+
+/// The records of each file, in order. JSONL files, Parquet files and CSV
+/// files of plain columns are opened (their footer or header read) and
+/// streamed as they are stored.
+pub fn read(files: Vec<RecordFile>, collection: &str) -> Result<Vec<(PathBuf, Records)>> {
+    files
         .into_iter()
         .map(|(path, extension)| {
-            let records = read_file(&path, extension, collection, stream)?;
+            let records = read_file(&path, extension, collection, true)?;
             Ok((path, records))
         })
         .collect()
 }
 
-/// Every record of one collection as JSON values, or as record batches
-/// when its one file is columnar (small collections such as FX rates,
-/// whatever their format), read whole.
-pub fn read_values(dir: &Path, collection: &str) -> Result<Records> {
-    let mut values = Vec::new();
-    for (_, records) in read_files(dir, collection, false)? {
-        match records {
-            Records::Values(more) => values.extend(more),
-            Records::Batches(batches) => return Ok(Records::Batches(batches)),
-            Records::Stream(stream) => match stream.read_whole()? {
-                Records::Values(more) => values.extend(more),
-                whole => return Ok(whole),
+/// The records of each file read whole, in order: JSON values, or record
+/// batches when the file is columnar (for small collections such as FX
+/// rates, whatever their format).
+pub fn read_whole(files: Vec<RecordFile>, collection: &str) -> Result<Vec<Records>> {
+    files
+        .into_iter()
+        .map(
+            |(path, extension)| match read_file(&path, extension, collection, false)? {
+                Records::Stream(stream) => stream.read_whole(),
+                records => Ok(records),
             },
-            // Files read whole are never line streams.
-            Records::LineStream(_) => {}
-        }
-    }
-    Ok(Records::Values(values))
+        )
+        .collect()
 }
 
 fn read_file(

@@ -1,7 +1,7 @@
 //! Offline mode: load a directory of exported records into a ledger and run
 //! reports, customer views and movements with the engine directly.
 
-use super::files::{self, Chunk, Records};
+use super::files::{self, Chunk, RecordFile, Records};
 use super::jsonl::JsonlStream;
 use super::stripe_files;
 use crate::args::{LocalArgs, LocalCommand, LocalCustomers, pairs};
@@ -9,7 +9,6 @@ use crate::error::{CliError, Result};
 use arrow_array::RecordBatch;
 use serde_json::{Value, json};
 use std::io::{IsTerminal, Write};
-use std::path::Path;
 use std::time::Instant;
 use submetrics::{
     Ledger, MovementFilter, RecordKind, ReportParams, Settings, StripeOptions, WriteReport,
@@ -82,9 +81,10 @@ impl std::fmt::Display for Loaded {
     }
 }
 
-/// Loads every file of the directory into `loaded`'s counts; rejected
-/// records go to stderr. Nothing loaded (no records, or every record of a
-/// kind rejected) is an error, and so is any rejection with `--strict`.
+/// Loads every file of the directories and collection options into
+/// `loaded`'s counts; rejected records go to stderr. Nothing loaded (no
+/// records, or every record of a kind rejected) is an error, and so is any
+/// rejection with `--strict`.
 pub fn load(args: &LocalArgs, loaded: &mut Loaded) -> Result<Ledger> {
     for (flag, dir) in [("--data", &args.data), ("--stripe", &args.stripe)] {
         if let Some(dir) = dir
@@ -96,10 +96,33 @@ pub fn load(args: &LocalArgs, loaded: &mut Loaded) -> Result<Ledger> {
             )));
         }
     }
+    let mut sources = Vec::new();
+    if let Some(data) = &args.data {
+        sources.push(format!("--data {}", data.display()));
+    }
+    for (_, option, paths) in args.collections.options() {
+        sources.extend(paths.iter().map(|path| format!("{option} {path}")));
+    }
+    let records_given = !sources.is_empty();
+    if let Some(stripe) = &args.stripe {
+        sources.push(format!("--stripe {}", stripe.display()));
+    }
+    if sources.is_empty() {
+        return Err(CliError::usage(
+            "local needs --data DIR, --stripe DIR or the files of a collection (--invoices PATH, ...)",
+        ));
+    }
+    // Every file is found before any is read, so a pattern that matches
+    // nothing is an error before anything loads.
+    let files = if records_given {
+        Some(record_files(args)?)
+    } else {
+        None
+    };
     let mut ledger = Ledger::new(settings(args)?);
     let mut given_total = 0;
-    if let Some(data) = &args.data {
-        given_total += load_records(&mut ledger, data, loaded)?;
+    if let Some(files) = files {
+        given_total += load_records(&mut ledger, files, loaded)?;
     }
     if let Some(dir) = &args.stripe {
         let objects = stripe_files::read(dir)?;
@@ -116,27 +139,18 @@ pub fn load(args: &LocalArgs, loaded: &mut Loaded) -> Result<Ledger> {
             );
         }
     }
-    const RECORDS: &str = "customers, plans and invoices as .json, .jsonl, .csv or .parquet";
-    const OBJECTS: &str = "Stripe objects as .json or .jsonl";
-    let (source, expected) = match (&args.data, &args.stripe) {
-        (Some(data), None) => (format!("--data {}", data.display()), RECORDS.to_string()),
-        (None, Some(stripe)) => (
-            format!("--stripe {}", stripe.display()),
-            OBJECTS.to_string(),
-        ),
-        (Some(data), Some(stripe)) => (
-            format!(
-                "--data {} and --stripe {}",
-                data.display(),
-                stripe.display()
-            ),
-            format!("{RECORDS}; {OBJECTS}"),
-        ),
-        (None, None) => return Err(CliError::usage("local needs --data DIR or --stripe DIR")),
-    };
     if given_total == 0 {
+        let mut expected = Vec::new();
+        if records_given {
+            expected.push("customers, plans and invoices as .json, .jsonl, .csv or .parquet");
+        }
+        if args.stripe.is_some() {
+            expected.push("Stripe objects as .json or .jsonl");
+        }
         return Err(CliError::usage(format!(
-            "{source}: no records ({expected})"
+            "{}: no records ({})",
+            sources.join(" and "),
+            expected.join("; ")
         )));
     }
     if loaded.rejected > 0 && args.strict {
@@ -148,31 +162,92 @@ pub fn load(args: &LocalArgs, loaded: &mut Loaded) -> Result<Ledger> {
     Ok(ledger)
 }
 
-/// Loads the record files of `dir` into `loaded`'s counts; returns how many
-/// records the files held. Every record of a kind rejected is an error.
-fn load_records(ledger: &mut Ledger, dir: &Path, loaded: &mut Loaded) -> Result<usize> {
-    match files::read_values(dir, "fx_rates")? {
-        Records::Values(rates) if !rates.is_empty() => {
-            ledger.load_fx_rates(&rates)?;
-        }
-        Records::Batches(batches) => {
-            for batch in &batches {
-                ledger.load_fx_rates_arrow(batch)?;
+/// The files of one collection and where they were named (`--data DIR`,
+/// or the collection's options), for errors.
+struct CollectionSource {
+    collection: &'static str,
+    named_by: String,
+    files: Vec<RecordFile>,
+}
+
+/// The files of each collection, in the order collections load (FX rates
+/// first, invoices last): those its option names when given (a file named
+/// twice is read once), else the `--data` directory's.
+fn record_files(args: &LocalArgs) -> Result<Vec<CollectionSource>> {
+    let mut all = Vec::new();
+    for (collection, option, patterns) in args.collections.options() {
+        let mut files: Vec<RecordFile> = Vec::new();
+        let named_by = if patterns.is_empty() {
+            match &args.data {
+                Some(dir) => {
+                    files = files::collection_files(dir, collection)?;
+                    format!("--data {}", dir.display())
+                }
+                None => continue,
+            }
+        } else {
+            let named: Vec<String> = patterns.iter().map(|p| format!("{option} {p}")).collect();
+            named.join(" ")
+        };
+        for pattern in patterns {
+            for file in files::files_matching(option, pattern)? {
+                if !files.contains(&file) {
+                    files.push(file);
+                }
             }
         }
-        _ => {}
+        all.push(CollectionSource {
+            collection,
+            named_by,
+            files,
+        });
     }
+    Ok(all)
+}
+
+/// Loads the record files of each collection into `loaded`'s counts;
+/// returns how many records the files held. Every record of a kind
+/// rejected is an error naming where its files were named.
+fn load_records(
+    ledger: &mut Ledger,
+    sources: Vec<CollectionSource>,
+    loaded: &mut Loaded,
+) -> Result<usize> {
     let show = std::io::stderr().is_terminal();
     let mut given_total = 0;
-    let mut all_rejected = Vec::new();
-    for (collection, kind) in [
-        ("data_sources", RecordKind::DataSources),
-        ("customers", RecordKind::Customers),
-        ("plans", RecordKind::Plans),
-        ("plan_groups", RecordKind::PlanGroups),
-        ("invoices", RecordKind::Invoices),
-    ] {
-        let mut files = files::read(dir, collection)?;
+    // Collections whose every record was rejected, by where they were named.
+    let mut all_rejected: Vec<(String, Vec<&str>)> = Vec::new();
+    for source in sources {
+        let CollectionSource {
+            collection,
+            named_by,
+            files,
+        } = source;
+        let kind = match collection {
+            "fx_rates" => {
+                for records in files::read_whole(files, collection)? {
+                    match records {
+                        Records::Values(rates) if !rates.is_empty() => {
+                            ledger.load_fx_rates(&rates)?;
+                        }
+                        Records::Batches(batches) => {
+                            for batch in &batches {
+                                ledger.load_fx_rates_arrow(batch)?;
+                            }
+                        }
+                        // Files read whole are never streams.
+                        _ => {}
+                    }
+                }
+                continue;
+            }
+            "data_sources" => RecordKind::DataSources,
+            "customers" => RecordKind::Customers,
+            "plans" => RecordKind::Plans,
+            "plan_groups" => RecordKind::PlanGroups,
+            _ => RecordKind::Invoices,
+        };
+        let mut files = files::read(files, collection)?;
         // Unknown while a CSV file is streamed.
         let total: Option<usize> = files.iter().map(|(_, records)| records.len()).sum();
         let bar = show && total.is_none_or(|total| total >= PROGRESS_FROM);
@@ -225,15 +300,23 @@ fn load_records(ledger: &mut Ledger, dir: &Path, loaded: &mut Loaded) -> Result<
         }
         given_total += done;
         if done > 0 && accepted == 0 {
-            all_rejected.push(collection);
+            match all_rejected.iter_mut().find(|(by, _)| *by == named_by) {
+                Some((_, collections)) => collections.push(collection),
+                None => all_rejected.push((named_by, vec![collection])),
+            }
         }
     }
     if !all_rejected.is_empty() {
-        return Err(CliError::usage(format!(
-            "--data {}: every record of {} was rejected",
-            dir.display(),
-            all_rejected.join(", ")
-        )));
+        let each: Vec<String> = all_rejected
+            .iter()
+            .map(|(named_by, collections)| {
+                format!(
+                    "{named_by}: every record of {} was rejected",
+                    collections.join(", ")
+                )
+            })
+            .collect();
+        return Err(CliError::usage(each.join("; ")));
     }
     Ok(given_total)
 }

@@ -28,15 +28,18 @@ pub const KINDS: &[&str] = &[
 pub fn read(dir: &Path) -> Result<Vec<Value>> {
     let mut objects = Vec::new();
     for kind in KINDS {
-        let mut found = match files::read_values(dir, kind)? {
-            files::Records::Values(values) => values,
-            _ => {
-                return Err(CliError::usage(format!(
-                    "{}: Stripe objects are read from {kind}.json or {kind}.jsonl",
-                    dir.display()
-                )));
+        let mut found = Vec::new();
+        for records in files::read_whole(files::collection_files(dir, kind)?, kind)? {
+            match records {
+                files::Records::Values(values) => found.extend(values),
+                _ => {
+                    return Err(CliError::usage(format!(
+                        "{}: Stripe objects are read from {kind}.json or {kind}.jsonl",
+                        dir.display()
+                    )));
+                }
             }
-        };
+        }
         if *kind == "events" {
             found.sort_by_key(|event| event.get("created").and_then(Value::as_i64));
         }
