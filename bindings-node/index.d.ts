@@ -465,7 +465,7 @@ export declare class Ledger {
   updateCustomer(id: string, patch: Partial<CustomerInput | CustomerImportInput>): Customer
   updatePlan(id: string, patch: Partial<PlanInput | PlanImportInput>): Plan
   movements(asOf?: Instant, filters?: MovementFilters): Movement[]
-  /** `movements` as an Arrow IPC stream, one row per movement (amounts as int64). */
+  /** `movements` as an Arrow IPC stream, one row per movement (amounts as int64), a record batch per 65,536 rows. */
   movementsArrow(asOf?: Instant, filters?: MovementFilters): Buffer
   /**
    * A report as an Arrow IPC stream: a table report one row per metric

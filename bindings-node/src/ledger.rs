@@ -299,8 +299,11 @@ impl NativeLedger {
         let at = as_of_instant(as_of.as_deref(), ledger.settings())?;
         let filter =
             MovementFilter::from_params(&params(filter)?, ledger.settings()).map_err(to_napi)?;
-        let batch = ledger.movements_batch(at, &filter).map_err(to_napi)?;
-        Ok(columnar::ipc_of(&batch).map_err(to_napi)?.into())
+        let batches = ledger.movements_batches(at, &filter).map_err(to_napi)?;
+        let schema = columnar::movement_schema();
+        Ok(columnar::ipc_of_batches(&schema, &batches)
+            .map_err(to_napi)?
+            .into())
     }
 
     /// `report` as an Arrow IPC stream (rows as the core cuts the result).

@@ -71,6 +71,11 @@ test('movements and reports come back as IPC streams with exact integers', () =>
   assert.equal(String(moves.schema.fields.find((f) => f.name === 'mrr_change').type), 'Int64')
   assert.deepEqual(moves.getChild('customer_id').toArray(), ['A', 'B', 'A'])
   assert.deepEqual(Array.from(moves.getChild('mrr_change').toArray()), [3000n, 2000n, 2000n])
+  // No movement yet: no record batch, the same schema.
+  const none = tableFromIPC(l.movementsArrow('2023-12-31'))
+  assert.equal(none.numRows, 0)
+  assert.deepEqual(none.schema.fields.map((f) => f.name), moves.schema.fields.map((f) => f.name))
+  assert.equal(String(none.schema.fields.find((f) => f.name === 'quantity_change').type), 'Int64')
   const mrr = tableFromIPC(l.reportArrow('mrr', { date: '20240101-20240229' }, '2024-02-15'))
   assert.deepEqual(mrr.getChild('date').toArray(), ['2024-01-01', '2024-02-01'])
   assert.deepEqual(Array.from(mrr.getChild('total_mrr').toArray()), [5000n, 7000n])

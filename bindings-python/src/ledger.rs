@@ -7,12 +7,13 @@
 use crate::convert::{Params, as_of, instant_text, records, to_json, to_py, with_gc_paused};
 use crate::errors::to_py_err;
 use arrow_array::RecordBatch;
+use arrow_schema::SchemaRef;
 use bumpalo::Bump;
 use pyo3::intern;
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict, PyList};
 use serde_json::{Value, json};
-use std::sync::RwLock;
+use std::sync::{Arc, RwLock};
 use submetrics::{MovementFilter, RecordKind, ReportParams, Settings, WriteReport};
 
 /// The per-record results of a write as a list of dicts `{id,
@@ -177,7 +178,7 @@ impl Ledger {
             &submetrics::Ledger,
             &ReportParams,
             chrono::DateTime<chrono::Utc>,
-        ) -> CoreResult<RecordBatch>
+        ) -> CoreResult<(SchemaRef, Vec<RecordBatch>)>
         + Send,
     ) -> PyResult<Bound<'py, PyAny>> {
         let text = instant_text(as_of_value)?;
@@ -186,7 +187,8 @@ impl Ledger {
             let params = params.resolve(l)?;
             f(l, &params, at)
         });
-        crate::arrow::to_pyarrow(py, result.map_err(|e| to_py_err(py, e))?)
+        let (schema, batches) = result.map_err(|e| to_py_err(py, e))?;
+        crate::arrow::to_pyarrow_table(py, schema, batches)
     }
 
     /// The movement filters of the keyword arguments.
@@ -505,8 +507,8 @@ impl Ledger {
         })
     }
 
-    /// :meth:`movements` as a ``pyarrow.Table``, one row per movement;
-    /// amounts and counts are ``int64`` columns.
+    /// :meth:`movements` as a ``pyarrow.Table``, one row per movement in
+    /// chunks of up to 65,536 rows; amounts and counts are ``int64`` columns.
     #[pyo3(signature = (as_of=None, customer=None, start=None, end=None, kinds=None))]
     fn movements_arrow<'py>(
         &self,
@@ -520,7 +522,8 @@ impl Ledger {
         let params = Self::movement_filters(py, customer, start, end, kinds)?;
         self.at_batch(py, as_of, params, |l, params, at| {
             let filter = MovementFilter::from_params(params, l.settings())?;
-            l.movements_batch(at, &filter)
+            let batches = l.movements_batches(at, &filter)?;
+            Ok((Arc::new(submetrics::columnar::movement_schema()), batches))
         })
     }
 
@@ -538,7 +541,8 @@ impl Ledger {
     ) -> PyResult<Bound<'py, PyAny>> {
         let params = crate::convert::params(params, kwargs)?;
         self.at_batch(py, as_of, params, |l, params, at| {
-            l.report_batch(name, params, at)
+            let batch = l.report_batch(name, params, at)?;
+            Ok((batch.schema(), vec![batch]))
         })
     }
 

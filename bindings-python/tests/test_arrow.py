@@ -180,6 +180,28 @@ def test_a_pandas_dataframe_round_trip() -> None:
     ]
 
 
+def test_movements_come_a_chunk_per_65536_rows_in_date_then_customer_order() -> None:
+    n = 65_537
+    l = submetrics.Ledger()
+    l.upsert_plans([{"id": "m", "name": "M", "interval": "month", "currency": "USD"}])
+    ids = [f"c{i:05d}" for i in range(n)]
+    l.upsert_customers(pa.table({"id": ids, "name": ids}))
+    # The last customer's invoice is the earliest: its movement comes first.
+    dates = ["2024-01-02"] * (n - 1) + ["2024-01-01"]
+    l.upsert_invoices(pa.table({
+        "id": [f"i{i:05d}" for i in range(n)], "customer_id": ids,
+        "type": ["subscription"] * n, "plan_id": ["m"] * n,
+        "invoice_date": dates, "amount": [1000] * n, "currency": ["USD"] * n,
+    }))
+    moves = l.movements_arrow("2024-01-15")
+    assert [len(b) for b in moves.to_batches()] == [65_536, 1]
+    customers = moves.column("customer_id")
+    assert [customers[0].as_py(), customers[1].as_py(), customers[n - 1].as_py()] == [
+        "c65536", "c00000", "c65535"]
+    assert moves.column("date")[0].as_py() == "2024-01-01"
+    assert pc.sum(moves.column("mrr_change")).as_py() == 1000 * n
+
+
 def test_movements_have_one_schema_even_when_there_are_none() -> None:
     l = ledger()
     l.upsert_invoices(INVOICES)

@@ -4,7 +4,8 @@
 //! e.g. `perf record -g target/release/recompute 1000000 10`. Prints the
 //! median time of the full recompute (building every customer's timeline
 //! and replaying it), its fastest and the first (into fresh memory), the median time of listing every
-//! movement in date order from the cached replays, the CPU time of each phase per repeat (steadier than wall
+//! movement in date order from the cached replays and of the same rows as Arrow record batches (what
+//! `movements_arrow` hands Python), the CPU time of each phase per repeat (steadier than wall
 //! time on a busy machine), and the median of `repeats` x 1000 upserts of one changed invoice
 //! (each a different one, evenly spread) followed by its customer's
 //! movements, as the scale harness measures them.
@@ -33,8 +34,9 @@ fn main() {
         .expect("the generator makes valid invoices");
     let invoices = streamed.invoices.len();
     let ((mut ledger, sample), load_time) = timed(|| streamed.into_ledger());
-    let (mut recomputes, mut listings) = (Vec::new(), Vec::new());
-    let (mut recompute_cpu, mut listing_cpu) = (Duration::ZERO, Duration::ZERO);
+    let (mut recomputes, mut listings, mut tables) = (Vec::new(), Vec::new(), Vec::new());
+    let (mut recompute_cpu, mut listing_cpu, mut table_cpu) =
+        (Duration::ZERO, Duration::ZERO, Duration::ZERO);
     let mut count = 0;
     let repeats = repeats.max(1);
     for _ in 0..repeats {
@@ -50,7 +52,17 @@ fn main() {
         drop(rows);
         listings.push(listing_time);
         recompute_cpu += middle - start;
-        listing_cpu += cpu_time() - middle;
+        let listed = cpu_time();
+        listing_cpu += listed - middle;
+        let (batches, table_time) = timed(|| {
+            ledger
+                .movements_batches(as_of, &MovementFilter::default())
+                .expect("movement batches")
+        });
+        assert_eq!(batches.iter().map(|b| b.num_rows()).sum::<usize>(), count);
+        drop(batches);
+        tables.push(table_time);
+        table_cpu += cpu_time() - listed;
     }
     // The first recompute replays into fresh memory; later ones reuse what
     // the replays they replace freed.
@@ -78,7 +90,7 @@ fn main() {
         );
     }
     println!(
-        "load: {:.0}k invoices/s / full recompute (timelines + replays): median {} (fastest {}, first {}, cpu {}) / listing {count} movements: median {} (cpu {}) / upsert: median {} over {repeats}",
+        "load: {:.0}k invoices/s / full recompute (timelines + replays): median {} (fastest {}, first {}, cpu {}) / listing {count} movements: median {} (cpu {}) / as Arrow batches: median {} (cpu {}) / upsert: median {} over {repeats}",
         invoices as f64 / load_time.as_secs_f64() / 1000.0,
         ms(quantile(&mut recomputes, 0.5)),
         ms(quantile(&mut recomputes, 0.0)),
@@ -86,6 +98,8 @@ fn main() {
         ms(recompute_cpu / repeats as u32),
         ms(quantile(&mut listings, 0.5)),
         ms(listing_cpu / repeats as u32),
+        ms(quantile(&mut tables, 0.5)),
+        ms(table_cpu / repeats as u32),
         us(quantile(&mut upserts, 0.5)),
     );
 }

@@ -153,8 +153,9 @@ class Ledger:
         end: _Instant = None,
         kinds: Optional[Sequence[str]] = None,
     ) -> Any:
-        """:meth:`movements` as a ``pyarrow.Table``, one row per movement;
-        amounts and counts are ``int64`` columns."""
+        """:meth:`movements` as a ``pyarrow.Table``, one row per movement in
+        chunks of up to 65,536 rows; amounts and counts are ``int64``
+        columns."""
     def report_arrow(
         self, name: str, as_of: _Instant = None, params: Optional[Mapping[str, Any]] = None, **kwargs: Any
     ) -> Any:

@@ -1,7 +1,7 @@
 //! Results as Apache Arrow record batches, for front ends that hand data
 //! frames on (Python, Node, files): movements one row per movement, a
 //! report one row per period, item or metric. Movements are built straight
-//! from their typed rows, with one fixed schema ([`Ledger::movements_batch`]);
+//! from their typed rows, with one fixed schema ([`Ledger::movements_batches`]);
 //! a report's columns are typed by its schema ([`batch_of_table`]); otherwise
 //! a column's type follows its values, so integers (cents, counts) stay
 //! integers:
@@ -19,6 +19,7 @@
 mod movements;
 mod results;
 
+pub use movements::movement_schema;
 pub use results::{ResultColumns, result_schema};
 
 use crate::error::{Error, Result};
@@ -37,19 +38,16 @@ use serde_json::Value;
 use std::sync::Arc;
 
 impl Ledger {
-    /// [`Ledger::movements`] as a record batch, one row per movement, with
-    /// the columns of the movement records in their order: `date` (text,
-    /// `YYYY-MM-DD`), `customer_id`, `type`, `subtype` (`Utf8`),
-    /// `mrr_change`, `mrr_change_base_currency`, `customer_count_change`,
-    /// `quantity_change` (`Int64`), `currency` (`Utf8`), `plans_before` and
-    /// `plans_after` (lists of `Utf8`). The schema is the same when no
-    /// movement matches.
-    pub fn movements_batch(
+    /// [`Ledger::movements`] as record batches of [`movement_schema`], one
+    /// row per movement, in its order, cut into batches of up to 65,536
+    /// rows (none when no movement matches), built on every core straight
+    /// from the rows the replays hold.
+    pub fn movements_batches(
         &self,
         as_of: DateTime<Utc>,
         filter: &MovementFilter,
-    ) -> Result<RecordBatch> {
-        movements::batch(&self.movements(as_of, filter)?)
+    ) -> Result<Vec<RecordBatch>> {
+        self.with_movements(as_of, filter, movements::batches)?
     }
 
     /// [`Ledger::report`] as a record batch, rows as [`report_rows`] cuts

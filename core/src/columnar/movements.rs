@@ -4,17 +4,18 @@
 
 use crate::derive::movements::{Movement, PlanList};
 use crate::error::{Error, Result};
+use crate::ledger::read_ahead;
 use arrow_array::builder::{ListBuilder, StringBuilder};
-use arrow_array::{ArrayRef, Int64Array, RecordBatch, StringArray};
+use arrow_array::{ArrayRef, Int64Array, RecordBatch};
 use arrow_schema::{DataType, Field, Schema};
+use chrono::{Datelike, NaiveDate};
 use rayon::prelude::*;
-use std::fmt::Write;
 use std::sync::Arc;
 
 /// The columns of a movement batch, in the order of the movement records'
 /// fields: dates (`YYYY-MM-DD`), ids, kinds and currencies as `Utf8`,
 /// amounts and counts as `Int64`, the plan lists as lists of `Utf8`.
-pub(super) fn schema() -> Schema {
+pub fn movement_schema() -> Schema {
     let text = |name: &str| Field::new(name, DataType::Utf8, false);
     let integer = |name: &str| Field::new(name, DataType::Int64, false);
     let plans = |name: &str| {
@@ -36,54 +37,128 @@ pub(super) fn schema() -> Schema {
     ])
 }
 
-/// The movements as one record batch of [`schema`], its columns built on
-/// every core.
-pub(super) fn batch(rows: &[Movement]) -> Result<RecordBatch> {
-    let text = |cell: fn(&Movement) -> &str| -> ArrayRef {
-        Arc::new(rows.iter().map(|m| Some(cell(m))).collect::<StringArray>())
-    };
-    let integer = |cell: fn(&Movement) -> i64| -> ArrayRef {
-        Arc::new(rows.iter().map(cell).collect::<Int64Array>())
-    };
-    let builders: [&(dyn Fn() -> ArrayRef + Sync); 11] = [
-        &|| dates(rows),
-        &|| text(|m| m.customer_id.as_str()),
-        &|| text(|m| m.kind.as_str()),
-        &|| text(|m| m.subtype.as_str()),
-        &|| integer(|m| m.mrr_change),
-        &|| integer(|m| m.mrr_change_base_currency),
-        &|| integer(|m| i64::from(m.customer_count_change)),
-        &|| integer(|m| m.quantity_change),
-        &|| text(|m| m.currency.as_str()),
-        &|| plan_lists(rows, |m| &m.plans_before),
-        &|| plan_lists(rows, |m| &m.plans_after),
-    ];
-    let columns: Vec<ArrayRef> = builders.par_iter().map(|build| build()).collect();
-    RecordBatch::try_new(Arc::new(schema()), columns)
-        .map_err(|error| Error::query("movements", error.to_string()))
+/// Rows per batch of movements. Unit tests lower it so that their few
+/// movements take several batches.
+const BATCH_ROWS: usize = if cfg!(test) { 2 } else { 1 << 16 };
+
+/// The rows as batches of [`movement_schema`] of up to [`BATCH_ROWS`] rows,
+/// in order, the batches built on every core.
+pub(super) fn batches(rows: &[&Movement]) -> Result<Vec<RecordBatch>> {
+    let schema = Arc::new(movement_schema());
+    rows.par_chunks(BATCH_ROWS)
+        .map(|chunk| MovementColumns::of(chunk).finish(&schema))
+        .collect()
 }
 
-fn dates(rows: &[Movement]) -> ArrayRef {
-    let mut dates = StringBuilder::with_capacity(rows.len(), rows.len() * 10);
-    for row in rows {
-        // As the JSON answer writes it; writing to a builder's pending
-        // value cannot fail.
-        let _ = write!(dates, "{}", row.date);
-        dates.append_value("");
-    }
-    Arc::new(dates.finish())
+/// The columns of one batch of movements, filled a row at a time so that
+/// each row, wherever its replay keeps it, is read once.
+struct MovementColumns {
+    dates: StringBuilder,
+    customer_ids: StringBuilder,
+    kinds: StringBuilder,
+    subtypes: StringBuilder,
+    mrr_changes: Vec<i64>,
+    mrr_changes_base_currency: Vec<i64>,
+    customer_count_changes: Vec<i64>,
+    quantity_changes: Vec<i64>,
+    currencies: StringBuilder,
+    plans_before: ListBuilder<StringBuilder>,
+    plans_after: ListBuilder<StringBuilder>,
 }
 
-fn plan_lists(rows: &[Movement], plans: fn(&Movement) -> &PlanList) -> ArrayRef {
-    let mut lists = ListBuilder::with_capacity(StringBuilder::new(), rows.len())
-        .with_field(Field::new("item", DataType::Utf8, true));
-    for row in rows {
-        for plan in plans(row) {
-            lists.values().append_value(plan.as_str());
+impl MovementColumns {
+    fn of(rows: &[&Movement]) -> MovementColumns {
+        let n = rows.len();
+        let text = |bytes_per_row: usize| StringBuilder::with_capacity(n, n * bytes_per_row);
+        let plans = || {
+            ListBuilder::with_capacity(StringBuilder::new(), n).with_field(Field::new(
+                "item",
+                DataType::Utf8,
+                true,
+            ))
+        };
+        let mut columns = MovementColumns {
+            dates: text(10),
+            customer_ids: text(16),
+            kinds: text(8),
+            subtypes: text(8),
+            mrr_changes: Vec::with_capacity(n),
+            mrr_changes_base_currency: Vec::with_capacity(n),
+            customer_count_changes: Vec::with_capacity(n),
+            quantity_changes: Vec::with_capacity(n),
+            currencies: text(3),
+            plans_before: plans(),
+            plans_after: plans(),
+        };
+        for k in 0..n {
+            read_ahead(rows, k);
+            columns.push(rows[k]);
         }
-        lists.append(true);
+        columns
     }
-    Arc::new(lists.finish())
+
+    fn push(&mut self, row: &Movement) {
+        append_date(&mut self.dates, row.date);
+        self.customer_ids.append_value(row.customer_id.as_str());
+        self.kinds.append_value(row.kind.as_str());
+        self.subtypes.append_value(row.subtype.as_str());
+        self.mrr_changes.push(row.mrr_change);
+        self.mrr_changes_base_currency
+            .push(row.mrr_change_base_currency);
+        self.customer_count_changes
+            .push(i64::from(row.customer_count_change));
+        self.quantity_changes.push(row.quantity_change);
+        self.currencies.append_value(row.currency.as_str());
+        append_plans(&mut self.plans_before, &row.plans_before);
+        append_plans(&mut self.plans_after, &row.plans_after);
+    }
+
+    fn finish(mut self, schema: &Arc<Schema>) -> Result<RecordBatch> {
+        let integers = |values: Vec<i64>| Arc::new(Int64Array::from(values)) as ArrayRef;
+        let columns: Vec<ArrayRef> = vec![
+            Arc::new(self.dates.finish()),
+            Arc::new(self.customer_ids.finish()),
+            Arc::new(self.kinds.finish()),
+            Arc::new(self.subtypes.finish()),
+            integers(self.mrr_changes),
+            integers(self.mrr_changes_base_currency),
+            integers(self.customer_count_changes),
+            integers(self.quantity_changes),
+            Arc::new(self.currencies.finish()),
+            Arc::new(self.plans_before.finish()),
+            Arc::new(self.plans_after.finish()),
+        ];
+        RecordBatch::try_new(schema.clone(), columns)
+            .map_err(|error| Error::query("movements", error.to_string()))
+    }
+}
+
+/// Appends a date as the JSON answers write it, `YYYY-MM-DD`; a year
+/// outside 0-9999 as chrono writes it (`+12345-01-01`).
+fn append_date(dates: &mut StringBuilder, date: NaiveDate) {
+    let year = date.year();
+    if !(0..=9999).contains(&year) {
+        dates.append_value(date.to_string());
+        return;
+    }
+    let write_digits = |mut n: u32, out: &mut [u8]| {
+        for digit in out.iter_mut().rev() {
+            *digit = b'0' + (n % 10) as u8;
+            n /= 10;
+        }
+    };
+    let mut text = *b"0000-00-00";
+    write_digits(year.unsigned_abs(), &mut text[0..4]);
+    write_digits(date.month(), &mut text[5..7]);
+    write_digits(date.day(), &mut text[8..10]);
+    dates.append_value(std::str::from_utf8(&text).unwrap_or_default());
+}
+
+fn append_plans(lists: &mut ListBuilder<StringBuilder>, plans: &PlanList) {
+    for plan in plans {
+        lists.values().append_value(plan.as_str());
+    }
+    lists.append(true);
 }
 
 #[cfg(test)]
@@ -121,61 +196,128 @@ mod tests {
 
     #[test]
     fn movements_are_columns_of_their_typed_rows() {
-        let ledger = ledger();
+        let mut ledger = ledger();
+        ledger.upsert(RecordKind::Customers, &[json!({"id": "B", "name": "B"})]);
+        ledger.upsert(
+            RecordKind::Invoices,
+            &[
+                json!({"id": "b1", "customer_id": "B", "type": "subscription", "plan_id": "m",
+                     "invoice_date": "2024-01-15", "amount": 1000, "currency": "USD"}),
+            ],
+        );
         let as_of = Utc.with_ymd_and_hms(2024, 2, 15, 0, 0, 0).unwrap();
-        let batch = ledger
-            .movements_batch(as_of, &MovementFilter::default())
+        let batches = ledger
+            .movements_batches(as_of, &MovementFilter::default())
             .unwrap();
-        assert_eq!(*batch.schema(), schema());
+        // Batches of two rows in unit tests: the third row starts a second.
+        let lengths: Vec<usize> = batches.iter().map(RecordBatch::num_rows).collect();
+        assert_eq!(lengths, [2, 1]);
+        assert!(batches.iter().all(|b| *b.schema() == movement_schema()));
         let text = |name: &str| -> Vec<String> {
-            let column = batch.column_by_name(name).unwrap().as_string::<i32>();
-            column
-                .iter()
-                .map(|cell| cell.unwrap().to_string())
-                .collect()
+            let cells = batches.iter().flat_map(|b| {
+                let column = b.column_by_name(name).unwrap().as_string::<i32>();
+                column
+                    .iter()
+                    .map(|cell| cell.unwrap().to_string())
+                    .collect::<Vec<_>>()
+            });
+            cells.collect()
         };
         let integer = |name: &str| -> Vec<i64> {
-            let column = batch.column_by_name(name).unwrap();
-            column.as_primitive::<Int64Type>().values().to_vec()
+            let cells = batches.iter().flat_map(|b| {
+                let column = b.column_by_name(name).unwrap();
+                column.as_primitive::<Int64Type>().values().to_vec()
+            });
+            cells.collect()
         };
         let plans = |name: &str| -> Vec<Vec<String>> {
-            let lists = batch.column_by_name(name).unwrap().as_list::<i32>();
-            lists
-                .iter()
-                .map(|list| {
+            let lists = batches.iter().flat_map(|b| {
+                let lists = b.column_by_name(name).unwrap().as_list::<i32>();
+                assert_eq!(lists.null_count(), 0);
+                let items = lists.iter().map(|list| {
                     let list = list.unwrap();
                     let items = list.as_string::<i32>();
                     items.iter().map(|p| p.unwrap().to_string()).collect()
-                })
-                .collect()
+                });
+                items.collect::<Vec<_>>()
+            });
+            lists.collect()
         };
-        assert_eq!(text("date"), ["2024-01-01", "2024-02-01"]);
-        assert_eq!(text("customer_id"), ["A", "A"]);
-        assert_eq!(text("type"), ["new", "expansion"]);
-        assert_eq!(text("subtype"), ["new", "upgrade"]);
-        assert_eq!(integer("mrr_change"), [3000, 2000]);
-        assert_eq!(integer("mrr_change_base_currency"), [3000, 2000]);
-        assert_eq!(integer("customer_count_change"), [1, 0]);
-        assert_eq!(integer("quantity_change"), [1, 0]);
-        assert_eq!(text("currency"), ["USD", "USD"]);
-        assert_eq!(plans("plans_before"), [vec![], vec!["m".to_string()]]);
-        assert_eq!(
-            plans("plans_after"),
-            [vec!["m".to_string()], vec!["p".to_string()]]
-        );
-        assert_eq!(
-            batch.column_by_name("plans_before").unwrap().null_count(),
-            0
-        );
+        assert_eq!(text("date"), ["2024-01-01", "2024-01-15", "2024-02-01"]);
+        assert_eq!(text("customer_id"), ["A", "B", "A"]);
+        assert_eq!(text("type"), ["new", "new", "expansion"]);
+        assert_eq!(text("subtype"), ["new", "new", "upgrade"]);
+        assert_eq!(integer("mrr_change"), [3000, 1000, 2000]);
+        assert_eq!(integer("mrr_change_base_currency"), [3000, 1000, 2000]);
+        assert_eq!(integer("customer_count_change"), [1, 1, 0]);
+        assert_eq!(integer("quantity_change"), [1, 1, 0]);
+        assert_eq!(text("currency"), ["USD", "USD", "USD"]);
+        let m = || vec!["m".to_string()];
+        assert_eq!(plans("plans_before"), [vec![], vec![], m()]);
+        assert_eq!(plans("plans_after"), [m(), m(), vec!["p".to_string()]]);
     }
 
     #[test]
-    fn no_movement_is_an_empty_batch_of_the_same_schema() {
+    fn one_customers_movements_are_filtered_the_same_way() {
+        let ledger = ledger();
+        let as_of = Utc.with_ymd_and_hms(2024, 2, 15, 0, 0, 0).unwrap();
+        let filter = MovementFilter {
+            customer: Some("A".into()),
+            kinds: vec![crate::MovementKind::Expansion],
+            ..MovementFilter::default()
+        };
+        let batches = ledger.movements_batches(as_of, &filter).unwrap();
+        assert_eq!(batches.len(), 1);
+        let dates = batches[0]
+            .column_by_name("date")
+            .unwrap()
+            .as_string::<i32>();
+        assert_eq!(dates.iter().collect::<Vec<_>>(), [Some("2024-02-01")]);
+    }
+
+    #[test]
+    fn dates_are_written_as_the_json_answers_write_them() {
+        let mut dates = StringBuilder::new();
+        let days = [
+            (2024, 2, 29),
+            (999, 1, 9),
+            (0, 12, 31),
+            (9999, 12, 31),
+            (-1, 1, 1),
+            (10000, 1, 1),
+        ];
+        for (year, month, day) in days {
+            append_date(
+                &mut dates,
+                NaiveDate::from_ymd_opt(year, month, day).unwrap(),
+            );
+        }
+        let dates = dates.finish();
+        let written: Vec<&str> = dates.iter().flatten().collect();
+        assert_eq!(
+            written,
+            [
+                "2024-02-29",
+                "0999-01-09",
+                "0000-12-31",
+                "9999-12-31",
+                "-0001-01-01",
+                "+10000-01-01"
+            ]
+        );
+        for (text, (year, month, day)) in written.iter().zip(days) {
+            let date = NaiveDate::from_ymd_opt(year, month, day).unwrap();
+            assert_eq!(*text, serde_json::to_value(date).unwrap());
+        }
+    }
+
+    #[test]
+    fn no_movement_is_no_batch() {
         let ledger = ledger();
         let as_of = Utc.with_ymd_and_hms(2023, 12, 1, 0, 0, 0).unwrap();
-        let batch = ledger
-            .movements_batch(as_of, &MovementFilter::default())
+        let batches = ledger
+            .movements_batches(as_of, &MovementFilter::default())
             .unwrap();
-        assert_eq!((batch.num_rows(), &*batch.schema()), (0, &schema()));
+        assert!(batches.is_empty());
     }
 }

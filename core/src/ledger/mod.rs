@@ -18,6 +18,8 @@ mod tests;
 mod tests_cache;
 mod writes;
 
+pub(crate) use queries::read_ahead;
+
 use crate::derive::{CacheCell, Derived, ReplayCache};
 use crate::error::Result;
 use crate::fx::FxTable;
