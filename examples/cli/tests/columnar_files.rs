@@ -176,6 +176,10 @@ fn collections_from_files_directories_and_globs() {
         &batch(&rows[3..]),
     );
     std::fs::write(invoices.join("_SUCCESS"), b"").unwrap();
+    // What a job still running leaves: passed over by the pattern below too.
+    let unfinished = invoices.join("_temporary").join("0");
+    std::fs::create_dir_all(&unfinished).unwrap();
+    write_parquet(&unfinished.join("part-00000.parquet"), &batch(&rows[..1]));
     std::fs::write(invoices.join(".part-00000-c000.snappy.parquet.crc"), b"crc").unwrap();
     // Plans in two files of a month each, found by a pattern at any depth.
     let plans = fixture_plans();
@@ -193,7 +197,7 @@ fn collections_from_files_directories_and_globs() {
     write_parquet(&dir.join("rates-usd.parquet"), &batch(&rates[1..]));
     write_parquet(&dir.join("rates-eur.parquet"), &batch(&rates[..1]));
     let at = |path: &str| dir.join(path).to_str().unwrap().to_string();
-    let (invoices, customers) = (at("invoices"), fixture().join("customers.csv"));
+    let (invoices, customers) = (at("invoices/**/*.parquet"), fixture().join("customers.csv"));
     let (plans, rates) = (at("plans/**/*.parquet"), at("rates-*.parquet"));
     assert_read_like_the_fixture(&[
         "--invoices",
@@ -281,21 +285,29 @@ fn a_collection_option_that_names_no_file_of_records_is_an_error() {
             ),
         ),
         (
-            at("*"),
+            at("*.*"),
             format!(
                 "--invoices {}: {} is not a file of records (.json, .jsonl, .ndjson, .csv, .parquet)",
-                at("*"),
+                at("*.*"),
                 at("notes.txt")
             ),
         ),
         (
             at(""),
             format!(
-                "--invoices {0}: {1} is a directory; name the files of nested directories \
-                 with a pattern, such as '{2}/**/*.parquet'",
+                "--invoices {0}: {1} is a directory; name its files with a pattern, \
+                 such as '{1}/*.parquet' ('**' for any depth)",
                 at(""),
                 at("nested"),
-                dir.display()
+            ),
+        ),
+        (
+            at("n*"),
+            format!(
+                "--invoices {0}: {1} is a directory; name its files with a pattern, \
+                 such as '{1}/*.parquet' ('**' for any depth)",
+                at("n*"),
+                at("nested"),
             ),
         ),
     ];

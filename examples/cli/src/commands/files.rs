@@ -193,13 +193,32 @@ pub fn collection_files(dir: &Path, collection: &str) -> Result<Vec<RecordFile>>
     Ok(files)
 }
 
-/// Whether a directory listing or a glob passes over a file: names that
-/// start with `.` or `_` are what Spark, Hadoop and editors write beside
-/// the data (`_SUCCESS`, `.part-0.parquet.crc`).
-fn is_beside_the_data(path: &Path) -> bool {
-    path.file_name()
-        .and_then(|n| n.to_str())
-        .is_some_and(|name| name.starts_with('.') || name.starts_with('_'))
+/// Whether a directory listing or a glob passes over a path: one whose
+/// name, or the name of a directory on the way to it below `base`, starts
+/// with `.` or `_`, as what Spark, Hadoop and editors write beside the data
+/// does (`_SUCCESS`, `.part-0.parquet.crc`, `_temporary/`).
+fn is_beside_the_data(path: &Path, base: &Path) -> bool {
+    let below = path.strip_prefix(base).unwrap_or(path);
+    below.components().any(|part| match part {
+        std::path::Component::Normal(name) => name
+            .to_str()
+            .is_some_and(|name| name.starts_with('.') || name.starts_with('_')),
+        _ => false,
+    })
+}
+
+/// The directory a glob pattern starts from: its components before the
+/// first with a wildcard.
+fn glob_base(pattern: &str) -> PathBuf {
+    Path::new(pattern)
+        .components()
+        .take_while(|part| {
+            !part
+                .as_os_str()
+                .to_str()
+                .is_some_and(|name| name.contains(['*', '?', '[']))
+        })
+        .collect()
 }
 
 /// The files a collection option (`--invoices PATH`, named `option` in
@@ -207,8 +226,8 @@ fn is_beside_the_data(path: &Path) -> bool {
 /// dataset written in parts); or every file a glob pattern matches (`*`,
 /// `?`, `[...]`, and `**` for any depth of directories). Directory listings
 /// and globs pass over names starting with `.` or `_`. Each file's format
-/// is its extension; any other file named, a subdirectory listed, or a
-/// pattern that matches nothing is an error naming it.
+/// is its extension; any other file named, a directory listed or matched,
+/// or a pattern that matches nothing is an error naming it.
 pub fn files_matching(option: &str, pattern: &str) -> Result<Vec<RecordFile>> {
     let unreadable = |path: &Path, e: &dyn std::fmt::Display| {
         CliError::Io(format!(
@@ -216,41 +235,22 @@ pub fn files_matching(option: &str, pattern: &str) -> Result<Vec<RecordFile>> {
             path.display()
         ))
     };
-    let record_file = |path: PathBuf| match format_of(&path) {
-        Some(format) => Ok((path, format)),
-        None => Err(CliError::usage(format!(
-            "{option} {pattern}: {} is not a file of records (.{})",
-            path.display(),
-            EXTENSIONS.join(", .")
-        ))),
-    };
     let path = Path::new(pattern);
-    let mut files = Vec::new();
     if path.is_file() {
-        files.push(record_file(path.to_path_buf())?);
-    } else if path.is_dir() {
-        let mut entries = std::fs::read_dir(path)
+        return match format_of(path) {
+            Some(format) => Ok(vec![(path.to_path_buf(), format)]),
+            None => Err(not_records(option, pattern, path)),
+        };
+    }
+    let (base, mut found) = if path.is_dir() {
+        let entries = std::fs::read_dir(path)
             .and_then(|entries| {
                 entries
                     .map(|entry| entry.map(|entry| entry.path()))
                     .collect::<std::io::Result<Vec<PathBuf>>>()
             })
             .map_err(|e| unreadable(path, &e))?;
-        entries.sort();
-        for entry in entries {
-            if is_beside_the_data(&entry) {
-                continue;
-            }
-            if entry.is_dir() {
-                return Err(CliError::usage(format!(
-                    "{option} {pattern}: {} is a directory; name the files of nested \
-                     directories with a pattern, such as '{}/**/*.parquet'",
-                    entry.display(),
-                    pattern.trim_end_matches('/')
-                )));
-            }
-            files.push(record_file(entry)?);
-        }
+        (path.to_path_buf(), entries)
     } else if pattern.contains(['*', '?', '[']) {
         let options = glob::MatchOptions {
             require_literal_leading_dot: true,
@@ -258,24 +258,50 @@ pub fn files_matching(option: &str, pattern: &str) -> Result<Vec<RecordFile>> {
         };
         let matches = glob::glob_with(pattern, options)
             .map_err(|e| CliError::usage(format!("{option} {pattern}: {e}")))?;
-        for entry in matches {
-            let entry = entry.map_err(|e| unreadable(e.path(), e.error()))?;
-            if entry.is_file() && !is_beside_the_data(&entry) {
-                files.push(record_file(entry)?);
-            }
-        }
+        let entries = matches
+            .map(|entry| entry.map_err(|e| unreadable(e.path(), e.error())))
+            .collect::<Result<Vec<PathBuf>>>()?;
+        (glob_base(pattern), entries)
     } else {
         return Err(CliError::usage(format!(
             "{option} {pattern}: no such file or directory"
         )));
+    };
+    found.sort();
+    let mut files = Vec::new();
+    for entry in found {
+        if is_beside_the_data(&entry, &base) {
+            continue;
+        }
+        if entry.is_dir() {
+            return Err(CliError::usage(format!(
+                "{option} {pattern}: {} is a directory; name its files with a \
+                 pattern, such as '{}/*.parquet' ('**' for any depth)",
+                entry.display(),
+                entry.display()
+            )));
+        }
+        match format_of(&entry) {
+            Some(format) => files.push((entry, format)),
+            None => return Err(not_records(option, pattern, &entry)),
+        }
     }
     if files.is_empty() {
         return Err(CliError::usage(format!(
             "{option} {pattern}: matches no file of records"
         )));
     }
-    files.sort();
     Ok(files)
+}
+
+/// The error for a file a collection option names that holds no records
+/// (by its extension).
+fn not_records(option: &str, pattern: &str, path: &Path) -> CliError {
+    CliError::usage(format!(
+        "{option} {pattern}: {} is not a file of records (.{})",
+        path.display(),
+        EXTENSIONS.join(", .")
+    ))
 }
 
 /// The records of each file, in order. JSONL files, Parquet files and CSV
