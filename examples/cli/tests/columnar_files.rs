@@ -262,6 +262,19 @@ fn a_collection_option_that_names_no_file_of_records_is_an_error() {
     std::fs::write(dir.join("notes.txt"), b"").unwrap();
     let at = |path: &str| dir.join(path).to_str().unwrap().to_string();
     let customers = fixture().join("customers.csv");
+    let not_records = |pattern: &str, file: &str| {
+        format!(
+            "--invoices {pattern}: {file} is not a file of records \
+             (.json, .jsonl, .ndjson, .csv, .parquet)"
+        )
+    };
+    let a_directory = |pattern: &str| {
+        format!(
+            "--invoices {pattern}: {0} is a directory; name its files with a pattern, \
+             such as '{0}/*.parquet' ('**' for any depth)",
+            at("nested")
+        )
+    };
     let cases = [
         (
             at("invoices-*.parquet"),
@@ -279,37 +292,11 @@ fn a_collection_option_that_names_no_file_of_records_is_an_error() {
         ),
         (
             at("notes.txt"),
-            format!(
-                "--invoices {0}: {0} is not a file of records (.json, .jsonl, .ndjson, .csv, .parquet)",
-                at("notes.txt")
-            ),
+            not_records(&at("notes.txt"), &at("notes.txt")),
         ),
-        (
-            at("*.*"),
-            format!(
-                "--invoices {}: {} is not a file of records (.json, .jsonl, .ndjson, .csv, .parquet)",
-                at("*.*"),
-                at("notes.txt")
-            ),
-        ),
-        (
-            at(""),
-            format!(
-                "--invoices {0}: {1} is a directory; name its files with a pattern, \
-                 such as '{1}/*.parquet' ('**' for any depth)",
-                at(""),
-                at("nested"),
-            ),
-        ),
-        (
-            at("n*"),
-            format!(
-                "--invoices {0}: {1} is a directory; name its files with a pattern, \
-                 such as '{1}/*.parquet' ('**' for any depth)",
-                at("n*"),
-                at("nested"),
-            ),
-        ),
+        (at("*.*"), not_records(&at("*.*"), &at("notes.txt"))),
+        (at(""), a_directory(&at(""))),
+        (at("n*"), a_directory(&at("n*"))),
     ];
     for (pattern, error) in cases {
         let out = run_from(
