@@ -1,6 +1,6 @@
-//! Movements as one record batch, built column by column from the typed
-//! rows: no JSON in between, and the same schema whatever the rows hold
-//! (an empty answer too).
+//! Movements as record batches of one fixed schema, built straight from
+//! the typed rows where the replays hold them: no JSON and no copied rows
+//! in between, a batch per 65,536 rows, each built on a core in one pass.
 
 use crate::derive::movements::{Movement, PlanList};
 use crate::error::{Error, Result};
