@@ -268,10 +268,10 @@ fn a_collection_option_that_names_no_file_of_records_is_an_error() {
              (.json, .jsonl, .ndjson, .csv, .parquet)"
         )
     };
-    let a_directory = |pattern: &str| {
+    let a_directory = |pattern: &str, example: &str| {
         format!(
-            "--invoices {pattern}: {0} is a directory; name its files with a pattern, \
-             such as '{0}/*.parquet' ('**' for any depth)",
+            "--invoices {pattern}: {} is a directory; name the files with a pattern, \
+             such as '{example}' ('**' for any depth)",
             at("nested")
         )
     };
@@ -295,8 +295,11 @@ fn a_collection_option_that_names_no_file_of_records_is_an_error() {
             not_records(&at("notes.txt"), &at("notes.txt")),
         ),
         (at("*.*"), not_records(&at("*.*"), &at("notes.txt"))),
-        (at(""), a_directory(&at(""))),
-        (at("n*"), a_directory(&at("n*"))),
+        (
+            at(""),
+            a_directory(&at(""), &format!("{}/**/*.parquet", dir.display())),
+        ),
+        (at("n*"), a_directory(&at("n*"), &at("nested/*.parquet"))),
     ];
     for (pattern, error) in cases {
         let out = run_from(

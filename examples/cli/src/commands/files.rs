@@ -274,11 +274,17 @@ pub fn files_matching(option: &str, pattern: &str) -> Result<Vec<RecordFile>> {
             continue;
         }
         if entry.is_dir() {
+            // A dataset partitioned into directories (`year=2024/`) is
+            // named whole by a pattern from the directory given.
+            let example = if path.is_dir() {
+                format!("{}/**/*.parquet", pattern.trim_end_matches('/'))
+            } else {
+                format!("{}/*.parquet", entry.display())
+            };
             return Err(CliError::usage(format!(
-                "{option} {pattern}: {} is a directory; name its files with a \
-                 pattern, such as '{}/*.parquet' ('**' for any depth)",
+                "{option} {pattern}: {} is a directory; name the files with a \
+                 pattern, such as '{example}' ('**' for any depth)",
                 entry.display(),
-                entry.display()
             )));
         }
         match format_of(&entry) {
