@@ -265,13 +265,13 @@ pub struct LocalArgs {
 }
 
 /// Where a collection's records are, when not in the `--data` directory:
-/// each option takes a file, a directory of part files, or a glob pattern
-/// in quotes (see `files::files_matching`), and may be repeated. A
+/// each option takes a file, a directory (every file under it), or a glob
+/// pattern in quotes (see `files::files_matching`), and may be repeated. A
 /// collection given here is read from these files only, not from `--data`.
 #[derive(Args, Default)]
 pub struct CollectionFiles {
-    /// Customer files: a file, a directory of part files (names starting
-    /// with `.` or `_` passed over), or a quoted glob such as
+    /// Customer files: a file, a directory (every file under it; names
+    /// starting with `.` or `_` passed over), or a quoted glob such as
     /// 'exports/customers-*.parquet' (`**` for any depth); repeatable.
     #[arg(long, value_name = "PATH")]
     pub customers: Vec<String>,

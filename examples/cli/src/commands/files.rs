@@ -222,12 +222,14 @@ fn glob_base(pattern: &str) -> PathBuf {
 }
 
 /// The files a collection option (`--invoices PATH`, named `option` in
-/// errors) names, in name order: one file; every file of a directory (a
-/// dataset written in parts); or every file a glob pattern matches (`*`,
-/// `?`, `[...]`, and `**` for any depth of directories). Directory listings
-/// and globs pass over names starting with `.` or `_`. Each file's format
-/// is its extension; any other file named, a directory listed or matched,
-/// or a pattern that matches nothing is an error naming it.
+/// errors) names, in path order: one file; every file under a directory,
+/// at any depth (a dataset written in parts, or partitioned into
+/// directories such as `year=2024/`); or every file, and every file under a
+/// directory, that a glob pattern matches (`*`, `?`, `[...]`, and `**` for
+/// any depth). Names starting with `.` or `_` under a directory or a
+/// pattern's wildcards are passed over. Each file's format is its
+/// extension; any other file found, or a pattern that matches nothing, is
+/// an error naming it.
 pub fn files_matching(option: &str, pattern: &str) -> Result<Vec<RecordFile>> {
     let unreadable = |path: &Path, e: &dyn std::fmt::Display| {
         CliError::Io(format!(
@@ -236,21 +238,8 @@ pub fn files_matching(option: &str, pattern: &str) -> Result<Vec<RecordFile>> {
         ))
     };
     let path = Path::new(pattern);
-    if path.is_file() {
-        return match format_of(path) {
-            Some(format) => Ok(vec![(path.to_path_buf(), format)]),
-            None => Err(not_records(option, pattern, path)),
-        };
-    }
-    let (base, mut found) = if path.is_dir() {
-        let entries = std::fs::read_dir(path)
-            .and_then(|entries| {
-                entries
-                    .map(|entry| entry.map(|entry| entry.path()))
-                    .collect::<std::io::Result<Vec<PathBuf>>>()
-            })
-            .map_err(|e| unreadable(path, &e))?;
-        (path.to_path_buf(), entries)
+    let named: Vec<PathBuf> = if path.exists() {
+        vec![path.to_path_buf()]
     } else if pattern.contains(['*', '?', '[']) {
         let options = glob::MatchOptions {
             require_literal_leading_dot: true,
@@ -258,38 +247,35 @@ pub fn files_matching(option: &str, pattern: &str) -> Result<Vec<RecordFile>> {
         };
         let matches = glob::glob_with(pattern, options)
             .map_err(|e| CliError::usage(format!("{option} {pattern}: {e}")))?;
-        let entries = matches
-            .map(|entry| entry.map_err(|e| unreadable(e.path(), e.error())))
-            .collect::<Result<Vec<PathBuf>>>()?;
-        (glob_base(pattern), entries)
+        let base = glob_base(pattern);
+        let mut named = Vec::new();
+        for entry in matches {
+            let entry = entry.map_err(|e| unreadable(e.path(), e.error()))?;
+            if !is_beside_the_data(&entry, &base) {
+                named.push(entry);
+            }
+        }
+        named
     } else {
         return Err(CliError::usage(format!(
             "{option} {pattern}: no such file or directory"
         )));
     };
-    found.sort();
-    let mut files = Vec::new();
-    for entry in found {
-        if is_beside_the_data(&entry, &base) {
-            continue;
-        }
+    let mut found = Vec::new();
+    for entry in named {
         if entry.is_dir() {
-            // A dataset partitioned into directories (`year=2024/`) is
-            // named whole by a pattern from the directory given.
-            let example = if path.is_dir() {
-                format!("{}/**/*.parquet", pattern.trim_end_matches('/'))
-            } else {
-                format!("{}/*.parquet", entry.display())
-            };
-            return Err(CliError::usage(format!(
-                "{option} {pattern}: {} is a directory; name the files with a \
-                 pattern, such as '{example}' ('**' for any depth)",
-                entry.display(),
-            )));
+            add_files_under(&entry, &mut found).map_err(|(dir, e)| unreadable(&dir, &e))?;
+        } else {
+            found.push(entry);
         }
-        match format_of(&entry) {
-            Some(format) => files.push((entry, format)),
-            None => return Err(not_records(option, pattern, &entry)),
+    }
+    found.sort();
+    found.dedup();
+    let mut files = Vec::with_capacity(found.len());
+    for file in found {
+        match format_of(&file) {
+            Some(format) => files.push((file, format)),
+            None => return Err(not_records(option, pattern, &file)),
         }
     }
     if files.is_empty() {
@@ -298,6 +284,28 @@ pub fn files_matching(option: &str, pattern: &str) -> Result<Vec<RecordFile>> {
         )));
     }
     Ok(files)
+}
+
+/// Adds every file under `dir`, at any depth, to `files`, passing over
+/// names that start with `.` or `_` (see [`is_beside_the_data`]); an error
+/// names the directory that could not be read.
+fn add_files_under(
+    dir: &Path,
+    files: &mut Vec<PathBuf>,
+) -> std::result::Result<(), (PathBuf, std::io::Error)> {
+    let entries = std::fs::read_dir(dir).map_err(|e| (dir.to_path_buf(), e))?;
+    for entry in entries {
+        let entry = entry.map_err(|e| (dir.to_path_buf(), e))?.path();
+        if is_beside_the_data(&entry, dir) {
+            continue;
+        }
+        if entry.is_dir() {
+            add_files_under(&entry, files)?;
+        } else {
+            files.push(entry);
+        }
+    }
+    Ok(())
 }
 
 /// The error for a file a collection option names that holds no records
