@@ -230,9 +230,9 @@ pub enum AccountAction {
 pub struct LocalArgs {
     /// Directory of customers.*, plans.*, invoices.* (and plan_groups.*,
     /// fx_rates.*, data_sources.*) as .json, .jsonl, .csv or .parquet; a
-    /// collection may be split over files <collection>-<part>.<format>; one
-    /// given by its own option (--invoices, ...) is read from there
-    /// instead. An FX rate is units of its currency per one unit of the
+    /// collection may be split over files <collection>-<part>.<format> or
+    /// be a directory <collection>/ of them; one given by its own option
+    /// (--invoices, ...) is read from there instead. An FX rate is units of its currency per one unit of the
     /// base currency.
     #[arg(long, required_unless_present_any = ["stripe", "customers", "plans", "plan_groups", "invoices", "fx_rates", "data_sources"])]
     pub data: Option<std::path::PathBuf>,

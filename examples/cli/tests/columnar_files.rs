@@ -215,6 +215,35 @@ fn collections_from_files_directories_and_globs() {
 }
 
 #[test]
+fn a_collection_directory_in_the_data_directory() {
+    let dir = scratch("dataset");
+    let rows = fixture_invoices();
+    write_parquet(&dir.join("invoices-1.parquet"), &batch(&rows[..2]));
+    let partition = dir.join("invoices").join("year=2024");
+    std::fs::create_dir_all(&partition).unwrap();
+    write_parquet(&partition.join("part-0.parquet"), &batch(&rows[2..]));
+    std::fs::write(dir.join("invoices").join("_SUCCESS"), b"").unwrap();
+    copy("customers.csv", &dir);
+    copy("plans.json", &dir);
+    copy("fx_rates.json", &dir);
+    assert_like_the_fixture(&dir);
+
+    std::fs::write(dir.join("invoices").join("notes.txt"), b"").unwrap();
+    let out = run(&dir, &["reports", "summary"]);
+    let notes = dir.join("invoices").join("notes.txt");
+    assert_eq!(
+        String::from_utf8_lossy(&out.stderr),
+        format!(
+            "error: --data {}: {} is not a file of records \
+             (.json, .jsonl, .ndjson, .csv, .parquet)\n\
+             loaded 0 customers, 0 plans, 0 invoices; rejected 0\n",
+            dir.join("invoices").display(),
+            notes.display()
+        )
+    );
+}
+
+#[test]
 fn a_collection_option_replaces_the_data_directorys_files() {
     let dir = scratch("override");
     let rows = fixture_invoices();

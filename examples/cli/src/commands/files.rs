@@ -1,6 +1,7 @@
 //! Reading exported records. In a directory, a collection's records are in
 //! `<collection>.<format>`, or split over several files
-//! `<collection>-<part>.<format>` (read in name order); a collection option
+//! `<collection>-<part>.<format>` or under a directory `<collection>/`
+//! (read in path order); a collection option
 //! names its files by path, directory or glob pattern instead
 //! ([`files_matching`]). Each file's format is its extension:
 //! - `.json`: an array, an object with the collection's key, a list
@@ -163,8 +164,10 @@ fn format_of(path: &Path) -> Option<&'static str> {
     EXTENSIONS.iter().find(|e| **e == extension).copied()
 }
 
-/// The files holding `collection` in `dir`: `<collection>.<ext>` and
-/// `<collection>-<part>.<ext>`, in name order.
+/// The files holding `collection` in `dir`: `<collection>.<ext>`,
+/// `<collection>-<part>.<ext>` and every file under a directory
+/// `<collection>/` (as [`files_matching`] reads a directory), in path
+/// order.
 pub fn collection_files(dir: &Path, collection: &str) -> Result<Vec<RecordFile>> {
     let entries = std::fs::read_dir(dir)
         .map_err(|e| CliError::Io(format!("cannot read {}: {e}", dir.display())))?;
@@ -188,6 +191,10 @@ pub fn collection_files(dir: &Path, collection: &str) -> Result<Vec<RecordFile>>
         if part && path.is_file() {
             files.push((path, extension));
         }
+    }
+    let dataset = dir.join(collection);
+    if dataset.is_dir() {
+        files.extend(files_matching("--data", &dataset.to_string_lossy())?);
     }
     files.sort();
     Ok(files)
