@@ -223,6 +223,8 @@ fn a_collection_directory_in_the_data_directory() {
     std::fs::create_dir_all(&partition).unwrap();
     write_parquet(&partition.join("part-0.parquet"), &batch(&rows[2..]));
     std::fs::write(dir.join("invoices").join("_SUCCESS"), b"").unwrap();
+    // A link back up the tree is walked once.
+    std::os::unix::fs::symlink(dir.join("invoices"), partition.join("again")).unwrap();
     copy("customers.csv", &dir);
     copy("plans.json", &dir);
     copy("fx_rates.json", &dir);

@@ -294,20 +294,33 @@ pub fn files_matching(option: &str, pattern: &str) -> Result<Vec<RecordFile>> {
 }
 
 /// Adds every file under `dir`, at any depth, to `files`, passing over
-/// names that start with `.` or `_` (see [`is_beside_the_data`]); an error
+/// names that start with `.` or `_` (see [`is_beside_the_data`]) and any
+/// directory already walked (a symbolic link back up the tree); an error
 /// names the directory that could not be read.
 fn add_files_under(
     dir: &Path,
     files: &mut Vec<PathBuf>,
 ) -> std::result::Result<(), (PathBuf, std::io::Error)> {
-    let entries = std::fs::read_dir(dir).map_err(|e| (dir.to_path_buf(), e))?;
-    for entry in entries {
-        let entry = entry.map_err(|e| (dir.to_path_buf(), e))?.path();
+    let mut walked = std::collections::HashSet::new();
+    add_files_walking(dir, files, &mut walked)
+}
+
+fn add_files_walking(
+    dir: &Path,
+    files: &mut Vec<PathBuf>,
+    walked: &mut std::collections::HashSet<PathBuf>,
+) -> std::result::Result<(), (PathBuf, std::io::Error)> {
+    let unreadable = |e| (dir.to_path_buf(), e);
+    if !walked.insert(dir.canonicalize().map_err(unreadable)?) {
+        return Ok(());
+    }
+    for entry in std::fs::read_dir(dir).map_err(unreadable)? {
+        let entry = entry.map_err(unreadable)?.path();
         if is_beside_the_data(&entry, dir) {
             continue;
         }
         if entry.is_dir() {
-            add_files_under(&entry, files)?;
+            add_files_walking(&entry, files, walked)?;
         } else {
             files.push(entry);
         }
