@@ -501,10 +501,12 @@ impl Ledger {
         kinds: Option<&Bound<'py, PyAny>>,
     ) -> PyResult<Bound<'py, PyAny>> {
         let params = Self::movement_filters(py, customer, start, end, kinds)?;
-        self.at(py, as_of, params, |l, params, at| {
+        let rows = self.resolved(py, as_of, params, |l, params, at| {
             let filter = MovementFilter::from_params(params, l.settings())?;
-            Ok(json!(l.movements(at, &filter)?))
-        })
+            l.movements(at, &filter)
+        })?;
+        let rows = rows.map_err(|e| to_py_err(py, e))?;
+        with_gc_paused(py, || Ok(pythonize::pythonize(py, &rows)?))
     }
 
     /// :meth:`movements` as a ``pyarrow.Table``, one row per movement in
