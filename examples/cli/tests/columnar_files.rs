@@ -349,6 +349,36 @@ fn a_collection_option_that_names_no_file_of_records_is_an_error() {
 }
 
 #[test]
+fn a_collection_in_files_of_every_format_loads_as_one_stream() {
+    let dir = scratch("mixed");
+    let rows = fixture_invoices();
+    let json: Vec<Value> = rows[..2].to_vec();
+    std::fs::write(dir.join("invoices-1.json"), Value::from(json).to_string()).unwrap();
+    let lines: Vec<String> = rows[2..4].iter().map(Value::to_string).collect();
+    std::fs::write(dir.join("invoices-2.jsonl"), lines.join("\n")).unwrap();
+    write_parquet(&dir.join("invoices-3.parquet"), &batch(&rows[4..5]));
+    let mut csv = String::from("id,customer_id,type,plan_id,invoice_date,amount,currency\n");
+    for invoice in &rows[5..] {
+        let cell = |name: &str| invoice[name].as_str().unwrap_or_default().to_string();
+        csv.push_str(&format!(
+            "{},{},{},{},{},{},{}\n",
+            cell("id"),
+            cell("customer_id"),
+            cell("type"),
+            cell("plan_id"),
+            cell("invoice_date"),
+            invoice["amount"],
+            cell("currency")
+        ));
+    }
+    std::fs::write(dir.join("invoices-4.csv"), csv).unwrap();
+    copy("customers.csv", &dir);
+    copy("plans.json", &dir);
+    copy("fx_rates.json", &dir);
+    assert_like_the_fixture(&dir);
+}
+
+#[test]
 fn plain_csv_and_jsonl_files() {
     let dir = scratch("csv");
     let mut csv = String::from("id,customer_id,type,plan_id,invoice_date,amount,currency\n");

@@ -92,15 +92,6 @@ pub enum Chunk {
     Values(Vec<Value>),
 }
 
-impl Chunk {
-    pub fn len(&self) -> usize {
-        match self {
-            Chunk::Batch(batch) => batch.num_rows(),
-            Chunk::Values(values) => values.len(),
-        }
-    }
-}
-
 impl Stream {
     /// The next chunk of records; `None` at the end of the file. An error
     /// names the file (and the line, for CSV).

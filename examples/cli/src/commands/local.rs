@@ -2,14 +2,16 @@
 //! reports, customer views and movements with the engine directly.
 
 use super::files::{self, Chunk, RecordFile, Records};
-use super::jsonl::JsonlStream;
+use super::jsonl::Block;
 use super::stripe_files;
 use crate::args::{LocalArgs, LocalCommand, LocalCustomers, pairs};
 use crate::error::{CliError, Result};
 use arrow_array::RecordBatch;
 use serde_json::{Value, json};
 use std::io::{IsTerminal, Write};
+use std::path::{Path, PathBuf};
 use std::time::Instant;
+use submetrics::model::Json;
 use submetrics::{
     Ledger, MovementFilter, RecordKind, ReportParams, Settings, StripeOptions, WriteReport,
 };
@@ -267,28 +269,9 @@ fn load_records(
                 progress(total.map_or(done, |t| done.min(t)), total, collection);
             }
         };
-        for (_, records) in &mut files {
-            match records {
-                Records::Values(values) => {
-                    for chunk in values.chunks(BATCH) {
-                        let report = ledger.upsert(kind, chunk);
-                        write(report, loaded);
-                    }
-                }
-                Records::LineStream(stream) => {
-                    load_lines(ledger, kind, stream, |report| write(report, loaded))?;
-                }
-                Records::Batches(batches) => {
-                    for batch in batches.iter() {
-                        let report = ledger.upsert_arrow(kind, batch)?;
-                        write(report, loaded);
-                    }
-                }
-                Records::Stream(stream) => {
-                    load_stream(ledger, kind, stream, |report| write(report, loaded))?;
-                }
-            }
-        }
+        load_pieces(ledger, kind, Pieces::new(&mut files), total, |report| {
+            write(report, loaded)
+        })?;
         if bar && total.is_none() && done > 0 {
             eprintln!();
         }
@@ -321,137 +304,165 @@ fn load_records(
     Ok(given_total)
 }
 
-/// Loads the records of a JSONL file of `kind`, block by block, passing
-/// each block's report to `write`. Invoice and customer blocks are read on
-/// every core while the block before is stored. A malformed invoice line is
-/// that record's rejection; a malformed line of another kind is an error
-/// naming the file and the line.
-fn load_lines(
-    ledger: &mut Ledger,
-    kind: RecordKind,
-    stream: &mut JsonlStream,
-    mut write: impl FnMut(WriteReport) + Send,
-) -> Result<()> {
-    let path = stream.path().to_path_buf();
-    let unreadable = |e: String| CliError::usage(format!("{}: {e}", path.display()));
-    let malformed = |(line, e): (usize, serde_json::Error)| {
-        CliError::usage(format!("{} line {line}: {e}", path.display()))
-    };
-    let Some(first) = stream.next_block().map_err(unreadable)? else {
-        return Ok(());
-    };
-    // Room for the file's records before the first block is stored, as
-    // its first lines suggest.
-    reserve(ledger, kind, stream.estimate().unwrap_or(0));
-    let mut first = Some(first);
-    let mut next = || match first.take() {
-        Some(block) => Ok(Some(block)),
-        None => stream.next_block().map_err(unreadable),
-    };
-    match kind {
-        RecordKind::Invoices => ledger.upsert_invoice_stream(
-            || Ok::<_, CliError>(next()?.map(|block| Ledger::read_invoice_texts(&block.records()))),
-            write,
-        ),
-        RecordKind::Customers => ledger.upsert_customer_stream(
-            || {
-                let Some(block) = next()? else {
-                    return Ok(None);
-                };
-                Ok(Some(Ledger::read_customer_trees(
-                    &block.parse().map_err(malformed)?,
-                )))
-            },
-            write,
-        ),
-        _ => {
-            while let Some(block) = next()? {
-                write(ledger.upsert_trees(kind, &block.parse().map_err(malformed)?));
+/// One chunk of a collection's records, from whichever of its files it
+/// came: a block of JSONL lines, a record batch, or JSON values.
+enum Piece {
+    Lines(Block, PathBuf),
+    Batch(RecordBatch),
+    Values(Vec<Value>),
+}
+
+/// The chunks of a collection's files, one file after another, so that one
+/// load reads the next chunk while the one before is stored across the
+/// files' ends (a dataset of many small part files is read as one stream).
+struct Pieces<'a> {
+    files: std::slice::IterMut<'a, (PathBuf, Records)>,
+    current: Option<&'a mut Records>,
+}
+
+impl<'a> Pieces<'a> {
+    fn new(files: &'a mut [(PathBuf, Records)]) -> Pieces<'a> {
+        Pieces {
+            files: files.iter_mut(),
+            current: None,
+        }
+    }
+
+    /// The next chunk; `None` after the last file's last chunk. An error
+    /// names the file (and the line).
+    fn next(&mut self) -> Result<Option<Piece>> {
+        loop {
+            let Some(records) = &mut self.current else {
+                match self.files.next() {
+                    Some((_, records)) => self.current = Some(records),
+                    None => return Ok(None),
+                }
+                continue;
+            };
+            let piece = match records {
+                Records::Values(values) if !values.is_empty() => {
+                    let rest = values.split_off(values.len().min(BATCH));
+                    Some(Piece::Values(std::mem::replace(values, rest)))
+                }
+                Records::Values(_) => None,
+                Records::Batches(batches) => {
+                    (!batches.is_empty()).then(|| Piece::Batch(batches.remove(0)))
+                }
+                Records::LineStream(stream) => {
+                    let path = stream.path().to_path_buf();
+                    let block = stream
+                        .next_block()
+                        .map_err(|e| CliError::usage(format!("{}: {e}", path.display())))?;
+                    block.map(|block| Piece::Lines(block, path))
+                }
+                Records::Stream(stream) => stream.next_chunk()?.map(|chunk| match chunk {
+                    Chunk::Batch(batch) => Piece::Batch(batch),
+                    Chunk::Values(values) => Piece::Values(values),
+                }),
+            };
+            match piece {
+                Some(piece) => return Ok(Some(piece)),
+                None => self.current = None,
             }
-            Ok(())
+        }
+    }
+
+    /// How many records the file being read holds, as far as can be told
+    /// from what was read of it.
+    fn estimate(&self) -> Option<usize> {
+        match self.current.as_deref()? {
+            Records::LineStream(stream) => stream.estimate(),
+            Records::Stream(stream) => stream.estimate(),
+            records => records.len(),
         }
     }
 }
 
-/// A chunk of a file read with `batch` (a record batch) or `values` (JSON
-/// values), not yet stored.
-fn read_chunk<T>(
-    chunk: Chunk,
-    batch: fn(&RecordBatch) -> submetrics::Result<T>,
-    values: fn(&[Value]) -> T,
-) -> Result<T> {
-    Ok(match chunk {
-        Chunk::Batch(records) => batch(&records)?,
-        Chunk::Values(records) => values(&records),
-    })
-}
+impl Piece {
+    fn len_hint(&self) -> usize {
+        match self {
+            Piece::Lines(block, _) => block.records().len(),
+            Piece::Batch(batch) => batch.num_rows(),
+            Piece::Values(values) => values.len(),
+        }
+    }
 
-/// Makes room for `count` more records of `kind`, where the ledger keeps
-/// many (customers and invoices).
-fn reserve(ledger: &mut Ledger, kind: RecordKind, count: usize) {
-    match kind {
-        RecordKind::Customers => ledger.reserve_customers(count),
-        RecordKind::Invoices => ledger.reserve_invoices(count),
-        _ => {}
+    /// The block's records parsed; a malformed line is an error naming the
+    /// file and the line.
+    fn parse_lines<'b>(block: &'b Block, path: &Path) -> Result<Vec<Json<'b>>> {
+        block
+            .parse()
+            .map_err(|(line, e)| CliError::usage(format!("{} line {line}: {e}", path.display())))
+    }
+
+    fn read_invoices(self) -> Result<submetrics::ReadInvoices> {
+        Ok(match self {
+            Piece::Lines(block, _) => Ledger::read_invoice_texts(&block.records()),
+            Piece::Batch(batch) => Ledger::read_invoice_batch(&batch)?,
+            Piece::Values(values) => Ledger::read_invoice_values(&values),
+        })
+    }
+
+    fn read_customers(self) -> Result<submetrics::ReadCustomers> {
+        Ok(match self {
+            Piece::Lines(block, path) => {
+                Ledger::read_customer_trees(&Piece::parse_lines(&block, &path)?)
+            }
+            Piece::Batch(batch) => Ledger::read_customer_batch(&batch)?,
+            Piece::Values(values) => Ledger::read_customer_values(&values),
+        })
+    }
+
+    fn upsert(self, ledger: &mut Ledger, kind: RecordKind) -> Result<WriteReport> {
+        Ok(match self {
+            Piece::Lines(block, path) => {
+                ledger.upsert_trees(kind, &Piece::parse_lines(&block, &path)?)
+            }
+            Piece::Batch(batch) => ledger.upsert_arrow(kind, &batch)?,
+            Piece::Values(values) => ledger.upsert(kind, &values),
+        })
     }
 }
 
-/// Loads the records of a Parquet or CSV file of `kind`, chunk by chunk,
-/// passing each chunk's report to `write`. Invoice and customer chunks are
-/// read on every core while the chunk before is stored.
-fn load_stream(
+/// Loads a collection's chunks of `kind`, passing each chunk's report to
+/// `write`. Invoice and customer chunks are read on every core while the
+/// chunk before is stored, across the ends of files. A malformed invoice
+/// line is that record's rejection; a malformed line of another kind is an
+/// error naming the file and the line.
+fn load_pieces(
     ledger: &mut Ledger,
     kind: RecordKind,
-    stream: &mut files::Stream,
+    mut pieces: Pieces<'_>,
+    total: Option<usize>,
     mut write: impl FnMut(WriteReport) + Send,
 ) -> Result<()> {
-    let Some(first) = stream.next_chunk()? else {
+    let Some(first) = pieces.next()? else {
         return Ok(());
     };
-    // Room for the file's records before the first chunk is stored: the
-    // count a Parquet file states, or what the first rows of a CSV file
+    // Room for the records before the first chunk is stored: the count
+    // the files state (Parquet), else what the first file's first lines
     // suggest.
-    reserve(ledger, kind, stream.estimate().unwrap_or(first.len()));
+    let room = total.or(pieces.estimate()).unwrap_or(first.len_hint());
+    match kind {
+        RecordKind::Customers => ledger.reserve_customers(room),
+        RecordKind::Invoices => ledger.reserve_invoices(room),
+        _ => {}
+    }
     let mut first = Some(first);
     let mut next = || match first.take() {
-        Some(chunk) => Ok(Some(chunk)),
-        None => stream.next_chunk(),
+        Some(piece) => Ok(Some(piece)),
+        None => pieces.next(),
     };
     match kind {
-        RecordKind::Invoices => ledger.upsert_invoice_stream(
-            || {
-                next()?
-                    .map(|chunk| {
-                        read_chunk(
-                            chunk,
-                            Ledger::read_invoice_batch,
-                            Ledger::read_invoice_values,
-                        )
-                    })
-                    .transpose()
-            },
-            write,
-        ),
-        RecordKind::Customers => ledger.upsert_customer_stream(
-            || {
-                next()?
-                    .map(|chunk| {
-                        read_chunk(
-                            chunk,
-                            Ledger::read_customer_batch,
-                            Ledger::read_customer_values,
-                        )
-                    })
-                    .transpose()
-            },
-            write,
-        ),
+        RecordKind::Invoices => {
+            ledger.upsert_invoice_stream(|| next()?.map(Piece::read_invoices).transpose(), write)
+        }
+        RecordKind::Customers => {
+            ledger.upsert_customer_stream(|| next()?.map(Piece::read_customers).transpose(), write)
+        }
         _ => {
-            while let Some(chunk) = next()? {
-                write(match chunk {
-                    Chunk::Batch(batch) => ledger.upsert_arrow(kind, &batch)?,
-                    Chunk::Values(values) => ledger.upsert(kind, &values),
-                });
+            while let Some(piece) = next()? {
+                write(piece.upsert(ledger, kind)?);
             }
             Ok(())
         }
