@@ -8,6 +8,7 @@ use crate::args::{LocalArgs, LocalCommand, LocalCustomers, pairs};
 use crate::error::{CliError, Result};
 use arrow_array::RecordBatch;
 use serde_json::{Value, json};
+use std::collections::VecDeque;
 use std::io::{IsTerminal, Write};
 use std::path::{Path, PathBuf};
 use std::time::Instant;
@@ -318,6 +319,8 @@ enum Piece {
 struct Pieces<'a> {
     files: std::slice::IterMut<'a, (PathBuf, Records)>,
     current: Option<&'a mut Records>,
+    /// The chunks of a file read whole, not yet handed out.
+    pending: VecDeque<Piece>,
 }
 
 impl<'a> Pieces<'a> {
@@ -325,6 +328,7 @@ impl<'a> Pieces<'a> {
         Pieces {
             files: files.iter_mut(),
             current: None,
+            pending: VecDeque::new(),
         }
     }
 
@@ -332,6 +336,9 @@ impl<'a> Pieces<'a> {
     /// names the file (and the line).
     fn next(&mut self) -> Result<Option<Piece>> {
         loop {
+            if let Some(piece) = self.pending.pop_front() {
+                return Ok(Some(piece));
+            }
             let Some(records) = &mut self.current else {
                 match self.files.next() {
                     Some((_, records)) => self.current = Some(records),
@@ -340,13 +347,19 @@ impl<'a> Pieces<'a> {
                 continue;
             };
             let piece = match records {
-                Records::Values(values) if !values.is_empty() => {
-                    let rest = values.split_off(values.len().min(BATCH));
-                    Some(Piece::Values(std::mem::replace(values, rest)))
+                // Records read whole: every chunk at once, each moved once.
+                Records::Values(values) => {
+                    let mut values = std::mem::take(values).into_iter();
+                    while values.len() > 0 {
+                        let chunk = values.by_ref().take(BATCH).collect();
+                        self.pending.push_back(Piece::Values(chunk));
+                    }
+                    None
                 }
-                Records::Values(_) => None,
                 Records::Batches(batches) => {
-                    (!batches.is_empty()).then(|| Piece::Batch(batches.remove(0)))
+                    let batches = std::mem::take(batches).into_iter().map(Piece::Batch);
+                    self.pending.extend(batches);
+                    None
                 }
                 Records::LineStream(stream) => {
                     let path = stream.path().to_path_buf();
@@ -542,5 +555,50 @@ fn compute(
             let filter = MovementFilter::from_params(&params, ledger.settings())?;
             Ok(json!(ledger.movements(as_of, &filter)?))
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use arrow_array::{ArrayRef, Int64Array};
+    use std::sync::Arc;
+
+    fn batch(rows: i64) -> RecordBatch {
+        let column: ArrayRef = Arc::new(Int64Array::from_iter_values(0..rows));
+        RecordBatch::try_from_iter([("amount", column)]).unwrap()
+    }
+
+    #[test]
+    fn pieces_hand_out_every_files_chunks_in_order() {
+        let values: Vec<Value> = (0..45_000).map(Value::from).collect();
+        let mut files = vec![
+            (PathBuf::from("a.json"), Records::Values(values)),
+            (PathBuf::from("b.json"), Records::Values(Vec::new())),
+            (
+                PathBuf::from("c.parquet"),
+                Records::Batches(vec![batch(3), batch(2)]),
+            ),
+        ];
+        let mut pieces = Pieces::new(&mut files);
+        let mut seen = Vec::new();
+        while let Some(piece) = pieces.next().unwrap() {
+            let first = match &piece {
+                Piece::Values(values) => values[0].as_i64().unwrap(),
+                Piece::Batch(batch) => -(batch.num_rows() as i64),
+                Piece::Lines(..) => unreachable!("no JSONL file"),
+            };
+            seen.push((piece.len_hint(), first));
+        }
+        assert_eq!(
+            seen,
+            [
+                (20_000, 0),
+                (20_000, 20_000),
+                (5_000, 40_000),
+                (3, -3),
+                (2, -2)
+            ]
+        );
     }
 }
