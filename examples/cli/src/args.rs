@@ -230,10 +230,10 @@ pub enum AccountAction {
 pub struct LocalArgs {
     /// Directory of customers.*, plans.*, invoices.* (and plan_groups.*,
     /// fx_rates.*, data_sources.*) as .json, .jsonl, .csv or .parquet; a
-    /// collection may be split over files <collection>-<part>.<format> or
-    /// be a directory <collection>/ of them; one given by its own option
-    /// (--invoices, ...) is read from there instead. An FX rate is units of its currency per one unit of the
-    /// base currency.
+    /// collection may be split over files such as invoices-1.parquet,
+    /// invoices-2.parquet or be a directory invoices/ of them; one given by
+    /// its own option (--invoices, ...) is read from there instead. An FX
+    /// rate is units of its currency per one unit of the base currency.
     #[arg(long, required_unless_present_any = ["stripe", "customers", "plans", "plan_groups", "invoices", "fx_rates", "data_sources"])]
     pub data: Option<std::path::PathBuf>,
     #[command(flatten)]
@@ -266,7 +266,7 @@ pub struct LocalArgs {
 
 /// Where a collection's records are, when not in the `--data` directory:
 /// each option takes a file, a directory (every file under it), or a glob
-/// pattern in quotes (see `files::files_matching`), and may be repeated. A
+/// pattern in quotes (see `record_files::files_matching`), and may be repeated. A
 /// collection given here is read from these files only, not from `--data`.
 #[derive(Args, Default)]
 pub struct CollectionFiles {

@@ -1,8 +1,9 @@
 //! Offline mode: load a directory of exported records into a ledger and run
 //! reports, customer views and movements with the engine directly.
 
-use super::files::{self, Chunk, RecordFile, Records};
+use super::files::{self, Chunk, Records};
 use super::jsonl::Block;
+use super::record_files::{self, RecordFile};
 use super::stripe_files;
 use crate::args::{LocalArgs, LocalCommand, LocalCustomers, pairs};
 use crate::error::{CliError, Result};
@@ -183,7 +184,7 @@ fn record_files(args: &LocalArgs) -> Result<Vec<CollectionSource>> {
         let named_by = if patterns.is_empty() {
             match &args.data {
                 Some(dir) => {
-                    files = files::collection_files(dir, collection)?;
+                    files = record_files::collection_files(dir, collection)?;
                     format!("--data {}", dir.display())
                 }
                 None => continue,
@@ -193,7 +194,7 @@ fn record_files(args: &LocalArgs) -> Result<Vec<CollectionSource>> {
             named.join(" ")
         };
         for pattern in patterns {
-            for file in files::files_matching(option, pattern)? {
+            for file in record_files::files_matching(option, pattern)? {
                 if !files.contains(&file) {
                     files.push(file);
                 }

@@ -5,5 +5,6 @@ pub mod files;
 pub mod jsonl;
 pub mod local;
 pub mod online;
+pub mod record_files;
 pub mod stripe_export;
 pub mod stripe_files;

@@ -3,7 +3,7 @@
 //! `KIND.jsonl` (one object a line). `stripe export` writes it; `local
 //! --stripe` reads it.
 
-use super::files;
+use super::{files, record_files};
 use crate::error::{CliError, Result};
 use serde_json::Value;
 use std::path::Path;
@@ -29,7 +29,7 @@ pub fn read(dir: &Path) -> Result<Vec<Value>> {
     let mut objects = Vec::new();
     for kind in KINDS {
         let mut found = Vec::new();
-        for records in files::read_whole(files::collection_files(dir, kind)?, kind)? {
+        for records in files::read_whole(record_files::collection_files(dir, kind)?, kind)? {
             match records {
                 files::Records::Values(values) => found.extend(values),
                 _ => {

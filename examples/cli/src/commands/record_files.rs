@@ -1,0 +1,198 @@
+//! Finding a collection's files. In a directory, a collection's records
+//! are in `<collection>.<format>`, or split over several files
+//! `<collection>-<part>.<format>` or under a directory `<collection>/`
+//! (read in path order); a collection option names its files by path,
+//! directory or glob pattern instead ([`files_matching`]). Each file's
+//! format is its extension; `super::files` reads them.
+
+use crate::error::{CliError, Result};
+use std::path::{Path, PathBuf};
+
+/// The formats a collection's file may have, by extension.
+const EXTENSIONS: &[&str] = &["json", "jsonl", "ndjson", "csv", "parquet"];
+
+/// One file of records and its format (its extension, one of
+/// [`EXTENSIONS`]).
+pub type RecordFile = (PathBuf, &'static str);
+
+/// The format of a file of records, by its extension (`part-0.snappy.parquet`
+/// is Parquet).
+fn format_of(path: &Path) -> Option<&'static str> {
+    let name = path.file_name()?.to_str()?;
+    let (_, extension) = name.rsplit_once('.')?;
+    EXTENSIONS.iter().find(|e| **e == extension).copied()
+}
+
+/// The files holding `collection` in `dir`: `<collection>.<ext>`,
+/// `<collection>-<part>.<ext>` and every file under a directory
+/// `<collection>/` (as [`files_matching`] reads a directory), in path
+/// order.
+pub fn collection_files(dir: &Path, collection: &str) -> Result<Vec<RecordFile>> {
+    let entries = std::fs::read_dir(dir)
+        .map_err(|e| CliError::Io(format!("cannot read {}: {e}", dir.display())))?;
+    let mut files = Vec::new();
+    for entry in entries.flatten() {
+        let path = entry.path();
+        let Some(extension) = format_of(&path) else {
+            continue;
+        };
+        let Some(stem) = path
+            .file_name()
+            .and_then(|n| n.to_str())
+            .and_then(|name| name.strip_suffix(extension))
+            .and_then(|name| name.strip_suffix('.'))
+        else {
+            continue;
+        };
+        let part = stem
+            .strip_prefix(collection)
+            .is_some_and(|rest| rest.is_empty() || rest.starts_with('-'));
+        if part && path.is_file() {
+            files.push((path, extension));
+        }
+    }
+    let dataset = dir.join(collection);
+    if dataset.is_dir() {
+        files.extend(files_matching("--data", &dataset.to_string_lossy())?);
+    }
+    files.sort();
+    Ok(files)
+}
+
+/// Whether a directory listing or a glob passes over a path: one whose
+/// name, or the name of a directory on the way to it below `base`, starts
+/// with `.` or `_`, as what Spark, Hadoop and editors write beside the data
+/// does (`_SUCCESS`, `.part-0.parquet.crc`, `_temporary/`).
+fn is_beside_the_data(path: &Path, base: &Path) -> bool {
+    let below = path.strip_prefix(base).unwrap_or(path);
+    below.components().any(|part| match part {
+        std::path::Component::Normal(name) => name
+            .to_str()
+            .is_some_and(|name| name.starts_with('.') || name.starts_with('_')),
+        _ => false,
+    })
+}
+
+/// The directory a glob pattern starts from: its components before the
+/// first with a wildcard.
+fn glob_base(pattern: &str) -> PathBuf {
+    Path::new(pattern)
+        .components()
+        .take_while(|part| {
+            !part
+                .as_os_str()
+                .to_str()
+                .is_some_and(|name| name.contains(['*', '?', '[']))
+        })
+        .collect()
+}
+
+/// The files a collection option (`--invoices PATH`, named `option` in
+/// errors) names, in path order: one file; every file under a directory,
+/// at any depth (a dataset written in parts, or partitioned into
+/// directories such as `year=2024/`); or every file, and every file under a
+/// directory, that a glob pattern matches (`*`, `?`, `[...]`, and `**` for
+/// any depth). Names starting with `.` or `_` under a directory or a
+/// pattern's wildcards are passed over. Each file's format is its
+/// extension; any other file found, or a pattern that matches nothing, is
+/// an error naming it.
+pub fn files_matching(option: &str, pattern: &str) -> Result<Vec<RecordFile>> {
+    let unreadable = |path: &Path, e: &dyn std::fmt::Display| {
+        CliError::Io(format!(
+            "{option} {pattern}: cannot read {}: {e}",
+            path.display()
+        ))
+    };
+    let path = Path::new(pattern);
+    let named: Vec<PathBuf> = if path.exists() {
+        vec![path.to_path_buf()]
+    } else if pattern.contains(['*', '?', '[']) {
+        let options = glob::MatchOptions {
+            require_literal_leading_dot: true,
+            ..glob::MatchOptions::new()
+        };
+        let matches = glob::glob_with(pattern, options)
+            .map_err(|e| CliError::usage(format!("{option} {pattern}: {e}")))?;
+        let base = glob_base(pattern);
+        let mut named = Vec::new();
+        for entry in matches {
+            let entry = entry.map_err(|e| unreadable(e.path(), e.error()))?;
+            if !is_beside_the_data(&entry, &base) {
+                named.push(entry);
+            }
+        }
+        named
+    } else {
+        return Err(CliError::usage(format!(
+            "{option} {pattern}: no such file or directory"
+        )));
+    };
+    let mut found = Vec::new();
+    for entry in named {
+        if entry.is_dir() {
+            add_files_under(&entry, &mut found).map_err(|(dir, e)| unreadable(&dir, &e))?;
+        } else {
+            found.push(entry);
+        }
+    }
+    found.sort();
+    found.dedup();
+    let mut files = Vec::with_capacity(found.len());
+    for file in found {
+        match format_of(&file) {
+            Some(format) => files.push((file, format)),
+            None => return Err(not_records(option, pattern, &file)),
+        }
+    }
+    if files.is_empty() {
+        return Err(CliError::usage(format!(
+            "{option} {pattern}: matches no file of records"
+        )));
+    }
+    Ok(files)
+}
+
+/// Adds every file under `dir`, at any depth, to `files`, passing over
+/// names that start with `.` or `_` (see [`is_beside_the_data`]) and any
+/// directory already walked (a symbolic link back up the tree); an error
+/// names the directory that could not be read.
+fn add_files_under(
+    dir: &Path,
+    files: &mut Vec<PathBuf>,
+) -> std::result::Result<(), (PathBuf, std::io::Error)> {
+    let mut walked = std::collections::HashSet::new();
+    add_files_walking(dir, files, &mut walked)
+}
+
+fn add_files_walking(
+    dir: &Path,
+    files: &mut Vec<PathBuf>,
+    walked: &mut std::collections::HashSet<PathBuf>,
+) -> std::result::Result<(), (PathBuf, std::io::Error)> {
+    let unreadable = |e| (dir.to_path_buf(), e);
+    if !walked.insert(dir.canonicalize().map_err(unreadable)?) {
+        return Ok(());
+    }
+    for entry in std::fs::read_dir(dir).map_err(unreadable)? {
+        let entry = entry.map_err(unreadable)?.path();
+        if is_beside_the_data(&entry, dir) {
+            continue;
+        }
+        if entry.is_dir() {
+            add_files_walking(&entry, files, walked)?;
+        } else {
+            files.push(entry);
+        }
+    }
+    Ok(())
+}
+
+/// The error for a file a collection option names that holds no records
+/// (by its extension).
+fn not_records(option: &str, pattern: &str, path: &Path) -> CliError {
+    CliError::usage(format!(
+        "{option} {pattern}: {} is not a file of records (.{})",
+        path.display(),
+        EXTENSIONS.join(", .")
+    ))
+}
