@@ -79,6 +79,25 @@ fn batch(records: &[Value]) -> RecordBatch {
     RecordBatch::try_new(Arc::new(arrow_schema::Schema::new(fields)), columns).unwrap()
 }
 
+/// The fixture's invoices as a CSV file of plain columns.
+fn invoices_csv(invoices: &[Value]) -> String {
+    let mut csv = String::from("id,customer_id,type,plan_id,invoice_date,amount,currency\n");
+    for invoice in invoices {
+        let cell = |name: &str| invoice[name].as_str().unwrap_or_default().to_string();
+        csv.push_str(&format!(
+            "{},{},{},{},{},{},{}\n",
+            cell("id"),
+            cell("customer_id"),
+            cell("type"),
+            cell("plan_id"),
+            cell("invoice_date"),
+            invoice["amount"],
+            cell("currency")
+        ));
+    }
+    csv
+}
+
 fn write_parquet(path: &Path, batch: &RecordBatch) {
     let file = std::fs::File::create(path).unwrap();
     let mut writer = ArrowWriter::try_new(file, batch.schema(), None).unwrap();
@@ -357,21 +376,7 @@ fn a_collection_in_files_of_every_format_loads_as_one_stream() {
     let lines: Vec<String> = rows[2..4].iter().map(Value::to_string).collect();
     std::fs::write(dir.join("invoices-2.jsonl"), lines.join("\n")).unwrap();
     write_parquet(&dir.join("invoices-3.parquet"), &batch(&rows[4..5]));
-    let mut csv = String::from("id,customer_id,type,plan_id,invoice_date,amount,currency\n");
-    for invoice in &rows[5..] {
-        let cell = |name: &str| invoice[name].as_str().unwrap_or_default().to_string();
-        csv.push_str(&format!(
-            "{},{},{},{},{},{},{}\n",
-            cell("id"),
-            cell("customer_id"),
-            cell("type"),
-            cell("plan_id"),
-            cell("invoice_date"),
-            invoice["amount"],
-            cell("currency")
-        ));
-    }
-    std::fs::write(dir.join("invoices-4.csv"), csv).unwrap();
+    std::fs::write(dir.join("invoices-4.csv"), invoices_csv(&rows[5..])).unwrap();
     copy("customers.csv", &dir);
     copy("plans.json", &dir);
     copy("fx_rates.json", &dir);
@@ -381,21 +386,7 @@ fn a_collection_in_files_of_every_format_loads_as_one_stream() {
 #[test]
 fn plain_csv_and_jsonl_files() {
     let dir = scratch("csv");
-    let mut csv = String::from("id,customer_id,type,plan_id,invoice_date,amount,currency\n");
-    for invoice in fixture_invoices() {
-        let cell = |name: &str| invoice[name].as_str().unwrap_or_default().to_string();
-        csv.push_str(&format!(
-            "{},{},{},{},{},{},{}\n",
-            cell("id"),
-            cell("customer_id"),
-            cell("type"),
-            cell("plan_id"),
-            cell("invoice_date"),
-            invoice["amount"],
-            cell("currency")
-        ));
-    }
-    std::fs::write(dir.join("invoices.csv"), csv).unwrap();
+    std::fs::write(dir.join("invoices.csv"), invoices_csv(&fixture_invoices())).unwrap();
     std::fs::write(
         dir.join("plans.csv"),
         "id,name,interval,interval_count,currency\nm,Monthly,month,1,USD\n\
