@@ -5,13 +5,18 @@ them),
 read and reported by `submetrics local` (one process per run: read, build,
 the monthly `mrr` report over the whole history), by DuckDB (its own
 readers, then the monthly movements of movements.sql) and by Polars (its
-own readers only: Polars has no MRR engine, so its column is the time to
-get the invoices into a DataFrame). Asserts that submetrics gives the same
-monthly numbers from every format, and DuckDB the same rows from every
-format. Prints a Markdown table and the JSON of every measure.
+own readers, then the same movements in its lazy expression API,
+movements_polars.py). Asserts that submetrics gives the same monthly
+numbers from every format, DuckDB and Polars the same rows from every
+format and as each other, and submetrics' own movements (listed by one
+more, untimed run) the same rows grouped as theirs. Prints a Markdown
+table and the JSON of every measure.
 
 Usage: files.py INVOICES WORKDIR SUBMETRICS_BINARY GENERATE_BINARY"""
 
+import collections
+import csv
+import datetime
 import json
 import pathlib
 import re
@@ -22,11 +27,21 @@ import time
 import duckdb
 import polars
 
+from movements_polars import monthly_movements
+
 SQL = (pathlib.Path(__file__).parent / "movements.sql").read_text()
 INVOICE_COLUMNS = """{id: 'VARCHAR', customer_id: 'VARCHAR', type: 'VARCHAR', invoice_date: 'DATE', amount: 'BIGINT', quantity: 'BIGINT',
     currency: 'VARCHAR', plan_id: 'VARCHAR', status: 'VARCHAR', period_start: 'DATE',
     period_end: 'DATE', refunded_invoice_id: 'VARCHAR'}"""
 PLAN_COLUMNS = """{id: 'VARCHAR', "interval": 'VARCHAR', interval_count: 'INTEGER', currency: 'VARCHAR'}"""
+# The same columns for Polars' readers.
+POLARS_INVOICE_SCHEMA = {
+    "id": polars.String, "customer_id": polars.String, "type": polars.String, "invoice_date": polars.Date,
+    "amount": polars.Int64, "quantity": polars.Int64, "currency": polars.String, "plan_id": polars.String,
+    "status": polars.String, "period_start": polars.Date, "period_end": polars.Date, "refunded_invoice_id": polars.String,
+}
+POLARS_PLAN_SCHEMA = {"id": polars.String, "interval": polars.String, "interval_count": polars.Int64, "currency": polars.String}
+GRACE_DAYS = 7
 
 
 def generate(binary: str, count: int, directory: pathlib.Path, fmt: str) -> str:
@@ -101,23 +116,47 @@ def duck(directory: pathlib.Path, fmt: str, as_of: str) -> dict:
     load = time.perf_counter() - started
     macro, query = SQL.split(";", 1)
     con.execute(macro)
-    query = query.replace("{as_of}", f"DATE '{as_of[:10]}'").replace("{grace}", "7").strip().rstrip(";")
+    query = query.replace("{as_of}", f"DATE '{as_of[:10]}'").replace("{grace}", str(GRACE_DAYS)).strip().rstrip(";")
     started = time.perf_counter()
     rows = con.execute(query).fetchall()
     return {"load_s": load, "query_s": time.perf_counter() - started, "rows": rows}
 
 
-def polars_read(directory: pathlib.Path, fmt: str) -> float:
+def polars_movements(directory: pathlib.Path, fmt: str, as_of: str) -> dict:
+    """Polars' readers into DataFrames (invoices and plans), then the
+    monthly movements over them: the time of each, and the rows. Reading
+    first keeps a lazy plan from scanning the file once per branch that
+    uses the invoices."""
     started = time.perf_counter()
-    if fmt == "jsonl":
-        frame = polars.read_ndjson(directory / "invoices.jsonl", infer_schema_length=None)
-    elif fmt == "csv":
-        frame = polars.read_csv(directory / "invoices.csv", infer_schema_length=0)
+    if fmt == "parquet":
+        invoices = polars.read_parquet(directory / "invoices.parquet")
+        plans = polars.read_parquet(directory / "plans.parquet")
     else:
-        frame = polars.read_parquet(directory / "invoices.parquet")
-    elapsed = time.perf_counter() - started
-    assert frame.height > 0
-    return elapsed
+        plans = polars.read_ndjson(directory / "plans.jsonl", schema=POLARS_PLAN_SCHEMA)
+        if fmt == "jsonl":
+            invoices = polars.read_ndjson(directory / "invoices.jsonl", schema=POLARS_INVOICE_SCHEMA)
+        else:
+            invoices = polars.read_csv(directory / "invoices.csv", schema_overrides=POLARS_INVOICE_SCHEMA)
+    load = time.perf_counter() - started
+    started = time.perf_counter()
+    rows = monthly_movements(invoices.lazy(), plans.lazy(), datetime.date.fromisoformat(as_of[:10]), GRACE_DAYS)
+    return {"load_s": load, "query_s": time.perf_counter() - started, "rows": rows}
+
+
+def submetrics_movements(binary: str, directory: pathlib.Path, as_of: str) -> list[tuple]:
+    """Every movement submetrics lists (`local ... movements`), grouped as
+    the peers group theirs: month, currency, type; sum of `mrr_change` (in
+    the movement's currency) and count."""
+    out = subprocess.run(
+        [binary, "local", "--data", str(directory), "--as-of", as_of, "movements", "--format", "csv"],
+        check=True, capture_output=True, text=True,
+    )
+    groups = collections.defaultdict(lambda: [0, 0])
+    for row in csv.DictReader(out.stdout.splitlines()):
+        group = groups[(row["date"][:7], row["currency"], row["type"])]
+        group[0] += int(row["mrr_change"])
+        group[1] += 1
+    return sorted((*key, change, count) for key, (change, count) in groups.items())
 
 
 def main() -> None:
@@ -134,25 +173,30 @@ def main() -> None:
         results[fmt] = {
             "submetrics": submetrics(binary, directory, as_of, period),
             "duckdb": duck(directory, fmt, as_of),
-            "polars_read_s": polars_read(directory, fmt),
+            "polars": polars_movements(directory, fmt, as_of),
         }
     months = {fmt: r["submetrics"]["months"] for fmt, r in results.items()}
     assert months["jsonl"] == months["csv"] == months["parquet"], "submetrics: the same months from every format"
     rows = {fmt: sorted(r["duckdb"]["rows"]) for fmt, r in results.items()}
     assert rows["jsonl"] == rows["csv"] == rows["parquet"], "DuckDB: the same rows from every format"
+    for fmt, r in results.items():
+        assert sorted(r["polars"]["rows"]) == rows[fmt], f"Polars: DuckDB's rows from {fmt}"
+    assert submetrics_movements(binary, dirs["parquet"], as_of) == rows["parquet"], "submetrics: the peers' movements"
     invoices = results["jsonl"]["submetrics"]["invoices"]
     print(f"{invoices} invoices stored, {len(months['jsonl'])} months, last: {months['jsonl'][-1]}")
-    print("| format | submetrics: read + build + monthly mrr (wall) | of which load / report | invoices/s | DuckDB: load + movements query | Polars: read invoices only |")
+    print(f"{len(rows['parquet'])} movement groups, equal in submetrics, DuckDB and Polars")
+    print("| format | submetrics: read + build + monthly mrr (wall) | of which load / report | invoices/s | DuckDB: load + movements query | Polars: read + movements |")
     print("|---|---|---|---|---|---|")
     for fmt, r in results.items():
-        s, d = r["submetrics"], r["duckdb"]
+        s, d, p = r["submetrics"], r["duckdb"], r["polars"]
         print(
             f"| {fmt} | {s['wall_s']:.2f} s | {s['load_s']:.2f} / {s['compute_s']:.3f} s | "
             f"{s['invoices'] / s['load_s'] / 1e6:.2f}M | {d['load_s'] + d['query_s']:.2f} s "
-            f"({d['load_s']:.2f} + {d['query_s']:.2f}) | {r['polars_read_s']:.2f} s |"
+            f"({d['load_s']:.2f} + {d['query_s']:.2f}) | {p['load_s'] + p['query_s']:.2f} s ({p['load_s']:.2f} + {p['query_s']:.2f}) |"
         )
     for r in results.values():
         del r["duckdb"]["rows"]
+        del r["polars"]["rows"]
         del r["submetrics"]["months"]
     print(json.dumps({"duckdb": duckdb.__version__, "polars": polars.__version__, "results": results}))
 
