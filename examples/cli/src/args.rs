@@ -244,14 +244,23 @@ pub struct LocalArgs {
     /// writes it; mapped as docs/stripe.md says. With --data, both load.
     #[arg(long)]
     pub stripe: Option<std::path::PathBuf>,
+    /// Currency every report converts to, a three-letter code [default: USD]
     #[arg(long)]
     pub base_currency: Option<String>,
+    /// IANA time zone of the daily grid and of bare dates in records, e.g.
+    /// Europe/Paris [default: UTC]
     #[arg(long)]
     pub timezone: Option<String>,
+    /// First day of a reporting week: 0 = Sunday, 1 = Monday, ... 6 =
+    /// Saturday [default: 1]
     #[arg(long)]
     pub first_day_of_week: Option<u32>,
+    /// Days after the end of a service period before a missing renewal is
+    /// churn [default: 7]
     #[arg(long)]
     pub churn_grace_days: Option<u32>,
+    /// `reduce`: a refund reduces its subscription's MRR proportionally;
+    /// `ignore`: refunds are cash flow only [default: reduce]
     #[arg(long)]
     pub refund_handling: Option<String>,
     /// Exit 1 if any record is rejected.
