@@ -229,7 +229,8 @@ pub enum AccountAction {
 #[derive(Args)]
 pub struct LocalArgs {
     /// Directory of customers.*, plans.*, invoices.* (and plan_groups.*,
-    /// fx_rates.*, data_sources.*) as .json, .jsonl, .csv or .parquet; a
+    /// fx_rates.*, data_sources.*) as .json, .jsonl, .csv or .parquet (the
+    /// first three also compressed, as .gz or .zst after them); a
     /// collection may be split over files such as invoices-1.parquet,
     /// invoices-2.parquet or be a directory invoices/ of them; one given by
     /// its own option (--invoices, ...) is read from there instead. An FX

@@ -4,6 +4,8 @@
 
 use arrow_array::{ArrayRef, Date32Array, RecordBatch, StringArray};
 use parquet::arrow::ArrowWriter;
+use parquet::basic::{BrotliLevel, Compression, GzipLevel, ZstdLevel};
+use parquet::file::properties::WriterProperties;
 use serde_json::Value;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
@@ -99,8 +101,15 @@ fn invoices_csv(invoices: &[Value]) -> String {
 }
 
 fn write_parquet(path: &Path, batch: &RecordBatch) {
+    write_parquet_compressed(path, batch, Compression::SNAPPY);
+}
+
+fn write_parquet_compressed(path: &Path, batch: &RecordBatch, compression: Compression) {
     let file = std::fs::File::create(path).unwrap();
-    let mut writer = ArrowWriter::try_new(file, batch.schema(), None).unwrap();
+    let properties = WriterProperties::builder()
+        .set_compression(compression)
+        .build();
+    let mut writer = ArrowWriter::try_new(file, batch.schema(), Some(properties)).unwrap();
     writer.write(batch).unwrap();
     writer.close().unwrap();
 }
@@ -164,6 +173,39 @@ fn parquet_files_split_in_parts() {
     write_parquet(
         &dir.join("plans.parquet"),
         &batch(plans["plans"].as_array().unwrap()),
+    );
+    copy("customers.csv", &dir);
+    copy("fx_rates.json", &dir);
+    assert_like_the_fixture(&dir);
+}
+
+#[test]
+fn parquet_files_of_every_compression() {
+    // What writers choose: Spark, DuckDB, pandas and pyarrow snappy,
+    // Polars zstd; gzip, brotli, LZ4 and none on request.
+    let codecs = [
+        ("none", Compression::UNCOMPRESSED),
+        ("snappy", Compression::SNAPPY),
+        ("zstd", Compression::ZSTD(ZstdLevel::default())),
+        ("gzip", Compression::GZIP(GzipLevel::default())),
+        ("brotli", Compression::BROTLI(BrotliLevel::default())),
+        ("lz4", Compression::LZ4_RAW),
+        ("lz4-hadoop", Compression::LZ4),
+    ];
+    let dir = scratch("compression");
+    let invoices = fixture_invoices();
+    for (part, (name, codec)) in invoices.chunks(1).zip(codecs) {
+        write_parquet_compressed(
+            &dir.join(format!("invoices-{name}.parquet")),
+            &batch(part),
+            codec,
+        );
+    }
+    assert_eq!(invoices.len(), codecs.len());
+    write_parquet_compressed(
+        &dir.join("plans.parquet"),
+        &batch(&fixture_plans()),
+        Compression::ZSTD(ZstdLevel::default()),
     );
     copy("customers.csv", &dir);
     copy("fx_rates.json", &dir);
@@ -256,7 +298,7 @@ fn a_collection_directory_in_the_data_directory() {
         String::from_utf8_lossy(&out.stderr),
         format!(
             "error: --data {}: {} is not a file of records \
-             (.json, .jsonl, .ndjson, .csv, .parquet)\n\
+             (.json, .jsonl, .ndjson, .csv, .parquet; the text formats also .gz or .zst)\n\
              loaded 0 customers, 0 plans, 0 invoices; rejected 0\n",
             dir.join("invoices").display(),
             notes.display()
@@ -318,7 +360,7 @@ fn a_collection_option_that_names_no_file_of_records_is_an_error() {
     let not_records = |pattern: &str, file: &str| {
         format!(
             "--invoices {pattern}: {file} is not a file of records \
-             (.json, .jsonl, .ndjson, .csv, .parquet)"
+             (.json, .jsonl, .ndjson, .csv, .parquet; the text formats also .gz or .zst)"
         )
     };
     let cases = [
@@ -412,6 +454,85 @@ fn plain_csv_and_jsonl_files() {
         .collect();
     std::fs::write(dir.join("plans.ndjson"), lines.join("\n")).unwrap();
     assert_like_the_fixture(&dir);
+}
+
+fn gzip(bytes: &[u8]) -> Vec<u8> {
+    use std::io::Write;
+    let mut encoder = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
+    encoder.write_all(bytes).unwrap();
+    encoder.finish().unwrap()
+}
+
+fn zstd(bytes: &[u8]) -> Vec<u8> {
+    zstd::encode_all(bytes, 0).unwrap()
+}
+
+#[test]
+fn compressed_text_files() {
+    let dir = scratch("compressed");
+    let read = |name: &str| std::fs::read(fixture().join(name)).unwrap();
+    // Two gzip members, as `cat a.gz b.gz` writes them.
+    let lines: Vec<String> = fixture_invoices().iter().map(Value::to_string).collect();
+    let (first, rest) = lines.split_at(3);
+    let members = [
+        gzip(format!("{}\n", first.join("\n")).as_bytes()),
+        gzip(rest.join("\n").as_bytes()),
+    ];
+    std::fs::write(dir.join("invoices.jsonl.gz"), members.concat()).unwrap();
+    std::fs::write(dir.join("customers.csv.zst"), zstd(&read("customers.csv"))).unwrap();
+    std::fs::write(dir.join("plans.json.gz"), gzip(&read("plans.json"))).unwrap();
+    copy("fx_rates.json", &dir);
+    assert_like_the_fixture(&dir);
+
+    // Plain-column CSV, streamed batch by batch, from a pattern.
+    let csv = dir.join("csv");
+    std::fs::create_dir(&csv).unwrap();
+    let invoices_csv = invoices_csv(&fixture_invoices());
+    std::fs::write(csv.join("invoices.csv.zst"), zstd(invoices_csv.as_bytes())).unwrap();
+    let pattern = format!("{}/*.csv.*", csv.display());
+    assert_read_like_the_fixture(&["--data", dir.to_str().unwrap(), "--invoices", &pattern]);
+}
+
+#[test]
+fn a_compressed_file_that_is_not_what_its_name_says_names_itself() {
+    let dir = scratch("not-compressed");
+    copy("customers.csv", &dir);
+    copy("plans.json", &dir);
+    copy("fx_rates.json", &dir);
+    std::fs::copy(
+        fixture().join("invoices.jsonl"),
+        dir.join("invoices.jsonl.gz"),
+    )
+    .unwrap();
+    let out = run(&dir, &["reports", "summary"]);
+    assert_eq!(out.status.code(), Some(1));
+    let invoices = dir.join("invoices.jsonl.gz");
+    assert_eq!(
+        String::from_utf8_lossy(&out.stderr),
+        format!(
+            "error: {}: invalid gzip header\n\
+             loaded 3 customers, 3 plans, 0 invoices; rejected 0\n",
+            invoices.display()
+        )
+    );
+
+    // Parquet compresses inside the file: a compressed Parquet file is none.
+    std::fs::remove_file(&invoices).unwrap();
+    let parquet = dir.join("invoices.parquet.gz");
+    write_parquet(&dir.join("invoices.parquet"), &batch(&fixture_invoices()));
+    std::fs::rename(dir.join("invoices.parquet"), &parquet).unwrap();
+    let out = run_from(
+        &["--invoices", parquet.to_str().unwrap()],
+        &["reports", "summary"],
+    );
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.starts_with(&format!(
+            "error: --invoices {0}: {0} is not a file of records",
+            parquet.display()
+        )),
+        "{stderr}"
+    );
 }
 
 #[test]

@@ -20,10 +20,15 @@
 //! batch at a time while the batches before are stored, so a file is never
 //! in memory whole beside the ledger it builds.
 //!
+//! A `.json`, `.jsonl`, `.ndjson` or `.csv` file may be compressed, as
+//! `.gz` or `.zst` after its extension says ([`super::text_source`]); it is
+//! decompressed as it is read, streams included.
+//!
 //! So what the client exports, `local` reads back.
 
 use super::jsonl::JsonlStream;
 use super::record_files::RecordFile;
+use super::text_source::{Progress, TextSource};
 use crate::error::{CliError, Result};
 use arrow_array::builder::StringBuilder;
 use arrow_array::{
@@ -143,9 +148,9 @@ impl Stream {
 pub fn read(files: Vec<RecordFile>, collection: &str) -> Result<Vec<(PathBuf, Records)>> {
     files
         .into_iter()
-        .map(|(path, extension)| {
-            let records = read_file(&path, extension, collection, true)?;
-            Ok((path, records))
+        .map(|file| {
+            let records = read_file(&file, collection, true)?;
+            Ok((file.path, records))
         })
         .collect()
 }
@@ -156,44 +161,36 @@ pub fn read(files: Vec<RecordFile>, collection: &str) -> Result<Vec<(PathBuf, Re
 pub fn read_whole(files: Vec<RecordFile>, collection: &str) -> Result<Vec<Records>> {
     files
         .into_iter()
-        .map(
-            |(path, extension)| match read_file(&path, extension, collection, false)? {
-                Records::Stream(stream) => stream.read_whole(),
-                records => Ok(records),
-            },
-        )
+        .map(|file| match read_file(&file, collection, false)? {
+            Records::Stream(stream) => stream.read_whole(),
+            records => Ok(records),
+        })
         .collect()
 }
 
-fn read_file(
-    path: &Path,
-    extension: &str,
-    collection: &str,
-    stream_wanted: bool,
-) -> Result<Records> {
-    let open = || {
-        std::fs::File::open(path)
-            .map_err(|e| CliError::Io(format!("cannot read {}: {e}", path.display())))
-    };
-    if extension == "parquet" {
-        let stream = parquet_stream(path, open()?)?;
+fn read_file(file: &RecordFile, collection: &str, stream_wanted: bool) -> Result<Records> {
+    let path = file.path.as_path();
+    let unreadable =
+        |e: std::io::Error| CliError::Io(format!("cannot read {}: {e}", path.display()));
+    let open_text = || TextSource::open(path, file.compression).map_err(unreadable);
+    if file.format == "parquet" {
+        let opened = std::fs::File::open(path).map_err(unreadable)?;
+        let stream = parquet_stream(path, opened)?;
         return if stream_wanted {
             Ok(Records::Stream(Box::new(stream)))
         } else {
             stream.read_whole()
         };
     }
-    if matches!(extension, "jsonl" | "ndjson") && stream_wanted {
-        let stream = JsonlStream::open(path)
-            .map_err(|e| CliError::Io(format!("cannot read {}: {e}", path.display())))?;
+    if matches!(file.format, "jsonl" | "ndjson") && stream_wanted {
+        let stream = JsonlStream::open(path, open_text()?);
         return Ok(Records::LineStream(Box::new(stream)));
     }
-    if extension == "csv" && stream_wanted {
+    if file.format == "csv" && stream_wanted {
         let bad = |(line, e): (usize, String)| {
             CliError::usage(format!("{} line {line}: {e}", path.display()))
         };
-        let size = open()?.metadata().map_or(0, |m| m.len());
-        if let Some(csv) = CsvStream::open(open()?, size).map_err(bad)? {
+        if let Some(csv) = CsvStream::open(open_text()?).map_err(bad)? {
             return Ok(Records::Stream(Box::new(Stream {
                 path: path.to_path_buf(),
                 source: Source::Csv(csv),
@@ -201,11 +198,10 @@ fn read_file(
             })));
         }
     }
-    let text = std::fs::read_to_string(path)
-        .map_err(|e| CliError::Io(format!("cannot read {}: {e}", path.display())))?;
+    let text = open_text()?.read_text().map_err(unreadable)?;
     let bad =
         |line: usize, e: String| CliError::usage(format!("{} line {line}: {e}", path.display()));
-    match extension {
+    match file.format {
         "json" => {
             match serde_json::from_str::<Value>(&text).map_err(|e| bad(e.line(), e.to_string()))? {
                 Value::Array(items) => Ok(Records::Values(items)),
@@ -262,26 +258,25 @@ fn parquet_stream(path: &Path, file: std::fs::File) -> Result<Stream> {
 
 /// A CSV file of plain columns read [`BATCH_ROWS`] rows at a time.
 struct CsvStream {
-    reader: csv::Reader<std::io::BufReader<std::fs::File>>,
+    reader: csv::Reader<std::io::BufReader<TextSource>>,
     header: csv::StringRecord,
     /// The row being read, reused for every row.
     row: csv::StringRecord,
-    /// The file's size and the rows read so far, for [`Stream::estimate`].
-    size: u64,
+    /// How much of the file and how many rows were read, for
+    /// [`Stream::estimate`].
+    progress: Progress,
     rows: usize,
 }
 
 impl CsvStream {
     /// The stream of a CSV file whose header names plain fields only;
     /// `None` for any other file (read record by record instead).
-    fn open(
-        file: std::fs::File,
-        size: u64,
-    ) -> std::result::Result<Option<CsvStream>, (usize, String)> {
+    fn open(source: TextSource) -> std::result::Result<Option<CsvStream>, (usize, String)> {
+        let progress = source.progress();
         let mut reader = csv::ReaderBuilder::new()
             .has_headers(false)
             .flexible(true)
-            .from_reader(std::io::BufReader::with_capacity(1 << 20, file));
+            .from_reader(std::io::BufReader::with_capacity(1 << 20, source));
         let mut header = csv::StringRecord::new();
         if !next_row(&mut reader, &mut header)? {
             return Ok(None);
@@ -293,7 +288,7 @@ impl CsvStream {
             reader,
             header,
             row: csv::StringRecord::new(),
-            size,
+            progress,
             rows: 0,
         }))
     }
@@ -350,11 +345,8 @@ impl CsvStream {
     }
 
     fn estimate(&self) -> Option<usize> {
-        let read = self.reader.position().byte();
-        (read > 0 && self.rows > 0).then(|| {
-            let per_row = read as f64 / self.rows as f64;
-            (self.size as f64 / per_row).ceil() as usize
-        })
+        self.progress
+            .estimate(self.rows, self.reader.position().byte())
     }
 }
 

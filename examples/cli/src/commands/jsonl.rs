@@ -3,6 +3,7 @@
 //! last newline; the part of a line past it starts the next block (a line
 //! longer than a block grows the block until it ends).
 
+use super::text_source::TextSource;
 use std::io::Read;
 use std::path::{Path, PathBuf};
 use submetrics::model::Json;
@@ -14,36 +15,32 @@ const BLOCK_BYTES: usize = 8 << 20;
 /// A JSONL file being read block by block.
 pub struct JsonlStream {
     path: PathBuf,
-    file: std::fs::File,
+    source: TextSource,
     block_bytes: usize,
     /// The start of a line cut at the end of the last block.
     rest: Vec<u8>,
     /// The number of the next block's first line (one past the lines
     /// read so far).
     next_line: usize,
-    /// The file's size and the bytes read so far.
-    size: u64,
+    /// The bytes of text read so far.
     bytes_read: u64,
 }
 
 impl JsonlStream {
-    /// Opens `path` for reading.
-    pub fn open(path: &Path) -> std::io::Result<JsonlStream> {
-        JsonlStream::with_block(path, BLOCK_BYTES)
+    /// Reads the file at `path` from `source`.
+    pub fn open(path: &Path, source: TextSource) -> JsonlStream {
+        JsonlStream::with_block(path, source, BLOCK_BYTES)
     }
 
-    fn with_block(path: &Path, block_bytes: usize) -> std::io::Result<JsonlStream> {
-        let file = std::fs::File::open(path)?;
-        let size = file.metadata().map_or(0, |m| m.len());
-        Ok(JsonlStream {
+    fn with_block(path: &Path, source: TextSource, block_bytes: usize) -> JsonlStream {
+        JsonlStream {
             path: path.to_path_buf(),
-            file,
+            source,
             block_bytes,
             rest: Vec::new(),
             next_line: 1,
-            size,
             bytes_read: 0,
-        })
+        }
     }
 
     /// The file's path.
@@ -59,7 +56,7 @@ impl JsonlStream {
             let start = block.len();
             // Read into the block's spare room, which is not zeroed first.
             block.reserve(self.block_bytes);
-            let read = (&mut self.file)
+            let read = (&mut self.source)
                 .take(self.block_bytes as u64)
                 .read_to_end(&mut block)
                 .map_err(|e| e.to_string())?;
@@ -87,9 +84,8 @@ impl JsonlStream {
     /// How many records the file holds, estimated from the lines and
     /// bytes read so far.
     pub fn estimate(&self) -> Option<usize> {
-        let lines_read = (self.next_line - 1) as u64;
-        let per_line = self.bytes_read.checked_div(lines_read)?;
-        usize::try_from(self.size / per_line.max(1)).ok()
+        let lines_read = self.next_line - 1;
+        self.source.progress().estimate(lines_read, self.bytes_read)
     }
 }
 
@@ -154,7 +150,8 @@ mod tests {
             std::process::id()
         ));
         std::fs::write(&path, text).unwrap();
-        let mut stream = JsonlStream::with_block(&path, block_bytes).unwrap();
+        let source = TextSource::open(&path, None).unwrap();
+        let mut stream = JsonlStream::with_block(&path, source, block_bytes);
         let mut blocks = Vec::new();
         while let Some(block) = stream.next_block().unwrap() {
             blocks.push(block);
@@ -230,7 +227,8 @@ mod tests {
         let path =
             std::env::temp_dir().join(format!("jsonl-estimate-{}.jsonl", std::process::id()));
         std::fs::write(&path, line.repeat(100)).unwrap();
-        let mut stream = JsonlStream::with_block(&path, line.len() * 10).unwrap();
+        let source = TextSource::open(&path, None).unwrap();
+        let mut stream = JsonlStream::with_block(&path, source, line.len() * 10);
         assert_eq!(stream.estimate(), None);
         assert_eq!(
             stream.next_block().unwrap().map(|b| b.records().len()),

@@ -8,3 +8,4 @@ pub mod online;
 pub mod record_files;
 pub mod stripe_export;
 pub mod stripe_files;
+pub mod text_source;

@@ -3,24 +3,50 @@
 //! `<collection>-<part>.<format>` or under a directory `<collection>/`
 //! (read in path order); a collection option names its files by path,
 //! directory or glob pattern instead ([`files_matching`]). Each file's
-//! format is its extension; `super::files` reads them.
+//! format is its extension; a text format may be compressed, as its last
+//! extension says (`invoices.jsonl.gz`, `customers.csv.zst`).
+//! `super::files` reads them.
 
+use super::text_source::Compression;
 use crate::error::{CliError, Result};
 use std::path::{Path, PathBuf};
 
 /// The formats a collection's file may have, by extension.
 const EXTENSIONS: &[&str] = &["json", "jsonl", "ndjson", "csv", "parquet"];
 
-/// One file of records and its format (its extension, one of
-/// [`EXTENSIONS`]).
-pub type RecordFile = (PathBuf, &'static str);
+/// One file of records: its path, its format (one of [`EXTENSIONS`]) and
+/// how it is compressed. Files sort by path.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
+pub struct RecordFile {
+    pub path: PathBuf,
+    pub format: &'static str,
+    pub compression: Option<Compression>,
+}
 
-/// The format of a file of records, by its extension (`part-0.snappy.parquet`
-/// is Parquet).
-fn format_of(path: &Path) -> Option<&'static str> {
-    let name = path.file_name()?.to_str()?;
-    let (_, extension) = name.rsplit_once('.')?;
-    EXTENSIONS.iter().find(|e| **e == extension).copied()
+impl RecordFile {
+    /// The file at `path` when its name is that of a file of records (the
+    /// name's stem, before the extensions, beside it): `part-0.snappy.parquet`
+    /// is Parquet, `invoices.csv.gz` gzipped CSV. Parquet compresses inside
+    /// the file, so `x.parquet.gz` is none.
+    fn named(path: &Path) -> Option<(RecordFile, &str)> {
+        let name = path.file_name()?.to_str()?;
+        let (rest, last) = name.rsplit_once('.')?;
+        let compression = Compression::of_extension(last);
+        let (stem, extension) = match compression {
+            Some(_) => rest.rsplit_once('.')?,
+            None => (rest, last),
+        };
+        let format = EXTENSIONS.iter().find(|e| **e == extension).copied()?;
+        if compression.is_some() && format == "parquet" {
+            return None;
+        }
+        let file = RecordFile {
+            path: path.to_path_buf(),
+            format,
+            compression,
+        };
+        Some((file, stem))
+    }
 }
 
 /// The files holding `collection` in `dir`: `<collection>.<ext>`,
@@ -33,22 +59,14 @@ pub fn collection_files(dir: &Path, collection: &str) -> Result<Vec<RecordFile>>
     let mut files = Vec::new();
     for entry in entries.flatten() {
         let path = entry.path();
-        let Some(extension) = format_of(&path) else {
-            continue;
-        };
-        let Some(stem) = path
-            .file_name()
-            .and_then(|n| n.to_str())
-            .and_then(|name| name.strip_suffix(extension))
-            .and_then(|name| name.strip_suffix('.'))
-        else {
+        let Some((file, stem)) = RecordFile::named(&path) else {
             continue;
         };
         let part = stem
             .strip_prefix(collection)
             .is_some_and(|rest| rest.is_empty() || rest.starts_with('-'));
         if part && path.is_file() {
-            files.push((path, extension));
+            files.push(file);
         }
     }
     let dataset = dir.join(collection);
@@ -139,8 +157,8 @@ pub fn files_matching(option: &str, pattern: &str) -> Result<Vec<RecordFile>> {
     found.dedup();
     let mut files = Vec::with_capacity(found.len());
     for file in found {
-        match format_of(&file) {
-            Some(format) => files.push((file, format)),
+        match RecordFile::named(&file) {
+            Some((file, _)) => files.push(file),
             None => return Err(not_records(option, pattern, &file)),
         }
     }
@@ -191,8 +209,9 @@ fn add_files_walking(
 /// (by its extension).
 fn not_records(option: &str, pattern: &str, path: &Path) -> CliError {
     CliError::usage(format!(
-        "{option} {pattern}: {} is not a file of records (.{})",
+        "{option} {pattern}: {} is not a file of records (.{}; the text formats also .{})",
         path.display(),
-        EXTENSIONS.join(", .")
+        EXTENSIONS.join(", ."),
+        Compression::EXTENSIONS.join(" or .")
     ))
 }
