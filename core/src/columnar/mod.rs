@@ -122,8 +122,10 @@ pub fn report_result_batch(result: Value) -> Result<RecordBatch> {
 }
 
 /// The record batches of an Arrow IPC stream (the streaming format, as
-/// `apache-arrow`'s `tableToIPC` and pyarrow's `ipc.new_stream` write it).
-/// Bytes that are not such a stream are an error naming the problem.
+/// `apache-arrow`'s `tableToIPC` and pyarrow's `ipc.new_stream` write it),
+/// its buffers plain or compressed (LZ4 frames or Zstandard, as pyarrow
+/// and Polars write them on request). Bytes that are not such a stream are
+/// an error naming the problem.
 pub fn batches_from_ipc(bytes: &[u8]) -> Result<Vec<RecordBatch>> {
     let bad = |error: arrow_schema::ArrowError| {
         Error::query("body", format!("is not an Arrow IPC stream: {error}"))
@@ -409,6 +411,30 @@ mod tests {
                 .to_string()
                 .starts_with("parameter `body`: is not an Arrow IPC stream: ")
         );
+    }
+
+    #[test]
+    fn compressed_ipc_streams_are_read() {
+        use arrow_ipc::CompressionType;
+        use arrow_ipc::writer::{IpcWriteOptions, StreamWriter};
+        let batch =
+            batch_of_rows(&[json!({"id": "a", "n": 1}), json!({"id": "b", "n": 2})]).unwrap();
+        for compression in [CompressionType::LZ4_FRAME, CompressionType::ZSTD] {
+            let options = IpcWriteOptions::default()
+                .try_with_compression(Some(compression))
+                .unwrap();
+            let mut bytes = Vec::new();
+            let mut writer =
+                StreamWriter::try_new_with_options(&mut bytes, &batch.schema(), options).unwrap();
+            writer.write(&batch).unwrap();
+            writer.finish().unwrap();
+            drop(writer);
+            assert_ne!(bytes, ipc_of(&batch).unwrap(), "{compression:?}");
+            assert_eq!(
+                batches_from_ipc(&bytes).unwrap(),
+                std::slice::from_ref(&batch)
+            );
+        }
     }
 
     #[test]

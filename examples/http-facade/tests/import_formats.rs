@@ -5,6 +5,7 @@
 mod common;
 
 use arrow_array::{ArrayRef, Int64Array, RecordBatch, StringArray};
+use arrow_ipc::CompressionType;
 use common::{OWNER_KEY, Server};
 use serde_json::{Value, json};
 use std::sync::Arc;
@@ -52,8 +53,9 @@ fn invoices() -> Vec<Value> {
     ]
 }
 
-/// The invoices as an Arrow IPC stream (amounts as int64).
-fn invoice_stream() -> Vec<u8> {
+/// The invoices as an Arrow IPC stream (amounts as int64), its buffers
+/// compressed as `compression` says.
+fn invoice_stream(compression: Option<CompressionType>) -> Vec<u8> {
     let text = |name: &str| -> ArrayRef {
         Arc::new(
             invoices()
@@ -78,8 +80,13 @@ fn invoice_stream() -> Vec<u8> {
         ("currency", text("currency")),
     ])
     .unwrap();
+    let options = arrow_ipc::writer::IpcWriteOptions::default()
+        .try_with_compression(compression)
+        .unwrap();
     let mut bytes = Vec::new();
-    let mut writer = arrow_ipc::writer::StreamWriter::try_new(&mut bytes, &batch.schema()).unwrap();
+    let mut writer =
+        arrow_ipc::writer::StreamWriter::try_new_with_options(&mut bytes, &batch.schema(), options)
+            .unwrap();
     writer.write(&batch).unwrap();
     writer.finish().unwrap();
     drop(writer);
@@ -151,15 +158,23 @@ fn ndjson_and_arrow_imports_answer_what_json_answers() {
     );
     let lines: Vec<String> = invoices().iter().map(Value::to_string).collect();
     assert_eq!(import_ndjson(&server, &lines), expected);
-    let (status, body) = send(
-        &server,
-        "POST",
-        "/v1/data-sources/ds1/invoices",
-        ARROW,
-        invoice_stream(),
-    );
-    assert_eq!(status, 200, "{body}");
-    assert_eq!(serde_json::from_str::<Value>(&body).unwrap(), expected);
+    // Plain, and with buffers compressed as pyarrow and Polars write them
+    // on request.
+    for compression in [
+        None,
+        Some(CompressionType::LZ4_FRAME),
+        Some(CompressionType::ZSTD),
+    ] {
+        let (status, body) = send(
+            &server,
+            "POST",
+            "/v1/data-sources/ds1/invoices",
+            ARROW,
+            invoice_stream(compression),
+        );
+        assert_eq!(status, 200, "{compression:?}: {body}");
+        assert_eq!(serde_json::from_str::<Value>(&body).unwrap(), expected);
+    }
 
     // Stored with the data source, and still there after a restart.
     let dir = server.kill();
@@ -355,7 +370,7 @@ fn bad_ndjson_and_arrow_bodies_are_refused() {
         "POST",
         "/v1/data-sources/nope/invoices",
         ARROW,
-        invoice_stream(),
+        invoice_stream(None),
     );
     assert_eq!(status, 404);
     assert_eq!(server.get("/data/invoices").1["result"]["count"], 0);
