@@ -991,7 +991,7 @@ export interface components {
         Error: {
             error: string;
             /** @enum {string} */
-            code: "bad_request" | "invalid_record" | "invalid_query" | "invalid_setting" | "missing_fx_rate" | "unauthorized" | "forbidden" | "not_found" | "unknown_report" | "method_not_allowed" | "conflict" | "payload_too_large" | "uri_too_long" | "headers_too_large" | "request_timeout" | "rate_limited" | "upstream" | "unavailable" | "storage_unavailable" | "internal";
+            code: "bad_request" | "invalid_record" | "invalid_query" | "invalid_setting" | "missing_fx_rate" | "unauthorized" | "forbidden" | "not_found" | "unknown_report" | "method_not_allowed" | "conflict" | "payload_too_large" | "unsupported_media_type" | "uri_too_long" | "headers_too_large" | "request_timeout" | "rate_limited" | "upstream" | "unavailable" | "storage_unavailable" | "internal";
             id?: string;
             field?: string;
             /** @description On a 5xx answer: the id under which the cause is logged */
@@ -2430,7 +2430,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Body or record count over the limit */
+            /** @description Body or record count over the limit (the body's also once decompressed) */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -2441,6 +2441,15 @@ export interface operations {
             };
             /** @description The path and query are over the limit of 65534 bytes */
             414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A Content-Encoding other than gzip, zstd or identity */
+            415: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -2573,7 +2582,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Body or record count over the limit */
+            /** @description Body or record count over the limit (the body's also once decompressed) */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -2584,6 +2593,15 @@ export interface operations {
             };
             /** @description The path and query are over the limit of 65534 bytes */
             414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A Content-Encoding other than gzip, zstd or identity */
+            415: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -2894,7 +2912,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Body or record count over the limit */
+            /** @description Body or record count over the limit (the body's also once decompressed) */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -2905,6 +2923,15 @@ export interface operations {
             };
             /** @description The path and query are over the limit of 65534 bytes */
             414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A Content-Encoding other than gzip, zstd or identity */
+            415: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -3250,7 +3277,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Body or record count over the limit */
+            /** @description Body or record count over the limit (the body's also once decompressed) */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -3261,6 +3288,15 @@ export interface operations {
             };
             /** @description The path and query are over the limit of 65534 bytes */
             414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A Content-Encoding other than gzip, zstd or identity */
+            415: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -3629,7 +3665,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Body or record count over the limit */
+            /** @description Body or record count over the limit (the body's also once decompressed) */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -3640,6 +3676,15 @@ export interface operations {
             };
             /** @description The path and query are over the limit of 65534 bytes */
             414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A Content-Encoding other than gzip, zstd or identity */
+            415: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -3884,7 +3929,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Body or record count over the limit */
+            /** @description Body or record count over the limit (the body's also once decompressed) */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -3895,6 +3940,15 @@ export interface operations {
             };
             /** @description The path and query are over the limit of 65534 bytes */
             414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A Content-Encoding other than gzip, zstd or identity */
+            415: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -4261,7 +4315,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Body or record count over the limit */
+            /** @description Body or record count over the limit (the body's also once decompressed) */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -4272,6 +4326,15 @@ export interface operations {
             };
             /** @description The path and query are over the limit of 65534 bytes */
             414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A Content-Encoding other than gzip, zstd or identity */
+            415: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -4516,7 +4579,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Body or record count over the limit */
+            /** @description Body or record count over the limit (the body's also once decompressed) */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -4527,6 +4590,15 @@ export interface operations {
             };
             /** @description The path and query are over the limit of 65534 bytes */
             414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A Content-Encoding other than gzip, zstd or identity */
+            415: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -4897,7 +4969,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Body or record count over the limit */
+            /** @description Body or record count over the limit (the body's also once decompressed) */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -4908,6 +4980,15 @@ export interface operations {
             };
             /** @description The path and query are over the limit of 65534 bytes */
             414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A Content-Encoding other than gzip, zstd or identity */
+            415: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -5152,7 +5233,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Body or record count over the limit */
+            /** @description Body or record count over the limit (the body's also once decompressed) */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -5163,6 +5244,15 @@ export interface operations {
             };
             /** @description The path and query are over the limit of 65534 bytes */
             414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A Content-Encoding other than gzip, zstd or identity */
+            415: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -5531,7 +5621,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Body or record count over the limit */
+            /** @description Body or record count over the limit (the body's also once decompressed) */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -5542,6 +5632,15 @@ export interface operations {
             };
             /** @description The path and query are over the limit of 65534 bytes */
             414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A Content-Encoding other than gzip, zstd or identity */
+            415: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -5786,7 +5885,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Body or record count over the limit */
+            /** @description Body or record count over the limit (the body's also once decompressed) */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -5797,6 +5896,15 @@ export interface operations {
             };
             /** @description The path and query are over the limit of 65534 bytes */
             414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A Content-Encoding other than gzip, zstd or identity */
+            415: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -6163,7 +6271,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Body or record count over the limit */
+            /** @description Body or record count over the limit (the body's also once decompressed) */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -6174,6 +6282,15 @@ export interface operations {
             };
             /** @description The path and query are over the limit of 65534 bytes */
             414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A Content-Encoding other than gzip, zstd or identity */
+            415: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -6311,7 +6428,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Body or record count over the limit */
+            /** @description Body or record count over the limit (the body's also once decompressed) */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -6322,6 +6439,15 @@ export interface operations {
             };
             /** @description The path and query are over the limit of 65534 bytes */
             414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A Content-Encoding other than gzip, zstd or identity */
+            415: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -6686,7 +6812,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Body or record count over the limit */
+            /** @description Body or record count over the limit (the body's also once decompressed) */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -6697,6 +6823,15 @@ export interface operations {
             };
             /** @description The path and query are over the limit of 65534 bytes */
             414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A Content-Encoding other than gzip, zstd or identity */
+            415: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -6946,7 +7081,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Body or record count over the limit */
+            /** @description Body or record count over the limit (the body's also once decompressed) */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -6957,6 +7092,15 @@ export interface operations {
             };
             /** @description The path and query are over the limit of 65534 bytes */
             414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A Content-Encoding other than gzip, zstd or identity */
+            415: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -7197,7 +7341,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Body or record count over the limit */
+            /** @description Body or record count over the limit (the body's also once decompressed) */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -7208,6 +7352,15 @@ export interface operations {
             };
             /** @description The path and query are over the limit of 65534 bytes */
             414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A Content-Encoding other than gzip, zstd or identity */
+            415: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -7558,7 +7711,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Body or record count over the limit */
+            /** @description Body or record count over the limit (the body's also once decompressed) */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -7569,6 +7722,15 @@ export interface operations {
             };
             /** @description The path and query are over the limit of 65534 bytes */
             414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A Content-Encoding other than gzip, zstd or identity */
+            415: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -7809,7 +7971,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Body or record count over the limit */
+            /** @description Body or record count over the limit (the body's also once decompressed) */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -7820,6 +7982,15 @@ export interface operations {
             };
             /** @description The path and query are over the limit of 65534 bytes */
             414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A Content-Encoding other than gzip, zstd or identity */
+            415: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -8181,7 +8352,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Body or record count over the limit */
+            /** @description Body or record count over the limit (the body's also once decompressed) */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -8192,6 +8363,15 @@ export interface operations {
             };
             /** @description The path and query are over the limit of 65534 bytes */
             414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A Content-Encoding other than gzip, zstd or identity */
+            415: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -8652,7 +8832,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Body or record count over the limit */
+            /** @description Body or record count over the limit (the body's also once decompressed) */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -8663,6 +8843,15 @@ export interface operations {
             };
             /** @description The path and query are over the limit of 65534 bytes */
             414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A Content-Encoding other than gzip, zstd or identity */
+            415: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -9033,7 +9222,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Body or record count over the limit */
+            /** @description Body or record count over the limit (the body's also once decompressed) */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -9044,6 +9233,15 @@ export interface operations {
             };
             /** @description The path and query are over the limit of 65534 bytes */
             414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A Content-Encoding other than gzip, zstd or identity */
+            415: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -9290,7 +9488,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Body or record count over the limit */
+            /** @description Body or record count over the limit (the body's also once decompressed) */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -9301,6 +9499,15 @@ export interface operations {
             };
             /** @description The path and query are over the limit of 65534 bytes */
             414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A Content-Encoding other than gzip, zstd or identity */
+            415: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -9835,7 +10042,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Body or record count over the limit */
+            /** @description Body or record count over the limit (the body's also once decompressed) */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -9846,6 +10053,15 @@ export interface operations {
             };
             /** @description The path and query are over the limit of 65534 bytes */
             414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A Content-Encoding other than gzip, zstd or identity */
+            415: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -10312,7 +10528,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Body or record count over the limit */
+            /** @description Body or record count over the limit (the body's also once decompressed) */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -10323,6 +10539,15 @@ export interface operations {
             };
             /** @description The path and query are over the limit of 65534 bytes */
             414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A Content-Encoding other than gzip, zstd or identity */
+            415: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -10576,7 +10801,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Body or record count over the limit */
+            /** @description Body or record count over the limit (the body's also once decompressed) */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -10587,6 +10812,15 @@ export interface operations {
             };
             /** @description The path and query are over the limit of 65534 bytes */
             414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A Content-Encoding other than gzip, zstd or identity */
+            415: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -10833,7 +11067,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Body or record count over the limit */
+            /** @description Body or record count over the limit (the body's also once decompressed) */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -10844,6 +11078,15 @@ export interface operations {
             };
             /** @description The path and query are over the limit of 65534 bytes */
             414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A Content-Encoding other than gzip, zstd or identity */
+            415: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -10974,7 +11217,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Body or record count over the limit */
+            /** @description Body or record count over the limit (the body's also once decompressed) */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -10985,6 +11228,15 @@ export interface operations {
             };
             /** @description The path and query are over the limit of 65534 bytes */
             414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A Content-Encoding other than gzip, zstd or identity */
+            415: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -11171,7 +11423,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Body or record count over the limit */
+            /** @description Body or record count over the limit (the body's also once decompressed) */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -11182,6 +11434,15 @@ export interface operations {
             };
             /** @description The path and query are over the limit of 65534 bytes */
             414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A Content-Encoding other than gzip, zstd or identity */
+            415: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -11536,7 +11797,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Body or record count over the limit */
+            /** @description Body or record count over the limit (the body's also once decompressed) */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -11547,6 +11808,15 @@ export interface operations {
             };
             /** @description The path and query are over the limit of 65534 bytes */
             414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A Content-Encoding other than gzip, zstd or identity */
+            415: {
                 headers: {
                     [name: string]: unknown;
                 };

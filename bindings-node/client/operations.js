@@ -100,6 +100,7 @@ const ERROR_CODES = Object.freeze([
   'method_not_allowed',
   'conflict',
   'payload_too_large',
+  'unsupported_media_type',
   'uri_too_long',
   'headers_too_large',
   'request_timeout',

@@ -107,6 +107,7 @@ var ErrorCodes = []string{
 	"method_not_allowed",
 	"conflict",
 	"payload_too_large",
+	"unsupported_media_type",
 	"uri_too_long",
 	"headers_too_large",
 	"request_timeout",

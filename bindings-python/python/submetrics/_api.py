@@ -105,6 +105,7 @@ ERROR_CODES: Tuple[str, ...] = (
     "method_not_allowed",
     "conflict",
     "payload_too_large",
+    "unsupported_media_type",
     "uri_too_long",
     "headers_too_large",
     "request_timeout",

@@ -27,6 +27,9 @@ pub enum ApiError {
     TooLarge(String),
     #[error("{0}")]
     MethodNotAllowed(String),
+    /// The body's `Content-Encoding` is not one the service decompresses.
+    #[error("{0}")]
+    UnsupportedEncoding(String),
     #[error("{0}")]
     UriTooLong(String),
     #[error("{0}")]
@@ -132,6 +135,7 @@ impl ApiError {
             ApiError::Conflict(_) => StatusCode::CONFLICT,
             ApiError::TooLarge(_) => StatusCode::PAYLOAD_TOO_LARGE,
             ApiError::MethodNotAllowed(_) => StatusCode::METHOD_NOT_ALLOWED,
+            ApiError::UnsupportedEncoding(_) => StatusCode::UNSUPPORTED_MEDIA_TYPE,
             ApiError::UriTooLong(_) => StatusCode::URI_TOO_LONG,
             ApiError::HeadersTooLarge(_) => StatusCode::REQUEST_HEADER_FIELDS_TOO_LARGE,
             ApiError::BodyTimeout(_) => StatusCode::REQUEST_TIMEOUT,
@@ -162,6 +166,7 @@ impl ApiError {
             ApiError::Conflict(_) => "conflict",
             ApiError::TooLarge(_) => "payload_too_large",
             ApiError::MethodNotAllowed(_) => "method_not_allowed",
+            ApiError::UnsupportedEncoding(_) => "unsupported_media_type",
             ApiError::UriTooLong(_) => "uri_too_long",
             ApiError::HeadersTooLarge(_) => "headers_too_large",
             ApiError::BodyTimeout(_) => "request_timeout",

@@ -254,7 +254,14 @@ pub fn document() -> Value {
                 "408".into(),
                 error("The body did not arrive within the body timeout (30 s unless set)"),
             );
-            responses.insert("413".into(), error("Body or record count over the limit"));
+            responses.insert(
+                "413".into(),
+                error("Body or record count over the limit (the body's also once decompressed)"),
+            );
+            responses.insert(
+                "415".into(),
+                error("A Content-Encoding other than gzip, zstd or identity"),
+            );
         }
         responses.insert(
             "414".into(),

@@ -186,6 +186,93 @@ fn ndjson_and_arrow_imports_answer_what_json_answers() {
     assert_eq!(summary["summary"]["mrr_current"], 5000);
 }
 
+fn gzip(bytes: &[u8]) -> Vec<u8> {
+    use std::io::Write;
+    let mut encoder = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
+    encoder.write_all(bytes).unwrap();
+    encoder.finish().unwrap()
+}
+
+/// Bodies sent with `Content-Encoding: gzip` or `zstd` answer what the
+/// same bodies sent plain answer; another coding is a `415`, a body that
+/// is not what its coding says a `400`, and one that inflates past the
+/// body limit a `413`, none of them storing anything.
+#[test]
+fn compressed_bodies_answer_what_plain_ones_answer() {
+    let server = start();
+    let (status, expected) = server.post(
+        "/v1/data-sources/ds1/invoices",
+        json!({"invoices": invoices()}),
+    );
+    assert_eq!(status, 200);
+    let lines: Vec<String> = invoices().iter().map(Value::to_string).collect();
+    let ndjson = lines.join("\n");
+    let json_body = json!({"invoices": invoices()}).to_string();
+    let cases = [
+        ("application/x-ndjson", "gzip", gzip(ndjson.as_bytes())),
+        (
+            "application/x-ndjson",
+            "zstd",
+            zstd::encode_all(ndjson.as_bytes(), 0).unwrap(),
+        ),
+        ("application/json", "GZIP", gzip(json_body.as_bytes())),
+        (
+            "application/json",
+            "identity",
+            json_body.clone().into_bytes(),
+        ),
+    ];
+    for (content_type, coding, body) in cases {
+        let headers = [("Content-Type", content_type), ("Content-Encoding", coding)];
+        let (status, answer) = send(
+            &server,
+            "POST",
+            "/v1/data-sources/ds1/invoices",
+            &headers,
+            body,
+        );
+        assert_eq!(status, 200, "{content_type} {coding}: {answer}");
+        assert_eq!(serde_json::from_str::<Value>(&answer).unwrap(), expected);
+    }
+
+    let customer = |coding: &str, body: Vec<u8>| {
+        let headers = [
+            ("Content-Type", "application/json"),
+            ("Content-Encoding", coding),
+        ];
+        let (status, answer) = send(&server, "POST", "/data/customers", &headers, body);
+        (status, serde_json::from_str::<Value>(&answer).unwrap())
+    };
+    let record = json!({"id": "C", "name": "Gamma"}).to_string().into_bytes();
+    assert_eq!(
+        customer("br", record.clone()),
+        (
+            415,
+            json!({"error": "Content-Encoding `br` is not supported; send the body as it is, or as gzip or zstd",
+                   "code": "unsupported_media_type"})
+        )
+    );
+    assert_eq!(
+        customer("gzip", record),
+        (
+            400,
+            json!({"error": "the body is not valid gzip (Content-Encoding): invalid gzip header",
+                   "code": "bad_request"})
+        )
+    );
+    // 64 MiB and one byte of spaces, a few kilobytes compressed.
+    let spaces = vec![b' '; 64 * 1024 * 1024 + 1];
+    assert_eq!(
+        customer("zstd", zstd::encode_all(&spaces[..], 1).unwrap()),
+        (
+            413,
+            json!({"error": "the body is over the limit of 67108864 bytes once decompressed (zstd)",
+                   "code": "payload_too_large"})
+        )
+    );
+    assert_eq!(server.get("/data/customers/C").0, 404);
+}
+
 /// Invoices read from their own texts are logged as those texts: written
 /// with aliases, a lower-case currency, a data source of their own and an
 /// id given twice, they read back after a restart exactly as the ledger

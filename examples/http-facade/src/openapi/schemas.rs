@@ -109,6 +109,7 @@ pub const ERROR_CODES: &[&str] = &[
     "method_not_allowed",
     "conflict",
     "payload_too_large",
+    "unsupported_media_type",
     "uri_too_long",
     "headers_too_large",
     "request_timeout",

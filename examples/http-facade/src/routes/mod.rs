@@ -3,6 +3,7 @@
 //! panic guard.
 
 mod account;
+mod content_encoding;
 mod customers;
 mod dashboard;
 pub mod data;
@@ -151,7 +152,8 @@ async fn method_not_allowed(request: Request) -> ApiError {
 /// A request body's bytes, with JSON errors for size and transport. A body
 /// whose declared `Content-Length` is over the limit is refused at once,
 /// without reading it; one without (chunked) is refused once what arrived
-/// crosses the limit. The whole body must arrive within the service's body
+/// crosses the limit. A compressed body is decompressed (see
+/// [`content_encoding`]). The whole body must arrive within the service's body
 /// timeout ([`AppState::set_body_timeout`]), else the answer is a `408`.
 pub struct BodyBytes(pub Bytes);
 
@@ -171,6 +173,8 @@ impl<S: Send + Sync> FromRequest<S> for BodyBytes {
         if declared.is_some_and(|length| length > BODY_LIMIT_BYTES as u64) {
             return Err(too_large());
         }
+        content_encoding::check(request.headers())?;
+        let headers = request.headers().clone();
         let deadline = request
             .extensions()
             .get::<Arc<AppState>>()
@@ -184,13 +188,16 @@ impl<S: Send + Sync> FromRequest<S> for BodyBytes {
                 deadline.as_secs_f64()
             )));
         };
-        read.map(BodyBytes).map_err(|rejection| {
+        let body = read.map_err(|rejection| {
             if rejection.status() == axum::http::StatusCode::PAYLOAD_TOO_LARGE {
                 too_large()
             } else {
                 ApiError::bad_request(format!("the body could not be read: {rejection}"))
             }
-        })
+        })?;
+        content_encoding::decoded(&headers, body, BODY_LIMIT_BYTES)
+            .await
+            .map(BodyBytes)
     }
 }
 
