@@ -1,6 +1,7 @@
 //! Imports as NDJSON and as Arrow IPC streams answer the per-record results
 //! of the same records sent as JSON, and what they store survives a restart;
-//! reports answer CSV for `format=csv` and `Accept: text/csv`.
+//! reports answer CSV for `format=csv` and `Accept: text/csv`. Bodies travel
+//! compressed both ways.
 
 mod common;
 
@@ -271,6 +272,65 @@ fn compressed_bodies_answer_what_plain_ones_answer() {
         )
     );
     assert_eq!(server.get("/data/customers/C").0, 404);
+}
+
+/// A GET with `Accept-Encoding: accept` (none when empty): the status, the
+/// answer's `Content-Encoding` and its bytes as they came.
+fn get_encoded(server: &Server, path: &str, accept: &str) -> (u16, Option<String>, Vec<u8>) {
+    let agent: ureq::Agent = ureq::Agent::config_builder()
+        .http_status_as_error(false)
+        .build()
+        .into();
+    let mut request = ureq::http::Request::builder()
+        .method("GET")
+        .uri(format!("{}{}", server.base, path))
+        .header("Authorization", format!("Bearer {OWNER_KEY}"));
+    if !accept.is_empty() {
+        request = request.header("Accept-Encoding", accept);
+    }
+    let mut response = agent
+        .run(request.body(Vec::new()).expect("request"))
+        .expect("the server answers");
+    let encoding = response
+        .headers()
+        .get("Content-Encoding")
+        .map(|v| v.to_str().unwrap().to_string());
+    let bytes = response.body_mut().read_to_vec().unwrap();
+    (response.status().as_u16(), encoding, bytes)
+}
+
+/// Answers go compressed to a client that accepts gzip or zstd, and plain
+/// to one that does not.
+#[test]
+fn answers_are_compressed_for_clients_that_accept_it() {
+    let server = start();
+    server.post(
+        "/v1/data-sources/ds1/customers",
+        json!([{"id": "A", "name": "Acme"}]),
+    );
+    server.post("/v1/data-sources/ds1/invoices", json!(invoices()));
+    let path = "/reports/mrr?date=20240101-20240229&as_of=2024-02-15";
+    let (status, plain_encoding, plain) = get_encoded(&server, path, "");
+    assert_eq!((status, plain_encoding), (200, None));
+    assert_eq!(
+        serde_json::from_slice::<Value>(&plain).unwrap(),
+        server.get(path).1
+    );
+    let (status, encoding, gzipped) = get_encoded(&server, path, "gzip");
+    assert_eq!((status, encoding.as_deref()), (200, Some("gzip")));
+    let mut unzipped = Vec::new();
+    std::io::Read::read_to_end(
+        &mut flate2::read::GzDecoder::new(&gzipped[..]),
+        &mut unzipped,
+    )
+    .unwrap();
+    assert_eq!(unzipped, plain);
+    let (status, encoding, zstd_bytes) = get_encoded(&server, path, "zstd");
+    assert_eq!((status, encoding.as_deref()), (200, Some("zstd")));
+    assert_eq!(zstd::decode_all(&zstd_bytes[..]).unwrap(), plain);
+    // A coding the service does not write: the answer is plain.
+    let (status, encoding, bytes) = get_encoded(&server, path, "br");
+    assert_eq!((status, encoding, bytes), (200, None, plain));
 }
 
 /// Invoices read from their own texts are logged as those texts: written

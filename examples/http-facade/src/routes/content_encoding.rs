@@ -1,6 +1,6 @@
 //! Request bodies sent compressed: `Content-Encoding: gzip` (or `x-gzip`)
 //! and `zstd` are decompressed before a route reads the body, so a bulk
-//! import travels at a tenth of its size; `identity`, or no header, is the
+//! import travels at a fraction of its size; `identity`, or no header, is the
 //! body as it is. Any other coding, or more than one, is a `415` naming it.
 //! The body limit holds for the compressed body as sent and again for the
 //! decompressed one, so a small body that inflates past it is a `413`.

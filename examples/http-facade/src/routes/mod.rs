@@ -104,6 +104,12 @@ pub fn router(state: Arc<AppState>) -> Router {
         .layer(tower_http::catch_panic::CatchPanicLayer::custom(|_| {
             ApiError::internal("the request could not be completed").into_response()
         }))
+        // Answers compressed for a client that accepts gzip or zstd, at
+        // the fastest level, which costs little beside computing them.
+        .layer(
+            tower_http::compression::CompressionLayer::new()
+                .quality(tower_http::CompressionLevel::Fastest),
+        )
         .with_state(state)
 }
 
