@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import asyncio
 import re
+import gzip
 import http.server
 import json
 import threading
@@ -249,6 +250,47 @@ def test_429_and_503_are_retried_as_retry_after_asks() -> None:
     with pytest.raises(submetrics.SubmetricsError) as caught:
         submetrics.Client(url, timeout=2).health()
     assert caught.value.code == "unreachable"
+
+
+class _Gzipping(http.server.BaseHTTPRequestHandler):
+    """Answers gzip-compressed when the request accepts gzip, as the service
+    does, and notes what each request accepted."""
+
+    accepted: List[str] = []
+
+    def do_GET(self) -> None:  # noqa: N802 (the handler's name)
+        accepts = self.headers.get("Accept-Encoding", "")
+        self.accepted.append(accepts)
+        status = 200 if self.path == "/health" else 404
+        answer = {"status": "ok"} if status == 200 else {"error": "no endpoint", "code": "not_found"}
+        body = json.dumps(answer).encode()
+        self.send_response(status)
+        if "gzip" in accepts:
+            body = gzip.compress(body)
+            self.send_header("Content-Encoding", "gzip")
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+
+    def log_message(self, *args: Any) -> None:
+        pass
+
+
+def test_answers_travel_gzip_compressed() -> None:
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), _Gzipping)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    url = f"http://127.0.0.1:{server.server_address[1]}"
+    try:
+        _Gzipping.accepted = []
+        assert submetrics.Client(url).health() == {"status": "ok"}
+        with pytest.raises(submetrics.NotFoundError) as caught:
+            submetrics.Client(url).call("getPlan", path_params={"id": "p"})
+        assert (str(caught.value), caught.value.status) == ("no endpoint", 404)
+        assert _Gzipping.accepted == ["gzip", "gzip"]
+    finally:
+        server.shutdown()
+        server.server_close()
 
 
 def test_the_async_client_does_the_same(service: Service, client: submetrics.Client) -> None:

@@ -24,6 +24,7 @@ import asyncio
 import datetime as _dt
 import email.utils
 import functools
+import gzip
 import json
 import os
 import time
@@ -137,6 +138,14 @@ def _query(params: Optional[Mapping[str, Any]], keywords: Mapping[str, Any]) -> 
     return out
 
 
+def _decoded(body: bytes, headers: Any) -> bytes:
+    """An answer's body as sent before compression (the client asks for
+    gzip: a large report travels several times smaller)."""
+    if (headers.get("Content-Encoding") or "").strip().lower() == "gzip":
+        return gzip.decompress(body)
+    return body
+
+
 def _retry_after(header: Optional[str]) -> Optional[float]:
     """Seconds a ``Retry-After`` header asks for (delta seconds or an HTTP date)."""
     if not header:
@@ -211,7 +220,7 @@ class Client:
         if pairs:
             url += "?" + urllib.parse.urlencode(pairs)
         data = None if body is None else json.dumps(body).encode()
-        headers = {"Accept": "application/json", "User-Agent": "submetrics-python"}
+        headers = {"Accept": "application/json", "Accept-Encoding": "gzip", "User-Agent": "submetrics-python"}
         if data is not None:
             headers["Content-Type"] = "application/json"
         if self.api_key:
@@ -221,10 +230,10 @@ class Client:
             request = urllib.request.Request(url, data=data, method=method, headers=headers)
             try:
                 with urllib.request.urlopen(request, timeout=self.timeout) as response:
-                    text = response.read()
+                    text = _decoded(response.read(), response.headers)
                     return json.loads(text) if text else None
             except urllib.error.HTTPError as error:
-                text = error.read()
+                text = _decoded(error.read(), error.headers)
                 if error.code in RETRY_STATUSES and attempt < self.max_retries:
                     wait = _retry_after(error.headers.get("Retry-After"))
                     time.sleep(min(self.max_retry_wait, wait if wait is not None else 0.5 * 2**attempt))
