@@ -23,6 +23,11 @@ pub fn encode(text: &str) -> String {
         .collect()
 }
 
+/// The largest answer read (decompressed, when the service sends it
+/// gzip-compressed, which the client asks for): far above any the service
+/// gives, so a large export is read whole, never cut.
+const MAX_ANSWER_BYTES: u64 = 4 << 30;
+
 /// A key as `--verbose` shows it: its first 3 and last 2 characters (not
 /// bytes: a key may hold any text), or `***` when that would show most of it.
 fn mask(key: &str) -> String {
@@ -94,7 +99,12 @@ impl Client {
             reason: e.to_string(),
         })?;
         let status = response.status().as_u16();
-        let text = response.body_mut().read_to_string().unwrap_or_default();
+        let text = response
+            .body_mut()
+            .with_config()
+            .limit(MAX_ANSWER_BYTES)
+            .read_to_string()
+            .map_err(|e| CliError::Io(format!("reading the answer to {method} {url}: {e}")))?;
         if self.verbose {
             eprintln!("< {status}");
             eprintln!("< {text}");
