@@ -6,6 +6,7 @@ every shared scenario."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import re
 import gzip
 import http.server
@@ -213,14 +214,13 @@ def test_the_key_comes_from_the_environment_or_the_config_file(
     assert from_file.list_plans()["count"] == 0
 
 
-class _Flaky(http.server.BaseHTTPRequestHandler):
-    """Answers 503 (Retry-After: 0) and 429 once each, then 200."""
+class _StandIn(http.server.BaseHTTPRequestHandler):
+    """A stand-in for the service, answering JSON."""
 
-    answers: List[Tuple[int, Dict[str, str]]] = []
-
-    def do_GET(self) -> None:  # noqa: N802 (the handler's name)
-        status, headers = self.answers.pop(0) if self.answers else (200, {})
-        body = json.dumps({"status": "ok"} if status == 200 else {"error": "busy", "code": "unavailable"}).encode()
+    def answer(self, status: int, payload: Any, headers: Dict[str, str]) -> None:
+        body = json.dumps(payload).encode()
+        if headers.get("Content-Encoding") == "gzip":
+            body = gzip.compress(body)
         self.send_response(status)
         for name, value in headers.items():
             self.send_header(name, value)
@@ -233,26 +233,42 @@ class _Flaky(http.server.BaseHTTPRequestHandler):
         pass
 
 
-def test_429_and_503_are_retried_as_retry_after_asks() -> None:
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), _Flaky)
+@contextlib.contextmanager
+def _serving(handler: type) -> Iterator[str]:
+    """The address of a stand-in served by `handler` until the block ends."""
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
     threading.Thread(target=server.serve_forever, daemon=True).start()
-    url = f"http://127.0.0.1:{server.server_address[1]}"
     try:
+        yield f"http://127.0.0.1:{server.server_address[1]}"
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
+class _Flaky(_StandIn):
+    """Answers 503 (Retry-After: 0) and 429 once each, then 200."""
+
+    answers: List[Tuple[int, Dict[str, str]]] = []
+
+    def do_GET(self) -> None:  # noqa: N802 (the handler's name)
+        status, headers = self.answers.pop(0) if self.answers else (200, {})
+        self.answer(status, {"status": "ok"} if status == 200 else {"error": "busy", "code": "unavailable"}, headers)
+
+
+def test_429_and_503_are_retried_as_retry_after_asks() -> None:
+    with _serving(_Flaky) as url:
         _Flaky.answers = [(503, {"Retry-After": "0"}), (429, {"Retry-After": "0"})]
         assert submetrics.Client(url).health() == {"status": "ok"}
         _Flaky.answers = [(503, {"Retry-After": "0"})] * 3
         with pytest.raises(submetrics.SubmetricsError) as caught:
             submetrics.Client(url, max_retries=2).health()
         assert (caught.value.code, caught.value.status) == ("unavailable", 503)
-    finally:
-        server.shutdown()
-        server.server_close()
     with pytest.raises(submetrics.SubmetricsError) as caught:
         submetrics.Client(url, timeout=2).health()
     assert caught.value.code == "unreachable"
 
 
-class _Gzipping(http.server.BaseHTTPRequestHandler):
+class _Gzipping(_StandIn):
     """Answers gzip-compressed when the request accepts gzip, as the service
     does, and notes what each request accepted."""
 
@@ -261,36 +277,21 @@ class _Gzipping(http.server.BaseHTTPRequestHandler):
     def do_GET(self) -> None:  # noqa: N802 (the handler's name)
         accepts = self.headers.get("Accept-Encoding", "")
         self.accepted.append(accepts)
-        status = 200 if self.path == "/health" else 404
-        answer = {"status": "ok"} if status == 200 else {"error": "no endpoint", "code": "not_found"}
-        body = json.dumps(answer).encode()
-        self.send_response(status)
-        if "gzip" in accepts:
-            body = gzip.compress(body)
-            self.send_header("Content-Encoding", "gzip")
-        self.send_header("Content-Type", "application/json")
-        self.send_header("Content-Length", str(len(body)))
-        self.end_headers()
-        self.wfile.write(body)
-
-    def log_message(self, *args: Any) -> None:
-        pass
+        headers = {"Content-Encoding": "gzip"} if "gzip" in accepts else {}
+        if self.path == "/health":
+            self.answer(200, {"status": "ok"}, headers)
+        else:
+            self.answer(404, {"error": "no endpoint", "code": "not_found"}, headers)
 
 
 def test_answers_travel_gzip_compressed() -> None:
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), _Gzipping)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    url = f"http://127.0.0.1:{server.server_address[1]}"
-    try:
+    with _serving(_Gzipping) as url:
         _Gzipping.accepted = []
         assert submetrics.Client(url).health() == {"status": "ok"}
         with pytest.raises(submetrics.NotFoundError) as caught:
             submetrics.Client(url).call("getPlan", path_params={"id": "p"})
         assert (str(caught.value), caught.value.status) == ("no endpoint", 404)
         assert _Gzipping.accepted == ["gzip", "gzip"]
-    finally:
-        server.shutdown()
-        server.server_close()
 
 
 def test_the_async_client_does_the_same(service: Service, client: submetrics.Client) -> None:
