@@ -274,29 +274,55 @@ fn compressed_bodies_answer_what_plain_ones_answer() {
     assert_eq!(server.get("/data/customers/C").0, 404);
 }
 
-/// A GET with `Accept-Encoding: accept` (none when empty): the status, the
-/// answer's `Content-Encoding` and its bytes as they came.
+/// A GET with `Accept-Encoding: accept` (none when empty), over a plain
+/// TCP connection so that no HTTP client decodes anything: the status, the
+/// answer's `Content-Encoding` and its body as it came (chunks joined).
 fn get_encoded(server: &Server, path: &str, accept: &str) -> (u16, Option<String>, Vec<u8>) {
-    let agent: ureq::Agent = ureq::Agent::config_builder()
-        .http_status_as_error(false)
-        .build()
-        .into();
-    let mut request = ureq::http::Request::builder()
-        .method("GET")
-        .uri(format!("{}{}", server.base, path))
-        .header("Authorization", format!("Bearer {OWNER_KEY}"));
-    if !accept.is_empty() {
-        request = request.header("Accept-Encoding", accept);
+    use std::io::{Read, Write};
+    let address = server.base.trim_start_matches("http://");
+    let mut stream = std::net::TcpStream::connect(address).unwrap();
+    let accept = if accept.is_empty() {
+        String::new()
+    } else {
+        format!("Accept-Encoding: {accept}\r\n")
+    };
+    write!(
+        stream,
+        "GET {path} HTTP/1.1\r\nHost: {address}\r\nAuthorization: Bearer {OWNER_KEY}\r\n{accept}Connection: close\r\n\r\n"
+    )
+    .unwrap();
+    let mut answer = Vec::new();
+    stream.read_to_end(&mut answer).unwrap();
+    let end = answer.windows(4).position(|w| w == b"\r\n\r\n").unwrap();
+    let head = String::from_utf8(answer[..end].to_vec()).unwrap();
+    let header = |name: &str| {
+        head.lines()
+            .filter_map(|line| line.split_once(':'))
+            .find(|(key, _)| key.trim().eq_ignore_ascii_case(name))
+            .map(|(_, value)| value.trim().to_string())
+    };
+    let status = head.split(' ').nth(1).unwrap().parse().unwrap();
+    let mut body = answer[end + 4..].to_vec();
+    if header("Transfer-Encoding").as_deref() == Some("chunked") {
+        body = joined_chunks(&body);
     }
-    let mut response = agent
-        .run(request.body(Vec::new()).expect("request"))
-        .expect("the server answers");
-    let encoding = response
-        .headers()
-        .get("Content-Encoding")
-        .map(|v| v.to_str().unwrap().to_string());
-    let bytes = response.body_mut().read_to_vec().unwrap();
-    (response.status().as_u16(), encoding, bytes)
+    (status, header("Content-Encoding"), body)
+}
+
+/// The data of a chunked body.
+fn joined_chunks(mut chunked: &[u8]) -> Vec<u8> {
+    let mut data = Vec::new();
+    loop {
+        let line_end = chunked.windows(2).position(|w| w == b"\r\n").unwrap();
+        let size_text = std::str::from_utf8(&chunked[..line_end]).unwrap();
+        let size = usize::from_str_radix(size_text.split(';').next().unwrap().trim(), 16).unwrap();
+        if size == 0 {
+            return data;
+        }
+        let start = line_end + 2;
+        data.extend_from_slice(&chunked[start..start + size]);
+        chunked = &chunked[start + size + 2..];
+    }
 }
 
 /// Answers go compressed to a client that accepts gzip or zstd, and plain
