@@ -152,14 +152,15 @@ mod tests {
         encoder.finish().unwrap()
     }
 
+    /// The text of a file of `bytes` named `name`, compressed as `compression` says.
+    fn read(name: &str, bytes: &[u8], compression: Compression) -> std::io::Result<String> {
+        TextSource::open(&scratch(name, bytes), Some(compression))?.read_text()
+    }
+
     #[test]
     fn every_gzip_member_and_zstd_frame_is_read() {
         let members = [gzip("{\"id\":\"a\"}\n"), gzip("{\"id\":\"b\"}\n")].concat();
-        let path = scratch("two-members.jsonl.gz", &members);
-        let text = TextSource::open(&path, Some(Compression::Gzip))
-            .unwrap()
-            .read_text()
-            .unwrap();
+        let text = read("two-members.jsonl.gz", &members, Compression::Gzip).unwrap();
         assert_eq!(text, "{\"id\":\"a\"}\n{\"id\":\"b\"}\n");
 
         let frames = [
@@ -167,21 +168,13 @@ mod tests {
             zstd::encode_all("b\n".as_bytes(), 0).unwrap(),
         ]
         .concat();
-        let path = scratch("two-frames.csv.zst", &frames);
-        let text = TextSource::open(&path, Some(Compression::Zstd))
-            .unwrap()
-            .read_text()
-            .unwrap();
+        let text = read("two-frames.csv.zst", &frames, Compression::Zstd).unwrap();
         assert_eq!(text, "id\na\nb\n");
     }
 
     #[test]
     fn a_file_that_is_not_what_its_name_says_is_an_error() {
-        let path = scratch("plain.jsonl.gz", b"{\"id\":\"a\"}\n");
-        let error = TextSource::open(&path, Some(Compression::Gzip))
-            .unwrap()
-            .read_text()
-            .unwrap_err();
+        let error = read("plain.jsonl.gz", b"{\"id\":\"a\"}\n", Compression::Gzip).unwrap_err();
         assert_eq!(error.to_string(), "invalid gzip header");
     }
 

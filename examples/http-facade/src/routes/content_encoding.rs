@@ -12,7 +12,7 @@ use std::io::Read;
 
 /// A content coding the service decompresses.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Coding {
+pub enum Coding {
     Gzip,
     Zstd,
 }
@@ -28,8 +28,9 @@ impl Coding {
 
 /// The coding `headers` declare for the body: `None` for none or
 /// `identity` (codings are case-insensitive; `identity` entries in a list
-/// count for nothing).
-fn coding(headers: &HeaderMap) -> Result<Option<Coding>, ApiError> {
+/// count for nothing). Read before the body, so an unsupported coding is
+/// refused without reading it.
+pub fn coding(headers: &HeaderMap) -> Result<Option<Coding>, ApiError> {
     let unsupported = |named: &str| {
         ApiError::UnsupportedEncoding(format!(
             "Content-Encoding `{named}` is not supported; send the body as it is, or as gzip or zstd"
@@ -65,17 +66,11 @@ fn value_list(headers: &HeaderMap) -> String {
     values.join(", ")
 }
 
-/// Checks the body's declared coding before the body is read, so an
-/// unsupported one is refused without reading it.
-pub fn check(headers: &HeaderMap) -> Result<(), ApiError> {
-    coding(headers).map(|_| ())
-}
-
-/// The body as the route reads it: decompressed as `headers` declare, at
-/// most `limit` bytes once decompressed. Decompressing is CPU work, so it
-/// runs off the async workers.
-pub async fn decoded(headers: &HeaderMap, body: Bytes, limit: usize) -> Result<Bytes, ApiError> {
-    let Some(coding) = coding(headers)? else {
+/// The body as the route reads it: decompressed as `coding` says, at most
+/// `limit` bytes once decompressed. Decompressing is CPU work, so it runs
+/// off the async workers.
+pub async fn decoded(coding: Option<Coding>, body: Bytes, limit: usize) -> Result<Bytes, ApiError> {
+    let Some(coding) = coding else {
         return Ok(body);
     };
     tokio::task::spawn_blocking(move || decompress(coding, &body, limit))

@@ -179,8 +179,7 @@ impl<S: Send + Sync> FromRequest<S> for BodyBytes {
         if declared.is_some_and(|length| length > BODY_LIMIT_BYTES as u64) {
             return Err(too_large());
         }
-        content_encoding::check(request.headers())?;
-        let headers = request.headers().clone();
+        let coding = content_encoding::coding(request.headers())?;
         let deadline = request
             .extensions()
             .get::<Arc<AppState>>()
@@ -201,7 +200,7 @@ impl<S: Send + Sync> FromRequest<S> for BodyBytes {
                 ApiError::bad_request(format!("the body could not be read: {rejection}"))
             }
         })?;
-        content_encoding::decoded(&headers, body, BODY_LIMIT_BYTES)
+        content_encoding::decoded(coding, body, BODY_LIMIT_BYTES)
             .await
             .map(BodyBytes)
     }
