@@ -232,7 +232,8 @@ pub struct LocalArgs {
     /// fx_rates.*, data_sources.*) as .json, .jsonl, .csv or .parquet (the
     /// first three also compressed, as .gz or .zst after them); a
     /// collection may be split over files such as invoices-1.parquet,
-    /// invoices-2.parquet or be a directory invoices/ of them; one given by
+    /// invoices-2.parquet or be a directory invoices/ of them (a part in
+    /// two forms, invoices.jsonl beside invoices.parquet, is an error); one given by
     /// its own option (--invoices, ...) is read from there instead. An FX
     /// rate is units of its currency per one unit of the base currency.
     #[arg(long, required_unless_present_any = ["stripe", "customers", "plans", "plan_groups", "invoices", "fx_rates", "data_sources"])]

@@ -494,6 +494,42 @@ fn compressed_text_files() {
 }
 
 #[test]
+fn one_part_in_two_forms_is_an_error_naming_both() {
+    let dir = scratch("two-forms");
+    copy("customers.csv", &dir);
+    copy("plans.json", &dir);
+    copy("invoices.jsonl", &dir);
+    let error = |first: &str, second: &str| {
+        format!(
+            "error: --data {}: {first} and {second} are the same part of invoices \
+             in two forms; keep one\n\
+             loaded 0 customers, 0 plans, 0 invoices; rejected 0\n",
+            dir.display()
+        )
+    };
+    let stderr = |out: Output| {
+        assert!(!out.status.success());
+        String::from_utf8_lossy(&out.stderr).into_owned()
+    };
+
+    let gzipped = gzip(&std::fs::read(dir.join("invoices.jsonl")).unwrap());
+    std::fs::write(dir.join("invoices.jsonl.gz"), gzipped).unwrap();
+    let out = run(&dir, &["reports", "summary"]);
+    assert_eq!(stderr(out), error("invoices.jsonl", "invoices.jsonl.gz"));
+
+    std::fs::remove_file(dir.join("invoices.jsonl.gz")).unwrap();
+    std::fs::create_dir(dir.join("invoices")).unwrap();
+    let out = run(&dir, &["reports", "summary"]);
+    assert_eq!(stderr(out), error("invoices.jsonl", "invoices"));
+
+    // Distinct parts beside a directory of parts all load.
+    std::fs::rename(dir.join("invoices.jsonl"), dir.join("invoices-1.jsonl")).unwrap();
+    write_parquet(&dir.join("invoices").join("part-0.parquet"), &batch(&[]));
+    copy("fx_rates.json", &dir);
+    assert_like_the_fixture(&dir);
+}
+
+#[test]
 fn a_compressed_file_that_is_not_what_its_name_says_names_itself() {
     let dir = scratch("not-compressed");
     copy("customers.csv", &dir);

@@ -184,7 +184,7 @@ fn record_files(args: &LocalArgs) -> Result<Vec<CollectionSource>> {
         let named_by = if patterns.is_empty() {
             match &args.data {
                 Some(dir) => {
-                    files = record_files::collection_files(dir, collection)?;
+                    files = record_files::collection_files("--data", dir, collection)?;
                     format!("--data {}", dir.display())
                 }
                 None => continue,

@@ -1,8 +1,9 @@
 //! Finding a collection's files. In a directory, a collection's records
 //! are in `<collection>.<format>`, or split over several files
 //! `<collection>-<part>.<format>` or under a directory `<collection>/`
-//! (read in path order); a collection option names its files by path,
-//! directory or glob pattern instead ([`files_matching`]). Each file's
+//! (read in path order), each part in one form only; a collection option
+//! names its files by path, directory or glob pattern instead
+//! ([`files_matching`]). Each file's
 //! format is its extension; a text format may be compressed, as its last
 //! extension says (`invoices.jsonl.gz`, `customers.csv.zst`).
 //! `super::files` reads them.
@@ -49,14 +50,19 @@ impl RecordFile {
     }
 }
 
-/// The files holding `collection` in `dir`: `<collection>.<ext>`,
-/// `<collection>-<part>.<ext>` and every file under a directory
-/// `<collection>/` (as [`files_matching`] reads a directory), in path
-/// order.
-pub fn collection_files(dir: &Path, collection: &str) -> Result<Vec<RecordFile>> {
+/// The files holding `collection` in `dir` (given by `option`, which
+/// errors name): `<collection>.<ext>`, `<collection>-<part>.<ext>` and
+/// every file under a directory `<collection>/` (as [`files_matching`]
+/// reads a directory), in path order.
+///
+/// One part in two forms is an error naming both: `invoices.jsonl` beside
+/// `invoices.jsonl.gz` or `invoices.parquet`, or `invoices.csv` beside a
+/// directory `invoices/`. Reading both would read its records twice, and
+/// which form wins would depend on the order of their names.
+pub fn collection_files(option: &str, dir: &Path, collection: &str) -> Result<Vec<RecordFile>> {
     let entries = std::fs::read_dir(dir)
         .map_err(|e| CliError::Io(format!("cannot read {}: {e}", dir.display())))?;
-    let mut files = Vec::new();
+    let mut parts: Vec<(String, RecordFile)> = Vec::new();
     for entry in entries.flatten() {
         let path = entry.path();
         let Some((file, stem)) = RecordFile::named(&path) else {
@@ -66,12 +72,32 @@ pub fn collection_files(dir: &Path, collection: &str) -> Result<Vec<RecordFile>>
             .strip_prefix(collection)
             .is_some_and(|rest| rest.is_empty() || rest.starts_with('-'));
         if part && path.is_file() {
-            files.push(file);
+            parts.push((stem.to_string(), file));
         }
     }
+    parts.sort();
+    let twice = |first: &Path, second: &Path| {
+        let name = |path: &Path| path.file_name().unwrap_or_default().display().to_string();
+        CliError::usage(format!(
+            "{option} {}: {} and {} are the same part of {collection} in two forms; keep one",
+            dir.display(),
+            name(first),
+            name(second)
+        ))
+    };
+    if let Some(pair) = parts.windows(2).find(|pair| pair[0].0 == pair[1].0) {
+        return Err(twice(&pair[0].1.path, &pair[1].1.path));
+    }
     let dataset = dir.join(collection);
+    let mut files: Vec<RecordFile> = Vec::with_capacity(parts.len());
+    for (stem, file) in parts {
+        if stem == collection && dataset.is_dir() {
+            return Err(twice(&file.path, &dataset));
+        }
+        files.push(file);
+    }
     if dataset.is_dir() {
-        files.extend(files_matching("--data", &dataset.to_string_lossy())?);
+        files.extend(files_matching(option, &dataset.to_string_lossy())?);
     }
     files.sort();
     Ok(files)

@@ -29,7 +29,9 @@ pub fn read(dir: &Path) -> Result<Vec<Value>> {
     let mut objects = Vec::new();
     for kind in KINDS {
         let mut found = Vec::new();
-        for records in files::read_whole(record_files::collection_files(dir, kind)?, kind)? {
+        for records in
+            files::read_whole(record_files::collection_files("--stripe", dir, kind)?, kind)?
+        {
             match records {
                 files::Records::Values(values) => found.extend(values),
                 _ => {
