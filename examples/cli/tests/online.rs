@@ -24,9 +24,12 @@ fn server_binary() -> PathBuf {
     dir.join("submetrics-server")
 }
 
+/// A server on a directory of its own (its data and the client's home),
+/// removed when the server stops.
 struct Server {
     child: Child,
     url: String,
+    root: PathBuf,
     home: PathBuf,
 }
 
@@ -34,6 +37,7 @@ impl Drop for Server {
     fn drop(&mut self) {
         let _ = self.child.kill();
         let _ = self.child.wait();
+        let _ = std::fs::remove_dir_all(&self.root);
     }
 }
 
@@ -59,7 +63,12 @@ fn start() -> Server {
         }
     };
     std::thread::spawn(move || for _ in lines {});
-    Server { child, url, home }
+    Server {
+        child,
+        url,
+        root,
+        home,
+    }
 }
 
 impl Server {

@@ -128,9 +128,10 @@ fn the_report_list_names_every_report_with_its_parameters_and_columns() {
 fn a_second_server_on_a_busy_address_names_it_and_suggests_listen() {
     let server = Server::start();
     let address = server.base.trim_start_matches("http://").to_string();
+    let dir = common::data_dir();
     let output = Command::new(common::binary())
         .args(["--listen", &address, "--data-dir"])
-        .arg(common::data_dir())
+        .arg(&dir)
         .env("SUBMETRICS_OWNER_KEY", OWNER_KEY)
         .output()
         .expect("run the server binary");

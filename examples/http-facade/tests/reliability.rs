@@ -443,7 +443,8 @@ fn a_read_only_database_is_reported_by_health_and_refuses_writes_with_503() {
         eprintln!("no immutable files here (chattr): the read-only start is not tested");
         return;
     };
-    let server = Server::start_in(dir);
+    // `dir` outlives the attribute, which must be gone before it is removed.
+    let server = Server::start_in(dir.clone());
     let (status, body) = server.call("GET", "/health", None, None);
     assert_eq!(
         (status, body),

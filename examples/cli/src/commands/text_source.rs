@@ -138,12 +138,19 @@ mod tests {
     use super::*;
     use std::io::Write;
 
-    fn scratch(name: &str, bytes: &[u8]) -> std::path::PathBuf {
-        let dir = std::env::temp_dir().join(format!("text-source-{}", std::process::id()));
-        std::fs::create_dir_all(&dir).unwrap();
-        let path = dir.join(name);
+    /// A file of `bytes` whose name ends in `name`, removed when dropped.
+    struct Scratch(std::path::PathBuf);
+
+    impl Drop for Scratch {
+        fn drop(&mut self) {
+            let _ = std::fs::remove_file(&self.0);
+        }
+    }
+
+    fn scratch(name: &str, bytes: &[u8]) -> Scratch {
+        let path = std::env::temp_dir().join(format!("text-source-{}-{name}", std::process::id()));
         std::fs::write(&path, bytes).unwrap();
-        path
+        Scratch(path)
     }
 
     fn gzip(text: &str) -> Vec<u8> {
@@ -154,7 +161,7 @@ mod tests {
 
     /// The text of a file of `bytes` named `name`, compressed as `compression` says.
     fn read(name: &str, bytes: &[u8], compression: Compression) -> std::io::Result<String> {
-        TextSource::open(&scratch(name, bytes), Some(compression))?.read_text()
+        TextSource::open(&scratch(name, bytes).0, Some(compression))?.read_text()
     }
 
     #[test]
@@ -181,8 +188,8 @@ mod tests {
     #[test]
     fn the_estimate_scales_the_records_read_to_the_whole_file() {
         let lines = "x\n".repeat(1000);
-        let path = scratch("lines.csv", lines.as_bytes());
-        let mut source = TextSource::open(&path, None).unwrap();
+        let file = scratch("lines.csv", lines.as_bytes());
+        let mut source = TextSource::open(&file.0, None).unwrap();
         let progress = source.progress();
         assert_eq!(progress.estimate(0, 0), None);
         let mut first = [0u8; 600];
@@ -191,8 +198,8 @@ mod tests {
         assert_eq!(progress.estimate(250, 500), Some(1000));
 
         // Compressed: the file's bytes per byte of text so far scale it.
-        let path = scratch("lines.csv.gz", &gzip(&lines));
-        let mut source = TextSource::open(&path, Some(Compression::Gzip)).unwrap();
+        let file = scratch("lines.csv.gz", &gzip(&lines));
+        let mut source = TextSource::open(&file.0, Some(Compression::Gzip)).unwrap();
         let progress = source.progress();
         source.read_to_end(&mut Vec::new()).unwrap();
         assert_eq!(progress.estimate(250, 500), Some(1000));

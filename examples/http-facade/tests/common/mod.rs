@@ -7,14 +7,48 @@ use serde_json::Value;
 use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
+use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 pub const OWNER_KEY: &str = "owner-key-for-tests-0123456789";
 
 static NEXT_DIR: AtomicUsize = AtomicUsize::new(0);
 
+/// A test's data directory, removed with everything in it when the last
+/// clone is dropped (a server started on it holds one). A test that fails
+/// leaves it for inspection and prints where it is.
+#[derive(Clone, Debug)]
+pub struct DataDir(Arc<PathBuf>);
+
+impl std::ops::Deref for DataDir {
+    type Target = Path;
+
+    fn deref(&self) -> &Path {
+        &self.0
+    }
+}
+
+impl AsRef<std::ffi::OsStr> for DataDir {
+    fn as_ref(&self) -> &std::ffi::OsStr {
+        self.0.as_os_str()
+    }
+}
+
+impl Drop for DataDir {
+    fn drop(&mut self) {
+        if Arc::strong_count(&self.0) > 1 {
+            return;
+        }
+        if std::thread::panicking() {
+            eprintln!("the failed test's data directory: {}", self.0.display());
+        } else {
+            let _ = std::fs::remove_dir_all(&*self.0);
+        }
+    }
+}
+
 /// A fresh, empty data directory for one test.
-pub fn data_dir() -> PathBuf {
+pub fn data_dir() -> DataDir {
     let dir = std::env::temp_dir().join(format!(
         "submetrics-server-test-{}-{}",
         std::process::id(),
@@ -22,7 +56,7 @@ pub fn data_dir() -> PathBuf {
     ));
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir).expect("temp dir");
-    dir
+    DataDir(Arc::new(dir))
 }
 
 pub fn binary() -> &'static str {
@@ -49,7 +83,7 @@ pub fn offline(dir: &Path, args: &[&str]) -> String {
 pub struct Server {
     child: Child,
     pub base: String,
-    pub dir: PathBuf,
+    pub dir: DataDir,
     agent: ureq::Agent,
 }
 
@@ -60,25 +94,25 @@ impl Server {
     }
 
     /// Starts a server on an existing data directory.
-    pub fn start_in(dir: PathBuf) -> Server {
+    pub fn start_in(dir: DataDir) -> Server {
         Server::start_with(dir, Some(OWNER_KEY)).0
     }
 
     /// Starts a server with `SUBMETRICS_OWNER_KEY` set to `owner_key` (unset
     /// when `None`); also returns what it printed before listening.
-    pub fn start_with(dir: PathBuf, owner_key: Option<&str>) -> (Server, Vec<String>) {
+    pub fn start_with(dir: DataDir, owner_key: Option<&str>) -> (Server, Vec<String>) {
         Server::start_with_args(dir, owner_key, &[])
     }
 
     /// Starts a server on an existing data directory with the owner key
     /// and further command-line arguments.
-    pub fn start_in_with(dir: PathBuf, args: &[&str]) -> Server {
+    pub fn start_in_with(dir: DataDir, args: &[&str]) -> Server {
         Server::start_with_args(dir, Some(OWNER_KEY), args).0
     }
 
     /// [`Server::start_with`] with further command-line arguments.
     pub fn start_with_args(
-        dir: PathBuf,
+        dir: DataDir,
         owner_key: Option<&str>,
         args: &[&str],
     ) -> (Server, Vec<String>) {
@@ -305,7 +339,7 @@ impl Server {
     }
 
     /// Kills the process at once (SIGKILL) and waits for it.
-    pub fn kill(mut self) -> PathBuf {
+    pub fn kill(mut self) -> DataDir {
         let _ = self.child.kill();
         let _ = self.child.wait();
         self.dir.clone()
