@@ -135,6 +135,118 @@ fn local_stripe_prints_rejections_and_strict_fails() {
     std::fs::remove_dir_all(dir).unwrap();
 }
 
+/// `stripe export` of what `fake` serves into `dir`, with `key`.
+fn export(fake: &fake_stripe::FakeStripe, key: &str, dir: &Path) -> std::process::Output {
+    Command::new(env!("CARGO_BIN_EXE_submetrics"))
+        .args([
+            "stripe",
+            "export",
+            "--api-key",
+            key,
+            "--api-base",
+            &fake.base,
+        ])
+        .arg("--to")
+        .arg(dir)
+        .output()
+        .unwrap()
+}
+
+/// Every file of `dir` by name, with its bytes.
+fn files_in(dir: &Path) -> Vec<(String, Vec<u8>)> {
+    let mut files: Vec<(String, Vec<u8>)> = std::fs::read_dir(dir)
+        .unwrap()
+        .map(|entry| {
+            let path = entry.unwrap().path();
+            let name = path.file_name().unwrap().to_string_lossy().into_owned();
+            (name, std::fs::read(&path).unwrap())
+        })
+        .collect();
+    files.sort();
+    files
+}
+
+fn proration_objects() -> Vec<Value> {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../../testdata/stripe/04-upgrade-proration.json");
+    let scenario: Value = serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
+    scenario["stripe"].as_array().unwrap().clone()
+}
+
+#[test]
+fn a_failed_export_leaves_the_directory_as_it_was() {
+    let root = std::env::temp_dir().join(format!("submetrics-stripe-kept-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&root);
+    let dir = root.join("export");
+    let objects = proration_objects();
+    let fake = fake_stripe::FakeStripe::start(&objects, 100);
+    json_of(&export(&fake, fake_stripe::KEY, &dir));
+    let before = files_in(&dir);
+    let names: Vec<&str> = before.iter().map(|(name, _)| name.as_str()).collect();
+    assert_eq!(
+        names,
+        [
+            "charges.json",
+            "credit_notes.json",
+            "customers.json",
+            "invoices.json",
+            "prices.json",
+            "products.json",
+            "refunds.json",
+            "subscriptions.json"
+        ]
+    );
+
+    // Customers come first and are written; the invoices then fail.
+    let mut renamed = objects.clone();
+    for object in &mut renamed {
+        if object["object"] == "customer" {
+            object["name"] = json!("Renamed");
+        }
+    }
+    let failing = fake_stripe::FakeStripe::start(&renamed, 100);
+    failing.refuse("/v1/invoices");
+    let out = export(&failing, fake_stripe::KEY, &dir);
+    assert!(!out.status.success());
+    assert_eq!(
+        String::from_utf8_lossy(&out.stderr).lines().last(),
+        Some("error: Stripe answered 400 to GET /v1/invoices: Refused by the test.")
+    );
+    assert_eq!(files_in(&dir), before);
+
+    // A refused key makes no directory.
+    let fresh = root.join("fresh");
+    let out = export(&fake, "sk_test_wrong", &fresh);
+    assert!(!out.status.success());
+    assert!(!fresh.exists());
+    std::fs::remove_dir_all(root).unwrap();
+}
+
+#[test]
+fn a_page_over_ten_megabytes_is_read_whole() {
+    let dir = std::env::temp_dir().join(format!("submetrics-stripe-large-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    let mut objects = proration_objects();
+    let long = "x".repeat(11 << 20);
+    for object in &mut objects {
+        if object["object"] == "customer" {
+            object["description"] = json!(long);
+        }
+    }
+    let fake = fake_stripe::FakeStripe::start(&objects, 100);
+    json_of(&export(&fake, fake_stripe::KEY, &dir));
+    let customers: Value =
+        serde_json::from_slice(&std::fs::read(dir.join("customers.json")).unwrap()).unwrap();
+    let descriptions: Vec<usize> = customers["data"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| c["description"].as_str().unwrap().len())
+        .collect();
+    assert_eq!(descriptions, [11 << 20]);
+    std::fs::remove_dir_all(dir).unwrap();
+}
+
 #[path = "../../http-facade/tests/common/fake_stripe.rs"]
 mod fake_stripe;
 

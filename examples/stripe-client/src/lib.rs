@@ -1,8 +1,8 @@
 //! A blocking client of the Stripe API, shared by the service's connection
 //! and `submetrics stripe export`: authenticated GETs, list pagination
 //! (`limit=100`, `starting_after`), retries with backoff on rate limits (429,
-//! honouring `Retry-After`) and on Stripe's own failures (5xx), and the
-//! lists an export or backfill reads.
+//! honouring `Retry-After`), on Stripe's own failures (5xx) and on answers
+//! cut short, and the lists an export or backfill reads.
 
 use serde_json::{Value, json};
 use std::time::Duration;
@@ -85,8 +85,14 @@ pub const LISTS: &[List] = &[
 
 /// Objects per page of a list call (Stripe's largest).
 pub const PAGE: usize = 100;
-/// Attempts of one call before a rate limit or server error is final.
+/// Attempts of one call before a rate limit, a server error or an answer
+/// cut short is final.
 const ATTEMPTS: u32 = 6;
+
+/// The largest answer read: far above a page of Stripe's largest objects,
+/// so a page is read whole, never cut (the HTTP client's default stops at
+/// 10 MB).
+const MAX_ANSWER_BYTES: u64 = 1 << 30;
 
 #[derive(Clone)]
 pub struct StripeClient {
@@ -136,7 +142,26 @@ impl StripeClient {
                 .get("Retry-After")
                 .and_then(|v| v.to_str().ok()?.trim().parse::<u64>().ok())
                 .map(Duration::from_secs);
-            let text = response.body_mut().read_to_string().unwrap_or_default();
+            let text = match response
+                .body_mut()
+                .with_config()
+                .limit(MAX_ANSWER_BYTES)
+                .read_to_string()
+            {
+                Ok(text) => text,
+                // Cut short on the way: asked again. Too large stays too large.
+                Err(error)
+                    if attempt < ATTEMPTS && !matches!(error, ureq::Error::BodyExceedsLimit(_)) =>
+                {
+                    std::thread::sleep(self.backoff * 2u32.pow(attempt - 1));
+                    continue;
+                }
+                Err(e) => {
+                    return Err(StripeError::Unusable(format!(
+                        "cannot read Stripe's answer to {path}: {e}"
+                    )));
+                }
+            };
             if status == 200 {
                 return serde_json::from_str(&text).map_err(|e| {
                     StripeError::Unusable(format!(

@@ -23,6 +23,8 @@ struct Data {
     lists: BTreeMap<String, Vec<Value>>,
     /// Every request's path and query, in order.
     log: Vec<String>,
+    /// Paths answered with a 400 from now on (see [`FakeStripe::refuse`]).
+    refused: Vec<String>,
 }
 
 pub struct FakeStripe {
@@ -75,6 +77,12 @@ impl FakeStripe {
     }
 
     /// The next `count` requests get 429.
+    /// Answers every request for `path` with a 400 (an invalid request,
+    /// which a client does not retry).
+    pub fn refuse(&self, path: &str) {
+        self.data.lock().unwrap().refused.push(path.to_string());
+    }
+
     pub fn rate_limit_next(&self, count: usize) {
         self.rate_limited.store(count, Ordering::SeqCst);
     }
@@ -168,6 +176,8 @@ fn answer(stream: TcpStream, data: &Mutex<Data>, limited: &AtomicUsize, page_cap
         )
     } else if authorization != format!("Bearer {KEY}") {
         error(401, "invalid_request_error", "Invalid API Key provided.")
+    } else if data.lock().unwrap().refused.iter().any(|p| p == path) {
+        error(400, "invalid_request_error", "Refused by the test.")
     } else {
         route(path, &params, &data.lock().unwrap(), page_cap)
     };
