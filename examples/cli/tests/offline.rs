@@ -577,6 +577,9 @@ date        customer_id  type  subtype  mrr_change  mrr_change_base_currency  cu
 /// The fixture's closing stderr line: the `bad` invoice is rejected.
 const FIXTURE_LOADED: &str = "loaded 3 customers, 3 plans, 6 invoices; rejected 1\n";
 
+/// Refused before anything loads: no record is read (so none is rejected).
+const NOTHING_LOADED: &str = "loaded 0 customers, 0 plans, 0 invoices; rejected 0\n";
+
 #[test]
 fn an_unknown_report_parameter_is_an_error_with_a_near_miss() {
     let out = local(&["reports", "mrr", "--intervall", "month"]);
@@ -585,11 +588,68 @@ fn an_unknown_report_parameter_is_an_error_with_a_near_miss() {
     assert_eq!(
         String::from_utf8_lossy(&out.stderr),
         format!(
-            "rejected: invoice bad: field `customer_id`: customer `Z` does not exist; send the customer first\n\
-             error: parameter `intervall`: report `mrr` has no such parameter; did you mean `interval`? \
+            "error: parameter `intervall`: report `mrr` has no such parameter; did you mean `interval`? \
              Its parameters: date, interval, baseCurrency, fix_fx, fx_date, breakdown, category, subtype, \
              currency, customer, plan, billing_freq, pricing_model, status, country, region, industry, size, \
-             channel, market, payment_method, age, data_source\n{FIXTURE_LOADED}"
+             channel, market, payment_method, age, data_source\n{NOTHING_LOADED}"
+        )
+    );
+}
+
+#[test]
+fn a_command_refused_whatever_the_data_fails_before_the_data_is_read() {
+    // Every file is broken: an error about the command shows none was read.
+    let dir = std::path::PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("refused-before-loading");
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    for file in ["customers.jsonl", "plans.jsonl", "invoices.jsonl"] {
+        std::fs::write(dir.join(file), "not json\n").unwrap();
+    }
+    let dir = dir.to_str().unwrap();
+    let cases: [(&[&str], &str); 5] = [
+        (
+            &["--as-of", "soon", "reports", "summary"],
+            "parameter `as_of`: `soon` is not an ISO 8601 date or timestamp in the years 1900 to 2200",
+        ),
+        (
+            &["reports", "mrr", "--interval", "fortnight"],
+            "parameter `interval`: `fortnight` is not one of day, week, month, quarter, year",
+        ),
+        (
+            &["reports", "mrr", "month"],
+            "unexpected `month`: parameters are --name value",
+        ),
+        (
+            &["movements", "--kinds", "growth"],
+            "parameter `kinds`: `growth` is not one of new, expansion, contraction, churn, reactivation",
+        ),
+        (
+            &["customers", "list", "--sort", "height"],
+            "parameter `sort`: `height` is not one of mrr, created_date, country, paid_started, \
+             cancel_date, trial_started, status, name, id",
+        ),
+    ];
+    for (args, error) in cases {
+        let out = local_in(dir, args);
+        assert_eq!(out.status.code(), Some(1), "{args:?}");
+        assert_eq!(
+            String::from_utf8_lossy(&out.stderr),
+            format!("error: {error}\n{NOTHING_LOADED}"),
+            "{args:?}"
+        );
+    }
+    let out = local(&["reports", "nosuch"]);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.starts_with("error: unknown report `nosuch`; known reports: summary, mrr,"));
+    assert!(stderr.ends_with(NOTHING_LOADED), "{stderr}");
+
+    // A customer that is not there is known only once the data is read.
+    let out = local(&["customers", "get", "nobody"]);
+    assert_eq!(
+        String::from_utf8_lossy(&out.stderr),
+        format!(
+            "rejected: invoice bad: field `customer_id`: customer `Z` does not exist; send the customer first\n\
+             error: customer nobody not found\n{FIXTURE_LOADED}"
         )
     );
 }

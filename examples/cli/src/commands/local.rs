@@ -89,7 +89,7 @@ impl std::fmt::Display for Loaded {
 /// `loaded`'s counts; rejected records go to stderr. Nothing loaded (no
 /// records, or every record of a kind rejected) is an error, and so is any
 /// rejection with `--strict`.
-pub fn load(args: &LocalArgs, loaded: &mut Loaded) -> Result<Ledger> {
+pub fn load(args: &LocalArgs, settings: Settings, loaded: &mut Loaded) -> Result<Ledger> {
     for (flag, dir) in [("--data", &args.data), ("--stripe", &args.stripe)] {
         if let Some(dir) = dir
             && !dir.is_dir()
@@ -123,7 +123,7 @@ pub fn load(args: &LocalArgs, loaded: &mut Loaded) -> Result<Ledger> {
     } else {
         None
     };
-    let mut ledger = Ledger::new(settings(args)?);
+    let mut ledger = Ledger::new(settings);
     let mut given_total = 0;
     if let Some(files) = files {
         given_total += load_records(&mut ledger, files, loaded)?;
@@ -493,16 +493,18 @@ fn query(params: &[String]) -> Result<ReportParams> {
 /// Runs a `local` command at `as_of` (default now); `loaded` gets what
 /// the load kept, also when the command fails.
 pub fn run(args: LocalArgs, as_of: Option<&str>, loaded: &mut Loaded) -> Result<Value> {
-    let started = Instant::now();
-    let ledger = load(&args, loaded)?;
-    let load_time = started.elapsed();
+    let settings = settings(&args)?;
     let as_of = match as_of {
-        Some(text) => submetrics::parse_as_of(text, ledger.settings())?,
+        Some(text) => submetrics::parse_as_of(text, &settings)?,
         None => chrono::Utc::now(),
     };
+    check_before_loading(&args.command, &settings, as_of)?;
+    let started = Instant::now();
+    let ledger = load(&args, settings, loaded)?;
+    let load_time = started.elapsed();
     let timing = args.timing;
     let computed = Instant::now();
-    let result = compute(&ledger, args.command, as_of);
+    let result = compute(&ledger, &args.command, as_of);
     // The process ends once the answer is printed, and the system takes its
     // memory back at once; freeing a large ledger record by record first
     // would only delay the answer (a quarter of a second at 10M invoices).
@@ -517,22 +519,43 @@ pub fn run(args: LocalArgs, as_of: Option<&str>, loaded: &mut Loaded) -> Result<
     result
 }
 
+/// Fails before anything loads when the command is refused whatever the
+/// data: an unknown report or parameter, or a value that cannot be read. The
+/// command runs on an empty ledger of the same settings, which is the
+/// engine's own check at no cost; its other errors (a customer not found,
+/// say) depend on the data and are left to the run on the loaded ledger.
+fn check_before_loading(
+    command: &LocalCommand,
+    settings: &Settings,
+    as_of: chrono::DateTime<chrono::Utc>,
+) -> Result<()> {
+    match compute(&Ledger::new(settings.clone()), command, as_of) {
+        Err(error @ CliError::Usage(_)) => Err(error),
+        Err(CliError::Core(error))
+            if matches!(error.code(), "unknown_report" | "invalid_query") =>
+        {
+            Err(CliError::Core(error))
+        }
+        _ => Ok(()),
+    }
+}
+
 /// Runs a `local` command on the loaded ledger.
 fn compute(
     ledger: &Ledger,
-    command: LocalCommand,
+    command: &LocalCommand,
     as_of: chrono::DateTime<chrono::Utc>,
 ) -> Result<Value> {
     match command {
         LocalCommand::Reports { name, params } => {
-            Ok(ledger.report(&name, &query(&params)?, as_of)?)
+            Ok(ledger.report(name, &query(params)?, as_of)?)
         }
         LocalCommand::Customers { action } => match action {
             LocalCustomers::List { params } => {
-                Ok(ledger.analytics_customers(&query(&params)?, as_of)?)
+                Ok(ledger.analytics_customers(&query(params)?, as_of)?)
             }
             LocalCustomers::Get { id } => {
-                Ok(ledger.analytics_customer(&id, &ReportParams::new(), as_of)?)
+                Ok(ledger.analytics_customer(id, &ReportParams::new(), as_of)?)
             }
         },
         LocalCommand::Movements {
@@ -550,7 +573,7 @@ fn compute(
             ];
             for (name, value) in given {
                 if let Some(value) = value {
-                    params.insert(name.to_string(), value);
+                    params.insert(name.to_string(), value.clone());
                 }
             }
             let filter = MovementFilter::from_params(&params, ledger.settings())?;
@@ -568,6 +591,58 @@ mod tests {
     fn batch(rows: i64) -> RecordBatch {
         let column: ArrayRef = Arc::new(Int64Array::from_iter_values(0..rows));
         RecordBatch::try_from_iter([("amount", column)]).unwrap()
+    }
+
+    /// A ledger of one paying customer.
+    fn small_ledger(settings: &Settings) -> Ledger {
+        let mut ledger = Ledger::new(settings.clone());
+        let plan = json!({"id": "m", "name": "M", "interval": "month", "currency": "USD"});
+        let customer = json!({"id": "c", "name": "C"});
+        let invoice = json!({"id": "i", "customer_id": "c", "type": "subscription",
+            "plan_id": "m", "invoice_date": "2024-01-01", "amount": 3000, "currency": "USD"});
+        ledger.upsert(submetrics::RecordKind::Plans, &[plan]);
+        ledger.upsert(submetrics::RecordKind::Customers, &[customer]);
+        let stored = ledger.upsert(submetrics::RecordKind::Invoices, &[invoice]);
+        assert_eq!(stored.accepted(), 1);
+        ledger
+    }
+
+    #[test]
+    fn the_check_before_loading_refuses_only_what_the_loaded_ledger_refuses_alike() {
+        let as_of = chrono::Utc::now();
+        let settings = Settings::default();
+        let ledger = small_ledger(&settings);
+        let mut commands: Vec<LocalCommand> = submetrics::reports::report_names()
+            .into_iter()
+            .map(|name| LocalCommand::Reports {
+                name: name.to_string(),
+                params: Vec::new(),
+            })
+            .collect();
+        commands.push(LocalCommand::Customers {
+            action: LocalCustomers::List { params: Vec::new() },
+        });
+        commands.push(LocalCommand::Movements {
+            customer: None,
+            from: None,
+            to: None,
+            kinds: None,
+        });
+        let mut refused = Vec::new();
+        for command in &commands {
+            let loaded = compute(&ledger, command, as_of).map_err(|e| e.to_string());
+            match check_before_loading(command, &settings, as_of) {
+                Ok(()) => assert!(loaded.is_ok(), "{loaded:?}"),
+                Err(error) => {
+                    assert_eq!(loaded, Err(error.to_string()));
+                    refused.push(error.to_string());
+                }
+            }
+        }
+        // The reports of a period's customers need the period.
+        let needs_date =
+            "parameter `selected-date`: is required (the start of the period to list, YYYY-MM-DD)";
+        assert_eq!(refused, [needs_date; 3]);
     }
 
     #[test]
