@@ -8,9 +8,23 @@ use std::process::{Child, Command, Output, Stdio};
 
 const KEY: &str = "cli-test-owner-key-0123456789";
 
-/// The server binary, built next to this client (the workspace's target),
-/// always from the current sources so the tests never run a stale one.
+/// The server binary: `SUBMETRICS_SERVER_BIN` when set (`scripts/test`
+/// builds it once, before the workspace's tests), else built next to this
+/// client (the workspace's target), always from the current sources so the
+/// tests never run a stale one. The build resolves the server's features on
+/// its own, so in a workspace build it compiles the server again: each of
+/// these tests runs in a process of its own, and one such build stalled
+/// the first two for a minute and a half.
 fn server_binary() -> PathBuf {
+    if let Some(given) = std::env::var_os("SUBMETRICS_SERVER_BIN") {
+        let given = PathBuf::from(given);
+        assert!(
+            given.is_file(),
+            "SUBMETRICS_SERVER_BIN: no file at {}",
+            given.display()
+        );
+        return given;
+    }
     let dir = PathBuf::from(env!("CARGO_BIN_EXE_submetrics"))
         .parent()
         .expect("bin dir")
