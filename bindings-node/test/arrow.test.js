@@ -88,8 +88,13 @@ test('movements and reports come back as IPC streams with exact integers', () =>
 
 test('bytes that are not an IPC stream, and unreadable columns, are errors', () => {
   const l = ledger()
+  const cut = 'parameter `body`: is not an Arrow IPC stream: it ends inside a message'
   assert.throws(() => l.upsertInvoicesArrow(new Uint8Array([1, 2, 3])), (error) =>
-    error instanceof SubmetricsError && /is not an Arrow IPC stream/.test(error.message))
+    error instanceof SubmetricsError && error.message === cut)
+  // A message claiming 2 GB of metadata is refused, not allocated.
+  const claiming = new Uint8Array([0xff, 0xff, 0xff, 0xff, 0xf0, 0xff, 0xff, 0x7f, 1, 2, 3])
+  assert.throws(() => l.upsertInvoicesArrow(claiming), (error) =>
+    error instanceof SubmetricsError && error.message === cut)
   assert.throws(() => l.upsertInvoicesArrow('text'), TypeError)
   assert.equal(l.listInvoices().count, 0)
 })

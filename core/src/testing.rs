@@ -10,6 +10,31 @@ use serde_json::{Value, json};
 use std::ops::Range;
 use std::path::{Path, PathBuf};
 
+/// An Arrow IPC stream of one small batch whose batch message claims a
+/// body of `claimed` bytes, far more than follow it: what a reader must
+/// refuse without allocating what the message claims.
+///
+/// # Panics
+///
+/// When the batch cannot be written (it always can).
+#[cfg(feature = "arrow")]
+pub fn ipc_stream_claiming_body(claimed: i64) -> Vec<u8> {
+    let batch = crate::columnar::batch_of_rows(&[json!({"id": "a", "n": 1})]).unwrap();
+    let mut bytes = crate::columnar::ipc_of(&batch).unwrap();
+    // The stream: the schema message, the batch message (a marker, the
+    // metadata's length, the metadata, the body), the end marker.
+    let length_at = |at: usize| u32::from_le_bytes(bytes[at..at + 4].try_into().unwrap());
+    let batch_at = 8 + length_at(4) as usize;
+    let metadata = batch_at + 8..batch_at + 8 + length_at(batch_at + 4) as usize;
+    let body_length = (bytes.len() - 8 - metadata.end) as i64;
+    let at: Vec<usize> = metadata
+        .filter(|&i| bytes[i..i + 8] == body_length.to_le_bytes())
+        .collect();
+    assert_eq!(at.len(), 1, "the body length is written once");
+    bytes[at[0]..at[0] + 8].copy_from_slice(&claimed.to_le_bytes());
+    bytes
+}
+
 /// Every scenario file under `root`, in its folders to any depth: the paths
 /// of its `*.json` files relative to `root`, folders joined by `/`, sorted.
 ///

@@ -126,15 +126,31 @@ pub fn report_result_batch(result: Value) -> Result<RecordBatch> {
 /// its buffers plain or compressed (LZ4 frames or Zstandard, as pyarrow
 /// and Polars write them on request). Bytes that are not such a stream are
 /// an error naming the problem.
+///
+/// The stream is decoded from its bytes as they are, each message a slice
+/// of them: the lengths a stream states are never allocated ahead, so a
+/// few bytes claiming gigabytes are an error, not gigabytes of memory (the
+/// arrow crate's reader allocates what a message claims before reading it,
+/// and aborts the process when that fails).
 pub fn batches_from_ipc(bytes: &[u8]) -> Result<Vec<RecordBatch>> {
-    let bad = |error: arrow_schema::ArrowError| {
-        Error::query("body", format!("is not an Arrow IPC stream: {error}"))
-    };
-    let reader =
-        arrow_ipc::reader::StreamReader::try_new(std::io::Cursor::new(bytes), None).map_err(bad)?;
-    reader
-        .collect::<std::result::Result<Vec<_>, _>>()
-        .map_err(bad)
+    let bad =
+        |reason: String| Error::query("body", format!("is not an Arrow IPC stream: {reason}"));
+    let mut stream = arrow_buffer::Buffer::from(bytes);
+    let mut decoder = arrow_ipc::reader::StreamDecoder::new();
+    let mut batches = Vec::new();
+    while let Some(batch) = decoder
+        .decode(&mut stream)
+        .map_err(|e| bad(e.to_string()))?
+    {
+        batches.push(batch);
+    }
+    decoder
+        .finish()
+        .map_err(|_| bad("it ends inside a message".into()))?;
+    if decoder.schema().is_none() {
+        return Err(bad("it holds no schema".into()));
+    }
+    Ok(batches)
 }
 
 /// A record batch as an Arrow IPC stream.
@@ -405,11 +421,35 @@ mod tests {
             batch_of_rows(&[json!({"id": "a", "n": 1}), json!({"id": "b", "n": 2})]).unwrap();
         let bytes = ipc_of(&batch).unwrap();
         assert_eq!(batches_from_ipc(&bytes).unwrap(), [batch]);
-        assert!(
-            batches_from_ipc(b"nope")
-                .unwrap_err()
-                .to_string()
-                .starts_with("parameter `body`: is not an Arrow IPC stream: ")
+        let error = |bytes: &[u8]| batches_from_ipc(bytes).unwrap_err().to_string();
+        assert_eq!(
+            error(b"nope"),
+            "parameter `body`: is not an Arrow IPC stream: it ends inside a message"
+        );
+        assert_eq!(
+            error(b""),
+            "parameter `body`: is not an Arrow IPC stream: it holds no schema"
+        );
+    }
+
+    /// A stream's own lengths are never trusted past its bytes: a message
+    /// that claims more than the stream holds is an error, not an
+    /// allocation of what it claims (2 GB of metadata here, a petabyte of
+    /// body below, which used to abort the process).
+    #[test]
+    fn ipc_lengths_beyond_the_stream_are_an_error() {
+        let huge_metadata = [0xFF, 0xFF, 0xFF, 0xFF, 0xF0, 0xFF, 0xFF, 0x7F, 1, 2, 3];
+        let error = batches_from_ipc(&huge_metadata).unwrap_err().to_string();
+        assert_eq!(
+            error,
+            "parameter `body`: is not an Arrow IPC stream: it ends inside a message"
+        );
+
+        let bytes = crate::testing::ipc_stream_claiming_body(1 << 50);
+        let error = batches_from_ipc(&bytes).unwrap_err().to_string();
+        assert_eq!(
+            error,
+            "parameter `body`: is not an Arrow IPC stream: it ends inside a message"
         );
     }
 

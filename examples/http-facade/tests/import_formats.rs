@@ -498,22 +498,25 @@ fn bad_ndjson_and_arrow_bodies_are_refused() {
             && error["error"].as_str().unwrap().contains("line 3"),
         "{body}"
     );
-    let (status, body) = send(
-        &server,
-        "POST",
-        "/v1/data-sources/ds1/invoices",
-        ARROW,
-        b"not arrow".to_vec(),
-    );
-    assert_eq!(status, 400);
-    let error: Value = serde_json::from_str(&body).unwrap();
-    assert!(
-        error["error"]
-            .as_str()
-            .unwrap()
-            .starts_with("the body is not an Arrow IPC stream: "),
-        "{body}"
-    );
+    // Not a stream; one whose batch claims a petabyte of body, which used to
+    // abort the server as it allocated what the stream claimed.
+    let claiming = submetrics::testing::ipc_stream_claiming_body(1 << 50);
+    for bytes in [b"not arrow".to_vec(), claiming] {
+        let (status, body) = send(
+            &server,
+            "POST",
+            "/v1/data-sources/ds1/invoices",
+            ARROW,
+            bytes,
+        );
+        assert_eq!(status, 400);
+        let error: Value = serde_json::from_str(&body).unwrap();
+        assert_eq!(
+            error["error"],
+            "the body is not an Arrow IPC stream: it ends inside a message"
+        );
+    }
+    assert_eq!(server.get("/health").0, 200);
     let unreadable = {
         let ids: ArrayRef = Arc::new(StringArray::from(vec!["x"]));
         let blob: ArrayRef = Arc::new(arrow_array::BinaryArray::from(vec![&b"1"[..]]));
