@@ -436,8 +436,8 @@ export declare class Ledger {
   importStripe(objects: Records<Record<string, unknown>>, options?: StripeImportOptions): StripeImport
   /**
    * Upserts the rows of an Arrow IPC stream (as apache-arrow's `tableToIPC`
-   * writes it; buffers may be LZ4- or Zstandard-compressed), one record per
-   * row, a column per field; answers the
+   * writes it; buffers may be LZ4- or Zstandard-compressed, to at most
+   * 4 GiB together), one record per row, a column per field; answers the
    * per-record results (`id`, `import_status`, `import_error`) as an IPC
    * stream (`tableFromIPC` reads it), a batch per input batch,
    * `import_status` dictionary-encoded.

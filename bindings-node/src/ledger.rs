@@ -280,7 +280,8 @@ impl NativeLedger {
     #[napi]
     pub fn upsert_arrow(&self, collection: String, stream: Buffer) -> napi::Result<Buffer> {
         let kind = kind(&collection)?;
-        let batches = columnar::batches_from_ipc(&stream).map_err(to_napi)?;
+        let batches = columnar::batches_from_ipc(&stream, columnar::IPC_DECOMPRESSED_LIMIT)
+            .map_err(to_napi)?;
         let results = write(&self.inner)
             .upsert_arrow_table(kind, &batches)
             .map_err(to_napi)?;

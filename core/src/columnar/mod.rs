@@ -16,9 +16,11 @@
 //! Absent fields and nulls are null cells; columns are in the order the
 //! rows first name them.
 
+mod ipc;
 mod movements;
 mod results;
 
+pub use ipc::{IPC_DECOMPRESSED_LIMIT, batches_from_ipc, ipc_of, ipc_of_batches};
 pub use movements::movement_schema;
 pub use results::{ResultColumns, result_schema};
 
@@ -119,57 +121,6 @@ pub fn batch_of_table(table: &ReportTable) -> Result<RecordBatch> {
 /// its schema.
 pub fn report_result_batch(result: Value) -> Result<RecordBatch> {
     batch_of_rows(&report_rows(result))
-}
-
-/// The record batches of an Arrow IPC stream (the streaming format, as
-/// `apache-arrow`'s `tableToIPC` and pyarrow's `ipc.new_stream` write it),
-/// its buffers plain or compressed (LZ4 frames or Zstandard, as pyarrow
-/// and Polars write them on request). Bytes that are not such a stream are
-/// an error naming the problem.
-///
-/// The stream is decoded from its bytes as they are, each message a slice
-/// of them: the lengths a stream states are never allocated ahead, so a
-/// few bytes claiming gigabytes are an error, not gigabytes of memory (the
-/// arrow crate's reader allocates what a message claims before reading it,
-/// and aborts the process when that fails).
-pub fn batches_from_ipc(bytes: &[u8]) -> Result<Vec<RecordBatch>> {
-    let bad =
-        |reason: String| Error::query("body", format!("is not an Arrow IPC stream: {reason}"));
-    let mut stream = arrow_buffer::Buffer::from(bytes);
-    let mut decoder = arrow_ipc::reader::StreamDecoder::new();
-    let mut batches = Vec::new();
-    while let Some(batch) = decoder
-        .decode(&mut stream)
-        .map_err(|e| bad(e.to_string()))?
-    {
-        batches.push(batch);
-    }
-    decoder
-        .finish()
-        .map_err(|_| bad("it ends inside a message".into()))?;
-    if decoder.schema().is_none() {
-        return Err(bad("it holds no schema".into()));
-    }
-    Ok(batches)
-}
-
-/// A record batch as an Arrow IPC stream.
-pub fn ipc_of(batch: &RecordBatch) -> Result<Vec<u8>> {
-    ipc_of_batches(&batch.schema(), std::slice::from_ref(batch))
-}
-
-/// Record batches of one schema as an Arrow IPC stream (no batch: a
-/// stream of the schema alone).
-pub fn ipc_of_batches(schema: &Schema, batches: &[RecordBatch]) -> Result<Vec<u8>> {
-    let bad = |error: arrow_schema::ArrowError| Error::query("body", error.to_string());
-    let mut bytes = Vec::new();
-    let mut writer = arrow_ipc::writer::StreamWriter::try_new(&mut bytes, schema).map_err(bad)?;
-    for batch in batches {
-        writer.write(batch).map_err(bad)?;
-    }
-    writer.finish().map_err(bad)?;
-    drop(writer);
-    Ok(bytes)
 }
 
 /// JSON rows as one record batch (see the module documentation for the
@@ -413,68 +364,6 @@ mod tests {
         ]
         .map(|(name, kind)| (name.to_string(), kind));
         assert_eq!(empty_types, expected);
-    }
-
-    #[test]
-    fn ipc_streams_round_trip() {
-        let batch =
-            batch_of_rows(&[json!({"id": "a", "n": 1}), json!({"id": "b", "n": 2})]).unwrap();
-        let bytes = ipc_of(&batch).unwrap();
-        assert_eq!(batches_from_ipc(&bytes).unwrap(), [batch]);
-        let error = |bytes: &[u8]| batches_from_ipc(bytes).unwrap_err().to_string();
-        assert_eq!(
-            error(b"nope"),
-            "parameter `body`: is not an Arrow IPC stream: it ends inside a message"
-        );
-        assert_eq!(
-            error(b""),
-            "parameter `body`: is not an Arrow IPC stream: it holds no schema"
-        );
-    }
-
-    /// A stream's own lengths are never trusted past its bytes: a message
-    /// that claims more than the stream holds is an error, not an
-    /// allocation of what it claims (2 GB of metadata here, a petabyte of
-    /// body below, which used to abort the process).
-    #[test]
-    fn ipc_lengths_beyond_the_stream_are_an_error() {
-        let huge_metadata = [0xFF, 0xFF, 0xFF, 0xFF, 0xF0, 0xFF, 0xFF, 0x7F, 1, 2, 3];
-        let error = batches_from_ipc(&huge_metadata).unwrap_err().to_string();
-        assert_eq!(
-            error,
-            "parameter `body`: is not an Arrow IPC stream: it ends inside a message"
-        );
-
-        let bytes = crate::testing::ipc_stream_claiming_body(1 << 50);
-        let error = batches_from_ipc(&bytes).unwrap_err().to_string();
-        assert_eq!(
-            error,
-            "parameter `body`: is not an Arrow IPC stream: it ends inside a message"
-        );
-    }
-
-    #[test]
-    fn compressed_ipc_streams_are_read() {
-        use arrow_ipc::CompressionType;
-        use arrow_ipc::writer::{IpcWriteOptions, StreamWriter};
-        let batch =
-            batch_of_rows(&[json!({"id": "a", "n": 1}), json!({"id": "b", "n": 2})]).unwrap();
-        for compression in [CompressionType::LZ4_FRAME, CompressionType::ZSTD] {
-            let options = IpcWriteOptions::default()
-                .try_with_compression(Some(compression))
-                .unwrap();
-            let mut bytes = Vec::new();
-            let mut writer =
-                StreamWriter::try_new_with_options(&mut bytes, &batch.schema(), options).unwrap();
-            writer.write(&batch).unwrap();
-            writer.finish().unwrap();
-            drop(writer);
-            assert_ne!(bytes, ipc_of(&batch).unwrap(), "{compression:?}");
-            assert_eq!(
-                batches_from_ipc(&bytes).unwrap(),
-                std::slice::from_ref(&batch)
-            );
-        }
     }
 
     #[test]

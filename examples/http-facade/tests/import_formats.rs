@@ -516,6 +516,39 @@ fn bad_ndjson_and_arrow_bodies_are_refused() {
             "the body is not an Arrow IPC stream: it ends inside a message"
         );
     }
+    // Buffers that decompress past the body limit, from a small body.
+    let bomb = {
+        let ids: ArrayRef = Arc::new(StringArray::from(vec!["x".repeat(70 << 10); 1000]));
+        let batch = RecordBatch::try_from_iter([("id", ids)]).unwrap();
+        let options = arrow_ipc::writer::IpcWriteOptions::default()
+            .try_with_compression(Some(CompressionType::ZSTD))
+            .unwrap();
+        let mut bytes = Vec::new();
+        let mut writer = arrow_ipc::writer::StreamWriter::try_new_with_options(
+            &mut bytes,
+            &batch.schema(),
+            options,
+        )
+        .unwrap();
+        writer.write(&batch).unwrap();
+        writer.finish().unwrap();
+        drop(writer);
+        bytes
+    };
+    assert!(bomb.len() < 1 << 20, "{} bytes", bomb.len());
+    let (status, body) = send(
+        &server,
+        "POST",
+        "/v1/data-sources/ds1/invoices",
+        ARROW,
+        bomb,
+    );
+    assert_eq!(status, 400);
+    let error: Value = serde_json::from_str(&body).unwrap();
+    assert_eq!(
+        error["error"],
+        "the body is not an Arrow IPC stream: its buffers decompress to more than 67108864 bytes"
+    );
     assert_eq!(server.get("/health").0, 200);
     let unreadable = {
         let ids: ArrayRef = Arc::new(StringArray::from(vec!["x"]));

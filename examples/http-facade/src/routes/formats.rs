@@ -17,7 +17,7 @@
 //! their JSON text.
 
 use crate::error::ApiError;
-use crate::routes::MAX_BATCH;
+use crate::routes::{BODY_LIMIT_BYTES, MAX_BATCH};
 use arrow_array::{ArrayRef, RecordBatch, StringArray};
 use arrow_schema::{DataType, Field, Schema};
 use axum::http::{HeaderMap, HeaderValue, header};
@@ -89,7 +89,7 @@ pub fn ndjson_as_array(body: &[u8]) -> Result<Vec<u8>, ApiError> {
 /// The record batches of an Arrow IPC stream body, each row tagged with
 /// `data_source` (a column of its own, replacing one the stream has).
 pub fn arrow_batches(body: &[u8], data_source: &str) -> Result<Vec<RecordBatch>, ApiError> {
-    let batches = submetrics::columnar::batches_from_ipc(body)
+    let batches = submetrics::columnar::batches_from_ipc(body, BODY_LIMIT_BYTES as u64)
         .map_err(|e| ApiError::bad_request(format!("the body {}", error_reason(&e))))?;
     let rows: usize = batches.iter().map(RecordBatch::num_rows).sum();
     if rows > MAX_BATCH {
