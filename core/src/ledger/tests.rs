@@ -50,6 +50,26 @@ fn a_batch_stores_the_valid_records_and_names_the_rest() {
     assert!(ledger.invoice("i1").is_some());
 }
 
+/// Room no memory holds (a file claiming 2^50 rows) is not made, where
+/// asking for it used to abort the process; the ledger works on.
+#[test]
+fn a_reservation_beyond_memory_is_dropped() {
+    let mut ledger = ledger();
+    ledger.reserve_customers(1 << 50);
+    ledger.reserve_invoices(1 << 50);
+    ledger.upsert_customers(&[json!({"id": "c", "name": "C"})]);
+    let report = ledger.upsert_invoices(&[sub("i1", "c", "2024-01-01", 3000)]);
+    assert_eq!(report.accepted(), 1);
+    let summary = ledger
+        .report(
+            "summary",
+            &ReportParams::new(),
+            as_of("2024-01-15T00:00:00Z"),
+        )
+        .unwrap();
+    assert_eq!(summary["summary"]["mrr_current"], 3000);
+}
+
 #[test]
 fn a_subscription_invoice_must_share_its_plans_currency() {
     let mut ledger = ledger();

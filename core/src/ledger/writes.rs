@@ -391,14 +391,17 @@ impl Ledger {
 
     /// Makes room for `additional` more customers, so a bulk load that
     /// knows (or estimates) its size stores them without growing step by
-    /// step (each step copies every customer).
+    /// step (each step copies every customer). A hint: room the allocator
+    /// refuses (a file's row count that no memory holds) is not made.
     pub fn reserve_customers(&mut self, additional: usize) {
         self.write(|store| store.reserve_customers(additional))
     }
 
     /// Makes room for `additional` more invoices, so a bulk load that knows
     /// (or estimates) its size stores them without growing the invoice table
-    /// step by step (each step copies the whole table).
+    /// step by step (each step copies the whole table). A hint: room the
+    /// allocator refuses (a file's row count that no memory holds) is not
+    /// made.
     pub fn reserve_invoices(&mut self, additional: usize) {
         self.write(|store| store.reserve_invoices(additional))
     }

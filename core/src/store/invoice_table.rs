@@ -67,10 +67,16 @@ impl InvoiceTable {
             .find(hash_id(id), |p| self.id_at(p as usize) == id)
     }
 
-    /// Makes room for `additional` more invoices without growing step by step.
+    /// Makes room for `additional` more invoices without growing step by
+    /// step, when the memory is there. A reservation is a hint (a file's
+    /// stated row count, an estimate), so one the allocator refuses is
+    /// dropped and the table grows as records come.
     pub(crate) fn reserve(&mut self, additional: usize) {
-        self.records.reserve(additional);
-        self.ends.reserve(additional);
+        if self.records.try_reserve(additional).is_err()
+            || self.ends.try_reserve(additional).is_err()
+        {
+            return;
+        }
         self.make_index_room(self.records.len() + additional);
     }
 

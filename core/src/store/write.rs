@@ -125,15 +125,19 @@ impl Store {
 
     /// Makes room for `additional` more customers, so a bulk load that
     /// knows (or estimates) its size stores them without growing step by
-    /// step (each step copies every customer).
+    /// step (each step copies every customer). A hint: room the allocator
+    /// refuses (a file's row count that no memory holds) is not made.
     pub fn reserve_customers(&mut self, additional: usize) {
-        self.customers.reserve(additional);
-        self.invoices_by_customer.reserve(additional);
+        if self.customers.try_reserve(additional).is_ok() {
+            let _ = self.invoices_by_customer.try_reserve(additional);
+        }
     }
 
     /// Makes room for `additional` more invoices, so a bulk load that knows
     /// (or estimates) its size stores them without growing the invoice table
-    /// step by step (each step copies the whole table).
+    /// step by step (each step copies the whole table). A hint: room the
+    /// allocator refuses (a file's row count that no memory holds) is not
+    /// made.
     pub fn reserve_invoices(&mut self, additional: usize) {
         self.invoices.reserve(additional);
     }
