@@ -7,8 +7,10 @@
 //! when the data decompresses to more), and an allocation that fails aborts
 //! the process: a few hundred bytes could take a server down. So messages
 //! are decoded from the bytes as they are, each a slice of them, and every
-//! compressed buffer is checked first: it decompresses to exactly the
-//! length it states, and all of a stream's to at most a limit.
+//! compressed buffer is checked first, decoded once into nothing: it
+//! decompresses to exactly the length it states, and all of a stream's to
+//! at most a limit. Plain buffers, what pyarrow, Polars and apache-arrow
+//! write unless asked, cost the check a walk over the messages.
 
 use crate::error::{Error, Result};
 use arrow_array::RecordBatch;
