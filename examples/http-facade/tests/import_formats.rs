@@ -81,6 +81,11 @@ fn invoice_stream(compression: Option<CompressionType>) -> Vec<u8> {
         ("currency", text("currency")),
     ])
     .unwrap();
+    stream_of(&batch, compression)
+}
+
+/// `batch` as an Arrow IPC stream, its buffers compressed as asked.
+fn stream_of(batch: &RecordBatch, compression: Option<CompressionType>) -> Vec<u8> {
     let options = arrow_ipc::writer::IpcWriteOptions::default()
         .try_with_compression(compression)
         .unwrap();
@@ -88,7 +93,7 @@ fn invoice_stream(compression: Option<CompressionType>) -> Vec<u8> {
     let mut writer =
         arrow_ipc::writer::StreamWriter::try_new_with_options(&mut bytes, &batch.schema(), options)
             .unwrap();
-    writer.write(&batch).unwrap();
+    writer.write(batch).unwrap();
     writer.finish().unwrap();
     drop(writer);
     bytes
@@ -501,7 +506,8 @@ fn bad_ndjson_and_arrow_bodies_are_refused() {
     // Not a stream; one whose batch claims a petabyte of body, which used to
     // abort the server as it allocated what the stream claimed.
     let claiming = submetrics::testing::ipc_stream_claiming_body(1 << 50);
-    for bytes in [b"not arrow".to_vec(), claiming] {
+    // Each refused with a 400 whose error is the answer.
+    let refused = |bytes: Vec<u8>| {
         let (status, body) = send(
             &server,
             "POST",
@@ -510,57 +516,33 @@ fn bad_ndjson_and_arrow_bodies_are_refused() {
             bytes,
         );
         assert_eq!(status, 400);
-        let error: Value = serde_json::from_str(&body).unwrap();
+        serde_json::from_str::<Value>(&body).unwrap()["error"].clone()
+    };
+    for bytes in [b"not arrow".to_vec(), claiming] {
         assert_eq!(
-            error["error"],
+            refused(bytes),
             "the body is not an Arrow IPC stream: it ends inside a message"
         );
     }
     // Buffers that decompress past the body limit, from a small body.
-    let bomb = {
-        let ids: ArrayRef = Arc::new(StringArray::from(vec!["x".repeat(70 << 10); 1000]));
-        let batch = RecordBatch::try_from_iter([("id", ids)]).unwrap();
-        let options = arrow_ipc::writer::IpcWriteOptions::default()
-            .try_with_compression(Some(CompressionType::ZSTD))
-            .unwrap();
-        let mut bytes = Vec::new();
-        let mut writer = arrow_ipc::writer::StreamWriter::try_new_with_options(
-            &mut bytes,
-            &batch.schema(),
-            options,
-        )
-        .unwrap();
-        writer.write(&batch).unwrap();
-        writer.finish().unwrap();
-        drop(writer);
-        bytes
-    };
-    assert!(bomb.len() < 1 << 20, "{} bytes", bomb.len());
-    let (status, body) = send(
-        &server,
-        "POST",
-        "/v1/data-sources/ds1/invoices",
-        ARROW,
-        bomb,
+    let ids: ArrayRef = Arc::new(StringArray::from(vec!["x".repeat(70 << 10); 1000]));
+    let bomb = stream_of(
+        &RecordBatch::try_from_iter([("id", ids)]).unwrap(),
+        Some(CompressionType::ZSTD),
     );
-    assert_eq!(status, 400);
-    let error: Value = serde_json::from_str(&body).unwrap();
+    assert!(bomb.len() < 1 << 20, "{} bytes", bomb.len());
     assert_eq!(
-        error["error"],
+        refused(bomb),
         "the body is not an Arrow IPC stream: its buffers decompress to more than 67108864 bytes"
     );
     assert_eq!(server.get("/health").0, 200);
     let unreadable = {
         let ids: ArrayRef = Arc::new(StringArray::from(vec!["x"]));
         let blob: ArrayRef = Arc::new(arrow_array::BinaryArray::from(vec![&b"1"[..]]));
-        let batch = RecordBatch::try_from_iter([("id", ids), ("amount", blob)]).unwrap();
-        let mut bytes = Vec::new();
-        let mut writer =
-            arrow_ipc::writer::StreamWriter::try_new(&mut bytes, &batch.schema()).unwrap();
-        writer.write(&batch).unwrap();
-        writer.finish().unwrap();
-        drop(writer);
-        bytes
+        stream_of(
+            &RecordBatch::try_from_iter([("id", ids), ("amount", blob)]).unwrap(),
+            None,
+        )
     };
     let (status, body) = send(
         &server,

@@ -153,7 +153,7 @@ impl StripeClient {
                 Err(error)
                     if attempt < ATTEMPTS && !matches!(error, ureq::Error::BodyExceedsLimit(_)) =>
                 {
-                    std::thread::sleep(self.backoff * 2u32.pow(attempt - 1));
+                    self.wait_before_retry(attempt, None);
                     continue;
                 }
                 Err(e) => {
@@ -170,8 +170,7 @@ impl StripeClient {
                 });
             }
             if (status == 429 || status >= 500) && attempt < ATTEMPTS {
-                let wait = retry_after.unwrap_or(self.backoff * 2u32.pow(attempt - 1));
-                std::thread::sleep(wait.min(Duration::from_secs(60)));
+                self.wait_before_retry(attempt, retry_after);
                 continue;
             }
             let message = serde_json::from_str::<Value>(&text)
@@ -192,6 +191,14 @@ impl StripeClient {
                 },
             });
         }
+    }
+
+    /// Waits before asking again after failed attempt `attempt`: what
+    /// `Retry-After` said, else the backoff doubled per attempt, at most a
+    /// minute.
+    fn wait_before_retry(&self, attempt: u32, retry_after: Option<Duration>) {
+        let wait = retry_after.unwrap_or(self.backoff * 2u32.pow(attempt - 1));
+        std::thread::sleep(wait.min(Duration::from_secs(60)));
     }
 
     /// Every object of a list endpoint, page after page (`limit=100`,

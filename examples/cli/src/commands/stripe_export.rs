@@ -40,15 +40,14 @@ pub fn run(action: StripeAction, api_key: Option<String>) -> Result<Value> {
     std::fs::create_dir_all(&to)
         .map_err(|e| CliError::Io(format!("cannot create {}: {e}", to.display())))?;
     let mut written: Vec<(PathBuf, PathBuf)> = Vec::new();
-    let downloaded = download(&client, &to, &mut written);
-    let renamed = downloaded.and_then(|counts| {
+    let exported = download(&client, &to, &mut written).and_then(|counts| {
         for (partial, file) in &written {
             std::fs::rename(partial, file)
                 .map_err(|e| CliError::Io(format!("cannot write {}: {e}", file.display())))?;
         }
         Ok(counts)
     });
-    let counts = renamed.inspect_err(|_| {
+    let counts = exported.inspect_err(|_| {
         for (partial, _) in &written {
             let _ = std::fs::remove_file(partial);
         }
