@@ -1,0 +1,60 @@
+//! The fixture in testdata/local and the ways a test runs `local` on it
+//! or on a directory of its own.
+
+use serde_json::Value;
+use std::process::{Command, Output};
+
+pub(crate) fn data_dir() -> String {
+    concat!(env!("CARGO_MANIFEST_DIR"), "/../../testdata/local").to_string()
+}
+
+pub(crate) fn local(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_submetrics"))
+        .args([
+            "local",
+            "--data",
+            &data_dir(),
+            "--as-of",
+            "2024-03-15T00:00:00Z",
+        ])
+        .args(args)
+        .output()
+        .expect("run the client")
+}
+
+pub(crate) fn json(output: &Output) -> Value {
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    serde_json::from_slice(&output.stdout).expect("JSON on stdout when piped")
+}
+
+/// `local --data DIR <options...>`: ledger options go before the command.
+pub(crate) fn local_in(dir: &str, options: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_submetrics"))
+        .args(["local", "--data", dir])
+        .args(options)
+        .output()
+        .expect("run the client")
+}
+
+pub(crate) fn summary(output: &Output) -> (Value, Value) {
+    let value = json(output);
+    (
+        value["currency"].clone(),
+        value["summary"]["mrr_current"].clone(),
+    )
+}
+
+/// The fixture's closing stderr line: the `bad` invoice is rejected.
+pub(crate) const FIXTURE_LOADED: &str = "loaded 3 customers, 3 plans, 6 invoices; rejected 1\n";
+
+/// Refused before anything loads: no record is read (so none is rejected).
+pub(crate) const NOTHING_LOADED: &str = "loaded 0 customers, 0 plans, 0 invoices; rejected 0\n";
+
+/// The fixture of ids with leading zeros.
+pub(crate) fn leading_zeros() -> String {
+    format!("{}/leading-zeros", data_dir())
+}

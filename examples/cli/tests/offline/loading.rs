@@ -1,0 +1,210 @@
+//! Loading: rejected records, `--strict`, ids as written, progress on a
+//! terminal, broken files.
+
+use crate::fixture::*;
+use serde_json::Value;
+use std::process::Command;
+
+#[test]
+fn strict_and_bad_directories() {
+    let strict = local(&["--strict", "reports", "summary"]);
+    assert_eq!(strict.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&strict.stderr).contains("1 record(s) rejected (--strict)"));
+    let nowhere = Command::new(env!("CARGO_BIN_EXE_submetrics"))
+        .args(["local", "--data", "/nonexistent-dir", "reports", "summary"])
+        .output()
+        .expect("run");
+    assert_eq!(nowhere.status.code(), Some(1));
+    assert_eq!(
+        String::from_utf8_lossy(&nowhere.stderr),
+        "error: --data /nonexistent-dir: not a directory\nloaded 0 customers, 0 plans, 0 invoices; rejected 0\n"
+    );
+}
+
+#[test]
+fn csv_ids_keep_leading_zeros_and_json_may_be_a_bare_array() {
+    let dir = leading_zeros();
+    let out = local_in(
+        &dir,
+        &["--as-of", "2024-02-15T00:00:00Z", "customers", "get", "007"],
+    );
+    assert_eq!(
+        String::from_utf8_lossy(&out.stderr),
+        "loaded 1 customers, 1 plans, 3 invoices; rejected 0\n",
+        "nothing rejected"
+    );
+    let customer = json(&out);
+    assert_eq!(customer["id"], "007");
+    assert_eq!(customer["custom_variables"]["account_no"], "000042");
+    assert_eq!(customer["current_subscriptions"][0]["plan_id"], "0100");
+    assert_eq!(customer["current_subscriptions"][0]["mrr"], 2500);
+    let refund = local_in(
+        &dir,
+        &[
+            "--as-of",
+            "2024-02-15T00:00:00Z",
+            "reports",
+            "transactions-detail",
+            "--date",
+            "20240101-20240229",
+            "--selected-date",
+            "2024-02-01",
+            "--selected-type",
+            "refund",
+            "--format",
+            "csv",
+        ],
+    );
+    assert_eq!(
+        String::from_utf8_lossy(&refund.stdout),
+        "date,customer_id,customer_name,customer_email,type,status,transaction_id,invoice_id,currency,description,amount,amount_base_currency\r\n\
+         2024-02-10T00:00:00Z,007,Bond Ltd,,refund,successful,0003,0003,USD,refund,-2500,-2500\r\n"
+    );
+}
+
+/// A directory of `n` customers as JSONL, made once per test process.
+fn large_load(n: usize) -> std::path::PathBuf {
+    let dir = std::path::PathBuf::from(env!("CARGO_TARGET_TMPDIR"))
+        .join(format!("cli-large-load-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("dir");
+    let lines: String = (0..n)
+        .map(|i| format!("{{\"id\": \"c{i}\", \"name\": \"Customer {i}\"}}\n"))
+        .collect();
+    std::fs::write(dir.join("customers.jsonl"), lines).expect("write");
+    dir
+}
+
+#[test]
+fn a_large_load_shows_progress_on_a_terminal_and_never_on_stdout() {
+    let dir = large_load(50_000);
+    let out_file = dir.join("out.json");
+    // stderr is a terminal (util-linux `script`), stdout goes to a file.
+    let line = format!(
+        "'{}' local --data '{}' --as-of 2024-03-15T00:00:00Z customers list --status all --limit 1 > '{}'",
+        env!("CARGO_BIN_EXE_submetrics"),
+        dir.display(),
+        out_file.display()
+    );
+    let terminal = Command::new("script")
+        .args(["-qec", &line, "/dev/null"])
+        .output()
+        .expect(
+            "`script` (util-linux / bsdutils) must be installed: it gives the client a terminal",
+        );
+    assert!(terminal.status.success(), "{terminal:?}");
+    // A JSONL file is streamed: the count so far, once per block read.
+    assert_eq!(
+        String::from_utf8_lossy(&terminal.stdout),
+        "\rcustomers  50000\r\n\
+         loaded 50000 customers, 0 plans, 0 invoices; rejected 0\r\n"
+    );
+    let written: Value =
+        serde_json::from_str(&std::fs::read_to_string(&out_file).expect("out")).expect("pure JSON");
+    assert_eq!(written["result"]["count"], 50_000);
+    assert_eq!(written["result"]["list"][0]["id"], "c0");
+    // A JSON array states its count: a bar, moved once per batch stored.
+    let records: Vec<Value> = (0..50_000)
+        .map(|i| serde_json::json!({"id": format!("c{i}"), "name": format!("Customer {i}")}))
+        .collect();
+    std::fs::remove_file(dir.join("customers.jsonl")).expect("remove");
+    std::fs::write(
+        dir.join("customers.json"),
+        serde_json::to_string(&records).expect("json"),
+    )
+    .expect("write");
+    let terminal = Command::new("script")
+        .args(["-qec", &line, "/dev/null"])
+        .output()
+        .expect("script");
+    assert!(terminal.status.success(), "{terminal:?}");
+    assert_eq!(
+        String::from_utf8_lossy(&terminal.stdout),
+        "\rcustomers  [############                  ] 20000/50000\
+         \rcustomers  [########################      ] 40000/50000\
+         \rcustomers  [##############################] 50000/50000\r\n\
+         loaded 50000 customers, 0 plans, 0 invoices; rejected 0\r\n"
+    );
+    // Piped stderr: no bar at all, only what was loaded.
+    let piped = local_in(
+        &dir.display().to_string(),
+        &["customers", "list", "--status", "all", "--limit", "1"],
+    );
+    assert_eq!(
+        String::from_utf8_lossy(&piped.stderr),
+        "loaded 50000 customers, 0 plans, 0 invoices; rejected 0\n"
+    );
+    assert_eq!(json(&piped)["result"]["count"], 50_000);
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn a_load_that_keeps_nothing_is_an_error_and_says_what_it_loaded() {
+    let root = std::path::PathBuf::from(env!("CARGO_TARGET_TMPDIR"))
+        .join(format!("cli-nothing-loaded-{}", std::process::id()));
+    let empty = root.join("empty");
+    let orphans = root.join("orphans");
+    std::fs::create_dir_all(&empty).expect("dir");
+    std::fs::create_dir_all(&orphans).expect("dir");
+    std::fs::write(
+        orphans.join("customers.json"),
+        r#"[{"id": "A", "name": "Acme"}]"#,
+    )
+    .expect("write");
+    std::fs::write(
+        orphans.join("invoices.jsonl"),
+        "{\"id\": \"i1\", \"customer_id\": \"Z\", \"type\": \"one_time\", \"invoice_date\": \"2024-01-01\", \"amount\": 100, \"currency\": \"USD\"}\n",
+    )
+    .expect("write");
+    let out = local_in(empty.to_str().unwrap(), &["reports", "summary"]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(out.stdout.is_empty());
+    assert_eq!(
+        String::from_utf8_lossy(&out.stderr),
+        format!(
+            "error: --data {}: no records (customers, plans and invoices as .json, .jsonl, .csv or .parquet)\n\
+             loaded 0 customers, 0 plans, 0 invoices; rejected 0\n",
+            empty.display()
+        )
+    );
+    let out = local_in(orphans.to_str().unwrap(), &["reports", "summary"]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(out.stdout.is_empty());
+    assert_eq!(
+        String::from_utf8_lossy(&out.stderr),
+        format!(
+            "rejected: invoice i1: field `customer_id`: customer `Z` does not exist; send the customer first\n\
+             error: --data {}: every record of invoices was rejected\n\
+             loaded 1 customers, 0 plans, 0 invoices; rejected 1\n",
+            orphans.display()
+        )
+    );
+}
+
+#[test]
+fn a_malformed_line_of_a_customers_jsonl_file_names_the_file_and_its_line() {
+    let dir = std::path::PathBuf::from(env!("CARGO_TARGET_TMPDIR"))
+        .join(format!("cli-bad-customer-line-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("dir");
+    // Blank lines count: the broken record is on line 4 of the file.
+    let good = |i: usize| format!("{{\"id\": \"c{i}\", \"name\": \"C{i}\"}}\r\n");
+    let text = format!("{}\n{}{{\"id\": \"c3\", \"name\": }}\n", good(1), good(2));
+    std::fs::write(dir.join("customers.jsonl"), text).expect("write");
+    let out = local_in(dir.to_str().unwrap(), &["reports", "summary"]);
+    assert_eq!(out.status.code(), Some(1));
+    assert_eq!(
+        String::from_utf8_lossy(&out.stderr),
+        format!(
+            "error: {} line 4: expected value at line 1 column 22\n\
+             loaded 0 customers, 0 plans, 0 invoices; rejected 0\n",
+            dir.join("customers.jsonl").display()
+        )
+    );
+    let lines: String = (0..600).map(good).collect();
+    std::fs::write(dir.join("customers.jsonl"), lines).expect("write");
+    let out = local_in(
+        dir.to_str().unwrap(),
+        &["customers", "list", "--status", "all", "--limit", "1"],
+    );
+    assert!(out.status.success(), "{out:?}");
+    assert_eq!(json(&out)["result"]["count"], 600);
+}
