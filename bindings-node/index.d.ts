@@ -440,7 +440,9 @@ export declare class Ledger {
    * 4 GiB together), one record per row, a column per field; answers the
    * per-record results (`id`, `import_status`, `import_error`) as an IPC
    * stream (`tableFromIPC` reads it), a batch per input batch,
-   * `import_status` dictionary-encoded.
+   * `import_status` dictionary-encoded. Bytes that are not a readable
+   * stream throw a SubmetricsError naming the problem, before anything is
+   * stored.
    */
   upsertCustomersArrow(stream: Uint8Array): Buffer
   upsertPlansArrow(stream: Uint8Array): Buffer

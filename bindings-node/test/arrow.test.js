@@ -4,7 +4,7 @@
 // IPC streams whose integers stay integers.
 const test = require('node:test')
 const assert = require('node:assert/strict')
-const { tableFromArrays, tableFromIPC, tableToIPC, vectorFromArray, Table, DataType, Utf8, Int64, DateDay } = require('apache-arrow')
+const { tableFromArrays, tableFromIPC, tableToIPC, vectorFromArray, Table, DataType, Utf8, Int64, DateDay, MessageReader, MessageHeader } = require('apache-arrow')
 const { Ledger, SubmetricsError } = require('..')
 
 const INVOICES = [
@@ -96,5 +96,33 @@ test('bytes that are not an IPC stream, and unreadable columns, are errors', () 
   assert.throws(() => l.upsertInvoicesArrow(claiming), (error) =>
     error instanceof SubmetricsError && error.message === cut)
   assert.throws(() => l.upsertInvoicesArrow('text'), TypeError)
+  // A validity bitmap stated empty under a column with a null: the arrow
+  // reader panics on it, which aborted the process.
+  const shortBitmap = withBufferLength(
+    tableToIPC(tableFromArrays({ n: vectorFromArray([1n, null], new Int64()) }), 'stream'), 0, 0)
+  assert.throws(() => l.upsertInvoicesArrow(shortBitmap), (error) =>
+    error instanceof SubmetricsError && error.message ===
+      'parameter `body`: is not an Arrow IPC stream: it is malformed ' +
+      '(buffer not large enough (bit_offset: 0, bit_len: 2, buffer_len: 0))')
   assert.equal(l.listInvoices().count, 0)
 })
+
+/** The IPC stream `bytes` with buffer `index` of its record batch stated
+ * `length` bytes long (the batch's buffers are stated one after another,
+ * an offset and a length of 8 bytes each). */
+function withBufferLength (bytes, index, length) {
+  const reader = new MessageReader(bytes)
+  let message
+  while ((message = reader.readMessage()) && message.headerType !== MessageHeader.RecordBatch);
+  const stated = message.header().buffers
+  const pairs = Buffer.alloc(16 * stated.length)
+  stated.forEach(({ offset, length }, i) => {
+    pairs.writeBigInt64LE(BigInt(offset), 16 * i)
+    pairs.writeBigInt64LE(BigInt(length), 16 * i + 8)
+  })
+  const patched = Buffer.from(bytes)
+  const at = patched.indexOf(pairs)
+  assert.ok(at >= 0 && patched.indexOf(pairs, at + 1) < 0, 'the buffers are stated once')
+  patched.writeBigInt64LE(BigInt(length), at + 16 * index + 8)
+  return patched
+}

@@ -35,6 +35,38 @@ pub fn ipc_stream_claiming_body(claimed: i64) -> Vec<u8> {
     bytes
 }
 
+/// An Arrow IPC stream of one small batch (`id` text, `n` integers with a
+/// null) whose buffer number `buffer` (in the order of the batch message:
+/// `id`'s validity, offsets and text, then `n`'s validity and values) is
+/// stated at `offset` and `length` in the body instead: what a reader must
+/// refuse as malformed.
+///
+/// # Panics
+///
+/// When the batch cannot be written (it always can) or `buffer` is not one
+/// of its five.
+#[cfg(feature = "arrow")]
+pub fn ipc_stream_with_buffer_at(buffer: usize, offset: i64, length: i64) -> Vec<u8> {
+    let rows = [json!({"id": "a", "n": 1}), json!({"id": "b"})];
+    let batch = crate::columnar::batch_of_rows(&rows).unwrap();
+    let mut bytes = crate::columnar::ipc_of(&batch).unwrap();
+    let length_at = |at: usize| u32::from_le_bytes(bytes[at..at + 4].try_into().unwrap());
+    let batch_at = 8 + length_at(4) as usize;
+    let metadata = batch_at + 8..batch_at + 8 + length_at(batch_at + 4) as usize;
+    let message = arrow_ipc::root_as_message(&bytes[metadata]).unwrap();
+    let stated = message.header_as_record_batch().unwrap().buffers().unwrap();
+    assert!(
+        buffer < stated.len(),
+        "the batch has {} buffers",
+        stated.len()
+    );
+    // Buffers are stated one after another, 16 bytes each.
+    let at = stated.bytes().as_ptr() as usize - bytes.as_ptr() as usize + 16 * buffer;
+    bytes[at..at + 8].copy_from_slice(&offset.to_le_bytes());
+    bytes[at + 8..at + 16].copy_from_slice(&length.to_le_bytes());
+    bytes
+}
+
 /// Every scenario file under `root`, in its folders to any depth: the paths
 /// of its `*.json` files relative to `root`, folders joined by `/`, sorted.
 ///

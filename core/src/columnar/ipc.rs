@@ -10,7 +10,11 @@
 //! compressed buffer is checked first, decoded once into nothing: it
 //! decompresses to exactly the length it states, and all of a stream's to
 //! at most a limit. Plain buffers, what pyarrow, Polars and apache-arrow
-//! write unless asked, cost the check a walk over the messages.
+//! write unless asked, cost the check a walk over the messages. Every
+//! buffer must lie inside its message, and what the reader still panics on
+//! (a type it does not know, a bitmap shorter than its column) is caught:
+//! a malformed stream is an error, never a panic that ends a Node process
+//! or a `500`.
 
 use crate::error::{Error, Result};
 use arrow_array::RecordBatch;
@@ -29,28 +33,45 @@ pub const IPC_DECOMPRESSED_LIMIT: u64 = 4 << 30;
 /// or compressed (LZ4 frames or Zstandard, as pyarrow and Polars write them
 /// on request) to at most `max_decompressed` bytes together. Bytes that are
 /// not such a stream are an error naming the problem; so is a stream that
-/// ends inside a message, or whose message or buffer claims more than it
-/// holds.
+/// ends inside a message, whose message or buffer claims more than it
+/// holds, or that the arrow reader cannot make sense of.
 pub fn batches_from_ipc(bytes: &[u8], max_decompressed: u64) -> Result<Vec<RecordBatch>> {
     let bad =
         |reason: String| Error::query("body", format!("is not an Arrow IPC stream: {reason}"));
-    check_compressed_buffers(bytes, max_decompressed).map_err(bad)?;
+    check_buffers(bytes, max_decompressed).map_err(bad)?;
+    // The arrow reader panics on some malformed streams (a type it does not
+    // know, a validity bitmap shorter than its column): those are the
+    // stream's fault, so a panic while decoding is the same error. The
+    // decoder and the batches are local, so nothing is left half-changed.
+    std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| decode(bytes)))
+        .unwrap_or_else(|panic| Err(format!("it is malformed ({})", panic_message(&*panic))))
+        .map_err(bad)
+}
+
+/// The batches of a stream whose buffers [`check_buffers`] passed.
+fn decode(bytes: &[u8]) -> std::result::Result<Vec<RecordBatch>, String> {
     let mut stream = arrow_buffer::Buffer::from(bytes);
     let mut decoder = arrow_ipc::reader::StreamDecoder::new();
     let mut batches = Vec::new();
-    while let Some(batch) = decoder
-        .decode(&mut stream)
-        .map_err(|e| bad(e.to_string()))?
-    {
+    while let Some(batch) = decoder.decode(&mut stream).map_err(|e| e.to_string())? {
         batches.push(batch);
     }
     decoder
         .finish()
-        .map_err(|_| bad("it ends inside a message".into()))?;
+        .map_err(|_| "it ends inside a message".to_string())?;
     if decoder.schema().is_none() {
-        return Err(bad("it holds no schema".into()));
+        return Err("it holds no schema".into());
     }
     Ok(batches)
+}
+
+/// The text a panic was raised with, when it has one.
+fn panic_message(panic: &(dyn std::any::Any + Send)) -> &str {
+    panic
+        .downcast_ref::<String>()
+        .map(String::as_str)
+        .or_else(|| panic.downcast_ref::<&str>().copied())
+        .unwrap_or("the arrow reader failed")
 }
 
 /// A record batch as an Arrow IPC stream.
@@ -99,11 +120,12 @@ fn messages(bytes: &[u8]) -> impl Iterator<Item = (arrow_ipc::Message<'_>, &[u8]
     })
 }
 
-/// Checks every compressed buffer of the stream's batches and dictionaries:
-/// it starts with the 8-byte length its data decompresses to (-1: stored
-/// as it is), its data decompresses to exactly that, and all of them
-/// together to at most `limit` bytes.
-fn check_compressed_buffers(bytes: &[u8], limit: u64) -> std::result::Result<(), String> {
+/// Checks every buffer of the stream's batches and dictionaries: it lies
+/// inside its message's body. A compressed one also starts with the 8-byte
+/// length its data decompresses to (-1: stored as it is), its data
+/// decompresses to exactly that, and all of them together to at most
+/// `limit` bytes.
+fn check_buffers(bytes: &[u8], limit: u64) -> std::result::Result<(), String> {
     let mut total: u64 = 0;
     for (message, body) in messages(bytes) {
         let batch = match message.header_type() {
@@ -113,18 +135,19 @@ fn check_compressed_buffers(bytes: &[u8], limit: u64) -> std::result::Result<(),
                 .and_then(|dictionary| dictionary.data()),
             _ => None,
         };
-        let Some((batch, compression)) = batch.and_then(|b| Some((b, b.compression()?))) else {
+        let Some(batch) = batch else {
             continue;
         };
+        let compression = batch.compression();
         for buffer in batch.buffers().into_iter().flatten() {
             let data = usize::try_from(buffer.offset())
                 .ok()
                 .zip(usize::try_from(buffer.length()).ok())
                 .and_then(|(offset, length)| body.get(offset..offset.checked_add(length)?))
                 .ok_or("a buffer lies outside its message")?;
-            if data.is_empty() {
+            let Some(compression) = compression.filter(|_| !data.is_empty()) else {
                 continue;
-            }
+            };
             let (stated, compressed) = data
                 .split_first_chunk::<8>()
                 .ok_or("a compressed buffer is shorter than its stated length")?;
@@ -185,6 +208,7 @@ fn decompressed_length(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::RecordKind;
     use crate::columnar::batch_of_rows;
     use arrow_ipc::writer::{IpcWriteOptions, StreamWriter};
     use serde_json::json;
@@ -257,6 +281,29 @@ mod tests {
         assert_eq!(error(&huge_metadata, IPC_DECOMPRESSED_LIMIT), cut);
         let huge_body = crate::testing::ipc_stream_claiming_body(1 << 50);
         assert_eq!(error(&huge_body, IPC_DECOMPRESSED_LIMIT), cut);
+    }
+
+    /// A buffer must lie inside its message's body, and a stream the arrow
+    /// reader panics on (here a validity bitmap shorter than its column) is
+    /// the same error as any other malformed stream, not a panic.
+    #[test]
+    fn malformed_buffers_are_an_error() {
+        let prefix = "parameter `body`: is not an Arrow IPC stream: ";
+        let stream = crate::testing::ipc_stream_with_buffer_at;
+        assert_eq!(
+            error(&stream(4, 1 << 40, 16), IPC_DECOMPRESSED_LIMIT),
+            format!("{prefix}a buffer lies outside its message")
+        );
+        assert_eq!(
+            error(&stream(4, 0, 1 << 20), IPC_DECOMPRESSED_LIMIT),
+            format!("{prefix}a buffer lies outside its message")
+        );
+        assert_eq!(
+            error(&stream(3, 0, 0), IPC_DECOMPRESSED_LIMIT),
+            format!(
+                "{prefix}it is malformed (buffer not large enough (bit_offset: 0, bit_len: 2, buffer_len: 0))"
+            )
+        );
     }
 
     #[test]
@@ -334,6 +381,52 @@ mod tests {
                 batches_from_ipc(&bytes, total).unwrap(),
                 std::slice::from_ref(&batch)
             );
+        }
+    }
+
+    /// Streams of invoices with a null, a date and a dictionary column,
+    /// plain and compressed each way, as mutation starts.
+    fn invoice_streams() -> Vec<Vec<u8>> {
+        let rows = [
+            json!({"id": "i1", "customer_id": "c1", "type": "subscription",
+                   "invoice_date": "2024-01-05", "amount": 100, "currency": "USD",
+                   "plan_id": "p1"}),
+            json!({"id": "i2", "customer_id": "c1", "type": "refund",
+                   "invoice_date": "2024-02-05", "currency": "EUR"}),
+        ];
+        let batch = batch_of_rows(&rows).unwrap();
+        vec![
+            ipc_of(&batch).unwrap(),
+            compressed(&batch, CompressionType::LZ4_FRAME),
+            compressed(&batch, CompressionType::ZSTD),
+        ]
+    }
+
+    proptest::proptest! {
+        /// Whatever bytes of a stream are changed or cut, reading it is a
+        /// value or an error, never a panic, and so is storing what it
+        /// gives as records of every kind.
+        #[test]
+        fn a_changed_stream_is_read_or_refused(
+            start in 0usize..3,
+            changes in proptest::collection::vec((0.0f64..1.0, 0u8..=255, 0u8..4), 1..5),
+        ) {
+            let mut bytes = invoice_streams().swap_remove(start);
+            for (at, value, how) in changes {
+                let k = ((bytes.len() as f64) * at) as usize;
+                match how {
+                    0 => bytes[k] ^= 1 << (value % 8),
+                    1 => bytes[k] = value,
+                    2 => bytes[k] = [0, 0xff, 0x7f, 0x80][usize::from(value % 4)],
+                    _ => bytes.truncate(k.max(1)),
+                }
+            }
+            if let Ok(batches) = read(&bytes) {
+                let mut ledger = crate::Ledger::new(crate::Settings::default());
+                for kind in [RecordKind::Plans, RecordKind::Customers, RecordKind::Invoices] {
+                    let _ = ledger.upsert_arrow_batches(kind, &batches);
+                }
+            }
         }
     }
 }

@@ -535,6 +535,19 @@ fn bad_ndjson_and_arrow_bodies_are_refused() {
         refused(bomb),
         "the body is not an Arrow IPC stream: its buffers decompress to more than 67108864 bytes"
     );
+    // A buffer past the body, and a validity bitmap shorter than its
+    // column, which the arrow reader panics on (the server answered 500).
+    let outside = submetrics::testing::ipc_stream_with_buffer_at(4, 1 << 40, 16);
+    assert_eq!(
+        refused(outside),
+        "the body is not an Arrow IPC stream: a buffer lies outside its message"
+    );
+    let short_bitmap = submetrics::testing::ipc_stream_with_buffer_at(3, 0, 0);
+    assert_eq!(
+        refused(short_bitmap),
+        "the body is not an Arrow IPC stream: it is malformed (buffer not large enough \
+         (bit_offset: 0, bit_len: 2, buffer_len: 0))"
+    );
     assert_eq!(server.get("/health").0, 200);
     let unreadable = {
         let ids: ArrayRef = Arc::new(StringArray::from(vec!["x"]));
