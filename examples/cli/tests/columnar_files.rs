@@ -616,6 +616,42 @@ fn a_broken_parquet_file_names_itself() {
     );
 }
 
+/// Files the parquet reader panics on instead of answering an error (see
+/// testdata/broken-parquet): each is an unreadable file, named, with the
+/// reader's message and no panic report; `local` used to crash.
+#[test]
+fn a_parquet_file_the_reader_panics_on_is_unreadable() {
+    let broken = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../testdata/broken-parquet");
+    for (file, reason) in [
+        // Its footer's Arrow schema has a field of type NONE: opening fails.
+        (
+            "unknown-arrow-type",
+            "not implemented: Type NONE not supported",
+        ),
+        // A column chunk at a negative offset: reading the first batch fails.
+        (
+            "negative-column-start",
+            "column start and length should not be negative",
+        ),
+    ] {
+        let path = broken.join(format!("{file}.parquet"));
+        let out = run_from(
+            &["--customers", path.to_str().unwrap()],
+            &["reports", "summary"],
+        );
+        assert_eq!(out.status.code(), Some(1));
+        assert_eq!(
+            String::from_utf8_lossy(&out.stderr),
+            format!(
+                "error: {}: is not a readable Parquet file ({reason})\n\
+                 loaded 0 customers, 0 plans, 0 invoices; rejected 0\n",
+                path.display()
+            )
+        );
+        assert!(out.stdout.is_empty());
+    }
+}
+
 /// A CSV file of `rows` one-time invoices of customer A, one of them (at
 /// `short`) missing its last field.
 fn many_invoices_csv(dir: &Path, rows: usize, short: Option<usize>) {

@@ -27,6 +27,7 @@
 //! So what the client exports, `local` reads back.
 
 use super::jsonl::JsonlStream;
+use super::library_panics::caught;
 use super::record_files::RecordFile;
 use super::text_source::{Progress, TextSource};
 use crate::error::{CliError, Result};
@@ -97,9 +98,9 @@ impl Stream {
     pub fn next_chunk(&mut self) -> Result<Option<Chunk>> {
         let path = &self.path;
         match &mut self.source {
-            Source::Parquet(reader) => reader
-                .next()
-                .transpose()
+            Source::Parquet(reader) => caught(|| reader.next())
+                .map_err(unreadable_parquet)
+                .and_then(|batch| batch.transpose().map_err(|e| e.to_string()))
                 .map(|batch| batch.map(Chunk::Batch))
                 .map_err(|e| CliError::usage(format!("{}: {e}", path.display()))),
             Source::Csv(csv) => csv.next_chunk().map_err(|(line, e)| {
@@ -242,18 +243,26 @@ fn read_file(file: &RecordFile, collection: &str, stream_wanted: bool) -> Result
 /// file that is not Parquet is an error here, before any record is stored).
 fn parquet_stream(path: &Path, file: std::fs::File) -> Result<Stream> {
     let bad = |e: String| CliError::usage(format!("{}: {e}", path.display()));
-    let builder = parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder::try_new(file)
-        .map_err(|e| bad(e.to_string()))?;
-    let rows = usize::try_from(builder.metadata().file_metadata().num_rows()).ok();
-    let reader = builder
-        .with_batch_size(BATCH_ROWS)
-        .build()
-        .map_err(|e| bad(e.to_string()))?;
+    let opened = caught(|| {
+        let builder = parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder::try_new(file)?;
+        let rows = usize::try_from(builder.metadata().file_metadata().num_rows()).ok();
+        Ok((builder.with_batch_size(BATCH_ROWS).build()?, rows))
+    });
+    let (reader, rows) = opened
+        .map_err(unreadable_parquet)
+        .and_then(|opened: parquet::errors::Result<_>| opened.map_err(|e| e.to_string()))
+        .map_err(bad)?;
     Ok(Stream {
         path: path.to_path_buf(),
         source: Source::Parquet(reader),
         rows,
     })
+}
+
+/// The error of a Parquet file the reader panicked on (see
+/// [`super::library_panics`]).
+fn unreadable_parquet(panic: String) -> String {
+    format!("is not a readable Parquet file ({panic})")
 }
 
 /// A CSV file of plain columns read [`BATCH_ROWS`] rows at a time.

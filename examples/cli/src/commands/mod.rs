@@ -3,6 +3,7 @@
 
 pub mod files;
 pub mod jsonl;
+pub mod library_panics;
 pub mod local;
 pub mod online;
 pub mod record_files;
