@@ -32,8 +32,12 @@ export interface Settings {
 
 export type JsonValue = string | number | boolean | null | JsonValue[] | { [key: string]: JsonValue }
 
-/** A date (`YYYY-MM-DD`) or an ISO 8601 timestamp, as records carry them. */
-export type DateText = string
+/**
+ * A date (`YYYY-MM-DD`) or an ISO 8601 timestamp, as records carry them, or
+ * a `Date`: its instant, read as `toISOString` writes it (an invalid `Date`
+ * fails the call, naming the record and field).
+ */
+export type DateText = string | Date
 /** A record id: text, or a number (stored as its text). */
 export type Id = string | number
 export type BillingInterval = 'day' | 'week' | 'month' | 'year'

@@ -226,6 +226,20 @@ fn check(status: sys::napi_status) -> napi::Result<()> {
 
 /// A JavaScript number as napi-rs reads it into JSON: a whole number
 /// within 32 bits as an integer, any other finite number as a float.
+/// A `Date`'s instant as the ISO 8601 text records carry
+/// (`2024-01-01T00:00:00.000Z`, what `toISOString` writes), in the arena;
+/// an invalid `Date` is an error.
+fn instant_text<'b>(millis: f64, arena: &'b Bump) -> Result<&'b str, Failure<'b>> {
+    // A valid `Date` holds whole milliseconds within 8.64e15 of the epoch,
+    // all of which chrono represents.
+    let instant = Some(millis)
+        .filter(|m| m.is_finite())
+        .and_then(|m| chrono::DateTime::from_timestamp_millis(m as i64))
+        .ok_or_else(|| Failure::unreadable("is an invalid Date"))?;
+    let text = instant.to_rfc3339_opts(chrono::SecondsFormat::Millis, true);
+    Ok(arena.alloc_str(&text))
+}
+
 fn number(n: f64) -> Option<Number> {
     if n.trunc() == n {
         if (0.0..=f64::from(u32::MAX)).contains(&n) {
@@ -313,6 +327,8 @@ impl<'b> Reader<'b> {
                 }
                 if self.is_array(value)? {
                     self.array(value, depth - 1)?
+                } else if let Some(millis) = self.date_value(value)? {
+                    Json::String(Cow::Borrowed(instant_text(millis, self.arena)?))
                 } else {
                     self.object(value, depth - 1)?
                 }
@@ -430,6 +446,21 @@ impl<'b> Reader<'b> {
         // SAFETY: `self.env` is this call's live environment, `value` a handle of it, `kind` a local out-pointer.
         check(unsafe { sys::napi_typeof(self.env, value, &mut kind) })?;
         Ok(kind)
+    }
+
+    /// The milliseconds since the epoch a `Date` holds (NaN for an
+    /// invalid one); `None` for any other value.
+    fn date_value(&self, value: sys::napi_value) -> napi::Result<Option<f64>> {
+        let mut is = false;
+        // SAFETY: `self.env` is this call's live environment, `value` a handle of it, `is` a local out-pointer.
+        check(unsafe { sys::napi_is_date(self.env, value, &mut is) })?;
+        if !is {
+            return Ok(None);
+        }
+        let mut millis = 0.0;
+        // SAFETY: `self.env` is this call's live environment, `value` a handle of it just found to be a `Date`, `millis` a local out-pointer.
+        check(unsafe { sys::napi_get_date_value(self.env, value, &mut millis) })?;
+        Ok(Some(millis))
     }
 
     fn is_array(&self, value: sys::napi_value) -> napi::Result<bool> {
