@@ -85,12 +85,21 @@ impl Ledger {
         kind: RecordKind,
         obj: &Bound<'py, PyAny>,
     ) -> PyResult<Bound<'py, PyAny>> {
-        if let Some(batches) = crate::arrow::batches(obj)? {
+        // Arrow data is read, written and answered with the collector paused
+        // throughout: resumed between the steps, it would collect at the
+        // first allocation after the many objects the reading made.
+        let arrow = with_gc_paused(py, || {
+            let Some(batches) = crate::arrow::batches(obj)? else {
+                return Ok(None);
+            };
             let results = self
                 .writing(py, |l| l.upsert_arrow_table(kind, &batches))
                 .map_err(|e| to_py_err(py, e))?;
             let schema = submetrics::columnar::result_schema();
-            return crate::arrow::to_pyarrow_table(py, schema, results);
+            crate::arrow::to_pyarrow_table(py, schema, results).map(Some)
+        })?;
+        if let Some(table) = arrow {
+            return Ok(table);
         }
         let arena = Bump::new();
         let report = if kind == RecordKind::Invoices {
@@ -168,7 +177,9 @@ impl Ledger {
         }))
     }
 
-    /// [`Ledger::at`] for a result that is a record batch.
+    /// [`Ledger::at`] for a result that is a record batch, answered as a
+    /// `pyarrow.Table`. Callers pause the collector around the whole call,
+    /// their arguments' conversion included.
     fn at_batch<'py>(
         &self,
         py: Python<'py>,
@@ -521,11 +532,13 @@ impl Ledger {
         end: Option<&Bound<'py, PyAny>>,
         kinds: Option<&Bound<'py, PyAny>>,
     ) -> PyResult<Bound<'py, PyAny>> {
-        let params = Self::movement_filters(py, customer, start, end, kinds)?;
-        self.at_batch(py, as_of, params, |l, params, at| {
-            let filter = MovementFilter::from_params(params, l.settings())?;
-            let batches = l.movements_batches(at, &filter)?;
-            Ok((Arc::new(submetrics::columnar::movement_schema()), batches))
+        with_gc_paused(py, || {
+            let params = Self::movement_filters(py, customer, start, end, kinds)?;
+            self.at_batch(py, as_of, params, |l, params, at| {
+                let filter = MovementFilter::from_params(params, l.settings())?;
+                let batches = l.movements_batches(at, &filter)?;
+                Ok((Arc::new(submetrics::columnar::movement_schema()), batches))
+            })
         })
     }
 
@@ -541,10 +554,12 @@ impl Ledger {
         params: Option<&Bound<'py, PyAny>>,
         kwargs: Option<&Bound<'py, PyDict>>,
     ) -> PyResult<Bound<'py, PyAny>> {
-        let params = crate::convert::params(params, kwargs)?;
-        self.at_batch(py, as_of, params, |l, params, at| {
-            let batch = l.report_batch(name, params, at)?;
-            Ok((batch.schema(), vec![batch]))
+        with_gc_paused(py, || {
+            let params = crate::convert::params(params, kwargs)?;
+            self.at_batch(py, as_of, params, |l, params, at| {
+                let batch = l.report_batch(name, params, at)?;
+                Ok((batch.schema(), vec![batch]))
+            })
         })
     }
 

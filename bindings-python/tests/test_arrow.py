@@ -159,6 +159,29 @@ def test_record_batches_typed_dates_and_chunked_tables() -> None:
     check(l)
 
 
+def test_decimal_amounts_are_numbers() -> None:
+    # What SQL engines export: DECIMAL(38, 0) sums, DECIMAL(10, 2) amounts
+    # (pandas objects of `decimal.Decimal` arrive as the latter).
+    import decimal
+    frame = pd.DataFrame(INVOICES)
+    frame["amount"] = [decimal.Decimal(f"{a}.00") for a in frame["amount"]]
+    l = ledger()
+    table = pa.Table.from_pandas(frame)
+    assert table.schema.field("amount").type == pa.decimal128(6, 2)
+    assert results(l.upsert_invoices(table)) == ERRORS
+    check(l)
+    sums = pa.Table.from_pylist(INVOICES).set_column(
+        5, "amount", pa.array([decimal.Decimal(r["amount"]) for r in INVOICES], pa.decimal128(38, 0)))
+    l = ledger()
+    assert results(l.upsert_invoices(sums)) == ERRORS
+    check(l)
+    # A fraction of a cent is refused as a float amount is.
+    halves = pa.Table.from_pylist(INVOICES[:1]).set_column(
+        5, "amount", pa.array([decimal.Decimal("3000.5")], pa.decimal128(10, 1)))
+    assert results(ledger().upsert_invoices(halves)) == [
+        "invoice i1: field `amount`: must be an integer, got 3000.5"]
+
+
 def test_a_pandas_dataframe_round_trip() -> None:
     frame = pd.DataFrame(INVOICES)
     frame["invoice_date"] = pd.to_datetime(frame["invoice_date"]).dt.date

@@ -498,7 +498,8 @@ impl Ledger {
     /// given the rows as JSON objects, whose fields are the batch's columns
     /// (a null cell is an absent field). Strings (`Utf8`, `LargeUtf8`,
     /// `Utf8View` or a dictionary of them) read as strings, integers and
-    /// floats as numbers (NaN as null), booleans as booleans,
+    /// floats as numbers (NaN as null), decimals as numbers (integers when
+    /// they have no fraction), booleans as booleans,
     /// `Date32`/`Date64` as dates, `Timestamp` of any unit as instants (UTC
     /// when the column has no zone), lists as arrays and structs or
     /// string-keyed maps as objects.

@@ -179,6 +179,39 @@ fn parquet_files_split_in_parts() {
     assert_like_the_fixture(&dir);
 }
 
+/// Amounts as SQL engines write them: `DECIMAL(38, 0)` (DuckDB's sum of
+/// integers) read as the integers they hold.
+#[test]
+fn decimal_amounts_in_parquet() {
+    let dir = scratch("parquet-decimal");
+    let invoices = batch(&fixture_invoices());
+    let index = invoices.schema().index_of("amount").unwrap();
+    let amounts: arrow_array::Decimal128Array = invoices
+        .column(index)
+        .as_any()
+        .downcast_ref::<arrow_array::Int64Array>()
+        .unwrap()
+        .iter()
+        .map(|amount| amount.map(i128::from))
+        .collect();
+    let amounts = amounts.with_precision_and_scale(38, 0).unwrap();
+    let mut fields: Vec<_> = invoices.schema().fields().iter().cloned().collect();
+    fields[index] = Arc::new(arrow_schema::Field::new(
+        "amount",
+        arrow_schema::DataType::Decimal128(38, 0),
+        true,
+    ));
+    let mut columns = invoices.columns().to_vec();
+    columns[index] = Arc::new(amounts) as ArrayRef;
+    let decimal =
+        RecordBatch::try_new(Arc::new(arrow_schema::Schema::new(fields)), columns).unwrap();
+    write_parquet(&dir.join("invoices.parquet"), &decimal);
+    for name in ["plans.json", "customers.csv", "fx_rates.json"] {
+        copy(name, &dir);
+    }
+    assert_like_the_fixture(&dir);
+}
+
 #[test]
 fn parquet_files_of_every_compression() {
     // What writers choose: Spark, DuckDB, pandas and pyarrow snappy,

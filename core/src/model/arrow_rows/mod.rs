@@ -9,6 +9,8 @@
 //! - strings (`Utf8`, `LargeUtf8`, `Utf8View`, or a dictionary of them):
 //!   JSON strings;
 //! - integers and floats: JSON numbers (a NaN is null, as JSON has none);
+//! - decimals of any width: JSON numbers, integers when they have no
+//!   fraction (`DECIMAL(38, 0)` sums, `3000.00`);
 //! - booleans: JSON booleans;
 //! - `Date32`/`Date64`: calendar dates (like `"2024-01-31"`);
 //! - `Timestamp` of any unit: instants, UTC when the column has no zone
@@ -21,23 +23,24 @@
 //! Any other column type is refused for the whole batch, naming the column.
 
 use crate::error::{Error, Result};
-use crate::model::Timestamp;
 use crate::model::json::{NameSet, Node, View};
 use arrow_array::cast::AsArray;
 use arrow_array::types::{
-    Int8Type, Int16Type, Int32Type, Int64Type, TimestampMicrosecondType, TimestampMillisecondType,
-    TimestampNanosecondType, TimestampSecondType, UInt8Type, UInt16Type, UInt32Type, UInt64Type,
+    Int32Type, Int64Type, TimestampMicrosecondType, TimestampMillisecondType,
+    TimestampNanosecondType, TimestampSecondType,
 };
 use arrow_array::{
     Array, BooleanArray, Date32Array, Float64Array, Int32Array, Int64Array, LargeStringArray,
     PrimitiveArray, RecordBatch, StringArray, StringViewArray,
 };
-use arrow_buffer::ArrowNativeType;
 use arrow_buffer::NullBuffer;
 use arrow_schema::{DataType, TimeUnit};
-use chrono::NaiveDate;
 use serde_json::{Map, Number, Value};
 use std::ops::Range;
+
+mod cells;
+
+use cells::{cell_view, date_view, readable, timestamp_view};
 
 /// The columns of one record batch by name, read row by row as records.
 /// Each column's type is resolved once for the batch, not per cell.
@@ -212,46 +215,6 @@ impl<'a> Column<'a> {
     }
 }
 
-/// Whether cells of this type read as JSON-like values.
-fn readable(data_type: &DataType) -> bool {
-    match data_type {
-        DataType::Null
-        | DataType::Boolean
-        | DataType::Int8
-        | DataType::Int16
-        | DataType::Int32
-        | DataType::Int64
-        | DataType::UInt8
-        | DataType::UInt16
-        | DataType::UInt32
-        | DataType::UInt64
-        | DataType::Float32
-        | DataType::Float64
-        | DataType::Utf8
-        | DataType::LargeUtf8
-        | DataType::Utf8View
-        | DataType::Date32
-        | DataType::Date64
-        | DataType::Timestamp(_, _) => true,
-        DataType::List(item) | DataType::LargeList(item) => readable(item.data_type()),
-        DataType::Struct(fields) => fields.iter().all(|f| readable(f.data_type())),
-        DataType::Map(entries, _) => match entries.data_type() {
-            DataType::Struct(pair) if pair.len() == 2 => {
-                pair[0].data_type() == &DataType::Utf8 && readable(pair[1].data_type())
-            }
-            _ => false,
-        },
-        DataType::Dictionary(key, value) => {
-            key.is_integer()
-                && matches!(
-                    value.as_ref(),
-                    DataType::Utf8 | DataType::LargeUtf8 | DataType::Utf8View
-                )
-        }
-        _ => false,
-    }
-}
-
 /// A row of a batch (a record), one cell of a batch's column (a field of
 /// a record) or one cell of a nested array (an item, a nested field).
 #[derive(Debug, Clone, Copy)]
@@ -338,154 +301,6 @@ impl<'a> Node<'a> for ArrowNode<'a> {
             ),
         }
     }
-}
-
-/// The cell at `row` of `array` as a JSON-like view.
-fn cell_view<'a>(array: &'a dyn Array, row: usize) -> View<'a, ArrowNode<'a>> {
-    if array.is_null(row) {
-        return View::Null;
-    }
-    let integer = |n: i64| View::Number(Number::from(n));
-    let float = |f: f64| Number::from_f64(f).map_or(View::Null, View::Number);
-    match array.data_type() {
-        DataType::Boolean => View::Bool(array.as_boolean().value(row)),
-        DataType::Int8 => integer(array.as_primitive::<Int8Type>().value(row).into()),
-        DataType::Int16 => integer(array.as_primitive::<Int16Type>().value(row).into()),
-        DataType::Int32 => integer(array.as_primitive::<Int32Type>().value(row).into()),
-        DataType::Int64 => integer(array.as_primitive::<Int64Type>().value(row)),
-        DataType::UInt8 => integer(array.as_primitive::<UInt8Type>().value(row).into()),
-        DataType::UInt16 => integer(array.as_primitive::<UInt16Type>().value(row).into()),
-        DataType::UInt32 => integer(array.as_primitive::<UInt32Type>().value(row).into()),
-        DataType::UInt64 => {
-            View::Number(Number::from(array.as_primitive::<UInt64Type>().value(row)))
-        }
-        DataType::Float32 => float(
-            array
-                .as_primitive::<arrow_array::types::Float32Type>()
-                .value(row)
-                .into(),
-        ),
-        DataType::Float64 => float(
-            array
-                .as_primitive::<arrow_array::types::Float64Type>()
-                .value(row),
-        ),
-        DataType::Utf8 => View::String(array.as_string::<i32>().value(row)),
-        DataType::LargeUtf8 => View::String(array.as_string::<i64>().value(row)),
-        DataType::Utf8View => View::String(array.as_string_view().value(row)),
-        DataType::Date32 => {
-            let days = array
-                .as_primitive::<arrow_array::types::Date32Type>()
-                .value(row);
-            date_view(i64::from(days))
-        }
-        DataType::Date64 => {
-            let millis = array
-                .as_primitive::<arrow_array::types::Date64Type>()
-                .value(row);
-            date_view(millis.div_euclid(86_400_000))
-        }
-        DataType::Timestamp(unit, _) => {
-            let value = match unit {
-                TimeUnit::Second => array.as_primitive::<TimestampSecondType>().value(row),
-                TimeUnit::Millisecond => {
-                    array.as_primitive::<TimestampMillisecondType>().value(row)
-                }
-                TimeUnit::Microsecond => {
-                    array.as_primitive::<TimestampMicrosecondType>().value(row)
-                }
-                TimeUnit::Nanosecond => array.as_primitive::<TimestampNanosecondType>().value(row),
-            };
-            timestamp_view(*unit, value)
-        }
-        DataType::List(_) => {
-            let list = array.as_list::<i32>();
-            let offsets = list.value_offsets();
-            View::Array(ArrowItems {
-                array: list.values().as_ref(),
-                range: offsets[row] as usize..offsets[row + 1] as usize,
-            })
-        }
-        DataType::LargeList(_) => {
-            let list = array.as_list::<i64>();
-            let offsets = list.value_offsets();
-            View::Array(ArrowItems {
-                array: list.values().as_ref(),
-                range: offsets[row] as usize..offsets[row + 1] as usize,
-            })
-        }
-        DataType::Struct(_) => View::Object(ArrowEntries::Struct {
-            array: array.as_struct(),
-            row,
-            next: 0,
-        }),
-        DataType::Map(..) => {
-            let map = array.as_map();
-            let offsets = map.value_offsets();
-            View::Object(ArrowEntries::Map {
-                keys: map.keys().as_string::<i32>(),
-                values: map.values().as_ref(),
-                range: offsets[row] as usize..offsets[row + 1] as usize,
-            })
-        }
-        DataType::Dictionary(key, _) => {
-            let index = match key.as_ref() {
-                DataType::Int8 => dictionary_key::<Int8Type>(array, row),
-                DataType::Int16 => dictionary_key::<Int16Type>(array, row),
-                DataType::Int32 => dictionary_key::<Int32Type>(array, row),
-                DataType::Int64 => dictionary_key::<Int64Type>(array, row),
-                DataType::UInt8 => dictionary_key::<UInt8Type>(array, row),
-                DataType::UInt16 => dictionary_key::<UInt16Type>(array, row),
-                DataType::UInt32 => dictionary_key::<UInt32Type>(array, row),
-                DataType::UInt64 => dictionary_key::<UInt64Type>(array, row),
-                _ => None,
-            };
-            let values = array.as_any_dictionary().values().as_ref();
-            match index {
-                Some(index) if index < values.len() => cell_view(values, index),
-                _ => View::Null,
-            }
-        }
-        // `ArrowRecords::new` refuses every other type.
-        _ => View::Null,
-    }
-}
-
-/// The value index of a dictionary cell.
-fn dictionary_key<K: arrow_array::types::ArrowDictionaryKeyType>(
-    array: &dyn Array,
-    row: usize,
-) -> Option<usize> {
-    let key = array.as_dictionary::<K>().keys().value(row);
-    // Negative keys index nothing.
-    key.to_usize()
-}
-
-/// A timestamp cell: `value` in `unit`s since the Unix epoch. Out of the
-/// calendar's range it is the raw number, which the timestamp rule
-/// refuses, quoting it.
-fn timestamp_view<'a>(unit: TimeUnit, value: i64) -> View<'a, ArrowNode<'a>> {
-    // Finer units are floored to whole milliseconds, which is all a
-    // timestamp keeps.
-    let millis = match unit {
-        TimeUnit::Second => value.checked_mul(1000),
-        TimeUnit::Millisecond => Some(value),
-        TimeUnit::Microsecond => Some(value.div_euclid(1000)),
-        TimeUnit::Nanosecond => Some(value.div_euclid(1_000_000)),
-    };
-    millis
-        .and_then(Timestamp::from_unix_millis)
-        .map_or(View::Number(Number::from(value)), View::Timestamp)
-}
-
-/// A date cell: days since 1970-01-01.
-fn date_view<'a>(days: i64) -> View<'a, ArrowNode<'a>> {
-    i32::try_from(days)
-        .ok()
-        .and_then(NaiveDate::from_epoch_days)
-        .map_or(View::Number(Number::from(days)), |date| {
-            View::Timestamp(Timestamp::from_date(date))
-        })
 }
 
 /// The items of a list cell.

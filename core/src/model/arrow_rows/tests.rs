@@ -110,3 +110,93 @@ fn resolved_columns_read_as_the_generic_cell_reader() {
     assert!(row.get("missing").is_none());
     assert!(row.get("a_name_longer_than_thirty_two_bytes_y").is_none());
 }
+
+/// Decimal columns (what SQL engines write for `DECIMAL` and for sums of
+/// integers) read as numbers: integers when they have no fraction, floats
+/// otherwise, whatever their width and scale.
+#[test]
+fn decimal_cells_are_numbers() {
+    use arrow_array::{Decimal32Array, Decimal64Array, Decimal128Array, Decimal256Array};
+    use arrow_buffer::i256;
+    let d128 = |values: Vec<Option<i128>>, precision: u8, scale: i8| -> ArrayRef {
+        Arc::new(
+            Decimal128Array::from(values)
+                .with_precision_and_scale(precision, scale)
+                .unwrap(),
+        )
+    };
+    let columns: Vec<(&str, ArrayRef)> = vec![
+        // DECIMAL(10, 2): 3000.00, 12.50, null.
+        ("cents", d128(vec![Some(300_000), Some(1250), None], 10, 2)),
+        // A sum of integers: DECIMAL(38, 0).
+        (
+            "sum",
+            d128(vec![Some(-7), Some(1 << 62), Some(1 << 64)], 38, 0),
+        ),
+        // A negative scale: 12 × 100.
+        ("hundreds", d128(vec![Some(12), Some(0), Some(-3)], 5, -2)),
+        (
+            "d32",
+            Arc::new(
+                Decimal32Array::from(vec![Some(1500), None, Some(-1)])
+                    .with_precision_and_scale(9, 3)
+                    .unwrap(),
+            ),
+        ),
+        (
+            "d64",
+            Arc::new(
+                Decimal64Array::from(vec![Some(42), Some(0), None])
+                    .with_precision_and_scale(18, 0)
+                    .unwrap(),
+            ),
+        ),
+        (
+            "d256",
+            Arc::new(
+                Decimal256Array::from(vec![
+                    Some(i256::from_i128(250)),
+                    Some(i256::from_i128(i128::MAX) * i256::from_i128(1000)),
+                    None,
+                ])
+                .with_precision_and_scale(76, 1)
+                .unwrap(),
+            ),
+        ),
+    ];
+    let batch = RecordBatch::try_from_iter(columns).unwrap();
+    let records = ArrowRecords::new("invoice", &batch).unwrap();
+    let number = |text: &str| serde_json::from_str::<Value>(text).unwrap();
+    let values: Vec<Vec<Value>> = (0..3)
+        .map(|row| fields(&records, row).into_iter().map(|(_, v)| v).collect())
+        .collect();
+    assert_eq!(
+        values,
+        [
+            vec![
+                Value::from(3000),
+                Value::from(-7),
+                Value::from(1200),
+                number("1.5"),
+                Value::from(42),
+                Value::from(25),
+            ],
+            vec![
+                number("12.5"),
+                Value::from(1_u64 << 62),
+                Value::from(0),
+                Value::Null,
+                Value::from(0),
+                number("1.7014118346046923e40"),
+            ],
+            vec![
+                Value::Null,
+                number("18446744073709551616.0"),
+                Value::from(-300),
+                number("-0.001"),
+                Value::Null,
+                Value::Null,
+            ],
+        ]
+    );
+}
