@@ -158,12 +158,11 @@ fn value_to_py<'py>(py: Python<'py>, value: &Value) -> PyResult<Bound<'py, PyAny
 
 /// One record (any mapping) or a sequence of records.
 pub fn records(obj: &Bound<'_, PyAny>) -> PyResult<Vec<Value>> {
+    crate::records::expect_records(obj)?;
     match to_json(obj)? {
         Value::Array(items) => Ok(items),
         Value::Object(map) => Ok(vec![Value::Object(map)]),
-        _ => Err(PyTypeError::new_err(
-            "expected a record (a mapping) or a sequence of records",
-        )),
+        _ => Err(crate::records::not_records(obj)),
     }
 }
 

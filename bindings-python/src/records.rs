@@ -22,13 +22,39 @@ const MAX_DEPTH: u32 = 128;
 
 /// One record (any mapping) or a sequence of records, as record trees.
 pub fn records<'b>(obj: &Bound<'_, PyAny>, arena: &'b Bump) -> PyResult<Vec<Json<'b>>> {
+    expect_records(obj)?;
     match tree(obj, arena, MAX_DEPTH)? {
         Json::Array(items) => Ok(items),
         Json::Object(fields) => Ok(vec![Json::Object(fields)]),
-        _ => Err(PyTypeError::new_err(
-            "expected a record (a mapping) or a sequence of records",
-        )),
+        _ => Err(not_records(obj)),
     }
+}
+
+/// Refuses an argument that holds no records: anything but a mapping or a
+/// sequence (str and bytes are not sequences of records here), naming
+/// what records may be.
+pub fn expect_records(obj: &Bound<'_, PyAny>) -> PyResult<()> {
+    let text = obj.cast::<PyString>().is_ok()
+        || obj.cast::<PyBytes>().is_ok()
+        || obj.cast::<PyByteArray>().is_ok();
+    if obj.cast::<PyMapping>().is_ok() || (!text && obj.cast::<PySequence>().is_ok()) {
+        Ok(())
+    } else {
+        Err(not_records(obj))
+    }
+}
+
+/// The error of an argument that holds no records.
+pub fn not_records(obj: &Bound<'_, PyAny>) -> PyErr {
+    let kind = obj
+        .get_type()
+        .name()
+        .map_or_else(|_| "?".to_string(), |name| name.to_string());
+    PyTypeError::new_err(format!(
+        "expected records: a mapping, a sequence of mappings, or Arrow data (a pyarrow \
+         Table or RecordBatch, a pandas or polars DataFrame, any object with \
+         __arrow_c_stream__); got {kind}"
+    ))
 }
 
 /// The records of an argument (see [`records`]) a chunk at a time: a list

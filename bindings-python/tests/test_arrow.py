@@ -266,6 +266,13 @@ def test_a_polars_dataframe() -> None:
     back = pl.from_arrow(l.report_arrow("mrr", "2024-02-15", date="20240101-20240229"))
     assert back["total_mrr"].to_list() == [5000, 7000]
     assert back["total_mrr"].dtype == pl.Int64
+    # A lazy frame holds no data until collected: refused, saying what may be given.
+    with pytest.raises(TypeError) as refused:
+        l.upsert_invoices(pl.DataFrame(INVOICES).lazy())
+    assert str(refused.value) == (
+        "expected records: a mapping, a sequence of mappings, or Arrow data (a pyarrow Table "
+        "or RecordBatch, a pandas or polars DataFrame, any object with __arrow_c_stream__); "
+        "got LazyFrame")
 
 
 def test_fx_rates_and_unreadable_columns() -> None:

@@ -212,13 +212,13 @@ EXPECTED: List[Any] = [
     ["TypeError", "dictionary keys must be strings, got 1"],
     ["TypeError", "cannot convert object to JSON"],
     ["TypeError", "dictionary keys must be strings, got 2"],
-    ["TypeError", "expected a record (a mapping) or a sequence of records"],
-    ["TypeError", "cannot convert bytes to JSON"],
+    ["TypeError", "expected records: a mapping, a sequence of mappings, or Arrow data (a pyarrow Table or RecordBatch, a pandas or polars DataFrame, any object with __arrow_c_stream__); got str"],
+    ["TypeError", "expected records: a mapping, a sequence of mappings, or Arrow data (a pyarrow Table or RecordBatch, a pandas or polars DataFrame, any object with __arrow_c_stream__); got bytes"],
     2,
     1,
     ["InvalidRecordError", "fx_rate ?: field `rate`: must be a positive number"],
     ["InvalidRecordError", "fx_rate ?: field `date`: must be an ISO 8601 date or timestamp string in the years 1900 to 2200, got \"soon\""],
-    ["TypeError", "expected a record (a mapping) or a sequence of records"],
+    ["TypeError", "expected records: a mapping, a sequence of mappings, or Arrow data (a pyarrow Table or RecordBatch, a pandas or polars DataFrame, any object with __arrow_c_stream__); got int"],
 ]
 
 STORED: Dict[str, Any] = {
