@@ -23,10 +23,82 @@ const MAX_DEPTH: u32 = 128;
 /// One record (any mapping) or a sequence of records, as record trees.
 pub fn records<'b>(obj: &Bound<'_, PyAny>, arena: &'b Bump) -> PyResult<Vec<Json<'b>>> {
     expect_records(obj)?;
-    match tree(obj, arena, MAX_DEPTH)? {
-        Json::Array(items) => Ok(items),
-        Json::Object(fields) => Ok(vec![Json::Object(fields)]),
-        _ => Err(not_records(obj)),
+    if obj.cast::<PyMapping>().is_ok() {
+        let record = tree(obj, arena, MAX_DEPTH).map_err(|m| m.into_error("the record"))?;
+        return Ok(vec![record]);
+    }
+    obj.try_iter()?
+        .enumerate()
+        .map(|(index, item)| record(&item?, index, arena))
+        .collect()
+}
+
+/// Record `index` of a sequence as a record tree; an error names it.
+fn record<'b>(item: &Bound<'_, PyAny>, index: usize, arena: &'b Bump) -> PyResult<Json<'b>> {
+    tree(item, arena, MAX_DEPTH - 1)
+        .map_err(|m| m.into_error(&format!("record {index} of the sequence")))
+}
+
+/// A value that cannot be read, with where it sits in its record.
+struct Misread {
+    /// The keys and indexes from the value up to the record, innermost
+    /// first.
+    steps: Vec<Step>,
+    error: PyErr,
+}
+
+enum Step {
+    Key(String),
+    Index(usize),
+}
+
+impl From<PyErr> for Misread {
+    fn from(error: PyErr) -> Misread {
+        Misread {
+            steps: Vec::new(),
+            error,
+        }
+    }
+}
+
+impl Misread {
+    fn at(mut self, step: Step) -> Misread {
+        self.steps.push(step);
+        self
+    }
+
+    /// The error naming `record` and the field, as `record 3 of the
+    /// sequence: field `custom_variables.seats[0]`: ...`. Errors of our
+    /// own (`TypeError`) and the values' (`ValueError`) are named; any
+    /// other exception a value raised (from its `isoformat()`, say) passes
+    /// through as it is.
+    fn into_error(self, record: &str) -> PyErr {
+        Python::attach(|py| {
+            let kind = self.error.get_type(py);
+            let named = kind.is(py.get_type::<PyTypeError>())
+                || kind.is(py.get_type::<pyo3::exceptions::PyValueError>());
+            if !named {
+                return self.error;
+            }
+            let mut field = String::new();
+            for step in self.steps.iter().rev() {
+                match step {
+                    Step::Key(key) if field.is_empty() => field.push_str(key),
+                    Step::Key(key) => {
+                        field.push('.');
+                        field.push_str(key);
+                    }
+                    Step::Index(index) => field.push_str(&format!("[{index}]")),
+                }
+            }
+            let reason = self.error.value(py).to_string();
+            let message = if field.is_empty() {
+                format!("{record}: {reason}")
+            } else {
+                format!("{record}: field `{field}`: {reason}")
+            };
+            PyErr::from_type(kind, message)
+        })
     }
 }
 
@@ -93,7 +165,7 @@ impl<'py, 'b> Chunks<'py, 'b> {
         }
         let mut chunk = Vec::with_capacity(end - self.next);
         for index in self.next..end {
-            chunk.push(tree(&list.get_item(index)?, self.arena, MAX_DEPTH - 1)?);
+            chunk.push(record(&list.get_item(index)?, index, self.arena)?);
         }
         self.next = end;
         Ok(Some(chunk))
@@ -102,7 +174,7 @@ impl<'py, 'b> Chunks<'py, 'b> {
 
 /// A Python value as a record tree; `depth` is how many levels of arrays
 /// and objects it may still open.
-fn tree<'b>(obj: &Bound<'_, PyAny>, arena: &'b Bump, depth: u32) -> PyResult<Json<'b>> {
+fn tree<'b>(obj: &Bound<'_, PyAny>, arena: &'b Bump, depth: u32) -> Result<Json<'b>, Misread> {
     if obj.is_none() {
         return Ok(Json::Null);
     }
@@ -112,15 +184,15 @@ fn tree<'b>(obj: &Bound<'_, PyAny>, arena: &'b Bump, depth: u32) -> PyResult<Jso
     if obj.cast::<PyInt>().is_ok() {
         return match obj.extract::<i64>() {
             Ok(i) => Ok(Json::Number(i.into())),
-            Err(_) => Err(PyTypeError::new_err(format!(
-                "integer {obj} does not fit in 64 bits"
-            ))),
+            Err(_) => {
+                Err(PyTypeError::new_err(format!("integer {obj} does not fit in 64 bits")).into())
+            }
         };
     }
     if let Ok(f) = obj.cast::<PyFloat>() {
         return Number::from_f64(f.value())
             .map(Json::Number)
-            .ok_or_else(|| PyTypeError::new_err(format!("{obj} is not a finite number")));
+            .ok_or_else(|| PyTypeError::new_err(format!("{obj} is not a finite number")).into());
     }
     if let Ok(s) = obj.cast::<PyString>() {
         return Ok(Json::String(Cow::Borrowed(text(s, arena)?)));
@@ -128,7 +200,8 @@ fn tree<'b>(obj: &Bound<'_, PyAny>, arena: &'b Bump, depth: u32) -> PyResult<Jso
     if depth == 0 {
         return Err(PyTypeError::new_err(format!(
             "records nest deeper than {MAX_DEPTH} levels (or hold themselves)"
-        )));
+        ))
+        .into());
     }
     let depth = depth - 1;
     if let Ok(dict) = obj.cast::<PyDict>() {
@@ -137,26 +210,21 @@ fn tree<'b>(obj: &Bound<'_, PyAny>, arena: &'b Bump, depth: u32) -> PyResult<Jso
             let key = key.cast::<PyString>().map_err(|_| {
                 PyTypeError::new_err(format!("dictionary keys must be strings, got {key}"))
             })?;
-            fields.push((
-                Cow::Borrowed(text(key, arena)?),
-                tree(&value, arena, depth)?,
-            ));
+            let key = text(key, arena)?;
+            let value = tree(&value, arena, depth).map_err(|m| m.at(Step::Key(key.into())))?;
+            fields.push((Cow::Borrowed(key), value));
         }
         return Ok(Json::Object(fields));
     }
     if let Ok(list) = obj.cast::<PyList>() {
         let mut items = Vec::with_capacity(list.len());
-        for item in list.iter() {
-            items.push(tree(&item, arena, depth)?);
+        for (index, item) in list.iter().enumerate() {
+            items.push(tree(&item, arena, depth).map_err(|m| m.at(Step::Index(index)))?);
         }
         return Ok(Json::Array(items));
     }
     if let Ok(tuple) = obj.cast::<PyTuple>() {
-        return tuple
-            .iter()
-            .map(|item| tree(&item, arena, depth))
-            .collect::<PyResult<Vec<_>>>()
-            .map(Json::Array);
+        return items(tuple.iter().map(Ok), arena, depth);
     }
     if obj.hasattr("isoformat")? {
         let iso = obj.call_method0("isoformat")?;
@@ -173,7 +241,7 @@ fn tree<'b>(obj: &Bound<'_, PyAny>, arena: &'b Bump, depth: u32) -> PyResult<Jso
                 PyTypeError::new_err(format!("mapping keys must be strings, got {key}"))
             })?;
             let key = text(key, arena)?;
-            let value = tree(&value, arena, depth)?;
+            let value = tree(&value, arena, depth).map_err(|m| m.at(Step::Key(key.into())))?;
             // A repeated key keeps its first place and its last value.
             match fields.iter_mut().find(|(k, _)| *k == key) {
                 Some((_, existing)) => *existing = value,
@@ -184,16 +252,22 @@ fn tree<'b>(obj: &Bound<'_, PyAny>, arena: &'b Bump, depth: u32) -> PyResult<Jso
     }
     let is_bytes = obj.cast::<PyBytes>().is_ok() || obj.cast::<PyByteArray>().is_ok();
     if !is_bytes && obj.cast::<PySequence>().is_ok() {
-        return obj
-            .try_iter()?
-            .map(|item| tree(&item?, arena, depth))
-            .collect::<PyResult<Vec<_>>>()
-            .map(Json::Array);
+        return items(obj.try_iter()?, arena, depth);
     }
-    Err(PyTypeError::new_err(format!(
-        "cannot convert {} to JSON",
-        obj.get_type().name()?
-    )))
+    Err(PyTypeError::new_err(format!("cannot convert {} to JSON", obj.get_type().name()?)).into())
+}
+
+/// The items of a sequence as an array tree, an error naming its index.
+fn items<'py, 'b>(
+    items: impl Iterator<Item = PyResult<Bound<'py, PyAny>>>,
+    arena: &'b Bump,
+    depth: u32,
+) -> Result<Json<'b>, Misread> {
+    items
+        .enumerate()
+        .map(|(index, item)| tree(&item?, arena, depth).map_err(|m| m.at(Step::Index(index))))
+        .collect::<Result<Vec<_>, _>>()
+        .map(Json::Array)
 }
 
 /// A string's UTF-8 text, copied into the arena (an unpaired surrogate is
