@@ -156,16 +156,6 @@ fn value_to_py<'py>(py: Python<'py>, value: &Value) -> PyResult<Bound<'py, PyAny
     })
 }
 
-/// One record (any mapping) or a sequence of records.
-pub fn records(obj: &Bound<'_, PyAny>) -> PyResult<Vec<Value>> {
-    crate::records::expect_records(obj)?;
-    match to_json(obj)? {
-        Value::Array(items) => Ok(items),
-        Value::Object(map) => Ok(vec![Value::Object(map)]),
-        _ => Err(crate::records::not_records(obj)),
-    }
-}
-
 /// Report parameter names written with dashes over HTTP; Python keywords
 /// use underscores.
 const DASHED: &[&str] = &["selected-date", "selected-type", "breakdown-value"];

@@ -4,7 +4,7 @@
 //! back, so a thread waiting for the lock never holds the GIL that the lock's
 //! holder needs to finish: arguments are converted before, results after.
 
-use crate::convert::{Params, as_of, instant_text, records, to_json, to_py, with_gc_paused};
+use crate::convert::{Params, as_of, instant_text, to_json, to_py, with_gc_paused};
 use crate::errors::to_py_err;
 use arrow_array::RecordBatch;
 use arrow_schema::SchemaRef;
@@ -14,6 +14,7 @@ use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict, PyList};
 use serde_json::{Value, json};
 use std::sync::{Arc, RwLock};
+use submetrics::model::Json;
 use submetrics::{MovementFilter, RecordKind, ReportParams, Settings, WriteReport};
 
 /// The per-record results of a write as a list of dicts `{id,
@@ -304,7 +305,11 @@ impl Ledger {
         objects: &Bound<'py, PyAny>,
         options: Option<&Bound<'py, PyDict>>,
     ) -> PyResult<Bound<'py, PyAny>> {
-        let objects = records(objects)?;
+        let arena = Bump::new();
+        let objects: Vec<Value> = crate::records::records(objects, &arena)?
+            .iter()
+            .map(Json::to_value)
+            .collect();
         let options = match options {
             Some(dict) => to_json(dict.as_any())?,
             None => Value::Null,

@@ -40,3 +40,9 @@ def test_options_and_rejections_name_the_stripe_object_and_field() -> None:
     ]
     with pytest.raises(submetrics.SubmetricsError):
         ledger.import_stripe([], uncollectible="sometimes")
+    # A value no object can hold names its object's place and field.
+    with pytest.raises(TypeError) as refused:
+        ledger.import_stripe([{"id": "cus_1", "object": "customer"},
+                              {"id": "cus_2", "object": "customer", "created": 2 ** 64}])
+    assert str(refused.value) == (
+        "record 1 of the sequence: field `created`: integer 18446744073709551616 does not fit in 64 bits")
