@@ -161,7 +161,8 @@ impl<'a, N: Node<'a>> Fields<'a, N> {
     }
 
     /// An optional integer (cents, counts); integral floats and numeric strings
-    /// are accepted.
+    /// are accepted, a string's fraction too when it is all zeros (`"3000.00"`
+    /// reads as `3000.0` does, as a CSV cell or a decimal column gives it).
     pub fn integer(&self, names: &[&str]) -> Result<Option<i64>> {
         Ok(self.integer_named(names)?.map(|(n, _)| n))
     }
@@ -177,7 +178,7 @@ impl<'a, N: Node<'a>> Fields<'a, N> {
                     .filter(|f| f.fract() == 0.0 && f.abs() < 9.0e15)
                     .map(|f| f as i64)
             }),
-            View::String(s) => s.trim().parse::<i64>().ok(),
+            View::String(s) => integer_in_text(s),
             _ => None,
         };
         parsed.map(|n| Some((n, name))).ok_or_else(|| {
@@ -335,6 +336,18 @@ impl<'a, N: Node<'a>> Fields<'a, N> {
             _text: std::marker::PhantomData,
         })
     }
+}
+
+/// The integer a text spells, its fraction allowed when it is all zeros
+/// (`"3000"`, `" 3000.00 "`, `"-5."`); surrounding space is ignored.
+fn integer_in_text(text: &str) -> Option<i64> {
+    let text = text.trim();
+    let whole = match text.split_once('.') {
+        Some((whole, fraction)) if fraction.bytes().all(|b| b == b'0') => whole,
+        Some(_) => return None,
+        None => text,
+    };
+    whole.parse().ok()
 }
 
 #[cfg(test)]

@@ -30,6 +30,26 @@ fn read_both(v: &Value) -> Result<Invoice> {
     from_value
 }
 
+/// Amounts as text, as CSV cells and spreadsheets write them: a fraction
+/// of zeros reads as the integer, as the number `3000.0` does.
+#[test]
+fn an_amount_text_with_a_zero_fraction_is_its_integer() {
+    for (text, cents) in [
+        ("3000", 3000),
+        (" 3000.00 ", 3000),
+        ("3000.", 3000),
+        ("+3000.0", 3000),
+    ] {
+        let mut v = base();
+        v["amount"] = json!(text);
+        assert_eq!(read_both(&v).unwrap().amount, cents, "{text}");
+    }
+    let mut refund = base();
+    refund["type"] = json!("refund");
+    refund["amount"] = json!("-500.000");
+    assert_eq!(read_both(&refund).unwrap().amount, -500);
+}
+
 #[test]
 fn reads_a_minimal_subscription_invoice() {
     let i = read_both(&base()).unwrap();
@@ -76,6 +96,12 @@ fn each_rule_names_its_field() {
         error_of(json!({"amount": "12.5"})),
         "invoice i1: field `amount`: must be an integer, got \"12.5\""
     );
+    for text in ["12.50", ".0", "1e3", "12.0.0", "-", "."] {
+        assert_eq!(
+            error_of(json!({"amount": text})),
+            format!("invoice i1: field `amount`: must be an integer, got \"{text}\""),
+        );
+    }
 }
 
 #[test]
