@@ -27,9 +27,10 @@ pub enum ApiError {
     TooLarge(String),
     #[error("{0}")]
     MethodNotAllowed(String),
-    /// The body's `Content-Encoding` is not one the service decompresses.
+    /// The body's `Content-Encoding` or `Content-Type` is not one the service
+    /// reads.
     #[error("{0}")]
-    UnsupportedEncoding(String),
+    UnsupportedMediaType(String),
     #[error("{0}")]
     UriTooLong(String),
     #[error("{0}")]
@@ -135,7 +136,7 @@ impl ApiError {
             ApiError::Conflict(_) => StatusCode::CONFLICT,
             ApiError::TooLarge(_) => StatusCode::PAYLOAD_TOO_LARGE,
             ApiError::MethodNotAllowed(_) => StatusCode::METHOD_NOT_ALLOWED,
-            ApiError::UnsupportedEncoding(_) => StatusCode::UNSUPPORTED_MEDIA_TYPE,
+            ApiError::UnsupportedMediaType(_) => StatusCode::UNSUPPORTED_MEDIA_TYPE,
             ApiError::UriTooLong(_) => StatusCode::URI_TOO_LONG,
             ApiError::HeadersTooLarge(_) => StatusCode::REQUEST_HEADER_FIELDS_TOO_LARGE,
             ApiError::BodyTimeout(_) => StatusCode::REQUEST_TIMEOUT,
@@ -166,7 +167,7 @@ impl ApiError {
             ApiError::Conflict(_) => "conflict",
             ApiError::TooLarge(_) => "payload_too_large",
             ApiError::MethodNotAllowed(_) => "method_not_allowed",
-            ApiError::UnsupportedEncoding(_) => "unsupported_media_type",
+            ApiError::UnsupportedMediaType(_) => "unsupported_media_type",
             ApiError::UriTooLong(_) => "uri_too_long",
             ApiError::HeadersTooLarge(_) => "headers_too_large",
             ApiError::BodyTimeout(_) => "request_timeout",

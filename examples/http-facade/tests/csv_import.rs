@@ -7,6 +7,10 @@ use common::{OWNER_KEY, Server};
 use serde_json::{Value, json};
 
 fn post_csv(server: &Server, path: &str, csv: &str) -> (u16, Value) {
+    post_typed(server, path, "text/csv; charset=utf-8", csv)
+}
+
+fn post_typed(server: &Server, path: &str, content_type: &str, body: &str) -> (u16, Value) {
     let agent: ureq::Agent = ureq::Agent::config_builder()
         .http_status_as_error(false)
         .build()
@@ -14,8 +18,8 @@ fn post_csv(server: &Server, path: &str, csv: &str) -> (u16, Value) {
     let mut response = agent
         .post(format!("{}{path}", server.base))
         .header("Authorization", &format!("Bearer {OWNER_KEY}"))
-        .header("Content-Type", "text/csv; charset=utf-8")
-        .send(csv.as_bytes())
+        .header("Content-Type", content_type)
+        .send(body.as_bytes())
         .unwrap();
     let status = response.status().as_u16();
     let text = response.body_mut().read_to_string().unwrap();
@@ -88,4 +92,61 @@ fn csv_bodies_import_customers_plans_and_invoices() {
         .0,
         404
     );
+}
+
+/// A `Content-Type` parameter the service does not read is refused (415)
+/// before anything is stored: another charset, CSV without its header row,
+/// a parameter no format has. UTF-8 and `header=present` are read.
+#[test]
+fn content_type_parameters_the_service_does_not_read_are_refused() {
+    let server = Server::start();
+    server.post(
+        "/data/data-sources",
+        json!({"id": "sheet", "name": "Sheet"}),
+    );
+    let path = "/v1/data-sources/sheet/customers";
+    let csv = "id,name\nc1,Caf\u{e9}\n";
+    for (content_type, error) in [
+        (
+            "text/csv; charset=latin1",
+            "the body's charset latin1 is not read; send UTF-8",
+        ),
+        (
+            "text/csv; header=absent",
+            "a CSV body with header=absent is not read; send a header row naming the columns",
+        ),
+        (
+            "application/x-ndjson; version=2",
+            "the application/x-ndjson parameter version is not read",
+        ),
+        (
+            "application/json; header=present",
+            "the application/json parameter header is not read",
+        ),
+    ] {
+        let (status, body) = post_typed(&server, path, content_type, csv);
+        assert_eq!(status, 415, "{content_type}");
+        assert_eq!(
+            body,
+            json!({"error": error, "code": "unsupported_media_type"}),
+            "{content_type}"
+        );
+    }
+    assert_eq!(server.get("/data/customers").1["result"]["count"], 0);
+    let (status, body) = post_typed(
+        &server,
+        path,
+        "text/csv; charset=\"UTF-8\"; header=present",
+        csv,
+    );
+    assert_eq!(status, 200, "{body}");
+    let (status, body) = post_typed(
+        &server,
+        path,
+        "application/json; charset=utf-8",
+        r#"[{"id": "c2", "name": "Json"}]"#,
+    );
+    assert_eq!(status, 200, "{body}");
+    assert_eq!(server.get("/data/customers/c1").1["name"], "Caf\u{e9}");
+    assert_eq!(server.get("/data/customers").1["result"]["count"], 2);
 }

@@ -32,7 +32,7 @@ impl Coding {
 /// refused without reading it.
 pub fn coding(headers: &HeaderMap) -> Result<Option<Coding>, ApiError> {
     let unsupported = |named: &str| {
-        ApiError::UnsupportedEncoding(format!(
+        ApiError::UnsupportedMediaType(format!(
             "Content-Encoding `{named}` is not supported; send the body as it is, or as gzip or zstd"
         ))
     };

@@ -39,22 +39,42 @@ pub enum ImportFormat {
 }
 
 impl ImportFormat {
-    /// The format `headers` declare; JSON unless the type is one of the others.
-    pub fn of(headers: &HeaderMap) -> ImportFormat {
-        let media = headers
+    /// The format `headers` declare: JSON unless the media type is one of
+    /// the others. A `charset` other than UTF-8 (or its subset US-ASCII) is
+    /// refused, and so is any other parameter but CSV's `header=present`:
+    /// the body would be read otherwise than its sender meant.
+    pub fn of(headers: &HeaderMap) -> Result<ImportFormat, ApiError> {
+        let content_type = headers
             .get(header::CONTENT_TYPE)
             .and_then(|v| v.to_str().ok())
-            .and_then(|v| v.split(';').next())
-            .map(|v| v.trim().to_ascii_lowercase())
             .unwrap_or_default();
-        match media.as_str() {
+        let mut parts = content_type.split(';');
+        let media = parts.next().unwrap_or_default().trim().to_ascii_lowercase();
+        let format = match media.as_str() {
             "application/x-ndjson" | "application/jsonl" | "application/ndjson" => {
                 ImportFormat::Ndjson
             }
             ARROW_STREAM => ImportFormat::ArrowStream,
             "text/csv" => ImportFormat::Csv,
             _ => ImportFormat::Json,
+        };
+        for parameter in parts.filter(|p| !p.trim().is_empty()) {
+            let (name, value) = parameter.split_once('=').unwrap_or((parameter, ""));
+            let name = name.trim().to_ascii_lowercase();
+            let value = value.trim().trim_matches('"').to_ascii_lowercase();
+            let refusal = match name.as_str() {
+                "charset" if matches!(value.as_str(), "utf-8" | "utf8" | "us-ascii") => continue,
+                "charset" => format!("the body's charset {value} is not read; send UTF-8"),
+                "header" if format == ImportFormat::Csv && value == "present" => continue,
+                "header" if format == ImportFormat::Csv => format!(
+                    "a CSV body with header={value} is not read; send a header row naming \
+                     the columns"
+                ),
+                _ => format!("the {media} parameter {name} is not read"),
+            };
+            return Err(ApiError::UnsupportedMediaType(refusal));
         }
+        Ok(format)
     }
 }
 

@@ -55,7 +55,7 @@ async fn import(
                 | RecordKind::PlanGroups
         )
     });
-    let body = match ImportFormat::of(&headers) {
+    let body = match ImportFormat::of(&headers)? {
         ImportFormat::Json => body,
         ImportFormat::Ndjson => Bytes::from(ndjson_as_array(&body)?),
         ImportFormat::ArrowStream => {
