@@ -150,3 +150,48 @@ fn content_type_parameters_the_service_does_not_read_are_refused() {
     assert_eq!(server.get("/data/customers/c1").1["name"], "Caf\u{e9}");
     assert_eq!(server.get("/data/customers").1["result"]["count"], 2);
 }
+
+/// A UTF-8 byte order mark, which Windows tools and spreadsheets write at
+/// the start of a text, is passed over in every text body: it was a JSON
+/// syntax error, and in CSV it made the first column `\u{feff}id`.
+#[test]
+fn a_byte_order_mark_at_the_start_of_a_text_body_is_passed_over() {
+    let server = Server::start();
+    server.post(
+        "/data/data-sources",
+        json!({"id": "sheet", "name": "Sheet"}),
+    );
+    let import = "/v1/data-sources/sheet/customers";
+    for (path, content_type, body, created) in [
+        (import, "text/csv", "\u{feff}id,name\nc1,Csv\n", 200),
+        (
+            import,
+            "application/x-ndjson",
+            "\u{feff}{\"id\": \"c2\", \"name\": \"Lines\"}\n",
+            200,
+        ),
+        (
+            import,
+            "application/json",
+            "\u{feff}[{\"id\": \"c3\", \"name\": \"Json\"}]",
+            200,
+        ),
+        (
+            "/v1/data/customers",
+            "application/json",
+            "\u{feff}{\"id\": \"c4\", \"name\": \"Data\"}",
+            201,
+        ),
+    ] {
+        let (status, answer) = post_typed(&server, path, content_type, body);
+        assert_eq!(status, created, "{content_type}: {answer}");
+    }
+    let names: Vec<Value> = ["c1", "c2", "c3", "c4"]
+        .iter()
+        .map(|id| server.get(&format!("/data/customers/{id}")).1["name"].clone())
+        .collect();
+    assert_eq!(
+        names,
+        [json!("Csv"), json!("Lines"), json!("Json"), json!("Data")]
+    );
+}

@@ -61,6 +61,10 @@ impl TextSource {
             )),
             Some(Compression::Zstd) => Box::new(zstd::stream::read::Decoder::new(counted)?),
         };
+        let reader = Box::new(WithoutBom {
+            text: reader,
+            start: None,
+        });
         Ok(TextSource { reader, progress })
     }
 
@@ -116,6 +120,46 @@ impl Progress {
             let file_per_record = text as f64 * (file_read / text_given) / records as f64;
             (self.size as f64 / file_per_record).round() as usize
         })
+    }
+}
+
+/// The UTF-8 byte order mark some tools (Windows ones, spreadsheets)
+/// write at the start of a text.
+const BOM: [u8; 3] = [0xEF, 0xBB, 0xBF];
+
+/// A text read without the byte order mark it may start with: JSON has no
+/// place for one, so `{...}` after it would be unreadable.
+struct WithoutBom<R> {
+    text: R,
+    /// The first bytes read, while they are given back; `None` until the
+    /// start is checked.
+    start: Option<std::collections::VecDeque<u8>>,
+}
+
+impl<R: Read> Read for WithoutBom<R> {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        if self.start.is_none() {
+            let mut first = [0; 3];
+            let mut read = 0;
+            while read < first.len() {
+                match self.text.read(&mut first[read..]) {
+                    Ok(0) => break,
+                    Ok(n) => read += n,
+                    Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+                    Err(e) => return Err(e),
+                }
+            }
+            let kept = if first[..read] == BOM {
+                &[][..]
+            } else {
+                &first[..read]
+            };
+            self.start = Some(kept.iter().copied().collect());
+        }
+        match self.start.as_mut() {
+            Some(start) if !start.is_empty() => start.read(buf),
+            _ => self.text.read(buf),
+        }
     }
 }
 
@@ -177,6 +221,31 @@ mod tests {
         .concat();
         let text = read("two-frames.csv.zst", &frames, Compression::Zstd).unwrap();
         assert_eq!(text, "id\na\nb\n");
+    }
+
+    /// A byte order mark at the start is dropped, compressed or not; any
+    /// other start, shorter texts and a mark later on are kept.
+    #[test]
+    fn a_byte_order_mark_at_the_start_is_dropped() {
+        let plain = |name: &str, bytes: &[u8]| {
+            TextSource::open(&scratch(name, bytes).0, None)
+                .unwrap()
+                .read_text()
+                .unwrap()
+        };
+        assert_eq!(
+            plain("bom.jsonl", b"\xEF\xBB\xBF{\"id\":\"a\"}\n"),
+            "{\"id\":\"a\"}\n"
+        );
+        assert_eq!(plain("only-bom.json", b"\xEF\xBB\xBF"), "");
+        assert_eq!(plain("short.json", b"[]"), "[]");
+        assert_eq!(plain("empty.json", b""), "");
+        assert_eq!(
+            plain("inner.csv", b"id\n\xEF\xBB\xBFa\n"),
+            "id\n\u{feff}a\n"
+        );
+        let text = read("bom.csv.gz", &gzip("\u{feff}id\na\n"), Compression::Gzip).unwrap();
+        assert_eq!(text, "id\na\n");
     }
 
     #[test]

@@ -78,11 +78,18 @@ impl ImportFormat {
     }
 }
 
+/// A text body without the UTF-8 byte order mark some tools (Windows ones,
+/// spreadsheets) write at its start: JSON has no place for one, and a CSV
+/// header would name its first column `\u{feff}id`.
+pub fn without_bom(body: &[u8]) -> &[u8] {
+    body.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(body)
+}
+
 /// NDJSON as the text of a JSON array of its records, line for line (a
 /// blank line stays a blank line), so a syntax error names the line of the
 /// NDJSON body.
 pub fn ndjson_as_array(body: &[u8]) -> Result<Vec<u8>, ApiError> {
-    let text = std::str::from_utf8(body)
+    let text = std::str::from_utf8(without_bom(body))
         .map_err(|e| ApiError::bad_request(format!("the body is not UTF-8: {e}")))?;
     let mut array = Vec::with_capacity(body.len() + 2);
     array.push(b'[');

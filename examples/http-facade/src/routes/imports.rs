@@ -6,7 +6,7 @@
 
 use super::Routes;
 use super::data::{InvoiceRecords, results_response, upsert, upsert_batches, with_data_source};
-use super::formats::{ImportFormat, arrow_batches, ndjson_as_array};
+use super::formats::{ImportFormat, arrow_batches, ndjson_as_array, without_bom};
 use super::{BodyBytes, parse_body, records_of, write_records};
 use crate::auth::Caller;
 use crate::error::ApiError;
@@ -70,7 +70,7 @@ async fn import(
             let Some(kind) = kind else {
                 return Err(unknown_collection(&collection));
             };
-            let text = std::str::from_utf8(&body)
+            let text = std::str::from_utf8(without_bom(&body))
                 .map_err(|e| ApiError::bad_request(format!("the CSV body is not UTF-8: {e}")))?;
             let mut records = submetrics::csv::records(text)?;
             if records.len() > super::MAX_BATCH {

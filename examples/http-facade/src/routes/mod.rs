@@ -220,6 +220,7 @@ impl<S: Send + Sync> FromRequest<S> for JsonBody {
 
 /// A request body as one JSON value; an empty body or bad syntax is a 400.
 pub fn parse_body(bytes: &[u8]) -> Result<Value, ApiError> {
+    let bytes = formats::without_bom(bytes);
     if bytes.iter().all(u8::is_ascii_whitespace) {
         return Err(ApiError::bad_request("the body is empty; send JSON"));
     }
@@ -269,6 +270,7 @@ pub fn records_of(body: Value, key: &str) -> Result<Vec<Value>, ApiError> {
 /// escape), so a caller whose reading of a record fails must check that it
 /// is valid JSON on its own before answering for the body.
 pub fn record_texts<'a>(body: &'a [u8], key: &str) -> Option<Vec<&'a str>> {
+    let body = formats::without_bom(body);
     // serde_json refuses a document nested 128 deep, so a record may nest
     // 126 deep inside an array body and 125 inside a batch object's array,
     // one or two less than on its own.
