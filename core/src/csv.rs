@@ -131,12 +131,32 @@ fn typed(field: &str, text: &str) -> std::result::Result<Value, String> {
     Ok(number.unwrap_or_else(|| Value::String(text.to_string())))
 }
 
+/// Refuses a header that is one column holding another separator
+/// (`id;name;currency`, as spreadsheets in many locales write CSV, or tabs):
+/// every row would lack its fields.
+pub fn check_header<S: AsRef<str>>(names: &[S]) -> std::result::Result<(), String> {
+    let [only] = names else {
+        return Ok(());
+    };
+    let only = only.as_ref();
+    match [(';', "`;`"), ('\t', "tabs"), ('|', "`|`")]
+        .into_iter()
+        .find(|(separator, _)| only.contains(*separator))
+    {
+        Some((_, name)) => Err(format!(
+            "the header is one column, {only:?}: separate fields with commas, not {name}"
+        )),
+        None => Ok(()),
+    }
+}
+
 /// [`records`] with a malformed row's error as its line and the reason.
 pub fn records_by_line(text: &str) -> std::result::Result<Vec<Value>, (usize, String)> {
     let rows = csv_rows(text)?;
     let Some((header, body)) = rows.split_first() else {
         return Ok(Vec::new());
     };
+    check_header(header).map_err(|reason| (1, reason))?;
     body.iter()
         .enumerate()
         .map(|(i, row)| {
@@ -173,6 +193,7 @@ pub fn records_by_line(text: &str) -> std::result::Result<Vec<Value>, (usize, St
 #[cfg(test)]
 mod tests {
     use super::*;
+    use serde_json::json;
 
     #[test]
     fn csv_quotes_commas_and_nested_columns() {
@@ -183,6 +204,31 @@ mod tests {
         assert_eq!(records[0]["custom_variables"]["industry"], "Retail");
         assert_eq!(records[1]["name"], "Say \"hi\"");
         assert!(records[1].get("amount").is_none());
+    }
+
+    /// A header of one column holding another separator is refused at its
+    /// line; one column of a plain name is a header like any other.
+    #[test]
+    fn a_header_split_by_another_separator_is_refused() {
+        assert_eq!(
+            records("id;name\nc1;Acme\n").unwrap_err().to_string(),
+            "csv line 1: field `(row)`: the header is one column, \"id;name\": separate \
+             fields with commas, not `;`"
+        );
+        assert_eq!(
+            records_by_line("id\tname\nc1\tAcme\n").unwrap_err(),
+            (
+                1,
+                "the header is one column, \"id\\tname\": separate fields with commas, not tabs"
+                    .to_string()
+            )
+        );
+        assert_eq!(
+            check_header(&["a|b"]).unwrap_err(),
+            "the header is one column, \"a|b\": separate fields with commas, not `|`"
+        );
+        assert_eq!(records_by_line("id\nc1\n").unwrap(), [json!({"id": "c1"})]);
+        assert_eq!(check_header(&["id", "a;b"]), Ok(()));
     }
 
     #[test]

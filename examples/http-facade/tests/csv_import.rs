@@ -83,6 +83,17 @@ fn csv_bodies_import_customers_plans_and_invoices() {
         body["error"],
         "csv line 3: field `(row)`: a quoted field never ends"
     );
+    let (status, body) = post_csv(
+        &server,
+        "/v1/data-sources/sheet/customers",
+        "id;name\nc1;A\n",
+    );
+    assert_eq!(status, 400);
+    assert_eq!(
+        body["error"],
+        "csv line 1: field `(row)`: the header is one column, \"id;name\": separate fields \
+         with commas, not `;`"
+    );
     assert_eq!(
         post_csv(
             &server,

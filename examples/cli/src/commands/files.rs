@@ -290,6 +290,8 @@ impl CsvStream {
         if !next_row(&mut reader, &mut header)? {
             return Ok(None);
         }
+        let names: Vec<&str> = header.iter().collect();
+        submetrics::csv::check_header(&names).map_err(|reason| (1, reason))?;
         let plain = header
             .iter()
             .all(|name| !submetrics::csv::JSON_FIELDS.contains(&name) && !name.contains('.'));
@@ -412,6 +414,8 @@ fn csv_file(text: &str) -> std::result::Result<Records, (usize, String)> {
     let Some((header, body)) = rows.split_first() else {
         return Ok(Records::Values(Vec::new()));
     };
+    let names: Vec<&str> = header.iter().collect();
+    submetrics::csv::check_header(&names).map_err(|reason| (1, reason))?;
     check_widths(header, body)?;
     let plain = header
         .iter()

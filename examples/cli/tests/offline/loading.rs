@@ -208,3 +208,47 @@ fn a_malformed_line_of_a_customers_jsonl_file_names_the_file_and_its_line() {
     assert!(out.status.success(), "{out:?}");
     assert_eq!(json(&out)["result"]["count"], 600);
 }
+
+/// Text files as Windows tools and spreadsheets write them: a byte order
+/// mark before JSON is passed over; a CSV header split by semicolons is
+/// refused at its line rather than every row rejected for lacking its id.
+#[test]
+fn a_byte_order_mark_is_passed_over_and_a_semicolon_header_is_refused() {
+    let dir = std::path::PathBuf::from(env!("CARGO_TARGET_TMPDIR"))
+        .join(format!("cli-windows-text-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).expect("dir");
+    std::fs::write(
+        dir.join("customers.jsonl"),
+        "\u{feff}{\"id\": \"c1\", \"name\": \"Bom\"}\r\n",
+    )
+    .expect("write");
+    std::fs::write(
+        dir.join("plans.json"),
+        "\u{feff}[{\"id\": \"m\", \"name\": \"M\", \"interval\": \"month\", \"currency\": \"USD\"}]",
+    )
+    .expect("write");
+    let out = local_in(
+        dir.to_str().unwrap(),
+        &["customers", "list", "--status", "all"],
+    );
+    assert!(out.status.success(), "{out:?}");
+    assert_eq!(json(&out)["result"]["list"][0]["name"], "Bom");
+    std::fs::write(
+        dir.join("invoices.csv"),
+        "id;customer_id;amount\ni1;c1;100\n",
+    )
+    .expect("write");
+    let out = local_in(dir.to_str().unwrap(), &["reports", "summary"]);
+    assert_eq!(out.status.code(), Some(1));
+    assert_eq!(
+        String::from_utf8_lossy(&out.stderr),
+        format!(
+            "error: {} line 1: the header is one column, \"id;customer_id;amount\": separate \
+             fields with commas, not `;`\n\
+             loaded 1 customers, 1 plans, 0 invoices; rejected 0\n",
+            dir.join("invoices.csv").display()
+        )
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
