@@ -103,9 +103,9 @@ impl Stream {
                 .and_then(|batch| batch.transpose().map_err(|e| e.to_string()))
                 .map(|batch| batch.map(Chunk::Batch))
                 .map_err(|e| CliError::usage(format!("{}: {e}", path.display()))),
-            Source::Csv(csv) => csv.next_chunk().map_err(|(line, e)| {
-                CliError::usage(format!("{} line {line}: {e}", path.display()))
-            }),
+            Source::Csv(csv) => csv
+                .next_chunk()
+                .map_err(|(line, e)| at_line(path, line, &e)),
         }
     }
 
@@ -188,9 +188,7 @@ fn read_file(file: &RecordFile, collection: &str, stream_wanted: bool) -> Result
         return Ok(Records::LineStream(Box::new(stream)));
     }
     if file.format == "csv" && stream_wanted {
-        let bad = |(line, e): (usize, String)| {
-            CliError::usage(format!("{} line {line}: {e}", path.display()))
-        };
+        let bad = |(line, e): (usize, String)| at_line(path, line, &e);
         if let Some(csv) = CsvStream::open(open_text()?).map_err(bad)? {
             return Ok(Records::Stream(Box::new(Stream {
                 path: path.to_path_buf(),
@@ -200,8 +198,7 @@ fn read_file(file: &RecordFile, collection: &str, stream_wanted: bool) -> Result
         }
     }
     let text = open_text()?.read_text().map_err(unreadable)?;
-    let bad =
-        |line: usize, e: String| CliError::usage(format!("{} line {line}: {e}", path.display()));
+    let bad = |line: usize, e: String| at_line(path, line, &e);
     match file.format {
         "json" => {
             match serde_json::from_str::<Value>(&text).map_err(|e| bad(e.line(), e.to_string()))? {
@@ -236,6 +233,16 @@ fn read_file(file: &RecordFile, collection: &str, stream_wanted: bool) -> Result
             .collect::<Result<Vec<Value>>>()
             .map(Records::Values),
         _ => csv_file(&text).map_err(|(line, e)| bad(line, e)),
+    }
+}
+
+/// The error of a record file at `line` (as the file counts them from 1;
+/// 0 when the reader could not tell, as for a file that fails to read).
+pub fn at_line(path: &Path, line: usize, reason: &str) -> CliError {
+    if line == 0 {
+        CliError::usage(format!("{}: {reason}", path.display()))
+    } else {
+        CliError::usage(format!("{} line {line}: {reason}", path.display()))
     }
 }
 

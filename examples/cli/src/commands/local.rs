@@ -406,7 +406,7 @@ impl Piece {
     fn parse_lines<'b>(block: &'b Block, path: &Path) -> Result<Vec<Json<'b>>> {
         block
             .parse()
-            .map_err(|(line, e)| CliError::usage(format!("{} line {line}: {e}", path.display())))
+            .map_err(|(line, e)| super::files::at_line(path, line, &e.to_string()))
     }
 
     fn read_invoices(self) -> Result<submetrics::ReadInvoices> {

@@ -149,6 +149,13 @@ impl<R: Read> Read for WithoutBom<R> {
                     Err(e) => return Err(e),
                 }
             }
+            let utf16 = [[0xFF, 0xFE], [0xFE, 0xFF]];
+            if read >= 2 && utf16.contains(&[first[0], first[1]]) {
+                return Err(std::io::Error::new(
+                    std::io::ErrorKind::InvalidData,
+                    "it is UTF-16 text (it starts with a UTF-16 byte order mark); save it as UTF-8",
+                ));
+            }
             let kept = if first[..read] == BOM {
                 &[][..]
             } else {
@@ -246,6 +253,18 @@ mod tests {
         );
         let text = read("bom.csv.gz", &gzip("\u{feff}id\na\n"), Compression::Gzip).unwrap();
         assert_eq!(text, "id\na\n");
+        // UTF-16, as some spreadsheet exports are: named, not misread.
+        for start in [[0xFF, 0xFE], [0xFE, 0xFF]] {
+            let bytes = [&start[..], b"i\0d\0"].concat();
+            let error = TextSource::open(&scratch("utf16.csv", &bytes).0, None)
+                .unwrap()
+                .read_text()
+                .unwrap_err();
+            assert_eq!(
+                error.to_string(),
+                "it is UTF-16 text (it starts with a UTF-16 byte order mark); save it as UTF-8"
+            );
+        }
     }
 
     #[test]

@@ -250,5 +250,20 @@ fn a_byte_order_mark_is_passed_over_and_a_semicolon_header_is_refused() {
             dir.join("invoices.csv").display()
         )
     );
+    let utf16: Vec<u8> = [0xFF, 0xFE]
+        .into_iter()
+        .chain("id,customer_id\n".encode_utf16().flat_map(u16::to_le_bytes))
+        .collect();
+    std::fs::write(dir.join("invoices.csv"), utf16).expect("write");
+    let out = local_in(dir.to_str().unwrap(), &["reports", "summary"]);
+    assert_eq!(
+        String::from_utf8_lossy(&out.stderr),
+        format!(
+            "error: {}: it is UTF-16 text (it starts with a UTF-16 byte order mark); save it \
+             as UTF-8\n\
+             loaded 1 customers, 1 plans, 0 invoices; rejected 0\n",
+            dir.join("invoices.csv").display()
+        )
+    );
     let _ = std::fs::remove_dir_all(&dir);
 }
