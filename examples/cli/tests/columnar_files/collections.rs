@@ -1,0 +1,247 @@
+//! Collections over several files: directories, globs, options that
+//! replace the data directory's files, one part in two forms.
+
+use crate::fixture::*;
+use serde_json::Value;
+use std::process::Output;
+
+#[test]
+fn collections_from_files_directories_and_globs() {
+    let dir = scratch("lake");
+    // Invoices as a Spark job writes a dataset: part files, a success
+    // marker and checksum files beside them.
+    let invoices = dir.join("invoices");
+    std::fs::create_dir(&invoices).unwrap();
+    let rows = fixture_invoices();
+    write_parquet(
+        &invoices.join("part-00000-c000.snappy.parquet"),
+        &batch(&rows[..3]),
+    );
+    // A partition of the dataset in a directory of its own.
+    let partition = invoices.join("year=2024");
+    std::fs::create_dir(&partition).unwrap();
+    write_parquet(
+        &partition.join("part-00001-c000.snappy.parquet"),
+        &batch(&rows[3..]),
+    );
+    std::fs::write(invoices.join("_SUCCESS"), b"").unwrap();
+    // What a job still running leaves: passed over too.
+    let unfinished = invoices.join("_temporary").join("0");
+    std::fs::create_dir_all(&unfinished).unwrap();
+    write_parquet(&unfinished.join("part-00000.parquet"), &batch(&rows[..1]));
+    std::fs::write(invoices.join(".part-00000-c000.snappy.parquet.crc"), b"crc").unwrap();
+    // Plans in two files of a month each, found by a pattern at any depth.
+    let plans = fixture_plans();
+    for (month, part) in [("2024-01", &plans[..1]), ("2024-02", &plans[1..])] {
+        let month = dir.join("plans").join(month);
+        std::fs::create_dir_all(&month).unwrap();
+        write_parquet(&month.join("plans.parquet"), &batch(part));
+    }
+    // FX rates in two Parquet files: both load (the EUR rate is the second's).
+    let rates: Value =
+        serde_json::from_str(&std::fs::read_to_string(fixture().join("fx_rates.json")).unwrap())
+            .unwrap();
+    let rates = rates.as_array().unwrap();
+    assert_eq!(rates[0]["currency"], "EUR");
+    write_parquet(&dir.join("rates-usd.parquet"), &batch(&rates[1..]));
+    write_parquet(&dir.join("rates-eur.parquet"), &batch(&rates[..1]));
+    let at = |path: &str| dir.join(path).to_str().unwrap().to_string();
+    let (invoices, customers) = (at("invoices"), fixture().join("customers.csv"));
+    let (plans, rates) = (at("plans/**/*.parquet"), at("rates-*.parquet"));
+    assert_read_like_the_fixture(&[
+        "--invoices",
+        &invoices,
+        "--customers",
+        customers.to_str().unwrap(),
+        "--plans",
+        &plans,
+        "--fx-rates",
+        &rates,
+    ]);
+}
+
+#[test]
+fn a_collection_directory_in_the_data_directory() {
+    let dir = scratch("dataset");
+    let rows = fixture_invoices();
+    write_parquet(&dir.join("invoices-1.parquet"), &batch(&rows[..2]));
+    let partition = dir.join("invoices").join("year=2024");
+    std::fs::create_dir_all(&partition).unwrap();
+    write_parquet(&partition.join("part-0.parquet"), &batch(&rows[2..]));
+    std::fs::write(dir.join("invoices").join("_SUCCESS"), b"").unwrap();
+    // A link back up the tree is walked once.
+    std::os::unix::fs::symlink(dir.join("invoices"), partition.join("again")).unwrap();
+    copy("customers.csv", &dir);
+    copy("plans.json", &dir);
+    copy("fx_rates.json", &dir);
+    assert_like_the_fixture(&dir);
+
+    std::fs::write(dir.join("invoices").join("notes.txt"), b"").unwrap();
+    let out = run(&dir, &["reports", "summary"]);
+    let notes = dir.join("invoices").join("notes.txt");
+    assert_eq!(
+        String::from_utf8_lossy(&out.stderr),
+        format!(
+            "error: --data {}: {} is not a file of records \
+             (.json, .jsonl, .ndjson, .csv, .parquet; the text formats also .gz or .zst)\n\
+             loaded 0 customers, 0 plans, 0 invoices; rejected 0\n",
+            dir.join("invoices").display(),
+            notes.display()
+        )
+    );
+}
+
+#[test]
+fn a_collection_option_replaces_the_data_directorys_files() {
+    let dir = scratch("override");
+    let rows = fixture_invoices();
+    write_parquet(&dir.join("january.parquet"), &batch(&rows[..1]));
+    let january = dir.join("january.parquet");
+    // The same file named twice is read once.
+    let out = run_from(
+        &[
+            "--data",
+            fixture().to_str().unwrap(),
+            "--invoices",
+            january.to_str().unwrap(),
+            "--invoices",
+            dir.join("jan*.parquet").to_str().unwrap(),
+        ],
+        &["reports", "summary"],
+    );
+    assert_eq!(json(&out)["summary"]["mrr_current"], 0);
+    assert!(
+        String::from_utf8_lossy(&out.stderr)
+            .ends_with("loaded 3 customers, 3 plans, 1 invoices; rejected 0\n"),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+
+    let bad: Vec<Value> = rows.into_iter().filter(|r| r["id"] == "bad").collect();
+    write_parquet(&dir.join("bad.parquet"), &batch(&bad));
+    let bad = dir.join("bad.parquet");
+    let bad = bad.to_str().unwrap();
+    let out = run_from(
+        &["--data", fixture().to_str().unwrap(), "--invoices", bad],
+        &["reports", "summary"],
+    );
+    assert_eq!(
+        String::from_utf8_lossy(&out.stderr),
+        format!(
+            "rejected: invoice bad: field `customer_id`: customer `Z` does not exist; send the customer first\n\
+             error: --invoices {bad}: every record of invoices was rejected\n\
+             loaded 3 customers, 3 plans, 0 invoices; rejected 1\n"
+        )
+    );
+}
+
+#[test]
+fn a_collection_option_that_names_no_file_of_records_is_an_error() {
+    let dir = scratch("unmatched");
+    std::fs::create_dir(dir.join("nested")).unwrap();
+    std::fs::write(dir.join("notes.txt"), b"").unwrap();
+    let at = |path: &str| dir.join(path).to_str().unwrap().to_string();
+    let customers = fixture().join("customers.csv");
+    let not_records = |pattern: &str, file: &str| {
+        format!(
+            "--invoices {pattern}: {file} is not a file of records \
+             (.json, .jsonl, .ndjson, .csv, .parquet; the text formats also .gz or .zst)"
+        )
+    };
+    let cases = [
+        (
+            at("invoices-*.parquet"),
+            format!(
+                "--invoices {}: matches no file of records",
+                at("invoices-*.parquet")
+            ),
+        ),
+        (
+            at("missing.parquet"),
+            format!(
+                "--invoices {}: no such file or directory",
+                at("missing.parquet")
+            ),
+        ),
+        (
+            at("notes.txt"),
+            not_records(&at("notes.txt"), &at("notes.txt")),
+        ),
+        (at("*.*"), not_records(&at("*.*"), &at("notes.txt"))),
+        // Given whole, a directory stands for every file under it.
+        (at(""), not_records(&at(""), &at("notes.txt"))),
+        (
+            at("nested"),
+            format!("--invoices {}: matches no file of records", at("nested")),
+        ),
+    ];
+    for (pattern, error) in cases {
+        let out = run_from(
+            &[
+                "--customers",
+                customers.to_str().unwrap(),
+                "--invoices",
+                &pattern,
+            ],
+            &["reports", "summary"],
+        );
+        assert!(!out.status.success());
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(
+            stderr,
+            format!("error: {error}\nloaded 0 customers, 0 plans, 0 invoices; rejected 0\n")
+        );
+    }
+}
+
+#[test]
+fn a_collection_in_files_of_every_format_loads_as_one_stream() {
+    let dir = scratch("mixed");
+    let rows = fixture_invoices();
+    let json: Vec<Value> = rows[..2].to_vec();
+    std::fs::write(dir.join("invoices-1.json"), Value::from(json).to_string()).unwrap();
+    let lines: Vec<String> = rows[2..4].iter().map(Value::to_string).collect();
+    std::fs::write(dir.join("invoices-2.jsonl"), lines.join("\n")).unwrap();
+    write_parquet(&dir.join("invoices-3.parquet"), &batch(&rows[4..5]));
+    std::fs::write(dir.join("invoices-4.csv"), invoices_csv(&rows[5..])).unwrap();
+    copy("customers.csv", &dir);
+    copy("plans.json", &dir);
+    copy("fx_rates.json", &dir);
+    assert_like_the_fixture(&dir);
+}
+
+#[test]
+fn one_part_in_two_forms_is_an_error_naming_both() {
+    let dir = scratch("two-forms");
+    copy("customers.csv", &dir);
+    copy("plans.json", &dir);
+    copy("invoices.jsonl", &dir);
+    let error = |first: &str, second: &str| {
+        format!(
+            "error: --data {}: {first} and {second} are the same part of invoices \
+             in two forms; keep one\n\
+             loaded 0 customers, 0 plans, 0 invoices; rejected 0\n",
+            dir.display()
+        )
+    };
+    let stderr = |out: Output| {
+        assert!(!out.status.success());
+        String::from_utf8_lossy(&out.stderr).into_owned()
+    };
+
+    let gzipped = gzip(&std::fs::read(dir.join("invoices.jsonl")).unwrap());
+    std::fs::write(dir.join("invoices.jsonl.gz"), gzipped).unwrap();
+    let out = run(&dir, &["reports", "summary"]);
+    assert_eq!(stderr(out), error("invoices.jsonl", "invoices.jsonl.gz"));
+
+    std::fs::remove_file(dir.join("invoices.jsonl.gz")).unwrap();
+    std::fs::create_dir(dir.join("invoices")).unwrap();
+    let out = run(&dir, &["reports", "summary"]);
+    assert_eq!(stderr(out), error("invoices.jsonl", "invoices"));
+
+    // Distinct parts beside a directory of parts all load.
+    std::fs::rename(dir.join("invoices.jsonl"), dir.join("invoices-1.jsonl")).unwrap();
+    write_parquet(&dir.join("invoices").join("part-0.parquet"), &batch(&[]));
+    copy("fx_rates.json", &dir);
+    assert_like_the_fixture(&dir);
+}
