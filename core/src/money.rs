@@ -61,6 +61,12 @@ impl Currency {
         Currency((letter(code[0]) * 26 + letter(code[1])) * 26 + letter(code[2]))
     }
 
+    /// The code's three upper-case ASCII letters as bytes, for writers that
+    /// take bytes (no UTF-8 check on the way).
+    pub fn code(&self) -> &'static [u8; 3] {
+        &CODES[usize::from(self.0)]
+    }
+
     /// The upper-case ISO 4217 style code (three ASCII letters).
     pub fn as_str(&self) -> &'static str {
         // Only places of three letters are ever stored.

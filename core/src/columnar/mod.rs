@@ -19,6 +19,7 @@
 mod ipc;
 mod movements;
 mod results;
+mod text;
 
 pub use ipc::{IPC_DECOMPRESSED_LIMIT, batches_from_ipc, ipc_of, ipc_of_batches};
 pub use movements::movement_schema;

@@ -2,10 +2,11 @@
 //! the typed rows where the replays hold them: no JSON and no copied rows
 //! in between, a batch per 65,536 rows, each built on a core in one pass.
 
-use crate::derive::movements::{Movement, PlanList};
+use super::text::{TextColumn, TextListColumn, item_field};
+use crate::derive::movements::Movement;
 use crate::error::{Error, Result};
+use crate::ids::PlanId;
 use crate::ledger::read_ahead;
-use arrow_array::builder::{ListBuilder, StringBuilder};
 use arrow_array::{ArrayRef, Int64Array, RecordBatch};
 use arrow_schema::{DataType, Field, Schema};
 use chrono::{Datelike, NaiveDate};
@@ -18,10 +19,7 @@ use std::sync::Arc;
 pub fn movement_schema() -> Schema {
     let text = |name: &str| Field::new(name, DataType::Utf8, false);
     let integer = |name: &str| Field::new(name, DataType::Int64, false);
-    let plans = |name: &str| {
-        let item = Field::new("item", DataType::Utf8, true);
-        Field::new(name, DataType::List(Arc::new(item)), false)
-    };
+    let plans = |name: &str| Field::new(name, DataType::List(Arc::new(item_field())), false);
     Schema::new(vec![
         text("date"),
         text("customer_id"),
@@ -53,30 +51,24 @@ pub(super) fn batches(rows: &[&Movement]) -> Result<Vec<RecordBatch>> {
 /// The columns of one batch of movements, filled a row at a time so that
 /// each row, wherever its replay keeps it, is read once.
 struct MovementColumns {
-    dates: StringBuilder,
-    customer_ids: StringBuilder,
-    kinds: StringBuilder,
-    subtypes: StringBuilder,
+    dates: TextColumn,
+    customer_ids: TextColumn,
+    kinds: TextColumn,
+    subtypes: TextColumn,
     mrr_changes: Vec<i64>,
     mrr_changes_base_currency: Vec<i64>,
     customer_count_changes: Vec<i64>,
     quantity_changes: Vec<i64>,
-    currencies: StringBuilder,
-    plans_before: ListBuilder<StringBuilder>,
-    plans_after: ListBuilder<StringBuilder>,
+    currencies: TextColumn,
+    plans_before: TextListColumn,
+    plans_after: TextListColumn,
 }
 
 impl MovementColumns {
     fn of(rows: &[&Movement]) -> MovementColumns {
         let n = rows.len();
-        let text = |bytes_per_row: usize| StringBuilder::with_capacity(n, n * bytes_per_row);
-        let plans = || {
-            ListBuilder::with_capacity(StringBuilder::new(), n).with_field(Field::new(
-                "item",
-                DataType::Utf8,
-                true,
-            ))
-        };
+        let text = |bytes_per_row: usize| TextColumn::with_capacity(n, n * bytes_per_row);
+        let plans = || TextListColumn::with_capacity(n, n, n * 12);
         let mut columns = MovementColumns {
             dates: text(10),
             customer_ids: text(16),
@@ -98,35 +90,37 @@ impl MovementColumns {
     }
 
     fn push(&mut self, row: &Movement) {
-        append_date(&mut self.dates, row.date);
-        self.customer_ids.append_value(row.customer_id.as_str());
-        self.kinds.append_value(row.kind.as_str());
-        self.subtypes.append_value(row.subtype.as_str());
+        push_date(&mut self.dates, row.date);
+        self.customer_ids.push(row.customer_id.as_str().as_bytes());
+        self.kinds.push(row.kind.as_str().as_bytes());
+        self.subtypes.push(row.subtype.as_str().as_bytes());
         self.mrr_changes.push(row.mrr_change);
         self.mrr_changes_base_currency
             .push(row.mrr_change_base_currency);
         self.customer_count_changes
             .push(i64::from(row.customer_count_change));
         self.quantity_changes.push(row.quantity_change);
-        self.currencies.append_value(row.currency.as_str());
-        append_plans(&mut self.plans_before, &row.plans_before);
-        append_plans(&mut self.plans_after, &row.plans_after);
+        self.currencies.push(row.currency.code());
+        self.plans_before
+            .push(row.plans_before.iter().map(PlanId::as_str));
+        self.plans_after
+            .push(row.plans_after.iter().map(PlanId::as_str));
     }
 
-    fn finish(mut self, schema: &Arc<Schema>) -> Result<RecordBatch> {
+    fn finish(self, schema: &Arc<Schema>) -> Result<RecordBatch> {
         let integers = |values: Vec<i64>| Arc::new(Int64Array::from(values)) as ArrayRef;
         let columns: Vec<ArrayRef> = vec![
-            Arc::new(self.dates.finish()),
-            Arc::new(self.customer_ids.finish()),
-            Arc::new(self.kinds.finish()),
-            Arc::new(self.subtypes.finish()),
+            Arc::new(self.dates.finish("date")?),
+            Arc::new(self.customer_ids.finish("customer_id")?),
+            Arc::new(self.kinds.finish("type")?),
+            Arc::new(self.subtypes.finish("subtype")?),
             integers(self.mrr_changes),
             integers(self.mrr_changes_base_currency),
             integers(self.customer_count_changes),
             integers(self.quantity_changes),
-            Arc::new(self.currencies.finish()),
-            Arc::new(self.plans_before.finish()),
-            Arc::new(self.plans_after.finish()),
+            Arc::new(self.currencies.finish("currency")?),
+            Arc::new(self.plans_before.finish("plans_before")?),
+            Arc::new(self.plans_after.finish("plans_after")?),
         ];
         RecordBatch::try_new(schema.clone(), columns)
             .map_err(|error| Error::query("movements", error.to_string()))
@@ -135,10 +129,10 @@ impl MovementColumns {
 
 /// Appends a date as the JSON answers write it, `YYYY-MM-DD`; a year
 /// outside 0-9999 as chrono writes it (`+12345-01-01`).
-fn append_date(dates: &mut StringBuilder, date: NaiveDate) {
+fn push_date(dates: &mut TextColumn, date: NaiveDate) {
     let year = date.year();
     if !(0..=9999).contains(&year) {
-        dates.append_value(date.to_string());
+        dates.push(date.to_string().as_bytes());
         return;
     }
     let write_digits = |mut n: u32, out: &mut [u8]| {
@@ -151,14 +145,7 @@ fn append_date(dates: &mut StringBuilder, date: NaiveDate) {
     write_digits(year.unsigned_abs(), &mut text[0..4]);
     write_digits(date.month(), &mut text[5..7]);
     write_digits(date.day(), &mut text[8..10]);
-    dates.append_value(std::str::from_utf8(&text).unwrap_or_default());
-}
-
-fn append_plans(lists: &mut ListBuilder<StringBuilder>, plans: &PlanList) {
-    for plan in plans {
-        lists.values().append_value(plan.as_str());
-    }
-    lists.append(true);
+    dates.push(&text);
 }
 
 #[cfg(test)]
@@ -277,7 +264,7 @@ mod tests {
 
     #[test]
     fn dates_are_written_as_the_json_answers_write_them() {
-        let mut dates = StringBuilder::new();
+        let mut dates = TextColumn::with_capacity(6, 60);
         let days = [
             (2024, 2, 29),
             (999, 1, 9),
@@ -287,12 +274,12 @@ mod tests {
             (10000, 1, 1),
         ];
         for (year, month, day) in days {
-            append_date(
+            push_date(
                 &mut dates,
                 NaiveDate::from_ymd_opt(year, month, day).unwrap(),
             );
         }
-        let dates = dates.finish();
+        let dates = dates.finish("date").unwrap();
         let written: Vec<&str> = dates.iter().flatten().collect();
         assert_eq!(
             written,
