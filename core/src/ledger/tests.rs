@@ -519,3 +519,45 @@ fn get_names_the_kind_when_missing() {
         json!({"count": 0, "list": []})
     );
 }
+
+/// Movements of one day come in customer id order whatever order the
+/// customers were stored in, ids that share their first sixteen bytes
+/// (compared in full) and customers without a movement (sorted last)
+/// included.
+#[test]
+fn a_days_movements_come_in_customer_id_order() {
+    let mut ledger = ledger();
+    let ids = [
+        "cus_0000000000000b",
+        "z",
+        "cus_0000000000000a",
+        "cus_00000000000009",
+        "cus_0000000000000",
+        "A",
+    ];
+    let customers: Vec<Value> = ids.iter().map(|id| json!({"id": id, "name": id})).collect();
+    ledger.upsert_customers(&customers);
+    let invoices: Vec<Value> = ids
+        .iter()
+        .enumerate()
+        .map(|(k, id)| sub(&format!("i{k}"), id, "2024-01-01", 1000))
+        .collect();
+    assert_eq!(ledger.upsert_invoices(&invoices).accepted(), ids.len());
+    let listed: Vec<String> = ledger
+        .movements(as_of("2024-01-15T00:00:00Z"), &MovementFilter::default())
+        .unwrap()
+        .iter()
+        .map(|movement| movement.customer_id.to_string())
+        .collect();
+    assert_eq!(
+        listed,
+        [
+            "A",
+            "cus_0000000000000",
+            "cus_00000000000009",
+            "cus_0000000000000a",
+            "cus_0000000000000b",
+            "z"
+        ]
+    );
+}
