@@ -28,6 +28,7 @@ pub use results::{ResultColumns, result_schema};
 use crate::error::{Error, Result};
 use crate::reports::result::ReportTable;
 pub use crate::reports::result::report_rows;
+use crate::reports::row_keys::KeyOrder;
 use crate::reports::{Kind, ReportParams};
 use crate::{Ledger, MovementFilter};
 use arrow_array::{
@@ -76,9 +77,10 @@ impl Ledger {
 pub fn batch_of_table(table: &ReportTable) -> Result<RecordBatch> {
     let mut fields = Vec::with_capacity(table.columns.len());
     let mut columns = Vec::with_capacity(table.columns.len());
-    for column in &table.columns {
-        let cells: Vec<Option<&Value>> =
-            table.rows.iter().map(|row| row.get(&column.name)).collect();
+    let rows: Vec<Option<&Value>> = table.rows.iter().map(Some).collect();
+    let names = table.columns.iter().map(|column| column.name.as_str());
+    let cells_by_column = KeyOrder::named(names).cells(&rows);
+    for (column, cells) in table.columns.iter().zip(cells_by_column) {
         let fits = cells.iter().flatten().all(|v| column.kind.admits(v));
         let array: ArrayRef = match column.kind {
             Kind::Money(_) | Kind::Count if fits => Arc::new(
@@ -127,23 +129,17 @@ pub fn report_result_batch(result: Value) -> Result<RecordBatch> {
 /// JSON rows as one record batch (see the module documentation for the
 /// column types). A row that is not an object is an error naming it.
 pub fn batch_of_rows(rows: &[Value]) -> Result<RecordBatch> {
-    let mut names: Vec<&str> = Vec::new();
-    for (i, row) in rows.iter().enumerate() {
-        let Some(object) = row.as_object() else {
-            return Err(Error::query(&format!("rows[{i}]"), "must be an object"));
-        };
-        for key in object.keys() {
-            if !names.contains(&key.as_str()) {
-                names.push(key);
-            }
-        }
+    if let Some(i) = rows.iter().position(|row| !row.is_object()) {
+        return Err(Error::query(&format!("rows[{i}]"), "must be an object"));
     }
+    let order = KeyOrder::of(rows.iter().filter_map(Value::as_object));
+    let cells: Vec<Option<&Value>> = rows.iter().map(Some).collect();
+    let names = order.names();
     let mut fields = Vec::with_capacity(names.len());
     let mut columns = Vec::with_capacity(names.len());
-    for name in names {
-        let cells: Vec<Option<&Value>> = rows.iter().map(|row| row.get(name)).collect();
+    for (name, cells) in names.iter().zip(order.cells(&cells)) {
         let column = column_of(&cells);
-        fields.push(Field::new(name, column.data_type().clone(), true));
+        fields.push(Field::new(*name, column.data_type().clone(), true));
         columns.push(column);
     }
     let options = RecordBatchOptions::new().with_row_count(Some(rows.len()));
@@ -214,24 +210,16 @@ fn column_of(cells: &[Option<&Value>]) -> ArrayRef {
         ));
     }
     if present.iter().all(|v| v.is_object()) {
-        let mut keys: Vec<&str> = Vec::new();
-        for object in present.iter().filter_map(|v| v.as_object()) {
-            for key in object.keys() {
-                if !keys.contains(&key.as_str()) {
-                    keys.push(key);
-                }
-            }
-        }
-        if keys.is_empty() {
+        let order = KeyOrder::of(present.iter().filter_map(|v| v.as_object()));
+        if order.names().is_empty() {
             return Arc::new(StructArray::new_empty_fields(cells.len(), Some(valid())));
         }
+        let keys = order.names();
         let mut fields = Vec::with_capacity(keys.len());
         let mut children = Vec::with_capacity(keys.len());
-        for key in keys {
-            let inner: Vec<Option<&Value>> =
-                cells.iter().map(|v| v.and_then(|v| v.get(key))).collect();
+        for (key, inner) in keys.iter().zip(order.cells(cells)) {
             let child = column_of(&inner);
-            fields.push(Field::new(key, child.data_type().clone(), true));
+            fields.push(Field::new(*key, child.data_type().clone(), true));
             children.push(child);
         }
         return Arc::new(StructArray::new(

@@ -26,6 +26,7 @@ pub(crate) mod partial;
 mod registry;
 mod request;
 pub mod result;
+pub(crate) mod row_keys;
 mod scheduled;
 pub mod schema;
 pub(crate) mod series;

@@ -7,6 +7,7 @@
 //! CSV and the CLI's tables are renderings of it.
 
 use super::Report;
+use super::row_keys::KeyOrder;
 use super::schema::{Kind, MoneyIn, ReportSchema};
 use crate::error::Result;
 use serde::Serialize;
@@ -75,14 +76,12 @@ impl ReportTable {
         rows: Vec<Value>,
     ) -> ReportTable {
         let schema = report.schema();
-        let mut names: Vec<String> = Vec::new();
-        for row in &rows {
-            for key in row.as_object().into_iter().flat_map(|o| o.keys()) {
-                if !names.contains(key) {
-                    names.push(key.clone());
-                }
-            }
-        }
+        let objects = rows.iter().filter_map(Value::as_object);
+        let mut names: Vec<String> = KeyOrder::of(objects)
+            .names()
+            .iter()
+            .map(|name| name.to_string())
+            .collect();
         if rows.is_empty() {
             names = match schema {
                 ReportSchema::Rows(columns) => columns.iter().map(|c| c.name.to_string()).collect(),
