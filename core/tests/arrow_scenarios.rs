@@ -8,8 +8,9 @@ mod common;
 use common::batch_of;
 use serde_json::Value;
 use std::path::PathBuf;
+use submetrics::columnar::batch_of_table;
 use submetrics::scenario::{self, JsonWrites, Writes};
-use submetrics::{Ledger, MovementFilter, RecordKind, Result, WriteReport};
+use submetrics::{Ledger, MovementFilter, RecordKind, ReportParams, Result, WriteReport};
 
 /// Writes a scenario's records as record batches: a step as one batch, or
 /// record by record when its columns would mix kinds of values. Steps with a
@@ -96,6 +97,7 @@ fn check(name: &str, scenario: &Value) -> Vec<String> {
                 if movements(&from_batches) != movements(&from_json) {
                     failures.push("movements differ".to_string());
                 }
+                failures.extend(report_batch_differences(&from_json, scenario, as_of));
             }
             Err(error) => failures.push(format!("as_of: {error}")),
         }
@@ -103,6 +105,55 @@ fn check(name: &str, scenario: &Value) -> Vec<String> {
     match scenario::run_with(scenario, &mut ArrowWrites { batches: 0 }) {
         Ok(outcome) => failures.extend(outcome.failures),
         Err(error) => failures.push(format!("could not run: {error}")),
+    }
+    failures
+}
+
+/// The reports whose record batch, written from the typed rows, differs
+/// from the batch of their JSON table (or whose errors differ): those the
+/// scenario expects, with their parameters, and every report without any.
+fn report_batch_differences(
+    ledger: &Ledger,
+    scenario: &Value,
+    as_of: chrono::DateTime<chrono::Utc>,
+) -> Vec<String> {
+    let expected = scenario["expect"]["reports"]
+        .as_array()
+        .into_iter()
+        .flatten();
+    let with_params = expected.map(|report| {
+        let params: ReportParams = report["params"]
+            .as_object()
+            .into_iter()
+            .flatten()
+            .map(|(k, v)| {
+                (
+                    k.clone(),
+                    v.as_str().map_or_else(|| v.to_string(), str::to_string),
+                )
+            })
+            .collect();
+        (report["name"].as_str().unwrap_or_default(), params)
+    });
+    let without = submetrics::reports::report_names()
+        .into_iter()
+        .map(|name| (name, ReportParams::new()));
+    let mut failures = Vec::new();
+    for (name, params) in with_params.chain(without) {
+        let typed = ledger.report_batch(name, &params, as_of);
+        let of_table = ledger
+            .report_table(name, &params, as_of)
+            .and_then(|table| batch_of_table(&table));
+        let same = match (&typed, &of_table) {
+            (Ok(typed), Ok(of_table)) => typed == of_table,
+            (Err(a), Err(b)) => a.to_string() == b.to_string(),
+            _ => false,
+        };
+        if !same {
+            failures.push(format!(
+                "report {name} {params:?}: batch {typed:?}, of its table {of_table:?}"
+            ));
+        }
     }
     failures
 }

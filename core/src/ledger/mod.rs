@@ -18,6 +18,7 @@ mod tests;
 mod tests_cache;
 mod writes;
 
+#[cfg(feature = "arrow")]
 pub(crate) use queries::read_ahead;
 
 use crate::derive::{CacheCell, Derived, ReplayCache};

@@ -17,6 +17,8 @@
 
 use super::result::ReportTable;
 use super::{Report, ReportParams};
+#[cfg(feature = "arrow")]
+use super::{result::TableColumn, row_cells::RowCells};
 use crate::derive::Derived;
 use crate::error::Result;
 use crate::money::{Cents, Currency};
@@ -37,6 +39,12 @@ trait Answer: Send {
     fn into_json(self: Box<Self>) -> Value;
     /// The table's rows, each a JSON object.
     fn into_rows(self: Box<Self>) -> Vec<Value>;
+    /// The table's rows as cells by column: those of [`Answer::into_rows`]
+    /// unless the shape writes its typed rows straight into cells.
+    #[cfg(feature = "arrow")]
+    fn into_cells(self: Box<Self>) -> RowCells {
+        RowCells::of_values(self.into_rows())
+    }
 }
 
 impl ReportAnswer {
@@ -50,6 +58,17 @@ impl ReportAnswer {
         let currency = self.0.currency().map(|c| c.as_str().to_string());
         ReportTable::of_rows(report, currency, self.0.into_rows())
     }
+
+    /// The columns of the table of `report` and their cells, without a
+    /// JSON object per row (see [`RowCells`]).
+    #[cfg(feature = "arrow")]
+    pub(crate) fn into_cells(self, report: &Report) -> (Vec<TableColumn>, RowCells) {
+        let currency = self.0.currency().map(|c| c.as_str().to_string());
+        let cells = self.0.into_cells();
+        let names = cells.names().to_vec();
+        let columns = ReportTable::columns_of(report, currency, names);
+        (columns, cells)
+    }
 }
 
 impl<A: Answer + 'static> From<A> for ReportAnswer {
@@ -62,6 +81,25 @@ impl<A: Answer + 'static> From<A> for ReportAnswer {
 /// maps keyed by text only, which always serialize.
 fn json<T: Serialize + ?Sized>(value: &T) -> Value {
     serde_json::to_value(value).expect("report values have text keys")
+}
+
+/// Rows per piece of a long list written into cells on a core of its own.
+#[cfg(feature = "arrow")]
+const CELL_ROWS_PER_CORE: usize = 1 << 14;
+
+/// Typed rows as cells, on every core for a long list; serializes as
+/// [`json`] does.
+#[cfg(feature = "arrow")]
+fn cells<R: Serialize + Sync>(rows: &[R]) -> RowCells {
+    let pieces: Vec<RowCells> = rows
+        .par_chunks(CELL_ROWS_PER_CORE)
+        .map(|piece| RowCells::of(piece).expect("report values have text keys"))
+        .collect();
+    let mut all = RowCells::with_room(rows.len());
+    for piece in pieces {
+        all.append(piece);
+    }
+    all
 }
 
 /// The fields of an answer's envelope before its rows.
@@ -114,7 +152,7 @@ pub(crate) struct Series<H, R> {
     pub(crate) result: Vec<R>,
 }
 
-impl<H: Head, R: Serialize + Send + 'static> Answer for Series<H, R> {
+impl<H: Head, R: Serialize + Send + Sync + 'static> Answer for Series<H, R> {
     fn currency(&self) -> Option<Currency> {
         self.head.currency()
     }
@@ -125,6 +163,11 @@ impl<H: Head, R: Serialize + Send + 'static> Answer for Series<H, R> {
 
     fn into_rows(self: Box<Self>) -> Vec<Value> {
         self.result.iter().map(json).collect()
+    }
+
+    #[cfg(feature = "arrow")]
+    fn into_cells(self: Box<Self>) -> RowCells {
+        cells(&self.result)
     }
 }
 
@@ -157,6 +200,11 @@ impl<H: Head, R: Serialize + Send + Sync + 'static> Answer for Listing<H, R> {
 
     fn into_rows(self: Box<Self>) -> Vec<Value> {
         self.list.par_iter().map(json).collect()
+    }
+
+    #[cfg(feature = "arrow")]
+    fn into_cells(self: Box<Self>) -> RowCells {
+        cells(&self.list)
     }
 }
 

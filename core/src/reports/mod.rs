@@ -26,6 +26,8 @@ pub(crate) mod partial;
 mod registry;
 mod request;
 pub mod result;
+#[cfg(feature = "arrow")]
+pub(crate) mod row_cells;
 pub(crate) mod row_keys;
 mod scheduled;
 pub mod schema;

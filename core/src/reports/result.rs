@@ -75,20 +75,36 @@ impl ReportTable {
         currency: Option<String>,
         rows: Vec<Value>,
     ) -> ReportTable {
-        let schema = report.schema();
         let objects = rows.iter().filter_map(Value::as_object);
-        let mut names: Vec<String> = KeyOrder::of(objects)
+        let names: Vec<String> = KeyOrder::of(objects)
             .names()
             .iter()
             .map(|name| name.to_string())
             .collect();
-        if rows.is_empty() {
+        ReportTable {
+            report: report.name,
+            schema: report.schema(),
+            columns: ReportTable::columns_of(report, currency, names),
+            rows,
+        }
+    }
+
+    /// The columns of `report` named `names` (the fields its rows hold, in
+    /// order); with no names, the schema's top-level columns (`metric`
+    /// only for a `*-table`).
+    pub(crate) fn columns_of(
+        report: &Report,
+        currency: Option<String>,
+        mut names: Vec<String>,
+    ) -> Vec<TableColumn> {
+        let schema = report.schema();
+        if names.is_empty() {
             names = match schema {
                 ReportSchema::Rows(columns) => columns.iter().map(|c| c.name.to_string()).collect(),
                 ReportSchema::ByMetric(_) => vec!["metric".to_string()],
             };
         }
-        let columns = names
+        names
             .into_iter()
             .map(|name| {
                 let kind = match schema {
@@ -108,13 +124,7 @@ impl ReportTable {
                     currency,
                 }
             })
-            .collect();
-        ReportTable {
-            report: report.name,
-            schema,
-            columns,
-            rows,
-        }
+            .collect()
     }
 
     /// The column `name`.

@@ -30,6 +30,7 @@ impl<'a> KeyOrder<'a> {
 
     /// Only these distinct names, in this order (the columns of a table,
     /// whose rows may hold fewer).
+    #[cfg(feature = "arrow")]
     pub(crate) fn named(names: impl IntoIterator<Item = &'a str>) -> KeyOrder<'a> {
         let mut order = KeyOrder::default();
         for name in names {
@@ -58,6 +59,7 @@ impl<'a> KeyOrder<'a> {
 
     /// Where `key`, the `place`-th field of its row, stands among these
     /// keys, if it is one of them.
+    #[cfg(feature = "arrow")]
     fn find(&self, place: usize, key: &str) -> Option<usize> {
         if self.names.get(place) == Some(&key) {
             return Some(place);
@@ -67,6 +69,7 @@ impl<'a> KeyOrder<'a> {
 
     /// Each key's cells, a cell per row (`None` where a row, or a cell that
     /// is not an object, lacks the key).
+    #[cfg(feature = "arrow")]
     pub(crate) fn cells(&self, rows: &[Option<&'a Value>]) -> Vec<Vec<Option<&'a Value>>> {
         let mut columns = vec![Vec::with_capacity(rows.len()); self.names.len()];
         for (row, cell) in rows.iter().enumerate() {
