@@ -18,6 +18,7 @@ use crate::money::{Cents, Currency};
 use crate::query::{Page, Query};
 use chrono::{DateTime, SecondsFormat, Utc};
 use chrono_tz::Tz;
+use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 
 pub(super) fn invoices_detail(
@@ -39,21 +40,30 @@ pub(super) fn invoices_detail(
         }
     }
     let Page { limit, offset } = Page::read(&q, usize::MAX, None)?;
-    let mut invoices = listed(ledger, &customers);
-    invoices.sort_by(|a, b| {
-        b.invoice_date
-            .instant(tz)
-            .cmp(&a.invoice_date.instant(tz))
-            .then_with(|| a.id().cmp(b.id()))
+    // Each invoice's instant is worked out once, not at every comparison
+    // (in a time zone other than UTC that takes the zone's rules); ids are
+    // distinct, so the order is total.
+    let mut invoices: Vec<(DateTime<Utc>, StoredInvoice<'_>)> = listed(ledger, &customers)
+        .into_iter()
+        .map(|invoice| (invoice.invoice_date.instant(tz), invoice))
+        .collect();
+    invoices.par_sort_unstable_by(|(at_a, a), (at_b, b)| {
+        at_b.cmp(at_a).then_with(|| a.id().cmp(b.id()))
     });
-    let mut list = Vec::new();
-    for invoice in invoices.iter().skip(offset).take(limit) {
-        let day = invoice.invoice_date.local_date(tz);
-        let total_base = ledger
-            .fx()
-            .convert(invoice.amount, invoice.currency, currency, day)?;
-        list.push(invoice_row(ledger, *invoice, total_base, tz));
-    }
+    let page = &invoices[offset.min(invoices.len())..];
+    let list = page[..limit.min(page.len())]
+        .par_iter()
+        .map(|(_, invoice)| {
+            let day = invoice.invoice_date.local_date(tz);
+            let total_base =
+                ledger
+                    .fx()
+                    .convert(invoice.amount, invoice.currency, currency, day)?;
+            Ok(invoice_row(ledger, *invoice, total_base, tz))
+        })
+        .collect::<Vec<Result<InvoiceRow>>>();
+    // The first failure in list order, whichever core met it first.
+    let list = list.into_iter().collect::<Result<Vec<InvoiceRow>>>()?;
     Ok(listing(invoices.len(), list))
 }
 
