@@ -561,3 +561,30 @@ fn a_days_movements_come_in_customer_id_order() {
         ]
     );
 }
+
+/// Rows of a listing are built on every core, yet a listing that cannot
+/// convert several of its invoices names the first of them in its order
+/// (newest first), as a single core would.
+#[test]
+fn a_listing_names_its_first_unconvertible_invoice_in_list_order() {
+    let mut ledger = ledger();
+    ledger.upsert_plans(&[
+        json!({"id": "e", "name": "Euro", "billing_freq": "month", "currency": "EUR"}),
+    ]);
+    let invoices: Vec<Value> = (1..=9)
+        .map(|month| {
+            json!({"id": format!("e{month}"), "customer_id": "a", "type": "subscription",
+                   "plan_id": "e", "invoice_date": format!("2024-0{month}-01"),
+                   "amount": 1000, "currency": "EUR"})
+        })
+        .collect();
+    assert_eq!(ledger.upsert_invoices(&invoices).accepted(), 9);
+    let params = ReportParams::new();
+    let error = ledger
+        .report("invoices-detail", &params, as_of("2024-12-01T00:00:00Z"))
+        .unwrap_err();
+    assert_eq!(
+        error.to_string(),
+        "no exchange rate for EUR on or before 2024-09-01"
+    );
+}
