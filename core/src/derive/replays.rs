@@ -149,35 +149,25 @@ fn replay_all(
     {
         return Err(error);
     }
-    // Ordered as (sort prefix, slot) pairs rather than by moving the
-    // replays: a pair is half their size, and its prefix compares as one
-    // number.
-    let mut order: Vec<(u128, u32)> = replays
-        .iter()
-        .enumerate()
-        .filter_map(|(slot, replayed)| {
-            let prefix = u128::from_be_bytes(replayed.as_ref()?.prefix);
-            Some((prefix, slot as u32))
-        })
-        .collect();
-    let id_at = |slot: u32| replays[slot as usize].as_ref().map(|r| &r.id);
-    order.par_sort_unstable_by(|(prefix_a, a), (prefix_b, b)| {
-        prefix_a
-            .cmp(prefix_b)
-            .then_with(|| id_at(*a).cmp(&id_at(*b)))
+    // Customers without a replay sort last.
+    replays.par_sort_unstable_by(|a, b| match (a, b) {
+        (Some(a), Some(b)) => a.prefix.cmp(&b.prefix).then_with(|| a.id.cmp(&b.id)),
+        (Some(_), None) => std::cmp::Ordering::Less,
+        (None, Some(_)) => std::cmp::Ordering::Greater,
+        (None, None) => std::cmp::Ordering::Equal,
     });
+    let replayed = replays.iter().map_while(Option::as_ref);
     let mut window = ReplayWindow::default();
-    for replayed in replays.iter().flatten() {
+    let mut count = 0;
+    for replayed in replayed {
         window.narrow(&replayed.window);
+        count += 1;
     }
-    let mut set = Records::with_capacity_and_hasher(order.len(), hasher);
-    for (_, slot) in order {
-        let Some(Replayed {
-            hash, id, replay, ..
-        }) = replays[slot as usize].take()
-        else {
-            continue;
-        };
+    let mut set = Records::with_capacity_and_hasher(count, hasher);
+    for Replayed {
+        hash, id, replay, ..
+    } in replays.into_iter().map_while(|replayed| replayed)
+    {
         // Customer ids are distinct: the entry is vacant without comparing ids.
         if let RawEntryMut::Vacant(entry) = set.raw_entry_mut_v1().from_hash(hash, |_| false) {
             entry.insert_hashed_nocheck(hash, id, replay);
