@@ -94,6 +94,16 @@ mod tests {
     use super::*;
     use serde_json::json;
 
+    /// Each key's cells of `rows` as integers.
+    fn integer_cells(order: &KeyOrder, rows: &[Value]) -> Vec<Vec<Option<i64>>> {
+        let cells: Vec<Option<&Value>> = rows.iter().map(Some).collect();
+        let columns = order.cells(&cells);
+        columns
+            .iter()
+            .map(|column| column.iter().map(|v| v.and_then(Value::as_i64)).collect())
+            .collect()
+    }
+
     #[test]
     fn keys_come_in_order_of_first_use_and_cells_under_their_key() {
         let rows = [
@@ -106,14 +116,8 @@ mod tests {
         let objects = rows.iter().filter_map(Value::as_object);
         let order = KeyOrder::of(objects);
         assert_eq!(order.names(), ["a", "b", "c"]);
-        let cells: Vec<Option<&Value>> = rows.iter().map(Some).collect();
-        let columns = order.cells(&cells);
-        let shown: Vec<Vec<Option<i64>>> = columns
-            .iter()
-            .map(|column| column.iter().map(|v| v.and_then(Value::as_i64)).collect())
-            .collect();
         assert_eq!(
-            shown,
+            integer_cells(&order, &rows),
             [
                 vec![Some(1), None, None, Some(6), None],
                 vec![Some(2), Some(3), None, Some(7), None],
@@ -126,12 +130,9 @@ mod tests {
     fn named_keys_take_only_their_cells() {
         let rows = [json!({"x": 1, "y": 2}), json!({"y": 3})];
         let order = KeyOrder::named(["y", "z"]);
-        let cells: Vec<Option<&Value>> = rows.iter().map(Some).collect();
-        let columns = order.cells(&cells);
-        let shown: Vec<Vec<Option<i64>>> = columns
-            .iter()
-            .map(|column| column.iter().map(|v| v.and_then(Value::as_i64)).collect())
-            .collect();
-        assert_eq!(shown, [vec![Some(2), Some(3)], vec![None, None]]);
+        assert_eq!(
+            integer_cells(&order, &rows),
+            [vec![Some(2), Some(3)], vec![None, None]]
+        );
     }
 }
