@@ -58,7 +58,7 @@ impl Ledger {
     /// the result and columns typed by the report's schema: the batch
     /// [`batch_of_table`] makes of [`Ledger::report_table`], built from the
     /// report's typed rows written straight into cells by column, with no
-    /// JSON object per row (a third less time for a million rows).
+    /// JSON object per row.
     pub fn report_batch(
         &self,
         name: &str,

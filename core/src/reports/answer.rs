@@ -66,7 +66,7 @@ impl ReportAnswer {
         let currency = self.0.currency().map(|c| c.as_str().to_string());
         let cells = self.0.into_cells();
         let names = cells.names().to_vec();
-        let columns = ReportTable::columns_of(report, currency, names);
+        let columns = ReportTable::columns_of(report, currency, names, cells.rows());
         (columns, cells)
     }
 }

@@ -84,21 +84,22 @@ impl ReportTable {
         ReportTable {
             report: report.name,
             schema: report.schema(),
-            columns: ReportTable::columns_of(report, currency, names),
+            columns: ReportTable::columns_of(report, currency, names, rows.len()),
             rows,
         }
     }
 
-    /// The columns of `report` named `names` (the fields its rows hold, in
-    /// order); with no names, the schema's top-level columns (`metric`
-    /// only for a `*-table`).
+    /// The columns of `report` named `names` (the fields its `rows` rows
+    /// hold, in order); with no rows, the schema's top-level columns
+    /// (`metric` only for a `*-table`).
     pub(crate) fn columns_of(
         report: &Report,
         currency: Option<String>,
         mut names: Vec<String>,
+        rows: usize,
     ) -> Vec<TableColumn> {
         let schema = report.schema();
-        if names.is_empty() {
+        if rows == 0 {
             names = match schema {
                 ReportSchema::Rows(columns) => columns.iter().map(|c| c.name.to_string()).collect(),
                 ReportSchema::ByMetric(_) => vec!["metric".to_string()],
