@@ -128,6 +128,18 @@ impl ReportTable {
             .collect()
     }
 
+    /// Each row's cells in column order (`None` where the row lacks the
+    /// column), found in one walk over the row's fields: what a rendering
+    /// reads rather than looking each cell up by name in its row.
+    pub fn row_cells(&self) -> impl Iterator<Item = Vec<Option<&Value>>> + '_ {
+        let order = KeyOrder::named(self.columns.iter().map(|c| c.name.as_str()));
+        self.rows.iter().map(move |row| {
+            let mut cells = Vec::new();
+            order.row(row, &mut cells);
+            cells
+        })
+    }
+
     /// The column `name`.
     pub fn column(&self, name: &str) -> Option<&TableColumn> {
         self.columns.iter().find(|c| c.name == name)
@@ -204,6 +216,38 @@ pub fn report_rows(result: Value) -> Vec<Value> {
 mod tests {
     use super::*;
     use serde_json::json;
+
+    #[test]
+    fn row_cells_come_in_column_order_whatever_order_the_rows_hold() {
+        let table = ReportTable::from_result(
+            "movement-table",
+            json!({"currency": "USD", "result": {"count": 3, "list": [
+                {"date": "2024-01-01", "currency": "EUR", "mrr_change": 5},
+                {"mrr_change": -2, "date": "2024-02-01"},
+                {"date": "2024-03-01", "extra": true},
+            ]}}),
+        )
+        .unwrap();
+        let names: Vec<&str> = table.columns.iter().map(|c| c.name.as_str()).collect();
+        assert_eq!(names, ["date", "currency", "mrr_change", "extra"]);
+        let rows: Vec<Vec<Option<Value>>> = table
+            .row_cells()
+            .map(|cells| cells.into_iter().map(|cell| cell.cloned()).collect())
+            .collect();
+        assert_eq!(
+            rows,
+            [
+                vec![
+                    Some(json!("2024-01-01")),
+                    Some(json!("EUR")),
+                    Some(json!(5)),
+                    None
+                ],
+                vec![Some(json!("2024-02-01")), None, Some(json!(-2)), None],
+                vec![Some(json!("2024-03-01")), None, None, Some(json!(true))],
+            ]
+        );
+    }
 
     #[test]
     fn table_cells_take_their_kind_and_currency_from_the_row_metric_or_the_row() {

@@ -30,7 +30,6 @@ impl<'a> KeyOrder<'a> {
 
     /// Only these distinct names, in this order (the columns of a table,
     /// whose rows may hold fewer).
-    #[cfg(feature = "arrow")]
     pub(crate) fn named(names: impl IntoIterator<Item = &'a str>) -> KeyOrder<'a> {
         let mut order = KeyOrder::default();
         for name in names {
@@ -59,12 +58,23 @@ impl<'a> KeyOrder<'a> {
 
     /// Where `key`, the `place`-th field of its row, stands among these
     /// keys, if it is one of them.
-    #[cfg(feature = "arrow")]
     fn find(&self, place: usize, key: &str) -> Option<usize> {
         if self.names.get(place) == Some(&key) {
             return Some(place);
         }
         self.positions.get(key).copied()
+    }
+
+    /// The cells of one row, a cell per key (`None` where the row, or a
+    /// row that is not an object, lacks the key), into `cells`.
+    pub(crate) fn row(&self, row: &'a Value, cells: &mut Vec<Option<&'a Value>>) {
+        cells.clear();
+        cells.resize(self.names.len(), None);
+        for (place, (key, value)) in row.as_object().into_iter().flatten().enumerate() {
+            if let Some(column) = self.find(place, key) {
+                cells[column] = Some(value);
+            }
+        }
     }
 
     /// Each key's cells, a cell per row (`None` where a row, or a cell that

@@ -23,6 +23,7 @@ use arrow_schema::{DataType, Field, Schema};
 use axum::http::{HeaderMap, HeaderValue, header};
 use axum::response::{IntoResponse, Response};
 use serde_json::Value;
+use std::borrow::Cow;
 use std::sync::Arc;
 use submetrics::ReportTable;
 
@@ -194,13 +195,13 @@ pub fn csv_text(table: &ReportTable) -> Result<Vec<u8>, ApiError> {
     writer
         .write_record(table.columns.iter().map(|c| c.name.as_str()))
         .map_err(failed)?;
-    for row in &table.rows {
-        let cells = table.columns.iter().map(|c| match row.get(&c.name) {
-            None | Some(Value::Null) => String::new(),
-            Some(Value::String(text)) => text.clone(),
-            Some(other) => other.to_string(),
+    for cells in table.row_cells() {
+        let texts = cells.into_iter().map(|cell| match cell {
+            None | Some(Value::Null) => Cow::Borrowed(&b""[..]),
+            Some(Value::String(text)) => Cow::Borrowed(text.as_bytes()),
+            Some(other) => Cow::Owned(other.to_string().into_bytes()),
         });
-        writer.write_record(cells).map_err(failed)?;
+        writer.write_record(texts).map_err(failed)?;
     }
     writer
         .into_inner()
