@@ -21,14 +21,18 @@ use pyo3_arrow::input::AnyRecordBatch;
 /// caller holds (0.4 s for a table of 10M rows beside 700k dicts).
 pub fn batches(obj: &Bound<'_, PyAny>) -> PyResult<Option<Vec<RecordBatch>>> {
     let py = obj.py();
-    let arrow = if obj.hasattr("__arrow_c_stream__")? || obj.hasattr("__arrow_c_array__")? {
-        obj.clone()
-    } else if is_pandas_frame(obj)? {
+    // A pandas frame first, though pandas 2.2 and later also export Arrow
+    // themselves: their columns backed by pyarrow arrays (as a Dask shuffle
+    // leaves them) cross as they lie, off their alignment, unless the
+    // table they make is checked like any pyarrow data.
+    let arrow = if is_pandas_frame(obj)? {
         let kwargs = pyo3::types::PyDict::new(py);
         kwargs.set_item("preserve_index", false)?;
         py.import("pyarrow")?
             .getattr("Table")?
             .call_method("from_pandas", (obj,), Some(&kwargs))?
+    } else if obj.hasattr("__arrow_c_stream__")? || obj.hasattr("__arrow_c_array__")? {
+        obj.clone()
     } else {
         return Ok(None);
     };

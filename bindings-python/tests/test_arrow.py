@@ -109,6 +109,11 @@ def test_pyarrow_data_off_its_alignment_is_written_like_any_other() -> None:
     batch = misaligned(pa.table({"id": ["C"], "name": ["Cid"]})).to_batches()[0]
     assert results(l.upsert_customers(batch)) == [None]
     assert l.get_customer("C")["name"] == "Cid"
+    # A pandas frame of pyarrow-backed columns keeps their buffers where
+    # they lie, also through pandas' own Arrow export.
+    frame = misaligned(pa.table({"id": ["D"], "name": ["Dee"]})).to_pandas(types_mapper=pd.ArrowDtype)
+    assert results(l.upsert_customers(frame)) == [None]
+    assert l.get_customer("D")["name"] == "Dee"
 
 
 def test_tables_are_read_and_answered_with_the_collector_paused() -> None:
