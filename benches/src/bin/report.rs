@@ -1,6 +1,8 @@
 //! Runs one report repeatedly on a generated ledger, for profiling:
-//! `report <invoices> <repeats> <name> [key=value ...]`, e.g.
+//! `report [--arrow] <invoices> <repeats> <name> [key=value ...]`, e.g.
 //! `perf record target/release/report 1000000 20 mrr interval=month`.
+//! With `--arrow` each run builds the report's record batch
+//! (`Ledger::report_batch`) instead of its JSON answer.
 //! Prints the median time of the warm runs.
 
 use submetrics::ReportParams;
@@ -9,9 +11,13 @@ use submetrics_benches::measure::{ms, quantile, timed};
 
 fn main() {
     submetrics_allocator::keep_freed_memory_longer();
-    let args: Vec<String> = std::env::args().skip(1).collect();
+    let mut args: Vec<String> = std::env::args().skip(1).collect();
+    let arrow = args.first().is_some_and(|first| first == "--arrow");
+    if arrow {
+        args.remove(0);
+    }
     let [size, repeats, name, pairs @ ..] = args.as_slice() else {
-        eprintln!("usage: report <invoices> <repeats> <name> [key=value ...]");
+        eprintln!("usage: report [--arrow] <invoices> <repeats> <name> [key=value ...]");
         std::process::exit(2);
     };
     let (Ok(size), Ok(repeats)) = (size.parse::<usize>(), repeats.parse::<usize>()) else {
@@ -28,14 +34,19 @@ fn main() {
     let data = generate(&spec);
     let ledger = data.ledger();
     drop(data);
-    let (first, cold) = timed(|| ledger.report(name, &params, as_of));
+    let run = || {
+        if arrow {
+            ledger.report_batch(name, &params, as_of).map(drop)
+        } else {
+            ledger.report(name, &params, as_of).map(drop)
+        }
+    };
+    let (first, cold) = timed(run);
     if let Err(error) = first {
         eprintln!("{error}");
         std::process::exit(1);
     }
-    let mut warm: Vec<_> = (0..repeats)
-        .map(|_| timed(|| ledger.report(name, &params, as_of)).1)
-        .collect();
+    let mut warm: Vec<_> = (0..repeats).map(|_| timed(run).1).collect();
     println!(
         "{name}: cold {} / warm median {} over {repeats}",
         ms(cold),

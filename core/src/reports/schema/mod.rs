@@ -124,12 +124,18 @@ impl Kind {
     /// lists and groups of their shape with every field declared. Null is of
     /// every kind. `Metric` takes any number (its row decides).
     pub fn admits(&self, value: &Value) -> bool {
-        self.mismatch(value, "").is_none()
+        self.mismatch_at(value, Place::At("")).is_none()
     }
 
     /// The first place under `value` (a path from `at`) that is not of this
     /// kind, in words; `None` when it is.
     pub fn mismatch(&self, value: &Value, at: &str) -> Option<String> {
+        self.mismatch_at(value, Place::At(at))
+    }
+
+    /// [`Kind::mismatch`] with the path written only for a value that does
+    /// not fit: checking every cell of a long report writes none.
+    fn mismatch_at(&self, value: &Value, at: Place<'_>) -> Option<String> {
         if value.is_null() {
             return None;
         }
@@ -156,7 +162,7 @@ impl Kind {
                     return Some(format!("{at}: {value} is not a list"));
                 };
                 return items.iter().enumerate().find_map(|(i, item)| {
-                    Kind::Object(fields).mismatch(item, &format!("{at}[{i}]"))
+                    Kind::Object(fields).mismatch_at(item, Place::Item(&at, i))
                 });
             }
             Kind::Percents(fields) => {
@@ -164,11 +170,11 @@ impl Kind {
                     return Some(format!("{at}: {value} is not an object"));
                 };
                 return object.iter().find_map(|(name, value)| {
-                    let path = format!("{at}.{name}");
+                    let place = Place::Field(&at, name);
                     if fields.iter().any(|c| c.name == name) {
-                        Kind::Percent.mismatch(value, &path)
+                        Kind::Percent.mismatch_at(value, place)
                     } else {
-                        Some(format!("{path}: not declared"))
+                        Some(format!("{place}: not declared"))
                     }
                 });
             }
@@ -177,7 +183,7 @@ impl Kind {
                     return Some(format!("{at}: {value} is not an object of groups"));
                 };
                 return groups.iter().find_map(|(key, group)| {
-                    Kind::Object(fields).mismatch(group, &format!("{at}.{key}"))
+                    Kind::Object(fields).mismatch_at(group, Place::Field(&at, key))
                 });
             }
         };
@@ -185,21 +191,39 @@ impl Kind {
     }
 }
 
+/// Where a value sits under a cell or row, written out only in a mismatch's
+/// words: `mrr`, `lines[2].amount`, `breakdown.US.mrr`.
+#[derive(Clone, Copy)]
+enum Place<'a> {
+    /// The value itself, as its caller names it (empty for a row).
+    At(&'a str),
+    /// A field or group key of the value at the place before.
+    Field(&'a Place<'a>, &'a str),
+    /// An item of the list at the place before.
+    Item(&'a Place<'a>, usize),
+}
+
+impl std::fmt::Display for Place<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Place::At(name) | Place::Field(Place::At(""), name) => f.write_str(name),
+            Place::Field(before, name) => write!(f, "{before}.{name}"),
+            Place::Item(before, i) => write!(f, "{before}[{i}]"),
+        }
+    }
+}
+
 /// The first field of `object` undeclared in `fields` or not of its kind.
 fn object_mismatch(
     fields: &[Column],
     object: &serde_json::Map<String, Value>,
-    at: &str,
+    at: Place<'_>,
 ) -> Option<String> {
     object.iter().find_map(|(name, value)| {
-        let path = if at.is_empty() {
-            name.clone()
-        } else {
-            format!("{at}.{name}")
-        };
+        let place = Place::Field(&at, name);
         match fields.iter().find(|c| c.name == name) {
-            None => Some(format!("{path}: not declared")),
-            Some(column) => column.kind.mismatch(value, &path),
+            None => Some(format!("{place}: not declared")),
+            Some(column) => column.kind.mismatch_at(value, place),
         }
     })
 }
@@ -248,7 +272,7 @@ impl ReportSchema {
             return Some(format!("{row} is not an object"));
         };
         match self {
-            ReportSchema::Rows(columns) => object_mismatch(columns, object, ""),
+            ReportSchema::Rows(columns) => object_mismatch(columns, object, Place::At("")),
             ReportSchema::ByMetric(_) => {
                 object
                     .iter()
@@ -296,3 +320,31 @@ mod declared;
 pub(crate) mod of;
 
 pub use declared::{CUSTOMERS, MOVEMENTS};
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_mismatch_names_its_place_down_lists_groups_and_fields() {
+        let movement = |lines: Value| json!({"date": "2024-01-01", "lines": lines});
+        let bad_line = movement(json!([{"amount": 5}, {"amount": "x"}]));
+        assert_eq!(
+            MOVEMENTS.mismatch(&bad_line).as_deref(),
+            Some(r#"lines[1].amount: "x" is not money"#)
+        );
+        let undeclared = movement(json!([{"amount": 5, "colour": "red"}]));
+        assert_eq!(
+            MOVEMENTS.mismatch(&undeclared).as_deref(),
+            Some("lines[0].colour: not declared")
+        );
+        let groups = Kind::Groups(declared::MRR_GROUP);
+        assert_eq!(
+            groups.mismatch(&json!({"US": {"new": 1.5}}), "breakdown"),
+            Some("breakdown.US.new: 1.5 is not money".to_string())
+        );
+        assert!(!groups.admits(&json!({"US": {"new": 1.5}})));
+        assert!(groups.admits(&json!({"US": {"new": 15}, "FR": null})));
+        assert_eq!(MOVEMENTS.mismatch(&movement(json!([{"amount": 5}]))), None);
+    }
+}
