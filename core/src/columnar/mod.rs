@@ -38,6 +38,7 @@ use arrow_array::{
 use arrow_buffer::{NullBuffer, OffsetBuffer};
 use arrow_schema::{Field, Fields, Schema};
 use chrono::{DateTime, Utc};
+use rayon::prelude::*;
 use serde_json::Value;
 use std::sync::Arc;
 
@@ -74,7 +75,9 @@ impl Ledger {
                 Some(cells) => cells.iter().map(Option::as_ref).collect(),
                 None => vec![None; cells.rows()],
             });
-        batch_of_columns(&columns, cells_by_column.collect(), cells.rows())
+        let batch = batch_of_columns(&columns, cells_by_column.collect(), cells.rows());
+        cells.drop_on_every_core();
+        batch
     }
 }
 
@@ -98,43 +101,52 @@ fn batch_of_columns(
     cells_by_column: Vec<Vec<Option<&Value>>>,
     rows: usize,
 ) -> Result<RecordBatch> {
-    let mut fields = Vec::with_capacity(table_columns.len());
-    let mut columns = Vec::with_capacity(table_columns.len());
-    for (column, cells) in table_columns.iter().zip(cells_by_column) {
-        let fits = cells.iter().flatten().all(|v| column.kind.admits(v));
-        let array: ArrayRef = match column.kind {
-            Kind::Money(_) | Kind::Count if fits => Arc::new(
-                cells
-                    .iter()
-                    .map(|v| v.and_then(Value::as_i64))
-                    .collect::<Int64Array>(),
-            ),
-            Kind::Percent | Kind::Number if fits => Arc::new(
-                cells
-                    .iter()
-                    .map(|v| v.and_then(Value::as_f64))
-                    .collect::<Float64Array>(),
-            ),
-            Kind::Date | Kind::Timestamp | Kind::Text if fits => Arc::new(
-                cells
-                    .iter()
-                    .map(|v| v.and_then(Value::as_str))
-                    .collect::<StringArray>(),
-            ),
-            Kind::Boolean if fits => Arc::new(
-                cells
-                    .iter()
-                    .map(|v| v.and_then(Value::as_bool))
-                    .collect::<BooleanArray>(),
-            ),
-            _ => column_of(&cells),
-        };
-        fields.push(Field::new(&column.name, array.data_type().clone(), true));
-        columns.push(array);
-    }
+    let arrays: Vec<ArrayRef> = table_columns
+        .par_iter()
+        .zip(cells_by_column)
+        .map(|(column, cells)| array_of_column(column, &cells))
+        .collect();
+    let fields = table_columns
+        .iter()
+        .zip(&arrays)
+        .map(|(column, array)| Field::new(&column.name, array.data_type().clone(), true));
+    let schema = Arc::new(Schema::new(fields.collect::<Vec<_>>()));
     let options = RecordBatchOptions::new().with_row_count(Some(rows));
-    RecordBatch::try_new_with_options(Arc::new(Schema::new(fields)), columns, &options)
+    RecordBatch::try_new_with_options(schema, arrays, &options)
         .map_err(|error| Error::query("rows", error.to_string()))
+}
+
+/// A table column's cells as an array of the column's kind (see
+/// [`batch_of_table`]).
+fn array_of_column(column: &TableColumn, cells: &[Option<&Value>]) -> ArrayRef {
+    let fits = cells.iter().flatten().all(|v| column.kind.admits(v));
+    match column.kind {
+        Kind::Money(_) | Kind::Count if fits => Arc::new(
+            cells
+                .iter()
+                .map(|v| v.and_then(Value::as_i64))
+                .collect::<Int64Array>(),
+        ),
+        Kind::Percent | Kind::Number if fits => Arc::new(
+            cells
+                .iter()
+                .map(|v| v.and_then(Value::as_f64))
+                .collect::<Float64Array>(),
+        ),
+        Kind::Date | Kind::Timestamp | Kind::Text if fits => Arc::new(
+            cells
+                .iter()
+                .map(|v| v.and_then(Value::as_str))
+                .collect::<StringArray>(),
+        ),
+        Kind::Boolean if fits => Arc::new(
+            cells
+                .iter()
+                .map(|v| v.and_then(Value::as_bool))
+                .collect::<BooleanArray>(),
+        ),
+        _ => column_of(cells),
+    }
 }
 
 /// A report's answer (as [`Ledger::report`] gives it, or a client receives

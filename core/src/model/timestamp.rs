@@ -223,7 +223,7 @@ impl UnixMillis {
 
 /// `YYYY-MM-DD` with exactly those digits, read without a format parser
 /// (the common case); anything else is left to [`Timestamp::parse`]'s formats.
-fn plain_date(text: &str) -> Option<NaiveDate> {
+pub(crate) fn plain_date(text: &str) -> Option<NaiveDate> {
     let b = text.as_bytes();
     if b.len() != 10 || b[4] != b'-' || b[7] != b'-' {
         return None;

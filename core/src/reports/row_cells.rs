@@ -5,6 +5,7 @@
 //! rows). Columns come in the order rows first name them, as in the
 //! report's JSON answer.
 
+use rayon::prelude::*;
 use serde::Serialize;
 use serde::ser::{self, Impossible, SerializeMap, SerializeStruct};
 use serde_json::Value;
@@ -69,14 +70,38 @@ impl RowCells {
         Ok(())
     }
 
-    /// The rows of `other` after these.
-    pub(crate) fn append(&mut self, other: RowCells) {
-        for (name, cells) in other.names.into_iter().zip(other.columns) {
-            let column = self.column_named(self.names.len(), &name);
-            self.columns[column].extend(cells);
+    /// The rows of `pieces` one after another, each column joined on a
+    /// core of its own.
+    pub(crate) fn concat(pieces: Vec<RowCells>) -> RowCells {
+        let mut all = RowCells::with_room(pieces.iter().map(|piece| piece.rows).sum());
+        // parts[column][piece]: that piece's cells of the column, if any.
+        let mut parts: Vec<Vec<Option<Vec<Option<Value>>>>> = Vec::new();
+        let piece_rows: Vec<usize> = pieces.iter().map(|piece| piece.rows).collect();
+        for (piece, cells) in pieces.into_iter().enumerate() {
+            for (name, column_cells) in cells.names.into_iter().zip(cells.columns) {
+                let column = all.position_of(&name);
+                if column == parts.len() {
+                    parts.push(vec![None; piece_rows.len()]);
+                }
+                parts[column][piece] = Some(column_cells);
+            }
         }
-        self.rows += other.rows;
-        self.pad();
+        let rows = all.room;
+        all.columns = parts
+            .into_par_iter()
+            .map(|column_parts| {
+                let mut column = Vec::with_capacity(rows);
+                for (cells, &piece_rows) in column_parts.into_iter().zip(&piece_rows) {
+                    match cells {
+                        Some(cells) => column.extend(cells),
+                        None => column.resize(column.len() + piece_rows, None),
+                    }
+                }
+                column
+            })
+            .collect();
+        all.rows = rows;
+        all
     }
 
     /// How many rows.
@@ -87,6 +112,12 @@ impl RowCells {
     /// The column names, in the order rows first name them.
     pub(crate) fn names(&self) -> &[String] {
         &self.names
+    }
+
+    /// Frees the cells on every core (see
+    /// [`drop_on_every_core`](super::answer::drop_on_every_core)).
+    pub(crate) fn drop_on_every_core(self) {
+        self.columns.into_par_iter().flatten().for_each(drop);
     }
 
     /// The cells of the column `name`; `None` for a name no row holds.
@@ -113,15 +144,24 @@ impl RowCells {
         if self.names.get(place).is_some_and(|known| known == name) {
             return place;
         }
+        let column = self.position_of(name);
+        if column == self.columns.len() {
+            let mut cells = Vec::with_capacity(self.room.max(self.rows));
+            cells.resize(self.rows, None);
+            self.columns.push(cells);
+        }
+        column
+    }
+
+    /// The position of the column `name`, which becomes the next one when
+    /// no row named it yet.
+    fn position_of(&mut self, name: &str) -> usize {
         if let Some(column) = self.positions.get(name) {
             return *column;
         }
         self.names.push(name.to_string());
         self.positions
             .insert(name.to_string(), self.names.len() - 1);
-        let mut cells = Vec::with_capacity(self.room.max(self.rows));
-        cells.resize(self.rows, None);
-        self.columns.push(cells);
         self.names.len() - 1
     }
 
@@ -392,19 +432,23 @@ mod tests {
     }
 
     #[test]
-    fn maps_rows_that_are_not_objects_and_appended_rows_keep_their_columns() {
+    fn maps_rows_that_are_not_objects_and_joined_pieces_keep_their_columns() {
         let first = RowCells::of(&[json!({"a": 1, "b": {"c": [true]}}), json!(7)]).unwrap();
-        let mut all = first;
-        all.append(RowCells::of(&[json!({"b": null, "d": "x"})]).unwrap());
+        let second = RowCells::of(&[json!({"b": null, "d": "x"})]).unwrap();
+        let third = RowCells::of(&[json!({"a": 2})]).unwrap();
+        let all = RowCells::concat(vec![first, second, third]);
         assert_eq!(all.names(), ["a", "b", "d"]);
+        assert_eq!(all.rows(), 4);
         assert_eq!(
             as_rows(&all),
             [
                 json!({"a": 1, "b": {"c": [true]}}),
                 json!({}),
                 json!({"b": null, "d": "x"}),
+                json!({"a": 2}),
             ]
         );
+        assert_eq!(RowCells::concat(Vec::new()), RowCells::default());
         let numbered = RowCells::of(&[std::collections::BTreeMap::from([(1, 2)])]).unwrap();
         assert_eq!(numbered.names(), ["1"]);
         let pairs = std::collections::BTreeMap::from([((1, 2), 3)]);

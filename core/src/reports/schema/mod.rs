@@ -16,6 +16,7 @@
 //! a column present is always declared and of its kind. The `report_schema`
 //! test runs every report query of the scenario corpus to hold that.
 
+use crate::model::plain_date;
 use serde::Serialize;
 use serde::ser::{SerializeStruct, Serializer};
 use serde_json::{Value, json};
@@ -228,9 +229,12 @@ fn object_mismatch(
     })
 }
 
-/// Whether `text` is a day written `YYYY-MM-DD`.
+/// Whether `text` is a day written `YYYY-MM-DD` (plain digits are read
+/// without the format parser, which takes what else the format admits).
 fn is_date(text: &str) -> bool {
-    text.len() == 10 && chrono::NaiveDate::parse_from_str(text, "%Y-%m-%d").is_ok()
+    text.len() == 10
+        && (plain_date(text).is_some()
+            || chrono::NaiveDate::parse_from_str(text, "%Y-%m-%d").is_ok())
 }
 
 impl ReportSchema {
@@ -346,5 +350,15 @@ mod tests {
         assert!(!groups.admits(&json!({"US": {"new": 1.5}})));
         assert!(groups.admits(&json!({"US": {"new": 15}, "FR": null})));
         assert_eq!(MOVEMENTS.mismatch(&movement(json!([{"amount": 5}]))), None);
+    }
+
+    #[test]
+    fn a_date_is_what_the_format_reads_as_one() {
+        assert!(is_date("2024-02-29"));
+        assert!(!is_date("2023-02-29"));
+        for text in ["2024-1-10 ", "+024-01-10", "2024-01-1a", " 2024-1-10", "20240110"] {
+            let by_format = chrono::NaiveDate::parse_from_str(text, "%Y-%m-%d").is_ok();
+            assert_eq!(is_date(text), text.len() == 10 && by_format, "{text:?}");
+        }
     }
 }
