@@ -33,10 +33,10 @@ use crate::reports::{Kind, Report, ReportParams};
 use crate::{Ledger, MovementFilter};
 use arrow_array::{
     ArrayRef, BooleanArray, Float64Array, Int64Array, ListArray, NullArray, RecordBatch,
-    RecordBatchOptions, StringArray, StructArray,
+    RecordBatchOptions, StringArray, StructArray, builder::StringBuilder,
 };
 use arrow_buffer::{NullBuffer, OffsetBuffer};
-use arrow_schema::{Field, Fields, Schema};
+use arrow_schema::{Field, Schema};
 use chrono::{DateTime, Utc};
 use rayon::prelude::*;
 use serde_json::Value;
@@ -246,30 +246,27 @@ fn column_of(cells: &[Option<&Value>]) -> ArrayRef {
         if order.names().is_empty() {
             return Arc::new(StructArray::new_empty_fields(cells.len(), Some(valid())));
         }
-        let keys = order.names();
-        let mut fields = Vec::with_capacity(keys.len());
-        let mut children = Vec::with_capacity(keys.len());
-        for (key, inner) in keys.iter().zip(order.cells(cells)) {
-            let child = column_of(&inner);
-            fields.push(Field::new(*key, child.data_type().clone(), true));
-            children.push(child);
-        }
-        return Arc::new(StructArray::new(
-            Fields::from(fields),
-            children,
-            Some(valid()),
-        ));
-    }
-    Arc::new(
-        cells
+        let children: Vec<ArrayRef> = order
+            .cells(cells)
+            .into_par_iter()
+            .map(|inner| column_of(&inner))
+            .collect();
+        let fields = order
+            .names()
             .iter()
-            .map(|v| match v {
-                None | Some(Value::Null) => None,
-                Some(Value::String(s)) => Some(s.clone()),
-                Some(other) => Some(other.to_string()),
-            })
-            .collect::<StringArray>(),
-    )
+            .zip(&children)
+            .map(|(key, child)| Field::new(*key, child.data_type().clone(), true));
+        return Arc::new(StructArray::new(fields.collect(), children, Some(valid())));
+    }
+    let mut texts = StringBuilder::with_capacity(cells.len(), 0);
+    for cell in cells {
+        match cell {
+            None | Some(Value::Null) => texts.append_null(),
+            Some(Value::String(text)) => texts.append_value(text),
+            Some(other) => texts.append_value(other.to_string()),
+        }
+    }
+    Arc::new(texts.finish())
 }
 
 #[cfg(test)]

@@ -356,7 +356,13 @@ mod tests {
     fn a_date_is_what_the_format_reads_as_one() {
         assert!(is_date("2024-02-29"));
         assert!(!is_date("2023-02-29"));
-        for text in ["2024-1-10 ", "+024-01-10", "2024-01-1a", " 2024-1-10", "20240110"] {
+        for text in [
+            "2024-1-10 ",
+            "+024-01-10",
+            "2024-01-1a",
+            " 2024-1-10",
+            "20240110",
+        ] {
             let by_format = chrono::NaiveDate::parse_from_str(text, "%Y-%m-%d").is_ok();
             assert_eq!(is_date(text), text.len() == 10 && by_format, "{text:?}");
         }
