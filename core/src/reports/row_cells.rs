@@ -73,10 +73,10 @@ impl RowCells {
     /// The rows of `pieces` one after another, each column joined on a
     /// core of its own.
     pub(crate) fn concat(pieces: Vec<RowCells>) -> RowCells {
-        let mut all = RowCells::with_room(pieces.iter().map(|piece| piece.rows).sum());
+        let piece_rows: Vec<usize> = pieces.iter().map(|piece| piece.rows).collect();
+        let mut all = RowCells::with_room(piece_rows.iter().sum());
         // parts[column][piece]: that piece's cells of the column, if any.
         let mut parts: Vec<Vec<Option<Vec<Option<Value>>>>> = Vec::new();
-        let piece_rows: Vec<usize> = pieces.iter().map(|piece| piece.rows).collect();
         for (piece, cells) in pieces.into_iter().enumerate() {
             for (name, column_cells) in cells.names.into_iter().zip(cells.columns) {
                 let column = all.position_of(&name);
