@@ -119,27 +119,28 @@ fn batch_of_columns(
 /// A table column's cells as an array of the column's kind (see
 /// [`batch_of_table`]).
 fn array_of_column(column: &TableColumn, cells: &[Option<&Value>]) -> ArrayRef {
-    let fits = cells.iter().flatten().all(|v| column.kind.admits(v));
+    // Only a scalar kind's type depends on whether its values fit it.
+    let fits = || cells.iter().flatten().all(|v| column.kind.admits(v));
     match column.kind {
-        Kind::Money(_) | Kind::Count if fits => Arc::new(
+        Kind::Money(_) | Kind::Count if fits() => Arc::new(
             cells
                 .iter()
                 .map(|v| v.and_then(Value::as_i64))
                 .collect::<Int64Array>(),
         ),
-        Kind::Percent | Kind::Number if fits => Arc::new(
+        Kind::Percent | Kind::Number if fits() => Arc::new(
             cells
                 .iter()
                 .map(|v| v.and_then(Value::as_f64))
                 .collect::<Float64Array>(),
         ),
-        Kind::Date | Kind::Timestamp | Kind::Text if fits => Arc::new(
+        Kind::Date | Kind::Timestamp | Kind::Text if fits() => Arc::new(
             cells
                 .iter()
                 .map(|v| v.and_then(Value::as_str))
                 .collect::<StringArray>(),
         ),
-        Kind::Boolean if fits => Arc::new(
+        Kind::Boolean if fits() => Arc::new(
             cells
                 .iter()
                 .map(|v| v.and_then(Value::as_bool))
