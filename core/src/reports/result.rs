@@ -135,7 +135,7 @@ impl ReportTable {
         let order = KeyOrder::named(self.columns.iter().map(|c| c.name.as_str()));
         self.rows.iter().map(move |row| {
             let mut cells = Vec::new();
-            order.row(row, &mut cells);
+            order.row(Some(row), &mut cells);
             cells
         })
     }

@@ -64,34 +64,28 @@ impl<'a> KeyOrder<'a> {
         self.positions.get(key).copied()
     }
 
-    /// The cells of one row, a cell per key (`None` where the row, or a
-    /// row that is not an object, lacks the key), into `cells`.
-    pub(crate) fn row(&self, row: &'a Value, cells: &mut Vec<Option<&'a Value>>) {
+    /// The cells of one row, a cell per key (`None` where the row, absent
+    /// or not an object, lacks the key), into `cells`.
+    pub(crate) fn row(&self, row: Option<&'a Value>, cells: &mut Vec<Option<&'a Value>>) {
         cells.clear();
         cells.resize(self.names.len(), None);
-        for (place, (key, value)) in row.as_object().into_iter().flatten().enumerate() {
+        let fields = row.and_then(Value::as_object).into_iter().flatten();
+        for (place, (key, value)) in fields.enumerate() {
             if let Some(column) = self.find(place, key) {
                 cells[column] = Some(value);
             }
         }
     }
 
-    /// Each key's cells, a cell per row (`None` where a row, or a cell that
-    /// is not an object, lacks the key).
+    /// Each key's cells, a cell per row (see [`KeyOrder::row`]).
     #[cfg(feature = "arrow")]
     pub(crate) fn cells(&self, rows: &[Option<&'a Value>]) -> Vec<Vec<Option<&'a Value>>> {
         let mut columns = vec![Vec::with_capacity(rows.len()); self.names.len()];
-        for (row, cell) in rows.iter().enumerate() {
-            let object = cell.and_then(Value::as_object);
-            for (place, (key, value)) in object.into_iter().flatten().enumerate() {
-                if let Some(column) = self.find(place, key) {
-                    columns[column].push(Some(value));
-                }
-            }
-            for column in &mut columns {
-                if column.len() == row {
-                    column.push(None);
-                }
+        let mut cells = Vec::with_capacity(self.names.len());
+        for row in rows {
+            self.row(*row, &mut cells);
+            for (column, cell) in columns.iter_mut().zip(&cells) {
+                column.push(*cell);
             }
         }
         columns
