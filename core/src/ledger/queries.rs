@@ -7,7 +7,7 @@ use crate::derive::{CurrentSubscription, CustomerMovements, CustomerProfile, Mov
 use crate::error::Result;
 use crate::money::{Cents, Currency};
 use crate::query::{MovementFilter, ReportParams};
-use chrono::{DateTime, NaiveDate, Utc};
+use chrono::{DateTime, Datelike, Utc};
 use rayon::prelude::*;
 use serde_json::Value;
 use std::collections::BTreeMap;
@@ -224,19 +224,58 @@ impl Ledger {
     }
 }
 
-/// Every replay's kept rows by date (a stable sort: in the replays' order
-/// within a date), borrowed.
+/// Every replay's kept rows by date (stable: in the replays' order within a
+/// date), borrowed. Rows span few days against their number, so they are
+/// placed by counting the rows of each day (two sequential passes over the
+/// (day, row) pairs) rather than sorted by comparison; rows spread over
+/// more days than there are rows are sorted.
 fn by_date<'a>(
     replays: &[&'a Arc<Replay>],
     keep: impl Fn(&Movement) -> bool + Sync,
 ) -> Vec<&'a Movement> {
-    let mut by_date: Vec<(NaiveDate, &Movement)> = replays
+    let mut dated: Vec<(i32, &Movement)> = replays
         .par_iter()
-        .flat_map_iter(|r| r.movements.iter().filter(|m| keep(m)).map(|m| (m.date, m)))
+        .flat_map_iter(|r| {
+            r.movements
+                .iter()
+                .filter(|m| keep(m))
+                .map(|m| (m.date.num_days_from_ce(), m))
+        })
         .collect();
-    by_date.par_sort_by_key(|(date, _)| *date);
-    by_date.into_iter().map(|(_, row)| row).collect()
+    let Some(first_day) = dated.iter().map(|(day, _)| *day).min() else {
+        return Vec::new();
+    };
+    let last_day = dated.iter().map(|(day, _)| *day).max().unwrap_or(first_day);
+    let days =
+        usize::try_from(i64::from(last_day) - i64::from(first_day) + 1).unwrap_or(usize::MAX);
+    if days > dated.len().max(DAYS_COUNTED) {
+        dated.par_sort_by_key(|(day, _)| *day);
+        return dated.into_iter().map(|(_, row)| row).collect();
+    }
+    let slot = |day: i32| (day - first_day) as usize;
+    // Where each day's rows start in the listing.
+    let mut next = vec![0usize; days];
+    for (day, _) in &dated {
+        next[slot(*day)] += 1;
+    }
+    let mut start = 0;
+    for place in &mut next {
+        let rows = *place;
+        *place = start;
+        start += rows;
+    }
+    let mut listing = vec![dated[0].1; dated.len()];
+    for (day, row) in dated {
+        let place = &mut next[slot(day)];
+        listing[*place] = row;
+        *place += 1;
+    }
+    listing
 }
+
+/// Rows spread over up to this many days are counted into place even when
+/// they are fewer than the days (a few years of days cost little to count).
+const DAYS_COUNTED: usize = 1 << 16;
 
 /// Listings of more rows than this are copied on every core.
 const PARALLEL_ROWS: usize = 4096;

@@ -383,3 +383,46 @@ fn a_full_replay_finds_every_customer_by_id() {
         assert_eq!(changes, vec![1000 + n as i64], "{id}");
     }
 }
+
+#[test]
+fn the_listing_orders_rows_by_date_then_customer_over_a_few_days_or_centuries() {
+    let listed = |invoices: &[serde_json::Value]| {
+        let mut ledger = ledger();
+        ledger.upsert_invoices(invoices);
+        ledger
+            .movements(as_of("2200-01-01T00:00:00Z"), &MovementFilter::default())
+            .unwrap()
+            .iter()
+            .map(|m| (m.date.to_string(), m.customer_id.to_string(), m.mrr_change))
+            .collect::<Vec<_>>()
+    };
+    let row = |date: &str, customer: &str, mrr: i64| (date.to_string(), customer.to_string(), mrr);
+    // Days apart: rows are counted into place by day.
+    assert_eq!(
+        listed(&[
+            sub("i1", "b", "2024-01-01", 3000),
+            sub("i2", "a", "2024-01-15", 5000),
+            sub("i3", "a", "2024-02-01", 7000),
+        ]),
+        [
+            row("2024-01-01", "b", 3000),
+            row("2024-01-15", "a", 5000),
+            row("2024-02-01", "a", 2000),
+            row("2024-02-01", "b", -3000),
+            row("2024-03-01", "a", -7000),
+        ]
+    );
+    // Two centuries apart, more days than rows: the rows are sorted.
+    assert_eq!(
+        listed(&[
+            sub("i1", "b", "2150-01-01", 3000),
+            sub("i2", "a", "1950-01-01", 5000),
+        ]),
+        [
+            row("1950-01-01", "a", 5000),
+            row("1950-02-01", "a", -5000),
+            row("2150-01-01", "b", 3000),
+            row("2150-02-01", "b", -3000),
+        ]
+    );
+}
