@@ -12,7 +12,7 @@ use hyper_util::rt::{TokioIo, TokioTimer};
 use hyper_util::server::graceful::GracefulShutdown;
 use hyper_util::service::TowerToHyperService;
 use std::future::Future;
-use std::io;
+use std::io::{self, IoSlice};
 use std::pin::Pin;
 use std::sync::Arc;
 use std::task::{Context, Poll, ready};
@@ -179,6 +179,11 @@ fn raw_answer(error: ApiError, headers: &[(&str, String)]) -> Vec<u8> {
 /// read, if `written` is one: its status line and no body. Those are
 /// answered with the service's JSON error instead.
 fn refusal_of(written: &[u8]) -> Option<ApiError> {
+    // Answers and their bodies go through here too, in pieces of up to
+    // megabytes: only a short head can be a refusal.
+    if written.len() > REFUSAL_HEAD_BYTES || !written.starts_with(b"HTTP/1.1 4") {
+        return None;
+    }
     let head_end = written.windows(4).position(|w| w == b"\r\n\r\n")?;
     if head_end + 4 != written.len() {
         return None;
@@ -213,6 +218,10 @@ fn refusal_of(written: &[u8]) -> Option<ApiError> {
     }
 }
 
+/// The longest head [`refusal_of`] reads: the layer's refusals are a
+/// status line and two short headers.
+const REFUSAL_HEAD_BYTES: usize = 1024;
+
 /// A client connection as the HTTP layer sees it, with two guards: the
 /// answers the layer gives on its own get JSON bodies (see [`refusal_of`]),
 /// and a write the client does not take within the write timeout fails the
@@ -240,7 +249,17 @@ impl Guarded {
     /// Writes `buf` to the client, failing once it has waited for the
     /// client longer than the write timeout.
     fn write_guarded(&mut self, cx: &mut Context<'_>, buf: &[u8]) -> Poll<io::Result<usize>> {
-        match Pin::new(&mut self.stream).poll_write(cx, buf) {
+        self.guarded(cx, |stream, cx| stream.poll_write(cx, buf))
+    }
+
+    /// Runs `write` on the stream, failing once it has waited for the
+    /// client longer than the write timeout.
+    fn guarded(
+        &mut self,
+        cx: &mut Context<'_>,
+        write: impl FnOnce(Pin<&mut TcpStream>, &mut Context<'_>) -> Poll<io::Result<usize>>,
+    ) -> Poll<io::Result<usize>> {
+        match write(Pin::new(&mut self.stream), cx) {
             Poll::Ready(outcome) => {
                 self.stalled = None;
                 Poll::Ready(outcome)
@@ -310,6 +329,29 @@ impl AsyncWrite for Guarded {
         self.write_guarded(cx, buf)
     }
 
+    /// Pieces go out in one call, as the stream takes them (a long answer
+    /// is not copied into one buffer first); a single piece is a plain
+    /// write, which a refusal always is.
+    fn poll_write_vectored(
+        mut self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        bufs: &[IoSlice<'_>],
+    ) -> Poll<io::Result<usize>> {
+        let mut pieces = bufs.iter().filter(|piece| !piece.is_empty());
+        match (pieces.next(), pieces.next()) {
+            (None, _) => Poll::Ready(Ok(0)),
+            (Some(only), None) => self.poll_write(cx, only),
+            _ => {
+                ready!(self.poll_replacement(cx))?;
+                self.guarded(cx, |stream, cx| stream.poll_write_vectored(cx, bufs))
+            }
+        }
+    }
+
+    fn is_write_vectored(&self) -> bool {
+        true
+    }
+
     fn poll_flush(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
         ready!(self.poll_replacement(cx))?;
         Pin::new(&mut self.stream).poll_flush(cx)
@@ -336,5 +378,14 @@ mod tests {
         let with_body = b"HTTP/1.1 400 Bad Request\r\ncontent-length: 2\r\n\r\n{}";
         assert!(refusal_of(with_body).is_none());
         assert!(refusal_of(b"HTTP/1.1 200 OK\r\ncontent-length: 0\r\n\r\n").is_none());
+        // A head past a refusal's length is an answer's, however it ends.
+        let long = [
+            &uri[..uri.len() - 2],
+            b"x-pad: ",
+            &b"x".repeat(1024),
+            b"\r\n\r\n",
+        ]
+        .concat();
+        assert!(refusal_of(&long).is_none());
     }
 }
