@@ -53,17 +53,19 @@ pub fn movements(ledger: &Ledger, at: Option<&str>, filter: Option<Value>) -> na
     json_text(&ledger.movements(at, &filter).map_err(to_napi)?)
 }
 
-/// A report by name; `instants` names the parameters given as Dates.
+/// A report by name as JSON text, written by the core from the report's
+/// typed rows; `instants` names the parameters given as Dates.
 pub fn report(
     ledger: &Ledger,
     name: &str,
     query: Option<Value>,
     at: Option<&str>,
     instants: &[String],
-) -> napi::Result<Value> {
+) -> napi::Result<String> {
     let query = resolve(ledger, params(query)?, instants)?;
     let at = as_of(at, ledger.settings())?;
-    ledger.report(name, &query, at).map_err(to_napi)
+    let text = ledger.report_json(name, &query, at).map_err(to_napi)?;
+    String::from_utf8(text).map_err(|error| invalid_argument(error.to_string()))
 }
 
 /// The per-record results of a write, in input order, as index.js turns
@@ -332,13 +334,13 @@ impl NativeLedger {
         as_of: Option<String>,
         instants: Option<Vec<String>>,
     ) -> napi::Result<String> {
-        json_text(&report(
+        report(
             &read(&self.inner),
             &name,
             params,
             as_of.as_deref(),
             &instants.unwrap_or_default(),
-        )?)
+        )
     }
 
     /// The customers view as JSON text.

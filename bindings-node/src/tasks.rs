@@ -22,11 +22,11 @@ pub struct ReportTask {
 }
 
 impl Task for ReportTask {
-    type Output = Value;
-    /// JSON text; `index.js` parses it.
+    /// JSON text, written on the worker thread; `index.js` parses it.
+    type Output = String;
     type JsValue = String;
 
-    fn compute(&mut self) -> napi::Result<Value> {
+    fn compute(&mut self) -> napi::Result<String> {
         guarded(|| {
             report(
                 &read(&self.ledger),
@@ -38,8 +38,8 @@ impl Task for ReportTask {
         })
     }
 
-    fn resolve(&mut self, _env: Env, output: Value) -> napi::Result<String> {
-        Ok(output.to_string())
+    fn resolve(&mut self, _env: Env, output: String) -> napi::Result<String> {
+        Ok(output)
     }
 }
 

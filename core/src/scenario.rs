@@ -221,24 +221,7 @@ pub fn run_with(scenario: &Value, writes: &mut dyn Writes) -> Result<Outcome> {
         .flatten()
         .enumerate()
     {
-        let name = report
-            .get("name")
-            .and_then(Value::as_str)
-            .unwrap_or_default();
-        let params: ReportParams = report
-            .get("params")
-            .and_then(Value::as_object)
-            .map(|m| {
-                m.iter()
-                    .map(|(k, v)| {
-                        (
-                            k.clone(),
-                            v.as_str().map_or_else(|| v.to_string(), str::to_string),
-                        )
-                    })
-                    .collect()
-            })
-            .unwrap_or_default();
+        let (name, params) = report_request(report);
         let path = format!("$.expect.reports[{i}].result");
         match view(&ledger, name, &params, as_of) {
             Ok(actual) => {
@@ -252,6 +235,34 @@ pub fn run_with(scenario: &Value, writes: &mut dyn Writes) -> Result<Outcome> {
         }
     }
     Ok(outcome)
+}
+
+/// The reports a scenario file expects (`expect.reports`), in its order, as
+/// their names and parameters (a parameter that is not text as its JSON
+/// text).
+pub fn expected_reports(scenario: &Value) -> Vec<(&str, ReportParams)> {
+    let reports = scenario["expect"]["reports"]
+        .as_array()
+        .into_iter()
+        .flatten();
+    reports.map(report_request).collect()
+}
+
+/// An expected report's name and parameters.
+fn report_request(report: &Value) -> (&str, ReportParams) {
+    let name = report["name"].as_str().unwrap_or_default();
+    let params = report["params"]
+        .as_object()
+        .into_iter()
+        .flatten()
+        .map(|(k, v)| {
+            (
+                k.clone(),
+                v.as_str().map_or_else(|| v.to_string(), str::to_string),
+            )
+        })
+        .collect();
+    (name, params)
 }
 
 /// Runs a report by name. Besides the registry's reports, scenario files may

@@ -117,29 +117,12 @@ fn report_batch_differences(
     scenario: &Value,
     as_of: chrono::DateTime<chrono::Utc>,
 ) -> Vec<String> {
-    let expected = scenario["expect"]["reports"]
-        .as_array()
-        .into_iter()
-        .flatten();
-    let with_params = expected.map(|report| {
-        let params: ReportParams = report["params"]
-            .as_object()
-            .into_iter()
-            .flatten()
-            .map(|(k, v)| {
-                (
-                    k.clone(),
-                    v.as_str().map_or_else(|| v.to_string(), str::to_string),
-                )
-            })
-            .collect();
-        (report["name"].as_str().unwrap_or_default(), params)
-    });
+    let with_params = scenario::expected_reports(scenario);
     let without = submetrics::reports::report_names()
         .into_iter()
         .map(|name| (name, ReportParams::new()));
     let mut failures = Vec::new();
-    for (name, params) in with_params.chain(without) {
+    for (name, params) in with_params.into_iter().chain(without) {
         let typed = ledger.report_batch(name, &params, as_of);
         let of_table = ledger
             .report_table(name, &params, as_of)

@@ -173,6 +173,25 @@ impl Ledger {
             .into_json())
     }
 
+    /// The text of [`Ledger::report`]'s answer, the bytes
+    /// `serde_json::to_vec` writes of it, written straight from the
+    /// report's typed rows (a long list on every core) without building the
+    /// answer as JSON values first: for answering over the wire.
+    ///
+    /// # Errors
+    ///
+    /// As [`Ledger::report`].
+    pub fn report_json(
+        &self,
+        name: &str,
+        params: &ReportParams,
+        as_of: DateTime<Utc>,
+    ) -> Result<Vec<u8>> {
+        Ok(Report::find(name)?
+            .run(&self.derived(), params, as_of)?
+            .into_json_text())
+    }
+
     /// Runs the report `name` as [`Ledger::report`] does and answers it as
     /// a [`ReportTable`]: the same rows, with each column's kind and
     /// currency.

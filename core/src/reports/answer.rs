@@ -37,6 +37,8 @@ trait Answer: Send {
     fn currency(&self) -> Option<Currency>;
     /// The whole answer as JSON.
     fn into_json(self: Box<Self>) -> Value;
+    /// The text of [`Answer::into_json`], written from the typed values.
+    fn into_json_text(self: Box<Self>) -> Vec<u8>;
     /// The table's rows, each a JSON object.
     fn into_rows(self: Box<Self>) -> Vec<Value>;
     /// The table's rows as cells by column: those of [`Answer::into_rows`]
@@ -51,6 +53,12 @@ impl ReportAnswer {
     /// The answer as JSON, the report's interface response.
     pub(crate) fn into_json(self) -> Value {
         self.0.into_json()
+    }
+
+    /// The text of [`ReportAnswer::into_json`], written straight from the
+    /// typed rows (a long list on every core) with no JSON value between.
+    pub(crate) fn into_json_text(self) -> Vec<u8> {
+        self.0.into_json_text()
     }
 
     /// The answer as the table of `report` (whose schema types it).
@@ -83,6 +91,51 @@ fn json<T: Serialize + ?Sized>(value: &T) -> Value {
     serde_json::to_value(value).expect("report values have text keys")
 }
 
+/// Writes a report's value as JSON text; see [`json`].
+fn json_text<T: Serialize + ?Sized>(value: &T) -> Vec<u8> {
+    serde_json::to_vec(value).expect("report values have text keys")
+}
+
+/// Rows per piece of a long list written as text on a core of its own.
+const TEXT_ROWS_PER_CORE: usize = 1 << 13;
+
+/// The text of an envelope whose last field is an empty array closed by
+/// `closing` more bytes (`{..., "result": []}` or `{..., "result":
+/// {"count": n, "list": []}}`), with `rows` written into that array, a
+/// piece per core.
+fn with_rows_written<R: Serialize + Sync>(
+    mut envelope: Vec<u8>,
+    closing: &[u8],
+    rows: &[R],
+) -> Vec<u8> {
+    let pieces: Vec<Vec<u8>> = rows
+        .par_chunks(TEXT_ROWS_PER_CORE)
+        .map(|piece| {
+            let mut text = Vec::with_capacity(piece.len() * 64);
+            for (k, row) in piece.iter().enumerate() {
+                if k > 0 {
+                    text.push(b',');
+                }
+                serde_json::to_writer(&mut text, row).expect("report values have text keys");
+            }
+            text
+        })
+        .collect();
+    let tail = closing.len() + 1;
+    debug_assert!(envelope.ends_with(&[b"]".as_slice(), closing].concat()));
+    envelope.truncate(envelope.len().saturating_sub(tail));
+    envelope.reserve(pieces.iter().map(|piece| piece.len() + 1).sum::<usize>() + tail);
+    for (k, piece) in pieces.iter().enumerate() {
+        if k > 0 {
+            envelope.push(b',');
+        }
+        envelope.extend_from_slice(piece);
+    }
+    envelope.push(b']');
+    envelope.extend_from_slice(closing);
+    envelope
+}
+
 /// Rows per piece of a long list written into cells on a core of its own.
 #[cfg(feature = "arrow")]
 const CELL_ROWS_PER_CORE: usize = 1 << 14;
@@ -100,7 +153,6 @@ fn cells<R: Serialize + Sync>(rows: &[R]) -> RowCells {
 
 /// Frees `items` on every core: a long list of rows made on every core is
 /// otherwise freed by one, after the work it was made for.
-#[cfg(feature = "arrow")]
 pub(crate) fn drop_on_every_core<T: Send>(items: Vec<T>) {
     items.into_par_iter().for_each(drop);
 }
@@ -164,6 +216,22 @@ impl<H: Head, R: Serialize + Send + Sync + 'static> Answer for Series<H, R> {
         json(&*self)
     }
 
+    fn into_json_text(self: Box<Self>) -> Vec<u8> {
+        #[derive(Serialize)]
+        struct Envelope<'a, H> {
+            #[serde(flatten)]
+            head: &'a H,
+            result: [(); 0],
+        }
+        let envelope = json_text(&Envelope {
+            head: &self.head,
+            result: [],
+        });
+        let text = with_rows_written(envelope, b"}", &self.result);
+        drop_on_every_core(self.result);
+        text
+    }
+
     fn into_rows(self: Box<Self>) -> Vec<Value> {
         self.result.iter().map(json).collect()
     }
@@ -201,6 +269,30 @@ impl<H: Head, R: Serialize + Send + Sync + 'static> Answer for Listing<H, R> {
         result.insert("list".to_string(), Value::Array(list));
         answer.insert("result".to_string(), Value::Object(result));
         Value::Object(answer)
+    }
+
+    fn into_json_text(self: Box<Self>) -> Vec<u8> {
+        #[derive(Serialize)]
+        struct Envelope<'a, H> {
+            #[serde(flatten)]
+            head: &'a H,
+            result: Page,
+        }
+        #[derive(Serialize)]
+        struct Page {
+            count: usize,
+            list: [(); 0],
+        }
+        let envelope = json_text(&Envelope {
+            head: &self.head,
+            result: Page {
+                count: self.count,
+                list: [],
+            },
+        });
+        let text = with_rows_written(envelope, b"}}", &self.list);
+        drop_on_every_core(self.list);
+        text
     }
 
     fn into_rows(self: Box<Self>) -> Vec<Value> {
@@ -291,6 +383,10 @@ impl<H: Head> Answer for Pivot<H> {
         json(&*self)
     }
 
+    fn into_json_text(self: Box<Self>) -> Vec<u8> {
+        json_text(&*self)
+    }
+
     fn into_rows(self: Box<Self>) -> Vec<Value> {
         let columns: Vec<String> = self.columns.iter().map(NaiveDate::to_string).collect();
         self.rows
@@ -322,6 +418,10 @@ impl<T: Serialize + Send + 'static> Answer for Single<T> {
 
     fn into_json(self: Box<Self>) -> Value {
         json(&self.value)
+    }
+
+    fn into_json_text(self: Box<Self>) -> Vec<u8> {
+        json_text(&self.value)
     }
 
     fn into_rows(self: Box<Self>) -> Vec<Value> {
@@ -386,6 +486,84 @@ mod tests {
             answer.into_rows(),
             [json!({"date": "2024-01-01", "mrr": 100, "rate": null})]
         );
+    }
+
+    #[test]
+    fn the_text_of_an_answer_is_the_text_of_its_json_value() {
+        fn text_and_value(answer: impl Fn() -> ReportAnswer) -> (String, String) {
+            let of_value = serde_json::to_vec(&answer().into_json()).unwrap();
+            let text = answer().into_json_text();
+            (
+                String::from_utf8(text).unwrap(),
+                String::from_utf8(of_value).unwrap(),
+            )
+        }
+        // A list longer than a core's piece is joined from the pieces.
+        let long = || {
+            (1..=TEXT_ROWS_PER_CORE * 2 + 1)
+                .map(|k| row(1 + (k % 28) as u32, k as Cents, None))
+                .collect()
+        };
+        let (text, of_value) = text_and_value(|| {
+            Listing {
+                head: InCurrency { currency: usd() },
+                count: 40_000,
+                list: long(),
+            }
+            .into()
+        });
+        assert_eq!(text, of_value);
+        assert!(text.starts_with(r#"{"currency":"USD","result":{"count":40000,"list":[{"date":"2024-01-02","mrr":1,"rate":null},"#));
+        assert!(text.ends_with(r#"{"date":"2024-01-06","mrr":16385,"rate":null}]}}"#));
+        let (text, of_value) = text_and_value(|| {
+            Series {
+                head: NoHead,
+                result: long(),
+            }
+            .into()
+        });
+        assert_eq!(text, of_value);
+        // No rows, no head.
+        let (text, of_value) = text_and_value(|| {
+            Listing {
+                head: NoHead,
+                count: 0,
+                list: Vec::<Row>::new(),
+            }
+            .into()
+        });
+        assert_eq!(
+            (text.as_str(), of_value.as_str()),
+            (
+                r#"{"result":{"count":0,"list":[]}}"#,
+                r#"{"result":{"count":0,"list":[]}}"#
+            )
+        );
+        let (text, of_value) = text_and_value(|| {
+            Series {
+                head: PerInterval {
+                    currency: usd(),
+                    interval: "month",
+                },
+                result: Vec::<Row>::new(),
+            }
+            .into()
+        });
+        assert_eq!(
+            (text.as_str(), of_value.as_str()),
+            (
+                r#"{"currency":"USD","interval":"month","result":[]}"#,
+                r#"{"currency":"USD","interval":"month","result":[]}"#
+            )
+        );
+        let (text, of_value) = text_and_value(|| {
+            Single {
+                currency: None,
+                value: row(3, 5, Some(0.5)),
+            }
+            .into()
+        });
+        assert_eq!(text, of_value);
     }
 
     #[test]

@@ -26,7 +26,8 @@ use crate::store::Store;
 use axum::Router;
 use axum::body::Bytes;
 use axum::extract::{DefaultBodyLimit, FromRequest, Request};
-use axum::response::IntoResponse;
+use axum::http::{HeaderValue, header};
+use axum::response::{IntoResponse, Response};
 use serde::de::{Deserializer, Error as _, IgnoredAny, MapAccess, Visitor};
 use serde_json::Value;
 use serde_json::value::RawValue;
@@ -335,6 +336,34 @@ pub fn page_of(params: &Params) -> Result<(usize, usize), ApiError> {
         read("limit", DEFAULT_LIMIT)?.min(MAX_LIMIT),
         read("offset", 0)?,
     ))
+}
+
+/// `{"result": ...}`: an answer of one list or value, typed.
+#[derive(serde::Serialize)]
+pub struct Listed<T> {
+    pub result: T,
+}
+
+/// `value` as a JSON answer, its text written here rather than after the
+/// handler returns: called on a blocking thread (in [`read_ledger`]), a
+/// long answer is written and its rows freed off the event loop, where
+/// they would hold up every other request on that worker.
+pub fn json_response(value: &impl serde::Serialize) -> Result<Response, ApiError> {
+    let text = serde_json::to_vec(value)
+        .map_err(|e| ApiError::internal(format!("the answer could not be written: {e}")))?;
+    Ok(json_text_response(text))
+}
+
+/// JSON text as the answer.
+pub fn json_text_response(text: Vec<u8>) -> Response {
+    (
+        [(
+            header::CONTENT_TYPE,
+            HeaderValue::from_static("application/json"),
+        )],
+        text,
+    )
+        .into_response()
 }
 
 /// Runs `work` with the account's ledger for reading, off the event loop.

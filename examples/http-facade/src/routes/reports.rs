@@ -9,7 +9,7 @@
 
 use super::Routes;
 use super::formats;
-use super::{Params, as_of, read_ledger};
+use super::{Listed, Params, as_of, json_response, json_text_response, read_ledger};
 use crate::auth::Caller;
 use crate::error::ApiError;
 use crate::extract::{Path, Query};
@@ -18,8 +18,7 @@ use crate::state::AppState;
 use axum::Json;
 use axum::extract::State;
 use axum::http::HeaderMap;
-use axum::response::{IntoResponse, Response};
-use serde_json::{Value, json};
+use axum::response::Response;
 use std::sync::Arc;
 use submetrics::MovementFilter;
 
@@ -52,15 +51,20 @@ async fn movements(
     State(state): State<Arc<AppState>>,
     caller: Caller,
     Query(params): Query<Params>,
-) -> Result<Json<Value>, ApiError> {
+) -> Result<Response, ApiError> {
     read_ledger(state.account(caller.account_id)?, move |ledger| {
         let at = as_of(&params, ledger)?;
         let filter = MovementFilter::from_params(&params, ledger.settings())?;
-        Ok(Json(json!({ "result": ledger.movements(at, &filter)? })))
+        json_response(&Listed {
+            result: ledger.movements(at, &filter)?,
+        })
     })
     .await
 }
 
+/// A report as JSON (its text written from the typed rows), or as CSV for
+/// `Accept: text/csv` or `format=csv` (see `formats`), its body written on
+/// the blocking thread that computed it.
 async fn report(
     State(state): State<Arc<AppState>>,
     caller: Caller,
@@ -70,25 +74,15 @@ async fn report(
 ) -> Result<Response, ApiError> {
     let mut params = params;
     let csv = formats::wants_csv(&headers, &mut params)?;
-    let answer = read_ledger(state.account(caller.account_id)?, move |ledger| {
+    read_ledger(state.account(caller.account_id)?, move |ledger| {
         let at = as_of(&params, ledger)?;
         let mut params = params;
         params.remove("as_of");
-        Ok(if csv {
-            Answer::Table(ledger.report_table(&name, &params, at)?)
+        if csv {
+            formats::csv_response(&ledger.report_table(&name, &params, at)?)
         } else {
-            Answer::Json(ledger.report(&name, &params, at)?)
-        })
+            Ok(json_text_response(ledger.report_json(&name, &params, at)?))
+        }
     })
-    .await?;
-    match answer {
-        Answer::Table(table) => formats::csv_response(&table),
-        Answer::Json(result) => Ok(Json(result).into_response()),
-    }
-}
-
-/// A report as the caller asked for it: its JSON, or its table for CSV.
-enum Answer {
-    Json(Value),
-    Table(submetrics::ReportTable),
+    .await
 }

@@ -3,8 +3,8 @@
 
 use super::Routes;
 use super::{
-    BodyBytes, JsonBody, Params, page_of, parse_body, read_ledger, record_texts, records_of,
-    write_ledger, write_records,
+    BodyBytes, JsonBody, Listed, Params, json_response, page_of, parse_body, read_ledger,
+    record_texts, records_of, write_ledger, write_records,
 };
 use crate::auth::Caller;
 use crate::error::ApiError;
@@ -15,8 +15,8 @@ use crate::store::{Change, Reads};
 use axum::Json;
 use axum::body::Bytes;
 use axum::extract::State;
-use axum::http::{HeaderValue, StatusCode, header};
-use axum::response::{IntoResponse, Response};
+use axum::http::StatusCode;
+use axum::response::Response;
 use rayon::prelude::*;
 use serde_json::{Value, json};
 use std::borrow::Cow;
@@ -206,20 +206,7 @@ pub fn routes() -> Routes {
 /// record in input order, written straight from the results (the same text
 /// as their JSON value).
 pub fn results_response(results: &[WriteResult]) -> Result<Response, ApiError> {
-    #[derive(serde::Serialize)]
-    struct Results<'a> {
-        result: &'a [WriteResult],
-    }
-    let body = serde_json::to_vec(&Results { result: results })
-        .map_err(|e| ApiError::internal(format!("the answer could not be written: {e}")))?;
-    Ok((
-        [(
-            header::CONTENT_TYPE,
-            HeaderValue::from_static("application/json"),
-        )],
-        body,
-    )
-        .into_response())
+    json_response(&Listed { result: results })
 }
 
 /// Upserts records into the ledger and persists the accepted ones in one
