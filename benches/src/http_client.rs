@@ -54,7 +54,12 @@ impl Connection {
 
     /// Gets `path` and answers the status once the body is read, or 0.
     pub async fn get(&mut self, path: &str) -> u16 {
-        self.send(Method::GET, path, Bytes::new(), "application/json")
+        self.get_sized(path).await.0
+    }
+
+    /// [`Connection::get`], with the length of the body read.
+    pub async fn get_sized(&mut self, path: &str) -> (u16, usize) {
+        self.exchange(Method::GET, path, Bytes::new(), "application/json")
             .await
     }
 
@@ -65,6 +70,18 @@ impl Connection {
         body: Bytes,
         content_type: &'static str,
     ) -> u16 {
+        self.exchange(method, path, body, content_type).await.0
+    }
+
+    /// Sends a request and reads the whole answer: its status and the
+    /// length of its body, or `(0, 0)` if the exchange failed.
+    async fn exchange(
+        &mut self,
+        method: Method,
+        path: &str,
+        body: Bytes,
+        content_type: &'static str,
+    ) -> (u16, usize) {
         let mut request = Request::builder()
             .method(method)
             .uri(path)
@@ -74,19 +91,19 @@ impl Connection {
             request = request.header(CONTENT_TYPE, content_type);
         }
         let Ok(request) = request.body(Full::new(body)) else {
-            return 0;
+            return (0, 0);
         };
         if self.sender.ready().await.is_err() {
-            return 0;
+            return (0, 0);
         }
         let Ok(response) = self.sender.send_request(request).await else {
-            return 0;
+            return (0, 0);
         };
         let status = response.status().as_u16();
         // The whole body is read, so the connection serves the next request.
         match response.into_body().collect().await {
-            Ok(_) => status,
-            Err(_) => 0,
+            Ok(body) => (status, body.to_bytes().len()),
+            Err(_) => (0, 0),
         }
     }
 }

@@ -3,7 +3,9 @@
 //!
 //! 1. batch import: a generated data set posted in batches (invoices/s, durable),
 //! 2. single invoice posts from many concurrent clients (throughput, p50, p99),
-//! 3. report reads (`mrr`, 12 months) while those writers run (p50, p99).
+//! 3. report reads (`mrr`, 12 months) while those writers run (p50, p99),
+//! 4. long answers: every movement, and `invoices-detail` (a row per
+//!    invoice), each asked for three times (time to the last byte).
 //!
 //! The server's resident memory (VmRSS) is reported before the single
 //! posts, at its peak while they run (sampled every 50 ms) and after them.
@@ -38,6 +40,8 @@ use submetrics_benches::measure::{cpu_time, cpu_time_of, ms, quantile, rss_kib};
 
 const KEY: &str = "load-test-owner-key-0123456789";
 const BATCH: usize = 10_000;
+/// Times each long answer is asked for.
+const LONG_ANSWER_RUNS: u32 = 3;
 /// No phase runs longer than this.
 const PHASE_LIMIT: Duration = Duration::from_secs(120);
 /// How long a server must use no CPU to count as done with its work.
@@ -300,6 +304,30 @@ fn main() {
             reads.len(),
             ms(quantile(&mut reads, 0.5)),
             ms(quantile(&mut reads, 0.99))
+        );
+    }
+    // Long answers: every movement, and every invoice's detail (a row
+    // per invoice), each from its request to its last byte.
+    for path in ["/v1/movements", "/v1/reports/invoices-detail"] {
+        let answers_cpu = cpu_time_of(&server_pid);
+        let mut runs = Vec::new();
+        let mut bytes = 0;
+        for _ in 0..LONG_ANSWER_RUNS {
+            let start = Instant::now();
+            let (status, size) = runtime.block_on(connection.get_sized(path));
+            assert_eq!(status, 200, "GET {path}");
+            runs.push(start.elapsed());
+            bytes = size;
+        }
+        let answers_cpu = cpu_time_of(&server_pid).saturating_sub(answers_cpu);
+        println!(
+            "long answer GET {path}: {:.1} MB, runs {}; server CPU {} per answer",
+            bytes as f64 / 1e6,
+            runs.iter()
+                .map(|run| ms(*run))
+                .collect::<Vec<_>>()
+                .join(", "),
+            ms(answers_cpu / LONG_ANSWER_RUNS)
         );
     }
     println!(
