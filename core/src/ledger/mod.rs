@@ -192,6 +192,30 @@ impl Ledger {
             .into_json_text())
     }
 
+    /// The report `name` as CSV text: what [`ReportTable::to_csv`] writes
+    /// of [`Ledger::report_table`]'s table (a header of its columns, a
+    /// line per row, nested values as their JSON text), written from the
+    /// typed rows' cells by column, a piece of rows per core, without a
+    /// JSON object per row.
+    ///
+    /// # Errors
+    ///
+    /// As [`Ledger::report`].
+    pub fn report_csv(
+        &self,
+        name: &str,
+        params: &ReportParams,
+        as_of: DateTime<Utc>,
+    ) -> Result<Vec<u8>> {
+        let report = Report::find(name)?;
+        let (columns, cells) = report
+            .run(&self.derived(), params, as_of)?
+            .into_cells(report);
+        let text = crate::reports::table_csv::of_cells(&columns, &cells);
+        cells.drop_on_every_core();
+        Ok(text)
+    }
+
     /// Runs the report `name` as [`Ledger::report`] does and answers it as
     /// a [`ReportTable`]: the same rows, with each column's kind and
     /// currency.

@@ -17,7 +17,6 @@
 
 use super::result::ReportTable;
 use super::{Report, ReportParams};
-#[cfg(feature = "arrow")]
 use super::{result::TableColumn, row_cells::RowCells};
 use crate::derive::Derived;
 use crate::error::Result;
@@ -43,7 +42,6 @@ trait Answer: Send {
     fn into_rows(self: Box<Self>) -> Vec<Value>;
     /// The table's rows as cells by column: those of [`Answer::into_rows`]
     /// unless the shape writes its typed rows straight into cells.
-    #[cfg(feature = "arrow")]
     fn into_cells(self: Box<Self>) -> RowCells {
         RowCells::of_values(self.into_rows())
     }
@@ -69,7 +67,6 @@ impl ReportAnswer {
 
     /// The columns of the table of `report` and their cells, without a
     /// JSON object per row (see [`RowCells`]).
-    #[cfg(feature = "arrow")]
     pub(crate) fn into_cells(self, report: &Report) -> (Vec<TableColumn>, RowCells) {
         let currency = self.0.currency().map(|c| c.as_str().to_string());
         let cells = self.0.into_cells();
@@ -137,12 +134,10 @@ fn with_rows_written<R: Serialize + Sync>(
 }
 
 /// Rows per piece of a long list written into cells on a core of its own.
-#[cfg(feature = "arrow")]
 const CELL_ROWS_PER_CORE: usize = 1 << 14;
 
 /// Typed rows as cells, on every core for a long list; serializes as
 /// [`json`] does.
-#[cfg(feature = "arrow")]
 fn cells<R: Serialize + Sync>(rows: &[R]) -> RowCells {
     let pieces: Vec<RowCells> = rows
         .par_chunks(CELL_ROWS_PER_CORE)
@@ -236,7 +231,6 @@ impl<H: Head, R: Serialize + Send + Sync + 'static> Answer for Series<H, R> {
         self.result.iter().map(json).collect()
     }
 
-    #[cfg(feature = "arrow")]
     fn into_cells(self: Box<Self>) -> RowCells {
         let cells = cells(&self.result);
         drop_on_every_core(self.result);
@@ -299,7 +293,6 @@ impl<H: Head, R: Serialize + Send + Sync + 'static> Answer for Listing<H, R> {
         self.list.par_iter().map(json).collect()
     }
 
-    #[cfg(feature = "arrow")]
     fn into_cells(self: Box<Self>) -> RowCells {
         let cells = cells(&self.list);
         drop_on_every_core(self.list);

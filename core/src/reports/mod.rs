@@ -26,7 +26,6 @@ pub(crate) mod partial;
 mod registry;
 mod request;
 pub mod result;
-#[cfg(feature = "arrow")]
 pub(crate) mod row_cells;
 pub(crate) mod row_keys;
 mod scheduled;
@@ -34,6 +33,7 @@ pub mod schema;
 pub(crate) mod series;
 mod snapshot;
 mod summary;
+pub(crate) mod table_csv;
 mod tables;
 pub mod transactions;
 mod unpaid;

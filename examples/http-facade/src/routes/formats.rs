@@ -11,10 +11,10 @@
 //!   `submetrics::csv`), one record per row.
 //!
 //! Any other type is JSON, as before. Reports answer CSV for
-//! `Accept: text/csv` or `format=csv`: the core's `ReportTable` of the
-//! answer, one row per period, item or metric, a header of its columns
-//! (the report's declared columns when there are no rows), nested values as
-//! their JSON text.
+//! `Accept: text/csv` or `format=csv`: the core's CSV of the answer's
+//! table (`Ledger::report_csv`), one row per period, item or metric, a
+//! header of its columns (the report's declared columns when there are no
+//! rows), nested values as their JSON text.
 
 use crate::error::ApiError;
 use crate::routes::{BODY_LIMIT_BYTES, MAX_BATCH};
@@ -22,10 +22,7 @@ use arrow_array::{ArrayRef, RecordBatch, StringArray};
 use arrow_schema::{DataType, Field, Schema};
 use axum::http::{HeaderMap, HeaderValue, header};
 use axum::response::{IntoResponse, Response};
-use serde_json::Value;
-use std::borrow::Cow;
 use std::sync::Arc;
-use submetrics::ReportTable;
 
 /// The media type of an Arrow IPC stream.
 pub const ARROW_STREAM: &str = "application/vnd.apache.arrow.stream";
@@ -183,68 +180,12 @@ pub fn wants_csv(
     Ok(first == Some("text/csv"))
 }
 
-/// A report's table as CSV text: a header of its columns (the declared
-/// ones when there are no rows), then a row per table row, CRLF line ends;
-/// numbers as the JSON writes them (money in integer cents), texts as they
-/// are, nested values as their JSON text, nulls and absent cells empty.
-pub fn csv_text(table: &ReportTable) -> Result<Vec<u8>, ApiError> {
-    let mut writer = csv::WriterBuilder::new()
-        .terminator(csv::Terminator::CRLF)
-        .from_writer(Vec::new());
-    let failed = |e: csv::Error| ApiError::internal(format!("the CSV could not be written: {e}"));
-    writer
-        .write_record(table.columns.iter().map(|c| c.name.as_str()))
-        .map_err(failed)?;
-    for cells in table.row_cells() {
-        let texts = cells.into_iter().map(|cell| match cell {
-            None | Some(Value::Null) => Cow::Borrowed(&b""[..]),
-            Some(Value::String(text)) => Cow::Borrowed(text.as_bytes()),
-            Some(other) => Cow::Owned(other.to_string().into_bytes()),
-        });
-        writer.write_record(texts).map_err(failed)?;
-    }
-    writer
-        .into_inner()
-        .map_err(|e| ApiError::internal(format!("the CSV could not be written: {e}")))
-}
-
-/// A report's table as a CSV response ([`csv_text`]).
-pub fn csv_response(table: &ReportTable) -> Result<Response, ApiError> {
-    let mut response = csv_text(table)?.into_response();
+/// CSV text as the answer (see `ReportTable::to_csv` for what it holds).
+pub fn csv_response(text: Vec<u8>) -> Response {
+    let mut response = text.into_response();
     response.headers_mut().insert(
         header::CONTENT_TYPE,
         HeaderValue::from_static("text/csv; charset=utf-8"),
     );
-    Ok(response)
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use serde_json::json;
-
-    #[test]
-    fn a_report_table_is_csv_with_its_columns_and_raw_values() {
-        let table = ReportTable::from_result(
-            "movement-table",
-            json!({"currency": "USD", "result": {"count": 2, "list": [
-                {"date": "2024-03-01", "customer_name": "Smith, J", "mrr_change": -2700,
-                 "currency": "EUR", "plans_before": ["e"], "customer_email": null},
-                {"date": "2024-04-01", "customer_name": "B", "mrr_change": 3000, "currency": "USD"},
-            ]}}),
-        )
-        .unwrap();
-        let text = String::from_utf8(csv_text(&table).unwrap()).unwrap();
-        assert_eq!(
-            text,
-            "date,customer_name,mrr_change,currency,plans_before,customer_email\r\n\
-             2024-03-01,\"Smith, J\",-2700,EUR,\"[\"\"e\"\"]\",\r\n\
-             2024-04-01,B,3000,USD,,\r\n"
-        );
-        let empty = ReportTable::from_result("churn-scheduled", json!({"result": []})).unwrap();
-        assert_eq!(
-            String::from_utf8(csv_text(&empty).unwrap()).unwrap(),
-            "date,end_date,churn,customers\r\n"
-        );
-    }
+    response
 }

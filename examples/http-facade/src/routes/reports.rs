@@ -79,7 +79,9 @@ async fn report(
         let mut params = params;
         params.remove("as_of");
         if csv {
-            formats::csv_response(&ledger.report_table(&name, &params, at)?)
+            Ok(formats::csv_response(
+                ledger.report_csv(&name, &params, at)?,
+            ))
         } else {
             Ok(json_text_response(ledger.report_json(&name, &params, at)?))
         }
