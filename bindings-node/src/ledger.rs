@@ -65,7 +65,9 @@ pub fn report(
     let query = resolve(ledger, params(query)?, instants)?;
     let at = as_of(at, ledger.settings())?;
     let text = ledger.report_json(name, &query, at).map_err(to_napi)?;
-    String::from_utf8(text).map_err(|error| invalid_argument(error.to_string()))
+    // JSON text is always UTF-8: the fallback is never taken.
+    Ok(String::from_utf8(text)
+        .unwrap_or_else(|not_utf8| String::from_utf8_lossy(not_utf8.as_bytes()).into_owned()))
 }
 
 /// The per-record results of a write, in input order, as index.js turns
