@@ -237,15 +237,19 @@ pub fn run_with(scenario: &Value, writes: &mut dyn Writes) -> Result<Outcome> {
     Ok(outcome)
 }
 
-/// The reports a scenario file expects (`expect.reports`), in its order, as
-/// their names and parameters (a parameter that is not text as its JSON
-/// text).
-pub fn expected_reports(scenario: &Value) -> Vec<(&str, ReportParams)> {
-    let reports = scenario["expect"]["reports"]
+/// The reports to render over a scenario file's ledger: those it expects
+/// (`expect.reports`), in its order, with their parameters (a parameter
+/// that is not text as its JSON text), then every report without any.
+pub fn reports_to_render(scenario: &Value) -> Vec<(&str, ReportParams)> {
+    let expected = scenario["expect"]["reports"]
         .as_array()
         .into_iter()
-        .flatten();
-    reports.map(report_request).collect()
+        .flatten()
+        .map(report_request);
+    let without = crate::reports::report_names()
+        .into_iter()
+        .map(|name| (name, ReportParams::new()));
+    expected.chain(without).collect()
 }
 
 /// An expected report's name and parameters.

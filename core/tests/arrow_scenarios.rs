@@ -10,7 +10,7 @@ use serde_json::Value;
 use std::path::PathBuf;
 use submetrics::columnar::batch_of_table;
 use submetrics::scenario::{self, JsonWrites, Writes};
-use submetrics::{Ledger, MovementFilter, RecordKind, ReportParams, Result, WriteReport};
+use submetrics::{Ledger, MovementFilter, RecordKind, Result, WriteReport};
 
 /// Writes a scenario's records as record batches: a step as one batch, or
 /// record by record when its columns would mix kinds of values. Steps with a
@@ -117,12 +117,8 @@ fn report_batch_differences(
     scenario: &Value,
     as_of: chrono::DateTime<chrono::Utc>,
 ) -> Vec<String> {
-    let with_params = scenario::expected_reports(scenario);
-    let without = submetrics::reports::report_names()
-        .into_iter()
-        .map(|name| (name, ReportParams::new()));
     let mut failures = Vec::new();
-    for (name, params) in with_params.into_iter().chain(without) {
+    for (name, params) in scenario::reports_to_render(scenario) {
         let typed = ledger.report_batch(name, &params, as_of);
         let of_table = ledger
             .report_table(name, &params, as_of)

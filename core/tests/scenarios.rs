@@ -7,7 +7,7 @@
 
 use serde_json::Value;
 use std::path::PathBuf;
-use submetrics::{Ledger, ReportParams, scenario};
+use submetrics::{Ledger, scenario};
 
 fn check(_name: &str, scenario: &Value) -> Vec<String> {
     let mut failures = match scenario::run(scenario) {
@@ -33,14 +33,8 @@ fn text_differences(
     scenario: &Value,
     as_of: chrono::DateTime<chrono::Utc>,
 ) -> Vec<String> {
-    let without = submetrics::reports::report_names()
-        .into_iter()
-        .map(|name| (name, ReportParams::new()));
     let mut failures = Vec::new();
-    for (name, params) in scenario::expected_reports(scenario)
-        .into_iter()
-        .chain(without)
-    {
+    for (name, params) in scenario::reports_to_render(scenario) {
         let json_text = ledger.report_json(name, &params, as_of);
         let of_value = ledger
             .report(name, &params, as_of)

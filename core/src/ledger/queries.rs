@@ -242,10 +242,13 @@ fn by_date<'a>(
                 .map(|m| (m.date.num_days_from_ce(), m))
         })
         .collect();
-    let Some(first_day) = dated.iter().map(|(day, _)| *day).min() else {
+    let Some((first_day, last_day)) = dated
+        .iter()
+        .map(|(day, _)| (*day, *day))
+        .reduce(|(first, last), (day, _)| (first.min(day), last.max(day)))
+    else {
         return Vec::new();
     };
-    let last_day = dated.iter().map(|(day, _)| *day).max().unwrap_or(first_day);
     let days =
         usize::try_from(i64::from(last_day) - i64::from(first_day) + 1).unwrap_or(usize::MAX);
     if days > dated.len().max(DAYS_COUNTED) {
