@@ -1,9 +1,10 @@
 //! Runs one report repeatedly on a generated ledger, for profiling:
-//! `report [--arrow] <invoices> <repeats> <name> [key=value ...]`, e.g.
-//! `perf record target/release/report 1000000 20 mrr interval=month`.
-//! With `--arrow` each run builds the report's record batch
-//! (`Ledger::report_batch`) instead of its JSON answer.
-//! Prints the median time of the warm runs.
+//! `report [--arrow|--csv|--text] <invoices> <repeats> <name> [key=value ...]`,
+//! e.g. `perf record target/release/report 1000000 20 mrr interval=month`.
+//! Each run builds the report's JSON value (`Ledger::report`), or with
+//! `--arrow` its record batch (`Ledger::report_batch`), with `--csv` its
+//! CSV text (`Ledger::report_csv`), with `--text` its JSON text
+//! (`Ledger::report_json`). Prints the median time of the warm runs.
 
 use submetrics::ReportParams;
 use submetrics_benches::generator::{Spec, generate};
@@ -12,12 +13,18 @@ use submetrics_benches::measure::{ms, quantile, timed};
 fn main() {
     submetrics_allocator::keep_freed_memory_longer();
     let mut args: Vec<String> = std::env::args().skip(1).collect();
-    let arrow = args.first().is_some_and(|first| first == "--arrow");
-    if arrow {
-        args.remove(0);
-    }
+    let rendering = match args.first().map(String::as_str) {
+        Some(flag @ ("--arrow" | "--csv" | "--text")) => {
+            let flag = flag.to_string();
+            args.remove(0);
+            flag
+        }
+        _ => "--value".to_string(),
+    };
     let [size, repeats, name, pairs @ ..] = args.as_slice() else {
-        eprintln!("usage: report [--arrow] <invoices> <repeats> <name> [key=value ...]");
+        eprintln!(
+            "usage: report [--arrow|--csv|--text] <invoices> <repeats> <name> [key=value ...]"
+        );
         std::process::exit(2);
     };
     let (Ok(size), Ok(repeats)) = (size.parse::<usize>(), repeats.parse::<usize>()) else {
@@ -34,12 +41,11 @@ fn main() {
     let data = generate(&spec);
     let ledger = data.ledger();
     drop(data);
-    let run = || {
-        if arrow {
-            ledger.report_batch(name, &params, as_of).map(drop)
-        } else {
-            ledger.report(name, &params, as_of).map(drop)
-        }
+    let run = || match rendering.as_str() {
+        "--arrow" => ledger.report_batch(name, &params, as_of).map(drop),
+        "--csv" => ledger.report_csv(name, &params, as_of).map(drop),
+        "--text" => ledger.report_json(name, &params, as_of).map(drop),
+        _ => ledger.report(name, &params, as_of).map(drop),
     };
     let (first, cold) = timed(run);
     if let Err(error) = first {

@@ -16,6 +16,7 @@
 //! Absent fields and nulls are null cells; columns are in the order the
 //! rows first name them.
 
+mod cells;
 mod ipc;
 mod movements;
 mod results;
@@ -28,6 +29,7 @@ pub use results::{ResultColumns, result_schema};
 use crate::error::{Error, Result};
 pub use crate::reports::result::report_rows;
 use crate::reports::result::{ReportTable, TableColumn};
+use crate::reports::row_cells::CellRef;
 use crate::reports::row_keys::KeyOrder;
 use crate::reports::{Kind, Report, ReportParams};
 use crate::{Ledger, MovementFilter};
@@ -69,15 +71,13 @@ impl Ledger {
         let report = Report::find(name)?;
         let answer = report.run(&self.derived(), params, as_of)?;
         let (columns, cells) = answer.into_cells(report);
-        let cells_by_column = columns
-            .iter()
-            .map(|column| match cells.cells(&column.name) {
-                Some(cells) => cells.iter().map(Option::as_ref).collect(),
-                None => vec![None; cells.rows()],
-            });
-        let batch = batch_of_columns(&columns, cells_by_column.collect(), cells.rows());
+        let rows = cells.rows();
+        let arrays: Vec<ArrayRef> = columns
+            .par_iter()
+            .map(|column| array_of_cells(column, &cells.column(&column.name)))
+            .collect();
         cells.drop_on_every_core();
-        batch
+        batch_of_arrays(&columns, arrays, rows)
     }
 }
 
@@ -106,6 +106,15 @@ fn batch_of_columns(
         .zip(cells_by_column)
         .map(|(column, cells)| array_of_column(column, &cells))
         .collect();
+    batch_of_arrays(table_columns, arrays, rows)
+}
+
+/// The record batch of a table's columns, an array each, `rows` long.
+fn batch_of_arrays(
+    table_columns: &[TableColumn],
+    arrays: Vec<ArrayRef>,
+    rows: usize,
+) -> Result<RecordBatch> {
     let fields = table_columns
         .iter()
         .zip(&arrays)
@@ -114,6 +123,37 @@ fn batch_of_columns(
     let options = RecordBatchOptions::new().with_row_count(Some(rows));
     RecordBatch::try_new_with_options(schema, arrays, &options)
         .map_err(|error| Error::query("rows", error.to_string()))
+}
+
+/// [`array_of_column`] of a column's stored cells, built straight from
+/// them (see [`cells`]).
+fn array_of_cells(column: &TableColumn, cells: &[CellRef<'_>]) -> ArrayRef {
+    let all = |fits: fn(&CellRef<'_>) -> bool| cells.iter().all(fits);
+    match column.kind {
+        Kind::Money(_) | Kind::Count
+            if all(|c| matches!(c, CellRef::Absent | CellRef::Null | CellRef::Integer(_))) =>
+        {
+            cells::integers(cells)
+        }
+        Kind::Percent | Kind::Number if all(|c| !c.is_present() || cells::is_number(c)) => {
+            cells::reals(cells)
+        }
+        Kind::Date | Kind::Timestamp | Kind::Text
+            if cells.iter().all(|c| match c {
+                CellRef::Absent | CellRef::Null => true,
+                CellRef::Text(text) => column.kind.admits_text(text),
+                _ => false,
+            }) =>
+        {
+            cells::texts(cells)
+        }
+        Kind::Boolean
+            if all(|c| matches!(c, CellRef::Absent | CellRef::Null | CellRef::Bool(_))) =>
+        {
+            cells::booleans(cells)
+        }
+        _ => cells::column_of_cells(cells),
+    }
 }
 
 /// A table column's cells as an array of the column's kind (see

@@ -16,8 +16,9 @@
 //! | [`Single`] | the value itself | one, the whole value |
 
 use super::result::ReportTable;
+use super::result::TableColumn;
+use super::row_cells::{CellPieces, RowCells};
 use super::{Report, ReportParams};
-use super::{result::TableColumn, row_cells::RowCells};
 use crate::derive::Derived;
 use crate::error::Result;
 use crate::money::{Cents, Currency};
@@ -42,8 +43,8 @@ trait Answer: Send {
     fn into_rows(self: Box<Self>) -> Vec<Value>;
     /// The table's rows as cells by column: those of [`Answer::into_rows`]
     /// unless the shape writes its typed rows straight into cells.
-    fn into_cells(self: Box<Self>) -> RowCells {
-        RowCells::of_values(self.into_rows())
+    fn into_cells(self: Box<Self>) -> CellPieces {
+        CellPieces::new(vec![RowCells::of_values(self.into_rows())])
     }
 }
 
@@ -67,7 +68,7 @@ impl ReportAnswer {
 
     /// The columns of the table of `report` and their cells, without a
     /// JSON object per row (see [`RowCells`]).
-    pub(crate) fn into_cells(self, report: &Report) -> (Vec<TableColumn>, RowCells) {
+    pub(crate) fn into_cells(self, report: &Report) -> (Vec<TableColumn>, CellPieces) {
         let currency = self.0.currency().map(|c| c.as_str().to_string());
         let cells = self.0.into_cells();
         let names = cells.names().to_vec();
@@ -136,14 +137,14 @@ fn with_rows_written<R: Serialize + Sync>(
 /// Rows per piece of a long list written into cells on a core of its own.
 const CELL_ROWS_PER_CORE: usize = 1 << 14;
 
-/// Typed rows as cells, on every core for a long list; serializes as
+/// Typed rows as cells, a piece per core for a long list; serializes as
 /// [`json`] does.
-fn cells<R: Serialize + Sync>(rows: &[R]) -> RowCells {
+fn cells<R: Serialize + Sync>(rows: &[R]) -> CellPieces {
     let pieces: Vec<RowCells> = rows
         .par_chunks(CELL_ROWS_PER_CORE)
         .map(|piece| RowCells::of(piece).expect("report values have text keys"))
         .collect();
-    RowCells::concat(pieces)
+    CellPieces::new(pieces)
 }
 
 /// Frees `items` on every core: a long list of rows made on every core is
@@ -231,7 +232,7 @@ impl<H: Head, R: Serialize + Send + Sync + 'static> Answer for Series<H, R> {
         self.result.iter().map(json).collect()
     }
 
-    fn into_cells(self: Box<Self>) -> RowCells {
+    fn into_cells(self: Box<Self>) -> CellPieces {
         let cells = cells(&self.result);
         drop_on_every_core(self.result);
         cells
@@ -293,7 +294,7 @@ impl<H: Head, R: Serialize + Send + Sync + 'static> Answer for Listing<H, R> {
         self.list.par_iter().map(json).collect()
     }
 
-    fn into_cells(self: Box<Self>) -> RowCells {
+    fn into_cells(self: Box<Self>) -> CellPieces {
         let cells = cells(&self.list);
         drop_on_every_core(self.list);
         cells

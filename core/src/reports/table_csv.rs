@@ -4,13 +4,10 @@
 //! are, nested values as their JSON text, nulls and absent cells empty.
 
 use super::result::{ReportTable, TableColumn};
-use super::row_cells::RowCells;
+use super::row_cells::{CellPieces, CellRef};
 use rayon::prelude::*;
 use serde_json::Value;
 use std::borrow::Cow;
-
-/// Rows per piece of a long table written on a core of its own.
-const ROWS_PER_CORE: usize = 1 << 13;
 
 /// The header line of `columns`.
 fn header(columns: &[TableColumn]) -> Vec<u8> {
@@ -56,6 +53,21 @@ fn write_cells<'a>(
     write_row(writer, texts.iter().map(|text| text.as_ref()));
 }
 
+/// A stored cell's text: [`cell_text`] of its JSON value.
+fn stored_cell_text<'a>(cell: CellRef<'a>, number: &mut itoa::Buffer) -> Cow<'a, [u8]> {
+    match cell {
+        CellRef::Absent | CellRef::Null => Cow::Borrowed(&b""[..]),
+        CellRef::Text(text) => Cow::Borrowed(text.as_bytes()),
+        CellRef::Integer(n) => Cow::Owned(number.format(n).as_bytes().to_vec()),
+        CellRef::Bool(b) => Cow::Borrowed(if b { &b"true"[..] } else { &b"false"[..] }),
+        CellRef::Real(r) => Cow::Owned(Value::from(r).to_string().into_bytes()),
+        CellRef::Unsigned(n) => Cow::Owned(number.format(n).as_bytes().to_vec()),
+        nested @ (CellRef::List(_) | CellRef::Object(_)) => {
+            Cow::Owned(serde_json::to_vec(&nested).expect("cells serialize as JSON values"))
+        }
+    }
+}
+
 impl ReportTable {
     /// The table as CSV text (see the module documentation).
     pub fn to_csv(&self) -> Vec<u8> {
@@ -72,19 +84,22 @@ impl ReportTable {
 /// The CSV text of the table of `columns` over `cells`: what
 /// [`ReportTable::to_csv`] writes of the same rows, written from the cells
 /// of each column, a piece of rows per core.
-pub(crate) fn of_cells(columns: &[TableColumn], cells: &RowCells) -> Vec<u8> {
-    let by_column: Vec<Option<&[Option<Value>]>> =
-        columns.iter().map(|c| cells.cells(&c.name)).collect();
-    let rows = cells.rows();
-    let pieces: Vec<Vec<u8>> = (0..rows.div_ceil(ROWS_PER_CORE))
-        .into_par_iter()
+pub(crate) fn of_cells(columns: &[TableColumn], cells: &CellPieces) -> Vec<u8> {
+    let pieces: Vec<Vec<u8>> = cells
+        .pieces()
+        .par_iter()
         .map(|piece| {
+            let by_column: Vec<_> = columns.iter().map(|c| piece.cells(&c.name)).collect();
             let mut writer = writer();
-            for row in piece * ROWS_PER_CORE..rows.min((piece + 1) * ROWS_PER_CORE) {
-                let cells = by_column
-                    .iter()
-                    .map(|column| column.and_then(|cells| cells.get(row)?.as_ref()));
-                write_cells(&mut writer, cells);
+            let mut number = itoa::Buffer::new();
+            let mut texts = Vec::with_capacity(by_column.len());
+            for row in 0..piece.rows() {
+                texts.clear();
+                texts.extend(by_column.iter().map(|column| {
+                    let cell = column.map_or(CellRef::Absent, |cells| cells.get(row));
+                    stored_cell_text(cell, &mut number)
+                }));
+                write_row(&mut writer, texts.iter().map(|text| text.as_ref()));
             }
             finish(writer)
         })
@@ -101,6 +116,7 @@ pub(crate) fn of_cells(columns: &[TableColumn], cells: &RowCells) -> Vec<u8> {
 mod tests {
     use super::*;
     use crate::reports::Report;
+    use crate::reports::row_cells::RowCells;
     use serde_json::json;
 
     #[test]
@@ -126,29 +142,42 @@ mod tests {
             "date,end_date,churn,customers\r\n"
         );
         assert_eq!(
-            of_cells(&empty.columns, &RowCells::default()),
+            of_cells(&empty.columns, &CellPieces::default()),
             empty.to_csv()
         );
     }
 
     #[test]
-    fn a_long_table_written_from_its_cells_in_pieces_is_its_table() {
-        let rows: Vec<Value> = (0..ROWS_PER_CORE * 2 + 3)
+    fn a_table_written_from_its_cells_in_pieces_is_its_table() {
+        let rows: Vec<Value> = (0..20u64)
             .map(|k| {
                 json!({"date": "2024-01-01", "customer_name": format!("C, {k}"),
-                       "mrr_change": k, "plans_before": ["a"], "customer_email": null})
+                       "mrr_change": k, "plans_before": ["a", {"b": [k, 0.5]}],
+                       "customer_email": null, "lines": [{"id": "x", "amount": u64::MAX - k}],
+                       "quantity": k as f64 / 4.0, "flag": k % 2 == 0})
             })
             .collect();
         let movement_table = Report::find("movement-table").unwrap();
         let table = ReportTable::of_rows(movement_table, Some("USD".into()), rows.clone());
         let text = table.to_csv();
-        assert_eq!(of_cells(&table.columns, &RowCells::of_values(rows)), text);
+        let pieces = rows
+            .chunks(7)
+            .map(|piece| RowCells::of_values(piece.to_vec()));
+        let cells = CellPieces::new(pieces.collect());
+        assert_eq!(
+            String::from_utf8(of_cells(&table.columns, &cells)),
+            String::from_utf8(text.clone())
+        );
         let text = String::from_utf8(text).unwrap();
         assert!(text.starts_with(
-            "date,customer_name,mrr_change,plans_before,customer_email\r\n\
-             2024-01-01,\"C, 0\",0,\"[\"\"a\"\"]\",\r\n"
+            "date,customer_name,mrr_change,plans_before,customer_email,lines,quantity,flag\r\n\
+             2024-01-01,\"C, 0\",0,\"[\"\"a\"\",{\"\"b\"\":[0,0.5]}]\",,\
+             \"[{\"\"id\"\":\"\"x\"\",\"\"amount\"\":18446744073709551615}]\",0.0,true\r\n"
         ));
-        assert!(text.ends_with("2024-01-01,\"C, 16386\",16386,\"[\"\"a\"\"]\",\r\n"));
-        assert_eq!(text.lines().count(), ROWS_PER_CORE * 2 + 4);
+        assert!(text.ends_with(
+            "2024-01-01,\"C, 19\",19,\"[\"\"a\"\",{\"\"b\"\":[19,0.5]}]\",,\
+             \"[{\"\"id\"\":\"\"x\"\",\"\"amount\"\":18446744073709551596}]\",4.75,false\r\n"
+        ));
+        assert_eq!(text.lines().count(), 21);
     }
 }

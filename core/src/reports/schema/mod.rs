@@ -128,6 +128,18 @@ impl Kind {
         self.mismatch_at(value, Place::At("")).is_none()
     }
 
+    /// Whether a string cell of this kind may hold `text`: a date kind a
+    /// `YYYY-MM-DD` day, a timestamp kind such a day or an RFC 3339
+    /// instant, a text kind any text, no other kind a text.
+    pub(crate) fn admits_text(&self, text: &str) -> bool {
+        match self {
+            Kind::Date => is_date(text),
+            Kind::Timestamp => is_date(text) || chrono::DateTime::parse_from_rfc3339(text).is_ok(),
+            Kind::Text => true,
+            _ => false,
+        }
+    }
+
     /// The first place under `value` (a path from `at`) that is not of this
     /// kind, in words; `None` when it is.
     pub fn mismatch(&self, value: &Value, at: &str) -> Option<String> {
@@ -143,11 +155,9 @@ impl Kind {
         let fits = match self {
             Kind::Money(_) | Kind::Count => value.is_i64(),
             Kind::Percent | Kind::Number | Kind::Metric => value.is_number(),
-            Kind::Date => value.as_str().is_some_and(is_date),
-            Kind::Timestamp => value
-                .as_str()
-                .is_some_and(|s| is_date(s) || chrono::DateTime::parse_from_rfc3339(s).is_ok()),
-            Kind::Text => value.is_string(),
+            Kind::Date | Kind::Timestamp | Kind::Text => {
+                value.as_str().is_some_and(|text| self.admits_text(text))
+            }
             Kind::Boolean => value.is_boolean(),
             Kind::Texts => value
                 .as_array()

@@ -1,26 +1,43 @@
 //! A report's rows as cells by column, serialized straight from the
-//! report's typed rows: each field of a row becomes the JSON value of its
-//! cell, under its column, with no JSON object per row (its keys, their
-//! map and its lookups were most of the time of a table of a million
-//! rows). Columns come in the order rows first name them, as in the
-//! report's JSON answer.
+//! report's typed rows: each field of a row becomes the cell of its
+//! column (see [`CellColumn`]: scalars as they are, lists and objects as
+//! columns of their own), with no JSON value per row or cell (building
+//! them, their maps and their lookups were most of the time of a table of
+//! a million rows). Columns come in the order rows first name them, as in
+//! the report's JSON answer; a long table is written in pieces of rows, a
+//! piece per core, read as one ([`CellPieces`]).
 
-use rayon::prelude::*;
 use serde::Serialize;
 use serde::ser::{self, Impossible, SerializeMap, SerializeStruct};
 use serde_json::Value;
 use std::collections::HashMap;
+
+mod column;
+mod writer;
+
+pub(crate) use column::{CellColumn, CellRef};
 
 /// Rows as cells by column (see the module documentation).
 #[derive(Debug, Default, PartialEq)]
 pub(crate) struct RowCells {
     names: Vec<String>,
     positions: HashMap<String, usize>,
-    /// A cell per row in each column: `None` where the row lacks the field.
-    columns: Vec<Vec<Option<Value>>>,
+    /// A cell per row in each column, absent where the row lacks the field.
+    columns: Vec<CellColumn>,
     rows: usize,
     /// The rows a new column makes room for: the rows expected in all.
     room: usize,
+    /// Each row's fields in the order it gave them, for rows that are
+    /// objects nested in a cell (whose fields are listed in that order).
+    orders: Option<FieldOrders>,
+}
+
+/// Each row's columns in the order the row gave them: `columns` in rows,
+/// each row's ending at its `ends` entry.
+#[derive(Debug, Default, PartialEq)]
+struct FieldOrders {
+    columns: Vec<u32>,
+    ends: Vec<usize>,
 }
 
 impl RowCells {
@@ -42,13 +59,22 @@ impl RowCells {
         }
     }
 
+    /// No rows yet, for the objects of a column, whose fields' order is
+    /// kept.
+    fn of_objects() -> RowCells {
+        RowCells {
+            orders: Some(FieldOrders::default()),
+            ..RowCells::default()
+        }
+    }
+
     /// The cells of JSON rows (objects; any other row has no cells).
     pub(crate) fn of_values(rows: Vec<Value>) -> RowCells {
         let mut cells = RowCells::with_room(rows.len());
         for row in rows {
             if let Value::Object(fields) = row {
                 for (place, (name, value)) in fields.into_iter().enumerate() {
-                    cells.set(place, &name, value);
+                    cells.start_field(place, &name).push_value(value);
                 }
             }
             cells.end_row();
@@ -70,40 +96,6 @@ impl RowCells {
         Ok(())
     }
 
-    /// The rows of `pieces` one after another, each column joined on a
-    /// core of its own.
-    pub(crate) fn concat(pieces: Vec<RowCells>) -> RowCells {
-        let piece_rows: Vec<usize> = pieces.iter().map(|piece| piece.rows).collect();
-        let mut all = RowCells::with_room(piece_rows.iter().sum());
-        // parts[column][piece]: that piece's cells of the column, if any.
-        let mut parts: Vec<Vec<Option<Vec<Option<Value>>>>> = Vec::new();
-        for (piece, cells) in pieces.into_iter().enumerate() {
-            for (name, column_cells) in cells.names.into_iter().zip(cells.columns) {
-                let column = all.position_of(&name);
-                if column == parts.len() {
-                    parts.push(vec![None; piece_rows.len()]);
-                }
-                parts[column][piece] = Some(column_cells);
-            }
-        }
-        let rows = all.room;
-        all.columns = parts
-            .into_par_iter()
-            .map(|column_parts| {
-                let mut column = Vec::with_capacity(rows);
-                for (cells, &piece_rows) in column_parts.into_iter().zip(&piece_rows) {
-                    match cells {
-                        Some(cells) => column.extend(cells),
-                        None => column.resize(column.len() + piece_rows, None),
-                    }
-                }
-                column
-            })
-            .collect();
-        all.rows = rows;
-        all
-    }
-
     /// How many rows.
     pub(crate) fn rows(&self) -> usize {
         self.rows
@@ -114,28 +106,41 @@ impl RowCells {
         &self.names
     }
 
-    /// Frees the cells on every core (see
-    /// [`drop_on_every_core`](super::answer::drop_on_every_core)).
-    pub(crate) fn drop_on_every_core(self) {
-        self.columns.into_par_iter().flatten().for_each(drop);
-    }
-
     /// The cells of the column `name`; `None` for a name no row holds.
-    pub(crate) fn cells(&self, name: &str) -> Option<&[Option<Value>]> {
+    pub(crate) fn cells(&self, name: &str) -> Option<&CellColumn> {
         let column = *self.positions.get(name)?;
         Some(&self.columns[column])
     }
 
-    /// Sets the cell of the row being written under `name`, the row's
-    /// `place`-th field (a later value of one name replaces the earlier,
-    /// as in a JSON object).
-    fn set(&mut self, place: usize, name: &str, value: Value) {
+    fn name(&self, column: usize) -> &str {
+        &self.names[column]
+    }
+
+    fn column(&self, column: usize) -> &CellColumn {
+        &self.columns[column]
+    }
+
+    /// The columns row `row` gave, in its order (see [`RowCells::orders`]).
+    fn field_order(&self, row: usize) -> impl Iterator<Item = usize> + '_ {
+        let orders = self.orders.as_ref().expect("nested rows keep their order");
+        let start = row.checked_sub(1).map_or(0, |before| orders.ends[before]);
+        orders.columns[start..orders.ends[row]]
+            .iter()
+            .map(|&column| column as usize)
+    }
+
+    /// The column the row being written gives its `place`-th field, `name`,
+    /// in, ready for the field's cell: a later value of one name replaces
+    /// the earlier, as in a JSON object.
+    fn start_field(&mut self, place: usize, name: &str) -> &mut CellColumn {
         let column = self.column_named(place, name);
         let cells = &mut self.columns[column];
         if cells.len() > self.rows {
-            cells.pop();
+            cells.cells.pop();
+        } else if let Some(orders) = &mut self.orders {
+            orders.columns.push(column as u32);
         }
-        cells.push(Some(value));
+        cells
     }
 
     /// The column `name`, which rows usually hold at `place`; added, empty
@@ -146,9 +151,8 @@ impl RowCells {
         }
         let column = self.position_of(name);
         if column == self.columns.len() {
-            let mut cells = Vec::with_capacity(self.room.max(self.rows));
-            cells.resize(self.rows, None);
-            self.columns.push(cells);
+            self.columns
+                .push(CellColumn::absent(self.rows, self.room.max(self.rows)));
         }
         column
     }
@@ -165,16 +169,83 @@ impl RowCells {
         self.names.len() - 1
     }
 
-    fn end_row(&mut self) {
+    /// Ends the row being written, filling the cells it did not set;
+    /// answers its index.
+    fn end_row(&mut self) -> usize {
         self.rows += 1;
-        self.pad();
+        for cells in &mut self.columns {
+            cells.pad(self.rows);
+        }
+        if let Some(orders) = &mut self.orders {
+            orders.ends.push(orders.columns.len());
+        }
+        self.rows - 1
+    }
+}
+
+/// A table's rows as cells, in pieces of consecutive rows (each written on
+/// a core of its own), read as one.
+#[derive(Debug, Default)]
+pub(crate) struct CellPieces {
+    pieces: Vec<RowCells>,
+    /// The columns of every piece, in the order rows first name them.
+    names: Vec<String>,
+}
+
+impl CellPieces {
+    pub(crate) fn new(pieces: Vec<RowCells>) -> CellPieces {
+        let mut names: Vec<String> = Vec::new();
+        let mut known = std::collections::HashSet::new();
+        for piece in &pieces {
+            for name in piece.names() {
+                if known.insert(name.as_str()) {
+                    names.push(name.clone());
+                }
+            }
+        }
+        CellPieces { pieces, names }
     }
 
-    /// Fills the cells the rows so far did not set.
-    fn pad(&mut self) {
-        for cells in &mut self.columns {
-            cells.resize(self.rows, None);
+    /// How many rows in all.
+    pub(crate) fn rows(&self) -> usize {
+        self.pieces.iter().map(RowCells::rows).sum()
+    }
+
+    /// The column names, in the order rows first name them.
+    pub(crate) fn names(&self) -> &[String] {
+        &self.names
+    }
+
+    /// The pieces, in row order.
+    pub(crate) fn pieces(&self) -> &[RowCells] {
+        &self.pieces
+    }
+
+    /// Every row's cell of the column `name`, absent where a row lacks it.
+    pub(crate) fn column(&self, name: &str) -> Vec<CellRef<'_>> {
+        let mut cells = Vec::with_capacity(self.rows());
+        for piece in &self.pieces {
+            match piece.cells(name) {
+                Some(column) => cells.extend(column.iter()),
+                None => cells.resize(cells.len() + piece.rows(), CellRef::Absent),
+            }
         }
+        cells
+    }
+
+    /// Frees the cells on every core.
+    pub(crate) fn drop_on_every_core(self) {
+        super::answer::drop_on_every_core(self.pieces);
+    }
+}
+
+/// A map key's text, as serde_json writes keys: a string as it is, a
+/// number or a boolean as its text.
+fn key_text<T: Serialize + ?Sized>(key: &T) -> serde_json::Result<String> {
+    match serde_json::to_value(key)? {
+        Value::String(key) => Ok(key),
+        key @ (Value::Number(_) | Value::Bool(_)) => Ok(key.to_string()),
+        _ => Err(ser::Error::custom("key must be a string")),
     }
 }
 
@@ -214,8 +285,10 @@ struct RowWriter<'c> {
 
 impl RowWriter<'_> {
     fn field<T: Serialize + ?Sized>(&mut self, name: &str, value: &T) -> Result<(), RowError> {
-        let value = serde_json::to_value(value).map_err(RowError::Json)?;
-        self.cells.set(self.place, name, value);
+        self.cells
+            .start_field(self.place, name)
+            .push(value)
+            .map_err(RowError::Json)?;
         self.place += 1;
         Ok(())
     }
@@ -243,12 +316,7 @@ impl SerializeMap for RowWriter<'_> {
     type Error = RowError;
 
     fn serialize_key<T: Serialize + ?Sized>(&mut self, key: &T) -> Result<(), RowError> {
-        // As serde_json writes keys: numbers and booleans as their text.
-        self.key = Some(match serde_json::to_value(key).map_err(RowError::Json)? {
-            Value::String(key) => key,
-            key @ (Value::Number(_) | Value::Bool(_)) => key.to_string(),
-            _ => return Err(ser::Error::custom("key must be a string")),
-        });
+        self.key = Some(key_text(key).map_err(RowError::Json)?);
         Ok(())
     }
 
@@ -394,8 +462,8 @@ mod tests {
             .map(|row| {
                 let mut object = serde_json::Map::new();
                 for name in cells.names() {
-                    if let Some(value) = &cells.cells(name).unwrap()[row] {
-                        object.insert(name.clone(), value.clone());
+                    if let Some(value) = cells.cells(name).unwrap().get(row).to_value() {
+                        object.insert(name.clone(), value);
                     }
                 }
                 Value::Object(object)
@@ -427,8 +495,74 @@ mod tests {
             .collect();
         assert_eq!(as_rows(&cells), json_rows);
         assert_eq!(cells, RowCells::of_values(json_rows));
-        assert_eq!(cells.cells("note").unwrap(), [None, Some(json!("x"))]);
-        assert_eq!(cells.cells("absent"), None);
+        let notes: Vec<CellRef<'_>> = cells.cells("note").unwrap().iter().collect();
+        assert_eq!(notes, [CellRef::Absent, CellRef::Text("x")]);
+        assert!(cells.cells("absent").is_none());
+    }
+
+    #[derive(Serialize)]
+    enum Shape {
+        Flat,
+        Nested(i64),
+    }
+
+    #[derive(Serialize)]
+    struct Scalars {
+        big: u64,
+        small: u64,
+        nan: f64,
+        real: f64,
+        whole_real: f64,
+        flag: bool,
+        letter: char,
+        day: chrono::NaiveDate,
+        shape: Shape,
+        tagged: Shape,
+        none: Option<i64>,
+        unit: (),
+        inner: Row,
+    }
+
+    #[test]
+    fn each_value_is_the_cell_of_its_json_value() {
+        let row = Scalars {
+            big: u64::MAX,
+            small: 7,
+            nan: f64::NAN,
+            real: 2.5,
+            whole_real: 2.0,
+            flag: true,
+            letter: 'é',
+            day: chrono::NaiveDate::from_ymd_opt(2024, 2, 29).unwrap(),
+            shape: Shape::Flat,
+            tagged: Shape::Nested(3),
+            none: None,
+            unit: (),
+            inner: Row {
+                date: "d",
+                mrr: 1,
+                note: None,
+                lines: vec![],
+            },
+        };
+        let cells = RowCells::of(std::slice::from_ref(&row)).unwrap();
+        let json_row = serde_json::to_value(&row).unwrap();
+        assert_eq!(as_rows(&cells), std::slice::from_ref(&json_row));
+        assert_eq!(cells, RowCells::of_values(vec![json_row]));
+        let cell = |name: &str| cells.cells(name).unwrap().get(0);
+        assert!(matches!(cell("big"), CellRef::Unsigned(u64::MAX)));
+        assert_eq!(cell("small"), CellRef::Integer(7));
+        assert_eq!(cell("nan"), CellRef::Null);
+        assert_eq!(cell("real"), CellRef::Real(2.5));
+        assert_eq!(cell("whole_real"), CellRef::Real(2.0));
+        assert_eq!(cell("flag"), CellRef::Bool(true));
+        assert_eq!(cell("letter"), CellRef::Text("é"));
+        assert_eq!(cell("day"), CellRef::Text("2024-02-29"));
+        assert_eq!(cell("shape"), CellRef::Text("Flat"));
+        assert_eq!(cell("tagged").to_value(), Some(json!({"Nested": 3})));
+        assert_eq!((cell("none"), cell("unit")), (CellRef::Null, CellRef::Null));
+        let inner = json!({"date": "d", "mrr": 1, "lines": []});
+        assert_eq!(cell("inner").to_value(), Some(inner));
     }
 
     #[test]
@@ -436,19 +570,46 @@ mod tests {
         let first = RowCells::of(&[json!({"a": 1, "b": {"c": [true]}}), json!(7)]).unwrap();
         let second = RowCells::of(&[json!({"b": null, "d": "x"})]).unwrap();
         let third = RowCells::of(&[json!({"a": 2})]).unwrap();
-        let all = RowCells::concat(vec![first, second, third]);
+        let fourth = RowCells::of(&[json!({"d": "yz", "b": [1]})]).unwrap();
+        // A row naming a field twice keeps the later value, as JSON does.
+        struct Twice;
+        impl Serialize for Twice {
+            fn serialize<S: ser::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+                let mut map = serializer.serialize_map(None)?;
+                map.serialize_entry("d", "w")?;
+                map.serialize_entry("d", "v")?;
+                map.end()
+            }
+        }
+        let fifth = RowCells::of(&[Twice]).unwrap();
+        let all = CellPieces::new(vec![first, second, third, fourth, fifth]);
         assert_eq!(all.names(), ["a", "b", "d"]);
-        assert_eq!(all.rows(), 4);
+        assert_eq!(all.rows(), 6);
+        let rows: Vec<Value> = all.pieces().iter().flat_map(as_rows).collect();
+        let column_b: Vec<Option<Value>> = all.column("b").iter().map(|c| c.to_value()).collect();
         assert_eq!(
-            as_rows(&all),
+            column_b,
+            [
+                Some(json!({"c": [true]})),
+                None,
+                Some(Value::Null),
+                None,
+                Some(json!([1])),
+                None
+            ]
+        );
+        assert_eq!(
+            rows,
             [
                 json!({"a": 1, "b": {"c": [true]}}),
                 json!({}),
                 json!({"b": null, "d": "x"}),
                 json!({"a": 2}),
+                json!({"b": [1], "d": "yz"}),
+                json!({"d": "v"}),
             ]
         );
-        assert_eq!(RowCells::concat(Vec::new()), RowCells::default());
+        assert_eq!(CellPieces::new(Vec::new()).rows(), 0);
         let numbered = RowCells::of(&[std::collections::BTreeMap::from([(1, 2)])]).unwrap();
         assert_eq!(numbered.names(), ["1"]);
         let pairs = std::collections::BTreeMap::from([((1, 2), 3)]);
@@ -456,5 +617,50 @@ mod tests {
             RowCells::of(&[pairs]).unwrap_err().to_string(),
             "key must be a string"
         );
+    }
+
+    #[test]
+    fn nested_objects_keep_each_ones_field_order_and_later_values() {
+        struct Twice;
+        impl Serialize for Twice {
+            fn serialize<S: ser::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+                let mut map = serializer.serialize_map(None)?;
+                map.serialize_entry("z", &[1])?;
+                map.serialize_entry("y", "kept")?;
+                map.serialize_entry("z", &[2, 3])?;
+                map.end()
+            }
+        }
+        #[derive(Serialize)]
+        struct Nest {
+            groups: std::collections::BTreeMap<&'static str, i64>,
+            twice: Twice,
+            bytes: serde_json::Value,
+        }
+        let rows = [
+            Nest {
+                groups: [("B", 1), ("C", 2)].into(),
+                twice: Twice,
+                bytes: json!([{"q": 1}, null]),
+            },
+            Nest {
+                groups: [("A", 3), ("B", 4)].into(),
+                twice: Twice,
+                bytes: json!(null),
+            },
+        ];
+        let cells = RowCells::of(&rows).unwrap();
+        let json_rows: Vec<Value> = rows
+            .iter()
+            .map(|r| serde_json::to_value(r).unwrap())
+            .collect();
+        assert_eq!(json_rows[1]["groups"].to_string(), r#"{"A":3,"B":4}"#);
+        assert_eq!(as_rows(&cells), json_rows);
+        let twice = cells.cells("twice").unwrap().get(1);
+        assert_eq!(
+            serde_json::to_string(&twice).unwrap(),
+            r#"{"z":[2,3],"y":"kept"}"#
+        );
+        assert_eq!(cells, RowCells::of_values(json_rows));
     }
 }
