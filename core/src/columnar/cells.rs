@@ -5,10 +5,9 @@
 use crate::reports::row_cells::CellRef;
 use arrow_array::builder::StringBuilder;
 use arrow_array::{
-    ArrayRef, BooleanArray, Float64Array, Int64Array, ListArray, NullArray, StringArray,
-    StructArray,
+    ArrayRef, BooleanArray, Float64Array, Int64Array, NullArray, StringArray, StructArray,
 };
-use arrow_buffer::{NullBuffer, OffsetBuffer};
+use arrow_buffer::NullBuffer;
 use arrow_schema::Field;
 use rayon::prelude::*;
 use std::collections::HashMap;
@@ -92,14 +91,7 @@ pub(super) fn column_of_cells(cells: &[CellRef<'_>]) -> ArrayRef {
             }
             lengths.push(items.len() - before);
         }
-        let child = column_of_cells(&items);
-        let field = Arc::new(Field::new("item", child.data_type().clone(), true));
-        return Arc::new(ListArray::new(
-            field,
-            OffsetBuffer::from_lengths(lengths),
-            child,
-            Some(valid()),
-        ));
+        return super::list_of(column_of_cells(&items), lengths, valid());
     }
     if every(|c| matches!(c, CellRef::Object(_))) {
         return struct_of_cells(cells, valid());

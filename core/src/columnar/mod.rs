@@ -273,14 +273,7 @@ fn column_of(cells: &[Option<&Value>]) -> ArrayRef {
             lengths.push(list.len());
             items.extend(list.iter().map(Some));
         }
-        let child = column_of(&items);
-        let field = Arc::new(Field::new("item", child.data_type().clone(), true));
-        return Arc::new(ListArray::new(
-            field,
-            OffsetBuffer::from_lengths(lengths),
-            child,
-            Some(valid()),
-        ));
+        return list_of(column_of(&items), lengths, valid());
     }
     if present.iter().all(|v| v.is_object()) {
         let order = KeyOrder::of(present.iter().filter_map(|v| v.as_object()));
@@ -308,6 +301,18 @@ fn column_of(cells: &[Option<&Value>]) -> ArrayRef {
         }
     }
     Arc::new(texts.finish())
+}
+
+/// A list column of `lengths` items each (nulls where not `valid`), the
+/// items one after another in `items`.
+fn list_of(items: ArrayRef, lengths: Vec<usize>, valid: NullBuffer) -> ArrayRef {
+    let field = Arc::new(Field::new("item", items.data_type().clone(), true));
+    Arc::new(ListArray::new(
+        field,
+        OffsetBuffer::from_lengths(lengths),
+        items,
+        Some(valid),
+    ))
 }
 
 #[cfg(test)]

@@ -244,44 +244,30 @@ impl ListWriter<'_> {
     }
 }
 
-impl ser::SerializeSeq for ListWriter<'_> {
-    type Ok = Cell;
-    type Error = serde_json::Error;
+/// A list writer for each way serde writes a list (a sequence, a tuple, a
+/// tuple struct), by the name of its method for an item.
+macro_rules! list_writer {
+    ($($trait:ident::$item:ident),* $(,)?) => {
+        $(impl ser::$trait for ListWriter<'_> {
+            type Ok = Cell;
+            type Error = serde_json::Error;
 
-    fn serialize_element<T: Serialize + ?Sized>(&mut self, value: &T) -> serde_json::Result<()> {
-        self.item(value)
-    }
+            fn $item<T: Serialize + ?Sized>(&mut self, value: &T) -> serde_json::Result<()> {
+                self.item(value)
+            }
 
-    fn end(self) -> serde_json::Result<Cell> {
-        Ok(self.cell())
-    }
+            fn end(self) -> serde_json::Result<Cell> {
+                Ok(self.cell())
+            }
+        })*
+    };
 }
 
-impl ser::SerializeTuple for ListWriter<'_> {
-    type Ok = Cell;
-    type Error = serde_json::Error;
-
-    fn serialize_element<T: Serialize + ?Sized>(&mut self, value: &T) -> serde_json::Result<()> {
-        self.item(value)
-    }
-
-    fn end(self) -> serde_json::Result<Cell> {
-        Ok(self.cell())
-    }
-}
-
-impl ser::SerializeTupleStruct for ListWriter<'_> {
-    type Ok = Cell;
-    type Error = serde_json::Error;
-
-    fn serialize_field<T: Serialize + ?Sized>(&mut self, value: &T) -> serde_json::Result<()> {
-        self.item(value)
-    }
-
-    fn end(self) -> serde_json::Result<Cell> {
-        Ok(self.cell())
-    }
-}
+list_writer!(
+    SerializeSeq::serialize_element,
+    SerializeTuple::serialize_element,
+    SerializeTupleStruct::serialize_field,
+);
 
 /// Writes an object's fields as a row of its column's objects.
 pub(super) struct ObjectWriter<'c> {
