@@ -22,43 +22,43 @@ pub(super) fn is_number(cell: &CellRef<'_>) -> bool {
 }
 
 /// The integer cells as `Int64`, any other cell null.
-pub(super) fn integers(cells: &[CellRef<'_>]) -> ArrayRef {
-    let integer = |cell: &CellRef<'_>| match *cell {
+pub(super) fn integers<'a>(cells: impl IntoIterator<Item = CellRef<'a>>) -> ArrayRef {
+    let integer = |cell: CellRef<'a>| match cell {
         CellRef::Integer(n) => Some(n),
         _ => None,
     };
-    Arc::new(cells.iter().map(integer).collect::<Int64Array>())
+    Arc::new(cells.into_iter().map(integer).collect::<Int64Array>())
 }
 
 /// The number cells as `Float64`, any other cell null.
-pub(super) fn reals(cells: &[CellRef<'_>]) -> ArrayRef {
-    let real = |cell: &CellRef<'_>| match *cell {
+pub(super) fn reals<'a>(cells: impl IntoIterator<Item = CellRef<'a>>) -> ArrayRef {
+    let real = |cell: CellRef<'a>| match cell {
         CellRef::Integer(n) => Some(n as f64),
         CellRef::Unsigned(n) => Some(n as f64),
         CellRef::Real(r) => Some(r),
         _ => None,
     };
-    Arc::new(cells.iter().map(real).collect::<Float64Array>())
+    Arc::new(cells.into_iter().map(real).collect::<Float64Array>())
 }
 
 /// The text cells as `Utf8`, any other cell null.
-pub(super) fn texts<'a>(cells: &[CellRef<'a>]) -> ArrayRef {
-    let text = |cell: &CellRef<'a>| -> Option<&'a str> {
-        match *cell {
+pub(super) fn texts<'a>(cells: impl IntoIterator<Item = CellRef<'a>>) -> ArrayRef {
+    let text = |cell: CellRef<'a>| -> Option<&'a str> {
+        match cell {
             CellRef::Text(text) => Some(text),
             _ => None,
         }
     };
-    Arc::new(cells.iter().map(text).collect::<StringArray>())
+    Arc::new(cells.into_iter().map(text).collect::<StringArray>())
 }
 
 /// The boolean cells as `Boolean`, any other cell null.
-pub(super) fn booleans(cells: &[CellRef<'_>]) -> ArrayRef {
-    let flag = |cell: &CellRef<'_>| match *cell {
+pub(super) fn booleans<'a>(cells: impl IntoIterator<Item = CellRef<'a>>) -> ArrayRef {
+    let flag = |cell: CellRef<'a>| match cell {
         CellRef::Bool(b) => Some(b),
         _ => None,
     };
-    Arc::new(cells.iter().map(flag).collect::<BooleanArray>())
+    Arc::new(cells.into_iter().map(flag).collect::<BooleanArray>())
 }
 
 /// One column of cells typed by its values (see the module documentation
@@ -73,13 +73,13 @@ pub(super) fn column_of_cells(cells: &[CellRef<'_>]) -> ArrayRef {
     let valid = || NullBuffer::from_iter(cells.iter().map(|cell| cell.is_present()));
     let every = |kind: fn(&CellRef<'_>) -> bool| cells.iter().filter(|c| c.is_present()).all(kind);
     if every(|c| matches!(c, CellRef::Bool(_))) {
-        return booleans(cells);
+        return booleans(cells.iter().copied());
     }
     if every(|c| matches!(c, CellRef::Integer(_))) {
-        return integers(cells);
+        return integers(cells.iter().copied());
     }
     if every(is_number) {
-        return reals(cells);
+        return reals(cells.iter().copied());
     }
     if every(|c| matches!(c, CellRef::List(_))) {
         let mut items = Vec::new();
@@ -177,7 +177,7 @@ mod tests {
         assert_eq!(cells.names().len(), 11);
         for name in cells.names() {
             let values: Vec<Option<&Value>> = rows.iter().map(|row| row.get(name)).collect();
-            let stored = column_of_cells(&cells.column(name));
+            let stored = column_of_cells(&cells.column(name).collect::<Vec<_>>());
             assert_eq!(stored.as_ref(), column_of(&values).as_ref(), "{name}");
         }
         let absent = column_of_cells(&[CellRef::Absent, CellRef::Null]);

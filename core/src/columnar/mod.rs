@@ -74,7 +74,7 @@ impl Ledger {
         let rows = cells.rows();
         let arrays: Vec<ArrayRef> = columns
             .par_iter()
-            .map(|column| array_of_cells(column, &cells.column(&column.name)))
+            .map(|column| array_of_cells(column, cells.column(&column.name)))
             .collect();
         cells.drop_on_every_core();
         batch_of_arrays(&columns, arrays, rows)
@@ -126,9 +126,12 @@ fn batch_of_arrays(
 }
 
 /// [`array_of_column`] of a column's stored cells, built straight from
-/// them (see [`cells`]).
-fn array_of_cells(column: &TableColumn, cells: &[CellRef<'_>]) -> ArrayRef {
-    let all = |fits: fn(&CellRef<'_>) -> bool| cells.iter().all(fits);
+/// them (see [`cells`]) as they lie in their pieces.
+fn array_of_cells<'a>(
+    column: &TableColumn,
+    cells: impl Iterator<Item = CellRef<'a>> + Clone,
+) -> ArrayRef {
+    let all = |fits: fn(&CellRef<'_>) -> bool| cells.clone().all(|cell| fits(&cell));
     match column.kind {
         Kind::Money(_) | Kind::Count
             if all(|c| matches!(c, CellRef::Absent | CellRef::Null | CellRef::Integer(_))) =>
@@ -139,7 +142,7 @@ fn array_of_cells(column: &TableColumn, cells: &[CellRef<'_>]) -> ArrayRef {
             cells::reals(cells)
         }
         Kind::Date | Kind::Timestamp | Kind::Text
-            if cells.iter().all(|c| match c {
+            if cells.clone().all(|c| match c {
                 CellRef::Absent | CellRef::Null => true,
                 CellRef::Text(text) => column.kind.admits_text(text),
                 _ => false,
@@ -152,7 +155,7 @@ fn array_of_cells(column: &TableColumn, cells: &[CellRef<'_>]) -> ArrayRef {
         {
             cells::booleans(cells)
         }
-        _ => cells::column_of_cells(cells),
+        _ => cells::column_of_cells(&cells.collect::<Vec<_>>()),
     }
 }
 

@@ -221,16 +221,16 @@ impl CellPieces {
         &self.pieces
     }
 
-    /// Every row's cell of the column `name`, absent where a row lacks it.
-    pub(crate) fn column(&self, name: &str) -> Vec<CellRef<'_>> {
-        let mut cells = Vec::with_capacity(self.rows());
-        for piece in &self.pieces {
-            match piece.cells(name) {
-                Some(column) => cells.extend(column.iter()),
-                None => cells.resize(cells.len() + piece.rows(), CellRef::Absent),
-            }
-        }
-        cells
+    /// Every row's cell of the column `name`, absent where a row lacks it,
+    /// read from the pieces in place.
+    pub(crate) fn column<'a>(
+        &'a self,
+        name: &'a str,
+    ) -> impl Iterator<Item = CellRef<'a>> + Clone + 'a {
+        self.pieces.iter().flat_map(move |piece| {
+            let column = piece.cells(name);
+            (0..piece.rows()).map(move |row| column.map_or(CellRef::Absent, |cells| cells.get(row)))
+        })
     }
 
     /// Frees the cells on every core.
@@ -586,7 +586,7 @@ mod tests {
         assert_eq!(all.names(), ["a", "b", "d"]);
         assert_eq!(all.rows(), 6);
         let rows: Vec<Value> = all.pieces().iter().flat_map(as_rows).collect();
-        let column_b: Vec<Option<Value>> = all.column("b").iter().map(|c| c.to_value()).collect();
+        let column_b: Vec<Option<Value>> = all.column("b").map(CellRef::to_value).collect();
         assert_eq!(
             column_b,
             [
