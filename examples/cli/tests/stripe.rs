@@ -1,6 +1,8 @@
 //! `local --stripe DIR`: a directory of Stripe API objects computed offline,
 //! exactly as the core's mapping does.
 
+mod common;
+
 use serde_json::{Value, json};
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -39,16 +41,6 @@ fn stripe_dir(fixture: &str, name: &str) -> (PathBuf, Value) {
     (dir, scenario)
 }
 
-/// The JSON a successful run printed.
-fn json_of(out: &std::process::Output) -> Value {
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    serde_json::from_slice(&out.stdout).unwrap()
-}
-
 /// `local --stripe DIR --as-of AS_OF movements` as (date, customer, type,
 /// MRR change) rows.
 fn movements(dir: &Path, as_of: &str) -> Vec<(String, String, String, i64)> {
@@ -58,7 +50,7 @@ fn movements(dir: &Path, as_of: &str) -> Vec<(String, String, String, i64)> {
         .args(["--as-of", as_of, "movements"])
         .output()
         .unwrap();
-    let movements = json_of(&out);
+    let movements = common::json(&out);
     movements
         .as_array()
         .unwrap()
@@ -180,7 +172,7 @@ fn a_failed_export_leaves_the_directory_as_it_was() {
     let dir = root.join("export");
     let objects = proration_objects();
     let fake = fake_stripe::FakeStripe::start(&objects, 100);
-    json_of(&export(&fake, fake_stripe::KEY, &dir));
+    common::json(&export(&fake, fake_stripe::KEY, &dir));
     let before = files_in(&dir);
     let names: Vec<&str> = before.iter().map(|(name, _)| name.as_str()).collect();
     assert_eq!(
@@ -234,7 +226,7 @@ fn a_page_over_ten_megabytes_is_read_whole() {
         }
     }
     let fake = fake_stripe::FakeStripe::start(&objects, 100);
-    json_of(&export(&fake, fake_stripe::KEY, &dir));
+    common::json(&export(&fake, fake_stripe::KEY, &dir));
     let customers: Value =
         serde_json::from_slice(&std::fs::read(dir.join("customers.json")).unwrap()).unwrap();
     let descriptions: Vec<usize> = customers["data"]
@@ -279,7 +271,7 @@ fn stripe_export_downloads_what_local_stripe_reads() {
         .arg(&dir)
         .output()
         .unwrap();
-    let summary = json_of(&out);
+    let summary = common::json(&out);
     assert_eq!(summary["objects"]["invoices"], 3);
     assert_eq!(summary["objects"]["prices"], 2);
     let log = fake.log();

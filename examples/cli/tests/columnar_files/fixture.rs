@@ -37,14 +37,7 @@ pub(crate) fn run_from(sources: &[&str], args: &[&str]) -> Output {
         .expect("run the client")
 }
 
-pub(crate) fn json(output: &Output) -> Value {
-    assert!(
-        output.status.success(),
-        "{}",
-        String::from_utf8_lossy(&output.stderr)
-    );
-    serde_json::from_slice(&output.stdout).expect("JSON on stdout")
-}
+pub(crate) use crate::common::json;
 
 pub(crate) fn fixture_invoices() -> Vec<Value> {
     std::fs::read_to_string(fixture().join("invoices.jsonl"))

@@ -3,6 +3,8 @@
 //! format gives the same reports, to the cent, and the same rejections.
 
 mod collections;
+#[path = "../common/mod.rs"]
+mod common;
 mod fixture;
 mod parquet;
 mod text;

@@ -22,14 +22,7 @@ pub(crate) fn local(args: &[&str]) -> Output {
         .expect("run the client")
 }
 
-pub(crate) fn json(output: &Output) -> Value {
-    assert!(
-        output.status.success(),
-        "{}",
-        String::from_utf8_lossy(&output.stderr)
-    );
-    serde_json::from_slice(&output.stdout).expect("JSON on stdout when piped")
-}
+pub(crate) use crate::common::json;
 
 /// `local --data DIR <options...>`: ledger options go before the command.
 pub(crate) fn local_in(dir: &str, options: &[&str]) -> Output {
