@@ -9605,8 +9605,8 @@ export interface operations {
             query?: {
                 /** @description ISO 8601 instant or date to compute at; default now */
                 as_of?: string;
-                /** @description json, or csv: one row per period, item or metric (Accept: text/csv does the same) */
-                format?: "json" | "csv";
+                /** @description json; csv: one row per period, item or metric (Accept: text/csv does the same); arrow: those rows as an Arrow IPC stream of one record batch, columns typed by the report's schema (Accept: application/vnd.apache.arrow.stream does the same) */
+                format?: "json" | "csv" | "arrow";
                 /** @description Any further parameter of the report or view, as name=value (see docs/reports.md; GET /reports lists each report's, and a report refuses any other) */
                 parameters?: {
                     [key: string]: string;

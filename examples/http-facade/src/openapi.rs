@@ -115,8 +115,8 @@ fn query_parameter(name: &str) -> Value {
             "ISO 8601 instant or date to compute at; default now",
         ),
         "format" => (
-            json!({"type": "string", "enum": ["json", "csv"], "default": "json"}),
-            "json, or csv: one row per period, item or metric (Accept: text/csv does the same)",
+            json!({"type": "string", "enum": ["json", "csv", "arrow"], "default": "json"}),
+            "json; csv: one row per period, item or metric (Accept: text/csv does the same); arrow: those rows as an Arrow IPC stream of one record batch, columns typed by the report's schema (Accept: application/vnd.apache.arrow.stream does the same)",
         ),
         "source" => (json!({"type": "string"}), "Only plans of this data source"),
         "customer" => (

@@ -1,18 +1,21 @@
 //! Imports as NDJSON and as Arrow IPC streams answer the per-record results
 //! of the same records sent as JSON, and what they store survives a restart;
-//! reports answer CSV for `format=csv` and `Accept: text/csv`. Bodies travel
-//! compressed both ways.
+//! reports answer CSV for `format=csv` and `Accept: text/csv`, and Arrow
+//! IPC streams for `format=arrow` and `Accept:
+//! application/vnd.apache.arrow.stream`. Bodies travel compressed both ways.
 
 mod common;
 
+use arrow_array::cast::AsArray;
+use arrow_array::types::Int64Type;
 use arrow_array::{ArrayRef, Int64Array, RecordBatch, StringArray};
 use arrow_ipc::CompressionType;
 use common::{OWNER_KEY, Server};
 use serde_json::{Value, json};
 use std::sync::Arc;
 
-/// Sends `body` as `content_type` with the owner key; answers the status
-/// and the body's text.
+/// Sends `body` with `headers` and the owner key; answers the status and
+/// the body's text.
 fn send(
     server: &Server,
     method: &str,
@@ -20,6 +23,18 @@ fn send(
     headers: &[(&str, &str)],
     body: Vec<u8>,
 ) -> (u16, String) {
+    let (status, _, body) = send_for_bytes(server, method, path, headers, body);
+    (status, String::from_utf8_lossy(&body).into_owned())
+}
+
+/// [`send`], answering the status, the content type and the body's bytes.
+fn send_for_bytes(
+    server: &Server,
+    method: &str,
+    path: &str,
+    headers: &[(&str, &str)],
+    body: Vec<u8>,
+) -> (u16, String, Vec<u8>) {
     let agent: ureq::Agent = ureq::Agent::config_builder()
         .http_status_as_error(false)
         .build()
@@ -34,11 +49,14 @@ fn send(
     let mut response = agent
         .run(request.body(body).expect("request"))
         .expect("the server answers");
-    let status = response.status().as_u16();
-    (
-        status,
-        response.body_mut().read_to_string().unwrap_or_default(),
-    )
+    let content_type = response
+        .headers()
+        .get("content-type")
+        .and_then(|v| v.to_str().ok())
+        .unwrap_or_default()
+        .to_string();
+    let body = response.body_mut().read_to_vec().unwrap_or_default();
+    (response.status().as_u16(), content_type, body)
 }
 
 fn invoices() -> Vec<Value> {
@@ -131,7 +149,8 @@ fn import_ndjson(server: &Server, lines: &[impl AsRef<str>]) -> Value {
     assert_eq!(status, 200, "{answer}");
     serde_json::from_str(&answer).unwrap()
 }
-const ARROW: &[(&str, &str)] = &[("Content-Type", "application/vnd.apache.arrow.stream")];
+const ARROW_STREAM: &str = "application/vnd.apache.arrow.stream";
+const ARROW: &[(&str, &str)] = &[("Content-Type", ARROW_STREAM)];
 
 #[test]
 fn ndjson_and_arrow_imports_answer_what_json_answers() {
@@ -638,7 +657,7 @@ fn reports_answer_csv() {
     );
     assert_eq!(status, 400);
     assert!(
-        body.contains("parameter `format`: `xml` is not one of json, csv"),
+        body.contains("parameter `format`: `xml` is not one of json, csv, arrow"),
         "{body}"
     );
     let (status, json_again) = send(
@@ -650,4 +669,68 @@ fn reports_answer_csv() {
     );
     assert_eq!(status, 200);
     assert_eq!(serde_json::from_str::<Value>(&json_again).unwrap(), json);
+}
+
+#[test]
+fn reports_answer_arrow_streams_typed_by_their_schema() {
+    let server = start();
+    server.post(
+        "/v1/data-sources/ds1/customers",
+        json!([{"id": "A", "name": "Acme"}, {"id": "B", "name": "Beta"}]),
+    );
+    server.post("/v1/data-sources/ds1/invoices", json!(invoices()));
+    for (report, query, rows) in [
+        ("mrr", "date=20240101-20240229", 2),
+        ("invoices-detail", "limit=10", 2),
+    ] {
+        let path = format!("/reports/{report}?{query}&as_of=2024-02-15");
+        let (_, json) = server.get(&path);
+        let table = submetrics::ReportTable::from_result(report, json).unwrap();
+        let expected = submetrics::columnar::batch_of_table(&table).unwrap();
+        assert_eq!(expected.num_rows(), rows, "{report}");
+        for (path, headers) in [
+            (format!("{path}&format=arrow"), &[][..]),
+            (path.clone(), &[("Accept", ARROW_STREAM)][..]),
+            (
+                path.clone(),
+                &[("Accept", "application/vnd.apache.arrow.stream, */*")][..],
+            ),
+        ] {
+            let (status, content_type, body) =
+                send_for_bytes(&server, "GET", &path, headers, Vec::new());
+            assert_eq!(
+                (status, content_type.as_str()),
+                (200, ARROW_STREAM),
+                "{path}"
+            );
+            let batches = submetrics::columnar::batches_from_ipc(&body, u64::MAX).unwrap();
+            assert_eq!(batches, [expected.clone()], "{path}");
+        }
+    }
+    let (_, _, body) = send_for_bytes(
+        &server,
+        "GET",
+        "/reports/mrr?date=20240101-20240229&as_of=2024-02-15&format=arrow",
+        &[],
+        Vec::new(),
+    );
+    let batch = &submetrics::columnar::batches_from_ipc(&body, u64::MAX).unwrap()[0];
+    let column = |name: &str| batch.column_by_name(name).unwrap().clone();
+    let dates = column("date");
+    let dates: Vec<&str> = dates.as_string::<i32>().iter().flatten().collect();
+    assert_eq!(dates, ["2024-01-01", "2024-02-01"]);
+    // A's month ran out (with the grace days) before as_of.
+    let totals = column("total_mrr");
+    assert_eq!(totals.as_primitive::<Int64Type>().values(), &[5000, 2000]);
+    // An error is still JSON, whatever the format asked for.
+    let (status, content_type, body) = send_for_bytes(
+        &server,
+        "GET",
+        "/reports/nope?format=arrow",
+        &[("Accept", ARROW_STREAM)],
+        Vec::new(),
+    );
+    assert_eq!((status, content_type.as_str()), (404, "application/json"));
+    let error: Value = serde_json::from_slice(&body).unwrap();
+    assert_eq!(error["code"], "unknown_report", "{error}");
 }

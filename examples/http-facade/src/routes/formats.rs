@@ -14,7 +14,11 @@
 //! `Accept: text/csv` or `format=csv`: the core's CSV of the answer's
 //! table (`Ledger::report_csv`), one row per period, item or metric, a
 //! header of its columns (the report's declared columns when there are no
-//! rows), nested values as their JSON text.
+//! rows), nested values as their JSON text. They answer an Arrow IPC
+//! stream for `Accept: application/vnd.apache.arrow.stream` or
+//! `format=arrow`: one record batch of the same rows, its columns typed by
+//! the report's schema (`Ledger::report_batch`), as the embedded
+//! `report_arrow` answers it.
 
 use crate::error::ApiError;
 use crate::routes::{BODY_LIMIT_BYTES, MAX_BATCH};
@@ -153,19 +157,30 @@ fn with_data_source(batch: &RecordBatch, source: &str) -> Result<RecordBatch, Ap
         .map_err(|e| ApiError::bad_request(format!("the body's columns cannot be read: {e}")))
 }
 
-/// Whether a report is asked for as CSV: `format=csv` (removed from the
-/// parameters, as is `format=json`), else an `Accept` header that names
-/// `text/csv` and not JSON first.
-pub fn wants_csv(
+/// What a report is answered as.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ReportFormat {
+    Json,
+    Csv,
+    /// An Arrow IPC stream of the report's record batch.
+    Arrow,
+}
+
+/// The format a report is asked for: `format=json|csv|arrow` (taken out
+/// of the report's parameters), else the first of JSON, CSV (`text/csv`)
+/// and an Arrow stream ([`ARROW_STREAM`]) that the `Accept` header names
+/// (`*/*`, another CSV type or none: JSON).
+pub fn report_format(
     headers: &HeaderMap,
     params: &mut crate::routes::Params,
-) -> Result<bool, ApiError> {
+) -> Result<ReportFormat, ApiError> {
     if let Some(format) = params.remove("format") {
         return match format.as_str() {
-            "csv" => Ok(true),
-            "json" => Ok(false),
+            "json" => Ok(ReportFormat::Json),
+            "csv" => Ok(ReportFormat::Csv),
+            "arrow" => Ok(ReportFormat::Arrow),
             other => Err(ApiError::bad_request(format!(
-                "parameter `format`: `{other}` is not one of json, csv"
+                "parameter `format`: `{other}` is not one of json, csv, arrow"
             ))),
         };
     }
@@ -173,11 +188,16 @@ pub fn wants_csv(
         .get(header::ACCEPT)
         .and_then(|v| v.to_str().ok())
         .unwrap_or_default();
-    let first = accept
+    let format = accept
         .split(',')
         .map(|t| t.split(';').next().unwrap_or_default().trim())
-        .find(|t| t.contains("csv") || t.contains("json") || *t == "*/*");
-    Ok(first == Some("text/csv"))
+        .find_map(|t| match t {
+            "text/csv" => Some(ReportFormat::Csv),
+            ARROW_STREAM => Some(ReportFormat::Arrow),
+            _ if t.contains("csv") || t.contains("json") || t == "*/*" => Some(ReportFormat::Json),
+            _ => None,
+        });
+    Ok(format.unwrap_or(ReportFormat::Json))
 }
 
 /// CSV text as the answer (see `ReportTable::to_csv` for what it holds).
@@ -187,5 +207,14 @@ pub fn csv_response(text: Vec<u8>) -> Response {
         header::CONTENT_TYPE,
         HeaderValue::from_static("text/csv; charset=utf-8"),
     );
+    response
+}
+
+/// An Arrow IPC stream as the answer.
+pub fn arrow_response(stream: Vec<u8>) -> Response {
+    let mut response = stream.into_response();
+    response
+        .headers_mut()
+        .insert(header::CONTENT_TYPE, HeaderValue::from_static(ARROW_STREAM));
     response
 }

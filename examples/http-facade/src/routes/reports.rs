@@ -3,12 +3,14 @@
 //! (ISO 8601; default now) fixes the instant computed at; every other
 //! parameter is the report's, and one the report does not read is refused
 //! by the core (400 `invalid_query`). `format=csv` or `Accept: text/csv`
-//! answers CSV (see `formats`). `GET /reports` lists every report with its
+//! answers CSV, `format=arrow` or `Accept:
+//! application/vnd.apache.arrow.stream` an Arrow IPC stream (see
+//! `formats`). `GET /reports` lists every report with its
 //! parameters, from the core's registry. `GET /movements` lists the
 //! movements themselves.
 
 use super::Routes;
-use super::formats;
+use super::formats::{self, ReportFormat};
 use super::{Listed, Params, as_of, json_response, json_text_response, read_ledger};
 use crate::auth::Caller;
 use crate::error::ApiError;
@@ -62,9 +64,9 @@ async fn movements(
     .await
 }
 
-/// A report as JSON (its text written from the typed rows), or as CSV for
-/// `Accept: text/csv` or `format=csv` (see `formats`), its body written on
-/// the blocking thread that computed it.
+/// A report as JSON (its text written from the typed rows), as CSV or as
+/// an Arrow IPC stream of its record batch (see `formats`), its body
+/// written on the blocking thread that computed it.
 async fn report(
     State(state): State<Arc<AppState>>,
     caller: Caller,
@@ -73,18 +75,19 @@ async fn report(
     Query(params): Query<Params>,
 ) -> Result<Response, ApiError> {
     let mut params = params;
-    let csv = formats::wants_csv(&headers, &mut params)?;
+    let format = formats::report_format(&headers, &mut params)?;
     read_ledger(state.account(caller.account_id)?, move |ledger| {
         let at = as_of(&params, ledger)?;
         let mut params = params;
         params.remove("as_of");
-        if csv {
-            Ok(formats::csv_response(
-                ledger.report_csv(&name, &params, at)?,
-            ))
-        } else {
-            Ok(json_text_response(ledger.report_json(&name, &params, at)?))
-        }
+        Ok(match format {
+            ReportFormat::Json => json_text_response(ledger.report_json(&name, &params, at)?),
+            ReportFormat::Csv => formats::csv_response(ledger.report_csv(&name, &params, at)?),
+            ReportFormat::Arrow => {
+                let batch = ledger.report_batch(&name, &params, at)?;
+                formats::arrow_response(submetrics::columnar::ipc_of(&batch)?)
+            }
+        })
     })
     .await
 }
