@@ -100,6 +100,8 @@ export declare class Client {
   report(name: 'movement-table', params?: Params, asOf?: Instant): Promise<Schemas['MovementTableReport']>
   report(name: `${string}-table`, params?: Params, asOf?: Instant): Promise<Schemas['TableReport']>
   report(name: string, params?: Params, asOf?: Instant): Promise<Schemas['Report']>
+  /** The report's record batch as an Arrow IPC stream (`format=arrow`), as the Ledger's `reportArrow` answers it. */
+  reportArrow(name: string, params?: Params, asOf?: Instant): Promise<Buffer>
   customers(params?: Params, asOf?: Instant): Promise<Schemas['AnalyticsCustomerList']>
   customer(id: string, asOf?: Instant, params?: Params): Promise<Schemas['AnalyticsCustomerDetail']>
   resyncCustomer(id: string): Promise<string>

@@ -11,6 +11,8 @@ const { SubmetricsError } = require('../errors.js')
 
 /** Status codes answered again after a pause. */
 const RETRY_STATUSES = new Set([429, 503])
+// The media type of an Arrow IPC stream, as the service answers reports.
+const ARROW_STREAM = 'application/vnd.apache.arrow.stream'
 /** Report parameters whose name has a dash; a key may spell it with `_`. */
 const DASHED = new Set(['selected-date', 'selected-type', 'breakdown-value'])
 
@@ -72,6 +74,15 @@ class Client {
    * service's code and the HTTP status.
    */
   async call(operation, pathParams, query, body) {
+    const answer = await (await this._send(operation, pathParams, query, body, 'application/json')).text()
+    return answer ? JSON.parse(answer) : undefined
+  }
+
+  /**
+   * Runs one operation asking for `accept` and resolves to the successful
+   * response, its body unread; retries and rejects as `call` does.
+   */
+  async _send(operation, pathParams, query, body, accept) {
     const [method, template] = OPERATIONS[operation] ?? []
     if (!method) throw new SubmetricsError(`no operation ${operation}`, 'invalid_argument')
     let path = template
@@ -83,7 +94,7 @@ class Client {
       if (value !== undefined && value !== null) search.set(name, text(value))
     }
     const url = this.baseUrl + path + (search.size ? `?${search}` : '')
-    const headers = { accept: 'application/json' }
+    const headers = { accept }
     if (this.apiKey) headers.authorization = `Bearer ${this.apiKey}`
     if (body !== undefined) headers['content-type'] = 'application/json'
     for (let attempt = 0; ; attempt++) {
@@ -104,8 +115,8 @@ class Client {
           timedOut ? 'timeout' : 'unreachable',
         )
       }
+      if (response.ok) return response
       const answer = await response.text()
-      if (response.ok) return answer ? JSON.parse(answer) : undefined
       if (RETRY_STATUSES.has(response.status) && attempt < this.maxRetries) {
         const wait = retryAfter(response.headers.get('retry-after')) ?? 0.5 * 2 ** attempt
         await sleep(Math.min(wait, this.maxRetryWaitMs / 1000))
@@ -205,6 +216,12 @@ class Client {
     return (await this.call('listMovements', null, { ...queryOf(filters), as_of: asOf })).result
   }
   report(name, params, asOf) { return this.call('getReport', { name }, { ...queryOf(params), as_of: asOf }) }
+  // The report's record batch as an Arrow IPC stream, as the Ledger's reportArrow answers it.
+  async reportArrow(name, params, asOf) {
+    const query = { ...queryOf(params), as_of: asOf, format: 'arrow' }
+    const response = await this._send('getReport', { name }, query, undefined, ARROW_STREAM)
+    return Buffer.from(await response.arrayBuffer())
+  }
   customers(params, asOf) { return this.call('listAnalyticsCustomers', null, { ...queryOf(params), as_of: asOf }) }
   customer(id, asOf, params) { return this.call('getAnalyticsCustomer', { id }, { ...queryOf(params), as_of: asOf }) }
   async resyncCustomer(id) { return (await this.call('resyncCustomer', { id })).message }

@@ -7,6 +7,7 @@ const assert = require('node:assert/strict')
 const fs = require('node:fs')
 const http = require('node:http')
 const path = require('node:path')
+const { tableFromIPC } = require('apache-arrow')
 const { Ledger, Client, SubmetricsError, reportNames } = require('..')
 const { Client: BareClient } = require('../client')
 const { startService } = require('./service.js')
@@ -89,9 +90,18 @@ test('movements and every report match an embedded ledger', async () => {
       continue
     }
     assert.deepEqual(await client.report(name, params, AS_OF), local, name)
+    const remoteTable = tableFromIPC(await client.reportArrow(name, params, AS_OF))
+    const localTable = tableFromIPC(ledger.reportArrow(name, params, AS_OF))
+    const fields = (table) => table.schema.fields.map((field) => [field.name, String(field.type)])
+    assert.deepEqual(fields(remoteTable), fields(localTable), name)
+    const rows = (table) => JSON.stringify(table.toArray(), (_, value) => (typeof value === 'bigint' ? `${value}n` : value))
+    assert.equal(rows(remoteTable), rows(localTable), name)
   }
   const mrr = await client.report('mrr', { date: '20240101-20240531' }, new Date('2024-06-15T12:00:00Z'))
   assert.deepEqual(mrr.result.map((p) => p.total_mrr), [13000, 15000, 15000, 0, 0])
+  const mrrTable = tableFromIPC(await client.reportArrow('mrr', { date: '20240101-20240531' }, AS_OF))
+  assert.deepEqual([...mrrTable.getChild('total_mrr')], [13000n, 15000n, 15000n, 0n, 0n])
+  await assert.rejects(client.reportArrow('nope'), { code: 'unknown_report', status: 404 })
   assert.deepEqual(await client.customer('acme', AS_OF), ledger.customer('acme', AS_OF))
 })
 

@@ -128,6 +128,9 @@ def test_movements_and_every_report_match_an_embedded_ledger(client: submetrics.
                 client.report(name, AS_OF, params)
             continue
         assert client.report(name, AS_OF, params) == local, name
+        remote_table, local_table = client.report_arrow(name, AS_OF, params), ledger.report_arrow(name, AS_OF, params)
+        assert remote_table.schema == local_table.schema, name
+        assert remote_table.equals(local_table), name
     mrr = client.report("mrr", as_of=AS_OF, date="20240101-20240531")["result"]
     # Acme lapses after March, Beta cancels on April 5.
     assert [p["total_mrr"] for p in mrr] == [13000, 15000, 15000, 0, 0]
@@ -299,9 +302,12 @@ def test_the_async_client_does_the_same(service: Service, client: submetrics.Cli
 
     async def session() -> Tuple[Any, List[str], Any]:
         async with submetrics.AsyncClient(service.url, api_key=service.key) as remote:
-            mrr, summary = await asyncio.gather(
-                remote.report("mrr", AS_OF, date="20240101-20240531"), remote.report("summary", AS_OF)
+            mrr, summary, table = await asyncio.gather(
+                remote.report("mrr", AS_OF, date="20240101-20240531"),
+                remote.report("summary", AS_OF),
+                remote.report_arrow("mrr", AS_OF, date="20240101-20240531"),
             )
+            assert table.column("total_mrr").to_pylist() == [13000, 15000, 15000, 0, 0]
             ids = [c["id"] async for c in remote.iter_customers(page_size=1)]
             try:
                 await remote.get_plan("nobody")
