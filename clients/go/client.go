@@ -75,9 +75,19 @@ func NewClient(baseURL, apiKey string) *Client {
 // adding query parameters and sending body as JSON (when not nil), and
 // decodes the answer into out (when not nil).
 func (c *Client) Call(ctx context.Context, operation string, pathParams map[string]string, query url.Values, body, out any) error {
+	answer, err := c.send(ctx, operation, pathParams, query, body, "application/json")
+	if err != nil || out == nil || len(answer) == 0 {
+		return err
+	}
+	return json.Unmarshal(answer, out)
+}
+
+// send runs the operation as Call does, asking for accept, and returns the
+// body of its successful answer.
+func (c *Client) send(ctx context.Context, operation string, pathParams map[string]string, query url.Values, body any, accept string) ([]byte, error) {
 	op, ok := Operations[operation]
 	if !ok {
-		return &Error{Message: "no operation " + operation, Code: "invalid_argument"}
+		return nil, &Error{Message: "no operation " + operation, Code: "invalid_argument"}
 	}
 	path := op.Path
 	for name, value := range pathParams {
@@ -91,7 +101,7 @@ func (c *Client) Call(ctx context.Context, operation string, pathParams map[stri
 	if body != nil {
 		var err error
 		if payload, err = json.Marshal(body); err != nil {
-			return &Error{Message: "the body is not JSON: " + err.Error(), Code: "invalid_argument"}
+			return nil, &Error{Message: "the body is not JSON: " + err.Error(), Code: "invalid_argument"}
 		}
 	}
 	for attempt := 0; ; attempt++ {
@@ -101,9 +111,9 @@ func (c *Client) Call(ctx context.Context, operation string, pathParams map[stri
 		}
 		request, err := http.NewRequestWithContext(ctx, op.Method, target, reader)
 		if err != nil {
-			return &Error{Message: err.Error(), Code: "invalid_argument"}
+			return nil, &Error{Message: err.Error(), Code: "invalid_argument"}
 		}
-		request.Header.Set("Accept", "application/json")
+		request.Header.Set("Accept", accept)
 		if payload != nil {
 			request.Header.Set("Content-Type", "application/json")
 		}
@@ -112,18 +122,15 @@ func (c *Client) Call(ctx context.Context, operation string, pathParams map[stri
 		}
 		response, err := c.HTTPClient.Do(request)
 		if err != nil {
-			return &Error{Message: fmt.Sprintf("the service at %s could not be reached: %v", c.BaseURL, err), Code: "unreachable"}
+			return nil, &Error{Message: fmt.Sprintf("the service at %s could not be reached: %v", c.BaseURL, err), Code: "unreachable"}
 		}
 		answer, err := io.ReadAll(response.Body)
 		response.Body.Close()
 		if err != nil {
-			return &Error{Message: "the answer could not be read: " + err.Error(), Code: "unreachable"}
+			return nil, &Error{Message: "the answer could not be read: " + err.Error(), Code: "unreachable"}
 		}
 		if response.StatusCode < 300 {
-			if out == nil || len(answer) == 0 {
-				return nil
-			}
-			return json.Unmarshal(answer, out)
+			return answer, nil
 		}
 		if (response.StatusCode == 429 || response.StatusCode == 503) && attempt < c.MaxRetries {
 			wait := retryAfter(response.Header.Get("Retry-After"), attempt)
@@ -134,7 +141,7 @@ func (c *Client) Call(ctx context.Context, operation string, pathParams map[stri
 			case <-time.After(wait):
 				continue
 			case <-ctx.Done():
-				return ctx.Err()
+				return nil, ctx.Err()
 			}
 		}
 		var details struct {
@@ -148,10 +155,10 @@ func (c *Client) Call(ctx context.Context, operation string, pathParams map[stri
 			if len(text) > 200 {
 				text = text[:200]
 			}
-			return &Error{Message: fmt.Sprintf("the service answered %d: %s", response.StatusCode, text),
+			return nil, &Error{Message: fmt.Sprintf("the service answered %d: %s", response.StatusCode, text),
 				Code: fmt.Sprintf("http_%d", response.StatusCode), Status: response.StatusCode}
 		}
-		return &Error{Message: details.Error, Code: details.Code, RecordID: details.ID, Field: details.Field, Status: response.StatusCode}
+		return nil, &Error{Message: details.Error, Code: details.Code, RecordID: details.ID, Field: details.Field, Status: response.StatusCode}
 	}
 }
 

@@ -2,7 +2,9 @@ package submetrics
 
 import (
 	"bufio"
+	"bytes"
 	"context"
+	"encoding/binary"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -124,6 +126,25 @@ func TestRecordsReportsAndPaging(t *testing.T) {
 	}
 	if !reflect.DeepEqual(totals, []int64{13000, 15000, 15000, 0, 0}) {
 		t.Fatalf("total MRR %v", totals)
+	}
+	// The same periods as an Arrow IPC stream: a stream's start and end
+	// markers, the column's name in its schema and its values, as
+	// little-endian int64s, one after another in its data buffer.
+	stream, err := c.ReportArrow(ctx, "mrr", asOf)
+	if err != nil {
+		t.Fatal(err)
+	}
+	values := make([]byte, 0, 8*len(totals))
+	for _, total := range totals {
+		values = binary.LittleEndian.AppendUint64(values, uint64(total))
+	}
+	marker := []byte{0xff, 0xff, 0xff, 0xff}
+	if !bytes.HasPrefix(stream, marker) || !bytes.HasSuffix(stream, append(marker, 0, 0, 0, 0)) ||
+		!bytes.Contains(stream, []byte("total_mrr")) || !bytes.Contains(stream, values) {
+		t.Fatalf("the mrr report's Arrow stream (%d bytes) lacks its periods", len(stream))
+	}
+	if _, err := c.ReportArrow(ctx, "nope", nil); err == nil || err.(*Error).Code != "unknown_report" {
+		t.Fatalf("an unknown report as Arrow: %v", err)
 	}
 	summary, err := c.Summary(ctx, "2024-02-15")
 	if err != nil || summary.Summary.MRRCurrent != 15000 || summary.Currency != "USD" {
