@@ -9734,6 +9734,8 @@ export interface operations {
                 end?: string;
                 /** @description Movement kinds kept, separated by spaces or commas: new, expansion, contraction, churn, reactivation */
                 kinds?: string;
+                /** @description json; arrow: the movements as an Arrow IPC stream of record batches of the movement columns (Accept: application/vnd.apache.arrow.stream does the same) */
+                format?: "json" | "arrow";
             };
             header?: never;
             path?: never;

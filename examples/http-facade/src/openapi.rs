@@ -114,6 +114,12 @@ fn query_parameter(name: &str) -> Value {
             json!({"type": "string"}),
             "ISO 8601 instant or date to compute at; default now",
         ),
+        // Named apart for the one route that offers fewer formats.
+        "format/movements" => {
+            return json!({"name": "format", "in": "query", "required": false,
+                "description": "json; arrow: the movements as an Arrow IPC stream of record batches of the movement columns (Accept: application/vnd.apache.arrow.stream does the same)",
+                "schema": {"type": "string", "enum": ["json", "arrow"], "default": "json"}});
+        }
         "format" => (
             json!({"type": "string", "enum": ["json", "csv", "arrow"], "default": "json"}),
             "json; csv: one row per period, item or metric (Accept: text/csv does the same); arrow: those rows as an Arrow IPC stream of one record batch, columns typed by the report's schema (Accept: application/vnd.apache.arrow.stream does the same)",

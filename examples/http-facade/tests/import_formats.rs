@@ -734,3 +734,86 @@ fn reports_answer_arrow_streams_typed_by_their_schema() {
     let error: Value = serde_json::from_slice(&body).unwrap();
     assert_eq!(error["code"], "unknown_report", "{error}");
 }
+
+#[test]
+fn movements_answer_arrow_streams_of_the_movement_columns() {
+    let server = start();
+    server.post(
+        "/v1/data-sources/ds1/customers",
+        json!([{"id": "A", "name": "Acme"}, {"id": "B", "name": "Beta"}]),
+    );
+    server.post("/v1/data-sources/ds1/invoices", json!(invoices()));
+    for (query, customers) in [("", vec!["A", "B", "A"]), ("&customer=B", vec!["B"])] {
+        let path = format!("/movements?as_of=2024-02-15{query}");
+        let (_, json) = server.get(&path);
+        let listed = json["result"].as_array().unwrap();
+        let listed_ids: Vec<&str> = listed
+            .iter()
+            .map(|m| m["customer_id"].as_str().unwrap())
+            .collect();
+        assert_eq!(listed_ids, customers, "{path}");
+        for (path, headers) in [
+            (format!("{path}&format=arrow"), &[][..]),
+            (path.clone(), &[("Accept", ARROW_STREAM)][..]),
+        ] {
+            let (status, content_type, body) =
+                send_for_bytes(&server, "GET", &path, headers, Vec::new());
+            assert_eq!(
+                (status, content_type.as_str()),
+                (200, ARROW_STREAM),
+                "{path}"
+            );
+            let batches = submetrics::columnar::batches_from_ipc(&body, u64::MAX).unwrap();
+            let [batch] = batches.as_slice() else {
+                panic!("{path}: {} batches", batches.len())
+            };
+            assert_eq!(
+                batch.schema().as_ref(),
+                &submetrics::columnar::movement_schema()
+            );
+            let texts = |name: &str| -> Vec<String> {
+                let column = batch.column_by_name(name).unwrap();
+                column
+                    .as_string::<i32>()
+                    .iter()
+                    .map(|t| t.unwrap().to_string())
+                    .collect()
+            };
+            let integers = |name: &str| -> Vec<i64> {
+                let column = batch.column_by_name(name).unwrap();
+                column.as_primitive::<Int64Type>().values().to_vec()
+            };
+            let listed_texts = |name: &str| -> Vec<String> {
+                listed
+                    .iter()
+                    .map(|m| m[name].as_str().unwrap().to_string())
+                    .collect()
+            };
+            let listed_integers = |name: &str| -> Vec<i64> {
+                listed.iter().map(|m| m[name].as_i64().unwrap()).collect()
+            };
+            assert_eq!(texts("customer_id"), customers, "{path}");
+            for name in ["date", "type", "currency"] {
+                assert_eq!(texts(name), listed_texts(name), "{path} {name}");
+            }
+            for name in ["mrr_change", "customer_count_change", "quantity_change"] {
+                assert_eq!(integers(name), listed_integers(name), "{path} {name}");
+            }
+        }
+    }
+    let (status, body) = send(&server, "GET", "/movements?format=csv", &[], Vec::new());
+    assert_eq!(status, 400);
+    assert!(
+        body.contains("parameter `format`: `csv` is not one of json, arrow"),
+        "{body}"
+    );
+    // CSV is no format of the movements: an Accept header asking for it gets JSON.
+    let (status, content_type, _) = send_for_bytes(
+        &server,
+        "GET",
+        "/movements?as_of=2024-02-15",
+        &[("Accept", "text/csv")],
+        Vec::new(),
+    );
+    assert_eq!((status, content_type.as_str()), (200, "application/json"));
+}

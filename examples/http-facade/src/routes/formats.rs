@@ -18,7 +18,8 @@
 //! stream for `Accept: application/vnd.apache.arrow.stream` or
 //! `format=arrow`: one record batch of the same rows, its columns typed by
 //! the report's schema (`Ledger::report_batch`), as the embedded
-//! `report_arrow` answers it.
+//! `report_arrow` answers it. Movements answer the same Arrow stream as
+//! the embedded `movements_arrow` (`Ledger::movements_batches`).
 
 use crate::error::ApiError;
 use crate::routes::{BODY_LIMIT_BYTES, MAX_BATCH};
@@ -157,32 +158,47 @@ fn with_data_source(batch: &RecordBatch, source: &str) -> Result<RecordBatch, Ap
         .map_err(|e| ApiError::bad_request(format!("the body's columns cannot be read: {e}")))
 }
 
-/// What a report is answered as.
+/// What a report or a listing is answered as.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum ReportFormat {
+pub enum AnswerFormat {
     Json,
     Csv,
-    /// An Arrow IPC stream of the report's record batch.
+    /// An Arrow IPC stream of the answer's record batches.
     Arrow,
 }
 
-/// The format a report is asked for: `format=json|csv|arrow` (taken out
-/// of the report's parameters), else the first of JSON, CSV (`text/csv`)
-/// and an Arrow stream ([`ARROW_STREAM`]) that the `Accept` header names
-/// (`*/*`, another CSV type or none: JSON).
-pub fn report_format(
+impl AnswerFormat {
+    /// The value of `format` that asks for it.
+    fn name(self) -> &'static str {
+        match self {
+            AnswerFormat::Json => "json",
+            AnswerFormat::Csv => "csv",
+            AnswerFormat::Arrow => "arrow",
+        }
+    }
+}
+
+/// The format an answer is asked for, among those `offered` (JSON first):
+/// `format=<name>` (taken out of the parameters; a name not offered is an
+/// error naming the ones that are), else the first offered one the
+/// `Accept` header names (`text/csv`, [`ARROW_STREAM`]), else JSON.
+pub fn answer_format(
     headers: &HeaderMap,
     params: &mut crate::routes::Params,
-) -> Result<ReportFormat, ApiError> {
+    offered: &[AnswerFormat],
+) -> Result<AnswerFormat, ApiError> {
     if let Some(format) = params.remove("format") {
-        return match format.as_str() {
-            "json" => Ok(ReportFormat::Json),
-            "csv" => Ok(ReportFormat::Csv),
-            "arrow" => Ok(ReportFormat::Arrow),
-            other => Err(ApiError::bad_request(format!(
-                "parameter `format`: `{other}` is not one of json, csv, arrow"
-            ))),
-        };
+        return offered
+            .iter()
+            .copied()
+            .find(|offer| offer.name() == format)
+            .ok_or_else(|| {
+                let names: Vec<&str> = offered.iter().map(|offer| offer.name()).collect();
+                ApiError::bad_request(format!(
+                    "parameter `format`: `{format}` is not one of {}",
+                    names.join(", ")
+                ))
+            });
     }
     let accept = headers
         .get(header::ACCEPT)
@@ -192,12 +208,13 @@ pub fn report_format(
         .split(',')
         .map(|t| t.split(';').next().unwrap_or_default().trim())
         .find_map(|t| match t {
-            "text/csv" => Some(ReportFormat::Csv),
-            ARROW_STREAM => Some(ReportFormat::Arrow),
-            _ if t.contains("csv") || t.contains("json") || t == "*/*" => Some(ReportFormat::Json),
+            "text/csv" => Some(AnswerFormat::Csv),
+            ARROW_STREAM => Some(AnswerFormat::Arrow),
+            _ if t.contains("csv") || t.contains("json") || t == "*/*" => Some(AnswerFormat::Json),
             _ => None,
-        });
-    Ok(format.unwrap_or(ReportFormat::Json))
+        })
+        .filter(|format| offered.contains(format));
+    Ok(format.unwrap_or(AnswerFormat::Json))
 }
 
 /// CSV text as the answer (see `ReportTable::to_csv` for what it holds).

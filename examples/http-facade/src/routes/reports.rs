@@ -5,12 +5,12 @@
 //! by the core (400 `invalid_query`). `format=csv` or `Accept: text/csv`
 //! answers CSV, `format=arrow` or `Accept:
 //! application/vnd.apache.arrow.stream` an Arrow IPC stream (see
-//! `formats`). `GET /reports` lists every report with its
+//! `formats`), as do movements. `GET /reports` lists every report with its
 //! parameters, from the core's registry. `GET /movements` lists the
 //! movements themselves.
 
 use super::Routes;
-use super::formats::{self, ReportFormat};
+use super::formats::{self, AnswerFormat};
 use super::{Listed, Params, as_of, json_response, json_text_response, read_ledger};
 use crate::auth::Caller;
 use crate::error::ApiError;
@@ -41,22 +41,42 @@ pub fn routes() -> Routes {
         .get(
             "/movements",
             movements,
-            Doc::key("The MRR movements at as_of, oldest first, as the ledger lists them")
-                .query(&["as_of", "customer", "start", "end", "kinds"]),
+            Doc::key("The MRR movements at as_of, oldest first, as the ledger lists them").query(
+                &[
+                    "as_of",
+                    "customer",
+                    "start",
+                    "end",
+                    "kinds",
+                    "format/movements",
+                ],
+            ),
         )
 }
 
 /// `{result: [movement]}`: the ledger's movements at `as_of`, filtered as
 /// [`MovementFilter::from_params`] reads the query (the one reading every
-/// interface shares).
+/// interface shares); for `format=arrow` or `Accept:
+/// application/vnd.apache.arrow.stream`, the same rows as an Arrow IPC
+/// stream of [`submetrics::columnar::movement_schema`].
 async fn movements(
     State(state): State<Arc<AppState>>,
     caller: Caller,
+    headers: HeaderMap,
     Query(params): Query<Params>,
 ) -> Result<Response, ApiError> {
+    let mut params = params;
+    let offered = [AnswerFormat::Json, AnswerFormat::Arrow];
+    let format = formats::answer_format(&headers, &mut params, &offered)?;
     read_ledger(state.account(caller.account_id)?, move |ledger| {
         let at = as_of(&params, ledger)?;
         let filter = MovementFilter::from_params(&params, ledger.settings())?;
+        if format == AnswerFormat::Arrow {
+            let batches = ledger.movements_batches(at, &filter)?;
+            let schema = submetrics::columnar::movement_schema();
+            let stream = submetrics::columnar::ipc_of_batches(&schema, &batches)?;
+            return Ok(formats::arrow_response(stream));
+        }
         json_response(&Listed {
             result: ledger.movements(at, &filter)?,
         })
@@ -75,15 +95,16 @@ async fn report(
     Query(params): Query<Params>,
 ) -> Result<Response, ApiError> {
     let mut params = params;
-    let format = formats::report_format(&headers, &mut params)?;
+    let offered = [AnswerFormat::Json, AnswerFormat::Csv, AnswerFormat::Arrow];
+    let format = formats::answer_format(&headers, &mut params, &offered)?;
     read_ledger(state.account(caller.account_id)?, move |ledger| {
         let at = as_of(&params, ledger)?;
         let mut params = params;
         params.remove("as_of");
         Ok(match format {
-            ReportFormat::Json => json_text_response(ledger.report_json(&name, &params, at)?),
-            ReportFormat::Csv => formats::csv_response(ledger.report_csv(&name, &params, at)?),
-            ReportFormat::Arrow => {
+            AnswerFormat::Json => json_text_response(ledger.report_json(&name, &params, at)?),
+            AnswerFormat::Csv => formats::csv_response(ledger.report_csv(&name, &params, at)?),
+            AnswerFormat::Arrow => {
                 let batch = ledger.report_batch(&name, &params, at)?;
                 formats::arrow_response(submetrics::columnar::ipc_of(&batch)?)
             }
