@@ -704,7 +704,7 @@ fn reports_answer_arrow_streams_typed_by_their_schema() {
                 "{path}"
             );
             let batches = submetrics::columnar::batches_from_ipc(&body, u64::MAX).unwrap();
-            assert_eq!(batches, [expected.clone()], "{path}");
+            assert_eq!(batches, std::slice::from_ref(&expected), "{path}");
         }
     }
     let (_, _, body) = send_for_bytes(
