@@ -95,6 +95,8 @@ export declare class Client {
   updateSettings(patch: Partial<Settings>): Promise<Settings>
 
   movements(asOf?: Instant, filters?: MovementFilters): Promise<Schemas['Movement'][]>
+  /** The movements as an Arrow IPC stream (`format=arrow`), as the Ledger's `movementsArrow` answers them. */
+  movementsArrow(asOf?: Instant, filters?: MovementFilters): Promise<Buffer>
   report(name: 'summary', params?: Params, asOf?: Instant): Promise<Schemas['SummaryReport']>
   report(name: 'mrr', params?: Params, asOf?: Instant): Promise<Schemas['MrrReport']>
   report(name: 'movement-table', params?: Params, asOf?: Instant): Promise<Schemas['MovementTableReport']>

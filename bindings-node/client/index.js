@@ -215,6 +215,12 @@ class Client {
   async movements(asOf, filters) {
     return (await this.call('listMovements', null, { ...queryOf(filters), as_of: asOf })).result
   }
+  // The movements as an Arrow IPC stream, as the Ledger's movementsArrow answers them.
+  async movementsArrow(asOf, filters) {
+    const query = { ...queryOf(filters), as_of: asOf, format: 'arrow' }
+    const response = await this._send('listMovements', null, query, undefined, ARROW_STREAM)
+    return Buffer.from(await response.arrayBuffer())
+  }
   report(name, params, asOf) { return this.call('getReport', { name }, { ...queryOf(params), as_of: asOf }) }
   // The report's record batch as an Arrow IPC stream, as the Ledger's reportArrow answers it.
   async reportArrow(name, params, asOf) {

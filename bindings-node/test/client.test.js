@@ -102,6 +102,10 @@ test('movements and every report match an embedded ledger', async () => {
   const mrrTable = tableFromIPC(await client.reportArrow('mrr', { date: '20240101-20240531' }, AS_OF))
   assert.deepEqual([...mrrTable.getChild('total_mrr')], [13000n, 15000n, 15000n, 0n, 0n])
   await assert.rejects(client.reportArrow('nope'), { code: 'unknown_report', status: 404 })
+  const moves = tableFromIPC(await client.movementsArrow(AS_OF, { customer: 'acme' }))
+  assert.deepEqual([...moves.getChild('mrr_change')], [3000n, 2000n, -5000n])
+  const rows = (table) => JSON.stringify(table.toArray(), (_, value) => (typeof value === 'bigint' ? `${value}n` : value))
+  assert.equal(rows(tableFromIPC(await client.movementsArrow(AS_OF))), rows(tableFromIPC(ledger.movementsArrow(AS_OF))))
   assert.deepEqual(await client.customer('acme', AS_OF), ledger.customer('acme', AS_OF))
 })
 

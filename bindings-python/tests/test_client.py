@@ -142,7 +142,13 @@ def test_movements_and_every_report_match_an_embedded_ledger(client: submetrics.
     assert client.settings == {k: v for k, v in ledger.settings.items() if k != "fx_pivot"}
     frame = client.report_df("mrr-table", AS_OF, date="20240101-20240531")
     assert frame.loc["total_mrr"].tolist() == [13000, 15000, 15000, 0, 0]
-    assert client.movements_df(AS_OF)["mrr_change"].tolist() == ledger.movements_df(AS_OF)["mrr_change"].tolist()
+    assert client.movements_arrow(AS_OF).equals(ledger.movements_arrow(AS_OF))
+    churn = client.movements_arrow(AS_OF, kinds=["churn"], start="2024-04-01")
+    assert churn.equals(ledger.movements_arrow(AS_OF, kinds=["churn"], start="2024-04-01"))
+    assert churn.column("customer_id").to_pylist() == ["acme", "beta"]
+    remote_frame, local_frame = client.movements_df(AS_OF), ledger.movements_df(AS_OF)
+    assert list(remote_frame.dtypes) == list(local_frame.dtypes)
+    assert remote_frame.equals(local_frame)
 
 
 def test_pages_and_paging_helpers(client: submetrics.Client) -> None:

@@ -146,6 +146,16 @@ func TestRecordsReportsAndPaging(t *testing.T) {
 	if _, err := c.ReportArrow(ctx, "nope", nil); err == nil || err.(*Error).Code != "unknown_report" {
 		t.Fatalf("an unknown report as Arrow: %v", err)
 	}
+	// Acme's movements: its mrr_change column holds them in order.
+	moves, err := c.MovementsArrow(ctx, "2024-06-15", map[string]string{"customer": "acme"})
+	acmeChanges := []byte{}
+	for _, change := range []int64{3000, 2000, -5000} {
+		acmeChanges = binary.LittleEndian.AppendUint64(acmeChanges, uint64(change))
+	}
+	if err != nil || !bytes.HasPrefix(moves, marker) || !bytes.Contains(moves, []byte("mrr_change")) ||
+		!bytes.Contains(moves, acmeChanges) {
+		t.Fatalf("acme's movements as Arrow (%d bytes): %v", len(moves), err)
+	}
 	summary, err := c.Summary(ctx, "2024-02-15")
 	if err != nil || summary.Summary.MRRCurrent != 15000 || summary.Currency != "USD" {
 		t.Fatalf("summary %+v %v", summary, err)

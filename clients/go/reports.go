@@ -83,3 +83,17 @@ func (c *Client) Movements(ctx context.Context, asOf string, filters map[string]
 	err := c.Call(ctx, "listMovements", nil, query, nil, &out)
 	return out.Result, err
 }
+
+// MovementsArrow lists the movements as Movements does, as an Arrow IPC
+// stream of the movement columns (format=arrow).
+func (c *Client) MovementsArrow(ctx context.Context, asOf string, filters map[string]string) ([]byte, error) {
+	query := url.Values{}
+	for key, value := range filters {
+		query.Set(key, value)
+	}
+	if asOf != "" {
+		query.Set("as_of", asOf)
+	}
+	query.Set("format", "arrow")
+	return c.send(ctx, "listMovements", nil, query, nil, ArrowStream)
+}

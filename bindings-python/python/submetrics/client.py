@@ -452,6 +452,24 @@ class Client:
         query = {"as_of": as_of, "customer": customer, "start": start, "end": end, "kinds": kinds}
         return self.call("listMovements", query=query)["result"]
 
+    def movements_arrow(
+        self,
+        as_of: _Instant = None,
+        customer: Optional[str] = None,
+        start: _Instant = None,
+        end: _Instant = None,
+        kinds: Optional[Sequence[str]] = None,
+    ) -> Any:
+        """:meth:`movements` as the pyarrow Table ``Ledger.movements_arrow``
+        answers: the service sends the movement columns as an Arrow IPC
+        stream (``format=arrow``). Needs pyarrow (``pip install
+        submetrics[arrow]``)."""
+        import pyarrow
+
+        query = {"as_of": as_of, "customer": customer, "start": start, "end": end, "kinds": kinds, "format": "arrow"}
+        stream = self._send("listMovements", None, query, None, ARROW_STREAM)
+        return pyarrow.ipc.open_stream(stream).read_all()
+
     def report(self, name: str, as_of: _Instant = None, params: Optional[Mapping[str, Any]] = None, **kwargs: Any) -> Any:
         """Runs a report by name with its query parameters (a mapping and/or
         keywords; ``selected_date`` means ``selected-date``); raises
@@ -480,10 +498,12 @@ class Client:
         return self.call("resyncCustomer", {"id": id})["message"]
 
     def movements_df(self, as_of: _Instant = None, **filters: Any) -> Any:
-        """The rows of :meth:`movements` as a pandas DataFrame."""
-        from . import _pandas
+        """The rows of :meth:`movements` as a pandas DataFrame, shaped as
+        ``Ledger.movements_df``, from :meth:`movements_arrow`."""
+        from . import _frame, _pandas
 
-        return _pandas().DataFrame(self.movements(as_of, **filters))
+        _pandas()
+        return _frame(self.movements_arrow(as_of, **filters))
 
     def report_arrow(self, name: str, as_of: _Instant = None, params: Optional[Mapping[str, Any]] = None, **kwargs: Any) -> Any:
         """A report as a pyarrow Table, as ``Ledger.report_arrow`` answers it:
@@ -638,6 +658,7 @@ class AsyncClient:
     customers = _in_thread(Client.customers)
     customer = _in_thread(Client.customer)
     resync_customer = _in_thread(Client.resync_customer)
+    movements_arrow = _in_thread(Client.movements_arrow)
     movements_df = _in_thread(Client.movements_df)
     report_arrow = _in_thread(Client.report_arrow)
     report_df = _in_thread(Client.report_df)
