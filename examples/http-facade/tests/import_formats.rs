@@ -816,4 +816,16 @@ fn movements_answer_arrow_streams_of_the_movement_columns() {
         Vec::new(),
     );
     assert_eq!((status, content_type.as_str()), (200, "application/json"));
+    // The first type named that the movements offer is the one answered.
+    let (status, content_type, _) = send_for_bytes(
+        &server,
+        "GET",
+        "/movements?as_of=2024-02-15",
+        &[(
+            "Accept",
+            "text/csv, application/vnd.apache.arrow.stream;q=0.9",
+        )],
+        Vec::new(),
+    );
+    assert_eq!((status, content_type.as_str()), (200, ARROW_STREAM));
 }

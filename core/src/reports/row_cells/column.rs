@@ -260,7 +260,7 @@ impl CellColumn {
         }
     }
 
-    /// The buffer texts are written into, and where the next one starts.
+    /// The buffer the column's texts are written into.
     pub(super) fn text_buffer(&mut self) -> &mut String {
         &mut self.text
     }

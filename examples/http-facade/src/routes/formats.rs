@@ -207,13 +207,15 @@ pub fn answer_format(
     let format = accept
         .split(',')
         .map(|t| t.split(';').next().unwrap_or_default().trim())
-        .find_map(|t| match t {
-            "text/csv" => Some(AnswerFormat::Csv),
-            ARROW_STREAM => Some(AnswerFormat::Arrow),
-            _ if t.contains("csv") || t.contains("json") || t == "*/*" => Some(AnswerFormat::Json),
-            _ => None,
-        })
-        .filter(|format| offered.contains(format));
+        .find_map(|t| {
+            let named = match t {
+                "text/csv" => AnswerFormat::Csv,
+                ARROW_STREAM => AnswerFormat::Arrow,
+                _ if t.contains("csv") || t.contains("json") || t == "*/*" => AnswerFormat::Json,
+                _ => return None,
+            };
+            offered.contains(&named).then_some(named)
+        });
     Ok(format.unwrap_or(AnswerFormat::Json))
 }
 
