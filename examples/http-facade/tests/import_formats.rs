@@ -599,14 +599,20 @@ fn bad_ndjson_and_arrow_bodies_are_refused() {
     assert_eq!(server.get("/data/invoices").1["result"]["count"], 0);
 }
 
-#[test]
-fn reports_answer_csv() {
+/// A server holding customers A and B and the accepted [`invoices`].
+fn with_invoices() -> Server {
     let server = start();
     server.post(
         "/v1/data-sources/ds1/customers",
         json!([{"id": "A", "name": "Acme"}, {"id": "B", "name": "Beta"}]),
     );
     server.post("/v1/data-sources/ds1/invoices", json!(invoices()));
+    server
+}
+
+#[test]
+fn reports_answer_csv() {
+    let server = with_invoices();
     let path = "/reports/mrr?date=20240101-20240229&as_of=2024-02-15";
     let (_, json) = server.get(path);
     let periods = json["result"].as_array().unwrap();
@@ -673,12 +679,7 @@ fn reports_answer_csv() {
 
 #[test]
 fn reports_answer_arrow_streams_typed_by_their_schema() {
-    let server = start();
-    server.post(
-        "/v1/data-sources/ds1/customers",
-        json!([{"id": "A", "name": "Acme"}, {"id": "B", "name": "Beta"}]),
-    );
-    server.post("/v1/data-sources/ds1/invoices", json!(invoices()));
+    let server = with_invoices();
     for (report, query, rows) in [
         ("mrr", "date=20240101-20240229", 2),
         ("invoices-detail", "limit=10", 2),
@@ -737,12 +738,7 @@ fn reports_answer_arrow_streams_typed_by_their_schema() {
 
 #[test]
 fn movements_answer_arrow_streams_of_the_movement_columns() {
-    let server = start();
-    server.post(
-        "/v1/data-sources/ds1/customers",
-        json!([{"id": "A", "name": "Acme"}, {"id": "B", "name": "Beta"}]),
-    );
-    server.post("/v1/data-sources/ds1/invoices", json!(invoices()));
+    let server = with_invoices();
     for (query, customers) in [("", vec!["A", "B", "A"]), ("&customer=B", vec!["B"])] {
         let path = format!("/movements?as_of=2024-02-15{query}");
         let (_, json) = server.get(&path);
