@@ -112,7 +112,8 @@ def report_df(
     return _report_frame(ledger.report_arrow(name, as_of, params, **kwargs))
 
 
-from .client import AsyncClient, Client  # noqa: E402  (uses the helpers above)
+from .client import Client  # noqa: E402  (uses the helpers above)
+from .async_client import AsyncClient  # noqa: E402
 
 __all__ = [
     "Ledger",

@@ -599,6 +599,18 @@ fn bad_ndjson_and_arrow_bodies_are_refused() {
     assert_eq!(server.get("/data/invoices").1["result"]["count"], 0);
 }
 
+/// The record batches of the Arrow stream `GET path` answers with
+/// `headers`, which must be a 200 of the Arrow stream type.
+fn arrow_answer(server: &Server, path: &str, headers: &[(&str, &str)]) -> Vec<RecordBatch> {
+    let (status, content_type, body) = send_for_bytes(server, "GET", path, headers, Vec::new());
+    assert_eq!(
+        (status, content_type.as_str()),
+        (200, ARROW_STREAM),
+        "{path}"
+    );
+    submetrics::columnar::batches_from_ipc(&body, u64::MAX).unwrap()
+}
+
 /// A server holding customers A and B and the accepted [`invoices`].
 fn with_invoices() -> Server {
     let server = start();
@@ -697,25 +709,12 @@ fn reports_answer_arrow_streams_typed_by_their_schema() {
                 &[("Accept", "application/vnd.apache.arrow.stream, */*")][..],
             ),
         ] {
-            let (status, content_type, body) =
-                send_for_bytes(&server, "GET", &path, headers, Vec::new());
-            assert_eq!(
-                (status, content_type.as_str()),
-                (200, ARROW_STREAM),
-                "{path}"
-            );
-            let batches = submetrics::columnar::batches_from_ipc(&body, u64::MAX).unwrap();
+            let batches = arrow_answer(&server, &path, headers);
             assert_eq!(batches, std::slice::from_ref(&expected), "{path}");
         }
     }
-    let (_, _, body) = send_for_bytes(
-        &server,
-        "GET",
-        "/reports/mrr?date=20240101-20240229&as_of=2024-02-15&format=arrow",
-        &[],
-        Vec::new(),
-    );
-    let batch = &submetrics::columnar::batches_from_ipc(&body, u64::MAX).unwrap()[0];
+    let path = "/reports/mrr?date=20240101-20240229&as_of=2024-02-15&format=arrow";
+    let batch = &arrow_answer(&server, path, &[])[0];
     let column = |name: &str| batch.column_by_name(name).unwrap().clone();
     let dates = column("date");
     let dates: Vec<&str> = dates.as_string::<i32>().iter().flatten().collect();
@@ -752,14 +751,7 @@ fn movements_answer_arrow_streams_of_the_movement_columns() {
             (format!("{path}&format=arrow"), &[][..]),
             (path.clone(), &[("Accept", ARROW_STREAM)][..]),
         ] {
-            let (status, content_type, body) =
-                send_for_bytes(&server, "GET", &path, headers, Vec::new());
-            assert_eq!(
-                (status, content_type.as_str()),
-                (200, ARROW_STREAM),
-                "{path}"
-            );
-            let batches = submetrics::columnar::batches_from_ipc(&body, u64::MAX).unwrap();
+            let batches = arrow_answer(&server, &path, headers);
             let [batch] = batches.as_slice() else {
                 panic!("{path}: {} batches", batches.len())
             };
