@@ -991,7 +991,7 @@ export interface components {
         Error: {
             error: string;
             /** @enum {string} */
-            code: "bad_request" | "invalid_record" | "invalid_query" | "invalid_setting" | "missing_fx_rate" | "unauthorized" | "forbidden" | "not_found" | "unknown_report" | "method_not_allowed" | "conflict" | "payload_too_large" | "unsupported_media_type" | "uri_too_long" | "headers_too_large" | "request_timeout" | "rate_limited" | "upstream" | "unavailable" | "storage_unavailable" | "internal";
+            code: "bad_request" | "invalid_record" | "invalid_query" | "invalid_setting" | "missing_fx_rate" | "unauthorized" | "forbidden" | "not_found" | "unknown_report" | "method_not_allowed" | "not_acceptable" | "conflict" | "payload_too_large" | "unsupported_media_type" | "uri_too_long" | "headers_too_large" | "request_timeout" | "rate_limited" | "upstream" | "unavailable" | "storage_unavailable" | "internal";
             id?: string;
             field?: string;
             /** @description On a 5xx answer: the id under which the cause is logged */
@@ -9674,6 +9674,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description The Accept header refuses every format the answer comes in */
+            406: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description The path and query are over the limit of 65534 bytes */
             414: {
                 headers: {
@@ -9790,6 +9799,15 @@ export interface operations {
             };
             /** @description Method not allowed on this path */
             405: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The Accept header refuses every format the answer comes in */
+            406: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -98,6 +98,7 @@ const ERROR_CODES = Object.freeze([
   'not_found',
   'unknown_report',
   'method_not_allowed',
+  'not_acceptable',
   'conflict',
   'payload_too_large',
   'unsupported_media_type',

@@ -105,6 +105,7 @@ var ErrorCodes = []string{
 	"not_found",
 	"unknown_report",
 	"method_not_allowed",
+	"not_acceptable",
 	"conflict",
 	"payload_too_large",
 	"unsupported_media_type",

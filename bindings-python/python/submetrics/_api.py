@@ -103,6 +103,7 @@ ERROR_CODES: Tuple[str, ...] = (
     "not_found",
     "unknown_report",
     "method_not_allowed",
+    "not_acceptable",
     "conflict",
     "payload_too_large",
     "unsupported_media_type",

@@ -1,7 +1,8 @@
 //! The service's one error type and its JSON form `{error, code}` with an
-//! honest status: 400 for input, 401/403 for keys and sessions, 404, 409
-//! for conflicts, 413 for bodies over the limit, 414/431 for request lines
-//! and heads over theirs, 429 for too many requests (a key over its rate,
+//! honest status: 400 for input, 401/403 for keys and sessions, 404, 406
+//! when no format a route answers in is acceptable, 409 for conflicts, 413
+//! for bodies over the limit, 414/431 for request lines and heads over
+//! theirs, 429 for too many requests (a key over its rate,
 //! or failed logins), 502 when the payment platform fails, 503 while the
 //! service cannot take the request, 500 only for the service's own
 //! failures. A 500 never shows what failed inside (a driver's text): its
@@ -27,6 +28,10 @@ pub enum ApiError {
     TooLarge(String),
     #[error("{0}")]
     MethodNotAllowed(String),
+    /// The request's `Accept` header refuses every format the route
+    /// answers in.
+    #[error("{0}")]
+    NotAcceptable(String),
     /// The body's `Content-Encoding` or `Content-Type` is not one the service
     /// reads.
     #[error("{0}")]
@@ -136,6 +141,7 @@ impl ApiError {
             ApiError::Conflict(_) => StatusCode::CONFLICT,
             ApiError::TooLarge(_) => StatusCode::PAYLOAD_TOO_LARGE,
             ApiError::MethodNotAllowed(_) => StatusCode::METHOD_NOT_ALLOWED,
+            ApiError::NotAcceptable(_) => StatusCode::NOT_ACCEPTABLE,
             ApiError::UnsupportedMediaType(_) => StatusCode::UNSUPPORTED_MEDIA_TYPE,
             ApiError::UriTooLong(_) => StatusCode::URI_TOO_LONG,
             ApiError::HeadersTooLarge(_) => StatusCode::REQUEST_HEADER_FIELDS_TOO_LARGE,
@@ -167,6 +173,7 @@ impl ApiError {
             ApiError::Conflict(_) => "conflict",
             ApiError::TooLarge(_) => "payload_too_large",
             ApiError::MethodNotAllowed(_) => "method_not_allowed",
+            ApiError::NotAcceptable(_) => "not_acceptable",
             ApiError::UnsupportedMediaType(_) => "unsupported_media_type",
             ApiError::UriTooLong(_) => "uri_too_long",
             ApiError::HeadersTooLarge(_) => "headers_too_large",

@@ -249,6 +249,16 @@ pub fn document() -> Value {
             responses.insert("502".into(), error("The payment platform failed"));
         }
         responses.insert("405".into(), error("Method not allowed on this path"));
+        if doc
+            .query
+            .iter()
+            .any(|name| *name == "format" || *name == "format/movements")
+        {
+            responses.insert(
+                "406".into(),
+                error("The Accept header refuses every format the answer comes in"),
+            );
+        }
         if method != "get" && !doc.missing_id {
             responses.insert(
                 "409".into(),

@@ -689,6 +689,69 @@ fn reports_answer_csv() {
     assert_eq!(serde_json::from_str::<Value>(&json_again).unwrap(), json);
 }
 
+/// A report's format follows the qualities of the `Accept` header: the
+/// highest wins, `q=0` refuses a type, and a header refusing every type a
+/// report answers in is a 406; `format=` overrides the header.
+#[test]
+fn reports_answer_the_format_the_accept_header_prefers() {
+    let server = with_invoices();
+    let path = "/reports/mrr?date=20240101-20240229&as_of=2024-02-15";
+    for (accept, answered) in [
+        ("text/csv;q=0.5, application/json", "application/json"),
+        (
+            "application/json;q=0.5, text/csv",
+            "text/csv; charset=utf-8",
+        ),
+        (
+            "*/*;q=0.1, application/vnd.apache.arrow.stream;q=0.2",
+            ARROW_STREAM,
+        ),
+        ("text/*", "text/csv; charset=utf-8"),
+        ("text/csv;q=0, */*", "application/json"),
+        ("*; q=.2", "application/json"),
+    ] {
+        let (status, content_type, _) =
+            send_for_bytes(&server, "GET", path, &[("Accept", accept)], Vec::new());
+        assert_eq!((status, content_type.as_str()), (200, answered), "{accept}");
+    }
+    let (status, body) = send(
+        &server,
+        "GET",
+        path,
+        &[("Accept", "application/json;q=0")],
+        Vec::new(),
+    );
+    assert_eq!(status, 406, "{body}");
+    assert!(
+        body.contains("none of the types this answers in: application/json, text/csv, \
+                       application/vnd.apache.arrow.stream (or ask with `format=`: json, csv, arrow)"),
+        "{body}"
+    );
+    let (status, content_type, _) = send_for_bytes(
+        &server,
+        "GET",
+        &format!("{path}&format=csv"),
+        &[("Accept", "application/json;q=0")],
+        Vec::new(),
+    );
+    assert_eq!(
+        (status, content_type.as_str()),
+        (200, "text/csv; charset=utf-8")
+    );
+    let (status, body) = send(
+        &server,
+        "GET",
+        path,
+        &[("Accept", "text/csv;q=2")],
+        Vec::new(),
+    );
+    assert_eq!(status, 400, "{body}");
+    assert!(
+        body.contains("header `Accept`: `q=2` (in `text/csv;q=2`) is not a quality from 0 to 1"),
+        "{body}"
+    );
+}
+
 #[test]
 fn reports_answer_arrow_streams_typed_by_their_schema() {
     let server = with_invoices();
@@ -795,15 +858,23 @@ fn movements_answer_arrow_streams_of_the_movement_columns() {
         body.contains("parameter `format`: `csv` is not one of json, arrow"),
         "{body}"
     );
-    // CSV is no format of the movements: an Accept header asking for it gets JSON.
-    let (status, content_type, _) = send_for_bytes(
+    // CSV is no format of the movements: an Accept header asking for it
+    // alone is refused, naming the types they answer in.
+    let (status, body) = send(
         &server,
         "GET",
         "/movements?as_of=2024-02-15",
         &[("Accept", "text/csv")],
         Vec::new(),
     );
-    assert_eq!((status, content_type.as_str()), (200, "application/json"));
+    assert_eq!(status, 406);
+    assert_eq!(
+        serde_json::from_str::<Value>(&body).unwrap(),
+        json!({"error": "header `Accept` accepts none of the types this answers in: \
+                         application/json, application/vnd.apache.arrow.stream \
+                         (or ask with `format=`: json, arrow)",
+               "code": "not_acceptable"})
+    );
     // The first type named that the movements offer is the one answered.
     let (status, content_type, _) = send_for_bytes(
         &server,

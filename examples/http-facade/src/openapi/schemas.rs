@@ -107,6 +107,7 @@ pub const ERROR_CODES: &[&str] = &[
     "not_found",
     "unknown_report",
     "method_not_allowed",
+    "not_acceptable",
     "conflict",
     "payload_too_large",
     "unsupported_media_type",

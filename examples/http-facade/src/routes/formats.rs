@@ -10,18 +10,20 @@
 //! - `text/csv`: the columns `submetrics local` reads (the core's
 //!   `submetrics::csv`), one record per row.
 //!
-//! Any other type is JSON, as before. Reports answer CSV for
-//! `Accept: text/csv` or `format=csv`: the core's CSV of the answer's
-//! table (`Ledger::report_csv`), one row per period, item or metric, a
-//! header of its columns (the report's declared columns when there are no
-//! rows), nested values as their JSON text. They answer an Arrow IPC
-//! stream for `Accept: application/vnd.apache.arrow.stream` or
-//! `format=arrow`: one record batch of the same rows, its columns typed by
-//! the report's schema (`Ledger::report_batch`), as the embedded
-//! `report_arrow` answers it. Movements answer the same Arrow stream as
-//! the embedded `movements_arrow` (`Ledger::movements_batches`).
+//! Any other type is JSON, as before. Reports answer CSV for `format=csv`,
+//! or when the `Accept` header prefers `text/csv` (see `accept`): the
+//! core's CSV of the answer's table (`Ledger::report_csv`), one row per
+//! period, item or metric, a header of its columns (the report's declared
+//! columns when there are no rows), nested values as their JSON text. They
+//! answer an Arrow IPC stream for `format=arrow`, or when `Accept` prefers
+//! `application/vnd.apache.arrow.stream`: one record batch of the same
+//! rows, its columns typed by the report's schema (`Ledger::report_batch`),
+//! as the embedded `report_arrow` answers it. Movements answer the same
+//! Arrow stream as the embedded `movements_arrow`
+//! (`Ledger::movements_batches`).
 
 use crate::error::ApiError;
+use crate::routes::accept::Accept;
 use crate::routes::{BODY_LIMIT_BYTES, MAX_BATCH};
 use arrow_array::{ArrayRef, RecordBatch, StringArray};
 use arrow_schema::{DataType, Field, Schema};
@@ -176,47 +178,59 @@ impl AnswerFormat {
             AnswerFormat::Arrow => "arrow",
         }
     }
+
+    /// The media type of answers in it.
+    fn media_type(self) -> &'static str {
+        match self {
+            AnswerFormat::Json => "application/json",
+            AnswerFormat::Csv => "text/csv",
+            AnswerFormat::Arrow => ARROW_STREAM,
+        }
+    }
 }
 
 /// The format an answer is asked for, among those `offered` (JSON first):
 /// `format=<name>` (taken out of the parameters; a name not offered is an
-/// error naming the ones that are), else the first offered one the
-/// `Accept` header names (`text/csv`, [`ARROW_STREAM`]), else JSON.
+/// error naming the ones that are), else the one the `Accept` header
+/// prefers (see `accept`; a header that accepts none of them is a 406
+/// naming them), else JSON.
 pub fn answer_format(
     headers: &HeaderMap,
     params: &mut crate::routes::Params,
     offered: &[AnswerFormat],
 ) -> Result<AnswerFormat, ApiError> {
+    let names = || {
+        let names: Vec<&str> = offered.iter().map(|offer| offer.name()).collect();
+        names.join(", ")
+    };
     if let Some(format) = params.remove("format") {
         return offered
             .iter()
             .copied()
             .find(|offer| offer.name() == format)
             .ok_or_else(|| {
-                let names: Vec<&str> = offered.iter().map(|offer| offer.name()).collect();
                 ApiError::bad_request(format!(
                     "parameter `format`: `{format}` is not one of {}",
-                    names.join(", ")
+                    names()
                 ))
             });
     }
-    let accept = headers
-        .get(header::ACCEPT)
-        .and_then(|v| v.to_str().ok())
-        .unwrap_or_default();
-    let format = accept
-        .split(',')
-        .map(|t| t.split(';').next().unwrap_or_default().trim())
-        .find_map(|t| {
-            let named = match t {
-                "text/csv" => AnswerFormat::Csv,
-                ARROW_STREAM => AnswerFormat::Arrow,
-                _ if t.contains("csv") || t.contains("json") || t == "*/*" => AnswerFormat::Json,
-                _ => return None,
-            };
-            offered.contains(&named).then_some(named)
-        });
-    Ok(format.unwrap_or(AnswerFormat::Json))
+    let Some(accept) = Accept::of(headers)? else {
+        return Ok(AnswerFormat::Json);
+    };
+    let media: Vec<(AnswerFormat, &str)> = offered
+        .iter()
+        .map(|&offer| (offer, offer.media_type()))
+        .collect();
+    accept.preferred(&media)?.ok_or_else(|| {
+        let types: Vec<&str> = offered.iter().map(|offer| offer.media_type()).collect();
+        ApiError::NotAcceptable(format!(
+            "header `Accept` accepts none of the types this answers in: {} \
+             (or ask with `format=`: {})",
+            types.join(", "),
+            names()
+        ))
+    })
 }
 
 /// CSV text as the answer (see `ReportTable::to_csv` for what it holds).

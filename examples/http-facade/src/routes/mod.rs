@@ -2,6 +2,7 @@
 //! for unknown paths and wrong methods, a body limit, and a last-resort
 //! panic guard.
 
+mod accept;
 mod account;
 mod content_encoding;
 mod customers;
