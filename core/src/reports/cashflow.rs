@@ -46,7 +46,7 @@ fn typed_figures(tally: &Tally, types: &[(&str, &str)], total: &str) -> Figures 
 }
 
 /// A detail row of a payment attempt, without invoice lines.
-fn money_row_of(ledger: &Derived<'_>, event: &Event<Attempt<'_>>) -> AttemptRow {
+fn money_row_of(ledger: &Derived<'_>, event: &Event<'_, Attempt<'_>>) -> AttemptRow {
     money_row(ledger, event, false)
 }
 
@@ -62,7 +62,7 @@ const FAILED_PAYMENTS: Family = Family {
     figures: |tally| typed_figures(tally, &CHARGE_LABELS, "failed"),
 };
 
-fn failed_payment_events<'a>(request: &EventRequest<'a>) -> Result<Vec<Event<Attempt<'a>>>> {
+fn failed_payment_events<'a>(request: &EventRequest<'a>) -> Result<Vec<Event<'a, Attempt<'a>>>> {
     let ledger = request.ledger;
     money_events(
         request,
@@ -146,7 +146,7 @@ fn refunded_type(ledger: &Derived<'_>, invoice: StoredInvoice<'_>) -> &'static s
         .map_or("unknown", plan_charge_type)
 }
 
-fn refund_events<'a>(request: &EventRequest<'a>) -> Result<Vec<Event<Attempt<'a>>>> {
+fn refund_events<'a>(request: &EventRequest<'a>) -> Result<Vec<Event<'a, Attempt<'a>>>> {
     let ledger = request.ledger;
     money_events(
         request,
@@ -214,7 +214,7 @@ fn failure_rate_figures(tally: &Tally) -> Figures {
     row
 }
 
-fn payment_attempt_events<'a>(request: &EventRequest<'a>) -> Result<Vec<Event<Attempt<'a>>>> {
+fn payment_attempt_events<'a>(request: &EventRequest<'a>) -> Result<Vec<Event<'a, Attempt<'a>>>> {
     money_events(
         request,
         |a| a.kind == TransactionType::Payment,

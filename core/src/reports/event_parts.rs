@@ -24,11 +24,11 @@ impl EventRequest<'_> {
     /// customer id, event id and the event's place in this ledger's list
     /// (which orders only events of one customer, so the same in every
     /// partition). [`detail_answer`] reads them back as the list.
-    pub fn detail_part<T, R: Serialize>(
+    pub fn detail_part<'e, T, R: Serialize>(
         &self,
-        events: Vec<Event<T>>,
+        events: Vec<Event<'e, T>>,
         kind: Option<&str>,
-        row: impl Fn(&Event<T>) -> R,
+        row: impl Fn(&Event<'e, T>) -> R,
     ) -> ListPart {
         let rows = events
             .iter()
@@ -37,8 +37,8 @@ impl EventRequest<'_> {
             .map(|(place, e)| {
                 let key = vec![
                     KeyPart::new(Scalar::Int(e.date.num_days_from_ce().into()), true),
-                    KeyPart::text(e.customer_id.as_str()),
-                    KeyPart::text(e.id.as_str()),
+                    KeyPart::text(e.customer_id),
+                    KeyPart::text(&*e.id),
                     KeyPart::int(place as i64),
                 ];
                 Row::new(key, &row(e))
@@ -142,7 +142,7 @@ impl EventView {
         params: &ReportParams,
         as_of: DateTime<Utc>,
         family: &Family,
-        events: impl FnOnce(&EventRequest<'a>) -> Result<Vec<Event<T>>>,
+        events: impl FnOnce(&EventRequest<'a>) -> Result<Vec<Event<'a, T>>>,
     ) -> Result<ReportAnswer> {
         let request = EventRequest::read(ledger, params, as_of, self.span(), false)?;
         let tallies = request.tally(&events(&request)?);
@@ -155,7 +155,7 @@ impl EventView {
         ledger: &'a Derived<'a>,
         params: &ReportParams,
         as_of: DateTime<Utc>,
-        events: impl FnOnce(&EventRequest<'a>) -> Result<Vec<Event<T>>>,
+        events: impl FnOnce(&EventRequest<'a>) -> Result<Vec<Event<'a, T>>>,
     ) -> Result<Body> {
         let request = EventRequest::read(ledger, params, as_of, self.span(), false)?;
         Ok(Body::Tallies(Part::of(request.tally(&events(&request)?))))
@@ -184,8 +184,8 @@ pub(crate) fn detail_whole<'a, T, R>(
     params: &ReportParams,
     as_of: DateTime<Utc>,
     family: &Family,
-    events: impl FnOnce(&EventRequest<'a>) -> Result<Vec<Event<T>>>,
-    row: impl Fn(&Event<T>) -> R,
+    events: impl FnOnce(&EventRequest<'a>) -> Result<Vec<Event<'a, T>>>,
+    row: impl Fn(&Event<'a, T>) -> R,
 ) -> Result<ReportAnswer>
 where
     R: Serialize + DeserializeOwned + Send + Sync + 'static,
@@ -201,8 +201,8 @@ pub(crate) fn detail_partial<'a, T, R: Serialize>(
     params: &ReportParams,
     as_of: DateTime<Utc>,
     family: &Family,
-    events: impl FnOnce(&EventRequest<'a>) -> Result<Vec<Event<T>>>,
-    row: impl Fn(&Event<T>) -> R,
+    events: impl FnOnce(&EventRequest<'a>) -> Result<Vec<Event<'a, T>>>,
+    row: impl Fn(&Event<'a, T>) -> R,
 ) -> Result<Body> {
     Ok(Body::List(detail_rows(
         ledger, params, as_of, family, ONE_PERIOD, events, row,
@@ -232,8 +232,8 @@ pub(crate) fn detail_rows<'a, T, R: Serialize>(
     as_of: DateTime<Utc>,
     family: &Family,
     selection: Selection,
-    events: impl FnOnce(&EventRequest<'a>) -> Result<Vec<Event<T>>>,
-    row: impl Fn(&Event<T>) -> R,
+    events: impl FnOnce(&EventRequest<'a>) -> Result<Vec<Event<'a, T>>>,
+    row: impl Fn(&Event<'a, T>) -> R,
 ) -> Result<ListPart> {
     let span = Span::Selected;
     let request = EventRequest::read(ledger, params, as_of, span, selection.date_optional)?;

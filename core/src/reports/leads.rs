@@ -34,6 +34,7 @@ use crate::error::Result;
 use crate::money::Currency;
 use chrono::{DateTime, NaiveDate, Utc};
 use serde::{Deserialize, Serialize};
+use std::borrow::Cow;
 use std::collections::BTreeMap;
 
 const LEADS: Family = Family {
@@ -76,19 +77,18 @@ fn lead_figures(tally: &Tally) -> Figures {
 
 /// A kept customer's funnel dates (local days), each only once it has
 /// happened by `as_of`.
-struct Funnel {
-    customer_id: String,
+struct Funnel<'a> {
+    customer_id: &'a str,
     lead: Option<NaiveDate>,
     trial: Option<NaiveDate>,
     paid: Option<NaiveDate>,
 }
 
-fn funnels(request: &EventRequest) -> Result<Vec<Funnel>> {
+fn funnels<'a>(request: &EventRequest<'a>) -> Result<Vec<Funnel<'a>>> {
     let ledger = request.ledger;
     let tz = ledger.settings().timezone;
     let empty = Replay::default();
-    let mut out = Vec::new();
-    request.for_each_customer(true, |customer, replay| {
+    request.gather_customers(true, |customer, replay, out| {
         let id = customer.id.as_str();
         let profile = ledger.profile_of(id, replay.unwrap_or(&empty));
         let day = |t: Option<DateTime<Utc>>| {
@@ -100,17 +100,16 @@ fn funnels(request: &EventRequest) -> Result<Vec<Funnel>> {
         let created = day(customer.created_date.map(|t| t.instant(tz)));
         let lead = created.or_else(|| trial.into_iter().chain(paid).min());
         out.push(Funnel {
-            customer_id: id.to_string(),
+            customer_id: id,
             lead,
             trial,
             paid,
         });
         Ok(())
-    })?;
-    Ok(out)
+    })
 }
 
-fn lead_events(request: &EventRequest) -> Result<Vec<Event<()>>> {
+fn lead_events<'a>(request: &EventRequest<'a>) -> Result<Vec<Event<'a, ()>>> {
     let mut events = Vec::new();
     for funnel in funnels(request)? {
         let mut push = |date: Option<NaiveDate>, kind: &'static str| {
@@ -121,8 +120,8 @@ fn lead_events(request: &EventRequest) -> Result<Vec<Event<()>>> {
                     amount: 0,
                     currency: request.currency,
                     amount_base: 0,
-                    customer_id: funnel.customer_id.clone(),
-                    id: funnel.customer_id.clone(),
+                    customer_id: funnel.customer_id,
+                    id: Cow::Borrowed(funnel.customer_id),
                     source: (),
                 });
             }

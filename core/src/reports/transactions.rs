@@ -45,6 +45,8 @@ use crate::query::Query;
 use chrono::{DateTime, Utc};
 use chrono_tz::Tz;
 use serde::{Deserialize, Serialize};
+use smallvec::{SmallVec, smallvec};
+use std::borrow::Cow;
 
 /// Payment types with their labels, in display order.
 pub(crate) const CHARGE_LABELS: [(&str, &str); 6] = [
@@ -69,13 +71,14 @@ pub(crate) struct Attempt<'a> {
     /// Positive for payments, negative for refunds.
     pub amount: Cents,
     /// The transaction id, else the invoice id.
-    pub id: String,
+    pub id: Cow<'a, str>,
 }
 
-/// The attempts of one invoice (module doc, "Attempts").
-pub(crate) fn attempts<'a>(invoice: StoredInvoice<'a>, tz: Tz) -> Vec<Attempt<'a>> {
+/// The attempts of one invoice (module doc, "Attempts"); most invoices
+/// make one, held in place.
+pub(crate) fn attempts<'a>(invoice: StoredInvoice<'a>, tz: Tz) -> SmallVec<[Attempt<'a>; 1]> {
     if !invoice.counts() || invoice.kind == InvoiceType::Cancellation || invoice.amount == 0 {
-        return Vec::new();
+        return SmallVec::new();
     }
     let refund_invoice = invoice.kind == InvoiceType::Refund;
     let signed = |kind: TransactionType, amount: Cents| match kind {
@@ -104,7 +107,7 @@ pub(crate) fn attempts<'a>(invoice: StoredInvoice<'a>, tz: Tz) -> Vec<Attempt<'a
                     result: t.result,
                     instant: t.date.instant(tz),
                     amount: signed(kind, amount),
-                    id: t.id.clone(),
+                    id: Cow::Borrowed(t.id.as_str()),
                 }
             })
             .collect();
@@ -124,15 +127,15 @@ pub(crate) fn attempts<'a>(invoice: StoredInvoice<'a>, tz: Tz) -> Vec<Attempt<'a
                 .instant(tz),
         ),
         InvoiceStatus::Failed => (TransactionResult::Failed, invoice.invoice_date.instant(tz)),
-        InvoiceStatus::Open | InvoiceStatus::Void => return Vec::new(),
+        InvoiceStatus::Open | InvoiceStatus::Void => return SmallVec::new(),
     };
-    vec![Attempt {
+    smallvec![Attempt {
         invoice,
         kind,
         result,
         instant,
         amount: signed(kind, invoice.amount),
-        id: invoice.id().to_string(),
+        id: Cow::Borrowed(invoice.id()),
     }]
 }
 
@@ -168,13 +171,12 @@ pub(crate) fn plan_charge_type(plan: &Plan) -> &'static str {
 /// typed by `kind_of`, dated by the local day, converted.
 pub(crate) fn money_events<'a>(
     request: &EventRequest<'a>,
-    keep: impl Fn(&Attempt) -> bool,
-    kind_of: impl Fn(&Attempt) -> &'static str,
-) -> Result<Vec<Event<Attempt<'a>>>> {
+    keep: impl Fn(&Attempt) -> bool + Sync,
+    kind_of: impl Fn(&Attempt) -> &'static str + Sync,
+) -> Result<Vec<Event<'a, Attempt<'a>>>> {
     let ledger = request.ledger;
     let tz = ledger.settings().timezone;
-    let mut events = Vec::new();
-    request.for_each_customer(false, |customer, _| {
+    request.gather_customers(false, |customer, _, events| {
         for invoice in ledger.customer_invoices(customer.id.as_str()) {
             if !request.keeps_currency(invoice.currency) {
                 continue;
@@ -190,15 +192,14 @@ pub(crate) fn money_events<'a>(
                     amount: attempt.amount,
                     currency: invoice.currency,
                     amount_base: request.convert(attempt.amount, invoice.currency, date)?,
-                    customer_id: customer.id.as_str().to_string(),
+                    customer_id: customer.id.as_str(),
                     id: attempt.id.clone(),
                     source: attempt,
                 });
             }
         }
         Ok(())
-    })?;
-    Ok(events)
+    })
 }
 
 /// The detail row of a payment attempt, refund or discount: `amount` in
@@ -224,11 +225,15 @@ pub(crate) struct AttemptRow {
 }
 
 /// The detail row of a money event; `lines` adds the invoice's lines.
-pub(crate) fn money_row(ledger: &Derived<'_>, event: &Event<Attempt>, lines: bool) -> AttemptRow {
+pub(crate) fn money_row(
+    ledger: &Derived<'_>,
+    event: &Event<'_, Attempt<'_>>,
+    lines: bool,
+) -> AttemptRow {
     let tz = ledger.settings().timezone;
     let attempt = &event.source;
     let invoice = attempt.invoice;
-    let customer: Option<&Customer> = ledger.customer(&event.customer_id);
+    let customer: Option<&Customer> = ledger.customer(event.customer_id);
     let plan = invoice
         .plan_id
         .as_ref()
@@ -245,12 +250,12 @@ pub(crate) fn money_row(ledger: &Derived<'_>, event: &Event<Attempt>, lines: boo
     };
     AttemptRow {
         date: stamp(attempt.instant),
-        customer_id: event.customer_id.clone(),
+        customer_id: event.customer_id.to_string(),
         customer_name: customer.map(|c| c.name.to_string()),
         customer_email: customer.and_then(|c| c.email.as_deref().map(str::to_string)),
         kind: event.kind.to_string(),
         status: status.to_string(),
-        transaction_id: attempt.id.clone(),
+        transaction_id: attempt.id.to_string(),
         invoice_id: invoice.id().to_string(),
         currency: event.currency,
         lines: lines.then(|| line_rows(invoice, description.clone(), tz)),
@@ -297,7 +302,7 @@ fn transaction_figures(tally: &Tally) -> Figures {
 }
 
 /// Successful payments and refunds, plus invoice discounts.
-fn transaction_events<'a>(request: &EventRequest<'a>) -> Result<Vec<Event<Attempt<'a>>>> {
+fn transaction_events<'a>(request: &EventRequest<'a>) -> Result<Vec<Event<'a, Attempt<'a>>>> {
     let ledger = request.ledger;
     let mut events = money_events(
         request,
@@ -308,8 +313,7 @@ fn transaction_events<'a>(request: &EventRequest<'a>) -> Result<Vec<Event<Attemp
         },
     )?;
     let tz = ledger.settings().timezone;
-    let mut discounts = Vec::new();
-    request.for_each_customer(false, |customer, _| {
+    let discounts = request.gather_customers(false, |customer, _, discounts| {
         for invoice in ledger.customer_invoices(customer.id.as_str()) {
             let charge = matches!(
                 invoice.kind,
@@ -328,14 +332,14 @@ fn transaction_events<'a>(request: &EventRequest<'a>) -> Result<Vec<Event<Attemp
             }
             let date = instant.with_timezone(&tz).date_naive();
             let amount = -invoice.details().discount_amount;
-            let id = format!("{}-discount", invoice.id());
+            let id: Cow<str> = Cow::Owned(format!("{}-discount", invoice.id()));
             discounts.push(Event {
                 date,
                 kind: "discount",
                 amount,
                 currency: invoice.currency,
                 amount_base: request.convert(amount, invoice.currency, date)?,
-                customer_id: customer.id.as_str().to_string(),
+                customer_id: customer.id.as_str(),
                 id: id.clone(),
                 source: Attempt {
                     invoice,

@@ -96,8 +96,7 @@ pub(super) fn outstanding_unpaid_finish(
 fn unpaid_part(ledger: &Derived<'_>, request: &EventRequest, keep: usize) -> Result<SumsPart> {
     let tz = ledger.settings().timezone;
     let day = request.as_of_day;
-    let mut rows: Vec<Unpaid> = Vec::new();
-    request.for_each_customer(false, |customer, _| {
+    let rows: Vec<Unpaid> = request.gather_customers(false, |customer, _, rows| {
         for invoice in ledger.customer_invoices(customer.id.as_str()) {
             let unpaid = matches!(invoice.status, InvoiceStatus::Open | InvoiceStatus::Failed);
             let charge = matches!(

@@ -44,18 +44,23 @@ use crate::period::{DateRange, Period, PeriodInterval, periods};
 use crate::query::Query;
 use crate::query::filters::{CustomerFacts, CustomerFilter, currency_filter};
 use chrono::{DateTime, NaiveDate, Utc};
+use rayon::prelude::*;
 use serde::ser::SerializeMap;
 use serde::{Deserialize, Serialize};
 use std::borrow::Cow;
 use std::collections::BTreeMap;
 
+/// How many customers one task of [`EventRequest::gather_customers`] takes.
+const CUSTOMERS_PER_RUN: usize = 2048;
+
 #[cfg(test)]
 mod tests;
 
 /// One dated, typed occurrence a report counts. `source` is what the
-/// report needs to write the event's detail row.
+/// report needs to write the event's detail row. Its ids are borrowed from
+/// the ledger wherever it holds them.
 #[derive(Debug, Clone)]
-pub struct Event<T> {
+pub struct Event<'a, T> {
     /// The local day (account time zone) the event happened on.
     pub date: NaiveDate,
     /// The event's type: one of its family's `types`, or an internal key a
@@ -66,9 +71,9 @@ pub struct Event<T> {
     pub currency: Currency,
     /// `amount` in the report currency.
     pub amount_base: Cents,
-    pub customer_id: String,
+    pub customer_id: &'a str,
     /// The event's own id (transaction, invoice or customer id), for ties.
-    pub id: String,
+    pub id: Cow<'a, str>,
     pub source: T,
 }
 
@@ -361,14 +366,18 @@ impl<'a> EventRequest<'a> {
         })
     }
 
-    /// Calls `visit` for every customer the filters keep, in id order, with
-    /// its replay at `as_of` when `needs_replay` (`None` for a customer
-    /// without subscription history, and for everyone when not needed).
-    pub fn for_each_customer(
+    /// What `gather` finds of every customer the filters keep, in customer
+    /// id order, each customer's items in the order it pushed them; it is
+    /// given the customer's replay at `as_of` when `needs_replay` (`None`
+    /// for a customer without subscription history, and for everyone when
+    /// not needed). Customers are gathered on every core, a run of them at
+    /// a time; the error answered is the first customer's in id order, as
+    /// a walk one by one would meet it.
+    pub fn gather_customers<T: Send>(
         &self,
         needs_replay: bool,
-        mut visit: impl FnMut(&'a Customer, Option<&Replay>) -> Result<()>,
-    ) -> Result<()> {
+        gather: impl Fn(&'a Customer, Option<&Replay>, &mut Vec<T>) -> Result<()> + Sync,
+    ) -> Result<Vec<T>> {
         // Replays cost a pass over every timeline: only when someone reads them.
         let replays = if needs_replay || !self.filter.is_empty() {
             Some(self.ledger.replays(self.as_of)?)
@@ -376,21 +385,33 @@ impl<'a> EventRequest<'a> {
             None
         };
         let mut customers: Vec<&'a Customer> = self.ledger.customers().collect();
-        customers.sort_by(|a, b| a.id.cmp(&b.id));
-        for customer in customers {
-            let replay = replays
-                .as_ref()
-                .and_then(|r| r.get(&customer.id))
-                .map(|r| &**r);
-            if !self.filter.is_empty() {
-                let facts = CustomerFacts::gather(self.ledger, customer, replay, self.as_of);
-                if !self.filter.matches(self.ledger, &facts, self.as_of_day) {
-                    continue;
+        customers.par_sort_unstable_by(|a, b| a.id.cmp(&b.id));
+        let runs: Vec<Result<Vec<T>>> = customers
+            .par_chunks(CUSTOMERS_PER_RUN)
+            .map(|run| {
+                let mut found = Vec::new();
+                for &customer in run {
+                    let replay = replays
+                        .as_ref()
+                        .and_then(|r| r.get(&customer.id))
+                        .map(|r| &**r);
+                    if !self.filter.is_empty() {
+                        let facts =
+                            CustomerFacts::gather(self.ledger, customer, replay, self.as_of);
+                        if !self.filter.matches(self.ledger, &facts, self.as_of_day) {
+                            continue;
+                        }
+                    }
+                    gather(customer, replay, &mut found)?;
                 }
-            }
-            visit(customer, replay)?;
+                Ok(found)
+            })
+            .collect();
+        let mut all = Vec::with_capacity(runs.iter().map(|r| r.as_ref().map_or(0, Vec::len)).sum());
+        for run in runs {
+            all.append(&mut run?);
         }
-        Ok(())
+        Ok(all)
     }
 
     /// Whether an amount in `currency` passes the `currency` filter.
@@ -422,7 +443,7 @@ impl<'a> EventRequest<'a> {
     }
 
     /// One tally per period.
-    pub fn tally<T>(&self, events: &[Event<T>]) -> Vec<Tally> {
+    pub fn tally<T>(&self, events: &[Event<'_, T>]) -> Vec<Tally> {
         let mut tallies = vec![Tally::default(); self.periods.len()];
         for event in events {
             if let Some(i) = self.period_of(event.date) {

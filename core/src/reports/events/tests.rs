@@ -15,15 +15,15 @@ fn params(pairs: &[(&str, &str)]) -> ReportParams {
         .collect()
 }
 
-fn event(date: &str, kind: &'static str, amount: Cents, id: &str) -> Event<()> {
+fn event<'a>(date: &str, kind: &'static str, amount: Cents, id: &'a str) -> Event<'a, ()> {
     Event {
         date: d(date),
         kind,
         amount,
         currency: Currency::parse("USD").unwrap(),
         amount_base: amount,
-        customer_id: "c".to_string(),
-        id: id.to_string(),
+        customer_id: "c",
+        id: id.into(),
         source: (),
     }
 }
@@ -134,5 +134,51 @@ fn a_missing_selected_date_or_type_is_an_error_naming_it() {
     assert_eq!(
         err.to_string(),
         "parameter `selected-type`: `x` is not one of paid"
+    );
+}
+
+/// Customers over several runs of [`EventRequest::gather_customers`] come
+/// back in id order, each with its own items in order, and the error is the
+/// first failing customer's in that order.
+#[test]
+fn customers_are_gathered_in_id_order_and_the_first_error_in_it_wins() {
+    let mut ledger = Ledger::new(Settings::default());
+    let count = 3 * CUSTOMERS_PER_RUN + 5;
+    // Inserted in an order unlike the ids' (reversed).
+    let customers: Vec<serde_json::Value> = (0..count)
+        .rev()
+        .map(|n| serde_json::json!({"id": format!("c{n:05}"), "name": "N"}))
+        .collect();
+    let report = ledger.upsert_customers(&customers);
+    assert!(report.results.iter().all(|r| r.error.is_none()));
+    assert_eq!(ledger.customers().count(), count);
+    let ledger = ledger.derived();
+    let request = EventRequest::read(&ledger, &params(&[]), as_of(), Span::Range, false).unwrap();
+    let gathered = request
+        .gather_customers(false, |customer, _, items| {
+            items.push((customer.id.as_str(), 0));
+            items.push((customer.id.as_str(), 1));
+            Ok(())
+        })
+        .unwrap();
+    let expected: Vec<(String, i32)> = (0..count)
+        .flat_map(|n| [(format!("c{n:05}"), 0), (format!("c{n:05}"), 1)])
+        .collect();
+    let gathered: Vec<(String, i32)> = gathered
+        .into_iter()
+        .map(|(id, i)| (id.to_string(), i))
+        .collect();
+    assert_eq!(gathered, expected);
+    // Customers 100 and 5000 fail, in different runs: 100's error is answered.
+    let failed = request.gather_customers(false, |customer, _, items: &mut Vec<()>| {
+        if let "c00100" | "c05000" = customer.id.as_str() {
+            return Err(Error::query("customer", customer.id.as_str()));
+        }
+        items.push(());
+        Ok(())
+    });
+    assert_eq!(
+        failed.unwrap_err().to_string(),
+        Error::query("customer", "c00100").to_string()
     );
 }
