@@ -21,9 +21,9 @@
 
 use super::ReportParams;
 use super::event_parts::{EventView, event_detail, event_view};
-use super::events::{Event, EventRequest, Family, Figures, Metric, Tally, labels, percent};
+use super::events::{Event, Family, Figures, Metric, Tally, labels, percent};
 use super::transactions::{
-    Attempt, AttemptRow, CHARGE_LABELS, charge_type, money_events, money_row, plan_charge_type,
+    Attempt, AttemptRow, CHARGE_LABELS, MoneyEvents, charge_type, money_row, plan_charge_type,
 };
 use crate::derive::Derived;
 use crate::error::Result;
@@ -62,14 +62,11 @@ const FAILED_PAYMENTS: Family = Family {
     figures: |tally| typed_figures(tally, &CHARGE_LABELS, "failed"),
 };
 
-fn failed_payment_events<'a>(request: &EventRequest<'a>) -> Result<Vec<Event<'a, Attempt<'a>>>> {
-    let ledger = request.ledger;
-    money_events(
-        request,
-        |a| a.kind == TransactionType::Payment && a.result == TransactionResult::Failed,
-        |a| charge_type(ledger, a.invoice),
-    )
-}
+/// Failed payments, by what they charge for.
+const FAILED_PAYMENT_EVENTS: MoneyEvents = MoneyEvents {
+    keep: |a| a.kind == TransactionType::Payment && a.result == TransactionResult::Failed,
+    kind_of: |ledger, a| charge_type(ledger, a.invoice),
+};
 
 event_detail!(
     failed_payments_detail,
@@ -77,7 +74,7 @@ event_detail!(
     failed_payments_detail_finish,
     "cashflow-failed-payments-detail",
     FAILED_PAYMENTS,
-    failed_payment_events,
+    FAILED_PAYMENT_EVENTS,
     money_row_of,
     AttemptRow
 );
@@ -89,7 +86,7 @@ event_view!(
     "cashflow-failed-payments",
     EventView::Series,
     FAILED_PAYMENTS,
-    failed_payment_events
+    FAILED_PAYMENT_EVENTS
 );
 event_view!(
     failed_payments_summary,
@@ -98,7 +95,7 @@ event_view!(
     "cashflow-failed-payments-summary",
     EventView::Summary,
     FAILED_PAYMENTS,
-    failed_payment_events
+    FAILED_PAYMENT_EVENTS
 );
 event_view!(
     failed_payments_table,
@@ -107,7 +104,7 @@ event_view!(
     "cashflow-failed-payments-table",
     EventView::Table,
     FAILED_PAYMENTS,
-    failed_payment_events
+    FAILED_PAYMENT_EVENTS
 );
 
 // ---- refunds ---------------------------------------------------------------
@@ -146,14 +143,11 @@ fn refunded_type(ledger: &Derived<'_>, invoice: StoredInvoice<'_>) -> &'static s
         .map_or("unknown", plan_charge_type)
 }
 
-fn refund_events<'a>(request: &EventRequest<'a>) -> Result<Vec<Event<'a, Attempt<'a>>>> {
-    let ledger = request.ledger;
-    money_events(
-        request,
-        |a| a.kind == TransactionType::Refund && a.result == TransactionResult::Successful,
-        |a| refunded_type(ledger, a.invoice),
-    )
-}
+/// Refunds, by what they give money back for.
+const REFUND_EVENTS: MoneyEvents = MoneyEvents {
+    keep: |a| a.kind == TransactionType::Refund && a.result == TransactionResult::Successful,
+    kind_of: |ledger, a| refunded_type(ledger, a.invoice),
+};
 
 event_detail!(
     refunds_detail,
@@ -161,7 +155,7 @@ event_detail!(
     refunds_detail_finish,
     "cashflow-refunds-detail",
     REFUNDS,
-    refund_events,
+    REFUND_EVENTS,
     money_row_of,
     AttemptRow
 );
@@ -173,7 +167,7 @@ event_view!(
     "cashflow-refunds",
     EventView::Series,
     REFUNDS,
-    refund_events
+    REFUND_EVENTS
 );
 event_view!(
     refunds_table,
@@ -182,7 +176,7 @@ event_view!(
     "cashflow-refunds-table",
     EventView::Table,
     REFUNDS,
-    refund_events
+    REFUND_EVENTS
 );
 
 // ---- failure rate ----------------------------------------------------------
@@ -214,16 +208,14 @@ fn failure_rate_figures(tally: &Tally) -> Figures {
     row
 }
 
-fn payment_attempt_events<'a>(request: &EventRequest<'a>) -> Result<Vec<Event<'a, Attempt<'a>>>> {
-    money_events(
-        request,
-        |a| a.kind == TransactionType::Payment,
-        |a| match a.result {
-            TransactionResult::Successful => "successful",
-            TransactionResult::Failed => "failed",
-        },
-    )
-}
+/// Payment attempts, successful or failed.
+const PAYMENT_ATTEMPT_EVENTS: MoneyEvents = MoneyEvents {
+    keep: |a| a.kind == TransactionType::Payment,
+    kind_of: |_, a| match a.result {
+        TransactionResult::Successful => "successful",
+        TransactionResult::Failed => "failed",
+    },
+};
 
 event_view!(
     failure_rate,
@@ -232,7 +224,7 @@ event_view!(
     "cashflow-failure-rate",
     EventView::Series,
     FAILURE_RATE,
-    payment_attempt_events
+    PAYMENT_ATTEMPT_EVENTS
 );
 event_view!(
     failure_rate_summary,
@@ -241,7 +233,7 @@ event_view!(
     "cashflow-failure-rate-summary",
     EventView::Summary,
     FAILURE_RATE,
-    payment_attempt_events
+    PAYMENT_ATTEMPT_EVENTS
 );
 
 #[cfg(test)]

@@ -8,7 +8,7 @@
 
 use super::ReportParams;
 use super::answer::{Listing, NoHead, ReportAnswer};
-use super::events::{Event, EventRequest, Family, Span, Tally, selected_type};
+use super::events::{Event, EventRequest, EventSource, Family, Span, Tally, selected_type};
 use super::partial::rows::{KeyPart, ListPart, Row, Scalar, TopRows};
 use super::partial::{Body, wrong_body};
 use crate::derive::Derived;
@@ -135,30 +135,30 @@ impl EventView {
         }
     }
 
-    /// The view of `family` over the events `events` finds in `ledger`.
-    pub(crate) fn whole<'a, T>(
+    /// The view of `family` over the events `source` finds in `ledger`.
+    pub(crate) fn whole<'a>(
         self,
         ledger: &'a Derived<'a>,
         params: &ReportParams,
         as_of: DateTime<Utc>,
         family: &Family,
-        events: impl FnOnce(&EventRequest<'a>) -> Result<Vec<Event<'a, T>>>,
+        source: &impl EventSource<'a>,
     ) -> Result<ReportAnswer> {
         let request = EventRequest::read(ledger, params, as_of, self.span(), false)?;
-        let tallies = request.tally(&events(&request)?);
+        let tallies = request.tally_of(source)?;
         Ok(self.render(&request, family, tallies))
     }
 
     /// The period tallies of this ledger's events.
-    pub(crate) fn partial<'a, T>(
+    pub(crate) fn partial<'a>(
         self,
         ledger: &'a Derived<'a>,
         params: &ReportParams,
         as_of: DateTime<Utc>,
-        events: impl FnOnce(&EventRequest<'a>) -> Result<Vec<Event<'a, T>>>,
+        source: &impl EventSource<'a>,
     ) -> Result<Body> {
         let request = EventRequest::read(ledger, params, as_of, self.span(), false)?;
-        Ok(Body::Tallies(Part::of(request.tally(&events(&request)?))))
+        Ok(Body::Tallies(Part::of(request.tally_of(source)?)))
     }
 
     /// The view of merged tallies (`report` names the report in errors).
@@ -179,33 +179,33 @@ impl EventView {
 
 /// The `-detail` view of `family` over one selected period: `selected-date`
 /// required, `selected-type` optional (every type); `row` writes an event.
-pub(crate) fn detail_whole<'a, T, R>(
+pub(crate) fn detail_whole<'a, S: EventSource<'a>, R>(
     ledger: &'a Derived<'a>,
     params: &ReportParams,
     as_of: DateTime<Utc>,
     family: &Family,
-    events: impl FnOnce(&EventRequest<'a>) -> Result<Vec<Event<'a, T>>>,
-    row: impl Fn(&Event<'a, T>) -> R,
+    source: &S,
+    row: impl Fn(&Event<'a, S::Source>) -> R,
 ) -> Result<ReportAnswer>
 where
     R: Serialize + DeserializeOwned + Send + Sync + 'static,
 {
     detail_answer::<R>(&detail_rows(
-        ledger, params, as_of, family, ONE_PERIOD, events, row,
+        ledger, params, as_of, family, ONE_PERIOD, source, row,
     )?)
 }
 
 /// The rows of [`detail_whole`] in this ledger, as a list partial.
-pub(crate) fn detail_partial<'a, T, R: Serialize>(
+pub(crate) fn detail_partial<'a, S: EventSource<'a>, R: Serialize>(
     ledger: &'a Derived<'a>,
     params: &ReportParams,
     as_of: DateTime<Utc>,
     family: &Family,
-    events: impl FnOnce(&EventRequest<'a>) -> Result<Vec<Event<'a, T>>>,
-    row: impl Fn(&Event<'a, T>) -> R,
+    source: &S,
+    row: impl Fn(&Event<'a, S::Source>) -> R,
 ) -> Result<Body> {
     Ok(Body::List(detail_rows(
-        ledger, params, as_of, family, ONE_PERIOD, events, row,
+        ledger, params, as_of, family, ONE_PERIOD, source, row,
     )?))
 }
 
@@ -226,19 +226,19 @@ pub(crate) const ONE_PERIOD: Selection = Selection {
 };
 
 /// The rows of a `-detail` view in this ledger, as a list partial.
-pub(crate) fn detail_rows<'a, T, R: Serialize>(
+pub(crate) fn detail_rows<'a, S: EventSource<'a>, R: Serialize>(
     ledger: &'a Derived<'a>,
     params: &ReportParams,
     as_of: DateTime<Utc>,
     family: &Family,
     selection: Selection,
-    events: impl FnOnce(&EventRequest<'a>) -> Result<Vec<Event<'a, T>>>,
-    row: impl Fn(&Event<'a, T>) -> R,
+    source: &S,
+    row: impl Fn(&Event<'a, S::Source>) -> R,
 ) -> Result<ListPart> {
     let span = Span::Selected;
     let request = EventRequest::read(ledger, params, as_of, span, selection.date_optional)?;
     let kind = selected_type(params, family, selection.type_optional)?;
-    let events = events(&request)?;
+    let events = request.events_of(source)?;
     Ok(request.detail_part(events, kind, row))
 }
 
@@ -279,7 +279,8 @@ where
 
 /// The registry's three functions of one view of an event report: whole
 /// (`$whole`), as a partial (`$partial`) and finished (`$finish`), the view
-/// `$view` ([`EventView`]) of `$family` over the events of `$events`.
+/// `$view` ([`EventView`]) of `$family` over the events of the source
+/// `$events` ([`EventSource`]).
 macro_rules! event_view {
     ($whole:ident, $partial:ident, $finish:ident, $name:literal, $view:expr, $family:expr, $events:expr) => {
         pub(super) fn $whole(
@@ -287,7 +288,7 @@ macro_rules! event_view {
             params: &ReportParams,
             as_of: DateTime<Utc>,
         ) -> Result<crate::reports::answer::ReportAnswer> {
-            $view.whole(ledger, params, as_of, &$family, $events)
+            $view.whole(ledger, params, as_of, &$family, &$events)
         }
 
         pub(super) fn $partial(
@@ -295,7 +296,7 @@ macro_rules! event_view {
             params: &ReportParams,
             as_of: DateTime<Utc>,
         ) -> Result<crate::reports::partial::Body> {
-            $view.partial(ledger, params, as_of, $events)
+            $view.partial(ledger, params, as_of, &$events)
         }
 
         pub(super) fn $finish(
@@ -323,7 +324,9 @@ macro_rules! event_detail {
             as_of: DateTime<Utc>,
         ) -> Result<crate::reports::answer::ReportAnswer> {
             let row = |e: &_| $row(ledger, e);
-            crate::reports::event_parts::detail_whole(ledger, params, as_of, &$family, $events, row)
+            crate::reports::event_parts::detail_whole(
+                ledger, params, as_of, &$family, &$events, row,
+            )
         }
 
         pub(super) fn $partial(
@@ -333,7 +336,7 @@ macro_rules! event_detail {
         ) -> Result<crate::reports::partial::Body> {
             let row = |e: &_| $row(ledger, e);
             crate::reports::event_parts::detail_partial(
-                ledger, params, as_of, &$family, $events, row,
+                ledger, params, as_of, &$family, &$events, row,
             )
         }
 

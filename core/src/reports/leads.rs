@@ -26,11 +26,14 @@
 use super::ReportParams;
 use super::answer::{Head, ReportAnswer, Series};
 use super::event_parts::{EventView, event_view};
-use super::events::{Event, EventRequest, Family, Figures, Metric, Span, Tally, percent};
+use super::events::{
+    Event, EventRequest, EventSource, Family, Figures, Metric, Span, Tally, percent,
+};
 use super::partial::{Body, wrong_body};
 use crate::derive::Derived;
 use crate::derive::timeline::Replay;
 use crate::error::Result;
+use crate::model::Customer;
 use crate::money::Currency;
 use chrono::{DateTime, NaiveDate, Utc};
 use serde::{Deserialize, Serialize};
@@ -84,34 +87,58 @@ struct Funnel<'a> {
     paid: Option<NaiveDate>,
 }
 
+/// The funnel of every kept customer, in id order.
 fn funnels<'a>(request: &EventRequest<'a>) -> Result<Vec<Funnel<'a>>> {
-    let ledger = request.ledger;
-    let tz = ledger.settings().timezone;
-    let empty = Replay::default();
     request.gather_customers(true, |customer, replay, out| {
-        let id = customer.id.as_str();
-        let profile = ledger.profile_of(id, replay.unwrap_or(&empty));
-        let day = |t: Option<DateTime<Utc>>| {
-            t.filter(|t| request.happened(*t))
-                .map(|t| t.with_timezone(&tz).date_naive())
-        };
-        let trial = day(profile.trial_started);
-        let paid = day(profile.paid_started);
-        let created = day(customer.created_date.map(|t| t.instant(tz)));
-        let lead = created.or_else(|| trial.into_iter().chain(paid).min());
-        out.push(Funnel {
-            customer_id: id,
-            lead,
-            trial,
-            paid,
-        });
+        out.push(funnel_of(request, customer, replay));
         Ok(())
     })
 }
 
-fn lead_events<'a>(request: &EventRequest<'a>) -> Result<Vec<Event<'a, ()>>> {
-    let mut events = Vec::new();
-    for funnel in funnels(request)? {
+/// The funnel of `customer`, whose replay at `as_of` is `replay`.
+fn funnel_of<'a>(
+    request: &EventRequest<'a>,
+    customer: &'a Customer,
+    replay: Option<&Replay>,
+) -> Funnel<'a> {
+    let ledger = request.ledger;
+    let tz = ledger.settings().timezone;
+    let id = customer.id.as_str();
+    let profile = match replay {
+        Some(replay) => ledger.profile_of(id, replay),
+        None => ledger.profile_of(id, &Replay::default()),
+    };
+    let day = |t: Option<DateTime<Utc>>| {
+        t.filter(|t| request.happened(*t))
+            .map(|t| t.with_timezone(&tz).date_naive())
+    };
+    let trial = day(profile.trial_started);
+    let paid = day(profile.paid_started);
+    let created = day(customer.created_date.map(|t| t.instant(tz)));
+    let lead = created.or_else(|| trial.into_iter().chain(paid).min());
+    Funnel {
+        customer_id: id,
+        lead,
+        trial,
+        paid,
+    }
+}
+
+/// The funnel steps of each customer as events of their day.
+struct LeadEvents;
+
+impl<'a> EventSource<'a> for LeadEvents {
+    type Source = ();
+    const NEEDS_REPLAY: bool = true;
+
+    fn customer_events(
+        &self,
+        request: &EventRequest<'a>,
+        customer: &'a Customer,
+        replay: Option<&Replay>,
+        events: &mut Vec<Event<'a, ()>>,
+    ) -> Result<()> {
+        let funnel = funnel_of(request, customer, replay);
         let mut push = |date: Option<NaiveDate>, kind: &'static str| {
             if let Some(date) = date {
                 events.push(Event {
@@ -135,8 +162,8 @@ fn lead_events<'a>(request: &EventRequest<'a>) -> Result<Vec<Event<'a, ()>>> {
                 push(funnel.trial, TRIAL_CONVERTED);
             }
         }
+        Ok(())
     }
-    Ok(events)
 }
 
 event_view!(
@@ -146,7 +173,7 @@ event_view!(
     "leads",
     EventView::Series,
     LEADS,
-    lead_events
+    LeadEvents
 );
 event_view!(
     leads_summary,
@@ -155,7 +182,7 @@ event_view!(
     "leads-summary",
     EventView::Summary,
     LEADS,
-    lead_events
+    LeadEvents
 );
 event_view!(
     leads_table,
@@ -164,7 +191,7 @@ event_view!(
     "leads-table",
     EventView::Table,
     LEADS,
-    lead_events
+    LeadEvents
 );
 
 /// The funnel steps of `leads-days`, each counted in the period of its

@@ -30,11 +30,14 @@ use super::answer::ReportAnswer;
 use super::event_parts::{
     EventView, Selection, check_detail, detail_answer, detail_rows, event_view,
 };
-use super::events::{Event, EventRequest, Family, Figures, Metric, Tally, labels, names};
+use super::events::{
+    Event, EventRequest, EventSource, Family, Figures, Metric, Tally, labels, names,
+};
 use super::invoices::{LineRow, line_rows, stamp};
 use super::partial::rows::ListPart;
 use super::partial::{Body, wrong_body};
 use crate::derive::Derived;
+use crate::derive::timeline::Replay;
 use crate::error::{Error, Result};
 use crate::model::{
     Customer, Interval, InvoiceStatus, InvoiceType, Plan, PricingModel, StoredInvoice,
@@ -167,28 +170,38 @@ pub(crate) fn plan_charge_type(plan: &Plan) -> &'static str {
     }
 }
 
-/// The money events of every kept customer: each attempt passing `keep`,
-/// typed by `kind_of`, dated by the local day, converted.
-pub(crate) fn money_events<'a>(
-    request: &EventRequest<'a>,
-    keep: impl Fn(&Attempt) -> bool + Sync,
-    kind_of: impl Fn(&Attempt) -> &'static str + Sync,
-) -> Result<Vec<Event<'a, Attempt<'a>>>> {
-    let ledger = request.ledger;
-    let tz = ledger.settings().timezone;
-    request.gather_customers(false, |customer, _, events| {
+/// Money events: a customer's attempts that pass `keep`, typed by
+/// `kind_of`, dated by the local day, converted.
+pub(crate) struct MoneyEvents {
+    pub keep: fn(&Attempt<'_>) -> bool,
+    pub kind_of: fn(&Derived<'_>, &Attempt<'_>) -> &'static str,
+}
+
+impl<'a> EventSource<'a> for MoneyEvents {
+    type Source = Attempt<'a>;
+    const NEEDS_REPLAY: bool = false;
+
+    fn customer_events(
+        &self,
+        request: &EventRequest<'a>,
+        customer: &'a Customer,
+        _: Option<&Replay>,
+        events: &mut Vec<Event<'a, Attempt<'a>>>,
+    ) -> Result<()> {
+        let ledger = request.ledger;
+        let tz = ledger.settings().timezone;
         for invoice in ledger.customer_invoices(customer.id.as_str()) {
             if !request.keeps_currency(invoice.currency) {
                 continue;
             }
             for attempt in attempts(invoice, tz) {
-                if !keep(&attempt) || !request.happened(attempt.instant) {
+                if !(self.keep)(&attempt) || !request.happened(attempt.instant) {
                     continue;
                 }
                 let date = attempt.instant.with_timezone(&tz).date_naive();
                 events.push(Event {
                     date,
-                    kind: kind_of(&attempt),
+                    kind: (self.kind_of)(ledger, &attempt),
                     amount: attempt.amount,
                     currency: invoice.currency,
                     amount_base: request.convert(attempt.amount, invoice.currency, date)?,
@@ -199,7 +212,7 @@ pub(crate) fn money_events<'a>(
             }
         }
         Ok(())
-    })
+    }
 }
 
 /// The detail row of a payment attempt, refund or discount: `amount` in
@@ -301,19 +314,33 @@ fn transaction_figures(tally: &Tally) -> Figures {
     row
 }
 
-/// Successful payments and refunds, plus invoice discounts.
-fn transaction_events<'a>(request: &EventRequest<'a>) -> Result<Vec<Event<'a, Attempt<'a>>>> {
-    let ledger = request.ledger;
-    let mut events = money_events(
-        request,
-        |a| a.result == TransactionResult::Successful,
-        |a| match a.kind {
-            TransactionType::Refund => "refund",
-            TransactionType::Payment => charge_type(ledger, a.invoice),
-        },
-    )?;
-    let tz = ledger.settings().timezone;
-    let discounts = request.gather_customers(false, |customer, _, discounts| {
+/// Successful payments and refunds.
+const SUCCESSFUL_MONEY: MoneyEvents = MoneyEvents {
+    keep: |a| a.result == TransactionResult::Successful,
+    kind_of: |ledger, a| match a.kind {
+        TransactionType::Refund => "refund",
+        TransactionType::Payment => charge_type(ledger, a.invoice),
+    },
+};
+
+/// Successful payments and refunds, then the invoice discounts, of each
+/// customer.
+struct TransactionEvents;
+
+impl<'a> EventSource<'a> for TransactionEvents {
+    type Source = Attempt<'a>;
+    const NEEDS_REPLAY: bool = false;
+
+    fn customer_events(
+        &self,
+        request: &EventRequest<'a>,
+        customer: &'a Customer,
+        replay: Option<&Replay>,
+        events: &mut Vec<Event<'a, Attempt<'a>>>,
+    ) -> Result<()> {
+        SUCCESSFUL_MONEY.customer_events(request, customer, replay, events)?;
+        let ledger = request.ledger;
+        let tz = ledger.settings().timezone;
         for invoice in ledger.customer_invoices(customer.id.as_str()) {
             let charge = matches!(
                 invoice.kind,
@@ -333,7 +360,7 @@ fn transaction_events<'a>(request: &EventRequest<'a>) -> Result<Vec<Event<'a, At
             let date = instant.with_timezone(&tz).date_naive();
             let amount = -invoice.details().discount_amount;
             let id: Cow<str> = Cow::Owned(format!("{}-discount", invoice.id()));
-            discounts.push(Event {
+            events.push(Event {
                 date,
                 kind: "discount",
                 amount,
@@ -352,9 +379,7 @@ fn transaction_events<'a>(request: &EventRequest<'a>) -> Result<Vec<Event<'a, At
             });
         }
         Ok(())
-    })?;
-    events.extend(discounts);
-    Ok(events)
+    }
 }
 
 /// `transactions-detail`: with `customer`, every transaction of those
@@ -396,7 +421,7 @@ fn transactions_detail_rows(
         as_of,
         &TRANSACTIONS,
         selection,
-        transaction_events,
+        &TransactionEvents,
         |e| money_row(ledger, e, by_customer),
     )
 }
@@ -416,7 +441,7 @@ event_view!(
     "transactions",
     EventView::Series,
     TRANSACTIONS,
-    transaction_events
+    TransactionEvents
 );
 event_view!(
     transactions_summary,
@@ -425,7 +450,7 @@ event_view!(
     "transactions-summary",
     EventView::Summary,
     TRANSACTIONS,
-    transaction_events
+    TransactionEvents
 );
 event_view!(
     transactions_table,
@@ -434,7 +459,7 @@ event_view!(
     "transactions-table",
     EventView::Table,
     TRANSACTIONS,
-    transaction_events
+    TransactionEvents
 );
 
 /// `transactions-detail` in parts: the customers `customer` names that

@@ -2,9 +2,11 @@
 //! and `-detail` patterns for reports that count dated events (leads,
 //! transactions, failed payments, refunds, payment attempts).
 //!
-//! A report turns the ledger into a list of [`Event`]s, each with a local
-//! day, a type (the `selected-type` values of its `-detail` report) and an
-//! amount. This module does the rest the same way for every report:
+//! A report names where its [`Event`]s come from ([`EventSource`]: a
+//! customer's at a time), each with a local day, a type (the
+//! `selected-type` values of its `-detail` report) and an amount. This
+//! module does the rest the same way for every report, walking the
+//! customers on every core (see `walk`):
 //!
 //! - **series**: events are bucketed into the periods of the `date` range
 //!   (`interval`, default month, aligned as in the `mrr` report); per period
@@ -36,25 +38,22 @@ use super::answer::{MetricRow, PerInterval, Pivot, ReportAnswer, Series, Single}
 use super::request::conversion;
 use super::series::Conversion;
 use crate::derive::Derived;
-use crate::derive::timeline::Replay;
 use crate::error::{Error, Result};
-use crate::model::Customer;
 use crate::money::{Cents, Currency};
 use crate::period::{DateRange, Period, PeriodInterval, periods};
 use crate::query::Query;
-use crate::query::filters::{CustomerFacts, CustomerFilter, currency_filter};
+use crate::query::filters::{CustomerFilter, currency_filter};
 use chrono::{DateTime, NaiveDate, Utc};
-use rayon::prelude::*;
 use serde::ser::SerializeMap;
 use serde::{Deserialize, Serialize};
 use std::borrow::Cow;
 use std::collections::BTreeMap;
 
-/// How many customers one task of [`EventRequest::gather_customers`] takes.
-const CUSTOMERS_PER_RUN: usize = 2048;
-
 #[cfg(test)]
 mod tests;
+mod walk;
+
+pub(crate) use walk::EventSource;
 
 /// One dated, typed occurrence a report counts. `source` is what the
 /// report needs to write the event's detail row. Its ids are borrowed from
@@ -366,54 +365,6 @@ impl<'a> EventRequest<'a> {
         })
     }
 
-    /// What `gather` finds of every customer the filters keep, in customer
-    /// id order, each customer's items in the order it pushed them; it is
-    /// given the customer's replay at `as_of` when `needs_replay` (`None`
-    /// for a customer without subscription history, and for everyone when
-    /// not needed). Customers are gathered on every core, a run of them at
-    /// a time; the error answered is the first customer's in id order, as
-    /// a walk one by one would meet it.
-    pub fn gather_customers<T: Send>(
-        &self,
-        needs_replay: bool,
-        gather: impl Fn(&'a Customer, Option<&Replay>, &mut Vec<T>) -> Result<()> + Sync,
-    ) -> Result<Vec<T>> {
-        // Replays cost a pass over every timeline: only when someone reads them.
-        let replays = if needs_replay || !self.filter.is_empty() {
-            Some(self.ledger.replays(self.as_of)?)
-        } else {
-            None
-        };
-        let mut customers: Vec<&'a Customer> = self.ledger.customers().collect();
-        customers.par_sort_unstable_by(|a, b| a.id.cmp(&b.id));
-        let runs: Vec<Result<Vec<T>>> = customers
-            .par_chunks(CUSTOMERS_PER_RUN)
-            .map(|run| {
-                let mut found = Vec::new();
-                for &customer in run {
-                    let replay = replays
-                        .as_ref()
-                        .and_then(|r| r.get(&customer.id))
-                        .map(|r| &**r);
-                    if !self.filter.is_empty() {
-                        let facts =
-                            CustomerFacts::gather(self.ledger, customer, replay, self.as_of);
-                        if !self.filter.matches(self.ledger, &facts, self.as_of_day) {
-                            continue;
-                        }
-                    }
-                    gather(customer, replay, &mut found)?;
-                }
-                Ok(found)
-            })
-            .collect();
-        let mut all = Vec::with_capacity(runs.iter().map(|r| r.as_ref().map_or(0, Vec::len)).sum());
-        for run in runs {
-            all.append(&mut run?);
-        }
-        Ok(all)
-    }
-
     /// Whether an amount in `currency` passes the `currency` filter.
     pub fn keeps_currency(&self, currency: Currency) -> bool {
         self.currencies.is_empty() || self.currencies.contains(&currency)
@@ -440,17 +391,6 @@ impl<'a> EventRequest<'a> {
         }
         let i = self.periods.partition_point(|p| p.end < date);
         (i < self.periods.len() && self.periods[i].start <= date).then_some(i)
-    }
-
-    /// One tally per period.
-    pub fn tally<T>(&self, events: &[Event<'_, T>]) -> Vec<Tally> {
-        let mut tallies = vec![Tally::default(); self.periods.len()];
-        for event in events {
-            if let Some(i) = self.period_of(event.date) {
-                tallies[i].add(event.kind, event.amount_base);
-            }
-        }
-        tallies
     }
 
     fn period_figures(&self, period: Option<&Period>, figures: Figures) -> PeriodFigures {

@@ -1,5 +1,6 @@
 //! Periods, summaries and details of event families.
 
+use super::walk::CUSTOMERS_PER_RUN;
 use super::*;
 use crate::Ledger;
 use crate::model::Settings;
@@ -26,6 +27,13 @@ fn event<'a>(date: &str, kind: &'static str, amount: Cents, id: &'a str) -> Even
         id: id.into(),
         source: (),
     }
+}
+
+/// One tally per period of `events`.
+fn tally(request: &EventRequest<'_>, events: &[Event<'_, ()>]) -> Vec<Tally> {
+    let mut tallies = vec![Tally::default(); request.periods.len()];
+    request.tally_into(&mut tallies, events);
+    tallies
 }
 
 fn figures(tally: &Tally) -> Figures {
@@ -58,7 +66,7 @@ fn events_fall_into_their_period_and_outside_the_range_count_nowhere() {
         event("2024-03-01", "paid", 400, "d"),
     ];
     let series = request
-        .series_of(&FAMILY, request.tally(&events))
+        .series_of(&FAMILY, tally(&request, &events))
         .into_json();
     assert_eq!(series["result"][0]["date"], "2024-01-01");
     assert_eq!(series["result"][0]["paid"], 200);
@@ -84,7 +92,7 @@ fn summary_compares_the_current_period_with_the_previous() {
         event("2024-03-03", "paid", 100, "c"),
     ];
     let summary = request
-        .summary_of(&FAMILY, request.tally(&events))
+        .summary_of(&FAMILY, tally(&request, &events))
         .into_json();
     assert_eq!(summary["current"]["date"], "2024-03-01");
     assert_eq!(summary["current"]["end_date"], "2024-03-15");
@@ -180,5 +188,68 @@ fn customers_are_gathered_in_id_order_and_the_first_error_in_it_wins() {
     assert_eq!(
         failed.unwrap_err().to_string(),
         Error::query("customer", "c00100").to_string()
+    );
+}
+
+/// Over several runs of customers, a series tallied a customer at a time
+/// counts what the detail lists, and the detail lists it in its order.
+#[test]
+fn a_series_over_many_runs_counts_what_its_detail_lists() {
+    use serde_json::json;
+    let mut ledger = Ledger::new(Settings::default());
+    let count = 2 * CUSTOMERS_PER_RUN + 7;
+    ledger.upsert_plans(&[
+        json!({"id": "m", "name": "Monthly", "billing_freq": "month",
+        "currency": "USD"}),
+    ]);
+    let customers: Vec<serde_json::Value> = (0..count)
+        .map(|n| json!({"id": format!("c{n:05}"), "name": "N"}))
+        .collect();
+    ledger.upsert_customers(&customers);
+    // Customer n pays 100 + n cents on Jan 1 + (n mod 28) days, and every
+    // third one has a 10-cent discount.
+    let invoices: Vec<serde_json::Value> = (0..count)
+        .map(|n| {
+            json!({"id": format!("i{n:05}"), "customer_id": format!("c{n:05}"),
+                "type": "subscription", "plan_id": "m", "amount": 100 + n,
+                "currency": "USD", "invoice_date": format!("2024-01-{:02}", 1 + n % 28),
+                "discount_amount": if n % 3 == 0 { 10 } else { 0 }})
+        })
+        .collect();
+    let report = ledger.upsert_invoices(&invoices);
+    assert!(report.results.iter().all(|r| r.error.is_none()));
+    let at = as_of();
+    let series = ledger
+        .report(
+            "transactions",
+            &params(&[("date", "20240101-20240131")]),
+            at,
+        )
+        .unwrap();
+    let paid: i64 = (0..count as i64).map(|n| 100 + n).sum();
+    let discounted = count.div_ceil(3) as i64;
+    assert_eq!(series["result"][0]["month_sub"], paid);
+    assert_eq!(series["result"][0]["month_sub_count"], count);
+    assert_eq!(series["result"][0]["discount"], -10 * discounted);
+    assert_eq!(series["result"][0]["discount_count"], discounted);
+    let detail = |kind: &str| {
+        let selected = [("selected-date", "2024-01-01"), ("selected-type", kind)];
+        ledger
+            .report("transactions-detail", &params(&selected), at)
+            .unwrap()
+    };
+    let payments = detail("month_sub");
+    assert_eq!(payments["result"]["count"], count);
+    // Newest day first (Jan 28: customers 27, 55, ...), then by customer.
+    let list = payments["result"]["list"].as_array().unwrap();
+    assert_eq!(list[0]["customer_id"], "c00027");
+    assert_eq!(list[0]["date"].as_str().unwrap()[..10], *"2024-01-28");
+    assert_eq!(list[1]["customer_id"], "c00055");
+    assert_eq!(list[count - 1]["customer_id"], "c04088");
+    let discounts = detail("discount");
+    assert_eq!(discounts["result"]["count"], discounted);
+    assert_eq!(
+        discounts["result"]["list"][0]["transaction_id"],
+        "i00027-discount"
     );
 }
