@@ -173,7 +173,9 @@ pub(crate) fn plan_charge_type(plan: &Plan) -> &'static str {
 /// Money events: a customer's attempts that pass `keep`, typed by
 /// `kind_of`, dated by the local day, converted.
 pub(crate) struct MoneyEvents {
+    /// Whether an attempt is one of the report's.
     pub keep: fn(&Attempt<'_>) -> bool,
+    /// The event type of a kept attempt.
     pub kind_of: fn(&Derived<'_>, &Attempt<'_>) -> &'static str,
 }
 
