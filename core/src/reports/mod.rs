@@ -28,6 +28,7 @@ mod request;
 pub mod result;
 pub(crate) mod row_cells;
 pub(crate) mod row_keys;
+mod runs;
 mod scheduled;
 pub mod schema;
 pub(crate) mod series;

@@ -24,6 +24,7 @@ use crate::model::Customer;
 use crate::money::{Cents, Currency};
 use crate::query::Query;
 use crate::query::filters::{CustomerFacts, CustomerFilter, currency_filter};
+use crate::reports::runs::{fold_runs, joined};
 use chrono::{DateTime, Datelike, Duration, NaiveDate, Utc};
 use serde::{Deserialize, Serialize};
 
@@ -85,39 +86,38 @@ pub(super) fn scheduled<'a>(
     as_of: DateTime<Utc>,
     req: &Request,
 ) -> Result<Vec<Scheduled<'a>>> {
-    let filter = CustomerFilter::from_params(ledger, params)?;
     let currencies = currency_filter(params)?;
-    let mut out = Vec::new();
-    for (id, replay) in ledger.replays(as_of)?.iter() {
-        let Some(customer) = ledger.customer(id.as_str()) else {
-            continue;
-        };
-        if !filter.is_empty()
-            && !filter.matches(
-                ledger,
-                &CustomerFacts::gather(ledger, customer, Some(replay), as_of),
-                req.as_of_day,
-            )
-        {
-            continue;
-        }
-        let changes = committed_changes(ledger, customer, replay, as_of)?;
-        for movement in changes {
-            if !currencies.is_empty() && !currencies.contains(&movement.currency) {
-                continue;
+    let runs = fold_kept(
+        ledger,
+        params,
+        as_of,
+        req,
+        Vec::new,
+        |out, customer, replay| {
+            for movement in committed_changes(ledger, customer, replay, as_of)? {
+                if !currencies.is_empty() && !currencies.contains(&movement.currency) {
+                    continue;
+                }
+                let date = req.fixed.unwrap_or(movement.date);
+                let base = ledger.fx().convert(
+                    movement.mrr_change,
+                    movement.currency,
+                    req.currency,
+                    date,
+                )?;
+                out.push(Scheduled {
+                    customer,
+                    movement,
+                    base,
+                    seq: 0,
+                });
             }
-            let date = req.fixed.unwrap_or(movement.date);
-            let base =
-                ledger
-                    .fx()
-                    .convert(movement.mrr_change, movement.currency, req.currency, date)?;
-            out.push(Scheduled {
-                customer,
-                movement,
-                base,
-                seq: out.len(),
-            });
-        }
+            Ok(())
+        },
+    )?;
+    let mut out = joined(runs);
+    for (seq, change) in out.iter_mut().enumerate() {
+        change.seq = seq;
     }
     out.sort_by(|a, b| {
         (a.movement.date, &a.customer.id, a.movement.currency).cmp(&(
@@ -499,12 +499,50 @@ fn current_mrr(
     as_of: DateTime<Utc>,
     req: &Request,
 ) -> Result<(Cents, i64)> {
-    let filter = CustomerFilter::from_params(ledger, params)?;
     let currencies = currency_filter(params)?;
-    let (mut mrr, mut customers) = (0, 0);
-    for (id, replay) in ledger.replays(as_of)?.iter() {
+    let day = req.fixed.unwrap_or(req.as_of_day);
+    let runs = fold_kept(
+        ledger,
+        params,
+        as_of,
+        req,
+        || (0, 0),
+        |sums, _, replay| {
+            let mut own = 0;
+            for (currency, amount) in replay.mrr_by_currency() {
+                if currencies.is_empty() || currencies.contains(&currency) {
+                    own += ledger.fx().convert(amount, currency, req.currency, day)?;
+                }
+            }
+            if own > 0 {
+                sums.0 += own;
+                sums.1 += 1;
+            }
+            Ok(())
+        },
+    )?;
+    Ok(runs.into_iter().fold((0, 0), |(mrr, customers), run| {
+        (mrr + run.0, customers + run.1)
+    }))
+}
+
+/// Folds each customer with a replay at `as_of` that the filters keep, on
+/// every core, a run at a time ([`fold_runs`]).
+fn fold_kept<'a, A: Send>(
+    ledger: &'a Derived<'a>,
+    params: &ReportParams,
+    as_of: DateTime<Utc>,
+    req: &Request,
+    start: impl Fn() -> A + Sync,
+    visit: impl Fn(&mut A, &'a Customer, &Replay) -> Result<()> + Sync,
+) -> Result<Vec<A>> {
+    let filter = CustomerFilter::from_params(ledger, params)?;
+    let replays = ledger.replays(as_of)?;
+    let customers: Vec<(&CustomerId, &Replay)> =
+        replays.iter().map(|(id, replay)| (id, &**replay)).collect();
+    fold_runs(&customers, start, |folded, &(id, replay)| {
         let Some(customer) = ledger.customer(id.as_str()) else {
-            continue;
+            return Ok(());
         };
         if !filter.is_empty()
             && !filter.matches(
@@ -513,23 +551,8 @@ fn current_mrr(
                 req.as_of_day,
             )
         {
-            continue;
+            return Ok(());
         }
-        let mut own = 0;
-        for (currency, amount) in replay.mrr_by_currency() {
-            if currencies.is_empty() || currencies.contains(&currency) {
-                own += ledger.fx().convert(
-                    amount,
-                    currency,
-                    req.currency,
-                    req.fixed.unwrap_or(req.as_of_day),
-                )?;
-            }
-        }
-        if own > 0 {
-            mrr += own;
-            customers += 1;
-        }
-    }
-    Ok((mrr, customers))
+        visit(folded, customer, replay)
+    })
 }

@@ -1,9 +1,9 @@
 //! Periods, summaries and details of event families.
 
-use super::walk::CUSTOMERS_PER_RUN;
 use super::*;
 use crate::Ledger;
 use crate::model::Settings;
+use crate::reports::runs::ITEMS_PER_RUN as CUSTOMERS_PER_RUN;
 
 fn d(text: &str) -> NaiveDate {
     text.parse().unwrap()

@@ -1,5 +1,5 @@
-//! The walk over an event report's customers: in id order, a run of them
-//! on each core in turn, each customer's events found by the report's
+//! The walk over an event report's customers: in id order, runs of them
+//! on every core (`runs`), each customer's events found by the report's
 //! [`EventSource`] and either kept (a detail) or tallied as they come (a
 //! series, a summary, a table).
 
@@ -8,10 +8,8 @@ use crate::derive::timeline::Replay;
 use crate::error::Result;
 use crate::model::Customer;
 use crate::query::filters::CustomerFacts;
+use crate::reports::runs::{fold_runs, joined};
 use rayon::prelude::*;
-
-/// How many customers one task of [`EventRequest::fold_customers`] takes.
-pub(super) const CUSTOMERS_PER_RUN: usize = 2048;
 
 /// Where an event report's events come from, one customer at a time: a
 /// series tallies each customer's as they are found, and only a detail
@@ -44,19 +42,14 @@ impl<'a> EventRequest<'a> {
         let runs = self.fold_customers(needs_replay, Vec::new, |found, customer, replay| {
             gather(customer, replay, found)
         })?;
-        let mut all = Vec::with_capacity(runs.iter().map(Vec::len).sum());
-        for mut run in runs {
-            all.append(&mut run);
-        }
-        Ok(all)
+        Ok(joined(runs))
     }
 
     /// Folds every customer the filters keep into an `A`, one `A` per run
-    /// of customers in id order (a run of [`CUSTOMERS_PER_RUN`] on each
-    /// core in turn); `visit` is given the customer's replay at `as_of`
-    /// when `needs_replay` (`None` for a customer without subscription
-    /// history, and for everyone when not needed). The error answered is
-    /// the first customer's in id order, as a walk one by one would meet it.
+    /// of customers in id order ([`fold_runs`]: on every core, the first
+    /// error in id order answered); `visit` is given the customer's replay
+    /// at `as_of` when `needs_replay` (`None` for a customer without
+    /// subscription history, and for everyone when not needed).
     pub fn fold_customers<A: Send>(
         &self,
         needs_replay: bool,
@@ -71,30 +64,19 @@ impl<'a> EventRequest<'a> {
         };
         let mut customers: Vec<&'a Customer> = self.ledger.customers().collect();
         customers.par_sort_unstable_by(|a, b| a.id.cmp(&b.id));
-        // Collected run by run, so the first error in id order is the one
-        // answered (a parallel collect into a `Result` answers any).
-        let runs: Vec<Result<A>> = customers
-            .par_chunks(CUSTOMERS_PER_RUN)
-            .map(|run| {
-                let mut folded = start();
-                for &customer in run {
-                    let replay = replays
-                        .as_ref()
-                        .and_then(|r| r.get(&customer.id))
-                        .map(|r| &**r);
-                    if !self.filter.is_empty() {
-                        let facts =
-                            CustomerFacts::gather(self.ledger, customer, replay, self.as_of);
-                        if !self.filter.matches(self.ledger, &facts, self.as_of_day) {
-                            continue;
-                        }
-                    }
-                    visit(&mut folded, customer, replay)?;
+        fold_runs(&customers, start, |folded, &customer| {
+            let replay = replays
+                .as_ref()
+                .and_then(|r| r.get(&customer.id))
+                .map(|r| &**r);
+            if !self.filter.is_empty() {
+                let facts = CustomerFacts::gather(self.ledger, customer, replay, self.as_of);
+                if !self.filter.matches(self.ledger, &facts, self.as_of_day) {
+                    return Ok(());
                 }
-                Ok(folded)
-            })
-            .collect();
-        runs.into_iter().collect()
+            }
+            visit(folded, customer, replay)
+        })
     }
 
     /// Every event of `source`, customer by customer in id order.
