@@ -23,20 +23,21 @@ use crate::derive::movements::{Movement, MovementKind, MovementSubtype, PlanList
 use crate::derive::timeline::Replay;
 use crate::error::{Error, Result};
 use crate::ids::{CustomerId, PlanId};
-use crate::model::Customer;
 use crate::money::{Cents, Currency};
 use crate::query::filters::{CustomerFacts, CustomerFilter, breakdown_value, currency_filter};
 use crate::query::{ListDefaults, ListRequest, Order, Page, Query, Sorting};
+use crate::reports::runs::{fold_runs, joined};
 use chrono::{DateTime, Datelike, NaiveDate, Utc};
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
+use std::borrow::Cow;
 
 /// One row before it is written out.
 struct Row<'a> {
     /// Position in customer-id and date order: the last tie-breaker.
     seq: usize,
     period: NaiveDate,
-    movement: &'a Movement,
+    movement: Cow<'a, Movement>,
     base_amount: Cents,
     customer_name: &'a str,
     customer_email: Option<&'a str>,
@@ -90,7 +91,7 @@ const LIST: ListDefaults = ListDefaults {
 /// `order`), then customer id, day, currency and the row's place in this
 /// ledger's list (which orders only rows of one customer).
 fn sort_key(list: &ListRequest, row: &Row) -> Vec<KeyPart> {
-    let m = row.movement;
+    let m: &Movement = &row.movement;
     let primary = match list.sorting.by {
         "mrr_change" => Scalar::Int(row.base_amount.into()),
         "customer_name" => Scalar::Text(row.customer_name.to_string()),
@@ -258,41 +259,32 @@ fn with_rows<T>(
     let customer_breakdown = breakdown.filter(|key| *key != "currency" && *key != "subtype");
     let entries: Vec<(&CustomerId, &Replay)> =
         replays.iter().map(|(id, replay)| (id, &**replay)).collect();
-    // Customers are selected and their rows built independently: on every core.
-    let chosen: Vec<Option<(&Customer, &Replay, Vec<Movement>)>> = entries
-        .par_iter()
-        .map(|&(customer_id, replay)| {
-            let Some(customer) = ledger.customer(customer_id.as_str()) else {
-                return Ok(None);
-            };
-            let facts = (!filter.is_empty() || customer_breakdown.is_some())
-                .then(|| CustomerFacts::gather(ledger, customer, Some(replay), as_of));
-            if let Some(facts) = &facts
-                && !filter.matches(ledger, facts, as_of_day)
-            {
-                return Ok(None);
-            }
-            let group = customer_breakdown.zip(facts.as_ref()).map(|(key, facts)| {
-                breakdown_value(ledger, key, facts, as_of_day)
-                    .0
-                    .to_lowercase()
-            });
-            if group.is_some() && group != breakdown_value_wanted {
-                return Ok(None);
-            }
-            let future = if committed {
-                committed_changes(ledger, customer, replay, as_of)?
-            } else {
-                Vec::new()
-            };
-            Ok(Some((customer, replay, future)))
-        })
-        .collect::<Result<_>>()?;
-    let selected: Vec<&(&Customer, &Replay, Vec<Movement>)> = chosen.iter().flatten().collect();
-
-    let rows_per_customer = selected.par_iter().map(|entry| {
-        let (customer, replay, future) = (entry.0, entry.1, &entry.2);
-        let mut rows = Vec::new();
+    // Customers are selected and their rows built independently: on every
+    // core, in runs that keep the order (and the first error in it).
+    let runs = fold_runs(&entries, Vec::new, |rows, &(customer_id, replay)| {
+        let Some(customer) = ledger.customer(customer_id.as_str()) else {
+            return Ok(());
+        };
+        let facts = (!filter.is_empty() || customer_breakdown.is_some())
+            .then(|| CustomerFacts::gather(ledger, customer, Some(replay), as_of));
+        if let Some(facts) = &facts
+            && !filter.matches(ledger, facts, as_of_day)
+        {
+            return Ok(());
+        }
+        let group = customer_breakdown.zip(facts.as_ref()).map(|(key, facts)| {
+            breakdown_value(ledger, key, facts, as_of_day)
+                .0
+                .to_lowercase()
+        });
+        if group.is_some() && group != breakdown_value_wanted {
+            return Ok(());
+        }
+        let future = if committed {
+            committed_changes(ledger, customer, replay, as_of)?
+        } else {
+            Vec::new()
+        };
         let history: Vec<&Movement> = replay.movements.iter().chain(future.iter()).collect();
         let lines = with_lines.then(|| lines_of(ledger, &history));
         for (i, m) in history.iter().enumerate() {
@@ -335,30 +327,32 @@ fn with_rows<T>(
                         .convert(m.mrr_change, m.currency, currency, date)?
                 }
             };
+            // A committed change is the closure's own: the row keeps a copy.
+            let movement = match replay.movements.get(i) {
+                Some(listed) => Cow::Borrowed(listed),
+                None => Cow::Owned((*m).clone()),
+            };
             rows.push(Row {
                 seq: 0,
                 period,
-                movement: m,
+                movement,
                 base_amount,
                 customer_name: &customer.name,
                 customer_email: customer.email.as_deref(),
                 lines: lines.as_ref().map(|l| l[i].clone()),
             });
         }
-        Ok(rows)
-    });
-    let rows: Vec<Row> = rows_per_customer
-        .collect::<Result<Vec<Vec<Row>>>>()?
-        .into_iter()
-        .flatten()
-        .enumerate()
-        .map(|(seq, row)| Row { seq, ..row })
-        .collect();
+        Ok(())
+    })?;
+    let mut rows = joined(runs);
+    for (seq, row) in rows.iter_mut().enumerate() {
+        row.seq = seq;
+    }
     then(rows, &list)
 }
 
 fn row_of(ledger: &Derived<'_>, row: &Row) -> MovementRow {
-    let m = row.movement;
+    let m: &Movement = &row.movement;
     MovementRow {
         date: row.period,
         movement_date: m.date,
