@@ -15,6 +15,7 @@ pub(super) use super::mrr_rows::{Groups, breakdown_param, merge_groups};
 pub(super) use super::mrr_rows::{MrrRow, period_row};
 use super::mrr_rows::{add_movement_columns, breakdown_entry, mean, share_totals, spec_copy};
 use super::request::SeriesRequest;
+use super::runs::fold_runs;
 use super::series::{Conversion, PeriodStats, SeriesSpec};
 use crate::derive::DailyTotals;
 use crate::derive::Derived;
@@ -472,25 +473,25 @@ impl Request<'_> {
                 )])
             })
         };
-        // Customers add up independently: slices of them on every core, merged.
-        selected
-            .par_chunks(1024)
-            .map(|part| -> Result<[Groups; N]> {
-                let mut outs = empty();
-                let mut own = Vec::new();
-                for customer in part {
-                    for (spec, out) in specs.iter().zip(outs.iter_mut()) {
-                        self.add_to_groups(spec, customer, base, out, &mut own)?;
-                    }
+        // Customers add up independently: runs of them on every core,
+        // merged in order (so an error is the first customer's).
+        let runs = fold_runs(
+            selected,
+            || (empty(), Vec::new()),
+            |(outs, own), customer| {
+                for (spec, out) in specs.iter().zip(outs.iter_mut()) {
+                    self.add_to_groups(spec, customer, base, out, own)?;
                 }
-                Ok(outs)
-            })
-            .try_reduce(empty, |mut into, from| {
-                for (into, from) in into.iter_mut().zip(from) {
-                    merge_groups(into, from);
-                }
-                Ok(into)
-            })
+                Ok(())
+            },
+        )?;
+        let mut total = empty();
+        for (outs, _) in runs {
+            for (into, from) in total.iter_mut().zip(outs) {
+                merge_groups(into, from);
+            }
+        }
+        Ok(total)
     }
 
     /// Adds one customer to the total and to its breakdown groups of `out`.

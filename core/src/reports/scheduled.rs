@@ -15,6 +15,7 @@ use super::answer::{ReportAnswer, Single};
 use super::movement_table::description;
 use super::partial::rows::{KeyPart, Row, SumsPart, TopRows};
 use super::partial::{Body, wrong_body};
+use super::runs::{fold_runs, joined};
 use crate::derive::Derived;
 use crate::derive::movements::{Movement, MovementKind, MovementSubtype, PlanList};
 use crate::derive::timeline::Replay;
@@ -24,7 +25,6 @@ use crate::model::Customer;
 use crate::money::{Cents, Currency};
 use crate::query::Query;
 use crate::query::filters::{CustomerFacts, CustomerFilter, currency_filter};
-use crate::reports::runs::{fold_runs, joined};
 use chrono::{DateTime, Datelike, Duration, NaiveDate, Utc};
 use serde::{Deserialize, Serialize};
 

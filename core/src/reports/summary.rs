@@ -4,13 +4,13 @@
 use super::ReportParams;
 use super::answer::{ReportAnswer, Single};
 use super::partial::Body;
+use super::runs::fold_runs;
 use crate::derive::Derived;
 use crate::derive::timeline::Replay;
 use crate::error::Result;
 use crate::money::{Cents, Currency, round_ratio};
 use crate::query::Query;
 use chrono::{DateTime, Utc};
-use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 
 pub(super) fn summary(
@@ -72,20 +72,23 @@ fn compute(
     // Customers count independently: on every core.
     let replays = ledger.replays(as_of)?;
     let customers: Vec<&Replay> = replays.values().map(|r| &**r).collect();
-    let (mrr, subscribers) = customers
-        .par_iter()
-        .map(|replay| -> Result<(Cents, i64)> {
+    let runs = fold_runs(
+        &customers,
+        || (0, 0),
+        |sums, replay| {
             let mut customer_mrr = 0;
             for (from, amount) in replay.mrr_by_currency() {
                 customer_mrr += ledger.fx().convert(amount, from, currency, day)?;
             }
-            Ok(if customer_mrr > 0 {
-                (customer_mrr, 1)
-            } else {
-                (0, 0)
-            })
-        })
-        .try_reduce(|| (0, 0), |a, b| Ok((a.0 + b.0, a.1 + b.1)))?;
+            if customer_mrr > 0 {
+                sums.0 += customer_mrr;
+                sums.1 += 1;
+            }
+            Ok(())
+        },
+    )?;
+    let (mrr, subscribers): (Cents, i64) =
+        runs.into_iter().fold((0, 0), |a, b| (a.0 + b.0, a.1 + b.1));
     Ok((currency, Part { mrr, subscribers }))
 }
 
