@@ -33,7 +33,7 @@ impl EventRequest<'_> {
         let rows = events
             .iter()
             .enumerate()
-            .filter(|(_, e)| self.period_of(e.date).is_some() && kind.is_none_or(|k| e.kind == k))
+            .filter(|(_, e)| self.detail_keeps(e, kind))
             .map(|(place, e)| {
                 let key = vec![
                     KeyPart::new(Scalar::Int(e.date.num_days_from_ce().into()), true),
@@ -48,6 +48,12 @@ impl EventRequest<'_> {
             found: Default::default(),
             rows: TopRows::new(rows, usize::MAX),
         }
+    }
+
+    /// Whether a detail of the events of type `kind` (every type when
+    /// `None`) lists `event`: one of that type in the selected period.
+    pub(crate) fn detail_keeps<T>(&self, event: &Event<'_, T>, kind: Option<&str>) -> bool {
+        self.period_of(event.date).is_some() && kind.is_none_or(|k| event.kind == k)
     }
 
     /// The period tallies of a merged partial.
@@ -238,7 +244,7 @@ pub(crate) fn detail_rows<'a, S: EventSource<'a>, R: Serialize>(
     let span = Span::Selected;
     let request = EventRequest::read(ledger, params, as_of, span, selection.date_optional)?;
     let kind = selected_type(params, family, selection.type_optional)?;
-    let events = request.events_of(source)?;
+    let events = request.events_of(source, |event| request.detail_keeps(event, kind))?;
     Ok(request.detail_part(events, kind, row))
 }
 

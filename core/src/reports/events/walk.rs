@@ -79,14 +79,21 @@ impl<'a> EventRequest<'a> {
         })
     }
 
-    /// Every event of `source`, customer by customer in id order.
+    /// The events of `source` that `keep` keeps, customer by customer in
+    /// id order; the others are dropped as each customer's are found.
     pub(crate) fn events_of<S: EventSource<'a>>(
         &self,
         source: &S,
+        keep: impl Fn(&Event<'a, S::Source>) -> bool + Sync,
     ) -> Result<Vec<Event<'a, S::Source>>> {
-        self.gather_customers(S::NEEDS_REPLAY, |customer, replay, events| {
-            source.customer_events(self, customer, replay, events)
-        })
+        let start = || (Vec::new(), Vec::new());
+        let runs =
+            self.fold_customers(S::NEEDS_REPLAY, start, |(kept, found), customer, replay| {
+                source.customer_events(self, customer, replay, found)?;
+                kept.extend(found.drain(..).filter(|event| keep(event)));
+                Ok(())
+            })?;
+        Ok(joined(runs.into_iter().map(|(kept, _)| kept).collect()))
     }
 
     /// One tally per period of the events of `source`, counted a customer
