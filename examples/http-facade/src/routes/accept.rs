@@ -29,16 +29,16 @@ enum Specificity {
     Exact,
 }
 
-/// The media ranges of a request's `Accept` headers (several headers are
-/// one list); `None` when it has none, or only empty ones, which accept
-/// anything.
+/// The media ranges of a request's `Accept` headers, several headers
+/// read as one list.
 pub struct Accept {
     text: String,
 }
 
 impl Accept {
-    /// The `Accept` list of `headers`; a value that is not visible ASCII is
-    /// an error.
+    /// The `Accept` list of `headers`: `None` when there is none, or only
+    /// empty ones (which accept anything); a value that is not visible
+    /// ASCII is an error.
     pub fn of(headers: &HeaderMap) -> Result<Option<Accept>, ApiError> {
         let mut values = Vec::new();
         for value in headers.get_all(header::ACCEPT) {
