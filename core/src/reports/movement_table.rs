@@ -34,7 +34,8 @@ use std::borrow::Cow;
 
 /// One row before it is written out.
 struct Row<'a> {
-    /// Position in customer-id and date order: the last tie-breaker.
+    /// Position in the walk over the replays (each customer's rows in date
+    /// order): the last tie-breaker, which orders only one customer's rows.
     seq: usize,
     period: NaiveDate,
     movement: Cow<'a, Movement>,
