@@ -210,6 +210,13 @@ proptest! {
                         ledger.report("mrr", &monthly, at).unwrap(),
                         fresh.report("mrr", &monthly, at).unwrap()
                     );
+                    // Broken down by subtype, it reads the subtypes' totals too.
+                    let by_subtype: submetrics::ReportParams =
+                        [("breakdown".to_string(), "subtype".to_string())].into_iter().collect();
+                    prop_assert_eq!(
+                        ledger.report("mrr", &by_subtype, at).unwrap(),
+                        fresh.report("mrr", &by_subtype, at).unwrap()
+                    );
                 }
                 2 if !invoices.is_empty() => {
                     ledger.upsert_invoices(std::slice::from_ref(&invoices[index % invoices.len()]));
@@ -219,6 +226,32 @@ proptest! {
                 }
                 _ => {}
             }
+        }
+    }
+
+    /// The subtype table and `mrr` broken down by subtype are read from the
+    /// per-day totals; a `subtype` filter naming every subtype sends them
+    /// through each customer's movements instead, and they answer the same.
+    #[test]
+    fn subtype_breakdowns_from_daily_totals_equal_sums_over_customers(
+        (n, invoices) in history(),
+        offset in 0i64..460,
+        weekly in any::<bool>(),
+    ) {
+        let ledger = ledger_with(n, &invoices);
+        let at = start_of_day(day(offset), Settings::default().timezone);
+        let every_subtype: Vec<&str> =
+            submetrics::MovementSubtype::ALL.iter().map(|s| s.as_str()).collect();
+        let interval = if weekly { "week" } else { "month" };
+        for (name, breakdown) in [("mrr-table-subtypes", None), ("mrr", Some("subtype"))] {
+            let mut params: submetrics::ReportParams =
+                [("interval".to_string(), interval.to_string())].into_iter().collect();
+            if let Some(breakdown) = breakdown {
+                params.insert("breakdown".to_string(), breakdown.to_string());
+            }
+            let totals = ledger.report(name, &params, at).unwrap();
+            params.insert("subtype".to_string(), every_subtype.join(","));
+            prop_assert_eq!(totals, ledger.report(name, &params, at).unwrap());
         }
     }
 

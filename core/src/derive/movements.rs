@@ -37,6 +37,11 @@ impl MovementKind {
         MovementKind::Reactivation,
     ];
 
+    /// The kind's place in [`MovementKind::ALL`] (the order they are declared in).
+    pub(crate) fn index(self) -> usize {
+        self as usize
+    }
+
     /// The interface name: `new`, `expansion`, `contraction`, `churn` or `reactivation`.
     pub fn as_str(&self) -> &'static str {
         match self {
@@ -94,6 +99,12 @@ impl MovementSubtype {
         MovementSubtype::Lapse,
         MovementSubtype::Reactivation,
     ];
+
+    /// The subtype's place in [`MovementSubtype::ALL`] (the order they are
+    /// declared in).
+    pub(crate) fn index(self) -> usize {
+        self as usize
+    }
 
     /// The interface name, snake_case (`new_from_trial`, ...).
     pub fn as_str(&self) -> &'static str {
@@ -418,6 +429,16 @@ fn classify_mrr_change(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn kinds_and_subtypes_are_indexed_by_their_place_in_all() {
+        for (i, kind) in MovementKind::ALL.into_iter().enumerate() {
+            assert_eq!(kind.index(), i);
+        }
+        for (i, subtype) in MovementSubtype::ALL.into_iter().enumerate() {
+            assert_eq!(subtype.index(), i);
+        }
+    }
 
     fn state(subscriptions: &[(Cents, &str, u32, i64)]) -> DayState {
         let mut state = DayState::default();

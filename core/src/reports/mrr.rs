@@ -292,7 +292,15 @@ impl Request<'_> {
         ];
         let [main, history, months] = match self.daily_totals() {
             Some(totals) => series.map(|(range, list)| {
-                Groups::from([(None, (String::new(), totals.period_stats(range, list)))])
+                let mut groups =
+                    Groups::from([(None, (String::new(), totals.period_stats(range, list)))]);
+                if self.breakdown == Some("subtype") {
+                    for (subtype, stats) in totals.subtype_stats(range, list) {
+                        let name = subtype.as_str().to_string();
+                        groups.insert(Some(name.clone()), (name, stats));
+                    }
+                }
+                groups
             }),
             None => {
                 let replays = self.ledger.replays(self.as_of)?;
@@ -387,8 +395,8 @@ impl Request<'_> {
     }
 
     /// The ledger's per-day totals, when they answer this request: every
-    /// customer, every currency and movement, no breakdown, converted day by
-    /// day into the base currency. `None` sends the request through the
+    /// customer, every currency and movement, no breakdown but by subtype,
+    /// converted day by day into the base currency. `None` sends the request through the
     /// per-customer path (which also reports any error with its context).
     fn daily_totals(&self) -> Option<Arc<DailyTotals>> {
         let everything = self.conversion == Conversion::Daily
@@ -397,7 +405,7 @@ impl Request<'_> {
             && self.currencies.is_empty()
             && self.kinds.is_empty()
             && self.subtypes.is_empty()
-            && self.breakdown.is_none();
+            && matches!(self.breakdown, None | Some("subtype"));
         everything
             .then(|| self.ledger.daily_totals(self.as_of).ok())
             .flatten()

@@ -1,6 +1,7 @@
 //! Per-day totals of every customer in the base currency: what an unfiltered
-//! `mrr` series needs, kept beside the cached replays so that a report reads
-//! a few thousand days instead of every customer's movements.
+//! `mrr` series needs, alone or broken down by movement subtype, kept beside
+//! the cached replays so that a report reads a few thousand days instead of
+//! every customer's movements.
 //!
 //! Every figure is a sum over customers, so the totals are stored as per-day
 //! changes that one customer's replay adds or takes back: after a write only
@@ -10,20 +11,21 @@
 //! (SEMANTICS section 5). Churned customers (paying at a period's start, not
 //! at its end) depend on both ends of a period, so they are counted at query
 //! time from each customer's paying runs.
-//!
 
-use super::movements::{Movement, MovementKind};
+mod figures;
+
+use super::movements::{Movement, MovementKind, MovementSubtype};
 use super::timeline::Replay;
 use crate::error::Result;
 use crate::fx::FxTable;
 use crate::money::{Cents, Currency};
 use crate::period::{DateRange, Period};
 use chrono::NaiveDate;
+use figures::DayFigures;
 use foldhash::fast::FixedState;
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 use std::collections::HashMap;
-use std::ops::{Add, Sub};
 
 /// One period's figures in the report currency: sums over customers, so
 /// the figures of disjoint sets of customers add up ([`PeriodStats::add`]).
@@ -82,54 +84,6 @@ impl PeriodStats {
         self.total_customers += other.total_customers;
         self.churned += other.churned;
         self.all_movements += other.all_movements;
-    }
-}
-
-/// What one day changes in the totals, or (cumulated) the totals at a day's end.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-struct DayFigures {
-    /// Movement amounts in the base currency, by kind (`MovementKind::ALL` order).
-    amounts: [Cents; 5],
-    /// Customers with a movement of each kind (a customer's rows of one day count once).
-    customers: [i64; 5],
-    customers_diff: i64,
-    /// Customers paying (MRR above zero in some currency).
-    paying: i64,
-    /// Every customer's MRR converted into the base currency at the day's
-    /// rate (at the `as_of` rate after `as_of`).
-    total_mrr: Cents,
-}
-
-impl DayFigures {
-    fn scaled(mut self, sign: i64) -> DayFigures {
-        for value in self.amounts.iter_mut().chain(self.customers.iter_mut()) {
-            *value *= sign;
-        }
-        self.customers_diff *= sign;
-        self.paying *= sign;
-        self.total_mrr *= sign;
-        self
-    }
-}
-
-impl Add for DayFigures {
-    type Output = DayFigures;
-    fn add(mut self, other: DayFigures) -> DayFigures {
-        for k in 0..5 {
-            self.amounts[k] += other.amounts[k];
-            self.customers[k] += other.customers[k];
-        }
-        self.customers_diff += other.customers_diff;
-        self.paying += other.paying;
-        self.total_mrr += other.total_mrr;
-        self
-    }
-}
-
-impl Sub for DayFigures {
-    type Output = DayFigures;
-    fn sub(self, other: DayFigures) -> DayFigures {
-        self + other.scaled(-1)
     }
 }
 
@@ -223,8 +177,7 @@ impl DailyTotals {
         let empty = || (vec![DayFigures::default(); days], Vec::new(), Vec::new());
         let (changes, stops, foreign) = customers
             .par_chunks(4096)
-            .map(|part| {
-                let (mut changes, mut stops, mut foreign) = empty();
+            .fold(empty, |(mut changes, mut stops, mut foreign), part| {
                 let mut contribution = Contribution::default();
                 for movements in part {
                     totals.contribution(movements, &mut contribution);
@@ -290,26 +243,45 @@ impl DailyTotals {
                 let (start, end) = (self.level(before), self.level(period.end));
                 let moved = end - start;
                 let stats = PeriodStats {
-                    new: moved.amounts[0],
-                    expansion: moved.amounts[1],
-                    contraction: moved.amounts[2],
-                    churn: moved.amounts[3],
-                    reactivation: moved.amounts[4],
-                    new_customers: moved.customers[0],
-                    expansion_customers: moved.customers[1],
-                    contraction_customers: moved.customers[2],
-                    churn_customers: moved.customers[3],
-                    reactivation_customers: moved.customers[4],
-                    customers_diff: moved.customers_diff,
-                    start_mrr: start.total_mrr,
-                    total_mrr: end.total_mrr,
-                    start_customers: start.paying,
-                    total_customers: end.paying,
+                    start_mrr: start.total_mrr(),
+                    total_mrr: end.total_mrr(),
+                    start_customers: start.paying(),
+                    total_customers: end.paying(),
                     churned: self.churned(before, period.end),
-                    all_movements: moved.amounts.iter().sum(),
+                    ..moved.movement_stats()
                 };
                 before = period.end;
                 stats
+            })
+            .collect()
+    }
+
+    /// For each subtype some customer moved by, the stats of each period of
+    /// a series of that subtype's movements alone, as summing
+    /// `SeriesSpec::add_customer` kept to the subtype over every customer
+    /// gives them: its movement columns only (a breakdown by subtype shares
+    /// the report's totals with every group).
+    pub(crate) fn subtype_stats(
+        &self,
+        range: &DateRange,
+        periods: &[Period],
+    ) -> Vec<(MovementSubtype, Vec<PeriodStats>)> {
+        let everything = self.levels.last().copied().unwrap_or_default();
+        let before_range = range.start.pred_opt().unwrap_or(range.start);
+        MovementSubtype::ALL
+            .into_iter()
+            .filter(|subtype| everything.moves_by(*subtype))
+            .map(|subtype| {
+                let mut before = before_range;
+                let stats = periods
+                    .iter()
+                    .map(|period| {
+                        let moved = self.level(period.end) - self.level(before);
+                        before = period.end;
+                        moved.subtype_stats(subtype)
+                    })
+                    .collect();
+                (subtype, stats)
             })
             .collect()
     }
@@ -375,16 +347,16 @@ impl DailyTotals {
             rest = later;
             day_start.clone_from(&amounts);
             let mut figures = DayFigures::default();
+            // The subtypes the customer moved by this day, a bit each.
+            let mut subtypes_seen = 0u32;
             for m in today {
-                let kind = kind_index(m.kind);
-                figures.amounts[kind] += m.mrr_change_base_currency;
-                if last_counted != Some((day, m.kind)) {
-                    figures.customers[kind] += 1;
-                }
+                let first_of_kind = last_counted != Some((day, m.kind));
                 last_counted = Some((day, m.kind));
-                figures.customers_diff += i64::from(m.customer_count_change);
+                let subtype = 1 << m.subtype.index();
+                figures.add_movement(m, first_of_kind, subtypes_seen & subtype == 0);
+                subtypes_seen |= subtype;
                 if m.currency == self.base {
-                    figures.total_mrr += m.mrr_change;
+                    figures.add_total_mrr(m.mrr_change);
                 }
                 match amounts.iter_mut().find(|(c, _)| *c == m.currency) {
                     Some((_, amount)) => *amount += m.mrr_change,
@@ -408,10 +380,10 @@ impl DailyTotals {
             let paying = amounts.iter().any(|(_, a)| *a > 0);
             let was_paying = runs.last().is_some_and(|(_, stop)| stop.is_none());
             if paying && !was_paying {
-                figures.paying += 1;
+                figures.add_paying(1);
                 runs.push((day, None));
             } else if !paying && was_paying {
-                figures.paying -= 1;
+                figures.add_paying(-1);
                 if let Some((_, stop)) = runs.last_mut() {
                     *stop = Some((day, index));
                 }
@@ -472,7 +444,7 @@ impl DailyTotals {
                     next += 1;
                 }
                 let now = fx.convert(amount, currency, self.base, self.rate_date(day))?;
-                self.changes[day].total_mrr += sign * (now - converted);
+                self.changes[day].add_total_mrr(sign * (now - converted));
                 converted = now;
             }
         }
@@ -530,7 +502,7 @@ impl DailyTotals {
                         }
                     }
                 }
-                self.changes[day].total_mrr += total - before;
+                self.changes[day].add_total_mrr(total - before);
             }
         }
         Ok(())
@@ -567,15 +539,5 @@ impl DailyTotals {
                 level
             })
             .collect();
-    }
-}
-
-fn kind_index(kind: MovementKind) -> usize {
-    match kind {
-        MovementKind::New => 0,
-        MovementKind::Expansion => 1,
-        MovementKind::Contraction => 2,
-        MovementKind::Churn => 3,
-        MovementKind::Reactivation => 4,
     }
 }
