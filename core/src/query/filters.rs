@@ -471,6 +471,25 @@ impl CustomerFilter {
         }
         true
     }
+
+    /// Whether the customer (with its replay at `as_of`, whose local day is
+    /// `as_of_day`) passes every filter; its facts are gathered only when
+    /// there is a filter to pass.
+    pub fn keeps(
+        &self,
+        ledger: &Derived<'_>,
+        customer: &Customer,
+        replay: Option<&Replay>,
+        as_of: DateTime<Utc>,
+        as_of_day: NaiveDate,
+    ) -> bool {
+        self.is_empty()
+            || self.matches(
+                ledger,
+                &CustomerFacts::gather(ledger, customer, replay, as_of),
+                as_of_day,
+            )
+    }
 }
 
 /// A customer's value and label for a customer-level breakdown key (every

@@ -21,7 +21,7 @@ use crate::error::Result;
 use crate::money::{Cents, Currency};
 use crate::period::{DateRange, Period, PeriodInterval, periods};
 use crate::query::Query;
-use crate::query::filters::{CustomerFacts, CustomerFilter, currency_filter};
+use crate::query::filters::{CustomerFilter, currency_filter};
 use chrono::{DateTime, NaiveDate, Utc};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
@@ -158,11 +158,7 @@ fn compute(
             let Some(customer) = ledger.customer(id.as_str()) else {
                 continue;
             };
-            if !filter.matches(
-                ledger,
-                &CustomerFacts::gather(ledger, customer, Some(replay), as_of),
-                as_of_day,
-            ) {
+            if !filter.keeps(ledger, customer, Some(replay), as_of, as_of_day) {
                 continue;
             }
         }

@@ -20,7 +20,7 @@ use crate::ids::CustomerId;
 use crate::model::{CustomVariables, Customer, InvoiceType};
 use crate::money::{Cents, Currency};
 use crate::period::PeriodInterval;
-use crate::query::filters::{CustomerFacts, CustomerFilter};
+use crate::query::filters::CustomerFilter;
 use crate::query::{ListDefaults, ListRequest, Order, Page, Query, Sorting};
 use chrono::{DateTime, NaiveDate, SecondsFormat, Utc};
 use serde::Serialize;
@@ -157,11 +157,8 @@ impl Derived<'_> {
             {
                 continue;
             }
-            if !filter.is_empty() {
-                let facts = CustomerFacts::gather(self, customer, replay, as_of);
-                if !filter.matches(self, &facts, as_of_day) {
-                    continue;
-                }
+            if !filter.keeps(self, customer, replay, as_of, as_of_day) {
+                continue;
             }
             if let Some((kind, start, end)) = selection {
                 let moment = match kind {

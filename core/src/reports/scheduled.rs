@@ -24,7 +24,7 @@ use crate::ids::CustomerId;
 use crate::model::Customer;
 use crate::money::{Cents, Currency};
 use crate::query::Query;
-use crate::query::filters::{CustomerFacts, CustomerFilter, currency_filter};
+use crate::query::filters::{CustomerFilter, currency_filter};
 use chrono::{DateTime, Datelike, Duration, NaiveDate, Utc};
 use serde::{Deserialize, Serialize};
 
@@ -544,13 +544,7 @@ fn fold_kept<'a, A: Send>(
         let Some(customer) = ledger.customer(id.as_str()) else {
             return Ok(());
         };
-        if !filter.is_empty()
-            && !filter.matches(
-                ledger,
-                &CustomerFacts::gather(ledger, customer, Some(replay), as_of),
-                req.as_of_day,
-            )
-        {
+        if !filter.keeps(ledger, customer, Some(replay), as_of, req.as_of_day) {
             return Ok(());
         }
         visit(folded, customer, replay)

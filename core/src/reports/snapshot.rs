@@ -14,7 +14,7 @@ use crate::derive::Derived;
 use crate::error::Result;
 use crate::model::Customer;
 use crate::money::{Cents, Currency, round_ratio};
-use crate::query::filters::{CustomerFacts, CustomerFilter, currency_filter};
+use crate::query::filters::{CustomerFilter, currency_filter};
 use crate::query::{Page, Query};
 use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
@@ -58,13 +58,7 @@ pub(super) fn snapshot<'a>(
         let Some(customer) = ledger.customer(id.as_str()) else {
             continue;
         };
-        if !filter.is_empty()
-            && !filter.matches(
-                ledger,
-                &CustomerFacts::gather(ledger, customer, Some(replay), at),
-                day,
-            )
-        {
+        if !filter.keeps(ledger, customer, Some(replay), at, day) {
             continue;
         }
         let mut mrr = 0;

@@ -7,7 +7,6 @@ use super::{Event, EventRequest, Tally};
 use crate::derive::timeline::Replay;
 use crate::error::Result;
 use crate::model::Customer;
-use crate::query::filters::CustomerFacts;
 use crate::reports::runs::{fold_runs, joined};
 use rayon::prelude::*;
 
@@ -69,11 +68,11 @@ impl<'a> EventRequest<'a> {
                 .as_ref()
                 .and_then(|r| r.get(&customer.id))
                 .map(|r| &**r);
-            if !self.filter.is_empty() {
-                let facts = CustomerFacts::gather(self.ledger, customer, replay, self.as_of);
-                if !self.filter.matches(self.ledger, &facts, self.as_of_day) {
-                    return Ok(());
-                }
+            if !self
+                .filter
+                .keeps(self.ledger, customer, replay, self.as_of, self.as_of_day)
+            {
+                return Ok(());
             }
             visit(folded, customer, replay)
         })
