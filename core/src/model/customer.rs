@@ -88,13 +88,24 @@ impl Customer {
         })
     }
 
-    /// A custom variable by name, matched case-insensitively.
+    /// A custom variable by name, matched case-insensitively as reports
+    /// lower-case names (`RÉGION` is `région`).
     pub fn attribute(&self, name: &str) -> Option<&str> {
         self.custom_variables
             .iter()
-            .find(|(key, _)| key.eq_ignore_ascii_case(name))
+            .find(|(key, _)| same_ignoring_case(key, name))
             .map(|(_, value)| value)
     }
+}
+
+/// Whether two texts are the same once lower-cased by `str::to_lowercase`
+/// (Unicode's lower case, a final `Σ` as `ς`); ASCII texts are compared
+/// in place.
+fn same_ignoring_case(a: &str, b: &str) -> bool {
+    if a.is_ascii() && b.is_ascii() {
+        return a.eq_ignore_ascii_case(b);
+    }
+    a.to_lowercase() == b.to_lowercase()
 }
 
 fn boxed(text: Option<std::borrow::Cow<'_, str>>) -> Option<Box<str>> {
@@ -116,6 +127,21 @@ mod tests {
         assert_eq!(c.created_date, Timestamp::parse("2024-01-05"));
         assert_eq!(c.custom_variables.get("seats"), Some("12"));
         assert_eq!(c.attribute("Industry"), Some("retail"));
+    }
+
+    #[test]
+    fn attributes_are_found_by_their_name_lower_cased() {
+        let c = Customer::from_json(&json!({
+            "id": "c1", "name": "Acme",
+            "custom_variables": {"RÉGION": "Bretagne", "ΟΔΟΣ": "Αθηνάς"}
+        }))
+        .unwrap();
+        assert_eq!(c.attribute("région"), Some("Bretagne"));
+        assert_eq!(c.attribute("Région"), Some("Bretagne"));
+        // A final capital sigma lower-cases to ς, as `str::to_lowercase` writes it.
+        assert_eq!(c.attribute(&"ΟΔΟΣ".to_lowercase()), Some("Αθηνάς"));
+        assert_eq!(c.attribute("οδοσ"), None);
+        assert_eq!(c.attribute("region"), None);
     }
 
     #[test]
