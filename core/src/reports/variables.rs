@@ -14,13 +14,17 @@
 use super::ReportParams;
 use super::answer::{Head, ReportAnswer, Series};
 use super::partial::{Body, wrong_body};
+use super::runs::ITEMS_PER_RUN;
 use super::snapshot::{Snapshot, currency, share, snapshot};
 use crate::derive::Derived;
 use crate::error::Result;
+use crate::model::Customer;
 use crate::money::{Cents, Currency};
 use crate::query::Query;
 use chrono::{DateTime, Utc};
+use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
+use std::borrow::Cow;
 use std::collections::BTreeMap;
 
 /// Where a text first appeared: the customer's place in snapshot order
@@ -67,47 +71,74 @@ pub(crate) struct VariablesPart {
 
 const NONE: &str = "(none)";
 
+/// `text` lower-cased (`str::to_lowercase`), borrowed when it already is:
+/// most names and values are, and each is read once per customer.
+fn lower_cased(text: &str) -> Cow<'_, str> {
+    if text.is_ascii() && !text.bytes().any(|b| b.is_ascii_uppercase()) {
+        Cow::Borrowed(text)
+    } else {
+        Cow::Owned(text.to_lowercase())
+    }
+}
+
 impl VariablesPart {
+    /// The part of the snapshot's customers: runs of them read on every
+    /// core and merged in order, as parts of separate ledgers are.
     fn of(snap: &Snapshot, only: Option<&str>) -> VariablesPart {
+        let parts: Vec<VariablesPart> = snap
+            .customers
+            .par_chunks(ITEMS_PER_RUN)
+            .map(|run| VariablesPart::of_customers(run, only))
+            .collect();
+        parts
+            .into_iter()
+            .reduce(VariablesPart::merge)
+            .unwrap_or_else(|| VariablesPart::of_customers(&[], only))
+    }
+
+    /// The part of some paying customers, in snapshot order.
+    fn of_customers(customers: &[(&Customer, Cents)], only: Option<&str>) -> VariablesPart {
         let rank = |mrr: Cents, id: &str, place: u32| (-mrr, id.to_string(), place);
         let mut variables: BTreeMap<String, Variable> = BTreeMap::new();
-        for (customer, mrr) in &snap.customers {
+        for (customer, mrr) in customers {
             for (place, key) in customer.custom_variables.keys().enumerate() {
-                let lower = key.to_lowercase();
-                if only.is_none_or(|o| o == lower) {
-                    variables.entry(lower).or_insert_with(|| Variable {
-                        name: Display {
-                            text: key.to_string(),
-                            rank: rank(*mrr, customer.id.as_str(), place as u32),
-                        },
-                        values: BTreeMap::new(),
-                    });
+                let lower = lower_cased(key);
+                if only.is_none_or(|o| o == lower) && !variables.contains_key(&*lower) {
+                    let name = Display {
+                        text: key.to_string(),
+                        rank: rank(*mrr, customer.id.as_str(), place as u32),
+                    };
+                    let values = BTreeMap::new();
+                    variables.insert(lower.into_owned(), Variable { name, values });
                 }
             }
         }
         for (lower, variable) in variables.iter_mut() {
-            for (customer, mrr) in &snap.customers {
+            for (customer, mrr) in customers {
                 let value = customer.attribute(lower).unwrap_or(NONE);
-                let entry = variable
-                    .values
-                    .entry(value.to_lowercase())
-                    .or_insert_with(|| ValueSums {
-                        display: Display {
-                            text: value.to_string(),
-                            rank: rank(*mrr, customer.id.as_str(), 0),
-                        },
-                        customers: 0,
-                        mrr: 0,
-                    });
-                entry.customers += 1;
-                entry.mrr += mrr;
+                let key = lower_cased(value);
+                let sums = match variable.values.get_mut(&*key) {
+                    Some(sums) => sums,
+                    None => variable
+                        .values
+                        .entry(key.into_owned())
+                        .or_insert(ValueSums {
+                            display: Display {
+                                text: value.to_string(),
+                                rank: rank(*mrr, customer.id.as_str(), 0),
+                            },
+                            customers: 0,
+                            mrr: 0,
+                        }),
+                };
+                sums.customers += 1;
+                sums.mrr += mrr;
             }
         }
         VariablesPart {
-            customers: snap.customers.len() as i64,
-            total: snap.total(),
-            first: snap
-                .customers
+            customers: customers.len() as i64,
+            total: customers.iter().map(|(_, mrr)| mrr).sum(),
+            first: customers
                 .first()
                 .map(|(customer, mrr)| rank(*mrr, customer.id.as_str(), 0)),
             variables,
@@ -317,4 +348,84 @@ fn render(currency: Currency, part: VariablesPart, only: Option<String>) -> Repo
         },
     };
     Series { head, result }.into()
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::{Ledger, RecordKind, Settings};
+    use chrono::{DateTime, Utc};
+    use serde_json::{Value, json};
+
+    /// Customer `i` of 5,000 pays 1000 + i a month: its name for the
+    /// variable and its value cycle through cases, and every fourth has none.
+    fn ledger() -> Ledger {
+        let mut ledger = Ledger::new(Settings::default());
+        let plan = json!({"id": "m", "name": "M", "interval": "month", "currency": "USD"});
+        ledger.upsert(RecordKind::Plans, &[plan]);
+        let (customers, invoices): (Vec<Value>, Vec<Value>) = (0..5000)
+            .map(|i| {
+                let name = ["Tier", "TIER", "tier"][i % 3];
+                let variables = match ["Gold", "gold", "SILVER", ""][i % 4] {
+                    "" => json!({}),
+                    value => json!({ name: value }),
+                };
+                let id = format!("c{i:04}");
+                let customer = json!({"id": id, "name": id, "custom_variables": variables});
+                let invoice = json!({"id": format!("i{i:04}"), "customer_id": id,
+                    "type": "subscription", "plan_id": "m", "invoice_date": "2024-03-01",
+                    "amount": 1000 + i, "currency": "USD"});
+                (customer, invoice)
+            })
+            .unzip();
+        ledger.upsert(RecordKind::Customers, &customers);
+        assert_eq!(
+            ledger.upsert(RecordKind::Invoices, &invoices).accepted(),
+            5000
+        );
+        ledger
+    }
+
+    #[test]
+    fn customers_over_several_runs_add_up_as_one_walk_would() {
+        let as_of: DateTime<Utc> = "2024-03-15T00:00:00Z".parse().unwrap();
+        let answer = ledger()
+            .report("custom-variables", &Default::default(), as_of)
+            .unwrap();
+        let sum = |rest: &[usize]| -> i64 {
+            (0..5000)
+                .filter(|i| rest.contains(&(i % 4)))
+                .map(|i| 1000 + i as i64)
+                .sum()
+        };
+        assert_eq!(
+            answer["total"],
+            json!({"customers": 5000, "mrr": sum(&[0, 1, 2, 3])})
+        );
+        // The highest MRR is customer 4999's, which has no variable: 4998
+        // is the first to name it (`Tier`, holding `SILVER`), and 4997 the
+        // first to hold `gold` in any case.
+        let variable = &answer["result"][0];
+        assert_eq!(variable["variable"], "Tier");
+        let values: Vec<(&str, i64, i64)> = variable["values"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|v| {
+                let text = v["value"].as_str().unwrap();
+                (
+                    text,
+                    v["customers"].as_i64().unwrap(),
+                    v["mrr"].as_i64().unwrap(),
+                )
+            })
+            .collect();
+        assert_eq!(
+            values,
+            [
+                ("gold", 2500, sum(&[0, 1])),
+                ("(none)", 1250, sum(&[3])),
+                ("SILVER", 1250, sum(&[2])),
+            ]
+        );
+    }
 }
