@@ -25,7 +25,7 @@ use chrono::{DateTime, Utc};
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 use std::borrow::Cow;
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 
 /// Where a text first appeared: the customer's place in snapshot order
 /// (MRR negated, id) and the variable's place among the customer's.
@@ -171,8 +171,11 @@ impl VariablesPart {
         }
     }
 
-    pub(crate) fn merge(self, other: VariablesPart) -> VariablesPart {
-        let names: Vec<String> = self
+    /// The part of both partitions' customers. Variables move rather than
+    /// being copied, and `other`'s values are added into this part's, so
+    /// folding many small parts into one costs what their values are.
+    pub(crate) fn merge(mut self, mut other: VariablesPart) -> VariablesPart {
+        let names: BTreeSet<String> = self
             .variables
             .keys()
             .chain(other.variables.keys())
@@ -180,15 +183,15 @@ impl VariablesPart {
             .collect();
         let mut variables = BTreeMap::new();
         for lower in names {
-            if variables.contains_key(&lower) {
-                continue;
-            }
-            let mine = self.variables.get(&lower);
-            let theirs = other.variables.get(&lower);
+            let mine = self.variables.remove(&lower);
+            let theirs = other.variables.remove(&lower);
             let (a, b) = match (mine, theirs) {
-                (Some(a), Some(b)) => (a.clone(), b.clone()),
-                (Some(a), None) => (a.clone(), other.unseen(&a.name)),
-                (None, Some(b)) => (self.unseen(&b.name), b.clone()),
+                (Some(a), Some(b)) => (a, b),
+                (Some(a), None) => {
+                    let b = other.unseen(&a.name);
+                    (a, b)
+                }
+                (None, Some(b)) => (self.unseen(&b.name), b),
                 (None, None) => continue,
             };
             variables.insert(lower, merge_variable(a, b));
