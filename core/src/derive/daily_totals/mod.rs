@@ -236,22 +236,14 @@ impl DailyTotals {
     /// `SeriesSpec::add_customer` over every customer gives them (daily
     /// conversion into the base currency, nothing filtered).
     pub(crate) fn period_stats(&self, range: &DateRange, periods: &[Period]) -> Vec<PeriodStats> {
-        let mut before = range.start.pred_opt().unwrap_or(range.start);
-        periods
-            .iter()
-            .map(|period| {
-                let (start, end) = (self.level(before), self.level(period.end));
-                let moved = end - start;
-                let stats = PeriodStats {
-                    start_mrr: start.total_mrr(),
-                    total_mrr: end.total_mrr(),
-                    start_customers: start.paying(),
-                    total_customers: end.paying(),
-                    churned: self.churned(before, period.end),
-                    ..moved.movement_stats()
-                };
-                before = period.end;
-                stats
+        self.period_levels(range, periods)
+            .map(|(before, end, start_level, end_level)| PeriodStats {
+                start_mrr: start_level.total_mrr(),
+                total_mrr: end_level.total_mrr(),
+                start_customers: start_level.paying(),
+                total_customers: end_level.paying(),
+                churned: self.churned(before, end),
+                ..(end_level - start_level).movement_stats()
             })
             .collect()
     }
@@ -267,23 +259,38 @@ impl DailyTotals {
         periods: &[Period],
     ) -> Vec<(MovementSubtype, Vec<PeriodStats>)> {
         let everything = self.levels.last().copied().unwrap_or_default();
-        let before_range = range.start.pred_opt().unwrap_or(range.start);
+        let moved: Vec<DayFigures> = self
+            .period_levels(range, periods)
+            .map(|(_, _, start_level, end_level)| end_level - start_level)
+            .collect();
         MovementSubtype::ALL
             .into_iter()
             .filter(|subtype| everything.moves_by(*subtype))
             .map(|subtype| {
-                let mut before = before_range;
-                let stats = periods
-                    .iter()
-                    .map(|period| {
-                        let moved = self.level(period.end) - self.level(before);
-                        before = period.end;
-                        moved.subtype_stats(subtype)
-                    })
-                    .collect();
+                let stats = moved.iter().map(|m| m.subtype_stats(subtype)).collect();
                 (subtype, stats)
             })
             .collect()
+    }
+
+    /// Each period's day before it and last day, with the totals at the
+    /// end of both.
+    fn period_levels<'p>(
+        &'p self,
+        range: &DateRange,
+        periods: &'p [Period],
+    ) -> impl Iterator<Item = (NaiveDate, NaiveDate, DayFigures, DayFigures)> + 'p {
+        let mut before = range.start.pred_opt().unwrap_or(range.start);
+        periods.iter().map(move |period| {
+            let levels = (
+                before,
+                period.end,
+                self.level(before),
+                self.level(period.end),
+            );
+            before = period.end;
+            levels
+        })
     }
 
     /// The totals at the end of `day`.
