@@ -19,7 +19,7 @@ pub use profile::{CurrentSubscription, CustomerMovements, CustomerProfile, Custo
 pub use timeline::{Replay, ReplayWindow, SubscriptionState};
 
 pub(crate) use daily_totals::{DailyTotals, PeriodStats};
-pub(crate) use replays::{ReplayCache, ReplaySet};
+pub(crate) use replays::{ReplayCache, ReplaySet, replay_list};
 
 use crate::store::Store;
 use std::ops::Deref;

@@ -19,6 +19,12 @@ use std::sync::{Arc, Mutex};
 /// by the reports of a query.
 pub(crate) type ReplaySet = Arc<Records<CustomerId, Arc<Replay>>>;
 
+/// Every customer of a replay set with its replay, in customer id order:
+/// the list walks over runs of customers take.
+pub(crate) fn replay_list(set: &ReplaySet) -> Vec<(&CustomerId, &Replay)> {
+    set.iter().map(|(id, replay)| (id, &**replay)).collect()
+}
+
 /// The replays at the `as_of` instants of `window`. Replays depend only on the
 /// customer's records, the settings and the FX table: a write marks the
 /// customers it touches stale, and the next read replays only them; a

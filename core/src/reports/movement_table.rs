@@ -21,7 +21,7 @@ use super::scheduled::committed_changes;
 use super::series::Conversion;
 use crate::derive::Derived;
 use crate::derive::movements::{Movement, MovementKind, MovementSubtype, PlanList};
-use crate::derive::timeline::Replay;
+use crate::derive::replay_list;
 use crate::error::{Error, Result};
 use crate::ids::{CustomerId, PlanId};
 use crate::money::{Cents, Currency};
@@ -258,8 +258,7 @@ fn with_rows<T>(
     let replays = ledger.replays(as_of)?;
     let base = settings.base_currency;
     let customer_breakdown = breakdown.filter(|key| *key != "currency" && *key != "subtype");
-    let entries: Vec<(&CustomerId, &Replay)> =
-        replays.iter().map(|(id, replay)| (id, &**replay)).collect();
+    let entries = replay_list(&replays);
     // Customers are selected and their rows built independently: on every
     // core, in runs that keep the order (and the first error in it).
     let runs = fold_runs(&entries, Vec::new, |rows, &(customer_id, replay)| {

@@ -18,6 +18,7 @@ use super::partial::{Body, wrong_body};
 use super::runs::{fold_runs, joined};
 use crate::derive::Derived;
 use crate::derive::movements::{Movement, MovementKind, MovementSubtype, PlanList};
+use crate::derive::replay_list;
 use crate::derive::timeline::Replay;
 use crate::error::Result;
 use crate::ids::CustomerId;
@@ -538,8 +539,7 @@ fn fold_kept<'a, A: Send>(
 ) -> Result<Vec<A>> {
     let filter = CustomerFilter::from_params(ledger, params)?;
     let replays = ledger.replays(as_of)?;
-    let customers: Vec<(&CustomerId, &Replay)> =
-        replays.iter().map(|(id, replay)| (id, &**replay)).collect();
+    let customers = replay_list(&replays);
     fold_runs(&customers, start, |folded, &(id, replay)| {
         let Some(customer) = ledger.customer(id.as_str()) else {
             return Ok(());

@@ -12,9 +12,8 @@ use super::partial::Body;
 use super::partial::rows::{KeyPart, Row, Scalar, TopRows};
 use super::runs::{fold_runs, joined};
 use crate::derive::Derived;
-use crate::derive::timeline::Replay;
+use crate::derive::replay_list;
 use crate::error::Result;
-use crate::ids::CustomerId;
 use crate::model::Customer;
 use crate::money::{Cents, Currency, round_ratio};
 use crate::query::filters::{CustomerFilter, currency_filter};
@@ -58,8 +57,7 @@ pub(super) fn snapshot<'a>(
     let filter = CustomerFilter::from_params(ledger, params)?;
     let currencies = currency_filter(params)?;
     let replays = ledger.replays(at)?;
-    let replays: Vec<(&CustomerId, &Replay)> =
-        replays.iter().map(|(id, replay)| (id, &**replay)).collect();
+    let replays = replay_list(&replays);
     // Customers are read and converted on every core; the error answered
     // (a missing rate) is the first customer's in id order.
     let runs = fold_runs(&replays, Vec::new, |paying, &(id, replay)| {
