@@ -184,7 +184,7 @@ impl ScheduledView for ChurnScheduledMovements {
             Body::List(part) => Ok(Listing {
                 head: NoHead,
                 count: part.rows.count as usize,
-                list: part.rows.page_of::<ScheduledRow>(0, usize::MAX)?,
+                list: part.rows.into_page::<ScheduledRow>(0, usize::MAX)?,
             }
             .into()),
             other => Err(wrong_body(Self::NAME, &other)),
@@ -249,7 +249,7 @@ fn movements_part(
             key.extend(s.key().into_iter().skip(2).collect::<Vec<_>>());
             key.insert(2, KeyPart::int(s.movement.date.num_days_from_ce()));
             let written = row(ledger, s, Some(interval.align(s.movement.date, week_start)));
-            Row::new(key, &written)
+            Row::new(key, written)
         })
         .collect();
     Ok(ListPart {

@@ -9,7 +9,7 @@
 use super::ReportParams;
 use super::answer::{Listing, NoHead, ReportAnswer};
 use super::events::{Event, EventRequest, EventSource, Family, Span, Tally, selected_type};
-use super::partial::rows::{KeyPart, ListPart, Row, Scalar, TopRows};
+use super::partial::rows::{KeyPart, ListPart, ListValue, Row, Scalar, TopRows};
 use super::partial::{Body, wrong_body};
 use crate::derive::Derived;
 use crate::error::Result;
@@ -24,7 +24,7 @@ impl EventRequest<'_> {
     /// customer id, event id and the event's place in this ledger's list
     /// (which orders only events of one customer, so the same in every
     /// partition). [`detail_answer`] reads them back as the list.
-    pub fn detail_part<'e, T, R: Serialize>(
+    pub fn detail_part<'e, T, R: ListValue>(
         &self,
         events: Vec<Event<'e, T>>,
         kind: Option<&str>,
@@ -41,7 +41,7 @@ impl EventRequest<'_> {
                     KeyPart::text(&*e.id),
                     KeyPart::int(place as i64),
                 ];
-                Row::new(key, &row(e))
+                Row::new(key, row(e))
             })
             .collect();
         ListPart {
@@ -66,14 +66,14 @@ impl EventRequest<'_> {
 }
 
 /// A detail list of rows `R`: `{result: {count, list}}`.
-pub(crate) fn detail_answer<R>(part: &ListPart) -> Result<ReportAnswer>
+pub(crate) fn detail_answer<R>(part: ListPart) -> Result<ReportAnswer>
 where
-    R: Serialize + DeserializeOwned + Send + Sync + 'static,
+    R: ListValue + DeserializeOwned,
 {
     Ok(Listing {
         head: NoHead,
         count: part.rows.count as usize,
-        list: part.rows.page_of::<R>(0, usize::MAX)?,
+        list: part.rows.into_page::<R>(0, usize::MAX)?,
     }
     .into())
 }
@@ -194,15 +194,15 @@ pub(crate) fn detail_whole<'a, S: EventSource<'a>, R>(
     row: impl Fn(&Event<'a, S::Source>) -> R,
 ) -> Result<ReportAnswer>
 where
-    R: Serialize + DeserializeOwned + Send + Sync + 'static,
+    R: ListValue + DeserializeOwned,
 {
-    detail_answer::<R>(&detail_rows(
+    detail_answer::<R>(detail_rows(
         ledger, params, as_of, family, ONE_PERIOD, source, row,
     )?)
 }
 
 /// The rows of [`detail_whole`] in this ledger, as a list partial.
-pub(crate) fn detail_partial<'a, S: EventSource<'a>, R: Serialize>(
+pub(crate) fn detail_partial<'a, S: EventSource<'a>, R: ListValue>(
     ledger: &'a Derived<'a>,
     params: &ReportParams,
     as_of: DateTime<Utc>,
@@ -232,7 +232,7 @@ pub(crate) const ONE_PERIOD: Selection = Selection {
 };
 
 /// The rows of a `-detail` view in this ledger, as a list partial.
-pub(crate) fn detail_rows<'a, S: EventSource<'a>, R: Serialize>(
+pub(crate) fn detail_rows<'a, S: EventSource<'a>, R: ListValue>(
     ledger: &'a Derived<'a>,
     params: &ReportParams,
     as_of: DateTime<Utc>,
@@ -274,11 +274,11 @@ pub(crate) fn detail_finish<R>(
     body: Body,
 ) -> Result<ReportAnswer>
 where
-    R: Serialize + DeserializeOwned + Send + Sync + 'static,
+    R: ListValue + DeserializeOwned,
 {
     check_detail(shape, params, as_of, family, ONE_PERIOD)?;
     match body {
-        Body::List(part) => detail_answer::<R>(&part),
+        Body::List(part) => detail_answer::<R>(part),
         other => Err(wrong_body(report, &other)),
     }
 }

@@ -123,7 +123,7 @@ pub(super) fn partial(
         let total_base = ledger
             .fx()
             .convert(invoice.amount, invoice.currency, currency, day)?;
-        rows.push(Row::new(key, &invoice_row(ledger, invoice, total_base, tz)));
+        rows.push(Row::new(key, invoice_row(ledger, invoice, total_base, tz)));
     }
     let mut top = TopRows::new(rows, keep);
     top.count = count;
@@ -148,7 +148,7 @@ pub(super) fn finish(
     let Page { limit, offset } = Page::read(&q, usize::MAX, None)?;
     Ok(listing(
         part.rows.count as usize,
-        part.rows.page_of(offset, limit)?,
+        part.rows.into_page(offset, limit)?,
     ))
 }
 
@@ -163,7 +163,7 @@ fn listing(count: usize, list: Vec<InvoiceRow>) -> ReportAnswer {
 
 /// One listed invoice: amounts in cents of its `currency`, but
 /// `total_base_currency` in the report's; instants RFC 3339 (seconds).
-#[derive(Serialize, Deserialize)]
+#[derive(Clone, Serialize, Deserialize)]
 struct InvoiceRow {
     invoice_ref: String,
     invoice_number: Option<String>,
@@ -187,7 +187,7 @@ struct InvoiceRow {
 
 /// A line of a listed invoice (an invoice without lines shows one: its
 /// plan or type); instants RFC 3339 (seconds).
-#[derive(Serialize, Deserialize)]
+#[derive(Clone, Serialize, Deserialize)]
 pub(super) struct LineRow {
     description: Option<String>,
     amount: Cents,

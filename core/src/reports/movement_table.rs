@@ -48,7 +48,7 @@ struct Row<'a> {
 /// One listed movement: one customer, day and currency, with the period it
 /// falls in; `mrr_change` in the movement's currency, the base amount in
 /// the report's.
-#[derive(Serialize, Deserialize)]
+#[derive(Clone, Serialize, Deserialize)]
 pub(super) struct MovementRow {
     date: NaiveDate,
     movement_date: NaiveDate,
@@ -177,7 +177,7 @@ pub(super) fn partial(
         }
         let written: Vec<ListRow> = keyed
             .par_iter()
-            .map(|(key, row)| ListRow::new(key.clone(), &row_of(ledger, row)))
+            .map(|(key, row)| ListRow::new(key.clone(), row_of(ledger, row)))
             .collect();
         let mut top = TopRows::new(written, keep);
         top.count = count;
@@ -198,7 +198,7 @@ pub(super) fn finish(
     match body {
         Body::List(part) => Ok(listing(
             part.rows.count as usize,
-            part.rows.page_of(page.offset, page.limit)?,
+            part.rows.into_page(page.offset, page.limit)?,
         )),
         other => Err(wrong_body("movement-table", &other)),
     }

@@ -280,7 +280,7 @@ fn rest_of_day(
 /// One scheduled change as listed: `mrr_change` in cents of its
 /// `currency`, `mrr_change_base_currency` in the report's; `period` is the
 /// start of its period in the scheduled-churn list.
-#[derive(Serialize, Deserialize)]
+#[derive(Clone, Serialize, Deserialize)]
 pub(super) struct ScheduledRow {
     date: NaiveDate,
     currency: Currency,
@@ -424,7 +424,7 @@ fn cmrr_part(
         .sum();
     let rows: Vec<Row> = changes
         .iter()
-        .map(|s| Row::new(s.key(), &row(ledger, s, None)))
+        .map(|s| Row::new(s.key(), row(ledger, s, None)))
         .collect();
     let mut sums = vec![mrr_now.0, mrr_now.1, change, customers_change];
     sums.extend(KINDS.iter().map(|kind| by_kind(*kind)));
@@ -484,7 +484,7 @@ fn cmrr_value(req: &Request, part: SumsPart) -> Result<ReportAnswer> {
     let value = CmrrAnswer {
         currency: req.currency,
         summary,
-        scheduled: part.rows.page_of(0, usize::MAX)?,
+        scheduled: part.rows.into_page(0, usize::MAX)?,
     };
     Ok(Single {
         currency: Some(req.currency),

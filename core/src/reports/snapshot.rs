@@ -259,7 +259,7 @@ impl ConcentrationPart {
                         KeyPart::new(Scalar::Int((*mrr).into()), true),
                         KeyPart::text(customer.id.as_str()),
                     ],
-                    &(customer.id.as_str(), &customer.name, mrr),
+                    (customer.id.to_string(), customer.name.to_string(), *mrr),
                 )
             })
             .collect();
@@ -412,7 +412,7 @@ fn concentration_value(
     let mut cumulative: Cents = part.descending().take(page.offset).sum();
     let list = part
         .rows
-        .page_of::<(String, String, Cents)>(page.offset, page.limit)?
+        .into_page::<(String, String, Cents)>(page.offset, page.limit)?
         .into_iter()
         .enumerate()
         .map(|(i, (customer_id, customer_name, mrr))| {

@@ -220,7 +220,7 @@ impl<'a> EventSource<'a> for MoneyEvents {
 /// The detail row of a payment attempt, refund or discount: `amount` in
 /// cents of its `currency`, `amount_base_currency` in the report's; with
 /// `customer`, the invoice's `lines`.
-#[derive(Serialize, Deserialize)]
+#[derive(Clone, Serialize, Deserialize)]
 pub(crate) struct AttemptRow {
     date: String,
     customer_id: String,
@@ -402,9 +402,7 @@ pub(super) fn transactions_detail(
             });
         }
     }
-    detail_answer::<AttemptRow>(&transactions_detail_rows(
-        ledger, params, as_of, &customers,
-    )?)
+    detail_answer::<AttemptRow>(transactions_detail_rows(ledger, params, as_of, &customers)?)
 }
 
 /// The rows of `transactions-detail` in this ledger: `selected-date` and
@@ -493,7 +491,7 @@ pub(super) fn transactions_detail_finish(
     part.check_found(&customers)?;
     let selection = by_customer_selection(!customers.is_empty());
     check_detail(shape, params, as_of, &TRANSACTIONS, selection)?;
-    detail_answer::<AttemptRow>(&part)
+    detail_answer::<AttemptRow>(part)
 }
 
 #[cfg(test)]

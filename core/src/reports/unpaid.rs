@@ -188,7 +188,7 @@ fn unpaid_part(ledger: &Derived<'_>, request: &EventRequest, keep: usize) -> Res
                 KeyPart::text(invoice.customer_id.as_str()),
                 KeyPart::text(invoice.id()),
             ];
-            Row::new(key, &row)
+            Row::new(key, row)
         })
         .collect();
     Ok(SumsPart {
@@ -199,7 +199,7 @@ fn unpaid_part(ledger: &Derived<'_>, request: &EventRequest, keep: usize) -> Res
 
 /// One unpaid invoice: what it totals and what is still owed, in cents of
 /// its `currency`, and what is owed in the report's; how late it is.
-#[derive(Serialize, Deserialize)]
+#[derive(Clone, Serialize, Deserialize)]
 struct UnpaidRow {
     invoice_id: String,
     invoice_number: Option<String>,
@@ -271,7 +271,7 @@ fn unpaid_value(request: &EventRequest, part: SumsPart, page: Page) -> Result<Re
     Ok(Listing {
         head,
         count: count as usize,
-        list: part.rows.page_of::<UnpaidRow>(page.offset, page.limit)?,
+        list: part.rows.into_page::<UnpaidRow>(page.offset, page.limit)?,
     }
     .into())
 }

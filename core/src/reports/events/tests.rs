@@ -114,8 +114,8 @@ fn detail_lists_the_selected_period_newest_first() {
         event("2024-02-20", "paid", 500, "b"),
         event("2024-03-03", "paid", 100, "c"),
     ];
-    let rows = request.detail_part(events, Some("paid"), |e| e.id.clone());
-    let detail = crate::reports::event_parts::detail_answer::<String>(&rows).unwrap();
+    let rows = request.detail_part(events, Some("paid"), |e| e.id.to_string());
+    let detail = crate::reports::event_parts::detail_answer::<String>(rows).unwrap();
     assert_eq!(
         detail.into_json(),
         serde_json::json!({"result": {"count": 2, "list": ["b", "a"]}})

@@ -1,5 +1,5 @@
 //! A partial of a list report: the rows a partition contributes to the
-//! final page, already written, with the key that orders them.
+//! final page, with the key that orders them.
 //!
 //! A page of `limit` rows after `offset` holds only rows among the first
 //! `offset + limit` of the whole list, and each of those is among the first
@@ -8,13 +8,21 @@
 //! both. `count` adds up every row, kept or not. Keys must order rows
 //! totally (they end with unique tie-breakers), so the merge order never
 //! matters.
+//!
+//! Rows stay the values their report made until a partial is serialized
+//! (to be merged in another process), which writes them as JSON text; a
+//! report answered in one process hands its kept rows to the page as they
+//! are, never writing and reading them back.
 
 use crate::error::{Error, Result};
 use chrono::{DateTime, Utc};
 use serde::de::DeserializeOwned;
-use serde::{Deserialize, Serialize};
+use serde::{Deserialize, Deserializer, Serialize, Serializer};
+use std::any::Any;
+use std::borrow::Cow;
 use std::cmp::Ordering;
 use std::collections::BTreeSet;
+use std::fmt;
 
 /// One component of a row's sort key.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -68,21 +76,146 @@ impl Ord for KeyPart {
     }
 }
 
-/// A written row and its sort key.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+/// A list row and its sort key.
+#[derive(Clone)]
 pub struct Row {
     pub key: Vec<KeyPart>,
-    /// The row's JSON text.
-    pub json: String,
+    value: RowValue,
+}
+
+/// A row as its report made it, or as the JSON text a serialized partial
+/// held.
+enum RowValue {
+    Typed(Box<dyn TypedRow>),
+    Written(String),
+}
+
+/// What a report's list rows are: values written as JSON only when their
+/// partial is serialized.
+pub trait ListValue: Serialize + Clone + Send + Sync + 'static {}
+
+impl<T: Serialize + Clone + Send + Sync + 'static> ListValue for T {}
+
+/// A report's row type, held without naming it: written out when its
+/// partial is serialized, taken back as itself for the page.
+trait TypedRow: Send + Sync {
+    fn to_json(&self) -> String;
+    fn as_any(&self) -> &dyn Any;
+    fn into_any(self: Box<Self>) -> Box<dyn Any>;
+    fn clone_box(&self) -> Box<dyn TypedRow>;
+}
+
+impl<T: ListValue> TypedRow for T {
+    fn to_json(&self) -> String {
+        serde_json::to_string(self).expect("report rows have text keys")
+    }
+
+    fn as_any(&self) -> &dyn Any {
+        self
+    }
+
+    fn into_any(self: Box<Self>) -> Box<dyn Any> {
+        self
+    }
+
+    fn clone_box(&self) -> Box<dyn TypedRow> {
+        Box::new(self.clone())
+    }
+}
+
+impl Clone for RowValue {
+    fn clone(&self) -> Self {
+        match self {
+            RowValue::Typed(row) => RowValue::Typed(row.clone_box()),
+            RowValue::Written(json) => RowValue::Written(json.clone()),
+        }
+    }
 }
 
 impl Row {
-    /// The row `value` (a report's row struct, or JSON) written out.
-    pub fn new<T: Serialize + ?Sized>(key: Vec<KeyPart>, value: &T) -> Row {
+    /// The row `value` (a report's row struct) with its sort key.
+    pub fn new(key: Vec<KeyPart>, value: impl ListValue) -> Row {
         Row {
             key,
-            json: serde_json::to_string(value).expect("report rows have text keys"),
+            value: RowValue::Typed(Box::new(value)),
         }
+    }
+
+    /// The row's JSON text.
+    pub fn json(&self) -> Cow<'_, str> {
+        match &self.value {
+            RowValue::Typed(row) => Cow::Owned(row.to_json()),
+            RowValue::Written(json) => Cow::Borrowed(json),
+        }
+    }
+
+    /// The row as the report's row type `T`: itself when the report made it
+    /// as a `T`, else read from its JSON text; text that does not read as
+    /// a `T` is [`Error::MalformedPartial`].
+    fn into_value<T: DeserializeOwned + 'static>(self) -> Result<T> {
+        let malformed = |reason: String| Error::MalformedPartial {
+            reason: format!("a list row does not read: {reason}"),
+        };
+        let json = match self.value {
+            RowValue::Typed(row) if row.as_any().is::<T>() => {
+                return match row.into_any().downcast::<T>() {
+                    Ok(value) => Ok(*value),
+                    Err(_) => Err(malformed("it is not of the report's row type".into())),
+                };
+            }
+            RowValue::Typed(row) => {
+                debug_assert!(false, "a report reads its rows as another type");
+                row.to_json()
+            }
+            RowValue::Written(json) => json,
+        };
+        serde_json::from_str(&json).map_err(|e| malformed(e.to_string()))
+    }
+}
+
+/// How a row crosses a process: its key and its JSON text.
+#[derive(Serialize, Deserialize)]
+#[serde(rename = "Row")]
+struct WrittenRow<'a> {
+    key: Cow<'a, [KeyPart]>,
+    json: Cow<'a, str>,
+}
+
+impl Serialize for Row {
+    fn serialize<S: Serializer>(&self, serializer: S) -> std::result::Result<S::Ok, S::Error> {
+        WrittenRow {
+            key: Cow::Borrowed(&self.key),
+            json: self.json(),
+        }
+        .serialize(serializer)
+    }
+}
+
+impl<'de> Deserialize<'de> for Row {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> std::result::Result<Row, D::Error> {
+        let WrittenRow { key, json } = WrittenRow::deserialize(deserializer)?;
+        Ok(Row {
+            key: key.into_owned(),
+            value: RowValue::Written(json.into_owned()),
+        })
+    }
+}
+
+/// Rows are equal when their keys and JSON texts are, however each is held.
+impl PartialEq for Row {
+    fn eq(&self, other: &Row) -> bool {
+        self.key == other.key && self.json() == other.json()
+    }
+}
+
+impl Eq for Row {}
+
+impl fmt::Debug for Row {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Row")
+            .field("key", &self.key)
+            .field("json", &self.json())
+            .finish()
     }
 }
 
@@ -141,19 +274,19 @@ impl TopRows {
         }
     }
 
-    /// The rows after the first `offset`, at most `limit` of them, read
-    /// back as the report's rows `T`; a row that does not read is
+    /// The rows after the first `offset`, at most `limit` of them, as the
+    /// report's rows `T`; a written row that does not read is
     /// [`Error::MalformedPartial`].
-    pub fn page_of<T: DeserializeOwned>(&self, offset: usize, limit: usize) -> Result<Vec<T>> {
+    pub fn into_page<T: DeserializeOwned + 'static>(
+        self,
+        offset: usize,
+        limit: usize,
+    ) -> Result<Vec<T>> {
         self.rows
-            .iter()
+            .into_iter()
             .skip(offset)
             .take(limit)
-            .map(|row| {
-                serde_json::from_str(&row.json).map_err(|e| Error::MalformedPartial {
-                    reason: format!("a list row does not read: {e}"),
-                })
-            })
+            .map(Row::into_value)
             .collect()
     }
 }
