@@ -5,7 +5,6 @@
 
 use serde::Serialize;
 use serde::ser::SerializeMap;
-use std::fmt::Write;
 
 /// Custom variables in the order their keys first appeared. Keys are
 /// distinct (a later value for a key replaces the earlier one in its place);
@@ -47,10 +46,12 @@ impl CustomVariables {
             return Some(CustomVariables::default());
         }
         let mut encoded = String::with_capacity(length + 4 * distinct.len());
+        let mut digits = itoa::Buffer::new();
         for (key, value) in &distinct {
             for part in [key.as_ref(), value.as_ref()] {
-                // Writing to a `String` cannot fail.
-                let _ = write!(encoded, "{}:{part}", part.len());
+                encoded.push_str(digits.format(part.len()));
+                encoded.push(':');
+                encoded.push_str(part);
             }
         }
         Some(CustomVariables {
