@@ -2053,6 +2053,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description The Accept header refuses the one type the answer comes in */
+            406: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description The path and query are over the limit of 65534 bytes */
             414: {
                 headers: {
@@ -2102,6 +2111,15 @@ export interface operations {
             };
             /** @description Method not allowed on this path */
             405: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The Accept header refuses the one type the answer comes in */
+            406: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -2165,6 +2183,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description The Accept header refuses the one type the answer comes in */
+            406: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description The path and query are over the limit of 65534 bytes */
             414: {
                 headers: {
@@ -2214,6 +2241,15 @@ export interface operations {
             };
             /** @description Method not allowed on this path */
             405: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The Accept header refuses the one type the answer comes in */
+            406: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -2320,6 +2356,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description The Accept header refuses the one type the answer comes in */
+            406: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description The path and query are over the limit of 65534 bytes */
             414: {
                 headers: {
@@ -2414,6 +2459,15 @@ export interface operations {
             };
             /** @description Method not allowed on this path */
             405: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The Accept header refuses the one type the answer comes in */
+            406: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -2564,6 +2618,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description The Accept header refuses the one type the answer comes in */
+            406: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description The body did not arrive within the body timeout (30 s unless set) */
             408: {
                 headers: {
@@ -2701,6 +2764,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description The Accept header refuses the one type the answer comes in */
+            406: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description The path and query are over the limit of 65534 bytes */
             414: {
                 headers: {
@@ -2802,6 +2874,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description The Accept header refuses the one type the answer comes in */
+            406: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description The path and query are over the limit of 65534 bytes */
             414: {
                 headers: {
@@ -2896,6 +2977,15 @@ export interface operations {
             };
             /** @description Method not allowed on this path */
             405: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The Accept header refuses the one type the answer comes in */
+            406: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -3031,6 +3121,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description The Accept header refuses the one type the answer comes in */
+            406: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description The path and query are over the limit of 65534 bytes */
             414: {
                 headers: {
@@ -3136,6 +3235,15 @@ export interface operations {
             };
             /** @description Method not allowed on this path */
             405: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The Accept header refuses the one type the answer comes in */
+            406: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -3252,6 +3360,15 @@ export interface operations {
             };
             /** @description Method not allowed on this path */
             405: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The Accept header refuses the one type the answer comes in */
+            406: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -3407,6 +3524,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description The Accept header refuses the one type the answer comes in */
+            406: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description The write conflicts with stored records */
             409: {
                 headers: {
@@ -3531,6 +3657,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description The Accept header refuses the one type the answer comes in */
+            406: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description The path and query are over the limit of 65534 bytes */
             414: {
                 headers: {
@@ -3640,6 +3775,15 @@ export interface operations {
             };
             /** @description Method not allowed on this path */
             405: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The Accept header refuses the one type the answer comes in */
+            406: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -3795,6 +3939,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description The Accept header refuses the one type the answer comes in */
+            406: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description The path and query are over the limit of 65534 bytes */
             414: {
                 headers: {
@@ -3904,6 +4057,15 @@ export interface operations {
             };
             /** @description Method not allowed on this path */
             405: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The Accept header refuses the one type the answer comes in */
+            406: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -4059,6 +4221,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description The Accept header refuses the one type the answer comes in */
+            406: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description The write conflicts with stored records */
             409: {
                 headers: {
@@ -4183,6 +4354,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description The Accept header refuses the one type the answer comes in */
+            406: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description The path and query are over the limit of 65534 bytes */
             414: {
                 headers: {
@@ -4290,6 +4470,15 @@ export interface operations {
             };
             /** @description Method not allowed on this path */
             405: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The Accept header refuses the one type the answer comes in */
+            406: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -4445,6 +4634,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description The Accept header refuses the one type the answer comes in */
+            406: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description The path and query are over the limit of 65534 bytes */
             414: {
                 headers: {
@@ -4554,6 +4752,15 @@ export interface operations {
             };
             /** @description Method not allowed on this path */
             405: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The Accept header refuses the one type the answer comes in */
+            406: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -4709,6 +4916,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description The Accept header refuses the one type the answer comes in */
+            406: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description The write conflicts with stored records */
             409: {
                 headers: {
@@ -4835,6 +5051,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description The Accept header refuses the one type the answer comes in */
+            406: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description The path and query are over the limit of 65534 bytes */
             414: {
                 headers: {
@@ -4944,6 +5169,15 @@ export interface operations {
             };
             /** @description Method not allowed on this path */
             405: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The Accept header refuses the one type the answer comes in */
+            406: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -5099,6 +5333,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description The Accept header refuses the one type the answer comes in */
+            406: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description The path and query are over the limit of 65534 bytes */
             414: {
                 headers: {
@@ -5208,6 +5451,15 @@ export interface operations {
             };
             /** @description Method not allowed on this path */
             405: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The Accept header refuses the one type the answer comes in */
+            406: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -5363,6 +5615,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description The Accept header refuses the one type the answer comes in */
+            406: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description The write conflicts with stored records */
             409: {
                 headers: {
@@ -5487,6 +5748,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description The Accept header refuses the one type the answer comes in */
+            406: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description The path and query are over the limit of 65534 bytes */
             414: {
                 headers: {
@@ -5596,6 +5866,15 @@ export interface operations {
             };
             /** @description Method not allowed on this path */
             405: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The Accept header refuses the one type the answer comes in */
+            406: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -5751,6 +6030,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description The Accept header refuses the one type the answer comes in */
+            406: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description The path and query are over the limit of 65534 bytes */
             414: {
                 headers: {
@@ -5860,6 +6148,15 @@ export interface operations {
             };
             /** @description Method not allowed on this path */
             405: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The Accept header refuses the one type the answer comes in */
+            406: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -6015,6 +6312,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description The Accept header refuses the one type the answer comes in */
+            406: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description The write conflicts with stored records */
             409: {
                 headers: {
@@ -6139,6 +6445,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description The Accept header refuses the one type the answer comes in */
+            406: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description The path and query are over the limit of 65534 bytes */
             414: {
                 headers: {
@@ -6246,6 +6561,15 @@ export interface operations {
             };
             /** @description Method not allowed on this path */
             405: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The Accept header refuses the one type the answer comes in */
+            406: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -6410,6 +6734,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description The Accept header refuses the one type the answer comes in */
+            406: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description The body did not arrive within the body timeout (30 s unless set) */
             408: {
                 headers: {
@@ -6563,6 +6896,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description The Accept header refuses the one type the answer comes in */
+            406: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description The path and query are over the limit of 65534 bytes */
             414: {
                 headers: {
@@ -6682,6 +7024,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description The Accept header refuses the one type the answer comes in */
+            406: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description The path and query are over the limit of 65534 bytes */
             414: {
                 headers: {
@@ -6787,6 +7138,15 @@ export interface operations {
             };
             /** @description Method not allowed on this path */
             405: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The Accept header refuses the one type the answer comes in */
+            406: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -6949,6 +7309,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description The Accept header refuses the one type the answer comes in */
+            406: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description The path and query are over the limit of 65534 bytes */
             414: {
                 headers: {
@@ -7056,6 +7425,15 @@ export interface operations {
             };
             /** @description Method not allowed on this path */
             405: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The Accept header refuses the one type the answer comes in */
+            406: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -7209,6 +7587,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description The Accept header refuses the one type the answer comes in */
+            406: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description The path and query are over the limit of 65534 bytes */
             414: {
                 headers: {
@@ -7316,6 +7703,15 @@ export interface operations {
             };
             /** @description Method not allowed on this path */
             405: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The Accept header refuses the one type the answer comes in */
+            406: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -7469,6 +7865,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description The Accept header refuses the one type the answer comes in */
+            406: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description The path and query are over the limit of 65534 bytes */
             414: {
                 headers: {
@@ -7572,6 +7977,15 @@ export interface operations {
             };
             /** @description Method not allowed on this path */
             405: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The Accept header refuses the one type the answer comes in */
+            406: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -7686,6 +8100,15 @@ export interface operations {
             };
             /** @description Method not allowed on this path */
             405: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The Accept header refuses the one type the answer comes in */
+            406: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -7839,6 +8262,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description The Accept header refuses the one type the answer comes in */
+            406: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description The path and query are over the limit of 65534 bytes */
             414: {
                 headers: {
@@ -7946,6 +8378,15 @@ export interface operations {
             };
             /** @description Method not allowed on this path */
             405: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The Accept header refuses the one type the answer comes in */
+            406: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -8101,6 +8542,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description The Accept header refuses the one type the answer comes in */
+            406: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description The write conflicts with stored records */
             409: {
                 headers: {
@@ -8220,6 +8670,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description The Accept header refuses the one type the answer comes in */
+            406: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description The path and query are over the limit of 65534 bytes */
             414: {
                 headers: {
@@ -8327,6 +8786,15 @@ export interface operations {
             };
             /** @description Method not allowed on this path */
             405: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The Accept header refuses the one type the answer comes in */
+            406: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -8480,6 +8948,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description The Accept header refuses the one type the answer comes in */
+            406: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description The path and query are over the limit of 65534 bytes */
             414: {
                 headers: {
@@ -8583,6 +9060,15 @@ export interface operations {
             };
             /** @description Method not allowed on this path */
             405: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The Accept header refuses the one type the answer comes in */
+            406: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -8700,6 +9186,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description The Accept header refuses the one type the answer comes in */
+            406: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description The path and query are over the limit of 65534 bytes */
             414: {
                 headers: {
@@ -8807,6 +9302,15 @@ export interface operations {
             };
             /** @description Method not allowed on this path */
             405: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The Accept header refuses the one type the answer comes in */
+            406: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -8971,6 +9475,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description The Accept header refuses the one type the answer comes in */
+            406: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description The write conflicts with stored records */
             409: {
                 headers: {
@@ -9090,6 +9603,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description The Accept header refuses the one type the answer comes in */
+            406: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description The path and query are over the limit of 65534 bytes */
             414: {
                 headers: {
@@ -9197,6 +9719,15 @@ export interface operations {
             };
             /** @description Method not allowed on this path */
             405: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The Accept header refuses the one type the answer comes in */
+            406: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -9361,6 +9892,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description The Accept header refuses the one type the answer comes in */
+            406: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description The write conflicts with stored records */
             409: {
                 headers: {
@@ -9470,6 +10010,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description The Accept header refuses the one type the answer comes in */
+            406: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description The body did not arrive within the body timeout (30 s unless set) */
             408: {
                 headers: {
@@ -9564,6 +10113,15 @@ export interface operations {
             };
             /** @description Method not allowed on this path */
             405: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The Accept header refuses the one type the answer comes in */
+            406: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -9930,6 +10488,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description The Accept header refuses the one type the answer comes in */
+            406: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description The path and query are over the limit of 65534 bytes */
             414: {
                 headers: {
@@ -10037,6 +10604,15 @@ export interface operations {
             };
             /** @description Method not allowed on this path */
             405: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The Accept header refuses the one type the answer comes in */
+            406: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -10190,6 +10766,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description The Accept header refuses the one type the answer comes in */
+            406: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description The path and query are over the limit of 65534 bytes */
             414: {
                 headers: {
@@ -10295,6 +10880,15 @@ export interface operations {
             };
             /** @description Method not allowed on this path */
             405: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The Accept header refuses the one type the answer comes in */
+            406: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -10414,6 +11008,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description The Accept header refuses the one type the answer comes in */
+            406: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description The path and query are over the limit of 65534 bytes */
             414: {
                 headers: {
@@ -10523,6 +11126,15 @@ export interface operations {
             };
             /** @description Method not allowed on this path */
             405: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The Accept header refuses the one type the answer comes in */
+            406: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -10678,6 +11290,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description The Accept header refuses the one type the answer comes in */
+            406: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description The write conflicts with stored records */
             409: {
                 headers: {
@@ -10796,6 +11417,15 @@ export interface operations {
             };
             /** @description Method not allowed on this path */
             405: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The Accept header refuses the one type the answer comes in */
+            406: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -10956,6 +11586,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description The Accept header refuses the one type the answer comes in */
+            406: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description The path and query are over the limit of 65534 bytes */
             414: {
                 headers: {
@@ -11062,6 +11701,15 @@ export interface operations {
             };
             /** @description Method not allowed on this path */
             405: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The Accept header refuses the one type the answer comes in */
+            406: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -11219,6 +11867,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description The Accept header refuses the one type the answer comes in */
+            406: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description The body did not arrive within the body timeout (30 s unless set) */
             408: {
                 headers: {
@@ -11329,6 +11986,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description The Accept header refuses the one type the answer comes in */
+            406: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description The path and query are over the limit of 65534 bytes */
             414: {
                 headers: {
@@ -11418,6 +12084,15 @@ export interface operations {
             };
             /** @description Method not allowed on this path */
             405: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The Accept header refuses the one type the answer comes in */
+            406: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -11562,6 +12237,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description The Accept header refuses the one type the answer comes in */
+            406: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description The write conflicts with stored records */
             409: {
                 headers: {
@@ -11683,6 +12367,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description The Accept header refuses the one type the answer comes in */
+            406: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description The invitation is no longer pending, or the email is taken */
             409: {
                 headers: {
@@ -11792,6 +12485,15 @@ export interface operations {
             };
             /** @description Method not allowed on this path */
             405: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The Accept header refuses the one type the answer comes in */
+            406: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -11931,6 +12633,15 @@ export interface operations {
             };
             /** @description Method not allowed on this path */
             405: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The Accept header refuses the one type the answer comes in */
+            406: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -71,6 +71,14 @@ impl Doc {
         self
     }
 
+    /// Whether the endpoint answers in several formats, chosen by `format`
+    /// or the `Accept` header (reports and the movements).
+    pub fn offers_formats(&self) -> bool {
+        self.query
+            .iter()
+            .any(|name| *name == "format" || *name == "format/movements")
+    }
+
     pub const fn free_query(mut self) -> Doc {
         self.free_query = true;
         self
@@ -249,16 +257,12 @@ pub fn document() -> Value {
             responses.insert("502".into(), error("The payment platform failed"));
         }
         responses.insert("405".into(), error("Method not allowed on this path"));
-        if doc
-            .query
-            .iter()
-            .any(|name| *name == "format" || *name == "format/movements")
-        {
-            responses.insert(
-                "406".into(),
-                error("The Accept header refuses every format the answer comes in"),
-            );
-        }
+        let refused = if doc.offers_formats() {
+            "The Accept header refuses every format the answer comes in"
+        } else {
+            "The Accept header refuses the one type the answer comes in"
+        };
+        responses.insert("406".into(), error(refused));
         if method != "get" && !doc.missing_id {
             responses.insert(
                 "409".into(),

@@ -1,5 +1,6 @@
 //! Every rejection is a JSON `{error, code}` with an honest status: bad
-//! bytes in paths and queries, path tricks, wrong methods.
+//! bytes in paths and queries, path tricks, wrong methods, an `Accept`
+//! header that refuses what a route answers in.
 
 mod common;
 
@@ -121,4 +122,57 @@ fn health_and_openapi_are_public_with_and_without_v1() {
         assert_eq!(status, 200);
         assert_eq!(body["openapi"], "3.0.3");
     }
+}
+
+/// A route that answers in one type refuses an `Accept` header that
+/// refuses it; a header that takes it (or any type) gets the answer, and
+/// an unknown path is still a 404.
+#[test]
+fn a_route_answering_one_type_refuses_an_accept_header_without_it() {
+    let server = Server::start();
+    let refused = |media: &str| {
+        json!({"error": format!("header `Accept` does not accept {media}, the one type this answers in"),
+               "code": "not_acceptable"})
+    };
+    for (path, accept, media) in [
+        ("/data/customers", "text/csv", "application/json"),
+        (
+            "/v1/health",
+            "application/json;q=0, text/html",
+            "application/json",
+        ),
+        ("/docs", "application/json", "text/html"),
+    ] {
+        let (status, content_type, body) =
+            server.send("GET", path, &[("Accept", accept)], Vec::new());
+        let body: serde_json::Value = serde_json::from_slice(&body).unwrap();
+        assert_eq!(
+            (status, content_type.as_str(), body),
+            (406, "application/json", refused(media)),
+            "{path}"
+        );
+    }
+    for (path, accept, answered) in [
+        (
+            "/data/customers",
+            "text/html, application/xhtml+xml, */*;q=0.8",
+            "application/json",
+        ),
+        ("/v1/health", "application/*", "application/json"),
+        ("/docs", "text/html", "text/html; charset=utf-8"),
+        (
+            "/openapi.json",
+            "application/json, text/plain, */*",
+            "application/json",
+        ),
+    ] {
+        let (status, content_type, _) = server.send("GET", path, &[("Accept", accept)], Vec::new());
+        assert_eq!(
+            (status, content_type.as_str()),
+            (200, answered),
+            "{path} with {accept}"
+        );
+    }
+    let (status, _, body) = server.send("GET", "/nowhere", &[("Accept", "text/csv")], Vec::new());
+    assert_eq!(status, 404, "{}", String::from_utf8_lossy(&body));
 }

@@ -35,28 +35,7 @@ fn send_for_bytes(
     headers: &[(&str, &str)],
     body: Vec<u8>,
 ) -> (u16, String, Vec<u8>) {
-    let agent: ureq::Agent = ureq::Agent::config_builder()
-        .http_status_as_error(false)
-        .build()
-        .into();
-    let mut request = ureq::http::Request::builder()
-        .method(method)
-        .uri(format!("{}{}", server.base, path))
-        .header("Authorization", format!("Bearer {OWNER_KEY}"));
-    for (name, value) in headers {
-        request = request.header(*name, *value);
-    }
-    let mut response = agent
-        .run(request.body(body).expect("request"))
-        .expect("the server answers");
-    let content_type = response
-        .headers()
-        .get("content-type")
-        .and_then(|v| v.to_str().ok())
-        .unwrap_or_default()
-        .to_string();
-    let body = response.body_mut().read_to_vec().unwrap_or_default();
-    (response.status().as_u16(), content_type, body)
+    server.send(method, path, headers, body)
 }
 
 fn invoices() -> Vec<Value> {

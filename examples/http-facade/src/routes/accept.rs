@@ -9,7 +9,10 @@
 //! error naming it.
 
 use crate::error::ApiError;
+use axum::extract::Request;
 use axum::http::{HeaderMap, header};
+use axum::middleware::Next;
+use axum::response::{IntoResponse, Response};
 
 /// A media range of the header, in the order given.
 #[derive(Debug, PartialEq, Eq)]
@@ -74,6 +77,22 @@ impl Accept {
         Ok(weighed
             .max_by_key(|(rank, _)| *rank)
             .map(|(_, offer)| offer))
+    }
+}
+
+/// Runs the request when its `Accept` header (if any) takes `media`, the
+/// one type the endpoint answers in; else answers 406 naming that type (an
+/// unreadable header is a 400).
+pub async fn answers_only(media: &'static str, request: Request, next: Next) -> Response {
+    let accepted = Accept::of(request.headers())
+        .and_then(|accept| accept.map_or(Ok(Some(())), |accept| accept.preferred(&[((), media)])));
+    match accepted {
+        Ok(Some(())) => next.run(request).await,
+        Ok(None) => ApiError::NotAcceptable(format!(
+            "header `Accept` does not accept {media}, the one type this answers in"
+        ))
+        .into_response(),
+        Err(error) => error.into_response(),
     }
 }
 

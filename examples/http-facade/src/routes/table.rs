@@ -55,6 +55,18 @@ impl Routes {
         handler: MethodRouter<Arc<AppState>>,
         doc: Doc,
     ) -> Routes {
+        // An endpoint that answers in one media type refuses a request
+        // whose `Accept` refuses it; one that offers formats weighs the
+        // header itself.
+        let handler = if doc.offers_formats() {
+            handler
+        } else {
+            let media = crate::openapi::operation(method, path)
+                .map_or("application/json", |operation| operation.media_type);
+            handler.route_layer(axum::middleware::from_fn(move |request, next| {
+                super::accept::answers_only(media, request, next)
+            }))
+        };
         // Who calls is checked before the handler reads anything.
         let access = doc.access;
         let handler = handler.route_layer(axum::middleware::from_fn(move |request, next| {

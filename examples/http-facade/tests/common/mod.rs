@@ -200,6 +200,36 @@ impl Server {
         (status, serde_json::from_str(&text).unwrap_or(Value::Null))
     }
 
+    /// Sends `body` with the owner key and the given headers; returns the
+    /// status, the content type and the body's bytes.
+    pub fn send(
+        &self,
+        method: &str,
+        path: &str,
+        headers: &[(&str, &str)],
+        body: Vec<u8>,
+    ) -> (u16, String, Vec<u8>) {
+        let mut request = ureq::http::Request::builder()
+            .method(method)
+            .uri(format!("{}{}", self.base, path))
+            .header("Authorization", format!("Bearer {OWNER_KEY}"));
+        for (name, value) in headers {
+            request = request.header(*name, *value);
+        }
+        let mut response = self
+            .agent
+            .run(request.body(body).expect("request"))
+            .expect("the server answers");
+        let content_type = response
+            .headers()
+            .get("content-type")
+            .and_then(|v| v.to_str().ok())
+            .unwrap_or_default()
+            .to_string();
+        let body = response.body_mut().read_to_vec().unwrap_or_default();
+        (response.status().as_u16(), content_type, body)
+    }
+
     pub fn get(&self, path: &str) -> (u16, Value) {
         self.call("GET", path, Some(OWNER_KEY), None)
     }
