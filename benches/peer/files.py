@@ -6,8 +6,10 @@ read and reported by `submetrics local` (one process per run: read, build,
 the monthly `mrr` report over the whole history), by DuckDB (its own
 readers, then the monthly movements of movements.sql) and by Polars (its
 own readers, then the same movements in its lazy expression API,
-movements_polars.py). Asserts that submetrics gives the same monthly
-numbers from every format, DuckDB and Polars the same rows from every
+movements_polars.py), and submetrics once more on the Parquet set with its
+invoices in date order (as billing platforms export them; the generator
+writes them customer by customer). Asserts that submetrics gives the same
+monthly numbers from every format and order, DuckDB and Polars the same rows from every
 format and as each other, and submetrics' own movements (listed by one
 more, untimed run) the same rows grouped as theirs. Prints a Markdown
 table and the JSON of every measure.
@@ -62,6 +64,20 @@ def to_parquet(jsonl: pathlib.Path, parquet: pathlib.Path) -> None:
         else:
             source = f"read_json('{path}', format='newline_delimited')"
         con.execute(f"COPY (SELECT * FROM {source}) TO '{target}' (FORMAT parquet, COMPRESSION snappy)")
+
+
+def to_parquet_by_date(parquet: pathlib.Path, dated: pathlib.Path) -> None:
+    """The Parquet set with its invoices in date order (then id), as billing
+    platforms export them; the generator writes them customer by customer."""
+    dated.mkdir(parents=True, exist_ok=True)
+    for path in sorted(parquet.glob("*.parquet")):
+        if path.stem == "invoices":
+            duckdb.connect().execute(
+                f"COPY (SELECT * FROM read_parquet('{path}') ORDER BY invoice_date, id) "
+                f"TO '{dated / path.name}' (FORMAT parquet, COMPRESSION snappy)"
+            )
+        else:
+            (dated / path.name).write_bytes(path.read_bytes())
 
 
 def to_csv(jsonl: pathlib.Path, csv: pathlib.Path) -> None:
@@ -166,6 +182,8 @@ def main() -> None:
     as_of = generate(generator, count, dirs["jsonl"], "jsonl")
     to_csv(dirs["jsonl"], dirs["csv"])
     to_parquet(dirs["jsonl"], dirs["parquet"])
+    by_date = work / "parquet-by-date"
+    to_parquet_by_date(dirs["parquet"], by_date)
     end = as_of[:10]
     period = f"{int(end[:4]) - 4}{end[5:7]}01-{end.replace('-', '')}"
     results = {}
@@ -175,8 +193,10 @@ def main() -> None:
             "duckdb": duck(directory, fmt, as_of),
             "polars": polars_movements(directory, fmt, as_of),
         }
+    dated = submetrics(binary, by_date, as_of, period)
     months = {fmt: r["submetrics"]["months"] for fmt, r in results.items()}
     assert months["jsonl"] == months["csv"] == months["parquet"], "submetrics: the same months from every format"
+    assert dated["months"] == months["parquet"], "submetrics: the same months from invoices in date order"
     rows = {fmt: sorted(r["duckdb"]["rows"]) for fmt, r in results.items()}
     assert rows["jsonl"] == rows["csv"] == rows["parquet"], "DuckDB: the same rows from every format"
     for fmt, r in results.items():
@@ -194,7 +214,15 @@ def main() -> None:
             f"{s['invoices'] / s['load_s'] / 1e6:.2f}M | {d['load_s'] + d['query_s']:.2f} s "
             f"({d['load_s']:.2f} + {d['query_s']:.2f}) | {p['load_s'] + p['query_s']:.2f} s ({p['load_s']:.2f} + {p['query_s']:.2f}) |"
         )
+    print(
+        f"| parquet, invoices in date order | {dated['wall_s']:.2f} s | {dated['load_s']:.2f} / {dated['compute_s']:.3f} s | "
+        f"{dated['invoices'] / dated['load_s'] / 1e6:.2f}M | | |"
+    )
+    del dated["months"]
+    results["parquet-by-date"] = {"submetrics": dated}
     for r in results.values():
+        if "duckdb" not in r:
+            continue
         del r["duckdb"]["rows"]
         del r["polars"]["rows"]
         del r["submetrics"]["months"]
