@@ -142,7 +142,7 @@ impl Row {
     }
 
     /// The row's JSON text.
-    pub fn json(&self) -> Cow<'_, str> {
+    fn json(&self) -> Cow<'_, str> {
         match &self.value {
             RowValue::Typed(row) => Cow::Owned(row.to_json()),
             RowValue::Written(json) => Cow::Borrowed(json),
