@@ -77,6 +77,44 @@ fn add_position(list: &mut PositionList, invoices: &InvoiceTable, position: u32)
     }
 }
 
+/// Batches adding at least this many positions add them on every core.
+/// Unit tests lower it (and the lists per task) so their small batches
+/// take both ways.
+const PARALLEL_ADDITIONS: usize = if cfg!(test) { 8 } else { 4096 };
+
+/// The lists of one task of [`add_positions`]: a task's lists are
+/// contiguous, so tasks own disjoint ranges of them.
+const LISTS_PER_TASK: usize = if cfg!(test) { 2 } else { 4096 };
+
+/// Adds each `(customer index, position)` of `added` to that customer's
+/// list, every customer's in the order given. The additions are sorted by
+/// customer first (stably) and a large batch works on every core, each
+/// core on its own range of customers: invoices in date order name another
+/// customer nearly every time, and going through the lists in order keeps
+/// their reads from stalling one after the other.
+fn add_positions(
+    lists: &mut [PositionList],
+    invoices: &InvoiceTable,
+    mut added: Vec<(usize, u32)>,
+) {
+    added.sort_by_key(|&(owner, _)| owner);
+    let add_range = |first: usize, lists: &mut [PositionList]| {
+        let start = added.partition_point(|&(owner, _)| owner < first);
+        let end = added.partition_point(|&(owner, _)| owner < first + lists.len());
+        for &(owner, position) in &added[start..end] {
+            add_position(&mut lists[owner - first], invoices, position);
+        }
+    };
+    if added.len() < PARALLEL_ADDITIONS {
+        add_range(0, lists);
+        return;
+    }
+    lists
+        .par_chunks_mut(LISTS_PER_TASK)
+        .enumerate()
+        .for_each(|(task, lists)| add_range(task * LISTS_PER_TASK, lists));
+}
+
 impl Store {
     /// Upserts invoices: each is validated on its own and against the
     /// stored customers and plans; the touched customers go stale.
@@ -182,6 +220,10 @@ impl Store {
         } = self;
         let mut plan_uses = PlanUses::new(invoices_by_plan);
         let mut owners = owners.into_iter();
+        // (customer index, position) of each invoice for its customer's
+        // list, added once the batch is stored (before a removal from a
+        // list, so that the lists change in the batch's order).
+        let mut added: Vec<(usize, u32)> = Vec::with_capacity(checked.len());
         invoices.insert_batch(checked, |invoices, position, replaced| {
             let owner = owners.next();
             let Some(invoice) = invoices.at(position) else {
@@ -197,6 +239,7 @@ impl Store {
                 if replaced.customer_id == invoice.customer_id {
                     return;
                 }
+                add_positions(invoices_by_customer, invoices, std::mem::take(&mut added));
                 if let Some(list) = customers
                     .get_index_of(&replaced.customer_id)
                     .and_then(|former| invoices_by_customer.get_mut(former))
@@ -207,10 +250,9 @@ impl Store {
                 moved_from.push(replaced.customer_id);
             }
             // Every stored invoice's customer has a record (see `validate`).
-            if let Some(list) = owner.and_then(|owner| invoices_by_customer.get_mut(owner)) {
-                add_position(list, invoices, position);
-            }
+            added.extend(owner.map(|owner| (owner, position)));
         });
+        add_positions(invoices_by_customer, invoices, added);
         plan_uses.flush();
         touched.sort_unstable();
         touched.dedup();
