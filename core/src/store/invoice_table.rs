@@ -321,7 +321,7 @@ fn id_end(len: usize) -> u32 {
     u32::try_from(len).expect("a ledger's invoice ids take at most 4 GiB together")
 }
 
-fn hash_id(id: &str) -> u64 {
+pub(super) fn hash_id(id: &str) -> u64 {
     FixedState::default().hash_one(id)
 }
 

@@ -77,6 +77,11 @@ fn add_position(list: &mut PositionList, invoices: &InvoiceTable, position: u32)
     }
 }
 
+/// Batches of at least this many invoices find their customers together
+/// (see `CustomerIndex::find_all`) and are checked on every core. Unit
+/// tests lower it so their small batches take both ways.
+const PARALLEL_CHECKS: usize = if cfg!(test) { 8 } else { 257 };
+
 /// Batches adding at least this many positions add them on every core.
 /// Unit tests lower it (and the lists per task) so their small batches
 /// take both ways.
@@ -173,20 +178,28 @@ impl Store {
         items: &mut [T],
         invoice: impl Fn(&mut T) -> Option<&mut Invoice> + Sync,
     ) -> (Vec<usize>, Vec<(usize, Error)>) {
-        let check = |last: &mut LastCustomer, item: &mut T| {
-            let invoice = invoice(item)?;
-            let checked = validate::invoice_references(invoice, &self.customers, &self.plans, last);
-            Some(checked.map_err(Box::new))
-        };
-        let checked: Vec<Option<std::result::Result<usize, Box<Error>>>> = if items.len() > 256 {
-            let checked = items.par_iter_mut();
-            checked.map_init(LastCustomer::default, check).collect()
+        // The customer each item's invoice names, if it was read.
+        let named: Vec<Option<CustomerId>> = items
+            .iter_mut()
+            .map(|item| invoice(item).map(|invoice| invoice.customer_id.clone()))
+            .collect();
+        let large = items.len() >= PARALLEL_CHECKS;
+        let customers = if large {
+            self.customer_index.find_all(&named)
         } else {
             let mut last = LastCustomer::default();
-            items
-                .iter_mut()
-                .map(|item| check(&mut last, item))
-                .collect()
+            let customers = &self.customers;
+            let found = |name: &Option<CustomerId>| last.find(name.as_ref()?, customers);
+            named.iter().map(found).collect()
+        };
+        let check = |(item, customer): (&mut T, Option<(usize, CustomerId)>)| {
+            let checked = validate::invoice_references(invoice(item)?, customer, &self.plans);
+            Some(checked.map_err(Box::new))
+        };
+        let checked: Vec<Option<std::result::Result<usize, Box<Error>>>> = if large {
+            items.par_iter_mut().zip(customers).map(check).collect()
+        } else {
+            items.iter_mut().zip(customers).map(check).collect()
         };
         let mut owners = Vec::with_capacity(checked.len());
         let mut failures = Vec::new();

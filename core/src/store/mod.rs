@@ -9,6 +9,7 @@
 
 #[cfg(feature = "arrow")]
 mod arrow;
+mod customer_index;
 mod invoice_table;
 mod invoices;
 mod position_index;
@@ -22,6 +23,7 @@ mod write;
 pub use stream::{ReadCustomers, ReadInvoices, ReadRecords};
 pub use write::{ImportStatus, Page, WriteReport, WriteResult};
 
+pub(crate) use customer_index::CustomerIndex;
 pub(crate) use invoice_table::InvoiceTable;
 pub(crate) use position_list::PositionList;
 
@@ -56,6 +58,9 @@ pub(crate) struct Stale {
 pub(crate) struct Store {
     pub(crate) settings: Settings,
     pub(crate) customers: Records<CustomerId, Customer>,
+    /// The customers' ids in `customers`' order, for resolving the
+    /// customers of large invoice batches (see `CustomerIndex`).
+    customer_index: CustomerIndex,
     pub(crate) plans: Records<PlanId, Plan>,
     pub(crate) plan_groups: Records<PlanGroupId, PlanGroup>,
     pub(crate) invoices: InvoiceTable,
@@ -111,6 +116,7 @@ impl Store {
         Store {
             settings,
             customers: Records::default(),
+            customer_index: CustomerIndex::default(),
             plans: Records::default(),
             plan_groups: Records::default(),
             invoices: InvoiceTable::default(),

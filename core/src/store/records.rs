@@ -86,9 +86,11 @@ impl Store {
     /// an empty list of invoice positions at its index. Replays do not read
     /// the customer record, so none goes stale.
     fn store_customer(&mut self, customer: Customer) {
-        let (index, _) = self.customers.insert_full(customer.id.clone(), customer);
+        let id = customer.id.clone();
+        let (index, _) = self.customers.insert_full(id.clone(), customer);
         if index == self.invoices_by_customer.len() {
             self.invoices_by_customer.push(PositionList::default());
+            self.customer_index.push(id);
         }
     }
 
@@ -226,6 +228,7 @@ impl Store {
             let positions = self.invoices_by_customer.remove(index);
             self.remove_invoices_at(positions.as_slice());
         }
+        self.customer_index.rebuild(self.customers.keys().cloned());
         self.mark_stale([CustomerId::from(id)]);
         Ok(())
     }

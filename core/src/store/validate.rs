@@ -15,34 +15,43 @@ use crate::model::{Customer, Invoice, InvoiceType, Plan};
 #[derive(Debug, Default)]
 pub(super) struct LastCustomer(Option<(CustomerId, CustomerId, usize)>);
 
-/// Checks an invoice's references; answers its customer's index in
-/// `customers`.
+impl LastCustomer {
+    /// The index and stored id of the customer `named`: the last one's, or
+    /// looked up in `customers`.
+    pub(super) fn find(
+        &mut self,
+        named: &CustomerId,
+        customers: &super::Records<CustomerId, Customer>,
+    ) -> Option<(usize, CustomerId)> {
+        match &self.0 {
+            Some((last, stored, owner)) if last.shares(named) => Some((*owner, stored.clone())),
+            _ => {
+                let (owner, stored, _) = customers.get_full(named)?;
+                self.0 = Some((named.clone(), stored.clone(), owner));
+                Some((owner, stored.clone()))
+            }
+        }
+    }
+}
+
+/// Checks an invoice's references, given the index and stored id of the
+/// customer it names (`None` when there is none); answers that index.
 pub(super) fn invoice_references(
     invoice: &mut Invoice,
-    customers: &super::Records<CustomerId, Customer>,
+    customer: Option<(usize, CustomerId)>,
     plans: &super::Records<PlanId, Plan>,
-    last: &mut LastCustomer,
 ) -> Result<usize> {
     let id = invoice.id.as_str();
-    let (customer_id, owner) = match &last.0 {
-        Some((named, stored, owner)) if named.shares(&invoice.customer_id) => {
-            (stored.clone(), *owner)
-        }
-        _ => {
-            let Some((owner, stored, _)) = customers.get_full(&invoice.customer_id) else {
-                return Err(Error::invalid(
-                    Invoice::KIND,
-                    id,
-                    "customer_id",
-                    format!(
-                        "customer `{}` does not exist; send the customer first",
-                        invoice.customer_id
-                    ),
-                ));
-            };
-            last.0 = Some((invoice.customer_id.clone(), stored.clone(), owner));
-            (stored.clone(), owner)
-        }
+    let Some((owner, customer_id)) = customer else {
+        return Err(Error::invalid(
+            Invoice::KIND,
+            id,
+            "customer_id",
+            format!(
+                "customer `{}` does not exist; send the customer first",
+                invoice.customer_id
+            ),
+        ));
     };
     if let Some(plan_id) = &invoice.plan_id {
         let (shared_plan_id, plan) = plans.get_key_value(plan_id).ok_or_else(|| {

@@ -130,6 +130,7 @@ impl Store {
     pub fn reserve_customers(&mut self, additional: usize) {
         if self.customers.try_reserve(additional).is_ok() {
             let _ = self.invoices_by_customer.try_reserve(additional);
+            self.customer_index.reserve(additional);
         }
     }
 
