@@ -124,19 +124,21 @@ impl CustomerIndex {
 mod tests {
     use super::*;
 
-    fn ids(range: std::ops::Range<usize>) -> Vec<CustomerId> {
-        range
+    /// The ids `c0`.. of `count` customers, pushed one by one.
+    fn pushed(count: usize) -> (CustomerIndex, Vec<CustomerId>) {
+        let mut index = CustomerIndex::default();
+        let ids: Vec<CustomerId> = (0..count)
             .map(|i| CustomerId::from(format!("c{i}").as_str()))
-            .collect()
+            .collect();
+        for id in &ids {
+            index.push(id.clone());
+        }
+        (index, ids)
     }
 
     #[test]
     fn finds_each_id_at_its_place_through_growth_and_rebuilds() {
-        let mut index = CustomerIndex::default();
-        let stored = ids(0..1000);
-        for id in &stored {
-            index.push(id.clone());
-        }
+        let (mut index, stored) = pushed(1000);
         let position = |index: &CustomerIndex, id: &str| index.find(id).map(|(p, _)| p);
         for (i, id) in stored.iter().enumerate() {
             let (found, shared) = index.find(id.as_str()).unwrap();
@@ -156,11 +158,7 @@ mod tests {
 
     #[test]
     fn a_batch_finds_what_one_at_a_time_finds() {
-        let mut index = CustomerIndex::default();
-        let stored = ids(0..3000);
-        for id in &stored {
-            index.push(id.clone());
-        }
+        let (index, stored) = pushed(3000);
         // Stored ids in a scattered order, repeats, unknown ids, gaps, and
         // runs of one shared id (stored or not).
         let unknown = CustomerId::from("unknown");

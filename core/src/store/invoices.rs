@@ -427,4 +427,35 @@ mod tests {
             prop_assert_eq!(state(&mut from_records), state(&mut from_json));
         }
     }
+
+    /// After a customer is deleted, every later customer moves down a
+    /// place: a large batch still finds each customer at its new place and
+    /// refuses the deleted one, as invoices upserted one at a time do.
+    #[test]
+    fn a_batch_finds_customers_after_one_is_deleted() {
+        let mut store = store();
+        store.delete_customer("c1").unwrap();
+        let batch: Vec<Value> = (0..12).map(|i| invoice((i, i % 4, 0, 100))).collect();
+        let mut single = store.clone();
+        let report = store.upsert_invoices(&batch);
+        assert_eq!(report.accepted(), 9);
+        let mut results = Vec::new();
+        for record in &batch {
+            results.extend(single.upsert_invoices(std::slice::from_ref(record)).results);
+        }
+        assert_eq!(report.results, results);
+        let lists: Vec<Vec<u32>> = store
+            .invoices_by_customer
+            .iter()
+            .map(|list| list.as_slice().to_vec())
+            .collect();
+        // c0, c2 and c3, each with its own invoices' positions.
+        assert_eq!(lists, [vec![0, 3, 6], vec![1, 4, 7], vec![2, 5, 8]]);
+        let owner = |position: u32| store.invoices.at(position).unwrap().customer_id.to_string();
+        assert_eq!(
+            (owner(0), owner(1), owner(2)),
+            ("c0".into(), "c2".into(), "c3".into())
+        );
+        assert_eq!(state(&mut store), state(&mut single));
+    }
 }
