@@ -82,6 +82,11 @@ fn add_position(list: &mut PositionList, invoices: &InvoiceTable, position: u32)
 /// tests lower it so their small batches take both ways.
 const PARALLEL_CHECKS: usize = if cfg!(test) { 8 } else { 257 };
 
+/// Batches touching at least this many runs of customers mark them stale
+/// by index (see `Store::mark_stale_at`), smaller ones by id. Unit tests
+/// lower it so their small batches take both ways.
+const STALE_BY_INDEX: usize = if cfg!(test) { 2 } else { 1024 };
+
 /// Batches adding at least this many positions add them on every core.
 /// Unit tests lower it (and the lists per task) so their small batches
 /// take both ways.
@@ -267,13 +272,18 @@ impl Store {
         });
         add_positions(invoices_by_customer, invoices, added);
         plan_uses.flush();
-        touched.sort_unstable();
-        touched.dedup();
-        let touched: Vec<CustomerId> = touched
-            .into_iter()
-            .filter_map(|owner| customers.get_index(owner).map(|(id, _)| id.clone()))
-            .collect();
-        self.mark_stale(touched.into_iter().chain(moved_from));
+        if touched.len() >= STALE_BY_INDEX {
+            self.mark_stale_at(touched);
+        } else {
+            touched.sort_unstable();
+            touched.dedup();
+            let touched: Vec<CustomerId> = touched
+                .into_iter()
+                .filter_map(|owner| customers.get_index(owner).map(|(id, _)| id.clone()))
+                .collect();
+            self.mark_stale(touched);
+        }
+        self.mark_stale(moved_from);
     }
 
     /// Deletes an invoice; its customer goes stale.
@@ -457,5 +467,23 @@ mod tests {
             ("c0".into(), "c2".into(), "c3".into())
         );
         assert_eq!(state(&mut store), state(&mut single));
+    }
+
+    /// Customers a large batch marked stale by index are named before a
+    /// deletion moves the indexes.
+    #[test]
+    fn stale_marks_by_index_outlive_a_deletion() {
+        let mut store = store();
+        let batch: Vec<Value> = (0..4).map(|i| invoice((i, 2 + i % 2, 0, 100))).collect();
+        assert_eq!(store.upsert_invoices(&batch).accepted(), 4);
+        store.delete_customer("c0").unwrap();
+        let mut stale: Vec<String> = store
+            .take_stale()
+            .customers
+            .iter()
+            .map(|c| c.to_string())
+            .collect();
+        stale.sort();
+        assert_eq!(stale, ["c0", "c2", "c3"]);
     }
 }

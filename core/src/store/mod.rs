@@ -75,6 +75,10 @@ pub(crate) struct Store {
     /// plan group is never handed out again.
     last_plan_group_number: u64,
     stale: Stale,
+    /// Customers marked stale by their index in `customers`, a bit each,
+    /// named in `stale` when it is taken (or before indexes move): a large
+    /// write marks each customer once, however many of its chunks touch it.
+    stale_indexes: Vec<u64>,
 }
 
 /// Which record collection a generic call addresses.
@@ -126,12 +130,43 @@ impl Store {
             fx: FxTable::new(pivot),
             last_plan_group_number: 0,
             stale: Stale::default(),
+            stale_indexes: Vec::new(),
         }
     }
 
     /// What changed since the last call (see [`Stale`]).
     pub(crate) fn take_stale(&mut self) -> Stale {
+        self.name_stale_indexes();
         std::mem::take(&mut self.stale)
+    }
+
+    /// Notes customers whose records changed, by their index in
+    /// `customers`.
+    pub(crate) fn mark_stale_at(&mut self, indexes: impl IntoIterator<Item = usize>) {
+        for index in indexes {
+            let word = index / 64;
+            if word >= self.stale_indexes.len() {
+                self.stale_indexes.resize(word + 1, 0);
+            }
+            self.stale_indexes[word] |= 1 << (index % 64);
+        }
+    }
+
+    /// Names the customers marked by index in `stale`, for taking it, and
+    /// before a deletion moves the indexes.
+    pub(crate) fn name_stale_indexes(&mut self) {
+        for (word, mut bits) in std::mem::take(&mut self.stale_indexes)
+            .into_iter()
+            .enumerate()
+        {
+            while bits != 0 {
+                let index = word * 64 + bits.trailing_zeros() as usize;
+                bits &= bits - 1;
+                if let Some((id, _)) = self.customers.get_index(index) {
+                    self.stale.customers.insert(id.clone());
+                }
+            }
+        }
     }
 
     /// Notes customers whose records changed.

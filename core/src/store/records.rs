@@ -220,6 +220,8 @@ impl Store {
 
     /// Deletes a customer and every invoice of it.
     pub(crate) fn delete_customer(&mut self, id: &str) -> Result<()> {
+        // Indexes after the customer's move down a place.
+        self.name_stale_indexes();
         let (index, _, _) = self
             .customers
             .shift_remove_full(id)
