@@ -34,6 +34,24 @@ def operations(document: Dict[str, Any]) -> List[Tuple[str, str, str]]:
     return sorted(found)
 
 
+def answer_types(document: Dict[str, Any]) -> List[Tuple[str, str]]:
+    """(operation id, media type) of every operation whose successful answer
+    is not JSON, by operation id: the clients ask for that type and hand the
+    answer back as text."""
+    found = []
+    for methods in document["paths"].values():
+        for operation in methods.values():
+            types = [
+                media
+                for status, response in operation["responses"].items()
+                if status.startswith("2")
+                for media in (response.get("content") or {})
+            ]
+            if types and "application/json" not in types:
+                found.append((operation["operationId"], types[0]))
+    return sorted(found)
+
+
 def camel(name: str) -> str:
     """`mrr_current` -> `MrrCurrent`; `plans-before` -> `PlansBefore`."""
     return "".join(part[:1].upper() + part[1:] for part in re.split(r"[_\-\s.]+", name) if part)
@@ -101,6 +119,9 @@ def python(document: Dict[str, Any]) -> str:
         "OPERATIONS: Dict[str, Tuple[str, str]] = {",
     ]
     lines += [f'    "{op}": ("{method}", "{path}"),' for op, method, path in operations(document)]
+    lines += ["}", "", "#: operation id -> the media type of its answer, for operations that answer no JSON"]
+    lines += ["ANSWER_TYPES: Dict[str, str] = {"]
+    lines += [f'    "{op}": "{media}",' for op, media in answer_types(document)]
     lines += ["}", "", "#: every error code the service answers with", "ERROR_CODES: Tuple[str, ...] = ("]
     lines += [f'    "{code}",' for code in document["components"]["schemas"]["Error"]["properties"]["code"]["enum"]]
     lines += [")", ""]
@@ -131,9 +152,12 @@ def python(document: Dict[str, Any]) -> str:
 def node(document: Dict[str, Any]) -> str:
     lines = [f"'use strict'", f"// {HEADER}", "", "/** operation id -> [HTTP method, path template] */", "const OPERATIONS = Object.freeze({"]
     lines += [f"  {op}: ['{method}', '{path}']," for op, method, path in operations(document)]
+    lines += ["})", "", "/** operation id -> the media type of its answer, for operations that answer no JSON */"]
+    lines += ["const ANSWER_TYPES = Object.freeze({"]
+    lines += [f"  {op}: '{media}'," for op, media in answer_types(document)]
     lines += ["})", "", "/** every error code the service answers with */", "const ERROR_CODES = Object.freeze(["]
     lines += [f"  '{code}'," for code in document["components"]["schemas"]["Error"]["properties"]["code"]["enum"]]
-    lines += ["])", "", "module.exports = { OPERATIONS, ERROR_CODES }", ""]
+    lines += ["])", "", "module.exports = { OPERATIONS, ANSWER_TYPES, ERROR_CODES }", ""]
     return "\n".join(lines)
 
 
@@ -207,6 +231,9 @@ def go(document: Dict[str, Any]) -> str:
     width = max(len(op) for op, _, _ in ops) + 4
     for op, method, path in ops:
         lines.append(f'\t{(chr(34) + op + chr(34) + ":").ljust(width)}{{"{method}", "{path}"}},')
+    lines += ["}", "", "// AnswerTypes maps every operation whose answer is not JSON to the media type of its answer."]
+    lines += ["var AnswerTypes = map[string]string{"]
+    lines += [f'\t"{op}": "{media}",' for op, media in answer_types(document)]
     lines += ["}", "", "// ErrorCodes lists every error code the service answers with.", "var ErrorCodes = []string{"]
     lines += [f'\t"{code}",' for code in document["components"]["schemas"]["Error"]["properties"]["code"]["enum"]]
     lines += ["}", ""]

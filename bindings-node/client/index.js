@@ -6,7 +6,7 @@
 // service's OpenAPI description (operations.js); the types come from the
 // same description (api.d.ts).
 
-const { OPERATIONS } = require('./operations.js')
+const { OPERATIONS, ANSWER_TYPES } = require('./operations.js')
 const { SubmetricsError } = require('../errors.js')
 
 /** Status codes answered again after a pause. */
@@ -70,11 +70,14 @@ class Client {
 
   /**
    * Runs one operation of the description by its operationId and resolves
-   * to the decoded JSON answer; rejects with a SubmetricsError carrying the
-   * service's code and the HTTP status.
+   * to the decoded JSON answer, or to the text of an operation that answers
+   * another type (the HTML of `getApiReference`); rejects with a
+   * SubmetricsError carrying the service's code and the HTTP status.
    */
   async call(operation, pathParams, query, body) {
-    const answer = await (await this._send(operation, pathParams, query, body, 'application/json')).text()
+    const media = ANSWER_TYPES[operation]
+    const answer = await (await this._send(operation, pathParams, query, body, media ?? 'application/json')).text()
+    if (media !== undefined) return answer
     return answer ? JSON.parse(answer) : undefined
   }
 

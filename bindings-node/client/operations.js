@@ -86,6 +86,11 @@ const OPERATIONS = Object.freeze({
   upsertPlans: ['POST', '/data/plans'],
 })
 
+/** operation id -> the media type of its answer, for operations that answer no JSON */
+const ANSWER_TYPES = Object.freeze({
+  getApiReference: 'text/html',
+})
+
 /** every error code the service answers with */
 const ERROR_CODES = Object.freeze([
   'bad_request',
@@ -112,4 +117,4 @@ const ERROR_CODES = Object.freeze([
   'internal',
 ])
 
-module.exports = { OPERATIONS, ERROR_CODES }
+module.exports = { OPERATIONS, ANSWER_TYPES, ERROR_CODES }

@@ -66,6 +66,8 @@ test('records are written and read back', async () => {
   await client.deleteInvoice('a3')
   await assert.rejects(client.getInvoice('a3'), { code: 'not_found', status: 404 })
   assert.equal((await client.health()).status, 'ok')
+  const reference = await client.call('getApiReference')
+  assert.ok(reference.startsWith('<!doctype html><html lang="en"><head><meta charset="utf-8"><title>submetrics API reference</title>'), reference.slice(0, 120))
   assert.equal((await client.billing()).plan, 'scale')
   assert.equal((await client.updateNotificationSettings({ slack: { channel: '#metrics' } })).slack.channel, '#metrics')
   assert.deepEqual(await client.updateSettings({ churn_grace_days: 3 }), {

@@ -194,6 +194,8 @@ def test_each_kind_of_error_is_its_class_with_the_service_code(service: Service,
 
 def test_service_only_calls(client: submetrics.Client) -> None:
     assert client.health() == {"status": "ok"}
+    reference = client.call("getApiReference")
+    assert reference.startswith("<!doctype html><html lang=\"en\"><head><meta charset=\"utf-8\"><title>submetrics API reference</title>")
     assert client.update_account(name="Acme analytics")["name"] == "Acme analytics"
     assert client.update_settings(churn_grace_days=3)["churn_grace_days"] == 3
     assert client.update_settings(churn_grace_days=7)["churn_grace_days"] == 7

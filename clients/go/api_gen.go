@@ -93,6 +93,11 @@ var Operations = map[string]Operation{
 	"upsertPlans":                      {"POST", "/data/plans"},
 }
 
+// AnswerTypes maps every operation whose answer is not JSON to the media type of its answer.
+var AnswerTypes = map[string]string{
+	"getApiReference": "text/html",
+}
+
 // ErrorCodes lists every error code the service answers with.
 var ErrorCodes = []string{
 	"bad_request",

@@ -73,11 +73,28 @@ func NewClient(baseURL, apiKey string) *Client {
 
 // Call runs the operation with id operation, filling path parameters,
 // adding query parameters and sending body as JSON (when not nil), and
-// decodes the answer into out (when not nil).
+// decodes the answer into out (when not nil). An operation that answers
+// another type than JSON (AnswerTypes, e.g. the HTML of getApiReference)
+// is asked for that type and needs a *string out, which gets its text.
 func (c *Client) Call(ctx context.Context, operation string, pathParams map[string]string, query url.Values, body, out any) error {
-	answer, err := c.send(ctx, operation, pathParams, query, body, "application/json")
-	if err != nil || out == nil || len(answer) == 0 {
+	media, text := AnswerTypes[operation]
+	if !text {
+		media = "application/json"
+	}
+	answer, err := c.send(ctx, operation, pathParams, query, body, media)
+	if err != nil || out == nil {
 		return err
+	}
+	if text {
+		target, ok := out.(*string)
+		if !ok {
+			return &Error{Message: operation + " answers " + media + ": pass a *string", Code: "invalid_argument"}
+		}
+		*target = string(answer)
+		return nil
+	}
+	if len(answer) == 0 {
+		return nil
 	}
 	return json.Unmarshal(answer, out)
 }

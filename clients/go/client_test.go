@@ -100,6 +100,14 @@ func TestRecordsReportsAndPaging(t *testing.T) {
 	if !reflect.DeepEqual(plan, want) {
 		t.Fatalf("plan %+v, want %+v", plan, want)
 	}
+	var reference string
+	if err := c.Call(ctx, "getApiReference", nil, nil, nil, &reference); err != nil || !strings.HasPrefix(reference, `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>submetrics API reference</title>`) {
+		t.Fatalf("reference %.120q %v", reference, err)
+	}
+	var notText map[string]any
+	if err := c.Call(ctx, "getApiReference", nil, nil, nil, &notText); err == nil || err.Error() != "getApiReference answers text/html: pass a *string" {
+		t.Fatalf("reference into a map: %v", err)
+	}
 	invoice, err := c.GetInvoice(ctx, "b2")
 	if err != nil || invoice.Type != "cancellation" || invoice.PlanID != nil {
 		t.Fatalf("invoice %+v %v", invoice, err)

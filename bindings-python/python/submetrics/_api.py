@@ -91,6 +91,11 @@ OPERATIONS: Dict[str, Tuple[str, str]] = {
     "upsertPlans": ("POST", "/data/plans"),
 }
 
+#: operation id -> the media type of its answer, for operations that answer no JSON
+ANSWER_TYPES: Dict[str, str] = {
+    "getApiReference": "text/html",
+}
+
 #: every error code the service answers with
 ERROR_CODES: Tuple[str, ...] = (
     "bad_request",

@@ -210,8 +210,13 @@ class Client:
     ) -> Any:
         """Runs one operation of the description by its ``operationId``
         (``"listPlans"``, ``"getReport"``, ...) and returns the decoded JSON
-        answer; raises a :class:`SubmetricsError` subclass for an error answer."""
-        text = self._send(operation, path_params, query, body, "application/json")
+        answer, or the text of an operation that answers another type (the
+        HTML of ``"getApiReference"``); raises a :class:`SubmetricsError`
+        subclass for an error answer."""
+        media = _api.ANSWER_TYPES.get(operation)
+        text = self._send(operation, path_params, query, body, media or "application/json")
+        if media is not None:
+            return text.decode()
         return json.loads(text) if text else None
 
     def _send(
