@@ -147,12 +147,14 @@ impl Store {
         match kind {
             RecordKind::Invoices => {
                 self.reserve_invoices(rows(batches));
-                self.store_batch_stream(
+                let streamed = self.store_batch_stream(
                     batches,
                     stored,
                     Store::read_invoice_batch,
-                    Store::store_invoices,
-                )
+                    Store::store_invoices_unlisted,
+                );
+                self.list_positions();
+                streamed
             }
             RecordKind::Customers => self.store_batch_stream(
                 batches,

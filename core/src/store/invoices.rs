@@ -97,22 +97,25 @@ const PARALLEL_ADDITIONS: usize = if cfg!(test) { 8 } else { 4096 };
 const LISTS_PER_TASK: usize = if cfg!(test) { 2 } else { 4096 };
 
 /// Adds each `(customer index, position)` of `added` to that customer's
-/// list, every customer's in the order given. The additions are sorted by
-/// customer first (stably) and a large batch works on every core, each
-/// core on its own range of customers: invoices in date order name another
-/// customer nearly every time, and going through the lists in order keeps
-/// their reads from stalling one after the other.
-fn add_positions(
-    lists: &mut [PositionList],
-    invoices: &InvoiceTable,
-    mut added: Vec<(usize, u32)>,
-) {
-    added.sort_by_key(|&(owner, _)| owner);
+/// list, every customer's in the order given, and empties `added`. The
+/// additions are sorted by customer first (stably) and a large batch works
+/// on every core, each core on its own range of customers: invoices in date
+/// order name another customer nearly every time, and going through the
+/// lists in order keeps their reads from stalling one after the other. A
+/// list makes room for its customer's run of additions at once.
+fn add_positions(lists: &mut [PositionList], invoices: &InvoiceTable, added: &mut Vec<(u32, u32)>) {
+    let mut added = std::mem::take(added);
+    added.par_sort_by_key(|&(owner, _)| owner);
     let add_range = |first: usize, lists: &mut [PositionList]| {
-        let start = added.partition_point(|&(owner, _)| owner < first);
-        let end = added.partition_point(|&(owner, _)| owner < first + lists.len());
-        for &(owner, position) in &added[start..end] {
-            add_position(&mut lists[owner - first], invoices, position);
+        let owner_below = |bound: usize| move |&(owner, _): &(u32, u32)| (owner as usize) < bound;
+        let start = added.partition_point(owner_below(first));
+        let end = added.partition_point(owner_below(first + lists.len()));
+        for run in added[start..end].chunk_by(|a, b| a.0 == b.0) {
+            let list = &mut lists[run[0].0 as usize - first];
+            list.reserve(run.len());
+            for &(_, position) in run {
+                add_position(list, invoices, position);
+            }
         }
     };
     if added.len() < PARALLEL_ADDITIONS {
@@ -157,11 +160,23 @@ impl Store {
             }
         }
         self.store_checked(invoices, owners);
+        self.list_positions();
         report
     }
 
-    /// Stores invoices read from JSON: checks their references, then stores.
-    pub(super) fn store_invoices(&mut self, mut read: ReadInvoices) -> WriteReport {
+    /// Stores invoices read from JSON: checks their references, then stores
+    /// them in the table and their customers' lists.
+    pub(super) fn store_invoices(&mut self, read: ReadInvoices) -> WriteReport {
+        let report = self.store_invoices_unlisted(read);
+        self.list_positions();
+        report
+    }
+
+    /// [`Store::store_invoices`] leaving the new positions out of their
+    /// customers' lists, in `unlisted`: a stream adds those of all its
+    /// chunks at its end, each list touched once, where invoices in date
+    /// order would touch nearly every customer's list in every chunk.
+    pub(super) fn store_invoices_unlisted(&mut self, mut read: ReadInvoices) -> WriteReport {
         let (owners, failures) =
             self.check_references(&mut read, |(_, outcome)| outcome.as_mut().ok());
         for (i, error) in failures {
@@ -170,6 +185,15 @@ impl Store {
         let (report, checked) = WriteReport::split(read);
         self.store_checked(checked, owners);
         report
+    }
+
+    /// Adds the positions in `unlisted` to their customers' lists.
+    pub(super) fn list_positions(&mut self) {
+        add_positions(
+            &mut self.invoices_by_customer,
+            &self.invoices,
+            &mut self.unlisted,
+        );
     }
 
     /// The cross-record checks of a batch (see `validate`), which also share
@@ -222,7 +246,10 @@ impl Store {
     /// touched stale; `owners` holds each invoice's customer index (see
     /// `check_references`). A known id is replaced in place (keeping its
     /// position in listings); an invoice that moved to another customer
-    /// touches both.
+    /// touches both. New positions wait in `unlisted` for their lists (see
+    /// [`Store::list_positions`]), except that those before an invoice that
+    /// moved are listed before it leaves its former customer's list, so
+    /// lists change in the order of the writes.
     fn store_checked(&mut self, checked: Vec<Invoice>, owners: Vec<usize>) {
         // Customer indexes, once for each run of one customer's invoices,
         // and the customers invoices moved away from.
@@ -234,14 +261,12 @@ impl Store {
             invoices,
             invoices_by_customer,
             invoices_by_plan,
+            unlisted,
             ..
         } = self;
         let mut plan_uses = PlanUses::new(invoices_by_plan);
         let mut owners = owners.into_iter();
-        // (customer index, position) of each invoice for its customer's
-        // list, added once the batch is stored (before a removal from a
-        // list, so that the lists change in the batch's order).
-        let mut added: Vec<(usize, u32)> = Vec::with_capacity(checked.len());
+        unlisted.reserve(checked.len());
         invoices.insert_batch(checked, |invoices, position, replaced| {
             let owner = owners.next();
             let Some(invoice) = invoices.at(position) else {
@@ -257,7 +282,7 @@ impl Store {
                 if replaced.customer_id == invoice.customer_id {
                     return;
                 }
-                add_positions(invoices_by_customer, invoices, std::mem::take(&mut added));
+                add_positions(invoices_by_customer, invoices, unlisted);
                 if let Some(list) = customers
                     .get_index_of(&replaced.customer_id)
                     .and_then(|former| invoices_by_customer.get_mut(former))
@@ -268,9 +293,9 @@ impl Store {
                 moved_from.push(replaced.customer_id);
             }
             // Every stored invoice's customer has a record (see `validate`).
-            added.extend(owner.map(|owner| (owner, position)));
+            // Customer indexes fit in 32 bits (see `CustomerIndex`).
+            unlisted.extend(owner.map(|owner| (owner as u32, position)));
         });
-        add_positions(invoices_by_customer, invoices, added);
         plan_uses.flush();
         if touched.len() >= STALE_BY_INDEX {
             self.mark_stale_at(touched);
@@ -440,6 +465,38 @@ mod tests {
             let accepted = from_records.upsert_invoice_records(typed).accepted();
             prop_assert_eq!(accepted, from_json.upsert_invoices(&batch).accepted());
             prop_assert_eq!(state(&mut from_records), state(&mut from_json));
+        }
+    }
+
+    proptest! {
+        /// A stream, which lists its invoices' positions only after its
+        /// last chunk, leaves the store as upserting its chunks one after
+        /// the other does, with the same reports, also when an invoice of
+        /// an earlier chunk moves to another customer.
+        #[test]
+        fn a_stream_lists_positions_as_its_chunks_one_at_a_time_do(
+            before in invoices(),
+            streamed in invoices(),
+            chunk in 1usize..20,
+        ) {
+            let before: Vec<Value> = before.into_iter().map(invoice).collect();
+            let streamed: Vec<Value> = streamed.into_iter().map(invoice).collect();
+            let mut stream = store();
+            stream.upsert_invoices(&before);
+            let mut chunked = stream.clone();
+            prop_assert_eq!(state(&mut stream), state(&mut chunked));
+            let mut reads = streamed.chunks(chunk).map(Store::read_invoice_values);
+            let mut reports = Vec::new();
+            let done: std::result::Result<(), ()> =
+                stream.store_invoice_stream(|| Ok(reads.next()), |report| reports.push(report));
+            prop_assert!(done.is_ok());
+            let one_by_one: Vec<_> = streamed
+                .chunks(chunk)
+                .map(|records| chunked.upsert_invoices(records).results)
+                .collect();
+            let streamed_results: Vec<_> = reports.into_iter().map(|report| report.results).collect();
+            prop_assert_eq!(streamed_results, one_by_one);
+            prop_assert_eq!(state(&mut stream), state(&mut chunked));
         }
     }
 

@@ -79,6 +79,11 @@ pub(crate) struct Store {
     /// named in `stale` when it is taken (or before indexes move): a large
     /// write marks each customer once, however many of its chunks touch it.
     stale_indexes: Vec<u64>,
+    /// `(customer index, position)` of each invoice a stream has stored but
+    /// not yet added to its customer's list: a stream adds them all after
+    /// its last chunk (see `Store::store_invoice_stream`). Empty between
+    /// calls.
+    unlisted: Vec<(u32, u32)>,
 }
 
 /// Which record collection a generic call addresses.
@@ -131,11 +136,16 @@ impl Store {
             last_plan_group_number: 0,
             stale: Stale::default(),
             stale_indexes: Vec::new(),
+            unlisted: Vec::new(),
         }
     }
 
     /// What changed since the last call (see [`Stale`]).
     pub(crate) fn take_stale(&mut self) -> Stale {
+        debug_assert!(
+            self.unlisted.is_empty(),
+            "a write left positions out of their customers' lists"
+        );
         self.name_stale_indexes();
         std::mem::take(&mut self.stale)
     }

@@ -54,7 +54,7 @@ impl PositionList {
             "insertion index {index} past the length {len}"
         );
         if len == self.capacity() {
-            self.grow();
+            self.grow(1);
         }
         let block = self.0.as_mut().expect("a list with room has a block");
         block.copy_within(HEADER + index..HEADER + len, HEADER + index + 1);
@@ -89,15 +89,26 @@ impl PositionList {
         block[0] = kept as u32;
     }
 
-    /// Makes room for at least one more position, copying the block into a
-    /// larger one.
-    fn grow(&mut self) {
+    /// Makes room for `additional` more positions at once, so a run of
+    /// them copies the block once at most.
+    pub(super) fn reserve(&mut self, additional: usize) {
+        if self.capacity() - self.len() < additional {
+            self.grow(additional);
+        }
+    }
+
+    /// Makes room for at least `additional` more positions, copying the
+    /// block into a larger one: a quarter larger, at least 16 bytes more,
+    /// or just large enough when that is more.
+    fn grow(&mut self, additional: usize) {
+        let needed_bytes = 4 * (HEADER + self.len() + additional);
         let words = match &self.0 {
-            None => 4,
+            None => needed_bytes.max(16).next_multiple_of(16) / 4,
             Some(block) => {
                 let old_bytes = 4 * block.len();
                 (old_bytes + old_bytes / 4)
                     .max(old_bytes + 16)
+                    .max(needed_bytes)
                     .next_multiple_of(16)
                     / 4
             }
@@ -179,6 +190,25 @@ mod tests {
                 prop_assert_eq!(copy.ids_ascending(), list.ids_ascending());
             }
         }
+    }
+
+    #[test]
+    fn a_reservation_makes_room_for_a_run_at_once() {
+        let mut list = PositionList::default();
+        list.reserve(14);
+        // 16 words: the header and 14 positions, 64 bytes.
+        assert_eq!(list.capacity(), 14);
+        for position in 0..14 {
+            list.insert(position as usize, position, true);
+        }
+        assert_eq!(list.capacity(), 14);
+        // A small reservation grows a quarter, as one insertion does.
+        list.reserve(1);
+        assert_eq!(list.capacity(), 18);
+        list.reserve(4);
+        assert_eq!(list.capacity(), 18);
+        list.reserve(30);
+        assert_eq!((list.capacity(), list.as_slice().len()), (46, 14));
     }
 
     #[test]

@@ -83,13 +83,16 @@ impl Store {
 
     /// Stores the invoices `next` reads, chunk after chunk, calling
     /// `stored` with each chunk's report in order (see
-    /// [`Store::store_stream`]).
+    /// [`Store::store_stream`]). The customers' lists of positions get the
+    /// new invoices at the end, all at once.
     pub fn store_invoice_stream<E: Send>(
         &mut self,
         next: impl FnMut() -> std::result::Result<Option<ReadInvoices>, E> + Send,
         stored: impl FnMut(WriteReport) + Send,
     ) -> std::result::Result<(), E> {
-        self.store_stream(next, stored, Store::store_invoices)
+        let streamed = self.store_stream(next, stored, Store::store_invoices_unlisted);
+        self.list_positions();
+        streamed
     }
 
     /// Stores the customers `next` reads, chunk after chunk, calling
