@@ -8,8 +8,10 @@
 //! a buffer of its own), so it is an inline string, without a reference
 //! count.
 
+mod packed;
 mod recent;
 
+pub(crate) use packed::PackedIds;
 pub(crate) use recent::RecentIds;
 
 use arcstr::ArcStr;

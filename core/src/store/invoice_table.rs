@@ -3,6 +3,7 @@
 //! A bulk load hashes the ids on every core.
 
 use super::position_index::PositionIndex;
+use crate::ids::PackedIds;
 use crate::model::{Invoice, InvoiceRecord, StoredInvoice};
 use foldhash::fast::FixedState;
 use rayon::prelude::*;
@@ -10,19 +11,16 @@ use std::hash::BuildHasher;
 
 /// Invoices by position (insertion order) and by id. A table holds at most
 /// 3,221,225,471 invoices (what its index can; see `PositionIndex`) whose
-/// ids take at most 4 GiB together (their ends are `u32` offsets).
+/// ids take at most 4 GiB together (see `PackedIds`).
 ///
-/// An id's text costs its bytes and a 4-byte end: ids are written once, in
-/// position order; replacing an invoice keeps its id, and removing
-/// invoices compacts the buffer in the same pass that compacts the records.
+/// Ids are written once, in position order, end to end; replacing an
+/// invoice keeps its id, and removing invoices compacts the ids in the
+/// same pass that compacts the records.
 #[derive(Debug, Default, Clone)]
 pub(crate) struct InvoiceTable {
     records: Vec<InvoiceRecord>,
-    /// Every id's text, in position order.
-    ids: String,
-    /// Where each position's id ends in `ids`; it starts where the one
-    /// before it ends (the first at 0).
-    ends: Vec<u32>,
+    /// Every invoice's id, at its position.
+    ids: PackedIds,
     index: PositionIndex,
 }
 
@@ -44,7 +42,7 @@ impl InvoiceTable {
 
     /// Every invoice in insertion order.
     pub(crate) fn iter(&self) -> impl ExactSizeIterator<Item = StoredInvoice<'_>> + Clone {
-        (0..self.records.len()).map(|p| StoredInvoice::new(self.id_at(p), &self.records[p]))
+        (0..self.records.len()).map(|p| StoredInvoice::packed(&self.ids, p, &self.records[p]))
     }
 
     pub(crate) fn get(&self, id: &str) -> Option<StoredInvoice<'_>> {
@@ -54,12 +52,12 @@ impl InvoiceTable {
     pub(crate) fn at(&self, position: u32) -> Option<StoredInvoice<'_>> {
         let p = position as usize;
         let record = self.records.get(p)?;
-        Some(StoredInvoice::new(self.id_at(p), record))
+        Some(StoredInvoice::packed(&self.ids, p, record))
     }
 
     /// The id of the invoice at `p`, which must be stored.
     fn id_at(&self, p: usize) -> &str {
-        id_in(&self.ids, &self.ends, p)
+        self.ids.get(p)
     }
 
     pub(crate) fn position_of(&self, id: &str) -> Option<u32> {
@@ -72,9 +70,7 @@ impl InvoiceTable {
     /// stated row count, an estimate), so one the allocator refuses is
     /// dropped and the table grows as records come.
     pub(crate) fn reserve(&mut self, additional: usize) {
-        if self.records.try_reserve(additional).is_err()
-            || self.ends.try_reserve(additional).is_err()
-        {
+        if self.records.try_reserve(additional).is_err() || !self.ids.try_reserve(additional) {
             return;
         }
         self.make_index_room(self.records.len() + additional);
@@ -85,8 +81,8 @@ impl InvoiceTable {
     /// each hash).
     fn make_index_room(&mut self, total: usize) {
         if !self.index.has_room_for(total) {
-            let (ids, ends) = (&self.ids, &self.ends);
-            let hashes = (0..ends.len()).map(|p| hash_id(id_in(ids, ends, p)));
+            let ids = &self.ids;
+            let hashes = (0..ids.len()).map(|p| hash_id(ids.get(p)));
             self.index.rebuild(total, hashes.zip(0..));
         }
     }
@@ -121,7 +117,6 @@ impl InvoiceTable {
         };
         self.make_index_room(self.records.len() + batch.len());
         self.records.reserve(batch.len());
-        self.ends.reserve(batch.len());
         self.reserve_ids(&batch);
         if batch.len() < SORTED_BATCH {
             for (invoice, hash) in batch.into_iter().zip(hashes) {
@@ -134,8 +129,7 @@ impl InvoiceTable {
         for (invoice, position) in batch.into_iter().zip(positions) {
             let (id, record) = invoice.into_parts();
             let previous = if position as usize == self.records.len() {
-                self.ids.push_str(id.as_str());
-                self.ends.push(id_end(self.ids.len()));
+                self.ids.push(id.as_str());
                 self.records.push(record);
                 None
             } else {
@@ -155,12 +149,10 @@ impl InvoiceTable {
     /// length, so it is not copied again at each doubling.
     fn reserve_ids(&mut self, batch: &[Invoice]) {
         let batch_bytes: usize = batch.iter().map(|invoice| invoice.id.as_str().len()).sum();
-        if self.ids.capacity() - self.ids.len() >= batch_bytes {
-            return;
-        }
         let records_room = self.records.capacity() - self.records.len();
         let average = batch_bytes.div_ceil(batch.len().max(1));
-        self.ids.reserve(batch_bytes.max(average * records_room));
+        self.ids
+            .reserve(batch.len(), batch_bytes, average * records_room);
     }
 
     /// Where each invoice of a batch goes: the position of a stored id,
@@ -229,8 +221,7 @@ impl InvoiceTable {
             }
             None => {
                 let position = self.records.len() as u32;
-                self.ids.push_str(id);
-                self.ends.push(id_end(self.ids.len()));
+                self.ids.push(id);
                 self.records.push(record);
                 self.index.add(hash, position);
                 (position, None)
@@ -243,23 +234,15 @@ impl InvoiceTable {
     /// removed before it). Costs one pass over the table and its ids; only
     /// the ids the index moves back are hashed.
     pub(crate) fn remove_positions(&mut self, removed: &[u32]) {
-        let (ids, ends) = (&self.ids, &self.ends);
-        let hash_at = |p: u32| hash_id(id_in(ids, ends, p as usize));
+        let ids = &self.ids;
+        let hash_at = |p: u32| hash_id(ids.get(p as usize));
         for &position in removed {
-            if (position as usize) < ends.len() {
+            if (position as usize) < ids.len() {
                 self.index.remove(hash_at(position), position, hash_at);
             }
         }
-        let mut ids = String::with_capacity(self.ids.len());
-        let mut ends = Vec::with_capacity(self.ends.len());
-        for p in 0..self.records.len() {
-            if removed.binary_search(&(p as u32)).is_err() {
-                ids.push_str(self.id_at(p));
-                ends.push(id_end(ids.len()));
-            }
-        }
-        self.ids = ids;
-        self.ends = ends;
+        self.ids
+            .retain(|p| removed.binary_search(&(p as u32)).is_err());
         let mut position = 0u32;
         self.records.retain(|_| {
             let keep = removed.binary_search(&position).is_err();
@@ -308,17 +291,6 @@ fn hash_order(hashes: &[u64]) -> Vec<(u64, u32)> {
         order[bounds[0]..bounds[1]].sort_unstable();
     }
     order
-}
-
-/// The id at `p` of a buffer and its ends; `p` must be below the count.
-fn id_in<'a>(ids: &'a str, ends: &[u32], p: usize) -> &'a str {
-    let start = if p == 0 { 0 } else { ends[p - 1] };
-    &ids[start as usize..ends[p] as usize]
-}
-
-/// The end of an id at `len` bytes into the buffer.
-fn id_end(len: usize) -> u32 {
-    u32::try_from(len).expect("a ledger's invoice ids take at most 4 GiB together")
 }
 
 pub(super) fn hash_id(id: &str) -> u64 {
@@ -543,11 +515,11 @@ mod tests {
             vec![invoice("inv_01", 1), invoice("inv_0002", 2)],
             |_, _, _| {},
         );
-        assert!(table.ids.capacity() >= 7 * (room - 2));
-        let grown = table.ids.capacity();
+        assert!(table.ids.text_capacity() >= 7 * (room - 2));
+        let grown = table.ids.text_capacity();
         let batch: Vec<Invoice> = (0..1000).map(|k| invoice(&format!("i{k:05}"), k)).collect();
         table.insert_batch(batch, |_, _, _| {});
-        assert_eq!(table.ids.capacity(), grown);
+        assert_eq!(table.ids.text_capacity(), grown);
         assert_eq!(table.position_of("i00999"), Some(1001));
     }
 

@@ -4,7 +4,7 @@
 //! plan) are the ledger's.
 
 use crate::error::Result;
-use crate::ids::{CustomerId, DataSourceId, InvoiceId, PlanId, SubscriptionId};
+use crate::ids::{CustomerId, DataSourceId, InvoiceId, PackedIds, PlanId, SubscriptionId};
 use crate::model::{Fields, Json, Node, Timestamp};
 use crate::money::{Cents, Currency};
 use serde::Serialize;
@@ -175,12 +175,21 @@ pub struct Invoice {
     record: InvoiceRecord,
 }
 
-/// A stored invoice: its id, borrowed from the ledger's id buffer, and its
-/// other fields (reached through `Deref`). Serializes like an [`Invoice`].
-#[derive(Debug, Clone, Copy, PartialEq)]
+/// A stored invoice: its id, borrowed from the ledger's ids, and its other
+/// fields (reached through `Deref`). Serializes like an [`Invoice`].
+#[derive(Clone, Copy)]
 pub struct StoredInvoice<'a> {
-    id: &'a str,
+    id: StoredId<'a>,
     record: &'a InvoiceRecord,
+}
+
+/// Where a stored invoice's id is. The text of an id among a table's ids
+/// is found only when asked for: a scan that reads invoices' fields alone
+/// (a timeline build whose invoices already come in id order) reads no id.
+#[derive(Clone, Copy)]
+enum StoredId<'a> {
+    Text(&'a str),
+    Packed(&'a PackedIds, usize),
 }
 
 /// Every field of an invoice but its id, as a ledger stores it (the ids
@@ -277,7 +286,7 @@ impl Serialize for StoredInvoice<'_> {
         use serde::ser::SerializeStruct;
         let details = self.details();
         let mut record = serializer.serialize_struct("Invoice", 23)?;
-        record.serialize_field("id", self.id)?;
+        record.serialize_field("id", self.id())?;
         record.serialize_field("customer_id", &self.customer_id)?;
         record.serialize_field("type", &self.kind)?;
         record.serialize_field("invoice_date", &self.invoice_date)?;
@@ -334,12 +343,27 @@ impl std::ops::DerefMut for Invoice {
 
 impl<'a> StoredInvoice<'a> {
     pub(crate) fn new(id: &'a str, record: &'a InvoiceRecord) -> Self {
-        Self { id, record }
+        Self {
+            id: StoredId::Text(id),
+            record,
+        }
+    }
+
+    /// The invoice whose id is at `place` among `ids`.
+    pub(crate) fn packed(ids: &'a PackedIds, place: usize, record: &'a InvoiceRecord) -> Self {
+        Self {
+            id: StoredId::Packed(ids, place),
+            record,
+        }
     }
 
     /// The invoice's external id.
+    #[inline]
     pub fn id(&self) -> &'a str {
-        self.id
+        match self.id {
+            StoredId::Text(id) => id,
+            StoredId::Packed(ids, place) => ids.get(place),
+        }
     }
 
     /// The invoice's details (see [`InvoiceRecord::details`]), borrowed for
@@ -356,9 +380,24 @@ impl<'a> StoredInvoice<'a> {
     /// An owned copy of the invoice.
     pub fn to_invoice(&self) -> Invoice {
         Invoice {
-            id: InvoiceId::from(self.id),
+            id: InvoiceId::from(self.id()),
             record: self.record.clone(),
         }
+    }
+}
+
+impl PartialEq for StoredInvoice<'_> {
+    fn eq(&self, other: &Self) -> bool {
+        self.id() == other.id() && self.record == other.record
+    }
+}
+
+impl std::fmt::Debug for StoredInvoice<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("StoredInvoice")
+            .field("id", &self.id())
+            .field("record", self.record)
+            .finish()
     }
 }
 
