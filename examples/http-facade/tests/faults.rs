@@ -213,7 +213,7 @@ fn the_writes_cover_every_record_write_of_the_description() {
 
 #[test]
 fn a_locked_database_refuses_every_write_with_503_and_then_recovers() {
-    let server = Server::start_in_with(data_dir(), &["--busy-timeout", "2000"]);
+    let server = Server::start_in_with(data_dir(), &["--busy-timeout", "1000"]);
     let group = prepare(&server);
     let writes = writes(&group);
     let lock = rusqlite::Connection::open(server.dir.join("submetrics.db")).expect("open");
