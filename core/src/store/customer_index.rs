@@ -5,12 +5,13 @@
 //! lie among all the customer records. Invoices in date order (as billing
 //! platforms export them) name another customer nearly every time, so one
 //! lookup at a time missed the cache about four times an invoice. This
-//! index finds a batch's customers in two sorted passes instead: candidate
-//! positions from the slots in hash order, then the ids checked in
-//! position order, so both walk memory front to back.
+//! index finds a batch's customers in two ordered passes instead:
+//! candidate positions from the slots with the ids grouped by hash, then
+//! the ids checked grouped by position, so both walk memory front to back
+//! (a counting sort groups them, for less than a full sort).
 
 use super::invoice_table::hash_id;
-use super::position_index::PositionIndex;
+use super::position_index::{PositionIndex, bucket_bits, group_by_bucket};
 use crate::ids::CustomerId;
 use rayon::prelude::*;
 
@@ -68,9 +69,10 @@ impl CustomerIndex {
     /// customer it names (`None` when there is none, or no name). Each run
     /// of one shared id (what a bulk reader hands out for a customer's
     /// consecutive invoices) is looked up once. The first position whose
-    /// fingerprint matches is each id's candidate, found with the ids in
-    /// hash order; the candidates are checked in position order, and one
-    /// that is another id's is looked up again on its own.
+    /// fingerprint matches is each id's candidate, found with the ids
+    /// grouped by the top bits of their hashes; the candidates are checked
+    /// grouped by position, and one that is another id's is looked up
+    /// again on its own.
     pub(super) fn find_all(
         &self,
         named: &[Option<CustomerId>],
@@ -78,22 +80,31 @@ impl CustomerIndex {
         let repeats = |i: usize| {
             i > 0 && matches!((&named[i - 1], &named[i]), (Some(a), Some(b)) if a.shares(b))
         };
-        let mut by_hash: Vec<(u64, u32)> = named
+        let hashed: Vec<(u64, u32)> = named
             .par_iter()
             .enumerate()
             .filter(|&(i, _)| !repeats(i))
             .filter_map(|(i, id)| Some((hash_id(id.as_ref()?.as_str()), i as u32)))
             .collect();
-        by_hash.par_sort_unstable();
+        let bits = bucket_bits(hashed.len());
+        let hash_shift = u64::BITS - bits;
+        let (by_hash, _) = group_by_bucket(&hashed, 1 << bits, |&(hash, _)| {
+            (hash >> hash_shift) as usize
+        });
         let candidates = self
             .index
             .find_each(&by_hash, |&(hash, _)| hash, |_, _| true);
-        let mut by_position: Vec<(u32, u32)> = by_hash
+        let candidates: Vec<(u32, u32)> = by_hash
             .iter()
             .zip(candidates)
             .filter_map(|(&(_, i), candidate)| candidate.map(|p| (p, i)))
             .collect();
-        by_position.par_sort_unstable();
+        let position_shift = (usize::BITS - self.ids.len().leading_zeros()).saturating_sub(bits);
+        let (by_position, _) = group_by_bucket(
+            &candidates,
+            (self.ids.len() >> position_shift) + 1,
+            |&(p, _)| (p >> position_shift) as usize,
+        );
         let checked: Vec<(u32, Option<(usize, CustomerId)>)> = by_position
             .par_iter()
             .filter_map(|&(p, i)| {

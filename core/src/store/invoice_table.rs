@@ -2,7 +2,7 @@
 //! in one text buffer beside it, found by id through an index of positions.
 //! A bulk load hashes the ids on every core.
 
-use super::position_index::PositionIndex;
+use super::position_index::{PositionIndex, bucket_bits, group_by_bucket};
 use crate::ids::PackedIds;
 use crate::model::{Invoice, InvoiceRecord, StoredInvoice};
 use foldhash::fast::FixedState;
@@ -268,25 +268,11 @@ const NOT_STORED: u32 = u32::MAX;
 /// counting sort on the hashes' top bits (about one bucket for every four
 /// hashes) and a sort of each small bucket.
 fn hash_order(hashes: &[u64]) -> Vec<(u64, u32)> {
-    let bits = (usize::BITS - hashes.len().leading_zeros())
-        .saturating_sub(2)
-        .max(1);
+    let bits = bucket_bits(hashes.len());
     let shift = u64::BITS - bits;
-    let bucket = |hash: u64| (hash >> shift) as usize;
-    let mut starts = vec![0usize; (1 << bits) + 1];
-    for &hash in hashes {
-        starts[bucket(hash) + 1] += 1;
-    }
-    for b in 1..starts.len() {
-        starts[b] += starts[b - 1];
-    }
-    let mut order = vec![(0, 0); hashes.len()];
-    let mut cursors = starts.clone();
-    for (i, &hash) in hashes.iter().enumerate() {
-        let cursor = &mut cursors[bucket(hash)];
-        order[*cursor] = (hash, i as u32);
-        *cursor += 1;
-    }
+    let pairs: Vec<(u64, u32)> = hashes.iter().copied().zip(0..).collect();
+    let (mut order, starts) =
+        group_by_bucket(&pairs, 1 << bits, |&(hash, _)| (hash >> shift) as usize);
     for bounds in starts.windows(2) {
         order[bounds[0]..bounds[1]].sort_unstable();
     }

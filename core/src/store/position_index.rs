@@ -6,6 +6,41 @@
 /// enough that their cache lines are still there when probed.
 const PROBE_GROUP: usize = 64;
 
+/// How many bits of a key pick its bucket in [`group_by_bucket`] for
+/// `count` keys: about four keys a bucket.
+pub(super) fn bucket_bits(count: usize) -> u32 {
+    (usize::BITS - count.leading_zeros())
+        .saturating_sub(2)
+        .max(1)
+}
+
+/// `items` grouped by their bucket (`bucket` gives one below `buckets`),
+/// each bucket's items in their order, and where each bucket starts (then
+/// where the last ends): a counting sort. Probing keys grouped by the top
+/// bits of their hashes (their home slots), or reading records grouped by
+/// position, walks memory front to back as a full sort would, for less.
+pub(super) fn group_by_bucket<T: Copy>(
+    items: &[T],
+    buckets: usize,
+    bucket: impl Fn(&T) -> usize,
+) -> (Vec<T>, Vec<usize>) {
+    let mut starts = vec![0usize; buckets + 1];
+    for item in items {
+        starts[bucket(item) + 1] += 1;
+    }
+    for b in 1..starts.len() {
+        starts[b] += starts[b - 1];
+    }
+    let mut grouped = items.to_vec();
+    let mut cursors = starts.clone();
+    for item in items {
+        let cursor = &mut cursors[bucket(item)];
+        grouped[*cursor] = *item;
+        *cursor += 1;
+    }
+    (grouped, starts)
+}
+
 /// An open-addressing index from id hashes to positions, probed linearly.
 ///
 /// The hash's upper 32 bits pick the home slot, scaled to the slot count
