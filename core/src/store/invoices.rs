@@ -164,8 +164,8 @@ impl Store {
         report
     }
 
-    /// Stores invoices read from JSON: checks their references, then stores
-    /// them in the table and their customers' lists.
+    /// Stores read invoices: checks their references, then stores them in
+    /// the table and their customers' lists.
     pub(super) fn store_invoices(&mut self, read: ReadInvoices) -> WriteReport {
         let report = self.store_invoices_unlisted(read);
         self.list_positions();
