@@ -115,8 +115,13 @@ pub(super) fn partial(
     let count = invoices.len() as u64;
     let mut keys: Vec<(Vec<KeyPart>, StoredInvoice<'_>)> =
         invoices.into_iter().map(|i| (key(&i), i)).collect();
-    keys.sort_by(|a, b| a.0.cmp(&b.0));
-    keys.truncate(keep);
+    // Only the first `keep` rows are written; `TopRows` orders them.
+    if keep < keys.len() {
+        if keep > 0 {
+            keys.select_nth_unstable_by(keep - 1, |a, b| a.0.cmp(&b.0));
+        }
+        keys.truncate(keep);
+    }
     let mut rows = Vec::with_capacity(keys.len());
     for (key, invoice) in keys {
         let day = invoice.invoice_date.local_date(tz);
