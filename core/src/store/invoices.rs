@@ -2,6 +2,7 @@
 //! stored in one batch with the per-customer and per-plan indexes kept in
 //! step, and deletes that keep every other invoice's order.
 
+use super::position_index::group_by_bucket;
 use super::{
     Index, InvoiceTable, PositionList, ReadInvoices, Store, WriteReport, not_found, validate,
 };
@@ -98,14 +99,14 @@ const LISTS_PER_TASK: usize = if cfg!(test) { 2 } else { 4096 };
 
 /// Adds each `(customer index, position)` of `added` to that customer's
 /// list, every customer's in the order given, and empties `added`. The
-/// additions are sorted by customer first (stably) and a large batch works
-/// on every core, each core on its own range of customers: invoices in date
-/// order name another customer nearly every time, and going through the
-/// lists in order keeps their reads from stalling one after the other. A
-/// list makes room for its customer's run of additions at once.
+/// additions are grouped by customer first (see [`by_customer`]) and a
+/// large batch works on every core, each core on its own range of
+/// customers: invoices in date order name another customer nearly every
+/// time, and going through the lists in order keeps their reads from
+/// stalling one after the other. A list makes room for its customer's run
+/// of additions at once.
 fn add_positions(lists: &mut [PositionList], invoices: &InvoiceTable, added: &mut Vec<(u32, u32)>) {
-    let mut added = std::mem::take(added);
-    added.par_sort_by_key(|&(owner, _)| owner);
+    let added = by_customer(std::mem::take(added), lists.len());
     let add_range = |first: usize, lists: &mut [PositionList]| {
         let owner_below = |bound: usize| move |&(owner, _): &(u32, u32)| (owner as usize) < bound;
         let start = added.partition_point(owner_below(first));
@@ -126,6 +127,24 @@ fn add_positions(lists: &mut [PositionList], invoices: &InvoiceTable, added: &mu
         .par_chunks_mut(LISTS_PER_TASK)
         .enumerate()
         .for_each(|(task, lists)| add_range(task * LISTS_PER_TASK, lists));
+}
+
+/// Additions are grouped by a counting sort when there are at least
+/// `additions` of them for `customers` customers (one for every eight, as
+/// in a load), else sorted. Unit tests raise it so that their few
+/// customers take both ways, the sort also on every core.
+const COUNTED: (usize, usize) = if cfg!(test) { (4, 1) } else { (1, 8) };
+
+/// `added` grouped by customer, each customer's additions in their order:
+/// a counting sort when they are many (see [`COUNTED`]), else a stable
+/// sort.
+fn by_customer(mut added: Vec<(u32, u32)>, customers: usize) -> Vec<(u32, u32)> {
+    let (additions, per_customers) = COUNTED;
+    if added.len() * per_customers < customers * additions {
+        added.par_sort_by_key(|&(owner, _)| owner);
+        return added;
+    }
+    group_by_bucket(&added, customers, |&(owner, _)| owner as usize).0
 }
 
 impl Store {
