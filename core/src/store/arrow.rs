@@ -147,14 +147,12 @@ impl Store {
         match kind {
             RecordKind::Invoices => {
                 self.reserve_invoices(rows(batches));
-                let streamed = self.store_batch_stream(
+                self.store_batch_stream(
                     batches,
                     stored,
                     Store::read_invoice_batch,
                     Store::store_invoices_unlisted,
-                );
-                self.list_positions();
-                streamed
+                )
             }
             RecordKind::Customers => self.store_batch_stream(
                 batches,

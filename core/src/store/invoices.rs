@@ -437,6 +437,17 @@ mod tests {
         (table, lists, uses, stale_ids(store))
     }
 
+    /// Two copies of a store holding the invoices `before`, with nothing
+    /// stale.
+    fn twins(before: Vec<(u8, u8, u8, i64)>) -> (Store, Store) {
+        let before: Vec<Value> = before.into_iter().map(invoice).collect();
+        let mut store = store();
+        store.upsert_invoices(&before);
+        store.take_stale();
+        let copy = store.clone();
+        (store, copy)
+    }
+
     /// The ids of the customers gone stale since the last look, sorted.
     fn stale_ids(store: &mut Store) -> Vec<String> {
         let mut stale: Vec<String> = store
@@ -460,12 +471,8 @@ mod tests {
             before in invoices(),
             batch in invoices(),
         ) {
-            let before: Vec<Value> = before.into_iter().map(invoice).collect();
             let batch: Vec<Value> = batch.into_iter().map(invoice).collect();
-            let mut batched = store();
-            batched.upsert_invoices(&before);
-            let mut single = batched.clone();
-            prop_assert_eq!(state(&mut batched), state(&mut single));
+            let (mut batched, mut single) = twins(before.clone());
             let report = batched.upsert_invoices(&batch);
             let mut results = Vec::new();
             for record in &batch {
@@ -477,10 +484,7 @@ mod tests {
                 .iter()
                 .filter_map(|record| Invoice::from_json(record).ok())
                 .collect();
-            let mut from_records = store();
-            from_records.upsert_invoices(&before);
-            from_records.take_stale();
-            let mut from_json = from_records.clone();
+            let (mut from_records, mut from_json) = twins(before);
             let accepted = from_records.upsert_invoice_records(typed).accepted();
             prop_assert_eq!(accepted, from_json.upsert_invoices(&batch).accepted());
             prop_assert_eq!(state(&mut from_records), state(&mut from_json));
@@ -498,12 +502,8 @@ mod tests {
             streamed in invoices(),
             chunk in 1usize..20,
         ) {
-            let before: Vec<Value> = before.into_iter().map(invoice).collect();
             let streamed: Vec<Value> = streamed.into_iter().map(invoice).collect();
-            let mut stream = store();
-            stream.upsert_invoices(&before);
-            let mut chunked = stream.clone();
-            prop_assert_eq!(state(&mut stream), state(&mut chunked));
+            let (mut stream, mut chunked) = twins(before);
             let mut reads = streamed.chunks(chunk).map(Store::read_invoice_values);
             let mut reports = Vec::new();
             let done: std::result::Result<(), ()> =

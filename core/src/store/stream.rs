@@ -83,16 +83,13 @@ impl Store {
 
     /// Stores the invoices `next` reads, chunk after chunk, calling
     /// `stored` with each chunk's report in order (see
-    /// [`Store::store_stream`]). The customers' lists of positions get the
-    /// new invoices at the end, all at once.
+    /// [`Store::store_stream`]).
     pub fn store_invoice_stream<E: Send>(
         &mut self,
         next: impl FnMut() -> std::result::Result<Option<ReadInvoices>, E> + Send,
         stored: impl FnMut(WriteReport) + Send,
     ) -> std::result::Result<(), E> {
-        let streamed = self.store_stream(next, stored, Store::store_invoices_unlisted);
-        self.list_positions();
-        streamed
+        self.store_stream(next, stored, Store::store_invoices_unlisted)
     }
 
     /// Stores the customers `next` reads, chunk after chunk, calling
@@ -112,8 +109,22 @@ impl Store {
     /// `next` and `stored` run beside each other (on the pool's threads) and
     /// must be `Send`. The results are those of storing each chunk as it
     /// comes; the first error of `next` ends the load, after every chunk
-    /// read before it is stored.
+    /// read before it is stored. The positions of the invoices the chunks
+    /// left unlisted (see [`Store::store_invoices_unlisted`]) join their
+    /// customers' lists at the end, all at once.
     pub(super) fn store_stream<T: Send, E: Send>(
+        &mut self,
+        next: impl FnMut() -> std::result::Result<Option<ReadRecords<T>>, E> + Send,
+        stored: impl FnMut(WriteReport) + Send,
+        store: fn(&mut Store, ReadRecords<T>) -> WriteReport,
+    ) -> std::result::Result<(), E> {
+        let streamed = self.store_chunks(next, stored, store);
+        self.list_positions();
+        streamed
+    }
+
+    /// [`Store::store_stream`] but for the listing at the end.
+    fn store_chunks<T: Send, E: Send>(
         &mut self,
         mut next: impl FnMut() -> std::result::Result<Option<ReadRecords<T>>, E> + Send,
         mut stored: impl FnMut(WriteReport) + Send,
