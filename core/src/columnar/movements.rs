@@ -6,7 +6,7 @@ use super::text::{TextColumn, TextListColumn, item_field};
 use crate::derive::movements::Movement;
 use crate::error::{Error, Result};
 use crate::ids::PlanId;
-use crate::ledger::read_ahead;
+use crate::ledger::warm_block_at;
 use arrow_array::{ArrayRef, Int64Array, RecordBatch};
 use arrow_schema::{DataType, Field, Schema};
 use chrono::{Datelike, NaiveDate};
@@ -83,7 +83,7 @@ impl MovementColumns {
             plans_after: plans(),
         };
         for k in 0..n {
-            read_ahead(rows, k);
+            warm_block_at(rows, k);
             columns.push(rows[k]);
         }
         columns

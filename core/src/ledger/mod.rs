@@ -19,7 +19,7 @@ mod tests_cache;
 mod writes;
 
 #[cfg(feature = "arrow")]
-pub(crate) use queries::read_ahead;
+pub(crate) use queries::warm_block_at;
 
 use crate::derive::{CacheCell, Derived, ReplayCache};
 use crate::error::Result;
