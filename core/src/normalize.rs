@@ -4,7 +4,7 @@
 
 use crate::model::{Interval, InvoiceRecord, Plan, Timestamp, UnixMillis};
 use crate::money::{Cents, round_ratio};
-use chrono::{DateTime, Days, Duration, Months, NaiveDate, NaiveDateTime, TimeZone, Utc};
+use chrono::{DateTime, Datelike, Days, Duration, Months, NaiveDate, NaiveDateTime, TimeZone, Utc};
 use chrono_tz::Tz;
 
 /// A plan's interval in months as the exact fraction `numerator / denominator`:
@@ -60,11 +60,30 @@ pub(crate) fn add_interval(
 fn shift_date(date: NaiveDate, interval: Interval, count: u32) -> Option<NaiveDate> {
     let count = count.max(1);
     match interval {
-        Interval::Month => date.checked_add_months(Months::new(count)),
-        Interval::Year => date.checked_add_months(Months::new(count.checked_mul(12)?)),
+        Interval::Month => add_months(date, count),
+        Interval::Year => add_months(date, count.checked_mul(12)?),
         Interval::Week => date.checked_add_days(Days::new(7 * u64::from(count))),
         Interval::Day => date.checked_add_days(Days::new(u64::from(count))),
     }
+}
+
+/// `date` plus `months` calendar months, the day held at the last of the
+/// month it lands in (Jan 31 plus a month is Feb 28 or 29); `None` past the
+/// calendar's end. What chrono's `checked_add_months` gives, from the year,
+/// month and day alone instead of a round trip through day counts.
+#[inline]
+fn add_months(date: NaiveDate, months: u32) -> Option<NaiveDate> {
+    let month0 = i64::from(date.year()) * 12 + i64::from(date.month0()) + i64::from(months);
+    let year = i32::try_from(month0.div_euclid(12)).ok()?;
+    let month = month0.rem_euclid(12) as u32 + 1;
+    let leap = year % 4 == 0 && (year % 100 != 0 || year % 400 == 0);
+    let days_in_month = match month {
+        2 if leap => 29,
+        2 => 28,
+        4 | 6 | 9 | 11 => 30,
+        _ => 31,
+    };
+    NaiveDate::from_ymd_opt(year, month, date.day().min(days_in_month))
 }
 
 /// [`add_interval`] from a stored timestamp, as milliseconds with the local
