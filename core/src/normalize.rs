@@ -252,6 +252,18 @@ mod tests {
     }
 
     #[test]
+    fn adding_months_holds_the_day_at_the_month_end() {
+        let date = |y, m, d| NaiveDate::from_ymd_opt(y, m, d).unwrap();
+        assert_eq!(add_months(date(2024, 1, 31), 1), Some(date(2024, 2, 29)));
+        assert_eq!(add_months(date(2023, 1, 31), 1), Some(date(2023, 2, 28)));
+        assert_eq!(add_months(date(1899, 12, 31), 2), Some(date(1900, 2, 28)));
+        assert_eq!(add_months(date(1999, 11, 30), 3), Some(date(2000, 2, 29)));
+        assert_eq!(add_months(date(2024, 3, 31), 1), Some(date(2024, 4, 30)));
+        assert_eq!(add_months(date(2024, 5, 15), 12 * 3), Some(date(2027, 5, 15)));
+        assert_eq!(add_months(NaiveDate::MAX, 1), None);
+    }
+
+    #[test]
     fn a_leap_second_start_ends_where_adding_days_puts_it() {
         let leap = NaiveDate::from_ymd_opt(2016, 12, 31)
             .unwrap()
