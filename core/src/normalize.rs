@@ -259,7 +259,10 @@ mod tests {
         assert_eq!(add_months(date(1899, 12, 31), 2), Some(date(1900, 2, 28)));
         assert_eq!(add_months(date(1999, 11, 30), 3), Some(date(2000, 2, 29)));
         assert_eq!(add_months(date(2024, 3, 31), 1), Some(date(2024, 4, 30)));
-        assert_eq!(add_months(date(2024, 5, 15), 12 * 3), Some(date(2027, 5, 15)));
+        assert_eq!(
+            add_months(date(2024, 5, 15), 12 * 3),
+            Some(date(2027, 5, 15))
+        );
         assert_eq!(add_months(NaiveDate::MAX, 1), None);
     }
 

@@ -155,24 +155,20 @@ fn replay_all(
     {
         return Err(error);
     }
-    // Customers without a replay sort last.
-    replays.par_sort_unstable_by(|a, b| match (a, b) {
-        (Some(a), Some(b)) => a.prefix.cmp(&b.prefix).then_with(|| a.id.cmp(&b.id)),
-        (Some(_), None) => std::cmp::Ordering::Less,
-        (None, Some(_)) => std::cmp::Ordering::Greater,
-        (None, None) => std::cmp::Ordering::Equal,
-    });
-    let replayed = replays.iter().map_while(Option::as_ref);
-    let mut window = ReplayWindow::default();
-    let mut count = 0;
-    for replayed in replayed {
-        window.narrow(&replayed.window);
-        count += 1;
+    // Customers stored in id order (ids that count up) need no sort.
+    let mut replays: Vec<Replayed> = replays.into_iter().flatten().collect();
+    let by_id = |a: &Replayed, b: &Replayed| a.prefix.cmp(&b.prefix).then_with(|| a.id.cmp(&b.id));
+    if !replays.is_sorted_by(|a, b| by_id(a, b).is_le()) {
+        replays.par_sort_unstable_by(by_id);
     }
-    let mut set = Records::with_capacity_and_hasher(count, hasher);
+    let mut window = ReplayWindow::default();
+    for replayed in &replays {
+        window.narrow(&replayed.window);
+    }
+    let mut set = Records::with_capacity_and_hasher(replays.len(), hasher);
     for Replayed {
         hash, id, replay, ..
-    } in replays.into_iter().map_while(|replayed| replayed)
+    } in replays
     {
         // Customer ids are distinct: the entry is vacant without comparing ids.
         if let RawEntryMut::Vacant(entry) = set.raw_entry_mut_v1().from_hash(hash, |_| false) {
