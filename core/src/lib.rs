@@ -66,6 +66,7 @@
 #![deny(missing_docs)]
 
 #[cfg(feature = "arrow")]
+pub(crate) mod blank;
 pub mod columnar;
 pub mod csv;
 pub(crate) mod derive;

@@ -42,7 +42,7 @@ impl Currency {
 
     /// Parses three ASCII letters in any case; anything else is `None`.
     pub fn parse(code: &str) -> Option<Currency> {
-        let bytes = code.trim().as_bytes();
+        let bytes = crate::blank::trimmed(code).as_bytes();
         if bytes.len() != 3 || !bytes.iter().all(u8::is_ascii_alphabetic) {
             return None;
         }

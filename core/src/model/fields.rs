@@ -7,6 +7,7 @@
 //!
 //! [`Json`]: super::Json
 
+use crate::blank::is_blank;
 use crate::error::{Error, Result};
 use crate::model::json::{NameSet, Node, View};
 use crate::model::{CustomVariables, Timestamp};
@@ -73,7 +74,7 @@ impl<'a, N: Node<'a>> Fields<'a, N> {
         };
         let id = fields.text_ref(ID_NAMES)?;
         match id {
-            Some(id) if !id.trim().is_empty() => fields.id = id,
+            Some(id) if !is_blank(&id) => fields.id = id,
             _ if !id_required => {}
             _ => return Err(Error::invalid(kind, "?", "id", "is required")),
         }
@@ -155,7 +156,7 @@ impl<'a, N: Node<'a>> Fields<'a, N> {
     /// [`Fields::required_text`] without copying a string that is there as it is.
     pub fn required_text_ref(&self, names: &[&str]) -> Result<Cow<'a, str>> {
         match self.text_ref(names)? {
-            Some(s) if !s.trim().is_empty() => Ok(s),
+            Some(s) if !is_blank(&s) => Ok(s),
             _ => Err(self.error(names[0], "is required")),
         }
     }
@@ -216,7 +217,7 @@ impl<'a, N: Node<'a>> Fields<'a, N> {
             return Ok(None);
         };
         let parsed = match view {
-            View::String(s) if s.trim().is_empty() => return Ok(None),
+            View::String(s) if is_blank(s) => return Ok(None),
             View::String(s) => Timestamp::parse(s),
             // A timestamp column of a columnar batch; a number never is one.
             View::Timestamp(t) => Some(t).filter(|t| t.within_years()),

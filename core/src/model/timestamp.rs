@@ -88,7 +88,7 @@ impl Timestamp {
     /// with fractional seconds, or without an offset (then UTC). A space may
     /// stand for the `T`. A date outside [`Timestamp::YEARS`] is `None`.
     pub fn parse(text: &str) -> Option<Timestamp> {
-        Timestamp::parse_any_year(text.trim()).filter(Timestamp::within_years)
+        Timestamp::parse_any_year(crate::blank::trimmed(text)).filter(Timestamp::within_years)
     }
 
     /// Whether the timestamp's year is within [`Timestamp::YEARS`], the

@@ -46,7 +46,7 @@ impl InvoiceType {
     /// Parses a type name ignoring case and surrounding space; `one_time` and `onetime` are
     /// accepted for `one-time`. Anything else is `None`.
     pub fn parse(name: &str) -> Option<InvoiceType> {
-        let name = name.trim();
+        let name = crate::blank::trimmed(name);
         [
             ("subscription", InvoiceType::Subscription),
             ("one-time", InvoiceType::OneTime),
@@ -93,7 +93,7 @@ impl InvoiceStatus {
     /// Parses a status name ignoring case and surrounding space; anything
     /// else is `None`.
     pub fn parse(name: &str) -> Option<InvoiceStatus> {
-        let name = name.trim();
+        let name = crate::blank::trimmed(name);
         [
             InvoiceStatus::Paid,
             InvoiceStatus::Open,

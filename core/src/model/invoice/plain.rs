@@ -9,6 +9,7 @@
 
 use super::read::{amount_fault, period_in_order, quantity_value, tax_fault};
 use super::*;
+use crate::blank::is_blank;
 use crate::ids::RecentIds;
 use crate::model::json::{Scalar, visit_fields};
 use crate::money::MAX_AMOUNT;
@@ -172,13 +173,13 @@ impl Invoice {
         {
             return None;
         }
-        let id = text(cell(Field::Id))?.filter(|id| !id.trim().is_empty())?;
-        let customer_id = text(cell(Field::CustomerId))?.filter(|id| !id.trim().is_empty())?;
+        let id = text(cell(Field::Id))?.filter(|id| !is_blank(id))?;
+        let customer_id = text(cell(Field::CustomerId))?.filter(|id| !is_blank(id))?;
         let kind = InvoiceType::parse(text(cell(Field::Type))??)?;
         let invoice_date = timestamp(cell(Field::InvoiceDate))??;
         let amount = cents(cell(Field::Amount))??;
         let currency = Currency::parse(text(cell(Field::Currency))??)?;
-        let plan_id = text(cell(Field::PlanId))?.filter(|id| !id.trim().is_empty());
+        let plan_id = text(cell(Field::PlanId))?.filter(|id| !is_blank(id));
         if kind == InvoiceType::Subscription && plan_id.is_none() {
             return None;
         }
@@ -269,7 +270,7 @@ fn cents(cell: Cell<'_>) -> Option<Option<Cents>> {
 fn timestamp(cell: Cell<'_>) -> Option<Option<Timestamp>> {
     match cell {
         Cell::Absent => Some(None),
-        Cell::Text(text) if text.trim().is_empty() => Some(None),
+        Cell::Text(text) if is_blank(text) => Some(None),
         Cell::Text(text) => Timestamp::parse(text).map(Some),
         Cell::Timestamp(timestamp) => timestamp.within_years().then_some(Some(timestamp)),
         _ => None,
