@@ -65,8 +65,8 @@
 #![forbid(unsafe_code)]
 #![deny(missing_docs)]
 
-#[cfg(feature = "arrow")]
 pub(crate) mod blank;
+#[cfg(feature = "arrow")]
 pub mod columnar;
 pub mod csv;
 pub(crate) mod derive;
