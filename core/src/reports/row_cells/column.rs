@@ -84,6 +84,7 @@ impl<'a> ObjectRef<'a> {
 
 impl CellRef<'_> {
     /// Whether the cell holds a value (null is none).
+    #[cfg(feature = "arrow")]
     pub(crate) fn is_present(self) -> bool {
         !matches!(self, CellRef::Absent | CellRef::Null)
     }

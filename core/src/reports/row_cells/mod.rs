@@ -222,7 +222,8 @@ impl CellPieces {
     }
 
     /// Every row's cell of the column `name`, absent where a row lacks it,
-    /// read from the pieces in place.
+    /// read from the pieces in place (what an Arrow column is built from).
+    #[cfg(feature = "arrow")]
     pub(crate) fn column<'a>(
         &'a self,
         name: &'a str,
