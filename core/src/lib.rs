@@ -25,8 +25,9 @@
 //! The source tree is layered; a module uses only its own layer and the
 //! ones below it (`tests/layers.rs` checks every `crate::` path):
 //!
-//! 1. **model**: `error`, `ids`, `money`, `period`, `model/`, `normalize`,
-//!    `fx`, `csv`: records and their rules, amounts, dates and rates.
+//! 1. **model**: `error`, `blank`, `ids`, `money`, `period`, `model/`,
+//!    `normalize`, `fx`, `csv`: records and their rules, amounts, dates and
+//!    rates.
 //! 2. **store** (`store/`): the records, settings and FX table with their
 //!    indexes, nothing derived. Writes note which customers they touched.
 //! 3. **derive** (`derive/`): timelines, replays, movements, the replay

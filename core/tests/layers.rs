@@ -21,6 +21,7 @@ const LAYERS: &[(&str, &[&str])] = &[
         "model",
         &[
             "error",
+            "blank",
             "ids",
             "money",
             "period",
