@@ -7,7 +7,7 @@
 //!
 //! [`Json`]: super::Json
 
-use crate::blank::is_blank;
+use crate::blank::{is_blank, trimmed};
 use crate::error::{Error, Result};
 use crate::model::json::{NameSet, Node, View};
 use crate::model::{CustomVariables, Timestamp};
@@ -310,7 +310,7 @@ impl<'a, N: Node<'a>> Fields<'a, N> {
             None => Ok(None),
             Some(value) => allowed
                 .iter()
-                .find(|a| a.eq_ignore_ascii_case(value.trim()))
+                .find(|a| a.eq_ignore_ascii_case(trimmed(&value)))
                 .copied()
                 .map(Some)
                 .ok_or_else(|| {
@@ -342,7 +342,7 @@ impl<'a, N: Node<'a>> Fields<'a, N> {
 /// The integer a text spells, its fraction allowed when it is all zeros
 /// (`"3000"`, `" 3000.00 "`, `"-5."`); surrounding space is ignored.
 fn integer_in_text(text: &str) -> Option<i64> {
-    let text = text.trim();
+    let text = trimmed(text);
     let whole = match text.split_once('.') {
         Some((whole, fraction)) if fraction.bytes().all(|b| b == b'0') => whole,
         Some(_) => return None,

@@ -70,7 +70,7 @@ impl Invoice {
         let currency = f.required_currency(Field::Currency.names())?;
         let plan_id = f
             .text_ref(Field::PlanId.names())?
-            .filter(|p| !p.trim().is_empty())
+            .filter(|p| !crate::blank::is_blank(p))
             .map(|p| recent.plan(p.as_ref()));
         if kind == InvoiceType::Subscription && plan_id.is_none() {
             return Err(f.error("plan_id", "is required for a subscription invoice"));
