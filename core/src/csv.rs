@@ -19,13 +19,20 @@ pub fn records(text: &str) -> Result<Vec<Value>> {
         .map_err(|(line, reason)| Error::invalid("csv", &format!("line {line}"), "(row)", reason))
 }
 
-/// RFC 4180 rows: quoted fields may hold commas, quotes ("") and newlines.
-fn csv_rows(text: &str) -> std::result::Result<Vec<Vec<String>>, (usize, String)> {
+/// A row's cells and the line it starts on.
+type LineRow = (usize, Vec<String>);
+
+/// RFC 4180 rows, each with the line it starts on (the text's first line is
+/// 1): quoted fields may hold commas, quotes ("") and newlines; blank lines
+/// are skipped but counted.
+fn csv_rows(text: &str) -> std::result::Result<Vec<LineRow>, (usize, String)> {
     let mut rows = Vec::new();
     let mut row = Vec::new();
     let mut field = String::new();
     let mut quoted = false;
     let mut line = 1;
+    let mut row_line = 1;
+    let mut quote_line = 1;
     let mut chars = text.chars().peekable();
     while let Some(c) = chars.next() {
         match (quoted, c) {
@@ -40,27 +47,34 @@ fn csv_rows(text: &str) -> std::result::Result<Vec<Vec<String>>, (usize, String)
                 }
                 field.push(c);
             }
-            (false, '"') if field.is_empty() => quoted = true,
+            (false, '"') if field.is_empty() => {
+                quoted = true;
+                quote_line = line;
+            }
             (false, ',') => row.push(std::mem::take(&mut field)),
             (false, '\r') => {}
             (false, '\n') => {
-                line += 1;
                 row.push(std::mem::take(&mut field));
                 if row.iter().any(|f| !f.is_empty()) {
-                    rows.push(std::mem::take(&mut row));
+                    rows.push((row_line, std::mem::take(&mut row)));
                 } else {
                     row.clear();
                 }
+                line += 1;
+                row_line = line;
             }
             (false, c) => field.push(c),
         }
     }
     if quoted {
-        return Err((line, "a quoted field never ends".to_string()));
+        return Err((
+            quote_line,
+            "a quoted field that opens on this line never ends".to_string(),
+        ));
     }
     if !field.is_empty() || !row.is_empty() {
         row.push(field);
-        rows.push(row);
+        rows.push((row_line, row));
     }
     Ok(rows)
 }
@@ -153,21 +167,32 @@ pub fn check_header<S: AsRef<str>>(names: &[S]) -> std::result::Result<(), Strin
 /// [`records`] with a malformed row's error as its line and the reason.
 pub fn records_by_line(text: &str) -> std::result::Result<Vec<Value>, (usize, String)> {
     let rows = csv_rows(text)?;
-    let Some((header, body)) = rows.split_first() else {
+    let Some(((header_line, header), body)) = rows.split_first() else {
         return Ok(Vec::new());
     };
-    check_header(header).map_err(|reason| (1, reason))?;
-    body.iter()
-        .enumerate()
-        .map(|(i, row)| {
+    check_header(header).map_err(|reason| (*header_line, reason))?;
+    let body = body.iter().map(|(line, row)| (*line, row.as_slice()));
+    records_from_rows(header, body)
+}
+
+/// The records of rows already cut from a CSV text, each row with the line
+/// it starts on, under the header's field names; a malformed row's error is
+/// its line and the reason, as in [`records_by_line`].
+pub fn records_from_rows<'r, S: AsRef<str> + 'r>(
+    header: &[S],
+    rows: impl IntoIterator<Item = (usize, &'r [S])>,
+) -> std::result::Result<Vec<Value>, (usize, String)> {
+    rows.into_iter()
+        .map(|(line, row)| {
             if row.len() != header.len() {
                 return Err((
-                    i + 2,
+                    line,
                     format!("{} fields where the header has {}", row.len(), header.len()),
                 ));
             }
             let mut record = Map::new();
             for (name, cell) in header.iter().zip(row) {
+                let (name, cell) = (name.as_ref(), cell.as_ref());
                 if cell.is_empty() {
                     continue;
                 }
@@ -177,11 +202,11 @@ pub fn records_by_line(text: &str) -> std::result::Result<Vec<Value>, (usize, St
                             .entry(object.to_string())
                             .or_insert_with(|| Value::Object(Map::new()));
                         if let Some(map) = entry.as_object_mut() {
-                            map.insert(key.to_string(), Value::String(cell.clone()));
+                            map.insert(key.to_string(), Value::String(cell.to_string()));
                         }
                     }
                     _ => {
-                        record.insert(name.clone(), typed(name, cell).map_err(|e| (i + 2, e))?);
+                        record.insert(name.to_string(), typed(name, cell).map_err(|e| (line, e))?);
                     }
                 }
             }
@@ -278,6 +303,70 @@ mod tests {
         assert_eq!(
             records_by_line("id,name\nc1\n").unwrap_err(),
             (2, "1 fields where the header has 2".to_string())
+        );
+    }
+
+    /// Lines are counted as the text counts them: blank lines and the line
+    /// breaks inside quoted cells move the rows after them down.
+    #[test]
+    fn errors_name_the_line_a_row_starts_on() {
+        let text = "\nid,name,lines\n\n\nc2,\"two\nlines\",[]\r\nc3,x\n";
+        assert_eq!(
+            records_by_line(text).unwrap_err(),
+            (7, "2 fields where the header has 3".to_string())
+        );
+        let text = "id,lines\nA,\"[\n]\"\n\nB,\"[\n\"\n";
+        assert_eq!(
+            records_by_line(text).unwrap_err(),
+            (
+                5,
+                "field `lines`: the cell is not JSON: EOF while parsing a list at line 2 column 0"
+                    .to_string()
+            )
+        );
+        assert_eq!(
+            records_by_line("id\tname\n").unwrap_err().0,
+            1,
+            "the header's own line"
+        );
+        assert_eq!(
+            records_by_line("\n\nid;name\n").unwrap_err().0,
+            3,
+            "the header after blank lines"
+        );
+    }
+
+    /// An unterminated quote swallows the rest of the text: the error names
+    /// the line it opens on, not the last one.
+    #[test]
+    fn an_unterminated_quote_names_the_line_it_opens_on() {
+        assert_eq!(
+            records_by_line("id,name\nc1,\"open\nc2,B\nc3,C\n").unwrap_err(),
+            (
+                2,
+                "a quoted field that opens on this line never ends".to_string()
+            )
+        );
+        assert_eq!(
+            records_by_line("id,name\nc1,\"closed\non two lines\"\nc2,\"open").unwrap_err(),
+            (
+                4,
+                "a quoted field that opens on this line never ends".to_string()
+            )
+        );
+    }
+
+    #[test]
+    fn rows_cut_elsewhere_keep_their_lines() {
+        let header = ["id", "amount"];
+        let rows: [(usize, &[&str]); 2] = [(4, &["i1", "3000"]), (9, &["i2"])];
+        assert_eq!(
+            records_from_rows(&header, rows[..1].iter().copied()).unwrap(),
+            [json!({"id": "i1", "amount": 3000})]
+        );
+        assert_eq!(
+            records_from_rows(&header, rows).unwrap_err(),
+            (9, "1 fields where the header has 2".to_string())
         );
     }
 }

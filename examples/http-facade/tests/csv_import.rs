@@ -81,7 +81,18 @@ fn csv_bodies_import_customers_plans_and_invoices() {
     assert_eq!(status, 400);
     assert_eq!(
         body["error"],
-        "csv line 3: field `(row)`: a quoted field never ends"
+        "csv line 2: field `(row)`: a quoted field that opens on this line never ends"
+    );
+    // Blank lines and a cell's line breaks count: the short row is line 6.
+    let (status, body) = post_csv(
+        &server,
+        "/v1/data-sources/sheet/customers",
+        "id,name\n\n\nc2,\"two\nlines\"\nc3\n",
+    );
+    assert_eq!(status, 400);
+    assert_eq!(
+        body["error"],
+        "csv line 6: field `(row)`: 1 fields where the header has 2"
     );
     let (status, body) = post_csv(
         &server,

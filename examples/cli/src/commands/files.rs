@@ -318,53 +318,52 @@ impl CsvStream {
         let mut columns: Vec<StringBuilder> = (0..width)
             .map(|_| StringBuilder::with_capacity(BATCH_ROWS, BATCH_ROWS * 8))
             .collect();
-        let mut rows = 0;
-        let mut first_line = None;
-        while rows < BATCH_ROWS && next_row(&mut self.reader, &mut self.row)? {
-            let line = self.row.position().map_or(0, |p| p.line() as usize);
+        // The line each row starts on, as the file counts them.
+        let mut lines = Vec::with_capacity(BATCH_ROWS);
+        while lines.len() < BATCH_ROWS && next_row(&mut self.reader, &mut self.row)? {
             check_width(&self.header, &self.row)?;
-            first_line.get_or_insert(line);
+            lines.push(self.row.position().map_or(0, |p| p.line() as usize));
             for (column, cell) in columns.iter_mut().zip(self.row.iter()) {
                 append_cell(column, cell);
             }
-            rows += 1;
         }
-        if rows == 0 {
+        if lines.is_empty() {
             return Ok(None);
         }
-        self.rows += rows;
+        self.rows += lines.len();
         let texts: Vec<StringArray> = columns.iter_mut().map(StringBuilder::finish).collect();
         if let Some(batch) = typed_batch(&self.header, texts.clone()) {
             return Ok(Some(Chunk::Batch(batch)));
         }
         // A date field mixing Unix seconds with other text: these rows
-        // record by record, numbered as the file numbers them.
-        let first = first_line.unwrap_or(2);
-        let mut writer = csv::Writer::from_writer(Vec::new());
-        let written = writer.write_record(&self.header).and_then(|()| {
-            (0..rows).try_for_each(|row| {
-                writer.write_record(texts.iter().map(|text| {
-                    if text.is_null(row) {
-                        ""
-                    } else {
-                        text.value(row)
-                    }
-                }))
+        // record by record.
+        let header: Vec<&str> = self.header.iter().collect();
+        let rows: Vec<(usize, Vec<&str>)> = lines
+            .iter()
+            .enumerate()
+            .map(|(row, &line)| {
+                (
+                    line,
+                    texts.iter().map(|text| cell_text(text, row)).collect(),
+                )
             })
-        });
-        let text = written
-            .map_err(|e| e.to_string())
-            .and_then(|()| writer.into_inner().map_err(|e| e.to_string()))
-            .and_then(|bytes| String::from_utf8(bytes).map_err(|e| e.to_string()))
-            .map_err(|e| (first, e))?;
-        submetrics::csv::records_by_line(&text)
-            .map(|values| Some(Chunk::Values(values)))
-            .map_err(|(line, e)| (first + line.saturating_sub(2), e))
+            .collect();
+        let rows = rows.iter().map(|(line, cells)| (*line, cells.as_slice()));
+        submetrics::csv::records_from_rows(&header, rows).map(|values| Some(Chunk::Values(values)))
     }
 
     fn estimate(&self) -> Option<usize> {
         self.progress
             .estimate(self.rows, self.reader.position().byte())
+    }
+}
+
+/// The text of a cell, empty when null.
+fn cell_text(column: &StringArray, row: usize) -> &str {
+    if column.is_null(row) {
+        ""
+    } else {
+        column.value(row)
     }
 }
 

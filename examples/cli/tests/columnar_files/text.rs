@@ -34,6 +34,25 @@ fn plain_csv_and_jsonl_files() {
     assert_like_the_fixture(&dir);
 }
 
+/// A date column mixing Unix seconds with ISO 8601 text cannot be typed as
+/// one column: its rows are read record by record, with the same result.
+#[test]
+fn a_csv_date_column_mixing_unix_seconds_and_text() {
+    let dir = scratch("csv-mixed-dates");
+    let csv = invoices_csv(&fixture_invoices())
+        .replacen(",2024-01-01,", ",1704067200,", 1)
+        .replacen("\n", "\n\n\n", 1);
+    assert!(
+        csv.contains("a1,A,subscription,m,1704067200,3000,USD"),
+        "{csv}"
+    );
+    std::fs::write(dir.join("invoices.csv"), csv).unwrap();
+    copy("customers.csv", &dir);
+    copy("plans.json", &dir);
+    copy("fx_rates.json", &dir);
+    assert_like_the_fixture(&dir);
+}
+
 #[test]
 fn compressed_text_files() {
     let dir = scratch("compressed");
