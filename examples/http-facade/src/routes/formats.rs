@@ -92,28 +92,31 @@ pub fn without_bom(body: &[u8]) -> &[u8] {
 
 /// NDJSON as the text of a JSON array of its records, line for line (a
 /// blank line stays a blank line), so a syntax error names the line of the
-/// NDJSON body.
+/// NDJSON body. Each record's comma (the last one's closing bracket) ends
+/// its own line: a record cut short fails there, where a comma opening the
+/// next line would have moved the error to the line after it.
 pub fn ndjson_as_array(body: &[u8]) -> Result<Vec<u8>, ApiError> {
     let text = std::str::from_utf8(without_bom(body))
         .map_err(|e| ApiError::bad_request(format!("the body is not UTF-8: {e}")))?;
     let mut array = Vec::with_capacity(body.len() + 2);
     array.push(b'[');
-    let mut first = true;
+    let mut last_comma = None;
     for line in text.lines() {
         if !line.trim().is_empty() {
-            if !first {
-                array.push(b',');
-            }
-            first = false;
             array.extend_from_slice(line.as_bytes());
+            last_comma = Some(array.len());
+            array.push(b',');
         }
         array.push(b'\n');
     }
-    if first {
+    let Some(last_comma) = last_comma else {
         return Err(ApiError::bad_request(
             "the body holds no records; send one JSON record per line",
         ));
-    }
+    };
+    // The array closes on the last record's line, which then fails there
+    // too when it is cut short.
+    array.truncate(last_comma);
     array.push(b']');
     Ok(array)
 }
@@ -250,4 +253,37 @@ pub fn arrow_response(stream: Vec<u8>) -> Response {
         .headers_mut()
         .insert(header::CONTENT_TYPE, HeaderValue::from_static(ARROW_STREAM));
     response
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn array(body: &str) -> String {
+        String::from_utf8(ndjson_as_array(body.as_bytes()).unwrap()).unwrap()
+    }
+
+    #[test]
+    fn ndjson_lines_become_an_array_line_for_line() {
+        assert_eq!(
+            array("{\"a\":1}\n\n{\"b\":2}\r\n\n"),
+            "[{\"a\":1},\n\n{\"b\":2}]"
+        );
+        assert_eq!(array("{\"a\":1}"), "[{\"a\":1}]");
+        let error = |body: &str| {
+            serde_json::from_str::<serde_json::Value>(&array(body))
+                .unwrap_err()
+                .to_string()
+        };
+        // A record cut short fails on its own line, not on the next one.
+        assert_eq!(
+            error("{\"a\":1}\n\n{\"b\":\n{\"c\":3}\n"),
+            "expected value at line 3 column 6"
+        );
+        assert_eq!(
+            error("{\"a\":1}\n{\"b\": \n"),
+            "expected value at line 2 column 7"
+        );
+        assert!(ndjson_as_array(b"\n \n").is_err());
+    }
 }
