@@ -148,7 +148,7 @@ const EXPECTED = [
     { id: 'i5', import_status: 'error', import_error: 'invoice i5: field `amount`: must be an integer, got 1.5' },
     { id: 'i6', import_status: 'inserted' },
     { id: 'i7', import_status: 'inserted' },
-    { id: 'i8', import_status: 'error', import_error: 'invoice i8: field `amount`: must be an integer, got 1e+16' },
+    { id: 'i8', import_status: 'error', import_error: 'invoice i8: field `amount`: 10000000000000000 is out of range: at most 1000000000000 cents either way' },
     { id: 'i9', import_status: 'error', import_error: 'invoice i9: field `amount`: must be 0 or less for a refund, got 700' },
     { id: 'i10', import_status: 'error', import_error: 'invoice i10: field `customer_id`: customer `nobody` does not exist; send the customer first' },
     { id: 'i11', import_status: 'error', import_error: 'invoice i11: field `plan_id`: is required for a subscription invoice' },

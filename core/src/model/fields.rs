@@ -173,20 +173,22 @@ impl<'a, N: Node<'a>> Fields<'a, N> {
         let Some((value, view, name)) = self.lookup(names) else {
             return Ok(None);
         };
-        let parsed = match view {
+        let parsed = match &view {
             View::Number(n) => n.as_i64().or_else(|| {
                 n.as_f64()
-                    .filter(|f| f.fract() == 0.0 && f.abs() < 9.0e15)
+                    .filter(|f| f.fract() == 0.0 && (-TWO_TO_63..TWO_TO_63).contains(f))
                     .map(|f| f as i64)
             }),
             View::String(s) => integer_in_text(s),
             _ => None,
         };
         parsed.map(|n| Some((n, name))).ok_or_else(|| {
-            self.error(
-                name,
-                format!("must be an integer, got {}", value.to_value()),
-            )
+            let reason = if is_whole_beyond_range(&view) {
+                format!("{} is out of range", value.to_value())
+            } else {
+                format!("must be an integer, got {}", value.to_value())
+            };
+            self.error(name, reason)
         })
     }
 
@@ -341,6 +343,29 @@ impl<'a, N: Node<'a>> Fields<'a, N> {
 
 /// The integer a text spells, its fraction allowed when it is all zeros
 /// (`"3000"`, `" 3000.00 "`, `"-5."`); surrounding space is ignored.
+/// 2^63 as a float: whole floats below it in size are integers exactly.
+const TWO_TO_63: f64 = 9_223_372_036_854_775_808.0;
+
+/// Whether a value no integer reading took is a whole number all the same,
+/// one too large to hold exactly (`1e23`, twenty digits).
+fn is_whole_beyond_range<'a, N: Node<'a>>(view: &View<'a, N>) -> bool {
+    match view {
+        View::Number(n) => n.as_f64().is_some_and(|f| f.fract() == 0.0),
+        View::String(s) => {
+            let digits = trimmed(s).strip_prefix('-').unwrap_or(trimmed(s));
+            let digits = digits.split_once('.').map_or(digits, |(whole, fraction)| {
+                if fraction.bytes().all(|b| b == b'0') {
+                    whole
+                } else {
+                    ""
+                }
+            });
+            !digits.is_empty() && digits.bytes().all(|b| b.is_ascii_digit())
+        }
+        _ => false,
+    }
+}
+
 fn integer_in_text(text: &str) -> Option<i64> {
     let text = trimmed(text);
     let whole = match text.split_once('.') {

@@ -104,6 +104,49 @@ fn each_rule_names_its_field() {
     }
 }
 
+/// A whole number too large for an integer is out of range, not "not an
+/// integer", whether written as a number or as text.
+#[test]
+fn whole_numbers_beyond_any_integer_are_out_of_range() {
+    let huge: Value = serde_json::from_str("100000000000000000000000").unwrap();
+    assert_eq!(
+        error_of(json!({"amount": huge})),
+        "invoice i1: field `amount`: 1e+23 is out of range"
+    );
+    assert_eq!(
+        error_of(json!({"amount": u64::MAX})),
+        "invoice i1: field `amount`: 18446744073709551615 is out of range"
+    );
+    for text in [
+        "100000000000000000000",
+        "-9999999999999999999",
+        " 99999999999999999999.00 ",
+    ] {
+        assert_eq!(
+            error_of(json!({"amount": text})),
+            format!("invoice i1: field `amount`: \"{text}\" is out of range"),
+        );
+    }
+    assert_eq!(
+        error_of(json!({"quantity": 1e20})),
+        "invoice i1: field `quantity`: 1e+20 is out of range"
+    );
+    // A whole float an integer holds is that integer, checked against the
+    // field's own range, as an integer written out is.
+    assert_eq!(
+        error_of(json!({"amount": 1e16})),
+        "invoice i1: field `amount`: 10000000000000000 is out of range: at most 1000000000000 cents either way"
+    );
+    assert_eq!(
+        error_of(json!({"amount": 1e16})),
+        error_of(json!({"amount": 10_000_000_000_000_000_i64}))
+    );
+    assert_eq!(
+        error_of(json!({"amount": 1.5e20})),
+        "invoice i1: field `amount`: 1.5e+20 is out of range"
+    );
+}
+
 #[test]
 fn amounts_and_quantities_are_bounded() {
     assert_eq!(
