@@ -45,6 +45,7 @@ where
     async fn from_request_parts(parts: &mut Parts, state: &S) -> Result<Self, ApiError> {
         if let Some(query) = parts.uri.query() {
             check_query_utf8(query)?;
+            check_names_once(query)?;
         }
         axum::extract::Query::<T>::from_request_parts(parts, state)
             .await
@@ -65,6 +66,23 @@ fn check_query_utf8(query: &str) -> Result<(), ApiError> {
         if std::str::from_utf8(&percent_decode(part.as_bytes())).is_err() {
             return Err(ApiError::bad_request(format!(
                 "the query string is not usable: `{part}` is not valid UTF-8 once decoded"
+            )));
+        }
+    }
+    Ok(())
+}
+
+/// Refuses a query string that gives a parameter twice (`date=...&date=...`):
+/// no parameter takes several values, and keeping one would silently drop
+/// the other. Empty pairs (`a=1&&b=2`) name nothing.
+fn check_names_once(query: &str) -> Result<(), ApiError> {
+    let mut seen = std::collections::HashSet::new();
+    for pair in query.split('&').filter(|pair| !pair.is_empty()) {
+        let raw = pair.split('=').next().unwrap_or_default().replace('+', " ");
+        let name = String::from_utf8_lossy(&percent_decode(raw.as_bytes())).into_owned();
+        if !seen.insert(name.clone()) {
+            return Err(ApiError::bad_request(format!(
+                "query parameter `{name}` is given more than once; give it once"
             )));
         }
     }

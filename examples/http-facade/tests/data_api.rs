@@ -330,6 +330,51 @@ fn lists_default_to_100_and_clamp_limit() {
     );
 }
 
+/// A query parameter an endpoint does not read, or one given twice, is a
+/// 400 naming it, not silently dropped.
+#[test]
+fn unknown_and_repeated_query_parameters_are_refused() {
+    let server = Server::start();
+    seed(&server);
+    let refused = |path: &str, error: &str| {
+        let (status, body) = server.get(path);
+        assert_eq!(
+            (status, body["error"].as_str()),
+            (400, Some(error)),
+            "{path}: {body}"
+        );
+    };
+    refused(
+        "/data/customers?limt=5",
+        "query parameter `limt`: this endpoint has no such parameter; its parameters: limit, offset",
+    );
+    refused(
+        "/data/invoices?customer=A&sort=date",
+        "query parameter `sort`: this endpoint has no such parameter; its parameters: limit, offset, customer",
+    );
+    refused(
+        "/data/plans?source=s&page=2",
+        "query parameter `page`: this endpoint has no such parameter; its parameters: limit, offset, source",
+    );
+    refused(
+        "/account/api-keys?all=1",
+        "query parameter `all`: this endpoint takes no query parameters",
+    );
+    refused(
+        "/reports/mrr?date=20240101-20240301&date=20240101-20240401",
+        "query parameter `date` is given more than once; give it once",
+    );
+    refused(
+        "/data/customers?limit=5&li%6Dit=6",
+        "query parameter `limit` is given more than once; give it once",
+    );
+    assert_eq!(
+        server.get("/data/invoices?customer=A&limit=1&&offset=0").0,
+        200
+    );
+    assert_eq!(server.get("/data/plans?source=&limit=1").0, 200);
+}
+
 #[test]
 fn fx_rates_are_paged() {
     let server = Server::start();
