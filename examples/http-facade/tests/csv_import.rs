@@ -73,37 +73,27 @@ fn csv_bodies_import_customers_plans_and_invoices() {
         3000
     );
 
-    let (status, body) = post_csv(
-        &server,
-        "/v1/data-sources/sheet/customers",
+    let refused = |csv: &str, error: &str| {
+        let (status, body) = post_csv(&server, "/v1/data-sources/sheet/customers", csv);
+        assert_eq!(
+            (status, body["error"].as_str()),
+            (400, Some(error)),
+            "{csv:?}"
+        );
+    };
+    refused(
         "id,name\nc1,\"open\n",
-    );
-    assert_eq!(status, 400);
-    assert_eq!(
-        body["error"],
-        "csv line 2: field `(row)`: a quoted field that opens on this line never ends"
+        "csv line 2: field `(row)`: a quoted field that opens on this line never ends",
     );
     // Blank lines and a cell's line breaks count: the short row is line 6.
-    let (status, body) = post_csv(
-        &server,
-        "/v1/data-sources/sheet/customers",
+    refused(
         "id,name\n\n\nc2,\"two\nlines\"\nc3\n",
+        "csv line 6: field `(row)`: 1 fields where the header has 2",
     );
-    assert_eq!(status, 400);
-    assert_eq!(
-        body["error"],
-        "csv line 6: field `(row)`: 1 fields where the header has 2"
-    );
-    let (status, body) = post_csv(
-        &server,
-        "/v1/data-sources/sheet/customers",
+    refused(
         "id;name\nc1;A\n",
-    );
-    assert_eq!(status, 400);
-    assert_eq!(
-        body["error"],
         "csv line 1: field `(row)`: the header is one column, \"id;name\": separate fields \
-         with commas, not `;`"
+         with commas, not `;`",
     );
     assert_eq!(
         post_csv(
