@@ -13,6 +13,7 @@
 
 use super::ReportParams;
 use super::answer::{Listing, NoHead, ReportAnswer};
+use super::params::{CUSTOMER_DETAIL, CUSTOMER_LIST, check_params};
 use crate::derive::timeline::Replay;
 use crate::derive::{CurrentSubscription, CustomerProfile, CustomerStatus, Derived};
 use crate::error::{Error, Result};
@@ -104,6 +105,7 @@ impl Derived<'_> {
         params: &ReportParams,
         as_of: DateTime<Utc>,
     ) -> Result<Value> {
+        check_params("customers", CUSTOMER_LIST, params)?;
         let q = Query::new(params);
         let settings = self.settings();
         let tz = settings.timezone;
@@ -223,6 +225,7 @@ impl Derived<'_> {
             kind: Customer::KIND,
             id: id.to_string(),
         })?;
+        check_params("customer", CUSTOMER_DETAIL, params)?;
         let q = Query::new(params);
         let settings = self.settings();
         let currency = q.base_currency(settings)?;
@@ -321,5 +324,70 @@ fn compare(sort: &str, a: &Entry, b: &Entry, tz: chrono_tz::Tz) -> Ordering {
         "name" => a.customer.name.cmp(&b.customer.name),
         "id" => a.customer.id.cmp(&b.customer.id),
         _ => a.mrr.cmp(&b.mrr),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::Ledger;
+    use crate::model::Settings;
+    use crate::query::{params, recorded_reads};
+    use serde_json::json;
+    use std::collections::BTreeSet;
+
+    fn names(groups: &[&[super::super::params::ReportParam]]) -> BTreeSet<String> {
+        groups
+            .iter()
+            .flat_map(|g| g.iter())
+            .map(|p| p.name.to_string())
+            .collect()
+    }
+
+    /// The customer views list exactly the parameters they read, and refuse
+    /// any other, naming it.
+    #[test]
+    fn the_customer_views_read_exactly_their_parameters() {
+        let mut ledger = Ledger::new(Settings::default());
+        ledger.upsert_customers(&[json!({"id": "c1", "name": "Acme"})]);
+        let ledger = ledger.derived();
+        let as_of = "2024-06-01T00:00:00Z".parse().unwrap();
+        let mut read = BTreeSet::new();
+        for variant in [params(&[]), params(&[("selected-date", "2024-01-01")])] {
+            let (answer, names) = recorded_reads(|| ledger.analytics_customers(&variant, as_of));
+            answer.unwrap();
+            read.extend(names);
+        }
+        assert_eq!(read, names(super::CUSTOMER_LIST));
+        let (answer, read) =
+            recorded_reads(|| ledger.analytics_customer("c1", &params(&[]), as_of));
+        answer.unwrap();
+        assert_eq!(read, names(super::CUSTOMER_DETAIL));
+
+        let error = ledger
+            .analytics_customers(&params(&[("sortt", "name")]), as_of)
+            .unwrap_err();
+        assert_eq!(
+            error.to_string(),
+            format!(
+                "parameter `sortt`: report `customers` has no such parameter; did you mean `sort`? Its parameters: {}",
+                names_in_order(super::CUSTOMER_LIST)
+            )
+        );
+        let error = ledger
+            .analytics_customer("c1", &params(&[("q", "acme")]), as_of)
+            .unwrap_err();
+        assert_eq!(
+            error.to_string(),
+            "parameter `q`: report `customer` has no such parameter. Its parameters: baseCurrency"
+        );
+    }
+
+    fn names_in_order(groups: &[&[super::super::params::ReportParam]]) -> String {
+        let names: Vec<&str> = groups
+            .iter()
+            .flat_map(|g| g.iter())
+            .map(|p| p.name)
+            .collect();
+        names.join(", ")
     }
 }

@@ -1,6 +1,8 @@
 //! The query parameters reports read, in groups shared between reports,
 //! and the near-miss suggestion for a name no report reads.
 
+use super::ReportParams;
+use crate::error::{Error, Result};
 use serde::Serialize;
 
 /// One query parameter of a report: its name as written in a query string
@@ -143,6 +145,45 @@ pub(super) const EVENTS_SELECTED: &[&[ReportParam]] = &[
     CURRENCY_FILTER,
     CUSTOMER_FILTERS,
 ];
+/// What the analytics customer list (`GET /customers`) reads.
+pub(super) const CUSTOMER_LIST: &[&[ReportParam]] = &[
+    BASE_CURRENCY,
+    &[param(
+        "q",
+        "customers whose name, email or id holds this text (any case)",
+    )],
+    CURRENCY_FILTER,
+    CUSTOMER_FILTERS,
+    &[INTERVAL, SELECTED_DATE, SELECTED_TYPE],
+    &[SORT, ORDER],
+    PAGE,
+];
+/// What one customer's analytics view (`GET /customers/{id}`) reads.
+pub(super) const CUSTOMER_DETAIL: &[&[ReportParam]] = &[BASE_CURRENCY];
+
+/// Refuses a parameter `view` (a report, or another computed view) does not
+/// read (the first in name order), naming it, suggesting the nearest one
+/// it does read and listing them all.
+pub(super) fn check_params(
+    view: &str,
+    groups: &[&[ReportParam]],
+    params: &ReportParams,
+) -> Result<()> {
+    let known = || groups.iter().flat_map(|group| group.iter()).map(|p| p.name);
+    match params
+        .keys()
+        .find(|name| !known().any(|k| k == name.as_str()))
+    {
+        None => Ok(()),
+        Some(unknown) => Err(Error::UnknownParameter {
+            report: view.to_string(),
+            param: unknown.clone(),
+            suggestion: near_miss(unknown, known()).map(str::to_string),
+            known: known().collect::<Vec<_>>().join(", "),
+        }),
+    }
+}
+
 pub(super) const MOVEMENT_FILTERS: &[ReportParam] = &[
     param(
         "category",

@@ -438,15 +438,7 @@ impl Report {
     /// order), naming it, suggesting the nearest parameter it does read
     /// and listing them all.
     pub fn check(&self, params: &ReportParams) -> Result<()> {
-        match params.keys().find(|name| !self.takes(name)) {
-            None => Ok(()),
-            Some(unknown) => Err(Error::UnknownParameter {
-                report: self.name.to_string(),
-                param: unknown.clone(),
-                suggestion: near_miss(unknown, self.params().map(|p| p.name)).map(str::to_string),
-                known: self.params().map(|p| p.name).collect::<Vec<_>>().join(", "),
-            }),
-        }
+        check_params(self.name, self.groups, params)
     }
 
     /// Runs the report after [`Report::check`]ing its parameters.

@@ -203,6 +203,17 @@ fn analytics_customers_list_detail_and_resync() {
     assert_eq!(detail["current_subscriptions"][0]["plan_id"], "m");
     assert_eq!(detail["converted_mrr"], 3000);
     assert_eq!(server.get("/customers/Z").0, 404);
+    // The list's filters and paging are read; anything else is refused.
+    let (_, list) = server.get("/customers?as_of=2024-01-20&sort=name&order=asc&limit=1&q=a");
+    assert_eq!(list["result"]["list"][0]["id"], "A");
+    let (status, body) = server.get("/customers?as_of=2024-01-20&sortt=name");
+    assert_eq!(
+        (status, body["field"].as_str()),
+        (400, Some("sortt")),
+        "{body}"
+    );
+    let (status, body) = server.get("/customers/A?as_of=2024-01-20&q=a");
+    assert_eq!((status, body["field"].as_str()), (400, Some("q")), "{body}");
     let (status, body) = server.post("/customers/A/resync", json!({}));
     assert_eq!(status, 200);
     assert!(

@@ -39,10 +39,11 @@ pub fn routes() -> Routes {
 async fn list(
     State(state): State<Arc<AppState>>,
     caller: Caller,
-    Query(params): Query<Params>,
+    Query(mut params): Query<Params>,
 ) -> Result<Json<Value>, ApiError> {
     read_ledger(state.account(caller.account_id)?, move |ledger| {
         let at = as_of(&params, ledger)?;
+        params.remove("as_of");
         Ok(Json(ledger.analytics_customers(&params, at)?))
     })
     .await
@@ -52,10 +53,11 @@ async fn detail(
     State(state): State<Arc<AppState>>,
     caller: Caller,
     Path(id): Path<String>,
-    Query(params): Query<Params>,
+    Query(mut params): Query<Params>,
 ) -> Result<Json<Value>, ApiError> {
     read_ledger(state.account(caller.account_id)?, move |ledger| {
         let at = as_of(&params, ledger)?;
+        params.remove("as_of");
         Ok(Json(ledger.analytics_customer(&id, &params, at)?))
     })
     .await
