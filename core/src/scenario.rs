@@ -282,10 +282,11 @@ pub fn view(
     match name {
         "customers" => ledger.analytics_customers(params, as_of),
         "customer" => {
-            let id = params
-                .get("id")
+            let mut rest = params.clone();
+            let id = rest
+                .remove("id")
                 .ok_or_else(|| Error::query("id", "names the customer of the `customer` view"))?;
-            ledger.analytics_customer(id, params, as_of)
+            ledger.analytics_customer(&id, &rest, as_of)
         }
         _ => ledger.report(name, params, as_of),
     }
