@@ -351,29 +351,27 @@ const TWO_TO_63: f64 = 9_223_372_036_854_775_808.0;
 fn is_whole_beyond_range<'a, N: Node<'a>>(view: &View<'a, N>) -> bool {
     match view {
         View::Number(n) => n.as_f64().is_some_and(|f| f.fract() == 0.0),
-        View::String(s) => {
-            let digits = trimmed(s).strip_prefix('-').unwrap_or(trimmed(s));
-            let digits = digits.split_once('.').map_or(digits, |(whole, fraction)| {
-                if fraction.bytes().all(|b| b == b'0') {
-                    whole
-                } else {
-                    ""
-                }
-            });
+        View::String(s) => whole_part(s).is_some_and(|whole| {
+            let digits = whole.strip_prefix('-').unwrap_or(whole);
             !digits.is_empty() && digits.bytes().all(|b| b.is_ascii_digit())
-        }
+        }),
         _ => false,
     }
 }
 
 fn integer_in_text(text: &str) -> Option<i64> {
+    whole_part(text)?.parse().ok()
+}
+
+/// The text of a number before its fraction, trimmed, when the fraction
+/// (if any) is all zeros.
+fn whole_part(text: &str) -> Option<&str> {
     let text = trimmed(text);
-    let whole = match text.split_once('.') {
-        Some((whole, fraction)) if fraction.bytes().all(|b| b == b'0') => whole,
-        Some(_) => return None,
-        None => text,
-    };
-    whole.parse().ok()
+    match text.split_once('.') {
+        Some((whole, fraction)) if fraction.bytes().all(|b| b == b'0') => Some(whole),
+        Some(_) => None,
+        None => Some(text),
+    }
 }
 
 #[cfg(test)]

@@ -329,18 +329,24 @@ fn compare(sort: &str, a: &Entry, b: &Entry, tz: chrono_tz::Tz) -> Ordering {
 
 #[cfg(test)]
 mod tests {
+    use super::super::params::ReportParam;
     use crate::Ledger;
     use crate::model::Settings;
     use crate::query::{params, recorded_reads};
     use serde_json::json;
     use std::collections::BTreeSet;
 
-    fn names(groups: &[&[super::super::params::ReportParam]]) -> BTreeSet<String> {
+    /// The parameter names of `groups`, in order.
+    fn names(groups: &[&[ReportParam]]) -> Vec<&'static str> {
         groups
             .iter()
             .flat_map(|g| g.iter())
-            .map(|p| p.name.to_string())
+            .map(|p| p.name)
             .collect()
+    }
+
+    fn name_set(groups: &[&[ReportParam]]) -> BTreeSet<String> {
+        names(groups).into_iter().map(str::to_string).collect()
     }
 
     /// The customer views list exactly the parameters they read, and refuse
@@ -357,11 +363,11 @@ mod tests {
             answer.unwrap();
             read.extend(names);
         }
-        assert_eq!(read, names(super::CUSTOMER_LIST));
+        assert_eq!(read, name_set(super::CUSTOMER_LIST));
         let (answer, read) =
             recorded_reads(|| ledger.analytics_customer("c1", &params(&[]), as_of));
         answer.unwrap();
-        assert_eq!(read, names(super::CUSTOMER_DETAIL));
+        assert_eq!(read, name_set(super::CUSTOMER_DETAIL));
 
         let error = ledger
             .analytics_customers(&params(&[("sortt", "name")]), as_of)
@@ -370,7 +376,7 @@ mod tests {
             error.to_string(),
             format!(
                 "parameter `sortt`: report `customers` has no such parameter; did you mean `sort`? Its parameters: {}",
-                names_in_order(super::CUSTOMER_LIST)
+                names(super::CUSTOMER_LIST).join(", ")
             )
         );
         let error = ledger
@@ -380,14 +386,5 @@ mod tests {
             error.to_string(),
             "parameter `q`: report `customer` has no such parameter. Its parameters: baseCurrency"
         );
-    }
-
-    fn names_in_order(groups: &[&[super::super::params::ReportParam]]) -> String {
-        let names: Vec<&str> = groups
-            .iter()
-            .flat_map(|g| g.iter())
-            .map(|p| p.name)
-            .collect();
-        names.join(", ")
     }
 }
