@@ -44,8 +44,7 @@ where
 
     async fn from_request_parts(parts: &mut Parts, state: &S) -> Result<Self, ApiError> {
         if let Some(query) = parts.uri.query() {
-            check_query_utf8(query)?;
-            check_names_once(query)?;
+            query_names(query)?;
         }
         axum::extract::Query::<T>::from_request_parts(parts, state)
             .await
@@ -59,25 +58,22 @@ where
     }
 }
 
-/// Refuses a query string whose names or values are not UTF-8 once
-/// percent-decoded (the form decoder would silently replace the bytes).
-fn check_query_utf8(query: &str) -> Result<(), ApiError> {
-    for part in query.split('&').flat_map(|pair| pair.splitn(2, '=')) {
-        if std::str::from_utf8(&percent_decode(part.as_bytes())).is_err() {
-            return Err(ApiError::bad_request(format!(
-                "the query string is not usable: `{part}` is not valid UTF-8 once decoded"
-            )));
-        }
-    }
-    Ok(())
-}
-
-/// Refuses a query string that gives a parameter twice (`date=...&date=...`):
+/// The parameter names of `query`, percent-decoded, in order. Refuses a
+/// name or value that is not UTF-8 once decoded (the form decoder would
+/// silently replace the bytes) and a name given twice (`date=...&date=...`):
 /// no parameter takes several values, and keeping one would silently drop
 /// the other. Empty pairs (`a=1&&b=2`) name nothing.
-fn check_names_once(query: &str) -> Result<(), ApiError> {
+pub fn query_names(query: &str) -> Result<Vec<String>, ApiError> {
+    let mut names: Vec<String> = Vec::new();
     let mut seen = std::collections::HashSet::new();
     for pair in query.split('&').filter(|pair| !pair.is_empty()) {
+        for part in pair.splitn(2, '=') {
+            if std::str::from_utf8(&percent_decode(part.as_bytes())).is_err() {
+                return Err(ApiError::bad_request(format!(
+                    "the query string is not usable: `{part}` is not valid UTF-8 once decoded"
+                )));
+            }
+        }
         let raw = pair.split('=').next().unwrap_or_default().replace('+', " ");
         let name = String::from_utf8_lossy(&percent_decode(raw.as_bytes())).into_owned();
         if !seen.insert(name.clone()) {
@@ -85,8 +81,9 @@ fn check_names_once(query: &str) -> Result<(), ApiError> {
                 "query parameter `{name}` is given more than once; give it once"
             )));
         }
+        names.push(name);
     }
-    Ok(())
+    Ok(names)
 }
 
 /// Percent-decodes `bytes` (a `%` not followed by two hex digits stays).

@@ -27,7 +27,9 @@ pub struct Doc {
     pub access: Access,
     /// Named query parameters.
     pub query: &'static [&'static str],
-    /// Takes further query parameters of its own (reports, customer views).
+    /// Takes further query parameters of its own (reports, customer views),
+    /// which its handler checks; any other endpoint refuses a parameter
+    /// `query` does not name ([`crate::routes::Routes`]).
     pub free_query: bool,
     /// The status of success.
     pub status: u16,
@@ -77,6 +79,14 @@ impl Doc {
         self.query
             .iter()
             .any(|name| *name == "format" || *name == "format/movements")
+    }
+
+    /// The query parameters' names as requests give them (`format/movements`
+    /// is documented apart but named `format`).
+    pub fn query_names(&self) -> impl Iterator<Item = &'static str> {
+        self.query
+            .iter()
+            .map(|name| name.split('/').next().unwrap_or(name))
     }
 
     pub const fn free_query(mut self) -> Doc {

@@ -350,16 +350,43 @@ fn unknown_and_repeated_query_parameters_are_refused() {
     );
     refused(
         "/data/invoices?customer=A&sort=date",
-        "query parameter `sort`: this endpoint has no such parameter; its parameters: limit, offset, customer",
+        "query parameter `sort`: this endpoint has no such parameter; its parameters: customer, limit, offset",
     );
     refused(
         "/data/plans?source=s&page=2",
-        "query parameter `page`: this endpoint has no such parameter; its parameters: limit, offset, source",
+        "query parameter `page`: this endpoint has no such parameter; its parameters: source, limit, offset",
     );
     refused(
         "/account/api-keys?all=1",
         "query parameter `all`: this endpoint takes no query parameters",
     );
+    refused(
+        "/data/customers/A?expand=plans",
+        "query parameter `expand`: this endpoint takes no query parameters",
+    );
+    refused(
+        "/v1/health?verbose=1",
+        "query parameter `verbose`: this endpoint takes no query parameters",
+    );
+    refused(
+        "/movements?kind=new",
+        "query parameter `kind`: this endpoint has no such parameter; its parameters: as_of, customer, start, end, kinds, format",
+    );
+    // A write with a parameter it does not read stores nothing: a caller
+    // asking for a dry run must not get a real one.
+    let (status, body) = server.post(
+        "/data/customers?dry_run=true",
+        json!([{"external_id": "DRY", "name": "Dry"}]),
+    );
+    assert_eq!(
+        (status, body["error"].as_str()),
+        (
+            400,
+            Some("query parameter `dry_run`: this endpoint takes no query parameters")
+        ),
+        "{body}"
+    );
+    assert_eq!(server.get("/data/customers/DRY").0, 404);
     refused(
         "/reports/mrr?date=20240101-20240301&date=20240101-20240401",
         "query parameter `date` is given more than once; give it once",

@@ -321,29 +321,9 @@ impl<'de> Visitor<'de> for BatchObject<'_> {
     }
 }
 
-/// Refuses a query parameter the endpoint does not read, naming it and the
-/// ones it does (`known`).
-pub fn only_params(params: &Params, known: &[&str]) -> Result<(), ApiError> {
-    match params.keys().find(|name| !known.contains(&name.as_str())) {
-        None => Ok(()),
-        Some(unknown) if known.is_empty() => Err(ApiError::bad_request(format!(
-            "query parameter `{unknown}`: this endpoint takes no query parameters"
-        ))),
-        Some(unknown) => Err(ApiError::bad_request(format!(
-            "query parameter `{unknown}`: this endpoint has no such parameter; its parameters: {}",
-            known.join(", ")
-        ))),
-    }
-}
-
-/// `limit` and `offset` of a list endpoint that takes no other parameter.
+/// `limit` and `offset` of a list endpoint (the route table refuses the
+/// parameters it does not declare).
 pub fn page_of(params: &Params) -> Result<(usize, usize), ApiError> {
-    only_params(params, &["limit", "offset"])?;
-    page_with(params)
-}
-
-/// `limit` and `offset` of a list endpoint, whatever else it takes.
-pub fn page_with(params: &Params) -> Result<(usize, usize), ApiError> {
     let read = |name: &str, default: usize| -> Result<usize, ApiError> {
         match params.get(name).map(|v| v.trim()).filter(|v| !v.is_empty()) {
             None => Ok(default),

@@ -4,7 +4,7 @@
 //! also under the alias `/settings/stripe`; and the signed webhook endpoint
 //! Stripe posts events to.
 
-use super::{BodyBytes, JsonBody, Params, Routes, only_params, read_ledger, write_ledger};
+use super::{BodyBytes, JsonBody, Params, Routes, read_ledger, write_ledger};
 use crate::auth::Caller;
 use crate::error::ApiError;
 use crate::extract::{Path, Query};
@@ -118,7 +118,6 @@ async fn delete_connection(
     Query(params): Query<Params>,
 ) -> Result<Json<Value>, ApiError> {
     caller.require_admin()?;
-    only_params(&params, &["remove_data"])?;
     let remove_data = match params.get("remove_data").map(|v| v.trim()) {
         None | Some("" | "false" | "0") => false,
         Some("true" | "1") => true,

@@ -2,10 +2,15 @@
 //! path, handler and documentation, so the router and the OpenAPI document
 //! come from the same list and cannot disagree.
 
+use crate::error::ApiError;
+use crate::extract::query_names;
 use crate::openapi::Doc;
 use crate::state::AppState;
 use axum::Router;
+use axum::extract::Request;
 use axum::handler::Handler;
+use axum::middleware::Next;
+use axum::response::{IntoResponse, Response};
 use axum::routing::{self, MethodRouter};
 use std::sync::Arc;
 
@@ -67,6 +72,15 @@ impl Routes {
                 super::accept::answers_only(media, request, next)
             }))
         };
+        // A query parameter the endpoint does not read is refused, unless
+        // it reads further ones of its own, which its handler checks.
+        let handler = if doc.free_query {
+            handler
+        } else {
+            handler.route_layer(axum::middleware::from_fn(move |request, next| {
+                declared_query_only(doc, request, next)
+            }))
+        };
         // Who calls is checked before the handler reads anything.
         let access = doc.access;
         let handler = handler.route_layer(axum::middleware::from_fn(move |request, next| {
@@ -86,5 +100,70 @@ impl Routes {
 
     pub fn into_parts(self) -> (Router<Arc<AppState>>, Vec<Endpoint>) {
         (self.router, self.endpoints)
+    }
+}
+
+/// Runs the request if its query names only parameters `doc` declares, each
+/// once; else answers 400 naming the first other one.
+async fn declared_query_only(doc: Doc, request: Request, next: Next) -> Response {
+    let checked = request
+        .uri()
+        .query()
+        .map_or(Ok(()), |query| undeclared_refused(query, doc));
+    match checked {
+        Ok(()) => next.run(request).await,
+        Err(error) => error.into_response(),
+    }
+}
+
+fn undeclared_refused(query: &str, doc: Doc) -> Result<(), ApiError> {
+    let names = query_names(query)?;
+    let known: Vec<&str> = doc.query_names().collect();
+    match names.iter().find(|name| !known.contains(&name.as_str())) {
+        None => Ok(()),
+        Some(unknown) if known.is_empty() => Err(ApiError::bad_request(format!(
+            "query parameter `{unknown}`: this endpoint takes no query parameters"
+        ))),
+        Some(unknown) => Err(ApiError::bad_request(format!(
+            "query parameter `{unknown}`: this endpoint has no such parameter; its parameters: {}",
+            known.join(", ")
+        ))),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn refusal(query: &str, doc: Doc) -> String {
+        match undeclared_refused(query, doc) {
+            Ok(()) => String::new(),
+            Err(error) => error.to_string(),
+        }
+    }
+
+    #[test]
+    fn a_query_names_only_declared_parameters_once() {
+        let page = Doc::key("A list").query(crate::openapi::PAGE);
+        assert_eq!(refusal("limit=5&offset=10", page), "");
+        assert_eq!(refusal("limit=5&&", page), "");
+        assert_eq!(
+            refusal("limit=5&sort=name", page),
+            "query parameter `sort`: this endpoint has no such parameter; its parameters: limit, offset"
+        );
+        assert_eq!(
+            refusal("limit=5&limit=6", page),
+            "query parameter `limit` is given more than once; give it once"
+        );
+        assert_eq!(
+            refusal("x%20y=1", Doc::key("One record")),
+            "query parameter `x y`: this endpoint takes no query parameters"
+        );
+        let movements = Doc::key("Movements").query(&["as_of", "format/movements"]);
+        assert_eq!(refusal("format=arrow&as_of=2024-01-01", movements), "");
+        assert_eq!(
+            refusal("format%2Fmovements=arrow", movements),
+            "query parameter `format/movements`: this endpoint has no such parameter; its parameters: as_of, format"
+        );
     }
 }

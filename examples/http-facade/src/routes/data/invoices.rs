@@ -7,8 +7,7 @@ pub(super) async fn list_invoices(
     caller: Caller,
     Query(params): Query<Params>,
 ) -> Result<Json<Value>, ApiError> {
-    only_params(&params, &["limit", "offset", "customer"])?;
-    let (limit, offset) = page_with(&params)?;
+    let (limit, offset) = page_of(&params)?;
     let customer = params.get("customer").cloned().filter(|c| !c.is_empty());
     read_ledger(account_of(&state, &caller)?, move |ledger| match customer {
         Some(id) => {

@@ -3,8 +3,8 @@
 
 use super::Routes;
 use super::{
-    BodyBytes, JsonBody, Listed, Params, json_response, only_params, page_of, page_with,
-    parse_body, read_ledger, record_texts, records_of, write_ledger, write_records,
+    BodyBytes, JsonBody, Listed, Params, json_response, page_of, parse_body, read_ledger,
+    record_texts, records_of, write_ledger, write_records,
 };
 use crate::auth::Caller;
 use crate::error::ApiError;

@@ -7,8 +7,7 @@ pub(super) async fn list_plans(
     caller: Caller,
     Query(params): Query<Params>,
 ) -> Result<Json<Value>, ApiError> {
-    only_params(&params, &["limit", "offset", "source"])?;
-    let (limit, offset) = page_with(&params)?;
+    let (limit, offset) = page_of(&params)?;
     let source = params.get("source").cloned().filter(|s| !s.is_empty());
     read_ledger(account_of(&state, &caller)?, move |ledger| {
         let plans: Vec<_> = ledger
