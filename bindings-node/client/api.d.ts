@@ -6831,10 +6831,54 @@ export interface operations {
             query?: {
                 /** @description ISO 8601 instant or date to compute at; default now */
                 as_of?: string;
-                /** @description Any further parameter of the report or view, as name=value (see docs/reports.md; GET /reports lists each report's, and a report refuses any other) */
-                parameters?: {
-                    [key: string]: string;
-                };
+                /** @description the currency amounts are reported in (three-letter code; default the ledger's base currency) */
+                baseCurrency?: string;
+                /** @description customers whose name, email or id holds this text (any case) */
+                q?: string;
+                /** @description keep amounts in these currencies (space-separated codes) */
+                currency?: string;
+                /** @description customers with these ids */
+                customer?: string;
+                /** @description customers billed on these plans or plan groups (ids) */
+                plan?: string;
+                /** @description customers billed on a plan of this frequency: day, week, month, year */
+                billing_freq?: string;
+                /** @description customers billed on a plan of this model: licensed, metered */
+                pricing_model?: string;
+                /** @description customers with this status: active, cancelled, trial, lead, all */
+                status?: string;
+                /** @description customers in these countries (codes) */
+                country?: string;
+                /** @description customers in these regions (europe, north_america, emea, ...) */
+                region?: string;
+                /** @description customers with these `industry` custom variable values */
+                industry?: string;
+                /** @description customers with these `size` custom variable values */
+                size?: string;
+                /** @description customers with these `channel` custom variable values */
+                channel?: string;
+                /** @description customers with these `market` custom variable values */
+                market?: string;
+                /** @description customers paying by these methods */
+                payment_method?: string;
+                /** @description customers whose months since first payment are N, in A-B, or N+ */
+                age?: string;
+                /** @description customers from these data sources */
+                data_source?: string;
+                /** @description the period length: day, week, month, quarter, year (default month) */
+                interval?: string;
+                /** @description a day of the one period listed (yyyyMMdd or YYYY-MM-DD) */
+                "selected-date"?: string;
+                /** @description the one type of row listed (the report's types) */
+                "selected-type"?: string;
+                /** @description the field rows are sorted by */
+                sort?: string;
+                /** @description asc or desc (default desc) */
+                order?: string;
+                /** @description the most rows listed */
+                limit?: string;
+                /** @description rows skipped before the first listed */
+                offset?: string;
             };
             header?: never;
             path?: never;
@@ -6957,10 +7001,8 @@ export interface operations {
             query?: {
                 /** @description ISO 8601 instant or date to compute at; default now */
                 as_of?: string;
-                /** @description Any further parameter of the report or view, as name=value (see docs/reports.md; GET /reports lists each report's, and a report refuses any other) */
-                parameters?: {
-                    [key: string]: string;
-                };
+                /** @description the currency amounts are reported in (three-letter code; default the ledger's base currency) */
+                baseCurrency?: string;
             };
             header?: never;
             path: {
@@ -10165,7 +10207,7 @@ export interface operations {
                 as_of?: string;
                 /** @description json; csv: one row per period, item or metric (Accept: text/csv does the same); arrow: those rows as an Arrow IPC stream of one record batch, columns typed by the report's schema (Accept: application/vnd.apache.arrow.stream does the same) */
                 format?: "json" | "csv" | "arrow";
-                /** @description Any further parameter of the report or view, as name=value (see docs/reports.md; GET /reports lists each report's, and a report refuses any other) */
+                /** @description Any further parameter of the report, as name=value (see docs/reports.md; GET /reports lists each report's, and a report refuses any other) */
                 parameters?: {
                     [key: string]: string;
                 };

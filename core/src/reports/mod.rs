@@ -71,3 +71,15 @@ pub fn schema(name: &str) -> Result<ReportSchema> {
 pub fn catalogue() -> Value {
     Value::Array(Report::all().iter().map(Report::describe).collect())
 }
+
+/// The query parameters the analytics customer list reads (besides
+/// `as_of`), in the order its catalogue lists them.
+pub fn customer_list_params() -> Vec<ReportParam> {
+    params::CUSTOMER_LIST.concat()
+}
+
+/// The query parameters one customer's analytics view reads (besides
+/// `as_of`).
+pub fn customer_detail_params() -> Vec<ReportParam> {
+    params::CUSTOMER_DETAIL.concat()
+}

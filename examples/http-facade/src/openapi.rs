@@ -31,6 +31,10 @@ pub struct Doc {
     /// which its handler checks; any other endpoint refuses a parameter
     /// `query` does not name ([`crate::routes::Routes`]).
     pub free_query: bool,
+    /// The further parameters a computed view reads, from the core, to
+    /// document them one by one (a report's depend on its name and are
+    /// listed by `GET /reports`).
+    pub view_params: Option<fn() -> Vec<submetrics::reports::ReportParam>>,
     /// The status of success.
     pub status: u16,
     /// Only ever answers `400 {error: "Missing external_id"}`.
@@ -49,6 +53,7 @@ impl Doc {
             access,
             query: &[],
             free_query: false,
+            view_params: None,
             status: 200,
             missing_id: false,
             login: false,
@@ -91,6 +96,16 @@ impl Doc {
 
     pub const fn free_query(mut self) -> Doc {
         self.free_query = true;
+        self
+    }
+
+    /// Takes the further parameters `params` lists, checked by the view.
+    pub const fn view_params(
+        mut self,
+        params: fn() -> Vec<submetrics::reports::ReportParam>,
+    ) -> Doc {
+        self.free_query = true;
+        self.view_params = Some(params);
         self
     }
 
@@ -200,10 +215,15 @@ pub fn document() -> Value {
             .collect();
         let described = operation(method, path);
         parameters.extend(doc.query.iter().map(|name| query_parameter(name)));
-        if doc.free_query {
+        if let Some(view_params) = doc.view_params {
+            parameters.extend(view_params().into_iter().map(|param| {
+                json!({"name": param.name, "in": "query", "required": false,
+                       "description": param.accepts, "schema": {"type": "string"}})
+            }));
+        } else if doc.free_query {
             parameters.push(json!({
                 "name": "parameters", "in": "query", "required": false, "style": "form", "explode": true,
-                "description": "Any further parameter of the report or view, as name=value (see docs/reports.md; GET /reports lists each report's, and a report refuses any other)",
+                "description": "Any further parameter of the report, as name=value (see docs/reports.md; GET /reports lists each report's, and a report refuses any other)",
                 "schema": {"type": "object", "additionalProperties": {"type": "string"}}
             }));
         }
@@ -459,6 +479,45 @@ mod tests {
                 "schema {name} is never used"
             );
         }
+    }
+
+    #[test]
+    fn the_customer_views_document_each_parameter_they_read() {
+        let document = document();
+        let names = |path: &str| -> Vec<String> {
+            document["paths"][path]["get"]["parameters"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|p| {
+                    format!(
+                        "{}:{}",
+                        p["in"].as_str().unwrap(),
+                        p["name"].as_str().unwrap()
+                    )
+                })
+                .collect()
+        };
+        let mut list = vec!["query:as_of".to_string()];
+        list.extend(
+            submetrics::reports::customer_list_params()
+                .iter()
+                .map(|p| format!("query:{}", p.name)),
+        );
+        assert_eq!(names("/customers"), list);
+        assert!(list.contains(&"query:q".to_string()) && list.contains(&"query:sort".to_string()));
+        assert_eq!(
+            names("/customers/{id}"),
+            ["path:id", "query:as_of", "query:baseCurrency"]
+        );
+        let q = &document["paths"]["/customers"]["get"]["parameters"][2];
+        assert_eq!(
+            (&q["name"], &q["description"]),
+            (
+                &json!("q"),
+                &json!("customers whose name, email or id holds this text (any case)")
+            )
+        );
     }
 
     #[test]

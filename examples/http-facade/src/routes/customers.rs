@@ -19,14 +19,14 @@ pub fn routes() -> Routes {
             list,
             Doc::key("Analytics customer list")
                 .query(&["as_of"])
-                .free_query(),
+                .view_params(submetrics::reports::customer_list_params),
         )
         .get(
             "/customers/{id}",
             detail,
             Doc::key("Analytics customer detail")
                 .query(&["as_of"])
-                .free_query(),
+                .view_params(submetrics::reports::customer_detail_params),
         )
         .post(
             "/customers/{id}/resync",
