@@ -26,6 +26,7 @@
 //!
 //! So what the client exports, `local` reads back.
 
+use super::csv_text::{QuoteWatched, RowStart, UNCLOSED_QUOTE, ends_inside_quotes};
 use super::jsonl::JsonlStream;
 use super::library_panics::caught;
 use super::record_files::RecordFile;
@@ -82,7 +83,7 @@ pub struct Stream {
 
 enum Source {
     Parquet(parquet::arrow::arrow_reader::ParquetRecordBatchReader),
-    Csv(CsvStream),
+    Csv(Box<CsvStream>),
 }
 
 /// One step of a [`Stream`]: a record batch, or records as JSON values
@@ -189,10 +190,10 @@ fn read_file(file: &RecordFile, collection: &str, stream_wanted: bool) -> Result
     }
     if file.format == "csv" && stream_wanted {
         let bad = |(line, e): (usize, String)| at_line(path, line, &e);
-        if let Some(csv) = CsvStream::open(open_text()?).map_err(bad)? {
+        if let Some(csv) = CsvStream::open(file, open_text()?).map_err(bad)? {
             return Ok(Records::Stream(Box::new(Stream {
                 path: path.to_path_buf(),
-                source: Source::Csv(csv),
+                source: Source::Csv(Box::new(csv)),
                 rows: None,
             })));
         }
@@ -272,9 +273,14 @@ fn unreadable_parquet(panic: String) -> String {
     format!("is not a readable Parquet file ({panic})")
 }
 
+/// A CSV row's error: where the row starts and the reason.
+type RowError = (RowStart, String);
+
 /// A CSV file of plain columns read [`BATCH_ROWS`] rows at a time.
 struct CsvStream {
-    reader: csv::Reader<std::io::BufReader<TextSource>>,
+    /// The file, read again from its start for the line of an error.
+    file: RecordFile,
+    reader: csv::Reader<std::io::BufReader<QuoteWatched<TextSource>>>,
     header: csv::StringRecord,
     /// The row being read, reused for every row.
     row: csv::StringRecord,
@@ -287,22 +293,30 @@ struct CsvStream {
 impl CsvStream {
     /// The stream of a CSV file whose header names plain fields only;
     /// `None` for any other file (read record by record instead).
-    fn open(source: TextSource) -> std::result::Result<Option<CsvStream>, (usize, String)> {
+    fn open(
+        file: &RecordFile,
+        source: TextSource,
+    ) -> std::result::Result<Option<CsvStream>, (usize, String)> {
+        let at = |(start, reason): RowError| (line_in_file(file, start), reason);
         let progress = source.progress();
         let mut reader = csv::ReaderBuilder::new()
             .has_headers(false)
             .flexible(true)
-            .from_reader(std::io::BufReader::with_capacity(1 << 20, source));
+            .from_reader(std::io::BufReader::with_capacity(
+                1 << 20,
+                QuoteWatched::new(source),
+            ));
         let mut header = csv::StringRecord::new();
-        if !next_row(&mut reader, &mut header)? {
+        if !next_row(&mut reader, &mut header).map_err(at)? {
             return Ok(None);
         }
-        let names: Vec<&str> = header.iter().collect();
-        submetrics::csv::check_header(&names).map_err(|reason| (1, reason))?;
+        check_quotes_closed(&reader, &header).map_err(at)?;
+        check_header(&header).map_err(at)?;
         let plain = header
             .iter()
             .all(|name| !submetrics::csv::JSON_FIELDS.contains(&name) && !name.contains('.'));
         Ok(plain.then_some(CsvStream {
+            file: file.clone(),
             reader,
             header,
             row: csv::StringRecord::new(),
@@ -312,44 +326,48 @@ impl CsvStream {
     }
 
     /// The next [`BATCH_ROWS`] rows, each cell appended to its column's
-    /// text as the row is read (one row buffer reused for the file).
+    /// text as the row is read (one row buffer reused for the file); an
+    /// error names the line its row starts on.
     fn next_chunk(&mut self) -> std::result::Result<Option<Chunk>, (usize, String)> {
+        self.next_rows()
+            .map_err(|(start, reason)| (line_in_file(&self.file, start), reason))
+    }
+
+    fn next_rows(&mut self) -> std::result::Result<Option<Chunk>, RowError> {
         let width = self.header.len();
         let mut columns: Vec<StringBuilder> = (0..width)
             .map(|_| StringBuilder::with_capacity(BATCH_ROWS, BATCH_ROWS * 8))
             .collect();
-        // The line each row starts on, as the file counts them.
-        let mut lines = Vec::with_capacity(BATCH_ROWS);
-        while lines.len() < BATCH_ROWS && next_row(&mut self.reader, &mut self.row)? {
+        let mut starts = Vec::with_capacity(BATCH_ROWS);
+        while starts.len() < BATCH_ROWS && next_row(&mut self.reader, &mut self.row)? {
+            check_quotes_closed(&self.reader, &self.row)?;
             check_width(&self.header, &self.row)?;
-            lines.push(self.row.position().map_or(0, |p| p.line() as usize));
+            starts.push(RowStart::of(self.row.position()));
             for (column, cell) in columns.iter_mut().zip(self.row.iter()) {
                 append_cell(column, cell);
             }
         }
-        if lines.is_empty() {
+        if starts.is_empty() {
             return Ok(None);
         }
-        self.rows += lines.len();
+        self.rows += starts.len();
         let texts: Vec<StringArray> = columns.iter_mut().map(StringBuilder::finish).collect();
         if let Some(batch) = typed_batch(&self.header, texts.clone()) {
             return Ok(Some(Chunk::Batch(batch)));
         }
         // A date field mixing Unix seconds with other text: these rows
-        // record by record.
+        // record by record, each keyed by its index for its error.
         let header: Vec<&str> = self.header.iter().collect();
-        let rows: Vec<(usize, Vec<&str>)> = lines
+        let rows: Vec<Vec<&str>> = (0..starts.len())
+            .map(|row| texts.iter().map(|text| cell_text(text, row)).collect())
+            .collect();
+        let rows = rows
             .iter()
             .enumerate()
-            .map(|(row, &line)| {
-                (
-                    line,
-                    texts.iter().map(|text| cell_text(text, row)).collect(),
-                )
-            })
-            .collect();
-        let rows = rows.iter().map(|(line, cells)| (*line, cells.as_slice()));
-        submetrics::csv::records_from_rows(&header, rows).map(|values| Some(Chunk::Values(values)))
+            .map(|(row, cells)| (row, cells.as_slice()));
+        submetrics::csv::records_from_rows(&header, rows)
+            .map(|values| Some(Chunk::Values(values)))
+            .map_err(|(row, reason)| (starts[row], reason))
     }
 
     fn estimate(&self) -> Option<usize> {
@@ -367,17 +385,51 @@ fn cell_text(column: &StringArray, row: usize) -> &str {
     }
 }
 
+/// The line `start` is on in `file`, read again from its beginning: only
+/// an error needs it, and a stream keeps no text behind it. The line the
+/// reader counted when the file cannot be read again.
+fn line_in_file(file: &RecordFile, start: RowStart) -> usize {
+    use std::io::Read;
+    let Ok(source) = TextSource::open(&file.path, file.compression) else {
+        return start.line_given([]);
+    };
+    let mut text = std::io::BufReader::new(source);
+    match std::io::copy(&mut (&mut text).take(start.byte()), &mut std::io::sink()) {
+        Ok(_) => start.line_given(text.bytes().map_while(std::io::Result::ok)),
+        Err(_) => start.line_given([]),
+    }
+}
+
+/// Refuses `row`, just read, when the file ends inside one of its quoted
+/// fields: the row then holds every line after it (see
+/// [`super::csv_text`]).
+fn check_quotes_closed<R: std::io::Read>(
+    reader: &csv::Reader<std::io::BufReader<QuoteWatched<R>>>,
+    row: &csv::StringRecord,
+) -> std::result::Result<(), RowError> {
+    if reader.get_ref().get_ref().ends_inside_quotes() {
+        return Err((RowStart::of(row.position()), UNCLOSED_QUOTE.to_string()));
+    }
+    Ok(())
+}
+
+/// Refuses a header that does not name fields as the core reads them.
+fn check_header(header: &csv::StringRecord) -> std::result::Result<(), RowError> {
+    let names: Vec<&str> = header.iter().collect();
+    submetrics::csv::check_header(&names)
+        .map_err(|reason| (RowStart::of(header.position()), reason))
+}
+
 /// Reads the next non-blank row of a CSV reader into `row`; `false` at
 /// the end of the file.
 fn next_row<R: std::io::Read>(
     reader: &mut csv::Reader<R>,
     row: &mut csv::StringRecord,
-) -> std::result::Result<bool, (usize, String)> {
+) -> std::result::Result<bool, RowError> {
     loop {
-        let more = reader.read_record(row).map_err(|e| {
-            let line = e.position().map_or(0, |p| p.line() as usize);
-            (line, csv_error(&e))
-        })?;
+        let more = reader
+            .read_record(row)
+            .map_err(|e| (RowStart::of(e.position()), csv_error(&e)))?;
         if !more || row.iter().any(|cell| !cell.is_empty()) {
             return Ok(more);
         }
@@ -385,21 +437,25 @@ fn next_row<R: std::io::Read>(
 }
 
 /// A CSV file's rows (RFC 4180: quoted fields may hold commas, quotes and
-/// line breaks), the header first; blank lines are skipped.
-fn csv_rows(text: &str) -> std::result::Result<Vec<csv::StringRecord>, (usize, String)> {
+/// line breaks), the header first; blank lines are skipped, and a quote
+/// that never closes is an error at its row.
+fn csv_rows(text: &str) -> std::result::Result<Vec<csv::StringRecord>, RowError> {
     let mut reader = csv::ReaderBuilder::new()
         .has_headers(false)
         .flexible(true)
         .from_reader(text.as_bytes());
     let mut rows = Vec::new();
     for row in reader.records() {
-        let row = row.map_err(|e| {
-            let line = e.position().map_or(0, |p| p.line() as usize);
-            (line, csv_error(&e))
-        })?;
+        let row = row.map_err(|e| (RowStart::of(e.position()), csv_error(&e)))?;
         if row.iter().any(|cell| !cell.is_empty()) {
             rows.push(row);
         }
+    }
+    if ends_inside_quotes(text) {
+        let start = rows
+            .last()
+            .map_or(RowStart::FIRST, |row| RowStart::of(row.position()));
+        return Err((start, UNCLOSED_QUOTE.to_string()));
     }
     Ok(rows)
 }
@@ -416,13 +472,15 @@ fn csv_error(error: &csv::Error) -> String {
 /// A CSV file read whole as records: straight into columns when every
 /// column is a plain field, else record by record.
 fn csv_file(text: &str) -> std::result::Result<Records, (usize, String)> {
-    let rows = csv_rows(text)?;
+    let at = |(start, reason): RowError| (start.line_in(text), reason);
+    let rows = csv_rows(text).map_err(at)?;
     let Some((header, body)) = rows.split_first() else {
         return Ok(Records::Values(Vec::new()));
     };
-    let names: Vec<&str> = header.iter().collect();
-    submetrics::csv::check_header(&names).map_err(|reason| (1, reason))?;
-    check_widths(header, body)?;
+    check_header(header).map_err(at)?;
+    body.iter()
+        .try_for_each(|row| check_width(header, row))
+        .map_err(at)?;
     let plain = header
         .iter()
         .all(|name| !submetrics::csv::JSON_FIELDS.contains(&name) && !name.contains('.'));
@@ -432,25 +490,16 @@ fn csv_file(text: &str) -> std::result::Result<Records, (usize, String)> {
     }
 }
 
-/// Every row has as many fields as the header (line numbers as the file
-/// counts them: the header is line 1).
-fn check_widths(
-    header: &csv::StringRecord,
-    body: &[csv::StringRecord],
-) -> std::result::Result<(), (usize, String)> {
-    body.iter().try_for_each(|row| check_width(header, row))
-}
-
+/// Refuses a row that has not as many fields as the header.
 fn check_width(
     header: &csv::StringRecord,
     row: &csv::StringRecord,
-) -> std::result::Result<(), (usize, String)> {
+) -> std::result::Result<(), RowError> {
     if row.len() == header.len() {
         return Ok(());
     }
-    let line = row.position().map_or(0, |p| p.line() as usize);
     Err((
-        line,
+        RowStart::of(row.position()),
         format!("{} fields where the header has {}", row.len(), header.len()),
     ))
 }

@@ -1,6 +1,7 @@
 //! What each command does: `online` talks to the service, `local` runs the
 //! engine on files.
 
+pub mod csv_text;
 pub mod files;
 pub mod jsonl;
 pub mod library_panics;

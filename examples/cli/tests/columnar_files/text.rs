@@ -165,3 +165,98 @@ fn a_csv_file_is_read_batch_by_batch() {
         "{stderr}"
     );
 }
+
+/// A quote that never closes would make its cell run to the end of the
+/// file, taking every row after it: it is an error at its row, whether
+/// the file is read batch by batch (invoices of plain columns, here with
+/// the quote in the last column, where the row keeps its width) or whole
+/// (customers with custom variables, here a row left short).
+#[test]
+fn a_quote_that_never_closes_is_an_error_at_its_row() {
+    let dir = scratch("csv-open-quote");
+    let csv = invoices_csv(&fixture_invoices());
+    let rows: Vec<&str> = csv.lines().collect();
+    let row = rows[3].rsplit_once(',').unwrap().0.to_string() + ",\"USD";
+    let mut opened = rows.clone();
+    opened[3] = &row;
+    std::fs::write(dir.join("invoices.csv"), opened.join("\n") + "\n").unwrap();
+    copy("customers.csv", &dir);
+    copy("plans.json", &dir);
+    let reason = "a quoted field in this row never ends: it runs to the end of the file, taking every line after it";
+    let out = run(&dir, &["reports", "summary"]);
+    assert_eq!(out.status.code(), Some(1));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.starts_with(&format!(
+            "error: {} line 4: {reason}\n",
+            dir.join("invoices.csv").display()
+        )),
+        "{stderr}"
+    );
+
+    std::fs::write(dir.join("invoices.csv"), csv).unwrap();
+    let customers = std::fs::read_to_string(fixture().join("customers.csv")).unwrap();
+    assert!(customers.contains("\nB,Beta,US,SaaS\r\n"), "{customers}");
+    std::fs::write(
+        dir.join("customers.csv"),
+        customers.replace("\nB,Beta,", "\nB,\"Beta,"),
+    )
+    .unwrap();
+    let out = run(&dir, &["reports", "summary"]);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.starts_with(&format!(
+            "error: {} line 3: {reason}\n",
+            dir.join("customers.csv").display()
+        )),
+        "{stderr}"
+    );
+}
+
+/// An error names the line its row starts on as an editor counts them,
+/// with `\r\n` line ends and blank lines, in a compressed file read batch
+/// by batch and in a file read whole.
+#[test]
+fn csv_errors_name_the_line_after_crlf_and_blank_lines() {
+    let dir = scratch("csv-crlf-lines");
+    copy("customers.csv", &dir);
+    copy("plans.json", &dir);
+    let csv = invoices_csv(&fixture_invoices()).replacen("\n", "\n\n\n", 1);
+    let mut rows: Vec<String> = csv.lines().map(str::to_string).collect();
+    // The header is line 1, two blank lines, then the rows from line 4.
+    rows[5] = rows[5].rsplit_once(',').unwrap().0.to_string();
+    let write = |rows: &[String]| {
+        let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
+        std::io::Write::write_all(&mut gz, (rows.join("\r\n") + "\r\n").as_bytes()).unwrap();
+        std::fs::write(dir.join("invoices.csv.gz"), gz.finish().unwrap()).unwrap();
+    };
+    write(&rows);
+    let error = |out: std::process::Output| {
+        let stderr = String::from_utf8_lossy(&out.stderr).to_string();
+        stderr.lines().next().unwrap_or_default().to_string()
+    };
+    let invoices = dir.join("invoices.csv.gz");
+    assert_eq!(
+        error(run(&dir, &["reports", "summary"])),
+        format!(
+            "error: {} line 6: 6 fields where the header has 7",
+            invoices.display()
+        )
+    );
+
+    // Read whole (a custom variable column): the fixture's lines end in
+    // `\r\n`; a blank line after the header puts Beta's row on line 4.
+    write(&csv.lines().map(str::to_string).collect::<Vec<_>>());
+    let customers = std::fs::read_to_string(fixture().join("customers.csv")).unwrap();
+    let customers = customers
+        .replacen("\r\n", "\r\n\r\n", 1)
+        .replace("B,Beta,US,SaaS", "B,Beta,US");
+    std::fs::write(dir.join("customers.csv"), customers).unwrap();
+    assert_eq!(
+        error(run(&dir, &["reports", "summary"])),
+        format!(
+            "error: {} line 4: 3 fields where the header has 4",
+            dir.join("customers.csv").display()
+        )
+    );
+}
