@@ -10335,16 +10335,20 @@ export interface operations {
             query?: {
                 /** @description ISO 8601 instant or date to compute at; default now */
                 as_of?: string;
-                /** @description Only the records of this customer */
-                customer?: string;
-                /** @description First day included (YYYY-MM-DD, yyyyMMdd, or an instant meaning its day in the account's time zone) */
-                start?: string;
-                /** @description Last day included (as `start`) */
-                end?: string;
-                /** @description Movement kinds kept, separated by spaces or commas: new, expansion, contraction, churn, reactivation */
-                kinds?: string;
                 /** @description json; arrow: the movements as an Arrow IPC stream of record batches of the movement columns (Accept: application/vnd.apache.arrow.stream does the same) */
                 format?: "json" | "arrow";
+                /** @description only this customer's movements (its id) */
+                customer?: string;
+                /** @description the first day included (YYYY-MM-DD or yyyyMMdd, or an instant meaning its day in the ledger's time zone) */
+                from?: string;
+                /** @description the last day included (as from) */
+                to?: string;
+                /** @description the same as from */
+                start?: string;
+                /** @description the same as to */
+                end?: string;
+                /** @description the kinds kept, separated by spaces or commas: new, expansion, contraction, churn, reactivation */
+                kinds?: string;
             };
             header?: never;
             path?: never;

@@ -78,6 +78,12 @@ test('movements, customer views and async calls', async () => {
   assert.deepEqual(l.movements('2024-02-15').map((m) => m.type), ['new', 'new', 'expansion'])
   assert.equal(l.movements('2024-02-15', { customer: 'A' }).length, 2)
   assert.equal(l.movements('2024-02-15', { from: '2024-01-10', to: '2024-01-31' }).length, 1)
+  // A filter the listing does not read is refused, not ignored.
+  assert.throws(() => l.movements('2024-02-15', { kind: 'new' }), (error) => {
+    assert.equal(error.message, 'parameter `kind`: report `movements` has no such parameter; did you mean `kinds`? Its parameters: customer, from, to, start, end, kinds')
+    assert.equal(error.code, 'invalid_query')
+    return true
+  })
   assert.deepEqual(l.customers({}, '2024-02-15').result.list.map((c) => c.id), ['A', 'B'])
   assert.equal(l.customer('A', {}, '2024-02-15').converted_mrr, 5000)
   const [report, moves] = await Promise.all([

@@ -1,6 +1,7 @@
 //! Requests: typed reading of report query parameters (the strings of an
-//! HTTP query), the customer filters reports share ([`filters`]) and the
-//! movement listing's filter.
+//! HTTP query), the customer filters reports share ([`filters`]), the
+//! movement listing's filter, and the names parameters go by with the
+//! check that refuses a name a report or view does not read.
 //!
 //! Which parameters a report takes is the report registry's (a layer up):
 //! it refuses any other before the report runs. A parameter with a value that cannot be used is an
@@ -8,9 +9,13 @@
 
 pub(crate) mod filters;
 mod movement_filter;
+mod param_names;
 mod request;
 
+pub(crate) use movement_filter::MOVEMENT_LISTING;
 pub use movement_filter::{MovementFilter, local_day};
+pub use param_names::{ReportParam, near_miss};
+pub(crate) use param_names::{check_params, param};
 pub(crate) use request::{ListDefaults, ListRequest, Page, Sorting};
 
 use crate::error::{Error, Result};

@@ -1,11 +1,28 @@
 //! The movement listing's request: which customer, which days, which kinds.
 
+use super::param_names::{ReportParam, check_params, param};
 use super::{ReportParams, parse_day};
 use crate::derive::MovementKind;
 use crate::error::{Error, Result};
 use crate::ids::CustomerId;
 use crate::model::{Settings, Timestamp};
 use chrono::NaiveDate;
+
+/// What the movement listing ([`MovementFilter::from_params`]) reads.
+pub(crate) const MOVEMENT_LISTING: &[&[ReportParam]] = &[&[
+    param("customer", "only this customer's movements (its id)"),
+    param(
+        "from",
+        "the first day included (YYYY-MM-DD or yyyyMMdd, or an instant meaning its day in the ledger's time zone)",
+    ),
+    param("to", "the last day included (as from)"),
+    param("start", "the same as from"),
+    param("end", "the same as to"),
+    param(
+        "kinds",
+        "the kinds kept, separated by spaces or commas: new, expansion, contraction, churn, reactivation",
+    ),
+]];
 
 /// Which movements to return.
 #[derive(Debug, Clone, Default, PartialEq)]
@@ -25,8 +42,10 @@ impl MovementFilter {
     /// interface: `customer`; `from` and `to` (first and last day included,
     /// `start` and `end` are accepted as aliases), each a date (`YYYY-MM-DD`
     /// or `yyyyMMdd`) or an ISO instant, which means its day in the ledger's
-    /// time zone; `kinds` separated by spaces or commas.
+    /// time zone; `kinds` separated by spaces or commas. Any other name is
+    /// refused, naming it and the ones the listing reads.
     pub fn from_params(params: &ReportParams, settings: &Settings) -> Result<MovementFilter> {
+        check_params("movements", MOVEMENT_LISTING, params)?;
         let text = |name: &str| params.get(name).map(|v| v.trim()).filter(|v| !v.is_empty());
         let day = |name: &str, alias: &str| -> Result<Option<NaiveDate>> {
             let (param, value) = match (text(name), text(alias)) {
@@ -143,5 +162,17 @@ mod filter_tests {
             .unwrap_err();
         assert_eq!((e.code(), e.field()), ("invalid_query", Some("kinds")));
         assert!(e.to_string().contains("`upsell`"), "{e}");
+    }
+
+    #[test]
+    fn a_name_the_listing_does_not_read_is_refused() {
+        let e = MovementFilter::from_params(&params(&[("kind", "new")]), &Settings::default())
+            .unwrap_err();
+        assert_eq!((e.code(), e.field()), ("invalid_query", Some("kind")));
+        assert_eq!(
+            e.to_string(),
+            "parameter `kind`: report `movements` has no such parameter; did you mean `kinds`? \
+             Its parameters: customer, from, to, start, end, kinds"
+        );
     }
 }

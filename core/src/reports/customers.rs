@@ -13,7 +13,7 @@
 
 use super::ReportParams;
 use super::answer::{Listing, NoHead, ReportAnswer};
-use super::params::{CUSTOMER_DETAIL, CUSTOMER_LIST, check_params};
+use super::params::{CUSTOMER_DETAIL, CUSTOMER_LIST};
 use crate::derive::timeline::Replay;
 use crate::derive::{CurrentSubscription, CustomerProfile, CustomerStatus, Derived};
 use crate::error::{Error, Result};
@@ -21,6 +21,7 @@ use crate::ids::CustomerId;
 use crate::model::{CustomVariables, Customer, InvoiceType};
 use crate::money::{Cents, Currency};
 use crate::period::PeriodInterval;
+use crate::query::check_params;
 use crate::query::filters::CustomerFilter;
 use crate::query::{ListDefaults, ListRequest, Order, Page, Query, Sorting};
 use chrono::{DateTime, NaiveDate, SecondsFormat, Utc};
@@ -329,9 +330,9 @@ fn compare(sort: &str, a: &Entry, b: &Entry, tz: chrono_tz::Tz) -> Ordering {
 
 #[cfg(test)]
 mod tests {
-    use super::super::params::ReportParam;
     use crate::Ledger;
     use crate::model::Settings;
+    use crate::query::ReportParam;
     use crate::query::{params, recorded_reads};
     use serde_json::json;
     use std::collections::BTreeSet;

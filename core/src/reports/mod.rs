@@ -40,7 +40,7 @@ pub mod transactions;
 mod unpaid;
 mod variables;
 
-pub use params::{ReportParam, near_miss};
+pub use crate::query::{ReportParam, near_miss};
 pub use partial::ReportPartial;
 pub use registry::Report;
 pub use result::{ReportTable, TableColumn};
@@ -76,6 +76,11 @@ pub fn catalogue() -> Value {
 /// `as_of`), in the order its catalogue lists them.
 pub fn customer_list_params() -> Vec<ReportParam> {
     params::CUSTOMER_LIST.concat()
+}
+
+/// The filters the movement listing reads (besides `as_of`).
+pub fn movement_params() -> Vec<ReportParam> {
+    crate::query::MOVEMENT_LISTING.concat()
 }
 
 /// The query parameters one customer's analytics view reads (besides

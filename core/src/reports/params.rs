@@ -1,23 +1,6 @@
-//! The query parameters reports read, in groups shared between reports,
-//! and the near-miss suggestion for a name no report reads.
+//! The query parameters reports read, in groups shared between reports.
 
-use super::ReportParams;
-use crate::error::{Error, Result};
-use serde::Serialize;
-
-/// One query parameter of a report: its name as written in a query string
-/// and what it takes.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-pub struct ReportParam {
-    /// The parameter's name in a query string.
-    pub name: &'static str,
-    /// What values it takes, in words, for catalogues and error messages.
-    pub accepts: &'static str,
-}
-
-pub(super) const fn param(name: &'static str, accepts: &'static str) -> ReportParam {
-    ReportParam { name, accepts }
-}
+use crate::query::{ReportParam, param};
 
 pub(super) const BASE_CURRENCY: &[ReportParam] = &[param(
     "baseCurrency",
@@ -161,29 +144,6 @@ pub(super) const CUSTOMER_LIST: &[&[ReportParam]] = &[
 /// What one customer's analytics view (`GET /customers/{id}`) reads.
 pub(super) const CUSTOMER_DETAIL: &[&[ReportParam]] = &[BASE_CURRENCY];
 
-/// Refuses a parameter `view` (a report, or another computed view) does not
-/// read (the first in name order), naming it, suggesting the nearest one
-/// it does read and listing them all.
-pub(super) fn check_params(
-    view: &str,
-    groups: &[&[ReportParam]],
-    params: &ReportParams,
-) -> Result<()> {
-    let known = || groups.iter().flat_map(|group| group.iter()).map(|p| p.name);
-    match params
-        .keys()
-        .find(|name| !known().any(|k| k == name.as_str()))
-    {
-        None => Ok(()),
-        Some(unknown) => Err(Error::UnknownParameter {
-            report: view.to_string(),
-            param: unknown.clone(),
-            suggestion: near_miss(unknown, known()).map(str::to_string),
-            known: known().collect::<Vec<_>>().join(", "),
-        }),
-    }
-}
-
 pub(super) const MOVEMENT_FILTERS: &[ReportParam] = &[
     param(
         "category",
@@ -194,69 +154,3 @@ pub(super) const MOVEMENT_FILTERS: &[ReportParam] = &[
         "movement subtypes kept in the movement columns (new_from_trial, upgrade, lapse, ...)",
     ),
 ];
-
-/// A name compared loosely: lower case, without `-` and `_`.
-fn loose(name: &str) -> String {
-    name.chars()
-        .filter(|c| *c != '-' && *c != '_')
-        .flat_map(char::to_lowercase)
-        .collect()
-}
-
-/// The known name nearest to `given`, when it is a near miss: at most one
-/// edit away for names up to 4 characters, two for longer ones, ignoring
-/// case, `-` and `_` (the first of equally near names).
-pub fn near_miss<'k>(given: &str, known: impl Iterator<Item = &'k str>) -> Option<&'k str> {
-    let given_loose = loose(given);
-    let allowed = if given_loose.chars().count() <= 4 {
-        1
-    } else {
-        2
-    };
-    known
-        .map(|name| (edit_distance(&given_loose, &loose(name)), name))
-        .filter(|(distance, _)| *distance <= allowed)
-        .min_by_key(|(distance, _)| *distance)
-        .map(|(_, name)| name)
-}
-
-/// The Levenshtein distance: the fewest inserted, removed or replaced
-/// characters that turn `a` into `b`.
-fn edit_distance(a: &str, b: &str) -> usize {
-    let b: Vec<char> = b.chars().collect();
-    let mut previous: Vec<usize> = (0..=b.len()).collect();
-    for (i, ca) in a.chars().enumerate() {
-        let mut current = vec![i + 1; b.len() + 1];
-        for (j, cb) in b.iter().enumerate() {
-            let replace = previous[j] + usize::from(ca != *cb);
-            current[j + 1] = replace.min(previous[j + 1] + 1).min(current[j] + 1);
-        }
-        previous = current;
-    }
-    previous[b.len()]
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn near_misses_are_suggested_and_far_names_are_not() {
-        let known = [
-            "currency",
-            "date",
-            "interval",
-            "selected-date",
-            "baseCurrency",
-        ];
-        let near = |given| near_miss(given, known.iter().copied());
-        assert_eq!(near("curency"), Some("currency"));
-        assert_eq!(near("intervall"), Some("interval"));
-        assert_eq!(near("selected_date"), Some("selected-date"));
-        assert_eq!(near("base_currency"), Some("baseCurrency"));
-        assert_eq!(near("dat"), Some("date"));
-        assert_eq!(near("colour"), None);
-        assert_eq!(near("x"), None);
-        assert_eq!(edit_distance("kitten", "sitting"), 3);
-    }
-}

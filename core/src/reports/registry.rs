@@ -21,6 +21,7 @@ use super::{
 };
 use crate::derive::Derived;
 use crate::error::{Error, Result};
+use crate::query::{ReportParam, check_params, param};
 use chrono::{DateTime, Utc};
 use serde_json::Value;
 

@@ -162,15 +162,6 @@ fn query_parameter(name: &str) -> Value {
             json!({"type": "string"}),
             "Only the records of this customer",
         ),
-        "start" => (
-            json!({"type": "string"}),
-            "First day included (YYYY-MM-DD, yyyyMMdd, or an instant meaning its day in the account's time zone)",
-        ),
-        "end" => (json!({"type": "string"}), "Last day included (as `start`)"),
-        "kinds" => (
-            json!({"type": "string"}),
-            "Movement kinds kept, separated by spaces or commas: new, expansion, contraction, churn, reactivation",
-        ),
         _ => (json!({"type": "string"}), ""),
     };
     json!({"name": name, "in": "query", "required": false, "description": description, "schema": schema})

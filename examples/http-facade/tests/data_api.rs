@@ -370,7 +370,8 @@ fn unknown_and_repeated_query_parameters_are_refused() {
     );
     refused(
         "/movements?kind=new",
-        "query parameter `kind`: this endpoint has no such parameter; its parameters: as_of, customer, start, end, kinds, format",
+        "parameter `kind`: report `movements` has no such parameter; did you mean `kinds`? \
+         Its parameters: customer, from, to, start, end, kinds",
     );
     // A write with a parameter it does not read stores nothing: a caller
     // asking for a dry run must not get a real one.

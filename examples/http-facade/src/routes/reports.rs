@@ -41,16 +41,9 @@ pub fn routes() -> Routes {
         .get(
             "/movements",
             movements,
-            Doc::key("The MRR movements at as_of, oldest first, as the ledger lists them").query(
-                &[
-                    "as_of",
-                    "customer",
-                    "start",
-                    "end",
-                    "kinds",
-                    "format/movements",
-                ],
-            ),
+            Doc::key("The MRR movements at as_of, oldest first, as the ledger lists them")
+                .query(&["as_of", "format/movements"])
+                .view_params(submetrics::reports::movement_params),
         )
 }
 
@@ -70,6 +63,7 @@ async fn movements(
     let format = formats::answer_format(&headers, &mut params, &offered)?;
     read_ledger(state.account(caller.account_id)?, move |ledger| {
         let at = as_of(&params, ledger)?;
+        params.remove("as_of");
         let filter = MovementFilter::from_params(&params, ledger.settings())?;
         if format == AnswerFormat::Arrow {
             let batches = ledger.movements_batches(at, &filter)?;
