@@ -1319,8 +1319,6 @@ export interface components {
         DataSourcePatch: {
             name?: string;
             type?: string;
-        } & {
-            [key: string]: unknown;
         };
         DataSource: {
             id: string;
@@ -1453,8 +1451,6 @@ export interface components {
             first_day_of_week?: number;
             churn_grace_days?: number;
             refund_handling?: string;
-        } & {
-            [key: string]: unknown;
         };
         ProfileAccount: {
             id: string;
@@ -1479,8 +1475,6 @@ export interface components {
             first_name?: string;
             last_name?: string;
             locale?: string;
-        } & {
-            [key: string]: unknown;
         };
         Billing: {
             /** @enum {string} */
@@ -1625,8 +1619,6 @@ export interface components {
              * @enum {string}
              */
             uncollectible: "failed" | "void";
-        } & {
-            [key: string]: unknown;
         };
         PaymentPlatformDisconnected: {
             connected: boolean;
@@ -1807,8 +1799,6 @@ export interface components {
         LoginInput: {
             email: string;
             password: string;
-        } & {
-            [key: string]: unknown;
         };
         Session: {
             user: components["schemas"]["TeamMember"] | null;
@@ -1845,8 +1835,6 @@ export interface components {
             email?: string;
             name?: string;
             password: string;
-        } & {
-            [key: string]: unknown;
         };
         /** @description Who to invite: an email, a role (default readonly) and a name */
         InviteInput: {
@@ -1854,8 +1842,6 @@ export interface components {
             /** @enum {string} */
             role?: "owner" | "admin" | "readonly";
             name?: string;
-        } & {
-            [key: string]: unknown;
         };
         /** @description The pending team member, with the invitation's token and link path (shown only here) */
         NewInvitation: {
@@ -1879,8 +1865,6 @@ export interface components {
             /** @default true */
             enabled: boolean;
             description?: string | null;
-        } & {
-            [key: string]: unknown;
         };
         /** @description Fields of a webhook subscription to change */
         WebhookPatch: {
@@ -1888,8 +1872,6 @@ export interface components {
             events?: string[];
             enabled?: boolean;
             description?: string | null;
-        } & {
-            [key: string]: unknown;
         };
         Webhook: {
             id: string;
@@ -1947,8 +1929,6 @@ export interface components {
         /** @description The event type of the sample to send (default `webhook.test`) */
         WebhookTestInput: {
             event?: string;
-        } & {
-            [key: string]: unknown;
         };
         Delivery: {
             id: string;
@@ -1978,8 +1958,6 @@ export interface components {
             /** @enum {string} */
             frequency?: "daily" | "weekly";
             period_end?: string;
-        } & {
-            [key: string]: unknown;
         };
         MovementKindTotal: {
             /** Format: int64 */

@@ -441,3 +441,69 @@ fn a_too_short_owner_key_stops_the_first_start_before_writing() {
     assert_eq!(server.get("/account").0, 200);
     assert_eq!(server.get("/account/api-keys").1["result"]["count"], 1);
 }
+
+/// A body field an endpoint does not read is refused with the fields it
+/// does, and nothing is written: a key asked for with `roles: admin` is not
+/// created as a readonly key.
+#[test]
+fn a_body_field_the_endpoint_does_not_read_is_refused() {
+    let server = Server::start();
+    let keys_before = server.get("/account/api-keys").1["result"]["count"].clone();
+    let members_before = server.get("/account/team").1["result"]["count"].clone();
+    assert!(keys_before.is_u64() && members_before.is_u64());
+    let refused = |method: &str, path: &str, key: Option<&str>, body: Value, error: &str| {
+        let (status, answer) = server.call(method, path, key, Some(&body));
+        assert_eq!(
+            (status, answer["error"].as_str()),
+            (400, Some(error)),
+            "{method} {path}: {answer}"
+        );
+    };
+    refused(
+        "POST",
+        "/account/api-keys",
+        Some(OWNER_KEY),
+        json!({"name": "ci", "roles": "admin"}),
+        "unknown field `roles`; an API key has name and role",
+    );
+    refused(
+        "POST",
+        "/account/team",
+        Some(OWNER_KEY),
+        json!({"email": "ann@example.com", "rol": "admin"}),
+        "unknown field `rol`; an invitation has email, role and name",
+    );
+    refused(
+        "PUT",
+        "/settings/payment-platform",
+        Some(OWNER_KEY),
+        json!({"secret_key": "sk_test_1", "webhook_secrett": "whsec_1"}),
+        "unknown field `webhook_secrett`; a connection has secret_key, api_key, webhook_secret and uncollectible",
+    );
+    refused(
+        "POST",
+        "/session",
+        None,
+        json!({"email": "ann@example.com", "password": "0123456789", "remember": true}),
+        "unknown field `remember`; a login has email and password",
+    );
+    refused(
+        "POST",
+        "/account/api-keys",
+        Some(OWNER_KEY),
+        json!(["name"]),
+        "the body must be an object with name and role",
+    );
+    assert_eq!(
+        server.get("/account/api-keys").1["result"]["count"],
+        keys_before
+    );
+    assert_eq!(
+        server.get("/account/team").1["result"]["count"],
+        members_before
+    );
+    assert_eq!(
+        server.get("/settings/payment-platform").1["connected"],
+        json!(false)
+    );
+}

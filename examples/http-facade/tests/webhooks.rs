@@ -724,6 +724,15 @@ fn the_catalogue_lists_every_event_with_a_sample_and_a_test_send_is_signed() {
     }
     assert_eq!(server.get("/v1/webhooks/events/nope/sample").0, 404);
     let (hook, secret) = subscribe(&server, &receiver.url(), &["invoice.failed"]);
+    // A misspelt field is refused, not sent as the default test event.
+    let (status, refused) = server.post(
+        &format!("/v1/webhooks/{hook}/test"),
+        json!({"evnt": "customer.churned"}),
+    );
+    assert_eq!(
+        (status, refused["error"].as_str()),
+        (400, Some("unknown field `evnt`; a test delivery has event"))
+    );
     let (status, delivery) = server.post(
         &format!("/v1/webhooks/{hook}/test"),
         json!({"event": "customer.churned"}),

@@ -64,6 +64,14 @@ fn input(description: &str, properties: Value, required: &[&str]) -> Value {
     })
 }
 
+/// The body of a settings or account request: exactly its fields, any
+/// other refused (records, [`input`], may carry more).
+fn closed_input(description: &str, properties: Value, required: &[&str]) -> Value {
+    let mut schema = input(description, properties, required);
+    schema["additionalProperties"] = json!(false);
+    schema
+}
+
 /// `{count, list: [item]}`: a page of a list and how many there are in all.
 fn page_of(item: &str) -> Value {
     json!({
@@ -375,7 +383,7 @@ pub fn components() -> Map<String, Value> {
             json!({"id": record_id(), "name": string(), "type": string()}),
             &["id"],
         ),
-        "DataSourcePatch": input("A data source's new name and/or type", json!({"name": string(), "type": string()}), &[]),
+        "DataSourcePatch": closed_input("A data source's new name and/or type", json!({"name": string(), "type": string()}), &[]),
         "DataSource": data_source,
         "DataSourcePage": page_of("DataSource"),
         "DataSourceList": list_answer("DataSourcePage"),
@@ -435,7 +443,7 @@ pub fn components() -> Map<String, Value> {
             "refund_handling": string(),
             "data_sources": array_of(reference("DataSource")),
         })),
-        "AccountPatch": input(
+        "AccountPatch": closed_input(
             "The account name and ledger settings to change; a settings change recomputes every customer",
             json!({
                 "name": string(), "base_currency": string(), "timezone": string(),
@@ -457,7 +465,7 @@ pub fn components() -> Map<String, Value> {
             },
             "required": ["first_name", "last_name", "email", "locale", "picture", "provider", "verified"],
         },
-        "ProfilePatch": input(
+        "ProfilePatch": closed_input(
             "The writable fields of the profile",
             json!({"first_name": string(), "last_name": string(), "locale": string()}),
             &[],
@@ -498,6 +506,7 @@ pub fn components() -> Map<String, Value> {
                 "name": {"type": "string", "default": "api key"},
                 "role": {"type": "string", "enum": ["owner", "admin", "readonly"], "default": "readonly"},
             },
+            "additionalProperties": false,
         },
         "NewApiKey": answer(json!({
             "id": string(), "name": string(),
@@ -545,7 +554,7 @@ pub fn components() -> Map<String, Value> {
         "StripeRejection": answer(json!({
             "object": string(), "id": string(), "field": string(), "reason": string(),
         })),
-        "PaymentPlatformInput": input(
+        "PaymentPlatformInput": closed_input(
             "A Stripe secret or restricted key, Stripe's webhook signing secret, and how uncollectible invoices count",
             json!({
                 "secret_key": string(),
@@ -666,7 +675,7 @@ fn session_schemas() -> Value {
     let mut nullable_member = reference("TeamMember");
     nullable_member = json!({"allOf": [nullable_member], "nullable": true});
     json!({
-        "LoginInput": input(
+        "LoginInput": closed_input(
             "A team member's email and password",
             json!({"email": string(), "password": string()}),
             &["email", "password"],
@@ -687,12 +696,12 @@ fn session_schemas() -> Value {
             "expires": string(),
             "account": account,
         })),
-        "AcceptInvitationInput": input(
+        "AcceptInvitationInput": closed_input(
             "The new user's password, and its email (required for an owner set-up) and name",
             json!({"email": string(), "name": string(), "password": string()}),
             &["password"],
         ),
-        "InviteInput": input(
+        "InviteInput": closed_input(
             "Who to invite: an email, a role (default readonly) and a name",
             json!({"email": string(), "role": role, "name": string()}),
             &["email"],
@@ -733,7 +742,7 @@ fn webhook_schemas() -> Value {
     let nullable_integer = json!({"type": "integer", "format": "int64", "nullable": true});
     let customer_ref = answer(json!({"id": string(), "name": nullable_string()}));
     json!({
-        "WebhookInput": input(
+        "WebhookInput": closed_input(
             "A webhook subscription: an http(s) target and the event types it takes",
             json!({
                 "url": string(),
@@ -743,7 +752,7 @@ fn webhook_schemas() -> Value {
             }),
             &["url", "events"],
         ),
-        "WebhookPatch": input(
+        "WebhookPatch": closed_input(
             "Fields of a webhook subscription to change",
             json!({
                 "url": string(),
@@ -770,7 +779,7 @@ fn webhook_schemas() -> Value {
             },
             "required": ["type", "timestamp", "data"],
         },
-        "WebhookTestInput": input(
+        "WebhookTestInput": closed_input(
             "The event type of the sample to send (default `webhook.test`)",
             json!({"event": string()}),
             &[],
@@ -790,7 +799,7 @@ fn webhook_schemas() -> Value {
         })),
         "DeliveryPage": page_of("Delivery"),
         "DeliveryList": list_answer("DeliveryPage"),
-        "DigestInput": input(
+        "DigestInput": closed_input(
             "The digest to send: `daily` or `weekly`, and the last day of the period (default: the last completed one)",
             json!({"frequency": {"type": "string", "enum": ["daily", "weekly"]}, "period_end": string()}),
             &[],

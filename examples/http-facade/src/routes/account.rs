@@ -5,7 +5,7 @@
 //! them recomputes every customer and applies to every report.
 
 use super::Routes;
-use super::{JsonBody, Params, read_ledger, write_ledger};
+use super::{JsonBody, Params, body_fields, read_ledger, write_ledger};
 use crate::auth::Caller;
 use crate::error::ApiError;
 use crate::extract::Path;
@@ -300,11 +300,7 @@ async fn create_key(
     JsonBody(body): JsonBody,
 ) -> Result<(StatusCode, Json<Value>), ApiError> {
     caller.require_admin()?;
-    if !body.is_object() {
-        return Err(ApiError::bad_request(
-            "the body must be an object {name, role}",
-        ));
-    }
+    body_fields(&body, "an API key", &["name", "role"])?;
     let text = |field: &str, default: &str| match body.get(field) {
         None | Some(Value::Null) => Ok(default.to_string()),
         Some(Value::String(text)) if !text.trim().is_empty() => Ok(text.trim().to_string()),

@@ -321,6 +321,33 @@ impl<'de> Visitor<'de> for BatchObject<'_> {
     }
 }
 
+/// The fields of a body that must be an object naming only `known` fields;
+/// anything else is a 400 that lists them, as `what` has them (`a
+/// webhook`: "unknown field `x`; a webhook has url, events, enabled and
+/// description"). A field sent by mistake is refused, not ignored.
+pub fn body_fields<'b>(
+    body: &'b Value,
+    what: &str,
+    known: &[&str],
+) -> Result<&'b serde_json::Map<String, Value>, ApiError> {
+    let listed = match known {
+        [] => "no fields".to_string(),
+        [only] => only.to_string(),
+        [init @ .., last] => format!("{} and {last}", init.join(", ")),
+    };
+    let Some(map) = body.as_object() else {
+        return Err(ApiError::bad_request(format!(
+            "the body must be an object with {listed}"
+        )));
+    };
+    match map.keys().find(|name| !known.contains(&name.as_str())) {
+        Some(unknown) => Err(ApiError::bad_request(format!(
+            "unknown field `{unknown}`; {what} has {listed}"
+        ))),
+        None => Ok(map),
+    }
+}
+
 /// `limit` and `offset` of a list endpoint (the route table refuses the
 /// parameters it does not declare).
 pub fn page_of(params: &Params) -> Result<(usize, usize), ApiError> {

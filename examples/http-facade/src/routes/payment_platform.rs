@@ -4,7 +4,7 @@
 //! also under the alias `/settings/stripe`; and the signed webhook endpoint
 //! Stripe posts events to.
 
-use super::{BodyBytes, JsonBody, Params, Routes, read_ledger, write_ledger};
+use super::{BodyBytes, JsonBody, Params, Routes, body_fields, read_ledger, write_ledger};
 use crate::auth::Caller;
 use crate::error::ApiError;
 use crate::extract::{Path, Query};
@@ -75,6 +75,11 @@ async fn put_connection(
     JsonBody(body): JsonBody,
 ) -> Result<Json<Value>, ApiError> {
     caller.require_admin()?;
+    body_fields(
+        &body,
+        "a connection",
+        &["secret_key", "api_key", "webhook_secret", "uncollectible"],
+    )?;
     let text = |field: &str| -> Result<Option<String>, ApiError> {
         match body.get(field) {
             None | Some(Value::Null) => Ok(None),

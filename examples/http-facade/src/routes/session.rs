@@ -12,7 +12,7 @@
 //! | `POST /account/team {email, role?, name?}` | admin | `201` the pending member with `token` and `path` |
 //! | `DELETE /account/team/{id}` | admin | disables a user or revokes an invitation |
 
-use super::{JsonBody, Routes};
+use super::{JsonBody, Routes, body_fields};
 use crate::auth::{Caller, hash_key};
 use crate::error::ApiError;
 use crate::extract::Path;
@@ -110,14 +110,6 @@ fn required(body: &Value, field: &str) -> Result<String, ApiError> {
         .ok_or_else(|| ApiError::bad_request(format!("field `{field}` is required")))
 }
 
-fn object(body: &Value) -> Result<(), ApiError> {
-    if body.is_object() {
-        Ok(())
-    } else {
-        Err(ApiError::bad_request("the body must be a JSON object"))
-    }
-}
-
 fn account_of(state: &AppState, id: i64, role: &str) -> Result<Value, ApiError> {
     let account = state.account(id)?;
     let name = account
@@ -166,7 +158,7 @@ async fn login(
     JsonBody(body): JsonBody,
 ) -> Result<Response, ApiError> {
     check_origin(&headers)?;
-    object(&body)?;
+    body_fields(&body, "a login", &["email", "password"])?;
     let email = required(&body, "email")?.trim().to_string();
     let password = required(&body, "password")?;
     session::check_login_allowed(&email)?;
@@ -298,7 +290,7 @@ async fn accept(
     JsonBody(body): JsonBody,
 ) -> Result<Response, ApiError> {
     check_origin(&headers)?;
-    object(&body)?;
+    body_fields(&body, "an acceptance", &["email", "name", "password"])?;
     let invitation = invitation_of(&state, &token).await?;
     if invitation.status != "pending" {
         return Err(ApiError::Conflict(format!(
@@ -354,7 +346,7 @@ async fn invite(
     JsonBody(body): JsonBody,
 ) -> Result<(StatusCode, Json<Value>), ApiError> {
     caller.require_admin()?;
-    object(&body)?;
+    body_fields(&body, "an invitation", &["email", "role", "name"])?;
     let email = required(&body, "email")?;
     let role = text_field(&body, "role")?.unwrap_or_else(|| "readonly".into());
     let name = text_field(&body, "name")?.unwrap_or_default();

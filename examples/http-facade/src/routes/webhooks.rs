@@ -2,7 +2,7 @@
 //! digests on request (see `docs/events.md`). Every endpoint needs an
 //! owner or admin key.
 
-use super::{BodyBytes, JsonBody, Params, Routes, page_of, parse_body, read_ledger};
+use super::{BodyBytes, JsonBody, Params, Routes, body_fields, page_of, parse_body, read_ledger};
 use crate::auth::Caller;
 use crate::error::ApiError;
 use crate::extract::{Path, Query};
@@ -110,19 +110,11 @@ struct Fields {
 /// Reads the subscription fields of a body; unknown fields and wrong types
 /// are a 400 naming the field.
 fn fields_of(body: &Value, allow_private: bool) -> Result<Fields, ApiError> {
-    let Some(map) = body.as_object() else {
-        return Err(ApiError::bad_request(
-            "the body must be an object with url, events, enabled and description",
-        ));
-    };
-    if let Some(unknown) = map
-        .keys()
-        .find(|k| !["url", "events", "enabled", "description"].contains(&k.as_str()))
-    {
-        return Err(ApiError::bad_request(format!(
-            "unknown field `{unknown}`; a webhook has url, events, enabled and description"
-        )));
-    }
+    let map = body_fields(
+        body,
+        "a webhook",
+        &["url", "events", "enabled", "description"],
+    )?;
     let url = match map.get("url") {
         None => None,
         Some(Value::String(url)) if url.len() <= MAX_URL => {
@@ -329,20 +321,16 @@ async fn test(
     caller.require_admin()?;
     let hook = webhook_of(&state, &caller, &id).await?;
     let body = optional_body(&body)?;
-    let name = match body.as_ref() {
+    let event = match body.as_ref() {
+        None => None,
+        Some(body) => body_fields(body, "a test delivery", &["event"])?.get("event"),
+    };
+    let name = match event {
         None => WEBHOOK_TEST.to_string(),
-        Some(Value::Object(map)) => match map.get("event") {
-            None => WEBHOOK_TEST.to_string(),
-            Some(Value::String(name)) if outbound::is_event_type(name) => name.clone(),
-            Some(_) => {
-                return Err(ApiError::bad_request(
-                    "field `event` must be an event type (see GET /webhooks/events)",
-                ));
-            }
-        },
+        Some(Value::String(name)) if outbound::is_event_type(name) => name.clone(),
         Some(_) => {
             return Err(ApiError::bad_request(
-                "the body must be an object such as {\"event\": \"customer.new\"}",
+                "field `event` must be an event type (see GET /webhooks/events)",
             ));
         }
     };
@@ -428,19 +416,7 @@ async fn digest_now(
 ) -> Result<Json<Value>, ApiError> {
     caller.require_admin()?;
     let body = optional_body(&body)?.unwrap_or(json!({}));
-    let Some(map) = body.as_object() else {
-        return Err(ApiError::bad_request(
-            "the body must be an object with frequency and period_end",
-        ));
-    };
-    if let Some(unknown) = map
-        .keys()
-        .find(|k| !["frequency", "period_end"].contains(&k.as_str()))
-    {
-        return Err(ApiError::bad_request(format!(
-            "unknown field `{unknown}`; a digest request has frequency and period_end"
-        )));
-    }
+    let map = body_fields(&body, "a digest request", &["frequency", "period_end"])?;
     let account = state.account(caller.account_id)?;
     let (name, notifications) = {
         let row = account.row.lock().unwrap_or_else(|p| p.into_inner());
