@@ -1104,6 +1104,7 @@ export interface components {
             name?: string;
             email?: string | null;
             created_date?: string | null;
+            /** @description A two-letter country code (ISO 3166-1 alpha-2) in any case, stored upper-cased; a country name is rejected */
             country?: string | null;
             currency?: string | null;
             status?: string | null;

@@ -68,9 +68,7 @@ impl Customer {
             name: f.required_text_ref(&["name"])?.into(),
             email: boxed(f.text_ref(&["email"])?),
             created_date: f.timestamp(&["created_date", "created"])?,
-            country: f
-                .text_ref(&["country"])?
-                .map(|c| c.trim().to_ascii_uppercase().into_boxed_str()),
+            country: f.country(&["country"])?,
             currency: f.currency(&["currency"])?,
             status: boxed(f.text_ref(&["status"])?),
             trial_started: f.timestamp(&["trial_started"])?,
@@ -160,6 +158,30 @@ mod tests {
             (Some("active"), Some(""))
         );
         assert_eq!(std::mem::size_of::<Customer>(), 168);
+    }
+
+    #[test]
+    fn a_country_is_a_two_letter_code() {
+        let country = |value: serde_json::Value| {
+            Customer::from_json(&json!({"id": "c1", "name": "Acme", "country": value}))
+                .map(|c| c.country.as_deref().map(str::to_string))
+                .map_err(|e| e.to_string())
+        };
+        assert_eq!(country(json!("gb")), Ok(Some("GB".to_string())));
+        assert_eq!(country(json!("  ")), Ok(None));
+        assert_eq!(country(json!(null)), Ok(None));
+        assert_eq!(
+            country(json!("Germany")),
+            Err("customer c1: field `country`: `Germany` is not a two-letter country code (ISO 3166-1, such as DE)".to_string())
+        );
+        assert_eq!(
+            country(json!("DEU")),
+            Err("customer c1: field `country`: `DEU` is not a two-letter country code (ISO 3166-1, such as DE)".to_string())
+        );
+        assert_eq!(
+            country(json!(49)),
+            Err("customer c1: field `country`: `49` is not a two-letter country code (ISO 3166-1, such as DE)".to_string())
+        );
     }
 
     #[test]

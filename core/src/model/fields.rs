@@ -257,6 +257,26 @@ impl<'a, N: Node<'a>> Fields<'a, N> {
         }
     }
 
+    /// A country code: two letters (ISO 3166-1 alpha-2), upper-cased (` de `
+    /// is DE); a blank one is none. A country name (`Germany`) is refused,
+    /// since maps and region filters read codes.
+    pub fn country(&self, names: &[&str]) -> Result<Option<Box<str>>> {
+        let Some(text) = self.text_ref(names)? else {
+            return Ok(None);
+        };
+        let code = text.trim();
+        if code.is_empty() {
+            return Ok(None);
+        }
+        if code.len() == 2 && code.bytes().all(|byte| byte.is_ascii_alphabetic()) {
+            return Ok(Some(code.to_ascii_uppercase().into_boxed_str()));
+        }
+        Err(self.error(
+            self.name_of(names),
+            format!("`{code}` is not a two-letter country code (ISO 3166-1, such as DE)"),
+        ))
+    }
+
     /// A required currency code.
     pub fn required_currency(&self, names: &[&str]) -> Result<Currency> {
         self.currency(names)?
