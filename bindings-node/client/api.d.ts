@@ -1051,7 +1051,7 @@ export interface components {
         } & {
             [key: string]: unknown;
         };
-        /** @description Fields of a plan to change */
+        /** @description Fields of a plan to change, by their names or aliases (`interval`, `interval_count`, `external_id`, `data_source_id`); any other field is refused */
         PlanPatch: {
             id?: string;
             name?: string;
@@ -1064,8 +1064,12 @@ export interface components {
             data_source?: string | null;
             /** @enum {string} */
             pricing_model?: "licensed" | "metered";
-        } & {
-            [key: string]: unknown;
+            /** @enum {string} */
+            interval?: "day" | "week" | "month" | "year";
+            /** Format: int64 */
+            interval_count?: number;
+            external_id?: string;
+            data_source_id?: string | null;
         };
         Plan: {
             id: string;
@@ -1121,7 +1125,7 @@ export interface components {
         } & {
             [key: string]: unknown;
         };
-        /** @description Fields of a customer to change (custom_variables merge) */
+        /** @description Fields of a customer to change, by their names or aliases (`created`, `metadata`, `external_id`, `data_source_id`); custom_variables merge, and any other field is refused */
         CustomerPatch: {
             id?: string;
             name?: string | null;
@@ -1140,8 +1144,12 @@ export interface components {
                 [key: string]: string;
             };
             data_source?: string | null;
-        } & {
-            [key: string]: unknown;
+            created?: string | null;
+            metadata?: {
+                [key: string]: string;
+            };
+            external_id?: string;
+            data_source_id?: string | null;
         };
         Customer: {
             id: string;

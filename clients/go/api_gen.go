@@ -187,7 +187,9 @@ type PlanInput struct {
 	PricingModel     *string `json:"pricing_model,omitempty"`
 }
 
-// PlanPatch is fields of a plan to change
+// PlanPatch is fields of a plan to change, by their names or aliases
+// (`interval`, `interval_count`, `external_id`, `data_source_id`); any
+// other field is refused
 type PlanPatch struct {
 	ID               *string `json:"id,omitempty"`
 	Name             *string `json:"name,omitempty"`
@@ -197,6 +199,10 @@ type PlanPatch struct {
 	ProductName      *string `json:"product_name,omitempty"`
 	DataSource       *string `json:"data_source,omitempty"`
 	PricingModel     *string `json:"pricing_model,omitempty"`
+	Interval         *string `json:"interval,omitempty"`
+	IntervalCount    *int64  `json:"interval_count,omitempty"`
+	ExternalID       *string `json:"external_id,omitempty"`
+	DataSourceID     *string `json:"data_source_id,omitempty"`
 }
 
 // Plan is the `Plan` schema of the description.
@@ -254,7 +260,9 @@ type CustomerInput struct {
 	DataSource      *string        `json:"data_source,omitempty"`
 }
 
-// CustomerPatch is fields of a customer to change (custom_variables merge)
+// CustomerPatch is fields of a customer to change, by their names or
+// aliases (`created`, `metadata`, `external_id`, `data_source_id`);
+// custom_variables merge, and any other field is refused
 type CustomerPatch struct {
 	ID              *string           `json:"id,omitempty"`
 	Name            *string           `json:"name,omitempty"`
@@ -271,6 +279,10 @@ type CustomerPatch struct {
 	CancelReason    *string           `json:"cancel_reason,omitempty"`
 	CustomVariables map[string]string `json:"custom_variables,omitempty"`
 	DataSource      *string           `json:"data_source,omitempty"`
+	Created         *string           `json:"created,omitempty"`
+	Metadata        map[string]string `json:"metadata,omitempty"`
+	ExternalID      *string           `json:"external_id,omitempty"`
+	DataSourceID    *string           `json:"data_source_id,omitempty"`
 }
 
 // Customer is the `Customer` schema of the description.

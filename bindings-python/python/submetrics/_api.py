@@ -193,7 +193,7 @@ class PlanInput(_PlanInputRequired, total=False):
 
 
 class PlanPatch(TypedDict, total=False):
-    """Fields of a plan to change"""
+    """Fields of a plan to change, by their names or aliases (`interval`, `interval_count`, `external_id`, `data_source_id`); any other field is refused"""
 
     id: str
     name: str
@@ -203,6 +203,10 @@ class PlanPatch(TypedDict, total=False):
     product_name: Optional[str]
     data_source: Optional[str]
     pricing_model: str
+    interval: str
+    interval_count: int
+    external_id: str
+    data_source_id: Optional[str]
 
 
 class Plan(TypedDict):
@@ -259,7 +263,7 @@ class CustomerInput(_CustomerInputRequired, total=False):
 
 
 class CustomerPatch(TypedDict, total=False):
-    """Fields of a customer to change (custom_variables merge)"""
+    """Fields of a customer to change, by their names or aliases (`created`, `metadata`, `external_id`, `data_source_id`); custom_variables merge, and any other field is refused"""
 
     id: str
     name: Optional[str]
@@ -276,6 +280,10 @@ class CustomerPatch(TypedDict, total=False):
     cancel_reason: Optional[str]
     custom_variables: Dict[str, str]
     data_source: Optional[str]
+    created: Optional[str]
+    metadata: Dict[str, str]
+    external_id: str
+    data_source_id: Optional[str]
 
 
 class Customer(TypedDict):

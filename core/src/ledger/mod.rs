@@ -16,6 +16,8 @@ mod reads;
 mod tests;
 #[cfg(test)]
 mod tests_cache;
+#[cfg(test)]
+mod tests_updates;
 mod writes;
 
 #[cfg(feature = "arrow")]

@@ -239,27 +239,6 @@ fn a_replay_that_needs_a_missing_rate_fails_the_read_and_a_later_rate_mends_it()
 }
 
 #[test]
-fn update_customer_merges_custom_variables() {
-    let mut ledger = ledger();
-    ledger.upsert_customers(&[
-        json!({"id": "a", "name": "A", "custom_variables": {"industry": "retail", "size": "s"}}),
-    ]);
-    let updated = ledger
-        .update_customer(
-            "a",
-            &json!({"email": "a@example.com", "custom_variables": {"size": "m", "channel": "web"}}),
-        )
-        .unwrap();
-    assert_eq!(updated.email.as_deref(), Some("a@example.com"));
-    assert_eq!(&*updated.name, "A");
-    let vars: Vec<(&str, &str)> = updated.custom_variables.iter().collect();
-    assert_eq!(
-        vars,
-        vec![("industry", "retail"), ("size", "m"), ("channel", "web")]
-    );
-}
-
-#[test]
 fn a_plan_change_recomputes_its_customers() {
     let mut ledger = ledger();
     ledger.upsert_invoices(&[sub("i1", "a", "2024-01-01", 12000)]);

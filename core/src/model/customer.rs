@@ -3,7 +3,7 @@
 
 use crate::error::Result;
 use crate::ids::{CustomerId, DataSourceId};
-use crate::model::{CustomVariables, Fields, Node, Timestamp};
+use crate::model::{CustomVariables, DATA_SOURCE_NAMES, Fields, ID_NAMES, Node, Timestamp};
 use crate::money::Currency;
 use serde::Serialize;
 use serde_json::Value;
@@ -50,9 +50,32 @@ pub struct Customer {
     pub data_source: Option<DataSourceId>,
 }
 
+const CREATED: &[&str] = &["created_date", "created"];
+const CUSTOM_VARIABLES: &[&str] = &["custom_variables", "metadata"];
+
 impl Customer {
     /// The record kind errors name: `customer`.
     pub const KIND: &'static str = "customer";
+
+    /// Each field by the names a record may give it, the name it is stored
+    /// (and serialized) under first.
+    pub const FIELD_NAMES: &'static [&'static [&'static str]] = &[
+        ID_NAMES,
+        &["name"],
+        &["email"],
+        CREATED,
+        &["country"],
+        &["currency"],
+        &["status"],
+        &["trial_started"],
+        &["paid_started"],
+        &["trial_end_date"],
+        &["cancel_date"],
+        &["overdue_date"],
+        &["cancel_reason"],
+        CUSTOM_VARIABLES,
+        DATA_SOURCE_NAMES,
+    ];
 
     /// Reads and validates one customer record.
     pub fn from_json(value: &Value) -> Result<Customer> {
@@ -67,7 +90,7 @@ impl Customer {
             id: CustomerId::new(f.id()),
             name: f.required_text_ref(&["name"])?.into(),
             email: boxed(f.text_ref(&["email"])?),
-            created_date: f.timestamp(&["created_date", "created"])?,
+            created_date: f.timestamp(CREATED)?,
             country: f.country(&["country"])?,
             currency: f.currency(&["currency"])?,
             status: boxed(f.text_ref(&["status"])?),
@@ -77,12 +100,8 @@ impl Customer {
             cancel_date: f.timestamp(&["cancel_date"])?,
             overdue_date: f.timestamp(&["overdue_date"])?,
             cancel_reason: boxed(f.text_ref(&["cancel_reason"])?),
-            custom_variables: f
-                .string_map(&["custom_variables", "metadata"])?
-                .unwrap_or_default(),
-            data_source: f
-                .text(&["data_source", "data_source_id"])?
-                .map(DataSourceId::new),
+            custom_variables: f.string_map(CUSTOM_VARIABLES)?.unwrap_or_default(),
+            data_source: f.text(DATA_SOURCE_NAMES)?.map(DataSourceId::new),
         })
     }
 
@@ -182,6 +201,21 @@ mod tests {
             country(json!(49)),
             Err("customer c1: field `country`: `49` is not a two-letter country code (ISO 3166-1, such as DE)".to_string())
         );
+    }
+
+    /// The field names list every field the record stores, in its order.
+    #[test]
+    fn field_names_cover_what_a_customer_stores() {
+        let c = Customer::from_json(&json!({"id": "c1", "name": "Acme"})).unwrap();
+        let stored: Vec<String> = serde_json::to_value(&c)
+            .unwrap()
+            .as_object()
+            .unwrap()
+            .keys()
+            .cloned()
+            .collect();
+        let named: Vec<&str> = Customer::FIELD_NAMES.iter().map(|names| names[0]).collect();
+        assert_eq!(stored, named);
     }
 
     #[test]

@@ -21,6 +21,8 @@ pub const MAX_TEXT_INTEGER: u64 = (1 << 53) - 1;
 
 /// The names a record's id is read under.
 pub const ID_NAMES: &[&str] = &["id", "external_id"];
+/// The names a record's data source is read by.
+pub const DATA_SOURCE_NAMES: &[&str] = &["data_source", "data_source_id"];
 
 /// The decimal text of `n` when its value is a whole number of at most
 /// [`MAX_TEXT_INTEGER`] either way, however it is written (`42`, `42.0`

@@ -4,7 +4,7 @@
 
 use crate::error::Result;
 use crate::ids::{DataSourceId, PlanId};
-use crate::model::{Fields, Node};
+use crate::model::{DATA_SOURCE_NAMES, Fields, ID_NAMES, Node};
 use crate::money::Currency;
 use serde::Serialize;
 use serde_json::Value;
@@ -91,9 +91,25 @@ pub struct Plan {
     pub pricing_model: PricingModel,
 }
 
+const FREQ: &[&str] = &["billing_freq", "interval"];
+const COUNT: &[&str] = &["billing_freq_count", "interval_count"];
+
 impl Plan {
     /// The record kind errors name: `plan`.
     pub const KIND: &'static str = "plan";
+
+    /// Each field by the names a record may give it, the name it is stored
+    /// (and serialized) under first.
+    pub const FIELD_NAMES: &'static [&'static [&'static str]] = &[
+        ID_NAMES,
+        &["name"],
+        FREQ,
+        COUNT,
+        &["currency"],
+        &["product_name"],
+        DATA_SOURCE_NAMES,
+        &["pricing_model"],
+    ];
 
     /// Reads and validates one plan record.
     pub fn from_json(value: &Value) -> Result<Plan> {
@@ -105,8 +121,6 @@ impl Plan {
     pub fn from_node<'a, N: Node<'a>>(node: N) -> Result<Plan> {
         let f = Fields::open(Self::KIND, node, true)?;
         let name = f.required_text(&["name"])?;
-        const FREQ: &[&str] = &["billing_freq", "interval"];
-        const COUNT: &[&str] = &["billing_freq_count", "interval_count"];
         let freq_text = f
             .text(FREQ)?
             .ok_or_else(|| f.error("billing_freq", "is required (day, week, month or year)"))?;
@@ -134,9 +148,7 @@ impl Plan {
             billing_freq_count: count as u32,
             currency: f.required_currency(&["currency"])?,
             product_name: f.text(&["product_name"])?,
-            data_source: f
-                .text(&["data_source", "data_source_id"])?
-                .map(DataSourceId::new),
+            data_source: f.text(DATA_SOURCE_NAMES)?.map(DataSourceId::new),
             pricing_model,
         })
     }
@@ -146,6 +158,24 @@ impl Plan {
 mod tests {
     use super::*;
     use serde_json::json;
+
+    /// The field names list every field the record stores, in its order.
+    #[test]
+    fn field_names_cover_what_a_plan_stores() {
+        let plan = Plan::from_json(
+            &json!({"id": "m", "name": "M", "interval": "month", "currency": "USD"}),
+        )
+        .unwrap();
+        let stored: Vec<String> = serde_json::to_value(&plan)
+            .unwrap()
+            .as_object()
+            .unwrap()
+            .keys()
+            .cloned()
+            .collect();
+        let named: Vec<&str> = Plan::FIELD_NAMES.iter().map(|names| names[0]).collect();
+        assert_eq!(stored, named);
+    }
 
     #[test]
     fn import_shape_is_accepted() {

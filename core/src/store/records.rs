@@ -10,6 +10,58 @@ use rayon::prelude::*;
 use serde_json::Value;
 use std::collections::HashSet;
 
+/// The record `stored` (as it serializes) with the fields of `patch` in
+/// place. A patch names each field by any of its `fields` names (`created`
+/// sets `created_date`); an object field (`custom_variables`) is merged
+/// key by key, new keys winning. A name that is no field of the record,
+/// or an id other than the record's, is an error naming it: an update
+/// never answers success for a change it did not make.
+fn patched(
+    kind: &'static str,
+    id: &str,
+    mut stored: Value,
+    patch: &Value,
+    fields: &[&[&str]],
+) -> Result<Value> {
+    let patch = patch
+        .as_object()
+        .ok_or_else(|| Error::invalid(kind, id, "(record)", "must be a JSON object"))?;
+    for (key, value) in patch {
+        let Some(names) = fields.iter().find(|names| names.contains(&key.as_str())) else {
+            let known: Vec<&str> = fields.iter().map(|names| names[0]).collect();
+            return Err(Error::invalid(
+                kind,
+                id,
+                key,
+                format!(
+                    "is not a field of a {kind}; its fields: {}",
+                    known.join(", ")
+                ),
+            ));
+        };
+        let field = names[0];
+        if field == "id" {
+            if value.is_null() || value.as_str() == Some(id) {
+                continue;
+            }
+            return Err(Error::invalid(
+                kind,
+                id,
+                key,
+                format!("cannot be changed by an update (this {kind} is `{id}`)"),
+            ));
+        }
+        match (stored[field].as_object_mut(), value.as_object()) {
+            (Some(target), Some(incoming)) => {
+                target.extend(incoming.iter().map(|(k, v)| (k.clone(), v.clone())));
+            }
+            _ => stored[field] = value.clone(),
+        }
+    }
+    stored["id"] = Value::String(id.to_string());
+    Ok(stored)
+}
+
 impl Store {
     /// Upserts customers; a known id replaces the record (its invoices stay).
     pub(crate) fn upsert_customers(&mut self, records: &[Value]) -> WriteReport {
@@ -58,25 +110,8 @@ impl Store {
         let existing = self
             .customer(id)
             .ok_or_else(|| not_found(Customer::KIND, id))?;
-        let mut merged = serde_json::to_value(existing).unwrap_or(Value::Null);
-        let patch_map = patch.as_object().ok_or_else(|| {
-            Error::invalid(Customer::KIND, id, "(record)", "must be a JSON object")
-        })?;
-        for (key, value) in patch_map {
-            if (key == "custom_variables" || key == "metadata")
-                && let (Some(target), Some(incoming)) = (
-                    merged["custom_variables"].as_object_mut(),
-                    value.as_object(),
-                )
-            {
-                for (k, v) in incoming {
-                    target.insert(k.clone(), v.clone());
-                }
-                continue;
-            }
-            merged[key] = value.clone();
-        }
-        merged["id"] = Value::String(id.to_string());
+        let stored = serde_json::to_value(existing).unwrap_or(Value::Null);
+        let merged = patched(Customer::KIND, id, stored, patch, Customer::FIELD_NAMES)?;
         let customer = Customer::from_json(&merged)?;
         self.store_customer(customer);
         Ok(&self.customers[id])
@@ -133,19 +168,8 @@ impl Store {
     /// the rules of [`Store::upsert_plans`].
     pub(crate) fn update_plan(&mut self, id: &str, patch: &Value) -> Result<&Plan> {
         let existing = self.plan(id).ok_or_else(|| not_found(Plan::KIND, id))?;
-        let mut merged = serde_json::to_value(existing).unwrap_or(Value::Null);
-        let patch_map = patch
-            .as_object()
-            .ok_or_else(|| Error::invalid(Plan::KIND, id, "(record)", "must be a JSON object"))?;
-        for (key, value) in patch_map {
-            let key = match key.as_str() {
-                "interval" => "billing_freq",
-                "interval_count" => "billing_freq_count",
-                other => other,
-            };
-            merged[key] = value.clone();
-        }
-        merged["id"] = Value::String(id.to_string());
+        let stored = serde_json::to_value(existing).unwrap_or(Value::Null);
+        let merged = patched(Plan::KIND, id, stored, patch, Plan::FIELD_NAMES)?;
         let report = self.upsert_plans(&[merged]);
         if let Some(error) = report.results.into_iter().find_map(|r| r.error) {
             return Err(*error);

@@ -293,6 +293,40 @@ fn data_customers_list_has_no_current_mrr() {
     assert_eq!(server.get("/data/customers/A").1["current_mrr"], json!({}));
 }
 
+/// An update changes the fields it names, by name or alias, and refuses a
+/// name that is no field instead of answering success for nothing.
+#[test]
+fn an_update_names_only_fields_of_its_record() {
+    let server = Server::start();
+    seed(&server);
+    let (status, answer) = server.put("/data/customers/A", json!({"nmae": "Acme Two"}));
+    assert_eq!(
+        (status, &answer["code"], &answer["field"]),
+        (400, &json!("invalid_record"), &json!("nmae")),
+        "{answer}"
+    );
+    assert_eq!(server.get("/data/customers/A").1["name"], "Acme");
+    let (status, answer) = server.put(
+        "/data/customers/A",
+        json!({"created": "2023-06-01", "metadata": {"industry": "retail"}}),
+    );
+    assert_eq!(status, 200, "{answer}");
+    let (created, variables) = (
+        &answer["result"]["created_date"],
+        &answer["result"]["custom_variables"],
+    );
+    assert_eq!(
+        (created, variables),
+        (&json!("2023-06-01"), &json!({"industry": "retail"}))
+    );
+    let (status, answer) = server.put("/data/plans/m", json!({"price": 100}));
+    assert_eq!(
+        (status, &answer["field"]),
+        (400, &json!("price")),
+        "{answer}"
+    );
+}
+
 #[test]
 fn a_plan_in_use_cannot_be_deleted() {
     let server = Server::start();

@@ -64,6 +64,15 @@ fn input(description: &str, properties: Value, required: &[&str]) -> Value {
     })
 }
 
+/// `fields` with each alias given the schema of the field it stands for.
+fn with_aliases(fields: &Value, aliases: &[(&str, &str)]) -> Value {
+    let mut all = fields.clone();
+    for (alias, field) in aliases {
+        all[*alias] = fields[*field].clone();
+    }
+    all
+}
+
 /// The body of a settings or account request: exactly its fields, any
 /// other refused (records, [`input`], may carry more).
 fn closed_input(description: &str, properties: Value, required: &[&str]) -> Value {
@@ -275,7 +284,11 @@ pub fn components() -> Map<String, Value> {
             }),
             &["id", "name", "currency"],
         ),
-        "PlanPatch": input("Fields of a plan to change", plan_fields.clone(), &[]),
+        "PlanPatch": closed_input(
+            "Fields of a plan to change, by their names or aliases (`interval`, `interval_count`, `external_id`, `data_source_id`); any other field is refused",
+            with_aliases(&plan_fields, &[("interval", "billing_freq"), ("interval_count", "billing_freq_count"), ("external_id", "id"), ("data_source_id", "data_source")]),
+            &[],
+        ),
         "Plan": answer(plan_fields),
         "PlanPage": page_of("Plan"),
         "PlanList": list_answer("PlanPage"),
@@ -308,7 +321,11 @@ pub fn components() -> Map<String, Value> {
             }),
             &["id"],
         ),
-        "CustomerPatch": input("Fields of a customer to change (custom_variables merge)", customer_fields.clone(), &[]),
+        "CustomerPatch": closed_input(
+            "Fields of a customer to change, by their names or aliases (`created`, `metadata`, `external_id`, `data_source_id`); custom_variables merge, and any other field is refused",
+            with_aliases(&customer_fields, &[("created", "created_date"), ("metadata", "custom_variables"), ("external_id", "id"), ("data_source_id", "data_source")]),
+            &[],
+        ),
         "Customer": answer(customer_fields),
         "CustomerDetail": answer(customer_detail_fields),
         "CustomerPage": page_of("Customer"),
