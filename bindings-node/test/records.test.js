@@ -225,9 +225,9 @@ test('FX rates are read field by field with the results and errors of the earlie
     assert.fail('no error')
   }
   assert.deepEqual(error([{ date: '2024-01-01', currency: 'EUR', rate: 0.9 }, { date: '2024-01-01', currency: 'EUR' }]),
-    { code: 'invalid_record', message: 'fx_rate ?: field `rate`: must be a positive number', recordId: '?', field: 'rate' })
+    { code: 'invalid_record', message: 'fx_rate row 2: field `rate`: must be a positive number', recordId: 'row 2', field: 'rate' })
   assert.deepEqual(error([{ date: 'soon', currency: 'EUR', rate: 1 }]),
-    { code: 'invalid_record', message: 'fx_rate ?: field `date`: must be an ISO 8601 date or timestamp string in the years 1900 to 2200, got "soon"', recordId: '?', field: 'date' })
+    { code: 'invalid_record', message: 'fx_rate row 1: field `date`: must be an ISO 8601 date or timestamp string in the years 1900 to 2200, got "soon"', recordId: 'row 1', field: 'date' })
   assert.deepEqual(error('x'),
     { code: 'invalid_record', message: 'expected a record object or an array of records', recordId: undefined, field: '(record)' })
 })

@@ -216,8 +216,8 @@ EXPECTED: List[Any] = [
     ["TypeError", "expected records: a mapping, a sequence of mappings, or Arrow data (a pyarrow Table or RecordBatch, a pandas or polars DataFrame, any object with __arrow_c_stream__); got bytes"],
     2,
     1,
-    ["InvalidRecordError", "fx_rate ?: field `rate`: must be a positive number"],
-    ["InvalidRecordError", "fx_rate ?: field `date`: must be an ISO 8601 date or timestamp string in the years 1900 to 2200, got \"soon\""],
+    ["InvalidRecordError", "fx_rate row 2: field `rate`: must be a positive number"],
+    ["InvalidRecordError", "fx_rate row 1: field `date`: must be an ISO 8601 date or timestamp string in the years 1900 to 2200, got \"soon\""],
     ["TypeError", "expected records: a mapping, a sequence of mappings, or Arrow data (a pyarrow Table or RecordBatch, a pandas or polars DataFrame, any object with __arrow_c_stream__); got int"],
 ]
 

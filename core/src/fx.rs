@@ -232,7 +232,32 @@ fn convert_at(amount: Cents, rate_from: Decimal, rate_to: Decimal) -> Cents {
 
 /// Parses a list of `{date, currency, rate}` rows.
 pub fn parse_rates(values: &[Value]) -> Result<Vec<FxRate>> {
-    values.iter().map(FxRate::from_json).collect()
+    read_rates(values)
+}
+
+/// Reads every row as an FX rate, all or none. Rates have no id, so an
+/// error names its row by position, from 1 (`fx_rate row 3: field
+/// \`rate\`: ...`).
+pub fn read_rates<'a, N: Node<'a>>(rows: impl IntoIterator<Item = N>) -> Result<Vec<FxRate>> {
+    rows.into_iter()
+        .enumerate()
+        .map(|(index, row)| {
+            FxRate::from_node(row).map_err(|error| match error {
+                Error::InvalidRecord {
+                    kind,
+                    field,
+                    reason,
+                    ..
+                } => Error::InvalidRecord {
+                    kind,
+                    id: format!("row {}", index + 1),
+                    field,
+                    reason,
+                },
+                other => other,
+            })
+        })
+        .collect()
 }
 
 impl FxRate {
@@ -365,6 +390,21 @@ mod tests {
 
     fn day(s: &str) -> NaiveDate {
         s.parse().unwrap()
+    }
+
+    #[test]
+    fn a_bad_rate_names_its_row() {
+        let error = parse_rates(&[
+            json!({"date": "2024-01-01", "currency": "EUR", "rate": 0.9}),
+            json!({"date": "2024-01-02", "currency": "EUR", "rate": 0.9}),
+            json!({"date": "2024-01-03", "currency": "EUR", "rate": 0}),
+        ])
+        .unwrap_err();
+        assert_eq!(
+            error.to_string(),
+            "fx_rate row 3: field `rate`: must be a positive number"
+        );
+        assert_eq!(error.field(), Some("rate"));
     }
 
     #[test]

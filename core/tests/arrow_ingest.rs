@@ -284,7 +284,7 @@ fn fx_rates_load_from_a_batch_whole_or_not_at_all() {
     let error = ledger.load_fx_rates_arrow(&rates).unwrap_err();
     assert_eq!(
         error.to_string(),
-        "fx_rate ?: field `rate`: must be a positive number"
+        "fx_rate row 2: field `rate`: must be a positive number"
     );
     let rates = rates.slice(0, 1);
     assert_eq!(ledger.load_fx_rates_arrow(&rates).unwrap(), 1);

@@ -6,7 +6,7 @@
 use super::stream::{plain_or, read_each, read_record};
 use super::{ReadCustomers, ReadInvoices, ReadRecords, RecordKind, Store, WriteReport};
 use crate::error::Result;
-use crate::fx::FxRate;
+use crate::fx::read_rates;
 use crate::model::{ArrowRecords, Customer, DataSource, Invoice, InvoiceColumns, Plan, PlanGroup};
 use arrow_array::RecordBatch;
 use rayon::prelude::*;
@@ -230,10 +230,7 @@ impl Store {
     /// loaded, or none is.
     pub fn load_fx_rates_arrow(&mut self, batch: &RecordBatch) -> Result<usize> {
         let records = ArrowRecords::new("fx_rate", batch)?;
-        let rates = records
-            .rows()
-            .map(FxRate::from_node)
-            .collect::<Result<Vec<FxRate>>>()?;
+        let rates = read_rates(records.rows())?;
         Ok(self.insert_fx_rates(rates))
     }
 }

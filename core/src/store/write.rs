@@ -5,7 +5,7 @@
 use super::stream::{plain_or, read_each, read_record};
 use super::{ReadCustomers, ReadInvoices, RecordKind, Store};
 use crate::error::{Error, Result};
-use crate::fx::FxRate;
+use crate::fx::read_rates;
 use crate::model::{Invoice, Json};
 use compact_str::CompactString;
 use rayon::prelude::*;
@@ -116,10 +116,7 @@ impl Store {
     /// [`Store::load_fx_rates`] of rows given as record trees: every row is
     /// valid and loaded, or none is.
     pub fn load_fx_rates_trees(&mut self, rows: &[Json<'_>]) -> Result<usize> {
-        let rates = rows
-            .iter()
-            .map(FxRate::from_node)
-            .collect::<Result<Vec<FxRate>>>()?;
+        let rates = read_rates(rows.iter())?;
         Ok(self.insert_fx_rates(rates))
     }
 
