@@ -74,3 +74,22 @@ fn updates_take_every_field_name_and_refuse_any_other() {
          billing_freq_count, currency, product_name, data_source, pricing_model"
     );
 }
+
+/// The field names of a record kind list every field its records store
+/// (their first names), in order: a patch can name each.
+#[test]
+fn field_names_cover_what_records_store() {
+    fn stored(record: impl serde::Serialize) -> Vec<String> {
+        let value = serde_json::to_value(record).unwrap();
+        value.as_object().unwrap().keys().cloned().collect()
+    }
+    fn first_names(fields: &[&[&str]]) -> Vec<String> {
+        fields.iter().map(|names| names[0].to_string()).collect()
+    }
+    let customer = Customer::from_json(&json!({"id": "c1", "name": "Acme"})).unwrap();
+    assert_eq!(stored(customer), first_names(Customer::FIELD_NAMES));
+    let plan =
+        Plan::from_json(&json!({"id": "m", "name": "M", "interval": "month", "currency": "USD"}))
+            .unwrap();
+    assert_eq!(stored(plan), first_names(Plan::FIELD_NAMES));
+}

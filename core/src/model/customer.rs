@@ -203,21 +203,6 @@ mod tests {
         );
     }
 
-    /// The field names list every field the record stores, in its order.
-    #[test]
-    fn field_names_cover_what_a_customer_stores() {
-        let c = Customer::from_json(&json!({"id": "c1", "name": "Acme"})).unwrap();
-        let stored: Vec<String> = serde_json::to_value(&c)
-            .unwrap()
-            .as_object()
-            .unwrap()
-            .keys()
-            .cloned()
-            .collect();
-        let named: Vec<&str> = Customer::FIELD_NAMES.iter().map(|names| names[0]).collect();
-        assert_eq!(stored, named);
-    }
-
     #[test]
     fn missing_name_is_named() {
         let err = Customer::from_json(&json!({"id": "c1"})).unwrap_err();
