@@ -1,0 +1,180 @@
+//! Input the service does not read is refused, not ignored: query
+//! parameters an endpoint does not take, body fields of settings and
+//! account requests, and fields of a record update that the record does
+//! not have. Nothing is written when a request is refused.
+
+mod common;
+
+use common::{OWNER_KEY, Server, seed};
+use serde_json::{Value, json};
+
+#[test]
+fn unknown_and_repeated_query_parameters_are_refused() {
+    let server = Server::start();
+    seed(&server);
+    let refused = |path: &str, error: &str| {
+        let (status, body) = server.get(path);
+        assert_eq!(
+            (status, body["error"].as_str()),
+            (400, Some(error)),
+            "{path}: {body}"
+        );
+    };
+    refused(
+        "/data/customers?limt=5",
+        "query parameter `limt`: this endpoint has no such parameter; its parameters: limit, offset",
+    );
+    refused(
+        "/data/invoices?customer=A&sort=date",
+        "query parameter `sort`: this endpoint has no such parameter; its parameters: customer, limit, offset",
+    );
+    refused(
+        "/data/plans?source=s&page=2",
+        "query parameter `page`: this endpoint has no such parameter; its parameters: source, limit, offset",
+    );
+    refused(
+        "/account/api-keys?all=1",
+        "query parameter `all`: this endpoint takes no query parameters",
+    );
+    refused(
+        "/data/customers/A?expand=plans",
+        "query parameter `expand`: this endpoint takes no query parameters",
+    );
+    refused(
+        "/v1/health?verbose=1",
+        "query parameter `verbose`: this endpoint takes no query parameters",
+    );
+    refused(
+        "/movements?kind=new",
+        "parameter `kind`: report `movements` has no such parameter; did you mean `kinds`? \
+         Its parameters: customer, from, to, start, end, kinds",
+    );
+    // A write with a parameter it does not read stores nothing: a caller
+    // asking for a dry run must not get a real one.
+    let (status, body) = server.post(
+        "/data/customers?dry_run=true",
+        json!([{"external_id": "DRY", "name": "Dry"}]),
+    );
+    assert_eq!(
+        (status, body["error"].as_str()),
+        (
+            400,
+            Some("query parameter `dry_run`: this endpoint takes no query parameters")
+        ),
+        "{body}"
+    );
+    assert_eq!(server.get("/data/customers/DRY").0, 404);
+    refused(
+        "/reports/mrr?date=20240101-20240301&date=20240101-20240401",
+        "query parameter `date` is given more than once; give it once",
+    );
+    refused(
+        "/data/customers?limit=5&li%6Dit=6",
+        "query parameter `limit` is given more than once; give it once",
+    );
+    assert_eq!(
+        server.get("/data/invoices?customer=A&limit=1&&offset=0").0,
+        200
+    );
+    assert_eq!(server.get("/data/plans?source=&limit=1").0, 200);
+}
+
+/// An update changes the fields it names, by name or alias, and refuses a
+/// name that is no field instead of answering success for nothing.
+#[test]
+fn an_update_names_only_fields_of_its_record() {
+    let server = Server::start();
+    seed(&server);
+    let (status, answer) = server.put("/data/customers/A", json!({"nmae": "Acme Two"}));
+    assert_eq!(
+        (status, &answer["code"], &answer["field"]),
+        (400, &json!("invalid_record"), &json!("nmae")),
+        "{answer}"
+    );
+    assert_eq!(server.get("/data/customers/A").1["name"], "Acme");
+    let (status, answer) = server.put(
+        "/data/customers/A",
+        json!({"created": "2023-06-01", "metadata": {"industry": "retail"}}),
+    );
+    assert_eq!(status, 200, "{answer}");
+    let (created, variables) = (
+        &answer["result"]["created_date"],
+        &answer["result"]["custom_variables"],
+    );
+    assert_eq!(
+        (created, variables),
+        (&json!("2023-06-01"), &json!({"industry": "retail"}))
+    );
+    let (status, answer) = server.put("/data/plans/m", json!({"price": 100}));
+    assert_eq!(
+        (status, &answer["field"]),
+        (400, &json!("price")),
+        "{answer}"
+    );
+}
+
+/// A body field an endpoint does not read is refused with the fields it
+/// does, and nothing is written: a key asked for with `roles: admin` is not
+/// created as a readonly key.
+#[test]
+fn a_body_field_the_endpoint_does_not_read_is_refused() {
+    let server = Server::start();
+    let keys_before = server.get("/account/api-keys").1["result"]["count"].clone();
+    let members_before = server.get("/account/team").1["result"]["count"].clone();
+    assert!(keys_before.is_u64() && members_before.is_u64());
+    let refused = |method: &str, path: &str, key: Option<&str>, body: Value, error: &str| {
+        let (status, answer) = server.call(method, path, key, Some(&body));
+        assert_eq!(
+            (status, answer["error"].as_str()),
+            (400, Some(error)),
+            "{method} {path}: {answer}"
+        );
+    };
+    refused(
+        "POST",
+        "/account/api-keys",
+        Some(OWNER_KEY),
+        json!({"name": "ci", "roles": "admin"}),
+        "unknown field `roles`; an API key has name and role",
+    );
+    refused(
+        "POST",
+        "/account/team",
+        Some(OWNER_KEY),
+        json!({"email": "ann@example.com", "rol": "admin"}),
+        "unknown field `rol`; an invitation has email, role and name",
+    );
+    refused(
+        "PUT",
+        "/settings/payment-platform",
+        Some(OWNER_KEY),
+        json!({"secret_key": "sk_test_1", "webhook_secrett": "whsec_1"}),
+        "unknown field `webhook_secrett`; a connection has secret_key, api_key, webhook_secret and uncollectible",
+    );
+    refused(
+        "POST",
+        "/session",
+        None,
+        json!({"email": "ann@example.com", "password": "0123456789", "remember": true}),
+        "unknown field `remember`; a login has email and password",
+    );
+    refused(
+        "POST",
+        "/account/api-keys",
+        Some(OWNER_KEY),
+        json!(["name"]),
+        "the body must be an object with name and role",
+    );
+    assert_eq!(
+        server.get("/account/api-keys").1["result"]["count"],
+        keys_before
+    );
+    assert_eq!(
+        server.get("/account/team").1["result"]["count"],
+        members_before
+    );
+    assert_eq!(
+        server.get("/settings/payment-platform").1["connected"],
+        json!(false)
+    );
+}
