@@ -1286,10 +1286,10 @@ export interface components {
         InvoiceList: {
             result: components["schemas"]["InvoicePage"];
         };
-        /** @description A plan group: its name and the ids of its plans, which must exist (the service assigns the id) */
+        /** @description A plan group: its name and the ids of its plans, which must exist (`[]` for none; the service assigns the id) */
         PlanGroupInput: {
             name: string;
-            plans?: string[];
+            plans: string[];
         } & {
             [key: string]: unknown;
         };

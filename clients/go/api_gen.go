@@ -412,10 +412,10 @@ type InvoiceList struct {
 }
 
 // PlanGroupInput is a plan group: its name and the ids of its plans, which
-// must exist (the service assigns the id)
+// must exist (`[]` for none; the service assigns the id)
 type PlanGroupInput struct {
 	Name  string   `json:"name"`
-	Plans []string `json:"plans,omitempty"`
+	Plans []string `json:"plans"`
 }
 
 // PlanGroupPlan is the `PlanGroupPlan` schema of the description.

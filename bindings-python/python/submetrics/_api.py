@@ -403,13 +403,10 @@ class InvoiceList(TypedDict):
     result: InvoicePage
 
 
-class _PlanGroupInputRequired(TypedDict):
+class PlanGroupInput(TypedDict):
+    """A plan group: its name and the ids of its plans, which must exist (`[]` for none; the service assigns the id)"""
+
     name: str
-
-
-class PlanGroupInput(_PlanGroupInputRequired, total=False):
-    """A plan group: its name and the ids of its plans, which must exist (the service assigns the id)"""
-
     plans: List[str]
 
 

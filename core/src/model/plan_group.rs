@@ -33,7 +33,13 @@ impl PlanGroup {
         let f = Fields::open(Self::KIND, node, false)?;
         let name = f.required_text(&["name"])?;
         let mut plans = Vec::new();
-        for (i, item) in f.array(&["plans"])?.into_iter().flatten().enumerate() {
+        let items = f.array(&["plans"])?.ok_or_else(|| {
+            f.error(
+                "plans",
+                "is required: the ids of the group's plans (an empty array for none)",
+            )
+        })?;
+        for (i, item) in items.into_iter().enumerate() {
             let id = match item.view() {
                 View::String(id) => id.to_string(),
                 View::Object(_) => f
@@ -56,5 +62,29 @@ impl PlanGroup {
             name,
             plans,
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    /// A group names its plans, an empty list included; a group without
+    /// `plans` (`plan_ids`, say) is refused, not stored with none.
+    #[test]
+    fn a_group_names_its_plans() {
+        let group =
+            PlanGroup::from_json(&json!({"name": "G", "plans": ["m", {"id": "y"}, "m"]})).unwrap();
+        let ids: Vec<&str> = group.plans.iter().map(PlanId::as_str).collect();
+        assert_eq!(ids, ["m", "y"]);
+        let empty = PlanGroup::from_json(&json!({"name": "G", "plans": []})).unwrap();
+        assert!(empty.plans.is_empty());
+        let error =
+            PlanGroup::from_json(&json!({"id": "g", "name": "G", "plan_ids": ["m"]})).unwrap_err();
+        assert_eq!(
+            error.to_string(),
+            "plan_group g: field `plans`: is required: the ids of the group's plans (an empty array for none)"
+        );
     }
 }

@@ -379,9 +379,9 @@ pub fn components() -> Map<String, Value> {
         &mut schemas,
         json!({
         "PlanGroupInput": input(
-            "A plan group: its name and the ids of its plans, which must exist (the service assigns the id)",
+            "A plan group: its name and the ids of its plans, which must exist (`[]` for none; the service assigns the id)",
             json!({"name": string(), "plans": array_of(string())}),
-            &["name"],
+            &["name", "plans"],
         ),
         "PlanGroupPlan": answer(json!({
             "id": string(), "name": string(),
