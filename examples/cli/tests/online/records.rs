@@ -268,6 +268,8 @@ fn data_actions_on_every_resource() {
         (group["name"].clone(), group["plans"][0]["id"].clone()),
         (json!("Core"), json!("m"))
     );
+    // An update replaces the name and the plan list, so it names both: a
+    // rename alone would have emptied the group.
     assert_eq!(
         server.json(&[
             "data",
@@ -275,13 +277,14 @@ fn data_actions_on_every_resource() {
             "update",
             &id,
             "--body",
-            r#"{"name": "Core plans"}"#
+            r#"{"name": "Core plans", "plans": ["m"]}"#
         ]),
         json!({"success": true, "id": id})
     );
+    let group = server.json(&["data", "plan-groups", "get", &id]);
     assert_eq!(
-        server.json(&["data", "plan-groups", "get", &id])["name"],
-        "Core plans"
+        (group["name"].clone(), group["plans"][0]["id"].clone()),
+        (json!("Core plans"), json!("m"))
     );
 
     server.json(&[
