@@ -501,13 +501,18 @@ fn run_service(
 }
 
 /// Closes the database once the events scanner has let go of the state
-/// (it returns at its next wait after [`outbound::Outbound::stop`]); after
-/// five seconds the process exit closes it instead.
+/// and the dispatcher and its deliveries of the event tables (each returns
+/// at its next wait after [`outbound::Outbound::stop`]), so that the
+/// store's connection is the last one open and its close folds the
+/// write-ahead log into the database file and removes it. After five
+/// seconds the process exit closes the database instead.
 fn close_when_released(mut state: Arc<AppState>) -> Result<(), Box<dyn std::error::Error>> {
     for _ in 0..50 {
-        match Arc::try_unwrap(state) {
-            Ok(state) => return Ok(state.close()?),
-            Err(shared) => state = shared,
+        if Arc::strong_count(&state.outbound) == 1 {
+            match Arc::try_unwrap(state) {
+                Ok(state) => return Ok(state.close()?),
+                Err(shared) => state = shared,
+            }
         }
         std::thread::sleep(Duration::from_millis(100));
     }

@@ -265,9 +265,19 @@ impl AppState {
         self.health.fault()
     }
 
-    /// Closes the database (see [`Store::close`]).
+    /// Closes the database: the read connections and the event tables'
+    /// first, then the store's (see [`Store::close`]), which removes the
+    /// write-ahead log only as the last connection to the file.
     pub fn close(self) -> Result<(), ApiError> {
-        self.store
+        let AppState {
+            store,
+            readers,
+            outbound,
+            ..
+        } = self;
+        drop(readers);
+        drop(outbound);
+        store
             .into_inner()
             .unwrap_or_else(|p| p.into_inner())
             .close()
