@@ -127,6 +127,31 @@ fn local_stripe_prints_rejections_and_strict_fails() {
     std::fs::remove_dir_all(dir).unwrap();
 }
 
+#[test]
+fn a_file_of_no_stripe_kind_is_an_error_naming_it() {
+    let (dir, scenario) = stripe_dir("01-monthly.json", "stray");
+    std::fs::rename(dir.join("invoices.json"), dir.join("invoice.json")).unwrap();
+    let out = Command::new(env!("CARGO_BIN_EXE_submetrics"))
+        .args(["local", "--stripe"])
+        .arg(&dir)
+        .args(["--as-of", scenario["as_of"].as_str().unwrap(), "movements"])
+        .output()
+        .unwrap();
+    assert!(!out.status.success());
+    assert_eq!(
+        String::from_utf8_lossy(&out.stderr),
+        format!(
+            "error: --stripe {}: invoice.json would go unread (did you mean invoices?); \
+             --stripe reads customers, products, prices, plans, \
+             subscriptions, invoices, credit_notes, refunds, charges, events, each from \
+             NAME.FORMAT, NAME-PART.FORMAT or a directory NAME/\n\
+             loaded 0 customers, 0 plans, 0 invoices; rejected 0\n",
+            dir.display()
+        )
+    );
+    std::fs::remove_dir_all(dir).unwrap();
+}
+
 /// `stripe export` of what `fake` serves into `dir`, with `key`.
 fn export(fake: &fake_stripe::FakeStripe, key: &str, dir: &Path) -> std::process::Output {
     Command::new(env!("CARGO_BIN_EXE_submetrics"))

@@ -206,6 +206,12 @@ fn record_files(args: &LocalArgs) -> Result<Vec<CollectionSource>> {
             files,
         });
     }
+    if let Some(dir) = &args.data {
+        let collections: Vec<&str> = args.collections.options().map(|(c, _, _)| c).to_vec();
+        let read: Vec<RecordFile> = all.iter().flat_map(|s| s.files.clone()).collect();
+        let unread = record_files::unread_files("--data", dir, &collections, &read)?;
+        record_files::note_unread("--data", dir, &unread);
+    }
     Ok(all)
 }
 

@@ -103,6 +103,87 @@ pub fn collection_files(option: &str, dir: &Path, collection: &str) -> Result<Ve
     Ok(files)
 }
 
+/// The files of records (by their names) in the directory `dir` (given by
+/// `option`) that no collection reads: no part of the `collections`, and
+/// not among the files `read` (named by the collections' options), such as
+/// a report written beside the data. One whose name is a near miss of a
+/// collection's (`invoice.jsonl`, `plan-groups.json`) is an error, and so
+/// is a directory so named (`invoice/`): its records would go unread.
+/// Other directories are left alone (a data set of its own, say), and so
+/// are names starting with `.` or `_`.
+pub fn unread_files(
+    option: &str,
+    dir: &Path,
+    collections: &[&str],
+    read: &[RecordFile],
+) -> Result<Vec<String>> {
+    let entries = std::fs::read_dir(dir)
+        .map_err(|e| CliError::Io(format!("cannot read {}: {e}", dir.display())))?;
+    let mut paths: Vec<PathBuf> = entries.flatten().map(|entry| entry.path()).collect();
+    paths.sort();
+    let read: Vec<PathBuf> = read
+        .iter()
+        .filter_map(|f| f.path.canonicalize().ok())
+        .collect();
+    // The whole name first (`plan-groups`), then its part before a
+    // separator (`invoice-2024`, `invoices_2024`).
+    let near = |name: &str| {
+        let known = || collections.iter().copied();
+        let base = name.split(['-', '_']).next().unwrap_or(name);
+        submetrics::reports::near_miss(name, known())
+            .or_else(|| submetrics::reports::near_miss(base, known()))
+    };
+    let unread = |name: String, collection: &str| {
+        CliError::usage(format!(
+            "{option} {}: {name} would go unread (did you mean {collection}?); {option} reads {}, \
+             each from NAME.FORMAT, NAME-PART.FORMAT or a directory NAME/",
+            dir.display(),
+            collections.join(", ")
+        ))
+    };
+    let mut unclaimed = Vec::new();
+    for path in paths {
+        if is_beside_the_data(&path, dir) {
+            continue;
+        }
+        let name = path.file_name().unwrap_or_default().to_string_lossy();
+        if path.is_dir() {
+            if !collections.contains(&name.as_ref())
+                && let Some(collection) = near(&name)
+            {
+                return Err(unread(format!("{name}/"), &format!("{collection}/")));
+            }
+            continue;
+        }
+        let Some((_, stem)) = RecordFile::named(&path) else {
+            continue;
+        };
+        let claimed = collections.iter().any(|collection| {
+            stem.strip_prefix(collection)
+                .is_some_and(|rest| rest.is_empty() || rest.starts_with('-'))
+        });
+        if claimed || path.canonicalize().is_ok_and(|path| read.contains(&path)) {
+            continue;
+        }
+        if let Some(collection) = near(stem) {
+            return Err(unread(name.to_string(), collection));
+        }
+        unclaimed.push(name.to_string());
+    }
+    Ok(unclaimed)
+}
+
+/// Notes on stderr the files [`unread_files`] found.
+pub fn note_unread(option: &str, dir: &Path, names: &[String]) {
+    if !names.is_empty() {
+        eprintln!(
+            "note: {option} {}: not read, as no collection's files: {}",
+            dir.display(),
+            names.join(", ")
+        );
+    }
+}
+
 /// Whether a directory listing or a glob passes over a path: one whose
 /// name, or the name of a directory on the way to it below `base`, starts
 /// with `.` or `_`, as what Spark, Hadoop and editors write beside the data

@@ -26,6 +26,8 @@ pub const KINDS: &[&str] = &[
 /// Every object of the directory; missing files are fine. Events are put
 /// oldest first (Stripe lists them newest first).
 pub fn read(dir: &Path) -> Result<Vec<Value>> {
+    let unread = record_files::unread_files("--stripe", dir, KINDS, &[])?;
+    record_files::note_unread("--stripe", dir, &unread);
     let mut objects = Vec::new();
     for kind in KINDS {
         let mut found = Vec::new();

@@ -245,3 +245,72 @@ fn one_part_in_two_forms_is_an_error_naming_both() {
     copy("fx_rates.json", &dir);
     assert_like_the_fixture(&dir);
 }
+
+#[test]
+fn a_file_named_near_a_collection_is_an_error_and_other_files_are_noted() {
+    let dir = scratch("unread");
+    copy("customers.csv", &dir);
+    copy("plans.json", &dir);
+    copy("fx_rates.json", &dir);
+    std::fs::copy(fixture().join("invoices.jsonl"), dir.join("invoice.jsonl")).unwrap();
+    let refused = |what: &str| {
+        let out = run(&dir, &["reports", "summary"]);
+        assert!(!out.status.success());
+        assert_eq!(
+            String::from_utf8_lossy(&out.stderr),
+            format!(
+                "error: --data {}: {what}; --data reads fx_rates, data_sources, customers, \
+                 plans, plan_groups, invoices, each from NAME.FORMAT, NAME-PART.FORMAT or a \
+                 directory NAME/\n\
+                 loaded 0 customers, 0 plans, 0 invoices; rejected 0\n",
+                dir.display()
+            )
+        );
+    };
+    // Read as it was, the fixture's invoices went unread and every figure
+    // was zero.
+    refused("invoice.jsonl would go unread (did you mean invoices?)");
+    std::fs::rename(dir.join("invoice.jsonl"), dir.join("invoices_2024.jsonl")).unwrap();
+    refused("invoices_2024.jsonl would go unread (did you mean invoices?)");
+    std::fs::rename(dir.join("invoices_2024.jsonl"), dir.join("invoices.jsonl")).unwrap();
+    std::fs::write(dir.join("plan-groups.json"), "[]").unwrap();
+    refused("plan-groups.json would go unread (did you mean plan_groups?)");
+    std::fs::remove_file(dir.join("plan-groups.json")).unwrap();
+    std::fs::create_dir(dir.join("customer")).unwrap();
+    refused("customer/ would go unread (did you mean customers/?)");
+    std::fs::remove_dir(dir.join("customer")).unwrap();
+
+    // Read: a file a collection's option names. Noted: other files of
+    // records, such as a report written beside the data. Passed over:
+    // other files, names starting with `.` or `_`, and a directory of
+    // another name (a data set of its own).
+    let rows = fixture_invoices();
+    write_parquet(&dir.join("march.parquet"), &batch(&rows[..1]));
+    std::fs::write(dir.join("mrr.json"), "{}").unwrap();
+    std::fs::write(dir.join("README.md"), "exports").unwrap();
+    std::fs::write(dir.join("_SUCCESS"), "").unwrap();
+    std::fs::write(dir.join(".invoices-old.jsonl"), "").unwrap();
+    std::fs::create_dir(dir.join("archive")).unwrap();
+    copy("invoices.jsonl", &dir.join("archive"));
+    let march = dir.join("march.parquet");
+    let out = run_from(
+        &[
+            "--data",
+            dir.to_str().unwrap(),
+            "--invoices",
+            march.to_str().unwrap(),
+        ],
+        &["reports", "summary"],
+    );
+    assert_eq!(
+        String::from_utf8_lossy(&out.stderr),
+        format!(
+            "note: --data {}: not read, as no collection's files: mrr.json\n\
+             loaded 3 customers, 3 plans, 1 invoices; rejected 0\n",
+            dir.display()
+        )
+    );
+    std::fs::remove_file(march).unwrap();
+    std::fs::remove_file(dir.join("mrr.json")).unwrap();
+    assert_like_the_fixture(&dir);
+}
