@@ -47,14 +47,33 @@ impl MovementFilter {
     pub fn from_params(params: &ReportParams, settings: &Settings) -> Result<MovementFilter> {
         check_params("movements", MOVEMENT_LISTING, params)?;
         let text = |name: &str| params.get(name).map(|v| v.trim()).filter(|v| !v.is_empty());
-        let day = |name: &str, alias: &str| -> Result<Option<NaiveDate>> {
+        // A bound by either of its names (never both), with the name given.
+        let day = |name: &'static str, alias: &'static str| -> Result<Option<(&str, NaiveDate)>> {
             let (param, value) = match (text(name), text(alias)) {
-                (Some(v), _) => (name, v),
+                (Some(_), Some(_)) => {
+                    return Err(Error::query(
+                        alias,
+                        format!("is another name for `{name}`; give one of them"),
+                    ));
+                }
+                (Some(v), None) => (name, v),
                 (None, Some(v)) => (alias, v),
                 (None, None) => return Ok(None),
             };
-            local_day(param, value, settings).map(Some)
+            local_day(param, value, settings).map(|day| Some((param, day)))
         };
+        let from = day("from", "start")?;
+        let to = day("to", "end")?;
+        if let (Some((from_name, first)), Some((to_name, last))) = (from, to)
+            && last < first
+        {
+            return Err(Error::query(
+                to_name,
+                format!(
+                    "{last} is before `{from_name}` ({first}): the range ends before it starts"
+                ),
+            ));
+        }
         let mut kinds = Vec::new();
         for name in text("kinds")
             .into_iter()
@@ -73,8 +92,8 @@ impl MovementFilter {
         }
         Ok(MovementFilter {
             customer: text("customer").map(|c| CustomerId::new(c.to_string())),
-            from: day("from", "start")?,
-            to: day("to", "end")?,
+            from: from.map(|(_, day)| day),
+            to: to.map(|(_, day)| day),
             kinds,
         })
     }
@@ -143,14 +162,14 @@ mod filter_tests {
         };
         let f = MovementFilter::from_params(
             &params(&[
-                ("from", "2024-01-31T20:00:00Z"),
-                ("to", "2024-01-31T10:00:00Z"),
+                ("from", "2024-01-31T10:00:00Z"),
+                ("to", "2024-01-31T20:00:00Z"),
             ]),
             &settings,
         )
         .unwrap();
-        assert_eq!(f.from, Some(d(2024, 2, 1)));
-        assert_eq!(f.to, Some(d(2024, 1, 31)));
+        assert_eq!(f.from, Some(d(2024, 1, 31)));
+        assert_eq!(f.to, Some(d(2024, 2, 1)));
     }
 
     #[test]
@@ -162,6 +181,38 @@ mod filter_tests {
             .unwrap_err();
         assert_eq!((e.code(), e.field()), ("invalid_query", Some("kinds")));
         assert!(e.to_string().contains("`upsell`"), "{e}");
+    }
+
+    #[test]
+    fn a_range_that_ends_before_it_starts_or_a_bound_named_twice_is_refused() {
+        let settings = Settings::default();
+        let refused = |pairs: &[(&str, &str)]| {
+            let e = MovementFilter::from_params(&params(pairs), &settings).unwrap_err();
+            (e.field().map(str::to_string), e.to_string())
+        };
+        assert_eq!(
+            refused(&[("start", "2024-03-01"), ("end", "2024-02-29")]),
+            (
+                Some("end".to_string()),
+                "parameter `end`: 2024-02-29 is before `start` (2024-03-01): \
+                 the range ends before it starts"
+                    .to_string()
+            )
+        );
+        assert_eq!(
+            refused(&[("from", "2024-03-01"), ("start", "2024-01-01")]),
+            (
+                Some("start".to_string()),
+                "parameter `start`: is another name for `from`; give one of them".to_string()
+            )
+        );
+        // A range of one day is a range.
+        let f = MovementFilter::from_params(
+            &params(&[("from", "2024-03-01"), ("end", "2024-03-01")]),
+            &settings,
+        )
+        .unwrap();
+        assert_eq!((f.from, f.to), (Some(d(2024, 3, 1)), Some(d(2024, 3, 1))));
     }
 
     #[test]
