@@ -89,6 +89,30 @@ function query(given) {
 }
 
 /** Movement filters for the addon (Dates as ISO instants; the core reads them). */
+// A list's `limit` and `offset`, each a whole number from 0 to 2^32 - 1
+// (what the addon takes); any other option is an error naming it.
+function listOptions(options) {
+  if (options === undefined || options === null) return [undefined, undefined]
+  const bad = (message, field) => new SubmetricsError(message, 'invalid_argument', undefined, field)
+  if (typeof options !== 'object' || Array.isArray(options)) {
+    throw bad('list options must be an object of limit and offset', 'options')
+  }
+  for (const key of Object.keys(options)) {
+    if (key !== 'limit' && key !== 'offset') {
+      throw bad(`unknown list option \`${key}\`; the options are limit and offset`, key)
+    }
+  }
+  const whole = (name) => {
+    const value = options[name]
+    if (value === undefined || value === null) return undefined
+    if (!Number.isInteger(value) || value < 0 || value > 0xffffffff) {
+      throw bad(`${name}: \`${value}\` is not a whole number from 0 to 4294967295`, name)
+    }
+    return value
+  }
+  return [whole('limit'), whole('offset')]
+}
+
 function filters(given) {
   const [out] = query(given)
   return out
@@ -183,7 +207,8 @@ class Ledger {
 
   // `limit` defaults to the core's page size (100), `offset` to 0.
   _list(collection, options) {
-    return answer(() => this._native.list(collection, options?.limit ?? undefined, options?.offset ?? undefined))
+    const [limit, offset] = listOptions(options)
+    return answer(() => this._native.list(collection, limit, offset))
   }
 
   listCustomers(options) { return this._list('customers', options) }

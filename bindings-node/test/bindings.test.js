@@ -109,6 +109,23 @@ test('arguments of the wrong JavaScript type are SubmetricsErrors with a code', 
   expectError(() => l.upsertCustomers(42), 'invalid_record')
   expectError(() => l.getCustomer(42), 'invalid_argument')
   expectError(() => l.listCustomers({ limit: 'ten' }), 'invalid_argument')
+})
+
+test('list options are limit and offset, whole numbers from 0, and nothing else', () => {
+  const l = ledger()
+  const refused = (options, field, message) => expectError(() => l.listCustomers(options), 'invalid_argument', (e) => {
+    assert.equal(e.field, field)
+    assert.equal(e.message, message)
+  })
+  // Each of these used to answer a page: the whole list, or none.
+  refused({ limt: 1 }, 'limt', 'unknown list option `limt`; the options are limit and offset')
+  refused({ limit: -1 }, 'limit', 'limit: `-1` is not a whole number from 0 to 4294967295')
+  refused({ limit: 1.5 }, 'limit', 'limit: `1.5` is not a whole number from 0 to 4294967295')
+  refused({ limit: 2 ** 33 }, 'limit', 'limit: `8589934592` is not a whole number from 0 to 4294967295')
+  refused({ offset: -1 }, 'offset', 'offset: `-1` is not a whole number from 0 to 4294967295')
+  refused(5, 'options', 'list options must be an object of limit and offset')
+  assert.deepEqual(l.listCustomers({ limit: 1, offset: 1 }).list.map((c) => c.id), ['B'])
+  assert.equal(l.listCustomers({ limit: null }).list.length, l.listCustomers().list.length)
   expectError(() => l.customer({ id: 'A' }), 'invalid_query')
 })
 
