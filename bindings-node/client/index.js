@@ -44,6 +44,29 @@ function retryAfter(header) {
 const sleep = (seconds) => new Promise((resolve) => setTimeout(resolve, seconds * 1000))
 const asArray = (records) => (Array.isArray(records) ? records : [records])
 
+const CLIENT_OPTIONS = ['baseUrl', 'apiKey', 'timeoutMs', 'maxRetries', 'maxRetryWaitMs', 'fetch']
+
+// The client's options: any other name (`baseURL`, `timeout`) is an error
+// naming it, and the timeout (from 1), the retries and their wait (from 0)
+// are whole numbers.
+function checkOptions(options) {
+  const bad = (message, field) => new SubmetricsError(message, 'invalid_argument', undefined, field)
+  if (typeof options !== 'object' || options === null || Array.isArray(options)) {
+    throw bad(`client options must be an object of ${CLIENT_OPTIONS.join(', ')}`, 'options')
+  }
+  for (const key of Object.keys(options)) {
+    if (!CLIENT_OPTIONS.includes(key)) {
+      throw bad(`unknown client option \`${key}\`; the options are ${CLIENT_OPTIONS.join(', ')}`, key)
+    }
+  }
+  for (const [name, least] of [['timeoutMs', 1], ['maxRetries', 0], ['maxRetryWaitMs', 0]]) {
+    const value = options[name]
+    if (value !== undefined && value !== null && !(Number.isSafeInteger(value) && value >= least)) {
+      throw bad(`${name}: \`${value}\` is not a whole number from ${least}`, name)
+    }
+  }
+}
+
 class Client {
   /**
    * @param {object} options
@@ -55,6 +78,7 @@ class Client {
    * @param {typeof fetch} [options.fetch]    another fetch implementation
    */
   constructor(options = {}) {
+    checkOptions(options)
     const env = typeof process !== 'undefined' && process.env ? process.env : {}
     const baseUrl = options.baseUrl ?? env.SUBMETRICS_API_URL ?? 'http://localhost:8080'
     this.baseUrl = baseUrl.replace(/\/+$/, '')

@@ -238,3 +238,24 @@ for (const [i, file] of SCENARIO_FILES.entries()) {
     }
   })
 }
+
+test('a client option it does not know, or a wait that is not a whole number, is refused by name', () => {
+  const refused = (options, field, message) => assert.throws(() => new Client(options), (e) => {
+    assert.equal(e.code, 'invalid_argument')
+    assert.equal(e.field, field)
+    assert.equal(e.message, message)
+    return true
+  })
+  const options = 'baseUrl, apiKey, timeoutMs, maxRetries, maxRetryWaitMs, fetch'
+  // `baseURL` used to leave the client on http://localhost:8080.
+  refused({ baseURL: 'https://analytics.example.com' }, 'baseURL', `unknown client option \`baseURL\`; the options are ${options}`)
+  refused({ timeout: 5000 }, 'timeout', `unknown client option \`timeout\`; the options are ${options}`)
+  refused({ timeoutMs: '5s' }, 'timeoutMs', 'timeoutMs: `5s` is not a whole number from 1')
+  refused({ timeoutMs: 0 }, 'timeoutMs', 'timeoutMs: `0` is not a whole number from 1')
+  refused({ maxRetries: -1 }, 'maxRetries', 'maxRetries: `-1` is not a whole number from 0')
+  refused('https://analytics.example.com', 'options', `client options must be an object of ${options}`)
+  const client = new Client({ baseUrl: 'https://analytics.example.com/', timeoutMs: 1, maxRetries: null })
+  assert.equal(client.baseUrl, 'https://analytics.example.com')
+  assert.equal(client.timeoutMs, 1)
+  assert.equal(client.maxRetries, 3)
+})
