@@ -1,7 +1,8 @@
 //! Input the service does not read is refused, not ignored: query
 //! parameters an endpoint does not take, body fields of settings and
 //! account requests, and fields of a record update that the record does
-//! not have. Nothing is written when a request is refused.
+//! not have, and bodies in a format the endpoint does not read. Nothing is
+//! written when a request is refused.
 
 mod common;
 
@@ -177,4 +178,76 @@ fn a_body_field_the_endpoint_does_not_read_is_refused() {
         server.get("/settings/payment-platform").1["connected"],
         json!(false)
     );
+}
+
+#[test]
+fn a_body_in_a_format_the_endpoint_does_not_read_is_415() {
+    let server = Server::start();
+    let send = |method: &str, path: &str, content_type: &str, body: &str| {
+        let (status, _, answer) = server.send(
+            method,
+            path,
+            &[("Content-Type", content_type)],
+            body.as_bytes().to_vec(),
+        );
+        let answer: Value = serde_json::from_slice(&answer).unwrap_or(Value::Null);
+        (status, answer)
+    };
+    let refused = |method: &str, path: &str, content_type: &str, body: &str, error: &str| {
+        let (status, answer) = send(method, path, content_type, body);
+        assert_eq!(
+            (status, answer["error"].as_str(), answer["code"].as_str()),
+            (415, Some(error), Some("unsupported_media_type")),
+            "{method} {path} as {content_type}: {answer}"
+        );
+    };
+    // A CSV body used to be "not valid JSON"; NDJSON of one line was read
+    // as JSON by chance.
+    refused(
+        "POST",
+        "/data/customers",
+        "text/csv",
+        "id,name\nz,Z\n",
+        "Content-Type `text/csv`: this endpoint reads JSON (application/json); records as \
+         NDJSON, CSV or an Arrow stream are read by POST /v1/data-sources/{id}/{collection}",
+    );
+    refused(
+        "POST",
+        "/data/invoices",
+        "application/xml",
+        "<invoice/>",
+        "Content-Type `application/xml`: this endpoint reads JSON (application/json)",
+    );
+    refused(
+        "POST",
+        "/data/customers",
+        "application/json; charset=latin1",
+        r#"[{"id": "z", "name": "Z"}]"#,
+        "the body's charset latin1 is not read; send UTF-8",
+    );
+    refused(
+        "POST",
+        "/data-sources/ds/customers",
+        "application/xml",
+        "<customer/>",
+        "Content-Type `application/xml` is not read here; send application/json, \
+         application/x-ndjson, text/csv or application/vnd.apache.arrow.stream",
+    );
+    assert_eq!(server.get("/data/customers").1["result"]["count"], 0);
+    // JSON under the types tools send it as by default, or a JSON type of
+    // its own, is read.
+    let customer = r#"{"id": "z", "name": "Z"}"#;
+    for content_type in ["application/x-www-form-urlencoded", "text/plain"] {
+        assert_eq!(
+            send("POST", "/data/customers", content_type, customer).0,
+            201
+        );
+    }
+    let (status, answer) = send(
+        "PUT",
+        "/data/customers/z",
+        "application/merge-patch+json",
+        r#"{"name": "Zed"}"#,
+    );
+    assert_eq!((status, &answer["result"]["name"]), (200, &json!("Zed")));
 }

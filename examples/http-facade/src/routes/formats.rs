@@ -10,7 +10,8 @@
 //! - `text/csv`: the columns `submetrics local` reads (the core's
 //!   `submetrics::csv`), one record per row.
 //!
-//! Any other type is JSON, as before. Reports answer CSV for `format=csv`,
+//! JSON's own media types (and the two tools send JSON under by default,
+//! see `is_json_media`) are JSON; any other is refused. Reports answer CSV for `format=csv`,
 //! or when the `Accept` header prefers `text/csv` (see `accept`): the
 //! core's CSV of the answer's table (`Ledger::report_csv`), one row per
 //! period, item or metric, a header of its columns (the report's declared
@@ -43,44 +44,87 @@ pub enum ImportFormat {
     Csv,
 }
 
+/// The media types read as JSON: JSON's own, and the two that tools send
+/// JSON under when not told otherwise (`curl -d` says
+/// `application/x-www-form-urlencoded`; some HTTP libraries `text/plain`).
+/// No header at all is JSON too.
+fn is_json_media(media: &str) -> bool {
+    matches!(
+        media,
+        "" | "application/json" | "text/json" | "text/plain" | "application/x-www-form-urlencoded"
+    ) || (media.starts_with("application/") && media.ends_with("+json"))
+}
+
 impl ImportFormat {
-    /// The format `headers` declare: JSON unless the media type is one of
-    /// the others. A `charset` other than UTF-8 (or its subset US-ASCII) is
-    /// refused, and so is any other parameter but CSV's `header=present`:
-    /// the body would be read otherwise than its sender meant.
+    /// The format `headers` declare. A media type that is none of the
+    /// four is refused (415), and so is a `charset` other than UTF-8 (or
+    /// its subset US-ASCII) and any other parameter but CSV's
+    /// `header=present`: the body would be read otherwise than its sender
+    /// meant.
     pub fn of(headers: &HeaderMap) -> Result<ImportFormat, ApiError> {
-        let content_type = headers
-            .get(header::CONTENT_TYPE)
-            .and_then(|v| v.to_str().ok())
-            .unwrap_or_default();
-        let mut parts = content_type.split(';');
-        let media = parts.next().unwrap_or_default().trim().to_ascii_lowercase();
-        let format = match media.as_str() {
-            "application/x-ndjson" | "application/jsonl" | "application/ndjson" => {
-                ImportFormat::Ndjson
-            }
-            ARROW_STREAM => ImportFormat::ArrowStream,
-            "text/csv" => ImportFormat::Csv,
-            _ => ImportFormat::Json,
-        };
-        for parameter in parts.filter(|p| !p.trim().is_empty()) {
-            let (name, value) = parameter.split_once('=').unwrap_or((parameter, ""));
-            let name = name.trim().to_ascii_lowercase();
-            let value = value.trim().trim_matches('"').to_ascii_lowercase();
-            let refusal = match name.as_str() {
-                "charset" if matches!(value.as_str(), "utf-8" | "utf8" | "us-ascii") => continue,
-                "charset" => format!("the body's charset {value} is not read; send UTF-8"),
-                "header" if format == ImportFormat::Csv && value == "present" => continue,
-                "header" if format == ImportFormat::Csv => format!(
-                    "a CSV body with header={value} is not read; send a header row naming \
-                     the columns"
-                ),
-                _ => format!("the {media} parameter {name} is not read"),
-            };
-            return Err(ApiError::UnsupportedMediaType(refusal));
-        }
-        Ok(format)
+        let (format, media) = declared(headers)?;
+        format.ok_or_else(|| {
+            ApiError::UnsupportedMediaType(format!(
+                "Content-Type `{media}` is not read here; send application/json, \
+                 application/x-ndjson, text/csv or {ARROW_STREAM}"
+            ))
+        })
     }
+
+    /// Refuses a body `headers` declare in a format other than JSON, for
+    /// the endpoints that read JSON only (415): records in the other
+    /// formats go to a data source's import, which the message names.
+    pub fn json_only(headers: &HeaderMap) -> Result<(), ApiError> {
+        match declared(headers)? {
+            (Some(ImportFormat::Json), _) => Ok(()),
+            (Some(_), media) => Err(ApiError::UnsupportedMediaType(format!(
+                "Content-Type `{media}`: this endpoint reads JSON (application/json); \
+                 records as NDJSON, CSV or an Arrow stream are read by \
+                 POST /v1/data-sources/{{id}}/{{collection}}"
+            ))),
+            (None, media) => Err(ApiError::UnsupportedMediaType(format!(
+                "Content-Type `{media}`: this endpoint reads JSON (application/json)"
+            ))),
+        }
+    }
+}
+
+/// The format `headers` declare (none for a media type the service reads
+/// nowhere) and the media type, lower-cased; see [`ImportFormat::of`] for
+/// the parameters refused.
+fn declared(headers: &HeaderMap) -> Result<(Option<ImportFormat>, String), ApiError> {
+    let content_type = headers
+        .get(header::CONTENT_TYPE)
+        .and_then(|v| v.to_str().ok())
+        .unwrap_or_default();
+    let mut parts = content_type.split(';');
+    let media = parts.next().unwrap_or_default().trim().to_ascii_lowercase();
+    let format = match media.as_str() {
+        "application/x-ndjson" | "application/jsonl" | "application/ndjson" => {
+            Some(ImportFormat::Ndjson)
+        }
+        ARROW_STREAM => Some(ImportFormat::ArrowStream),
+        "text/csv" => Some(ImportFormat::Csv),
+        json if is_json_media(json) => Some(ImportFormat::Json),
+        _ => None,
+    };
+    for parameter in parts.filter(|p| !p.trim().is_empty()) {
+        let (name, value) = parameter.split_once('=').unwrap_or((parameter, ""));
+        let name = name.trim().to_ascii_lowercase();
+        let value = value.trim().trim_matches('"').to_ascii_lowercase();
+        let refusal = match name.as_str() {
+            "charset" if matches!(value.as_str(), "utf-8" | "utf8" | "us-ascii") => continue,
+            "charset" => format!("the body's charset {value} is not read; send UTF-8"),
+            "header" if format == Some(ImportFormat::Csv) && value == "present" => continue,
+            "header" if format == Some(ImportFormat::Csv) => format!(
+                "a CSV body with header={value} is not read; send a header row naming \
+                 the columns"
+            ),
+            _ => format!("the {media} parameter {name} is not read"),
+        };
+        return Err(ApiError::UnsupportedMediaType(refusal));
+    }
+    Ok((format, media))
 }
 
 /// A text body without the UTF-8 byte order mark some tools (Windows ones,

@@ -208,6 +208,20 @@ impl<S: Send + Sync> FromRequest<S> for BodyBytes {
     }
 }
 
+/// The bytes of a request body declared as JSON (or not declared; see
+/// [`formats::ImportFormat::json_only`]), unparsed.
+pub struct JsonBytes(pub Bytes);
+
+impl<S: Send + Sync> FromRequest<S> for JsonBytes {
+    type Rejection = ApiError;
+
+    async fn from_request(request: Request, state: &S) -> Result<JsonBytes, ApiError> {
+        formats::ImportFormat::json_only(request.headers())?;
+        let BodyBytes(bytes) = BodyBytes::from_request(request, state).await?;
+        Ok(JsonBytes(bytes))
+    }
+}
+
 /// A JSON request body, with JSON errors for bad syntax and size.
 pub struct JsonBody(pub Value);
 
@@ -215,7 +229,7 @@ impl<S: Send + Sync> FromRequest<S> for JsonBody {
     type Rejection = ApiError;
 
     async fn from_request(request: Request, state: &S) -> Result<JsonBody, ApiError> {
-        let BodyBytes(bytes) = BodyBytes::from_request(request, state).await?;
+        let JsonBytes(bytes) = JsonBytes::from_request(request, state).await?;
         parse_body(&bytes).map(JsonBody)
     }
 }

@@ -2,7 +2,7 @@
 //! digests on request (see `docs/events.md`). Every endpoint needs an
 //! owner or admin key.
 
-use super::{BodyBytes, JsonBody, Params, Routes, body_fields, page_of, parse_body, read_ledger};
+use super::{JsonBody, JsonBytes, Params, Routes, body_fields, page_of, parse_body, read_ledger};
 use crate::auth::Caller;
 use crate::error::ApiError;
 use crate::extract::{Path, Query};
@@ -316,7 +316,7 @@ async fn test(
     State(state): State<Arc<AppState>>,
     caller: Caller,
     Path(id): Path<String>,
-    BodyBytes(body): BodyBytes,
+    JsonBytes(body): JsonBytes,
 ) -> Result<Json<Value>, ApiError> {
     caller.require_admin()?;
     let hook = webhook_of(&state, &caller, &id).await?;
@@ -412,7 +412,7 @@ async fn redeliver(
 async fn digest_now(
     State(state): State<Arc<AppState>>,
     caller: Caller,
-    BodyBytes(body): BodyBytes,
+    JsonBytes(body): JsonBytes,
 ) -> Result<Json<Value>, ApiError> {
     caller.require_admin()?;
     let body = optional_body(&body)?.unwrap_or(json!({}));

@@ -29,7 +29,7 @@ pub(super) async fn list_invoices(
 pub(super) async fn post_invoices(
     State(state): State<Arc<AppState>>,
     caller: Caller,
-    BodyBytes(body): BodyBytes,
+    JsonBytes(body): JsonBytes,
 ) -> Result<Response, ApiError> {
     let records = InvoiceRecords::read_body(body, None).await?;
     let account = account_of(&state, &caller)?;

@@ -3,7 +3,7 @@
 
 use super::Routes;
 use super::{
-    BodyBytes, JsonBody, Listed, Params, json_response, page_of, parse_body, read_ledger,
+    JsonBody, JsonBytes, Listed, Params, json_response, page_of, parse_body, read_ledger,
     record_texts, records_of, write_ledger, write_records,
 };
 use crate::auth::Caller;
