@@ -147,8 +147,17 @@ fn typed(field: &str, text: &str) -> std::result::Result<Value, String> {
 
 /// Refuses a header that is one column holding another separator
 /// (`id;name;currency`, as spreadsheets in many locales write CSV, or tabs):
-/// every row would lack its fields.
+/// every row would lack its fields; and one that names a column twice,
+/// whose two cells in a row would leave the field's value to chance.
 pub fn check_header<S: AsRef<str>>(names: &[S]) -> std::result::Result<(), String> {
+    if let Some((first, second)) = crate::model::first_repeated(names) {
+        return Err(format!(
+            "column `{}` is in the header twice (columns {} and {})",
+            names[first].as_ref(),
+            first + 1,
+            second + 1
+        ));
+    }
     let [only] = names else {
         return Ok(());
     };
@@ -254,6 +263,20 @@ mod tests {
         );
         assert_eq!(records_by_line("id\nc1\n").unwrap(), [json!({"id": "c1"})]);
         assert_eq!(check_header(&["id", "a;b"]), Ok(()));
+    }
+
+    #[test]
+    fn a_column_named_twice_in_the_header_is_refused() {
+        // The first cell used to win in the CLI's reader, the last in the
+        // service's.
+        assert_eq!(
+            records_by_line("id,amount,currency,amount\ni1,3000,USD,5000\n").unwrap_err(),
+            (
+                1,
+                "column `amount` is in the header twice (columns 2 and 4)".to_string()
+            )
+        );
+        assert_eq!(check_header(&["id", "amount", "amount_in_cents"]), Ok(()));
     }
 
     #[test]

@@ -396,6 +396,18 @@ fn whole_part(text: &str) -> Option<&str> {
     }
 }
 
+/// The positions of the first name in `names` given again, and of its
+/// repeat: a header or a batch with two columns of one name, whose two
+/// cells in a row would leave the field's value to the reader's order.
+pub(crate) fn first_repeated<S: AsRef<str>>(names: &[S]) -> Option<(usize, usize)> {
+    names.iter().enumerate().find_map(|(later, name)| {
+        names[..later]
+            .iter()
+            .position(|earlier| earlier.as_ref() == name.as_ref())
+            .map(|earlier| (earlier, later))
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use crate::model::{Customer, Invoice};

@@ -64,6 +64,19 @@ impl<'a> ArrowRecords<'a> {
     /// of a type no record field can be read from is an error naming it.
     pub fn new(kind: &'static str, batch: &'a RecordBatch) -> Result<ArrowRecords<'a>> {
         let schema = batch.schema_ref();
+        let names: Vec<&str> = schema.fields().iter().map(|f| f.name().as_str()).collect();
+        if let Some((first, second)) = crate::model::first_repeated(&names) {
+            return Err(Error::invalid(
+                kind,
+                "?",
+                names[first],
+                format!(
+                    "is two columns of the batch (columns {} and {}); give each field once",
+                    first + 1,
+                    second + 1
+                ),
+            ));
+        }
         let mut columns = Vec::with_capacity(batch.num_columns());
         for (field, column) in schema.fields().iter().zip(batch.columns()) {
             if !readable(column.data_type()) {

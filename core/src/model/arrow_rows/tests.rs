@@ -59,7 +59,7 @@ fn resolved_columns_read_as_the_generic_cell_reader() {
                 None,
             ])),
         ),
-        ("s", Arc::new(StringArray::from(vec!["second", "second"]))),
+        ("s2", Arc::new(StringArray::from(vec!["second", "second"]))),
         (long, Arc::new(Int64Array::from(vec![1, 2]))),
     ];
     let batch = RecordBatch::try_from_iter(columns).unwrap();
@@ -96,7 +96,7 @@ fn resolved_columns_read_as_the_generic_cell_reader() {
             // Out of the calendar's range: the raw number.
             ("tm".to_string(), Value::from(i64::MAX)),
             ("tu".to_string(), Value::from("2024-01-01T00:00:00Z")),
-            ("s".to_string(), Value::from("second")),
+            ("s2".to_string(), Value::from("second")),
             (long.to_string(), Value::from(1)),
         ]
     );
@@ -198,5 +198,28 @@ fn decimal_cells_are_numbers() {
                 Value::Null,
             ],
         ]
+    );
+}
+
+#[test]
+fn a_column_name_given_twice_is_refused() {
+    use arrow_array::Int64Array;
+    use arrow_schema::{DataType, Field, Schema};
+    let schema = Schema::new(vec![
+        Field::new("id", DataType::Int64, false),
+        Field::new("amount", DataType::Int64, false),
+        Field::new("amount", DataType::Int64, false),
+    ]);
+    let column: ArrayRef = Arc::new(Int64Array::from(vec![1]));
+    let batch = RecordBatch::try_new(
+        Arc::new(schema),
+        vec![column.clone(), column.clone(), column],
+    )
+    .unwrap();
+    let error = ArrowRecords::new("invoice", &batch).unwrap_err();
+    assert_eq!(
+        error.to_string(),
+        "invoice ?: field `amount`: is two columns of the batch (columns 2 and 3); \
+         give each field once"
     );
 }
