@@ -11,11 +11,12 @@
 //!   `submetrics::csv`), one record per row.
 //!
 //! JSON's own media types (and the two tools send JSON under by default,
-//! see `is_json_media`) are JSON; any other is refused. Reports answer CSV for `format=csv`,
-//! or when the `Accept` header prefers `text/csv` (see `accept`): the
-//! core's CSV of the answer's table (`Ledger::report_csv`), one row per
-//! period, item or metric, a header of its columns (the report's declared
-//! columns when there are no rows), nested values as their JSON text. They
+//! see `is_json_media`) are JSON; any other is refused. Reports answer CSV
+//! for `format=csv`, or when the `Accept` header prefers `text/csv` (see
+//! `accept`): the core's CSV of the answer's table (`Ledger::report_csv`),
+//! one row per period, item or metric, a header of its columns (the
+//! report's declared columns when there are no rows), nested values as
+//! their JSON text. They
 //! answer an Arrow IPC stream for `format=arrow`, or when `Accept` prefers
 //! `application/vnd.apache.arrow.stream`: one record batch of the same
 //! rows, its columns typed by the report's schema (`Ledger::report_batch`),
