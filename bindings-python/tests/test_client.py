@@ -225,6 +225,28 @@ def test_the_key_comes_from_the_environment_or_the_config_file(
     assert from_file.list_plans()["count"] == 0
 
 
+@pytest.mark.parametrize(
+    ("config", "error"),
+    [
+        ({"api_key": "sm_x", "url": "https://analytics.example.com"}, "unknown field `url`; the fields are api_key and api_url"),
+        ({"api_url": 8080}, "field `api_url` must be text, not 8080"),
+        (["sm_x"], "must be a JSON object of api_key and api_url"),
+    ],
+)
+def test_a_config_file_field_the_client_does_not_read_is_an_error(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path, config: Any, error: str
+) -> None:
+    monkeypatch.setenv("HOME", str(tmp_path))
+    monkeypatch.delenv("SUBMETRICS_API_KEY", raising=False)
+    monkeypatch.delenv("SUBMETRICS_API_URL", raising=False)
+    path = tmp_path / ".submetrics.json"
+    path.write_text(json.dumps(config))
+    # A misspelt `url` used to leave the client on http://localhost:8080.
+    with pytest.raises(submetrics.SubmetricsError) as raised:
+        submetrics.Client()
+    assert str(raised.value) == f"{path}: {error}"
+
+
 class _StandIn(http.server.BaseHTTPRequestHandler):
     """A stand-in for the service, answering JSON."""
 

@@ -75,7 +75,10 @@ _Instant = Union[_dt.datetime, _dt.date, str, None]
 
 
 def _config() -> Dict[str, Any]:
-    """The fields of ``~/.submetrics.json`` (absent: empty; broken: an error)."""
+    """The fields of ``~/.submetrics.json``: an object of ``api_key`` and
+    ``api_url``, both text (absent: empty). Anything else is an error naming
+    the file and the field, as the command-line client's: a misspelt
+    ``url`` would leave the client on the default address."""
     home = os.environ.get("HOME")
     if not home:
         return {}
@@ -88,7 +91,14 @@ def _config() -> Dict[str, Any]:
         fields = json.loads(text)
     except ValueError as error:
         raise SubmetricsError(f"{path} is not valid JSON: {error}") from error
-    return fields if isinstance(fields, dict) else {}
+    if not isinstance(fields, dict):
+        raise SubmetricsError(f"{path}: must be a JSON object of api_key and api_url")
+    for name, value in fields.items():
+        if name not in ("api_key", "api_url"):
+            raise SubmetricsError(f"{path}: unknown field `{name}`; the fields are api_key and api_url")
+        if not isinstance(value, str):
+            raise SubmetricsError(f"{path}: field `{name}` must be text, not {json.dumps(value)}")
+    return fields
 
 
 def _resolve_key(api_key: Optional[str]) -> Optional[str]:

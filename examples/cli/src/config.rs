@@ -14,16 +14,36 @@ fn config_path() -> Option<PathBuf> {
     std::env::var_os("HOME").map(|home| PathBuf::from(home).join(CONFIG_FILE))
 }
 
-/// The config file's fields (an absent file is empty; a broken one an error).
+/// The config file's settings: a JSON object of `api_key` and `api_url`,
+/// both text (an absent file has none). Anything else is an error naming
+/// the file and the field: a misspelt `url` would leave the client on the
+/// default address, an `apiKey` without a key.
 fn file() -> Result<Value> {
     let Some(path) = config_path() else {
         return Ok(Value::Null);
     };
-    match std::fs::read_to_string(&path) {
-        Ok(text) => serde_json::from_str(&text)
-            .map_err(|e| CliError::usage(format!("{} is not valid JSON: {e}", path.display()))),
-        Err(_) => Ok(Value::Null),
+    let Ok(text) = std::fs::read_to_string(&path) else {
+        return Ok(Value::Null);
+    };
+    let config: Value = serde_json::from_str(&text)
+        .map_err(|e| CliError::usage(format!("{} is not valid JSON: {e}", path.display())))?;
+    let wrong = |what: String| CliError::usage(format!("{}: {what}", path.display()));
+    let Some(fields) = config.as_object() else {
+        return Err(wrong(
+            "must be a JSON object of api_key and api_url".to_string(),
+        ));
+    };
+    for (name, value) in fields {
+        if !matches!(name.as_str(), "api_key" | "api_url") {
+            return Err(wrong(format!(
+                "unknown field `{name}`; the fields are api_key and api_url"
+            )));
+        }
+        if !value.is_string() {
+            return Err(wrong(format!("field `{name}` must be text, not {value}")));
+        }
     }
+    Ok(config)
 }
 
 fn from_env(name: &str) -> Option<String> {

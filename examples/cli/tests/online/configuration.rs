@@ -144,4 +144,30 @@ fn the_address_comes_from_flag_then_environment_then_config_file_then_default() 
         "{}",
         String::from_utf8_lossy(&broken.stderr)
     );
+    // A field it does not read, or one that is not text, is an error: a
+    // misspelt `url` used to leave the client on the default address.
+    for (config_text, error) in [
+        (
+            json!({"api_key": KEY, "url": server.url}),
+            "unknown field `url`; the fields are api_key and api_url",
+        ),
+        (
+            json!({"api_url": 8080}),
+            "field `api_url` must be text, not 8080",
+        ),
+        (json!([KEY]), "must be a JSON object of api_key and api_url"),
+    ] {
+        std::fs::write(&config, config_text.to_string()).expect("config");
+        let refused = server
+            .command()
+            .env_remove("SUBMETRICS_API_URL")
+            .env_remove("SUBMETRICS_API_KEY")
+            .arg("account")
+            .output()
+            .expect("run");
+        assert_eq!(
+            String::from_utf8_lossy(&refused.stderr),
+            format!("error: {}: {error}\n", config.display())
+        );
+    }
 }
