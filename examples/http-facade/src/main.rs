@@ -11,6 +11,7 @@
 #![recursion_limit = "256"]
 
 mod auth;
+mod environment;
 mod error;
 mod extract;
 mod openapi;
@@ -23,7 +24,7 @@ mod state;
 mod store;
 mod stripe;
 
-use clap::{Parser, Subcommand};
+use clap::{CommandFactory, Parser, Subcommand};
 use state::AppState;
 use std::io::Write;
 use std::path::PathBuf;
@@ -241,6 +242,14 @@ static ALLOCATOR: submetrics_allocator::Mimalloc = submetrics_allocator::Mimallo
 fn main() -> std::process::ExitCode {
     submetrics_allocator::keep_freed_memory_longer();
     let args = Args::parse();
+    let variables = std::env::vars_os().filter_map(|(name, _)| name.into_string().ok());
+    match environment::unread_variables(&Args::command(), variables) {
+        Ok(warnings) => warnings.iter().for_each(|warning| eprintln!("{warning}")),
+        Err(error) => {
+            eprintln!("error: {error}");
+            return std::process::ExitCode::FAILURE;
+        }
+    }
     match run(args) {
         Ok(()) => std::process::ExitCode::SUCCESS,
         Err(error) => {

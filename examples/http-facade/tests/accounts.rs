@@ -441,3 +441,39 @@ fn a_too_short_owner_key_stops_the_first_start_before_writing() {
     assert_eq!(server.get("/account").0, 200);
     assert_eq!(server.get("/account/api-keys").1["result"]["count"], 1);
 }
+
+#[test]
+fn a_misspelt_setting_in_the_environment_stops_the_start_and_an_unknown_one_is_warned_of() {
+    let dir = data_dir();
+    // `SUBMETRICS_RATELIMIT` used to leave the service without a rate limit.
+    let output = Command::new(binary())
+        .args(["--listen", "127.0.0.1:0", "--data-dir"])
+        .arg(&dir)
+        .env("SUBMETRICS_RATELIMIT", "5")
+        .output()
+        .expect("run");
+    assert_eq!(output.status.code(), Some(1));
+    assert_eq!(
+        String::from_utf8_lossy(&output.stderr),
+        "error: SUBMETRICS_RATELIMIT is not a setting of the service; \
+         did you mean SUBMETRICS_RATE_LIMIT?\n"
+    );
+    assert!(!dir.join("submetrics.db").exists(), "nothing was created");
+    // A variable far from every setting is only warned of: the clients and
+    // tools read variables of the prefix too.
+    let output = Command::new(binary())
+        .args(["--data-dir"])
+        .arg(&dir)
+        .args(["accounts", "create", "Second"])
+        .env("SUBMETRICS_THEME", "dark")
+        .output()
+        .expect("run");
+    assert!(output.status.success(), "{output:?}");
+    assert!(
+        String::from_utf8_lossy(&output.stderr).starts_with(
+            "warning: SUBMETRICS_THEME is not a setting of the service; it is not read\n"
+        ),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+}
