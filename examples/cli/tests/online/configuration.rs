@@ -88,13 +88,17 @@ fn the_address_comes_from_flag_then_environment_then_config_file_then_default() 
         json!({"api_key": KEY, "api_url": server.url}).to_string(),
     )
     .expect("config");
-    let from_file = server
-        .command()
-        .env_remove("SUBMETRICS_API_URL")
-        .env_remove("SUBMETRICS_API_KEY")
-        .arg("account")
-        .output()
-        .expect("run");
+    // `account` with the key and the address from the config file only.
+    let account_by_file = || {
+        server
+            .command()
+            .env_remove("SUBMETRICS_API_URL")
+            .env_remove("SUBMETRICS_API_KEY")
+            .arg("account")
+            .output()
+            .expect("run")
+    };
+    let from_file = account_by_file();
     assert!(
         from_file.status.success(),
         "{}",
@@ -158,13 +162,7 @@ fn the_address_comes_from_flag_then_environment_then_config_file_then_default() 
         (json!([KEY]), "must be a JSON object of api_key and api_url"),
     ] {
         std::fs::write(&config, config_text.to_string()).expect("config");
-        let refused = server
-            .command()
-            .env_remove("SUBMETRICS_API_URL")
-            .env_remove("SUBMETRICS_API_KEY")
-            .arg("account")
-            .output()
-            .expect("run");
+        let refused = account_by_file();
         assert_eq!(
             String::from_utf8_lossy(&refused.stderr),
             format!("error: {}: {error}\n", config.display())
