@@ -49,12 +49,20 @@ fn main() -> ExitCode {
     // `local` ends its stderr with what it loaded, whatever happens.
     let mut loaded = None;
     let outcome = match cli.command {
+        args::Command::Local(_) if cli.api_url.is_some() || cli.api_key.is_some() => {
+            Err(error::CliError::usage(
+                "--api-url and --api-key are the service's; local computes offline, from files",
+            ))
+        }
         args::Command::Local(local) => {
             let counts = loaded.insert(commands::local::Loaded::default());
             commands::local::run(*local, cli.as_of.as_deref(), counts).map(|value| (value, false))
         }
         args::Command::Stripe { .. } if cli.as_of.is_some() => Err(error::CliError::usage(
             "--as-of applies to reports, customers list and get, exports movements and local",
+        )),
+        args::Command::Stripe { .. } if cli.api_url.is_some() => Err(error::CliError::usage(
+            "--api-url is the service's; stripe export talks to Stripe (its key is --api-key)",
         )),
         args::Command::Stripe { action } => {
             commands::stripe_export::run(action, cli.api_key).map(|value| (value, false))

@@ -201,3 +201,18 @@ fn as_of_on_a_command_that_computes_nothing_is_refused() {
         "error: --as-of applies to reports, customers list and get, exports movements and local\n",
     );
 }
+
+#[test]
+fn the_services_address_or_key_on_an_offline_command_is_refused() {
+    // They used to be passed over: `local` never talks to the service.
+    for option in ["--api-url", "--api-key"] {
+        usage_error(
+            &["local", "--data", ".", option, "x", "reports", "summary"],
+            "error: --api-url and --api-key are the service's; local computes offline, from files\n",
+        );
+    }
+    usage_error(
+        &["stripe", "export", "--to", "out", "--api-url", "http://x"],
+        "error: --api-url is the service's; stripe export talks to Stripe (its key is --api-key)\n",
+    );
+}
