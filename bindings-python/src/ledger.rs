@@ -125,10 +125,25 @@ impl Ledger {
         &self,
         py: Python<'py>,
         kind: RecordKind,
-        limit: Option<usize>,
-        offset: usize,
+        limit: Option<i64>,
+        offset: i64,
     ) -> PyResult<Bound<'py, PyAny>> {
-        let limit = limit.unwrap_or(submetrics::Ledger::DEFAULT_LIST_LIMIT);
+        // Python's ints are signed: a negative one is the caller's error,
+        // named, rather than pyo3's unnamed overflow.
+        let count = |name: &str, value: i64| {
+            usize::try_from(value).map_err(|_| {
+                let error = submetrics::Error::InvalidQuery {
+                    param: name.to_string(),
+                    reason: format!("`{value}` is not a whole number of 0 or more"),
+                };
+                to_py_err(py, error)
+            })
+        };
+        let limit = match limit {
+            Some(limit) => count("limit", limit)?,
+            None => submetrics::Ledger::DEFAULT_LIST_LIMIT,
+        };
+        let offset = count("offset", offset)?;
         let page = self.reading(py, |l| l.list(kind, limit, offset));
         to_py(py, &page)
     }
@@ -404,8 +419,8 @@ impl Ledger {
     fn list_customers<'py>(
         &self,
         py: Python<'py>,
-        limit: Option<usize>,
-        offset: usize,
+        limit: Option<i64>,
+        offset: i64,
     ) -> PyResult<Bound<'py, PyAny>> {
         self.list(py, RecordKind::Customers, limit, offset)
     }
@@ -415,8 +430,8 @@ impl Ledger {
     fn list_plans<'py>(
         &self,
         py: Python<'py>,
-        limit: Option<usize>,
-        offset: usize,
+        limit: Option<i64>,
+        offset: i64,
     ) -> PyResult<Bound<'py, PyAny>> {
         self.list(py, RecordKind::Plans, limit, offset)
     }
@@ -426,8 +441,8 @@ impl Ledger {
     fn list_plan_groups<'py>(
         &self,
         py: Python<'py>,
-        limit: Option<usize>,
-        offset: usize,
+        limit: Option<i64>,
+        offset: i64,
     ) -> PyResult<Bound<'py, PyAny>> {
         self.list(py, RecordKind::PlanGroups, limit, offset)
     }
@@ -437,8 +452,8 @@ impl Ledger {
     fn list_invoices<'py>(
         &self,
         py: Python<'py>,
-        limit: Option<usize>,
-        offset: usize,
+        limit: Option<i64>,
+        offset: i64,
     ) -> PyResult<Bound<'py, PyAny>> {
         self.list(py, RecordKind::Invoices, limit, offset)
     }
@@ -448,8 +463,8 @@ impl Ledger {
     fn list_data_sources<'py>(
         &self,
         py: Python<'py>,
-        limit: Option<usize>,
-        offset: usize,
+        limit: Option<i64>,
+        offset: i64,
     ) -> PyResult<Bound<'py, PyAny>> {
         self.list(py, RecordKind::DataSources, limit, offset)
     }

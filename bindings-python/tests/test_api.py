@@ -96,6 +96,15 @@ def test_movements_filters_and_customer_views() -> None:
 def test_records_lists_settings_and_deletes() -> None:
     l = ledger()
     assert l.list_customers(limit=1, offset=1) == {"count": 2, "list": [l.get_customer("B")]}
+    # A negative count was pyo3's unnamed OverflowError.
+    for keywords, name in [({"limit": -1}, "limit"), ({"offset": -5}, "offset")]:
+        with pytest.raises(submetrics.InvalidQueryError) as raised:
+            l.list_customers(**keywords)
+        value = keywords[name]
+        assert (raised.value.field, str(raised.value)) == (
+            name,
+            f"parameter `{name}`: `{value}` is not a whole number of 0 or more",
+        )
     assert l.update_customer("A", {"custom_variables": {"industry": "Retail"}})["custom_variables"] == {"industry": "Retail"}
     assert l.update_plan("m2", {"name": "Plus+"})["name"] == "Plus+"
     assert l.update_settings(churn_grace_days=3)["churn_grace_days"] == 3
