@@ -87,12 +87,30 @@ export function paramInput (name, label, { type = 'text', placeholder, hint } = 
 /** "YYYY-MM-DD" -> "yyyyMMdd". */
 export const compactDate = (date) => date.replaceAll('-', '')
 
-/** The `date` range parameter from the URL's `from`/`to`, else `fallback`. */
+/**
+ * The `date` range parameter from the URL's `from`/`to`: both give that
+ * range; `from` alone runs to the `as_of` date, else today (UTC, as the
+ * service reads it); `to` alone ends the `fallback` window on that day;
+ * neither is `fallback`, a `last-N-months` or `last-N-years` shortcut.
+ */
 export function rangeParam (params, fallback = 'last-12-months') {
   const from = params.get('from')
   const to = params.get('to')
-  if (from && to) return `${compactDate(from)}-${compactDate(to)}`
-  return fallback
+  if (!from && !to) return fallback
+  const end = to || (params.get('as_of') || new Date().toISOString()).slice(0, 10)
+  return `${compactDate(from || windowStart(fallback, end))}-${compactDate(end)}`
+}
+
+/**
+ * The first day of the `shortcut` window ending on `end` (YYYY-MM-DD), as
+ * the service counts it: last-N-months starts on the first of the month
+ * N - 1 months back, last-N-years on the first of January N - 1 years back.
+ */
+export function windowStart (shortcut, end) {
+  const [, count, unit] = /^last-(\d+)-(months|years)$/.exec(shortcut)
+  const [year, month] = end.split('-').map(Number)
+  const back = unit === 'years' ? (count - 1) * 12 + month - 1 : count - 1
+  return new Date(Date.UTC(year, month - 1 - back, 1)).toISOString().slice(0, 10)
 }
 
 /** From/to date inputs bound to the URL. */

@@ -16,6 +16,7 @@ import { startServer, OWNER_KEY } from './server.mjs'
 import { seed, AS_OF } from './seed.mjs'
 import { VENDORED } from '../scripts/vendor.mjs'
 import * as format from '../assets/format.js'
+import { windowStart } from '../assets/controls.js'
 
 const here = dirname(fileURLToPath(import.meta.url))
 const CHROMIUM = process.env.CHROMIUM_PATH || '/usr/bin/chromium'
@@ -192,6 +193,38 @@ test('MRR and movements: the period table, filters, breakdown and drill-down mat
   const entries = Object.values(period.breakdown)
   const shown = await page.$$eval('#breakdown-table tbody tr', (rows) => rows.map((r) => Number(r.querySelector('.figure').dataset.value)))
   assert.deepEqual(shown, entries.map((e) => e.total_mrr))
+})
+
+test('a shortcut window ends on a given day as the service counts it', () => {
+  assert.equal(windowStart('last-12-months', '2024-12-31'), '2024-01-01')
+  assert.equal(windowStart('last-24-months', '2024-03-15'), '2022-04-01')
+  assert.equal(windowStart('last-1-months', '2024-01-09'), '2024-01-01')
+  assert.equal(windowStart('last-10-years', '2024-06-30'), '2015-01-01')
+})
+
+test('a From date alone runs to the as-of date, a To date alone ends the default twelve months', async () => {
+  await open(`#/mrr?as_of=${AS_OF}`, 'mrr')
+  const shown = () => values('#mrr-table tr[data-metric="total_mrr"]')
+  const expected = async (date) => {
+    const pivot = await api(`/reports/mrr-table?date=${date}&interval=month&as_of=${AS_OF}`)
+    return pivot.rows.find((r) => r.metric === 'total_mrr').values
+  }
+  const from = page.getByLabel('From', { exact: true })
+  const to = page.getByLabel('To', { exact: true })
+  await act(() => from.fill('2024-03-01'), 'mrr')
+  assert.match(page.url(), /from=2024-03-01/)
+  const fromMarch = await shown()
+  assert.equal(fromMarch.length, 10)
+  assert.deepEqual(fromMarch, await expected('20240301-20241231'))
+  await act(() => from.fill(''), 'mrr')
+  await act(() => to.fill('2024-06-30'), 'mrr')
+  assert.doesNotMatch(page.url(), /from=/)
+  const toJune = await shown()
+  assert.equal(toJune.length, 12)
+  assert.deepEqual(toJune, await expected('20230701-20240630'))
+  await act(() => from.fill('2024-02-01'), 'mrr')
+  assert.deepEqual(await shown(), await expected('20240201-20240630'))
+  assert.equal((await shown()).length, 5)
 })
 
 test('customers: search, sort and a customer page match the API', async () => {
