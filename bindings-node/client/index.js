@@ -67,6 +67,33 @@ function checkOptions(options) {
   }
 }
 
+// The path of `operation` with its parameters filled in (each escaped): an
+// unknown operation, a parameter its path lacks or one of its path's
+// parameters not given is an error naming it, raised before anything is sent.
+function pathOf(operation, pathParams) {
+  const bad = (message, field) => new SubmetricsError(message, 'invalid_argument', undefined, field)
+  if (!Object.hasOwn(OPERATIONS, operation)) {
+    throw bad(`no operation ${operation}: an operation is an operationId of the API description`, 'operation')
+  }
+  const template = OPERATIONS[operation][1]
+  const wanted = [...template.matchAll(/\{([^}]+)\}/g)].map((match) => match[1])
+  const given = pathParams ?? {}
+  for (const name of Object.keys(given)) {
+    if (!wanted.includes(name)) {
+      const has = wanted.length ? `its path parameters are ${wanted.join(', ')}` : 'it has no path parameters'
+      throw bad(`${operation} has no path parameter \`${name}\` (${template}); ${has}`, name)
+    }
+  }
+  let path = template
+  for (const name of wanted) {
+    if (given[name] === undefined || given[name] === null) {
+      throw bad(`${operation} needs the path parameter \`${name}\` (${template})`, name)
+    }
+    path = path.replace(`{${name}}`, encodeURIComponent(String(given[name])))
+  }
+  return path
+}
+
 class Client {
   /**
    * @param {object} options
@@ -110,12 +137,8 @@ class Client {
    * response, its body unread; retries and rejects as `call` does.
    */
   async _send(operation, pathParams, query, body, accept) {
-    const [method, template] = OPERATIONS[operation] ?? []
-    if (!method) throw new SubmetricsError(`no operation ${operation}`, 'invalid_argument')
-    let path = template
-    for (const [name, value] of Object.entries(pathParams ?? {})) {
-      path = path.replace(`{${name}}`, encodeURIComponent(String(value)))
-    }
+    const method = OPERATIONS[operation]?.[0]
+    const path = pathOf(operation, pathParams)
     const search = new URLSearchParams()
     for (const [name, value] of Object.entries(query ?? {})) {
       if (value !== undefined && value !== null) search.set(name, text(value))

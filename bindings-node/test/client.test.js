@@ -259,3 +259,28 @@ test('a client option it does not know, or a wait that is not a whole number, is
   assert.equal(client.timeoutMs, 1)
   assert.equal(client.maxRetries, 3)
 })
+
+test('an operation or path parameter the description lacks is refused before anything is sent', async () => {
+  const paths = []
+  const fetch = async (url) => {
+    paths.push(new URL(url).pathname)
+    return new Response('{}', { status: 200, headers: { 'content-type': 'application/json' } })
+  }
+  const client = new Client({ baseUrl: 'http://service.test', fetch })
+  const refused = (args, field, message) => assert.rejects(client.call(...args), (e) => {
+    assert.equal(e.code, 'invalid_argument')
+    assert.equal(e.field, field)
+    assert.equal(e.message, message)
+    return true
+  })
+  await refused(['listPlan'], 'operation', 'no operation listPlan: an operation is an operationId of the API description')
+  await refused(['toString'], 'operation', 'no operation toString: an operation is an operationId of the API description')
+  await refused(['getCustomer'], 'id', 'getCustomer needs the path parameter `id` (/data/customers/{id})')
+  await refused(['getCustomer', { id: null }], 'id', 'getCustomer needs the path parameter `id` (/data/customers/{id})')
+  // A misspelt name used to leave `{id}` in the path it sent.
+  await refused(['getCustomer', { ID: 'c1' }], 'ID', 'getCustomer has no path parameter `ID` (/data/customers/{id}); its path parameters are id')
+  await refused(['listPlans', { id: 'p1' }], 'id', 'listPlans has no path parameter `id` (/data/plans); it has no path parameters')
+  assert.deepEqual(paths, [])
+  await client.call('getCustomer', { id: 'c 1/2' })
+  assert.deepEqual(paths, ['/data/customers/c%201%2F2'])
+})

@@ -327,6 +327,69 @@ def test_answers_travel_gzip_compressed() -> None:
         assert _Gzipping.accepted == ["gzip", "gzip"]
 
 
+class _Counting(_StandIn):
+    """Answers every GET with `{}` and counts the requests."""
+
+    paths: List[str] = []
+
+    def do_GET(self) -> None:  # noqa: N802 (the handler's name)
+        self.paths.append(self.path)
+        self.answer(200, {}, {})
+
+
+@pytest.mark.parametrize(
+    ("call", "error", "field"),
+    [
+        (("listPlan",), "no operation listPlan: an operation is an operationId of the API description", "operation"),
+        (("getCustomer",), "getCustomer needs the path parameter `id` (/data/customers/{id})", "id"),
+        (("getCustomer", {"id": None}), "getCustomer needs the path parameter `id` (/data/customers/{id})", "id"),
+        (
+            ("getCustomer", {"ID": "c1"}),
+            "getCustomer has no path parameter `ID` (/data/customers/{id}); its path parameters are id",
+            "ID",
+        ),
+        (
+            ("listPlans", {"id": "p1"}),
+            "listPlans has no path parameter `id` (/data/plans); it has no path parameters",
+            "id",
+        ),
+    ],
+)
+def test_an_operation_or_path_parameter_the_description_lacks_is_refused_before_sending(
+    call: Tuple[Any, ...], error: str, field: str
+) -> None:
+    # A misspelt path parameter used to leave `{id}` in the path it sent.
+    with _serving(_Counting) as url:
+        _Counting.paths = []
+        with pytest.raises(submetrics.InvalidArgumentError) as raised:
+            submetrics.Client(url).call(*call)
+        assert (str(raised.value), raised.value.field, raised.value.code) == (error, field, "invalid_argument")
+        assert _Counting.paths == []
+        submetrics.Client(url).call("getCustomer", {"id": "c 1/2"})
+        assert _Counting.paths == ["/data/customers/c%201%2F2"]
+
+
+@pytest.mark.parametrize(
+    ("options", "error"),
+    [
+        ({"timeout": 0}, "timeout: must be above 0, got 0"),
+        ({"timeout": -5}, "timeout: must be above 0, got -5"),
+        ({"timeout": "30"}, "timeout: must be a number of seconds, got '30'"),
+        ({"timeout": float("nan")}, "timeout: must be a number of seconds, got nan"),
+        ({"max_retries": -1}, "max_retries: must be a whole number from 0, got -1"),
+        ({"max_retries": 2.5}, "max_retries: must be a whole number from 0, got 2.5"),
+        ({"max_retries": True}, "max_retries: must be a whole number from 0, got True"),
+        ({"max_retry_wait": -1}, "max_retry_wait: must be from 0, got -1"),
+    ],
+)
+def test_a_client_option_out_of_its_range_is_an_error_naming_it(options: Dict[str, Any], error: str) -> None:
+    with pytest.raises(submetrics.InvalidArgumentError) as raised:
+        submetrics.Client("http://127.0.0.1:9", "key", **options)
+    assert (str(raised.value), raised.value.field) == (error, next(iter(options)))
+    with pytest.raises(submetrics.InvalidArgumentError):
+        submetrics.AsyncClient("http://127.0.0.1:9", "key", **options)
+
+
 def test_the_async_client_does_the_same(service: Service, client: submetrics.Client) -> None:
     load(client)
 

@@ -17,6 +17,7 @@ import (
 	"net/http"
 	"net/url"
 	"os"
+	"sort"
 	"strconv"
 	"strings"
 	"time"
@@ -104,11 +105,12 @@ func (c *Client) Call(ctx context.Context, operation string, pathParams map[stri
 func (c *Client) send(ctx context.Context, operation string, pathParams map[string]string, query url.Values, body any, accept string) ([]byte, error) {
 	op, ok := Operations[operation]
 	if !ok {
-		return nil, &Error{Message: "no operation " + operation, Code: "invalid_argument"}
+		return nil, &Error{Message: "no operation " + operation + ": an operation is an operationId of the API description",
+			Code: "invalid_argument", Field: "operation"}
 	}
-	path := op.Path
-	for name, value := range pathParams {
-		path = strings.ReplaceAll(path, "{"+name+"}", url.PathEscape(value))
+	path, err := pathOf(operation, op.Path, pathParams)
+	if err != nil {
+		return nil, err
 	}
 	target := c.BaseURL + path
 	if len(query) > 0 {
@@ -177,6 +179,56 @@ func (c *Client) send(ctx context.Context, operation string, pathParams map[stri
 		}
 		return nil, &Error{Message: details.Error, Code: details.Code, RecordID: details.ID, Field: details.Field, Status: response.StatusCode}
 	}
+}
+
+// pathOf is template, the path of operation, with pathParams filled in
+// (each escaped); a parameter the path lacks, or one of its parameters not
+// given, is an error naming it.
+func pathOf(operation, template string, pathParams map[string]string) (string, error) {
+	var wanted []string
+	for rest := template; strings.Contains(rest, "{"); {
+		open := strings.Index(rest, "{")
+		end := strings.Index(rest[open:], "}")
+		if end < 0 {
+			break
+		}
+		wanted = append(wanted, rest[open+1:open+end])
+		rest = rest[open+end+1:]
+	}
+	names := make([]string, 0, len(pathParams))
+	for name := range pathParams {
+		names = append(names, name)
+	}
+	sort.Strings(names)
+	for _, name := range names {
+		if !contains(wanted, name) {
+			has := "it has no path parameters"
+			if len(wanted) > 0 {
+				has = "its path parameters are " + strings.Join(wanted, ", ")
+			}
+			return "", &Error{Message: fmt.Sprintf("%s has no path parameter `%s` (%s); %s", operation, name, template, has),
+				Code: "invalid_argument", Field: name}
+		}
+	}
+	path := template
+	for _, name := range wanted {
+		value, given := pathParams[name]
+		if !given {
+			return "", &Error{Message: fmt.Sprintf("%s needs the path parameter `%s` (%s)", operation, name, template),
+				Code: "invalid_argument", Field: name}
+		}
+		path = strings.ReplaceAll(path, "{"+name+"}", url.PathEscape(value))
+	}
+	return path, nil
+}
+
+func contains(names []string, name string) bool {
+	for _, n := range names {
+		if n == name {
+			return true
+		}
+	}
+	return false
 }
 
 // retryAfter is the pause a Retry-After header asks for (seconds or an

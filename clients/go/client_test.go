@@ -273,3 +273,47 @@ func TestRetriesHonourRetryAfter(t *testing.T) {
 		t.Fatalf("%d calls, want 3", calls)
 	}
 }
+
+// TestPathParametersAndPagesAreCheckedBeforeSending: a path parameter the
+// operation lacks, one of its own not given, or a negative page bound is
+// an error naming it, and nothing is sent.
+func TestPathParametersAndPagesAreCheckedBeforeSending(t *testing.T) {
+	var paths []string
+	server := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		paths = append(paths, r.URL.EscapedPath())
+		w.Header().Set("Content-Type", "application/json")
+		_, _ = w.Write([]byte(`{}`))
+	}))
+	defer server.Close()
+	client := NewClient(server.URL, "key")
+	ctx := context.Background()
+	refused := func(err error, field, message string) {
+		t.Helper()
+		e, ok := err.(*Error)
+		if !ok || e.Code != "invalid_argument" || e.Field != field || e.Message != message {
+			t.Fatalf("got %#v, want invalid_argument on %s: %s", err, field, message)
+		}
+	}
+	refused(client.Call(ctx, "listPlan", nil, nil, nil, nil), "operation",
+		"no operation listPlan: an operation is an operationId of the API description")
+	refused(client.Call(ctx, "getCustomer", nil, nil, nil, nil), "id",
+		"getCustomer needs the path parameter `id` (/data/customers/{id})")
+	// A misspelt name used to leave `{id}` in the path it sent.
+	refused(client.Call(ctx, "getCustomer", map[string]string{"ID": "c1"}, nil, nil, nil), "ID",
+		"getCustomer has no path parameter `ID` (/data/customers/{id}); its path parameters are id")
+	refused(client.Call(ctx, "listPlans", map[string]string{"id": "p1"}, nil, nil, nil), "id",
+		"listPlans has no path parameter `id` (/data/plans); it has no path parameters")
+	_, err := client.ListCustomers(ctx, Page{Limit: -1})
+	refused(err, "limit", "limit: must be a whole number from 0, got -1")
+	_, err = client.ListInvoices(ctx, Page{Offset: -100}, "c1")
+	refused(err, "offset", "offset: must be a whole number from 0, got -100")
+	if len(paths) != 0 {
+		t.Fatalf("sent %v", paths)
+	}
+	if err := client.Call(ctx, "getCustomer", map[string]string{"id": "c 1/2"}, nil, nil, nil); err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(paths, []string{"/data/customers/c%201%2F2"}) {
+		t.Fatalf("sent %v", paths)
+	}
+}

@@ -2,6 +2,7 @@ package submetrics
 
 import (
 	"context"
+	"fmt"
 	"net/url"
 	"strconv"
 )
@@ -13,7 +14,18 @@ type Page struct {
 	Offset int
 }
 
-func (p Page) query() url.Values {
+// query is the page as query parameters; a negative Limit or Offset is an
+// error naming it.
+func (p Page) query() (url.Values, error) {
+	for _, field := range []struct {
+		name  string
+		value int
+	}{{"limit", p.Limit}, {"offset", p.Offset}} {
+		if field.value < 0 {
+			return nil, &Error{Message: fmt.Sprintf("%s: must be a whole number from 0, got %d", field.name, field.value),
+				Code: "invalid_argument", Field: field.name}
+		}
+	}
 	q := url.Values{}
 	if p.Limit > 0 {
 		q.Set("limit", strconv.Itoa(p.Limit))
@@ -21,7 +33,7 @@ func (p Page) query() url.Values {
 	if p.Offset > 0 {
 		q.Set("offset", strconv.Itoa(p.Offset))
 	}
-	return q
+	return q, nil
 }
 
 // UpsertPlans stores plans; one result per record.
@@ -96,27 +108,38 @@ func (c *Client) GetDataSource(ctx context.Context, id string) (DataSource, erro
 
 // ListPlans reads a page of plans and how many there are.
 func (c *Client) ListPlans(ctx context.Context, page Page) (PlanPage, error) {
+	query, err := page.query()
+	if err != nil {
+		return PlanPage{}, err
+	}
 	var out PlanList
-	err := c.Call(ctx, "listPlans", nil, page.query(), nil, &out)
+	err = c.Call(ctx, "listPlans", nil, query, nil, &out)
 	return out.Result, err
 }
 
 // ListCustomers reads a page of customers and how many there are.
 func (c *Client) ListCustomers(ctx context.Context, page Page) (CustomerPage, error) {
+	query, err := page.query()
+	if err != nil {
+		return CustomerPage{}, err
+	}
 	var out CustomerList
-	err := c.Call(ctx, "listCustomers", nil, page.query(), nil, &out)
+	err = c.Call(ctx, "listCustomers", nil, query, nil, &out)
 	return out.Result, err
 }
 
 // ListInvoices reads a page of invoices (of one customer when customer is
 // not empty) and how many there are.
 func (c *Client) ListInvoices(ctx context.Context, page Page, customer string) (InvoicePage, error) {
-	query := page.query()
+	query, err := page.query()
+	if err != nil {
+		return InvoicePage{}, err
+	}
 	if customer != "" {
 		query.Set("customer", customer)
 	}
 	var out InvoiceList
-	err := c.Call(ctx, "listInvoices", nil, query, nil, &out)
+	err = c.Call(ctx, "listInvoices", nil, query, nil, &out)
 	return out.Result, err
 }
 

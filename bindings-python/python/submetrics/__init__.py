@@ -17,6 +17,7 @@ from .errors import (
     AuthenticationError,
     BadRequestError,
     ConflictError,
+    InvalidArgumentError,
     InvalidPartialError,
     InvalidQueryError,
     InvalidRecordError,
@@ -138,5 +139,6 @@ __all__ = [
     "PermissionDeniedError",
     "PayloadTooLargeError",
     "MethodNotAllowedError",
+    "InvalidArgumentError",
     "ServiceError",
 ]

@@ -26,6 +26,7 @@ import email.utils
 import gzip
 import json
 import os
+import re
 import time
 import urllib.error
 import urllib.parse
@@ -53,7 +54,7 @@ from ._api import (
     Profile,
     TeamMember,
 )
-from .errors import SubmetricsError, _from_service
+from .errors import InvalidArgumentError, SubmetricsError, _from_service
 
 __all__ = ["Client", "DEFAULT_URL"]
 
@@ -174,6 +175,49 @@ def _retry_after(header: Optional[str]) -> Optional[float]:
     return max(0.0, (when - _dt.datetime.now(_dt.timezone.utc)).total_seconds())
 
 
+def _seconds(name: str, value: Any, *, positive: bool) -> float:
+    """A client option that is a number of seconds: above 0 when
+    ``positive``, else from 0."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or value != value:
+        raise InvalidArgumentError(f"{name}: must be a number of seconds, got {value!r}", None, name)
+    if value < 0 or (positive and value == 0):
+        bound = "above 0" if positive else "from 0"
+        raise InvalidArgumentError(f"{name}: must be {bound}, got {value!r}", None, name)
+    return value
+
+
+def _whole(name: str, value: Any) -> int:
+    """A client option that is a whole number from 0."""
+    if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+        raise InvalidArgumentError(f"{name}: must be a whole number from 0, got {value!r}", None, name)
+    return value
+
+
+def _path(operation: str, path_params: Optional[Mapping[str, Any]]) -> str:
+    """The path of ``operation`` with its parameters filled in (each
+    escaped); an unknown operation, a parameter its path lacks or one of its
+    path's parameters not given is an :class:`InvalidArgumentError`."""
+    if operation not in _api.OPERATIONS:
+        raise InvalidArgumentError(
+            f"no operation {operation}: an operation is an operationId of the API description", None, "operation"
+        )
+    template = _api.OPERATIONS[operation][1]
+    wanted = re.findall(r"\{([^}]+)\}", template)
+    given = dict(path_params or {})
+    for name in given:
+        if name not in wanted:
+            has = f"its path parameters are {', '.join(wanted)}" if wanted else "it has no path parameters"
+            raise InvalidArgumentError(
+                f"{operation} has no path parameter `{name}` ({template}); {has}", None, name
+            )
+    path = template
+    for name in wanted:
+        if given.get(name) is None:
+            raise InvalidArgumentError(f"{operation} needs the path parameter `{name}` ({template})", None, name)
+        path = path.replace("{" + name + "}", urllib.parse.quote(str(given[name]), safe=""))
+    return path
+
+
 def _records(records: _Records) -> List[Mapping[str, Any]]:
     if isinstance(records, Mapping):
         return [records]
@@ -202,9 +246,9 @@ class Client:
     ) -> None:
         self.base_url = _resolve_url(base_url).rstrip("/")
         self.api_key = _resolve_key(api_key)
-        self.timeout = timeout
-        self.max_retries = max_retries
-        self.max_retry_wait = max_retry_wait
+        self.timeout = _seconds("timeout", timeout, positive=True)
+        self.max_retries = _whole("max_retries", max_retries)
+        self.max_retry_wait = _seconds("max_retry_wait", max_retry_wait, positive=False)
 
     def __repr__(self) -> str:
         return f"Client({self.base_url!r})"
@@ -240,11 +284,8 @@ class Client:
         """Runs one operation asking for ``accept`` and returns the answer's
         bytes (decompressed), retrying as the class documentation says;
         raises a :class:`SubmetricsError` subclass for an error answer."""
-        method, template = _api.OPERATIONS[operation]
-        path = template
-        for name, value in (path_params or {}).items():
-            path = path.replace("{" + name + "}", urllib.parse.quote(str(value), safe=""))
-        url = self.base_url + path
+        url = self.base_url + _path(operation, path_params)
+        method = _api.OPERATIONS[operation][0]
         pairs = {k: _text(v) for k, v in (query or {}).items() if v is not None}
         if pairs:
             url += "?" + urllib.parse.urlencode(pairs)

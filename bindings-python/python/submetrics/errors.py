@@ -120,6 +120,14 @@ class MethodNotAllowedError(SubmetricsError):
     code = "method_not_allowed"
 
 
+class InvalidArgumentError(SubmetricsError, ValueError):
+    """A :class:`submetrics.Client` call the client cannot make (an unknown
+    operation, a path parameter the operation does not have or lacks, a
+    timeout that is not positive), raised before anything is sent."""
+
+    code = "invalid_argument"
+
+
 class ServiceError(SubmetricsError):
     """The service failed on its own (storage), never because of the input."""
 
@@ -142,6 +150,7 @@ _CLASSES = {
         PermissionDeniedError,
         PayloadTooLargeError,
         MethodNotAllowedError,
+        InvalidArgumentError,
         ServiceError,
     )
 }
@@ -188,5 +197,6 @@ __all__ = [
     "PermissionDeniedError",
     "PayloadTooLargeError",
     "MethodNotAllowedError",
+    "InvalidArgumentError",
     "ServiceError",
 ]
