@@ -5,11 +5,11 @@
 //! `scale` runs 100k invoices; `scale 1000000 ...` any sizes; `scale --full`
 //! runs 100k, 1M and 10M. Build with `--release`.
 
-use rayon::prelude::*;
 use serde_json::{Value, json};
-use std::io::{BufRead, Read};
+use std::io::Read;
 use std::time::Duration;
-use submetrics::{Error, Ledger, MovementFilter, ReportParams, Settings};
+use submetrics::model::Json;
+use submetrics::{Error, Ledger, MovementFilter, RecordKind, ReportParams, Settings};
 use submetrics_benches::generator::Spec;
 use submetrics_benches::measure::{
     full_recompute, memory, ms, quantile, return_freed_memory, timed, us,
@@ -62,45 +62,37 @@ fn load(
     }
 }
 
-/// Child-process mode: streams the JSONL files of `dir` into a fresh ledger in
-/// batches and prints `<load ms> <invoices> <ledger bytes>`, so memory is
-/// measured without the generator's records in the same heap.
-/// Loads the JSONL files into a fresh ledger and prints the time in
-/// milliseconds, the invoice count, the growth of resident memory right
-/// after the load, again once the allocator has handed back the pages the
-/// load freed, and again once every customer's replay at `as_of` is cached
-/// (what the first report builds and the ledger keeps).
+/// Child-process mode, so memory is measured without the generator's
+/// records in the same heap: loads the JSONL files of `dir` into a fresh
+/// ledger (customers and plans as record trees, invoices streamed) and
+/// prints the time in milliseconds, the invoice count, the growth of
+/// resident memory right after the load, again once the allocator has
+/// handed back the pages the load freed, and again once every customer's
+/// replay at `as_of` is cached (what the first report builds and the
+/// ledger keeps).
 fn load_jsonl_and_report(dir: &std::path::Path, as_of: chrono::DateTime<chrono::Utc>) {
     let (rss_before, _) = memory();
     let mut ledger = Ledger::new(Settings::default());
     let (_, time) = timed(|| {
-        for name in ["fx_rates", "plans", "customers"] {
-            let file = std::fs::File::open(dir.join(format!("{name}.jsonl")))
+        for (name, kind) in [
+            ("plans", RecordKind::Plans),
+            ("customers", RecordKind::Customers),
+        ] {
+            let text = std::fs::read_to_string(dir.join(format!("{name}.jsonl")))
                 .expect("generated file exists");
-            let mut lines = std::io::BufReader::new(file).lines();
-            loop {
-                let chunk: Vec<String> = lines
-                    .by_ref()
-                    .take(20_000)
-                    .map(|line| line.expect("readable line"))
-                    .collect();
-                if chunk.is_empty() {
-                    break;
-                }
-                // Lines parse independently: on every core.
-                let batch: Vec<Value> = chunk
-                    .par_iter()
-                    .map(|line| serde_json::from_str(line).expect("valid JSON"))
-                    .collect();
-                match name {
-                    "fx_rates" => {
-                        ledger.load_fx_rates(&batch).expect("valid rates");
-                    }
-                    "plans" => drop(ledger.upsert_plans(&batch)),
-                    _ => drop(ledger.upsert_customers(&batch)),
-                }
+            let lines: Vec<&str> = text.lines().filter(|l| !l.trim().is_empty()).collect();
+            let records = Json::parse_many(&lines).expect("generated records are JSON");
+            if kind == RecordKind::Customers {
+                ledger.reserve_customers(records.len());
             }
+            ledger.upsert_trees(kind, &records);
         }
+        let rates =
+            std::fs::read_to_string(dir.join("fx_rates.jsonl")).expect("generated file exists");
+        let rates: Vec<&str> = rates.lines().filter(|l| !l.trim().is_empty()).collect();
+        ledger
+            .load_fx_rates_trees(&Json::parse_many(&rates).expect("generated rates are JSON"))
+            .expect("valid rates");
         let file = std::fs::File::open(dir.join("invoices.jsonl")).expect("generated file exists");
         load_invoices(&mut ledger, file).expect("readable invoices");
     });
@@ -120,70 +112,109 @@ fn load_jsonl_and_report(dir: &std::path::Path, as_of: chrono::DateTime<chrono::
     );
 }
 
-/// Streams a JSONL file of invoices into the ledger in blocks of whole lines:
-/// while one block's invoices are stored (one core), the next block is read
-/// from JSON text by the thread pool.
-fn load_invoices(ledger: &mut Ledger, mut file: std::fs::File) -> std::io::Result<()> {
-    const BLOCK: usize = 4 << 20;
+/// Streams a JSONL file of invoices into the ledger in blocks of whole
+/// lines through [`Ledger::upsert_invoice_stream`], as `submetrics local`
+/// does: the next block is read on every core while the one before is
+/// stored.
+fn load_invoices(ledger: &mut Ledger, file: std::fs::File) -> std::io::Result<()> {
     let file_size = file.metadata()?.len() as usize;
-    let mut first = true;
-    let mut buffer: Vec<u8> = Vec::with_capacity(BLOCK + (64 << 10));
-    let mut read_so_far = Vec::new();
-    let mut done = false;
-    let mut want = BLOCK;
-    loop {
-        // Fill the buffer (after the partial line kept from the last block).
-        while !done && buffer.len() < want {
-            let start = buffer.len();
-            buffer.resize(want.max(start + (64 << 10)), 0);
-            let n = file.read(&mut buffer[start..])?;
-            buffer.truncate(start + n);
-            done = n == 0;
+    let mut blocks = LineBlocks::new(file);
+    let mut first = blocks.next()?;
+    if let Some(block) = &first {
+        // Room for the whole file, estimated from its first block's lines.
+        let lines = block.iter().filter(|&&b| b == b'\n').count().max(1);
+        let estimate = file_size / (block.len() / lines).max(1);
+        ledger.reserve_invoices(estimate + estimate / 16);
+    }
+    let mut rejected = 0;
+    ledger.upsert_invoice_stream(
+        || -> std::io::Result<_> {
+            let Some(block) = first
+                .take()
+                .map_or_else(|| blocks.next(), |b| Ok(Some(b)))?
+            else {
+                return Ok(None);
+            };
+            let text = std::str::from_utf8(&block)
+                .map_err(|e| std::io::Error::new(std::io::ErrorKind::InvalidData, e))?;
+            let lines: Vec<&str> = text.lines().filter(|l| !l.trim().is_empty()).collect();
+            let read = Ledger::read_invoice_texts(&lines);
+            drop(lines);
+            blocks.recycle(block);
+            Ok(Some(read))
+        },
+        |report| rejected += report.rejected().count(),
+    )?;
+    if rejected > 0 {
+        eprintln!("{rejected} invoices rejected");
+    }
+    Ok(())
+}
+
+/// A file's text in blocks of whole lines of about [`LineBlocks::BLOCK`]
+/// bytes (a longer line makes a longer block). A block handed back with
+/// [`LineBlocks::recycle`] holds the next one, so the load reads into the
+/// same memory instead of faulting in fresh pages for every block.
+struct LineBlocks {
+    file: std::fs::File,
+    /// What was read and not yet handed out: the start of a line.
+    buffer: Vec<u8>,
+    /// A block handed back, for the next one.
+    spare: Vec<u8>,
+    done: bool,
+}
+
+impl LineBlocks {
+    const BLOCK: usize = 8 << 20;
+
+    fn new(file: std::fs::File) -> LineBlocks {
+        LineBlocks {
+            file,
+            buffer: Vec::with_capacity(Self::BLOCK + (64 << 10)),
+            spare: Vec::new(),
+            done: false,
         }
-        let end = if done {
-            buffer.len()
-        } else {
-            buffer
-                .iter()
-                .rposition(|&b| b == b'\n')
-                .map_or(0, |i| i + 1)
-        };
-        if end == 0 && !done {
-            // A line longer than the block: read on until it ends.
-            want *= 2;
-            continue;
+    }
+
+    /// The next block of whole lines; `None` at the end of the file.
+    fn next(&mut self) -> std::io::Result<Option<Vec<u8>>> {
+        let mut want = Self::BLOCK;
+        loop {
+            while !self.done && self.buffer.len() < want {
+                let start = self.buffer.len();
+                self.buffer.resize(want.max(start + (64 << 10)), 0);
+                let n = self.file.read(&mut self.buffer[start..])?;
+                self.buffer.truncate(start + n);
+                self.done = n == 0;
+            }
+            let end = if self.done {
+                self.buffer.len()
+            } else {
+                let last_newline = self.buffer.iter().rposition(|&b| b == b'\n');
+                last_newline.map_or(0, |i| i + 1)
+            };
+            if end == 0 && !self.done {
+                // A line longer than the block: read on until it ends.
+                want *= 2;
+                continue;
+            }
+            if end == 0 {
+                return Ok(None);
+            }
+            // The rest of the buffer (a line's start) moves to the spare
+            // block, which becomes the buffer.
+            let mut block = std::mem::take(&mut self.spare);
+            block.clear();
+            block.extend_from_slice(&self.buffer[end..]);
+            std::mem::swap(&mut self.buffer, &mut block);
+            block.truncate(end);
+            return Ok(Some(block));
         }
-        want = BLOCK;
-        let block = &buffer[..end];
-        if first && !block.is_empty() {
-            // Room for the whole file, estimated from its first block's lines.
-            let lines = block.iter().filter(|&&b| b == b'\n').count().max(1);
-            let estimate = file_size / (end / lines).max(1);
-            ledger.reserve_invoices(estimate + estimate / 16);
-            first = false;
-        }
-        let previous = std::mem::take(&mut read_so_far);
-        // Another thread splits this block into lines and reads them on the
-        // pool while this thread stores the last block.
-        let (rejected, read) = std::thread::scope(|scope| {
-            let reading = scope.spawn(|| {
-                let text = std::str::from_utf8(block)
-                    .map_err(|e| std::io::Error::new(std::io::ErrorKind::InvalidData, e))?;
-                let lines: Vec<&str> = text.lines().filter(|l| !l.trim().is_empty()).collect();
-                Ok::<_, std::io::Error>(Ledger::read_invoice_texts(&lines))
-            });
-            let rejected = ledger.upsert_read_invoices(previous).rejected().count();
-            (rejected, reading.join().expect("reading does not panic"))
-        });
-        let read = read?;
-        if rejected > 0 {
-            eprintln!("{rejected} invoices rejected");
-        }
-        buffer.drain(..end);
-        if done && read.is_empty() {
-            return Ok(());
-        }
-        read_so_far = read;
+    }
+
+    /// Hands a block back, to read the next one into.
+    fn recycle(&mut self, block: Vec<u8>) {
+        self.spare = block;
     }
 }
 
