@@ -10,6 +10,8 @@ use crate::{ImportStatus, Ledger, MovementFilter, RecordKind, WriteReport};
 use chrono::{DateTime, Utc};
 use serde_json::{Value, json};
 
+mod shape;
+
 /// What one scenario run found.
 #[derive(Debug, Default)]
 pub struct Outcome {
@@ -61,7 +63,14 @@ impl Writes for JsonWrites {
 }
 
 /// [`load`] with the records written through `writes`.
+///
+/// # Errors
+///
+/// A key the scenario format does not have at its level (a misspelt
+/// `expect` or `contains`), or an expectation that checks nothing, names
+/// its JSON path before anything is loaded.
 pub fn load_with(scenario: &Value, writes: &mut dyn Writes) -> Result<(Ledger, Vec<Rejection>)> {
+    shape::check(scenario)?;
     let settings = Settings::from_json(scenario.get("config").unwrap_or(&Value::Null))?;
     let mut ledger = Ledger::new(settings);
     let mut rejections = Vec::new();
