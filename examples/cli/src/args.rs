@@ -348,16 +348,22 @@ impl LocalArgs {
                 .parse::<u32>()
                 .map_err(|_| format!("invalid value '{value}' for '{name}': not a whole number"))
         };
+        fn once<T>(slot: &mut Option<T>, name: &str, value: T) -> Result<(), String> {
+            match slot.replace(value) {
+                Some(_) => Err(given_twice(name)),
+                None => Ok(()),
+            }
+        }
         match name {
             "--strict" => self.strict = true,
             "--timing" => self.timing = true,
-            "--data" => self.data = Some(value()?.into()),
-            "--stripe" => self.stripe = Some(value()?.into()),
-            "--base-currency" => self.base_currency = Some(value()?),
-            "--timezone" => self.timezone = Some(value()?),
-            "--refund-handling" => self.refund_handling = Some(value()?),
-            "--first-day-of-week" => self.first_day_of_week = Some(whole(value()?)?),
-            "--churn-grace-days" => self.churn_grace_days = Some(whole(value()?)?),
+            "--data" => once(&mut self.data, name, value()?.into())?,
+            "--stripe" => once(&mut self.stripe, name, value()?.into())?,
+            "--base-currency" => once(&mut self.base_currency, name, value()?)?,
+            "--timezone" => once(&mut self.timezone, name, value()?)?,
+            "--refund-handling" => once(&mut self.refund_handling, name, value()?)?,
+            "--first-day-of-week" => once(&mut self.first_day_of_week, name, whole(value()?)?)?,
+            "--churn-grace-days" => once(&mut self.churn_grace_days, name, whole(value()?)?)?,
             _ => match self.collections.paths_mut(name) {
                 Some(paths) => paths.push(value()?),
                 None => return Ok(false),
@@ -439,10 +445,49 @@ pub fn pairs(args: &[String]) -> Result<Vec<(String, String)>, String> {
             "base-currency" => "baseCurrency".to_string(),
             _ => name,
         };
+        if let Some((_, first)) = out.iter().find(|(given, _)| *given == name) {
+            return Err(format!(
+                "--{name} is given twice (`{first}`, then `{value}`); a parameter takes one \
+                 value (several ids go in one, space-separated)"
+            ));
+        }
         out.push((name, value));
         i += 1;
     }
     Ok(out)
+}
+
+/// The client's own options that take a value. Each is given once,
+/// wherever it stands: before the command, after it or after a command's
+/// parameters.
+const VALUED_GLOBALS: &[&str] = &["--format", "--as-of", "--api-key", "--api-url"];
+
+fn given_twice(name: &str) -> String {
+    format!("{name} is given twice; give it once")
+}
+
+/// The first of the client's own valued options that `args` (the command
+/// line after the program) gives more than once. clap takes a global option
+/// both before and after a command, the later one winning, so it is
+/// counted here, up to a `--` that ends the options.
+pub fn repeated_global(args: &[String]) -> Result<(), String> {
+    let mut seen: Vec<&str> = Vec::new();
+    let mut items = args.iter().take_while(|arg| *arg != "--");
+    while let Some(arg) = items.next() {
+        let name = arg.split_once('=').map_or(arg.as_str(), |(name, _)| name);
+        let Some(&global) = VALUED_GLOBALS.iter().find(|global| **global == name) else {
+            continue;
+        };
+        if seen.contains(&global) {
+            return Err(given_twice(global));
+        }
+        seen.push(global);
+        if !arg.contains('=') {
+            // Its value, which may itself look like an option.
+            items.next();
+        }
+    }
+    Ok(())
 }
 
 /// The pass-through parameters of the command, when it has them.

@@ -36,7 +36,8 @@ fn main() -> ExitCode {
             };
         }
     };
-    if let Err(error) = args::hoist_globals(&mut cli) {
+    let given: Vec<String> = std::env::args().skip(1).collect();
+    if let Err(error) = args::repeated_global(&given).and_then(|()| args::hoist_globals(&mut cli)) {
         eprintln!("error: {error}");
         return ExitCode::FAILURE;
     }

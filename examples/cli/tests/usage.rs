@@ -216,3 +216,74 @@ fn the_services_address_or_key_on_an_offline_command_is_refused() {
         "error: --api-url is the service's; stripe export talks to Stripe (its key is --api-key)\n",
     );
 }
+
+#[test]
+fn an_option_or_report_parameter_given_twice_is_refused() {
+    // The later one used to win unseen.
+    usage_error(
+        &["--format", "csv", "reports", "mrr", "--format", "json"],
+        "error: --format is given twice; give it once\n",
+    );
+    usage_error(
+        &[
+            "--as-of=2024-01-01",
+            "local",
+            "--data",
+            ".",
+            "--as-of",
+            "2024-02-01",
+            "reports",
+            "mrr",
+        ],
+        "error: --as-of is given twice; give it once\n",
+    );
+    usage_error(
+        &[
+            "reports",
+            "mrr",
+            "--interval",
+            "month",
+            "--date",
+            "20240101-20240301",
+            "--interval=week",
+        ],
+        "error: --interval is given twice (`month`, then `week`); a parameter takes one value \
+         (several ids go in one, space-separated)\n",
+    );
+    usage_error(
+        &[
+            "reports",
+            "mrr",
+            "--api-url",
+            "http://127.0.0.1:9",
+            "--plan",
+            "a",
+            "--plan",
+            "b",
+        ],
+        "error: --plan is given twice (`a`, then `b`); a parameter takes one value (several ids go \
+         in one, space-separated)\n",
+    );
+}
+
+#[test]
+fn a_local_option_given_again_after_the_report_parameters_is_refused() {
+    let out = client(&[
+        "local",
+        "--data",
+        ".",
+        "--timezone",
+        "UTC",
+        "reports",
+        "mrr",
+        "--timezone",
+        "Europe/Paris",
+    ]);
+    assert_eq!(out.status.code(), Some(1));
+    assert_eq!(text(&out.stdout), "");
+    assert!(
+        text(&out.stderr).starts_with("error: --timezone is given twice; give it once\n"),
+        "{}",
+        text(&out.stderr)
+    );
+}
