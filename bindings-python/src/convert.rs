@@ -210,8 +210,9 @@ impl Params {
     }
 }
 
-/// Report parameters from an optional mapping and keyword arguments
-/// (keywords win); `None` values are left out.
+/// Report parameters from an optional mapping and keyword arguments;
+/// `None` values are left out. A parameter given in both is an
+/// `InvalidQueryError` naming it.
 pub fn params(
     given: Option<&Bound<'_, PyAny>>,
     kwargs: Option<&Bound<'_, PyDict>>,
@@ -242,7 +243,13 @@ pub fn params(
                     name = dashed;
                 }
             }
-            out.instants.retain(|n| *n != name);
+            if out.params.contains_key(&name) {
+                let error = submetrics::Error::InvalidQuery {
+                    param: name,
+                    reason: "is given both in params and as a keyword; give it once".to_string(),
+                };
+                return Err(crate::errors::to_py_err(value.py(), error));
+            }
             if value.cast::<PyDateTime>().is_ok() {
                 out.instants.push(name.clone());
             }

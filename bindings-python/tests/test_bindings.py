@@ -223,6 +223,25 @@ def test_datetime_parameters_mean_their_day_in_the_ledger_time_zone() -> None:
     assert (bad.value.code, bad.value.field) == ("invalid_query", "end")
 
 
+def test_a_parameter_given_both_in_params_and_as_a_keyword_is_refused() -> None:
+    l = ledger()
+    # The keyword used to win unseen.
+    for run in (
+        lambda: l.report("mrr", "2024-03-01", {"interval": "month"}, interval="week"),
+        lambda: l.report_arrow("mrr", "2024-03-01", {"interval": "month"}, interval="week"),
+        lambda: l.report_partial("mrr", "2024-03-01", {"interval": "month"}, interval="week"),
+    ):
+        with pytest.raises(submetrics.InvalidQueryError) as bad:
+            run()
+        assert str(bad.value) == "parameter `interval`: is given both in params and as a keyword; give it once"
+        assert bad.value.field == "interval"
+    with pytest.raises(submetrics.InvalidQueryError) as dashed:
+        l.report("movement-table", "2024-03-01", {"selected-date": "2024-02-01"}, selected_date="2024-01-01")
+    assert dashed.value.field == "selected-date"
+    same = l.report("mrr", "2024-03-01", {"interval": "month"}, date="20240101-20240229")
+    assert same == l.report("mrr", "2024-03-01", interval="month", date="20240101-20240229")
+
+
 def test_missing_fx_rate_error_attributes() -> None:
     l = ledger()
     l.upsert_plans({"id": "e", "name": "Euro", "interval": "month", "currency": "EUR"})

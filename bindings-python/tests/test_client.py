@@ -337,6 +337,16 @@ class _Counting(_StandIn):
         self.answer(200, {}, {})
 
 
+def test_a_report_parameter_given_both_in_params_and_as_a_keyword_is_refused_before_sending() -> None:
+    with _serving(_Counting) as url:
+        _Counting.paths = []
+        with pytest.raises(submetrics.InvalidQueryError) as raised:
+            submetrics.Client(url).report("mrr", "2024-03-01", {"interval": "month"}, interval="week")
+        assert str(raised.value) == "parameter `interval`: is given both in params and as a keyword; give it once"
+        assert raised.value.field == "interval"
+        assert _Counting.paths == []
+
+
 @pytest.mark.parametrize(
     ("call", "error", "field"),
     [

@@ -54,7 +54,7 @@ from ._api import (
     Profile,
     TeamMember,
 )
-from .errors import InvalidArgumentError, SubmetricsError, _from_service
+from .errors import InvalidArgumentError, InvalidQueryError, SubmetricsError, _from_service
 
 __all__ = ["Client", "DEFAULT_URL"]
 
@@ -138,14 +138,21 @@ def _text(value: Any) -> str:
 
 def _query(params: Optional[Mapping[str, Any]], keywords: Mapping[str, Any]) -> Dict[str, str]:
     """Report parameters as query strings; ``None`` values are left out and a
-    keyword ``selected_date`` means ``selected-date`` (as the ledger reads them)."""
+    keyword ``selected_date`` means ``selected-date`` (as the ledger reads
+    them). A parameter given both in ``params`` and as a keyword is an
+    :class:`InvalidQueryError` naming it, as the ledger raises."""
     out: Dict[str, str] = {}
     for source, are_keywords in ((params or {}, False), (keywords, True)):
         for name, value in source.items():
             if value is None:
                 continue
             dashed = name.replace("_", "-")
-            out[dashed if are_keywords and dashed in DASHED else name] = _text(value)
+            name = dashed if are_keywords and dashed in DASHED else name
+            if name in out:
+                raise InvalidQueryError(
+                    f"parameter `{name}`: is given both in params and as a keyword; give it once", None, name
+                )
+            out[name] = _text(value)
     return out
 
 
