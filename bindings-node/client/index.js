@@ -22,14 +22,40 @@ function text(value) {
   return String(value)
 }
 
+// Report parameters as query text; `selected_date` means `selected-date`,
+// so giving both spellings is an error naming the parameter.
 function queryOf(params) {
   const out = {}
   for (const [name, value] of Object.entries(params ?? {})) {
     if (value === undefined || value === null) continue
     const dashed = name.replaceAll('_', '-')
-    out[DASHED.has(dashed) ? dashed : name] = text(value)
+    const param = DASHED.has(dashed) ? dashed : name
+    if (Object.hasOwn(out, param)) {
+      throw new SubmetricsError(`parameter \`${param}\`: is given twice (as ${dashed} and ${name.replaceAll('-', '_')}); give it once`,
+        'invalid_query', undefined, param)
+    }
+    out[param] = text(value)
   }
   return out
+}
+
+// The query of a call at an instant: an `as_of` among the parameters
+// stands when `asOf` is not given, and both is an error naming it, as is a
+// parameter the call sets itself (`extra`: the Arrow calls' `format`).
+function queryAt(params, asOf, extra = {}) {
+  const query = queryOf(params)
+  for (const name of Object.keys(extra)) {
+    if (Object.hasOwn(query, name)) {
+      throw new SubmetricsError(`parameter \`${name}\`: this call sets it to ${extra[name]}`, 'invalid_query', undefined, name)
+    }
+  }
+  Object.assign(query, extra)
+  if (asOf === undefined || asOf === null) return query
+  if (Object.hasOwn(query, 'as_of')) {
+    throw new SubmetricsError('parameter `as_of`: is given twice (as the asOf argument and among the parameters); give it once',
+      'invalid_query', undefined, 'as_of')
+  }
+  return { ...query, as_of: asOf }
 }
 
 /** Seconds a Retry-After header asks for (delta seconds or an HTTP date). */
@@ -263,23 +289,23 @@ class Client {
 
   // Analytics.
   async movements(asOf, filters) {
-    return (await this.call('listMovements', null, { ...queryOf(filters), as_of: asOf })).result
+    return (await this.call('listMovements', null, queryAt(filters, asOf))).result
   }
   // The movements as an Arrow IPC stream, as the Ledger's movementsArrow answers them.
   async movementsArrow(asOf, filters) {
-    const query = { ...queryOf(filters), as_of: asOf, format: 'arrow' }
+    const query = queryAt(filters, asOf, { format: 'arrow' })
     const response = await this._send('listMovements', null, query, undefined, ARROW_STREAM)
     return Buffer.from(await response.arrayBuffer())
   }
-  report(name, params, asOf) { return this.call('getReport', { name }, { ...queryOf(params), as_of: asOf }) }
+  async report(name, params, asOf) { return this.call('getReport', { name }, queryAt(params, asOf)) }
   // The report's record batch as an Arrow IPC stream, as the Ledger's reportArrow answers it.
   async reportArrow(name, params, asOf) {
-    const query = { ...queryOf(params), as_of: asOf, format: 'arrow' }
+    const query = queryAt(params, asOf, { format: 'arrow' })
     const response = await this._send('getReport', { name }, query, undefined, ARROW_STREAM)
     return Buffer.from(await response.arrayBuffer())
   }
-  customers(params, asOf) { return this.call('listAnalyticsCustomers', null, { ...queryOf(params), as_of: asOf }) }
-  customer(id, asOf, params) { return this.call('getAnalyticsCustomer', { id }, { ...queryOf(params), as_of: asOf }) }
+  async customers(params, asOf) { return this.call('listAnalyticsCustomers', null, queryAt(params, asOf)) }
+  async customer(id, asOf, params) { return this.call('getAnalyticsCustomer', { id }, queryAt(params, asOf)) }
   async resyncCustomer(id) { return (await this.call('resyncCustomer', { id })).message }
 
   // Only a service has these.

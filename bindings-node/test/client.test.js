@@ -284,3 +284,28 @@ test('an operation or path parameter the description lacks is refused before any
   await client.call('getCustomer', { id: 'c 1/2' })
   assert.deepEqual(paths, ['/data/customers/c%201%2F2'])
 })
+
+test('a report parameter given twice (two spellings, as_of both ways, format to an Arrow call) is refused before sending', async () => {
+  const queries = []
+  const fetch = async (url) => {
+    queries.push(Object.fromEntries(new URL(url).searchParams))
+    return new Response('{"result": []}', { status: 200, headers: { 'content-type': 'application/json' } })
+  }
+  const client = new Client({ baseUrl: 'http://service.test', fetch })
+  const refused = (promise, field, message) => assert.rejects(promise, (e) => {
+    assert.equal(e.code, 'invalid_query')
+    assert.equal(e.field, field)
+    assert.equal(e.message, message)
+    return true
+  })
+  await refused(client.report('movement-table', { selected_date: '2024-01-01', 'selected-date': '2024-02-01' }),
+    'selected-date', 'parameter `selected-date`: is given twice (as selected-date and selected_date); give it once')
+  // The asOf argument used to replace the parameter's as_of, even when undefined.
+  await refused(client.report('mrr', { as_of: '2024-01-01' }, '2024-02-01'),
+    'as_of', 'parameter `as_of`: is given twice (as the asOf argument and among the parameters); give it once')
+  await refused(client.reportArrow('mrr', { format: 'csv' }), 'format', 'parameter `format`: this call sets it to arrow')
+  assert.deepEqual(queries, [])
+  await client.report('mrr', { as_of: '2024-01-01', interval: 'month' })
+  await client.customers({ status: 'active' }, '2024-03-01')
+  assert.deepEqual(queries, [{ as_of: '2024-01-01', interval: 'month' }, { status: 'active', as_of: '2024-03-01' }])
+})

@@ -337,14 +337,24 @@ class _Counting(_StandIn):
         self.answer(200, {}, {})
 
 
-def test_a_report_parameter_given_both_in_params_and_as_a_keyword_is_refused_before_sending() -> None:
+def test_a_report_parameter_given_twice_is_refused_before_sending() -> None:
     with _serving(_Counting) as url:
         _Counting.paths = []
         with pytest.raises(submetrics.InvalidQueryError) as raised:
             submetrics.Client(url).report("mrr", "2024-03-01", {"interval": "month"}, interval="week")
         assert str(raised.value) == "parameter `interval`: is given both in params and as a keyword; give it once"
         assert raised.value.field == "interval"
+        with pytest.raises(submetrics.InvalidQueryError) as twice:
+            submetrics.Client(url).report("mrr", "2024-03-01", {"as_of": "2024-02-01"})
+        assert str(twice.value) == (
+            "parameter `as_of`: is given twice (as the as_of argument and among the parameters); give it once"
+        )
+        with pytest.raises(submetrics.InvalidQueryError) as arrow:
+            submetrics.Client(url).report_arrow("mrr", "2024-03-01", format="csv")
+        assert str(arrow.value) == "parameter `format`: this call sets it to arrow"
         assert _Counting.paths == []
+        submetrics.Client(url).report("mrr", params={"as_of": "2024-02-01"})
+        assert _Counting.paths == ["/reports/mrr?as_of=2024-02-01"]
 
 
 @pytest.mark.parametrize(

@@ -156,6 +156,29 @@ def _query(params: Optional[Mapping[str, Any]], keywords: Mapping[str, Any]) -> 
     return out
 
 
+def _query_at(
+    params: Optional[Mapping[str, Any]], keywords: Mapping[str, Any], as_of: Any, **extra: str
+) -> Dict[str, str]:
+    """:func:`_query` of a call at an instant: an ``as_of`` among the
+    parameters stands when ``as_of`` is not given, and both is an
+    :class:`InvalidQueryError` naming it, as is a parameter the call sets
+    itself (``extra``: the Arrow calls' ``format``)."""
+    query = _query(params, keywords)
+    for name, value in extra.items():
+        if name in query:
+            raise InvalidQueryError(f"parameter `{name}`: this call sets it to {value}", None, name)
+        query[name] = value
+    if as_of is not None:
+        if "as_of" in query:
+            raise InvalidQueryError(
+                "parameter `as_of`: is given twice (as the as_of argument and among the parameters); give it once",
+                None,
+                "as_of",
+            )
+        query["as_of"] = _text(as_of)
+    return query
+
+
 def _decoded(body: bytes, headers: Any) -> bytes:
     """An answer's body as sent before compression (the client asks for
     gzip: a large report travels several times smaller)."""
@@ -535,23 +558,17 @@ class Client:
         """Runs a report by name with its query parameters (a mapping and/or
         keywords; ``selected_date`` means ``selected-date``); raises
         UnknownReportError, InvalidQueryError."""
-        query = _query(params, kwargs)
-        if as_of is not None:
-            query["as_of"] = _text(as_of)
+        query = _query_at(params, kwargs, as_of)
         return self.call("getReport", {"name": name}, query=query)
 
     def customers(self, as_of: _Instant = None, params: Optional[Mapping[str, Any]] = None, **kwargs: Any) -> Dict[str, Any]:
         """The analytics customer list (``{result: {count, list}}``)."""
-        query = _query(params, kwargs)
-        if as_of is not None:
-            query["as_of"] = _text(as_of)
+        query = _query_at(params, kwargs, as_of)
         return self.call("listAnalyticsCustomers", query=query)
 
     def customer(self, id: str, as_of: _Instant = None, params: Optional[Mapping[str, Any]] = None, **kwargs: Any) -> AnalyticsCustomerDetail:
         """The analytics detail of one customer; raises NotFoundError."""
-        query = _query(params, kwargs)
-        if as_of is not None:
-            query["as_of"] = _text(as_of)
+        query = _query_at(params, kwargs, as_of)
         return self.call("getAnalyticsCustomer", {"id": id}, query=query)
 
     def resync_customer(self, id: str) -> str:
@@ -573,10 +590,7 @@ class Client:
         pyarrow (``pip install submetrics[arrow]``)."""
         import pyarrow
 
-        query = _query(params, kwargs)
-        if as_of is not None:
-            query["as_of"] = _text(as_of)
-        query["format"] = "arrow"
+        query = _query_at(params, kwargs, as_of, format="arrow")
         stream = self._send("getReport", {"name": name}, query, None, ARROW_STREAM)
         return pyarrow.ipc.open_stream(stream).read_all()
 
