@@ -317,3 +317,36 @@ func TestPathParametersAndPagesAreCheckedBeforeSending(t *testing.T) {
 		t.Fatalf("sent %v", paths)
 	}
 }
+
+// TestAParameterTheCallSetsIsRefusedAmongTheParameters: as_of both as the
+// argument and among the filters, or format to an Arrow call, is an error
+// naming it, and nothing is sent.
+func TestAParameterTheCallSetsIsRefusedAmongTheParameters(t *testing.T) {
+	var queries []string
+	server := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		queries = append(queries, r.URL.RawQuery)
+		w.Header().Set("Content-Type", "application/json")
+		_, _ = w.Write([]byte(`{"result":[]}`))
+	}))
+	defer server.Close()
+	client := NewClient(server.URL, "key")
+	ctx := context.Background()
+	_, err := client.Movements(ctx, "2024-03-01", map[string]string{"as_of": "2024-02-01"})
+	if e, ok := err.(*Error); !ok || e.Code != "invalid_query" || e.Field != "as_of" ||
+		e.Message != "parameter `as_of`: is given twice (as the asOf argument and among the parameters); give it once" {
+		t.Fatalf("%#v", err)
+	}
+	_, err = client.ReportArrow(ctx, "mrr", map[string]string{"format": "csv"})
+	if e, ok := err.(*Error); !ok || e.Field != "format" || e.Message != "parameter `format`: this call sets it to arrow" {
+		t.Fatalf("%#v", err)
+	}
+	if len(queries) != 0 {
+		t.Fatalf("sent %v", queries)
+	}
+	if _, err := client.Movements(ctx, "", map[string]string{"as_of": "2024-02-01"}); err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(queries, []string{"as_of=2024-02-01"}) {
+		t.Fatalf("sent %v", queries)
+	}
+}

@@ -6,15 +6,37 @@ import (
 	"net/url"
 )
 
+// queryAt is params as query parameters, plus asOf as as_of when not empty
+// and format when not empty (the Arrow calls set it): an as_of given both
+// ways, or a format among the parameters of a call that sets it, is an
+// error naming it.
+func queryAt(params map[string]string, asOf, format string) (url.Values, error) {
+	query := url.Values{}
+	for key, value := range params {
+		query.Set(key, value)
+	}
+	if _, given := params["format"]; given && format != "" {
+		return nil, &Error{Message: "parameter `format`: this call sets it to " + format, Code: "invalid_query", Field: "format"}
+	}
+	if _, given := params["as_of"]; given && asOf != "" {
+		return nil, &Error{Message: "parameter `as_of`: is given twice (as the asOf argument and among the parameters); give it once",
+			Code: "invalid_query", Field: "as_of"}
+	}
+	if format != "" {
+		query.Set("format", format)
+	}
+	if asOf != "" {
+		query.Set("as_of", asOf)
+	}
+	return query, nil
+}
+
 // Report runs the report name with its query parameters (see the
 // service's docs/reports.md; "as_of" fixes the instant) and decodes the
 // answer into out: a *SummaryReport, *MrrReport, *TableReport,
 // *MovementTableReport, or *map[string]any for any report.
 func (c *Client) Report(ctx context.Context, name string, params map[string]string, out any) error {
-	query := url.Values{}
-	for key, value := range params {
-		query.Set(key, value)
-	}
+	query, _ := queryAt(params, "", "") // it sets nothing, so it cannot fail
 	return c.Call(ctx, "getReport", map[string]string{"name": name}, query, nil, out)
 }
 
@@ -33,11 +55,10 @@ const ArrowStream = "application/vnd.apache.arrow.stream"
 // stream (format=arrow), columns typed by the report's schema, for an
 // Arrow reader (github.com/apache/arrow-go's ipc.NewReader, say).
 func (c *Client) ReportArrow(ctx context.Context, name string, params map[string]string) ([]byte, error) {
-	query := url.Values{}
-	for key, value := range params {
-		query.Set(key, value)
+	query, err := queryAt(params, "", "arrow")
+	if err != nil {
+		return nil, err
 	}
-	query.Set("format", "arrow")
 	return c.send(ctx, "getReport", map[string]string{"name": name}, query, nil, ArrowStream)
 }
 
@@ -72,28 +93,21 @@ func (c *Client) MovementTable(ctx context.Context, params map[string]string) (M
 // Movements lists the movements at asOf as the ledger does; filters are
 // customer, start, end and kinds.
 func (c *Client) Movements(ctx context.Context, asOf string, filters map[string]string) ([]Movement, error) {
-	query := url.Values{}
-	for key, value := range filters {
-		query.Set(key, value)
-	}
-	if asOf != "" {
-		query.Set("as_of", asOf)
+	query, err := queryAt(filters, asOf, "")
+	if err != nil {
+		return nil, err
 	}
 	var out MovementList
-	err := c.Call(ctx, "listMovements", nil, query, nil, &out)
+	err = c.Call(ctx, "listMovements", nil, query, nil, &out)
 	return out.Result, err
 }
 
 // MovementsArrow lists the movements as Movements does, as an Arrow IPC
 // stream of the movement columns (format=arrow).
 func (c *Client) MovementsArrow(ctx context.Context, asOf string, filters map[string]string) ([]byte, error) {
-	query := url.Values{}
-	for key, value := range filters {
-		query.Set(key, value)
+	query, err := queryAt(filters, asOf, "arrow")
+	if err != nil {
+		return nil, err
 	}
-	if asOf != "" {
-		query.Set("as_of", asOf)
-	}
-	query.Set("format", "arrow")
 	return c.send(ctx, "listMovements", nil, query, nil, ArrowStream)
 }
