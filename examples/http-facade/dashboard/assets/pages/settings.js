@@ -35,6 +35,8 @@ function actionForm (label, fields, action, context, { result } = {}) {
 
 const input = (name, attributes = {}) => h('input', { name, ...attributes })
 const select = (name, options, value) => h('select', { name }, options.map((o) => h('option', { value: o, selected: o === value }, o)))
+/** Every first day of week the service takes, by its number. */
+const WEEKDAYS = ['Sunday', 'Monday', 'Tuesday', 'Wednesday', 'Thursday', 'Friday', 'Saturday']
 
 export async function render (view, context) {
   const profile = await api('GET', '/profile')
@@ -55,8 +57,9 @@ export async function render (view, context) {
     field('Account name', input('name', { value: account.name, required: true })),
     field('Base currency', input('base_currency', { value: account.base_currency, required: true, pattern: '[A-Za-z]{3}', size: 4 })),
     field('Time zone', input('timezone', { value: account.timezone, required: true })),
-    field('First day of week', select('first_day_of_week', ['0', '1'], String(account.first_day_of_week)), '0 Sunday, 1 Monday'),
-    field('Churn grace (days)', input('churn_grace_days', { type: 'number', min: 0, value: account.churn_grace_days })),
+    field('First day of week', h('select', { name: 'first_day_of_week' }, WEEKDAYS.map((day, number) =>
+      h('option', { value: String(number), selected: number === account.first_day_of_week }, day)))),
+    field('Churn grace (days)', input('churn_grace_days', { type: 'number', min: 0, max: 3650, step: 1, required: true, value: account.churn_grace_days })),
     field('Refund handling', select('refund_handling', ['reduce', 'ignore'], account.refund_handling), 'reduce: a refund lowers MRR; ignore: it does not')
   ], (data) => api('PUT', '/account', {
     body: {
