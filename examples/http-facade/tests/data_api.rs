@@ -330,22 +330,29 @@ fn lists_default_to_100_and_clamp_limit() {
     );
 }
 
-/// A query parameter an endpoint does not read, or one given twice, is a
-/// 400 naming it, not silently dropped.
+/// FX rates are listed in pages, in date order and then by currency
+/// whatever order they were written in (they used to come in the order of
+/// their writes, so a page of the latest rates could not be asked for).
 #[test]
-fn fx_rates_are_paged() {
+fn fx_rates_are_paged_in_date_order() {
     let server = Server::start();
-    let rows: Vec<Value> = (1..=5)
+    let rows: Vec<Value> = [4, 2, 5, 1, 3]
         .map(|d| json!({"date": format!("2024-01-0{d}"), "currency": "EUR", "rate": 1.1}))
-        .collect();
+        .into();
     let (status, body) = server.post("/data/fx-rates", json!(rows));
     assert_eq!(status, 200, "{body}");
-    let (status, page) = server.get("/data/fx-rates?limit=2&offset=1");
+    let (status, body) = server.post(
+        "/data/fx-rates",
+        json!([{"date": "2024-01-02", "currency": "AUD", "rate": 1.6}]),
+    );
+    assert_eq!(status, 200, "{body}");
+    let (status, page) = server.get("/data/fx-rates?limit=3&offset=1");
     assert_eq!(status, 200);
-    assert_eq!(page["result"]["count"], 5);
+    assert_eq!(page["result"]["count"], 6);
     assert_eq!(
         page["result"]["list"],
         json!([
+            {"date": "2024-01-02", "currency": "AUD", "rate": 1.6},
             {"date": "2024-01-02", "currency": "EUR", "rate": 1.1},
             {"date": "2024-01-03", "currency": "EUR", "rate": 1.1}
         ])
@@ -354,7 +361,7 @@ fn fx_rates_are_paged() {
         server.get("/data/fx-rates").1["result"]["list"]
             .as_array()
             .map(Vec::len),
-        Some(5)
+        Some(6)
     );
 }
 

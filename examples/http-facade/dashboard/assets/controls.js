@@ -125,14 +125,18 @@ export function figure (text, value, attributes = {}) {
   return h('span', { class: 'figure', 'data-value': value === null || value === undefined ? '' : String(value), ...attributes }, text)
 }
 
-/** A table from column definitions: {label, cell(row), numeric}. */
-export function table (caption, columns, rows, attributes = {}) {
+/**
+ * A table from column definitions: {label, cell(row), numeric}; `empty`
+ * is the line shown when there are no rows (the attributes' `empty`, by
+ * default one about the page's range).
+ */
+export function table (caption, columns, rows, { empty = 'Nothing in this range.', ...attributes } = {}) {
   return h('div', { class: 'table-wrap' },
     h('table', attributes,
       h('caption', {}, caption),
       h('thead', {}, h('tr', {}, columns.map((c) => h('th', { scope: 'col', class: c.numeric ? 'num' : null }, c.label)))),
       h('tbody', {}, rows.length === 0
-        ? h('tr', {}, h('td', { colspan: columns.length, class: 'empty' }, 'Nothing in this range.'))
+        ? h('tr', {}, h('td', { colspan: columns.length, class: 'empty' }, empty))
         : rows.map((row) => h('tr', {}, columns.map((c) => h('td', { class: c.numeric ? 'num' : null }, c.cell(row))))))))
 }
 

@@ -336,6 +336,7 @@ test('settings: an owner changes a setting and invites a readonly member, who lo
   await act(() => page.getByRole('button', { name: 'Save settings' }).click(), 'settings')
   const restored = await api('/account')
   assert.deepEqual([restored.churn_grace_days, restored.first_day_of_week], [0, 1])
+  assert.equal(await page.textContent('#data-sources td.empty'), 'No data sources yet.')
   await page.locator('form[aria-label="Invite"]').getByLabel('Email').fill(READER.email)
   await page.locator('form[aria-label="Invite"]').getByLabel('Role').selectOption('readonly')
   await page.getByRole('button', { name: 'Invite', exact: true }).click()
@@ -347,6 +348,21 @@ test('settings: an owner changes a setting and invites a readonly member, who lo
   const team = await api('/account/team')
   assert.deepEqual(team.result.list.map((m) => [m.email, m.role, m.status]), [[OWNER.email, 'owner', 'active'], [READER.email, 'readonly', 'pending']])
   await shot('settings')
+  // Of more FX rates than the page shows, the latest are shown, and the
+  // caption says how many of how many.
+  const yen = Array.from({ length: 1001 }, (_, i) => ({ date: new Date(Date.UTC(2020, 0, 1 + i)).toISOString().slice(0, 10), currency: 'JPY', rate: 150 + i / 1000 }))
+  const posted = await fetch(`${server.base}/data/fx-rates`, {
+    method: 'POST',
+    headers: { Authorization: `Bearer ${OWNER_KEY}`, 'Content-Type': 'application/json' },
+    body: JSON.stringify(yen)
+  })
+  assert.equal(posted.status, 200)
+  await act(() => page.reload(), 'settings')
+  assert.match(await page.textContent('#fx-rates caption'), /^Units of each currency per unit of the FX pivot, .*; the latest 1000 of 1003$/)
+  const shownRates = await page.$$eval('#fx-rates tbody tr', (rows) => rows.map((r) => [...r.cells].map((c) => c.textContent)))
+  assert.equal(shownRates.length, 1000)
+  assert.deepEqual(shownRates[0].slice(1), ['JPY', '150.003'])
+  assert.deepEqual(shownRates.slice(-2).map((r) => r.slice(1)), [['EUR', '0.92'], ['EUR', '0.9']])
   await act(() => page.getByRole('button', { name: 'Log out' }).click(), 'login')
   await act(() => page.goto(link), 'invite')
   await page.getByLabel('Name').fill(READER.name)

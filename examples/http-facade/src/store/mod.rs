@@ -202,8 +202,8 @@ pub trait Reads {
             .map_err(ApiError::storage)
     }
 
-    /// A page of an account's stored FX rate rows, oldest first, and how
-    /// many there are in all.
+    /// A page of an account's stored FX rate rows, in date order (then by
+    /// currency), and how many there are in all.
     fn fx_rates_page(
         &self,
         account: i64,
@@ -221,7 +221,8 @@ pub trait Reads {
         let mut statement = self
             .connection()
             .prepare_cached(
-                "SELECT body FROM fx_rates WHERE account_id = ?1 ORDER BY seq LIMIT ?2 OFFSET ?3",
+                "SELECT body FROM fx_rates WHERE account_id = ?1
+                 ORDER BY date, currency, seq LIMIT ?2 OFFSET ?3",
             )
             .map_err(ApiError::storage)?;
         let bounded = |n: usize| i64::try_from(n).unwrap_or(i64::MAX);

@@ -35,6 +35,16 @@ function actionForm (label, fields, action, context, { result } = {}) {
 
 const input = (name, attributes = {}) => h('input', { name, ...attributes })
 const select = (name, options, value) => h('select', { name }, options.map((o) => h('option', { value: o, selected: o === value }, o)))
+const SHOWN = 1000
+/** How many rows a list answer holds, when it holds fewer than there are. */
+const shownOf = ({ count, list }, which = 'first') => count > list.length ? `; the ${which} ${list.length} of ${count}` : ''
+
+/** The latest FX rates (the list is in date order): the last page of `SHOWN`. */
+async function latestRates () {
+  const first = await api('GET', '/data/fx-rates', { query: { limit: SHOWN } })
+  const { count } = first.result
+  return count > SHOWN ? api('GET', '/data/fx-rates', { query: { limit: SHOWN, offset: count - SHOWN } }) : first
+}
 /** Every first day of week the service takes, by its number. */
 const WEEKDAYS = ['Sunday', 'Monday', 'Tuesday', 'Wednesday', 'Thursday', 'Friday', 'Saturday']
 
@@ -51,7 +61,7 @@ export async function render (view, context) {
   }
   const [account, keys, team, sources, rates] = await Promise.all([
     api('GET', '/account'), api('GET', '/account/api-keys'), api('GET', '/account/team'),
-    api('GET', '/data/data-sources', { query: { limit: 1000 } }), api('GET', '/data/fx-rates', { query: { limit: 1000 } })
+    api('GET', '/data/data-sources', { query: { limit: SHOWN } }), latestRates()
   ])
   const accountForm = actionForm('Save settings', [
     field('Account name', input('name', { value: account.name, required: true })),
@@ -123,16 +133,16 @@ export async function render (view, context) {
         result: (answer) => h('span', {}, 'The new key (shown once): ', h('code', { id: 'new-key' }, answer.key))
       })),
     section('Data sources',
-      table('Data sources', [
+      table(`Data sources${shownOf(sources.result)}`, [
         { label: 'Id', cell: (s) => s.id }, { label: 'Name', cell: (s) => s.name }, { label: 'Type', cell: (s) => s.type || '' }
-      ], sources.result.list, { id: 'data-sources' }),
+      ], sources.result.list, { id: 'data-sources', empty: 'No data sources yet.' }),
       actionForm('Add data source', [
         field('Id', input('id', { required: true })), field('Name', input('name', { required: true })), field('Type', input('type', { value: 'custom' }))
       ], (data) => api('POST', '/data/data-sources', { body: { id: data.get('id'), name: data.get('name'), type: data.get('type') } }), context)),
     section('FX rates',
-      table(`Rates per ${account.base_currency} (the latest on or before a day applies)`, [
+      table(`Units of each currency per unit of the FX pivot, the base currency the account was created with (the latest rate on or before a day applies)${shownOf(rates.result, 'latest')}`, [
         { label: 'Date', cell: (r) => day(r.date) }, { label: 'Currency', cell: (r) => r.currency }, { label: 'Rate', numeric: true, cell: (r) => String(r.rate) }
-      ], rates.result.list, { id: 'fx-rates' }),
+      ], rates.result.list, { id: 'fx-rates', empty: 'No FX rates yet.' }),
       actionForm('Add rate', [
         field('Date', input('date', { type: 'date', required: true })),
         field('Currency', input('currency', { required: true, pattern: '[A-Za-z]{3}', size: 4 })),
