@@ -11,6 +11,7 @@
 #![recursion_limit = "256"]
 
 mod auth;
+mod command_line;
 mod environment;
 mod error;
 mod extract;
@@ -24,7 +25,7 @@ mod state;
 mod store;
 mod stripe;
 
-use clap::{CommandFactory, Parser, Subcommand};
+use clap::{CommandFactory, FromArgMatches, Parser, Subcommand};
 use state::AppState;
 use std::io::Write;
 use std::path::PathBuf;
@@ -241,7 +242,12 @@ static ALLOCATOR: submetrics_allocator::Mimalloc = submetrics_allocator::Mimallo
 
 fn main() -> std::process::ExitCode {
     submetrics_allocator::keep_freed_memory_longer();
-    let args = Args::parse();
+    let matches = Args::command().get_matches();
+    let args = Args::from_arg_matches(&matches).unwrap_or_else(|error| error.exit());
+    if let Err(error) = command_line::unread_options(&Args::command(), &matches) {
+        eprintln!("error: {error}");
+        return std::process::ExitCode::FAILURE;
+    }
     let variables = std::env::vars_os().filter_map(|(name, _)| name.into_string().ok());
     match environment::unread_variables(&Args::command(), variables) {
         Ok(warnings) => warnings.iter().for_each(|warning| eprintln!("{warning}")),

@@ -477,3 +477,56 @@ fn a_misspelt_setting_in_the_environment_stops_the_start_and_an_unknown_one_is_w
         String::from_utf8_lossy(&output.stderr)
     );
 }
+
+#[test]
+fn a_service_option_given_to_an_administration_command_is_refused() {
+    let dir = data_dir();
+    let run = |args: &[&str], env: &[(&str, &str)]| {
+        let mut command = Command::new(binary());
+        command.arg("--data-dir").arg(&dir).args(args);
+        for (name, value) in env {
+            command.env(name, value);
+        }
+        command.output().expect("run")
+    };
+    // `--listen` after `accounts create` used to be taken and do nothing.
+    let output = run(
+        &["accounts", "create", "Second", "--listen", "0.0.0.0:9000"],
+        &[],
+    );
+    assert_eq!(output.status.code(), Some(1));
+    assert_eq!(
+        String::from_utf8_lossy(&output.stderr),
+        "error: --listen is an option of the service; `accounts create` does not read it\n"
+    );
+    assert!(!dir.join("submetrics.db").exists(), "nothing was created");
+    let output = run(&["--rate-limit", "5", "keys", "list"], &[]);
+    assert_eq!(
+        String::from_utf8_lossy(&output.stderr),
+        "error: --rate-limit is an option of the service; `keys list` does not read it\n"
+    );
+    // What the command reads is taken, and the service's settings in the
+    // environment stay quiet.
+    let output = run(
+        &["--busy-timeout", "100", "accounts", "create", "Second"],
+        &[("SUBMETRICS_RATE_LIMIT", "5")],
+    );
+    assert!(output.status.success(), "{output:?}");
+    let output = run(
+        &[
+            "users",
+            "invite",
+            "ada@example.com",
+            "--listen",
+            "10.0.0.1:8443",
+        ],
+        &[],
+    );
+    assert!(output.status.success(), "{output:?}");
+    assert!(
+        String::from_utf8_lossy(&output.stdout)
+            .contains(": http://10.0.0.1:8443/app/#/invite/inv_"),
+        "{}",
+        String::from_utf8_lossy(&output.stdout)
+    );
+}
