@@ -69,7 +69,9 @@ pub enum Command {
     Exports {
         #[arg(value_enum)]
         what: Export,
-        /// For movements: query parameters of movement-table (`--date ...`).
+        /// For movements: query parameters of movement-table (`--date ...`);
+        /// for records, those of their list besides paging (`--customer`
+        /// of invoices, `--source` of plans).
         #[arg(trailing_var_arg = true, allow_hyphen_values = true)]
         params: Vec<String>,
     },

@@ -151,7 +151,10 @@ fn data(client: &Client, resource: Resource, action: DataAction) -> Result<Value
     }
 }
 
-/// Every record of a kind, page by page, or the movements of movement-table.
+/// Every record of a kind, page by page, with the list's own parameters
+/// (`--customer` of invoices, `--source` of plans; the service refuses
+/// one its list does not read), or the movements of movement-table. An
+/// export reads every page, so `--limit` and `--offset` are an error.
 fn export(client: &Client, what: Export, query: &[(String, String)]) -> Result<Value> {
     let path = match what {
         Export::Customers => "/data/customers",
@@ -159,17 +162,20 @@ fn export(client: &Client, what: Export, query: &[(String, String)]) -> Result<V
         Export::Invoices => "/data/invoices",
         Export::Movements => return client.send("GET", "/reports/movement-table", query, None),
     };
+    if let Some((name, _)) = query
+        .iter()
+        .find(|(name, _)| name == "limit" || name == "offset")
+    {
+        return Err(CliError::usage(format!(
+            "--{name}: an export reads every page; `data <resource> list` reads one"
+        )));
+    }
     let mut all = Vec::new();
     loop {
-        let page = client.send(
-            "GET",
-            path,
-            &[
-                ("limit".to_string(), EXPORT_PAGE.to_string()),
-                ("offset".to_string(), all.len().to_string()),
-            ],
-            None,
-        )?;
+        let mut page_query = query.to_vec();
+        page_query.push(("limit".to_string(), EXPORT_PAGE.to_string()));
+        page_query.push(("offset".to_string(), all.len().to_string()));
+        let page = client.send("GET", path, &page_query, None)?;
         let list = page["result"]["list"]
             .as_array()
             .cloned()

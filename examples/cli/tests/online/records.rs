@@ -215,6 +215,37 @@ fn exports_are_csv_of_every_record() {
         csv(&["--format", "json", "exports", "plans"]),
         csv(&["exports", "plans"])
     );
+    // A record export takes its list's parameters, which used to be dropped
+    // (every customer's invoices came whatever `--customer` said).
+    let header = csv(&["exports", "invoices"])
+        .lines()
+        .next()
+        .map(str::to_string);
+    let of_b = csv(&["exports", "invoices", "--customer", "B"]);
+    assert_eq!(of_b.lines().next().map(str::to_string), header);
+    let customers: Vec<&str> = of_b
+        .lines()
+        .skip(1)
+        .map(|l| l.split(',').nth(1).unwrap_or(""))
+        .collect();
+    assert!(
+        !customers.is_empty() && customers.iter().all(|c| *c == "B"),
+        "{of_b}"
+    );
+    let refused = |args: &[&str], stderr: &str| {
+        let out = server.run(args);
+        assert_eq!(out.status.code(), Some(1), "{args:?}");
+        assert_eq!(String::from_utf8_lossy(&out.stdout), "", "{args:?}");
+        assert_eq!(String::from_utf8_lossy(&out.stderr), stderr, "{args:?}");
+    };
+    refused(
+        &["exports", "customers", "--since", "2024-01-01"],
+        "error: server answered 400: query parameter `since`: this endpoint has no such parameter; its parameters: limit, offset\n",
+    );
+    refused(
+        &["exports", "plans", "--limit", "1"],
+        "error: --limit: an export reads every page; `data <resource> list` reads one\n",
+    );
 }
 
 #[test]
