@@ -1,8 +1,9 @@
 //! Arrow data in and out through the Arrow PyCapsule interface: a
 //! `pyarrow.Table` or `RecordBatch`, a polars DataFrame, or anything else
 //! with `__arrow_c_stream__`/`__arrow_c_array__`, read without copying; a
-//! pandas DataFrame by way of `pyarrow.Table.from_pandas` (its index left
-//! out). pyarrow data with a buffer off its alignment is copied aligned
+//! pandas DataFrame by way of `pyarrow.Table.from_pandas` (a named index,
+//! as `set_index("id")` leaves the ids, is a column of its name; a default
+//! one is left out). pyarrow data with a buffer off its alignment is copied aligned
 //! first (`submetrics/_arrow.py`). Results go back as `pyarrow.Table`s.
 
 use crate::convert::with_gc_paused;
@@ -27,7 +28,7 @@ pub fn batches(obj: &Bound<'_, PyAny>) -> PyResult<Option<Vec<RecordBatch>>> {
     // table they make is checked like any pyarrow data.
     let arrow = if is_pandas_frame(obj)? {
         let kwargs = pyo3::types::PyDict::new(py);
-        kwargs.set_item("preserve_index", false)?;
+        kwargs.set_item("preserve_index", named_index(obj)?)?;
         py.import("pyarrow")?
             .getattr("Table")?
             .call_method("from_pandas", (obj,), Some(&kwargs))?
@@ -50,6 +51,19 @@ pub fn batches(obj: &Bound<'_, PyAny>) -> PyResult<Option<Vec<RecordBatch>>> {
             .map_err(|e| PyValueError::new_err(format!("reading Arrow data: {e}")))?;
         Ok(Some(batches))
     })
+}
+
+/// Whether a pandas frame's index has names: then its levels are columns
+/// of those names (`set_index("id")`); an unnamed index (the default range,
+/// or what a filter leaves) holds no field of a record.
+fn named_index(frame: &Bound<'_, PyAny>) -> PyResult<bool> {
+    let names = frame.getattr("index")?.getattr("names")?;
+    for name in names.try_iter()? {
+        if !name?.is_none() {
+            return Ok(true);
+        }
+    }
+    Ok(false)
 }
 
 /// Whether `obj` is a `pyarrow.Table` or `RecordBatch`.

@@ -208,6 +208,19 @@ def test_a_pandas_dataframe_round_trip() -> None:
     ]
 
 
+def test_a_named_pandas_index_is_a_column_and_an_unnamed_one_is_left_out() -> None:
+    frame = pd.DataFrame(INVOICES)
+    # `set_index("id")` used to leave every invoice without its id.
+    indexed = ledger()
+    assert results(indexed.upsert_invoices(frame.set_index("id"))) == ERRORS
+    check(indexed)
+    # An unnamed index other than the default (what a filter leaves) is no
+    # field of the records.
+    renumbered = ledger()
+    assert results(renumbered.upsert_invoices(frame.set_axis(range(10, 15)))) == ERRORS
+    check(renumbered)
+
+
 def test_movements_come_a_chunk_per_65536_rows_in_date_then_customer_order() -> None:
     n = 65_537
     l = submetrics.Ledger()
