@@ -250,6 +250,11 @@ pub struct LocalArgs {
     /// writes it; mapped as docs/stripe.md says. With --data, both load.
     #[arg(long)]
     pub stripe: Option<std::path::PathBuf>,
+    /// How --stripe counts an uncollectible invoice: `failed` (past due:
+    /// its subscription keeps MRR until it lapses) or `void` (it never
+    /// counts), as the service's Stripe connection option [default: failed]
+    #[arg(long, value_name = "failed|void", requires = "stripe")]
+    pub stripe_uncollectible: Option<String>,
     /// Currency every report converts to, a three-letter code [default: USD]
     #[arg(long)]
     pub base_currency: Option<String>,
@@ -361,6 +366,7 @@ impl LocalArgs {
             "--timing" => self.timing = true,
             "--data" => once(&mut self.data, name, value()?.into())?,
             "--stripe" => once(&mut self.stripe, name, value()?.into())?,
+            "--stripe-uncollectible" => once(&mut self.stripe_uncollectible, name, value()?)?,
             "--base-currency" => once(&mut self.base_currency, name, value()?)?,
             "--timezone" => once(&mut self.timezone, name, value()?)?,
             "--refund-handling" => once(&mut self.refund_handling, name, value()?)?,

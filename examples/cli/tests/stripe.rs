@@ -44,9 +44,15 @@ fn stripe_dir(fixture: &str, name: &str) -> (PathBuf, Value) {
 /// `local --stripe DIR --as-of AS_OF movements` as (date, customer, type,
 /// MRR change) rows.
 fn movements(dir: &Path, as_of: &str) -> Vec<(String, String, String, i64)> {
+    movements_with(dir, as_of, &[])
+}
+
+/// [`movements`] with more options of `local`.
+fn movements_with(dir: &Path, as_of: &str, options: &[&str]) -> Vec<(String, String, String, i64)> {
     let out = Command::new(env!("CARGO_BIN_EXE_submetrics"))
         .args(["local", "--stripe"])
         .arg(dir)
+        .args(options)
         .args(["--as-of", as_of, "movements"])
         .output()
         .unwrap();
@@ -81,6 +87,45 @@ fn local_stripe_computes_the_fixture_movements() {
             (s("2024-02-01"), s("cus_S"), s("new"), 2000),
             (s("2024-03-01"), s("cus_P"), s("churn"), -2000),
         ]
+    );
+    std::fs::remove_dir_all(dir).unwrap();
+}
+
+#[test]
+fn an_uncollectible_invoice_counts_as_the_option_says() {
+    // Offline, the option of the service's Stripe connection used to be
+    // out of reach: every uncollectible invoice counted as failed.
+    let (dir, scenario) = stripe_dir("10-uncollectible.json", "uncollectible");
+    let as_of = scenario["as_of"].as_str().unwrap();
+    let s = |x: &str| x.to_string();
+    let churn_on = |day: &str| {
+        vec![
+            (s("2024-01-01"), s("cus_V"), s("new"), 2000),
+            (s(day), s("cus_V"), s("churn"), -2000),
+        ]
+    };
+    assert_eq!(movements(&dir, as_of), churn_on("2024-03-01"));
+    assert_eq!(
+        movements_with(&dir, as_of, &["--stripe-uncollectible", "failed"]),
+        churn_on("2024-03-01")
+    );
+    assert_eq!(
+        movements_with(&dir, as_of, &["--stripe-uncollectible", "void"]),
+        churn_on("2024-02-01")
+    );
+    let out = Command::new(env!("CARGO_BIN_EXE_submetrics"))
+        .args(["local", "--stripe"])
+        .arg(&dir)
+        .args(["--stripe-uncollectible", "never", "movements"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    assert!(
+        String::from_utf8_lossy(&out.stderr).starts_with(
+            "error: --stripe-uncollectible: parameter `uncollectible`: must be `failed` or `void`, got \"never\"\n"
+        ),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
     );
     std::fs::remove_dir_all(dir).unwrap();
 }

@@ -116,6 +116,7 @@ pub fn load(args: &LocalArgs, settings: Settings, loaded: &mut Loaded) -> Result
             "local needs --data DIR, --stripe DIR or the files of a collection (--invoices PATH, ...)",
         ));
     }
+    let stripe_options = stripe_options(args)?;
     // Every file is found before any is read, so a pattern that matches
     // nothing is an error before anything loads.
     let files = if records_given {
@@ -131,7 +132,7 @@ pub fn load(args: &LocalArgs, settings: Settings, loaded: &mut Loaded) -> Result
     if let Some(dir) = &args.stripe {
         let objects = stripe_files::read(dir)?;
         given_total += objects.len();
-        let report = ledger.import_stripe(&objects, &StripeOptions::default());
+        let report = ledger.import_stripe(&objects, &stripe_options);
         loaded.customers += report.customers;
         loaded.plans += report.plans;
         loaded.invoices += report.invoices;
@@ -487,6 +488,22 @@ fn load_pieces(
             Ok(())
         }
     }
+}
+
+/// The mapping options of `--stripe` (`--stripe-uncollectible`), checked
+/// before anything loads; the option without `--stripe` is an error.
+fn stripe_options(args: &LocalArgs) -> Result<StripeOptions> {
+    let Some(uncollectible) = &args.stripe_uncollectible else {
+        return Ok(StripeOptions::default());
+    };
+    if args.stripe.is_none() {
+        return Err(CliError::usage(
+            "--stripe-uncollectible applies to the objects of --stripe DIR",
+        ));
+    }
+    let options = serde_json::json!({"uncollectible": uncollectible});
+    StripeOptions::from_json(&options)
+        .map_err(|e| CliError::usage(format!("--stripe-uncollectible: {e}")))
 }
 
 fn query(params: &[String]) -> Result<ReportParams> {
