@@ -197,16 +197,22 @@ Query = Tuple[str, Dict[str, Any]]
 
 
 def _queries(reports: Iterable[Any]) -> List[Query]:
-    """The reports asked for, each a name or a ``(name, params)`` pair."""
+    """The reports asked for, each a name or a ``(name, params)`` pair whose
+    params are a mapping (or ``None``); anything else is a ``TypeError``
+    naming the item."""
     if isinstance(reports, str):
         raise TypeError("reports: a list of report names or (name, params) pairs, got a string")
     queries: List[Query] = []
-    for report in reports:
+    for i, report in enumerate(reports):
         if isinstance(report, str):
             queries.append((report, {}))
-        else:
-            name, params = report
-            queries.append((name, dict(params or {})))
+            continue
+        pair = tuple(report) if isinstance(report, (tuple, list)) else None
+        if pair is None or len(pair) != 2 or not isinstance(pair[0], str) \
+                or not (pair[1] is None or isinstance(pair[1], Mapping)):
+            raise TypeError(f"reports[{i}]: a report name or a (name, params) pair with params a mapping, "
+                            f"got {report!r}")
+        queries.append((pair[0], dict(pair[1] or {})))
     return queries
 
 

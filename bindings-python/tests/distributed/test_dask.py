@@ -82,6 +82,10 @@ def test_errors_name_the_frame_column_parameter_and_record(dask_client: Any) -> 
         distributed.dask_report(invoices, customers, case.plans, "mrr", bogus="1", **case.shared())
     with pytest.raises(TypeError, match="bogus"):
         distributed.dask_movements(invoices, customers, case.plans, bogus="1", **case.shared())
+    # A pair of another shape used to fail unpacking, naming nothing.
+    for bad in (("mrr",), ("mrr", {"interval": "month"}, "extra"), ("mrr", "interval=month"), 7):
+        with pytest.raises(TypeError, match=r"^reports\[1\]: a report name or a \(name, params\) pair"):
+            distributed.dask_reports(invoices, customers, case.plans, ["summary", bad], **case.shared())
     with pytest.raises(submetrics.InvalidQueryError, match="split_every"):
         distributed.dask_report(invoices, customers, case.plans, "mrr", split_every=1, **case.shared())
     orphan = dd.from_pandas(pd.DataFrame([{
