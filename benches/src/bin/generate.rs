@@ -7,16 +7,21 @@ use submetrics_benches::write::{Format, write_dataset};
 
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
-    let (Some(count), Some(dir)) = (
-        args.first().and_then(|n| n.parse::<usize>().ok()),
-        args.get(1),
-    ) else {
+    let usage = || -> ! {
         eprintln!("usage: generate INVOICES DIR [jsonl|csv]");
         std::process::exit(2);
     };
+    let (Some(count), Some(dir), true) = (
+        args.first().and_then(|n| n.parse::<usize>().ok()),
+        args.get(1),
+        args.len() <= 3,
+    ) else {
+        usage()
+    };
     let format = match args.get(2).map(String::as_str) {
+        None | Some("jsonl") => Format::Jsonl,
         Some("csv") => Format::Csv,
-        _ => Format::Jsonl,
+        Some(_) => usage(),
     };
     let spec = Spec::with_invoices(count);
     let data = generate(&spec);

@@ -79,13 +79,21 @@ fn options() -> Options {
     let mut args = std::env::args().skip(1);
     while let Some(arg) = args.next() {
         let mut value = || args.next().unwrap_or_default();
+        let number = |text: String| {
+            text.parse::<usize>()
+                .unwrap_or_else(|_| panic!("{arg} takes a whole number, not `{text}`"))
+        };
         match arg.as_str() {
-            "--clients" => options.clients = value().parse().unwrap_or(options.clients),
-            "--posts-per-client" => {
-                options.posts_per_client = value().parse().unwrap_or(options.posts_per_client)
+            "--clients" => options.clients = number(value()),
+            "--posts-per-client" => options.posts_per_client = number(value()),
+            "--rate" => {
+                let text = value();
+                let rate: f64 = text.parse().unwrap_or_else(|_| {
+                    panic!("--rate takes a number of posts a second, not `{text}`")
+                });
+                options.rate = (rate > 0.0).then_some(rate);
             }
-            "--rate" => options.rate = value().parse().ok().filter(|r: &f64| *r > 0.0),
-            "--readers" => options.readers = value().parse().unwrap_or(options.readers),
+            "--readers" => options.readers = number(value()),
             "--server" => options.server = value(),
             "--import" => {
                 options.import = match value().as_str() {

@@ -24,10 +24,16 @@ type Monthly = BTreeMap<(String, String, String), (i64, i64)>;
 
 fn main() {
     submetrics_allocator::keep_freed_memory_longer();
-    let size = std::env::args()
-        .nth(1)
-        .and_then(|n| n.parse().ok())
-        .unwrap_or(100_000);
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let size = match args.as_slice() {
+        [] => Some(100_000),
+        [size] => size.parse().ok(),
+        _ => None,
+    }
+    .unwrap_or_else(|| {
+        eprintln!("usage: peer [INVOICES] (a whole number, default 100000)");
+        std::process::exit(2);
+    });
     let root = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("..");
     let python = std::env::var("SUBMETRICS_PEER_PYTHON")
         .map(PathBuf::from)

@@ -26,15 +26,23 @@ fn main() {
         load_jsonl_and_report(std::path::Path::new(dir), as_of);
         return;
     }
-    let sizes: Vec<usize> = if args.iter().any(|a| a == "--full") {
-        vec![100_000, 1_000_000, 10_000_000]
-    } else {
-        let given: Vec<usize> = args.iter().filter_map(|a| a.parse().ok()).collect();
-        if given.is_empty() {
-            vec![100_000]
-        } else {
-            given
-        }
+    let sizes: Vec<usize> = match args.as_slice() {
+        [] => vec![100_000],
+        [full] if full == "--full" => vec![100_000, 1_000_000, 10_000_000],
+        given => match given
+            .iter()
+            .map(|a| a.parse())
+            .collect::<Result<Vec<usize>, _>>()
+        {
+            Ok(sizes) => sizes,
+            Err(_) => {
+                eprintln!(
+                    "usage: scale [--full | INVOICES ...] | scale --load-jsonl DIR AS_OF \
+                     (sizes are whole numbers, e.g. 1000000)"
+                );
+                std::process::exit(2);
+            }
+        },
     };
     println!(
         "threads: {}",
