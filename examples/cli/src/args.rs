@@ -474,10 +474,10 @@ fn given_twice(name: &str) -> String {
     format!("{name} is given twice; give it once")
 }
 
-/// The first of the client's own valued options that `args` (the command
-/// line after the program) gives more than once. clap takes a global option
-/// both before and after a command, the later one winning, so it is
-/// counted here, up to a `--` that ends the options.
+/// An error naming the first of the client's own valued options that
+/// `args` (the command line after the program) gives more than once. clap
+/// takes a global option both before and after a command, the later one
+/// winning, so it is counted here, up to a `--` that ends the options.
 pub fn repeated_global(args: &[String]) -> Result<(), String> {
     let mut seen: Vec<&str> = Vec::new();
     let mut items = args.iter().take_while(|arg| *arg != "--");
