@@ -221,8 +221,7 @@ pub trait Reads {
         let mut statement = self
             .connection()
             .prepare_cached(
-                "SELECT body FROM fx_rates WHERE account_id = ?1
-                 ORDER BY date, currency, seq LIMIT ?2 OFFSET ?3",
+                "SELECT body FROM fx_rates WHERE account_id = ?1 ORDER BY date, currency, seq LIMIT ?2 OFFSET ?3",
             )
             .map_err(ApiError::storage)?;
         let bounded = |n: usize| i64::try_from(n).unwrap_or(i64::MAX);
