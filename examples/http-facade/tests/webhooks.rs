@@ -642,6 +642,12 @@ fn private_targets_are_refused_without_the_flag() {
             json!({"url": "https://8.8.8.8/", "secret": "x"}),
             "unknown field `secret`; a webhook has url, events, enabled and description",
         ),
+        // A fragment never reaches the target; it used to be kept and dropped
+        // from every delivery.
+        (
+            json!({"url": "https://8.8.8.8/hook#billing"}),
+            "field `url`: the fragment `#billing` is never sent to the target; leave it out",
+        ),
     ] {
         let (status, answer) = server.post("/v1/webhooks", body.clone());
         assert_eq!(

@@ -27,7 +27,7 @@ pub use db::{Channel, Delivery, OutboundDb, Webhook};
 pub use deliver::{new_secret, random_bytes};
 pub use digest::{Frequency, compute as compute_digest, email as digest_email};
 pub use notify::{add_optional_settings, validate as validate_notifications};
-pub use target::check as check_target;
+pub use target::check_given as check_target;
 
 use crate::error::ApiError;
 use crate::state::AppState;

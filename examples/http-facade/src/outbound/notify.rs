@@ -74,7 +74,7 @@ pub fn validate(settings: &Value, allow_private: bool) -> Result<(), ApiError> {
     if let Some(url) = slack["webhook_url"].as_str()
         && !url.trim().is_empty()
     {
-        super::target::check(url, allow_private, "slack.webhook_url").map_err(|e| {
+        super::target::check_given(url, allow_private, "slack.webhook_url").map_err(|e| {
             ApiError::bad_request(format!(
                 "notification setting {}",
                 e.to_string().trim_start_matches("field ")

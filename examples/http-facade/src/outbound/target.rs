@@ -54,6 +54,21 @@ pub fn check(text: &str, allow_private: bool, field: &str) -> Result<url::Url, A
     Ok(url)
 }
 
+/// [`check`] of a target as it is set (a webhook's `url`, a chat
+/// webhook): a fragment (`#...`) is refused too, since no request ever
+/// carries it to the target. Deliveries check stored targets with
+/// [`check`] alone.
+pub fn check_given(text: &str, allow_private: bool, field: &str) -> Result<url::Url, ApiError> {
+    let url = check(text, allow_private, field)?;
+    if let Some(fragment) = url.fragment() {
+        return Err(refused(
+            field,
+            format!("the fragment `#{fragment}` is never sent to the target; leave it out"),
+        ));
+    }
+    Ok(url)
+}
+
 /// Whether an address is on the public internet.
 pub fn is_public(ip: IpAddr) -> bool {
     match ip {
@@ -117,6 +132,19 @@ mod tests {
                 "{url} with private allowed"
             );
         }
+    }
+
+    #[test]
+    fn a_fragment_is_refused_when_a_target_is_set() {
+        assert_eq!(
+            check_given("https://8.8.8.8/hook#team", false, "url")
+                .expect_err("a fragment")
+                .to_string(),
+            "field `url`: the fragment `#team` is never sent to the target; leave it out"
+        );
+        assert!(check_given("https://8.8.8.8/hook?team=a", false, "url").is_ok());
+        // A target stored before is still delivered to.
+        assert!(check("https://8.8.8.8/hook#team", false, "url").is_ok());
     }
 
     #[test]
