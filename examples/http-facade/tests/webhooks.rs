@@ -759,6 +759,16 @@ fn the_catalogue_lists_every_event_with_a_sample_and_a_test_send_is_signed() {
         taken[0].headers["webhook-id"],
         delivery["event_id"].as_str().unwrap()
     );
+    // Credentials in the URL go as HTTP basic authentication.
+    let with_login = receiver
+        .url()
+        .replacen("http://", "http://hooks:s3cret@", 1);
+    let (hook, _) = subscribe(&server, &with_login, &["invoice.failed"]);
+    let (status, _) = server.post(&format!("/v1/webhooks/{hook}/test"), json!({}));
+    assert_eq!(status, 200);
+    let taken = receiver.wait_until("the second test", |t| t.len() == 2);
+    assert_eq!(taken[1].headers["authorization"], "Basic aG9va3M6czNjcmV0");
+    assert!(!taken[0].headers.contains_key("authorization"));
 }
 
 #[test]
