@@ -96,6 +96,12 @@ test('bytes that are not an IPC stream, and unreadable columns, are errors', () 
   assert.throws(() => l.upsertInvoicesArrow(claiming), (error) =>
     error instanceof SubmetricsError && error.message === cut)
   assert.throws(() => l.upsertInvoicesArrow('text'), TypeError)
+  // The file format used to be called a stream cut short.
+  const file = tableToIPC(tableFromArrays({ id: ['i1'] }), 'file')
+  assert.throws(() => l.upsertInvoicesArrow(file), (error) =>
+    error instanceof SubmetricsError && error.message ===
+      "parameter `body`: is not an Arrow IPC stream: it is an Arrow IPC file (Feather); send the stream format " +
+      "(apache-arrow's tableToIPC(table, 'stream'), pyarrow's ipc.new_stream)")
   // A validity bitmap stated empty under a column with a null: the arrow
   // reader panics on it, which aborted the process.
   const shortBitmap = withBufferLength(

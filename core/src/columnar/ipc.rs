@@ -38,6 +38,9 @@ pub const IPC_DECOMPRESSED_LIMIT: u64 = 4 << 30;
 pub fn batches_from_ipc(bytes: &[u8], max_decompressed: u64) -> Result<Vec<RecordBatch>> {
     let bad =
         |reason: String| Error::query("body", format!("is not an Arrow IPC stream: {reason}"));
+    if bytes.starts_with(IPC_FILE_MAGIC) {
+        return Err(bad(FILE_NOT_STREAM.to_string()));
+    }
     check_buffers(bytes, max_decompressed).map_err(bad)?;
     // The arrow reader panics on some malformed streams (a type it does not
     // know, a validity bitmap shorter than its column): those are the
@@ -47,6 +50,13 @@ pub fn batches_from_ipc(bytes: &[u8], max_decompressed: u64) -> Result<Vec<Recor
         .unwrap_or_else(|panic| Err(format!("it is malformed ({})", panic_message(&*panic))))
         .map_err(bad)
 }
+
+/// How an Arrow IPC file (Feather 2) starts: the stream format with a
+/// footer, which a stream reader cannot read.
+const IPC_FILE_MAGIC: &[u8] = b"ARROW1";
+
+const FILE_NOT_STREAM: &str = "it is an Arrow IPC file (Feather); send the stream format \
+     (apache-arrow's tableToIPC(table, 'stream'), pyarrow's ipc.new_stream)";
 
 /// The batches of a stream whose buffers [`check_buffers`] passed.
 fn decode(bytes: &[u8]) -> std::result::Result<Vec<RecordBatch>, String> {
@@ -267,6 +277,23 @@ mod tests {
         assert_eq!(
             error(b"", IPC_DECOMPRESSED_LIMIT),
             "parameter `body`: is not an Arrow IPC stream: it holds no schema"
+        );
+    }
+
+    /// An IPC file (what Feather and `tableToIPC(table, 'file')` write) is
+    /// named as such, not as a stream cut short.
+    #[test]
+    fn an_ipc_file_is_named_as_one() {
+        let batch = batch();
+        let mut file = Vec::new();
+        let mut writer =
+            arrow_ipc::writer::FileWriter::try_new(&mut file, batch.schema_ref()).unwrap();
+        writer.write(&batch).unwrap();
+        writer.finish().unwrap();
+        drop(writer);
+        assert_eq!(
+            error(&file, IPC_DECOMPRESSED_LIMIT),
+            format!("parameter `body`: is not an Arrow IPC stream: {FILE_NOT_STREAM}")
         );
     }
 
