@@ -7,32 +7,26 @@
 use crate::error::{Error, Result};
 use serde_json::{Map, Value};
 
-const TOP: &[&str] = &[
+/// The keys of a file that hold lists: records, Stripe objects and steps.
+const LISTS: &[&str] = &[
+    "data_sources",
+    "customers",
+    "plans",
+    "plan_groups",
+    "invoices",
+    "fx_rates",
+    "stripe",
+    "steps",
+];
+/// The other keys of a file.
+const FIELDS: &[&str] = &[
     "name",
     "description",
     "source",
     "config",
     "as_of",
-    "data_sources",
-    "customers",
-    "plans",
-    "plan_groups",
-    "invoices",
-    "fx_rates",
-    "stripe",
     "stripe_options",
-    "steps",
     "expect",
-];
-const RECORD_LISTS: &[&str] = &[
-    "data_sources",
-    "customers",
-    "plans",
-    "plan_groups",
-    "invoices",
-    "fx_rates",
-    "stripe",
-    "steps",
 ];
 const EXPECT: &[&str] = &["movements", "reports", "errors"];
 const REPORT: &[&str] = &["name", "params", "result"];
@@ -45,8 +39,9 @@ const REJECTION: &[&str] = &["record", "id", "contains"];
 /// `records`), `delete` (with `id`) or `config`.
 pub(super) fn check(scenario: &Value) -> Result<()> {
     let top = object(scenario, "$")?;
-    known(top, TOP, "$")?;
-    for list in RECORD_LISTS {
+    let top_keys: Vec<&str> = FIELDS.iter().chain(LISTS).copied().collect();
+    known(top, &top_keys, "$")?;
+    for list in LISTS {
         if let Some(value) = top.get(*list) {
             array(value, &format!("$.{list}"))?;
         }
@@ -175,8 +170,8 @@ mod tests {
         assert_eq!(
             refusal(&top),
             "parameter `$.expected`: is not a key here; the keys are name, description, source, \
-             config, as_of, data_sources, customers, plans, plan_groups, invoices, fx_rates, \
-             stripe, stripe_options, steps, expect"
+             config, as_of, stripe_options, expect, data_sources, customers, plans, plan_groups, \
+             invoices, fx_rates, stripe, steps"
         );
         assert_eq!(
             refusal(&scenario(json!({"movement": []}))),
