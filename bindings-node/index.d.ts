@@ -462,7 +462,8 @@ export declare class Ledger {
   listCustomers(options?: ListOptions): Page<Customer>
   listPlans(options?: ListOptions): Page<Plan>
   listPlanGroups(options?: ListOptions): Page<PlanGroup>
-  listInvoices(options?: ListOptions): Page<Invoice>
+  /** Of one customer with `customer` (a `not_found` error when there is none). */
+  listInvoices(options?: ListOptions & { customer?: string }): Page<Invoice>
   listDataSources(options?: ListOptions): Page<DataSource>
   deleteCustomer(id: string): void
   deletePlan(id: string): void

@@ -91,15 +91,16 @@ function query(given) {
 /** Movement filters for the addon (Dates as ISO instants; the core reads them). */
 // A list's `limit` and `offset`, each a whole number from 0 to 2^32 - 1
 // (what the addon takes); any other option is an error naming it.
-function listOptions(options) {
+function listOptions(options, known = ['limit', 'offset']) {
   if (options === undefined || options === null) return [undefined, undefined]
+  const names = known.join(', ').replace(/, ([^,]*)$/, ' and $1')
   const bad = (message, field) => new SubmetricsError(message, 'invalid_argument', undefined, field)
   if (typeof options !== 'object' || Array.isArray(options)) {
-    throw bad('list options must be an object of limit and offset', 'options')
+    throw bad(`list options must be an object of ${names}`, 'options')
   }
   for (const key of Object.keys(options)) {
-    if (key !== 'limit' && key !== 'offset') {
-      throw bad(`unknown list option \`${key}\`; the options are limit and offset`, key)
+    if (!known.includes(key)) {
+      throw bad(`unknown list option \`${key}\`; the options are ${names}`, key)
     }
   }
   const whole = (name) => {
@@ -206,15 +207,24 @@ class Ledger {
   getDataSource(id) { return call(() => this._native.get('data_sources', id)) }
 
   // `limit` defaults to the core's page size (100), `offset` to 0.
-  _list(collection, options) {
-    const [limit, offset] = listOptions(options)
+  _list(collection, options, known) {
+    const [limit, offset] = listOptions(options, known)
     return answer(() => this._native.list(collection, limit, offset))
   }
 
   listCustomers(options) { return this._list('customers', options) }
   listPlans(options) { return this._list('plans', options) }
   listPlanGroups(options) { return this._list('plan_groups', options) }
-  listInvoices(options) { return this._list('invoices', options) }
+  // Of one customer when `options.customer` is given (not_found when there is none).
+  listInvoices(options) {
+    const customer = options?.customer
+    if (customer === undefined || customer === null) return this._list('invoices', options, ['limit', 'offset', 'customer'])
+    if (typeof customer !== 'string') {
+      throw new SubmetricsError(`customer: must be a customer id, got ${JSON.stringify(customer)}`, 'invalid_argument', undefined, 'customer')
+    }
+    const [limit, offset] = listOptions(options, ['limit', 'offset', 'customer'])
+    return answer(() => this._native.listCustomerInvoices(customer, limit, offset))
+  }
   listDataSources(options) { return this._list('data_sources', options) }
 
   deleteCustomer(id) { call(() => this._native.delete('customers', id)) }

@@ -248,6 +248,23 @@ impl NativeLedger {
         json_text(&read(&self.inner).list(kind, limit, offset.unwrap_or(0) as usize))
     }
 
+    /// `{count, list}` of one customer's invoices as JSON text; a
+    /// `not_found` error when there is no such customer.
+    #[napi]
+    pub fn list_customer_invoices(
+        &self,
+        customer: String,
+        limit: Option<u32>,
+        offset: Option<u32>,
+    ) -> napi::Result<String> {
+        let limit = limit.map_or(Ledger::DEFAULT_LIST_LIMIT, |l| l as usize);
+        let ledger = read(&self.inner);
+        let page = ledger
+            .list_customer_invoices(&customer, limit, offset.unwrap_or(0) as usize)
+            .map_err(to_napi)?;
+        json_text(&page)
+    }
+
     #[napi]
     pub fn delete(&self, collection: String, id: String) -> napi::Result<()> {
         write(&self.inner)

@@ -35,6 +35,18 @@ test('records: upsert results, get, list, update, delete', () => {
   assert.ok(reportNames().includes('mrr'))
 })
 
+test('invoices are listed for one customer, as the client lists them', () => {
+  // The client took `customer`; the ledger refused it as an unknown option.
+  const l = ledger()
+  const page = l.listInvoices({ customer: 'A' })
+  assert.deepEqual([page.count, page.list.map((i) => i.id)], [2, ['a1', 'a2']])
+  assert.deepEqual(l.listInvoices({ customer: 'A', limit: 1, offset: 1 }).list.map((i) => i.id), ['a2'])
+  assert.throws(() => l.listInvoices({ customer: 'nobody' }), (e) =>
+    e.code === 'not_found' && e.message === 'customer nobody not found')
+  assert.throws(() => l.listCustomers({ customer: 'A' }), (e) =>
+    e.code === 'invalid_argument' && e.message === 'unknown list option `customer`; the options are limit and offset')
+})
+
 test('errors carry the core code, recordId and field', () => {
   const l = ledger()
   const expectError = (fn, code, check) => {

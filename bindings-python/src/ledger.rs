@@ -128,22 +128,7 @@ impl Ledger {
         limit: Option<i64>,
         offset: i64,
     ) -> PyResult<Bound<'py, PyAny>> {
-        // Python's ints are signed: a negative one is the caller's error,
-        // named, rather than pyo3's unnamed overflow.
-        let count = |name: &str, value: i64| {
-            usize::try_from(value).map_err(|_| {
-                let error = submetrics::Error::InvalidQuery {
-                    param: name.to_string(),
-                    reason: format!("`{value}` is not a whole number of 0 or more"),
-                };
-                to_py_err(py, error)
-            })
-        };
-        let limit = match limit {
-            Some(limit) => count("limit", limit)?,
-            None => submetrics::Ledger::DEFAULT_LIST_LIMIT,
-        };
-        let offset = count("offset", offset)?;
+        let (limit, offset) = page_bounds(py, limit, offset)?;
         let page = self.reading(py, |l| l.list(kind, limit, offset));
         to_py(py, &page)
     }
@@ -447,15 +432,24 @@ impl Ledger {
         self.list(py, RecordKind::PlanGroups, limit, offset)
     }
 
-    /// `{count, list}` of invoices.
-    #[pyo3(signature = (limit=None, offset=0))]
+    /// `{count, list}` of invoices, of one customer when `customer` is given.
+    #[pyo3(signature = (limit=None, offset=0, customer=None))]
     fn list_invoices<'py>(
         &self,
         py: Python<'py>,
         limit: Option<i64>,
         offset: i64,
+        customer: Option<&str>,
     ) -> PyResult<Bound<'py, PyAny>> {
-        self.list(py, RecordKind::Invoices, limit, offset)
+        let Some(customer) = customer else {
+            return self.list(py, RecordKind::Invoices, limit, offset);
+        };
+        let (limit, offset) = page_bounds(py, limit, offset)?;
+        let page = self.reading(py, |l| {
+            l.list_customer_invoices(customer, limit, offset)
+                .map(|page| serde_json::json!(page))
+        });
+        Self::output(py, page)
     }
 
     /// `{count, list}` of data sources.
@@ -678,4 +672,24 @@ pub fn report_table<'py>(
 #[pyfunction]
 pub fn report_names() -> Vec<&'static str> {
     submetrics::reports::report_names()
+}
+
+/// A listing's `limit` (default the core's page size) and `offset`.
+/// Python's ints are signed: a negative one is the caller's error, named,
+/// rather than pyo3's unnamed overflow.
+fn page_bounds(py: Python<'_>, limit: Option<i64>, offset: i64) -> PyResult<(usize, usize)> {
+    let count = |name: &str, value: i64| {
+        usize::try_from(value).map_err(|_| {
+            let error = submetrics::Error::InvalidQuery {
+                param: name.to_string(),
+                reason: format!("`{value}` is not a whole number of 0 or more"),
+            };
+            to_py_err(py, error)
+        })
+    };
+    let limit = match limit {
+        Some(limit) => count("limit", limit)?,
+        None => submetrics::Ledger::DEFAULT_LIST_LIMIT,
+    };
+    Ok((limit, count("offset", offset)?))
 }

@@ -115,6 +115,17 @@ def test_records_lists_settings_and_deletes() -> None:
     assert "mrr" in submetrics.report_names()
 
 
+def test_invoices_are_listed_for_one_customer_as_the_client_lists_them() -> None:
+    # The client had `customer=`; the ledger refused the keyword.
+    l = ledger()
+    page = l.list_invoices(customer="A")
+    assert (page["count"], [i["id"] for i in page["list"]]) == (2, ["a1", "a2"])
+    assert [i["id"] for i in l.list_invoices(limit=1, offset=1, customer="A")["list"]] == ["a2"]
+    with pytest.raises(submetrics.NotFoundError) as missing:
+        l.list_invoices(customer="nobody")
+    assert (str(missing.value), missing.value.record_id) == ("customer nobody not found", "nobody")
+
+
 def test_readers_in_threads_see_the_same_numbers() -> None:
     l = ledger()
     expected = l.report("mrr", "2024-03-01", date="20240101-20240229")

@@ -115,8 +115,9 @@ class Ledger:
         """``{count, list}`` of plans."""
     def list_plan_groups(self, limit: Optional[int] = None, offset: int = 0) -> Dict[str, Any]:
         """``{count, list}`` of plan groups."""
-    def list_invoices(self, limit: Optional[int] = None, offset: int = 0) -> Dict[str, Any]:
-        """``{count, list}`` of invoices."""
+    def list_invoices(self, limit: Optional[int] = None, offset: int = 0, customer: Optional[str] = None) -> Dict[str, Any]:
+        """``{count, list}`` of invoices, of one customer when ``customer``
+        is given (``NotFoundError`` when there is no such customer)."""
     def list_data_sources(self, limit: Optional[int] = None, offset: int = 0) -> Dict[str, Any]:
         """``{count, list}`` of data sources."""
     def delete_customer(self, id: str) -> None:

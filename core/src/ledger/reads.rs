@@ -2,7 +2,7 @@
 //! the records' output shapes.
 
 use super::Ledger;
-use crate::error::Result;
+use crate::error::{Error, Result};
 use crate::model::{Customer, DataSource, Plan, PlanGroup, StoredInvoice};
 use crate::query::local_day;
 use crate::store::{Page, RecordKind};
@@ -87,6 +87,31 @@ impl Ledger {
     /// A page of [`Ledger::invoices`], as [`Ledger::list_customers`].
     pub fn list_invoices(&self, limit: usize, offset: usize) -> Page<StoredInvoice<'_>> {
         self.store.list_invoices(limit, offset)
+    }
+
+    /// A page of one customer's invoices ([`Ledger::customer_invoices`]),
+    /// as [`Ledger::list_customers`].
+    ///
+    /// # Errors
+    ///
+    /// [`Error::NotFound`](crate::Error::NotFound) when there is no customer `id`.
+    pub fn list_customer_invoices(
+        &self,
+        id: &str,
+        limit: usize,
+        offset: usize,
+    ) -> Result<Page<StoredInvoice<'_>>> {
+        if self.customer(id).is_none() {
+            return Err(Error::NotFound {
+                kind: "customer",
+                id: id.to_string(),
+            });
+        }
+        let invoices = self.customer_invoices(id);
+        Ok(Page {
+            count: invoices.len(),
+            list: invoices.into_iter().skip(offset).take(limit).collect(),
+        })
     }
 
     /// A page of [`Ledger::data_sources`], as [`Ledger::list_customers`].

@@ -9,19 +9,14 @@ pub(super) async fn list_invoices(
 ) -> Result<Json<Value>, ApiError> {
     let (limit, offset) = page_of(&params)?;
     let customer = params.get("customer").cloned().filter(|c| !c.is_empty());
-    read_ledger(account_of(&state, &caller)?, move |ledger| match customer {
-        Some(id) => {
-            if ledger.customer(&id).is_none() {
-                return Err(not_found("customer", &id));
-            }
-            let invoices = ledger.customer_invoices(&id);
-            let page: Vec<_> = invoices.iter().skip(offset).take(limit).collect();
-            Ok(Json(list_json(&page, invoices.len())))
-        }
-        None => {
-            let page = ledger.list_invoices(limit, offset);
-            Ok(Json(list_json(&page.list, page.count)))
-        }
+    read_ledger(account_of(&state, &caller)?, move |ledger| {
+        let page = match customer {
+            Some(id) => ledger
+                .list_customer_invoices(&id, limit, offset)
+                .map_err(|_| not_found("customer", &id))?,
+            None => ledger.list_invoices(limit, offset),
+        };
+        Ok(Json(list_json(&page.list, page.count)))
     })
     .await
 }
