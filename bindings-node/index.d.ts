@@ -460,7 +460,8 @@ export declare class Ledger {
   getInvoice(id: string): Invoice
   getDataSource(id: string): DataSource
   listCustomers(options?: ListOptions): Page<Customer>
-  listPlans(options?: ListOptions): Page<Plan>
+  /** Of one data source with `source`. */
+  listPlans(options?: ListOptions & { source?: string }): Page<Plan>
   listPlanGroups(options?: ListOptions): Page<PlanGroup>
   /** Of one customer with `customer` (a `not_found` error when there is none). */
   listInvoices(options?: ListOptions & { customer?: string }): Page<Invoice>

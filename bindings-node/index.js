@@ -207,23 +207,32 @@ class Ledger {
   getDataSource(id) { return call(() => this._native.get('data_sources', id)) }
 
   // `limit` defaults to the core's page size (100), `offset` to 0.
-  _list(collection, options, known) {
-    const [limit, offset] = listOptions(options, known)
+  _list(collection, options) {
+    const [limit, offset] = listOptions(options)
     return answer(() => this._native.list(collection, limit, offset))
   }
 
+  // A collection, or with the id option `by` given (an id text) the page
+  // `listBy(id, limit, offset)` answers.
+  _listOf(collection, options, by, listBy) {
+    const [limit, offset] = listOptions(options, ['limit', 'offset', by])
+    const id = options?.[by]
+    if (id === undefined || id === null) return answer(() => this._native.list(collection, limit, offset))
+    if (typeof id !== 'string') {
+      throw new SubmetricsError(`${by}: must be an id, got ${JSON.stringify(id)}`, 'invalid_argument', undefined, by)
+    }
+    return answer(() => listBy(id, limit, offset))
+  }
+
   listCustomers(options) { return this._list('customers', options) }
-  listPlans(options) { return this._list('plans', options) }
+  // Of one data source when `options.source` is given.
+  listPlans(options) {
+    return this._listOf('plans', options, 'source', (source, limit, offset) => this._native.listSourcePlans(source, limit, offset))
+  }
   listPlanGroups(options) { return this._list('plan_groups', options) }
   // Of one customer when `options.customer` is given (not_found when there is none).
   listInvoices(options) {
-    const customer = options?.customer
-    if (customer === undefined || customer === null) return this._list('invoices', options, ['limit', 'offset', 'customer'])
-    if (typeof customer !== 'string') {
-      throw new SubmetricsError(`customer: must be a customer id, got ${JSON.stringify(customer)}`, 'invalid_argument', undefined, 'customer')
-    }
-    const [limit, offset] = listOptions(options, ['limit', 'offset', 'customer'])
-    return answer(() => this._native.listCustomerInvoices(customer, limit, offset))
+    return this._listOf('invoices', options, 'customer', (customer, limit, offset) => this._native.listCustomerInvoices(customer, limit, offset))
   }
   listDataSources(options) { return this._list('data_sources', options) }
 

@@ -265,6 +265,19 @@ impl NativeLedger {
         json_text(&page)
     }
 
+    /// `{count, list}` of the plans of one data source as JSON text.
+    #[napi]
+    pub fn list_source_plans(
+        &self,
+        source: String,
+        limit: Option<u32>,
+        offset: Option<u32>,
+    ) -> napi::Result<String> {
+        let limit = limit.map_or(Ledger::DEFAULT_LIST_LIMIT, |l| l as usize);
+        let ledger = read(&self.inner);
+        json_text(&ledger.list_source_plans(&source, limit, offset.unwrap_or(0) as usize))
+    }
+
     #[napi]
     pub fn delete(&self, collection: String, id: String) -> napi::Result<()> {
         write(&self.inner)

@@ -35,7 +35,7 @@ test('records: upsert results, get, list, update, delete', () => {
   assert.ok(reportNames().includes('mrr'))
 })
 
-test('invoices are listed for one customer, as the client lists them', () => {
+test('invoices of one customer and plans of one data source are listed, as the client lists them', () => {
   // The client took `customer`; the ledger refused it as an unknown option.
   const l = ledger()
   const page = l.listInvoices({ customer: 'A' })
@@ -45,6 +45,13 @@ test('invoices are listed for one customer, as the client lists them', () => {
     e.code === 'not_found' && e.message === 'customer nobody not found')
   assert.throws(() => l.listCustomers({ customer: 'A' }), (e) =>
     e.code === 'invalid_argument' && e.message === 'unknown list option `customer`; the options are limit and offset')
+  // And plans of one data source, as `source` of the client.
+  l.upsertDataSources({ id: 'ds1', name: 'Shop' })
+  l.upsertPlans({ id: 's', name: 'Shop plan', interval: 'month', currency: 'USD', data_source: 'ds1' })
+  assert.deepEqual(l.listPlans({ source: 'ds1' }).list.map((p) => p.id), ['s'])
+  assert.deepEqual(l.listPlans({ source: 'elsewhere' }), { count: 0, list: [] })
+  assert.equal(l.listPlans().count, 3)
+  assert.throws(() => l.listPlans({ source: 5 }), (e) => e.code === 'invalid_argument' && e.field === 'source')
 })
 
 test('errors carry the core code, recordId and field', () => {

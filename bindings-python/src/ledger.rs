@@ -410,15 +410,23 @@ impl Ledger {
         self.list(py, RecordKind::Customers, limit, offset)
     }
 
-    /// `{count, list}` of plans.
-    #[pyo3(signature = (limit=None, offset=0))]
+    /// `{count, list}` of plans, of one data source when `source` is given.
+    #[pyo3(signature = (limit=None, offset=0, source=None))]
     fn list_plans<'py>(
         &self,
         py: Python<'py>,
         limit: Option<i64>,
         offset: i64,
+        source: Option<&str>,
     ) -> PyResult<Bound<'py, PyAny>> {
-        self.list(py, RecordKind::Plans, limit, offset)
+        let Some(source) = source else {
+            return self.list(py, RecordKind::Plans, limit, offset);
+        };
+        let (limit, offset) = page_bounds(py, limit, offset)?;
+        let page = self.reading(py, |l| {
+            serde_json::json!(l.list_source_plans(source, limit, offset))
+        });
+        to_py(py, &page)
     }
 
     /// `{count, list}` of plan groups.

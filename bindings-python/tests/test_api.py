@@ -115,7 +115,7 @@ def test_records_lists_settings_and_deletes() -> None:
     assert "mrr" in submetrics.report_names()
 
 
-def test_invoices_are_listed_for_one_customer_as_the_client_lists_them() -> None:
+def test_invoices_of_one_customer_and_plans_of_one_source_are_listed_as_the_client_lists_them() -> None:
     # The client had `customer=`; the ledger refused the keyword.
     l = ledger()
     page = l.list_invoices(customer="A")
@@ -124,6 +124,12 @@ def test_invoices_are_listed_for_one_customer_as_the_client_lists_them() -> None
     with pytest.raises(submetrics.NotFoundError) as missing:
         l.list_invoices(customer="nobody")
     assert (str(missing.value), missing.value.record_id) == ("customer nobody not found", "nobody")
+    # And plans for one data source, as `source=` of the client.
+    l.upsert_data_sources({"id": "ds1", "name": "Shop"})
+    l.upsert_plans({"id": "s", "name": "Shop plan", "interval": "month", "currency": "USD", "data_source": "ds1"})
+    assert [p["id"] for p in l.list_plans(source="ds1")["list"]] == ["s"]
+    assert l.list_plans(source="elsewhere") == {"count": 0, "list": []}
+    assert l.list_plans()["count"] == 3
 
 
 def test_readers_in_threads_see_the_same_numbers() -> None:

@@ -111,8 +111,9 @@ class Ledger:
     def list_customers(self, limit: Optional[int] = None, offset: int = 0) -> Dict[str, Any]:
         """``{count, list}`` of customers in insertion order; ``limit``
         defaults to the core's page size (100)."""
-    def list_plans(self, limit: Optional[int] = None, offset: int = 0) -> Dict[str, Any]:
-        """``{count, list}`` of plans."""
+    def list_plans(self, limit: Optional[int] = None, offset: int = 0, source: Optional[str] = None) -> Dict[str, Any]:
+        """``{count, list}`` of plans, of one data source when ``source`` is
+        given."""
     def list_plan_groups(self, limit: Optional[int] = None, offset: int = 0) -> Dict[str, Any]:
         """``{count, list}`` of plan groups."""
     def list_invoices(self, limit: Optional[int] = None, offset: int = 0, customer: Optional[str] = None) -> Dict[str, Any]:

@@ -79,6 +79,24 @@ impl Ledger {
         self.store.list_plans(limit, offset)
     }
 
+    /// A page of the plans of data source `source` (those whose
+    /// `data_source` is it), as [`Ledger::list_customers`]; none for a
+    /// source no plan names.
+    pub fn list_source_plans(&self, source: &str, limit: usize, offset: usize) -> Page<&Plan> {
+        let plans: Vec<&Plan> = self
+            .plans()
+            .filter(|plan| {
+                plan.data_source
+                    .as_ref()
+                    .is_some_and(|d| d.as_str() == source)
+            })
+            .collect();
+        Page {
+            count: plans.len(),
+            list: plans.into_iter().skip(offset).take(limit).collect(),
+        }
+    }
+
     /// A page of [`Ledger::plan_groups`], as [`Ledger::list_customers`].
     pub fn list_plan_groups(&self, limit: usize, offset: usize) -> Page<&PlanGroup> {
         self.store.list_plan_groups(limit, offset)

@@ -10,16 +10,11 @@ pub(super) async fn list_plans(
     let (limit, offset) = page_of(&params)?;
     let source = params.get("source").cloned().filter(|s| !s.is_empty());
     read_ledger(account_of(&state, &caller)?, move |ledger| {
-        let plans: Vec<_> = ledger
-            .plans()
-            .filter(|p| {
-                source
-                    .as_ref()
-                    .is_none_or(|s| p.data_source.as_ref().is_some_and(|d| d.as_str() == s))
-            })
-            .collect();
-        let page: Vec<_> = plans.iter().skip(offset).take(limit).collect();
-        Ok(Json(list_json(&page, plans.len())))
+        let page = match &source {
+            Some(source) => ledger.list_source_plans(source, limit, offset),
+            None => ledger.list_plans(limit, offset),
+        };
+        Ok(Json(list_json(&page.list, page.count)))
     })
     .await
 }
