@@ -244,8 +244,8 @@ impl NativeLedger {
         offset: Option<u32>,
     ) -> napi::Result<String> {
         let kind = kind(&collection)?;
-        let limit = limit.map_or(Ledger::DEFAULT_LIST_LIMIT, |l| l as usize);
-        json_text(&read(&self.inner).list(kind, limit, offset.unwrap_or(0) as usize))
+        let (limit, offset) = page_bounds(limit, offset);
+        json_text(&read(&self.inner).list(kind, limit, offset))
     }
 
     /// `{count, list}` of one customer's invoices as JSON text; a
@@ -257,12 +257,13 @@ impl NativeLedger {
         limit: Option<u32>,
         offset: Option<u32>,
     ) -> napi::Result<String> {
-        let limit = limit.map_or(Ledger::DEFAULT_LIST_LIMIT, |l| l as usize);
+        let (limit, offset) = page_bounds(limit, offset);
         let ledger = read(&self.inner);
-        let page = ledger
-            .list_customer_invoices(&customer, limit, offset.unwrap_or(0) as usize)
-            .map_err(to_napi)?;
-        json_text(&page)
+        json_text(
+            &ledger
+                .list_customer_invoices(&customer, limit, offset)
+                .map_err(to_napi)?,
+        )
     }
 
     /// `{count, list}` of the plans of one data source as JSON text.
@@ -273,9 +274,8 @@ impl NativeLedger {
         limit: Option<u32>,
         offset: Option<u32>,
     ) -> napi::Result<String> {
-        let limit = limit.map_or(Ledger::DEFAULT_LIST_LIMIT, |l| l as usize);
-        let ledger = read(&self.inner);
-        json_text(&ledger.list_source_plans(&source, limit, offset.unwrap_or(0) as usize))
+        let (limit, offset) = page_bounds(limit, offset);
+        json_text(&read(&self.inner).list_source_plans(&source, limit, offset))
     }
 
     #[napi]
@@ -448,4 +448,11 @@ pub fn report_names() -> Vec<String> {
         .into_iter()
         .map(str::to_string)
         .collect()
+}
+
+/// A listing's `limit` (default the core's page size) and `offset`
+/// (default 0); `index.js` has checked them.
+fn page_bounds(limit: Option<u32>, offset: Option<u32>) -> (usize, usize) {
+    let limit = limit.map_or(Ledger::DEFAULT_LIST_LIMIT, |l| l as usize);
+    (limit, offset.unwrap_or(0) as usize)
 }

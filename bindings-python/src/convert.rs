@@ -276,3 +276,23 @@ pub fn as_of(
         Some(text) => submetrics::parse_as_of(text, settings),
     }
 }
+
+/// A listing's `limit` (default the core's page size) and `offset`.
+/// Python's ints are signed: a negative one is the caller's error, named,
+/// rather than pyo3's unnamed overflow.
+pub fn page_bounds(py: Python<'_>, limit: Option<i64>, offset: i64) -> PyResult<(usize, usize)> {
+    let count = |name: &str, value: i64| {
+        usize::try_from(value).map_err(|_| {
+            let error = submetrics::Error::InvalidQuery {
+                param: name.to_string(),
+                reason: format!("`{value}` is not a whole number of 0 or more"),
+            };
+            crate::errors::to_py_err(py, error)
+        })
+    };
+    let limit = match limit {
+        Some(limit) => count("limit", limit)?,
+        None => submetrics::Ledger::DEFAULT_LIST_LIMIT,
+    };
+    Ok((limit, count("offset", offset)?))
+}

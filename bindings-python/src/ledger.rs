@@ -4,7 +4,7 @@
 //! back, so a thread waiting for the lock never holds the GIL that the lock's
 //! holder needs to finish: arguments are converted before, results after.
 
-use crate::convert::{Params, as_of, instant_text, to_json, to_py, with_gc_paused};
+use crate::convert::{Params, as_of, instant_text, page_bounds, to_json, to_py, with_gc_paused};
 use crate::errors::to_py_err;
 use arrow_array::RecordBatch;
 use arrow_schema::SchemaRef;
@@ -680,24 +680,4 @@ pub fn report_table<'py>(
 #[pyfunction]
 pub fn report_names() -> Vec<&'static str> {
     submetrics::reports::report_names()
-}
-
-/// A listing's `limit` (default the core's page size) and `offset`.
-/// Python's ints are signed: a negative one is the caller's error, named,
-/// rather than pyo3's unnamed overflow.
-fn page_bounds(py: Python<'_>, limit: Option<i64>, offset: i64) -> PyResult<(usize, usize)> {
-    let count = |name: &str, value: i64| {
-        usize::try_from(value).map_err(|_| {
-            let error = submetrics::Error::InvalidQuery {
-                param: name.to_string(),
-                reason: format!("`{value}` is not a whole number of 0 or more"),
-            };
-            to_py_err(py, error)
-        })
-    };
-    let limit = match limit {
-        Some(limit) => count("limit", limit)?,
-        None => submetrics::Ledger::DEFAULT_LIST_LIMIT,
-    };
-    Ok((limit, count("offset", offset)?))
 }

@@ -14,9 +14,7 @@ use std::io::{IsTerminal, Write};
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 use submetrics::model::Json;
-use submetrics::{
-    Ledger, MovementFilter, RecordKind, ReportParams, Settings, StripeOptions, WriteReport,
-};
+use submetrics::{Ledger, MovementFilter, RecordKind, ReportParams, Settings, WriteReport};
 
 /// Records sent to the ledger per batch (the progress bar moves per batch).
 const BATCH: usize = 20_000;
@@ -116,7 +114,7 @@ pub fn load(args: &LocalArgs, settings: Settings, loaded: &mut Loaded) -> Result
             "local needs --data DIR, --stripe DIR or the files of a collection (--invoices PATH, ...)",
         ));
     }
-    let stripe_options = stripe_options(args)?;
+    let stripe_options = stripe_files::options(args)?;
     // Every file is found before any is read, so a pattern that matches
     // nothing is an error before anything loads.
     let files = if records_given {
@@ -488,22 +486,6 @@ fn load_pieces(
             Ok(())
         }
     }
-}
-
-/// The mapping options of `--stripe` (`--stripe-uncollectible`), checked
-/// before anything loads; the option without `--stripe` is an error.
-fn stripe_options(args: &LocalArgs) -> Result<StripeOptions> {
-    let Some(uncollectible) = &args.stripe_uncollectible else {
-        return Ok(StripeOptions::default());
-    };
-    if args.stripe.is_none() {
-        return Err(CliError::usage(
-            "--stripe-uncollectible applies to the objects of --stripe DIR",
-        ));
-    }
-    let options = serde_json::json!({"uncollectible": uncollectible});
-    StripeOptions::from_json(&options)
-        .map_err(|e| CliError::usage(format!("--stripe-uncollectible: {e}")))
 }
 
 fn query(params: &[String]) -> Result<ReportParams> {

@@ -4,9 +4,11 @@
 //! --stripe` reads it.
 
 use super::{files, record_files};
+use crate::args::LocalArgs;
 use crate::error::{CliError, Result};
-use serde_json::Value;
+use serde_json::{Value, json};
 use std::path::Path;
+use submetrics::StripeOptions;
 
 /// The kinds of a Stripe directory, in the order they are read (events last,
 /// so they replace the listed objects they update).
@@ -22,6 +24,22 @@ pub const KINDS: &[&str] = &[
     "charges",
     "events",
 ];
+
+/// The mapping options of `--stripe` (`--stripe-uncollectible`), checked
+/// before anything loads; the option without `--stripe` is an error.
+pub fn options(args: &LocalArgs) -> Result<StripeOptions> {
+    let Some(uncollectible) = &args.stripe_uncollectible else {
+        return Ok(StripeOptions::default());
+    };
+    if args.stripe.is_none() {
+        return Err(CliError::usage(
+            "--stripe-uncollectible applies to the objects of --stripe DIR",
+        ));
+    }
+    let options = json!({"uncollectible": uncollectible});
+    StripeOptions::from_json(&options)
+        .map_err(|e| CliError::usage(format!("--stripe-uncollectible: {e}")))
+}
 
 /// Every object of the directory; missing files are fine. Events are put
 /// oldest first (Stripe lists them newest first).
