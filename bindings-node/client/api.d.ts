@@ -366,7 +366,7 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Import customers, plans, plan_groups or invoices into a data source (JSON, or text/csv)
+         * Import customers, plans, plan_groups or invoices into a data source (JSON, NDJSON, CSV or an Arrow IPC stream, by Content-Type)
          * @description Needs an owner or admin key (readonly keys only read).
          */
         post: operations["importRecords"];
@@ -6664,6 +6664,9 @@ export interface operations {
                 } | {
                     [key: string]: unknown;
                 }[];
+                "application/x-ndjson": string;
+                "text/csv": string;
+                "application/vnd.apache.arrow.stream": string;
             };
         };
         responses: {

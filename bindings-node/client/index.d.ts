@@ -89,6 +89,8 @@ export declare class Client {
   updatePlanGroup(id: string, group: Schemas['PlanGroupInput']): Promise<void>
   updateDataSource(id: string, patch: Schemas['DataSourcePatch']): Promise<Schemas['DataSource']>
   importRecords(source: string, collection: 'customers' | 'plans' | 'plan_groups' | 'invoices', records: Records<Record<string, unknown>>): Promise<Schemas['ImportResult'][]>
+  /** Imports the rows of an Arrow IPC stream (apache-arrow's `tableToIPC`) into a data source: one write of at most 100,000 rows, one result per row. */
+  importArrow(source: string, collection: 'customers' | 'plans' | 'plan_groups' | 'invoices', stream: Uint8Array): Promise<Schemas['ImportResult'][]>
   loadFxRates(rows: Records<Schemas['FxRate']>): Promise<number>
 
   settings(): Promise<Settings>

@@ -160,9 +160,10 @@ class Client {
 
   /**
    * Runs one operation asking for `accept` and resolves to the successful
-   * response, its body unread; retries and rejects as `call` does.
+   * response, its body unread; retries and rejects as `call` does. `body`
+   * is sent as JSON, or as it is under `contentType` when it is bytes.
    */
-  async _send(operation, pathParams, query, body, accept) {
+  async _send(operation, pathParams, query, body, accept, contentType = 'application/json') {
     const method = OPERATIONS[operation]?.[0]
     const path = pathOf(operation, pathParams)
     const search = new URLSearchParams()
@@ -172,14 +173,15 @@ class Client {
     const url = this.baseUrl + path + (search.size ? `?${search}` : '')
     const headers = { accept }
     if (this.apiKey) headers.authorization = `Bearer ${this.apiKey}`
-    if (body !== undefined) headers['content-type'] = 'application/json'
+    if (body !== undefined) headers['content-type'] = contentType
+    const payload = body === undefined || body instanceof Uint8Array ? body : JSON.stringify(body)
     for (let attempt = 0; ; attempt++) {
       let response
       try {
         response = await this._fetch(url, {
           method,
           headers,
-          body: body === undefined ? undefined : JSON.stringify(body),
+          body: payload,
           signal: AbortSignal.timeout(this.timeoutMs),
         })
       } catch (error) {
@@ -279,7 +281,25 @@ class Client {
   async updatePlanGroup(id, group) { await this.call('updatePlanGroup', { id }, null, group) }
   updateDataSource(id, patch) { return this.call('updateDataSource', { id }, null, patch) }
   async importRecords(source, collection, records) {
+    if (records instanceof Uint8Array || records instanceof ArrayBuffer) {
+      throw new SubmetricsError('importRecords sends records as JSON; send an Arrow IPC stream with importArrow',
+        'invalid_argument', undefined, 'records')
+    }
     return (await this.call('importRecords', { source, collection }, null, asArray(records))).result
+  }
+  /**
+   * Imports the rows of an Arrow IPC stream (as apache-arrow's `tableToIPC`
+   * writes it) into a data source, one result per row as `importRecords`
+   * answers; the stream is one write of at most 100,000 rows.
+   */
+  async importArrow(source, collection, stream) {
+    if (!(stream instanceof Uint8Array)) {
+      throw new SubmetricsError('importArrow takes an Arrow IPC stream as a Uint8Array or Buffer',
+        'invalid_argument', undefined, 'stream')
+    }
+    const path = { source, collection }
+    const response = await this._send('importRecords', path, null, stream, 'application/json', ARROW_STREAM)
+    return JSON.parse(await response.text()).result
   }
   async loadFxRates(rows) { return (await this.call('loadFxRates', null, null, asArray(rows))).loaded }
 

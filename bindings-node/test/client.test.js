@@ -7,7 +7,7 @@ const assert = require('node:assert/strict')
 const fs = require('node:fs')
 const http = require('node:http')
 const path = require('node:path')
-const { tableFromIPC } = require('apache-arrow')
+const { tableFromArrays, tableFromIPC, tableToIPC } = require('apache-arrow')
 const { Ledger, Client, SubmetricsError, reportNames } = require('..')
 const { Client: BareClient } = require('../client')
 const { startService } = require('./service.js')
@@ -30,8 +30,9 @@ const SCENARIO_FILES = scenarioFiles()
 
 let service
 // One account per test that writes, one per scenario.
-const ACCOUNTS = { records: 0, reports: 1, paging: 2, errors: 3 }
-test.before(async () => { service = await startService(4 + SCENARIO_FILES.length) })
+const ACCOUNTS = { records: 0, reports: 1, paging: 2, errors: 3, imports: 4 }
+const SCENARIO_ACCOUNT = 5
+test.before(async () => { service = await startService(SCENARIO_ACCOUNT + SCENARIO_FILES.length) })
 test.after(() => service.stop())
 const clientOf = (name) => new Client({ baseUrl: service.url, apiKey: service.keys[ACCOUNTS[name]] })
 
@@ -73,6 +74,31 @@ test('records are written and read back', async () => {
   assert.deepEqual(await client.updateSettings({ churn_grace_days: 3 }), {
     base_currency: 'USD', timezone: 'UTC', first_day_of_week: 1, churn_grace_days: 3, refund_handling: 'reduce',
   })
+})
+
+test('an Arrow IPC stream is imported into a data source with the results of objects', async () => {
+  const client = clientOf('imports')
+  await client.upsertDataSources({ id: 'files', name: 'Files', type: 'stripe' })
+  await client.upsertPlans(PLANS)
+  const customers = tableToIPC(tableFromArrays({ id: ['acme', 'beta'], name: ['Acme', 'Beta'] }))
+  assert.deepEqual(await client.importArrow('files', 'customers', customers), [
+    { id: 'acme', import_status: 'inserted' }, { id: 'beta', import_status: 'inserted' },
+  ])
+  const rows = [...INVOICES, { ...INVOICES[0], id: 'bad', type: 'refund', plan_id: null, amount: 700 }]
+  const column = (name) => rows.map((row) => row[name] ?? null)
+  const names = ['id', 'customer_id', 'type', 'plan_id', 'invoice_date', 'amount', 'currency']
+  const invoices = tableToIPC(tableFromArrays(Object.fromEntries(names.map((name) => [name, column(name)]))))
+  assert.deepEqual(await client.importArrow('files', 'invoices', invoices), [
+    ...INVOICES.map((invoice) => ({ id: invoice.id, import_status: 'inserted' })),
+    { id: 'bad', import_status: 'error', import_error: 'invoice bad: field `amount`: must be 0 or less for a refund, got 700' },
+  ])
+  assert.equal((await client.getInvoice('a2')).data_source, 'files')
+  const ledger = new Ledger()
+  await load(ledger)
+  assert.deepEqual(await client.movements(AS_OF), ledger.movements(AS_OF))
+  await assert.rejects(client.importArrow('nowhere', 'customers', customers), { code: 'not_found', status: 404 })
+  await assert.rejects(client.importRecords('files', 'customers', customers), { code: 'invalid_argument', field: 'records' })
+  await assert.rejects(client.importArrow('files', 'customers', [{ id: 'x' }]), { code: 'invalid_argument', field: 'stream' })
 })
 
 test('movements and every report match an embedded ledger', async () => {
@@ -211,7 +237,7 @@ for (const [i, file] of SCENARIO_FILES.entries()) {
   test(`Client and Ledger answer alike on ${file}`, async () => {
     const scenario = JSON.parse(fs.readFileSync(path.join(SCENARIOS, file), 'utf8'))
     const ledger = new Ledger(scenario.config ?? {})
-    const client = new Client({ baseUrl: service.url, apiKey: service.keys[4 + i] })
+    const client = new Client({ baseUrl: service.url, apiKey: service.keys[SCENARIO_ACCOUNT + i] })
     if (scenario.config) await client.updateSettings(scenario.config)
     const groupIds = await loadScenario(ledger, scenario)
     assert.deepEqual(await loadScenario(client, scenario), groupIds)

@@ -117,7 +117,10 @@ func (c *Client) send(ctx context.Context, operation string, pathParams map[stri
 		target += "?" + query.Encode()
 	}
 	var payload []byte
-	if body != nil {
+	contentType := "application/json"
+	if raw, ok := body.(Body); ok {
+		payload, contentType = raw.Data, raw.ContentType
+	} else if body != nil {
 		var err error
 		if payload, err = json.Marshal(body); err != nil {
 			return nil, &Error{Message: "the body is not JSON: " + err.Error(), Code: "invalid_argument"}
@@ -125,7 +128,7 @@ func (c *Client) send(ctx context.Context, operation string, pathParams map[stri
 	}
 	for attempt := 0; ; attempt++ {
 		var reader io.Reader
-		if payload != nil {
+		if body != nil {
 			reader = bytes.NewReader(payload)
 		}
 		request, err := http.NewRequestWithContext(ctx, op.Method, target, reader)
@@ -133,8 +136,8 @@ func (c *Client) send(ctx context.Context, operation string, pathParams map[stri
 			return nil, &Error{Message: err.Error(), Code: "invalid_argument"}
 		}
 		request.Header.Set("Accept", accept)
-		if payload != nil {
-			request.Header.Set("Content-Type", "application/json")
+		if body != nil {
+			request.Header.Set("Content-Type", contentType)
 		}
 		if c.APIKey != "" {
 			request.Header.Set("Authorization", "Bearer "+c.APIKey)

@@ -350,3 +350,53 @@ func TestAParameterTheCallSetsIsRefusedAmongTheParameters(t *testing.T) {
 		t.Fatalf("sent %v", queries)
 	}
 }
+
+// TestImportsInEachBodyFormat: records go into a data source as JSON,
+// NDJSON and CSV, each tagged with it, with the results of JSON records; a
+// body of any other media type is refused before anything is sent.
+func TestImportsInEachBodyFormat(t *testing.T) {
+	ctx := context.Background()
+	c := NewClient(startService(t), ownerKey)
+	load(t, ctx, c)
+	if _, err := c.UpsertDataSources(ctx, []DataSourceInput{{ID: "files", Name: text("Files"), Type: text("stripe")}}); err != nil {
+		t.Fatal(err)
+	}
+	inserted := func(ids ...string) []ImportResult {
+		results := make([]ImportResult, len(ids))
+		for i, id := range ids {
+			results[i] = ImportResult{ID: id, ImportStatus: "inserted"}
+		}
+		return results
+	}
+	check := func(results []ImportResult, err error, want []ImportResult) {
+		t.Helper()
+		if err != nil || !reflect.DeepEqual(results, want) {
+			t.Fatalf("got %+v %v, want %+v", results, err, want)
+		}
+	}
+	results, err := c.ImportRecords(ctx, "files", "customers", []CustomerInput{{ID: "gamma", Name: text("Gamma")}})
+	check(results, err, inserted("gamma"))
+	results, err = c.ImportBody(ctx, "files", "customers", CSV, []byte("id,name\ndelta,Delta\n"))
+	check(results, err, inserted("delta"))
+	lines := `{"id":"g1","customer_id":"gamma","type":"subscription","plan_id":"m","invoice_date":"2024-01-01","amount":3000,"currency":"USD"}
+{"id":"bad","customer_id":"gamma","type":"refund","invoice_date":"2024-02-03","amount":700,"currency":"USD"}
+`
+	results, err = c.ImportBody(ctx, "files", "invoices", NDJSON, []byte(lines))
+	refused := "invoice bad: field `amount`: must be 0 or less for a refund, got 700"
+	check(results, err, append(inserted("g1"), ImportResult{ID: "bad", ImportStatus: "error", ImportError: &refused}))
+	invoice, err := c.GetInvoice(ctx, "g1")
+	if err != nil || invoice.DataSource == nil || *invoice.DataSource != "files" {
+		t.Fatalf("invoice %+v %v", invoice, err)
+	}
+	if customer, err := c.GetCustomer(ctx, "delta"); err != nil || customer.DataSource == nil || *customer.DataSource != "files" {
+		t.Fatalf("customer %+v %v", customer, err)
+	}
+	_, err = c.ImportBody(ctx, "nowhere", "customers", CSV, []byte("id,name\nx,X\n"))
+	if !IsCode(err, "not_found") {
+		t.Fatalf("an unknown data source: %v", err)
+	}
+	_, err = c.ImportBody(ctx, "files", "customers", "application/json", []byte(`[]`))
+	if e, ok := err.(*Error); !ok || e.Code != "invalid_argument" || e.Field != "contentType" {
+		t.Fatalf("a JSON body to ImportBody: %#v", err)
+	}
+}

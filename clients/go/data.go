@@ -64,6 +64,43 @@ func (c *Client) UpsertDataSources(ctx context.Context, sources []DataSourceInpu
 	return out.Result, err
 }
 
+// The media types of import bodies besides JSON (ArrowStream is the third).
+const (
+	// NDJSON is one JSON record per line.
+	NDJSON = "application/x-ndjson"
+	// CSV is a header row naming the columns, then one record per row.
+	CSV = "text/csv"
+)
+
+// Body is a request body sent as it is under its media type, rather than
+// encoded as JSON.
+type Body struct {
+	ContentType string
+	Data        []byte
+}
+
+// ImportRecords stores records (customers, plans, plan_groups or invoices,
+// by collection; any value that encodes as a JSON record or an array of
+// them) into the data source source, tagging each with it; one result per
+// record.
+func (c *Client) ImportRecords(ctx context.Context, source, collection string, records any) ([]ImportResult, error) {
+	var out ImportResults
+	err := c.Call(ctx, "importRecords", map[string]string{"source": source, "collection": collection}, nil, records, &out)
+	return out.Result, err
+}
+
+// ImportBody stores the records of a body in another format than JSON, as
+// ImportRecords does: contentType is NDJSON, CSV or ArrowStream (an Arrow
+// IPC stream, one record per row). The body is one write of at most
+// 100,000 records.
+func (c *Client) ImportBody(ctx context.Context, source, collection, contentType string, data []byte) ([]ImportResult, error) {
+	if contentType != NDJSON && contentType != CSV && contentType != ArrowStream {
+		return nil, &Error{Message: fmt.Sprintf("an import body is %s, %s or %s, not %q", NDJSON, CSV, ArrowStream, contentType),
+			Code: "invalid_argument", Field: "contentType"}
+	}
+	return c.ImportRecords(ctx, source, collection, Body{ContentType: contentType, Data: data})
+}
+
 // CreatePlanGroup stores a plan group; returns the id the service gave it.
 func (c *Client) CreatePlanGroup(ctx context.Context, group PlanGroupInput) (string, error) {
 	var out Success

@@ -66,6 +66,9 @@ CONFIG_FILE = ".submetrics.json"
 RETRY_STATUSES = (429, 503)
 #: The media type of an Arrow IPC stream, as the service answers reports.
 ARROW_STREAM = "application/vnd.apache.arrow.stream"
+#: Rows per request when :meth:`Client.import_records` sends a table: within
+#: the service's 100,000 records and 64 MiB a request for rows of up to 1 KiB.
+ROWS_PER_ARROW_REQUEST = 50_000
 #: The settings of a ledger, as ``Ledger.settings`` lists them.
 SETTINGS = ("base_currency", "timezone", "first_day_of_week", "churn_grace_days", "refund_handling")
 #: Report parameters whose name has a dash; a keyword spells it with ``_``.
@@ -249,9 +252,55 @@ def _path(operation: str, path_params: Optional[Mapping[str, Any]]) -> str:
 
 
 def _records(records: _Records) -> List[Mapping[str, Any]]:
+    """One record or several, as the list a JSON body carries. A table is
+    refused: only :meth:`Client.import_records` sends tables (see
+    :func:`_arrow_table`)."""
     if isinstance(records, Mapping):
         return [records]
+    if _is_table(records):
+        raise TypeError(
+            f"a {type(records).__name__} is sent by import_records(source, collection, table) "
+            "only, as an Arrow stream into a data source; here give a dict or a list of dicts"
+        )
     return list(records)
+
+
+def _is_table(records: Any) -> bool:
+    """Whether ``records`` is a table the ledger reads as Arrow data: a
+    pandas DataFrame, or anything with the Arrow PyCapsule interface
+    (a pyarrow Table or RecordBatch, a polars DataFrame)."""
+    return _is_pandas_frame(records) or hasattr(records, "__arrow_c_stream__") or hasattr(records, "__arrow_c_array__")
+
+
+def _is_pandas_frame(records: Any) -> bool:
+    kind = type(records)
+    return kind.__module__.startswith("pandas") and kind.__name__ == "DataFrame"
+
+
+def _arrow_table(records: Any) -> Any:
+    """A table as a pyarrow Table, read as ``Ledger.upsert_*`` reads it: a
+    pandas DataFrame's named index (as ``set_index("id")`` leaves the ids)
+    is a column of its name, a default one is left out."""
+    try:
+        import pyarrow
+    except ImportError:
+        raise ImportError("sending a table needs pyarrow: pip install submetrics[arrow]") from None
+    if _is_pandas_frame(records):
+        named_index = any(name is not None for name in records.index.names)
+        return pyarrow.Table.from_pandas(records, preserve_index=named_index)
+    return pyarrow.table(records)
+
+
+def _arrow_streams(table: Any, rows: int) -> Iterator[bytes]:
+    """``table`` as Arrow IPC streams of at most ``rows`` rows each; an
+    empty table is one stream of its schema alone."""
+    import pyarrow
+
+    for start in range(0, max(table.num_rows, 1), rows):
+        sink = pyarrow.BufferOutputStream()
+        with pyarrow.ipc.new_stream(sink, table.schema) as writer:
+            writer.write_table(table.slice(start, rows))
+        yield sink.getvalue().to_pybytes()
 
 
 class Client:
@@ -310,19 +359,22 @@ class Client:
         query: Optional[Mapping[str, Any]],
         body: Any,
         accept: str,
+        content_type: str = "application/json",
     ) -> bytes:
         """Runs one operation asking for ``accept`` and returns the answer's
         bytes (decompressed), retrying as the class documentation says;
-        raises a :class:`SubmetricsError` subclass for an error answer."""
+        raises a :class:`SubmetricsError` subclass for an error answer.
+        ``body`` is sent as JSON, or as it is under ``content_type`` when it
+        is bytes."""
         url = self.base_url + _path(operation, path_params)
         method = _api.OPERATIONS[operation][0]
         pairs = {k: _text(v) for k, v in (query or {}).items() if v is not None}
         if pairs:
             url += "?" + urllib.parse.urlencode(pairs)
-        data = None if body is None else json.dumps(body).encode()
+        data = body if isinstance(body, bytes) or body is None else json.dumps(body).encode()
         headers = {"Accept": accept, "Accept-Encoding": "gzip", "User-Agent": "submetrics-python"}
         if data is not None:
-            headers["Content-Type"] = "application/json"
+            headers["Content-Type"] = content_type
         if self.api_key:
             headers["Authorization"] = f"Bearer {self.api_key}"
         attempt = 0
@@ -497,10 +549,23 @@ class Client:
         """Changes a data source's name and/or type; returns it."""
         return self.call("updateDataSource", {"id": id}, body=dict(patch))
 
-    def import_records(self, source: str, collection: str, records: _Records) -> List[ImportResult]:
+    def import_records(self, source: str, collection: str, records: Union[_Records, Any]) -> List[ImportResult]:
         """Imports customers, plans, plan_groups or invoices into the data
-        source ``source``, tagging each record with it."""
-        return self.call("importRecords", {"source": source, "collection": collection}, body=_records(records))["result"]
+        source ``source``, tagging each record with it; one result per
+        record. ``records`` is a dict or a list of dicts, sent as JSON, or a
+        table (a pyarrow Table or RecordBatch, a pandas or polars
+        DataFrame, read as ``Ledger.upsert_*`` reads them), sent as Arrow
+        IPC streams of at most :data:`ROWS_PER_ARROW_REQUEST` rows, each
+        request its own write: when one fails, the rows before it are
+        stored. Tables need pyarrow (``pip install submetrics[arrow]``)."""
+        path = {"source": source, "collection": collection}
+        if not _is_table(records):
+            return self.call("importRecords", path, body=_records(records))["result"]
+        results: List[ImportResult] = []
+        for stream in _arrow_streams(_arrow_table(records), ROWS_PER_ARROW_REQUEST):
+            answer = self._send("importRecords", path, None, stream, "application/json", content_type=ARROW_STREAM)
+            results.extend(json.loads(answer)["result"])
+        return results
 
     def load_fx_rates(self, rows: _Records) -> int:
         """Loads FX rate rows ``{date, currency, rate}``; returns how many."""

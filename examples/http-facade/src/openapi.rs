@@ -351,8 +351,23 @@ pub fn document() -> Value {
         if let Some(described) = &described {
             operation["operationId"] = json!(described.id);
             if let Some(request) = &described.request {
-                operation["requestBody"] =
-                    json!({"required": true, "content": {"application/json": {"schema": request}}});
+                let mut content = json!({"application/json": {"schema": request}});
+                if described.columnar_bodies {
+                    content["application/x-ndjson"] = json!({"schema": {
+                        "type": "string",
+                        "description": "One JSON record per line; blank lines are skipped",
+                    }});
+                    content["text/csv"] = json!({"schema": {
+                        "type": "string",
+                        "description": "A header row naming the columns `submetrics local` reads, then one record per row",
+                    }});
+                    content[crate::routes::ARROW_STREAM] = json!({"schema": {
+                        "type": "string",
+                        "format": "binary",
+                        "description": "An Arrow IPC stream, one record per row, a column per field",
+                    }});
+                }
+                operation["requestBody"] = json!({"required": true, "content": content});
             }
         }
         let entry = paths.entry(path.to_string()).or_insert_with(|| json!({}));
@@ -470,6 +485,27 @@ mod tests {
                 "schema {name} is never used"
             );
         }
+    }
+
+    #[test]
+    fn imports_describe_each_body_format_they_read_and_other_writes_json_only() {
+        let document = document();
+        let media = |path: &str| -> Vec<String> {
+            let content = document["paths"][path]["post"]["requestBody"]["content"]
+                .as_object()
+                .unwrap();
+            content.keys().cloned().collect()
+        };
+        assert_eq!(
+            media("/data-sources/{source}/{collection}"),
+            [
+                "application/json",
+                "application/x-ndjson",
+                "text/csv",
+                "application/vnd.apache.arrow.stream"
+            ]
+        );
+        assert_eq!(media("/data/invoices"), ["application/json"]);
     }
 
     #[test]

@@ -12,6 +12,9 @@ pub struct Operation {
     pub id: &'static str,
     /// The request body's schema, for endpoints that read one.
     pub request: Option<Value>,
+    /// Whether the body may also be NDJSON, CSV or an Arrow IPC stream
+    /// (the data-source imports), besides JSON of `request`'s schema.
+    pub columnar_bodies: bool,
     /// The success answer's schema.
     pub response: Value,
     /// The success answer's media type.
@@ -22,6 +25,7 @@ fn op(id: &'static str, request: Option<Value>, response: &str) -> Operation {
     Operation {
         id,
         request,
+        columnar_bodies: false,
         response: reference(response),
         media_type: "application/json",
     }
@@ -40,6 +44,7 @@ pub fn operation(method: &str, path: &str) -> Option<Operation> {
         ("get", "/docs") => Operation {
             id: "getApiReference",
             request: None,
+            columnar_bodies: false,
             response: serde_json::json!({"type": "string"}),
             media_type: "text/html",
         },
@@ -104,14 +109,17 @@ pub fn operation(method: &str, path: &str) -> Option<Operation> {
         ("get", "/data/fx-rates") => op("listFxRates", None, "FxRateList"),
         ("post", "/data/fx-rates") => op("loadFxRates", body("FxRateInput"), "FxRatesLoaded"),
 
-        ("post", "/data-sources/{source}/{collection}") => op(
-            "importRecords",
-            Some(serde_json::json!({"oneOf": [
-                {"type": "object", "additionalProperties": true},
-                {"type": "array", "items": {"type": "object", "additionalProperties": true}},
-            ]})),
-            "ImportResults",
-        ),
+        ("post", "/data-sources/{source}/{collection}") => Operation {
+            columnar_bodies: true,
+            ..op(
+                "importRecords",
+                Some(serde_json::json!({"oneOf": [
+                    {"type": "object", "additionalProperties": true},
+                    {"type": "array", "items": {"type": "object", "additionalProperties": true}},
+                ]})),
+                "ImportResults",
+            )
+        },
 
         ("get", "/customers") => op("listAnalyticsCustomers", None, "AnalyticsCustomerList"),
         ("get", "/customers/{id}") => op("getAnalyticsCustomer", None, "AnalyticsCustomerDetail"),

@@ -25,7 +25,7 @@ pub fn routes() -> Routes {
     Routes::new().post(
         "/data-sources/{source}/{collection}",
         import,
-        Doc::key("Import customers, plans, plan_groups or invoices into a data source (JSON, or text/csv)"),
+        Doc::key("Import customers, plans, plan_groups or invoices into a data source (JSON, NDJSON, CSV or an Arrow IPC stream, by Content-Type)"),
     )
 }
 

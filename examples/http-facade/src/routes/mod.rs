@@ -9,6 +9,7 @@ mod customers;
 mod dashboard;
 pub mod data;
 mod formats;
+pub use formats::ARROW_STREAM;
 mod imports;
 mod payment_platform;
 mod reports;
