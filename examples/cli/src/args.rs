@@ -75,6 +75,11 @@ pub enum Command {
         #[arg(trailing_var_arg = true, allow_hyphen_values = true)]
         params: Vec<String>,
     },
+    /// Send records from files to a data source of the service, in
+    /// batches: `import invoices --source billing 'exports/invoices-*.parquet'`.
+    /// Files as `local` reads them (.json, .jsonl, .csv, .parquet; the text
+    /// formats also .gz or .zst); each rejected record is printed on stderr.
+    Import(ImportArgs),
     /// Notification settings.
     Settings {
         #[command(subcommand)]
@@ -195,6 +200,47 @@ pub enum DataAction {
     Delete {
         id: String,
     },
+}
+
+#[derive(Args)]
+pub struct ImportArgs {
+    /// The kind of the records.
+    #[arg(value_enum)]
+    pub collection: ImportCollection,
+    /// The data source the records go to (it must exist: `data data-sources create`).
+    #[arg(long)]
+    pub source: String,
+    /// Records per request (each request is one write).
+    #[arg(long, default_value_t = 10_000, value_parser = clap::value_parser!(u32).range(1..=100_000))]
+    pub batch: u32,
+    /// Exit 1 if any record is rejected.
+    #[arg(long)]
+    pub strict: bool,
+    /// The files: a file, a directory (every file under it), or a quoted
+    /// glob such as 'exports/invoices-*.parquet'.
+    #[arg(required = true, value_name = "PATH")]
+    pub files: Vec<String>,
+}
+
+/// The kinds of records a data source imports.
+#[derive(Clone, Copy, ValueEnum)]
+pub enum ImportCollection {
+    Customers,
+    Plans,
+    PlanGroups,
+    Invoices,
+}
+
+impl ImportCollection {
+    /// The collection's name in the import path and in record files.
+    pub fn name(self) -> &'static str {
+        match self {
+            ImportCollection::Customers => "customers",
+            ImportCollection::Plans => "plans",
+            ImportCollection::PlanGroups => "plan_groups",
+            ImportCollection::Invoices => "invoices",
+        }
+    }
 }
 
 #[derive(Clone, Copy, ValueEnum)]

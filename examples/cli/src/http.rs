@@ -62,13 +62,48 @@ impl Client {
         }
     }
 
-    /// Sends a request; a non-2xx answer is an error with the server's text.
+    /// Sends a request with a JSON body; a non-2xx answer is an error with
+    /// the server's text.
     pub fn send(
         &self,
         method: &str,
         path: &str,
         query: &[(String, String)],
         body: Option<&Value>,
+    ) -> Result<Value> {
+        let payload = body.map(|b| b.to_string()).unwrap_or_default();
+        let shown = body.map(Value::to_string);
+        self.send_payload(
+            method,
+            path,
+            query,
+            "application/json",
+            payload.into_bytes(),
+            shown,
+        )
+    }
+
+    /// Sends `payload` under `content_type` (`--verbose` shows its size,
+    /// not its bytes); answers as [`Client::send`].
+    pub fn send_bytes(
+        &self,
+        method: &str,
+        path: &str,
+        content_type: &str,
+        payload: Vec<u8>,
+    ) -> Result<Value> {
+        let shown = format!("({} bytes of {content_type})", payload.len());
+        self.send_payload(method, path, &[], content_type, payload, Some(shown))
+    }
+
+    fn send_payload(
+        &self,
+        method: &str,
+        path: &str,
+        query: &[(String, String)],
+        content_type: &str,
+        payload: Vec<u8>,
+        shown: Option<String>,
     ) -> Result<Value> {
         let mut url = format!("{}{}", self.base, path);
         if !query.is_empty() {
@@ -81,17 +116,16 @@ impl Client {
         if self.verbose {
             eprintln!("> {method} {url}");
             eprintln!("> Authorization: Bearer {}", self.masked_key());
-            if let Some(body) = body {
-                eprintln!("> {body}");
+            if let Some(shown) = shown {
+                eprintln!("> {shown}");
             }
         }
         let mut request = ureq::http::Request::builder().method(method).uri(&url);
         if let Some(key) = &self.key {
             request = request.header("Authorization", format!("Bearer {key}"));
         }
-        let payload = body.map(|b| b.to_string()).unwrap_or_default();
         let request = request
-            .header("Content-Type", "application/json")
+            .header("Content-Type", content_type)
             .body(payload)
             .map_err(|e| CliError::usage(format!("bad request {method} {url}: {e}")))?;
         let mut response = self.agent.run(request).map_err(|e| CliError::Connection {

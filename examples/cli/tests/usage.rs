@@ -54,6 +54,7 @@ fn version_and_help_succeed_on_stdout() {
             "plans",
             "data",
             "exports",
+            "import",
             "settings",
             "integrations",
             "account",

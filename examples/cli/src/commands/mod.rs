@@ -1,8 +1,9 @@
-//! What each command does: `online` talks to the service, `local` runs the
-//! engine on files.
+//! What each command does: `online` talks to the service (`import` sends
+//! it files of records), `local` runs the engine on files.
 
 pub mod csv_text;
 pub mod files;
+pub mod import;
 pub mod jsonl;
 pub mod library_panics;
 pub mod local;

@@ -83,6 +83,7 @@ pub fn run(client: &Client, command: Command, as_of: Option<String>) -> Result<(
             action: PlansAction::List { limit, offset },
         } => client.send("GET", "/data/plans", &paging(limit, offset), None)?,
         Command::Data { resource, action } => data(client, resource, action)?,
+        Command::Import(args) => super::import::run(client, args)?,
         Command::Exports { what, params: args } => {
             let mut query = params(&args)?;
             query.extend(at);

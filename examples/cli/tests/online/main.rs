@@ -3,6 +3,7 @@
 
 mod answers;
 mod configuration;
+mod imports;
 mod records;
 mod reports;
 mod server;

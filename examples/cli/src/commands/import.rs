@@ -1,0 +1,209 @@
+//! `import`: records from files sent to a data source of the service
+//! (`POST /data-sources/{source}/{collection}`), a batch of at most
+//! `--batch` records per request, in file order. Each file is read as
+//! `local` reads it ([`super::files`]) and sent in the form it was read:
+//! JSONL lines as NDJSON (a line that is not JSON is an error naming its
+//! file and line, before its batch is sent), Parquet and plain CSV as
+//! Arrow IPC streams of the columns `local` builds, other records as JSON
+//! arrays. So the service stores what `local` would load from the same
+//! files.
+//!
+//! Each request is one write: an error (an unknown data source, a
+//! connection lost) stops the import with what was sent before stored;
+//! importing again is safe, as records are upserted by id. Rejected
+//! records are printed on stderr as they come back, as `local` prints
+//! them; the answer counts what was sent, stored and rejected.
+
+use super::files::{self, Chunk, Records};
+use super::record_files::files_matching;
+use crate::args::ImportArgs;
+use crate::error::{CliError, Result};
+use crate::http::{Client, encode};
+use arrow_array::RecordBatch;
+use serde_json::{Value, json};
+use std::path::Path;
+
+const NDJSON: &str = "application/x-ndjson";
+const ARROW_STREAM: &str = "application/vnd.apache.arrow.stream";
+
+/// Sends every file's records; answers the counts.
+pub fn run(client: &Client, args: ImportArgs) -> Result<Value> {
+    let collection = args.collection.name();
+    let mut found = Vec::new();
+    for pattern in &args.files {
+        found.extend(files_matching("import", pattern)?);
+    }
+    let file_count = found.len();
+    let mut import = Import {
+        client,
+        path: format!(
+            "/data-sources/{}/{}",
+            encode(&args.source),
+            encode(collection)
+        ),
+        batch: args.batch as usize,
+        sent: 0,
+        inserted: 0,
+        rejected: 0,
+    };
+    for (path, records) in files::read(found, collection)? {
+        import.file(&path, records)?;
+    }
+    if import.sent == 0 {
+        return Err(CliError::usage(format!(
+            "{}: no records",
+            args.files.join(", ")
+        )));
+    }
+    if import.rejected > 0 && args.strict {
+        return Err(CliError::usage(format!(
+            "{} record(s) rejected (--strict)",
+            import.rejected
+        )));
+    }
+    Ok(json!({
+        "source": args.source,
+        "collection": collection,
+        "files": file_count,
+        "records": import.sent,
+        "inserted": import.inserted,
+        "rejected": import.rejected,
+    }))
+}
+
+/// An import under way: where it sends and what came back so far.
+struct Import<'c> {
+    client: &'c Client,
+    path: String,
+    batch: usize,
+    sent: usize,
+    inserted: usize,
+    rejected: usize,
+}
+
+impl Import<'_> {
+    /// Sends the records of one file, batch by batch.
+    fn file(&mut self, path: &Path, records: Records) -> Result<()> {
+        match records {
+            Records::Values(values) => self.values(path, &values),
+            Records::Batches(batches) => {
+                for batch in &batches {
+                    self.columns(path, batch)?;
+                }
+                Ok(())
+            }
+            Records::Stream(mut stream) => {
+                while let Some(chunk) = stream.next_chunk()? {
+                    match chunk {
+                        Chunk::Batch(batch) => self.columns(path, &batch)?,
+                        Chunk::Values(values) => self.values(path, &values)?,
+                    }
+                }
+                Ok(())
+            }
+            Records::LineStream(mut stream) => {
+                let mut lines = Lines::default();
+                while let Some(block) = stream
+                    .next_block()
+                    .map_err(|e| CliError::Io(format!("cannot read {}: {e}", path.display())))?
+                {
+                    for (i, line) in block.text.lines().enumerate() {
+                        if line.trim().is_empty() {
+                            continue;
+                        }
+                        if let Err(e) = serde_json::from_str::<serde::de::IgnoredAny>(line) {
+                            return Err(files::at_line(path, block.first_line + i, &e.to_string()));
+                        }
+                        lines.push(line);
+                        if lines.count == self.batch {
+                            self.send(path, NDJSON, lines.take(), self.batch)?;
+                        }
+                    }
+                }
+                if lines.count > 0 {
+                    let count = lines.count;
+                    self.send(path, NDJSON, lines.take(), count)?;
+                }
+                Ok(())
+            }
+        }
+    }
+
+    fn values(&mut self, path: &Path, values: &[Value]) -> Result<()> {
+        for chunk in values.chunks(self.batch) {
+            let body = serde_json::to_vec(chunk)
+                .map_err(|e| CliError::Io(format!("{}: {e}", path.display())))?;
+            self.send(path, "application/json", body, chunk.len())?;
+        }
+        Ok(())
+    }
+
+    fn columns(&mut self, path: &Path, batch: &RecordBatch) -> Result<()> {
+        let rows = batch.num_rows();
+        for start in (0..rows).step_by(self.batch) {
+            let length = self.batch.min(rows - start);
+            let body = submetrics::columnar::ipc_of(&batch.slice(start, length))
+                .map_err(|e| CliError::Io(format!("{}: {e}", path.display())))?;
+            self.send(path, ARROW_STREAM, body, length)?;
+        }
+        Ok(())
+    }
+
+    /// Sends one batch of `count` records and takes in its results; an
+    /// error names the file and how many records were sent before.
+    fn send(&mut self, path: &Path, content_type: &str, body: Vec<u8>, count: usize) -> Result<()> {
+        let answer = self
+            .client
+            .send_bytes("POST", &self.path, content_type, body)
+            .map_err(|error| {
+                let sent = self.sent;
+                let context = |message: String| {
+                    format!("{}: {message} ({sent} records sent before)", path.display())
+                };
+                match error {
+                    CliError::Server { status, message } => CliError::Server {
+                        status,
+                        message: context(message),
+                    },
+                    other => CliError::Io(context(other.to_string())),
+                }
+            })?;
+        let results = answer["result"].as_array().ok_or_else(|| {
+            CliError::Io(format!(
+                "{}: the service answered no results: {answer}",
+                path.display()
+            ))
+        })?;
+        for result in results {
+            if result["import_status"] == "inserted" {
+                self.inserted += 1;
+            } else {
+                self.rejected += 1;
+                let reason = result["import_error"].as_str().unwrap_or("rejected");
+                eprintln!("rejected: {}: {reason}", path.display());
+            }
+        }
+        self.sent += count;
+        Ok(())
+    }
+}
+
+/// JSONL lines gathered for one NDJSON body.
+#[derive(Default)]
+struct Lines {
+    text: Vec<u8>,
+    count: usize,
+}
+
+impl Lines {
+    fn push(&mut self, line: &str) {
+        self.text.extend_from_slice(line.as_bytes());
+        self.text.push(b'\n');
+        self.count += 1;
+    }
+
+    fn take(&mut self) -> Vec<u8> {
+        self.count = 0;
+        std::mem::take(&mut self.text)
+    }
+}

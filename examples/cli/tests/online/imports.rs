@@ -1,0 +1,227 @@
+//! `import`: files of records sent to a data source in batches, stored as
+//! `local` loads the same files; rejected records on stderr; errors that
+//! name the file, the line or the data source.
+
+use crate::server::{Server, start};
+use serde_json::{Value, json};
+use std::path::{Path, PathBuf};
+
+fn fixture(name: &str) -> String {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../../testdata/local")
+        .join(name)
+        .display()
+        .to_string()
+}
+
+/// A server with the data sources `files` and `lake`, and the fixture's FX rates.
+fn server_with_sources() -> Server {
+    let server = start();
+    for source in ["files", "lake"] {
+        server.json(&[
+            "data",
+            "data-sources",
+            "create",
+            "--body",
+            &json!({"id": source, "name": source, "type": "stripe"}).to_string(),
+        ]);
+    }
+    let fx = format!("@{}", fixture("fx_rates.json"));
+    server.json(&["api", "POST", "/data/fx-rates", "--body", &fx]);
+    server
+}
+
+fn counts(source: &str, collection: &str, files: usize, records: usize, rejected: usize) -> Value {
+    json!({
+        "source": source, "collection": collection, "files": files,
+        "records": records, "inserted": records - rejected, "rejected": rejected,
+    })
+}
+
+fn failure(server: &Server, args: &[&str]) -> String {
+    let out = server.run(args);
+    assert!(!out.status.success(), "{args:?} succeeded");
+    String::from_utf8_lossy(&out.stderr).into_owned()
+}
+
+#[test]
+fn every_format_goes_in_by_batches_and_reports_as_local_does() {
+    let server = server_with_sources();
+    let plans = fixture("plans.json");
+    let customers = fixture("customers.csv");
+    let invoices = fixture("invoices.jsonl");
+    assert_eq!(
+        server.json(&["import", "plans", "--source", "files", &plans]),
+        counts("files", "plans", 1, 3, 0)
+    );
+    assert_eq!(
+        server.json(&["import", "customers", "--source", "files", &customers]),
+        counts("files", "customers", 1, 3, 0)
+    );
+    let out = server.run(&[
+        "import", "invoices", "--source", "files", "--batch", "2", &invoices,
+    ]);
+    assert!(out.status.success(), "{out:?}");
+    let answer: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(answer, counts("files", "invoices", 1, 7, 1));
+    assert_eq!(
+        String::from_utf8_lossy(&out.stderr),
+        format!(
+            "rejected: {invoices}: invoice bad: field `customer_id`: customer `Z` does not exist; send the customer first\n"
+        )
+    );
+    assert_eq!(
+        server.json(&["data", "invoices", "get", "c1"])["data_source"],
+        "files"
+    );
+
+    let report = ["reports", "mrr", "--date", "20240101-20240331"];
+    let at = ["--as-of", "2024-03-15T00:00:00Z"];
+    let online = server.json(&[&report[..], &at[..]].concat());
+    let local =
+        server.json(&[&["local", "--data", &fixture("")][..], &at[..], &report[..]].concat());
+    assert_eq!(online["result"], local["result"]);
+    assert_eq!(online["result"][2]["total_mrr"], json!(13000));
+
+    // The same invoices as Parquet (read into Arrow columns, sent as Arrow
+    // streams) move every invoice to the other data source.
+    let parquet = parquet_of_invoices(&server.home, &invoices);
+    let out = server.run(&[
+        "import",
+        "invoices",
+        "--source",
+        "lake",
+        "--batch",
+        "4",
+        "--verbose",
+        &parquet,
+    ]);
+    let answer: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(answer, counts("lake", "invoices", 1, 7, 1));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(
+        stderr
+            .matches(" bytes of application/vnd.apache.arrow.stream)")
+            .count(),
+        2,
+        "{stderr}"
+    );
+    assert_eq!(
+        server.json(&["data", "invoices", "get", "c1"])["data_source"],
+        "lake"
+    );
+    assert_eq!(
+        server.json(&[&report[..], &at[..]].concat())["result"],
+        local["result"]
+    );
+}
+
+/// The fixture's invoices written as a Parquet file beside the client's home.
+fn parquet_of_invoices(dir: &Path, jsonl: &str) -> String {
+    let rows: Vec<Value> = std::fs::read_to_string(jsonl)
+        .unwrap()
+        .lines()
+        .map(|line| serde_json::from_str(line).unwrap())
+        .collect();
+    let batch = submetrics::columnar::batch_of_rows(&rows).unwrap();
+    let path: PathBuf = dir.join("invoices.parquet");
+    let file = std::fs::File::create(&path).unwrap();
+    let mut writer = parquet::arrow::ArrowWriter::try_new(file, batch.schema(), None).unwrap();
+    writer.write(&batch).unwrap();
+    writer.close().unwrap();
+    path.display().to_string()
+}
+
+#[test]
+fn what_cannot_be_imported_is_an_error_naming_it() {
+    let server = server_with_sources();
+    let customers = fixture("customers.csv");
+    let stderr = failure(
+        &server,
+        &["import", "customers", "--source", "nowhere", &customers],
+    );
+    assert!(
+        stderr.contains(&format!(
+            "server answered 404: {customers}: data source `nowhere` does not exist"
+        )) && stderr.contains("(0 records sent before)"),
+        "{stderr}"
+    );
+    // A line that is not JSON stops the import before its batch is sent.
+    let broken = server.home.join("broken.jsonl");
+    std::fs::write(
+        &broken,
+        "{\"id\": \"D\", \"name\": \"Dee\"}\n{\"id\": \"E\",\n",
+    )
+    .unwrap();
+    let broken = broken.display().to_string();
+    let stderr = failure(
+        &server,
+        &["import", "customers", "--source", "files", &broken],
+    );
+    assert!(
+        stderr.contains(&format!("{broken} line 2: EOF while parsing")),
+        "{stderr}"
+    );
+    assert_eq!(
+        server.json(&["data", "customers", "list"])["result"]["count"],
+        0
+    );
+
+    let stderr = failure(
+        &server,
+        &[
+            "import",
+            "invoices",
+            "--source",
+            "files",
+            "--strict",
+            &fixture("invoices.jsonl"),
+        ],
+    );
+    assert!(
+        stderr.ends_with("error: 7 record(s) rejected (--strict)\n"),
+        "{stderr}"
+    );
+    let stderr = failure(
+        &server,
+        &[
+            "import",
+            "customers",
+            "--source",
+            "files",
+            "--batch",
+            "0",
+            &customers,
+        ],
+    );
+    assert!(
+        stderr.contains("invalid value '0' for '--batch <BATCH>'"),
+        "{stderr}"
+    );
+    let stderr = failure(
+        &server,
+        &[
+            "import",
+            "customers",
+            "--source",
+            "files",
+            "--as-of",
+            "2024-01-01",
+            &customers,
+        ],
+    );
+    assert!(stderr.contains("--as-of applies to reports"), "{stderr}");
+    let empty = server.home.join("empty.jsonl");
+    std::fs::write(&empty, "\n").unwrap();
+    let stderr = failure(
+        &server,
+        &[
+            "import",
+            "customers",
+            "--source",
+            "files",
+            &empty.display().to_string(),
+        ],
+    );
+    assert!(stderr.contains("no records"), "{stderr}");
+}
