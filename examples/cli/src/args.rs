@@ -155,7 +155,7 @@ pub enum PlansAction {
     },
 }
 
-#[derive(Clone, Copy, ValueEnum)]
+#[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum Resource {
     Customers,
     Plans,
@@ -183,6 +183,12 @@ pub enum DataAction {
         limit: Option<usize>,
         #[arg(long)]
         offset: Option<usize>,
+        /// Invoices: those of this customer only.
+        #[arg(long)]
+        customer: Option<String>,
+        /// Plans: those of this data source only.
+        #[arg(long)]
+        source: Option<String>,
     },
     Get {
         id: String,

@@ -133,8 +133,27 @@ pub fn run(client: &Client, command: Command, as_of: Option<String>) -> Result<(
 fn data(client: &Client, resource: Resource, action: DataAction) -> Result<Value> {
     let base = resource.path();
     match action {
-        DataAction::List { limit, offset } => {
-            client.send("GET", base, &paging(limit, offset), None)
+        DataAction::List {
+            limit,
+            offset,
+            customer,
+            source,
+        } => {
+            let mut query = paging(limit, offset);
+            let filters = [
+                ("customer", customer, Resource::Invoices, "invoices"),
+                ("source", source, Resource::Plans, "plans"),
+            ];
+            for (name, value, applies_to, list) in filters {
+                let Some(value) = value else { continue };
+                if resource != applies_to {
+                    return Err(CliError::usage(format!(
+                        "--{name} applies to data {list} list"
+                    )));
+                }
+                query.push((name.to_string(), value));
+            }
+            client.send("GET", base, &query, None)
         }
         DataAction::Get { id } => client.send("GET", &format!("{base}/{}", encode(&id)), &[], None),
         DataAction::Create { body: given } => {

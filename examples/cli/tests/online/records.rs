@@ -106,6 +106,38 @@ fn customers_plans_data_and_exports() {
         server.json(&["data", "invoices", "list", "--limit", "2"])["result"]["count"],
         3
     );
+    let of_a = server.json(&["data", "invoices", "list", "--customer", "A"]);
+    let ids: Vec<&Value> = of_a["result"]["list"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|i| &i["id"])
+        .collect();
+    assert_eq!(
+        (&of_a["result"]["count"], ids),
+        (&json!(2), vec![&json!("a1"), &json!("a2")])
+    );
+    assert_eq!(
+        server.json(&["data", "plans", "list", "--source", "nowhere"])["result"]["count"],
+        0
+    );
+    for (args, error) in [
+        (
+            &["data", "customers", "list", "--customer", "A"][..],
+            "--customer applies to data invoices list",
+        ),
+        (
+            &["data", "invoices", "list", "--source", "s"][..],
+            "--source applies to data plans list",
+        ),
+    ] {
+        let refused = server.run(args);
+        assert_eq!(refused.status.code(), Some(1));
+        assert_eq!(
+            String::from_utf8_lossy(&refused.stderr),
+            format!("error: {error}\n")
+        );
+    }
     assert_eq!(
         server.json(&["data", "invoices", "delete", "b1"])["id"],
         "b1"
