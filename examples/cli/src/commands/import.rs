@@ -46,9 +46,18 @@ pub fn run(client: &Client, args: ImportArgs) -> Result<Value> {
         inserted: 0,
         rejected: 0,
     };
-    for (path, records) in files::read(found, collection)? {
-        import.file(&path, records)?;
+    let read = files::read(found, collection).and_then(|files| {
+        files
+            .into_iter()
+            .try_for_each(|(path, records)| import.file(&path, records))
+    });
+    if let Err(CliError::Usage(text)) = read {
+        return Err(CliError::Usage(format!(
+            "{text} ({} record(s) sent before)",
+            import.sent
+        )));
     }
+    read?;
     if import.sent == 0 {
         return Err(CliError::usage(format!(
             "{}: no records",
@@ -158,7 +167,10 @@ impl Import<'_> {
             .map_err(|error| {
                 let sent = self.sent;
                 let context = |message: String| {
-                    format!("{}: {message} ({sent} records sent before)", path.display())
+                    format!(
+                        "{}: {message} ({sent} record(s) sent before)",
+                        path.display()
+                    )
                 };
                 match error {
                     CliError::Server { status, message } => CliError::Server {

@@ -143,10 +143,11 @@ fn what_cannot_be_imported_is_an_error_naming_it() {
     assert!(
         stderr.contains(&format!(
             "server answered 404: {customers}: data source `nowhere` does not exist"
-        )) && stderr.contains("(0 records sent before)"),
+        )) && stderr.contains("(0 record(s) sent before)"),
         "{stderr}"
     );
-    // A line that is not JSON stops the import before its batch is sent.
+    // A line that is not JSON stops the import before its batch is sent;
+    // the batches before it are stored.
     let broken = server.home.join("broken.jsonl");
     std::fs::write(
         &broken,
@@ -154,18 +155,24 @@ fn what_cannot_be_imported_is_an_error_naming_it() {
     )
     .unwrap();
     let broken = broken.display().to_string();
-    let stderr = failure(
-        &server,
-        &["import", "customers", "--source", "files", &broken],
-    );
+    let args = [
+        "import",
+        "customers",
+        "--source",
+        "files",
+        "--batch",
+        "1",
+        &broken,
+    ];
+    let stderr = failure(&server, &args);
     assert!(
-        stderr.contains(&format!("{broken} line 2: EOF while parsing")),
+        stderr.contains(&format!("{broken} line 2: EOF while parsing"))
+            && stderr.ends_with(" (1 record(s) sent before)\n"),
         "{stderr}"
     );
-    assert_eq!(
-        server.json(&["data", "customers", "list"])["result"]["count"],
-        0
-    );
+    let listed = server.json(&["data", "customers", "list"]);
+    assert_eq!(listed["result"]["list"][0]["id"], "D");
+    assert_eq!(listed["result"]["count"], 1);
 
     let stderr = failure(
         &server,
