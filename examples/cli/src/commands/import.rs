@@ -33,6 +33,9 @@ pub fn run(client: &Client, args: ImportArgs) -> Result<Value> {
     for pattern in &args.files {
         found.extend(files_matching("import", pattern)?);
     }
+    // A file two patterns name is sent once, where it is first named.
+    let mut named = std::collections::HashSet::new();
+    found.retain(|file| named.insert(file.path.clone()));
     let file_count = found.len();
     let mut import = Import {
         client,

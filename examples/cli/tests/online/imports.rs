@@ -54,8 +54,17 @@ fn every_format_goes_in_by_batches_and_reports_as_local_does() {
         server.json(&["import", "plans", "--source", "files", &plans]),
         counts("files", "plans", 1, 3, 0)
     );
+    // A file named twice (here also by a pattern) is sent once.
+    let pattern = customers.replace("customers.csv", "custom*.csv");
     assert_eq!(
-        server.json(&["import", "customers", "--source", "files", &customers]),
+        server.json(&[
+            "import",
+            "customers",
+            "--source",
+            "files",
+            &customers,
+            &pattern
+        ]),
         counts("files", "customers", 1, 3, 0)
     );
     let out = server.run(&[
