@@ -168,7 +168,7 @@ pub fn caller(parts: &Parts, state: &AppState) -> Result<Option<Caller>, ApiErro
         }
     }
     let user = session.user;
-    if writes && user.role == "readonly" {
+    if writes && user.role == "readonly" && !logs_out(parts) {
         return Err(ApiError::Forbidden(format!(
             "user `{}` is readonly: it cannot {} {}",
             user.email,
@@ -189,6 +189,12 @@ pub fn caller(parts: &Parts, state: &AppState) -> Result<Option<Caller>, ApiErro
         },
         user: Some(user),
     }))
+}
+
+/// Whether the request ends the caller's own session: the one write a
+/// readonly user makes.
+fn logs_out(parts: &Parts) -> bool {
+    parts.method == Method::DELETE && matches!(parts.uri.path(), "/session" | "/v1/session")
 }
 
 /// Refuses a request whose `Origin` header names another host than its

@@ -155,6 +155,23 @@ fn an_invited_admin_logs_in_and_writes_with_its_csrf_token_only() {
 }
 
 #[test]
+fn a_readonly_session_logs_out() {
+    let server = Server::start();
+    let (cookie, csrf) = invite_and_accept(&server, "rex@example.test", "readonly");
+    let headers = [("Cookie", cookie.as_str()), ("X-CSRF-Token", csrf.as_str())];
+    // The only write a readonly user makes; it still needs the CSRF token.
+    let (status, _, body) = send(&server, "DELETE", "/session", &[("Cookie", &cookie)], None);
+    assert_eq!(status, 403, "{body}");
+    let (status, cleared, body) = send(&server, "DELETE", "/v1/session", &headers, None);
+    assert_eq!(status, 200, "{body}");
+    assert!(cleared.unwrap_or_default().contains("Max-Age=0"));
+    assert_eq!(
+        send(&server, "GET", "/reports/summary", &headers, None).0,
+        401
+    );
+}
+
+#[test]
 fn a_readonly_session_reads_but_cannot_write_and_a_disabled_user_is_out() {
     let server = Server::start();
     let (cookie, csrf) = invite_and_accept(&server, "rita@example.test", "readonly");

@@ -26,16 +26,19 @@ export function queryString (query = {}) {
   return text ? `?${text}` : ''
 }
 
-/** Sends a request; resolves to the JSON body, rejects with ApiError. */
-export async function api (method, path, { query, body } = {}) {
+/**
+ * Sends a request; resolves to the JSON body, rejects with ApiError. The
+ * body goes as JSON, or as it is (a File, say) under `contentType`.
+ */
+export async function api (method, path, { query, body, contentType } = {}) {
   const headers = { Accept: 'application/json' }
-  if (body !== undefined) headers['Content-Type'] = 'application/json'
+  if (body !== undefined) headers['Content-Type'] = contentType || 'application/json'
   if (method !== 'GET' && csrfToken) headers['X-CSRF-Token'] = csrfToken
   const response = await fetch(path + queryString(query), {
     method,
     headers,
     credentials: 'same-origin',
-    body: body === undefined ? undefined : JSON.stringify(body)
+    body: body === undefined || contentType ? body : JSON.stringify(body)
   })
   const data = await response.json().catch(() => null)
   if (!response.ok) throw new ApiError(response.status, data)

@@ -397,6 +397,47 @@ test('the pages work on a phone', async () => {
   await page.setViewportSize({ width: 1366, height: 900 })
 })
 
+test('an owner imports files of records into a data source from the settings', async () => {
+  // The readonly member logs out (the service refused that once).
+  await act(() => page.getByRole('button', { name: 'Log out' }).click(), 'login')
+  await page.getByLabel('Email').fill(OWNER.email)
+  await page.getByLabel('Password').fill(OWNER.password)
+  await act(() => page.getByRole('button', { name: 'Log in' }).click(), 'overview')
+  await open(`#/settings?as_of=${AS_OF}`, 'settings')
+  assert.equal(await page.textContent('#import-note'), 'Add a data source to import records into it.')
+  const addSource = page.locator('form[aria-label="Add data source"]')
+  await addSource.getByLabel('Id').fill('sheet')
+  await addSource.getByLabel('Name').fill('Spreadsheet')
+  await act(() => addSource.getByRole('button', { name: 'Add data source' }).click(), 'settings')
+  const form = page.locator('form[aria-label="Import"]')
+  assert.equal(await form.getByLabel('Data source').inputValue(), 'sheet')
+  const importing = async (collection, name, text) => {
+    await page.evaluate(() => document.querySelector('form[aria-label="Import"] .form-message').replaceChildren())
+    await form.getByLabel('Records').selectOption(collection)
+    await form.getByLabel('File').setInputFiles({ name, mimeType: 'application/octet-stream', buffer: Buffer.from(text) })
+    await form.getByRole('button', { name: 'Import' }).click()
+    await page.waitForFunction(() => document.querySelector('form[aria-label="Import"] .form-message').textContent !== '')
+    return page.textContent('form[aria-label="Import"] .form-message')
+  }
+  assert.equal(await importing('customers', 'customers.csv', 'id,name,country\nimp-1,Imported One,FR\nimp-2,Imported Two,DE\n'),
+    '2 of 2 records stored.')
+  const customer = await api('/data/customers/imp-1')
+  assert.deepEqual([customer.name, customer.country, customer.data_source], ['Imported One', 'FR', 'sheet'])
+  const invoices = [
+    { id: 'imp-i1', customer_id: 'imp-1', type: 'subscription', plan_id: 'basic', invoice_date: '2024-05-01', amount: 4900, currency: 'USD' },
+    { id: 'imp-bad', customer_id: 'imp-1', type: 'refund', invoice_date: '2024-05-03', amount: 700, currency: 'USD' }
+  ]
+  assert.equal(await importing('invoices', 'invoices.jsonl', invoices.map((i) => JSON.stringify(i)).join('\n')),
+    '1 of 2 records stored; 1 rejected:invoice imp-bad: field `amount`: must be 0 or less for a refund, got 700')
+  assert.deepEqual(await page.$$eval('#import-rejected li', (items) => items.map((i) => i.textContent)),
+    ['invoice imp-bad: field `amount`: must be 0 or less for a refund, got 700'])
+  assert.equal((await api('/data/invoices/imp-i1')).data_source, 'sheet')
+  // A file the import cannot read is refused in the page, naming it.
+  assert.equal(await importing('customers', 'customers.xlsx', 'PK'),
+    'customers.xlsx: import reads .csv, .jsonl, .ndjson or .json files')
+  assert.equal(await page.getAttribute('form[aria-label="Import"] .form-message', 'class'), 'form-message error')
+})
+
 test('no console errors on any page', () => {
   assert.deepEqual(consoleErrors, [])
 })

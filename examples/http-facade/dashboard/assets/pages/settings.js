@@ -1,6 +1,7 @@
 // Settings: the account's settings (`/account`), API keys
 // (`/account/api-keys`), the team (`/account/team`: users and
-// invitations), data sources (`/data/data-sources`) and FX rates
+// invitations), data sources (`/data/data-sources`, and files of records
+// imported into them) and FX rates
 // (`/data/fx-rates`). Everything but the caller's own profile needs an
 // owner or admin; a readonly member sees the profile and a note.
 
@@ -45,6 +46,31 @@ async function latestRates () {
   const { count } = first.result
   return count > SHOWN ? api('GET', '/data/fx-rates', { query: { limit: SHOWN, offset: count - SHOWN } }) : first
 }
+/** The media type a data source's import reads a file as, by its extension. */
+const IMPORT_TYPES = { csv: 'text/csv', jsonl: 'application/x-ndjson', ndjson: 'application/x-ndjson', json: 'application/json' }
+/** Rejected records listed after an import; the rest are counted. */
+const REJECTIONS_SHOWN = 100
+
+/** Sends a file of records to a data source's import, as one write. */
+function importFile (data) {
+  const file = data.get('file')
+  const type = IMPORT_TYPES[file.name.split('.').pop().toLowerCase()]
+  if (!type) throw new Error(`${file.name}: import reads .csv, .jsonl, .ndjson or .json files`)
+  const path = `/data-sources/${encodeURIComponent(data.get('source'))}/${data.get('collection')}`
+  return api('POST', path, { body: file, contentType: type })
+}
+
+/** What an import answered: how many records were stored, and why others were not. */
+function importResult ({ result }) {
+  const rejected = result.filter((r) => r.import_status === 'error')
+  const stored = `${result.length - rejected.length} of ${result.length} records stored`
+  if (!rejected.length) return h('span', { id: 'import-result' }, `${stored}.`)
+  const more = rejected.length - REJECTIONS_SHOWN
+  return h('span', { id: 'import-result' }, `${stored}; ${rejected.length} rejected:`,
+    h('ul', { id: 'import-rejected' }, rejected.slice(0, REJECTIONS_SHOWN).map((r) => h('li', {}, r.import_error)),
+      more > 0 ? h('li', {}, `and ${more} more`) : null))
+}
+
 /** Every first day of week the service takes, by its number. */
 const WEEKDAYS = ['Sunday', 'Monday', 'Tuesday', 'Wednesday', 'Thursday', 'Friday', 'Saturday']
 
@@ -138,7 +164,16 @@ export async function render (view, context) {
       ], sources.result.list, { id: 'data-sources', empty: 'No data sources yet.' }),
       actionForm('Add data source', [
         field('Id', input('id', { required: true })), field('Name', input('name', { required: true })), field('Type', input('type', { value: 'custom' }))
-      ], (data) => api('POST', '/data/data-sources', { body: { id: data.get('id'), name: data.get('name'), type: data.get('type') } }), context)),
+      ], (data) => api('POST', '/data/data-sources', { body: { id: data.get('id'), name: data.get('name'), type: data.get('type') } }), context),
+      h('h3', {}, 'Import records'),
+      sources.result.list.length
+        ? actionForm('Import', [
+          field('Data source', select('source', sources.result.list.map((s) => s.id), sources.result.list[0].id)),
+          field('Records', select('collection', ['customers', 'plans', 'plan_groups', 'invoices'], 'invoices')),
+          field('File', input('file', { type: 'file', required: true, accept: Object.keys(IMPORT_TYPES).map((e) => `.${e}`).join(',') }),
+            'CSV with a header of field names, JSONL (one record per line) or JSON; up to 100,000 records and 64 MiB')
+        ], importFile, context, { result: importResult })
+        : h('p', { class: 'note', id: 'import-note' }, 'Add a data source to import records into it.')),
     section('FX rates',
       table(`Units of each currency per unit of the FX pivot, the base currency the account was created with (the latest rate on or before a day applies)${shownOf(rates.result, 'latest')}`, [
         { label: 'Date', cell: (r) => day(r.date) }, { label: 'Currency', cell: (r) => r.currency }, { label: 'Rate', numeric: true, cell: (r) => String(r.rate) }
