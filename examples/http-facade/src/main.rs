@@ -31,7 +31,7 @@ use std::io::Write;
 use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Duration;
-use store::{Reads, UserReads};
+use store::{AccountReads, UserReads};
 
 #[derive(Parser)]
 #[command(

@@ -11,7 +11,7 @@ use crate::error::ApiError;
 use crate::extract::Path;
 use crate::openapi::Doc;
 use crate::state::{Account, AppState, blocking};
-use crate::store::Reads;
+use crate::store::AccountReads;
 use axum::Json;
 use axum::extract::State;
 use axum::http::StatusCode;

@@ -26,7 +26,7 @@ mod replay;
 use crate::auth::{hash_key, new_key, new_key_id};
 use crate::error::{ApiError, StorageFault};
 use crate::rate::RateLimiter;
-use crate::store::{AccountRow, Change, Health, KeyRow, Reader, Reads, Store};
+use crate::store::{AccountReads, AccountRow, Change, Health, KeyRow, Reader, Store};
 use serde_json::{Value, json};
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
