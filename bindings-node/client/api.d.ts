@@ -342,7 +342,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** List the FX rate rows */
+        /** List the FX rate rows, by date, then currency (one per date and currency, the last written) */
         get: operations["listFxRates"];
         put?: never;
         /**

@@ -193,7 +193,7 @@ pub fn routes() -> Routes {
         .get(
             "/data/fx-rates",
             list_fx_rates,
-            Doc::key("List the FX rate rows").query(PAGE),
+            Doc::key("List the FX rate rows, by date, then currency (one per date and currency, the last written)").query(PAGE),
         )
         .post(
             "/data/fx-rates",
