@@ -2548,6 +2548,9 @@ export interface operations {
                 "application/json": components["schemas"]["PlanInput"] | components["schemas"]["PlanInput"][] | {
                     plans: components["schemas"]["PlanInput"][];
                 };
+                "application/x-ndjson": string;
+                "text/csv": string;
+                "application/vnd.apache.arrow.stream": string;
             };
         };
         responses: {
@@ -3712,6 +3715,9 @@ export interface operations {
                 "application/json": components["schemas"]["CustomerInput"] | components["schemas"]["CustomerInput"][] | {
                     customers: components["schemas"]["CustomerInput"][];
                 };
+                "application/x-ndjson": string;
+                "text/csv": string;
+                "application/vnd.apache.arrow.stream": string;
             };
         };
         responses: {
@@ -5106,6 +5112,9 @@ export interface operations {
                 "application/json": components["schemas"]["InvoiceInput"] | components["schemas"]["InvoiceInput"][] | {
                     invoices: components["schemas"]["InvoiceInput"][];
                 };
+                "application/x-ndjson": string;
+                "text/csv": string;
+                "application/vnd.apache.arrow.stream": string;
             };
         };
         responses: {

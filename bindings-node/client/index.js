@@ -293,13 +293,23 @@ class Client {
    * answers; the stream is one write of at most 100,000 rows.
    */
   async importArrow(source, collection, stream) {
+    return (await this._sendArrow('importArrow', 'importRecords', { source, collection }, stream)).result
+  }
+  // The rows of an Arrow IPC stream upserted, as the Ledger's methods of
+  // these names take them; each resolves to one result per row (JSON, not
+  // an Arrow stream of them as the Ledger answers).
+  async upsertCustomersArrow(stream) { return (await this._sendArrow('upsertCustomersArrow', 'upsertCustomers', null, stream)).result.list }
+  async upsertPlansArrow(stream) { return (await this._sendArrow('upsertPlansArrow', 'upsertPlans', null, stream)).result }
+  async upsertInvoicesArrow(stream) { return (await this._sendArrow('upsertInvoicesArrow', 'upsertInvoices', null, stream)).result }
+
+  /** Sends an Arrow IPC stream body to `operation`; resolves to the decoded answer. */
+  async _sendArrow(method, operation, pathParams, stream) {
     if (!(stream instanceof Uint8Array)) {
-      throw new SubmetricsError('importArrow takes an Arrow IPC stream as a Uint8Array or Buffer',
+      throw new SubmetricsError(`${method} takes an Arrow IPC stream as a Uint8Array or Buffer`,
         'invalid_argument', undefined, 'stream')
     }
-    const path = { source, collection }
-    const response = await this._send('importRecords', path, null, stream, 'application/json', ARROW_STREAM)
-    return JSON.parse(await response.text()).result
+    const response = await this._send(operation, pathParams, null, stream, 'application/json', ARROW_STREAM)
+    return JSON.parse(await response.text())
   }
   async loadFxRates(rows) { return (await this.call('loadFxRates', null, null, asArray(rows))).loaded }
 

@@ -111,48 +111,54 @@ def test_records_are_written_and_read_back(client: submetrics.Client) -> None:
     assert client.list_plan_groups() == {"count": 0, "list": []}
 
 
-def test_a_table_is_imported_as_arrow_streams_with_the_results_of_dicts(
+def test_a_table_goes_as_arrow_streams_and_answers_the_results_table_a_ledger_answers(
     client: submetrics.Client, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     pa = pytest.importorskip("pyarrow")
     pd = pytest.importorskip("pandas")
     pl = pytest.importorskip("polars")
     client.upsert_data_sources({"id": "files", "name": "Files", "type": "stripe"})
-    client.upsert_plans(PLANS)
-    sent: List[Tuple[str, int]] = []
+    sent: List[str] = []
     send = client._send
 
     def recorded(*args: Any, **kwargs: Any) -> bytes:
-        sent.append((kwargs.get("content_type", "application/json"), len(args[3] or b"")))
+        sent.append(kwargs.get("content_type", "application/json"))
         return send(*args, **kwargs)
 
     monkeypatch.setattr(client, "_send", recorded)
+    ledger = submetrics.Ledger()
+    plans = pa.Table.from_pylist(PLANS)
+    assert client.upsert_plans(plans).equals(ledger.upsert_plans(plans))
     customers = pl.DataFrame(CUSTOMERS)
-    assert client.import_records("files", "customers", customers) == [
-        {"id": "acme", "import_status": "inserted"},
-        {"id": "beta", "import_status": "inserted"},
+    imported = client.import_records("files", "customers", customers)
+    assert imported.equals(ledger.upsert_customers(customers))
+    assert imported.to_pylist() == [
+        {"id": "acme", "import_status": "inserted", "import_error": None},
+        {"id": "beta", "import_status": "inserted", "import_error": None},
     ]
+    assert client.get_customer("acme")["data_source"] == "files"
     refund = {"id": "bad", "customer_id": "acme", "type": "refund", "plan_id": None,
               "invoice_date": "2024-02-03", "amount": 700, "currency": "USD"}
     frame = pd.DataFrame(INVOICES + [refund]).set_index("id")
     monkeypatch.setattr(submetrics.client, "ROWS_PER_ARROW_REQUEST", 4)
-    results = client.import_records("files", "invoices", frame)
-    assert results == [{"id": r["id"], "import_status": "inserted"} for r in INVOICES] + [{
+    sent.clear()
+    results = client.upsert_invoices(frame)
+    assert sent == [submetrics.client.ARROW_STREAM] * 2
+    assert results.schema == ledger.upsert_invoices(frame).schema
+    assert results.to_pylist()[-1] == {
         "id": "bad", "import_status": "error",
         "import_error": "invoice bad: field `amount`: must be 0 or less for a refund, got 700",
-    }]
-    assert [media for media, _ in sent] == [submetrics.client.ARROW_STREAM] * 3
-    assert client.get_invoice("a2")["data_source"] == "files"
-    ledger = submetrics.Ledger()
-    load(ledger)
+    }
+    assert [r["import_status"] for r in results.to_pylist()] == ["inserted"] * 5 + ["error"]
+    assert client.get_invoice("a2")["data_source"] is None
     assert client.movements(AS_OF) == ledger.movements(AS_OF)
     # A record batch with no rows still reaches the service, which checks the source.
     empty = pa.RecordBatch.from_pylist([], schema=pa.schema([("id", pa.string()), ("name", pa.string())]))
-    assert client.import_records("files", "customers", empty) == []
+    assert client.import_records("files", "customers", empty).num_rows == 0
     with pytest.raises(submetrics.NotFoundError, match="data source `nowhere` does not exist"):
         client.import_records("nowhere", "customers", empty)
-    with pytest.raises(TypeError, match=r"a Table is sent by import_records\(source, collection, table\) only"):
-        client.upsert_invoices(pa.Table.from_pylist(INVOICES))
+    with pytest.raises(TypeError, match="a Table is sent by upsert_customers, upsert_plans, upsert_invoices and import_records only"):
+        client.upsert_data_sources(pa.Table.from_pylist([{"id": "s2", "name": "S2"}]))
 
 
 def test_movements_and_every_report_match_an_embedded_ledger(client: submetrics.Client) -> None:

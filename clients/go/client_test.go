@@ -399,4 +399,18 @@ func TestImportsInEachBodyFormat(t *testing.T) {
 	if e, ok := err.(*Error); !ok || e.Code != "invalid_argument" || e.Field != "contentType" {
 		t.Fatalf("a JSON body to ImportBody: %#v", err)
 	}
+	// The upserts read the same bodies, with no data source.
+	results, err = c.UpsertBody(ctx, "customers", CSV, []byte("id,name\nepsilon,Epsilon\n"))
+	check(results, err, inserted("epsilon"))
+	results, err = c.UpsertBody(ctx, "plans", NDJSON, []byte(`{"id":"w","name":"Weekly","interval":"week","currency":"USD"}`))
+	check(results, err, inserted("w"))
+	results, err = c.UpsertBody(ctx, "invoices", NDJSON, []byte(lines))
+	check(results, err, append(inserted("g1"), ImportResult{ID: "bad", ImportStatus: "error", ImportError: &refused}))
+	if invoice, err := c.GetInvoice(ctx, "g1"); err != nil || invoice.DataSource != nil {
+		t.Fatalf("invoice %+v %v", invoice, err)
+	}
+	_, err = c.UpsertBody(ctx, "plan_groups", CSV, []byte("name\nAll\n"))
+	if e, ok := err.(*Error); !ok || e.Code != "invalid_argument" || e.Field != "collection" {
+		t.Fatalf("plan groups to UpsertBody: %#v", err)
+	}
 }

@@ -94,11 +94,44 @@ func (c *Client) ImportRecords(ctx context.Context, source, collection string, r
 // IPC stream, one record per row). The body is one write of at most
 // 100,000 records.
 func (c *Client) ImportBody(ctx context.Context, source, collection, contentType string, data []byte) ([]ImportResult, error) {
+	body, err := recordsBody(contentType, data)
+	if err != nil {
+		return nil, err
+	}
+	return c.ImportRecords(ctx, source, collection, body)
+}
+
+// UpsertBody upserts the records of a body in another format than JSON
+// (as ImportBody reads them) without a data source: collection is
+// customers, plans or invoices; one result per record.
+func (c *Client) UpsertBody(ctx context.Context, collection, contentType string, data []byte) ([]ImportResult, error) {
+	body, err := recordsBody(contentType, data)
+	if err != nil {
+		return nil, err
+	}
+	switch collection {
+	case "customers":
+		var out CustomerImportResults
+		err := c.Call(ctx, "upsertCustomers", nil, nil, body, &out)
+		return out.Result.List, err
+	case "plans", "invoices":
+		var out ImportResults
+		operation := map[string]string{"plans": "upsertPlans", "invoices": "upsertInvoices"}[collection]
+		err := c.Call(ctx, operation, nil, nil, body, &out)
+		return out.Result, err
+	}
+	return nil, &Error{Message: fmt.Sprintf("UpsertBody writes customers, plans or invoices, not %q", collection),
+		Code: "invalid_argument", Field: "collection"}
+}
+
+// recordsBody is data as a Body of contentType, one of the record formats
+// besides JSON.
+func recordsBody(contentType string, data []byte) (Body, error) {
 	if contentType != NDJSON && contentType != CSV && contentType != ArrowStream {
-		return nil, &Error{Message: fmt.Sprintf("an import body is %s, %s or %s, not %q", NDJSON, CSV, ArrowStream, contentType),
+		return Body{}, &Error{Message: fmt.Sprintf("a records body is %s, %s or %s, not %q", NDJSON, CSV, ArrowStream, contentType),
 			Code: "invalid_argument", Field: "contentType"}
 	}
-	return c.ImportRecords(ctx, source, collection, Body{ContentType: contentType, Data: data})
+	return Body{ContentType: contentType, Data: data}, nil
 }
 
 // CreatePlanGroup stores a plan group; returns the id the service gave it.

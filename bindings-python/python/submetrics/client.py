@@ -253,14 +253,14 @@ def _path(operation: str, path_params: Optional[Mapping[str, Any]]) -> str:
 
 def _records(records: _Records) -> List[Mapping[str, Any]]:
     """One record or several, as the list a JSON body carries. A table is
-    refused: only :meth:`Client.import_records` sends tables (see
-    :func:`_arrow_table`)."""
+    refused: the service reads tables (as Arrow streams) for customers,
+    plans and invoices only (see :func:`_arrow_table`)."""
     if isinstance(records, Mapping):
         return [records]
     if _is_table(records):
         raise TypeError(
-            f"a {type(records).__name__} is sent by import_records(source, collection, table) "
-            "only, as an Arrow stream into a data source; here give a dict or a list of dicts"
+            f"a {type(records).__name__} is sent by upsert_customers, upsert_plans, upsert_invoices "
+            "and import_records only; here give a dict or a list of dicts"
         )
     return list(records)
 
@@ -289,6 +289,25 @@ def _arrow_table(records: Any) -> Any:
         named_index = any(name is not None for name in records.index.names)
         return pyarrow.Table.from_pandas(records, preserve_index=named_index)
     return pyarrow.table(records)
+
+
+def _results_table(results: List[ImportResult]) -> Any:
+    """Write results as the pyarrow Table the ledger answers for a table:
+    ``id``, ``import_status`` (dictionary-encoded), ``import_error``."""
+    import pyarrow
+
+    statuses = ["inserted", "error"]
+    schema = pyarrow.schema([
+        pyarrow.field("id", pyarrow.string(), nullable=False),
+        pyarrow.field("import_status", pyarrow.dictionary(pyarrow.int8(), pyarrow.string()), nullable=False),
+        pyarrow.field("import_error", pyarrow.string()),
+    ])
+    indices = pyarrow.array([statuses.index(r["import_status"]) for r in results], pyarrow.int8())
+    return pyarrow.Table.from_arrays([
+        pyarrow.array([r["id"] for r in results], pyarrow.string()),
+        pyarrow.DictionaryArray.from_arrays(indices, pyarrow.array(statuses)),
+        pyarrow.array([r.get("import_error") for r in results], pyarrow.string()),
+    ], schema=schema)
 
 
 def _arrow_streams(table: Any, rows: int) -> Iterator[bytes]:
@@ -398,18 +417,47 @@ class Client:
 
     # ------------------------------------------------------------ records
 
-    def upsert_customers(self, records: _Records) -> List[ImportResult]:
+    def upsert_customers(self, records: Union[_Records, Any]) -> Any:
         """Upserts one customer or several; one result per record (``id``,
-        ``import_status``, ``import_error``), as the ledger returns."""
-        return self.call("upsertCustomers", body=_records(records))["result"]["list"]
+        ``import_status``, ``import_error``), as the ledger returns. A table
+        is sent as Arrow streams and answers a pyarrow Table of the results
+        (see :meth:`_upsert`)."""
+        return self._upsert("upsertCustomers", records, lambda answer: answer["result"]["list"])
 
-    def upsert_plans(self, records: _Records) -> List[ImportResult]:
-        """Upserts one plan or several; one result per record."""
-        return self.call("upsertPlans", body=_records(records))["result"]
+    def upsert_plans(self, records: Union[_Records, Any]) -> Any:
+        """Upserts one plan or several; one result per record (a table of
+        them for a table, as :meth:`upsert_customers`)."""
+        return self._upsert("upsertPlans", records, lambda answer: answer["result"])
 
-    def upsert_invoices(self, records: _Records) -> List[ImportResult]:
-        """Upserts one invoice or several; one result per record."""
-        return self.call("upsertInvoices", body=_records(records))["result"]
+    def upsert_invoices(self, records: Union[_Records, Any]) -> Any:
+        """Upserts one invoice or several; one result per record (a table of
+        them for a table, as :meth:`upsert_customers`)."""
+        return self._upsert("upsertInvoices", records, lambda answer: answer["result"])
+
+    def _upsert(self, operation: str, records: Any, results_of: Callable[[Any], List[ImportResult]]) -> Any:
+        """Runs an upsert operation on dicts, answering their results; or on
+        a table (a pyarrow Table or RecordBatch, a pandas or polars
+        DataFrame, read as ``Ledger.upsert_*`` reads them), sent as Arrow IPC
+        streams of at most :data:`ROWS_PER_ARROW_REQUEST` rows, each request
+        its own write (when one fails, the rows before it are stored),
+        answering a pyarrow Table of the results as the ledger does
+        (``import_status`` dictionary-encoded). Tables need pyarrow."""
+        if not _is_table(records):
+            return results_of(self.call(operation, body=_records(records)))
+        return _results_table(self._send_table(operation, None, records, results_of))
+
+    def _send_table(
+        self,
+        operation: str,
+        path: Optional[Mapping[str, str]],
+        table: Any,
+        results_of: Callable[[Any], List[ImportResult]],
+    ) -> List[ImportResult]:
+        results: List[ImportResult] = []
+        for stream in _arrow_streams(_arrow_table(table), ROWS_PER_ARROW_REQUEST):
+            answer = self._send(operation, path, None, stream, "application/json", content_type=ARROW_STREAM)
+            results.extend(results_of(json.loads(answer)))
+        return results
 
     def upsert_data_sources(self, records: _Records) -> List[ImportResult]:
         """Upserts one data source or several; one result per record."""
@@ -549,23 +597,15 @@ class Client:
         """Changes a data source's name and/or type; returns it."""
         return self.call("updateDataSource", {"id": id}, body=dict(patch))
 
-    def import_records(self, source: str, collection: str, records: Union[_Records, Any]) -> List[ImportResult]:
+    def import_records(self, source: str, collection: str, records: Union[_Records, Any]) -> Any:
         """Imports customers, plans, plan_groups or invoices into the data
         source ``source``, tagging each record with it; one result per
-        record. ``records`` is a dict or a list of dicts, sent as JSON, or a
-        table (a pyarrow Table or RecordBatch, a pandas or polars
-        DataFrame, read as ``Ledger.upsert_*`` reads them), sent as Arrow
-        IPC streams of at most :data:`ROWS_PER_ARROW_REQUEST` rows, each
-        request its own write: when one fails, the rows before it are
-        stored. Tables need pyarrow (``pip install submetrics[arrow]``)."""
+        record. A table is sent as Arrow streams and answers a pyarrow
+        Table of the results, as :meth:`upsert_customers` says."""
         path = {"source": source, "collection": collection}
         if not _is_table(records):
             return self.call("importRecords", path, body=_records(records))["result"]
-        results: List[ImportResult] = []
-        for stream in _arrow_streams(_arrow_table(records), ROWS_PER_ARROW_REQUEST):
-            answer = self._send("importRecords", path, None, stream, "application/json", content_type=ARROW_STREAM)
-            results.extend(json.loads(answer)["result"])
-        return results
+        return _results_table(self._send_table("importRecords", path, records, lambda answer: answer["result"]))
 
     def load_fx_rates(self, rows: _Records) -> int:
         """Loads FX rate rows ``{date, currency, rate}``; returns how many."""

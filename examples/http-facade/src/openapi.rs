@@ -488,7 +488,7 @@ mod tests {
     }
 
     #[test]
-    fn imports_describe_each_body_format_they_read_and_other_writes_json_only() {
+    fn record_writes_describe_each_body_format_they_read_and_other_writes_json_only() {
         let document = document();
         let media = |path: &str| -> Vec<String> {
             let content = document["paths"][path]["post"]["requestBody"]["content"]
@@ -505,7 +505,9 @@ mod tests {
                 "application/vnd.apache.arrow.stream"
             ]
         );
-        assert_eq!(media("/data/invoices"), ["application/json"]);
+        assert_eq!(media("/data/invoices"), media("/data/customers"));
+        assert_eq!(media("/data/plans").len(), 4);
+        assert_eq!(media("/data/fx-rates"), ["application/json"]);
     }
 
     #[test]

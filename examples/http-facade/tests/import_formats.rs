@@ -190,6 +190,69 @@ fn ndjson_and_arrow_imports_answer_what_json_answers() {
     assert_eq!(summary["summary"]["mrr_current"], 5000);
 }
 
+/// The upserts of `/data/customers`, `/data/plans` and `/data/invoices`
+/// read NDJSON, CSV and Arrow streams as the imports do, with no data
+/// source, answering each endpoint's own shape.
+#[test]
+fn record_upserts_read_ndjson_csv_and_arrow_as_json() {
+    let server = Server::start();
+    let (status, body) = send(
+        &server,
+        "POST",
+        "/v1/data/plans",
+        &[("Content-Type", "text/csv")],
+        b"id,name,interval,currency\nm,Monthly,month,USD\nbad,,month,USD\n".to_vec(),
+    );
+    assert_eq!(status, 200, "{body}");
+    assert_eq!(
+        serde_json::from_str::<Value>(&body).unwrap(),
+        json!({"result": [
+            {"id": "m", "import_status": "inserted"},
+            {"id": "bad", "import_status": "error", "import_error": "plan bad: field `name`: is required"},
+        ]})
+    );
+    let customers = "{\"id\": \"A\", \"name\": \"Acme\"}\n{\"id\": \"B\", \"name\": \"Beta\"}\n";
+    let (status, body) = send(
+        &server,
+        "POST",
+        "/v1/data/customers",
+        NDJSON,
+        customers.into(),
+    );
+    assert_eq!(status, 201, "{body}");
+    assert_eq!(
+        serde_json::from_str::<Value>(&body).unwrap(),
+        json!({"result": {"count": 2, "list": [
+            {"id": "A", "import_status": "inserted"},
+            {"id": "B", "import_status": "inserted"},
+        ]}})
+    );
+    let (status, expected) = server.post("/v1/data/invoices", json!(invoices()));
+    assert_eq!(status, 200);
+    assert_eq!(expected["result"][3]["import_status"], "error");
+    let (status, body) = send(
+        &server,
+        "POST",
+        "/v1/data/invoices",
+        ARROW,
+        invoice_stream(None),
+    );
+    assert_eq!(status, 200, "{body}");
+    assert_eq!(serde_json::from_str::<Value>(&body).unwrap(), expected);
+    let (_, invoice) = server.get("/data/invoices/i2");
+    assert_eq!(
+        (&invoice["amount"], &invoice["data_source"]),
+        (&json!(2000), &Value::Null)
+    );
+    // Stored as durably as JSON: still there after a restart.
+    let dir = server.kill();
+    let server = Server::start_in(dir);
+    assert_eq!(server.get("/data/plans/m").1["name"], "Monthly");
+    assert_eq!(server.get("/data/customers").1["result"]["count"], 2);
+    let (_, summary) = server.get("/reports/summary?as_of=2024-01-20");
+    assert_eq!(summary["summary"]["mrr_current"], 5000);
+}
+
 fn gzip(bytes: &[u8]) -> Vec<u8> {
     use std::io::Write;
     let mut encoder = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());

@@ -204,19 +204,28 @@ fn a_body_in_a_format_the_endpoint_does_not_read_is_415() {
     // A CSV body used to be "not valid JSON"; NDJSON of one line was read
     // as JSON by chance.
     refused(
-        "POST",
-        "/data/customers",
+        "PUT",
+        "/data/customers/z",
         "text/csv",
         "id,name\nz,Z\n",
         "Content-Type `text/csv`: this endpoint reads JSON (application/json); records as \
-         NDJSON, CSV or an Arrow stream are read by POST /v1/data-sources/{id}/{collection}",
+         NDJSON, CSV or an Arrow stream are read by POST /v1/data/customers, /v1/data/plans, \
+         /v1/data/invoices and /v1/data-sources/{id}/{collection}",
+    );
+    refused(
+        "PUT",
+        "/data/plans/m",
+        "application/xml",
+        "<plan/>",
+        "Content-Type `application/xml`: this endpoint reads JSON (application/json)",
     );
     refused(
         "POST",
         "/data/invoices",
         "application/xml",
         "<invoice/>",
-        "Content-Type `application/xml`: this endpoint reads JSON (application/json)",
+        "Content-Type `application/xml` is not read here; send application/json, \
+         application/x-ndjson, text/csv or application/vnd.apache.arrow.stream",
     );
     refused(
         "POST",

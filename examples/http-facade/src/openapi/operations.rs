@@ -13,7 +13,7 @@ pub struct Operation {
     /// The request body's schema, for endpoints that read one.
     pub request: Option<Value>,
     /// Whether the body may also be NDJSON, CSV or an Arrow IPC stream
-    /// (the data-source imports), besides JSON of `request`'s schema.
+    /// (the record upserts and imports), besides JSON of `request`'s schema.
     pub columnar_bodies: bool,
     /// The success answer's schema.
     pub response: Value,
@@ -28,6 +28,14 @@ fn op(id: &'static str, request: Option<Value>, response: &str) -> Operation {
         columnar_bodies: false,
         response: reference(response),
         media_type: "application/json",
+    }
+}
+
+/// `operation`, whose body may also be NDJSON, CSV or an Arrow IPC stream.
+fn columnar(operation: Operation) -> Operation {
+    Operation {
+        columnar_bodies: true,
+        ..operation
     }
 }
 
@@ -51,11 +59,11 @@ pub fn operation(method: &str, path: &str) -> Option<Operation> {
 
         ("get", "/data/plans") => op("listPlans", None, "PlanList"),
         ("get", "/data/plans/") => op("getPlanWithoutIdTrailingSlash", None, "Error"),
-        ("post", "/data/plans") => op(
+        ("post", "/data/plans") => columnar(op(
             "upsertPlans",
             Some(records_body("PlanInput", "plans")),
             "ImportResults",
-        ),
+        )),
         ("put", "/data/plans") => op("updatePlanWithoutId", None, "Error"),
         ("delete", "/data/plans") => op("deletePlanWithoutId", None, "Error"),
         ("put", "/data/plans/") => op("updatePlanWithoutIdTrailingSlash", None, "Error"),
@@ -65,11 +73,11 @@ pub fn operation(method: &str, path: &str) -> Option<Operation> {
         ("delete", "/data/plans/{id}") => op("deletePlan", None, "PlanDeleted"),
 
         ("get", "/data/customers") => op("listCustomers", None, "CustomerList"),
-        ("post", "/data/customers") => op(
+        ("post", "/data/customers") => columnar(op(
             "upsertCustomers",
             Some(records_body("CustomerInput", "customers")),
             "CustomerImportResults",
-        ),
+        )),
         ("get", "/data/customers/{id}") => op("getCustomer", None, "CustomerDetail"),
         ("put", "/data/customers/{id}") => {
             op("updateCustomer", body("CustomerPatch"), "CustomerUpdated")
@@ -85,11 +93,11 @@ pub fn operation(method: &str, path: &str) -> Option<Operation> {
         ("delete", "/data/plan-groups/{id}") => op("deletePlanGroup", None, "Success"),
 
         ("get", "/data/invoices") => op("listInvoices", None, "InvoiceList"),
-        ("post", "/data/invoices") => op(
+        ("post", "/data/invoices") => columnar(op(
             "upsertInvoices",
             Some(records_body("InvoiceInput", "invoices")),
             "ImportResults",
-        ),
+        )),
         ("get", "/data/invoices/{id}") => op("getInvoice", None, "Invoice"),
         ("put", "/data/invoices/{id}") => op("replaceInvoice", body("InvoiceInput"), "Success"),
         ("delete", "/data/invoices/{id}") => op("deleteInvoice", None, "Success"),
@@ -109,17 +117,14 @@ pub fn operation(method: &str, path: &str) -> Option<Operation> {
         ("get", "/data/fx-rates") => op("listFxRates", None, "FxRateList"),
         ("post", "/data/fx-rates") => op("loadFxRates", body("FxRateInput"), "FxRatesLoaded"),
 
-        ("post", "/data-sources/{source}/{collection}") => Operation {
-            columnar_bodies: true,
-            ..op(
-                "importRecords",
-                Some(serde_json::json!({"oneOf": [
-                    {"type": "object", "additionalProperties": true},
-                    {"type": "array", "items": {"type": "object", "additionalProperties": true}},
-                ]})),
-                "ImportResults",
-            )
-        },
+        ("post", "/data-sources/{source}/{collection}") => columnar(op(
+            "importRecords",
+            Some(serde_json::json!({"oneOf": [
+                {"type": "object", "additionalProperties": true},
+                {"type": "array", "items": {"type": "object", "additionalProperties": true}},
+            ]})),
+            "ImportResults",
+        )),
 
         ("get", "/customers") => op("listAnalyticsCustomers", None, "AnalyticsCustomerList"),
         ("get", "/customers/{id}") => op("getAnalyticsCustomer", None, "AnalyticsCustomerDetail"),

@@ -1,4 +1,5 @@
-//! Bodies in formats other than JSON. Imports take, by `Content-Type`:
+//! Bodies in formats other than JSON. Record writes (the upserts of
+//! customers, plans and invoices, and the imports) take, by `Content-Type`:
 //! - `application/x-ndjson` (or `application/jsonl`): one record per line,
 //!   blank lines skipped; read exactly as the JSON array of those records,
 //!   with the same per-record results, and a line that is not JSON refuses
@@ -81,7 +82,8 @@ impl ImportFormat {
             (Some(_), media) => Err(ApiError::UnsupportedMediaType(format!(
                 "Content-Type `{media}`: this endpoint reads JSON (application/json); \
                  records as NDJSON, CSV or an Arrow stream are read by \
-                 POST /v1/data-sources/{{id}}/{{collection}}"
+                 POST /v1/data/customers, /v1/data/plans, /v1/data/invoices and \
+                 /v1/data-sources/{{id}}/{{collection}}"
             ))),
             (None, media) => Err(ApiError::UnsupportedMediaType(format!(
                 "Content-Type `{media}`: this endpoint reads JSON (application/json)"
@@ -167,8 +169,9 @@ pub fn ndjson_as_array(body: &[u8]) -> Result<Vec<u8>, ApiError> {
 }
 
 /// The record batches of an Arrow IPC stream body, each row tagged with
-/// `data_source` (a column of its own, replacing one the stream has).
-pub fn arrow_batches(body: &[u8], data_source: &str) -> Result<Vec<RecordBatch>, ApiError> {
+/// `data_source` when one is given (a column of its own, replacing one the
+/// stream has).
+pub fn arrow_batches(body: &[u8], data_source: Option<&str>) -> Result<Vec<RecordBatch>, ApiError> {
     let batches = submetrics::columnar::batches_from_ipc(body, BODY_LIMIT_BYTES as u64)
         .map_err(|e| ApiError::bad_request(format!("the body {}", error_reason(&e))))?;
     let rows: usize = batches.iter().map(RecordBatch::num_rows).sum();
@@ -177,9 +180,12 @@ pub fn arrow_batches(body: &[u8], data_source: &str) -> Result<Vec<RecordBatch>,
             "{rows} records in one write; send at most {MAX_BATCH}"
         )));
     }
+    let Some(source) = data_source else {
+        return Ok(batches);
+    };
     batches
         .iter()
-        .map(|batch| with_data_source(batch, data_source))
+        .map(|batch| with_data_source(batch, source))
         .collect()
 }
 

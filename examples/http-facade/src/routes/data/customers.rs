@@ -33,13 +33,25 @@ fn customer_with_mrr(ledger: &Ledger, id: &str) -> Result<Value, ApiError> {
 pub(super) async fn post_customers(
     State(state): State<Arc<AppState>>,
     caller: Caller,
-    JsonBody(body): JsonBody,
+    headers: HeaderMap,
+    BodyBytes(body): BodyBytes,
 ) -> Result<(StatusCode, Json<Value>), ApiError> {
-    let single = body.is_object() && body.get("customers").is_none();
-    let records = records_of(body, "customers")?;
+    // One JSON customer on its own answers its error as the request's.
+    let (records, single) = match ImportFormat::of(&headers)? {
+        ImportFormat::Json => {
+            let body = parse_body(&body)?;
+            let single = body.is_object() && body.get("customers").is_none();
+            let records = records_of(body, "customers")?;
+            (BodyRecords::Values(RecordKind::Customers, records), single)
+        }
+        format => {
+            let records = BodyRecords::read(RecordKind::Customers, format, body, None).await?;
+            (records, false)
+        }
+    };
     let account = account_of(&state, &caller)?;
     write_records(state, account, move |state, account, ledger| {
-        let report = upsert(state, account, ledger, RecordKind::Customers, &records)?;
+        let report = records.upsert(state, account, ledger)?;
         single_error(&report, single)?;
         Ok((
             StatusCode::CREATED,

@@ -24,9 +24,11 @@ pub(super) async fn list_invoices(
 pub(super) async fn post_invoices(
     State(state): State<Arc<AppState>>,
     caller: Caller,
-    JsonBytes(body): JsonBytes,
+    headers: HeaderMap,
+    BodyBytes(body): BodyBytes,
 ) -> Result<Response, ApiError> {
-    let records = InvoiceRecords::read_body(body, None).await?;
+    let format = ImportFormat::of(&headers)?;
+    let records = BodyRecords::read(RecordKind::Invoices, format, body, None).await?;
     let account = account_of(&state, &caller)?;
     let results = write_records(state, account, move |state, account, ledger| {
         Ok(records.upsert(state, account, ledger)?.results)

@@ -2,8 +2,9 @@
 //! FX rates, in the interface's response shapes.
 
 use super::Routes;
+use super::formats::ImportFormat;
 use super::{
-    JsonBody, JsonBytes, Listed, Params, json_response, page_of, parse_body, read_ledger,
+    BodyBytes, JsonBody, Listed, Params, json_response, page_of, parse_body, read_ledger,
     record_texts, records_of, write_ledger, write_records,
 };
 use crate::auth::Caller;
@@ -15,7 +16,7 @@ use crate::store::{Change, Reads};
 use axum::Json;
 use axum::body::Bytes;
 use axum::extract::State;
-use axum::http::StatusCode;
+use axum::http::{HeaderMap, StatusCode};
 use axum::response::Response;
 use rayon::prelude::*;
 use serde_json::{Value, json};
@@ -23,6 +24,7 @@ use std::borrow::Cow;
 use std::sync::Arc;
 use submetrics::{ImportStatus, Ledger, RecordKind, WriteReport, WriteResult};
 
+mod bodies;
 mod customers;
 mod invoices;
 mod plans;
@@ -32,6 +34,8 @@ use customers::*;
 use invoices::*;
 use plans::*;
 use sources::*;
+
+pub use bodies::BodyRecords;
 
 /// Writes of more records than this serialize them on every core.
 const PARALLEL_FROM: usize = 256;

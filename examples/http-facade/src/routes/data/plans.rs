@@ -22,12 +22,14 @@ pub(super) async fn list_plans(
 pub(super) async fn post_plans(
     State(state): State<Arc<AppState>>,
     caller: Caller,
-    JsonBody(body): JsonBody,
+    headers: HeaderMap,
+    BodyBytes(body): BodyBytes,
 ) -> Result<Json<Value>, ApiError> {
-    let records = records_of(body, "plans")?;
+    let format = ImportFormat::of(&headers)?;
+    let records = BodyRecords::read(RecordKind::Plans, format, body, None).await?;
     let account = account_of(&state, &caller)?;
     write_records(state, account, move |state, account, ledger| {
-        let report = upsert(state, account, ledger, RecordKind::Plans, &records)?;
+        let report = records.upsert(state, account, ledger)?;
         Ok(Json(json!({ "result": report.results })))
     })
     .await
