@@ -183,61 +183,32 @@ fn what_cannot_be_imported_is_an_error_naming_it() {
     assert_eq!(listed["result"]["list"][0]["id"], "D");
     assert_eq!(listed["result"]["count"], 1);
 
-    let stderr = failure(
-        &server,
-        &[
-            "import",
-            "invoices",
-            "--source",
-            "files",
-            "--strict",
-            &fixture("invoices.jsonl"),
-        ],
-    );
-    assert!(
-        stderr.ends_with("error: 7 record(s) rejected (--strict)\n"),
-        "{stderr}"
-    );
-    let stderr = failure(
-        &server,
-        &[
-            "import",
-            "customers",
-            "--source",
-            "files",
-            "--batch",
-            "0",
-            &customers,
-        ],
-    );
-    assert!(
-        stderr.contains("invalid value '0' for '--batch <BATCH>'"),
-        "{stderr}"
-    );
-    let stderr = failure(
-        &server,
-        &[
-            "import",
-            "customers",
-            "--source",
-            "files",
-            "--as-of",
-            "2024-01-01",
-            &customers,
-        ],
-    );
-    assert!(stderr.contains("--as-of applies to reports"), "{stderr}");
     let empty = server.home.join("empty.jsonl");
     std::fs::write(&empty, "\n").unwrap();
-    let stderr = failure(
-        &server,
-        &[
-            "import",
-            "customers",
-            "--source",
-            "files",
-            &empty.display().to_string(),
-        ],
-    );
-    assert!(stderr.contains("no records"), "{stderr}");
+    let empty = empty.display().to_string();
+    let invoices = fixture("invoices.jsonl");
+    // Each after `import <collection> --source files`.
+    let cases: [(&[&str], &str); 4] = [
+        (
+            &["invoices", "--strict", &invoices],
+            "error: 7 record(s) rejected (--strict)\n",
+        ),
+        (
+            &["customers", "--batch", "0", &customers],
+            "invalid value '0' for '--batch <BATCH>'",
+        ),
+        (
+            &["customers", "--as-of", "2024-01-01", &customers],
+            "--as-of applies to reports",
+        ),
+        (
+            &["customers", &empty],
+            &format!("error: {empty}: no records\n"),
+        ),
+    ];
+    for (args, error) in cases {
+        let args = [&["import", "--source", "files"][..], args].concat();
+        let stderr = failure(&server, &args);
+        assert!(stderr.contains(error), "{args:?}: {stderr}");
+    }
 }
