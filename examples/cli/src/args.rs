@@ -75,8 +75,8 @@ pub enum Command {
         #[arg(trailing_var_arg = true, allow_hyphen_values = true)]
         params: Vec<String>,
     },
-    /// Send records from files to a data source of the service, in
-    /// batches: `import invoices --source billing 'exports/invoices-*.parquet'`.
+    /// Send records from files to the service, in batches, into a data
+    /// source or not: `import invoices --source billing 'exports/invoices-*.parquet'`.
     /// Files as `local` reads them (.json, .jsonl, .csv, .parquet; the text
     /// formats also .gz or .zst); each rejected record is printed on stderr.
     Import(ImportArgs),
@@ -213,9 +213,11 @@ pub struct ImportArgs {
     /// The kind of the records.
     #[arg(value_enum)]
     pub collection: ImportCollection,
-    /// The data source the records go to (it must exist: `data data-sources create`).
+    /// The data source the records go to (it must exist: `data data-sources
+    /// create`); without it, customers, plans and invoices go to the data
+    /// API's upserts, with no data source.
     #[arg(long)]
-    pub source: String,
+    pub source: Option<String>,
     /// Records per request (each request is one write).
     #[arg(long, default_value_t = 10_000, value_parser = clap::value_parser!(u32).range(1..=100_000))]
     pub batch: u32,

@@ -1,5 +1,8 @@
-//! `import`: records from files sent to a data source of the service
-//! (`POST /data-sources/{source}/{collection}`), a batch of at most
+//! `import`: records from files sent to the service, into a data source
+//! (`POST /data-sources/{source}/{collection}`) or, without `--source`,
+//! to the upserts of `/data/{collection}` (customers, plans and invoices;
+//! a plan group gets its id from the service, so groups go into a data
+//! source only), a batch of at most
 //! `--batch` records per request, in file order. Each file is read as
 //! `local` reads it ([`super::files`]) and sent in the form it was read:
 //! JSONL lines as NDJSON (a line that is not JSON is an error naming its
@@ -16,7 +19,7 @@
 
 use super::files::{self, Chunk, Records};
 use super::record_files::files_matching;
-use crate::args::ImportArgs;
+use crate::args::{ImportArgs, ImportCollection};
 use crate::error::{CliError, Result};
 use crate::http::{Client, encode};
 use arrow_array::RecordBatch;
@@ -37,13 +40,18 @@ pub fn run(client: &Client, args: ImportArgs) -> Result<Value> {
     let mut named = std::collections::HashSet::new();
     found.retain(|file| named.insert(file.path.clone()));
     let file_count = found.len();
+    let path = match (&args.source, args.collection) {
+        (Some(source), _) => format!("/data-sources/{}/{collection}", encode(source)),
+        (None, ImportCollection::PlanGroups) => {
+            return Err(CliError::usage(
+                "plan groups are imported into a data source: give --source",
+            ));
+        }
+        (None, _) => format!("/data/{collection}"),
+    };
     let mut import = Import {
         client,
-        path: format!(
-            "/data-sources/{}/{}",
-            encode(&args.source),
-            encode(collection)
-        ),
+        path,
         batch: args.batch as usize,
         sent: 0,
         inserted: 0,
@@ -183,7 +191,9 @@ impl Import<'_> {
                     other => CliError::Io(context(other.to_string())),
                 }
             })?;
-        let results = answer["result"].as_array().ok_or_else(|| {
+        // Customers answer `{result: {count, list}}`, the others `{result: [...]}`.
+        let results = answer["result"]["list"].as_array();
+        let results = results.or(answer["result"].as_array()).ok_or_else(|| {
             CliError::Io(format!(
                 "{}: the service answered no results: {answer}",
                 path.display()

@@ -212,3 +212,44 @@ fn what_cannot_be_imported_is_an_error_naming_it() {
         assert!(stderr.contains(error), "{args:?}: {stderr}");
     }
 }
+
+#[test]
+fn without_a_source_records_go_to_the_data_api() {
+    let server = start();
+    let at = ["--as-of", "2024-03-15T00:00:00Z"];
+    for (collection, file) in [("plans", "plans.json"), ("customers", "customers.csv")] {
+        server.json(&["import", collection, &fixture(file)]);
+    }
+    let invoices = fixture("invoices.jsonl");
+    let parquet = parquet_of_invoices(&server.home, &invoices);
+    let answer = server.json(&["import", "invoices", "--batch", "3", &parquet]);
+    assert_eq!(
+        answer,
+        json!({"source": null, "collection": "invoices", "files": 1,
+               "records": 7, "inserted": 6, "rejected": 1})
+    );
+    let customer = server.json(&["data", "customers", "get", "A"]);
+    assert_eq!(
+        (&customer["name"], &customer["data_source"]),
+        (&json!("Acme, Inc."), &Value::Null)
+    );
+    server.json(&[
+        "api",
+        "POST",
+        "/data/fx-rates",
+        "--body",
+        &format!("@{}", fixture("fx_rates.json")),
+    ]);
+    let report = ["reports", "mrr", "--date", "20240101-20240331"];
+    let local =
+        server.json(&[&["local", "--data", &fixture("")][..], &at[..], &report[..]].concat());
+    assert_eq!(
+        server.json(&[&report[..], &at[..]].concat())["result"],
+        local["result"]
+    );
+    let stderr = failure(&server, &["import", "plan-groups", &fixture("plans.json")]);
+    assert!(
+        stderr.contains("plan groups are imported into a data source: give --source"),
+        "{stderr}"
+    );
+}
