@@ -473,6 +473,12 @@ export declare class Ledger {
   deleteDataSource(id: string): void
   updateCustomer(id: string, patch: Partial<CustomerInput | CustomerImportInput>): Customer
   updatePlan(id: string, patch: Partial<PlanInput | PlanImportInput>): Plan
+  /** Changes the name and/or type of a data source (each a non-empty string). */
+  updateDataSource(id: string, patch: { name?: string; type?: string }): DataSource
+  /** Replaces a plan group's name and plans; returns the group. */
+  updatePlanGroup(id: string, group: PlanGroupInput): PlanGroup
+  /** Replaces (or creates) the invoice `id` with `record`, whose id, when given, is `id`. */
+  replaceInvoice(id: string, record: Omit<InvoiceInput, 'id'> & { id?: string }): void
   movements(asOf?: Instant, filters?: MovementFilters): Movement[]
   /** `movements` as an Arrow IPC stream, one row per movement (amounts as int64), a record batch per 65,536 rows. */
   movementsArrow(asOf?: Instant, filters?: MovementFilters): Buffer

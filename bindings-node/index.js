@@ -244,6 +244,11 @@ class Ledger {
 
   updateCustomer(id, patch) { return call(() => this._native.updateCustomer(id, patch), 'invalid_record') }
   updatePlan(id, patch) { return call(() => this._native.updatePlan(id, patch), 'invalid_record') }
+  updateDataSource(id, patch) { return call(() => this._native.updateDataSource(id, patch), 'invalid_record') }
+  /** Replaces a plan group's name and plans (`{name, plans}`); returns the group. */
+  updatePlanGroup(id, group) { return call(() => this._native.updatePlanGroup(id, group), 'invalid_record') }
+  /** Replaces (or creates) the invoice `id` with `record`, whose id, when given, is `id`. */
+  replaceInvoice(id, record) { call(() => this._native.replaceInvoice(id, record), 'invalid_record') }
 
   movements(asOf, movementFilters) {
     return answer(() => this._native.movements(instant(asOf), filters(movementFilters)), 'invalid_query')

@@ -301,6 +301,30 @@ impl NativeLedger {
             .map_err(to_napi)
     }
 
+    #[napi]
+    pub fn update_data_source(&self, id: String, patch: Value) -> napi::Result<Value> {
+        write(&self.inner)
+            .update_data_source(&id, &patch)
+            .map(|s| json!(s))
+            .map_err(to_napi)
+    }
+
+    /// Replaces a plan group's name and plans (`{name, plans}`).
+    #[napi]
+    pub fn update_plan_group(&self, id: String, group: Value) -> napi::Result<Value> {
+        write(&self.inner)
+            .replace_plan_group(&id, &group)
+            .map(|g| json!(g))
+            .map_err(to_napi)
+    }
+
+    #[napi]
+    pub fn replace_invoice(&self, id: String, record: Value) -> napi::Result<()> {
+        write(&self.inner)
+            .replace_invoice(&id, &record)
+            .map_err(to_napi)
+    }
+
     /// Movements as JSON text.
     #[napi]
     pub fn movements(&self, as_of: Option<String>, filter: Option<Value>) -> napi::Result<String> {

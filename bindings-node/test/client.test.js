@@ -30,8 +30,8 @@ const SCENARIO_FILES = scenarioFiles()
 
 let service
 // One account per test that writes, one per scenario.
-const ACCOUNTS = { records: 0, reports: 1, paging: 2, errors: 3, imports: 4 }
-const SCENARIO_ACCOUNT = 5
+const ACCOUNTS = { records: 0, reports: 1, paging: 2, errors: 3, imports: 4, updates: 5 }
+const SCENARIO_ACCOUNT = 6
 test.before(async () => { service = await startService(SCENARIO_ACCOUNT + SCENARIO_FILES.length) })
 test.after(() => service.stop())
 const clientOf = (name) => new Client({ baseUrl: service.url, apiKey: service.keys[ACCOUNTS[name]] })
@@ -107,6 +107,38 @@ test('an Arrow IPC stream is imported into a data source with the results of obj
   await assert.rejects(client.importArrow('nowhere', 'customers', customers), { code: 'not_found', status: 404 })
   await assert.rejects(client.importRecords('files', 'customers', customers), { code: 'invalid_argument', field: 'records' })
   await assert.rejects(client.importArrow('files', 'customers', [{ id: 'x' }]), { code: 'invalid_argument', field: 'stream' })
+})
+
+test('updates and replaces answer as the ledger does', async () => {
+  const client = clientOf('updates')
+  const ledger = new Ledger()
+  for (const target of [ledger, client]) {
+    await load(target)
+    await target.upsertDataSources({ id: 's', name: 'Billing', type: 'api' })
+    await target.upsertPlanGroups({ name: 'All', plans: ['m'] })
+  }
+  const expected = { id: 's', name: 'Billing', type: 'stripe' }
+  assert.deepEqual(ledger.updateDataSource('s', { kind: 'stripe' }), expected)
+  assert.deepEqual(await client.updateDataSource('s', { kind: 'stripe' }), expected)
+  assert.deepEqual(ledger.updatePlanGroup('pg_1', { name: 'Every plan', plans: ['m', 'y'] }), { id: 'pg_1', name: 'Every plan', plans: ['m', 'y'] })
+  await client.updatePlanGroup('pg_1', { name: 'Every plan', plans: ['m', 'y'] })
+  assert.deepEqual((await client.getPlanGroup('pg_1')).plans.map((p) => p.id), ['m', 'y'])
+  const changed = { ...INVOICES[1], amount: 6000 }
+  assert.equal(ledger.replaceInvoice('a2', changed), undefined)
+  await client.replaceInvoice('a2', changed)
+  assert.deepEqual(await client.movements(AS_OF), ledger.movements(AS_OF))
+  assert.equal((await client.getInvoice('a2')).amount, 6000)
+  const refusals = [
+    [(t) => t.updateDataSource('s', { name: '' }), 'data_source s: field `name`: must be a non-empty string'],
+    [(t) => t.replaceInvoice('a2', { ...changed, id: 'a9' }), 'invoice a2: field `id`: cannot be changed by a replace (this invoice is `a2`)'],
+    [(t) => t.updatePlanGroup('pg_1', { name: 'X', plans: ['nope'] }), 'plan_group pg_1: field `plans`: plan `nope` does not exist']
+  ]
+  for (const [call, message] of refusals) {
+    assert.throws(() => call(ledger), { code: 'invalid_record', message })
+    await assert.rejects(async () => call(client), { code: 'invalid_record', message })
+  }
+  assert.throws(() => ledger.updatePlanGroup('pg_9', { name: 'X', plans: [] }), { code: 'not_found' })
+  await assert.rejects(client.updatePlanGroup('pg_9', { name: 'X', plans: [] }), { code: 'not_found' })
 })
 
 test('movements and every report match an embedded ledger', async () => {

@@ -1,13 +1,15 @@
-//! Conversions between Python objects and JSON values, and report
-//! parameters and instants from Python arguments.
+//! Conversions between Python objects and JSON values, report parameters
+//! and instants from Python arguments, and write results to Python.
 
 use pyo3::exceptions::PyTypeError;
+use pyo3::intern;
 use pyo3::prelude::*;
 use pyo3::types::{
     PyBool, PyByteArray, PyBytes, PyDateTime, PyDict, PyFloat, PyFrozenSet, PyInt, PyList,
     PyMapping, PySequence, PySet, PyString, PyTuple,
 };
 use serde_json::{Map, Number, Value};
+use submetrics::WriteReport;
 
 /// A Python object as JSON: any mapping (dict or `collections.abc.Mapping`)
 /// as an object, any sequence (list, tuple, `collections.abc.Sequence`, but
@@ -295,4 +297,25 @@ pub fn page_bounds(py: Python<'_>, limit: Option<i64>, offset: i64) -> PyResult<
         None => submetrics::Ledger::DEFAULT_LIST_LIMIT,
     };
     Ok((limit, count("offset", offset)?))
+}
+
+/// The per-record results of a write as a list of dicts `{id,
+/// import_status, import_error}` (`import_error` only for a rejected record).
+pub fn results(py: Python<'_>, report: WriteReport) -> PyResult<Bound<'_, PyAny>> {
+    with_gc_paused(py, || {
+        let list = PyList::empty(py);
+        for result in report.results {
+            let dict = PyDict::new(py);
+            dict.set_item(intern!(py, "id"), result.id.as_str())?;
+            match result.import_error {
+                None => dict.set_item(intern!(py, "import_status"), intern!(py, "inserted"))?,
+                Some(error) => {
+                    dict.set_item(intern!(py, "import_status"), intern!(py, "error"))?;
+                    dict.set_item(intern!(py, "import_error"), error)?;
+                }
+            }
+            list.append(dict)?;
+        }
+        Ok(list.into_any())
+    })
 }

@@ -4,39 +4,19 @@
 //! back, so a thread waiting for the lock never holds the GIL that the lock's
 //! holder needs to finish: arguments are converted before, results after.
 
-use crate::convert::{Params, as_of, instant_text, page_bounds, to_json, to_py, with_gc_paused};
+use crate::convert::{
+    Params, as_of, instant_text, page_bounds, results, to_json, to_py, with_gc_paused,
+};
 use crate::errors::to_py_err;
 use arrow_array::RecordBatch;
 use arrow_schema::SchemaRef;
 use bumpalo::Bump;
-use pyo3::intern;
 use pyo3::prelude::*;
-use pyo3::types::{PyBytes, PyDict, PyList};
+use pyo3::types::{PyBytes, PyDict};
 use serde_json::{Value, json};
 use std::sync::{Arc, RwLock};
 use submetrics::model::Json;
-use submetrics::{MovementFilter, RecordKind, ReportParams, Settings, WriteReport};
-
-/// The per-record results of a write as a list of dicts `{id,
-/// import_status, import_error}` (`import_error` only for a rejected record).
-fn results(py: Python<'_>, report: WriteReport) -> PyResult<Bound<'_, PyAny>> {
-    with_gc_paused(py, || {
-        let list = PyList::empty(py);
-        for result in report.results {
-            let dict = PyDict::new(py);
-            dict.set_item(intern!(py, "id"), result.id.as_str())?;
-            match result.import_error {
-                None => dict.set_item(intern!(py, "import_status"), intern!(py, "inserted"))?,
-                Some(error) => {
-                    dict.set_item(intern!(py, "import_status"), intern!(py, "error"))?;
-                    dict.set_item(intern!(py, "import_error"), error)?;
-                }
-            }
-            list.append(dict)?;
-        }
-        Ok(list.into_any())
-    })
-}
+use submetrics::{MovementFilter, RecordKind, ReportParams, Settings};
 
 /// A ledger of customers, plans, plan groups, invoices and data sources,
 /// with the movements, reports and customer views derived from them.
@@ -518,6 +498,38 @@ impl Ledger {
         let patch = to_json(patch)?;
         let result = self.writing(py, |l| l.update_plan(id, &patch).map(|p| json!(p)));
         Self::output(py, result)
+    }
+
+    /// Changes the name and/or type of a data source (each a non-empty string).
+    fn update_data_source<'py>(
+        &self,
+        py: Python<'py>,
+        id: &str,
+        patch: &Bound<'py, PyAny>,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        let patch = to_json(patch)?;
+        let result = self.writing(py, |l| l.update_data_source(id, &patch).map(|s| json!(s)));
+        Self::output(py, result)
+    }
+
+    /// Replaces a plan group's name and plans; answers the group.
+    fn update_plan_group<'py>(
+        &self,
+        py: Python<'py>,
+        id: &str,
+        name: &Bound<'py, PyAny>,
+        plans: &Bound<'py, PyAny>,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        let group = json!({"name": to_json(name)?, "plans": to_json(plans)?});
+        let result = self.writing(py, |l| l.replace_plan_group(id, &group).map(|g| json!(g)));
+        Self::output(py, result)
+    }
+
+    /// Replaces (or creates) the invoice `id` with `record`.
+    fn replace_invoice(&self, py: Python<'_>, id: &str, record: &Bound<'_, PyAny>) -> PyResult<()> {
+        let record = to_json(record)?;
+        self.writing(py, |l| l.replace_invoice(id, &record))
+            .map_err(|e| to_py_err(py, e))
     }
 
     /// Movements at `as_of` (default now), oldest first; filters: customer,

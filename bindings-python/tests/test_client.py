@@ -161,6 +161,46 @@ def test_a_table_goes_as_arrow_streams_and_answers_the_results_table_a_ledger_an
         client.upsert_data_sources(pa.Table.from_pylist([{"id": "s2", "name": "S2"}]))
 
 
+def test_updates_and_replaces_answer_as_the_ledger_does(client: submetrics.Client) -> None:
+    ledger = submetrics.Ledger()
+    groups = {}
+    for target in (ledger, client):
+        load(target)
+        target.upsert_data_sources({"id": "s", "name": "Billing", "type": "api"})
+        groups[id(target)] = target.upsert_plan_groups({"name": "All", "plans": ["m"]})[0]["id"]
+    group = groups[id(client)]  # the service numbers groups per account, deleted ones included
+    assert client.update_data_source("s", {"kind": "stripe"}) == ledger.update_data_source("s", {"kind": "stripe"}) == {
+        "id": "s", "name": "Billing", "type": "stripe",
+    }
+    assert ledger.update_plan_group("pg_1", "Every plan", ["m", "y"]) == {"id": "pg_1", "name": "Every plan", "plans": ["m", "y"]}
+    client.update_plan_group(group, "Every plan", ["m", "y"])
+    assert [p["id"] for p in client.get_plan_group(group)["plans"]] == ["m", "y"]
+    changed = dict(INVOICES[1], amount=6000)
+    for target in (ledger, client):
+        target.replace_invoice("a2", changed)
+    assert client.movements(AS_OF) == ledger.movements(AS_OF)
+    assert client.get_invoice("a2")["amount"] == ledger.get_invoice("a2")["amount"] == 6000
+    # The same refusals, as the same error classes with the same messages.
+    refusals = [
+        (lambda t: t.update_data_source("s", {"name": ""}), "data_source s: field `name`: must be a non-empty string"),
+        (lambda t: t.update_data_source("s", {"created": "x"}), "data_source s: field `created`: is not a field of a data_source; its fields: id, name, type"),
+        (lambda t: t.replace_invoice("a2", dict(changed, id="a9")), "invoice a2: field `id`: cannot be changed by a replace (this invoice is `a2`)"),
+    ]
+    for call, message in refusals:
+        for target in (ledger, client):
+            with pytest.raises(submetrics.InvalidRecordError) as raised:
+                call(target)
+            assert str(raised.value) == message
+    for target in (ledger, client):
+        group = groups[id(target)]
+        with pytest.raises(submetrics.InvalidRecordError) as raised:
+            target.update_plan_group(group, "X", ["nope"])
+        assert str(raised.value) == f"plan_group {group}: field `plans`: plan `nope` does not exist"
+    for target in (ledger, client):
+        with pytest.raises(submetrics.NotFoundError):
+            target.update_plan_group("pg_9", "X", [])
+
+
 def test_movements_and_every_report_match_an_embedded_ledger(client: submetrics.Client) -> None:
     ledger = submetrics.Ledger()
     load(ledger)

@@ -135,6 +135,12 @@ class Ledger:
         """Changes the given fields of a customer (custom_variables merge)."""
     def update_plan(self, id: str, patch: Mapping[str, Any]) -> _Record:
         """Changes the given fields of a plan; its customers are recomputed."""
+    def update_data_source(self, id: str, patch: Mapping[str, Any]) -> _Record:
+        """Changes the name and/or type of a data source (each a non-empty string)."""
+    def update_plan_group(self, id: str, name: str, plans: Sequence[str]) -> _Record:
+        """Replaces a plan group's name and plans; returns the group."""
+    def replace_invoice(self, id: str, record: Mapping[str, Any]) -> None:
+        """Replaces (or creates) the invoice ``id`` with ``record``, whose id, when given, is ``id``."""
     def movements(
         self,
         as_of: _Instant = None,

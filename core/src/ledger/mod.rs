@@ -18,6 +18,7 @@ mod tests;
 mod tests_cache;
 #[cfg(test)]
 mod tests_updates;
+mod updates;
 mod writes;
 
 #[cfg(feature = "arrow")]

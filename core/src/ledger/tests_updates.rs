@@ -92,4 +92,100 @@ fn field_names_cover_what_records_store() {
         Plan::from_json(&json!({"id": "m", "name": "M", "interval": "month", "currency": "USD"}))
             .unwrap();
     assert_eq!(stored(plan), first_names(Plan::FIELD_NAMES));
+    let source = DataSource::from_json(&json!({"id": "s"})).unwrap();
+    assert_eq!(stored(source), first_names(DataSource::FIELD_NAMES));
+}
+
+#[test]
+fn a_data_source_update_changes_its_name_or_type_only() {
+    let mut ledger = ledger();
+    ledger.upsert_data_sources(&[json!({"id": "s", "name": "Billing", "type": "api"})]);
+    let updated = ledger
+        .update_data_source("s", &json!({"kind": "stripe", "id": "s"}))
+        .unwrap();
+    assert_eq!(
+        (updated.name.as_str(), updated.kind.as_str()),
+        ("Billing", "stripe")
+    );
+    let refused = |ledger: &mut Ledger, patch: serde_json::Value| {
+        ledger
+            .update_data_source("s", &patch)
+            .unwrap_err()
+            .to_string()
+    };
+    assert_eq!(
+        refused(&mut ledger, json!({"name": " "})),
+        "data_source s: field `name`: must be a non-empty string"
+    );
+    assert_eq!(
+        refused(&mut ledger, json!({"type": null})),
+        "data_source s: field `type`: must be a non-empty string"
+    );
+    assert_eq!(
+        refused(&mut ledger, json!({"created": "2024-01-01"})),
+        "data_source s: field `created`: is not a field of a data_source; its fields: id, name, type"
+    );
+    assert_eq!(
+        ledger
+            .update_data_source("t", &json!({}))
+            .unwrap_err()
+            .to_string(),
+        "data_source t not found"
+    );
+    assert_eq!(ledger.data_source("s").unwrap().kind, "stripe");
+}
+
+#[test]
+fn a_replace_keeps_the_id_and_the_rules_of_an_upsert() {
+    let mut ledger = ledger();
+    ledger.upsert_plan_groups(&[json!({"id": "pg_1", "name": "All", "plans": ["m"]})]);
+    let group = ledger
+        .replace_plan_group("pg_1", &json!({"name": "Monthly", "plans": ["m"]}))
+        .unwrap();
+    assert_eq!(group.name, "Monthly");
+    let refused = |result: Result<(), crate::Error>| result.unwrap_err().to_string();
+    // Group ids are the ledger's to give: one in the record is passed over.
+    let kept = ledger
+        .replace_plan_group(
+            "pg_1",
+            &json!({"external_id": "mine", "name": "Kept", "plans": ["m"]}),
+        )
+        .unwrap();
+    assert_eq!((kept.id.as_str(), kept.name.as_str()), ("pg_1", "Kept"));
+    assert!(ledger.plan_group("mine").is_none());
+    assert_eq!(
+        refused(
+            ledger
+                .replace_plan_group("pg_1", &json!({"name": "X", "plans": ["nope"]}))
+                .map(|_| ())
+        ),
+        "plan_group pg_1: field `plans`: plan `nope` does not exist"
+    );
+    assert_eq!(
+        refused(
+            ledger
+                .replace_plan_group("pg_9", &json!({"name": "X", "plans": []}))
+                .map(|_| ())
+        ),
+        "plan_group pg_9 not found"
+    );
+    assert_eq!(ledger.plan_group("pg_1").unwrap().name, "Kept");
+    ledger.upsert_customers(&[json!({"id": "a", "name": "A"})]);
+    let invoice = json!({"customer_id": "a", "type": "subscription", "plan_id": "m",
+                         "invoice_date": "2024-01-01", "amount": 3000, "currency": "USD"});
+    ledger.replace_invoice("i1", &invoice).unwrap();
+    assert_eq!(ledger.invoice("i1").unwrap().amount, 3000);
+    assert_eq!(
+        refused(ledger.replace_invoice("i1", &json!({"external_id": "i2"}))),
+        "invoice i1: field `external_id`: cannot be changed by a replace (this invoice is `i1`)"
+    );
+    assert_eq!(
+        refused(ledger.replace_invoice(
+            "i1",
+            &json!({"customer_id": "zz", "type": "one_time",
+            "invoice_date": "2024-01-01", "amount": 5, "currency": "USD"})
+        )),
+        "invoice i1: field `customer_id`: customer `zz` does not exist; send the customer first"
+    );
+    assert_eq!(ledger.invoice("i1").unwrap().amount, 3000);
 }

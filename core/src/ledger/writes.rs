@@ -1,11 +1,11 @@
-//! Writes: upserts, partial updates and deletes of every record kind, and
-//! the bulk ingest paths (JSON texts, record trees, Arrow batches). Each
-//! runs on the store and hands the customers it touched to the replay
-//! cache.
+//! Writes: upserts and deletes of every record kind, and the bulk ingest
+//! paths (JSON texts, record trees, Arrow batches); updates and replaces
+//! of one record are in `updates`. Each runs on the store and hands the
+//! customers it touched to the replay cache.
 
 use super::Ledger;
 use crate::error::Result;
-use crate::model::{Customer, Invoice, Json, Plan};
+use crate::model::{Invoice, Json};
 use crate::store::{ReadCustomers, ReadInvoices, RecordKind, Store, WriteReport};
 #[cfg(feature = "arrow")]
 use arrow_array::RecordBatch;
@@ -97,19 +97,6 @@ impl Ledger {
         self.write(|store| store.upsert_customers(records))
     }
 
-    /// Changes only the fields present in `patch`; `custom_variables` are
-    /// merged into the existing ones, new keys winning.
-    ///
-    /// # Errors
-    ///
-    /// [`Error::NotFound`](crate::Error::NotFound) when there is no such customer; [`Error::InvalidRecord`](crate::Error::InvalidRecord) when
-    /// `patch` is not a JSON object or the patched record breaks a customer rule. The stored
-    /// customer is unchanged then.
-    pub fn update_customer(&mut self, id: &str, patch: &Value) -> Result<&Customer> {
-        self.write(|store| store.update_customer(id, patch).map(|_| ()))?;
-        Ok(&self.store.customers[id])
-    }
-
     /// Upserts plans. A changed plan recomputes the customers invoiced on it.
     ///
     /// # Errors
@@ -140,18 +127,6 @@ impl Ledger {
     /// ```
     pub fn upsert_plans(&mut self, records: &[Value]) -> WriteReport {
         self.write(|store| store.upsert_plans(records))
-    }
-
-    /// Changes only the fields present in `patch` of an existing plan.
-    ///
-    /// # Errors
-    ///
-    /// [`Error::NotFound`](crate::Error::NotFound) when there is no such plan; [`Error::InvalidRecord`](crate::Error::InvalidRecord) when `patch` is
-    /// not a JSON object, the patched record breaks a plan rule, or it changes the currency of
-    /// a plan that invoices use. The stored plan is unchanged then.
-    pub fn update_plan(&mut self, id: &str, patch: &Value) -> Result<&Plan> {
-        self.write(|store| store.update_plan(id, patch).map(|_| ()))?;
-        Ok(&self.store.plans[id])
     }
 
     /// Upserts plan groups. A group without an id gets one (`pg_1`, `pg_2`,

@@ -22,6 +22,10 @@ impl DataSource {
     /// The record kind errors name: `data_source`.
     pub const KIND: &'static str = "data_source";
 
+    /// Every field an update may name, each with its other names.
+    pub const FIELD_NAMES: &'static [&'static [&'static str]] =
+        &[crate::model::ID_NAMES, &["name"], &["type", "kind"]];
+
     /// Reads one data source: `id` is required, `name` and `type` (or `kind`) are optional.
     pub fn from_json(value: &Value) -> Result<DataSource> {
         Self::from_node(value)

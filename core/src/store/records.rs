@@ -1,11 +1,12 @@
 //! Writes of customers, plans, plan groups and data sources: upserts,
-//! partial updates and deletes, each with its record's rules.
+//! partial updates, replaces and deletes, each with its record's rules;
+//! and the replace of one invoice.
 
 use super::stream::{PARALLEL_RECORDS, ReadCustomers};
 use super::{PositionList, Store, WriteReport, not_found, record_id};
 use crate::error::{Error, Result};
 use crate::ids::{CustomerId, PlanGroupId, PlanId};
-use crate::model::{Customer, DataSource, Node, Plan, PlanGroup};
+use crate::model::{Customer, DataSource, Invoice, Node, Plan, PlanGroup};
 use rayon::prelude::*;
 use serde_json::Value;
 use std::collections::HashSet;
@@ -60,6 +61,40 @@ fn patched(
     }
     stored["id"] = Value::String(id.to_string());
     Ok(stored)
+}
+
+/// `record` as the whole new form of the record `id`: a JSON object whose
+/// id (`id` or `external_id`), when given, is `id`; an other id is an
+/// error naming it, as in [`patched`].
+fn replaced(kind: &'static str, id: &str, record: &Value) -> Result<Value> {
+    let map = record
+        .as_object()
+        .ok_or_else(|| Error::invalid(kind, id, "(record)", "must be a JSON object"))?;
+    for name in crate::model::ID_NAMES {
+        match map.get(*name) {
+            None | Some(Value::Null) => {}
+            Some(given) if given.as_str() == Some(id) => {}
+            Some(_) => {
+                return Err(Error::invalid(
+                    kind,
+                    id,
+                    name,
+                    format!("cannot be changed by a replace (this {kind} is `{id}`)"),
+                ));
+            }
+        }
+    }
+    let mut record = record.clone();
+    record["id"] = Value::String(id.to_string());
+    Ok(record)
+}
+
+/// The error of a one-record write, if it was rejected.
+fn rejection(report: WriteReport) -> Result<()> {
+    match report.results.into_iter().find_map(|r| r.error) {
+        Some(error) => Err(*error),
+        None => Ok(()),
+    }
 }
 
 impl Store {
@@ -170,10 +205,7 @@ impl Store {
         let existing = self.plan(id).ok_or_else(|| not_found(Plan::KIND, id))?;
         let stored = serde_json::to_value(existing).unwrap_or(Value::Null);
         let merged = patched(Plan::KIND, id, stored, patch, Plan::FIELD_NAMES)?;
-        let report = self.upsert_plans(&[merged]);
-        if let Some(error) = report.results.into_iter().find_map(|r| r.error) {
-            return Err(*error);
-        }
+        rejection(self.upsert_plans(&[merged]))?;
         Ok(&self.plans[id])
     }
 
@@ -225,6 +257,59 @@ impl Store {
     /// Upserts data sources.
     pub(crate) fn upsert_data_sources(&mut self, records: &[Value]) -> WriteReport {
         self.write_data_sources(records)
+    }
+
+    /// Changes the `name` and/or `type` of an existing data source, each a
+    /// non-empty string (an update never resets one to its default). The
+    /// stored data source is unchanged on an error.
+    pub(crate) fn update_data_source(&mut self, id: &str, patch: &Value) -> Result<&DataSource> {
+        let existing = self
+            .data_sources
+            .get(id)
+            .ok_or_else(|| not_found(DataSource::KIND, id))?;
+        let stored = serde_json::to_value(existing).unwrap_or(Value::Null);
+        let merged = patched(DataSource::KIND, id, stored, patch, DataSource::FIELD_NAMES)?;
+        for field in ["name", "type"] {
+            if merged[field]
+                .as_str()
+                .is_none_or(|text| text.trim().is_empty())
+            {
+                return Err(Error::invalid(
+                    DataSource::KIND,
+                    id,
+                    field,
+                    "must be a non-empty string",
+                ));
+            }
+        }
+        rejection(self.upsert_data_sources(&[merged]))?;
+        Ok(&self.data_sources[id])
+    }
+
+    /// Replaces the invoice `id` with `record`, or creates it, with the
+    /// rules of [`Store::upsert_invoices`].
+    pub(crate) fn replace_invoice(&mut self, id: &str, record: &Value) -> Result<()> {
+        let record = replaced(Invoice::KIND, id, record)?;
+        rejection(self.upsert_invoices(std::slice::from_ref(&record)))
+    }
+
+    /// Replaces an existing plan group with the name and plans of `record`
+    /// (with the rules of [`Store::upsert_plan_groups`]). Plan group ids are
+    /// the ledger's to give, so any id `record` carries is passed over, as
+    /// a new group's is.
+    pub(crate) fn replace_plan_group(&mut self, id: &str, record: &Value) -> Result<&PlanGroup> {
+        if !self.plan_groups.contains_key(id) {
+            return Err(not_found(PlanGroup::KIND, id));
+        }
+        let mut record = record.clone();
+        if let Some(map) = record.as_object_mut() {
+            for name in crate::model::ID_NAMES {
+                map.remove(*name);
+            }
+        }
+        let record = replaced(PlanGroup::KIND, id, &record)?;
+        rejection(self.upsert_plan_groups(&[record]))?;
+        Ok(&self.plan_groups[id])
     }
 
     /// [`Store::upsert_data_sources`] from any record representation.

@@ -100,7 +100,7 @@ fn customers_plans_data_and_exports() {
     assert_eq!(refused.status.code(), Some(1));
     assert_eq!(
         String::from_utf8_lossy(&refused.stderr),
-        "error: server answered 400: data source field `created` cannot be changed; writable: name, type\n"
+        "error: server answered 400: data_source ds: field `created`: is not a field of a data_source; its fields: id, name, type\n"
     );
     assert_eq!(
         server.json(&["data", "invoices", "list", "--limit", "2"])["result"]["count"],

@@ -58,21 +58,10 @@ pub(super) async fn put_invoice(
     Path(id): Path<String>,
     JsonBody(body): JsonBody,
 ) -> Result<Json<Value>, ApiError> {
-    let mut record = body;
-    record
-        .as_object_mut()
-        .ok_or_else(|| ApiError::bad_request("the body must be an invoice object"))?
-        .insert("id".to_string(), json!(id));
     let account = account_of(&state, &caller)?;
     write_records(state, account, move |state, account, ledger| {
-        let report = upsert(
-            state,
-            account,
-            ledger,
-            RecordKind::Invoices,
-            std::slice::from_ref(&record),
-        )?;
-        single_error(&report, true)?;
+        ledger.replace_invoice(&id, &body)?;
+        save(state, account, ledger, RecordKind::Invoices, &id)?;
         Ok(Json(json!({"success": true, "id": id})))
     })
     .await

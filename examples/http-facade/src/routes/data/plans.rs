@@ -166,23 +166,8 @@ pub(super) async fn put_plan_group(
 ) -> Result<Json<Value>, ApiError> {
     let account = account_of(&state, &caller)?;
     write_records(state, account, move |state, account, ledger| {
-        if ledger.plan_group(&id).is_none() {
-            return Err(not_found("plan group", &id));
-        }
-        let mut record = body;
-        let map = record.as_object_mut().ok_or_else(|| {
-            ApiError::bad_request("the body must be a plan group object {name, plans}")
-        })?;
-        map.remove("external_id");
-        map.insert("id".to_string(), json!(id));
-        let report = upsert(
-            state,
-            account,
-            ledger,
-            RecordKind::PlanGroups,
-            std::slice::from_ref(&record),
-        )?;
-        single_error(&report, true)?;
+        ledger.replace_plan_group(&id, &body)?;
+        save(state, account, ledger, RecordKind::PlanGroups, &id)?;
         Ok(Json(json!({"success": true, "id": id})))
     })
     .await

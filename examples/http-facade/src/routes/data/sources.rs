@@ -44,58 +44,20 @@ pub(super) async fn get_data_source(
     .await
 }
 
-/// Changes a data source's `name` and/or `type`; answers with the data
-/// source as `GET` shows it.
+/// Changes a data source's `name` and/or `type`
+/// (`Ledger::update_data_source`); answers with the data source as `GET`
+/// shows it.
 pub(super) async fn put_data_source(
     State(state): State<Arc<AppState>>,
     caller: Caller,
     Path(id): Path<String>,
     JsonBody(body): JsonBody,
 ) -> Result<Json<Value>, ApiError> {
-    let patch = body
-        .as_object()
-        .ok_or_else(|| ApiError::bad_request("the body must be a data source object {name, type}"))?
-        .clone();
-    for (key, value) in &patch {
-        match (key.as_str(), value) {
-            ("name" | "type", Value::String(text)) if !text.trim().is_empty() => {}
-            ("name" | "type", _) => {
-                return Err(ApiError::bad_request(format!(
-                    "data source field `{key}` must be a non-empty string"
-                )));
-            }
-            ("id" | "external_id", _) => {}
-            _ => {
-                return Err(ApiError::bad_request(format!(
-                    "data source field `{key}` cannot be changed; writable: name, type"
-                )));
-            }
-        }
-    }
     let account = account_of(&state, &caller)?;
     write_records(state, account, move |state, account, ledger| {
-        let current = ledger
-            .data_source(&id)
-            .ok_or_else(|| not_found("data source", &id))?;
-        let mut record = json!({"id": id, "name": current.name, "type": current.kind});
-        for key in ["name", "type"] {
-            if let Some(value) = patch.get(key) {
-                record[key] = value.clone();
-            }
-        }
-        let report = upsert(
-            state,
-            account,
-            ledger,
-            RecordKind::DataSources,
-            std::slice::from_ref(&record),
-        )?;
-        single_error(&report, true)?;
-        Ok(Json(json!(
-            ledger
-                .data_source(&id)
-                .ok_or_else(|| not_found("data source", &id))?
-        )))
+        ledger.update_data_source(&id, &body)?;
+        save(state, account, ledger, RecordKind::DataSources, &id)?;
+        Ok(Json(json!(ledger.data_source(&id))))
     })
     .await
 }
