@@ -404,13 +404,7 @@ test('an owner imports files of records into a data source from the settings', a
   await page.getByLabel('Password').fill(OWNER.password)
   await act(() => page.getByRole('button', { name: 'Log in' }).click(), 'overview')
   await open(`#/settings?as_of=${AS_OF}`, 'settings')
-  assert.equal(await page.textContent('#import-note'), 'Add a data source to import records into it.')
-  const addSource = page.locator('form[aria-label="Add data source"]')
-  await addSource.getByLabel('Id').fill('sheet')
-  await addSource.getByLabel('Name').fill('Spreadsheet')
-  await act(() => addSource.getByRole('button', { name: 'Add data source' }).click(), 'settings')
   const form = page.locator('form[aria-label="Import"]')
-  assert.equal(await form.getByLabel('Data source').inputValue(), 'sheet')
   const importing = async (collection, name, text) => {
     await page.evaluate(() => document.querySelector('form[aria-label="Import"] .form-message').replaceChildren())
     await form.getByLabel('Records').selectOption(collection)
@@ -419,10 +413,18 @@ test('an owner imports files of records into a data source from the settings', a
     await page.waitForFunction(() => document.querySelector('form[aria-label="Import"] .form-message').textContent !== '')
     return page.textContent('form[aria-label="Import"] .form-message')
   }
+  // Without a data source, records go to their upsert.
+  assert.equal(await form.getByLabel('Data source').inputValue(), '')
   assert.equal(await importing('customers', 'customers.csv', 'id,name,country\nimp-1,Imported One,FR\nimp-2,Imported Two,DE\n'),
     '2 of 2 records stored.')
   const customer = await api('/data/customers/imp-1')
-  assert.deepEqual([customer.name, customer.country, customer.data_source], ['Imported One', 'FR', 'sheet'])
+  assert.deepEqual([customer.name, customer.country, customer.data_source], ['Imported One', 'FR', null])
+  assert.equal(await importing('plan_groups', 'groups.json', '[]'), 'Plan groups are imported into a data source: choose one.')
+  const addSource = page.locator('form[aria-label="Add data source"]')
+  await addSource.getByLabel('Id').fill('sheet')
+  await addSource.getByLabel('Name').fill('Spreadsheet')
+  await act(() => addSource.getByRole('button', { name: 'Add data source' }).click(), 'settings')
+  await form.getByLabel('Data source').selectOption('sheet')
   const invoices = [
     { id: 'imp-i1', customer_id: 'imp-1', type: 'subscription', plan_id: 'basic', invoice_date: '2024-05-01', amount: 4900, currency: 'USD' },
     { id: 'imp-bad', customer_id: 'imp-1', type: 'refund', invoice_date: '2024-05-03', amount: 700, currency: 'USD' }

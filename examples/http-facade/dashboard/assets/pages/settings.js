@@ -51,17 +51,25 @@ const IMPORT_TYPES = { csv: 'text/csv', jsonl: 'application/x-ndjson', ndjson: '
 /** Rejected records listed after an import; the rest are counted. */
 const REJECTIONS_SHOWN = 100
 
-/** Sends a file of records to a data source's import, as one write. */
+/**
+ * Sends a file of records, as one write, to a data source's import, or
+ * without one to the records' upsert (plan groups get their ids from the
+ * service, so they go into a data source only).
+ */
 function importFile (data) {
   const file = data.get('file')
   const type = IMPORT_TYPES[file.name.split('.').pop().toLowerCase()]
   if (!type) throw new Error(`${file.name}: import reads .csv, .jsonl, .ndjson or .json files`)
-  const path = `/data-sources/${encodeURIComponent(data.get('source'))}/${data.get('collection')}`
+  const source = data.get('source')
+  const collection = data.get('collection')
+  if (!source && collection === 'plan_groups') throw new Error('Plan groups are imported into a data source: choose one.')
+  const path = source ? `/data-sources/${encodeURIComponent(source)}/${collection}` : `/data/${collection}`
   return api('POST', path, { body: file, contentType: type })
 }
 
 /** What an import answered: how many records were stored, and why others were not. */
 function importResult ({ result }) {
+  result = result.list || result // customers answer {count, list}
   const rejected = result.filter((r) => r.import_status === 'error')
   const stored = `${result.length - rejected.length} of ${result.length} records stored`
   if (!rejected.length) return h('span', { id: 'import-result' }, `${stored}.`)
@@ -166,14 +174,13 @@ export async function render (view, context) {
         field('Id', input('id', { required: true })), field('Name', input('name', { required: true })), field('Type', input('type', { value: 'custom' }))
       ], (data) => api('POST', '/data/data-sources', { body: { id: data.get('id'), name: data.get('name'), type: data.get('type') } }), context),
       h('h3', {}, 'Import records'),
-      sources.result.list.length
-        ? actionForm('Import', [
-          field('Data source', select('source', sources.result.list.map((s) => s.id), sources.result.list[0].id)),
-          field('Records', select('collection', ['customers', 'plans', 'plan_groups', 'invoices'], 'invoices')),
-          field('File', input('file', { type: 'file', required: true, accept: Object.keys(IMPORT_TYPES).map((e) => `.${e}`).join(',') }),
-            'CSV with a header of field names, JSONL (one record per line) or JSON; up to 100,000 records and 64 MiB')
-        ], importFile, context, { result: importResult })
-        : h('p', { class: 'note', id: 'import-note' }, 'Add a data source to import records into it.')),
+      actionForm('Import', [
+        field('Data source', h('select', { name: 'source' }, h('option', { value: '' }, '(none)'),
+          sources.result.list.map((s) => h('option', { value: s.id }, s.id)))),
+        field('Records', select('collection', ['customers', 'plans', 'plan_groups', 'invoices'], 'invoices')),
+        field('File', input('file', { type: 'file', required: true, accept: Object.keys(IMPORT_TYPES).map((e) => `.${e}`).join(',') }),
+          'CSV with a header of field names, JSONL (one record per line) or JSON; up to 100,000 records and 64 MiB')
+      ], importFile, context, { result: importResult })),
     section('FX rates',
       table(`Units of each currency per unit of the FX pivot, the base currency the account was created with (the latest rate on or before a day applies)${shownOf(rates.result, 'latest')}`, [
         { label: 'Date', cell: (r) => day(r.date) }, { label: 'Currency', cell: (r) => r.currency }, { label: 'Rate', numeric: true, cell: (r) => String(r.rate) }
