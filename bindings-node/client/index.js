@@ -68,7 +68,15 @@ function retryAfter(header) {
 }
 
 const sleep = (seconds) => new Promise((resolve) => setTimeout(resolve, seconds * 1000))
-const asArray = (records) => (Array.isArray(records) ? records : [records])
+// One record or an array of them, as a JSON body carries them; bytes are
+// refused: an Arrow IPC stream goes to the methods that send one.
+const asArray = (records) => {
+  if (records instanceof Uint8Array || records instanceof ArrayBuffer) {
+    throw new SubmetricsError('records are objects (one or an array); send an Arrow IPC stream with ' +
+      'upsertCustomersArrow, upsertPlansArrow, upsertInvoicesArrow or importArrow', 'invalid_argument', undefined, 'records')
+  }
+  return Array.isArray(records) ? records : [records]
+}
 
 const CLIENT_OPTIONS = ['baseUrl', 'apiKey', 'timeoutMs', 'maxRetries', 'maxRetryWaitMs', 'fetch']
 
@@ -281,10 +289,6 @@ class Client {
   async updatePlanGroup(id, group) { await this.call('updatePlanGroup', { id }, null, group) }
   updateDataSource(id, patch) { return this.call('updateDataSource', { id }, null, patch) }
   async importRecords(source, collection, records) {
-    if (records instanceof Uint8Array || records instanceof ArrayBuffer) {
-      throw new SubmetricsError('importRecords sends records as JSON; send an Arrow IPC stream with importArrow',
-        'invalid_argument', undefined, 'records')
-    }
     return (await this.call('importRecords', { source, collection }, null, asArray(records))).result
   }
   /**

@@ -106,6 +106,7 @@ test('an Arrow IPC stream is imported into a data source with the results of obj
   assert.equal((await client.getCustomer('gamma')).data_source, null)
   await assert.rejects(client.importArrow('nowhere', 'customers', customers), { code: 'not_found', status: 404 })
   await assert.rejects(client.importRecords('files', 'customers', customers), { code: 'invalid_argument', field: 'records' })
+  await assert.rejects(client.upsertInvoices(invoices), { code: 'invalid_argument', field: 'records' })
   await assert.rejects(client.importArrow('files', 'customers', [{ id: 'x' }]), { code: 'invalid_argument', field: 'stream' })
 })
 

@@ -66,8 +66,9 @@ CONFIG_FILE = ".submetrics.json"
 RETRY_STATUSES = (429, 503)
 #: The media type of an Arrow IPC stream, as the service answers reports.
 ARROW_STREAM = "application/vnd.apache.arrow.stream"
-#: Rows per request when :meth:`Client.import_records` sends a table: within
-#: the service's 100,000 records and 64 MiB a request for rows of up to 1 KiB.
+#: Rows per request when the client sends a table (``upsert_*``,
+#: ``import_records``): within the service's 100,000 records and 64 MiB a
+#: request for rows of up to 1 KiB.
 ROWS_PER_ARROW_REQUEST = 50_000
 #: The settings of a ledger, as ``Ledger.settings`` lists them.
 SETTINGS = ("base_currency", "timezone", "first_day_of_week", "churn_grace_days", "refund_handling")
@@ -453,6 +454,8 @@ class Client:
         table: Any,
         results_of: Callable[[Any], List[ImportResult]],
     ) -> List[ImportResult]:
+        """Sends a table to ``operation`` a stream at a time; the results of
+        every request, in order."""
         results: List[ImportResult] = []
         for stream in _arrow_streams(_arrow_table(table), ROWS_PER_ARROW_REQUEST):
             answer = self._send(operation, path, None, stream, "application/json", content_type=ARROW_STREAM)
