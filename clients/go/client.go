@@ -73,8 +73,9 @@ func NewClient(baseURL, apiKey string) *Client {
 }
 
 // Call runs the operation with id operation, filling path parameters,
-// adding query parameters and sending body as JSON (when not nil), and
-// decodes the answer into out (when not nil). An operation that answers
+// adding query parameters and sending body as JSON (when not nil; a Body
+// goes as it is, under its ContentType), and decodes the answer into out
+// (when not nil). An operation that answers
 // another type than JSON (AnswerTypes, e.g. the HTML of getApiReference)
 // is asked for that type and needs a *string out, which gets its text.
 func (c *Client) Call(ctx context.Context, operation string, pathParams map[string]string, query url.Values, body, out any) error {
