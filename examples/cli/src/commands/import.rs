@@ -2,8 +2,8 @@
 //! (`POST /data-sources/{source}/{collection}`) or, without `--source`,
 //! to the upserts of `/data/{collection}` (customers, plans and invoices;
 //! a plan group gets its id from the service, so groups go into a data
-//! source only), a batch of at most
-//! `--batch` records per request, in file order. Each file is read as
+//! source only), a batch of at most `--batch` records per request, in
+//! file order. Each file is read as
 //! `local` reads it ([`super::files`]) and sent in the form it was read:
 //! JSONL lines as NDJSON (a line that is not JSON is an error naming its
 //! file and line, before its batch is sent), Parquet and plain CSV as
