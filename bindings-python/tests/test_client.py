@@ -247,6 +247,15 @@ def test_pages_and_paging_helpers(client: submetrics.Client) -> None:
     assert page["count"] == 250
     assert [c["id"] for c in page["list"]] == [f"c{i:03}" for i in range(200, 250)]
     assert [c["id"] for c in client.iter_customers(page_size=60)] == [f"c{i:03}" for i in range(250)]
+    # The ledger pages alike (the same helpers over its own lists).
+    ledger = submetrics.Ledger()
+    for target in (ledger, client):
+        target.upsert_customers([{"id": f"c{i:03}", "name": f"Customer {i}"} for i in range(250)])
+        load(target)
+    assert [c["id"] for c in ledger.iter_customers(page_size=60)] == [c["id"] for c in client.iter_customers(page_size=60)]
+    assert [i["id"] for i in ledger.iter_invoices(page_size=1, customer="acme")] == ["a1", "a2", "a3"]
+    assert [i["id"] for i in client.iter_invoices(page_size=1, customer="acme")] == ["a1", "a2", "a3"]
+    assert [p["id"] for p in ledger.iter_plans(page_size=1)] == [p["id"] for p in client.iter_plans(page_size=1)] == ["m", "y"]
 
 
 def test_each_kind_of_error_is_its_class_with_the_service_code(service: Service, client: submetrics.Client) -> None:

@@ -13,6 +13,7 @@ from typing import Any, Mapping, Optional
 
 from . import _native
 from ._native import finish_partial, merge_partials, report_names
+from ._paging import Paging
 from .errors import (
     AuthenticationError,
     BadRequestError,
@@ -68,7 +69,7 @@ def _report_frame(table: Any) -> Any:
     return _frame(table)
 
 
-class Ledger(_native.Ledger):
+class Ledger(_native.Ledger, Paging):
     """A ledger of customers, plans, plan groups, invoices and data sources,
     with the movements, reports and customer views derived from them.
 

@@ -35,6 +35,7 @@ from pathlib import Path
 from typing import Any, Callable, Dict, Iterator, List, Mapping, Optional, Sequence, Union
 
 from . import _api
+from ._paging import Paging
 from ._api import (
     Account,
     AnalyticsCustomerDetail,
@@ -323,7 +324,7 @@ def _arrow_streams(table: Any, rows: int) -> Iterator[bytes]:
         yield sink.getvalue().to_pybytes()
 
 
-class Client:
+class Client(Paging):
     """A deployed submetrics service, with the methods of :class:`submetrics.Ledger`.
 
     ``base_url`` defaults to ``SUBMETRICS_API_URL``, then ``api_url`` in
@@ -528,35 +529,6 @@ class Client:
     def list_fx_rates(self, limit: Optional[int] = None, offset: int = 0) -> Dict[str, Any]:
         """``{count, list}`` of FX rate rows ``{date, currency, rate}``."""
         return self._list("listFxRates", limit, offset)
-
-    def _pages(self, lister: Callable[..., Dict[str, Any]], page_size: int, **query: Any) -> Iterator[Any]:
-        offset = 0
-        while True:
-            page = lister(limit=page_size, offset=offset, **query)
-            yield from page["list"]
-            offset += len(page["list"])
-            if not page["list"] or offset >= page["count"]:
-                return
-
-    def iter_customers(self, page_size: int = 1000) -> Iterator[Any]:
-        """Every customer record, fetched ``page_size`` at a time."""
-        return self._pages(self.list_customers, page_size)
-
-    def iter_plans(self, page_size: int = 1000, source: Optional[str] = None) -> Iterator[Any]:
-        """Every plan record, page by page."""
-        return self._pages(self.list_plans, page_size, source=source)
-
-    def iter_plan_groups(self, page_size: int = 1000) -> Iterator[Any]:
-        """Every plan group, page by page."""
-        return self._pages(self.list_plan_groups, page_size)
-
-    def iter_invoices(self, page_size: int = 1000, customer: Optional[str] = None) -> Iterator[Any]:
-        """Every invoice record, page by page."""
-        return self._pages(self.list_invoices, page_size, customer=customer)
-
-    def iter_data_sources(self, page_size: int = 1000) -> Iterator[Any]:
-        """Every data source, page by page."""
-        return self._pages(self.list_data_sources, page_size)
 
     def delete_customer(self, id: str) -> None:
         """Deletes a customer and its invoices; raises NotFoundError."""
