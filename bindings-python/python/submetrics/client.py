@@ -32,10 +32,11 @@ import urllib.error
 import urllib.parse
 import urllib.request
 from pathlib import Path
-from typing import Any, Callable, Dict, Iterator, List, Mapping, Optional, Sequence, Union
+from typing import Any, Callable, Dict, List, Mapping, Optional, Sequence, Union
 
 from . import _api
 from ._paging import Paging
+from ._tables import _Records, _arrow_streams, _arrow_table, _is_table, _records, _results_table
 from ._api import (
     Account,
     AnalyticsCustomerDetail,
@@ -76,7 +77,6 @@ SETTINGS = ("base_currency", "timezone", "first_day_of_week", "churn_grace_days"
 #: Report parameters whose name has a dash; a keyword spells it with ``_``.
 DASHED = ("selected-date", "selected-type", "breakdown-value")
 
-_Records = Union[Mapping[str, Any], Sequence[Mapping[str, Any]]]
 _Instant = Union[_dt.datetime, _dt.date, str, None]
 
 
@@ -251,77 +251,6 @@ def _path(operation: str, path_params: Optional[Mapping[str, Any]]) -> str:
             raise InvalidArgumentError(f"{operation} needs the path parameter `{name}` ({template})", None, name)
         path = path.replace("{" + name + "}", urllib.parse.quote(str(given[name]), safe=""))
     return path
-
-
-def _records(records: _Records) -> List[Mapping[str, Any]]:
-    """One record or several, as the list a JSON body carries. A table is
-    refused: the service reads tables (as Arrow streams) for customers,
-    plans and invoices only (see :func:`_arrow_table`)."""
-    if isinstance(records, Mapping):
-        return [records]
-    if _is_table(records):
-        raise TypeError(
-            f"a {type(records).__name__} is sent by upsert_customers, upsert_plans, upsert_invoices "
-            "and import_records only; here give a dict or a list of dicts"
-        )
-    return list(records)
-
-
-def _is_table(records: Any) -> bool:
-    """Whether ``records`` is a table the ledger reads as Arrow data: a
-    pandas DataFrame, or anything with the Arrow PyCapsule interface
-    (a pyarrow Table or RecordBatch, a polars DataFrame)."""
-    return _is_pandas_frame(records) or hasattr(records, "__arrow_c_stream__") or hasattr(records, "__arrow_c_array__")
-
-
-def _is_pandas_frame(records: Any) -> bool:
-    kind = type(records)
-    return kind.__module__.startswith("pandas") and kind.__name__ == "DataFrame"
-
-
-def _arrow_table(records: Any) -> Any:
-    """A table as a pyarrow Table, read as ``Ledger.upsert_*`` reads it: a
-    pandas DataFrame's named index (as ``set_index("id")`` leaves the ids)
-    is a column of its name, a default one is left out."""
-    try:
-        import pyarrow
-    except ImportError:
-        raise ImportError("sending a table needs pyarrow: pip install submetrics[arrow]") from None
-    if _is_pandas_frame(records):
-        named_index = any(name is not None for name in records.index.names)
-        return pyarrow.Table.from_pandas(records, preserve_index=named_index)
-    return pyarrow.table(records)
-
-
-def _results_table(results: List[ImportResult]) -> Any:
-    """Write results as the pyarrow Table the ledger answers for a table:
-    ``id``, ``import_status`` (dictionary-encoded), ``import_error``."""
-    import pyarrow
-
-    statuses = ["inserted", "error"]
-    schema = pyarrow.schema([
-        pyarrow.field("id", pyarrow.string(), nullable=False),
-        pyarrow.field("import_status", pyarrow.dictionary(pyarrow.int8(), pyarrow.string()), nullable=False),
-        pyarrow.field("import_error", pyarrow.string()),
-    ])
-    indices = pyarrow.array([statuses.index(r["import_status"]) for r in results], pyarrow.int8())
-    return pyarrow.Table.from_arrays([
-        pyarrow.array([r["id"] for r in results], pyarrow.string()),
-        pyarrow.DictionaryArray.from_arrays(indices, pyarrow.array(statuses)),
-        pyarrow.array([r.get("import_error") for r in results], pyarrow.string()),
-    ], schema=schema)
-
-
-def _arrow_streams(table: Any, rows: int) -> Iterator[bytes]:
-    """``table`` as Arrow IPC streams of at most ``rows`` rows each; an
-    empty table is one stream of its schema alone."""
-    import pyarrow
-
-    for start in range(0, max(table.num_rows, 1), rows):
-        sink = pyarrow.BufferOutputStream()
-        with pyarrow.ipc.new_stream(sink, table.schema) as writer:
-            writer.write_table(table.slice(start, rows))
-        yield sink.getvalue().to_pybytes()
 
 
 class Client(Paging):
