@@ -207,10 +207,19 @@ export interface Plan {
   data_source: string | null
   pricing_model: 'licensed' | 'metered'
 }
+/** A plan group as read: its plans as objects (written with their ids). */
 export interface PlanGroup {
   id: string
   name: string
-  plans: string[]
+  plans: PlanGroupPlan[]
+}
+export interface PlanGroupPlan {
+  id: string
+  name: string
+  billing_freq: BillingInterval
+  billing_freq_count: number
+  product_name: string | null
+  currency: string
 }
 export interface Invoice {
   id: string

@@ -86,7 +86,8 @@ export declare class Client {
   updateCustomer(id: string, patch: Schemas['CustomerPatch']): Promise<Schemas['CustomerDetail']>
   updatePlan(id: string, patch: Schemas['PlanPatch']): Promise<Schemas['Plan']>
   replaceInvoice(id: string, record: Schemas['InvoiceInput']): Promise<void>
-  updatePlanGroup(id: string, group: Schemas['PlanGroupInput']): Promise<void>
+  /** Answers the group as read back after the change (a second request). */
+  updatePlanGroup(id: string, group: Schemas['PlanGroupInput']): Promise<Schemas['PlanGroup']>
   updateDataSource(id: string, patch: Schemas['DataSourcePatch']): Promise<Schemas['DataSource']>
   importRecords(source: string, collection: 'customers' | 'plans' | 'plan_groups' | 'invoices', records: Records<Record<string, unknown>>): Promise<Schemas['ImportResult'][]>
   /** Imports the rows of an Arrow IPC stream (apache-arrow's `tableToIPC`) into a data source: one write of at most 100,000 rows, one result per row. */

@@ -286,7 +286,10 @@ class Client {
     return this.getPlan(id)
   }
   async replaceInvoice(id, record) { await this.call('replaceInvoice', { id }, null, record) }
-  async updatePlanGroup(id, group) { await this.call('updatePlanGroup', { id }, null, group) }
+  async updatePlanGroup(id, group) {
+    await this.call('updatePlanGroup', { id }, null, group)
+    return this.getPlanGroup(id)
+  }
   updateDataSource(id, patch) { return this.call('updateDataSource', { id }, null, patch) }
   async importRecords(source, collection, records) {
     return (await this.call('importRecords', { source, collection }, null, asArray(records))).result

@@ -121,9 +121,20 @@ test('updates and replaces answer as the ledger does', async () => {
   const expected = { id: 's', name: 'Billing', type: 'stripe' }
   assert.deepEqual(ledger.updateDataSource('s', { kind: 'stripe' }), expected)
   assert.deepEqual(await client.updateDataSource('s', { kind: 'stripe' }), expected)
-  assert.deepEqual(ledger.updatePlanGroup('pg_1', { name: 'Every plan', plans: ['m', 'y'] }), { id: 'pg_1', name: 'Every plan', plans: ['m', 'y'] })
-  await client.updatePlanGroup('pg_1', { name: 'Every plan', plans: ['m', 'y'] })
-  assert.deepEqual((await client.getPlanGroup('pg_1')).plans.map((p) => p.id), ['m', 'y'])
+  // A plan group answers as the interface reads it: its plans as objects.
+  const everyPlan = {
+    id: 'pg_1',
+    name: 'Every plan',
+    plans: [
+      { id: 'm', name: 'Monthly', billing_freq: 'month', billing_freq_count: 1, product_name: null, currency: 'USD' },
+      { id: 'y', name: 'Yearly', billing_freq: 'year', billing_freq_count: 1, product_name: null, currency: 'USD' },
+    ],
+  }
+  assert.deepEqual(ledger.updatePlanGroup('pg_1', { name: 'Every plan', plans: ['m', 'y'] }), everyPlan)
+  assert.deepEqual(await client.updatePlanGroup('pg_1', { name: 'Every plan', plans: ['m', 'y'] }), everyPlan)
+  assert.deepEqual(ledger.getPlanGroup('pg_1'), everyPlan)
+  assert.deepEqual(await client.getPlanGroup('pg_1'), everyPlan)
+  assert.deepEqual(ledger.listPlanGroups(), { count: 1, list: [everyPlan] })
   const changed = { ...INVOICES[1], amount: 6000 }
   assert.equal(ledger.replaceInvoice('a2', changed), undefined)
   await client.replaceInvoice('a2', changed)

@@ -172,9 +172,14 @@ def test_updates_and_replaces_answer_as_the_ledger_does(client: submetrics.Clien
     assert client.update_data_source("s", {"kind": "stripe"}) == ledger.update_data_source("s", {"kind": "stripe"}) == {
         "id": "s", "name": "Billing", "type": "stripe",
     }
-    assert ledger.update_plan_group("pg_1", "Every plan", ["m", "y"]) == {"id": "pg_1", "name": "Every plan", "plans": ["m", "y"]}
-    client.update_plan_group(group, "Every plan", ["m", "y"])
-    assert [p["id"] for p in client.get_plan_group(group)["plans"]] == ["m", "y"]
+    # A plan group answers as the interface reads it: its plans as objects.
+    every_plan = {"name": "Every plan", "plans": [
+        {"id": "m", "name": "Monthly", "billing_freq": "month", "billing_freq_count": 1, "product_name": None, "currency": "USD"},
+        {"id": "y", "name": "Yearly", "billing_freq": "year", "billing_freq_count": 1, "product_name": None, "currency": "USD"},
+    ]}
+    assert ledger.update_plan_group("pg_1", "Every plan", ["m", "y"]) == ledger.get_plan_group("pg_1") == dict(every_plan, id="pg_1")
+    assert client.update_plan_group(group, "Every plan", ["m", "y"]) == client.get_plan_group(group) == dict(every_plan, id=group)
+    assert ledger.list_plan_groups() == {"count": 1, "list": [dict(every_plan, id="pg_1")]}
     changed = dict(INVOICES[1], amount=6000)
     for target in (ledger, client):
         target.replace_invoice("a2", changed)

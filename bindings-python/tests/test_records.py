@@ -244,7 +244,10 @@ STORED: Dict[str, Any] = {
         {"id": "i28", "customer_id": "A", "type": "subscription", "invoice_date": "2024-01-01", "amount": 3000, "currency": "USD", "plan_id": "m", "quantity": 1, "status": "paid", "payment_date": "2024-01-03", "tax_amount": 0, "discount_amount": -2147483649, "lines": [], "transactions": []},
     ],
     "plan": {"id": "y", "name": "Yearly", "billing_freq": "year", "billing_freq_count": 1, "currency": "USD", "pricing_model": "licensed"},
-    "plan_group": {"id": "pg_1", "name": "All", "plans": ["m", "y"]},
+    "plan_group": {"id": "pg_1", "name": "All", "plans": [
+        {"id": "m", "name": "Monthly", "billing_freq": "month", "billing_freq_count": 1, "product_name": None, "currency": "USD"},
+        {"id": "y", "name": "Yearly", "billing_freq": "year", "billing_freq_count": 1, "product_name": None, "currency": "USD"},
+    ]},
 }
 
 

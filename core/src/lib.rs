@@ -97,8 +97,8 @@ pub use fx::{FxRate, FxTable};
 pub use ids::{CustomerId, DataSourceId, InvoiceId, PlanGroupId, PlanId, SubscriptionId};
 pub use ledger::Ledger;
 pub use model::{
-    Customer, DataSource, Interval, Invoice, InvoiceRecord, Plan, PlanGroup, RefundHandling,
-    Settings, StoredInvoice, Timestamp,
+    Customer, DataSource, Interval, Invoice, InvoiceRecord, Plan, PlanGroup, PlanGroupView,
+    PlanSummary, RefundHandling, Settings, StoredInvoice, Timestamp,
 };
 pub use money::{Cents, Currency};
 pub use query::{MovementFilter, ReportParams};

@@ -493,9 +493,11 @@ class Client(Paging):
         """Replaces the invoice ``id`` with ``record``."""
         self.call("replaceInvoice", {"id": id}, body=dict(record))
 
-    def update_plan_group(self, id: str, name: str, plans: Sequence[str]) -> None:
-        """Replaces a plan group's name and plans."""
+    def update_plan_group(self, id: str, name: str, plans: Sequence[str]) -> PlanGroup:
+        """Replaces a plan group's name and plans; returns the group as read
+        back after the change (a second request)."""
         self.call("updatePlanGroup", {"id": id}, body={"name": name, "plans": list(plans)})
+        return self.get_plan_group(id)
 
     def update_data_source(self, id: str, patch: Mapping[str, Any]) -> DataSource:
         """Changes a data source's name and/or type; returns it."""

@@ -3,7 +3,7 @@
 
 use super::Ledger;
 use crate::error::{Error, Result};
-use crate::model::{Customer, DataSource, Plan, PlanGroup, StoredInvoice};
+use crate::model::{Customer, DataSource, Plan, PlanGroup, PlanGroupView, StoredInvoice};
 use crate::query::local_day;
 use crate::store::{Page, RecordKind};
 use chrono::NaiveDate;
@@ -26,6 +26,13 @@ impl Ledger {
     /// The plan group with this id, `None` when there is none.
     pub fn plan_group(&self, id: &str) -> Option<&PlanGroup> {
         self.store.plan_group(id)
+    }
+
+    /// The plan group with this id as the interface shows it: its plans as
+    /// summaries of their records (id, name, billing frequency, product,
+    /// currency). `None` when there is none.
+    pub fn plan_group_view(&self, id: &str) -> Option<PlanGroupView<'_>> {
+        self.store.plan_group_view(id)
     }
 
     /// The invoice with this id, `None` when there is none.
@@ -142,7 +149,9 @@ impl Ledger {
         self.store.counts()
     }
 
-    /// One record of a collection as JSON, in the record's output shape.
+    /// One record of a collection as JSON, in the record's output shape: a
+    /// plan group as [`Ledger::plan_group_view`] shows it, its plans as
+    /// objects; the others as stored.
     ///
     /// # Errors
     ///
@@ -172,7 +181,8 @@ impl Ledger {
     }
 
     /// A page `{count, list}` of a collection in insertion order, as JSON:
-    /// at most `limit` records after skipping `offset`, and the count of all.
+    /// at most `limit` records after skipping `offset`, and the count of all,
+    /// each in its output shape as [`Ledger::get`] answers it.
     ///
     /// # Errors
     ///

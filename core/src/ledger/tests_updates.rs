@@ -151,7 +151,7 @@ fn a_replace_keeps_the_id_and_the_rules_of_an_upsert() {
             &json!({"external_id": "mine", "name": "Kept", "plans": ["m"]}),
         )
         .unwrap();
-    assert_eq!((kept.id.as_str(), kept.name.as_str()), ("pg_1", "Kept"));
+    assert_eq!((kept.id.as_str(), kept.name), ("pg_1", "Kept"));
     assert!(ledger.plan_group("mine").is_none());
     assert_eq!(
         refused(
@@ -188,4 +188,40 @@ fn a_replace_keeps_the_id_and_the_rules_of_an_upsert() {
         "invoice i1: field `customer_id`: customer `zz` does not exist; send the customer first"
     );
     assert_eq!(ledger.invoice("i1").unwrap().amount, 3000);
+}
+
+/// A plan group reads with its plans as objects, the interface's shape, in
+/// the group's order, and loses a plan when the plan is deleted.
+#[test]
+fn a_plan_group_reads_with_its_plans_summarized() {
+    let mut ledger = ledger();
+    ledger.upsert_plans(
+        &[json!({"id": "y", "name": "Yearly", "billing_freq": "year",
+                                 "billing_freq_count": 2, "currency": "EUR",
+                                 "product_name": "Pro", "data_source": "s"})],
+    );
+    ledger.upsert_plan_groups(&[json!({"id": "pg_1", "name": "All", "plans": ["y", "m"]})]);
+    let expected = json!({"id": "pg_1", "name": "All", "plans": [
+        {"id": "y", "name": "Yearly", "billing_freq": "year", "billing_freq_count": 2,
+         "product_name": "Pro", "currency": "EUR"},
+        {"id": "m", "name": "Monthly", "billing_freq": "month", "billing_freq_count": 1,
+         "product_name": null, "currency": "USD"},
+    ]});
+    assert_eq!(
+        ledger.get(RecordKind::PlanGroups, "pg_1").unwrap(),
+        expected
+    );
+    assert_eq!(
+        ledger.list(RecordKind::PlanGroups, 10, 0),
+        json!({"count": 1, "list": [expected]})
+    );
+    let renamed = ledger
+        .replace_plan_group("pg_1", &json!({"name": "Both", "plans": ["y", "m"]}))
+        .unwrap();
+    assert_eq!(json!(renamed)["name"], "Both");
+    ledger.delete(RecordKind::Plans, "y").unwrap();
+    assert_eq!(
+        ledger.get(RecordKind::PlanGroups, "pg_1").unwrap()["plans"],
+        json!([expected["plans"][1]])
+    );
 }

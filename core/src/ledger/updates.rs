@@ -3,8 +3,8 @@
 //! exist, a field that is not the record's, a rule the new form breaks).
 
 use super::Ledger;
-use crate::error::Result;
-use crate::model::{Customer, DataSource, Plan, PlanGroup};
+use crate::error::{Error, Result};
+use crate::model::{Customer, DataSource, Plan, PlanGroup, PlanGroupView};
 use serde_json::Value;
 
 impl Ledger {
@@ -55,9 +55,14 @@ impl Ledger {
     /// [`Error::NotFound`](crate::Error::NotFound) when there is no such plan group; [`Error::InvalidRecord`](crate::Error::InvalidRecord) when
     /// `record` is not a JSON object or breaks a plan group rule (a plan that does not
     /// exist). The stored group is unchanged then.
-    pub fn replace_plan_group(&mut self, id: &str, record: &Value) -> Result<&PlanGroup> {
+    ///
+    /// Answers the group as [`Ledger::plan_group_view`] shows it.
+    pub fn replace_plan_group(&mut self, id: &str, record: &Value) -> Result<PlanGroupView<'_>> {
         self.write(|store| store.replace_plan_group(id, record).map(|_| ()))?;
-        Ok(&self.store.plan_groups[id])
+        self.plan_group_view(id).ok_or_else(|| Error::NotFound {
+            kind: PlanGroup::KIND,
+            id: id.to_string(),
+        })
     }
 
     /// Replaces the invoice `id` with `record` (creating it when there is

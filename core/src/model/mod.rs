@@ -31,7 +31,7 @@ pub use invoice::{
 pub use json::Json;
 pub(crate) use json::{Node, View};
 pub use plan::{Interval, Plan, PricingModel};
-pub use plan_group::PlanGroup;
+pub use plan_group::{PlanGroup, PlanGroupView, PlanSummary};
 pub use settings::{RefundHandling, Settings};
 pub(crate) use timestamp::plain_date;
 pub use timestamp::{Moment, Timestamp, UnixMillis, start_of_day};

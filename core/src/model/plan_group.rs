@@ -2,7 +2,8 @@
 
 use crate::error::Result;
 use crate::ids::{PlanGroupId, PlanId};
-use crate::model::{Fields, Node, View};
+use crate::model::{Fields, Interval, Node, Plan, View};
+use crate::money::Currency;
 use serde::Serialize;
 use serde_json::Value;
 
@@ -62,6 +63,60 @@ impl PlanGroup {
             name,
             plans,
         })
+    }
+}
+
+/// A plan group as read (the interface's shape): its plans as summaries of
+/// their records, in the group's order. Ids are what a group is written with.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct PlanGroupView<'a> {
+    /// The group's id.
+    pub id: &'a PlanGroupId,
+    /// Its display name.
+    pub name: &'a str,
+    /// Its plans, in the order the group lists them.
+    pub plans: Vec<PlanSummary<'a>>,
+}
+
+/// The fields of a plan a plan group shows.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct PlanSummary<'a> {
+    /// The plan's id.
+    pub id: &'a PlanId,
+    /// Its display name.
+    pub name: &'a str,
+    /// The unit of its billing period.
+    pub billing_freq: Interval,
+    /// Units of `billing_freq` per billing period.
+    pub billing_freq_count: u32,
+    /// The product it prices (`null` when not given).
+    pub product_name: Option<&'a str>,
+    /// The currency it bills in.
+    pub currency: Currency,
+}
+
+impl<'a> PlanGroupView<'a> {
+    /// The group with each of its plans that `plan` finds (a group only
+    /// names existing plans, and deleting a plan takes it out of its groups).
+    pub(crate) fn of(group: &'a PlanGroup, plan: impl Fn(&str) -> Option<&'a Plan>) -> Self {
+        let plans = group
+            .plans
+            .iter()
+            .filter_map(|id| plan(id.as_str()))
+            .map(|plan| PlanSummary {
+                id: &plan.id,
+                name: &plan.name,
+                billing_freq: plan.billing_freq,
+                billing_freq_count: plan.billing_freq_count,
+                product_name: plan.product_name.as_deref(),
+                currency: plan.currency,
+            })
+            .collect();
+        PlanGroupView {
+            id: &group.id,
+            name: &group.name,
+            plans,
+        }
     }
 }
 

@@ -3,7 +3,7 @@
 
 use super::{Page, RecordKind, Store};
 use crate::error::{Error, Result};
-use crate::model::{Customer, DataSource, Invoice, Plan, PlanGroup, StoredInvoice};
+use crate::model::{Customer, DataSource, Invoice, Plan, PlanGroup, PlanGroupView, StoredInvoice};
 use serde_json::{Value, json};
 
 impl Store {
@@ -18,6 +18,11 @@ impl Store {
     /// The plan group with this id, `None` when there is none.
     pub(crate) fn plan_group(&self, id: &str) -> Option<&PlanGroup> {
         self.plan_groups.get(id)
+    }
+    /// The plan group with this id as read, its plans' records summarized.
+    pub(crate) fn plan_group_view(&self, id: &str) -> Option<PlanGroupView<'_>> {
+        let group = self.plan_group(id)?;
+        Some(PlanGroupView::of(group, |plan| self.plan(plan)))
     }
     /// The invoice with this id, `None` when there is none.
     pub(crate) fn invoice(&self, id: &str) -> Option<StoredInvoice<'_>> {
@@ -105,7 +110,7 @@ impl Store {
         let (found, name) = match kind {
             RecordKind::Customers => (self.customer(id).map(|r| json!(r)), Customer::KIND),
             RecordKind::Plans => (self.plan(id).map(|r| json!(r)), Plan::KIND),
-            RecordKind::PlanGroups => (self.plan_group(id).map(|r| json!(r)), PlanGroup::KIND),
+            RecordKind::PlanGroups => (self.plan_group_view(id).map(|r| json!(r)), PlanGroup::KIND),
             RecordKind::Invoices => (self.invoice(id).map(|r| json!(r)), Invoice::KIND),
             RecordKind::DataSources => (self.data_source(id).map(|r| json!(r)), DataSource::KIND),
         };
@@ -120,7 +125,14 @@ impl Store {
         match kind {
             RecordKind::Customers => json!(self.list_customers(limit, offset)),
             RecordKind::Plans => json!(self.list_plans(limit, offset)),
-            RecordKind::PlanGroups => json!(self.list_plan_groups(limit, offset)),
+            RecordKind::PlanGroups => {
+                let page = self.list_plan_groups(limit, offset);
+                let views = page
+                    .list
+                    .into_iter()
+                    .map(|group| PlanGroupView::of(group, |plan| self.plan(plan)));
+                json!({"count": page.count, "list": views.collect::<Vec<_>>()})
+            }
             RecordKind::Invoices => json!(self.list_invoices(limit, offset)),
             RecordKind::DataSources => json!(self.list_data_sources(limit, offset)),
         }

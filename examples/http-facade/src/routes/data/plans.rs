@@ -75,24 +75,6 @@ pub(super) async fn delete_plan(
     .await
 }
 
-/// A plan group with its plans expanded.
-fn group_json(ledger: &Ledger, id: &str) -> Result<Value, ApiError> {
-    let group = ledger
-        .plan_group(id)
-        .ok_or_else(|| not_found("plan group", id))?;
-    let plans: Vec<Value> = group
-        .plans
-        .iter()
-        .filter_map(|p| ledger.plan(p.as_str()))
-        .map(|p| {
-            json!({"id": p.id, "name": p.name, "billing_freq": p.billing_freq.as_str(),
-                   "billing_freq_count": p.billing_freq_count, "product_name": p.product_name,
-                   "currency": p.currency.as_str()})
-        })
-        .collect();
-    Ok(json!({"id": group.id, "name": group.name, "plans": plans}))
-}
-
 pub(super) async fn list_plan_groups(
     State(state): State<Arc<AppState>>,
     caller: Caller,
@@ -100,13 +82,8 @@ pub(super) async fn list_plan_groups(
 ) -> Result<Json<Value>, ApiError> {
     let (limit, offset) = page_of(&params)?;
     read_ledger(account_of(&state, &caller)?, move |ledger| {
-        let page = ledger.list_plan_groups(limit, offset);
-        let list = page
-            .list
-            .iter()
-            .map(|g| group_json(ledger, g.id.as_str()))
-            .collect::<Result<Vec<_>, _>>()?;
-        Ok(Json(list_json(&list, page.count)))
+        let page = ledger.list(RecordKind::PlanGroups, limit, offset);
+        Ok(Json(json!({ "result": page })))
     })
     .await
 }
@@ -153,7 +130,10 @@ pub(super) async fn get_plan_group(
     Path(id): Path<String>,
 ) -> Result<Json<Value>, ApiError> {
     read_ledger(account_of(&state, &caller)?, move |ledger| {
-        Ok(Json(group_json(ledger, &id)?))
+        let group = ledger
+            .plan_group_view(&id)
+            .ok_or_else(|| not_found("plan group", &id))?;
+        Ok(Json(json!(group)))
     })
     .await
 }
