@@ -2538,7 +2538,10 @@ export interface operations {
     };
     upsertPlans: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description json; arrow: the per-record results as an Arrow IPC stream of one record batch with the columns id, import_status (dictionary-encoded) and import_error, the table the ledgers' Arrow upserts answer (Accept: application/vnd.apache.arrow.stream does the same); refusals stay JSON errors */
+                format?: "json" | "arrow";
+            };
             header?: never;
             path?: never;
             cookie?: never;
@@ -2608,7 +2611,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The Accept header refuses the one type the answer comes in */
+            /** @description The Accept header refuses every format the answer comes in */
             406: {
                 headers: {
                     [name: string]: unknown;
@@ -3705,7 +3708,10 @@ export interface operations {
     };
     upsertCustomers: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description json; arrow: the per-record results as an Arrow IPC stream of one record batch with the columns id, import_status (dictionary-encoded) and import_error, the table the ledgers' Arrow upserts answer (Accept: application/vnd.apache.arrow.stream does the same); refusals stay JSON errors */
+                format?: "json" | "arrow";
+            };
             header?: never;
             path?: never;
             cookie?: never;
@@ -3775,7 +3781,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The Accept header refuses the one type the answer comes in */
+            /** @description The Accept header refuses every format the answer comes in */
             406: {
                 headers: {
                     [name: string]: unknown;
@@ -5102,7 +5108,10 @@ export interface operations {
     };
     upsertInvoices: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description json; arrow: the per-record results as an Arrow IPC stream of one record batch with the columns id, import_status (dictionary-encoded) and import_error, the table the ledgers' Arrow upserts answer (Accept: application/vnd.apache.arrow.stream does the same); refusals stay JSON errors */
+                format?: "json" | "arrow";
+            };
             header?: never;
             path?: never;
             cookie?: never;
@@ -5172,7 +5181,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The Accept header refuses the one type the answer comes in */
+            /** @description The Accept header refuses every format the answer comes in */
             406: {
                 headers: {
                     [name: string]: unknown;
@@ -6658,7 +6667,10 @@ export interface operations {
     };
     importRecords: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description json; arrow: the per-record results as an Arrow IPC stream of one record batch with the columns id, import_status (dictionary-encoded) and import_error, the table the ledgers' Arrow upserts answer (Accept: application/vnd.apache.arrow.stream does the same); refusals stay JSON errors */
+                format?: "json" | "arrow";
+            };
             header?: never;
             path: {
                 source: string;
@@ -6733,7 +6745,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The Accept header refuses the one type the answer comes in */
+            /** @description The Accept header refuses every format the answer comes in */
             406: {
                 headers: {
                     [name: string]: unknown;

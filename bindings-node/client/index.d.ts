@@ -90,12 +90,12 @@ export declare class Client {
   updatePlanGroup(id: string, group: Schemas['PlanGroupInput']): Promise<Schemas['PlanGroup']>
   updateDataSource(id: string, patch: Schemas['DataSourcePatch']): Promise<Schemas['DataSource']>
   importRecords(source: string, collection: 'customers' | 'plans' | 'plan_groups' | 'invoices', records: Records<Record<string, unknown>>): Promise<Schemas['ImportResult'][]>
-  /** Imports the rows of an Arrow IPC stream (apache-arrow's `tableToIPC`) into a data source: one write of at most 100,000 rows, one result per row. */
-  importArrow(source: string, collection: 'customers' | 'plans' | 'plan_groups' | 'invoices', stream: Uint8Array): Promise<Schemas['ImportResult'][]>
-  /** Upserts the rows of an Arrow IPC stream, as the Ledger's method of this name (one write of at most 100,000 rows); one result per row, as JSON. */
-  upsertCustomersArrow(stream: Uint8Array): Promise<Schemas['ImportResult'][]>
-  upsertPlansArrow(stream: Uint8Array): Promise<Schemas['ImportResult'][]>
-  upsertInvoicesArrow(stream: Uint8Array): Promise<Schemas['ImportResult'][]>
+  /** Imports the rows of an Arrow IPC stream (apache-arrow's `tableToIPC`) into a data source: one write of at most 100,000 rows; the results as an Arrow IPC stream (`id`, `import_status`, `import_error`), one row per record. */
+  importArrow(source: string, collection: 'customers' | 'plans' | 'plan_groups' | 'invoices', stream: Uint8Array): Promise<Buffer>
+  /** Upserts the rows of an Arrow IPC stream (one write of at most 100,000 rows); the results as an Arrow IPC stream, as the Ledger's method of this name answers them. */
+  upsertCustomersArrow(stream: Uint8Array): Promise<Buffer>
+  upsertPlansArrow(stream: Uint8Array): Promise<Buffer>
+  upsertInvoicesArrow(stream: Uint8Array): Promise<Buffer>
   loadFxRates(rows: Records<Schemas['FxRate']>): Promise<number>
 
   settings(): Promise<Settings>

@@ -294,29 +294,26 @@ class Client {
   async importRecords(source, collection, records) {
     return (await this.call('importRecords', { source, collection }, null, asArray(records))).result
   }
-  /**
-   * Imports the rows of an Arrow IPC stream (as apache-arrow's `tableToIPC`
-   * writes it) into a data source, one result per row as `importRecords`
-   * answers; the stream is one write of at most 100,000 rows.
-   */
-  async importArrow(source, collection, stream) {
-    return (await this._sendArrow('importArrow', 'importRecords', { source, collection }, stream)).result
+  // Arrow in, Arrow out: each sends the rows of an Arrow IPC stream (as
+  // apache-arrow's `tableToIPC` writes it; one write of at most 100,000
+  // rows) and resolves to the per-record results as an Arrow IPC stream
+  // (`id`, `import_status`, `import_error`), as the Ledger's methods of
+  // these names answer them. `importArrow` writes into a data source.
+  importArrow(source, collection, stream) {
+    return this._sendArrow('importArrow', 'importRecords', { source, collection }, stream)
   }
-  // The rows of an Arrow IPC stream upserted, as the Ledger's methods of
-  // these names take them; each resolves to one result per row (JSON, not
-  // an Arrow stream of them as the Ledger answers).
-  async upsertCustomersArrow(stream) { return (await this._sendArrow('upsertCustomersArrow', 'upsertCustomers', null, stream)).result.list }
-  async upsertPlansArrow(stream) { return (await this._sendArrow('upsertPlansArrow', 'upsertPlans', null, stream)).result }
-  async upsertInvoicesArrow(stream) { return (await this._sendArrow('upsertInvoicesArrow', 'upsertInvoices', null, stream)).result }
+  upsertCustomersArrow(stream) { return this._sendArrow('upsertCustomersArrow', 'upsertCustomers', null, stream) }
+  upsertPlansArrow(stream) { return this._sendArrow('upsertPlansArrow', 'upsertPlans', null, stream) }
+  upsertInvoicesArrow(stream) { return this._sendArrow('upsertInvoicesArrow', 'upsertInvoices', null, stream) }
 
-  /** Sends an Arrow IPC stream body to `operation`; resolves to the decoded answer. */
+  /** Sends an Arrow IPC stream body to `operation`; resolves to the Arrow stream of its results. */
   async _sendArrow(method, operation, pathParams, stream) {
     if (!(stream instanceof Uint8Array)) {
       throw new SubmetricsError(`${method} takes an Arrow IPC stream as a Uint8Array or Buffer`,
         'invalid_argument', undefined, 'stream')
     }
-    const response = await this._send(operation, pathParams, null, stream, 'application/json', ARROW_STREAM)
-    return JSON.parse(await response.text())
+    const response = await this._send(operation, pathParams, { format: 'arrow' }, stream, ARROW_STREAM, ARROW_STREAM)
+    return Buffer.from(await response.arrayBuffer())
   }
   async loadFxRates(rows) { return (await this.call('loadFxRates', null, null, asArray(rows))).loaded }
 

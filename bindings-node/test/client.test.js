@@ -76,32 +76,38 @@ test('records are written and read back', async () => {
   })
 })
 
-test('an Arrow IPC stream is imported into a data source with the results of objects', async () => {
+test('an Arrow IPC stream is imported into a data source with the results of objects, as an Arrow stream', async () => {
   const client = clientOf('imports')
+  // The per-record results of an Arrow answer, one plain object a row.
+  const results = (stream) => tableFromIPC(stream).toArray().map((row) => ({ ...row.toJSON() }))
   await client.upsertDataSources({ id: 'files', name: 'Files', type: 'stripe' })
   await client.upsertPlans(PLANS)
   const customers = tableToIPC(tableFromArrays({ id: ['acme', 'beta'], name: ['Acme', 'Beta'] }))
-  assert.deepEqual(await client.importArrow('files', 'customers', customers), [
-    { id: 'acme', import_status: 'inserted' }, { id: 'beta', import_status: 'inserted' },
+  assert.deepEqual(results(await client.importArrow('files', 'customers', customers)), [
+    { id: 'acme', import_status: 'inserted', import_error: null }, { id: 'beta', import_status: 'inserted', import_error: null },
   ])
   const rows = [...INVOICES, { ...INVOICES[0], id: 'bad', type: 'refund', plan_id: null, amount: 700 }]
   const column = (name) => rows.map((row) => row[name] ?? null)
   const names = ['id', 'customer_id', 'type', 'plan_id', 'invoice_date', 'amount', 'currency']
   const invoices = tableToIPC(tableFromArrays(Object.fromEntries(names.map((name) => [name, column(name)]))))
-  assert.deepEqual(await client.importArrow('files', 'invoices', invoices), [
-    ...INVOICES.map((invoice) => ({ id: invoice.id, import_status: 'inserted' })),
+  assert.deepEqual(results(await client.importArrow('files', 'invoices', invoices)), [
+    ...INVOICES.map((invoice) => ({ id: invoice.id, import_status: 'inserted', import_error: null })),
     { id: 'bad', import_status: 'error', import_error: 'invoice bad: field `amount`: must be 0 or less for a refund, got 700' },
   ])
   assert.equal((await client.getInvoice('a2')).data_source, 'files')
   const ledger = new Ledger()
   await load(ledger)
   assert.deepEqual(await client.movements(AS_OF), ledger.movements(AS_OF))
-  // Upserts of Arrow streams, named as the Ledger's, with no data source.
+  // Upserts of Arrow streams, named as the Ledger's and answering as they do, with no data source.
   const plans = tableToIPC(tableFromArrays({ id: ['w'], name: ['Weekly'], interval: ['week'], currency: ['USD'] }))
-  assert.deepEqual(await client.upsertPlansArrow(plans), [{ id: 'w', import_status: 'inserted' }])
+  assert.deepEqual(results(await client.upsertPlansArrow(plans)), results(ledger.upsertPlansArrow(plans)))
+  assert.deepEqual(results(await client.upsertPlansArrow(plans)), [{ id: 'w', import_status: 'inserted', import_error: null }])
   const more = tableToIPC(tableFromArrays({ id: ['gamma'], name: ['Gamma'] }))
-  assert.deepEqual(await client.upsertCustomersArrow(more), [{ id: 'gamma', import_status: 'inserted' }])
-  assert.deepEqual(await client.upsertInvoicesArrow(invoices), await client.upsertInvoices(rows))
+  assert.deepEqual(results(await client.upsertCustomersArrow(more)), results(ledger.upsertCustomersArrow(more)))
+  assert.deepEqual(results(await client.upsertInvoicesArrow(invoices)), results(ledger.upsertInvoicesArrow(invoices)))
+  assert.deepEqual(
+    results(await client.upsertInvoicesArrow(invoices)).map(({ import_error, ...rest }) => (import_error === null ? rest : { ...rest, import_error })),
+    await client.upsertInvoices(rows))
   assert.equal((await client.getInvoice('a2')).data_source, null)
   assert.equal((await client.getCustomer('gamma')).data_source, null)
   await assert.rejects(client.importArrow('nowhere', 'customers', customers), { code: 'not_found', status: 404 })

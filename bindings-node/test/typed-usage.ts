@@ -61,12 +61,11 @@ async function clientUsage(): Promise<void> {
   const total: number = mrr.result[0].total_mrr
   const stream: Buffer = await client.reportArrow('mrr', { date: '20240101-20240531' }, '2024-06-01')
   const moves: Buffer = await client.movementsArrow('2024-06-01', { customer: 'acme' })
-  const imported = await client.importArrow('stripe', 'invoices', stream)
-  const status: 'inserted' | 'error' = imported[0].import_status
+  const imported: Buffer = await client.importArrow('stripe', 'invoices', stream)
   for await (const customer of client.paginate('listCustomers', { pageSize: 500 })) {
     const id: string = customer.id
     void id
   }
-  void [interval, current, total, stream, moves, status]
+  void [interval, current, total, stream, moves, imported]
 }
 void clientUsage

@@ -118,11 +118,11 @@ def test_a_table_goes_as_arrow_streams_and_answers_the_results_table_a_ledger_an
     pd = pytest.importorskip("pandas")
     pl = pytest.importorskip("polars")
     client.upsert_data_sources({"id": "files", "name": "Files", "type": "stripe"})
-    sent: List[str] = []
+    sent: List[Any] = []
     send = client._send
 
     def recorded(*args: Any, **kwargs: Any) -> bytes:
-        sent.append(kwargs.get("content_type", "application/json"))
+        sent.append((kwargs.get("content_type", "application/json"), args[4]))
         return send(*args, **kwargs)
 
     monkeypatch.setattr(client, "_send", recorded)
@@ -143,8 +143,9 @@ def test_a_table_goes_as_arrow_streams_and_answers_the_results_table_a_ledger_an
     monkeypatch.setattr(submetrics.client, "ROWS_PER_ARROW_REQUEST", 4)
     sent.clear()
     results = client.upsert_invoices(frame)
-    assert sent == [submetrics.client.ARROW_STREAM] * 2
-    assert results.schema == ledger.upsert_invoices(frame).schema
+    # Arrow both ways: the rows go as Arrow streams, the results come back as one.
+    assert sent == [(submetrics.client.ARROW_STREAM, submetrics.client.ARROW_STREAM)] * 2
+    assert results.equals(ledger.upsert_invoices(frame))
     assert results.to_pylist()[-1] == {
         "id": "bad", "import_status": "error",
         "import_error": "invoice bad: field `amount`: must be 0 or less for a refund, got 700",

@@ -1,13 +1,10 @@
 """What the client sends as records: one record or a list of them as a
 JSON body, or a table (a pyarrow Table or RecordBatch, a pandas or polars
-DataFrame) as Arrow IPC streams, and the results table a table's write
-answers, as the ledger's."""
+DataFrame) as Arrow IPC streams."""
 
 from __future__ import annotations
 
 from typing import Any, Iterator, List, Mapping, Sequence, Union
-
-from ._api import ImportResult
 
 _Records = Union[Mapping[str, Any], Sequence[Mapping[str, Any]]]
 
@@ -50,25 +47,6 @@ def _arrow_table(records: Any) -> Any:
         named_index = any(name is not None for name in records.index.names)
         return pyarrow.Table.from_pandas(records, preserve_index=named_index)
     return pyarrow.table(records)
-
-
-def _results_table(results: List[ImportResult]) -> Any:
-    """Write results as the pyarrow Table the ledger answers for a table:
-    ``id``, ``import_status`` (dictionary-encoded), ``import_error``."""
-    import pyarrow
-
-    statuses = ["inserted", "error"]
-    schema = pyarrow.schema([
-        pyarrow.field("id", pyarrow.string(), nullable=False),
-        pyarrow.field("import_status", pyarrow.dictionary(pyarrow.int8(), pyarrow.string()), nullable=False),
-        pyarrow.field("import_error", pyarrow.string()),
-    ])
-    indices = pyarrow.array([statuses.index(r["import_status"]) for r in results], pyarrow.int8())
-    return pyarrow.Table.from_arrays([
-        pyarrow.array([r["id"] for r in results], pyarrow.string()),
-        pyarrow.DictionaryArray.from_arrays(indices, pyarrow.array(statuses)),
-        pyarrow.array([r.get("import_error") for r in results], pyarrow.string()),
-    ], schema=schema)
 
 
 def _arrow_streams(table: Any, rows: int) -> Iterator[bytes]:

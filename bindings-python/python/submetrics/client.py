@@ -36,7 +36,7 @@ from typing import Any, Callable, Dict, List, Mapping, Optional, Sequence, Union
 
 from . import _api
 from ._paging import Paging
-from ._tables import _Records, _arrow_streams, _arrow_table, _is_table, _records, _results_table
+from ._tables import _Records, _arrow_streams, _arrow_table, _is_table, _records
 from ._api import (
     Account,
     AnalyticsCustomerDetail,
@@ -375,22 +375,19 @@ class Client(Paging):
         (``import_status`` dictionary-encoded). Tables need pyarrow."""
         if not _is_table(records):
             return results_of(self.call(operation, body=_records(records)))
-        return _results_table(self._send_table(operation, None, records, results_of))
+        return self._send_table(operation, None, records)
 
-    def _send_table(
-        self,
-        operation: str,
-        path: Optional[Mapping[str, str]],
-        table: Any,
-        results_of: Callable[[Any], List[ImportResult]],
-    ) -> List[ImportResult]:
-        """Sends a table to ``operation`` a stream at a time; the results of
-        every request, in order."""
-        results: List[ImportResult] = []
-        for stream in _arrow_streams(_arrow_table(table), ROWS_PER_ARROW_REQUEST):
-            answer = self._send(operation, path, None, stream, "application/json", content_type=ARROW_STREAM)
-            results.extend(results_of(json.loads(answer)))
-        return results
+    def _send_table(self, operation: str, path: Optional[Mapping[str, str]], table: Any) -> Any:
+        """Sends a table to ``operation`` a stream at a time, asking for the
+        results as Arrow (``format=arrow``); the pyarrow Table of the
+        results of every request, in order."""
+        import pyarrow
+
+        answers = [
+            pyarrow.ipc.open_stream(self._send(operation, path, {"format": "arrow"}, stream, ARROW_STREAM, content_type=ARROW_STREAM)).read_all()
+            for stream in _arrow_streams(_arrow_table(table), ROWS_PER_ARROW_REQUEST)
+        ]
+        return pyarrow.concat_tables(answers)
 
     def upsert_data_sources(self, records: _Records) -> List[ImportResult]:
         """Upserts one data source or several; one result per record."""
@@ -511,7 +508,7 @@ class Client(Paging):
         path = {"source": source, "collection": collection}
         if not _is_table(records):
             return self.call("importRecords", path, body=_records(records))["result"]
-        return _results_table(self._send_table("importRecords", path, records, lambda answer: answer["result"]))
+        return self._send_table("importRecords", path, records)
 
     def load_fx_rates(self, rows: _Records) -> int:
         """Loads FX rate rows ``{date, currency, rate}``; returns how many."""

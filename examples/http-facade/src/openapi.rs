@@ -83,7 +83,7 @@ impl Doc {
     pub fn offers_formats(&self) -> bool {
         self.query
             .iter()
-            .any(|name| *name == "format" || *name == "format/movements")
+            .any(|name| name.split('/').next() == Some("format"))
     }
 
     /// The query parameters' names as requests give them (`format/movements`
@@ -151,6 +151,11 @@ fn query_parameter(name: &str) -> Value {
         "format/movements" => {
             return json!({"name": "format", "in": "query", "required": false,
                 "description": "json; arrow: the movements as an Arrow IPC stream of record batches of the movement columns (Accept: application/vnd.apache.arrow.stream does the same)",
+                "schema": {"type": "string", "enum": ["json", "arrow"], "default": "json"}});
+        }
+        "format/results" => {
+            return json!({"name": "format", "in": "query", "required": false,
+                "description": "json; arrow: the per-record results as an Arrow IPC stream of one record batch with the columns id, import_status (dictionary-encoded) and import_error, the table the ledgers' Arrow upserts answer (Accept: application/vnd.apache.arrow.stream does the same); refusals stay JSON errors",
                 "schema": {"type": "string", "enum": ["json", "arrow"], "default": "json"}});
         }
         "format" => (

@@ -60,7 +60,9 @@ fn unknown_and_repeated_query_parameters_are_refused() {
         (status, body["error"].as_str()),
         (
             400,
-            Some("query parameter `dry_run`: this endpoint takes no query parameters")
+            Some(
+                "query parameter `dry_run`: this endpoint has no such parameter; its parameters: format"
+            )
         ),
         "{body}"
     );

@@ -5,16 +5,16 @@
 //! record is tagged with the data source. An unknown data source is a 404.
 
 use super::Routes;
-use super::data::{BodyRecords, results_response};
+use super::data::{BodyRecords, WRITE_QUERY, WriteAnswer, results_response};
 use super::formats::{ImportFormat, ndjson_as_array};
-use super::{BodyBytes, parse_body, write_records};
+use super::{BodyBytes, Params, parse_body, write_records};
 use crate::auth::Caller;
 use crate::error::ApiError;
-use crate::extract::Path;
+use crate::extract::{Path, Query};
 use crate::openapi::Doc;
 use crate::state::AppState;
 use axum::extract::State;
-use axum::http::HeaderMap;
+use axum::http::{HeaderMap, StatusCode};
 use axum::response::Response;
 use std::sync::Arc;
 use submetrics::RecordKind;
@@ -23,7 +23,7 @@ pub fn routes() -> Routes {
     Routes::new().post(
         "/data-sources/{source}/{collection}",
         import,
-        Doc::key("Import customers, plans, plan_groups or invoices into a data source (JSON, NDJSON, CSV or an Arrow IPC stream, by Content-Type)"),
+        Doc::key("Import customers, plans, plan_groups or invoices into a data source (JSON, NDJSON, CSV or an Arrow IPC stream, by Content-Type)").query(WRITE_QUERY),
     )
 }
 
@@ -32,8 +32,10 @@ async fn import(
     caller: Caller,
     Path((source, collection)): Path<(String, String)>,
     headers: HeaderMap,
+    Query(params): Query<Params>,
     BodyBytes(body): BodyBytes,
 ) -> Result<Response, ApiError> {
+    let answer = WriteAnswer::of(&headers, params)?;
     let kind = RecordKind::parse(&collection).filter(|kind| {
         matches!(
             kind,
@@ -55,7 +57,7 @@ async fn import(
         return Err(unknown_collection(&collection));
     };
     let records = BodyRecords::read(kind, format, body, Some(source.clone())).await?;
-    import_records(state, caller, source, records).await
+    import_records(state, caller, source, records, answer).await
 }
 
 fn unknown_collection(collection: &str) -> ApiError {
@@ -70,16 +72,19 @@ async fn import_records(
     caller: Caller,
     source: String,
     records: BodyRecords,
+    answer: WriteAnswer,
 ) -> Result<Response, ApiError> {
     let account = state.account(caller.account_id)?;
-    let results = write_records(state, account, move |state, account, ledger| {
+    let report = write_records(state, account, move |state, account, ledger| {
         if ledger.data_source(&source).is_none() {
             return Err(ApiError::NotFound(format!(
                 "data source `{source}` does not exist; create it with POST /data/data-sources"
             )));
         }
-        Ok(records.upsert(state, account, ledger)?.results)
+        records.upsert(state, account, ledger)
     })
     .await?;
-    results_response(&results)
+    answer.respond(StatusCode::OK, &report, |report| {
+        results_response(&report.results)
+    })
 }

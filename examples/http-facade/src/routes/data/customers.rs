@@ -34,8 +34,10 @@ pub(super) async fn post_customers(
     State(state): State<Arc<AppState>>,
     caller: Caller,
     headers: HeaderMap,
+    Query(params): Query<Params>,
     BodyBytes(body): BodyBytes,
-) -> Result<(StatusCode, Json<Value>), ApiError> {
+) -> Result<Response, ApiError> {
+    let answer = WriteAnswer::of(&headers, params)?;
     // One JSON customer on its own answers its error as the request's.
     let (records, single) = match ImportFormat::of(&headers)? {
         ImportFormat::Json => {
@@ -53,10 +55,10 @@ pub(super) async fn post_customers(
     write_records(state, account, move |state, account, ledger| {
         let report = records.upsert(state, account, ledger)?;
         single_error(&report, single)?;
-        Ok((
-            StatusCode::CREATED,
-            Json(json!({"result": {"count": report.accepted(), "list": report.results}})),
-        ))
+        answer.respond(StatusCode::CREATED, &report, |report| {
+            let list = json!({"result": {"count": report.accepted(), "list": report.results}});
+            Ok((StatusCode::CREATED, Json(list)).into_response())
+        })
     })
     .await
 }

@@ -25,16 +25,20 @@ pub(super) async fn post_invoices(
     State(state): State<Arc<AppState>>,
     caller: Caller,
     headers: HeaderMap,
+    Query(params): Query<Params>,
     BodyBytes(body): BodyBytes,
 ) -> Result<Response, ApiError> {
+    let answer = WriteAnswer::of(&headers, params)?;
     let format = ImportFormat::of(&headers)?;
     let records = BodyRecords::read(RecordKind::Invoices, format, body, None).await?;
     let account = account_of(&state, &caller)?;
-    let results = write_records(state, account, move |state, account, ledger| {
-        Ok(records.upsert(state, account, ledger)?.results)
+    let report = write_records(state, account, move |state, account, ledger| {
+        records.upsert(state, account, ledger)
     })
     .await?;
-    results_response(&results)
+    answer.respond(StatusCode::OK, &report, |report| {
+        results_response(&report.results)
+    })
 }
 
 pub(super) async fn get_invoice(

@@ -2,7 +2,7 @@
 //! FX rates, in the interface's response shapes.
 
 use super::Routes;
-use super::formats::ImportFormat;
+use super::formats::{self, AnswerFormat, ImportFormat};
 use super::{
     BodyBytes, JsonBody, Listed, Params, json_response, page_of, parse_body, read_ledger,
     record_texts, records_of, write_ledger, write_records,
@@ -17,7 +17,7 @@ use axum::Json;
 use axum::body::Bytes;
 use axum::extract::State;
 use axum::http::{HeaderMap, StatusCode};
-use axum::response::Response;
+use axum::response::{IntoResponse, Response};
 use rayon::prelude::*;
 use serde_json::{Value, json};
 use std::borrow::Cow;
@@ -54,7 +54,7 @@ pub fn routes() -> Routes {
         .post(
             "/data/plans",
             post_plans,
-            Doc::key("Upsert one plan or an array of plans"),
+            Doc::key("Upsert one plan or an array of plans").query(WRITE_QUERY),
         )
         .put(
             "/data/plans",
@@ -100,7 +100,7 @@ pub fn routes() -> Routes {
         .post(
             "/data/customers",
             post_customers,
-            Doc::key("Create or replace one customer or an array").created(),
+            Doc::key("Create or replace one customer or an array").created().query(WRITE_QUERY),
         )
         .get(
             "/data/customers/{id}",
@@ -152,7 +152,7 @@ pub fn routes() -> Routes {
         .post(
             "/data/invoices",
             post_invoices,
-            Doc::key("Upsert one invoice or an array"),
+            Doc::key("Upsert one invoice or an array").query(WRITE_QUERY),
         )
         .get(
             "/data/invoices/{id}",
@@ -211,6 +211,46 @@ pub fn routes() -> Routes {
 /// as their JSON value).
 pub fn results_response(results: &[WriteResult]) -> Result<Response, ApiError> {
     json_response(&Listed { result: results })
+}
+
+/// The query a record write reads: `format` of its answer.
+pub const WRITE_QUERY: &[&str] = &["format/results"];
+
+/// How a record write answers, chosen before it writes (so a format it
+/// cannot answer in is refused with nothing written): in its JSON shape, or
+/// (`format=arrow`, or an `Accept` that prefers
+/// `application/vnd.apache.arrow.stream`) its per-record results as an
+/// Arrow IPC stream of one batch, `id`, `import_status` and `import_error`,
+/// the table the ledgers' Arrow upserts answer.
+#[derive(Debug, Clone, Copy)]
+pub struct WriteAnswer(AnswerFormat);
+
+impl WriteAnswer {
+    pub fn of(headers: &HeaderMap, mut params: Params) -> Result<WriteAnswer, ApiError> {
+        let offered = [AnswerFormat::Json, AnswerFormat::Arrow];
+        Ok(WriteAnswer(formats::answer_format(
+            headers,
+            &mut params,
+            &offered,
+        )?))
+    }
+
+    /// The answer of `report`: `json` writes the JSON one; the Arrow one
+    /// has `status`.
+    pub fn respond(
+        self,
+        status: StatusCode,
+        report: &WriteReport,
+        json: impl FnOnce(&WriteReport) -> Result<Response, ApiError>,
+    ) -> Result<Response, ApiError> {
+        if self.0 != AnswerFormat::Arrow {
+            return json(report);
+        }
+        let stream = submetrics::columnar::ipc_of(&report.to_batch())?;
+        let mut response = formats::arrow_response(stream);
+        *response.status_mut() = status;
+        Ok(response)
+    }
 }
 
 /// Upserts records into the ledger and persists the accepted ones in one

@@ -23,14 +23,18 @@ pub(super) async fn post_plans(
     State(state): State<Arc<AppState>>,
     caller: Caller,
     headers: HeaderMap,
+    Query(params): Query<Params>,
     BodyBytes(body): BodyBytes,
-) -> Result<Json<Value>, ApiError> {
+) -> Result<Response, ApiError> {
+    let answer = WriteAnswer::of(&headers, params)?;
     let format = ImportFormat::of(&headers)?;
     let records = BodyRecords::read(RecordKind::Plans, format, body, None).await?;
     let account = account_of(&state, &caller)?;
     write_records(state, account, move |state, account, ledger| {
         let report = records.upsert(state, account, ledger)?;
-        Ok(Json(json!({ "result": report.results })))
+        answer.respond(StatusCode::OK, &report, |report| {
+            results_response(&report.results)
+        })
     })
     .await
 }
