@@ -231,6 +231,57 @@ fn a_batch_key_with_the_wrong_type_is_400_naming_it() {
     assert_eq!(server.get("/data/customers").1["result"]["count"], 0);
 }
 
+/// A batch object holds its collection alone: records of another
+/// collection, or record fields around the batch, are refused by name with
+/// nothing stored, not dropped.
+#[test]
+fn a_batch_object_with_another_field_is_400_naming_it() {
+    let server = Server::start();
+    seed(&server);
+    let invoice = json!({"id": "mixed", "customer_id": "A", "type": "subscription", "plan_id": "m",
+                         "invoice_date": "2024-01-01", "amount": 3000, "currency": "USD"});
+    for (path, body, other, key) in [
+        (
+            "/data/customers",
+            json!({"customers": [{"id": "mix1", "name": "Y"}], "invoices": [invoice]}),
+            "invoices",
+            "customers",
+        ),
+        (
+            "/data/invoices",
+            json!({"invoices": [], "customers": [{"id": "mix3", "name": "Z"}]}),
+            "customers",
+            "invoices",
+        ),
+        (
+            "/data/customers",
+            json!({"id": "mix4", "name": "Y", "customers": [{"id": "mix5", "name": "Z"}]}),
+            "id",
+            "customers",
+        ),
+    ] {
+        let (status, answer) = server.post(path, body);
+        assert_eq!(
+            (status, answer["error"].as_str()),
+            (
+                400,
+                Some(
+                    format!(
+                        "field `{other}`: a batch object holds `{key}` alone; \
+                         send other records in their own request"
+                    )
+                    .as_str()
+                )
+            ),
+            "{path}: {answer}"
+        );
+    }
+    for id in ["mix1", "mix3", "mix4", "mix5"] {
+        assert_eq!(server.get(&format!("/data/customers/{id}")).0, 404, "{id}");
+    }
+    assert_eq!(server.get("/data/invoices/mixed").0, 404);
+}
+
 #[test]
 fn plans_without_an_id_answer_missing_external_id() {
     let server = Server::start();
@@ -625,9 +676,9 @@ fn an_invoice_batch_object_answers_per_record_as_an_array_does() {
     }
 }
 
-/// Batch objects the split leaves alone answer as they always did: another
-/// field is ignored unless it is not JSON, a second `invoices` key replaces
-/// the first, and a record nested too deep for the whole body refuses it.
+/// Batch objects the split leaves alone answer as parsed whole: another
+/// field is refused by name, a second `invoices` key replaces the first,
+/// and a record nested too deep for the whole body refuses it.
 #[test]
 fn invoice_batch_objects_with_more_fields_answer_as_parsed_whole() {
     let server = Server::start();
@@ -653,8 +704,10 @@ fn invoice_batch_objects_with_more_fields_answer_as_parsed_whole() {
                 record("n1")
             )),
             (
-                200,
-                json!({"result": [{"id": "n1", "import_status": "inserted"}]})
+                400,
+                json!({"error": "field `note`: a batch object holds `invoices` alone; \
+                                 send other records in their own request",
+                       "code": "bad_request"})
             )
         );
         assert_eq!(

@@ -248,18 +248,29 @@ pub fn parse_body(bytes: &[u8]) -> Result<Value, ApiError> {
 /// Query parameters as strings, each name once (the last value wins).
 pub type Params = BTreeMap<String, String>;
 
-/// One record or an array of records, or a batch object keyed by `key`.
+/// One record or an array of records, or a batch object keyed by `key`,
+/// which holds that one field: another beside it (records of another
+/// collection, or record fields around the batch) is refused by name
+/// rather than dropped.
 pub fn records_of(body: Value, key: &str) -> Result<Vec<Value>, ApiError> {
     let records = match body {
         Value::Array(items) => items,
-        Value::Object(mut map) if map.contains_key(key) => match map.remove(key) {
-            Some(Value::Array(items)) => items,
-            _ => {
+        Value::Object(mut map) if map.contains_key(key) => {
+            if let Some(other) = map.keys().find(|name| name.as_str() != key) {
                 return Err(ApiError::bad_request(format!(
-                    "field `{key}` must be an array of records"
+                    "field `{other}`: a batch object holds `{key}` alone; \
+                     send other records in their own request"
                 )));
             }
-        },
+            match map.remove(key) {
+                Some(Value::Array(items)) => items,
+                _ => {
+                    return Err(ApiError::bad_request(format!(
+                        "field `{key}` must be an array of records"
+                    )));
+                }
+            }
+        }
         Value::Object(map) => vec![Value::Object(map)],
         _ => {
             return Err(ApiError::bad_request(format!(
