@@ -9,6 +9,7 @@ export type ErrorCode =
   | 'invalid_query'
   | 'invalid_setting'
   | 'missing_fx_rate'
+  | 'out_of_range'
   | 'invalid_argument'
 
 export declare class SubmetricsError extends Error {

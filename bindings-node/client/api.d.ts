@@ -991,7 +991,7 @@ export interface components {
         Error: {
             error: string;
             /** @enum {string} */
-            code: "bad_request" | "invalid_record" | "invalid_query" | "invalid_setting" | "missing_fx_rate" | "unauthorized" | "forbidden" | "not_found" | "unknown_report" | "method_not_allowed" | "not_acceptable" | "conflict" | "payload_too_large" | "unsupported_media_type" | "uri_too_long" | "headers_too_large" | "request_timeout" | "rate_limited" | "upstream" | "unavailable" | "storage_unavailable" | "internal";
+            code: "bad_request" | "invalid_record" | "invalid_query" | "invalid_setting" | "missing_fx_rate" | "out_of_range" | "unauthorized" | "forbidden" | "not_found" | "unknown_report" | "method_not_allowed" | "not_acceptable" | "conflict" | "payload_too_large" | "unsupported_media_type" | "uri_too_long" | "headers_too_large" | "request_timeout" | "rate_limited" | "upstream" | "unavailable" | "storage_unavailable" | "internal";
             id?: string;
             field?: string;
             /** @description On a 5xx answer: the id under which the cause is logged */

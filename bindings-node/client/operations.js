@@ -98,6 +98,7 @@ const ERROR_CODES = Object.freeze([
   'invalid_query',
   'invalid_setting',
   'missing_fx_rate',
+  'out_of_range',
   'unauthorized',
   'forbidden',
   'not_found',

@@ -105,6 +105,7 @@ var ErrorCodes = []string{
 	"invalid_query",
 	"invalid_setting",
 	"missing_fx_rate",
+	"out_of_range",
 	"unauthorized",
 	"forbidden",
 	"not_found",

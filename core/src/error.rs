@@ -90,6 +90,14 @@ pub enum Error {
         /// The date needing the rate (ISO 8601).
         date: String,
     },
+    /// An amount the data leads to (a conversion, a total, an ARR) lies
+    /// outside what 64-bit cents hold: answered as an error, never wrapped
+    /// or capped.
+    #[error("{what} is outside the range of 64-bit cents (at most 9223372036854775807 either way)")]
+    OutOfRange {
+        /// The amount and how it came about.
+        what: String,
+    },
     /// A report that has no partial form (see [`Ledger::report_partial`]).
     ///
     /// [`Ledger::report_partial`]: crate::Ledger::report_partial
@@ -138,6 +146,7 @@ impl Error {
             Error::InvalidQuery { .. } | Error::UnknownParameter { .. } => "invalid_query",
             Error::InvalidSetting { .. } => "invalid_setting",
             Error::MissingFxRate { .. } => "missing_fx_rate",
+            Error::OutOfRange { .. } => "out_of_range",
             Error::PartialUnsupported { .. }
             | Error::PartialMismatch { .. }
             | Error::MalformedPartial { .. } => "invalid_partial",
@@ -153,6 +162,7 @@ impl Error {
         "invalid_query",
         "invalid_setting",
         "missing_fx_rate",
+        "out_of_range",
         "invalid_partial",
     ];
 

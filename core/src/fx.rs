@@ -4,7 +4,7 @@
 
 use crate::error::{Error, Result};
 use crate::model::{Node, View};
-use crate::money::{Cents, Currency, round_cents, round_ratio};
+use crate::money::{Cents, Currency, round_cents, round_ratio_checked};
 use chrono::{Datelike, NaiveDate};
 use foldhash::fast::FixedState;
 use rust_decimal::Decimal;
@@ -199,16 +199,18 @@ impl FxTable {
         }
         let rate_from = self.rate(from, date)?;
         let rate_to = self.rate(to, date)?;
-        Ok(convert_at(amount, rate_from, rate_to))
+        convert_at(amount, rate_from, rate_to).ok_or_else(|| Error::OutOfRange {
+            what: format!("{amount} cents of {from} in {to} at the rates of {date}"),
+        })
     }
 }
 
 /// `round(amount x rate_to / rate_from)`, half to even. Exact in 128-bit
 /// integers when the amount times the rates' digits fits, which is the
 /// common case and several times faster than decimal division; otherwise
-/// in decimal arithmetic (28 significant digits), saturating at the `i64`
-/// range.
-fn convert_at(amount: Cents, rate_from: Decimal, rate_to: Decimal) -> Cents {
+/// in decimal arithmetic (28 significant digits). `None` when the result
+/// lies outside the `i64` range.
+fn convert_at(amount: Cents, rate_from: Decimal, rate_to: Decimal) -> Option<Cents> {
     // amount x (m_to / 10^s_to) / (m_from / 10^s_from)
     //   = amount x m_to x 10^s_from / (m_from x 10^s_to)
     let exact = || {
@@ -218,15 +220,14 @@ fn convert_at(amount: Cents, rate_from: Decimal, rate_to: Decimal) -> Cents {
         let denominator = rate_from
             .mantissa()
             .checked_mul(10i128.checked_pow(rate_to.scale())?)?;
-        Some(round_ratio(numerator, denominator))
+        // Rates are positive.
+        Some(round_ratio_checked(numerator, denominator))
     };
     exact().unwrap_or_else(|| {
-        // Rates are positive.
-        let saturated = if amount < 0 { i64::MIN } else { i64::MAX };
         Decimal::from(amount)
-            .checked_mul(rate_to)
-            .and_then(|product| product.checked_div(rate_from))
-            .map_or(saturated, round_cents)
+            .checked_mul(rate_to)?
+            .checked_div(rate_from)
+            .and_then(round_cents)
     })
 }
 
@@ -283,7 +284,7 @@ mod tests {
     proptest::proptest! {
         /// The result is the nearest whole number to the exact quotient,
         /// an exact half going to the even neighbour; a quotient beyond the
-        /// `i64` range saturates at its end.
+        /// `i64` range is none.
         #[test]
         fn conversion_rounds_the_exact_quotient_half_to_even(
             amount in -10_000_000_000i64..10_000_000_000,
@@ -292,17 +293,17 @@ mod tests {
             to in 1i64..10_000_000,
             to_scale in 0u32..8,
         ) {
-            let converted = i128::from(convert_at(amount, decimal(from, from_scale), decimal(to, to_scale)));
+            let converted = convert_at(amount, decimal(from, from_scale), decimal(to, to_scale));
             // amount x (to / 10^to_scale) / (from / 10^from_scale) = n / d
             let n = i128::from(amount) * i128::from(to) * 10i128.pow(from_scale);
             let d = i128::from(from) * 10i128.pow(to_scale);
             // Strictly inside: a quotient that truncates to an end may round past it.
             let inside = i128::from(i64::MIN) + 1..i128::from(i64::MAX);
             if !inside.contains(&(n / d)) {
-                let end = if n < 0 { i64::MIN } else { i64::MAX };
-                proptest::prop_assert_eq!(converted, i128::from(end));
+                proptest::prop_assert_eq!(converted, None);
                 return Ok(());
             }
+            let converted = i128::from(converted.expect("in range"));
             let distance = (converted * d - n).abs();
             proptest::prop_assert!(2 * distance <= d, "{} is not nearest to {}/{}", converted, n, d);
             if 2 * distance == d {
@@ -312,10 +313,26 @@ mod tests {
     }
 
     #[test]
-    fn a_conversion_beyond_the_cents_range_saturates() {
+    fn a_conversion_beyond_the_cents_range_is_an_error() {
         let (amount, from, to) = (-1_671_968_173, decimal(1, 4), decimal(551_648, 0));
-        assert_eq!(convert_at(amount, from, to), i64::MIN);
-        assert_eq!(convert_at(-amount, from, to), i64::MAX);
+        assert_eq!(convert_at(amount, from, to), None);
+        assert_eq!(convert_at(-amount, from, to), None);
+        let mut fx = FxTable::new(Currency::USD);
+        let day = NaiveDate::from_ymd_opt(2024, 1, 1).unwrap();
+        fx.insert([FxRate::on(
+            day,
+            Currency::parse("XAU").unwrap(),
+            decimal(1, 17),
+        )]);
+        let error = fx
+            .convert(3000, Currency::parse("XAU").unwrap(), Currency::USD, day)
+            .unwrap_err();
+        assert_eq!(
+            error.to_string(),
+            "3000 cents of XAU in USD at the rates of 2024-01-01 is outside the range of \
+             64-bit cents (at most 9223372036854775807 either way)"
+        );
+        assert_eq!(error.code(), "out_of_range");
     }
 
     proptest::proptest! {
@@ -362,17 +379,17 @@ mod tests {
                 round_cents(Decimal::from(amount) * rate)
             );
         }
-        assert_eq!(convert_at(5, Decimal::ONE, decimal(5, 1)), 2);
-        assert_eq!(convert_at(15, Decimal::ONE, decimal(5, 1)), 8);
+        assert_eq!(convert_at(5, Decimal::ONE, decimal(5, 1)), Some(2));
+        assert_eq!(convert_at(15, Decimal::ONE, decimal(5, 1)), Some(8));
     }
 
     #[test]
-    fn conversion_beyond_128_bits_falls_back_to_decimal_and_saturates() {
+    fn conversion_beyond_128_bits_falls_back_to_decimal_and_is_none_out_of_range() {
         let fine = Decimal::from_i128_with_scale(12_345_678_901_234_567_890_123_456_789, 28);
         let coarse = Decimal::from_i128_with_scale(79_228_162_514_264_337_593_543_950_335, 0);
-        assert_eq!(convert_at(1_000, fine, fine), 1_000);
-        assert_eq!(convert_at(i64::MAX, Decimal::ONE, coarse), i64::MAX);
-        assert_eq!(convert_at(i64::MIN, Decimal::ONE, coarse), i64::MIN);
+        assert_eq!(convert_at(1_000, fine, fine), Some(1_000));
+        assert_eq!(convert_at(i64::MAX, Decimal::ONE, coarse), None);
+        assert_eq!(convert_at(i64::MIN, Decimal::ONE, coarse), None);
     }
 
     fn table() -> FxTable {

@@ -3,6 +3,7 @@
 //! Amounts are `i64` cents everywhere. Intermediate arithmetic uses
 //! `rust_decimal` and is rounded once, half to even, by [`round_cents`].
 
+use crate::error::{Error, Result};
 use rust_decimal::prelude::*;
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use std::fmt;
@@ -101,17 +102,28 @@ impl<'de> Deserialize<'de> for Currency {
     }
 }
 
-/// Rounds a decimal to an integer number of cents, half to even. The only
-/// place in the crate where money is rounded.
-pub fn round_cents(value: Decimal) -> Cents {
+/// Rounds a decimal to an integer number of cents, half to even; `None`
+/// when that lies outside the `i64` range. The only place in the crate
+/// where a decimal amount is rounded.
+pub(crate) fn round_cents(value: Decimal) -> Option<Cents> {
     value
         .round_dp_with_strategy(0, RoundingStrategy::MidpointNearestEven)
         .to_i64()
-        .unwrap_or(if value.is_sign_negative() {
-            i64::MIN
-        } else {
-            i64::MAX
-        })
+}
+
+/// [`round_ratio`] for a positive denominator, `None` when the quotient
+/// lies outside the `i64` range rather than clamped to it.
+pub(crate) fn round_ratio_checked(numerator: i128, denominator: i128) -> Option<Cents> {
+    debug_assert!(denominator > 0);
+    i64::try_from(round_half_even(numerator, denominator)).ok()
+}
+
+/// Twelve times a monthly amount: the ARR of an MRR. An ARR beyond the
+/// `i64` range is [`Error::OutOfRange`].
+pub(crate) fn arr_of(mrr: Cents) -> Result<Cents> {
+    mrr.checked_mul(12).ok_or_else(|| Error::OutOfRange {
+        what: format!("the ARR of {mrr} cents of MRR"),
+    })
 }
 
 /// `round(numerator / denominator)` for integers, half to even, in exact

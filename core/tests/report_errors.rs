@@ -181,3 +181,68 @@ fn a_malformed_date_names_the_parameter_and_the_accepted_forms() {
     ];
     assert_invalid_queries(cases);
 }
+
+/// A ledger billing one customer `amount` cents of XAU a month, with one
+/// USD buys `xau_per_usd` XAU.
+fn gold_ledger(amount: i64, xau_per_usd: &str) -> Ledger {
+    use serde_json::json;
+    let mut ledger = Ledger::new(Settings::default());
+    ledger
+        .load_fx_rates(&[json!({"date": "2024-01-01", "currency": "XAU", "rate": xau_per_usd})])
+        .unwrap();
+    ledger.upsert_plans(&[
+        json!({"id": "g", "name": "Gold", "interval": "month", "currency": "XAU"}),
+    ]);
+    ledger.upsert_customers(&[json!({"id": "A", "name": "A"})]);
+    let report = ledger.upsert_invoices(&[
+        json!({"id": "i", "customer_id": "A", "type": "subscription",
+        "plan_id": "g", "invoice_date": "2024-01-01", "amount": amount, "currency": "XAU"}),
+    ]);
+    assert_eq!(report.accepted(), 1);
+    ledger
+}
+
+/// Amounts the data leads to beyond 64-bit cents are an `out_of_range`
+/// error naming them, never a capped or wrapped number: a conversion at an
+/// extreme rate, and an ARR twelve times an MRR that fits.
+#[test]
+fn an_amount_beyond_64_bit_cents_is_an_error_not_a_wrong_number() {
+    let as_of: DateTime<Utc> = "2024-01-15T00:00:00Z".parse().unwrap();
+    let report = |ledger: &Ledger, name: &str| {
+        let error = ledger
+            .report(name, &ReportParams::new(), as_of)
+            .unwrap_err();
+        (error.code().to_string(), error.to_string())
+    };
+    let beyond = " is outside the range of 64-bit cents (at most 9223372036854775807 either way)";
+    let converted = gold_ledger(3000, "0.00000000000000001");
+    for name in ["summary", "mrr", "map", "transactions"] {
+        assert_eq!(
+            report(&converted, name),
+            (
+                "out_of_range".to_string(),
+                format!("3000 cents of XAU in USD at the rates of 2024-01-01{beyond}")
+            ),
+            "{name}"
+        );
+    }
+    // 10^12 XAU cents are 10^18 USD cents: an MRR that fits, an ARR that does not.
+    let large = gold_ledger(1_000_000_000_000, "0.000001");
+    let mrr = large
+        .report("summary", &ReportParams::new(), as_of)
+        .err()
+        .map(|e| e.to_string());
+    assert_eq!(
+        mrr,
+        Some(format!(
+            "the ARR of 1000000000000000000 cents of MRR{beyond}"
+        ))
+    );
+    for name in ["mrr", "mrr-table", "map"] {
+        assert_eq!(
+            report(&large, name).1,
+            format!("the ARR of 1000000000000000000 cents of MRR{beyond}"),
+            "{name}"
+        );
+    }
+}

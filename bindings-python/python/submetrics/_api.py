@@ -103,6 +103,7 @@ ERROR_CODES: Tuple[str, ...] = (
     "invalid_query",
     "invalid_setting",
     "missing_fx_rate",
+    "out_of_range",
     "unauthorized",
     "forbidden",
     "not_found",

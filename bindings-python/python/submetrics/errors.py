@@ -82,6 +82,13 @@ class MissingFxRateError(SubmetricsError, LookupError):
     code = "missing_fx_rate"
 
 
+class OutOfRangeError(SubmetricsError, OverflowError):
+    """An amount the data leads to (a conversion at an extreme rate, an ARR)
+    lies outside what 64-bit cents hold."""
+
+    code = "out_of_range"
+
+
 class InvalidPartialError(SubmetricsError, ValueError):
     """Report partials that cannot be merged or finished: bytes that are not
     a partial of this format version, partials of different requests, or a
@@ -144,6 +151,7 @@ _CLASSES = {
         InvalidQueryError,
         InvalidSettingError,
         MissingFxRateError,
+        OutOfRangeError,
         InvalidPartialError,
         BadRequestError,
         AuthenticationError,
@@ -192,6 +200,7 @@ __all__ = [
     "InvalidQueryError",
     "InvalidSettingError",
     "MissingFxRateError",
+    "OutOfRangeError",
     "BadRequestError",
     "AuthenticationError",
     "PermissionDeniedError",

@@ -114,7 +114,7 @@ pub(super) fn mrr(
     params: &ReportParams,
     as_of: DateTime<Utc>,
 ) -> Result<ReportAnswer> {
-    Ok(mrr_answer(&MrrSeries::compute(ledger, params, as_of)?))
+    mrr_answer(&MrrSeries::compute(ledger, params, as_of)?)
 }
 
 /// The head of the `mrr` answer: its currency and breakdown key.
@@ -132,10 +132,10 @@ impl Head for MrrHead {
 
 /// The `mrr` answer: a row per period, with its breakdown groups when
 /// asked.
-pub(super) fn mrr_answer(series: &MrrSeries) -> ReportAnswer {
+pub(super) fn mrr_answer(series: &MrrSeries) -> Result<ReportAnswer> {
     let result = (0..series.periods.len())
         .map(|i| {
-            let mut row = period_row(&series.periods[i], &series.total, i);
+            let mut row = period_row(&series.periods[i], &series.total, i)?;
             if series.breakdown.is_some() {
                 let entries = series
                     .groups
@@ -145,22 +145,25 @@ pub(super) fn mrr_answer(series: &MrrSeries) -> ReportAnswer {
                         // and so their FX adjustment, are the report's.
                         let fx_adjustment = (series.breakdown == Some("subtype"))
                             .then(|| series.total.stats[i].fx_adjustment());
-                        (key.clone(), breakdown_entry(label, group, i, fx_adjustment))
+                        Ok((
+                            key.clone(),
+                            breakdown_entry(label, group, i, fx_adjustment)?,
+                        ))
                     })
-                    .collect();
+                    .collect::<Result<_>>()?;
                 row.breakdown = Some(entries);
             }
-            row
+            Ok(row)
         })
-        .collect::<Vec<MrrRow>>();
-    Series {
+        .collect::<Result<Vec<MrrRow>>>()?;
+    Ok(Series {
         head: MrrHead {
             currency: series.currency,
             breakdown: series.breakdown,
         },
         result,
     }
-    .into()
+    .into())
 }
 
 impl MrrSeries {

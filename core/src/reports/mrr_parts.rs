@@ -75,5 +75,5 @@ pub(super) fn mrr_finish(
     body: Body,
 ) -> Result<ReportAnswer> {
     let series = MrrSeries::finish(shape, params, as_of, breakdown_param(params)?, body)?;
-    Ok(mrr_answer(&series))
+    mrr_answer(&series)
 }

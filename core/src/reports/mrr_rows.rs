@@ -7,7 +7,7 @@ use super::mrr::GroupSeries;
 use super::request::Breakdown;
 use super::series::{PeriodStats, SeriesSpec};
 use crate::error::Result;
-use crate::money::{Cents, round_ratio};
+use crate::money::{Cents, arr_of, round_ratio};
 use crate::period::Period;
 use crate::query::Query;
 use chrono::NaiveDate;
@@ -191,7 +191,7 @@ pub(super) struct GroupRow {
 }
 
 /// One row of the period table, without breakdown.
-pub(super) fn period_row(period: &Period, group: &GroupSeries, i: usize) -> MrrRow {
+pub(super) fn period_row(period: &Period, group: &GroupSeries, i: usize) -> Result<MrrRow> {
     let s = &group.stats[i];
     let start_mrr = s.start_mrr as f64;
     let losses = -(s.churn + s.contraction) as f64;
@@ -199,7 +199,7 @@ pub(super) fn period_row(period: &Period, group: &GroupSeries, i: usize) -> MrrR
     let (ltv, lifetime) = lifetime_value(arpa, group.monthly_churn[i]);
     let churn_rate = customer_churn_rate(s);
     let mrr_churn_rate = percent(losses, start_mrr);
-    MrrRow {
+    Ok(MrrRow {
         date: period.start,
         end_date: period.end,
         new: s.new,
@@ -212,7 +212,7 @@ pub(super) fn period_row(period: &Period, group: &GroupSeries, i: usize) -> MrrR
         start_mrr: s.start_mrr,
         start_customers: s.start_customers,
         total_mrr: s.total_mrr,
-        total_arr: s.total_mrr * 12,
+        total_arr: arr_of(s.total_mrr)?,
         total_customers: s.total_customers,
         arpa,
         asp: round_ratio(i128::from(s.new), i128::from(s.new_customers)),
@@ -234,7 +234,7 @@ pub(super) fn period_row(period: &Period, group: &GroupSeries, i: usize) -> MrrR
         customer_lifetime: lifetime,
         fx_adjustment: s.fx_adjustment(),
         breakdown: None,
-    }
+    })
 }
 
 /// One breakdown entry of a period.
@@ -243,14 +243,14 @@ pub(super) fn breakdown_entry(
     group: &GroupSeries,
     i: usize,
     fx_adjustment: Option<Cents>,
-) -> GroupRow {
+) -> Result<GroupRow> {
     let s = &group.stats[i];
     let arpa = arpa(s);
     let (ltv, lifetime) = lifetime_value(arpa, group.monthly_churn[i]);
-    GroupRow {
+    Ok(GroupRow {
         label: label.to_string(),
         total_mrr: s.total_mrr,
-        total_arr: s.total_mrr * 12,
+        total_arr: arr_of(s.total_mrr)?,
         total_customers: s.total_customers,
         new: s.new,
         expansion: s.expansion,
@@ -271,5 +271,5 @@ pub(super) fn breakdown_entry(
         ltv,
         customer_lifetime: lifetime,
         fx_adjustment: fx_adjustment.unwrap_or_else(|| s.fx_adjustment()),
-    }
+    })
 }

@@ -15,7 +15,7 @@ use crate::derive::Derived;
 use crate::derive::replay_list;
 use crate::error::Result;
 use crate::model::Customer;
-use crate::money::{Cents, Currency, round_ratio};
+use crate::money::{Cents, Currency, arr_of, round_ratio};
 use crate::query::filters::{CustomerFilter, currency_filter};
 use crate::query::{Page, Query};
 use chrono::{DateTime, Utc};
@@ -144,7 +144,7 @@ pub(super) fn map(
     as_of: DateTime<Utc>,
 ) -> Result<ReportAnswer> {
     let snap = snapshot(ledger, params, as_of)?;
-    Ok(map_value(snap.currency, MapPart::of(&snap)))
+    map_value(snap.currency, MapPart::of(&snap))
 }
 
 pub(super) fn map_partial(
@@ -162,7 +162,7 @@ pub(super) fn map_finish(
     body: Body,
 ) -> Result<ReportAnswer> {
     match body {
-        Body::Map(part) => Ok(map_value(currency(shape, params)?, part)),
+        Body::Map(part) => map_value(currency(shape, params)?, part),
         other => Err(super::partial::wrong_body("map", &other)),
     }
 }
@@ -201,7 +201,7 @@ struct CountryRow {
     share: Option<f64>,
 }
 
-fn map_value(currency: Currency, part: MapPart) -> ReportAnswer {
+fn map_value(currency: Currency, part: MapPart) -> Result<ReportAnswer> {
     let total = part.total;
     let mut rows: Vec<(String, i64, Cents)> = part
         .countries
@@ -211,16 +211,18 @@ fn map_value(currency: Currency, part: MapPart) -> ReportAnswer {
     rows.sort_by(|a, b| b.2.cmp(&a.2).then_with(|| a.0.cmp(&b.0)));
     let result = rows
         .into_iter()
-        .map(|(country, customers, mrr)| CountryRow {
-            region: crate::query::filters::region_of(&country),
-            country,
-            customers,
-            mrr,
-            arr: mrr * 12,
-            arpa: round_ratio(i128::from(mrr), i128::from(customers)),
-            share: share(mrr, total),
+        .map(|(country, customers, mrr)| {
+            Ok(CountryRow {
+                region: crate::query::filters::region_of(&country),
+                country,
+                customers,
+                mrr,
+                arr: arr_of(mrr)?,
+                arpa: round_ratio(i128::from(mrr), i128::from(customers)),
+                share: share(mrr, total),
+            })
         })
-        .collect();
+        .collect::<Result<_>>()?;
     let head = MapHead {
         currency,
         total: MapTotal {
@@ -229,7 +231,7 @@ fn map_value(currency: Currency, part: MapPart) -> ReportAnswer {
             arpa: round_ratio(i128::from(total), i128::from(part.customers)),
         },
     };
-    Series { head, result }.into()
+    Ok(Series { head, result }.into())
 }
 
 /// `customer-concentration`'s parts: how many paying customers have each

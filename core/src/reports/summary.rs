@@ -8,7 +8,7 @@ use super::runs::fold_runs;
 use crate::derive::Derived;
 use crate::derive::timeline::Replay;
 use crate::error::Result;
-use crate::money::{Cents, Currency, round_ratio};
+use crate::money::{Cents, Currency, arr_of, round_ratio};
 use crate::query::Query;
 use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
@@ -19,7 +19,7 @@ pub(super) fn summary(
     as_of: DateTime<Utc>,
 ) -> Result<ReportAnswer> {
     let (currency, part) = compute(ledger, params, as_of)?;
-    Ok(render(currency, part))
+    render(currency, part)
 }
 
 /// The summary's sums over a ledger's customers: their MRR in the report
@@ -55,7 +55,7 @@ pub(super) fn finish(
 ) -> Result<ReportAnswer> {
     let currency = Query::new(params).base_currency(shape.settings())?;
     match body {
-        Body::Summary(part) => Ok(render(currency, part)),
+        Body::Summary(part) => render(currency, part),
         other => Err(super::partial::wrong_body("summary", &other)),
     }
 }
@@ -108,16 +108,16 @@ struct Figures {
     arpa_current: Cents,
 }
 
-fn render(currency: Currency, Part { mrr, subscribers }: Part) -> ReportAnswer {
+fn render(currency: Currency, Part { mrr, subscribers }: Part) -> Result<ReportAnswer> {
     let summary = Figures {
         mrr_current: mrr,
-        arr_current: mrr * 12,
+        arr_current: arr_of(mrr)?,
         subscribers_current: subscribers,
         arpa_current: round_ratio(i128::from(mrr), i128::from(subscribers)),
     };
-    Single {
+    Ok(Single {
         currency: Some(currency),
         value: SummaryAnswer { summary, currency },
     }
-    .into()
+    .into())
 }

@@ -71,9 +71,7 @@ pub(super) fn mrr_table(
     params: &ReportParams,
     as_of: DateTime<Utc>,
 ) -> Result<ReportAnswer> {
-    Ok(mrr_table_value(&MrrSeries::compute_by(
-        ledger, params, as_of, None,
-    )?))
+    mrr_table_value(&MrrSeries::compute_by(ledger, params, as_of, None)?)
 }
 
 pub(super) fn mrr_table_partial(
@@ -90,15 +88,13 @@ pub(super) fn mrr_table_finish(
     as_of: DateTime<Utc>,
     body: Body,
 ) -> Result<ReportAnswer> {
-    Ok(mrr_table_value(&MrrSeries::finish(
-        shape, params, as_of, None, body,
-    )?))
+    mrr_table_value(&MrrSeries::finish(shape, params, as_of, None, body)?)
 }
 
-fn mrr_table_value(series: &MrrSeries) -> ReportAnswer {
+fn mrr_table_value(series: &MrrSeries) -> Result<ReportAnswer> {
     let periods: Vec<MrrRow> = (0..series.periods.len())
         .map(|i| period_row(&series.periods[i], &series.total, i))
-        .collect();
+        .collect::<Result<_>>()?;
     let rows = MRR_TABLE_ROWS
         .iter()
         .map(|&(metric, label, value)| MetricRow {
@@ -108,7 +104,7 @@ fn mrr_table_value(series: &MrrSeries) -> ReportAnswer {
             values: periods.iter().map(value).collect(),
         })
         .collect();
-    table(series, rows)
+    Ok(table(series, rows))
 }
 
 pub(super) fn mrr_table_subtypes(

@@ -119,6 +119,7 @@ pub const ERROR_CODES: &[&str] = &[
     "invalid_query",
     "invalid_setting",
     "missing_fx_rate",
+    "out_of_range",
     "unauthorized",
     "forbidden",
     "not_found",
