@@ -225,3 +225,41 @@ fn a_plan_group_reads_with_its_plans_summarized() {
         json!([expected["plans"][1]])
     );
 }
+
+/// A field given under two of its names must be given once: two values are
+/// refused naming both (the first no longer wins silently), the same value
+/// under both is one value. So on every reader: JSON values, record texts.
+#[test]
+fn a_field_under_two_names_with_two_values_is_refused() {
+    let mut ledger = ledger();
+    let refused =
+        |report: crate::WriteReport| report.results[0].import_error.clone().unwrap_or_default();
+    assert_eq!(
+        refused(
+            ledger.upsert_plans(&[json!({"id": "p", "name": "P", "billing_freq": "year",
+                                             "interval": "month", "currency": "USD"})])
+        ),
+        "plan p: field `interval`: `billing_freq` gives this field too, with another value; give one of them"
+    );
+    assert_eq!(
+        refused(ledger.upsert_customers(&[json!({"id": "c", "name": "C",
+            "created_date": "2024-01-01", "created": "2024-02-01"})])),
+        "customer c: field `created`: `created_date` gives this field too, with another value; give one of them"
+    );
+    assert_eq!(
+        refused(ledger.upsert_customers(&[json!({"id": "c", "external_id": "d", "name": "C"})])),
+        "customer ?: field `external_id`: `id` gives this field too, with another value; give one of them"
+    );
+    let invoice = r#"{"id": "i", "customer_id": "a", "type": "subscription", "plan_id": "m",
+        "invoice_date": "2024-01-01", "amount": 3000, "amount_in_cents": 5000, "currency": "USD"}"#;
+    let message = "invoice i: field `amount_in_cents`: `amount` gives this field too, with another value; give one of them";
+    assert_eq!(refused(ledger.upsert_invoice_texts(&[invoice])), message);
+    let value: serde_json::Value = serde_json::from_str(invoice).unwrap();
+    assert_eq!(refused(ledger.upsert_invoices(&[value])), message);
+    assert!(ledger.plan("p").is_none() && ledger.invoice("i").is_none());
+    // The same value under both names is the one value.
+    let same = ledger.upsert_plans(&[json!({"id": "p", "name": "P", "billing_freq": "year",
+                                            "interval": "year", "currency": "USD"})]);
+    assert_eq!(same.accepted(), 1);
+    assert_eq!(ledger.plan("p").unwrap().billing_freq, Interval::Year);
+}

@@ -1,7 +1,8 @@
 //! Reading one input record (a JSON object) field by field, so that every
 //! validation error names the record kind, its id and the field. Both input
 //! shapes of the interface are read through here: a field may have aliases
-//! (`billing_freq` or `interval`), the first one present wins. A record is
+//! (`billing_freq` or `interval`), and a record gives it under one of them
+//! (two with different values are an error naming both). A record is
 //! read the same way from a `serde_json::Value` or from a [`Json`] tree
 //! parsed straight from text (see [`Node`]).
 //!
@@ -99,19 +100,45 @@ impl<'a, N: Node<'a>> Fields<'a, N> {
         )
     }
 
-    /// The first of `names` present and not null: its node, what the node
-    /// holds, and the name.
-    fn lookup<'n>(&self, names: &[&'n str]) -> Option<(N, View<'a, N>, &'n str)> {
-        names.iter().find_map(|name| {
-            if !self.names.may_hold(name) {
-                return None;
+    /// The field under `name` when present and not null: its node, what the
+    /// node holds, and the name.
+    fn present<'n>(&self, name: &'n str) -> Option<(N, View<'a, N>, &'n str)> {
+        if !self.names.may_hold(name) {
+            return None;
+        }
+        let value = self.map.get(name)?;
+        match value.view() {
+            View::Null => None,
+            view => Some((value, view, name)),
+        }
+    }
+
+    /// The field of `names` (a name and its aliases) the record gives,
+    /// present and not null. Aliases give a field once: a second one with
+    /// another value is an error naming both, not passed over (the same
+    /// text or number under both is the one value).
+    fn lookup<'n>(&self, names: &[&'n str]) -> Result<Option<(N, View<'a, N>, &'n str)>> {
+        let mut given = names.iter().filter_map(|name| self.present(name));
+        let Some(first) = given.next() else {
+            return Ok(None);
+        };
+        for (_, view, name) in given {
+            let same = match (&first.1, &view) {
+                (View::String(a), View::String(b)) => a == b,
+                (View::Number(a), View::Number(b)) => a == b,
+                _ => false,
+            };
+            if !same {
+                return Err(self.error(
+                    name,
+                    format!(
+                        "`{}` gives this field too, with another value; give one of them",
+                        first.2
+                    ),
+                ));
             }
-            let value = self.map.get(name)?;
-            match value.view() {
-                View::Null => None,
-                view => Some((value, view, *name)),
-            }
-        })
+        }
+        Ok(Some(first))
     }
 
     /// The name the record gives the field under: the first of `names`
@@ -119,7 +146,10 @@ impl<'a, N: Node<'a>> Fields<'a, N> {
     /// `billing_freq`), else the first of `names`. An error about a value
     /// names the field as the record wrote it.
     pub fn name_of<'n>(&self, names: &[&'n str]) -> &'n str {
-        self.lookup(names).map_or(names[0], |(_, _, name)| name)
+        names
+            .iter()
+            .find_map(|name| self.present(name))
+            .map_or(names[0], |(_, _, name)| name)
     }
 
     /// An optional string. A JSON number is accepted only when its value is
@@ -134,7 +164,7 @@ impl<'a, N: Node<'a>> Fields<'a, N> {
 
     /// [`Fields::text`] without copying a string that is there as it is.
     pub fn text_ref(&self, names: &[&str]) -> Result<Option<Cow<'a, str>>> {
-        match self.lookup(names) {
+        match self.lookup(names)? {
             None => Ok(None),
             Some((_, view, name)) => match view {
                 View::String(s) => Ok(Some(Cow::Borrowed(s))),
@@ -172,7 +202,7 @@ impl<'a, N: Node<'a>> Fields<'a, N> {
 
     /// An integer and the name it was found under.
     fn integer_named<'n>(&self, names: &[&'n str]) -> Result<Option<(i64, &'n str)>> {
-        let Some((value, view, name)) = self.lookup(names) else {
+        let Some((value, view, name)) = self.lookup(names)? else {
             return Ok(None);
         };
         let parsed = match &view {
@@ -217,7 +247,7 @@ impl<'a, N: Node<'a>> Fields<'a, N> {
     /// error: whether it meant Unix seconds, milliseconds or a year cannot
     /// be told.
     pub fn timestamp(&self, names: &[&str]) -> Result<Option<Timestamp>> {
-        let Some((value, view, name)) = self.lookup(names) else {
+        let Some((value, view, name)) = self.lookup(names)? else {
             return Ok(None);
         };
         let parsed = match view {
@@ -288,7 +318,7 @@ impl<'a, N: Node<'a>> Fields<'a, N> {
     /// An optional object of string values in order; other scalar values are
     /// stringified and nulls left out.
     pub fn string_map(&self, names: &[&str]) -> Result<Option<CustomVariables>> {
-        let Some((_, view, name)) = self.lookup(names) else {
+        let Some((_, view, name)) = self.lookup(names)? else {
             return Ok(None);
         };
         let View::Object(entries) = view else {
@@ -319,7 +349,7 @@ impl<'a, N: Node<'a>> Fields<'a, N> {
 
     /// An optional array of records.
     pub fn array(&self, names: &[&str]) -> Result<Option<N::Items>> {
-        match self.lookup(names) {
+        match self.lookup(names)? {
             None => Ok(None),
             Some((_, view, name)) => match view {
                 View::Array(items) => Ok(Some(items)),
