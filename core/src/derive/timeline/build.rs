@@ -171,6 +171,7 @@ impl Timeline {
                             index_of(&mut subscription_ids, &original.subscription_id),
                             RefundTarget::Invoice {
                                 amount: original.amount,
+                                currency: original.currency,
                             },
                         ),
                         None => match &invoice.subscription_id {
@@ -190,6 +191,7 @@ impl Timeline {
                         kind: EventKind::Refund {
                             target,
                             refunded: invoice.amount.abs(),
+                            currency: invoice.currency,
                         },
                     });
                 }

@@ -40,10 +40,13 @@ enum EventKind {
         quantity: i64,
         currency: Currency,
     },
-    /// Reduces MRR by `round(mrr x refunded / denominator)`.
+    /// Reduces MRR by `round(mrr x refunded / denominator)`, the refunded
+    /// amount first converted into the denominator's currency (at the
+    /// refund's day) when the refund is in another one.
     Refund {
         target: RefundTarget,
         refunded: Cents,
+        currency: Currency,
     },
     /// No renewal arrived within the grace period.
     Lapse,
@@ -51,8 +54,8 @@ enum EventKind {
 
 #[derive(Debug, Clone, Copy, PartialEq)]
 enum RefundTarget {
-    /// A named subscription invoice: its subscription, its amount.
-    Invoice { amount: Cents },
+    /// A named subscription invoice: its subscription, its amount and currency.
+    Invoice { amount: Cents, currency: Currency },
     /// The subscription's latest invoice in effect at the refund.
     Subscription,
     /// The subscription of the customer's subscription invoice applied last

@@ -161,17 +161,30 @@ impl Timeline {
                             first_payment_today.get_or_insert(event.at);
                         }
                     }
-                    EventKind::Refund { target, refunded } => {
+                    EventKind::Refund {
+                        target,
+                        refunded,
+                        currency: refund_currency,
+                    } => {
                         let index = match target {
                             RefundTarget::Latest => last_applied,
                             _ => Some(event.sub as usize),
                         };
                         if let Some(state) = index.map(|i| &mut subs[i]) {
-                            let denominator = match target {
-                                RefundTarget::Invoice { amount } => amount,
-                                _ => state.last_invoice_amount,
+                            let (denominator, currency) = match target {
+                                RefundTarget::Invoice { amount, currency } => (amount, currency),
+                                _ => (
+                                    state.last_invoice_amount,
+                                    state.currency.unwrap_or(refund_currency),
+                                ),
                             };
                             if denominator > 0 && state.mrr > 0 {
+                                // The ratio of two amounts in one currency.
+                                let refunded = if currency == refund_currency {
+                                    refunded
+                                } else {
+                                    fx.convert(refunded, refund_currency, currency, day)?
+                                };
                                 let reduction = round_ratio(
                                     i128::from(state.mrr) * i128::from(refunded),
                                     i128::from(denominator),
