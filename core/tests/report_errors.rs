@@ -246,3 +246,21 @@ fn an_amount_beyond_64_bit_cents_is_an_error_not_a_wrong_number() {
         );
     }
 }
+
+/// A country filter names two-letter codes, as customers hold them: a name
+/// or a three-letter code would silently match nobody.
+#[test]
+fn a_country_filter_that_is_not_a_code_is_refused() {
+    assert_invalid_queries(&[
+        (
+            "cmrr-summary",
+            &[("country", "Germany")],
+            "parameter `country`: `Germany` is not a two-letter country code (ISO 3166-1, such as DE)",
+        ),
+        (
+            "mrr",
+            &[("country", "DE DEU")],
+            "parameter `country`: `DEU` is not a two-letter country code (ISO 3166-1, such as DE)",
+        ),
+    ]);
+}

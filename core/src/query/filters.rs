@@ -334,11 +334,22 @@ impl CustomerFilter {
             .filter_map(|f| Interval::parse(f))
             .collect();
         let statuses = q.statuses()?;
+        // Customers hold two-letter codes: a name (`Germany`) or a
+        // three-letter code would match nobody, so it is refused.
         let mut countries: Vec<String> = q
             .list("country")
             .iter()
-            .map(|c| c.to_ascii_uppercase())
-            .collect();
+            .map(|c| {
+                if c.len() == 2 && c.bytes().all(|byte| byte.is_ascii_alphabetic()) {
+                    Ok(c.to_ascii_uppercase())
+                } else {
+                    Err(Error::query(
+                        "country",
+                        format!("`{c}` is not a two-letter country code (ISO 3166-1, such as DE)"),
+                    ))
+                }
+            })
+            .collect::<Result<_>>()?;
         let regions = q.list("region");
         if !regions.is_empty() {
             let in_regions = region_countries(&regions)?;
