@@ -334,8 +334,7 @@ impl CustomerFilter {
             .filter_map(|f| Interval::parse(f))
             .collect();
         let statuses = q.statuses()?;
-        // Customers hold two-letter codes: a name (`Germany`) or a
-        // three-letter code would match nobody, so it is refused.
+        // Customers hold two-letter codes: anything else would match nobody.
         let mut countries: Vec<String> = q
             .list("country")
             .iter()

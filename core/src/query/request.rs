@@ -5,7 +5,7 @@
 
 use super::{Order, Query};
 use crate::derive::CustomerStatus;
-use crate::error::Result;
+use crate::error::{Error, Result};
 use chrono::NaiveDate;
 
 /// One page of a list: `offset` rows skipped, then at most `limit` listed.
@@ -124,12 +124,18 @@ impl Query<'_> {
     }
 
     /// The day of a fixed FX rate: `None` without `fix_fx=true`, else
-    /// `fx_date` or `default_day`. A malformed `fx_date` is an error even
-    /// without `fix_fx`.
+    /// `fx_date` or `default_day`. A malformed `fx_date` is an error, and so
+    /// is an `fx_date` without `fix_fx=true`, which it would not change.
     pub(crate) fn fixed_fx(&self, default_day: NaiveDate) -> Result<Option<NaiveDate>> {
         let fix = self.flag("fix_fx")?;
-        let day = self.date("fx_date")?.unwrap_or(default_day);
-        Ok(fix.then_some(day))
+        let fx_date = self.date("fx_date")?;
+        if fx_date.is_some() && !fix {
+            return Err(Error::query(
+                "fx_date",
+                "applies only with fix_fx=true (each day's rate is used otherwise)",
+            ));
+        }
+        Ok(fix.then_some(fx_date.unwrap_or(default_day)))
     }
 }
 
@@ -222,5 +228,14 @@ mod tests {
         );
         let error = fixed(&[("fx_date", "soon")]).unwrap_err();
         assert_eq!(error.field(), Some("fx_date"));
+        // Without `fix_fx=true` a date would change nothing.
+        for flag in [&[][..], &[("fix_fx", "false")][..]] {
+            let mut pairs = flag.to_vec();
+            pairs.push(("fx_date", "20240115"));
+            assert_eq!(
+                fixed(&pairs).unwrap_err().to_string(),
+                "parameter `fx_date`: applies only with fix_fx=true (each day's rate is used otherwise)"
+            );
+        }
     }
 }
