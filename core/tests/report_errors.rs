@@ -264,3 +264,27 @@ fn a_country_filter_that_is_not_a_code_is_refused() {
         ),
     ]);
 }
+
+/// Parameters that would change nothing are refused rather than passed
+/// over: a breakdown value without its breakdown, a selected type whose
+/// period the interval contradicts, an FX date without a fixed rate.
+#[test]
+fn a_parameter_that_would_change_nothing_is_refused() {
+    assert_invalid_queries(&[
+        (
+            "churn-scheduled-movements",
+            &[("breakdown-value", "usd")],
+            "parameter `breakdown-value`: applies only with `breakdown`, which names what it is a value of",
+        ),
+        (
+            "churn-scheduled-movements",
+            &[("interval", "week"), ("selected-type", "month_churn")],
+            "parameter `selected-type`: `month_churn` lists month periods, but `interval` asks for another",
+        ),
+        (
+            "mrr",
+            &[("fx_date", "2024-01-01")],
+            "parameter `fx_date`: applies only with fix_fx=true (each day's rate is used otherwise)",
+        ),
+    ]);
+}

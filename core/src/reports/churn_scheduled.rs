@@ -11,7 +11,7 @@ use super::request::Breakdown;
 use super::scheduled::{Request, Scheduled, ScheduledRow, ScheduledView, row, scheduled};
 use crate::derive::Derived;
 use crate::derive::movements::MovementKind;
-use crate::error::Result;
+use crate::error::{Error, Result};
 use crate::money::{Cents, Currency};
 use crate::period::{DateRange, PeriodInterval, periods};
 use crate::query::filters::{CustomerFacts, breakdown_value};
@@ -204,13 +204,30 @@ fn movements_part(
     let week_start = ledger.settings().week_start();
     let mut interval = q.interval(PeriodInterval::Month)?;
     if let Some(name) = q.optional_choice("selected-type", &SELECTED_TYPES)? {
-        interval = PeriodInterval::parse(name.trim_end_matches("_churn")).unwrap_or(interval);
+        let selected = PeriodInterval::parse(name.trim_end_matches("_churn")).unwrap_or(interval);
+        // The type names its period: an `interval` that says another is refused.
+        if q.text("interval").is_some() && selected != interval {
+            return Err(Error::query(
+                "selected-type",
+                format!(
+                    "`{name}` lists {} periods, but `interval` asks for another",
+                    selected.as_str()
+                ),
+            ));
+        }
+        interval = selected;
     }
     let selected = q
         .date("selected-date")?
         .map(|d| interval.align(d, week_start));
     let breakdown = Breakdown::from_query(&q)?.map(Breakdown::as_str);
     let wanted = q.text("breakdown-value").map(str::to_lowercase);
+    if wanted.is_some() && breakdown.is_none() {
+        return Err(Error::query(
+            "breakdown-value",
+            "applies only with `breakdown`, which names what it is a value of",
+        ));
+    }
     let Sorting { by: sort, order } = Sorting::read(&q, &LIST)?;
     let mut rows = churns(ledger, params, as_of, req)?;
     rows.retain(|s| selected.is_none_or(|p| interval.align(s.movement.date, week_start) == p));
