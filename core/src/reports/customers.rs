@@ -121,7 +121,14 @@ impl Derived<'_> {
         shared.remove("status");
         let filter = CustomerFilter::from_params(self, &shared)?;
         let selection = match q.date("selected-date")? {
-            None => None,
+            // Without a period to select in, these would change nothing.
+            None => match ["selected-type", "interval"]
+                .into_iter()
+                .find(|name| q.text(name).is_some())
+            {
+                Some(name) => return Err(Error::query(name, "applies only with `selected-date`")),
+                None => None,
+            },
             Some(date) => {
                 let interval = q.interval(PeriodInterval::Month)?;
                 let kind = q.choice("selected-type", &["lead", "trials", "converted"], "lead")?;
@@ -370,6 +377,15 @@ mod tests {
         answer.unwrap();
         assert_eq!(read, name_set(super::CUSTOMER_DETAIL));
 
+        for name in ["selected-type", "interval"] {
+            let error = ledger
+                .analytics_customers(&params(&[(name, "week")]), as_of)
+                .unwrap_err();
+            assert_eq!(
+                error.to_string(),
+                format!("parameter `{name}`: applies only with `selected-date`")
+            );
+        }
         let error = ledger
             .analytics_customers(&params(&[("sortt", "name")]), as_of)
             .unwrap_err();
