@@ -78,7 +78,7 @@ function steps() {
       { id: 'i25', ...BASE, description: 12, invoice_number: 1e21 },
       { id: 'i26', ...BASE, tax_amount: -1 },
       { id: 'i27', ...BASE, customer_id: 42, plan_id: 'y', amount: 2 ** 32 },
-      { id: 'i28', ...BASE, discount: -2147483649, payment_date: '2024-01-03', paid_date: 'never' },
+      { id: 'i28', ...BASE, discount: -2147483649, payment_date: '2024-01-03', paid_date: '2024-01-03' },
     ]],
   ]
 }
