@@ -215,7 +215,8 @@ impl Ledger {
     ///
     /// # Errors
     ///
-    /// [`Error::InvalidQuery`](crate::Error::InvalidQuery) naming `param` when `text` is neither a date nor an ISO instant.
+    /// [`Error::InvalidQuery`](crate::Error::InvalidQuery) naming `param` when `text` is neither a date nor an ISO instant,
+    /// or names a day outside the years 1900 to 2200.
     pub fn param_day(&self, param: &str, text: &str) -> Result<NaiveDate> {
         local_day(param, text, self.settings())
     }

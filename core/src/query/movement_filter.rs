@@ -102,14 +102,26 @@ impl MovementFilter {
 /// The day a parameter names: a date (`YYYY-MM-DD` or `yyyyMMdd`) as it is,
 /// an ISO instant as its day in the ledger's time zone.
 pub fn local_day(param: &str, text: &str, settings: &Settings) -> Result<NaiveDate> {
-    parse_day(text)
+    let day = parse_day(text)
         .or_else(|| Timestamp::parse(text).map(|t| t.local_date(settings.timezone)))
         .ok_or_else(|| {
             Error::query(
                 param,
                 format!("`{text}` is not a date (YYYY-MM-DD) or an ISO 8601 instant"),
             )
-        })
+        })?;
+    // The years records and `as_of` may name; a bound beyond them is a typo.
+    if !Timestamp::YEARS.contains(&chrono::Datelike::year(&day)) {
+        return Err(Error::query(
+            param,
+            format!(
+                "`{text}` is outside the years {} to {}",
+                Timestamp::YEARS.start(),
+                Timestamp::YEARS.end()
+            ),
+        ));
+    }
+    Ok(day)
 }
 
 #[cfg(test)]
@@ -204,6 +216,13 @@ mod filter_tests {
             (
                 Some("start".to_string()),
                 "parameter `start`: is another name for `from`; give one of them".to_string()
+            )
+        );
+        assert_eq!(
+            refused(&[("start", "0000-01-01")]),
+            (
+                Some("start".to_string()),
+                "parameter `start`: `0000-01-01` is outside the years 1900 to 2200".to_string()
             )
         );
         // A range of one day is a range.
