@@ -2,7 +2,7 @@
 
 mod common;
 
-use common::{Server, seed};
+use common::{OWNER_KEY, Server, seed};
 use serde_json::json;
 
 #[test]
@@ -214,7 +214,7 @@ fn analytics_customers_list_detail_and_resync() {
     );
     let (status, body) = server.get("/customers/A?as_of=2024-01-20&q=a");
     assert_eq!((status, body["field"].as_str()), (400, Some("q")), "{body}");
-    let (status, body) = server.post("/customers/A/resync", json!({}));
+    let (status, body) = server.call("POST", "/customers/A/resync", Some(OWNER_KEY), None);
     assert_eq!(status, 200);
     assert!(
         body["message"]

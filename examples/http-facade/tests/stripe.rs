@@ -208,7 +208,7 @@ fn connect_backfill_follow_events_webhook_resync_and_disconnect() {
     );
 
     // Resync one customer from Stripe.
-    let (status, body) = server.post("/customers/cus_U/resync", json!({}));
+    let (status, body) = server.call("POST", "/customers/cus_U/resync", Some(OWNER_KEY), None);
     assert_eq!(status, 200, "{body}");
     assert!(
         body["message"]

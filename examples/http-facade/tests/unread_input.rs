@@ -262,3 +262,71 @@ fn a_body_in_a_format_the_endpoint_does_not_read_is_415() {
     );
     assert_eq!((status, &answer["result"]["name"]), (200, &json!("Zed")));
 }
+
+/// An endpoint that reads no body refuses one before it does anything,
+/// rather than acting as if the body's options were taken: a delete sent
+/// `{"cascade": false}` deletes nothing, a redelivery sent another `url`
+/// queues nothing. No body, or an empty one, is what they take.
+#[test]
+fn a_body_sent_to_an_endpoint_that_reads_none_is_refused() {
+    let server = Server::start();
+    seed(&server);
+    let refusal = json!({
+        "error": "this endpoint reads no body; send the request without one",
+        "code": "bad_request"
+    });
+    for (method, path, body) in [
+        ("DELETE", "/data/customers/A", json!({"cascade": false})),
+        (
+            "POST",
+            "/v1/webhooks/wh_1/deliveries/1/redeliver",
+            json!({"url": "http://evil/"}),
+        ),
+        ("POST", "/customers/A/resync", json!({"force": true})),
+        ("DELETE", "/v1/data/plans/m", json!(null)),
+        ("GET", "/data/customers/A", json!({})),
+    ] {
+        let answer = server.call(method, path, Some(OWNER_KEY), Some(&body));
+        assert_eq!(answer, (400, refusal.clone()), "{method} {path}");
+    }
+    // A chunked body is refused once a byte of it arrives.
+    let chunked = server.raw_tcp_framed(
+        "DELETE",
+        "/data/customers/A",
+        "Transfer-Encoding: chunked",
+        b"2\r\n{}\r\n0\r\n\r\n".to_vec(),
+    );
+    assert_eq!(chunked, (400, refusal.clone()));
+    assert_eq!(server.get("/data/customers/A").0, 200);
+    assert_eq!(server.get("/data/plans/m").0, 200);
+    // The key is checked first, as for a query parameter.
+    assert_eq!(
+        server
+            .call("DELETE", "/data/customers/A", None, Some(&json!({})))
+            .0,
+        401
+    );
+    // A path that is always refused for its missing id still says so.
+    let (status, answer) = server.put("/data/plans", json!({"name": "x"}));
+    assert_eq!(
+        (status, answer),
+        (
+            400,
+            json!({"error": "Missing external_id", "code": "bad_request"})
+        )
+    );
+    let (status, answer) = server.call("POST", "/customers/A/resync", Some(OWNER_KEY), None);
+    assert_eq!(status, 200, "{answer}");
+    let empty_chunked = server.raw_tcp_framed(
+        "DELETE",
+        "/data/plans/m2",
+        "Transfer-Encoding: chunked",
+        b"0\r\n\r\n".to_vec(),
+    );
+    assert_eq!(empty_chunked.0, 409, "{empty_chunked:?}");
+    assert_eq!(
+        server.raw_tcp("DELETE", "/data/customers/A", Vec::new()).0,
+        200
+    );
+    assert_eq!(server.get("/data/customers/A").0, 404);
+}

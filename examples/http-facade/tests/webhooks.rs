@@ -6,7 +6,7 @@ mod common;
 
 use base64::Engine;
 use base64::engine::general_purpose::STANDARD as BASE64;
-use common::Server;
+use common::{OWNER_KEY, Server};
 use hmac::{Hmac, Mac};
 use serde_json::{Value, json};
 use sha2::Sha256;
@@ -527,9 +527,11 @@ fn a_receiver_that_recovers_gets_the_backlog_in_order() {
 
     // A redelivery sends the same event again, with its id.
     let first = list[2]["id"].as_str().unwrap();
-    let (status, queued) = server.post(
+    let (status, queued) = server.call(
+        "POST",
         &format!("/v1/webhooks/{hook}/deliveries/{first}/redeliver"),
-        json!({}),
+        Some(OWNER_KEY),
+        None,
     );
     assert_eq!(status, 201, "{queued}");
     let taken = receiver.wait_until("the redelivery", |t| t.len() >= 4);

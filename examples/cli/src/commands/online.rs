@@ -76,7 +76,7 @@ pub fn run(client: &Client, command: Command, as_of: Option<String>) -> Result<(
                 "POST",
                 &format!("/customers/{}/resync", encode(&id)),
                 &[],
-                Some(&json!({})),
+                None,
             )?,
         },
         Command::Plans {
@@ -212,7 +212,9 @@ fn export(client: &Client, what: Export, query: &[(String, String)]) -> Result<V
 
 /// The generic passthrough: key=value pairs are query parameters for GET and
 /// DELETE, JSON body fields otherwise (numbers and booleans as such). GET
-/// and HEAD take no body; DELETE sends one only when --body is given.
+/// and HEAD take no body; DELETE sends one only when --body is given, and
+/// any other method only when --body or a field is: an endpoint that reads
+/// no body (a resync, a redelivery) refuses even `{}`.
 fn api(
     client: &Client,
     method: &str,
@@ -250,6 +252,7 @@ fn api(
     }
     let mut payload = match body::read(raw)? {
         Some(value) => value,
+        None if fields.is_empty() => return client.send(&method, &path, &[], None),
         None => Value::Object(Map::new()),
     };
     if !fields.is_empty() {

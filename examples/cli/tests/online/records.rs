@@ -20,6 +20,14 @@ fn customers_plans_data_and_exports() {
             .unwrap_or("")
             .starts_with("customer A recalculated")
     );
+    // Without --body or fields, the passthrough sends no body, which an
+    // endpoint that reads none would refuse.
+    assert!(
+        server.json(&["api", "POST", "/customers/A/resync"])["message"]
+            .as_str()
+            .unwrap_or("")
+            .starts_with("customer A recalculated")
+    );
     assert_eq!(server.json(&["plans", "list"])["result"]["count"], 1);
     assert_eq!(
         server.json(&["data", "plans", "get", "m"])["name"],

@@ -7,11 +7,15 @@ use crate::extract::query_names;
 use crate::openapi::Doc;
 use crate::state::AppState;
 use axum::Router;
+use axum::body::Body;
 use axum::extract::Request;
 use axum::handler::Handler;
+use axum::http::header;
 use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
 use axum::routing::{self, MethodRouter};
+use hyper::body::Body as _;
+use std::pin::Pin;
 use std::sync::Arc;
 
 /// One served endpoint as documented.
@@ -60,17 +64,29 @@ impl Routes {
         handler: MethodRouter<Arc<AppState>>,
         doc: Doc,
     ) -> Routes {
+        let described = crate::openapi::operation(method, path);
+        let reads_body = described
+            .as_ref()
+            .is_none_or(|operation| operation.request.is_some());
         // An endpoint that answers in one media type refuses a request
         // whose `Accept` refuses it; one that offers formats weighs the
         // header itself.
         let handler = if doc.offers_formats() {
             handler
         } else {
-            let media = crate::openapi::operation(method, path)
+            let media = described
+                .as_ref()
                 .map_or("application/json", |operation| operation.media_type);
             handler.route_layer(axum::middleware::from_fn(move |request, next| {
                 super::accept::answers_only(media, request, next)
             }))
+        };
+        // A body sent to an endpoint that reads none is refused, except on
+        // a path that answers `Missing external_id` whatever is sent.
+        let handler = if reads_body || doc.missing_id {
+            handler
+        } else {
+            handler.route_layer(axum::middleware::from_fn(no_body))
         };
         // A query parameter the endpoint does not read is refused, unless
         // it reads further ones of its own, which its handler checks.
@@ -114,6 +130,56 @@ async fn declared_query_only(doc: Doc, request: Request, next: Next) -> Response
         Ok(()) => next.run(request).await,
         Err(error) => error.into_response(),
     }
+}
+
+/// Runs the request if its body is empty: declared with no length or a
+/// `Content-Length` of 0, or chunked with no bytes. Any byte is a 400 at
+/// once, before the handler runs, since nothing in the body would be read;
+/// a chunked body is read up to its first byte, within the body timeout.
+async fn no_body(request: Request, next: Next) -> Response {
+    let declared = request
+        .headers()
+        .get(header::CONTENT_LENGTH)
+        .and_then(|length| length.to_str().ok()?.trim().parse::<u64>().ok());
+    if declared.is_some_and(|length| length > 0) {
+        return refused_body().into_response();
+    }
+    if request.body().is_end_stream() {
+        return next.run(request).await;
+    }
+    let deadline = request
+        .extensions()
+        .get::<Arc<AppState>>()
+        .map_or(crate::state::DEFAULT_BODY_TIMEOUT, |state| {
+            state.body_timeout()
+        });
+    let (parts, mut body) = request.into_parts();
+    let read = tokio::time::timeout(deadline, async {
+        while let Some(frame) = std::future::poll_fn(|cx| Pin::new(&mut body).poll_frame(cx)).await
+        {
+            let frame = frame.map_err(|error| {
+                ApiError::bad_request(format!("the body could not be read: {error}"))
+            })?;
+            if frame.data_ref().is_some_and(|data| !data.is_empty()) {
+                return Err(refused_body());
+            }
+        }
+        Ok(())
+    })
+    .await;
+    match read {
+        Ok(Ok(())) => next.run(Request::from_parts(parts, Body::empty())).await,
+        Ok(Err(error)) => error.into_response(),
+        Err(_) => ApiError::BodyTimeout(format!(
+            "the body did not arrive within {} s",
+            deadline.as_secs_f64()
+        ))
+        .into_response(),
+    }
+}
+
+fn refused_body() -> ApiError {
+    ApiError::bad_request("this endpoint reads no body; send the request without one")
 }
 
 fn undeclared_refused(query: &str, doc: Doc) -> Result<(), ApiError> {
