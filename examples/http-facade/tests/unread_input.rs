@@ -330,3 +330,34 @@ fn a_body_sent_to_an_endpoint_that_reads_none_is_refused() {
     );
     assert_eq!(server.get("/data/customers/A").0, 404);
 }
+
+/// An account patch refuses by name a field the account shows but only the
+/// service sets, as it refuses one the account does not have, and changes
+/// nothing, the fields it could write included.
+#[test]
+fn an_account_patch_refuses_the_fields_it_cannot_write() {
+    let server = Server::start();
+    let (status, before) = server.get("/account");
+    assert_eq!(status, 200, "{before}");
+    let writable = "writable: name, base_currency, timezone, first_day_of_week, \
+                    churn_grace_days, refund_handling";
+    for (body, field, why) in [
+        (json!({"created": "x"}), "created", "is read-only"),
+        (json!({"id": "2"}), "id", "is read-only"),
+        (json!({"data_sources": []}), "data_sources", "is read-only"),
+        (
+            json!({"name": "Renamed", "timezone": "Europe/Berlin", "id": before["id"]}),
+            "id",
+            "is read-only",
+        ),
+        (json!({"bogus": 1}), "bogus", "cannot be changed"),
+    ] {
+        let error = format!("account field `{field}` {why}; {writable}");
+        assert_eq!(
+            server.put("/account", body.clone()),
+            (400, json!({"error": error, "code": "bad_request"})),
+            "{body}"
+        );
+    }
+    assert_eq!(server.get("/account").1, before);
+}

@@ -28,6 +28,9 @@ const SETTINGS: &[&str] = &[
     "refund_handling",
 ];
 
+/// Fields of the account object that only the service sets.
+const READ_ONLY: &[&str] = &["id", "created", "data_sources"];
+
 pub fn routes() -> Routes {
     Routes::new()
         .get(
@@ -103,6 +106,7 @@ async fn put_account(
         .as_object()
         .cloned()
         .ok_or_else(|| ApiError::bad_request("the body must be an account object"))?;
+    writable_only(&patch)?;
     let name = match patch.get("name") {
         None => None,
         Some(Value::String(name)) if !name.trim().is_empty() => Some(name.trim().to_string()),
@@ -112,19 +116,6 @@ async fn put_account(
             ));
         }
     };
-    for key in patch.keys() {
-        if key != "name"
-            && key != "id"
-            && key != "data_sources"
-            && key != "created"
-            && !SETTINGS.contains(&key.as_str())
-        {
-            return Err(ApiError::bad_request(format!(
-                "account field `{key}` cannot be changed; writable: name, {}",
-                SETTINGS.join(", ")
-            )));
-        }
-    }
     let settings: Map<String, Value> = patch
         .into_iter()
         .filter(|(k, _)| SETTINGS.contains(&k.as_str()))
@@ -145,6 +136,31 @@ async fn put_account(
         Ok(Json(account_json(account, ledger)))
     })
     .await
+}
+
+/// Refuses a patch naming any field but `name` and the settings: one that
+/// `GET /account` shows but no write changes (`id`, `created`,
+/// `data_sources`) is read-only, any other is no field of the account.
+/// Neither is passed over, so a patch never answers success for a change
+/// it did not make.
+fn writable_only(patch: &Map<String, Value>) -> Result<(), ApiError> {
+    let refused = patch
+        .keys()
+        .find(|key| *key != "name" && !SETTINGS.contains(&key.as_str()));
+    match refused {
+        None => Ok(()),
+        Some(key) => {
+            let why = if READ_ONLY.contains(&key.as_str()) {
+                "is read-only"
+            } else {
+                "cannot be changed"
+            };
+            Err(ApiError::bad_request(format!(
+                "account field `{key}` {why}; writable: name, {}",
+                SETTINGS.join(", ")
+            )))
+        }
+    }
 }
 
 async fn get_profile(
