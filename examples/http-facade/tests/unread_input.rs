@@ -361,3 +361,28 @@ fn an_account_patch_refuses_the_fields_it_cannot_write() {
     }
     assert_eq!(server.get("/account").1, before);
 }
+
+/// The index refuses a query parameter under each of its paths, `/v1/`
+/// included, which is routed apart from the nested `/v1`.
+#[test]
+fn the_index_refuses_a_query_parameter_under_each_of_its_paths() {
+    let server = Server::start();
+    let refusal = json!({
+        "error": "query parameter `zzz`: this endpoint takes no query parameters",
+        "code": "bad_request"
+    });
+    for path in ["/", "/v1", "/v1/"] {
+        assert_eq!(
+            server.get(&format!("{path}?zzz=1")),
+            (400, refusal.clone()),
+            "{path}"
+        );
+        let (status, index) = server.get(path);
+        assert_eq!((status, &index["name"]), (200, &json!("submetrics")));
+    }
+    // Its other checks apply there too.
+    let (status, _, _) = server.send("GET", "/v1/", &[("Accept", "text/csv")], Vec::new());
+    assert_eq!(status, 406);
+    let (status, _, _) = server.send("GET", "/v1/", &[], b"{}".to_vec());
+    assert_eq!(status, 400);
+}

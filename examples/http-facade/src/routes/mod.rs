@@ -97,7 +97,7 @@ pub fn router(state: Arc<AppState>) -> Router {
         .merge(api.clone())
         .nest("/v1", api)
         // Nested, `/` is served as `/v1`; `/v1/` is the same start.
-        .route("/v1/", axum::routing::get(index))
+        .route("/v1/", table().served("/"))
         .merge(dashboard::router())
         .fallback(not_found)
         .method_not_allowed_fallback(method_not_allowed)

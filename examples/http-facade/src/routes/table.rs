@@ -30,6 +30,8 @@ pub struct Endpoint {
 pub struct Routes {
     router: Router<Arc<AppState>>,
     endpoints: Vec<Endpoint>,
+    /// Each endpoint's handler as routed, its checks included.
+    handlers: Vec<(&'static str, MethodRouter<Arc<AppState>>)>,
 }
 
 macro_rules! method {
@@ -49,6 +51,7 @@ impl Routes {
         Routes {
             router: Router::new(),
             endpoints: Vec::new(),
+            handlers: Vec::new(),
         }
     }
 
@@ -103,15 +106,29 @@ impl Routes {
             crate::auth::authorize(access, request, next)
         }));
         // Routing a path again adds the method to it.
-        self.router = self.router.route(path, handler);
+        self.router = self.router.route(path, handler.clone());
         self.endpoints.push(Endpoint { method, path, doc });
+        self.handlers.push((path, handler));
         self
     }
 
     pub fn merge(mut self, other: Routes) -> Routes {
         self.router = self.router.merge(other.router);
         self.endpoints.extend(other.endpoints);
+        self.handlers.extend(other.handlers);
         self
+    }
+
+    /// The methods of `path` as the table routes them, with the same
+    /// checks, to serve at another path too (`/v1/` as `/v1`): a path
+    /// routed by hand would skip them.
+    pub fn served(&self, path: &str) -> MethodRouter<Arc<AppState>> {
+        self.handlers
+            .iter()
+            .filter(|(routed, _)| *routed == path)
+            .fold(MethodRouter::new(), |all, (_, handler)| {
+                all.merge(handler.clone())
+            })
     }
 
     pub fn into_parts(self) -> (Router<Arc<AppState>>, Vec<Endpoint>) {
