@@ -2564,6 +2564,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["ImportResults"];
+                    "application/vnd.apache.arrow.stream": string;
                 };
             };
             /** @description Invalid input; the error names the field or parameter */
@@ -3734,6 +3735,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["CustomerImportResults"];
+                    "application/vnd.apache.arrow.stream": string;
                 };
             };
             /** @description Invalid input; the error names the field or parameter */
@@ -5134,6 +5136,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["ImportResults"];
+                    "application/vnd.apache.arrow.stream": string;
                 };
             };
             /** @description Invalid input; the error names the field or parameter */
@@ -6698,6 +6701,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["ImportResults"];
+                    "application/vnd.apache.arrow.stream": string;
                 };
             };
             /** @description Invalid input; the error names the field or parameter */
@@ -10238,6 +10242,8 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Report"];
+                    "text/csv": string;
+                    "application/vnd.apache.arrow.stream": string;
                 };
             };
             /** @description Invalid input; the error names the field or parameter */
@@ -10374,6 +10380,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["MovementList"];
+                    "application/vnd.apache.arrow.stream": string;
                 };
             };
             /** @description Invalid input; the error names the field or parameter */

@@ -172,6 +172,22 @@ fn query_parameter(name: &str) -> Value {
     json!({"name": name, "in": "query", "required": false, "description": description, "schema": schema})
 }
 
+/// The media types a `format` query parameter of this name answers in
+/// besides JSON, with their schemas: each is listed beside JSON in the
+/// success answer of an operation whose Doc names the parameter.
+fn formats_answered(name: &str) -> Vec<(&'static str, Value)> {
+    let csv = ("text/csv", json!({"type": "string"}));
+    let arrow = (
+        crate::routes::ARROW_STREAM,
+        json!({"type": "string", "format": "binary"}),
+    );
+    match name {
+        "format" => vec![csv, arrow],
+        "format/movements" | "format/results" => vec![arrow],
+        _ => Vec::new(),
+    }
+}
+
 fn error(description: &str) -> Value {
     json!({"description": description, "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Error"}}}})
 }
@@ -239,9 +255,14 @@ pub fn document() -> Value {
                 .as_ref()
                 .map(|op| (op.media_type, op.response.clone()))
                 .unwrap_or(("application/json", json!({"type": "object"})));
+            let mut content = Map::new();
+            content.insert(media_type.into(), json!({"schema": schema}));
+            for (media, schema) in doc.query.iter().flat_map(|name| formats_answered(name)) {
+                content.insert(media.into(), json!({"schema": schema}));
+            }
             responses.insert(
                 doc.status.to_string(),
-                json!({"description": success, "content": {media_type: {"schema": schema}}}),
+                json!({"description": success, "content": content}),
             );
             if doc.access != Access::Public {
                 responses.insert(

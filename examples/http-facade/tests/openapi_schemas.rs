@@ -265,3 +265,141 @@ fn every_answer_of_a_session_matches_its_schema() {
     assert!(text.starts_with("<!doctype html>"));
     assert!(text.contains("id=\"op-listMovements\""));
 }
+
+/// A request and its answer's documentation: the method, the path as
+/// documented and as sent, the body, the status and the media types listed
+/// for that status.
+type Case<'a> = (&'a str, &'a str, &'a str, Option<Value>, u16, Vec<&'a str>);
+
+/// Every format an operation answers in, by `format` or `Accept`, is listed
+/// in its success answer beside JSON, and an operation without a `format`
+/// lists JSON alone: the media type of each real answer is one its status
+/// documents.
+#[test]
+fn every_format_an_operation_answers_in_is_documented() {
+    let server = Server::start();
+    common::seed(&server);
+    let (_, document) = server.call("GET", "/openapi.json", None, None);
+    let (json, csv, arrow) = (
+        "application/json",
+        "text/csv",
+        "application/vnd.apache.arrow.stream",
+    );
+    let source = json!({"id": "ds", "name": "Billing", "type": "api"});
+    assert_eq!(server.post("/data/data-sources", source).0, 200);
+    let plan = json!([{"id": "w", "name": "Weekly", "interval": "week", "currency": "USD"}]);
+    let customer = json!([{"id": "C", "name": "Cee"}]);
+    let invoice = json!([{"id": "c1", "customer_id": "C", "type": "subscription",
+        "invoice_date": "2024-01-01", "amount": 700, "currency": "USD", "plan_id": "w"}]);
+    let cases: Vec<Case> = vec![
+        (
+            "GET",
+            "/reports/{name}",
+            "/reports/summary?as_of=2024-02-01",
+            None,
+            200,
+            vec![json, csv, arrow],
+        ),
+        (
+            "GET",
+            "/reports/{name}",
+            "/reports/mrr?as_of=2024-02-01&format=csv",
+            None,
+            200,
+            vec![json, csv, arrow],
+        ),
+        (
+            "GET",
+            "/reports/{name}",
+            "/reports/mrr?as_of=2024-02-01&format=arrow",
+            None,
+            200,
+            vec![json, csv, arrow],
+        ),
+        (
+            "GET",
+            "/movements",
+            "/movements?as_of=2024-02-01&format=arrow",
+            None,
+            200,
+            vec![json, arrow],
+        ),
+        (
+            "GET",
+            "/movements",
+            "/movements?as_of=2024-02-01",
+            None,
+            200,
+            vec![json, arrow],
+        ),
+        (
+            "POST",
+            "/data/plans",
+            "/data/plans?format=arrow",
+            Some(plan),
+            200,
+            vec![json, arrow],
+        ),
+        (
+            "POST",
+            "/data/customers",
+            "/data/customers?format=arrow",
+            Some(customer),
+            201,
+            vec![json, arrow],
+        ),
+        (
+            "POST",
+            "/data/invoices",
+            "/data/invoices?format=arrow",
+            Some(invoice),
+            200,
+            vec![json, arrow],
+        ),
+        (
+            "POST",
+            "/data-sources/{source}/{collection}",
+            "/data-sources/ds/customers?format=arrow",
+            Some(json!({"id": "D", "name": "Dee"})),
+            200,
+            vec![json, arrow],
+        ),
+        ("GET", "/data/plans", "/data/plans", None, 200, vec![json]),
+        (
+            "POST",
+            "/data/data-sources",
+            "/data/data-sources",
+            Some(json!({"id": "ds2", "name": "B", "type": "api"})),
+            200,
+            vec![json],
+        ),
+    ];
+    for (method, template, path, body, status, listed) in cases {
+        let content = &document["paths"][template][method.to_lowercase()]["responses"]
+            [status.to_string()]["content"];
+        let documented: Vec<&str> = content
+            .as_object()
+            .map(|c| c.keys().map(String::as_str).collect())
+            .unwrap_or_default();
+        assert_eq!(documented, listed, "{method} {template}");
+        let body = body.map(|b| b.to_string().into_bytes()).unwrap_or_default();
+        let (answered, media, answer) = server.send(method, path, &[], body);
+        let media = media.split(';').next().unwrap_or_default().trim();
+        assert_eq!(
+            answered,
+            status,
+            "{method} {path}: {}",
+            String::from_utf8_lossy(&answer)
+        );
+        assert!(
+            documented.contains(&media),
+            "{method} {path} answered {media}, not among {documented:?}"
+        );
+        if media != json {
+            assert_eq!(
+                content[media]["schema"]["type"], "string",
+                "{method} {template}"
+            );
+        }
+    }
+}
