@@ -111,10 +111,24 @@ impl Ledger {
     /// # Errors
     ///
     /// [`Error::InvalidSetting`](crate::Error::InvalidSetting) naming the first setting that cannot be used, or `fx_pivot`
-    /// when it names another pivot; the settings are unchanged then.
+    /// when it names another pivot, or `base_currency` as [`Ledger::check_settings`] refuses it;
+    /// the settings are unchanged then.
     pub fn update_settings(&mut self, patch: &Value) -> Result<&Settings> {
         self.write(|store| store.update_settings(patch).map(|_| ()))?;
         Ok(self.store.settings())
+    }
+
+    /// Whether `settings` may replace this ledger's: what
+    /// [`Ledger::update_settings`] checks, for callers that merge settings
+    /// themselves before storing them.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::InvalidSetting`](crate::Error::InvalidSetting) naming `base_currency` when it
+    /// is a new base currency without an exchange rate (and not the FX pivot) while an invoice
+    /// is in another currency.
+    pub fn check_settings(&self, settings: &Settings) -> Result<()> {
+        self.store.check_settings(settings)
     }
 
     /// The exchange rates loaded so far.

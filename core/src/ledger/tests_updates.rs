@@ -263,3 +263,40 @@ fn a_field_under_two_names_with_two_values_is_refused() {
     assert_eq!(same.accepted(), 1);
     assert_eq!(ledger.plan("p").unwrap().billing_freq, Interval::Year);
 }
+
+/// A base currency that every report would fail in is refused: a new one
+/// without a rate while an invoice is in another currency. With a rate, or
+/// with every invoice in it, it is taken.
+#[test]
+fn a_base_currency_without_a_rate_for_the_stored_amounts_is_refused() {
+    let mut ledger = ledger();
+    ledger.upsert_invoices(&[
+        json!({"id": "i", "customer_id": "a", "type": "subscription",
+        "plan_id": "m", "invoice_date": "2024-01-01", "amount": 3000, "currency": "USD"}),
+    ]);
+    let error = ledger
+        .update_settings(&json!({"base_currency": "XYZ"}))
+        .unwrap_err();
+    assert_eq!(
+        error.to_string(),
+        "setting `base_currency`: XYZ has no exchange rate, and amounts in USD (invoice i) \
+         would need one; load its rates first"
+    );
+    assert_eq!(ledger.settings().base_currency, Currency::USD);
+    ledger
+        .load_fx_rates(&[json!({"date": "2024-01-01", "currency": "EUR", "rate": 0.9})])
+        .unwrap();
+    let settings = ledger
+        .update_settings(&json!({"base_currency": "EUR"}))
+        .unwrap();
+    assert_eq!(settings.base_currency.as_str(), "EUR");
+    let mut fresh = Ledger::default();
+    assert_eq!(
+        fresh
+            .update_settings(&json!({"base_currency": "XYZ"}))
+            .unwrap()
+            .base_currency
+            .as_str(),
+        "XYZ"
+    );
+}

@@ -215,8 +215,34 @@ impl Store {
                 ),
             });
         }
+        self.check_settings(&settings)?;
         self.set_settings(settings);
         Ok(&self.settings)
+    }
+
+    /// Refuses settings that would make every report fail: a new base
+    /// currency that is not the FX pivot and has no rate, while an invoice
+    /// is in another currency (its amounts could not be converted).
+    pub(crate) fn check_settings(&self, settings: &Settings) -> Result<()> {
+        let base = settings.base_currency;
+        if base == self.settings.base_currency
+            || base == self.fx.pivot()
+            || self.fx.rate_days(base).next().is_some()
+        {
+            return Ok(());
+        }
+        match self.invoices().find(|invoice| invoice.currency != base) {
+            None => Ok(()),
+            Some(invoice) => Err(Error::InvalidSetting {
+                setting: "base_currency".to_string(),
+                reason: format!(
+                    "{base} has no exchange rate, and amounts in {} (invoice {}) would need one; \
+                     load its rates first",
+                    invoice.currency,
+                    invoice.id()
+                ),
+            }),
+        }
     }
 
     /// The exchange rates loaded so far.

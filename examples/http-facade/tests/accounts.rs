@@ -265,6 +265,16 @@ fn account_documents_keys_and_deletes_survive_a_restart() {
             .0,
         200
     );
+    // A base currency the stored USD amounts convert into: it has a rate.
+    server.post(
+        "/data/fx-rates",
+        json!([{"date": "2024-01-01", "currency": "EUR", "rate": 0.9}]),
+    );
+    assert_eq!(
+        server.put("/account", json!({"base_currency": "XYZ"})).1["error"],
+        "setting `base_currency`: XYZ has no exchange rate, and amounts in USD (invoice a1) \
+         would need one; load its rates first"
+    );
     assert_eq!(
         server
             .put(

@@ -123,6 +123,7 @@ async fn put_account(
     let account = state.account(caller.account_id)?;
     write_ledger(state, account, move |_, account, store, ledger| {
         let updated = ledger.settings().merged(&Value::Object(settings))?;
+        ledger.check_settings(&updated)?;
         let row = AppState::update_row(store, account, |row| {
             row.settings = json!(updated);
             if let Some(name) = name {
