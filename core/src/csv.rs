@@ -4,8 +4,9 @@
 //! a cell of a field that holds an object or a list (`custom_variables`,
 //! `metadata`, `lines`, `transactions`) is that JSON, as `submetrics
 //! exports` writes it; a cell is a number only in a field known to hold one
-//! (amounts, counts, rates); a whole number in a date field is Unix seconds,
-//! passed on as its ISO 8601 instant; everything else, ids and codes
+//! (amounts, counts, rates); digits alone in a date field are a day
+//! (`yyyyMMdd`) or Unix seconds (see [`whole_number_date`]), passed on as
+//! ISO 8601 text; everything else, ids and codes
 //! included, stays text as written; empty cells are left out. Quoted fields
 //! (RFC 4180) may hold commas, quotes (`""`) and newlines.
 
@@ -93,8 +94,9 @@ pub const NUMERIC_FIELDS: &[&str] = &[
     "rate",
 ];
 
-/// Date fields: a whole number there is Unix seconds, written out as the
-/// ISO 8601 instant (records take dates only as ISO 8601 text).
+/// Date fields: digits alone there are a day or Unix seconds (see
+/// [`whole_number_date`]), written out as ISO 8601 text (records take dates
+/// only as ISO 8601 text).
 pub const DATE_FIELDS: &[&str] = &[
     "invoice_date",
     "date",
@@ -117,6 +119,34 @@ pub const DATE_FIELDS: &[&str] = &[
 /// Fields whose values are objects or lists, written in a CSV cell as JSON.
 pub const JSON_FIELDS: &[&str] = &["custom_variables", "metadata", "lines", "transactions"];
 
+/// The date a date field's cell of digits alone stands for, as ISO 8601
+/// text: eight digits that name a day (`20240301`, as report parameters
+/// write dates) are that day; nine or more are Unix seconds (every instant
+/// since 1973); fewer (a year, `1`) name no date plainly and are refused.
+/// `None` for a cell that is not digits alone.
+pub fn whole_number_date(text: &str) -> Option<std::result::Result<String, String>> {
+    let digits = text.strip_prefix('-').unwrap_or(text);
+    if digits.is_empty() || !digits.bytes().all(|byte| byte.is_ascii_digit()) {
+        return None;
+    }
+    if digits.len() == 8
+        && !text.starts_with('-')
+        && let Ok(day) = chrono::NaiveDate::parse_from_str(text, "%Y%m%d")
+    {
+        return Some(Ok(day.format("%Y-%m-%d").to_string()));
+    }
+    let instant = text
+        .parse::<i64>()
+        .ok()
+        .filter(|_| digits.len() >= 9)
+        .and_then(|seconds| chrono::DateTime::from_timestamp(seconds, 0));
+    Some(instant
+        .map(|instant| instant.to_rfc3339_opts(chrono::SecondsFormat::Secs, true))
+        .ok_or_else(|| {
+            format!("`{text}` is not a date: write YYYY-MM-DD, yyyyMMdd or Unix seconds (nine digits or more)")
+        }))
+}
+
 /// A cell typed by what its field means: numbers only where the field
 /// holds one, text otherwise (`007`, zip codes, invoice numbers unchanged).
 fn typed(field: &str, text: &str) -> std::result::Result<Value, String> {
@@ -133,12 +163,11 @@ fn typed(field: &str, text: &str) -> std::result::Result<Value, String> {
                 .map(Value::Number)
         })
     } else if DATE_FIELDS.contains(&field) {
-        text.parse::<i64>()
-            .ok()
-            .and_then(|seconds| chrono::DateTime::from_timestamp(seconds, 0))
-            .map(|instant| {
-                Value::String(instant.to_rfc3339_opts(chrono::SecondsFormat::Secs, true))
-            })
+        match whole_number_date(text) {
+            None => None,
+            Some(Ok(date)) => Some(Value::String(date)),
+            Some(Err(reason)) => return Err(format!("field `{field}`: {reason}")),
+        }
     } else {
         None
     };
@@ -277,6 +306,31 @@ mod tests {
             )
         );
         assert_eq!(check_header(&["id", "amount", "amount_in_cents"]), Ok(()));
+    }
+
+    /// Digits alone in a date column: a day in eight, Unix seconds in nine
+    /// or more, refused in fewer (they used to be seconds after 1970).
+    #[test]
+    fn digits_in_a_date_column_are_a_day_or_unix_seconds() {
+        let read = |cell: &str| records_by_line(&format!("id,invoice_date\ni1,{cell}\n"));
+        assert_eq!(read("20240301").unwrap()[0]["invoice_date"], "2024-03-01");
+        assert_eq!(
+            read("1704067200").unwrap()[0]["invoice_date"],
+            "2024-01-01T00:00:00Z"
+        );
+        for cell in ["2024", "1", "20241301"] {
+            assert_eq!(
+                read(cell).unwrap_err(),
+                (
+                    2,
+                    format!(
+                        "field `invoice_date`: `{cell}` is not a date: write YYYY-MM-DD, \
+                         yyyyMMdd or Unix seconds (nine digits or more)"
+                    )
+                ),
+                "{cell}"
+            );
+        }
     }
 
     #[test]

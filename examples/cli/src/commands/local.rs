@@ -528,7 +528,8 @@ pub fn run(args: LocalArgs, as_of: Option<&str>, loaded: &mut Loaded) -> Result<
 /// data: an unknown report or parameter, or a value that cannot be read. The
 /// command runs on an empty ledger of the same settings, which is the
 /// engine's own check at no cost; its other errors (a customer not found,
-/// say) depend on the data and are left to the run on the loaded ledger.
+/// or a `plan` filter naming a plan the files hold) depend on the data and
+/// are left to the run on the loaded ledger.
 fn check_before_loading(
     command: &LocalCommand,
     settings: &Settings,
@@ -537,7 +538,8 @@ fn check_before_loading(
     match compute(&Ledger::new(settings.clone()), command, as_of) {
         Err(error @ CliError::Usage(_)) => Err(error),
         Err(CliError::Core(error))
-            if matches!(error.code(), "unknown_report" | "invalid_query") =>
+            if matches!(error.code(), "unknown_report" | "invalid_query")
+                && !matches!(&error, submetrics::Error::InvalidQuery { param, .. } if param == "plan") =>
         {
             Err(CliError::Core(error))
         }
@@ -627,6 +629,13 @@ mod tests {
         commands.push(LocalCommand::Customers {
             action: LocalCustomers::List { params: Vec::new() },
         });
+        // A plan filter names a plan of the files, which an empty ledger lacks.
+        for name in ["mrr", "summary"] {
+            commands.push(LocalCommand::Reports {
+                name: name.to_string(),
+                params: vec!["--plan".to_string(), "m".to_string()],
+            });
+        }
         commands.push(LocalCommand::Movements {
             customer: None,
             from: None,
@@ -647,7 +656,9 @@ mod tests {
         // The reports of a period's customers need the period.
         let needs_date =
             "parameter `selected-date`: is required (the start of the period to list, YYYY-MM-DD)";
-        assert_eq!(refused, [needs_date; 3]);
+        // `summary` reads no `plan` (refused before loading), `mrr` does.
+        let no_plan = "parameter `plan`: report `summary` has no such parameter. Its parameters: baseCurrency";
+        assert_eq!(refused, [needs_date, needs_date, needs_date, no_plan]);
     }
 
     #[test]
