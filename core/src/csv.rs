@@ -138,13 +138,19 @@ pub fn whole_number_date(text: &str) -> Option<std::result::Result<String, Strin
     let instant = text
         .parse::<i64>()
         .ok()
-        .filter(|_| digits.len() >= 9)
+        .filter(|&seconds| is_unix_seconds(seconds))
         .and_then(|seconds| chrono::DateTime::from_timestamp(seconds, 0));
     Some(instant
         .map(|instant| instant.to_rfc3339_opts(chrono::SecondsFormat::Secs, true))
         .ok_or_else(|| {
             format!("`{text}` is not a date: write YYYY-MM-DD, yyyyMMdd or Unix seconds (nine digits or more)")
         }))
+}
+
+/// Whether a whole number in a date column is Unix seconds: nine digits or
+/// more (see [`whole_number_date`]).
+pub fn is_unix_seconds(number: i64) -> bool {
+    number.unsigned_abs() >= 100_000_000
 }
 
 /// A cell typed by what its field means: numbers only where the field

@@ -578,7 +578,7 @@ fn typed_column(field: &str, text: StringArray) -> Option<ArrayRef> {
         // Digits alone in a date column are Unix seconds only with nine or
         // more; shorter ones (`20240301`) go to the general reader, which
         // reads or refuses them (`submetrics::csv::whole_number_date`).
-        let whole_keep = |n: &i64| !date || n.unsigned_abs() >= 100_000_000;
+        let whole_keep = |n: &i64| !date || submetrics::csv::is_unix_seconds(*n);
         if let Some(whole) = parse_all::<i64>(&text, whole_keep) {
             if date {
                 return Some(Arc::new(
