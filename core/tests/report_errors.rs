@@ -288,3 +288,31 @@ fn a_parameter_that_would_change_nothing_is_refused() {
         ),
     ]);
 }
+
+/// The funnel reports count customers and carry no amounts: a currency, a
+/// base currency or an FX choice would change nothing, so each is refused.
+#[test]
+fn the_funnel_reports_take_no_currency_or_fx_parameter() {
+    const FUNNEL_PARAMS: &str = "customer, plan, billing_freq, pricing_model, status, country, region, industry, size, channel, market, payment_method, age, data_source";
+    for (name, given) in [
+        ("leads", "baseCurrency"),
+        ("leads-table", "currency"),
+        ("leads-days", "fix_fx"),
+        ("leads-summary", "fx_date"),
+    ] {
+        let periods = if name == "leads-summary" {
+            "interval"
+        } else {
+            "date, interval"
+        };
+        assert_eq!(
+            error_of(name, &[(given, "EUR")]),
+            (
+                "invalid_query".to_string(),
+                format!(
+                    "parameter `{given}`: report `{name}` has no such parameter. Its parameters: {periods}, {FUNNEL_PARAMS}"
+                )
+            ),
+        );
+    }
+}

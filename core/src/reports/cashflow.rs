@@ -60,6 +60,7 @@ const FAILED_PAYMENTS: Family = Family {
         Metric::Types,
     ],
     figures: |tally| typed_figures(tally, &CHARGE_LABELS, "failed"),
+    money: true,
 };
 
 /// Failed payments, by what they charge for.
@@ -120,6 +121,7 @@ const REFUNDS: Family = Family {
         Metric::Types,
     ],
     figures: |tally| typed_figures(tally, REFUND_LABELS, "refunds"),
+    money: true,
 };
 
 /// What a refund gives money back for (module doc).
@@ -192,6 +194,7 @@ const FAILURE_RATE: Family = Family {
         Metric::One("failed", "Amount failed"),
     ],
     figures: failure_rate_figures,
+    money: true,
 };
 
 fn failure_rate_figures(tally: &Tally) -> Figures {

@@ -150,7 +150,7 @@ impl EventView {
         family: &Family,
         source: &impl EventSource<'a>,
     ) -> Result<ReportAnswer> {
-        let request = EventRequest::read(ledger, params, as_of, self.span(), false)?;
+        let request = EventRequest::read_for(ledger, params, as_of, self.span(), family)?;
         let tallies = request.tally_of(source)?;
         Ok(self.render(&request, family, tallies))
     }
@@ -161,9 +161,10 @@ impl EventView {
         ledger: &'a Derived<'a>,
         params: &ReportParams,
         as_of: DateTime<Utc>,
+        family: &Family,
         source: &impl EventSource<'a>,
     ) -> Result<Body> {
-        let request = EventRequest::read(ledger, params, as_of, self.span(), false)?;
+        let request = EventRequest::read_for(ledger, params, as_of, self.span(), family)?;
         Ok(Body::Tallies(Part::of(request.tally_of(source)?)))
     }
 
@@ -177,7 +178,7 @@ impl EventView {
         family: &Family,
         body: Body,
     ) -> Result<ReportAnswer> {
-        let request = EventRequest::read_shape(shape, params, as_of, self.span(), false)?;
+        let request = EventRequest::read_shape_for(shape, params, as_of, self.span(), family)?;
         let tallies = request.tallies_of(report, body)?;
         Ok(self.render(&request, family, tallies))
     }
@@ -302,7 +303,7 @@ macro_rules! event_view {
             params: &ReportParams,
             as_of: DateTime<Utc>,
         ) -> Result<crate::reports::partial::Body> {
-            $view.partial(ledger, params, as_of, &$events)
+            $view.partial(ledger, params, as_of, &$family, &$events)
         }
 
         pub(super) fn $finish(

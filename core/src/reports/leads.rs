@@ -54,6 +54,7 @@ const LEADS: Family = Family {
         Metric::One("trial_to_paid_rate", "Trial-to-paid rate (%)"),
     ],
     figures: lead_figures,
+    money: false,
 };
 
 /// Internal kinds: a lead (or trial) whose customer has converted by `as_of`.
@@ -203,7 +204,7 @@ pub(super) fn leads_days(
     params: &ReportParams,
     as_of: DateTime<Utc>,
 ) -> Result<ReportAnswer> {
-    let request = EventRequest::read(ledger, params, as_of, Span::Range, false)?;
+    let request = EventRequest::read_counts(ledger, params, as_of, Span::Range)?;
     Ok(days_value(&request, days_part(&request)?))
 }
 
@@ -242,7 +243,7 @@ pub(super) fn leads_days_partial(
     params: &ReportParams,
     as_of: DateTime<Utc>,
 ) -> Result<Body> {
-    let request = EventRequest::read(ledger, params, as_of, Span::Range, false)?;
+    let request = EventRequest::read_counts(ledger, params, as_of, Span::Range)?;
     Ok(Body::LeadDays(days_part(&request)?))
 }
 
@@ -252,7 +253,7 @@ pub(super) fn leads_days_finish(
     as_of: DateTime<Utc>,
     body: Body,
 ) -> Result<ReportAnswer> {
-    let request = EventRequest::read_shape(shape, params, as_of, Span::Range, false)?;
+    let request = EventRequest::read_shape_for(shape, params, as_of, Span::Range, &LEADS)?;
     match body {
         Body::LeadDays(part) if part.samples.len() == request.periods.len() => {
             Ok(days_value(&request, part))

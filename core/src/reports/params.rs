@@ -112,6 +112,10 @@ pub(super) const EVENTS_IN_RANGE: &[&[ReportParam]] = &[
     CURRENCY_FILTER,
     CUSTOMER_FILTERS,
 ];
+/// A funnel report (counts, no amounts) over a `date` range.
+pub(super) const FUNNEL_IN_RANGE: &[&[ReportParam]] = &[PERIODS, CUSTOMER_FILTERS];
+/// A funnel report over the current and the previous period.
+pub(super) const FUNNEL_NOW: &[&[ReportParam]] = &[&[INTERVAL], CUSTOMER_FILTERS];
 /// An event report over the current and the previous period.
 pub(super) const EVENTS_NOW: &[&[ReportParam]] = &[
     &[INTERVAL],

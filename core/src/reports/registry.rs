@@ -269,16 +269,16 @@ const REPORTS: &[Report] = &[
         tables::mrr_table_subtypes_finish,
     )
     .columns(schema::of::MRR_TABLE_SUBTYPES),
-    report("leads", EVENTS_IN_RANGE, leads::leads)
+    report("leads", FUNNEL_IN_RANGE, leads::leads)
     .in_parts(leads::leads_partial, leads::leads_finish)
     .columns(schema::of::LEADS),
-    report("leads-days", EVENTS_IN_RANGE, leads::leads_days)
+    report("leads-days", FUNNEL_IN_RANGE, leads::leads_days)
         .in_parts(leads::leads_days_partial, leads::leads_days_finish)
     .columns(schema::of::LEADS_DAYS),
-    report("leads-summary", EVENTS_NOW, leads::leads_summary)
+    report("leads-summary", FUNNEL_NOW, leads::leads_summary)
     .in_parts(leads::leads_summary_partial, leads::leads_summary_finish)
     .columns(schema::of::LEADS_SUMMARY),
-    report("leads-table", EVENTS_IN_RANGE, leads::leads_table)
+    report("leads-table", FUNNEL_IN_RANGE, leads::leads_table)
     .in_parts(leads::leads_table_partial, leads::leads_table_finish)
     .columns(schema::of::LEADS_TABLE),
     report("transactions", EVENTS_IN_RANGE, transactions::transactions)

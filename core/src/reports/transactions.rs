@@ -298,6 +298,7 @@ const TRANSACTIONS: Family = Family {
         Metric::One("refund_count", "Refunds (count)"),
     ],
     figures: transaction_figures,
+    money: true,
 };
 
 fn transaction_figures(tally: &Tally) -> Figures {

@@ -140,6 +140,9 @@ pub struct Family {
     pub metrics: &'static [Metric],
     /// A period's figures.
     pub figures: fn(&Tally) -> Figures,
+    /// Whether its events carry amounts. A family of counts alone (the
+    /// funnel) reads no `baseCurrency`, `fix_fx`, `fx_date` or `currency`.
+    pub money: bool,
 }
 
 /// A figure a family's `-table` shows and `-summary` compares.
@@ -273,7 +276,44 @@ impl<'a> EventRequest<'a> {
         span: Span,
         selected_optional: bool,
     ) -> Result<EventRequest<'a>> {
-        Self::read_with(ledger, params, as_of, span, selected_optional, true)
+        Self::read_with(ledger, params, as_of, span, selected_optional, true, true)
+    }
+
+    /// [`EventRequest::read`] for events without amounts: no
+    /// `baseCurrency`, `fix_fx`, `fx_date` or `currency` is read (giving one
+    /// is the registry's unknown-parameter error); the report currency is
+    /// the account's base currency and no event is converted.
+    pub fn read_counts(
+        ledger: &'a Derived<'a>,
+        params: &ReportParams,
+        as_of: DateTime<Utc>,
+        span: Span,
+    ) -> Result<EventRequest<'a>> {
+        Self::read_with(ledger, params, as_of, span, false, true, false)
+    }
+
+    /// [`EventRequest::read`] or [`EventRequest::read_counts`], as `family`
+    /// carries money or not.
+    pub fn read_for(
+        ledger: &'a Derived<'a>,
+        params: &ReportParams,
+        as_of: DateTime<Utc>,
+        span: Span,
+        family: &Family,
+    ) -> Result<EventRequest<'a>> {
+        Self::read_with(ledger, params, as_of, span, false, true, family.money)
+    }
+
+    /// [`EventRequest::read_for`] without the customer filter (see
+    /// [`EventRequest::read_shape`]).
+    pub fn read_shape_for(
+        shape: &'a Derived<'a>,
+        params: &ReportParams,
+        as_of: DateTime<Utc>,
+        span: Span,
+        family: &Family,
+    ) -> Result<EventRequest<'a>> {
+        Self::read_with(shape, params, as_of, span, false, false, family.money)
     }
 
     /// [`EventRequest::read`] without the customer filter: the shape of the
@@ -286,9 +326,10 @@ impl<'a> EventRequest<'a> {
         span: Span,
         selected_optional: bool,
     ) -> Result<EventRequest<'a>> {
-        Self::read_with(shape, params, as_of, span, selected_optional, false)
+        Self::read_with(shape, params, as_of, span, selected_optional, false, true)
     }
 
+    #[allow(clippy::too_many_arguments)]
     fn read_with(
         ledger: &'a Derived<'a>,
         params: &ReportParams,
@@ -296,6 +337,7 @@ impl<'a> EventRequest<'a> {
         span: Span,
         selected_optional: bool,
         filters: bool,
+        money: bool,
     ) -> Result<EventRequest<'a>> {
         let q = Query::new(params);
         let settings = ledger.settings();
@@ -346,12 +388,16 @@ impl<'a> EventRequest<'a> {
                 }
             },
         };
-        let conversion = conversion(&q, range.start)?;
+        let (conversion, currency) = if money {
+            (conversion(&q, range.start)?, q.base_currency(settings)?)
+        } else {
+            (Conversion::Daily, settings.base_currency)
+        };
         Ok(EventRequest {
             ledger,
             as_of,
             as_of_day,
-            currency: q.base_currency(settings)?,
+            currency,
             interval,
             range,
             periods: list,
@@ -361,7 +407,11 @@ impl<'a> EventRequest<'a> {
             } else {
                 CustomerFilter::default()
             },
-            currencies: currency_filter(params)?,
+            currencies: if money {
+                currency_filter(params)?
+            } else {
+                Vec::new()
+            },
         })
     }
 

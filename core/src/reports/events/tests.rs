@@ -47,6 +47,7 @@ const FAMILY: Family = Family {
     types: &[("paid", "Paid")],
     metrics: &[Metric::Types, Metric::One("paid_count", "Payments")],
     figures,
+    money: true,
 };
 
 fn as_of() -> DateTime<Utc> {
