@@ -316,3 +316,21 @@ fn the_funnel_reports_take_no_currency_or_fx_parameter() {
         );
     }
 }
+
+/// An empty value is refused rather than read as absent: `customer=` would
+/// otherwise filter nothing and answer everyone.
+#[test]
+fn an_empty_parameter_value_is_refused() {
+    assert_invalid_queries(&[
+        (
+            "mrr",
+            &[("customer", "")],
+            "parameter `customer`: is empty; give a value, or leave the parameter out for its default",
+        ),
+        (
+            "summary",
+            &[("baseCurrency", "  ")],
+            "parameter `baseCurrency`: is empty; give a value, or leave the parameter out for its default",
+        ),
+    ]);
+}

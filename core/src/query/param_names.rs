@@ -23,24 +23,32 @@ pub(crate) const fn param(name: &'static str, accepts: &'static str) -> ReportPa
 
 /// Refuses a parameter `view` (a report, or another computed view) does not
 /// read (the first in name order), naming it, suggesting the nearest one
-/// it does read and listing them all.
+/// it does read and listing them all; then a parameter given with an empty
+/// (or blank) value, which would otherwise read as absent: `customer=`
+/// filtering nothing is more likely a form's unset field than a choice.
 pub(crate) fn check_params(
     view: &str,
     groups: &[&[ReportParam]],
     params: &ReportParams,
 ) -> Result<()> {
     let known = || groups.iter().flat_map(|group| group.iter()).map(|p| p.name);
-    match params
+    if let Some(unknown) = params
         .keys()
         .find(|name| !known().any(|k| k == name.as_str()))
     {
-        None => Ok(()),
-        Some(unknown) => Err(Error::UnknownParameter {
+        return Err(Error::UnknownParameter {
             report: view.to_string(),
             param: unknown.clone(),
             suggestion: near_miss(unknown, known()).map(str::to_string),
             known: known().collect::<Vec<_>>().join(", "),
-        }),
+        });
+    }
+    match params.iter().find(|(_, value)| value.trim().is_empty()) {
+        Some((name, _)) => Err(Error::query(
+            name,
+            "is empty; give a value, or leave the parameter out for its default",
+        )),
+        None => Ok(()),
     }
 }
 
