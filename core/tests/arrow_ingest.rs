@@ -392,3 +392,47 @@ fn invoice_results_come_a_chunk_at_a_time_and_as_a_table_cut_like_the_input() {
     }
     assert_eq!(tabled.invoices().len(), 2);
 }
+
+/// A float cell of infinity is refused naming it, where a NaN reads as a
+/// missing value (pandas writes NaN for one).
+#[test]
+fn an_infinite_float_is_refused_by_name_and_a_nan_is_missing() {
+    let ids = Arc::new(StringArray::from(vec!["i1", "i2", "i3"]));
+    let invoices = batch(vec![
+        ("id", ids),
+        ("customer_id", Arc::new(StringArray::from(vec!["a"; 3]))),
+        ("type", Arc::new(StringArray::from(vec!["subscription"; 3]))),
+        ("plan_id", Arc::new(StringArray::from(vec!["m"; 3]))),
+        (
+            "invoice_date",
+            Arc::new(StringArray::from(vec!["2024-01-01"; 3])),
+        ),
+        (
+            "amount",
+            Arc::new(Float64Array::from(vec![
+                f64::INFINITY,
+                f64::NEG_INFINITY,
+                f64::NAN,
+            ])),
+        ),
+        ("currency", Arc::new(StringArray::from(vec!["USD"; 3]))),
+    ]);
+    let report = ledger()
+        .upsert_arrow(RecordKind::Invoices, &invoices)
+        .unwrap();
+    let error = |id: &str, text: &str| (id.to_string(), Some(text.to_string()));
+    assert_eq!(
+        errors(&report),
+        [
+            error(
+                "i1",
+                "invoice i1: field `amount`: must be an integer, got Infinity"
+            ),
+            error(
+                "i2",
+                "invoice i2: field `amount`: must be an integer, got -Infinity"
+            ),
+            error("i3", "invoice i3: field `amount`: is required"),
+        ]
+    );
+}

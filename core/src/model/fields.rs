@@ -10,7 +10,7 @@
 
 use crate::blank::{is_blank, trimmed};
 use crate::error::{Error, Result};
-use crate::model::json::{NameSet, Node, View};
+use crate::model::json::{NameSet, Node, View, infinity_text};
 use crate::model::{CustomVariables, Timestamp};
 use crate::money::{Cents, Currency, MAX_AMOUNT};
 use serde_json::Value;
@@ -215,7 +215,9 @@ impl<'a, N: Node<'a>> Fields<'a, N> {
             _ => None,
         };
         parsed.map(|n| Some((n, name))).ok_or_else(|| {
-            let reason = if is_whole_beyond_range(&view) {
+            let reason = if let View::Infinite(f) = view {
+                format!("must be an integer, got {}", infinity_text(f))
+            } else if is_whole_beyond_range(&view) {
                 format!("{} is out of range", value.to_value())
             } else {
                 format!("must be an integer, got {}", value.to_value())
@@ -330,10 +332,10 @@ impl<'a, N: Node<'a>> Fields<'a, N> {
             let text: Cow<str> = match value.view() {
                 View::String(s) => Cow::Borrowed(s),
                 View::Null => continue,
-                View::Array(_) | View::Object(_) => {
+                View::Array(_) | View::Object(_) | View::Infinite(_) => {
                     return Err(self.error(
                         &format!("{name}.{key}"),
-                        "must be a string, number or boolean",
+                        "must be a string, finite number or boolean",
                     ));
                 }
                 View::Bool(b) => Cow::Owned(b.to_string()),

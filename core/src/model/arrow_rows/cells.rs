@@ -61,13 +61,21 @@ pub(super) fn readable(data_type: &DataType) -> bool {
     }
 }
 
+/// A float cell: a number, null for a NaN (pandas' missing value), or
+/// [`View::Infinite`].
+pub(super) fn float_view<'a>(f: f64) -> View<'a, ArrowNode<'a>> {
+    if f.is_infinite() {
+        return View::Infinite(f);
+    }
+    Number::from_f64(f).map_or(View::Null, View::Number)
+}
+
 /// The cell at `row` of `array` as a JSON-like view.
 pub(super) fn cell_view<'a>(array: &'a dyn Array, row: usize) -> View<'a, ArrowNode<'a>> {
     if array.is_null(row) {
         return View::Null;
     }
     let integer = |n: i64| View::Number(Number::from(n));
-    let float = |f: f64| Number::from_f64(f).map_or(View::Null, View::Number);
     match array.data_type() {
         DataType::Boolean => View::Bool(array.as_boolean().value(row)),
         DataType::Int8 => integer(array.as_primitive::<Int8Type>().value(row).into()),
@@ -80,13 +88,13 @@ pub(super) fn cell_view<'a>(array: &'a dyn Array, row: usize) -> View<'a, ArrowN
         DataType::UInt64 => {
             View::Number(Number::from(array.as_primitive::<UInt64Type>().value(row)))
         }
-        DataType::Float32 => float(
+        DataType::Float32 => float_view(
             array
                 .as_primitive::<arrow_array::types::Float32Type>()
                 .value(row)
                 .into(),
         ),
-        DataType::Float64 => float(
+        DataType::Float64 => float_view(
             array
                 .as_primitive::<arrow_array::types::Float64Type>()
                 .value(row),
@@ -107,7 +115,7 @@ pub(super) fn cell_view<'a>(array: &'a dyn Array, row: usize) -> View<'a, ArrowN
             match unscaled.to_i128() {
                 Some(unscaled) => decimal_view(unscaled, *scale),
                 // Past 38 digits: only the float is near.
-                None => float(
+                None => float_view(
                     unscaled.to_string().parse::<f64>().unwrap_or(f64::NAN)
                         / 10f64.powi(i32::from(*scale)),
                 ),

@@ -8,7 +8,8 @@
 //! Column types and what they read as:
 //! - strings (`Utf8`, `LargeUtf8`, `Utf8View`, or a dictionary of them):
 //!   JSON strings;
-//! - integers and floats: JSON numbers (a NaN is null, as JSON has none);
+//! - integers and floats: JSON numbers (a NaN is null, as JSON has none;
+//!   an infinity is refused by every field, and quoted as `Infinity`);
 //! - decimals of any width: JSON numbers, integers when they have no
 //!   fraction (`DECIMAL(38, 0)` sums, `3000.00`);
 //! - booleans: JSON booleans;
@@ -23,7 +24,7 @@
 //! Any other column type is refused for the whole batch, naming the column.
 
 use crate::error::{Error, Result};
-use crate::model::json::{NameSet, Node, View};
+use crate::model::json::{NameSet, Node, View, infinity_text};
 use arrow_array::cast::AsArray;
 use arrow_array::types::{
     Int32Type, Int64Type, TimestampMicrosecondType, TimestampMillisecondType,
@@ -40,7 +41,7 @@ use std::ops::Range;
 
 mod cells;
 
-use cells::{cell_view, date_view, readable, timestamp_view};
+use cells::{cell_view, date_view, float_view, readable, timestamp_view};
 
 /// The columns of one record batch by name, read row by row as records.
 /// Each column's type is resolved once for the batch, not per cell.
@@ -216,7 +217,7 @@ impl<'a> Column<'a> {
             Cells::Utf8View(a) => View::String(a.value(row)),
             Cells::Int32(a) => View::Number(Number::from(a.value(row))),
             Cells::Int64(a) => View::Number(Number::from(a.value(row))),
-            Cells::Float64(a) => Number::from_f64(a.value(row)).map_or(View::Null, View::Number),
+            Cells::Float64(a) => float_view(a.value(row)),
             Cells::Boolean(a) => View::Bool(a.value(row)),
             Cells::Date32(a) => date_view(i64::from(a.value(row))),
             Cells::TimestampSecond(a) => timestamp_view(TimeUnit::Second, a.value(row)),
@@ -304,6 +305,7 @@ impl<'a> Node<'a> for ArrowNode<'a> {
             View::Null => Value::Null,
             View::Bool(b) => Value::Bool(b),
             View::Number(n) => Value::Number(n),
+            View::Infinite(f) => Value::String(infinity_text(f).to_string()),
             View::String(s) => Value::String(s.to_string()),
             View::Timestamp(t) => Value::String(t.to_string()),
             View::Array(items) => Value::Array(items.map(Node::to_value).collect()),

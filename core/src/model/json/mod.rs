@@ -90,12 +90,22 @@ pub enum View<'a, N: Node<'a>> {
     Bool(bool),
     /// A number (copied out: it is a few bytes).
     Number(Number),
+    /// An infinite float, which JSON never has: a cell of an Arrow float
+    /// column. Every field refuses it (a NaN cell reads as null instead,
+    /// since pandas writes NaN for a missing value).
+    Infinite(f64),
     String(&'a str),
     /// A typed date or instant, which JSON never has: the cells of Arrow
     /// date and timestamp columns.
     Timestamp(crate::model::Timestamp),
     Array(N::Items),
     Object(N::Entries),
+}
+
+/// How an infinite float is spelled in messages and in text: `Infinity`
+/// or `-Infinity`.
+pub(crate) fn infinity_text(f: f64) -> &'static str {
+    if f < 0.0 { "-Infinity" } else { "Infinity" }
 }
 
 /// A borrowed JSON node that records can be read from.
