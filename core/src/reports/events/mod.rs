@@ -30,29 +30,28 @@
 //! customer filters ([`CustomerFilter`]); the `currency` filter keeps
 //! amounts in the listed currencies; amounts convert into `baseCurrency`
 //! (default the account's base currency) at the rate of the event's day, or
-//! at `fx_date` (default the range start) with `fix_fx=true`.
+//! at `fx_date` (default the range start) with `fix_fx=true`. A family
+//! without amounts (the funnel, [`Family::money`]) reads none of those.
 
 use super::ReportParams;
 pub(crate) use super::answer::Cell;
 use super::answer::{MetricRow, PerInterval, Pivot, ReportAnswer, Series, Single};
-use super::request::conversion;
-use super::series::Conversion;
-use crate::derive::Derived;
 use crate::error::{Error, Result};
 use crate::money::{Cents, Currency};
-use crate::period::{DateRange, Period, PeriodInterval, periods};
+use crate::period::Period;
 use crate::query::Query;
-use crate::query::filters::{CustomerFilter, currency_filter};
-use chrono::{DateTime, NaiveDate, Utc};
+use chrono::NaiveDate;
 use serde::ser::SerializeMap;
 use serde::{Deserialize, Serialize};
 use std::borrow::Cow;
 use std::collections::BTreeMap;
 
+mod request;
 #[cfg(test)]
 mod tests;
 mod walk;
 
+pub use request::{EventRequest, Span};
 pub(crate) use walk::EventSource;
 
 /// One dated, typed occurrence a report counts. `source` is what the
@@ -237,212 +236,7 @@ pub fn percent(part: i64, whole: i64) -> Option<f64> {
     (whole != 0).then(|| 100.0 * part as f64 / whole as f64)
 }
 
-/// Which periods a request covers.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Span {
-    /// The periods of the `date` range (default the 365 days to `as_of`).
-    Range,
-    /// The period before the one holding `as_of`, and that one up to `as_of`.
-    CurrentAndPrevious,
-    /// The one period holding `selected-date` (a detail report).
-    Selected,
-}
-
-/// The parameters every event report shares, read once.
-pub struct EventRequest<'a> {
-    pub ledger: &'a Derived<'a>,
-    pub as_of: DateTime<Utc>,
-    pub as_of_day: NaiveDate,
-    pub currency: Currency,
-    pub interval: PeriodInterval,
-    pub range: DateRange,
-    pub periods: Vec<Period>,
-    pub conversion: Conversion,
-    pub filter: CustomerFilter,
-    /// Amount currencies kept (all when empty).
-    pub currencies: Vec<Currency>,
-}
-
 impl<'a> EventRequest<'a> {
-    /// Reads the shared parameters: `date`, `interval`, `baseCurrency`,
-    /// `fix_fx`, `fx_date`, `currency` and every customer filter; for
-    /// [`Span::Selected`] also `selected-date` (required unless
-    /// `selected_optional`; then one period: the `date` range when given,
-    /// else everything up to `as_of`).
-    pub fn read(
-        ledger: &'a Derived<'a>,
-        params: &ReportParams,
-        as_of: DateTime<Utc>,
-        span: Span,
-        selected_optional: bool,
-    ) -> Result<EventRequest<'a>> {
-        Self::read_with(ledger, params, as_of, span, selected_optional, true, true)
-    }
-
-    /// [`EventRequest::read`] for events without amounts: no
-    /// `baseCurrency`, `fix_fx`, `fx_date` or `currency` is read (giving one
-    /// is the registry's unknown-parameter error); the report currency is
-    /// the account's base currency and no event is converted.
-    pub fn read_counts(
-        ledger: &'a Derived<'a>,
-        params: &ReportParams,
-        as_of: DateTime<Utc>,
-        span: Span,
-    ) -> Result<EventRequest<'a>> {
-        Self::read_with(ledger, params, as_of, span, false, true, false)
-    }
-
-    /// [`EventRequest::read`] or [`EventRequest::read_counts`], as `family`
-    /// carries money or not.
-    pub fn read_for(
-        ledger: &'a Derived<'a>,
-        params: &ReportParams,
-        as_of: DateTime<Utc>,
-        span: Span,
-        family: &Family,
-    ) -> Result<EventRequest<'a>> {
-        Self::read_with(ledger, params, as_of, span, false, true, family.money)
-    }
-
-    /// [`EventRequest::read_for`] without the customer filter (see
-    /// [`EventRequest::read_shape`]).
-    pub fn read_shape_for(
-        shape: &'a Derived<'a>,
-        params: &ReportParams,
-        as_of: DateTime<Utc>,
-        span: Span,
-        family: &Family,
-    ) -> Result<EventRequest<'a>> {
-        Self::read_with(shape, params, as_of, span, false, false, family.money)
-    }
-
-    /// [`EventRequest::read`] without the customer filter: the shape of the
-    /// request, for finishing a partial (`shape` is an empty ledger with the
-    /// partial's settings).
-    pub fn read_shape(
-        shape: &'a Derived<'a>,
-        params: &ReportParams,
-        as_of: DateTime<Utc>,
-        span: Span,
-        selected_optional: bool,
-    ) -> Result<EventRequest<'a>> {
-        Self::read_with(shape, params, as_of, span, selected_optional, false, true)
-    }
-
-    #[allow(clippy::too_many_arguments)]
-    fn read_with(
-        ledger: &'a Derived<'a>,
-        params: &ReportParams,
-        as_of: DateTime<Utc>,
-        span: Span,
-        selected_optional: bool,
-        filters: bool,
-        money: bool,
-    ) -> Result<EventRequest<'a>> {
-        let q = Query::new(params);
-        let settings = ledger.settings();
-        let week_start = settings.week_start();
-        let as_of_day = as_of.with_timezone(&settings.timezone).date_naive();
-        let interval = q.interval(PeriodInterval::Month)?;
-        let (range, list) = match span {
-            Span::Range => {
-                let range = q.date_range(as_of_day)?;
-                (range, periods(&range, interval, week_start))
-            }
-            Span::CurrentAndPrevious => {
-                let current = interval.align(as_of_day, week_start);
-                let range = DateRange {
-                    start: interval.previous(current),
-                    end: as_of_day,
-                };
-                (range, periods(&range, interval, week_start))
-            }
-            Span::Selected => match q.date("selected-date")? {
-                Some(day) => {
-                    let start = interval.align(day, week_start);
-                    let end = interval.next(start).pred_opt().unwrap_or(start);
-                    (DateRange { start, end }, vec![Period { start, end }])
-                }
-                None if selected_optional => {
-                    // Everything up to `as_of`, or the `date` range when given.
-                    let range = match q.text("date") {
-                        Some(_) => q.date_range(as_of_day)?,
-                        None => DateRange {
-                            start: NaiveDate::MIN,
-                            end: as_of_day,
-                        },
-                    };
-                    (
-                        range,
-                        vec![Period {
-                            start: range.start,
-                            end: range.end,
-                        }],
-                    )
-                }
-                None => {
-                    return Err(Error::query(
-                        "selected-date",
-                        "is required (the start of the period to list, YYYY-MM-DD)",
-                    ));
-                }
-            },
-        };
-        let (conversion, currency) = if money {
-            (conversion(&q, range.start)?, q.base_currency(settings)?)
-        } else {
-            (Conversion::Daily, settings.base_currency)
-        };
-        Ok(EventRequest {
-            ledger,
-            as_of,
-            as_of_day,
-            currency,
-            interval,
-            range,
-            periods: list,
-            conversion,
-            filter: if filters {
-                CustomerFilter::from_params(ledger, params)?
-            } else {
-                CustomerFilter::default()
-            },
-            currencies: if money {
-                currency_filter(params)?
-            } else {
-                Vec::new()
-            },
-        })
-    }
-
-    /// Whether an amount in `currency` passes the `currency` filter.
-    pub fn keeps_currency(&self, currency: Currency) -> bool {
-        self.currencies.is_empty() || self.currencies.contains(&currency)
-    }
-
-    /// Whether an event at `instant` has happened by `as_of`.
-    pub fn happened(&self, instant: DateTime<Utc>) -> bool {
-        instant <= self.as_of
-    }
-
-    /// `amount` in `from` on `date`, in the report currency.
-    pub fn convert(&self, amount: Cents, from: Currency, date: NaiveDate) -> Result<Cents> {
-        let date = match self.conversion {
-            Conversion::Daily => date,
-            Conversion::Fixed(fixed) => fixed,
-        };
-        self.ledger.fx().convert(amount, from, self.currency, date)
-    }
-
-    /// The index of the period holding `date` inside the range.
-    pub fn period_of(&self, date: NaiveDate) -> Option<usize> {
-        if !self.range.contains(date) {
-            return None;
-        }
-        let i = self.periods.partition_point(|p| p.end < date);
-        (i < self.periods.len() && self.periods[i].start <= date).then_some(i)
-    }
-
     fn period_figures(&self, period: Option<&Period>, figures: Figures) -> PeriodFigures {
         PeriodFigures {
             date: period.map(|p| p.start),

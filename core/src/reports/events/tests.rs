@@ -4,6 +4,7 @@ use super::*;
 use crate::Ledger;
 use crate::model::Settings;
 use crate::reports::runs::ITEMS_PER_RUN as CUSTOMERS_PER_RUN;
+use chrono::{DateTime, Utc};
 
 fn d(text: &str) -> NaiveDate {
     text.parse().unwrap()
