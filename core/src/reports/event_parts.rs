@@ -8,7 +8,9 @@
 
 use super::ReportParams;
 use super::answer::{Listing, NoHead, ReportAnswer};
-use super::events::{Event, EventRequest, EventSource, Family, Span, Tally, selected_type};
+use super::events::{
+    Event, EventRequest, EventSource, Family, Reading, Span, Tally, selected_type,
+};
 use super::partial::rows::{KeyPart, ListPart, ListValue, Row, Scalar, TopRows};
 use super::partial::{Body, wrong_body};
 use crate::derive::Derived;
@@ -128,6 +130,11 @@ impl EventView {
         }
     }
 
+    /// How the view of `family` reads its request.
+    fn reading(self, family: &Family) -> Reading {
+        Reading::of(self.span()).money_of(family)
+    }
+
     fn render(
         self,
         request: &EventRequest<'_>,
@@ -150,7 +157,7 @@ impl EventView {
         family: &Family,
         source: &impl EventSource<'a>,
     ) -> Result<ReportAnswer> {
-        let request = EventRequest::read_for(ledger, params, as_of, self.span(), family)?;
+        let request = EventRequest::read(ledger, params, as_of, self.reading(family))?;
         let tallies = request.tally_of(source)?;
         Ok(self.render(&request, family, tallies))
     }
@@ -164,7 +171,7 @@ impl EventView {
         family: &Family,
         source: &impl EventSource<'a>,
     ) -> Result<Body> {
-        let request = EventRequest::read_for(ledger, params, as_of, self.span(), family)?;
+        let request = EventRequest::read(ledger, params, as_of, self.reading(family))?;
         Ok(Body::Tallies(Part::of(request.tally_of(source)?)))
     }
 
@@ -178,7 +185,7 @@ impl EventView {
         family: &Family,
         body: Body,
     ) -> Result<ReportAnswer> {
-        let request = EventRequest::read_shape_for(shape, params, as_of, self.span(), family)?;
+        let request = EventRequest::read(shape, params, as_of, self.reading(family).shape())?;
         let tallies = request.tallies_of(report, body)?;
         Ok(self.render(&request, family, tallies))
     }
@@ -243,7 +250,12 @@ pub(crate) fn detail_rows<'a, S: EventSource<'a>, R: ListValue>(
     row: impl Fn(&Event<'a, S::Source>) -> R,
 ) -> Result<ListPart> {
     let span = Span::Selected;
-    let request = EventRequest::read(ledger, params, as_of, span, selection.date_optional)?;
+    let request = EventRequest::read(
+        ledger,
+        params,
+        as_of,
+        Reading::of(span).selected_optional(selection.date_optional),
+    )?;
     let kind = selected_type(params, family, selection.type_optional)?;
     let events = request.events_of(source, |event| request.detail_keeps(event, kind))?;
     Ok(request.detail_part(events, kind, row))
@@ -259,7 +271,14 @@ pub(crate) fn check_detail(
     selection: Selection,
 ) -> Result<()> {
     let span = Span::Selected;
-    EventRequest::read_shape(shape, params, as_of, span, selection.date_optional)?;
+    EventRequest::read(
+        shape,
+        params,
+        as_of,
+        Reading::of(span)
+            .selected_optional(selection.date_optional)
+            .shape(),
+    )?;
     selected_type(params, family, selection.type_optional)?;
     Ok(())
 }

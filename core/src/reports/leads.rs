@@ -27,7 +27,7 @@ use super::ReportParams;
 use super::answer::{Head, ReportAnswer, Series};
 use super::event_parts::{EventView, event_view};
 use super::events::{
-    Event, EventRequest, EventSource, Family, Figures, Metric, Span, Tally, percent,
+    Event, EventRequest, EventSource, Family, Figures, Metric, Reading, Span, Tally, percent,
 };
 use super::partial::{Body, wrong_body};
 use crate::derive::Derived;
@@ -56,6 +56,9 @@ const LEADS: Family = Family {
     figures: lead_figures,
     money: false,
 };
+
+/// How every funnel report reads its request: a `date` range, no money.
+const FUNNEL_RANGE: Reading = Reading::of(Span::Range).money_of(&LEADS);
 
 /// Internal kinds: a lead (or trial) whose customer has converted by `as_of`.
 const LEAD_CONVERTED: &str = "lead_converted";
@@ -204,7 +207,7 @@ pub(super) fn leads_days(
     params: &ReportParams,
     as_of: DateTime<Utc>,
 ) -> Result<ReportAnswer> {
-    let request = EventRequest::read_counts(ledger, params, as_of, Span::Range)?;
+    let request = EventRequest::read(ledger, params, as_of, FUNNEL_RANGE)?;
     Ok(days_value(&request, days_part(&request)?))
 }
 
@@ -243,7 +246,7 @@ pub(super) fn leads_days_partial(
     params: &ReportParams,
     as_of: DateTime<Utc>,
 ) -> Result<Body> {
-    let request = EventRequest::read_counts(ledger, params, as_of, Span::Range)?;
+    let request = EventRequest::read(ledger, params, as_of, FUNNEL_RANGE)?;
     Ok(Body::LeadDays(days_part(&request)?))
 }
 
@@ -253,7 +256,7 @@ pub(super) fn leads_days_finish(
     as_of: DateTime<Utc>,
     body: Body,
 ) -> Result<ReportAnswer> {
-    let request = EventRequest::read_shape_for(shape, params, as_of, Span::Range, &LEADS)?;
+    let request = EventRequest::read(shape, params, as_of, FUNNEL_RANGE.shape())?;
     match body {
         Body::LeadDays(part) if part.samples.len() == request.periods.len() => {
             Ok(days_value(&request, part))

@@ -51,7 +51,7 @@ mod request;
 mod tests;
 mod walk;
 
-pub use request::{EventRequest, Span};
+pub use request::{EventRequest, Reading, Span};
 pub(crate) use walk::EventSource;
 
 /// One dated, typed occurrence a report counts. `source` is what the

@@ -14,15 +14,58 @@ use crate::reports::request::conversion;
 use crate::reports::series::Conversion;
 use chrono::{DateTime, NaiveDate, Utc};
 
-/// How [`EventRequest::read_with`] reads: the periods, whether `selected-date`
-/// may be absent, whether the customer filter is read (not when finishing
-/// a partial) and whether the money parameters are.
+/// What [`EventRequest::read`] reads besides `date` and `interval`: the
+/// periods, whether `selected-date` may be absent, whether the customer
+/// filter is read (not when finishing a partial, whose customers were
+/// filtered where it was computed) and whether the money parameters are.
 #[derive(Debug, Clone, Copy)]
-struct Reading {
+pub struct Reading {
     span: Span,
     selected_optional: bool,
     filters: bool,
     money: bool,
+}
+
+impl Reading {
+    /// The periods of `span`, with every customer filter and the money
+    /// parameters; `selected-date` required for [`Span::Selected`].
+    pub const fn of(span: Span) -> Reading {
+        Reading {
+            span,
+            selected_optional: false,
+            filters: true,
+            money: true,
+        }
+    }
+
+    /// Without `selected-date`, one period: the `date` range when given,
+    /// else everything up to `as_of`.
+    pub const fn selected_optional(self, optional: bool) -> Reading {
+        Reading {
+            selected_optional: optional,
+            ..self
+        }
+    }
+
+    /// For events of `family`: without amounts (the funnel), no
+    /// `baseCurrency`, `fix_fx`, `fx_date` or `currency` is read (giving one
+    /// is the registry's unknown-parameter error); the report currency is
+    /// then the account's base currency and no event is converted.
+    pub const fn money_of(self, family: &Family) -> Reading {
+        Reading {
+            money: family.money,
+            ..self
+        }
+    }
+
+    /// Without the customer filter: the shape of a request, for finishing
+    /// a partial (read from an empty ledger with the partial's settings).
+    pub const fn shape(self) -> Reading {
+        Reading {
+            filters: false,
+            ..self
+        }
+    }
 }
 
 /// Which periods a request covers.
@@ -52,122 +95,10 @@ pub struct EventRequest<'a> {
 }
 
 impl<'a> EventRequest<'a> {
-    /// Reads the shared parameters: `date`, `interval`, `baseCurrency`,
-    /// `fix_fx`, `fx_date`, `currency` and every customer filter; for
-    /// [`Span::Selected`] also `selected-date` (required unless
-    /// `selected_optional`; then one period: the `date` range when given,
-    /// else everything up to `as_of`).
+    /// Reads the shared parameters: `date`, `interval`, and as `reading`
+    /// says `baseCurrency`, `fix_fx`, `fx_date`, `currency`, every customer
+    /// filter and `selected-date`.
     pub fn read(
-        ledger: &'a Derived<'a>,
-        params: &ReportParams,
-        as_of: DateTime<Utc>,
-        span: Span,
-        selected_optional: bool,
-    ) -> Result<EventRequest<'a>> {
-        Self::read_with(
-            ledger,
-            params,
-            as_of,
-            Reading {
-                span,
-                selected_optional,
-                filters: true,
-                money: true,
-            },
-        )
-    }
-
-    /// [`EventRequest::read`] for events without amounts: no
-    /// `baseCurrency`, `fix_fx`, `fx_date` or `currency` is read (giving one
-    /// is the registry's unknown-parameter error); the report currency is
-    /// the account's base currency and no event is converted.
-    pub fn read_counts(
-        ledger: &'a Derived<'a>,
-        params: &ReportParams,
-        as_of: DateTime<Utc>,
-        span: Span,
-    ) -> Result<EventRequest<'a>> {
-        Self::read_with(
-            ledger,
-            params,
-            as_of,
-            Reading {
-                span,
-                selected_optional: false,
-                filters: true,
-                money: false,
-            },
-        )
-    }
-
-    /// [`EventRequest::read`] or [`EventRequest::read_counts`], as `family`
-    /// carries money or not.
-    pub fn read_for(
-        ledger: &'a Derived<'a>,
-        params: &ReportParams,
-        as_of: DateTime<Utc>,
-        span: Span,
-        family: &Family,
-    ) -> Result<EventRequest<'a>> {
-        Self::read_with(
-            ledger,
-            params,
-            as_of,
-            Reading {
-                span,
-                selected_optional: false,
-                filters: true,
-                money: family.money,
-            },
-        )
-    }
-
-    /// [`EventRequest::read_for`] without the customer filter (see
-    /// [`EventRequest::read_shape`]).
-    pub fn read_shape_for(
-        shape: &'a Derived<'a>,
-        params: &ReportParams,
-        as_of: DateTime<Utc>,
-        span: Span,
-        family: &Family,
-    ) -> Result<EventRequest<'a>> {
-        Self::read_with(
-            shape,
-            params,
-            as_of,
-            Reading {
-                span,
-                selected_optional: false,
-                filters: false,
-                money: family.money,
-            },
-        )
-    }
-
-    /// [`EventRequest::read`] without the customer filter: the shape of the
-    /// request, for finishing a partial (`shape` is an empty ledger with the
-    /// partial's settings).
-    pub fn read_shape(
-        shape: &'a Derived<'a>,
-        params: &ReportParams,
-        as_of: DateTime<Utc>,
-        span: Span,
-        selected_optional: bool,
-    ) -> Result<EventRequest<'a>> {
-        Self::read_with(
-            shape,
-            params,
-            as_of,
-            Reading {
-                span,
-                selected_optional,
-                filters: false,
-                money: true,
-            },
-        )
-    }
-
-    fn read_with(
         ledger: &'a Derived<'a>,
         params: &ReportParams,
         as_of: DateTime<Utc>,

@@ -60,7 +60,7 @@ fn events_fall_into_their_period_and_outside_the_range_count_nowhere() {
     let ledger = Ledger::new(Settings::default());
     let ledger = ledger.derived();
     let p = params(&[("date", "20240115-20240229")]);
-    let request = EventRequest::read(&ledger, &p, as_of(), Span::Range, false).unwrap();
+    let request = EventRequest::read(&ledger, &p, as_of(), Reading::of(Span::Range)).unwrap();
     let events = vec![
         event("2024-01-10", "paid", 100, "a"),
         event("2024-01-15", "paid", 200, "b"),
@@ -84,8 +84,7 @@ fn summary_compares_the_current_period_with_the_previous() {
         &ledger,
         &params(&[]),
         as_of(),
-        Span::CurrentAndPrevious,
-        false,
+        Reading::of(Span::CurrentAndPrevious),
     )
     .unwrap();
     let events = vec![
@@ -110,7 +109,7 @@ fn detail_lists_the_selected_period_newest_first() {
     let ledger = Ledger::new(Settings::default());
     let ledger = ledger.derived();
     let p = params(&[("selected-date", "2024-02-10")]);
-    let request = EventRequest::read(&ledger, &p, as_of(), Span::Selected, false).unwrap();
+    let request = EventRequest::read(&ledger, &p, as_of(), Reading::of(Span::Selected)).unwrap();
     let events = vec![
         event("2024-02-03", "paid", 400, "a"),
         event("2024-02-20", "paid", 500, "b"),
@@ -136,7 +135,7 @@ fn the_metric_types_stand_for_the_family_types_with_their_labels() {
 fn a_missing_selected_date_or_type_is_an_error_naming_it() {
     let ledger = Ledger::new(Settings::default());
     let ledger = ledger.derived();
-    let err = EventRequest::read(&ledger, &params(&[]), as_of(), Span::Selected, false)
+    let err = EventRequest::read(&ledger, &params(&[]), as_of(), Reading::of(Span::Selected))
         .err()
         .unwrap();
     assert_eq!(err.field(), Some("selected-date"));
@@ -163,7 +162,8 @@ fn customers_are_gathered_in_id_order_and_the_first_error_in_it_wins() {
     assert!(report.results.iter().all(|r| r.error.is_none()));
     assert_eq!(ledger.customers().count(), count);
     let ledger = ledger.derived();
-    let request = EventRequest::read(&ledger, &params(&[]), as_of(), Span::Range, false).unwrap();
+    let request =
+        EventRequest::read(&ledger, &params(&[]), as_of(), Reading::of(Span::Range)).unwrap();
     let gathered = request
         .gather_customers(false, |customer, _, items| {
             items.push((customer.id.as_str(), 0));
