@@ -214,7 +214,7 @@ pub(crate) fn map_invoice(
     let mut lines = Vec::new();
     for (i, line) in inv.list("lines")?.iter().enumerate() {
         let n = inv.nested(format!("lines.data[{i}]"), line);
-        let mut line = read_line(n, catalog, invoice_subscription)?;
+        let mut line = read_line(n, &currency, catalog, invoice_subscription)?;
         if let Some((subscription, item @ None)) = &mut line.subscription {
             *item = items.item_of(subscription, line.price);
         }
@@ -394,7 +394,7 @@ pub(crate) fn map_invoice(
     Ok(Outcome::Mapped(mapped))
 }
 
-/// Reads one line: its amounts after discounts and taxes, its subscription
+/// Reads one line: its amounts (in cents of `currency`) after discounts and taxes, its subscription
 /// item, proration flag and price, in the current API shape
 /// (`parent.subscription_item_details`, `parent.invoice_item_details`,
 /// `pricing.price_details.price`, `taxes`, `pretax_credit_amounts`) or an
@@ -402,10 +402,11 @@ pub(crate) fn map_invoice(
 /// `price`/`plan`, `tax_amounts`, `discount_amounts`).
 fn read_line<'a>(
     n: Nested<'a>,
+    currency: &str,
     catalog: &Catalog,
     invoice_subscription: Option<&'a str>,
 ) -> Result<Line<'a>, Error> {
-    let amount = n.required_integer("amount")?;
+    let amount = n.amount("amount", currency)?;
     let mut discount = 0;
     let discount_amounts = n.list("discount_amounts")?;
     if !discount_amounts.is_empty() {
@@ -413,7 +414,7 @@ fn read_line<'a>(
             let d = n
                 .parent
                 .nested(format!("{}.discount_amounts[{i}]", n.path), d);
-            discount += d.required_integer("amount")?;
+            discount += d.amount("amount", currency)?;
         }
     } else {
         for (i, c) in n.list("pretax_credit_amounts")?.iter().enumerate() {
@@ -421,7 +422,7 @@ fn read_line<'a>(
                 .parent
                 .nested(format!("{}.pretax_credit_amounts[{i}]", n.path), c);
             if c.text("type")? == Some("discount") {
-                discount += c.required_integer("amount")?;
+                discount += c.amount("amount", currency)?;
             }
         }
     }
@@ -430,7 +431,7 @@ fn read_line<'a>(
     if !taxes.is_empty() {
         for (i, t) in taxes.iter().enumerate() {
             let t = n.parent.nested(format!("{}.taxes[{i}]", n.path), t);
-            let tax = t.required_integer("amount")?;
+            let tax = t.amount("amount", currency)?;
             match t.text("tax_behavior")? {
                 Some("inclusive") => inclusive_tax += tax,
                 _ => exclusive_tax += tax,
@@ -439,7 +440,7 @@ fn read_line<'a>(
     } else {
         for (i, t) in n.list("tax_amounts")?.iter().enumerate() {
             let t = n.parent.nested(format!("{}.tax_amounts[{i}]", n.path), t);
-            let tax = t.required_integer("amount")?;
+            let tax = t.amount("amount", currency)?;
             if t.boolean("inclusive")? {
                 inclusive_tax += tax;
             } else {

@@ -40,6 +40,7 @@ mod refunds;
 mod subscriptions;
 #[cfg(test)]
 mod tests;
+mod units;
 
 pub use object::KINDS;
 

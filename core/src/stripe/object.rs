@@ -179,6 +179,18 @@ impl<'a> Obj<'a> {
             .ok_or_else(|| self.error(path, "is required"))
     }
 
+    /// A required amount at `path` of `currency` (upper case), in cents
+    /// (see [`super::units`]).
+    pub fn amount(&self, path: &str, currency: &str) -> Result<i64, Error> {
+        let amount = self.required_integer(path)?;
+        super::units::cents(amount, currency).ok_or_else(|| {
+            self.error(
+                path,
+                format!("{amount} {currency} is beyond 64-bit cents once scaled to hundredths"),
+            )
+        })
+    }
+
     pub fn boolean(&self, path: &str) -> Result<bool, Error> {
         match self.at(path) {
             None => Ok(false),
@@ -283,9 +295,9 @@ impl<'a> Nested<'a> {
         self.as_obj().integer(path).map_err(|e| self.fix(path, e))
     }
 
-    pub fn required_integer(&self, path: &str) -> Result<i64, Error> {
+    pub fn amount(&self, path: &str, currency: &str) -> Result<i64, Error> {
         self.as_obj()
-            .required_integer(path)
+            .amount(path, currency)
             .map_err(|e| self.fix(path, e))
     }
 

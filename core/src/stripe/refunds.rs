@@ -111,7 +111,7 @@ fn read_charge<'a>(
             "type": "payment",
             "date": o.required_time("created")?,
             "result": result,
-            "amount": o.required_integer("amount")?,
+            "amount": o.amount("amount", &o.required_currency("currency")?)?,
         }));
     Ok(())
 }
@@ -190,7 +190,8 @@ pub(crate) fn credit_note(
     if o.text("status")? == Some("void") {
         return Ok(Refund::Skipped("is void".to_string()));
     }
-    let total = o.required_integer("total")?;
+    let currency = o.required_currency("currency")?;
+    let total = o.amount("total", &currency)?;
     if total <= 0 {
         return Ok(Refund::Skipped(format!(
             "credits {total}: nothing returned"
@@ -221,7 +222,7 @@ pub(crate) fn credit_note(
         &customer,
         date,
         total,
-        o.required_currency("currency")?,
+        currency,
         target.as_ref(),
         data_source,
     )))
@@ -261,7 +262,8 @@ pub(crate) fn refund(
     if let Some(status @ ("failed" | "canceled")) = o.text("status")? {
         return Ok(Refund::Skipped(format!("is {status}")));
     }
-    let amount = o.required_integer("amount")?;
+    let currency = o.required_currency("currency")?;
+    let amount = o.amount("amount", &currency)?;
     let charge = o.id_at("charge")?;
     let invoice = charge.and_then(|c| charges.invoice_of.get(c).copied());
     let customer = match o.id_at("customer")? {
@@ -291,7 +293,7 @@ pub(crate) fn refund(
         &customer,
         o.required_time("created")?,
         amount,
-        o.required_currency("currency")?,
+        currency,
         target.as_ref(),
         data_source,
     )))

@@ -96,7 +96,7 @@ fn a_credit_note_in_a_later_batch_names_the_stored_invoice_and_replaces_its_refu
     );
     let refund = json!({"id": "re_1", "object": "refund", "amount": 1000, "currency": "usd",
         "created": JAN_1 + 86_400, "status": "succeeded",
-        "charge": {"id": "ch_1", "object": "charge", "customer": "cus_1", "invoice": "in_1",
+        "charge": {"id": "ch_1", "object": "charge", "customer": "cus_1", "invoice": "in_1", "currency": "usd",
                    "amount": 3000, "status": "succeeded", "created": JAN_1}});
     let report = ledger.import_stripe(&[refund], &StripeOptions::default());
     assert!(report.rejected.is_empty(), "{:?}", report.rejected);
