@@ -73,6 +73,18 @@ impl Currency {
         // Only places of three letters are ever stored.
         std::str::from_utf8(&CODES[usize::from(self.0)]).unwrap_or("???")
     }
+
+    /// Whether the currency has no minor unit (ISO 4217 exponent 0: JPY,
+    /// KRW, ...), so people read its amounts in whole units. Amounts are
+    /// hundredths of the unit all the same (150000 JPY cents are 1500 yen);
+    /// this only says how to show them.
+    pub fn has_no_minor_unit(&self) -> bool {
+        const WHOLE_UNITS: &[&str] = &[
+            "BIF", "CLP", "DJF", "GNF", "ISK", "JPY", "KMF", "KRW", "PYG", "RWF", "UGX", "UYI",
+            "VND", "VUV", "XAF", "XOF", "XPF",
+        ];
+        WHOLE_UNITS.contains(&self.as_str())
+    }
 }
 
 impl fmt::Display for Currency {
