@@ -294,7 +294,7 @@ pub struct LocalArgs {
     /// or directory named near a collection (invoice.jsonl, customer/) is an
     /// error, and other files of records are noted as not read. An FX
     /// rate is units of its currency per one unit of the base currency.
-    #[arg(long, required_unless_present_any = ["stripe", "customers", "plans", "plan_groups", "invoices", "fx_rates", "data_sources"])]
+    #[arg(long, global = true)]
     pub data: Option<std::path::PathBuf>,
     #[command(flatten)]
     pub collections: CollectionFiles,
@@ -302,37 +302,37 @@ pub struct LocalArgs {
     /// subscriptions, invoices, credit_notes, refunds, charges, events (each
     /// .json, a list response or an array, or .jsonl), as `stripe export`
     /// writes it; mapped as docs/stripe.md says. With --data, both load.
-    #[arg(long)]
+    #[arg(long, global = true)]
     pub stripe: Option<std::path::PathBuf>,
     /// How --stripe counts an uncollectible invoice: `failed` (past due:
     /// its subscription keeps MRR until it lapses) or `void` (it never
     /// counts), as the service's Stripe connection option [default: failed]
-    #[arg(long, value_name = "failed|void", requires = "stripe")]
+    #[arg(long, value_name = "failed|void", global = true)]
     pub stripe_uncollectible: Option<String>,
     /// Currency every report converts to, a three-letter code [default: USD]
-    #[arg(long)]
+    #[arg(long, global = true)]
     pub base_currency: Option<String>,
     /// IANA time zone of the daily grid and of bare dates in records, e.g.
     /// Europe/Paris [default: UTC]
-    #[arg(long)]
+    #[arg(long, global = true)]
     pub timezone: Option<String>,
     /// First day of a reporting week: 0 = Sunday, 1 = Monday, ... 6 =
     /// Saturday [default: 1]
-    #[arg(long)]
+    #[arg(long, global = true)]
     pub first_day_of_week: Option<u32>,
     /// Days after the end of a service period before a missing renewal is
     /// churn [default: 7]
-    #[arg(long)]
+    #[arg(long, global = true)]
     pub churn_grace_days: Option<u32>,
     /// `reduce`: a refund reduces its subscription's MRR proportionally;
     /// `ignore`: refunds are cash flow only [default: reduce]
-    #[arg(long)]
+    #[arg(long, global = true)]
     pub refund_handling: Option<String>,
     /// Exit 1 if any record is rejected.
-    #[arg(long)]
+    #[arg(long, global = true)]
     pub strict: bool,
     /// Print the load and compute times on stderr.
-    #[arg(long)]
+    #[arg(long, global = true)]
     pub timing: bool,
     #[command(subcommand)]
     pub command: LocalCommand,
@@ -347,23 +347,23 @@ pub struct CollectionFiles {
     /// Customer files: a file, a directory (every file under it; names
     /// starting with `.` or `_` passed over), or a quoted glob such as
     /// 'exports/customers-*.parquet' (`**` for any depth); repeatable.
-    #[arg(long, value_name = "PATH")]
+    #[arg(long, value_name = "PATH", global = true)]
     pub customers: Vec<String>,
     /// Plan files (as --customers).
-    #[arg(long, value_name = "PATH")]
+    #[arg(long, value_name = "PATH", global = true)]
     pub plans: Vec<String>,
     /// Plan group files (as --customers).
-    #[arg(long, value_name = "PATH")]
+    #[arg(long, value_name = "PATH", global = true)]
     pub plan_groups: Vec<String>,
     /// Invoice files (as --customers), e.g. a Spark or DuckDB output
     /// directory, or 'lake/invoices/**/*.parquet'.
-    #[arg(long, value_name = "PATH")]
+    #[arg(long, value_name = "PATH", global = true)]
     pub invoices: Vec<String>,
     /// FX rate files (as --customers).
-    #[arg(long, value_name = "PATH")]
+    #[arg(long, value_name = "PATH", global = true)]
     pub fx_rates: Vec<String>,
     /// Data source files (as --customers).
-    #[arg(long, value_name = "PATH")]
+    #[arg(long, value_name = "PATH", global = true)]
     pub data_sources: Vec<String>,
 }
 
@@ -524,20 +524,38 @@ pub fn pairs(args: &[String]) -> Result<Vec<(String, String)>, String> {
 /// parameters.
 const VALUED_GLOBALS: &[&str] = &["--format", "--as-of", "--api-key", "--api-url"];
 
+/// `local`'s options that take one value, each given once, wherever it
+/// stands after `local` (the collection options take several).
+const LOCAL_VALUED: &[&str] = &[
+    "--data",
+    "--stripe",
+    "--stripe-uncollectible",
+    "--base-currency",
+    "--timezone",
+    "--first-day-of-week",
+    "--churn-grace-days",
+    "--refund-handling",
+];
+
 fn given_twice(name: &str) -> String {
     format!("{name} is given twice; give it once")
 }
 
-/// An error naming the first of the client's own valued options that
-/// `args` (the command line after the program) gives more than once. clap
-/// takes a global option both before and after a command, the later one
-/// winning, so it is counted here, up to a `--` that ends the options.
-pub fn repeated_global(args: &[String]) -> Result<(), String> {
+/// An error naming the first of the client's own valued options (and, for
+/// `local`, its own) that `args` (the command line after the program)
+/// gives more than once. clap takes a global option both before and after
+/// a command, the later one winning, so it is counted here, up to a `--`
+/// that ends the options.
+pub fn repeated_global(args: &[String], local: bool) -> Result<(), String> {
     let mut seen: Vec<&str> = Vec::new();
     let mut items = args.iter().take_while(|arg| *arg != "--");
+    let valued = || {
+        let local_options = if local { LOCAL_VALUED } else { &[] };
+        VALUED_GLOBALS.iter().chain(local_options)
+    };
     while let Some(arg) = items.next() {
         let name = arg.split_once('=').map_or(arg.as_str(), |(name, _)| name);
-        let Some(&global) = VALUED_GLOBALS.iter().find(|global| **global == name) else {
+        let Some(&global) = valued().find(|global| **global == name) else {
             continue;
         };
         if seen.contains(&global) {
@@ -548,6 +566,33 @@ pub fn repeated_global(args: &[String]) -> Result<(), String> {
             // Its value, which may itself look like an option.
             items.next();
         }
+    }
+    Ok(())
+}
+
+/// What `local` refuses that clap lets through: `--verbose`, which logs
+/// HTTP traffic `local` never makes, and a report's `--baseCurrency` beside
+/// `--base-currency`, which offline sets the ledger's base currency, so
+/// the two would name one currency twice.
+pub fn check_local(cli: &Cli) -> Result<(), String> {
+    let Command::Local(local) = &cli.command else {
+        return Ok(());
+    };
+    if cli.verbose {
+        return Err("--verbose logs HTTP traffic; local makes none".to_string());
+    }
+    let report_params = match &local.command {
+        LocalCommand::Reports { params, .. } => params.as_slice(),
+        LocalCommand::Customers {
+            action: LocalCustomers::List { params },
+        } => params.as_slice(),
+        _ => &[],
+    };
+    let names_base_currency = report_params
+        .iter()
+        .any(|arg| arg == "--baseCurrency" || arg.starts_with("--baseCurrency="));
+    if local.base_currency.is_some() && names_base_currency {
+        return Err(given_twice("--base-currency (as --baseCurrency)"));
     }
     Ok(())
 }

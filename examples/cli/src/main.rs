@@ -37,7 +37,11 @@ fn main() -> ExitCode {
         }
     };
     let given: Vec<String> = std::env::args().skip(1).collect();
-    if let Err(error) = args::repeated_global(&given).and_then(|()| args::hoist_globals(&mut cli)) {
+    let local = matches!(cli.command, args::Command::Local(_));
+    let checked = args::repeated_global(&given, local)
+        .and_then(|()| args::hoist_globals(&mut cli))
+        .and_then(|()| args::check_local(&cli));
+    if let Err(error) = checked {
         eprintln!("error: {error}");
         return ExitCode::FAILURE;
     }

@@ -245,6 +245,101 @@ fn as_of_and_local_options_mean_the_same_before_and_after_the_command() {
     assert_eq!(bad.status.code(), Some(1));
     assert_eq!(
         String::from_utf8_lossy(&bad.stderr),
-        "error: invalid value 'monday' for '--first-day-of-week': not a whole number\n"
+        "error: invalid value 'monday' for '--first-day-of-week <FIRST_DAY_OF_WEEK>': invalid digit found in string\n\nFor more information, try '--help'.\n"
     );
+}
+
+/// `local`'s options stand anywhere after `local`, on every command (not
+/// only the reports'), each given once; `--verbose` (HTTP logging) and a
+/// report's `--baseCurrency` beside `--base-currency` are refused.
+#[test]
+fn local_options_stand_after_any_command_once() {
+    let bin = env!("CARGO_BIN_EXE_submetrics");
+    let run = |args: &[&str]| {
+        std::process::Command::new(bin)
+            .args(args)
+            .output()
+            .expect("run the client")
+    };
+    let dir = data_dir();
+    let stderr =
+        |output: &std::process::Output| String::from_utf8_lossy(&output.stderr).to_string();
+    // The data directory after the command.
+    let summary_after = run(&[
+        "local",
+        "reports",
+        "summary",
+        "--data",
+        &dir,
+        "--as-of",
+        "2024-03-15",
+    ]);
+    assert_eq!(
+        json(&summary_after)["summary"]["mrr_current"],
+        13000,
+        "{}",
+        stderr(&summary_after)
+    );
+    // A ledger option after `movements` and after `customers get`.
+    let movements = run(&[
+        "local",
+        "--data",
+        &dir,
+        "--as-of",
+        "2024-03-15",
+        "movements",
+        "--customer",
+        "A",
+        "--base-currency",
+        "EUR",
+    ]);
+    assert_eq!(
+        json(&movements)[0]["mrr_change_base_currency"],
+        2700,
+        "{}",
+        stderr(&movements)
+    );
+    let customer = run(&[
+        "local",
+        "--data",
+        &dir,
+        "--as-of",
+        "2024-03-15",
+        "customers",
+        "get",
+        "A",
+        "--timezone",
+        "UTC",
+    ]);
+    assert_eq!(json(&customer)["id"], "A", "{}", stderr(&customer));
+    for (args, error) in [
+        (
+            vec![
+                "local", "--data", &dir, "reports", "summary", "--data", &dir,
+            ],
+            "error: --data is given twice; give it once\n",
+        ),
+        (
+            vec!["local", "--data", &dir, "--verbose", "reports", "summary"],
+            "error: --verbose logs HTTP traffic; local makes none\n",
+        ),
+        (
+            vec![
+                "local",
+                "--data",
+                &dir,
+                "reports",
+                "mrr",
+                "--base-currency",
+                "EUR",
+                "--baseCurrency",
+                "USD",
+            ],
+            "error: --base-currency (as --baseCurrency) is given twice; give it once\n",
+        ),
+    ] {
+        let output = run(&args);
+        assert_eq!(output.status.code(), Some(1), "{args:?}");
+        assert_eq!(stderr(&output), error, "{args:?}");
+    }
 }
