@@ -128,19 +128,7 @@ pub fn load(args: &LocalArgs, settings: Settings, loaded: &mut Loaded) -> Result
         given_total += load_records(&mut ledger, files, loaded)?;
     }
     if let Some(dir) = &args.stripe {
-        let objects = stripe_files::read(dir)?;
-        given_total += objects.len();
-        let report = ledger.import_stripe(&objects, &stripe_options);
-        loaded.customers += report.customers;
-        loaded.plans += report.plans;
-        loaded.invoices += report.invoices;
-        for r in &report.rejected {
-            loaded.rejected += 1;
-            eprintln!(
-                "rejected: {} {}: field `{}`: {}",
-                r.object, r.id, r.field, r.reason
-            );
-        }
+        given_total += stripe_files::load(&mut ledger, dir, &stripe_options, loaded)?;
     }
     if given_total == 0 {
         let mut expected = Vec::new();
