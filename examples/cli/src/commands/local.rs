@@ -190,7 +190,7 @@ fn record_files(args: &LocalArgs) -> Result<Vec<CollectionSource>> {
         all.push(CollectionSource {
             collection,
             named_by,
-            files,
+            files: record_files::once_each(files),
         });
     }
     if let Some(dir) = &args.data {

@@ -37,7 +37,10 @@ impl RecordFile {
             Some(_) => rest.rsplit_once('.')?,
             None => (rest, last),
         };
-        let format = EXTENSIONS.iter().find(|e| **e == extension).copied()?;
+        let format = EXTENSIONS
+            .iter()
+            .find(|e| e.eq_ignore_ascii_case(extension))
+            .copied()?;
         if compression.is_some() && format == "parquet" {
             return None;
         }
@@ -155,13 +158,24 @@ pub fn unread_files(
             }
             continue;
         }
+        let part_of = |stem: &str| {
+            collections.iter().any(|collection| {
+                stem.strip_prefix(collection)
+                    .is_some_and(|rest| rest.is_empty() || rest.starts_with('-'))
+            })
+        };
         let Some((_, stem)) = RecordFile::named(&path) else {
+            let stem = name.split('.').next().unwrap_or_default();
+            if name.contains('.') && part_of(stem) {
+                return Err(CliError::usage(format!(
+                    "{option} {}: {name} would go unread: records are read from .json, .jsonl, \
+                     .ndjson, .csv or .parquet files (the text ones also as .gz or .zst)",
+                    dir.display()
+                )));
+            }
             continue;
         };
-        let claimed = collections.iter().any(|collection| {
-            stem.strip_prefix(collection)
-                .is_some_and(|rest| rest.is_empty() || rest.starts_with('-'))
-        });
+        let claimed = part_of(stem);
         if claimed || path.canonicalize().is_ok_and(|path| read.contains(&path)) {
             continue;
         }
@@ -171,6 +185,24 @@ pub fn unread_files(
         unclaimed.push(name.to_string());
     }
     Ok(unclaimed)
+}
+
+/// `files` without the later of two that are one file named two ways (a
+/// symbolic link to another, `./x` beside `x`): each is read once.
+pub fn once_each(files: Vec<RecordFile>) -> Vec<RecordFile> {
+    let mut seen: Vec<PathBuf> = Vec::with_capacity(files.len());
+    files
+        .into_iter()
+        .filter(|file| {
+            let real = file
+                .path
+                .canonicalize()
+                .unwrap_or_else(|_| file.path.clone());
+            let first = !seen.contains(&real);
+            seen.push(real);
+            first
+        })
+        .collect()
 }
 
 /// Notes on stderr the files [`unread_files`] found.

@@ -268,3 +268,47 @@ fn a_byte_order_mark_is_passed_over_and_a_semicolon_header_is_refused() {
     );
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// Extensions are read in any case; a collection's file of another format
+/// is an error naming it, not a file passed over; one file named twice (a
+/// symbolic link beside it) is read once.
+#[test]
+fn extensions_in_any_case_other_formats_refused_and_links_read_once() {
+    let dir = std::env::temp_dir().join(format!("submetrics-ext-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let fixture = std::path::PathBuf::from(data_dir());
+    std::fs::copy(fixture.join("customers.csv"), dir.join("customers.CSV")).unwrap();
+    std::fs::copy(fixture.join("plans.json"), dir.join("plans.Json")).unwrap();
+    std::fs::copy(fixture.join("fx_rates.json"), dir.join("fx_rates.json")).unwrap();
+    std::fs::copy(fixture.join("invoices.jsonl"), dir.join("invoices.JSONL")).unwrap();
+    let path = dir.to_string_lossy().to_string();
+    let summary_of = |dir: &str| {
+        let out = local_in(dir, &["--as-of", "2024-03-15", "reports", "summary"]);
+        (
+            json(&out)["summary"]["mrr_current"].clone(),
+            String::from_utf8_lossy(&out.stderr)
+                .lines()
+                .last()
+                .unwrap_or_default()
+                .to_string(),
+        )
+    };
+    let expected = (Value::from(13000), FIXTURE_LOADED.trim_end().to_string());
+    assert_eq!(summary_of(&path), expected);
+    std::os::unix::fs::symlink(dir.join("invoices.JSONL"), dir.join("invoices-again.jsonl"))
+        .unwrap();
+    assert_eq!(summary_of(&path), expected, "the link is read once");
+    std::fs::write(dir.join("invoices-2.txt"), "{}\n").unwrap();
+    let out = local_in(&path, &["reports", "summary"]);
+    assert_eq!(out.status.code(), Some(1));
+    assert_eq!(
+        String::from_utf8_lossy(&out.stderr),
+        format!(
+            "error: --data {path}: invoices-2.txt would go unread: records are read from .json, \
+             .jsonl, .ndjson, .csv or .parquet files (the text ones also as .gz or .zst)\n\
+             {NOTHING_LOADED}"
+        )
+    );
+    std::fs::remove_dir_all(dir).unwrap();
+}
