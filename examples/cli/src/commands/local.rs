@@ -402,9 +402,18 @@ impl Piece {
             .map_err(|(line, e)| super::files::at_line(path, line, &e.to_string()))
     }
 
+    /// The piece's invoices read; a line of a JSONL file that is no JSON
+    /// object is an error naming the file and the line, as for every kind
+    /// (a record that is JSON but breaks a rule is that record's rejection).
     fn read_invoices(self) -> Result<submetrics::ReadInvoices> {
         Ok(match self {
-            Piece::Lines(block, _) => Ledger::read_invoice_texts(&block.records()),
+            Piece::Lines(block, path) => {
+                let read = Ledger::read_invoice_texts(&block.records());
+                if let Some((line, reason)) = block.malformed(&read) {
+                    return Err(super::files::at_line(&path, line, reason));
+                }
+                read
+            }
             Piece::Batch(batch) => Ledger::read_invoice_batch(&batch)?,
             Piece::Values(values) => Ledger::read_invoice_values(&values),
         })
@@ -433,9 +442,8 @@ impl Piece {
 
 /// Loads a collection's chunks of `kind`, passing each chunk's report to
 /// `write`. Invoice and customer chunks are read on every core while the
-/// chunk before is stored, across the ends of files. A malformed invoice
-/// line is that record's rejection; a malformed line of another kind is an
-/// error naming the file and the line.
+/// chunk before is stored, across the ends of files. A malformed line of
+/// a JSONL file is an error naming the file and the line.
 fn load_pieces(
     ledger: &mut Ledger,
     kind: RecordKind,

@@ -210,6 +210,35 @@ fn a_malformed_line_of_a_customers_jsonl_file_names_the_file_and_its_line() {
     assert_eq!(json(&out)["result"]["count"], 600);
 }
 
+/// A line of an invoices JSONL file that is no JSON is an error naming the
+/// file and its line, as for customers, not a rejected record of no id.
+#[test]
+fn a_malformed_line_of_an_invoices_jsonl_file_names_the_file_and_its_line() {
+    let dir = std::path::PathBuf::from(env!("CARGO_TARGET_TMPDIR"))
+        .join(format!("cli-bad-invoice-line-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("dir");
+    let fixture = std::path::PathBuf::from(data_dir());
+    for name in ["customers.csv", "plans.json"] {
+        std::fs::copy(fixture.join(name), dir.join(name)).expect("copy");
+    }
+    let good = r#"{"id": "i1", "customer_id": "A", "type": "subscription", "plan_id": "m", "invoice_date": "2024-01-01", "amount": 3000, "currency": "USD"}"#;
+    std::fs::write(
+        dir.join("invoices.jsonl"),
+        format!("{good}\n\n{{\"id\": \"i2\", \"amount\": 12,\n{good}\n"),
+    )
+    .expect("write");
+    let out = local_in(dir.to_str().unwrap(), &["reports", "summary"]);
+    assert_eq!(out.status.code(), Some(1));
+    assert_eq!(
+        String::from_utf8_lossy(&out.stderr),
+        format!(
+            "error: {} line 3: is not valid JSON: EOF while parsing a value at line 1 column 26\n\
+             loaded 3 customers, 3 plans, 0 invoices; rejected 0\n",
+            dir.join("invoices.jsonl").display()
+        )
+    );
+}
+
 /// Text files as Windows tools and spreadsheets write them: a byte order
 /// mark before JSON is passed over; a CSV header split by semicolons is
 /// refused at its line rather than every row rejected for lacking its id.
