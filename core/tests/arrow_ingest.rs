@@ -435,4 +435,21 @@ fn an_infinite_float_is_refused_by_name_and_a_nan_is_missing() {
             error("i3", "invoice i3: field `amount`: is required"),
         ]
     );
+    let score: ArrayRef = Arc::new(Float64Array::from(vec![f64::INFINITY]));
+    let variables = StructArray::try_from(vec![("score", score)]).unwrap();
+    let customers = batch(vec![
+        ("id", Arc::new(StringArray::from(vec!["c9"]))),
+        ("name", Arc::new(StringArray::from(vec!["Nine"]))),
+        ("custom_variables", Arc::new(variables)),
+    ]);
+    let report = ledger()
+        .upsert_arrow(RecordKind::Customers, &customers)
+        .unwrap();
+    assert_eq!(
+        errors(&report),
+        [error(
+            "c9",
+            "customer c9: field `custom_variables.score`: must be a finite number, got Infinity"
+        )]
+    );
 }

@@ -332,10 +332,16 @@ impl<'a, N: Node<'a>> Fields<'a, N> {
             let text: Cow<str> = match value.view() {
                 View::String(s) => Cow::Borrowed(s),
                 View::Null => continue,
-                View::Array(_) | View::Object(_) | View::Infinite(_) => {
+                View::Array(_) | View::Object(_) => {
                     return Err(self.error(
                         &format!("{name}.{key}"),
-                        "must be a string, finite number or boolean",
+                        "must be a string, number or boolean",
+                    ));
+                }
+                View::Infinite(f) => {
+                    return Err(self.error(
+                        &format!("{name}.{key}"),
+                        format!("must be a finite number, got {}", infinity_text(f)),
                     ));
                 }
                 View::Bool(b) => Cow::Owned(b.to_string()),
