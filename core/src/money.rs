@@ -73,6 +73,22 @@ impl Currency {
         // Only places of three letters are ever stored.
         std::str::from_utf8(&CODES[usize::from(self.0)]).unwrap_or("???")
     }
+
+    /// The digits of the currency's minor unit, ISO 4217's exponent: an
+    /// amount of `n` minor units is `n / 10^exponent` units. 0 for the
+    /// currencies without a minor unit (BIF, CLP, DJF, GNF, ISK, JPY, KMF,
+    /// KRW, PYG, RWF, UGX, UYI, VND, VUV, XAF, XOF, XPF), 3 for BHD, IQD,
+    /// JOD, KWD, LYD, OMR and TND, 4 for CLF and UYW, and 2 for every
+    /// other code, ISO 4217's or not.
+    pub fn exponent(&self) -> u32 {
+        match self.as_str() {
+            "BIF" | "CLP" | "DJF" | "GNF" | "ISK" | "JPY" | "KMF" | "KRW" | "PYG" | "RWF"
+            | "UGX" | "UYI" | "VND" | "VUV" | "XAF" | "XOF" | "XPF" => 0,
+            "BHD" | "IQD" | "JOD" | "KWD" | "LYD" | "OMR" | "TND" => 3,
+            "CLF" | "UYW" => 4,
+            _ => 2,
+        }
+    }
 }
 
 impl fmt::Display for Currency {
@@ -210,6 +226,18 @@ mod tests {
         assert_eq!(Currency::USD.as_str(), "USD");
         assert_eq!(Currency::parse("aaa").unwrap().as_str(), "AAA");
         assert_eq!(Currency::parse("zzz").unwrap().as_str(), "ZZZ");
+    }
+
+    #[test]
+    fn the_exponent_is_the_digits_of_the_minor_unit() {
+        let exponent = |code: &str| Currency::parse(code).unwrap().exponent();
+        assert_eq!(
+            [
+                "USD", "EUR", "JPY", "krw", "CLP", "KWD", "TND", "CLF", "ZZZ"
+            ]
+            .map(exponent),
+            [2, 2, 0, 0, 0, 3, 3, 4, 2]
+        );
     }
 
     #[test]

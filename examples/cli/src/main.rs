@@ -43,9 +43,11 @@ fn main() -> ExitCode {
     }
     let mut style = output::Style::new(cli.format, cli.no_color);
     style.schema = schema_of(&cli.command);
-    if let args::Command::Local(local) = &cli.command {
-        let base = local.base_currency.as_deref().unwrap_or("USD");
-        style.base = Some(base.to_ascii_uppercase());
+    style.base = base_currency_param(&cli.command);
+    if let args::Command::Local(local) = &cli.command
+        && style.base.is_none()
+    {
+        style.base = Some(local.base_currency.as_deref().unwrap_or("USD").to_string());
     }
     // `local` ends its stderr with what it loaded, whatever happens.
     let mut loaded = None;
@@ -72,7 +74,11 @@ fn main() -> ExitCode {
             .and_then(|key| Ok((key, config::api_url(cli.api_url)?)))
             .and_then(|(key, url)| {
                 let client = http::Client::new(url, key, cli.verbose);
-                commands::online::run(&client, command, cli.as_of)
+                let answer = commands::online::run(&client, command, cli.as_of)?;
+                if style.base.is_none() && output::needs_base(&answer.0, &style) {
+                    style.base = account_base_currency(&client);
+                }
+                Ok(answer)
             }),
     };
     match outcome {
@@ -101,6 +107,37 @@ fn main() -> ExitCode {
             ExitCode::FAILURE
         }
     }
+}
+
+/// The `baseCurrency` parameter a report or customer list command passes
+/// (`--baseCurrency`, or online `--base-currency`), upper case.
+fn base_currency_param(command: &args::Command) -> Option<String> {
+    use args::{Command, CustomersAction, LocalCommand, LocalCustomers};
+    let params = match command {
+        Command::Reports { params, .. }
+        | Command::Customers {
+            action: CustomersAction::List { params, .. },
+        } => params,
+        Command::Local(local) => match &local.command {
+            LocalCommand::Reports { params, .. }
+            | LocalCommand::Customers {
+                action: LocalCustomers::List { params },
+            } => params,
+            _ => return None,
+        },
+        _ => return None,
+    };
+    let pairs = args::pairs(params).ok()?;
+    let (_, code) = pairs.into_iter().find(|(name, _)| name == "baseCurrency")?;
+    Some(code.trim().to_ascii_uppercase())
+}
+
+/// The account's base currency, for money an answer does not name the
+/// currency of; `None` when the key may not read the account (a readonly
+/// key) or the service does not answer it.
+fn account_base_currency(client: &http::Client) -> Option<String> {
+    let account = client.send("GET", "/account", &[], None).ok()?;
+    Some(account.get("base_currency")?.as_str()?.to_string())
 }
 
 /// The columns of what `command` prints, when it prints a report, the

@@ -21,7 +21,9 @@ pub enum Format {
 pub struct Style {
     pub format: Format,
     pub color: bool,
-    /// The base currency, when known (offline: the ledger's).
+    /// The currency of money in the report's currency, for an answer that
+    /// does not name it: the command's `baseCurrency`, else the base
+    /// currency (offline the ledger's, online the account's), when known.
     pub base: Option<String>,
     /// The columns of what is written (a report's, the customer list's or
     /// the movements'), when known: which cells are money, and in which
@@ -136,6 +138,27 @@ fn money_in(schema: &ReportSchema, row: &Map<String, Value>, column: &str) -> Op
         Some(Kind::Money(currency)) => Some(currency),
         _ => None,
     }
+}
+
+/// Whether writing `value` in `style` needs the currency of money in the
+/// report's currency, which the answer does not name: a table of a schema
+/// with such money, of an answer without `currency`.
+pub fn needs_base(value: &Value, style: &Style) -> bool {
+    let Some(schema) = &style.schema else {
+        return false;
+    };
+    let report_money = |columns: &[submetrics::reports::Column]| {
+        columns.iter().any(|c| {
+            std::iter::once(c)
+                .chain(c.kind.fields())
+                .any(|c| c.kind == Kind::Money(MoneyIn::Report))
+        })
+    };
+    let declared = match schema {
+        ReportSchema::Rows(columns) => report_money(columns),
+        ReportSchema::ByMetric(metrics) => report_money(metrics),
+    };
+    style.format == Format::Table && value.get("currency").is_none() && declared
 }
 
 /// Writes a result to stdout in the chosen format.

@@ -1,6 +1,10 @@
-//! Money for people: integer cents as `$1,234.56`, `-€12.00` or
-//! `1,234.56 CHF` (symbols for USD, EUR, GBP, JPY; the code otherwise).
-//! Which cells are money is the report's schema's to say (see `table`).
+//! Money for people: an amount in minor units of a currency as `$1,234.56`,
+//! `-€12.00`, `¥1,234` or `1,234.567 KWD` (symbols for USD, EUR, GBP and
+//! JPY; the code otherwise), with as many decimals as the currency's minor
+//! unit has digits (`Currency::exponent`). Which cells are money is the
+//! report's schema's to say (see `table`).
+
+use submetrics::Currency;
 
 fn group(digits: &str) -> String {
     let mut out = String::new();
@@ -13,27 +17,53 @@ fn group(digits: &str) -> String {
     out
 }
 
-fn number(abs: u64) -> String {
-    format!("{}.{:02}", group(&(abs / 100).to_string()), abs % 100)
+/// `abs` minor units as a grouped number of `exponent` decimals.
+fn number(abs: u64, exponent: u32) -> String {
+    let unit = 10u64.pow(exponent);
+    let whole = group(&(abs / unit).to_string());
+    if exponent == 0 {
+        return whole;
+    }
+    let width = exponent as usize;
+    format!("{whole}.{:0width$}", abs % unit)
 }
 
-/// Cents as a grouped number with two decimals and no currency: `-1,234.56`.
-pub fn plain(cents: i64) -> String {
-    let sign = if cents < 0 { "-" } else { "" };
-    format!("{sign}{}", number(cents.unsigned_abs()))
+/// `minor` units of `currency` (a three-letter code in any case):
+/// `$1,234.56`, `-€12.00`, `¥1,234`, `27,000 KRW`, `1,234.567 KWD`. A
+/// code that is not three letters is shown as given, the amount with two
+/// decimals.
+pub fn format(minor: i64, currency: &str) -> String {
+    let sign = if minor < 0 { "-" } else { "" };
+    let code = currency.to_ascii_uppercase();
+    let exponent = Currency::parse(&code).map_or(2, |c| c.exponent());
+    let number = number(minor.unsigned_abs(), exponent);
+    match code.as_str() {
+        "USD" => format!("{sign}${number}"),
+        "EUR" => format!("{sign}€{number}"),
+        "GBP" => format!("{sign}£{number}"),
+        "JPY" => format!("{sign}¥{number}"),
+        _ => format!("{sign}{number} {code}"),
+    }
 }
 
-/// Cents in `currency` (dollars when none is named): `$1,234.56`,
-/// `-€12.00`, `¥1,234` (yen have no minor unit), `1,234.56 CHF`.
-pub fn format(cents: i64, currency: Option<&str>) -> String {
-    let sign = if cents < 0 { "-" } else { "" };
-    let abs = cents.unsigned_abs();
-    let number = number(abs);
-    match currency.map(str::to_ascii_uppercase).as_deref() {
-        Some("USD") | None => format!("{sign}${number}"),
-        Some("EUR") => format!("{sign}€{number}"),
-        Some("GBP") => format!("{sign}£{number}"),
-        Some("JPY") => format!("{sign}¥{}", group(&abs.to_string())),
-        Some(code) => format!("{sign}{number} {code}"),
+#[cfg(test)]
+mod tests {
+    use super::format;
+
+    #[test]
+    fn decimals_follow_the_currencys_minor_unit() {
+        let cases = [
+            (123456, "USD", "$1,234.56"),
+            (-1200, "eur", "-€12.00"),
+            (5, "GBP", "£0.05"),
+            (1234, "JPY", "¥1,234"),
+            (-27000, "KRW", "-27,000 KRW"),
+            (1234567, "KWD", "1,234.567 KWD"),
+            (10001, "CLF", "1.0001 CLF"),
+            (123456, "CHF", "1,234.56 CHF"),
+        ];
+        for (minor, currency, text) in cases {
+            assert_eq!(format(minor, currency), text, "{minor} {currency}");
+        }
     }
 }
