@@ -268,3 +268,63 @@ fn a_byte_order_mark_is_passed_over_and_a_semicolon_header_is_refused() {
     );
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// `local` with these arguments, not on the fixture.
+fn local_with(args: &[&str]) -> std::process::Output {
+    Command::new(env!("CARGO_BIN_EXE_submetrics"))
+        .arg("local")
+        .args(args)
+        .output()
+        .expect("run the client")
+}
+
+#[test]
+fn a_stripe_directory_without_a_stripe_object_is_an_error_naming_it() {
+    let invoices = std::fs::read_to_string(format!("{}/invoices.jsonl", data_dir())).unwrap();
+    // Records of our own, where Stripe objects should be.
+    let ours = scratch_dir("stripe-of-our-records", &[("customers.jsonl", &invoices)]);
+    let out = local_with(&["--stripe", &ours, "reports", "summary"]);
+    assert_eq!(out.status.code(), Some(1));
+    assert_eq!(
+        stderr(&out),
+        format!(
+            "error: --stripe {ours}: none of its 7 records is a Stripe object the mapping keeps \
+             (the first: a record has no `object` field); it reads Stripe API objects as \
+             `stripe export` writes them\n{NOTHING_LOADED}"
+        )
+    );
+    // Beside records that load, an empty Stripe directory is still an error.
+    let empty = scratch_dir("stripe-empty", &[]);
+    let out = local(&["--stripe", &empty, "reports", "summary"]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(out.stdout.is_empty());
+    assert_eq!(
+        stderr(&out),
+        format!(
+            "rejected: invoice bad: field `customer_id`: customer `Z` does not exist; send the customer first\n\
+             error: --stripe {empty}: no records (Stripe objects as .json or .jsonl)\n{FIXTURE_LOADED}"
+        )
+    );
+    // FX rates alone are what a directory may add to Stripe objects.
+    let rates = std::fs::read_to_string(format!("{}/fx_rates.json", data_dir())).unwrap();
+    let fx = scratch_dir("stripe-fx-rates", &[("fx_rates.json", &rates)]);
+    let stripe = format!("{}/../stripe-export", data_dir());
+    let out = local_with(&[
+        "--data",
+        &fx,
+        "--stripe",
+        &stripe,
+        "--as-of",
+        "2024-03-01",
+        "reports",
+        "summary",
+    ]);
+    assert_eq!(json(&out)["summary"]["mrr_current"], 11200);
+    let out = local_with(&["--data", &fx, "reports", "summary"]);
+    assert_eq!(
+        stderr(&out),
+        format!(
+            "error: --data {fx}: no records (customers, plans and invoices as .json, .jsonl, .csv or .parquet)\n{NOTHING_LOADED}"
+        )
+    );
+}

@@ -9,7 +9,8 @@ use crate::commands::record_files::{self, RecordFile};
 use crate::commands::stripe_files;
 use crate::error::{CliError, Result};
 use std::io::{IsTerminal, Write};
-use submetrics::{Ledger, RecordKind, Settings, WriteReport};
+use std::path::Path;
+use submetrics::{Ledger, RecordKind, Settings, StripeOptions, WriteReport};
 
 /// Loads at least this large show a progress bar on a terminal.
 const PROGRESS_FROM: usize = 50_000;
@@ -57,7 +58,8 @@ impl std::fmt::Display for Loaded {
 
 /// Loads every file of the directories and collection options into
 /// `loaded`'s counts; rejected records go to stderr. Nothing loaded (no
-/// records, or every record of a kind rejected) is an error, and so is any
+/// records, or every record of a kind rejected) is an error, and so is a
+/// source that gives nothing (the record files, or `--stripe`) and any
 /// rejection with `--strict`.
 pub(super) fn load(args: &LocalArgs, settings: Settings, loaded: &mut Loaded) -> Result<Ledger> {
     for (flag, dir) in [("--data", &args.data), ("--stripe", &args.stripe)] {
@@ -77,11 +79,7 @@ pub(super) fn load(args: &LocalArgs, settings: Settings, loaded: &mut Loaded) ->
     for (_, option, paths) in args.collections.options() {
         sources.extend(paths.iter().map(|path| format!("{option} {path}")));
     }
-    let records_given = !sources.is_empty();
-    if let Some(stripe) = &args.stripe {
-        sources.push(format!("--stripe {}", stripe.display()));
-    }
-    if sources.is_empty() {
+    if sources.is_empty() && args.stripe.is_none() {
         return Err(CliError::usage(
             "local needs --data DIR, --stripe DIR or the files of a collection (--invoices PATH, ...)",
         ));
@@ -89,44 +87,25 @@ pub(super) fn load(args: &LocalArgs, settings: Settings, loaded: &mut Loaded) ->
     let stripe_options = stripe_files::options(args)?;
     // Every file is found before any is read, so a pattern that matches
     // nothing is an error before anything loads.
-    let files = if records_given {
-        Some(record_files(args)?)
-    } else {
+    let files = if sources.is_empty() {
         None
+    } else {
+        Some(record_files(args)?)
     };
     let mut ledger = Ledger::new(settings);
-    let mut given_total = 0;
     if let Some(files) = files {
-        given_total += load_records(&mut ledger, files, loaded)?;
+        let read = load_records(&mut ledger, files, loaded)?;
+        // FX rates alone are records only beside the Stripe objects they
+        // convert.
+        if read.records == 0 && (read.rates == 0 || args.stripe.is_none()) {
+            return Err(CliError::usage(format!(
+                "{}: no records (customers, plans and invoices as .json, .jsonl, .csv or .parquet)",
+                sources.join(" and ")
+            )));
+        }
     }
     if let Some(dir) = &args.stripe {
-        let objects = stripe_files::read(dir)?;
-        given_total += objects.len();
-        let report = ledger.import_stripe(&objects, &stripe_options);
-        loaded.customers += report.customers;
-        loaded.plans += report.plans;
-        loaded.invoices += report.invoices;
-        for r in &report.rejected {
-            loaded.rejected += 1;
-            eprintln!(
-                "rejected: {} {}: field `{}`: {}",
-                r.object, r.id, r.field, r.reason
-            );
-        }
-    }
-    if given_total == 0 {
-        let mut expected = Vec::new();
-        if records_given {
-            expected.push("customers, plans and invoices as .json, .jsonl, .csv or .parquet");
-        }
-        if args.stripe.is_some() {
-            expected.push("Stripe objects as .json or .jsonl");
-        }
-        return Err(CliError::usage(format!(
-            "{}: no records ({})",
-            sources.join(" and "),
-            expected.join("; ")
-        )));
+        load_stripe(&mut ledger, dir, &stripe_options, loaded)?;
     }
     if loaded.rejected > 0 && args.strict {
         return Err(CliError::usage(format!(
@@ -135,6 +114,55 @@ pub(super) fn load(args: &LocalArgs, settings: Settings, loaded: &mut Loaded) ->
         )));
     }
     Ok(ledger)
+}
+
+/// Loads the Stripe objects of `dir` into `loaded`'s counts; rejected
+/// objects go to stderr. A directory of no Stripe object, or of none the
+/// mapping keeps, is an error naming it.
+fn load_stripe(
+    ledger: &mut Ledger,
+    dir: &Path,
+    options: &StripeOptions,
+    loaded: &mut Loaded,
+) -> Result<()> {
+    let named = format!("--stripe {}", dir.display());
+    let objects = stripe_files::read(dir)?;
+    if objects.is_empty() {
+        return Err(CliError::usage(format!(
+            "{named}: no records (Stripe objects as .json or .jsonl)"
+        )));
+    }
+    let report = ledger.import_stripe(&objects, options);
+    loaded.customers += report.customers;
+    loaded.plans += report.plans;
+    loaded.invoices += report.invoices;
+    for r in &report.rejected {
+        loaded.rejected += 1;
+        eprintln!(
+            "rejected: {} {}: field `{}`: {}",
+            r.object, r.id, r.field, r.reason
+        );
+    }
+    if report.customers + report.plans + report.invoices + report.removed > 0 {
+        return Ok(());
+    }
+    if !report.rejected.is_empty() {
+        return Err(CliError::usage(format!(
+            "{named}: every Stripe object was rejected"
+        )));
+    }
+    let first = report.skipped.first().map_or(String::new(), |skip| {
+        let which = match (skip.object.as_str(), skip.id.as_str()) {
+            ("?", _) => "a record".to_string(),
+            (object, id) => format!("{object} {id}"),
+        };
+        format!(" (the first: {which} {})", skip.reason)
+    });
+    Err(CliError::usage(format!(
+        "{named}: none of its {} records is a Stripe object the mapping keeps{first}; \
+         it reads Stripe API objects as `stripe export` writes them",
+        objects.len()
+    )))
 }
 
 /// The files of one collection and where they were named (`--data DIR`,
@@ -186,16 +214,26 @@ fn record_files(args: &LocalArgs) -> Result<Vec<CollectionSource>> {
     Ok(all)
 }
 
+/// How many records the files of a load held: FX rates, and records of
+/// every other kind.
+struct Read {
+    rates: usize,
+    records: usize,
+}
+
 /// Loads the record files of each collection into `loaded`'s counts;
-/// returns how many records the files held. Every record of a kind
+/// answers how many records the files held. Every record of a kind
 /// rejected is an error naming where its files were named.
 fn load_records(
     ledger: &mut Ledger,
     sources: Vec<CollectionSource>,
     loaded: &mut Loaded,
-) -> Result<usize> {
+) -> Result<Read> {
     let show = std::io::stderr().is_terminal();
-    let mut given_total = 0;
+    let mut read = Read {
+        rates: 0,
+        records: 0,
+    };
     // Collections whose every record was rejected, by where they were named.
     let mut all_rejected: Vec<(String, Vec<&str>)> = Vec::new();
     for source in sources {
@@ -207,6 +245,7 @@ fn load_records(
         let kind = match collection {
             "fx_rates" => {
                 for records in files::read_whole(files, collection)? {
+                    read.rates += records.len().unwrap_or(0);
                     match records {
                         Records::Values(rates) if !rates.is_empty() => {
                             ledger.load_fx_rates(&rates)?;
@@ -260,7 +299,7 @@ fn load_records(
             RecordKind::Invoices => loaded.invoices += accepted,
             _ => {}
         }
-        given_total += done;
+        read.records += done;
         if done > 0 && accepted == 0 {
             match all_rejected.iter_mut().find(|(by, _)| *by == named_by) {
                 Some((_, collections)) => collections.push(collection),
@@ -280,5 +319,5 @@ fn load_records(
             .collect();
         return Err(CliError::usage(each.join("; ")));
     }
-    Ok(given_total)
+    Ok(read)
 }
