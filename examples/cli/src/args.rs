@@ -292,7 +292,9 @@ pub struct LocalArgs {
     /// two forms, invoices.jsonl beside invoices.parquet, is an error); one given by
     /// its own option (--invoices, ...) is read from there instead. A file
     /// or directory named near a collection (invoice.jsonl, customer/) is an
-    /// error, and other files of records are noted as not read. An FX
+    /// error, and so is a collection's file of no format (invoices.txt;
+    /// extensions are read in any case); other files of records are noted
+    /// as not read. An FX
     /// rate is units of its currency per one unit of the base currency.
     #[arg(long, required_unless_present_any = ["stripe", "customers", "plans", "plan_groups", "invoices", "fx_rates", "data_sources"])]
     pub data: Option<std::path::PathBuf>,

@@ -27,17 +27,21 @@ pub struct RecordFile {
 impl RecordFile {
     /// The file at `path` when its name is that of a file of records (the
     /// name's stem, before the extensions, beside it): `part-0.snappy.parquet`
-    /// is Parquet, `invoices.csv.gz` gzipped CSV. Parquet compresses inside
-    /// the file, so `x.parquet.gz` is none.
+    /// is Parquet, `invoices.csv.gz` gzipped CSV, in any case
+    /// (`INVOICES.JSONL`, `invoices.CSV.GZ`). Parquet compresses inside the
+    /// file, so `x.parquet.gz` is none.
     fn named(path: &Path) -> Option<(RecordFile, &str)> {
         let name = path.file_name()?.to_str()?;
         let (rest, last) = name.rsplit_once('.')?;
-        let compression = Compression::of_extension(last);
+        let compression = Compression::of_extension(&last.to_ascii_lowercase());
         let (stem, extension) = match compression {
             Some(_) => rest.rsplit_once('.')?,
             None => (rest, last),
         };
-        let format = EXTENSIONS.iter().find(|e| **e == extension).copied()?;
+        let format = EXTENSIONS
+            .iter()
+            .find(|e| e.eq_ignore_ascii_case(extension))
+            .copied()?;
         if compression.is_some() && format == "parquet" {
             return None;
         }
@@ -68,10 +72,7 @@ pub fn collection_files(option: &str, dir: &Path, collection: &str) -> Result<Ve
         let Some((file, stem)) = RecordFile::named(&path) else {
             continue;
         };
-        let part = stem
-            .strip_prefix(collection)
-            .is_some_and(|rest| rest.is_empty() || rest.starts_with('-'));
-        if part && path.is_file() {
+        if part_of(&[collection], stem).is_some() && path.is_file() {
             parts.push((stem.to_string(), file));
         }
     }
@@ -109,8 +110,10 @@ pub fn collection_files(option: &str, dir: &Path, collection: &str) -> Result<Ve
 /// a report written beside the data. One whose name is a near miss of a
 /// collection's (`invoice.jsonl`, `plan-groups.json`) is an error, and so
 /// is a directory so named (`invoice/`): its records would go unread.
-/// Other directories are left alone (a data set of its own, say), and so
-/// are names starting with `.` or `_`.
+/// So is a file named as a collection's part whose extension is not that of
+/// a format (`invoices.txt`, `invoices-2.xlsx`). Other directories are left
+/// alone (a data set of its own, say), and so are names starting with `.`
+/// or `_`.
 pub fn unread_files(
     option: &str,
     dir: &Path,
@@ -156,12 +159,19 @@ pub fn unread_files(
             continue;
         }
         let Some((_, stem)) = RecordFile::named(&path) else {
+            let before_extensions = name.split('.').next().unwrap_or_default();
+            if let Some(collection) = part_of(collections, before_extensions) {
+                return Err(CliError::usage(format!(
+                    "{option} {}: {name} is named as a file of {collection} but its extension \
+                     is not one of .{} (the text formats also .{}); its records would go unread",
+                    dir.display(),
+                    EXTENSIONS.join(", ."),
+                    Compression::EXTENSIONS.join(" or .")
+                )));
+            }
             continue;
         };
-        let claimed = collections.iter().any(|collection| {
-            stem.strip_prefix(collection)
-                .is_some_and(|rest| rest.is_empty() || rest.starts_with('-'))
-        });
+        let claimed = part_of(collections, stem).is_some();
         if claimed || path.canonicalize().is_ok_and(|path| read.contains(&path)) {
             continue;
         }
@@ -171,6 +181,15 @@ pub fn unread_files(
         unclaimed.push(name.to_string());
     }
     Ok(unclaimed)
+}
+
+/// The collection whose part a file of stem `stem` is: `invoices` of
+/// `invoices` and `invoices-2`.
+fn part_of<'c>(collections: &[&'c str], stem: &str) -> Option<&'c str> {
+    collections.iter().copied().find(|collection| {
+        stem.strip_prefix(collection)
+            .is_some_and(|rest| rest.is_empty() || rest.starts_with('-'))
+    })
 }
 
 /// Notes on stderr the files [`unread_files`] found.
