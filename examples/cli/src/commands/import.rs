@@ -18,7 +18,7 @@
 //! them; the answer counts what was sent, stored and rejected.
 
 use super::files::{self, Chunk, Records};
-use super::record_files::files_matching;
+use super::record_files::{files_matching, read_once};
 use crate::args::{ImportArgs, ImportCollection};
 use crate::error::{CliError, Result};
 use crate::http::{Client, encode};
@@ -36,9 +36,9 @@ pub fn run(client: &Client, args: ImportArgs) -> Result<Value> {
     for pattern in &args.files {
         found.extend(files_matching("import", pattern)?);
     }
-    // A file two patterns name is sent once, where it is first named.
-    let mut named = std::collections::HashSet::new();
-    found.retain(|file| named.insert(file.path.clone()));
+    // A file two patterns name, or names two ways, is sent once, where it
+    // is first named.
+    let found = read_once(found);
     let file_count = found.len();
     let path = match (&args.source, args.collection) {
         (Some(source), _) => format!("/data-sources/{}/{collection}", encode(source)),

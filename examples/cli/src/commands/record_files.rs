@@ -101,7 +101,24 @@ pub fn collection_files(option: &str, dir: &Path, collection: &str) -> Result<Ve
         files.extend(files_matching(option, &dataset.to_string_lossy())?);
     }
     files.sort();
-    Ok(files)
+    Ok(read_once(files))
+}
+
+/// `files` with each file once, where it is first named: a file named two
+/// ways (a symbolic link to another of the files, or a path with `..`) is
+/// one file, whose records are read once.
+pub fn read_once(files: Vec<RecordFile>) -> Vec<RecordFile> {
+    let mut seen = std::collections::HashSet::new();
+    files
+        .into_iter()
+        .filter(|file| {
+            seen.insert(
+                file.path
+                    .canonicalize()
+                    .unwrap_or_else(|_| file.path.clone()),
+            )
+        })
+        .collect()
 }
 
 /// The files of records (by their names) in the directory `dir` (given by
@@ -293,7 +310,7 @@ pub fn files_matching(option: &str, pattern: &str) -> Result<Vec<RecordFile>> {
             "{option} {pattern}: matches no file of records"
         )));
     }
-    Ok(files)
+    Ok(read_once(files))
 }
 
 /// Adds every file under `dir`, at any depth, to `files`, passing over

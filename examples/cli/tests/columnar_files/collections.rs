@@ -364,3 +364,40 @@ fn extensions_are_read_in_any_case_and_a_collections_file_of_another_is_an_error
         std::fs::remove_file(dir.join(name)).unwrap();
     }
 }
+
+#[test]
+fn a_file_named_two_ways_is_read_once() {
+    let dir = scratch("named-two-ways");
+    copy("customers.csv", &dir);
+    copy("plans.json", &dir);
+    copy("fx_rates.json", &dir);
+    copy("invoices.jsonl", &dir);
+    // A part of the collection that is a link to another part.
+    std::os::unix::fs::symlink(dir.join("invoices.jsonl"), dir.join("invoices-2.jsonl")).unwrap();
+    // A directory of the collection holding a link to a part beside it.
+    std::fs::create_dir(dir.join("plans")).unwrap();
+    std::fs::rename(dir.join("plans.json"), dir.join("plans").join("plans.json")).unwrap();
+    std::os::unix::fs::symlink(
+        dir.join("plans").join("plans.json"),
+        dir.join("plans").join("again.json"),
+    )
+    .unwrap();
+    assert_like_the_fixture(&dir);
+    // Options that name one file through a link and through `..`.
+    let at = |path: &str| dir.join(path).to_str().unwrap().to_string();
+    let (customers, plans, rates) = (at("customers.csv"), at("plans"), at("fx_rates.json"));
+    assert_read_like_the_fixture(&[
+        "--invoices",
+        &at("invoices.jsonl"),
+        "--invoices",
+        &at("invoices-2.jsonl"),
+        "--invoices",
+        &at("plans/../invoices.jsonl"),
+        "--customers",
+        &customers,
+        "--plans",
+        &plans,
+        "--fx-rates",
+        &rates,
+    ]);
+}

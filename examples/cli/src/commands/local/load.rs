@@ -174,8 +174,8 @@ struct CollectionSource {
 }
 
 /// The files of each collection, in the order collections load (FX rates
-/// first, invoices last): those its option names when given (a file named
-/// twice is read once), else the `--data` directory's.
+/// first, invoices last): those its option names when given, else the
+/// `--data` directory's; a file named twice, or two ways, is read once.
 fn record_files(args: &LocalArgs) -> Result<Vec<CollectionSource>> {
     let mut all = Vec::new();
     for (collection, option, patterns) in args.collections.options() {
@@ -193,12 +193,9 @@ fn record_files(args: &LocalArgs) -> Result<Vec<CollectionSource>> {
             named.join(" ")
         };
         for pattern in patterns {
-            for file in record_files::files_matching(option, pattern)? {
-                if !files.contains(&file) {
-                    files.push(file);
-                }
-            }
+            files.extend(record_files::files_matching(option, pattern)?);
         }
+        let files = record_files::read_once(files);
         all.push(CollectionSource {
             collection,
             named_by,
