@@ -102,6 +102,16 @@ impl Block {
         lines(&self.text).collect()
     }
 
+    /// The number in the file of the line of the block's record `index`
+    /// (its `index`th non-blank line).
+    pub fn line_of(&self, index: usize) -> usize {
+        all_lines(&self.text)
+            .enumerate()
+            .filter(|(_, line)| !line.trim().is_empty())
+            .nth(index)
+            .map_or(self.first_line, |(i, _)| self.first_line + i)
+    }
+
     /// The records of the block parsed, on every core; a malformed line is
     /// an error with its number in the file.
     pub fn parse(&self) -> Result<Vec<Json<'_>>, (usize, serde_json::Error)> {

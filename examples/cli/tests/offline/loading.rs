@@ -328,3 +328,31 @@ fn a_stripe_directory_without_a_stripe_object_is_an_error_naming_it() {
         )
     );
 }
+
+#[test]
+fn a_malformed_line_of_an_invoices_jsonl_file_names_the_file_and_its_line() {
+    let fixture = |name: &str| std::fs::read_to_string(format!("{}/{name}", data_dir())).unwrap();
+    let invoices = fixture("invoices.jsonl");
+    let mut lines: Vec<&str> = invoices.lines().collect();
+    // Blank lines count: the broken record is on line 5 of the file.
+    lines.insert(1, "");
+    lines.insert(4, r#"{"id": "x1", "customer_id": "A", oops}"#);
+    let dir = scratch_dir(
+        "malformed-invoice-line",
+        &[
+            ("customers.csv", &fixture("customers.csv")),
+            ("plans.json", &fixture("plans.json")),
+            ("invoices.jsonl", &lines.join("\r\n")),
+        ],
+    );
+    let out = local_in(&dir, &["reports", "summary"]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(out.stdout.is_empty());
+    assert_eq!(
+        stderr(&out),
+        format!(
+            "error: {dir}/invoices.jsonl line 5: key must be a string at line 1 column 34\n\
+             loaded 3 customers, 3 plans, 0 invoices; rejected 0\n"
+        )
+    );
+}

@@ -116,9 +116,25 @@ impl Piece {
             .map_err(|(line, e)| crate::commands::files::at_line(path, line, &e.to_string()))
     }
 
+    /// The chunk's invoices read; a malformed line is an error naming the
+    /// file and the line, as for every other kind.
     fn read_invoices(self) -> Result<submetrics::ReadInvoices> {
         Ok(match self {
-            Piece::Lines(block, _) => Ledger::read_invoice_texts(&block.records()),
+            Piece::Lines(block, path) => {
+                let texts = block.records();
+                let read = Ledger::read_invoice_texts(&texts);
+                // Only a record the engine refused may be malformed.
+                for (index, (_, invoice)) in read.iter().enumerate() {
+                    if invoice.is_ok() {
+                        continue;
+                    }
+                    if let Err(e) = serde_json::from_str::<serde::de::IgnoredAny>(texts[index]) {
+                        let line = block.line_of(index);
+                        return Err(crate::commands::files::at_line(&path, line, &e.to_string()));
+                    }
+                }
+                read
+            }
             Piece::Batch(batch) => Ledger::read_invoice_batch(&batch)?,
             Piece::Values(values) => Ledger::read_invoice_values(&values),
         })
@@ -147,9 +163,8 @@ impl Piece {
 
 /// Loads a collection's chunks of `kind`, passing each chunk's report to
 /// `write`. Invoice and customer chunks are read on every core while the
-/// chunk before is stored, across the ends of files. A malformed invoice
-/// line is that record's rejection; a malformed line of another kind is an
-/// error naming the file and the line.
+/// chunk before is stored, across the ends of files. A malformed line is
+/// an error naming the file and the line.
 pub(super) fn load_pieces(
     ledger: &mut Ledger,
     kind: RecordKind,
