@@ -23,7 +23,14 @@ static ALLOCATOR: submetrics_allocator::Mimalloc = submetrics_allocator::Mimallo
 
 fn main() -> ExitCode {
     submetrics_allocator::keep_freed_memory_longer();
-    let mut cli = match args::Cli::try_parse() {
+    let given = match args::local_options_first(std::env::args_os().collect()) {
+        Ok(given) => given,
+        Err(error) => {
+            eprintln!("error: {error}");
+            return ExitCode::FAILURE;
+        }
+    };
+    let mut cli = match args::Cli::try_parse_from(&given) {
         Ok(cli) => cli,
         Err(error) => {
             // --help and --version print on stdout and succeed; every usage
@@ -36,7 +43,11 @@ fn main() -> ExitCode {
             };
         }
     };
-    let given: Vec<String> = std::env::args().skip(1).collect();
+    let given: Vec<String> = given
+        .iter()
+        .skip(1)
+        .map(|item| item.to_string_lossy().into_owned())
+        .collect();
     if let Err(error) = args::repeated_global(&given).and_then(|()| args::hoist_globals(&mut cli)) {
         eprintln!("error: {error}");
         return ExitCode::FAILURE;

@@ -243,8 +243,101 @@ fn as_of_and_local_options_mean_the_same_before_and_after_the_command() {
         &["reports", "summary", "--first-day-of-week", "monday"],
     );
     assert_eq!(bad.status.code(), Some(1));
-    assert_eq!(
-        String::from_utf8_lossy(&bad.stderr),
-        "error: invalid value 'monday' for '--first-day-of-week': not a whole number\n"
+    let refused = "error: invalid value 'monday' for '--first-day-of-week <FIRST_DAY_OF_WEEK>': \
+                   invalid digit found in string\n\nFor more information, try '--help'.\n";
+    assert_eq!(stderr(&bad), refused);
+    let before = local_in(
+        &dir,
+        &["--first-day-of-week", "monday", "reports", "summary"],
     );
+    assert_eq!(stderr(&before), refused);
+}
+
+#[test]
+fn local_options_are_taken_after_any_command_of_local() {
+    let run = |args: &[&str]| {
+        std::process::Command::new(env!("CARGO_BIN_EXE_submetrics"))
+            .arg("local")
+            .args(args)
+            .output()
+            .expect("run the client")
+    };
+    let data = data_dir();
+    let at = ["--as-of", "2024-03-15T00:00:00Z"];
+    // Options of the ledger after `movements` and after `customers get`.
+    let after = run(&[
+        &["--data", &data, "movements", "--base-currency", "EUR"],
+        &at[..],
+    ]
+    .concat());
+    let before = run(&[
+        &["--data", &data, "--base-currency", "EUR", "movements"],
+        &at[..],
+    ]
+    .concat());
+    assert_eq!(json(&after), json(&before));
+    assert_eq!(json(&after)[0]["mrr_change_base_currency"], 2700);
+    let customer = run(&[
+        &[
+            "--data",
+            &data,
+            "customers",
+            "get",
+            "A",
+            "--timezone",
+            "America/Los_Angeles",
+        ],
+        &["--as-of", "2024-01-01T05:00:00Z"][..],
+    ]
+    .concat());
+    assert_eq!(json(&customer)["status"], "lead");
+    // Where the records are, after the command.
+    let summary = run(&[&["reports", "summary", "--data", &data], &at[..]].concat());
+    assert_eq!(json(&summary)["summary"]["mrr_current"], 13000);
+    let strict = run(&[&["movements", "--data", &data, "--strict"], &at[..]].concat());
+    assert_eq!(
+        stderr(&strict),
+        format!(
+            "rejected: invoice bad: field `customer_id`: customer `Z` does not exist; send the customer first\n\
+             error: 1 record(s) rejected (--strict)\n{FIXTURE_LOADED}"
+        )
+    );
+    // Given twice, before and after the command, an option is an error.
+    for (args, name) in [
+        (
+            &[
+                "--data",
+                &data,
+                "--timezone",
+                "UTC",
+                "movements",
+                "--timezone",
+                "UTC",
+            ][..],
+            "--timezone",
+        ),
+        (
+            &["--data", &data, "reports", "summary", "--data", &data][..],
+            "--data",
+        ),
+        (
+            &[
+                "--strict",
+                "--data",
+                &data,
+                "customers",
+                "get",
+                "A",
+                "--strict",
+            ][..],
+            "--strict",
+        ),
+    ] {
+        let out = run(args);
+        assert_eq!(out.status.code(), Some(1), "{args:?}");
+        assert_eq!(
+            stderr(&out),
+            format!("error: {name} is given twice; give it once\n")
+        );
+    }
 }

@@ -1,5 +1,11 @@
 //! The command line.
 
+mod params;
+mod placement;
+
+pub use params::pairs;
+pub use placement::{hoist_globals, local_options_first, repeated_global};
+
 use crate::output::Format;
 use clap::{Args, Parser, Subcommand, ValueEnum};
 
@@ -383,58 +389,6 @@ impl CollectionFiles {
             ("invoices", "--invoices", &self.invoices),
         ]
     }
-
-    /// The paths of the option `--name`, when there is such an option.
-    fn paths_mut(&mut self, name: &str) -> Option<&mut Vec<String>> {
-        match name {
-            "--customers" => Some(&mut self.customers),
-            "--plans" => Some(&mut self.plans),
-            "--plan-groups" => Some(&mut self.plan_groups),
-            "--invoices" => Some(&mut self.invoices),
-            "--fx-rates" => Some(&mut self.fx_rates),
-            "--data-sources" => Some(&mut self.data_sources),
-            _ => None,
-        }
-    }
-}
-
-impl LocalArgs {
-    /// Sets the option `--name` (written after the command) as if it came
-    /// before it; `false` when `name` is not an option of `local`.
-    fn set(
-        &mut self,
-        name: &str,
-        value: impl FnOnce() -> Result<String, String>,
-    ) -> Result<bool, String> {
-        let whole = |value: String| {
-            value
-                .parse::<u32>()
-                .map_err(|_| format!("invalid value '{value}' for '{name}': not a whole number"))
-        };
-        fn once<T>(slot: &mut Option<T>, name: &str, value: T) -> Result<(), String> {
-            match slot.replace(value) {
-                Some(_) => Err(given_twice(name)),
-                None => Ok(()),
-            }
-        }
-        match name {
-            "--strict" => self.strict = true,
-            "--timing" => self.timing = true,
-            "--data" => once(&mut self.data, name, value()?.into())?,
-            "--stripe" => once(&mut self.stripe, name, value()?.into())?,
-            "--stripe-uncollectible" => once(&mut self.stripe_uncollectible, name, value()?)?,
-            "--base-currency" => once(&mut self.base_currency, name, value()?)?,
-            "--timezone" => once(&mut self.timezone, name, value()?)?,
-            "--refund-handling" => once(&mut self.refund_handling, name, value()?)?,
-            "--first-day-of-week" => once(&mut self.first_day_of_week, name, whole(value()?)?)?,
-            "--churn-grace-days" => once(&mut self.churn_grace_days, name, whole(value()?)?)?,
-            _ => match self.collections.paths_mut(name) {
-                Some(paths) => paths.push(value()?),
-                None => return Ok(false),
-            },
-        }
-        Ok(true)
-    }
 }
 
 /// The report names, for `reports --help`.
@@ -482,146 +436,4 @@ pub enum LocalCustomers {
     Get {
         id: String,
     },
-}
-
-/// `--key value` / `--key=value` pairs as query parameters; `--data-source`
-/// and `--base-currency` become `data_source` and `baseCurrency`.
-pub fn pairs(args: &[String]) -> Result<Vec<(String, String)>, String> {
-    let mut out = Vec::new();
-    let mut i = 0;
-    while i < args.len() {
-        let arg = &args[i];
-        let Some(name) = arg.strip_prefix("--") else {
-            return Err(format!("unexpected `{arg}`: parameters are --name value"));
-        };
-        let (name, value) = match name.split_once('=') {
-            Some((n, v)) => (n.to_string(), v.to_string()),
-            None => {
-                i += 1;
-                let value = args
-                    .get(i)
-                    .ok_or_else(|| format!("--{name} needs a value"))?;
-                (name.to_string(), value.clone())
-            }
-        };
-        let name = match name.as_str() {
-            "data-source" => "data_source".to_string(),
-            "base-currency" => "baseCurrency".to_string(),
-            _ => name,
-        };
-        if let Some((_, first)) = out.iter().find(|(given, _)| *given == name) {
-            return Err(format!(
-                "--{name} is given twice (`{first}`, then `{value}`); a parameter takes one \
-                 value (several ids go in one, space-separated)"
-            ));
-        }
-        out.push((name, value));
-        i += 1;
-    }
-    Ok(out)
-}
-
-/// The client's own options that take a value. Each is given once,
-/// wherever it stands: before the command, after it or after a command's
-/// parameters.
-const VALUED_GLOBALS: &[&str] = &["--format", "--as-of", "--api-key", "--api-url"];
-
-fn given_twice(name: &str) -> String {
-    format!("{name} is given twice; give it once")
-}
-
-/// An error naming the first of the client's own valued options that
-/// `args` (the command line after the program) gives more than once. clap
-/// takes a global option both before and after a command, the later one
-/// winning, so it is counted here, up to a `--` that ends the options.
-pub fn repeated_global(args: &[String]) -> Result<(), String> {
-    let mut seen: Vec<&str> = Vec::new();
-    let mut items = args.iter().take_while(|arg| *arg != "--");
-    while let Some(arg) = items.next() {
-        let name = arg.split_once('=').map_or(arg.as_str(), |(name, _)| name);
-        let Some(&global) = VALUED_GLOBALS.iter().find(|global| **global == name) else {
-            continue;
-        };
-        if seen.contains(&global) {
-            return Err(given_twice(global));
-        }
-        seen.push(global);
-        if !arg.contains('=') {
-            // Its value, which may itself look like an option.
-            items.next();
-        }
-    }
-    Ok(())
-}
-
-/// The pass-through parameters of the command, when it has them.
-fn passed_through(command: &mut Command) -> Option<&mut Vec<String>> {
-    match command {
-        Command::Reports { params, .. } | Command::Exports { params, .. } => Some(params),
-        Command::Customers {
-            action: CustomersAction::List { params, .. },
-        } => Some(params),
-        Command::Local(local) => match &mut local.command {
-            LocalCommand::Reports { params, .. } => Some(params),
-            LocalCommand::Customers {
-                action: LocalCustomers::List { params },
-            } => Some(params),
-            _ => None,
-        },
-        _ => None,
-    }
-}
-
-/// Moves the client's own options written after a command's pass-through
-/// parameters (`reports mrr --date ... --format csv --as-of 2024-06-30`,
-/// and `local`'s options after its command) back where they mean the same
-/// as before the command, so a command line has one meaning wherever an
-/// option stands; a bad or missing value is an error, as it is before the
-/// command.
-pub fn hoist_globals(cli: &mut Cli) -> Result<(), String> {
-    let Some(params) = passed_through(&mut cli.command) else {
-        return Ok(());
-    };
-    let mut rest = Vec::new();
-    let mut items = std::mem::take(params).into_iter();
-    while let Some(arg) = items.next() {
-        let (name, inline) = match arg.split_once('=') {
-            Some((n, v)) => (n.to_string(), Some(v.to_string())),
-            None => (arg.clone(), None),
-        };
-        let mut value = || {
-            inline
-                .clone()
-                .or_else(|| items.next())
-                .ok_or_else(|| format!("{name} needs a value"))
-        };
-        match name.as_str() {
-            "--no-color" => cli.no_color = true,
-            "--verbose" => cli.verbose = true,
-            "--format" => {
-                let value = value()?;
-                cli.format = Format::from_str(&value, true).map_err(|_| {
-                    format!(
-                        "invalid value '{value}' for '--format <FORMAT>' [possible values: auto, json, table, csv]"
-                    )
-                })?
-            }
-            "--api-key" => cli.api_key = Some(value()?),
-            "--api-url" => cli.api_url = Some(value()?),
-            "--as-of" => cli.as_of = Some(value()?),
-            _ => {
-                let hoisted = match &mut cli.command {
-                    Command::Local(local) => local.set(&name, value)?,
-                    _ => false,
-                };
-                if !hoisted {
-                    rest.push(arg);
-                }
-            }
-        }
-    }
-    if let Some(params) = passed_through(&mut cli.command) {
-        *params = rest;
-    }
-    Ok(())
 }
