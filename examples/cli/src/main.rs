@@ -68,6 +68,9 @@ fn main() -> ExitCode {
                 "--api-url and --api-key are the service's; local computes offline, from files",
             ))
         }
+        args::Command::Local(_) if cli.verbose => Err(error::CliError::usage(
+            "--verbose logs the traffic with the service; local computes offline, from files",
+        )),
         args::Command::Local(local) => {
             let counts = loaded.insert(commands::local::Loaded::default());
             commands::local::run(*local, cli.as_of.as_deref(), counts).map(|value| (value, false))
@@ -77,6 +80,9 @@ fn main() -> ExitCode {
         )),
         args::Command::Stripe { .. } if cli.api_url.is_some() => Err(error::CliError::usage(
             "--api-url is the service's; stripe export talks to Stripe (its key is --api-key)",
+        )),
+        args::Command::Stripe { .. } if cli.verbose => Err(error::CliError::usage(
+            "--verbose logs the traffic with the service; stripe export talks to Stripe",
         )),
         args::Command::Stripe { action } => {
             commands::stripe_export::run(action, cli.api_key).map(|value| (value, false))

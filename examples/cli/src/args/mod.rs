@@ -29,7 +29,8 @@ pub struct Cli {
     /// No colors in tables.
     #[arg(long, global = true)]
     pub no_color: bool,
-    /// Log HTTP traffic to stderr (the key masked).
+    /// Log the HTTP traffic with the service to stderr (the key masked);
+    /// refused by local and stripe export, which have none.
     #[arg(long, global = true)]
     pub verbose: bool,
     /// The instant to compute at (ISO 8601 instant, or a date meaning its

@@ -341,3 +341,51 @@ fn local_options_are_taken_after_any_command_of_local() {
         );
     }
 }
+
+#[test]
+fn the_base_currency_twice_and_verbose_are_refused_offline_as_online() {
+    // `--base-currency` is the reports' currency, as online where it is
+    // `--baseCurrency`: both is one parameter given twice.
+    for args in [
+        &[
+            "reports",
+            "summary",
+            "--base-currency",
+            "EUR",
+            "--baseCurrency",
+            "USD",
+        ][..],
+        &[
+            "--base-currency",
+            "EUR",
+            "customers",
+            "list",
+            "--baseCurrency=USD",
+        ][..],
+    ] {
+        let out = local(args);
+        assert_eq!(out.status.code(), Some(1), "{args:?}");
+        assert!(out.stdout.is_empty());
+        assert_eq!(
+            stderr(&out),
+            format!(
+                "error: --baseCurrency is given twice (`EUR`, then `USD`); a parameter takes one \
+                 value (several ids go in one, space-separated)\n{NOTHING_LOADED}"
+            ),
+            "{args:?}"
+        );
+    }
+    // Either alone is the currency of the answer.
+    let summary = |args: &[&str]| json(&local(&[&["reports", "summary"], args].concat()));
+    assert_eq!(
+        summary(&["--baseCurrency", "EUR"]),
+        summary(&["--base-currency", "EUR"])
+    );
+    // Offline there is no traffic to log.
+    let out = local(&["--verbose", "movements"]);
+    assert_eq!(out.status.code(), Some(1));
+    assert_eq!(
+        stderr(&out),
+        "error: --verbose logs the traffic with the service; local computes offline, from files\n"
+    );
+}

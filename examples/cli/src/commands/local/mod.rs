@@ -49,6 +49,7 @@ pub fn run(args: LocalArgs, as_of: Option<&str>, loaded: &mut Loaded) -> Result<
         Some(text) => submetrics::parse_as_of(text, &settings)?,
         None => chrono::Utc::now(),
     };
+    one_base_currency(&args)?;
     check_before_loading(&args.command, &settings, as_of)?;
     let started = Instant::now();
     let ledger = load::load(&args, settings, loaded)?;
@@ -68,6 +69,34 @@ pub fn run(args: LocalArgs, as_of: Option<&str>, loaded: &mut Loaded) -> Result<
         );
     }
     result
+}
+
+/// Refuses `--base-currency` beside a report's or the customer list's
+/// `--baseCurrency`: the ledger's base currency is the currency reports
+/// answer in, so both is one parameter given twice, as it is online (where
+/// `--base-currency` is `--baseCurrency`).
+fn one_base_currency(args: &LocalArgs) -> Result<()> {
+    let params = match &args.command {
+        LocalCommand::Reports { params, .. }
+        | LocalCommand::Customers {
+            action: LocalCustomers::List { params },
+        } => params,
+        _ => return Ok(()),
+    };
+    let Some(base) = &args.base_currency else {
+        return Ok(());
+    };
+    match pairs(params)
+        .map_err(CliError::usage)?
+        .into_iter()
+        .find(|(name, _)| name == "baseCurrency")
+    {
+        Some((_, value)) => Err(CliError::usage(format!(
+            "--baseCurrency is given twice (`{base}`, then `{value}`); a parameter takes one \
+             value (several ids go in one, space-separated)"
+        ))),
+        None => Ok(()),
+    }
 }
 
 /// Fails before anything loads when the command is refused whatever the
