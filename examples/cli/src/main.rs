@@ -52,7 +52,12 @@ fn main() -> ExitCode {
         eprintln!("error: {error}");
         return ExitCode::FAILURE;
     }
-    let mut style = output::Style::new(cli.format, cli.no_color);
+    // An export is CSV unless a format is asked for.
+    let format = match (&cli.command, cli.format) {
+        (args::Command::Exports { .. }, output::Format::Auto) => output::Format::Csv,
+        (_, format) => format,
+    };
+    let mut style = output::Style::new(format, cli.no_color);
     style.schema = schema_of(&cli.command);
     style.base = base_currency_param(&cli.command);
     if let args::Command::Local(local) = &cli.command
@@ -73,7 +78,7 @@ fn main() -> ExitCode {
         )),
         args::Command::Local(local) => {
             let counts = loaded.insert(commands::local::Loaded::default());
-            commands::local::run(*local, cli.as_of.as_deref(), counts).map(|value| (value, false))
+            commands::local::run(*local, cli.as_of.as_deref(), counts)
         }
         args::Command::Stripe { .. } if cli.as_of.is_some() => Err(error::CliError::usage(
             "--as-of applies to reports, customers list and get, exports movements and local",
@@ -84,32 +89,20 @@ fn main() -> ExitCode {
         args::Command::Stripe { .. } if cli.verbose => Err(error::CliError::usage(
             "--verbose logs the traffic with the service; stripe export talks to Stripe",
         )),
-        args::Command::Stripe { action } => {
-            commands::stripe_export::run(action, cli.api_key).map(|value| (value, false))
-        }
+        args::Command::Stripe { action } => commands::stripe_export::run(action, cli.api_key),
         command => config::api_key(cli.api_key)
             .and_then(|key| Ok((key, config::api_url(cli.api_url)?)))
             .and_then(|(key, url)| {
                 let client = http::Client::new(url, key, cli.verbose);
                 let answer = commands::online::run(&client, command, cli.as_of)?;
-                if style.base.is_none() && output::needs_base(&answer.0, &style) {
+                if style.base.is_none() && output::needs_base(&answer, &style) {
                     style.base = account_base_currency(&client);
                 }
                 Ok(answer)
             }),
     };
     match outcome {
-        Ok((value, csv)) => {
-            let style = if csv {
-                output::Style {
-                    format: output::Format::Csv,
-                    color: false,
-                    base: None,
-                    schema: None,
-                }
-            } else {
-                style
-            };
+        Ok(value) => {
             output::print(&value, &style);
             if let Some(loaded) = loaded {
                 eprintln!("{loaded}");
@@ -132,6 +125,10 @@ fn base_currency_param(command: &args::Command) -> Option<String> {
     use args::{Command, CustomersAction, LocalCommand, LocalCustomers};
     let params = match command {
         Command::Reports { params, .. }
+        | Command::Exports {
+            what: args::Export::Movements,
+            params,
+        }
         | Command::Customers {
             action: CustomersAction::List { params, .. },
         } => params,
@@ -163,6 +160,10 @@ fn schema_of(command: &args::Command) -> Option<ReportSchema> {
     use args::{Command, CustomersAction, LocalCommand, LocalCustomers};
     match command {
         Command::Reports { name, .. } => submetrics::reports::schema(name).ok(),
+        Command::Exports {
+            what: args::Export::Movements,
+            ..
+        } => Some(schema::MOVEMENTS),
         Command::Customers {
             action: CustomersAction::List { .. },
         } => Some(schema::CUSTOMERS),

@@ -72,7 +72,8 @@ pub enum Command {
         #[command(subcommand)]
         action: DataAction,
     },
-    /// Everything of one kind as CSV on stdout.
+    /// Everything of one kind on stdout: CSV, or with --format json one
+    /// JSON array (--format table, a table).
     Exports {
         #[arg(value_enum)]
         what: Export,

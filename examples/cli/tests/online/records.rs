@@ -250,10 +250,36 @@ fn exports_are_csv_of_every_record() {
          2024-01-01,2024-01-10,USD,B,Beta,,new,new,New subscription: Monthly,2000,2000,1,1,[],\"[\"\"m\"\"]\"\r\n\
          2024-01-01,2024-01-01,USD,A,Acme,,new,new,New subscription: Monthly,3000,3000,1,1,[],\"[\"\"m\"\"]\"\r\n"
     );
-    // --format does not change an export: it is always CSV.
+    // An export is CSV unless a format is asked for: every record (or
+    // movement) in one JSON array, or a table.
     assert_eq!(
-        csv(&["--format", "json", "exports", "plans"]),
+        csv(&["--format", "csv", "exports", "plans"]),
         csv(&["exports", "plans"])
+    );
+    assert_eq!(
+        server.json(&["exports", "plans", "--format", "json"]),
+        json!([{"id": "m", "name": "Monthly", "billing_freq": "month", "billing_freq_count": 1,
+                "currency": "USD", "product_name": null, "data_source": null,
+                "pricing_model": "licensed"}])
+    );
+    assert_eq!(
+        csv(&["--format", "table", "exports", "plans"]),
+        "\
+id  name     billing_freq  billing_freq_count  currency  product_name  data_source  pricing_model
+--  -------  ------------  ------------------  --------  ------------  -----------  -------------
+m   Monthly  month                          1  USD                                  licensed
+"
+    );
+    let movements = ["--date", "20240101-20240229", "--as-of", "2024-02-15"];
+    assert_eq!(
+        server.json(
+            &[
+                &["--format", "json", "exports", "movements"],
+                &movements[..]
+            ]
+            .concat()
+        ),
+        server.json(&[&["reports", "movement-table"], &movements[..]].concat())["result"]["list"]
     );
     // A record export takes its list's parameters, which used to be dropped
     // (every customer's invoices came whatever `--customer` said).
