@@ -3,7 +3,7 @@
 mod params;
 mod placement;
 
-pub use params::pairs;
+pub use params::{not_blank, pairs};
 pub use placement::{hoist_globals, local_options_first, repeated_global};
 
 use crate::output::Format;

@@ -1,7 +1,20 @@
 //! The parameters a command passes through to a report or list.
 
+/// Refuses an empty (or blank) value of the option `option`: the engine and
+/// the service read a blank parameter as one not given, so `--kinds ""`
+/// would match every kind rather than the none it says.
+pub fn not_blank(option: &str, value: &str) -> Result<(), String> {
+    if value.trim().is_empty() {
+        return Err(format!(
+            "{option} has an empty value; give it one, or leave the option out"
+        ));
+    }
+    Ok(())
+}
+
 /// `--key value` / `--key=value` pairs as query parameters; `--data-source`
-/// and `--base-currency` become `data_source` and `baseCurrency`.
+/// and `--base-currency` become `data_source` and `baseCurrency`. A value
+/// may not be blank (see [`not_blank`]).
 pub fn pairs(args: &[String]) -> Result<Vec<(String, String)>, String> {
     let mut out = Vec::new();
     let mut i = 0;
@@ -20,6 +33,7 @@ pub fn pairs(args: &[String]) -> Result<Vec<(String, String)>, String> {
                 (name.to_string(), value.clone())
             }
         };
+        not_blank(&format!("--{name}"), &value)?;
         let name = match name.as_str() {
             "data-source" => "data_source".to_string(),
             "base-currency" => "baseCurrency".to_string(),

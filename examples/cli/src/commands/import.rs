@@ -19,7 +19,7 @@
 
 use super::files::{self, Chunk, Records};
 use super::record_files::{files_matching, read_once};
-use crate::args::{ImportArgs, ImportCollection};
+use crate::args::{ImportArgs, ImportCollection, not_blank};
 use crate::error::{CliError, Result};
 use crate::http::{Client, encode};
 use arrow_array::RecordBatch;
@@ -32,6 +32,9 @@ const ARROW_STREAM: &str = "application/vnd.apache.arrow.stream";
 /// Sends every file's records; answers the counts.
 pub fn run(client: &Client, args: ImportArgs) -> Result<Value> {
     let collection = args.collection.name();
+    if let Some(source) = &args.source {
+        not_blank("--source", source).map_err(CliError::usage)?;
+    }
     let mut found = Vec::new();
     for pattern in &args.files {
         found.extend(files_matching("import", pattern)?);

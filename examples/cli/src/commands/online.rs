@@ -2,7 +2,7 @@
 
 use crate::args::{
     AccountAction, Command, CustomersAction, DataAction, Export, PlansAction, Resource,
-    SettingsAction, pairs,
+    SettingsAction, not_blank, pairs,
 };
 use crate::body;
 use crate::error::{CliError, Result};
@@ -150,8 +150,10 @@ fn data(client: &Client, resource: Resource, action: DataAction) -> Result<Value
                         "--{name} applies to data {list} list"
                     )));
                 }
+                not_blank(&format!("--{name}"), &value).map_err(CliError::usage)?;
                 query.push((name.to_string(), value));
             }
+            known_source(client, &query)?;
             client.send("GET", base, &query, None)
         }
         DataAction::Get { id } => client.send("GET", &format!("{base}/{}", encode(&id)), &[], None),
@@ -168,6 +170,22 @@ fn data(client: &Client, resource: Resource, action: DataAction) -> Result<Value
             client.send("DELETE", &format!("{base}/{}", encode(&id)), &[], None)
         }
     }
+}
+
+/// Refuses a `source` filter naming a data source the service does not
+/// have, with the service's own not-found error: its plan list answers such
+/// a filter with no plans, where an unknown `customer` of the invoice list
+/// is not found.
+fn known_source(client: &Client, query: &[(String, String)]) -> Result<()> {
+    if let Some((_, source)) = query.iter().find(|(name, _)| name == "source") {
+        client.send(
+            "GET",
+            &format!("/data/data-sources/{}", encode(source)),
+            &[],
+            None,
+        )?;
+    }
+    Ok(())
 }
 
 /// Every record of a kind, page by page, with the list's own parameters
@@ -197,6 +215,9 @@ fn export(client: &Client, what: Export, query: &[(String, String)]) -> Result<V
         return Err(CliError::usage(format!(
             "--{name}: an export reads every page; `data <resource> list` reads one"
         )));
+    }
+    if let Export::Plans = what {
+        known_source(client, query)?;
     }
     let mut all = Vec::new();
     loop {

@@ -389,3 +389,25 @@ fn the_base_currency_twice_and_verbose_are_refused_offline_as_online() {
         "error: --verbose logs the traffic with the service; local computes offline, from files\n"
     );
 }
+
+#[test]
+fn an_empty_value_is_an_error_naming_its_option() {
+    // Read as not given, it used to match everything.
+    for (args, option) in [
+        (&["movements", "--kinds", ""][..], "--kinds"),
+        (&["movements", "--customer="][..], "--customer"),
+        (&["reports", "mrr", "--plan", " "][..], "--plan"),
+        (&["customers", "list", "--q", ""][..], "--q"),
+    ] {
+        let out = local(args);
+        assert_eq!(out.status.code(), Some(1), "{args:?}");
+        assert!(out.stdout.is_empty());
+        assert_eq!(
+            stderr(&out),
+            format!(
+                "error: {option} has an empty value; give it one, or leave the option out\n{NOTHING_LOADED}"
+            ),
+            "{args:?}"
+        );
+    }
+}

@@ -126,7 +126,7 @@ fn customers_plans_data_and_exports() {
         (&json!(2), vec![&json!("a1"), &json!("a2")])
     );
     assert_eq!(
-        server.json(&["data", "plans", "list", "--source", "nowhere"])["result"]["count"],
+        server.json(&["data", "plans", "list", "--source", "ds"])["result"]["count"],
         0
     );
     for (args, error) in [
@@ -311,6 +311,61 @@ m   Monthly  month                          1  USD                              
     refused(
         &["exports", "plans", "--limit", "1"],
         "error: --limit: an export reads every page; `data <resource> list` reads one\n",
+    );
+    refused(
+        &["exports", "plans", "--source", "nosuch"],
+        "error: server answered 404: data source `nosuch` does not exist\n",
+    );
+}
+
+#[test]
+fn list_filters_are_not_empty_and_name_what_exists() {
+    let server = start();
+    server.seed();
+    let refused = |args: &[&str], stderr: &str| {
+        let out = server.run(args);
+        assert_eq!(out.status.code(), Some(1), "{args:?}");
+        assert_eq!(String::from_utf8_lossy(&out.stdout), "", "{args:?}");
+        assert_eq!(String::from_utf8_lossy(&out.stderr), stderr, "{args:?}");
+    };
+    // An empty filter used to list everything.
+    let empty = |option: &str| {
+        format!("error: {option} has an empty value; give it one, or leave the option out\n")
+    };
+    refused(
+        &["data", "invoices", "list", "--customer", ""],
+        &empty("--customer"),
+    );
+    refused(&["data", "plans", "list", "--source="], &empty("--source"));
+    refused(
+        &["exports", "invoices", "--customer", " "],
+        &empty("--customer"),
+    );
+    refused(&["reports", "mrr", "--plan", ""], &empty("--plan"));
+    refused(
+        &["import", "invoices", "--source", "", "x.jsonl"],
+        &empty("--source"),
+    );
+    // An unknown data source is not found, as an unknown customer is (it
+    // used to be an empty list of plans).
+    refused(
+        &["data", "invoices", "list", "--customer", "NOPE"],
+        "error: server answered 404: customer `NOPE` does not exist\n",
+    );
+    refused(
+        &["data", "plans", "list", "--source", "nosuch"],
+        "error: server answered 404: data source `nosuch` does not exist\n",
+    );
+    server.json(&[
+        "data",
+        "data-sources",
+        "create",
+        "--body",
+        r#"{"id": "billing", "name": "Billing"}"#,
+    ]);
+    assert_eq!(
+        server.json(&["data", "plans", "list", "--source", "billing"])["result"]["count"],
+        0
     );
 }
 

@@ -7,7 +7,7 @@ mod pieces;
 
 pub use load::Loaded;
 
-use crate::args::{LocalArgs, LocalCommand, LocalCustomers, pairs};
+use crate::args::{LocalArgs, LocalCommand, LocalCustomers, not_blank, pairs};
 use crate::error::{CliError, Result};
 use serde_json::{Value, json};
 use std::time::Instant;
@@ -155,6 +155,7 @@ fn compute(
             ];
             for (name, value) in given {
                 if let Some(value) = value {
+                    not_blank(&format!("--{name}"), value).map_err(CliError::usage)?;
                     params.insert(name.to_string(), value.clone());
                 }
             }
