@@ -59,6 +59,9 @@ fn main() -> ExitCode {
     };
     let mut style = output::Style::new(format, cli.no_color);
     style.schema = schema_of(&cli.command);
+    style.beside = beside_of(&cli.command, style.schema);
+    style.header = header_of(&cli.command, style.schema);
+    let refused = csv_refusal(&cli.command, &style);
     style.base = base_currency_param(&cli.command);
     if let args::Command::Local(local) = &cli.command
         && style.base.is_none()
@@ -76,6 +79,10 @@ fn main() -> ExitCode {
         args::Command::Local(_) if cli.verbose => Err(error::CliError::usage(
             "--verbose logs the traffic with the service; local computes offline, from files",
         )),
+        args::Command::Local(_) if refused.is_some() => {
+            loaded = Some(commands::local::Loaded::default());
+            Err(error::CliError::usage(refused.unwrap_or_default()))
+        }
         args::Command::Local(local) => {
             let counts = loaded.insert(commands::local::Loaded::default());
             commands::local::run(*local, cli.as_of.as_deref(), counts)
@@ -90,6 +97,7 @@ fn main() -> ExitCode {
             "--verbose logs the traffic with the service; stripe export talks to Stripe",
         )),
         args::Command::Stripe { action } => commands::stripe_export::run(action, cli.api_key),
+        _ if refused.is_some() => Err(error::CliError::usage(refused.unwrap_or_default())),
         command => config::api_key(cli.api_key)
             .and_then(|key| Ok((key, config::api_url(cli.api_url)?)))
             .and_then(|(key, url)| {
@@ -101,9 +109,10 @@ fn main() -> ExitCode {
                 Ok(answer)
             }),
     };
+    let outcome =
+        outcome.and_then(|value| output::print(&value, &style).map_err(error::CliError::Usage));
     match outcome {
-        Ok(value) => {
-            output::print(&value, &style);
+        Ok(()) => {
             if let Some(loaded) = loaded {
                 eprintln!("{loaded}");
             }
@@ -152,6 +161,63 @@ fn base_currency_param(command: &args::Command) -> Option<String> {
 fn account_base_currency(client: &http::Client) -> Option<String> {
     let account = client.send("GET", "/account", &[], None).ok()?;
     Some(account.get("base_currency")?.as_str()?.to_string())
+}
+
+/// The report `command` runs, online or offline.
+fn report_name(command: &args::Command) -> Option<&str> {
+    match command {
+        args::Command::Reports { name, .. } => Some(name),
+        args::Command::Local(local) => match &local.command {
+            args::LocalCommand::Reports { name, .. } => Some(name),
+            _ => None,
+        },
+        _ => None,
+    }
+}
+
+/// The kinds of the parts beside the rows of what `command` prints: the
+/// report's `beside_rows`, else the fields of its answer (a summary's
+/// fields beside `summary`).
+fn beside_of(
+    command: &args::Command,
+    schema: Option<ReportSchema>,
+) -> &'static [submetrics::reports::Column] {
+    let declared =
+        report_name(command).and_then(|name| submetrics::reports::beside_rows(name).ok());
+    match (declared, schema) {
+        (Some(beside), _) if !beside.is_empty() => beside,
+        (Some(_), Some(ReportSchema::Rows(columns))) => columns,
+        _ => &[],
+    }
+}
+
+/// The columns of what `command` prints as CSV when there is no row: the
+/// declared ones (a `*-table`'s `metric`), as the service's CSV names them;
+/// none when they are not known (a list of records).
+fn header_of(command: &args::Command, schema: Option<ReportSchema>) -> Vec<String> {
+    if let args::Command::Local(local) = command
+        && let args::LocalCommand::Movements { .. } = local.command
+    {
+        let fields = submetrics::columnar::movement_schema();
+        return fields.fields().iter().map(|f| f.name().clone()).collect();
+    }
+    match schema {
+        Some(ReportSchema::Rows(columns)) => columns.iter().map(|c| c.name.to_string()).collect(),
+        Some(ReportSchema::ByMetric(_)) => vec!["metric".to_string()],
+        None => Vec::new(),
+    }
+}
+
+/// The error for a report whose answer has parts beside its rows written
+/// as CSV, which holds one table: known before the report runs.
+fn csv_refusal(command: &args::Command, style: &output::Style) -> Option<String> {
+    let name = report_name(command)?;
+    let beside = submetrics::reports::beside_rows(name).ok()?;
+    if style.format != output::Format::Csv || beside.is_empty() {
+        return None;
+    }
+    let names: Vec<&str> = beside.iter().map(|c| c.name).collect();
+    Some(output::csv_cannot_hold(Some(name), &names))
 }
 
 /// The columns of what `command` prints, when it prints a report, the

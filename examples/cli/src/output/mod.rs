@@ -3,11 +3,12 @@
 
 mod csv;
 mod money;
+mod parts;
 mod table;
 
 use serde_json::{Map, Value};
 use std::io::IsTerminal;
-use submetrics::reports::{Kind, MoneyIn, ReportSchema};
+use submetrics::reports::{Column, Kind, MoneyIn, ReportSchema};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
 pub enum Format {
@@ -29,6 +30,11 @@ pub struct Style {
     /// the movements'), when known: which cells are money, and in which
     /// currency.
     pub schema: Option<ReportSchema>,
+    /// The kinds of the parts of the answer beside its rows (a report's
+    /// `beside_rows`, or a summary answer's other fields).
+    pub beside: &'static [Column],
+    /// The columns CSV names when there is no row: the declared ones.
+    pub header: Vec<String>,
 }
 
 impl Style {
@@ -45,6 +51,8 @@ impl Style {
             color,
             base: None,
             schema: None,
+            beside: &[],
+            header: Vec::new(),
         }
     }
 }
@@ -161,17 +169,47 @@ pub fn needs_base(value: &Value, style: &Style) -> bool {
     style.format == Format::Table && value.get("currency").is_none() && declared
 }
 
-/// Writes a result to stdout in the chosen format.
-pub fn print(value: &Value, style: &Style) {
-    print!("{}", render(value, style));
+/// The error for parts beside the rows (named `parts`) of the answer of
+/// `report`, when known, written as CSV.
+pub fn csv_cannot_hold(report: Option<&str>, parts: &[&str]) -> String {
+    let of = report.map_or(String::new(), |name| format!(" of report `{name}`"));
+    format!(
+        "the answer{of} holds {} beside its rows, which CSV (one table) cannot hold; \
+         use --format json or --format table",
+        parts::named(parts)
+    )
 }
 
-/// A result as text in the chosen format.
-fn render(value: &Value, style: &Style) -> String {
-    match style.format {
+/// Writes a result to stdout in the chosen format; an error when the
+/// format cannot hold the whole result.
+pub fn print(value: &Value, style: &Style) -> Result<(), String> {
+    print!("{}", render(value, style)?);
+    Ok(())
+}
+
+/// A result as text in the chosen format: in a table, the parts beside
+/// the rows follow them (and a page of a longer list says so); in CSV, a
+/// summary's one row holds them as columns, and any other answer with
+/// them is an error.
+fn render(value: &Value, style: &Style) -> Result<String, String> {
+    let beside = parts::beside(value);
+    Ok(match style.format {
         Format::Csv => {
-            let (rows, _) = rows_of(value);
-            csv::render(&rows)
+            let (mut rows, _) = rows_of(value);
+            if !beside.is_empty() {
+                match (parts::rows_from(value), rows.as_mut_slice()) {
+                    (parts::RowsFrom::Summary, [row]) => {
+                        for (name, part) in &beside {
+                            row.insert(name.to_string(), (*part).clone());
+                        }
+                    }
+                    _ => {
+                        let names: Vec<&str> = beside.iter().map(|(name, _)| *name).collect();
+                        return Err(csv_cannot_hold(None, &names));
+                    }
+                }
+            }
+            csv::render(&rows, &style.header)
         }
         Format::Table => {
             let (rows, currency) = rows_of(value);
@@ -181,18 +219,32 @@ fn render(value: &Value, style: &Style) -> String {
                     .as_ref()
                     .and_then(|schema| money_in(schema, row, column))
             };
-            table::render(
-                &rows,
-                currency.as_deref(),
-                style.base.as_deref(),
-                style.color,
-                money,
-            )
+            let (currency, base) = (currency.as_deref(), style.base.as_deref());
+            let mut text = table::render(&rows, currency, base, style.color, money);
+            let count = value.pointer("/result/count").and_then(Value::as_u64);
+            if let Some(count) = count.filter(|count| *count > rows.len() as u64) {
+                text.push_str(&format!("({} of {count} rows)\n", rows.len()));
+            }
+            for section in parts::sections(&beside, style.beside) {
+                text.push('\n');
+                if let Some(title) = section.title {
+                    text.push_str(&format!("{title}:\n"));
+                }
+                let money = |_: &Map<String, Value>, column: &str| section.money(column);
+                text.push_str(&table::render(
+                    &section.rows,
+                    currency,
+                    base,
+                    style.color,
+                    money,
+                ));
+            }
+            text
         }
         Format::Json | Format::Auto => {
             serde_json::to_string_pretty(value).unwrap_or_default() + "\n"
         }
-    }
+    })
 }
 
 #[cfg(test)]
@@ -206,6 +258,8 @@ mod tests {
             color: false,
             base: Some("USD".to_string()),
             schema: submetrics::reports::schema(report).ok(),
+            beside: submetrics::reports::beside_rows(report).unwrap_or_default(),
+            header: Vec::new(),
         }
     }
 
@@ -218,7 +272,7 @@ mod tests {
              "mrr_change_base_currency": -123456, "customer_count_change": -1, "currency": "USD"},
         ]}});
         assert_eq!(
-            render(&moves, &style(Format::Table, "movement-table")),
+            render(&moves, &style(Format::Table, "movement-table")).unwrap(),
             "\
 date        customer_id  mrr_change  mrr_change_base_currency  customer_count_change  currency
 ----------  -----------  ----------  ------------------------  ---------------------  --------
@@ -227,7 +281,7 @@ date        customer_id  mrr_change  mrr_change_base_currency  customer_count_ch
 "
         );
         assert_eq!(
-            render(&moves, &style(Format::Csv, "movement-table")),
+            render(&moves, &style(Format::Csv, "movement-table")).unwrap(),
             "date,customer_id,mrr_change,mrr_change_base_currency,customer_count_change,currency\r\n\
              2024-02-01,C,2700,3000,1,EUR\r\n\
              2024-03-01,A,-123456,-123456,-1,USD\r\n"
@@ -240,7 +294,7 @@ date        customer_id  mrr_change  mrr_change_base_currency  customer_count_ch
             {"metric": "nrr", "label": "NRR", "values": [101.5]},
         ]});
         assert_eq!(
-            render(&table, &style(Format::Table, "mrr-table")),
+            render(&table, &style(Format::Table, "mrr-table")).unwrap(),
             "\
 metric           label      2024-01-01
 ---------------  ---------  ----------
@@ -252,7 +306,7 @@ nrr              NRR            101.50
         let summary =
             json!({"currency": "GBP", "summary": {"mrr_current": 1000, "subscribers_current": 3}});
         assert_eq!(
-            render(&summary, &style(Format::Table, "summary")),
+            render(&summary, &style(Format::Table, "summary")).unwrap(),
             "\
 mrr_current  subscribers_current
 -----------  -------------------
@@ -262,6 +316,6 @@ mrr_current  subscribers_current
         // Without a schema nothing is money.
         let mut plain = style(Format::Table, "summary");
         plain.schema = None;
-        assert!(render(&summary, &plain).contains("       1000"));
+        assert!(render(&summary, &plain).unwrap().contains("       1000"));
     }
 }

@@ -367,6 +367,11 @@ fn list_filters_are_not_empty_and_name_what_exists() {
         server.json(&["data", "plans", "list", "--source", "billing"])["result"]["count"],
         0
     );
+    // No record, whose fields the client cannot know: no CSV at all, not a
+    // bare line.
+    let none = server.run(&["exports", "plans", "--source", "billing"]);
+    assert!(none.status.success());
+    assert_eq!(String::from_utf8_lossy(&none.stdout), "");
 }
 
 #[test]
