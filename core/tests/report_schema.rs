@@ -1,8 +1,10 @@
 //! Every report query of the scenario corpus (and its `customers` list
 //! queries, and the movements at its `as_of`) answers rows whose every cell
 //! is declared in its schema and of the declared kind (money and counts
-//! integers, rates numbers, dates `YYYY-MM-DD`, ...), and its table
-//! (built from the typed answer) is the one a client reads from its JSON.
+//! integers, rates numbers, dates `YYYY-MM-DD`, ...), and fields beside
+//! those rows declared as the report's `beside_rows`, of their kinds; and
+//! its table (built from the typed answer) is the one a client reads from
+//! its JSON.
 //! Each scenario file is its own test case, named by its path.
 
 use serde_json::Value;
@@ -64,6 +66,13 @@ fn check(_name: &str, scenario: &Value) -> Vec<String> {
         if schema.columns().is_empty() {
             failures.push(format!("report {name} declares no columns"));
         }
+        if name != "customers" {
+            failures.extend(
+                beside_mismatches(name, &result)
+                    .into_iter()
+                    .map(|problem| format!("$.expect.reports[{i}] {name}: {problem}")),
+            );
+        }
         for (r, row) in report_rows(result).iter().enumerate() {
             if let Some(problem) = schema.mismatch(row) {
                 failures.push(format!("$.expect.reports[{i}] {name} row {r}: {problem}"));
@@ -79,6 +88,45 @@ fn check(_name: &str, scenario: &Value) -> Vec<String> {
         }
     }
     failures
+}
+
+/// The fields of an answer whose rows come from its `result` (or `rows`)
+/// that are neither those rows, the query's echoes nor declared beside
+/// them, or not of their declared kind; and declared fields it lacks.
+fn beside_mismatches(name: &str, result: &Value) -> Vec<String> {
+    const ROWS_AND_ECHOES: &[&str] = &[
+        "result",
+        "rows",
+        "columns",
+        "currency",
+        "interval",
+        "metric",
+        "as_of",
+        "breakdown",
+    ];
+    let Some(fields) = result.as_object() else {
+        return Vec::new();
+    };
+    if !fields.contains_key("result") && !fields.contains_key("rows") {
+        return Vec::new();
+    }
+    let beside = submetrics::reports::beside_rows(name).expect("a known report");
+    let mut problems = Vec::new();
+    for (field, value) in fields {
+        if ROWS_AND_ECHOES.contains(&field.as_str()) {
+            continue;
+        }
+        match beside.iter().find(|c| c.name == field) {
+            None => problems.push(format!("`{field}` beside the rows is not declared")),
+            Some(column) => problems.extend(column.kind.mismatch(value, field)),
+        }
+    }
+    for column in beside {
+        if !fields.contains_key(column.name) {
+            problems.push(format!("declared `{}` is missing", column.name));
+        }
+    }
+    problems
 }
 
 fn main() {

@@ -66,6 +66,17 @@ pub fn schema(name: &str) -> Result<ReportSchema> {
     Ok(Report::find(name)?.schema())
 }
 
+/// The fields of the answer of report `name` beside its rows (see
+/// [`Report::beside`]).
+///
+/// # Errors
+///
+/// [`Error::UnknownReport`](crate::Error::UnknownReport) for a name the
+/// registry does not know.
+pub fn beside_rows(name: &str) -> Result<&'static [Column]> {
+    Ok(Report::find(name)?.beside())
+}
+
 /// Every report with its parameters and columns, in registry order:
 /// `[{name, parameters: [{name, accepts}], columns: {shape, columns}}]`.
 pub fn catalogue() -> Value {

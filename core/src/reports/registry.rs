@@ -14,7 +14,7 @@ use super::churn_scheduled::{ChurnScheduled, ChurnScheduledMovements, ChurnSched
 use super::params::*;
 use super::partial::{Body, Parts};
 use super::scheduled::CmrrSummary;
-use super::schema::{self, ReportSchema};
+use super::schema::{self, Column, ReportSchema};
 use super::{
     ReportParams, cashflow, cohort, invoices, leads, movement_table, mrr, mrr_parts, scheduled,
     snapshot, summary, tables, transactions, unpaid, variables,
@@ -36,6 +36,8 @@ pub struct Report {
     parts: Option<Parts>,
     /// What its columns hold.
     schema: ReportSchema,
+    /// The fields of its answer beside its rows (see [`Report::beside`]).
+    beside: &'static [Column],
 }
 
 const fn report(
@@ -49,6 +51,7 @@ const fn report(
         run,
         parts: None,
         schema: ReportSchema::Rows(&[]),
+        beside: &[],
     }
 }
 
@@ -69,6 +72,11 @@ impl Report {
     /// The report with these columns.
     const fn columns(self, schema: ReportSchema) -> Report {
         Report { schema, ..self }
+    }
+
+    /// The report with these fields beside its rows.
+    const fn beside_rows(self, beside: &'static [Column]) -> Report {
+        Report { beside, ..self }
     }
 }
 
@@ -171,7 +179,8 @@ const REPORTS: &[Report] = &[
         snapshot::map,
     )
     .in_parts(snapshot::map_partial, snapshot::map_finish)
-    .columns(schema::of::MAP),
+    .columns(schema::of::MAP)
+    .beside_rows(schema::of::MAP_BESIDE),
     report(
         "customer-concentration",
         &[
@@ -187,7 +196,8 @@ const REPORTS: &[Report] = &[
         snapshot::concentration_partial,
         snapshot::concentration_finish,
     )
-    .columns(schema::of::CONCENTRATION),
+    .columns(schema::of::CONCENTRATION)
+    .beside_rows(schema::of::CONCENTRATION_BESIDE),
     report(
         "custom-variables",
         &[
@@ -200,7 +210,8 @@ const REPORTS: &[Report] = &[
         variables::custom_variables,
     )
     .in_parts(variables::partial, variables::finish)
-    .columns(schema::of::VARIABLES),
+    .columns(schema::of::VARIABLES)
+    .beside_rows(schema::of::VARIABLES_BESIDE),
     report(
         "movement-table",
         &[
@@ -394,7 +405,8 @@ const REPORTS: &[Report] = &[
         unpaid::outstanding_unpaid_partial,
         unpaid::outstanding_unpaid_finish,
     )
-    .columns(schema::of::UNPAID),
+    .columns(schema::of::UNPAID)
+    .beside_rows(schema::of::UNPAID_BESIDE),
 ];
 
 impl Report {
@@ -428,6 +440,15 @@ impl Report {
     /// What the report's columns hold.
     pub fn schema(&self) -> ReportSchema {
         self.schema
+    }
+
+    /// The fields of the report's answer beside the list its rows come from
+    /// (`result` or `result.list`): totals, buckets and the like, which a
+    /// table of its rows leaves out; empty for most reports. The query's
+    /// echoes beside them (`currency`, `interval`, `metric`, `as_of`,
+    /// `breakdown`) are not among them.
+    pub fn beside(&self) -> &'static [Column] {
+        self.beside
     }
 
     /// Whether the report reads the parameter `name`.

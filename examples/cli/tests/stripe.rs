@@ -197,37 +197,6 @@ fn a_file_of_no_stripe_kind_is_an_error_naming_it() {
     std::fs::remove_dir_all(dir).unwrap();
 }
 
-/// Objects that are not Stripe's (our own records, say) keep nothing: an
-/// error naming the directory and why, not a ledger of zeros.
-#[test]
-fn a_directory_of_which_nothing_is_kept_is_an_error() {
-    let dir = std::env::temp_dir().join(format!("submetrics-stripe-{}-ours", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    std::fs::write(
-        dir.join("customers.json"),
-        r#"[{"id": "c1", "name": "Acme"}]"#,
-    )
-    .unwrap();
-    let out = Command::new(env!("CARGO_BIN_EXE_submetrics"))
-        .args(["local", "--stripe"])
-        .arg(&dir)
-        .args(["reports", "summary"])
-        .output()
-        .unwrap();
-    assert_eq!(out.status.code(), Some(1));
-    assert_eq!(
-        String::from_utf8_lossy(&out.stderr),
-        format!(
-            "error: --stripe {}: no Stripe customer, price or invoice kept of 1 object(s) \
-             (1 skipped, 0 rejected; the first skipped: ? c1: has no `object` field)\n\
-             loaded 0 customers, 0 plans, 0 invoices; rejected 0\n",
-            dir.display()
-        )
-    );
-    std::fs::remove_dir_all(dir).unwrap();
-}
-
 /// `stripe export` of what `fake` serves into `dir`, with `key`.
 fn export(fake: &fake_stripe::FakeStripe, key: &str, dir: &Path) -> std::process::Output {
     Command::new(env!("CARGO_BIN_EXE_submetrics"))

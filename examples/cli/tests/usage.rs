@@ -216,6 +216,11 @@ fn the_services_address_or_key_on_an_offline_command_is_refused() {
         &["stripe", "export", "--to", "out", "--api-url", "http://x"],
         "error: --api-url is the service's; stripe export talks to Stripe (its key is --api-key)\n",
     );
+    // --verbose logs the service's traffic, which neither has.
+    usage_error(
+        &["stripe", "export", "--to", "out", "--verbose"],
+        "error: --verbose logs the traffic with the service; stripe export talks to Stripe\n",
+    );
 }
 
 #[test]

@@ -350,7 +350,9 @@ pub(super) const VARIABLE_VALUE: &[Column] = &[
 ];
 
 /// The rows of the analytics customer list (`Ledger::analytics_customers`,
-/// `GET /customers`): a customer with its MRR in its billing currency.
+/// `GET /customers`): a customer, its billing `currency`, and its MRR
+/// converted to the list's currency (its `baseCurrency`, else the base
+/// currency), which the list itself does not name.
 pub const CUSTOMERS: ReportSchema = ReportSchema::Rows(&[
     col("id", Kind::Text),
     col("name", Kind::Text),
@@ -362,7 +364,7 @@ pub const CUSTOMERS: ReportSchema = ReportSchema::Rows(&[
     col("cancel_date", Kind::Timestamp),
     col("status", Kind::Text),
     col("currency", Kind::Text),
-    col("mrr", ROW_MONEY),
+    col("mrr", MONEY),
 ]);
 
 /// The rows of `Ledger::movements` (`GET /movements`): the movement columns

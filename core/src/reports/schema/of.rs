@@ -1,7 +1,7 @@
 //! Each report's schema, named for its registry entry.
 
 use super::declared::{self, *};
-use super::{Kind, ReportSchema};
+use super::{Column, Kind, ReportSchema};
 
 /// `summary`.
 pub(crate) const SUMMARY: ReportSchema = ReportSchema::Rows(&[
@@ -55,6 +55,15 @@ pub(crate) const MAP: ReportSchema = ReportSchema::Rows(&[
     col("arpa", MONEY),
     col("share", Kind::Percent),
 ]);
+/// `map` beside its rows: the totals of every country.
+pub(crate) const MAP_BESIDE: &[Column] = &[col(
+    "total",
+    Kind::Object(&[
+        col("customers", Kind::Count),
+        col("mrr", MONEY),
+        col("arpa", MONEY),
+    ]),
+)];
 /// `customer-concentration`.
 pub(crate) const CONCENTRATION: ReportSchema = ReportSchema::Rows(&[
     col("rank", Kind::Count),
@@ -64,15 +73,54 @@ pub(crate) const CONCENTRATION: ReportSchema = ReportSchema::Rows(&[
     col("share", Kind::Percent),
     col("cumulative_share", Kind::Percent),
 ]);
+/// `customer-concentration` beside its rows: the whole MRR, the
+/// Herfindahl index (0 to 1, and times 10,000 as `hhi`) and the shares of
+/// the top percents of customers.
+pub(crate) const CONCENTRATION_BESIDE: &[Column] = &[
+    col("total_mrr", MONEY),
+    col("customers", Kind::Count),
+    col("herfindahl", Kind::Number),
+    col("hhi", Kind::Number),
+    col(
+        "top",
+        Kind::List(&[
+            col("percent", Kind::Percent),
+            col("customers", Kind::Count),
+            col("mrr", MONEY),
+            col("share", Kind::Percent),
+        ]),
+    ),
+];
 /// `custom-variables`.
 pub(crate) const VARIABLES: ReportSchema = ReportSchema::Rows(&[
     col("variable", Kind::Text),
     col("values", Kind::List(VARIABLE_VALUE)),
 ]);
+/// `custom-variables` beside its rows: the totals of every customer.
+pub(crate) const VARIABLES_BESIDE: &[Column] = &[col(
+    "total",
+    Kind::Object(&[col("customers", Kind::Count), col("mrr", MONEY)]),
+)];
 /// `invoices-detail`.
 pub(crate) const INVOICES: ReportSchema = ReportSchema::Rows(&INVOICE);
 /// `cashflow-outstanding-unpaid`.
 pub(crate) const UNPAID: ReportSchema = ReportSchema::Rows(&declared::UNPAID);
+/// `cashflow-outstanding-unpaid` beside its rows: the total and the
+/// buckets of days past due.
+pub(crate) const UNPAID_BESIDE: &[Column] = &[
+    col(
+        "total",
+        Kind::Object(&[col("count", Kind::Count), col("amount", MONEY)]),
+    ),
+    col(
+        "buckets",
+        Kind::List(&[
+            col("bucket", Kind::Text),
+            col("count", Kind::Count),
+            col("amount", MONEY),
+        ]),
+    ),
+];
 /// `leads`.
 pub(crate) const LEADS: ReportSchema = ReportSchema::Rows(declared::LEADS);
 /// `leads-days`.

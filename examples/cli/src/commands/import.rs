@@ -18,8 +18,8 @@
 //! them; the answer counts what was sent, stored and rejected.
 
 use super::files::{self, Chunk, Records};
-use super::record_files::files_matching;
-use crate::args::{ImportArgs, ImportCollection};
+use super::record_files::{files_matching, read_once};
+use crate::args::{ImportArgs, ImportCollection, not_blank};
 use crate::error::{CliError, Result};
 use crate::http::{Client, encode};
 use arrow_array::RecordBatch;
@@ -32,13 +32,16 @@ const ARROW_STREAM: &str = "application/vnd.apache.arrow.stream";
 /// Sends every file's records; answers the counts.
 pub fn run(client: &Client, args: ImportArgs) -> Result<Value> {
     let collection = args.collection.name();
+    if let Some(source) = &args.source {
+        not_blank("--source", source).map_err(CliError::usage)?;
+    }
     let mut found = Vec::new();
     for pattern in &args.files {
         found.extend(files_matching("import", pattern)?);
     }
-    // A file two patterns name is sent once, where it is first named.
-    let mut named = std::collections::HashSet::new();
-    found.retain(|file| named.insert(file.path.clone()));
+    // A file two patterns name, or names two ways, is sent once, where it
+    // is first named.
+    let found = read_once(found);
     let file_count = found.len();
     let path = match (&args.source, args.collection) {
         (Some(source), _) => format!("/data-sources/{}/{collection}", encode(source)),

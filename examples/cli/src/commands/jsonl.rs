@@ -6,7 +6,6 @@
 use super::text_source::TextSource;
 use std::io::Read;
 use std::path::{Path, PathBuf};
-use submetrics::ReadRecords;
 use submetrics::model::Json;
 
 /// Bytes read per block: some fifty thousand invoices, read on every core
@@ -103,35 +102,25 @@ impl Block {
         lines(&self.text).collect()
     }
 
-    /// The records of the block parsed, on every core; a malformed line is
-    /// an error with its number in the file.
-    pub fn parse(&self) -> Result<Vec<Json<'_>>, (usize, serde_json::Error)> {
-        Json::parse_many(&self.records()).map_err(|(i, e)| (self.line_of(i), e))
-    }
-
-    /// The first of `read` (the records of [`Block::records`], read) whose
-    /// line is no JSON object: its line number in the file and why.
-    pub fn malformed<'r, T>(&self, read: &'r ReadRecords<T>) -> Option<(usize, &'r str)> {
-        read.iter()
-            .enumerate()
-            .find_map(|(i, (_, outcome))| match outcome {
-                Err(submetrics::Error::InvalidRecord { field, reason, .. })
-                    if field == "(record)" =>
-                {
-                    Some((self.line_of(i), reason.as_str()))
-                }
-                _ => None,
-            })
-    }
-
-    /// The number in the file of the line holding record `index` of
-    /// [`Block::records`] (blank lines count as lines, not records).
+    /// The number in the file of the line of the block's record `index`
+    /// (its `index`th non-blank line).
     pub fn line_of(&self, index: usize) -> usize {
         all_lines(&self.text)
             .enumerate()
             .filter(|(_, line)| !line.trim().is_empty())
             .nth(index)
-            .map_or(0, |(i, _)| self.first_line + i)
+            .map_or(self.first_line, |(i, _)| self.first_line + i)
+    }
+
+    /// The records of the block parsed, on every core; a malformed line is
+    /// an error with its number in the file.
+    pub fn parse(&self) -> Result<Vec<Json<'_>>, (usize, serde_json::Error)> {
+        let (numbers, records): (Vec<usize>, Vec<&str>) = all_lines(&self.text)
+            .enumerate()
+            .filter(|(_, line)| !line.trim().is_empty())
+            .map(|(i, line)| (self.first_line + i, line))
+            .unzip();
+        Json::parse_many(&records).map_err(|(i, e)| (numbers[i], e))
     }
 }
 

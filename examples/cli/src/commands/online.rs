@@ -2,7 +2,7 @@
 
 use crate::args::{
     AccountAction, Command, CustomersAction, DataAction, Export, PlansAction, Resource,
-    SettingsAction, pairs,
+    SettingsAction, not_blank, pairs,
 };
 use crate::body;
 use crate::error::{CliError, Result};
@@ -48,9 +48,8 @@ fn instant(command: &Command, as_of: Option<String>) -> Result<Vec<(String, Stri
     }
 }
 
-/// Runs an online command at `as_of` (default now); returns what to print
-/// (and whether it must be CSV).
-pub fn run(client: &Client, command: Command, as_of: Option<String>) -> Result<(Value, bool)> {
+/// Runs an online command at `as_of` (default now); returns what to print.
+pub fn run(client: &Client, command: Command, as_of: Option<String>) -> Result<Value> {
     let at = instant(&command, as_of)?;
     let value = match command {
         Command::Reports { name, params: args } => {
@@ -87,7 +86,7 @@ pub fn run(client: &Client, command: Command, as_of: Option<String>) -> Result<(
         Command::Exports { what, params: args } => {
             let mut query = params(&args)?;
             query.extend(at);
-            return Ok((export(client, what, &query)?, true));
+            return export(client, what, &query);
         }
         Command::Settings { action } => match action {
             None | Some(SettingsAction::Show) => {
@@ -127,7 +126,7 @@ pub fn run(client: &Client, command: Command, as_of: Option<String>) -> Result<(
             return Err(CliError::usage("stripe talks to Stripe, not the service"));
         }
     };
-    Ok((value, false))
+    Ok(value)
 }
 
 fn data(client: &Client, resource: Resource, action: DataAction) -> Result<Value> {
@@ -151,8 +150,10 @@ fn data(client: &Client, resource: Resource, action: DataAction) -> Result<Value
                         "--{name} applies to data {list} list"
                     )));
                 }
+                not_blank(&format!("--{name}"), &value).map_err(CliError::usage)?;
                 query.push((name.to_string(), value));
             }
+            known_source(client, &query)?;
             client.send("GET", base, &query, None)
         }
         DataAction::Get { id } => client.send("GET", &format!("{base}/{}", encode(&id)), &[], None),
@@ -171,16 +172,41 @@ fn data(client: &Client, resource: Resource, action: DataAction) -> Result<Value
     }
 }
 
+/// Refuses a `source` filter naming a data source the service does not
+/// have, with the service's own not-found error: its plan list answers such
+/// a filter with no plans, where an unknown `customer` of the invoice list
+/// is not found.
+fn known_source(client: &Client, query: &[(String, String)]) -> Result<()> {
+    if let Some((_, source)) = query.iter().find(|(name, _)| name == "source") {
+        client.send(
+            "GET",
+            &format!("/data/data-sources/{}", encode(source)),
+            &[],
+            None,
+        )?;
+    }
+    Ok(())
+}
+
 /// Every record of a kind, page by page, with the list's own parameters
 /// (`--customer` of invoices, `--source` of plans; the service refuses
-/// one its list does not read), or the movements of movement-table. An
-/// export reads every page, so `--limit` and `--offset` are an error.
+/// one its list does not read), or the movements of movement-table: a
+/// list of rows, whatever the format it is written in. An export reads
+/// every page, so `--limit` and `--offset` are an error.
 fn export(client: &Client, what: Export, query: &[(String, String)]) -> Result<Value> {
     let path = match what {
         Export::Customers => "/data/customers",
         Export::Plans => "/data/plans",
         Export::Invoices => "/data/invoices",
-        Export::Movements => return client.send("GET", "/reports/movement-table", query, None),
+        Export::Movements => {
+            let mut answer = client.send("GET", "/reports/movement-table", query, None)?;
+            return match answer["result"]["list"].take() {
+                list @ Value::Array(_) => Ok(list),
+                _ => Err(CliError::Io(
+                    "the service's movement-table answer holds no `result.list`".to_string(),
+                )),
+            };
+        }
     };
     if let Some((name, _)) = query
         .iter()
@@ -189,6 +215,9 @@ fn export(client: &Client, what: Export, query: &[(String, String)]) -> Result<V
         return Err(CliError::usage(format!(
             "--{name}: an export reads every page; `data <resource> list` reads one"
         )));
+    }
+    if let Export::Plans = what {
+        known_source(client, query)?;
     }
     let mut all = Vec::new();
     loop {

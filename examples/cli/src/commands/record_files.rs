@@ -27,12 +27,13 @@ pub struct RecordFile {
 impl RecordFile {
     /// The file at `path` when its name is that of a file of records (the
     /// name's stem, before the extensions, beside it): `part-0.snappy.parquet`
-    /// is Parquet, `invoices.csv.gz` gzipped CSV. Parquet compresses inside
-    /// the file, so `x.parquet.gz` is none.
+    /// is Parquet, `invoices.csv.gz` gzipped CSV, in any case
+    /// (`INVOICES.JSONL`, `invoices.CSV.GZ`). Parquet compresses inside the
+    /// file, so `x.parquet.gz` is none.
     fn named(path: &Path) -> Option<(RecordFile, &str)> {
         let name = path.file_name()?.to_str()?;
         let (rest, last) = name.rsplit_once('.')?;
-        let compression = Compression::of_extension(last);
+        let compression = Compression::of_extension(&last.to_ascii_lowercase());
         let (stem, extension) = match compression {
             Some(_) => rest.rsplit_once('.')?,
             None => (rest, last),
@@ -71,10 +72,7 @@ pub fn collection_files(option: &str, dir: &Path, collection: &str) -> Result<Ve
         let Some((file, stem)) = RecordFile::named(&path) else {
             continue;
         };
-        let part = stem
-            .strip_prefix(collection)
-            .is_some_and(|rest| rest.is_empty() || rest.starts_with('-'));
-        if part && path.is_file() {
+        if part_of(&[collection], stem).is_some() && path.is_file() {
             parts.push((stem.to_string(), file));
         }
     }
@@ -103,7 +101,24 @@ pub fn collection_files(option: &str, dir: &Path, collection: &str) -> Result<Ve
         files.extend(files_matching(option, &dataset.to_string_lossy())?);
     }
     files.sort();
-    Ok(files)
+    Ok(read_once(files))
+}
+
+/// `files` with each file once, where it is first named: a file named two
+/// ways (a symbolic link to another of the files, or a path with `..`) is
+/// one file, whose records are read once.
+pub fn read_once(files: Vec<RecordFile>) -> Vec<RecordFile> {
+    let mut seen = std::collections::HashSet::new();
+    files
+        .into_iter()
+        .filter(|file| {
+            seen.insert(
+                file.path
+                    .canonicalize()
+                    .unwrap_or_else(|_| file.path.clone()),
+            )
+        })
+        .collect()
 }
 
 /// The files of records (by their names) in the directory `dir` (given by
@@ -112,8 +127,10 @@ pub fn collection_files(option: &str, dir: &Path, collection: &str) -> Result<Ve
 /// a report written beside the data. One whose name is a near miss of a
 /// collection's (`invoice.jsonl`, `plan-groups.json`) is an error, and so
 /// is a directory so named (`invoice/`): its records would go unread.
-/// Other directories are left alone (a data set of its own, say), and so
-/// are names starting with `.` or `_`.
+/// So is a file named as a collection's part whose extension is not that of
+/// a format (`invoices.txt`, `invoices-2.xlsx`). Other directories are left
+/// alone (a data set of its own, say), and so are names starting with `.`
+/// or `_`.
 pub fn unread_files(
     option: &str,
     dir: &Path,
@@ -158,24 +175,20 @@ pub fn unread_files(
             }
             continue;
         }
-        let part_of = |stem: &str| {
-            collections.iter().any(|collection| {
-                stem.strip_prefix(collection)
-                    .is_some_and(|rest| rest.is_empty() || rest.starts_with('-'))
-            })
-        };
         let Some((_, stem)) = RecordFile::named(&path) else {
-            let stem = name.split('.').next().unwrap_or_default();
-            if name.contains('.') && part_of(stem) {
+            let before_extensions = name.split('.').next().unwrap_or_default();
+            if let Some(collection) = part_of(collections, before_extensions) {
                 return Err(CliError::usage(format!(
-                    "{option} {}: {name} would go unread: records are read from .json, .jsonl, \
-                     .ndjson, .csv or .parquet files (the text ones also as .gz or .zst)",
-                    dir.display()
+                    "{option} {}: {name} is named as a file of {collection} but its extension \
+                     is not one of .{} (the text formats also .{}); its records would go unread",
+                    dir.display(),
+                    EXTENSIONS.join(", ."),
+                    Compression::EXTENSIONS.join(" or .")
                 )));
             }
             continue;
         };
-        let claimed = part_of(stem);
+        let claimed = part_of(collections, stem).is_some();
         if claimed || path.canonicalize().is_ok_and(|path| read.contains(&path)) {
             continue;
         }
@@ -187,22 +200,13 @@ pub fn unread_files(
     Ok(unclaimed)
 }
 
-/// `files` without the later of two that are one file named two ways (a
-/// symbolic link to another, `./x` beside `x`): each is read once.
-pub fn once_each(files: Vec<RecordFile>) -> Vec<RecordFile> {
-    let mut seen: Vec<PathBuf> = Vec::with_capacity(files.len());
-    files
-        .into_iter()
-        .filter(|file| {
-            let real = file
-                .path
-                .canonicalize()
-                .unwrap_or_else(|_| file.path.clone());
-            let first = !seen.contains(&real);
-            seen.push(real);
-            first
-        })
-        .collect()
+/// The collection whose part a file of stem `stem` is: `invoices` of
+/// `invoices` and `invoices-2`.
+fn part_of<'c>(collections: &[&'c str], stem: &str) -> Option<&'c str> {
+    collections.iter().copied().find(|collection| {
+        stem.strip_prefix(collection)
+            .is_some_and(|rest| rest.is_empty() || rest.starts_with('-'))
+    })
 }
 
 /// Notes on stderr the files [`unread_files`] found.
@@ -306,7 +310,7 @@ pub fn files_matching(option: &str, pattern: &str) -> Result<Vec<RecordFile>> {
             "{option} {pattern}: matches no file of records"
         )));
     }
-    Ok(files)
+    Ok(read_once(files))
 }
 
 /// Adds every file under `dir`, at any depth, to `files`, passing over

@@ -3,13 +3,12 @@
 //! `KIND.jsonl` (one object a line). `stripe export` writes it; `local
 //! --stripe` reads it.
 
-use super::local::Loaded;
 use super::{files, record_files};
 use crate::args::LocalArgs;
 use crate::error::{CliError, Result};
 use serde_json::{Value, json};
 use std::path::Path;
-use submetrics::{Ledger, StripeOptions};
+use submetrics::StripeOptions;
 
 /// The kinds of a Stripe directory, in the order they are read (events last,
 /// so they replace the listed objects they update).
@@ -69,45 +68,4 @@ pub fn read(dir: &Path) -> Result<Vec<Value>> {
         objects.extend(found);
     }
     Ok(objects)
-}
-
-/// Imports every object of the directory into `ledger`, counting what it
-/// keeps in `loaded` and listing rejections on stderr; answers how many
-/// objects were read. Objects of which nothing is kept (every one skipped
-/// or rejected: not Stripe objects, say) are an error naming the directory
-/// and the first reason.
-pub fn load(
-    ledger: &mut Ledger,
-    dir: &Path,
-    options: &StripeOptions,
-    loaded: &mut Loaded,
-) -> Result<usize> {
-    let objects = read(dir)?;
-    let report = ledger.import_stripe(&objects, options);
-    for r in &report.rejected {
-        loaded.rejected += 1;
-        eprintln!(
-            "rejected: {} {}: field `{}`: {}",
-            r.object, r.id, r.field, r.reason
-        );
-    }
-    let kept = report.customers + report.plans + report.invoices;
-    if !objects.is_empty() && kept == 0 {
-        let first = report
-            .skipped
-            .first()
-            .map(|s| format!("; the first skipped: {} {}: {}", s.object, s.id, s.reason))
-            .unwrap_or_default();
-        return Err(CliError::usage(format!(
-            "--stripe {}: no Stripe customer, price or invoice kept of {} object(s) ({} skipped, {} rejected{first})",
-            dir.display(),
-            objects.len(),
-            report.skipped.len(),
-            report.rejected.len()
-        )));
-    }
-    loaded.customers += report.customers;
-    loaded.plans += report.plans;
-    loaded.invoices += report.invoices;
-    Ok(objects.len())
 }

@@ -26,7 +26,7 @@ impl Compression {
 
     /// The compression an extension names (`gz`, `zst`).
     pub fn of_extension(extension: &str) -> Option<Compression> {
-        match extension.to_ascii_lowercase().as_str() {
+        match extension {
             "gz" => Some(Compression::Gzip),
             "zst" => Some(Compression::Zstd),
             _ => None,

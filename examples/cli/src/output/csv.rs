@@ -28,8 +28,17 @@ pub fn columns(rows: &[Map<String, Value>]) -> Vec<String> {
     columns
 }
 
-pub fn render(rows: &[Map<String, Value>]) -> String {
-    let columns = columns(rows);
+/// The rows as CSV; with no row, a header of `declared` (the columns the
+/// rows would have), or nothing at all when those are not known.
+pub fn render(rows: &[Map<String, Value>], declared: &[String]) -> String {
+    let columns = if rows.is_empty() {
+        declared.to_vec()
+    } else {
+        columns(rows)
+    };
+    if columns.is_empty() {
+        return String::new();
+    }
     let mut out = String::new();
     out.push_str(
         &columns

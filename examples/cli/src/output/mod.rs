@@ -3,11 +3,12 @@
 
 mod csv;
 mod money;
+mod parts;
 mod table;
 
 use serde_json::{Map, Value};
 use std::io::IsTerminal;
-use submetrics::reports::{Kind, MoneyIn, ReportSchema};
+use submetrics::reports::{Column, Kind, MoneyIn, ReportSchema};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
 pub enum Format {
@@ -21,12 +22,19 @@ pub enum Format {
 pub struct Style {
     pub format: Format,
     pub color: bool,
-    /// The base currency, when known (offline: the ledger's).
+    /// The currency of money in the report's currency, for an answer that
+    /// does not name it: the command's `baseCurrency`, else the base
+    /// currency (offline the ledger's, online the account's), when known.
     pub base: Option<String>,
     /// The columns of what is written (a report's, the customer list's or
     /// the movements'), when known: which cells are money, and in which
     /// currency.
     pub schema: Option<ReportSchema>,
+    /// The kinds of the parts of the answer beside its rows (a report's
+    /// `beside_rows`, or a summary answer's other fields).
+    pub beside: &'static [Column],
+    /// The columns CSV names when there is no row: the declared ones.
+    pub header: Vec<String>,
 }
 
 impl Style {
@@ -43,6 +51,8 @@ impl Style {
             color,
             base: None,
             schema: None,
+            beside: &[],
+            header: Vec::new(),
         }
     }
 }
@@ -138,17 +148,73 @@ fn money_in(schema: &ReportSchema, row: &Map<String, Value>, column: &str) -> Op
     }
 }
 
-/// Writes a result to stdout in the chosen format.
-pub fn print(value: &Value, style: &Style) {
-    print!("{}", render(value, style));
+/// Whether writing `value` in `style` needs the currency of money in the
+/// report's currency, which the answer does not name: a table of a schema
+/// with such money, of an answer without `currency`.
+pub fn needs_base(value: &Value, style: &Style) -> bool {
+    let Some(schema) = &style.schema else {
+        return false;
+    };
+    let report_money = |columns: &[submetrics::reports::Column]| {
+        columns.iter().any(|c| {
+            std::iter::once(c)
+                .chain(c.kind.fields())
+                .any(|c| c.kind == Kind::Money(MoneyIn::Report))
+        })
+    };
+    let declared = match schema {
+        ReportSchema::Rows(columns) => report_money(columns),
+        ReportSchema::ByMetric(metrics) => report_money(metrics),
+    };
+    style.format == Format::Table && value.get("currency").is_none() && declared
 }
 
-/// A result as text in the chosen format.
-fn render(value: &Value, style: &Style) -> String {
-    match style.format {
+/// The note for parts beside the rows (named `parts`) that CSV leaves
+/// out: they are totals and figures of the rows, which the JSON and the
+/// table hold.
+fn csv_leaves_out(parts: &[&str]) -> String {
+    format!(
+        "note: the answer also holds {} beside its rows, which CSV (one table) leaves out; \
+         --format json or --format table shows them",
+        parts::named(parts)
+    )
+}
+
+/// Writes a result to stdout in the chosen format; what CSV leaves out is
+/// noted on stderr, never dropped silently.
+pub fn print(value: &Value, style: &Style) -> Result<(), String> {
+    let (text, note) = render(value, style)?;
+    print!("{text}");
+    if let Some(note) = note {
+        eprintln!("{note}");
+    }
+    Ok(())
+}
+
+/// A result as text in the chosen format: in a table, the parts beside
+/// the rows follow them (and a page of a longer list says so); in CSV, a
+/// summary's one row holds them as columns, and any other answer's are
+/// left out with a note to print on stderr.
+fn render(value: &Value, style: &Style) -> Result<(String, Option<String>), String> {
+    let beside = parts::beside(value);
+    let mut note = None;
+    let text = match style.format {
         Format::Csv => {
-            let (rows, _) = rows_of(value);
-            csv::render(&rows)
+            let (mut rows, _) = rows_of(value);
+            if !beside.is_empty() {
+                match (parts::rows_from(value), rows.as_mut_slice()) {
+                    (parts::RowsFrom::Summary, [row]) => {
+                        for (name, part) in &beside {
+                            row.insert(name.to_string(), (*part).clone());
+                        }
+                    }
+                    _ => {
+                        let names: Vec<&str> = beside.iter().map(|(name, _)| *name).collect();
+                        note = Some(csv_leaves_out(&names));
+                    }
+                }
+            }
+            csv::render(&rows, &style.header)
         }
         Format::Table => {
             let (rows, currency) = rows_of(value);
@@ -158,18 +224,33 @@ fn render(value: &Value, style: &Style) -> String {
                     .as_ref()
                     .and_then(|schema| money_in(schema, row, column))
             };
-            table::render(
-                &rows,
-                currency.as_deref(),
-                style.base.as_deref(),
-                style.color,
-                money,
-            )
+            let (currency, base) = (currency.as_deref(), style.base.as_deref());
+            let mut text = table::render(&rows, currency, base, style.color, money);
+            let count = value.pointer("/result/count").and_then(Value::as_u64);
+            if let Some(count) = count.filter(|count| *count > rows.len() as u64) {
+                text.push_str(&format!("({} of {count} rows)\n", rows.len()));
+            }
+            for section in parts::sections(&beside, style.beside) {
+                text.push('\n');
+                if let Some(title) = section.title {
+                    text.push_str(&format!("{title}:\n"));
+                }
+                let money = |_: &Map<String, Value>, column: &str| section.money(column);
+                text.push_str(&table::render(
+                    &section.rows,
+                    currency,
+                    base,
+                    style.color,
+                    money,
+                ));
+            }
+            text
         }
         Format::Json | Format::Auto => {
             serde_json::to_string_pretty(value).unwrap_or_default() + "\n"
         }
-    }
+    };
+    Ok((text, note))
 }
 
 #[cfg(test)]
@@ -183,6 +264,8 @@ mod tests {
             color: false,
             base: Some("USD".to_string()),
             schema: submetrics::reports::schema(report).ok(),
+            beside: submetrics::reports::beside_rows(report).unwrap_or_default(),
+            header: Vec::new(),
         }
     }
 
@@ -195,7 +278,9 @@ mod tests {
              "mrr_change_base_currency": -123456, "customer_count_change": -1, "currency": "USD"},
         ]}});
         assert_eq!(
-            render(&moves, &style(Format::Table, "movement-table")),
+            render(&moves, &style(Format::Table, "movement-table"))
+                .unwrap()
+                .0,
             "\
 date        customer_id  mrr_change  mrr_change_base_currency  customer_count_change  currency
 ----------  -----------  ----------  ------------------------  ---------------------  --------
@@ -204,7 +289,9 @@ date        customer_id  mrr_change  mrr_change_base_currency  customer_count_ch
 "
         );
         assert_eq!(
-            render(&moves, &style(Format::Csv, "movement-table")),
+            render(&moves, &style(Format::Csv, "movement-table"))
+                .unwrap()
+                .0,
             "date,customer_id,mrr_change,mrr_change_base_currency,customer_count_change,currency\r\n\
              2024-02-01,C,2700,3000,1,EUR\r\n\
              2024-03-01,A,-123456,-123456,-1,USD\r\n"
@@ -217,7 +304,9 @@ date        customer_id  mrr_change  mrr_change_base_currency  customer_count_ch
             {"metric": "nrr", "label": "NRR", "values": [101.5]},
         ]});
         assert_eq!(
-            render(&table, &style(Format::Table, "mrr-table")),
+            render(&table, &style(Format::Table, "mrr-table"))
+                .unwrap()
+                .0,
             "\
 metric           label      2024-01-01
 ---------------  ---------  ----------
@@ -229,7 +318,9 @@ nrr              NRR            101.50
         let summary =
             json!({"currency": "GBP", "summary": {"mrr_current": 1000, "subscribers_current": 3}});
         assert_eq!(
-            render(&summary, &style(Format::Table, "summary")),
+            render(&summary, &style(Format::Table, "summary"))
+                .unwrap()
+                .0,
             "\
 mrr_current  subscribers_current
 -----------  -------------------
@@ -239,6 +330,6 @@ mrr_current  subscribers_current
         // Without a schema nothing is money.
         let mut plain = style(Format::Table, "summary");
         plain.schema = None;
-        assert!(render(&summary, &plain).contains("       1000"));
+        assert!(render(&summary, &plain).unwrap().0.contains("       1000"));
     }
 }

@@ -2,12 +2,13 @@
 //! its currency, negative amounts red when color is on. Nested values show
 //! as compact JSON. Which cells are money comes from the schema: money in
 //! the row's currency uses the row's `currency` (else the result's); money
-//! in the report's currency uses the result's `currency` (else the base
-//! currency the caller knows), and prints as a plain number when neither
-//! is known.
+//! in the report's currency uses the result's `currency`, else the base
+//! currency the caller knows. Money whose currency is not known prints as
+//! its integer cents, as JSON and CSV give it, rather than with a
+//! guessed currency.
 
 use super::csv::columns;
-use super::money::{format, plain};
+use super::money::format;
 use serde_json::{Map, Value};
 use submetrics::reports::MoneyIn;
 
@@ -17,8 +18,14 @@ const RESET: &str = "\x1b[0m";
 /// Which currency a money cell is in: a known one, or not known.
 #[derive(Clone, Copy)]
 enum In<'a> {
-    Currency(Option<&'a str>),
+    Currency(&'a str),
     Unknown,
+}
+
+impl<'a> In<'a> {
+    fn of(code: Option<&'a str>) -> In<'a> {
+        code.map_or(In::Unknown, In::Currency)
+    }
 }
 
 fn cell(money: bool, value: Option<&Value>, currency: In) -> (String, bool, bool) {
@@ -28,7 +35,7 @@ fn cell(money: bool, value: Option<&Value>, currency: In) -> (String, bool, bool
             let cents = n.as_i64().unwrap_or(0);
             let text = match currency {
                 In::Currency(code) => format(cents, code),
-                In::Unknown => plain(cents),
+                In::Unknown => cents.to_string(),
             };
             (text, true, cents < 0)
         }
@@ -59,18 +66,15 @@ pub fn render(
     let cells: Vec<Vec<(String, bool, bool)>> = rows
         .iter()
         .map(|row| {
-            let row_currency = row.get("currency").and_then(Value::as_str).or(currency);
-            let base = match currency.or(base) {
-                Some(code) => In::Currency(Some(code)),
-                None => In::Unknown,
-            };
+            let row_currency = In::of(row.get("currency").and_then(Value::as_str).or(currency));
+            let report_currency = In::of(currency.or(base));
             columns
                 .iter()
                 .map(|c| {
                     let money = money(row, c);
                     let currency = match money {
-                        Some(MoneyIn::Report) => base,
-                        _ => In::Currency(row_currency),
+                        Some(MoneyIn::Report) => report_currency,
+                        _ => row_currency,
                     };
                     cell(money.is_some(), row.get(c), currency)
                 })

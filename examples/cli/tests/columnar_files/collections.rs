@@ -314,3 +314,90 @@ fn a_file_named_near_a_collection_is_an_error_and_other_files_are_noted() {
     std::fs::remove_file(dir.join("mrr.json")).unwrap();
     assert_like_the_fixture(&dir);
 }
+
+#[test]
+fn extensions_are_read_in_any_case_and_a_collections_file_of_another_is_an_error() {
+    let dir = scratch("extension-case");
+    std::fs::copy(fixture().join("customers.csv"), dir.join("customers.CSV")).unwrap();
+    std::fs::copy(fixture().join("plans.json"), dir.join("plans.Json")).unwrap();
+    copy("fx_rates.json", &dir);
+    let invoices = std::fs::read(fixture().join("invoices.jsonl")).unwrap();
+    std::fs::write(dir.join("invoices.JSONL.GZ"), gzip(&invoices)).unwrap();
+    assert_like_the_fixture(&dir);
+    // A collection option reads them alike.
+    let parts = scratch("extension-case-parts");
+    write_parquet(&parts.join("PART-0.PARQUET"), &batch(&fixture_invoices()));
+    let customers = dir.join("customers.CSV");
+    let plans = dir.join("plans.Json");
+    let rates = dir.join("fx_rates.json");
+    assert_read_like_the_fixture(&[
+        "--invoices",
+        parts.to_str().unwrap(),
+        "--customers",
+        customers.to_str().unwrap(),
+        "--plans",
+        plans.to_str().unwrap(),
+        "--fx-rates",
+        rates.to_str().unwrap(),
+    ]);
+    // A file named as a collection's part in no format would go unread.
+    for name in [
+        "invoices-2.txt",
+        "invoices.jsonl.bak",
+        "invoices.parquet.gz",
+        "plans",
+    ] {
+        std::fs::write(dir.join(name), "").unwrap();
+        let out = run(&dir, &["reports", "summary"]);
+        assert_eq!(out.status.code(), Some(1), "{name}");
+        let collection = name.split(['.', '-']).next().unwrap();
+        assert_eq!(
+            String::from_utf8_lossy(&out.stderr),
+            format!(
+                "error: --data {}: {name} is named as a file of {collection} but its extension \
+                 is not one of .json, .jsonl, .ndjson, .csv, .parquet (the text formats also .gz \
+                 or .zst); its records would go unread\n\
+                 loaded 0 customers, 0 plans, 0 invoices; rejected 0\n",
+                dir.display()
+            )
+        );
+        std::fs::remove_file(dir.join(name)).unwrap();
+    }
+}
+
+#[test]
+fn a_file_named_two_ways_is_read_once() {
+    let dir = scratch("named-two-ways");
+    copy("customers.csv", &dir);
+    copy("plans.json", &dir);
+    copy("fx_rates.json", &dir);
+    copy("invoices.jsonl", &dir);
+    // A part of the collection that is a link to another part.
+    std::os::unix::fs::symlink(dir.join("invoices.jsonl"), dir.join("invoices-2.jsonl")).unwrap();
+    // A directory of the collection holding a link to a part beside it.
+    std::fs::create_dir(dir.join("plans")).unwrap();
+    std::fs::rename(dir.join("plans.json"), dir.join("plans").join("plans.json")).unwrap();
+    std::os::unix::fs::symlink(
+        dir.join("plans").join("plans.json"),
+        dir.join("plans").join("again.json"),
+    )
+    .unwrap();
+    assert_like_the_fixture(&dir);
+    // Options that name one file through a link and through `..`.
+    let at = |path: &str| dir.join(path).to_str().unwrap().to_string();
+    let (customers, plans, rates) = (at("customers.csv"), at("plans"), at("fx_rates.json"));
+    assert_read_like_the_fixture(&[
+        "--invoices",
+        &at("invoices.jsonl"),
+        "--invoices",
+        &at("invoices-2.jsonl"),
+        "--invoices",
+        &at("plans/../invoices.jsonl"),
+        "--customers",
+        &customers,
+        "--plans",
+        &plans,
+        "--fx-rates",
+        &rates,
+    ]);
+}

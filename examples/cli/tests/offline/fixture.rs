@@ -51,3 +51,26 @@ pub(crate) const NOTHING_LOADED: &str = "loaded 0 customers, 0 plans, 0 invoices
 pub(crate) fn leading_zeros() -> String {
     format!("{}/leading-zeros", data_dir())
 }
+
+/// A fresh directory `name` of this test process, holding `files` (name,
+/// text).
+pub(crate) fn scratch_dir(name: &str, files: &[(&str, &str)]) -> String {
+    let dir = std::path::PathBuf::from(env!("CARGO_TARGET_TMPDIR"))
+        .join(format!("{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).expect("dir");
+    for (file, text) in files {
+        std::fs::write(dir.join(file), text).expect("write");
+    }
+    dir.to_string_lossy().into_owned()
+}
+
+/// What a run wrote on stdout.
+pub(crate) fn stdout(output: &Output) -> String {
+    String::from_utf8_lossy(&output.stdout).into_owned()
+}
+
+/// What a run wrote on stderr.
+pub(crate) fn stderr(output: &Output) -> String {
+    String::from_utf8_lossy(&output.stderr).into_owned()
+}

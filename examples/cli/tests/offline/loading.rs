@@ -210,35 +210,6 @@ fn a_malformed_line_of_a_customers_jsonl_file_names_the_file_and_its_line() {
     assert_eq!(json(&out)["result"]["count"], 600);
 }
 
-/// A line of an invoices JSONL file that is no JSON is an error naming the
-/// file and its line, as for customers, not a rejected record of no id.
-#[test]
-fn a_malformed_line_of_an_invoices_jsonl_file_names_the_file_and_its_line() {
-    let dir = std::path::PathBuf::from(env!("CARGO_TARGET_TMPDIR"))
-        .join(format!("cli-bad-invoice-line-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).expect("dir");
-    let fixture = std::path::PathBuf::from(data_dir());
-    for name in ["customers.csv", "plans.json"] {
-        std::fs::copy(fixture.join(name), dir.join(name)).expect("copy");
-    }
-    let good = r#"{"id": "i1", "customer_id": "A", "type": "subscription", "plan_id": "m", "invoice_date": "2024-01-01", "amount": 3000, "currency": "USD"}"#;
-    std::fs::write(
-        dir.join("invoices.jsonl"),
-        format!("{good}\n\n{{\"id\": \"i2\", \"amount\": 12,\n{good}\n"),
-    )
-    .expect("write");
-    let out = local_in(dir.to_str().unwrap(), &["reports", "summary"]);
-    assert_eq!(out.status.code(), Some(1));
-    assert_eq!(
-        String::from_utf8_lossy(&out.stderr),
-        format!(
-            "error: {} line 3: is not valid JSON: EOF while parsing a value at line 1 column 26\n\
-             loaded 3 customers, 3 plans, 0 invoices; rejected 0\n",
-            dir.join("invoices.jsonl").display()
-        )
-    );
-}
-
 /// Text files as Windows tools and spreadsheets write them: a byte order
 /// mark before JSON is passed over; a CSV header split by semicolons is
 /// refused at its line rather than every row rejected for lacking its id.
@@ -298,46 +269,90 @@ fn a_byte_order_mark_is_passed_over_and_a_semicolon_header_is_refused() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
-/// Extensions are read in any case; a collection's file of another format
-/// is an error naming it, not a file passed over; one file named twice (a
-/// symbolic link beside it) is read once.
+/// `local` with these arguments, not on the fixture.
+fn local_with(args: &[&str]) -> std::process::Output {
+    Command::new(env!("CARGO_BIN_EXE_submetrics"))
+        .arg("local")
+        .args(args)
+        .output()
+        .expect("run the client")
+}
+
 #[test]
-fn extensions_in_any_case_other_formats_refused_and_links_read_once() {
-    let dir = std::env::temp_dir().join(format!("submetrics-ext-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    let fixture = std::path::PathBuf::from(data_dir());
-    std::fs::copy(fixture.join("customers.csv"), dir.join("customers.CSV")).unwrap();
-    std::fs::copy(fixture.join("plans.json"), dir.join("plans.Json")).unwrap();
-    std::fs::copy(fixture.join("fx_rates.json"), dir.join("fx_rates.json")).unwrap();
-    std::fs::copy(fixture.join("invoices.jsonl"), dir.join("invoices.JSONL")).unwrap();
-    let path = dir.to_string_lossy().to_string();
-    let summary_of = |dir: &str| {
-        let out = local_in(dir, &["--as-of", "2024-03-15", "reports", "summary"]);
-        (
-            json(&out)["summary"]["mrr_current"].clone(),
-            String::from_utf8_lossy(&out.stderr)
-                .lines()
-                .last()
-                .unwrap_or_default()
-                .to_string(),
-        )
-    };
-    let expected = (Value::from(13000), FIXTURE_LOADED.trim_end().to_string());
-    assert_eq!(summary_of(&path), expected);
-    std::os::unix::fs::symlink(dir.join("invoices.JSONL"), dir.join("invoices-again.jsonl"))
-        .unwrap();
-    assert_eq!(summary_of(&path), expected, "the link is read once");
-    std::fs::write(dir.join("invoices-2.txt"), "{}\n").unwrap();
-    let out = local_in(&path, &["reports", "summary"]);
+fn a_stripe_directory_without_a_stripe_object_is_an_error_naming_it() {
+    let invoices = std::fs::read_to_string(format!("{}/invoices.jsonl", data_dir())).unwrap();
+    // Records of our own, where Stripe objects should be.
+    let ours = scratch_dir("stripe-of-our-records", &[("customers.jsonl", &invoices)]);
+    let out = local_with(&["--stripe", &ours, "reports", "summary"]);
     assert_eq!(out.status.code(), Some(1));
     assert_eq!(
-        String::from_utf8_lossy(&out.stderr),
+        stderr(&out),
         format!(
-            "error: --data {path}: invoices-2.txt would go unread: records are read from .json, \
-             .jsonl, .ndjson, .csv or .parquet files (the text ones also as .gz or .zst)\n\
-             {NOTHING_LOADED}"
+            "error: --stripe {ours}: none of its 7 records is a Stripe object the mapping keeps \
+             (the first: a record has no `object` field); it reads Stripe API objects as \
+             `stripe export` writes them\n{NOTHING_LOADED}"
         )
     );
-    std::fs::remove_dir_all(dir).unwrap();
+    // Beside records that load, an empty Stripe directory is still an error.
+    let empty = scratch_dir("stripe-empty", &[]);
+    let out = local(&["--stripe", &empty, "reports", "summary"]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(out.stdout.is_empty());
+    assert_eq!(
+        stderr(&out),
+        format!(
+            "rejected: invoice bad: field `customer_id`: customer `Z` does not exist; send the customer first\n\
+             error: --stripe {empty}: no records (Stripe objects as .json or .jsonl)\n{FIXTURE_LOADED}"
+        )
+    );
+    // FX rates alone are what a directory may add to Stripe objects.
+    let rates = std::fs::read_to_string(format!("{}/fx_rates.json", data_dir())).unwrap();
+    let fx = scratch_dir("stripe-fx-rates", &[("fx_rates.json", &rates)]);
+    let stripe = format!("{}/../stripe-export", data_dir());
+    let out = local_with(&[
+        "--data",
+        &fx,
+        "--stripe",
+        &stripe,
+        "--as-of",
+        "2024-03-01",
+        "reports",
+        "summary",
+    ]);
+    assert_eq!(json(&out)["summary"]["mrr_current"], 11200);
+    let out = local_with(&["--data", &fx, "reports", "summary"]);
+    assert_eq!(
+        stderr(&out),
+        format!(
+            "error: --data {fx}: no records (customers, plans and invoices as .json, .jsonl, .csv or .parquet)\n{NOTHING_LOADED}"
+        )
+    );
+}
+
+#[test]
+fn a_malformed_line_of_an_invoices_jsonl_file_names_the_file_and_its_line() {
+    let fixture = |name: &str| std::fs::read_to_string(format!("{}/{name}", data_dir())).unwrap();
+    let invoices = fixture("invoices.jsonl");
+    let mut lines: Vec<&str> = invoices.lines().collect();
+    // Blank lines count: the broken record is on line 5 of the file.
+    lines.insert(1, "");
+    lines.insert(4, r#"{"id": "x1", "customer_id": "A", oops}"#);
+    let dir = scratch_dir(
+        "malformed-invoice-line",
+        &[
+            ("customers.csv", &fixture("customers.csv")),
+            ("plans.json", &fixture("plans.json")),
+            ("invoices.jsonl", &lines.join("\r\n")),
+        ],
+    );
+    let out = local_in(&dir, &["reports", "summary"]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(out.stdout.is_empty());
+    assert_eq!(
+        stderr(&out),
+        format!(
+            "error: {dir}/invoices.jsonl line 5: key must be a string at line 1 column 34\n\
+             loaded 3 customers, 3 plans, 0 invoices; rejected 0\n"
+        )
+    );
 }

@@ -6,4 +6,5 @@ mod common;
 mod fixture;
 mod loading;
 mod options;
+mod parts;
 mod reports;

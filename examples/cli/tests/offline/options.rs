@@ -243,103 +243,171 @@ fn as_of_and_local_options_mean_the_same_before_and_after_the_command() {
         &["reports", "summary", "--first-day-of-week", "monday"],
     );
     assert_eq!(bad.status.code(), Some(1));
-    assert_eq!(
-        String::from_utf8_lossy(&bad.stderr),
-        "error: invalid value 'monday' for '--first-day-of-week <FIRST_DAY_OF_WEEK>': invalid digit found in string\n\nFor more information, try '--help'.\n"
+    let refused = "error: invalid value 'monday' for '--first-day-of-week <FIRST_DAY_OF_WEEK>': \
+                   invalid digit found in string\n\nFor more information, try '--help'.\n";
+    assert_eq!(stderr(&bad), refused);
+    let before = local_in(
+        &dir,
+        &["--first-day-of-week", "monday", "reports", "summary"],
     );
+    assert_eq!(stderr(&before), refused);
 }
 
-/// `local`'s options stand anywhere after `local`, on every command (not
-/// only the reports'), each given once; `--verbose` (HTTP logging) and a
-/// report's `--baseCurrency` beside `--base-currency` are refused.
 #[test]
-fn local_options_stand_after_any_command_once() {
-    let bin = env!("CARGO_BIN_EXE_submetrics");
+fn local_options_are_taken_after_any_command_of_local() {
     let run = |args: &[&str]| {
-        std::process::Command::new(bin)
+        std::process::Command::new(env!("CARGO_BIN_EXE_submetrics"))
+            .arg("local")
             .args(args)
             .output()
             .expect("run the client")
     };
-    let dir = data_dir();
-    let stderr =
-        |output: &std::process::Output| String::from_utf8_lossy(&output.stderr).to_string();
-    // The data directory after the command.
-    let summary_after = run(&[
-        "local",
-        "reports",
-        "summary",
-        "--data",
-        &dir,
-        "--as-of",
-        "2024-03-15",
-    ]);
-    assert_eq!(
-        json(&summary_after)["summary"]["mrr_current"],
-        13000,
-        "{}",
-        stderr(&summary_after)
-    );
-    // A ledger option after `movements` and after `customers get`.
-    let movements = run(&[
-        "local",
-        "--data",
-        &dir,
-        "--as-of",
-        "2024-03-15",
-        "movements",
-        "--customer",
-        "A",
-        "--base-currency",
-        "EUR",
-    ]);
-    assert_eq!(
-        json(&movements)[0]["mrr_change_base_currency"],
-        2700,
-        "{}",
-        stderr(&movements)
-    );
+    let data = data_dir();
+    let at = ["--as-of", "2024-03-15T00:00:00Z"];
+    // Options of the ledger after `movements` and after `customers get`.
+    let after = run(&[
+        &["--data", &data, "movements", "--base-currency", "EUR"],
+        &at[..],
+    ]
+    .concat());
+    let before = run(&[
+        &["--data", &data, "--base-currency", "EUR", "movements"],
+        &at[..],
+    ]
+    .concat());
+    assert_eq!(json(&after), json(&before));
+    assert_eq!(json(&after)[0]["mrr_change_base_currency"], 2700);
     let customer = run(&[
-        "local",
-        "--data",
-        &dir,
-        "--as-of",
-        "2024-03-15",
-        "customers",
-        "get",
-        "A",
-        "--timezone",
-        "UTC",
-    ]);
-    assert_eq!(json(&customer)["id"], "A", "{}", stderr(&customer));
-    for (args, error) in [
+        &[
+            "--data",
+            &data,
+            "customers",
+            "get",
+            "A",
+            "--timezone",
+            "America/Los_Angeles",
+        ],
+        &["--as-of", "2024-01-01T05:00:00Z"][..],
+    ]
+    .concat());
+    assert_eq!(json(&customer)["status"], "lead");
+    // Where the records are, after the command.
+    let summary = run(&[&["reports", "summary", "--data", &data], &at[..]].concat());
+    assert_eq!(json(&summary)["summary"]["mrr_current"], 13000);
+    let strict = run(&[&["movements", "--data", &data, "--strict"], &at[..]].concat());
+    assert_eq!(
+        stderr(&strict),
+        format!(
+            "rejected: invoice bad: field `customer_id`: customer `Z` does not exist; send the customer first\n\
+             error: 1 record(s) rejected (--strict)\n{FIXTURE_LOADED}"
+        )
+    );
+    // Given twice, before and after the command, an option is an error.
+    for (args, name) in [
         (
-            vec![
-                "local", "--data", &dir, "reports", "summary", "--data", &dir,
-            ],
-            "error: --data is given twice; give it once\n",
-        ),
-        (
-            vec!["local", "--data", &dir, "--verbose", "reports", "summary"],
-            "error: --verbose logs HTTP traffic; local makes none\n",
-        ),
-        (
-            vec![
-                "local",
+            &[
                 "--data",
-                &dir,
-                "reports",
-                "mrr",
-                "--base-currency",
-                "EUR",
-                "--baseCurrency",
-                "USD",
-            ],
-            "error: --base-currency (as --baseCurrency) is given twice; give it once\n",
+                &data,
+                "--timezone",
+                "UTC",
+                "movements",
+                "--timezone",
+                "UTC",
+            ][..],
+            "--timezone",
+        ),
+        (
+            &["--data", &data, "reports", "summary", "--data", &data][..],
+            "--data",
+        ),
+        (
+            &[
+                "--strict",
+                "--data",
+                &data,
+                "customers",
+                "get",
+                "A",
+                "--strict",
+            ][..],
+            "--strict",
         ),
     ] {
-        let output = run(&args);
-        assert_eq!(output.status.code(), Some(1), "{args:?}");
-        assert_eq!(stderr(&output), error, "{args:?}");
+        let out = run(args);
+        assert_eq!(out.status.code(), Some(1), "{args:?}");
+        assert_eq!(
+            stderr(&out),
+            format!("error: {name} is given twice; give it once\n")
+        );
+    }
+}
+
+#[test]
+fn the_base_currency_twice_and_verbose_are_refused_offline_as_online() {
+    // `--base-currency` is the reports' currency, as online where it is
+    // `--baseCurrency`: both is one parameter given twice.
+    for args in [
+        &[
+            "reports",
+            "summary",
+            "--base-currency",
+            "EUR",
+            "--baseCurrency",
+            "USD",
+        ][..],
+        &[
+            "--base-currency",
+            "EUR",
+            "customers",
+            "list",
+            "--baseCurrency=USD",
+        ][..],
+    ] {
+        let out = local(args);
+        assert_eq!(out.status.code(), Some(1), "{args:?}");
+        assert!(out.stdout.is_empty());
+        assert_eq!(
+            stderr(&out),
+            format!(
+                "error: --baseCurrency is given twice (`EUR`, then `USD`); a parameter takes one \
+                 value (several ids go in one, space-separated)\n{NOTHING_LOADED}"
+            ),
+            "{args:?}"
+        );
+    }
+    // Either alone is the currency of the answer.
+    let summary = |args: &[&str]| json(&local(&[&["reports", "summary"], args].concat()));
+    assert_eq!(
+        summary(&["--baseCurrency", "EUR"]),
+        summary(&["--base-currency", "EUR"])
+    );
+    // Offline there is no traffic to log.
+    let out = local(&["--verbose", "movements"]);
+    assert_eq!(out.status.code(), Some(1));
+    assert_eq!(
+        stderr(&out),
+        "error: --verbose logs the traffic with the service; local computes offline, from files\n"
+    );
+}
+
+#[test]
+fn an_empty_value_is_an_error_naming_its_option() {
+    // Read as not given, it used to match everything.
+    for (args, option) in [
+        (&["movements", "--kinds", ""][..], "--kinds"),
+        (&["movements", "--customer="][..], "--customer"),
+        (&["reports", "mrr", "--plan", " "][..], "--plan"),
+        (&["customers", "list", "--q", ""][..], "--q"),
+    ] {
+        let out = local(args);
+        assert_eq!(out.status.code(), Some(1), "{args:?}");
+        assert!(out.stdout.is_empty());
+        assert_eq!(
+            stderr(&out),
+            format!(
+                "error: {option} has an empty value; give it one, or leave the option out\n{NOTHING_LOADED}"
+            ),
+            "{args:?}"
+        );
     }
 }

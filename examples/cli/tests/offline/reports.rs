@@ -281,3 +281,93 @@ date        customer_id  type  subtype  mrr_change  mrr_change_base_currency  cu
 "
     );
 }
+
+#[test]
+fn money_in_the_base_currency_is_shown_in_it_whatever_the_rows_currency() {
+    // MRR of the customer list is converted to the base currency, not in
+    // each customer's billing currency.
+    let customers = local(&[
+        "--base-currency",
+        "EUR",
+        "customers",
+        "list",
+        "--status",
+        "all",
+        "--format",
+        "table",
+    ]);
+    assert_eq!(
+        stdout(&customers),
+        "\
+id  name        email  created_date  country  trial_started  paid_started          cancel_date           status     currency  mrr
+--  ----------  -----  ------------  -------  -------------  --------------------  --------------------  ---------  --------  ------
+B   Beta                             US                      2024-01-15T00:00:00Z                        active     USD       €90.00
+A   Acme, Inc.                       DE                      2024-01-01T00:00:00Z                        active     USD       €27.00
+C   Gamma                            FR                      2024-02-01T00:00:00Z  2024-03-01T00:00:00Z  cancelled  EUR        €0.00
+"
+    );
+    // A report's `baseCurrency` is the currency of its base amounts.
+    let movements = local(&[
+        "reports",
+        "movement-table",
+        "--date",
+        "20240301-20240331",
+        "--baseCurrency",
+        "EUR",
+        "--format",
+        "table",
+    ]);
+    assert_eq!(
+        stdout(&movements),
+        "\
+date        movement_date  currency  customer_id  customer_name  customer_email  type   subtype  description                       mrr_change  mrr_change_base_currency  customer_count_change  quantity_change  plans_before  plans_after
+----------  -------------  --------  -----------  -------------  --------------  -----  -------  --------------------------------  ----------  ------------------------  ---------------------  ---------------  ------------  -----------
+2024-03-01  2024-03-01     EUR       C            Gamma                          churn  lapse    Lapsed, not renewed: Monthly EUR     -€27.00                   -€27.00                     -1               -1  [\"e\"]         []
+"
+    );
+}
+
+/// Amounts are cents in every currency; one without a minor unit shows
+/// in whole units: 123456700 KRW cents are 1,234,567 won.
+#[test]
+fn money_without_a_minor_unit_shows_whole_units() {
+    let dir = scratch_dir(
+        "zero-decimal-currencies",
+        &[
+            (
+                "plans.json",
+                r#"[{"id": "k", "name": "Won", "interval": "month", "currency": "KRW"}]"#,
+            ),
+            ("customers.json", r#"[{"id": "K", "name": "Kim"}]"#),
+            (
+                "invoices.json",
+                r#"[{"id": "k1", "customer_id": "K", "type": "subscription", "plan_id": "k",
+                     "invoice_date": "2024-01-01", "amount": 123456700, "currency": "KRW"}]"#,
+            ),
+        ],
+    );
+    let run = |args: &[&str]| {
+        let out = local_in(
+            &dir,
+            &[&["--as-of", "2024-01-15", "--base-currency", "KRW"], args].concat(),
+        );
+        assert!(out.status.success(), "{}", stderr(&out));
+        stdout(&out)
+    };
+    assert_eq!(
+        run(&["reports", "summary", "--format", "table"]),
+        "\
+mrr_current    arr_current     subscribers_current  arpa_current
+-------------  --------------  -------------------  -------------
+1,234,567 KRW  14,814,804 KRW                    1  1,234,567 KRW
+"
+    );
+    assert_eq!(
+        run(&["movements", "--format", "table"]),
+        "\
+date        customer_id  type  subtype  mrr_change     mrr_change_base_currency  customer_count_change  quantity_change  currency  plans_before  plans_after
+----------  -----------  ----  -------  -------------  ------------------------  ---------------------  ---------------  --------  ------------  -----------
+2024-01-01  K            new   new      1,234,567 KRW             1,234,567 KRW                      1                1  KRW       []            [\"k\"]
+"
+    );
+}

@@ -54,8 +54,10 @@ fn every_format_goes_in_by_batches_and_reports_as_local_does() {
         server.json(&["import", "plans", "--source", "files", &plans]),
         counts("files", "plans", 1, 3, 0)
     );
-    // A file named twice (here also by a pattern) is sent once.
+    // A file named twice (here also by a pattern, and by a path through
+    // `..`) is sent once.
     let pattern = customers.replace("customers.csv", "custom*.csv");
+    let two_ways = customers.replace("/local/customers.csv", "/local/../local/customers.csv");
     assert_eq!(
         server.json(&[
             "import",
@@ -63,7 +65,8 @@ fn every_format_goes_in_by_batches_and_reports_as_local_does() {
             "--source",
             "files",
             &customers,
-            &pattern
+            &pattern,
+            &two_ways
         ]),
         counts("files", "customers", 1, 3, 0)
     );

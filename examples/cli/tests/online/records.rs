@@ -126,7 +126,7 @@ fn customers_plans_data_and_exports() {
         (&json!(2), vec![&json!("a1"), &json!("a2")])
     );
     assert_eq!(
-        server.json(&["data", "plans", "list", "--source", "nowhere"])["result"]["count"],
+        server.json(&["data", "plans", "list", "--source", "ds"])["result"]["count"],
         0
     );
     for (args, error) in [
@@ -250,10 +250,36 @@ fn exports_are_csv_of_every_record() {
          2024-01-01,2024-01-10,USD,B,Beta,,new,new,New subscription: Monthly,2000,2000,1,1,[],\"[\"\"m\"\"]\"\r\n\
          2024-01-01,2024-01-01,USD,A,Acme,,new,new,New subscription: Monthly,3000,3000,1,1,[],\"[\"\"m\"\"]\"\r\n"
     );
-    // --format does not change an export: it is always CSV.
+    // An export is CSV unless a format is asked for: every record (or
+    // movement) in one JSON array, or a table.
     assert_eq!(
-        csv(&["--format", "json", "exports", "plans"]),
+        csv(&["--format", "csv", "exports", "plans"]),
         csv(&["exports", "plans"])
+    );
+    assert_eq!(
+        server.json(&["exports", "plans", "--format", "json"]),
+        json!([{"id": "m", "name": "Monthly", "billing_freq": "month", "billing_freq_count": 1,
+                "currency": "USD", "product_name": null, "data_source": null,
+                "pricing_model": "licensed"}])
+    );
+    assert_eq!(
+        csv(&["--format", "table", "exports", "plans"]),
+        "\
+id  name     billing_freq  billing_freq_count  currency  product_name  data_source  pricing_model
+--  -------  ------------  ------------------  --------  ------------  -----------  -------------
+m   Monthly  month                          1  USD                                  licensed
+"
+    );
+    let movements = ["--date", "20240101-20240229", "--as-of", "2024-02-15"];
+    assert_eq!(
+        server.json(
+            &[
+                &["--format", "json", "exports", "movements"],
+                &movements[..]
+            ]
+            .concat()
+        ),
+        server.json(&[&["reports", "movement-table"], &movements[..]].concat())["result"]["list"]
     );
     // A record export takes its list's parameters, which used to be dropped
     // (every customer's invoices came whatever `--customer` said).
@@ -286,6 +312,66 @@ fn exports_are_csv_of_every_record() {
         &["exports", "plans", "--limit", "1"],
         "error: --limit: an export reads every page; `data <resource> list` reads one\n",
     );
+    refused(
+        &["exports", "plans", "--source", "nosuch"],
+        "error: server answered 404: data source `nosuch` does not exist\n",
+    );
+}
+
+#[test]
+fn list_filters_are_not_empty_and_name_what_exists() {
+    let server = start();
+    server.seed();
+    let refused = |args: &[&str], stderr: &str| {
+        let out = server.run(args);
+        assert_eq!(out.status.code(), Some(1), "{args:?}");
+        assert_eq!(String::from_utf8_lossy(&out.stdout), "", "{args:?}");
+        assert_eq!(String::from_utf8_lossy(&out.stderr), stderr, "{args:?}");
+    };
+    // An empty filter used to list everything.
+    let empty = |option: &str| {
+        format!("error: {option} has an empty value; give it one, or leave the option out\n")
+    };
+    refused(
+        &["data", "invoices", "list", "--customer", ""],
+        &empty("--customer"),
+    );
+    refused(&["data", "plans", "list", "--source="], &empty("--source"));
+    refused(
+        &["exports", "invoices", "--customer", " "],
+        &empty("--customer"),
+    );
+    refused(&["reports", "mrr", "--plan", ""], &empty("--plan"));
+    refused(
+        &["import", "invoices", "--source", "", "x.jsonl"],
+        &empty("--source"),
+    );
+    // An unknown data source is not found, as an unknown customer is (it
+    // used to be an empty list of plans).
+    refused(
+        &["data", "invoices", "list", "--customer", "NOPE"],
+        "error: server answered 404: customer `NOPE` does not exist\n",
+    );
+    refused(
+        &["data", "plans", "list", "--source", "nosuch"],
+        "error: server answered 404: data source `nosuch` does not exist\n",
+    );
+    server.json(&[
+        "data",
+        "data-sources",
+        "create",
+        "--body",
+        r#"{"id": "billing", "name": "Billing"}"#,
+    ]);
+    assert_eq!(
+        server.json(&["data", "plans", "list", "--source", "billing"])["result"]["count"],
+        0
+    );
+    // No record, whose fields the client cannot know: no CSV at all, not a
+    // bare line.
+    let none = server.run(&["exports", "plans", "--source", "billing"]);
+    assert!(none.status.success());
+    assert_eq!(String::from_utf8_lossy(&none.stdout), "");
 }
 
 #[test]

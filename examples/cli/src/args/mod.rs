@@ -1,5 +1,11 @@
 //! The command line.
 
+mod params;
+mod placement;
+
+pub use params::{not_blank, pairs};
+pub use placement::{hoist_globals, local_options_first, repeated_global};
+
 use crate::output::Format;
 use clap::{Args, Parser, Subcommand, ValueEnum};
 
@@ -23,7 +29,8 @@ pub struct Cli {
     /// No colors in tables.
     #[arg(long, global = true)]
     pub no_color: bool,
-    /// Log HTTP traffic to stderr (the key masked).
+    /// Log the HTTP traffic with the service to stderr (the key masked);
+    /// refused by local and stripe export, which have none.
     #[arg(long, global = true)]
     pub verbose: bool,
     /// The instant to compute at (ISO 8601 instant, or a date meaning its
@@ -65,7 +72,8 @@ pub enum Command {
         #[command(subcommand)]
         action: DataAction,
     },
-    /// Everything of one kind as CSV on stdout.
+    /// Everything of one kind on stdout: CSV, or with --format json one
+    /// JSON array (--format table, a table).
     Exports {
         #[arg(value_enum)]
         what: Export,
@@ -292,9 +300,11 @@ pub struct LocalArgs {
     /// two forms, invoices.jsonl beside invoices.parquet, is an error); one given by
     /// its own option (--invoices, ...) is read from there instead. A file
     /// or directory named near a collection (invoice.jsonl, customer/) is an
-    /// error, and other files of records are noted as not read. An FX
+    /// error, and so is a collection's file of no format (invoices.txt;
+    /// extensions are read in any case); other files of records are noted
+    /// as not read. An FX
     /// rate is units of its currency per one unit of the base currency.
-    #[arg(long, global = true)]
+    #[arg(long, required_unless_present_any = ["stripe", "customers", "plans", "plan_groups", "invoices", "fx_rates", "data_sources"])]
     pub data: Option<std::path::PathBuf>,
     #[command(flatten)]
     pub collections: CollectionFiles,
@@ -302,37 +312,37 @@ pub struct LocalArgs {
     /// subscriptions, invoices, credit_notes, refunds, charges, events (each
     /// .json, a list response or an array, or .jsonl), as `stripe export`
     /// writes it; mapped as docs/stripe.md says. With --data, both load.
-    #[arg(long, global = true)]
+    #[arg(long)]
     pub stripe: Option<std::path::PathBuf>,
     /// How --stripe counts an uncollectible invoice: `failed` (past due:
     /// its subscription keeps MRR until it lapses) or `void` (it never
     /// counts), as the service's Stripe connection option [default: failed]
-    #[arg(long, value_name = "failed|void", global = true)]
+    #[arg(long, value_name = "failed|void", requires = "stripe")]
     pub stripe_uncollectible: Option<String>,
     /// Currency every report converts to, a three-letter code [default: USD]
-    #[arg(long, global = true)]
+    #[arg(long)]
     pub base_currency: Option<String>,
     /// IANA time zone of the daily grid and of bare dates in records, e.g.
     /// Europe/Paris [default: UTC]
-    #[arg(long, global = true)]
+    #[arg(long)]
     pub timezone: Option<String>,
     /// First day of a reporting week: 0 = Sunday, 1 = Monday, ... 6 =
     /// Saturday [default: 1]
-    #[arg(long, global = true)]
+    #[arg(long)]
     pub first_day_of_week: Option<u32>,
     /// Days after the end of a service period before a missing renewal is
     /// churn [default: 7]
-    #[arg(long, global = true)]
+    #[arg(long)]
     pub churn_grace_days: Option<u32>,
     /// `reduce`: a refund reduces its subscription's MRR proportionally;
     /// `ignore`: refunds are cash flow only [default: reduce]
-    #[arg(long, global = true)]
+    #[arg(long)]
     pub refund_handling: Option<String>,
     /// Exit 1 if any record is rejected.
-    #[arg(long, global = true)]
+    #[arg(long)]
     pub strict: bool,
     /// Print the load and compute times on stderr.
-    #[arg(long, global = true)]
+    #[arg(long)]
     pub timing: bool,
     #[command(subcommand)]
     pub command: LocalCommand,
@@ -347,23 +357,23 @@ pub struct CollectionFiles {
     /// Customer files: a file, a directory (every file under it; names
     /// starting with `.` or `_` passed over), or a quoted glob such as
     /// 'exports/customers-*.parquet' (`**` for any depth); repeatable.
-    #[arg(long, value_name = "PATH", global = true)]
+    #[arg(long, value_name = "PATH")]
     pub customers: Vec<String>,
     /// Plan files (as --customers).
-    #[arg(long, value_name = "PATH", global = true)]
+    #[arg(long, value_name = "PATH")]
     pub plans: Vec<String>,
     /// Plan group files (as --customers).
-    #[arg(long, value_name = "PATH", global = true)]
+    #[arg(long, value_name = "PATH")]
     pub plan_groups: Vec<String>,
     /// Invoice files (as --customers), e.g. a Spark or DuckDB output
     /// directory, or 'lake/invoices/**/*.parquet'.
-    #[arg(long, value_name = "PATH", global = true)]
+    #[arg(long, value_name = "PATH")]
     pub invoices: Vec<String>,
     /// FX rate files (as --customers).
-    #[arg(long, value_name = "PATH", global = true)]
+    #[arg(long, value_name = "PATH")]
     pub fx_rates: Vec<String>,
     /// Data source files (as --customers).
-    #[arg(long, value_name = "PATH", global = true)]
+    #[arg(long, value_name = "PATH")]
     pub data_sources: Vec<String>,
 }
 
@@ -380,58 +390,6 @@ impl CollectionFiles {
             ("plan_groups", "--plan-groups", &self.plan_groups),
             ("invoices", "--invoices", &self.invoices),
         ]
-    }
-
-    /// The paths of the option `--name`, when there is such an option.
-    fn paths_mut(&mut self, name: &str) -> Option<&mut Vec<String>> {
-        match name {
-            "--customers" => Some(&mut self.customers),
-            "--plans" => Some(&mut self.plans),
-            "--plan-groups" => Some(&mut self.plan_groups),
-            "--invoices" => Some(&mut self.invoices),
-            "--fx-rates" => Some(&mut self.fx_rates),
-            "--data-sources" => Some(&mut self.data_sources),
-            _ => None,
-        }
-    }
-}
-
-impl LocalArgs {
-    /// Sets the option `--name` (written after the command) as if it came
-    /// before it; `false` when `name` is not an option of `local`.
-    fn set(
-        &mut self,
-        name: &str,
-        value: impl FnOnce() -> Result<String, String>,
-    ) -> Result<bool, String> {
-        let whole = |value: String| {
-            value
-                .parse::<u32>()
-                .map_err(|_| format!("invalid value '{value}' for '{name}': not a whole number"))
-        };
-        fn once<T>(slot: &mut Option<T>, name: &str, value: T) -> Result<(), String> {
-            match slot.replace(value) {
-                Some(_) => Err(given_twice(name)),
-                None => Ok(()),
-            }
-        }
-        match name {
-            "--strict" => self.strict = true,
-            "--timing" => self.timing = true,
-            "--data" => once(&mut self.data, name, value()?.into())?,
-            "--stripe" => once(&mut self.stripe, name, value()?.into())?,
-            "--stripe-uncollectible" => once(&mut self.stripe_uncollectible, name, value()?)?,
-            "--base-currency" => once(&mut self.base_currency, name, value()?)?,
-            "--timezone" => once(&mut self.timezone, name, value()?)?,
-            "--refund-handling" => once(&mut self.refund_handling, name, value()?)?,
-            "--first-day-of-week" => once(&mut self.first_day_of_week, name, whole(value()?)?)?,
-            "--churn-grace-days" => once(&mut self.churn_grace_days, name, whole(value()?)?)?,
-            _ => match self.collections.paths_mut(name) {
-                Some(paths) => paths.push(value()?),
-                None => return Ok(false),
-            },
-        }
-        Ok(true)
     }
 }
 
@@ -480,191 +438,4 @@ pub enum LocalCustomers {
     Get {
         id: String,
     },
-}
-
-/// `--key value` / `--key=value` pairs as query parameters; `--data-source`
-/// and `--base-currency` become `data_source` and `baseCurrency`.
-pub fn pairs(args: &[String]) -> Result<Vec<(String, String)>, String> {
-    let mut out = Vec::new();
-    let mut i = 0;
-    while i < args.len() {
-        let arg = &args[i];
-        let Some(name) = arg.strip_prefix("--") else {
-            return Err(format!("unexpected `{arg}`: parameters are --name value"));
-        };
-        let (name, value) = match name.split_once('=') {
-            Some((n, v)) => (n.to_string(), v.to_string()),
-            None => {
-                i += 1;
-                let value = args
-                    .get(i)
-                    .ok_or_else(|| format!("--{name} needs a value"))?;
-                (name.to_string(), value.clone())
-            }
-        };
-        let name = match name.as_str() {
-            "data-source" => "data_source".to_string(),
-            "base-currency" => "baseCurrency".to_string(),
-            _ => name,
-        };
-        if let Some((_, first)) = out.iter().find(|(given, _)| *given == name) {
-            return Err(format!(
-                "--{name} is given twice (`{first}`, then `{value}`); a parameter takes one \
-                 value (several ids go in one, space-separated)"
-            ));
-        }
-        out.push((name, value));
-        i += 1;
-    }
-    Ok(out)
-}
-
-/// The client's own options that take a value. Each is given once,
-/// wherever it stands: before the command, after it or after a command's
-/// parameters.
-const VALUED_GLOBALS: &[&str] = &["--format", "--as-of", "--api-key", "--api-url"];
-
-/// `local`'s options that take one value, each given once, wherever it
-/// stands after `local` (the collection options take several).
-const LOCAL_VALUED: &[&str] = &[
-    "--data",
-    "--stripe",
-    "--stripe-uncollectible",
-    "--base-currency",
-    "--timezone",
-    "--first-day-of-week",
-    "--churn-grace-days",
-    "--refund-handling",
-];
-
-fn given_twice(name: &str) -> String {
-    format!("{name} is given twice; give it once")
-}
-
-/// An error naming the first of the client's own valued options (and, for
-/// `local`, its own) that `args` (the command line after the program)
-/// gives more than once. clap takes a global option both before and after
-/// a command, the later one winning, so it is counted here, up to a `--`
-/// that ends the options.
-pub fn repeated_global(args: &[String], local: bool) -> Result<(), String> {
-    let mut seen: Vec<&str> = Vec::new();
-    let mut items = args.iter().take_while(|arg| *arg != "--");
-    let valued = || {
-        let local_options = if local { LOCAL_VALUED } else { &[] };
-        VALUED_GLOBALS.iter().chain(local_options)
-    };
-    while let Some(arg) = items.next() {
-        let name = arg.split_once('=').map_or(arg.as_str(), |(name, _)| name);
-        let Some(&global) = valued().find(|global| **global == name) else {
-            continue;
-        };
-        if seen.contains(&global) {
-            return Err(given_twice(global));
-        }
-        seen.push(global);
-        if !arg.contains('=') {
-            // Its value, which may itself look like an option.
-            items.next();
-        }
-    }
-    Ok(())
-}
-
-/// What `local` refuses that clap lets through: `--verbose`, which logs
-/// HTTP traffic `local` never makes, and a report's `--baseCurrency` beside
-/// `--base-currency`, which offline sets the ledger's base currency, so
-/// the two would name one currency twice.
-pub fn check_local(cli: &Cli) -> Result<(), String> {
-    let Command::Local(local) = &cli.command else {
-        return Ok(());
-    };
-    if cli.verbose {
-        return Err("--verbose logs HTTP traffic; local makes none".to_string());
-    }
-    let report_params = match &local.command {
-        LocalCommand::Reports { params, .. } => params.as_slice(),
-        LocalCommand::Customers {
-            action: LocalCustomers::List { params },
-        } => params.as_slice(),
-        _ => &[],
-    };
-    let names_base_currency = report_params
-        .iter()
-        .any(|arg| arg == "--baseCurrency" || arg.starts_with("--baseCurrency="));
-    if local.base_currency.is_some() && names_base_currency {
-        return Err(given_twice("--base-currency (as --baseCurrency)"));
-    }
-    Ok(())
-}
-
-/// The pass-through parameters of the command, when it has them.
-fn passed_through(command: &mut Command) -> Option<&mut Vec<String>> {
-    match command {
-        Command::Reports { params, .. } | Command::Exports { params, .. } => Some(params),
-        Command::Customers {
-            action: CustomersAction::List { params, .. },
-        } => Some(params),
-        Command::Local(local) => match &mut local.command {
-            LocalCommand::Reports { params, .. } => Some(params),
-            LocalCommand::Customers {
-                action: LocalCustomers::List { params },
-            } => Some(params),
-            _ => None,
-        },
-        _ => None,
-    }
-}
-
-/// Moves the client's own options written after a command's pass-through
-/// parameters (`reports mrr --date ... --format csv --as-of 2024-06-30`,
-/// and `local`'s options after its command) back where they mean the same
-/// as before the command, so a command line has one meaning wherever an
-/// option stands; a bad or missing value is an error, as it is before the
-/// command.
-pub fn hoist_globals(cli: &mut Cli) -> Result<(), String> {
-    let Some(params) = passed_through(&mut cli.command) else {
-        return Ok(());
-    };
-    let mut rest = Vec::new();
-    let mut items = std::mem::take(params).into_iter();
-    while let Some(arg) = items.next() {
-        let (name, inline) = match arg.split_once('=') {
-            Some((n, v)) => (n.to_string(), Some(v.to_string())),
-            None => (arg.clone(), None),
-        };
-        let mut value = || {
-            inline
-                .clone()
-                .or_else(|| items.next())
-                .ok_or_else(|| format!("{name} needs a value"))
-        };
-        match name.as_str() {
-            "--no-color" => cli.no_color = true,
-            "--verbose" => cli.verbose = true,
-            "--format" => {
-                let value = value()?;
-                cli.format = Format::from_str(&value, true).map_err(|_| {
-                    format!(
-                        "invalid value '{value}' for '--format <FORMAT>' [possible values: auto, json, table, csv]"
-                    )
-                })?
-            }
-            "--api-key" => cli.api_key = Some(value()?),
-            "--api-url" => cli.api_url = Some(value()?),
-            "--as-of" => cli.as_of = Some(value()?),
-            _ => {
-                let hoisted = match &mut cli.command {
-                    Command::Local(local) => local.set(&name, value)?,
-                    _ => false,
-                };
-                if !hoisted {
-                    rest.push(arg);
-                }
-            }
-        }
-    }
-    if let Some(params) = passed_through(&mut cli.command) {
-        *params = rest;
-    }
-    Ok(())
 }
