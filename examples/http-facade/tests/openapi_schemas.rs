@@ -403,3 +403,60 @@ fn every_format_an_operation_answers_in_is_documented() {
         }
     }
 }
+
+/// Every operation that needs no key refuses a query parameter it does not
+/// take with a 400 naming it, without a key too, and its description lists
+/// that 400.
+#[test]
+fn every_public_operation_documents_the_400_it_answers_without_a_key() {
+    let server = Server::start();
+    let (_, document) = server.call("GET", "/openapi.json", None, None);
+    let mut public = Vec::new();
+    for (template, operations) in document["paths"].as_object().unwrap() {
+        for (method, operation) in operations.as_object().unwrap() {
+            if operation["security"] != json!([]) {
+                continue;
+            }
+            let path = template
+                .replace("{account}", "1")
+                .replace("{token}", "inv_unknown");
+            let (status, answer) =
+                server.call(&method.to_uppercase(), &format!("{path}?zzz=1"), None, None);
+            assert_eq!(
+                (status, &answer["code"], &answer["field"]),
+                (400, &json!("bad_request"), &json!("zzz")),
+                "{method} {template}: {answer}"
+            );
+            let schema = answer_schema(&document, method, template, 400);
+            if let Err(mismatch) = check(&document, schema, &answer, "answer") {
+                panic!("{method} {template}: {mismatch}");
+            }
+            public.push(format!(
+                "{method} {template}: {}",
+                operation["responses"]["400"]["description"]
+                    .as_str()
+                    .unwrap()
+            ));
+        }
+    }
+    let keyless_get = "A query parameter the endpoint does not take, or one given twice \
+                       (named in `field`), or a body, which the endpoint does not read";
+    let login = "Invalid input; the error names the field";
+    let webhook = "A body or signature that does not check out, or a query parameter the \
+                   endpoint does not take; the error names the field, header or parameter";
+    assert_eq!(
+        public,
+        [
+            format!("get /: {keyless_get}"),
+            format!("get /health: {keyless_get}"),
+            format!("get /openapi.json: {keyless_get}"),
+            format!("get /docs: {keyless_get}"),
+            format!("post /webhooks/stripe/{{account}}: {webhook}"),
+            format!("get /reports: {keyless_get}"),
+            format!("post /session: {login}"),
+            format!("get /session: {keyless_get}"),
+            format!("get /invitations/{{token}}: {login}"),
+            format!("post /invitations/{{token}}: {login}"),
+        ]
+    );
+}
