@@ -1810,7 +1810,7 @@ export interface components {
             password: string;
         };
         Session: {
-            user: components["schemas"]["TeamMember"] | null;
+            user: components["schemas"]["TeamMember"] | (never | null);
             csrf_token: string | null;
             expires: string | null;
             account: {

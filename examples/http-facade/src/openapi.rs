@@ -584,6 +584,12 @@ mod tests {
             assert!(page.contains(&format!("id=\"op-{id}\"")), "{id} missing");
         }
         assert!(page.contains("id=\"schema-Invoice\""));
+        assert!(page.contains(
+            "<code>user</code></td><td><a href=\"#schema-TeamMember\">TeamMember</a> | null</td>"
+        ));
+        assert!(page.contains(
+            "<code>sync_status</code></td><td>string: syncing, complete, error or null</td>"
+        ));
         assert!(!page.contains("<script"));
         assert!(!page.contains("http://") && !page.contains("https://"));
     }

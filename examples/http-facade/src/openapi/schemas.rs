@@ -30,6 +30,21 @@ fn nullable_string() -> Value {
     json!({"type": "string", "nullable": true})
 }
 
+/// One of `values`, or null. OpenAPI 3.0's `nullable` adds null to the
+/// type only: an `enum` must list null itself.
+fn nullable_enum(values: &[&str]) -> Value {
+    let mut listed: Vec<Value> = values.iter().map(|value| json!(value)).collect();
+    listed.push(Value::Null);
+    json!({"type": "string", "enum": listed, "nullable": true})
+}
+
+/// The component schema `name`, or null. In OpenAPI 3.0 `nullable` only
+/// counts beside a `type`, and a `$ref` takes no siblings, so null is an
+/// option of its own.
+fn nullable_reference(name: &str) -> Value {
+    json!({"oneOf": [reference(name), {"type": "object", "nullable": true, "enum": [null]}]})
+}
+
 fn integer() -> Value {
     json!({"type": "integer", "format": "int64"})
 }
@@ -561,10 +576,10 @@ pub fn components() -> Map<String, Value> {
             "description": "The payment-platform connection; a connected account also has the sync's error, whether Stripe's webhook is set up, how uncollectible invoices count and the last import's rejections",
             "properties": {
                 "connected": {"type": "boolean"},
-                "platform": {"type": "string", "enum": ["stripe"], "nullable": true},
+                "platform": nullable_enum(&["stripe"]),
                 "account_id": nullable_string(), "account_name": nullable_string(),
                 "livemode": {"type": "boolean"}, "connected_at": nullable_string(), "last_sync": nullable_string(),
-                "sync_status": {"type": "string", "enum": ["syncing", "complete", "error"], "nullable": true},
+                "sync_status": nullable_enum(&["syncing", "complete", "error"]),
                 "sync_error": nullable_string(),
                 "webhook_configured": {"type": "boolean"},
                 "uncollectible": {"type": "string", "enum": ["failed", "void"]},

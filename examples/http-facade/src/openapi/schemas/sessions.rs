@@ -1,6 +1,6 @@
 //! The schemas of team logins: sessions and invitations.
 
-use super::{answer, closed_input, nullable_string, reference, string};
+use super::{answer, closed_input, nullable_reference, nullable_string, string};
 use serde_json::{Value, json};
 
 /// Team logins: sessions and invitations.
@@ -13,8 +13,6 @@ pub(super) fn session_schemas() -> Value {
     });
     let mut nullable_account = account.clone();
     nullable_account["nullable"] = json!(true);
-    let mut nullable_member = reference("TeamMember");
-    nullable_member = json!({"allOf": [nullable_member], "nullable": true});
     json!({
         "LoginInput": closed_input(
             "A team member's email and password",
@@ -22,7 +20,7 @@ pub(super) fn session_schemas() -> Value {
             &["email", "password"],
         ),
         "Session": answer(json!({
-            "user": nullable_member,
+            "user": nullable_reference("TeamMember"),
             "csrf_token": nullable_string(),
             "expires": nullable_string(),
             "account": nullable_account,
