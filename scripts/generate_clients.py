@@ -75,14 +75,28 @@ def object_schemas(document: Dict[str, Any]) -> List[Tuple[str, Dict[str, Any]]]
     return out
 
 
+def without_null(schema: Dict[str, Any]) -> Tuple[Dict[str, Any], bool]:
+    """`schema` without the null-only option of its `oneOf` (`{enum: [null]}`,
+    how OpenAPI 3.0 writes "or null" beside a reference), and whether it had
+    one: `oneOf: [TeamMember, null]` is a TeamMember that may be null."""
+    options = schema.get("oneOf")
+    if not options:
+        return schema, False
+    kept = [option for option in options if option.get("enum") != [None]]
+    if len(kept) == len(options):
+        return schema, False
+    return (kept[0] if len(kept) == 1 else {**schema, "oneOf": kept}), True
+
+
 # ---------------------------------------------------------------- Python
 
 
 def python_type(schema: Dict[str, Any], nested: str) -> str:
-    if "$ref" in schema:
-        return schema["$ref"].rsplit("/", 1)[1]
+    schema, or_null = without_null(schema)
     kind = schema.get("type")
-    if kind == "object" and "properties" in schema:
+    if "$ref" in schema:
+        text = schema["$ref"].rsplit("/", 1)[1]
+    elif kind == "object" and "properties" in schema:
         text = nested
     elif kind == "object" and isinstance(schema.get("additionalProperties"), dict):
         text = f"Dict[str, {python_type(schema['additionalProperties'], nested + 'Value')}]"
@@ -100,7 +114,7 @@ def python_type(schema: Dict[str, Any], nested: str) -> str:
         text = "bool"
     else:
         text = "Any"
-    if schema.get("nullable"):
+    if schema.get("nullable") or or_null:
         text = f"Optional[{text}]"
     return text
 
@@ -173,6 +187,7 @@ def go_type_name(name: str) -> str:
 
 
 def go_type(schema: Dict[str, Any], nested: str, pointer: bool) -> str:
+    schema, or_null = without_null(schema)
     if "$ref" in schema:
         text = go_type_name(schema["$ref"].rsplit("/", 1)[1])
     elif "oneOf" in schema:
@@ -197,7 +212,7 @@ def go_type(schema: Dict[str, Any], nested: str, pointer: bool) -> str:
             text = "bool"
         else:
             return "any"
-    if pointer or schema.get("nullable"):
+    if pointer or schema.get("nullable") or or_null:
         text = "*" + text
     return text
 

@@ -1810,7 +1810,7 @@ export interface components {
             password: string;
         };
         Session: {
-            user: components["schemas"]["TeamMember"] | null;
+            user: components["schemas"]["TeamMember"] | (never | null);
             csrf_token: string | null;
             expires: string | null;
             account: {
@@ -2031,6 +2031,15 @@ export interface operations {
                     "application/json": components["schemas"]["Index"];
                 };
             };
+            /** @description A query parameter the endpoint does not take, or one given twice (named in `field`), or a body, which the endpoint does not read */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description Method not allowed on this path */
             405: {
                 headers: {
@@ -2094,6 +2103,15 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Health"];
+                };
+            };
+            /** @description A query parameter the endpoint does not take, or one given twice (named in `field`), or a body, which the endpoint does not read */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Method not allowed on this path */
@@ -2161,6 +2179,15 @@ export interface operations {
                     "application/json": components["schemas"]["OpenApiDocument"];
                 };
             };
+            /** @description A query parameter the endpoint does not take, or one given twice (named in `field`), or a body, which the endpoint does not read */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description Method not allowed on this path */
             405: {
                 headers: {
@@ -2224,6 +2251,15 @@ export interface operations {
                 };
                 content: {
                     "text/html": string;
+                };
+            };
+            /** @description A query parameter the endpoint does not take, or one given twice (named in `field`), or a body, which the endpoint does not read */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Method not allowed on this path */
@@ -10040,7 +10076,7 @@ export interface operations {
                     "application/json": components["schemas"]["StripeWebhookReceived"];
                 };
             };
-            /** @description A body or signature that does not check out */
+            /** @description A body or signature that does not check out, or a query parameter the endpoint does not take; the error names the field, header or parameter */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -10166,6 +10202,15 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["ReportCatalogue"];
+                };
+            };
+            /** @description A query parameter the endpoint does not take, or one given twice (named in `field`), or a body, which the endpoint does not read */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Method not allowed on this path */
@@ -12041,6 +12086,15 @@ export interface operations {
                     "application/json": components["schemas"]["Session"];
                 };
             };
+            /** @description A query parameter the endpoint does not take, or one given twice (named in `field`), or a body, which the endpoint does not read */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description Method not allowed on this path */
             405: {
                 headers: {
@@ -12110,7 +12164,7 @@ export interface operations {
                     "application/json": components["schemas"]["Session"];
                 };
             };
-            /** @description A body or signature that does not check out */
+            /** @description Invalid input; the error names the field */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -12511,7 +12565,7 @@ export interface operations {
                     "application/json": components["schemas"]["Session"];
                 };
             };
-            /** @description A body or signature that does not check out */
+            /** @description Invalid input; the error names the field */
             400: {
                 headers: {
                     [name: string]: unknown;

@@ -1003,7 +1003,7 @@ type LoginInput struct {
 
 // Session is the `Session` schema of the description.
 type Session struct {
-	User      any             `json:"user"`
+	User      *TeamMember     `json:"user"`
 	CsrfToken *string         `json:"csrf_token"`
 	Expires   *string         `json:"expires"`
 	Account   *SessionAccount `json:"account"`

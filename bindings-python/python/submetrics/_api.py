@@ -948,7 +948,7 @@ class LoginInput(TypedDict):
 
 
 class Session(TypedDict):
-    user: Optional[Any]
+    user: Optional[TeamMember]
     csrf_token: Optional[str]
     expires: Optional[str]
     account: Optional[SessionAccount]

@@ -14,8 +14,10 @@ use serde_json::json;
 
 #[derive(Debug, thiserror::Error)]
 pub enum ApiError {
-    #[error("{0}")]
-    BadRequest(String),
+    /// The request is at fault; `field` names the parameter, header or body
+    /// field that is, when one is.
+    #[error("{text}")]
+    BadRequest { text: String, field: Option<String> },
     #[error("{0}")]
     Unauthorized(String),
     #[error("{0}")]
@@ -92,7 +94,27 @@ impl std::fmt::Display for StorageFault {
 
 impl ApiError {
     pub fn bad_request(text: impl Into<String>) -> ApiError {
-        ApiError::BadRequest(text.into())
+        ApiError::BadRequest {
+            text: text.into(),
+            field: None,
+        }
+    }
+
+    /// A 400 about the parameter, header or body field `field`, named as
+    /// the request named it.
+    pub fn bad_field(field: impl Into<String>, text: impl Into<String>) -> ApiError {
+        ApiError::BadRequest {
+            text: text.into(),
+            field: Some(field.into()),
+        }
+    }
+
+    /// This error, naming `field` if it is a 400 that names none yet.
+    pub fn at_field(self, field: &str) -> ApiError {
+        match self {
+            ApiError::BadRequest { text, field: None } => ApiError::bad_field(field, text),
+            other => other,
+        }
     }
 
     pub fn internal(text: impl Into<String>) -> ApiError {
@@ -134,7 +156,7 @@ impl ApiError {
 
     pub fn status(&self) -> StatusCode {
         match self {
-            ApiError::BadRequest(_) => StatusCode::BAD_REQUEST,
+            ApiError::BadRequest { .. } => StatusCode::BAD_REQUEST,
             ApiError::Unauthorized(_) => StatusCode::UNAUTHORIZED,
             ApiError::Forbidden(_) => StatusCode::FORBIDDEN,
             ApiError::NotFound(_) => StatusCode::NOT_FOUND,
@@ -166,7 +188,7 @@ impl ApiError {
 
     pub fn code(&self) -> &'static str {
         match self {
-            ApiError::BadRequest(_) => "bad_request",
+            ApiError::BadRequest { .. } => "bad_request",
             ApiError::Unauthorized(_) => "unauthorized",
             ApiError::Forbidden(_) => "forbidden",
             ApiError::NotFound(_) => "not_found",
@@ -207,13 +229,19 @@ impl ApiError {
             });
         }
         let mut body = json!({ "error": self.to_string(), "code": self.code() });
-        if let ApiError::Core(error) = self {
-            if let Some(id) = error.record_id() {
-                body["id"] = json!(id);
+        match self {
+            ApiError::Core(error) => {
+                if let Some(id) = error.record_id() {
+                    body["id"] = json!(id);
+                }
+                if let Some(field) = error.field() {
+                    body["field"] = json!(field);
+                }
             }
-            if let Some(field) = error.field() {
-                body["field"] = json!(field);
-            }
+            ApiError::BadRequest {
+                field: Some(field), ..
+            } => body["field"] = json!(field),
+            _ => {}
         }
         body
     }

@@ -5,6 +5,8 @@
 
 use crate::error::ApiError;
 use axum::extract::FromRequestParts;
+use axum::extract::path::ErrorKind;
+use axum::extract::rejection::PathRejection;
 use axum::http::request::Parts;
 use serde::de::DeserializeOwned;
 
@@ -26,12 +28,29 @@ where
             .await
             .map(|axum::extract::Path(value)| Path(value))
             .map_err(|rejection| {
-                ApiError::bad_request(format!(
+                let text = format!(
                     "the path {} is not usable: {}",
                     parts.uri.path(),
                     rejection.body_text()
-                ))
+                );
+                match parameter_at_fault(&rejection) {
+                    Some(name) => ApiError::bad_field(name, text),
+                    None => ApiError::bad_request(text),
+                }
             })
+    }
+}
+
+/// The path parameter a rejection is about, when it names one.
+fn parameter_at_fault(rejection: &PathRejection) -> Option<String> {
+    let PathRejection::FailedToDeserializePathParams(failed) = rejection else {
+        return None;
+    };
+    match failed.kind() {
+        ErrorKind::InvalidUtf8InPathParam { key }
+        | ErrorKind::ParseErrorAtKey { key, .. }
+        | ErrorKind::DeserializeError { key, .. } => Some(key.clone()),
+        _ => None,
     }
 }
 
@@ -67,19 +86,25 @@ pub fn query_names(query: &str) -> Result<Vec<String>, ApiError> {
     let mut names: Vec<String> = Vec::new();
     let mut seen = std::collections::HashSet::new();
     for pair in query.split('&').filter(|pair| !pair.is_empty()) {
+        let raw = pair.split('=').next().unwrap_or_default().replace('+', " ");
+        let decoded = String::from_utf8(percent_decode(raw.as_bytes()));
         for part in pair.splitn(2, '=') {
             if std::str::from_utf8(&percent_decode(part.as_bytes())).is_err() {
-                return Err(ApiError::bad_request(format!(
+                let text = format!(
                     "the query string is not usable: `{part}` is not valid UTF-8 once decoded"
-                )));
+                );
+                return Err(match &decoded {
+                    Ok(name) => ApiError::bad_field(name, text),
+                    Err(_) => ApiError::bad_request(text),
+                });
             }
         }
-        let raw = pair.split('=').next().unwrap_or_default().replace('+', " ");
-        let name = String::from_utf8_lossy(&percent_decode(raw.as_bytes())).into_owned();
+        let name = decoded.unwrap_or_default();
         if !seen.insert(name.clone()) {
-            return Err(ApiError::bad_request(format!(
-                "query parameter `{name}` is given more than once; give it once"
-            )));
+            return Err(ApiError::bad_field(
+                &name,
+                format!("query parameter `{name}` is given more than once; give it once"),
+            ));
         }
         names.push(name);
     }

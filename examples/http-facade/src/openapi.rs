@@ -264,12 +264,16 @@ pub fn document() -> Value {
                 doc.status.to_string(),
                 json!({"description": success, "content": content}),
             );
-            if doc.access != Access::Public {
-                responses.insert(
-                    "400".into(),
-                    error("Invalid input; the error names the field or parameter"),
-                );
-            }
+            let invalid = match (doc.access, method) {
+                (Access::Public, "post") => {
+                    "A body or signature that does not check out, or a query parameter the endpoint does not take; the error names the field, header or parameter"
+                }
+                (Access::Public, _) => {
+                    "A query parameter the endpoint does not take, or one given twice (named in `field`), or a body, which the endpoint does not read"
+                }
+                _ => "Invalid input; the error names the field or parameter",
+            };
+            responses.insert("400".into(), error(invalid));
         }
         if doc.login {
             responses.insert(
@@ -294,10 +298,6 @@ pub fn document() -> Value {
             responses.insert("404".into(), error("No such record or report"));
         }
         if doc.access == Access::Public && method == "post" {
-            responses.insert(
-                "400".into(),
-                error("A body or signature that does not check out"),
-            );
             responses.insert("404".into(), error("No such account or connection"));
         }
         if doc.upstream {
@@ -584,6 +584,12 @@ mod tests {
             assert!(page.contains(&format!("id=\"op-{id}\"")), "{id} missing");
         }
         assert!(page.contains("id=\"schema-Invoice\""));
+        assert!(page.contains(
+            "<code>user</code></td><td><a href=\"#schema-TeamMember\">TeamMember</a> | null</td>"
+        ));
+        assert!(page.contains(
+            "<code>sync_status</code></td><td>string: syncing, complete, error or null</td>"
+        ));
         assert!(!page.contains("<script"));
         assert!(!page.contains("http://") && !page.contains("https://"));
     }

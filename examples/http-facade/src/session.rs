@@ -66,14 +66,16 @@ pub fn new_id(prefix: &str) -> Result<String, ApiError> {
 pub fn check_password(password: &str) -> Result<(), ApiError> {
     let length = password.chars().count();
     if length < MIN_PASSWORD {
-        return Err(ApiError::bad_request(format!(
-            "field `password`: needs at least {MIN_PASSWORD} characters, has {length}"
-        )));
+        return Err(ApiError::bad_field(
+            "password",
+            format!("field `password`: needs at least {MIN_PASSWORD} characters, has {length}"),
+        ));
     }
     if length > MAX_PASSWORD {
-        return Err(ApiError::bad_request(format!(
-            "field `password`: at most {MAX_PASSWORD} characters"
-        )));
+        return Err(ApiError::bad_field(
+            "password",
+            format!("field `password`: at most {MAX_PASSWORD} characters"),
+        ));
     }
     Ok(())
 }
@@ -239,10 +241,13 @@ pub fn create_invitation(
     role: &str,
 ) -> Result<(InvitationRow, String), ApiError> {
     if !crate::auth::ROLES.contains(&role) {
-        return Err(ApiError::bad_request(format!(
-            "field `role`: `{role}` is not one of {}",
-            crate::auth::ROLES.join(", ")
-        )));
+        return Err(ApiError::bad_field(
+            "role",
+            format!(
+                "field `role`: `{role}` is not one of {}",
+                crate::auth::ROLES.join(", ")
+            ),
+        ));
     }
     let email = email.map(check_email).transpose()?;
     let mut store = state.store();
@@ -279,9 +284,10 @@ pub fn check_email(email: &str) -> Result<String, ApiError> {
     if valid {
         Ok(email.to_string())
     } else {
-        Err(ApiError::bad_request(format!(
-            "field `email`: `{email}` is not an email address"
-        )))
+        Err(ApiError::bad_field(
+            "email",
+            format!("field `email`: `{email}` is not an email address"),
+        ))
     }
 }
 

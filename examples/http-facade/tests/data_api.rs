@@ -707,7 +707,7 @@ fn invoice_batch_objects_with_more_fields_answer_as_parsed_whole() {
                 400,
                 json!({"error": "field `note`: a batch object holds `invoices` alone; \
                                  send other records in their own request",
-                       "code": "bad_request"})
+                       "code": "bad_request", "field": "note"})
             )
         );
         assert_eq!(

@@ -9,8 +9,10 @@ mod common;
 use common::{OWNER_KEY, Server};
 use serde_json::{Value, json};
 
-/// Checks `value` against `schema` (the OpenAPI subset the document uses);
-/// returns the first mismatch as `path: what`.
+/// Checks `value` against `schema` (the OpenAPI 3.0 subset the document
+/// uses) as a strict validator does: `nullable` admits null only beside a
+/// `type`, and only when an `enum` there lists null too. Returns the first
+/// mismatch as `path: what`.
 fn check(document: &Value, schema: &Value, value: &Value, at: &str) -> Result<(), String> {
     if let Some(target) = schema.get("$ref").and_then(Value::as_str) {
         let name = target.trim_start_matches("#/components/schemas/");
@@ -31,8 +33,19 @@ fn check(document: &Value, schema: &Value, value: &Value, at: &str) -> Result<()
             Err(format!("{at}: matches no option of oneOf: {value}"))
         };
     }
+    if let Some(options) = schema.get("allOf").and_then(Value::as_array) {
+        for option in options {
+            check(document, option, value, at)?;
+        }
+    }
     if value.is_null() {
-        return if schema.get("nullable") == Some(&Value::Bool(true)) {
+        let nullable =
+            schema.get("nullable") == Some(&Value::Bool(true)) && schema.get("type").is_some();
+        let listed = schema
+            .get("enum")
+            .and_then(Value::as_array)
+            .is_none_or(|values| values.contains(&Value::Null));
+        return if nullable && listed {
             Ok(())
         } else {
             Err(format!("{at}: null where the schema is not nullable"))
@@ -235,6 +248,7 @@ fn every_answer_of_a_session_matches_its_schema() {
         ),
         ("GET", "/settings/payment-platform", None),
         ("GET", "/settings/stripe", None),
+        ("GET", "/session", None),
         ("GET", "/settings/crm", None),
         ("GET", "/settings/hubspot", None),
         ("GET", "/health", None),
@@ -400,6 +414,138 @@ fn every_format_an_operation_answers_in_is_documented() {
                 content[media]["schema"]["type"], "string",
                 "{method} {template}"
             );
+        }
+    }
+}
+
+/// Every operation that needs no key refuses a query parameter it does not
+/// take with a 400 naming it, without a key too, and its description lists
+/// that 400.
+#[test]
+fn every_public_operation_documents_the_400_it_answers_without_a_key() {
+    let server = Server::start();
+    let (_, document) = server.call("GET", "/openapi.json", None, None);
+    let mut public = Vec::new();
+    for (template, operations) in document["paths"].as_object().unwrap() {
+        for (method, operation) in operations.as_object().unwrap() {
+            if operation["security"] != json!([]) {
+                continue;
+            }
+            let path = template
+                .replace("{account}", "1")
+                .replace("{token}", "inv_unknown");
+            let (status, answer) =
+                server.call(&method.to_uppercase(), &format!("{path}?zzz=1"), None, None);
+            assert_eq!(
+                (status, &answer["code"], &answer["field"]),
+                (400, &json!("bad_request"), &json!("zzz")),
+                "{method} {template}: {answer}"
+            );
+            let schema = answer_schema(&document, method, template, 400);
+            if let Err(mismatch) = check(&document, schema, &answer, "answer") {
+                panic!("{method} {template}: {mismatch}");
+            }
+            public.push(format!(
+                "{method} {template}: {}",
+                operation["responses"]["400"]["description"]
+                    .as_str()
+                    .unwrap()
+            ));
+        }
+    }
+    let keyless_get = "A query parameter the endpoint does not take, or one given twice \
+                       (named in `field`), or a body, which the endpoint does not read";
+    let login = "Invalid input; the error names the field";
+    let webhook = "A body or signature that does not check out, or a query parameter the \
+                   endpoint does not take; the error names the field, header or parameter";
+    assert_eq!(
+        public,
+        [
+            format!("get /: {keyless_get}"),
+            format!("get /health: {keyless_get}"),
+            format!("get /openapi.json: {keyless_get}"),
+            format!("get /docs: {keyless_get}"),
+            format!("post /webhooks/stripe/{{account}}: {webhook}"),
+            format!("get /reports: {keyless_get}"),
+            format!("post /session: {login}"),
+            format!("get /session: {keyless_get}"),
+            format!("get /invitations/{{token}}: {login}"),
+            format!("post /invitations/{{token}}: {login}"),
+        ]
+    );
+}
+
+/// The answers that hold null where a value of an enum or a component
+/// schema stands otherwise match the description as a strict OpenAPI 3.0
+/// validator reads it: a session by key or by no one (`user: null`), one
+/// by a team member, and a payment platform never connected (`platform`
+/// and `sync_status` null).
+#[test]
+fn nulls_beside_enums_and_references_are_described_as_validators_read_them() {
+    let server = Server::start();
+    let (_, document) = server.call("GET", "/openapi.json", None, None);
+    let schemas = &document["components"]["schemas"];
+    assert_eq!(
+        schemas["Session"]["properties"]["user"],
+        json!({"oneOf": [
+            {"$ref": "#/components/schemas/TeamMember"},
+            {"type": "object", "nullable": true, "enum": [null]},
+        ]})
+    );
+    let platform = &schemas["PaymentPlatformSettings"]["properties"];
+    assert_eq!(
+        platform["platform"],
+        json!({"type": "string", "enum": ["stripe", null], "nullable": true})
+    );
+    assert_eq!(
+        platform["sync_status"],
+        json!({"type": "string", "enum": ["syncing", "complete", "error", null], "nullable": true})
+    );
+    let (status, invitation) = server.post(
+        "/account/team",
+        json!({"email": "ada@example.test", "role": "admin"}),
+    );
+    assert_eq!(status, 201, "{invitation}");
+    let accept = format!("/invitations/{}", invitation["token"].as_str().unwrap());
+    let answers = [
+        (
+            "get",
+            "/settings/payment-platform",
+            server.get("/settings/payment-platform"),
+        ),
+        ("get", "/session", server.get("/session")),
+        (
+            "get",
+            "/session",
+            server.call("GET", "/session", None, None),
+        ),
+        (
+            "post",
+            "/invitations/{token}",
+            server.call(
+                "POST",
+                &accept,
+                None,
+                Some(&json!({"password": "a long password"})),
+            ),
+        ),
+    ];
+    let nulls = [
+        json!([null, null]),
+        json!([null, "owner"]),
+        json!([null, null]),
+        json!(["ada@example.test", "admin"]),
+    ];
+    for ((method, template, (status, answer)), expected) in answers.iter().zip(nulls) {
+        let shown = if *template == "/settings/payment-platform" {
+            json!([answer["platform"], answer["sync_status"]])
+        } else {
+            json!([answer["user"]["email"], answer["account"]["role"]])
+        };
+        assert_eq!(shown, expected, "{method} {template}: {answer}");
+        let schema = answer_schema(&document, method, template, *status);
+        if let Err(mismatch) = check(&document, schema, answer, "answer") {
+            panic!("{method} {template} ({status}): {mismatch}\n{answer}");
         }
     }
 }

@@ -355,7 +355,10 @@ fn an_account_patch_refuses_the_fields_it_cannot_write() {
         let error = format!("account field `{field}` {why}; {writable}");
         assert_eq!(
             server.put("/account", body.clone()),
-            (400, json!({"error": error, "code": "bad_request"})),
+            (
+                400,
+                json!({"error": error, "code": "bad_request", "field": field})
+            ),
             "{body}"
         );
     }
@@ -369,7 +372,8 @@ fn the_index_refuses_a_query_parameter_under_each_of_its_paths() {
     let server = Server::start();
     let refusal = json!({
         "error": "query parameter `zzz`: this endpoint takes no query parameters",
-        "code": "bad_request"
+        "code": "bad_request",
+        "field": "zzz"
     });
     for path in ["/", "/v1", "/v1/"] {
         assert_eq!(

@@ -32,6 +32,9 @@ fn schema_summary(schema: &Value) -> String {
         let parts: Vec<String> = options.iter().map(schema_summary).collect();
         return parts.join(" | ");
     }
+    if schema.get("enum") == Some(&serde_json::json!([null])) {
+        return "null".into();
+    }
     let kind = schema.get("type").and_then(Value::as_str).unwrap_or("any");
     let mut text = match kind {
         "array" => format!(
@@ -53,7 +56,8 @@ fn schema_summary(schema: &Value) -> String {
     if let Some(values) = schema.get("enum").and_then(Value::as_array) {
         let values: Vec<String> = values
             .iter()
-            .map(|v| escape(v.as_str().unwrap_or_default()))
+            .filter_map(Value::as_str)
+            .map(escape)
             .collect();
         let _ = write!(text, ": {}", values.join(", "));
     }

@@ -5,6 +5,10 @@
 //! open. Responses list every field the service writes, with `nullable`
 //! where it writes `null`.
 
+mod discovery;
+mod sessions;
+mod webhooks;
+
 use serde_json::{Map, Value, json};
 
 /// A reference to a component schema.
@@ -24,6 +28,21 @@ fn record_id() -> Value {
 
 fn nullable_string() -> Value {
     json!({"type": "string", "nullable": true})
+}
+
+/// One of `values`, or null. OpenAPI 3.0's `nullable` adds null to the
+/// type only: an `enum` must list null itself.
+fn nullable_enum(values: &[&str]) -> Value {
+    let mut listed: Vec<Value> = values.iter().map(|value| json!(value)).collect();
+    listed.push(Value::Null);
+    json!({"type": "string", "enum": listed, "nullable": true})
+}
+
+/// The component schema `name`, or null. In OpenAPI 3.0 `nullable` only
+/// counts beside a `type`, and a `$ref` takes no siblings, so null is an
+/// option of its own.
+fn nullable_reference(name: &str) -> Value {
+    json!({"oneOf": [reference(name), {"type": "object", "nullable": true, "enum": [null]}]})
 }
 
 fn integer() -> Value {
@@ -557,10 +576,10 @@ pub fn components() -> Map<String, Value> {
             "description": "The payment-platform connection; a connected account also has the sync's error, whether Stripe's webhook is set up, how uncollectible invoices count and the last import's rejections",
             "properties": {
                 "connected": {"type": "boolean"},
-                "platform": {"type": "string", "enum": ["stripe"], "nullable": true},
+                "platform": nullable_enum(&["stripe"]),
                 "account_id": nullable_string(), "account_name": nullable_string(),
                 "livemode": {"type": "boolean"}, "connected_at": nullable_string(), "last_sync": nullable_string(),
-                "sync_status": {"type": "string", "enum": ["syncing", "complete", "error"], "nullable": true},
+                "sync_status": nullable_enum(&["syncing", "complete", "error"]),
                 "sync_error": nullable_string(),
                 "webhook_configured": {"type": "boolean"},
                 "uncollectible": {"type": "string", "enum": ["failed", "void"]},
@@ -640,209 +659,10 @@ pub fn components() -> Map<String, Value> {
         "MovementTableReport": answer(json!({"result": reference("MovementRowPage")})),
         }),
     );
-    extend(&mut schemas, discovery_schemas());
-    extend(&mut schemas, session_schemas());
-    extend(&mut schemas, webhook_schemas());
+    extend(&mut schemas, discovery::discovery_schemas());
+    extend(&mut schemas, sessions::session_schemas());
+    extend(&mut schemas, webhooks::webhook_schemas());
     schemas
-}
-
-/// `GET /` and `GET /reports`: where to start, and every report with the
-/// parameters it takes and the columns it answers.
-fn discovery_schemas() -> Value {
-    json!({
-        "Index": answer(json!({
-            "name": string(), "openapi": string(), "health": string(), "reports": string(),
-        })),
-        "ReportParameter": answer(json!({"name": string(), "accepts": string()})),
-        "ReportColumn": {
-            "type": "object",
-            "description": "One column of a report's rows: what it holds. Money is in integer minor units (cents) of the report's currency (`currency: report`) or of the row's `currency` column (`currency: row`); `object`, `list`, `groups` and `percents` describe their `fields`; `metric` is a `*-table` period cell, of its row's metric's kind.",
-            "properties": {
-                "name": string(),
-                "kind": {"type": "string", "enum": [
-                    "money", "count", "percent", "number", "date", "timestamp", "text",
-                    "boolean", "texts", "object", "list", "groups", "percents", "metric",
-                ]},
-                "currency": {"type": "string", "enum": ["report", "row"]},
-                "fields": array_of(reference("ReportColumn")),
-            },
-            "required": ["name", "kind"],
-        },
-        "ReportColumns": answer(json!({
-            "shape": {"type": "string", "enum": ["rows", "by_metric"]},
-            "columns": array_of(reference("ReportColumn")),
-        })),
-        "ReportDescription": answer(json!({
-            "name": string(),
-            "parameters": array_of(reference("ReportParameter")),
-            "columns": reference("ReportColumns"),
-        })),
-        "ReportCatalogue": answer(json!({"reports": array_of(reference("ReportDescription"))})),
-    })
-}
-
-/// Team logins: sessions and invitations.
-fn session_schemas() -> Value {
-    let role = json!({"type": "string", "enum": ["owner", "admin", "readonly"]});
-    let account = json!({
-        "type": "object",
-        "properties": {"id": string(), "name": string(), "role": role},
-        "required": ["id", "name", "role"],
-    });
-    let mut nullable_account = account.clone();
-    nullable_account["nullable"] = json!(true);
-    let mut nullable_member = reference("TeamMember");
-    nullable_member = json!({"allOf": [nullable_member], "nullable": true});
-    json!({
-        "LoginInput": closed_input(
-            "A team member's email and password",
-            json!({"email": string(), "password": string()}),
-            &["email", "password"],
-        ),
-        "Session": answer(json!({
-            "user": nullable_member,
-            "csrf_token": nullable_string(),
-            "expires": nullable_string(),
-            "account": nullable_account,
-        })),
-        "LoggedOut": answer(json!({"success": {"type": "boolean"}})),
-        "Invitation": answer(json!({
-            "id": string(),
-            "email": nullable_string(),
-            "name": string(),
-            "role": role,
-            "status": {"type": "string", "enum": ["pending", "accepted", "revoked", "expired"]},
-            "expires": string(),
-            "account": account,
-        })),
-        "AcceptInvitationInput": closed_input(
-            "The new user's password, and its email (required for an owner set-up) and name",
-            json!({"email": string(), "name": string(), "password": string()}),
-            &["password"],
-        ),
-        "InviteInput": closed_input(
-            "Who to invite: an email, a role (default readonly) and a name",
-            json!({"email": string(), "role": role, "name": string()}),
-            &["email"],
-        ),
-        "NewInvitation": {
-            "type": "object",
-            "description": "The pending team member, with the invitation's token and link path (shown only here)",
-            "properties": {
-                "id": string(), "name": string(), "email": string(), "role": role,
-                "status": {"type": "string", "enum": ["pending"]},
-                "last_login": nullable_string(), "created": string(), "expires": string(),
-                "token": string(), "path": string(),
-            },
-            "required": ["id", "name", "email", "role", "status", "last_login", "created", "expires", "token", "path"],
-        },
-    })
-}
-
-/// Webhook subscriptions, their deliveries, event types and digests
-/// (docs/events.md).
-fn webhook_schemas() -> Value {
-    let webhook_fields = json!({
-        "id": string(),
-        "url": string(),
-        "events": array_of(string()),
-        "enabled": {"type": "boolean"},
-        "description": nullable_string(),
-        "status": {"type": "string", "enum": ["active", "failing", "disabled"]},
-        "failing_since": nullable_string(),
-        "created_at": string(),
-        "updated_at": string(),
-    });
-    let mut created = webhook_fields.clone();
-    created["secret"] = json!({
-        "type": "string",
-        "description": "The signing secret (`whsec_` + base64), shown only in this answer",
-    });
-    let nullable_integer = json!({"type": "integer", "format": "int64", "nullable": true});
-    let customer_ref = answer(json!({"id": string(), "name": nullable_string()}));
-    json!({
-        "WebhookInput": closed_input(
-            "A webhook subscription: an http(s) target and the event types it takes",
-            json!({
-                "url": string(),
-                "events": array_of(string()),
-                "enabled": {"type": "boolean", "default": true},
-                "description": nullable_string(),
-            }),
-            &["url", "events"],
-        ),
-        "WebhookPatch": closed_input(
-            "Fields of a webhook subscription to change",
-            json!({
-                "url": string(),
-                "events": array_of(string()),
-                "enabled": {"type": "boolean"},
-                "description": nullable_string(),
-            }),
-            &[],
-        ),
-        "Webhook": answer(webhook_fields),
-        "NewWebhook": answer(created),
-        "WebhookPage": page_of("Webhook"),
-        "WebhookList": list_answer("WebhookPage"),
-        "WebhookDeleted": answer(json!({"deleted": {"type": "boolean"}, "id": string()})),
-        "EventType": answer(json!({"name": string(), "description": string()})),
-        "EventTypeList": answer(json!({"events": array_of(reference("EventType"))})),
-        "EventPayload": {
-            "type": "object",
-            "description": "An event as delivered: its type, when it was sent, and its data (docs/events.md)",
-            "properties": {
-                "type": string(),
-                "timestamp": string(),
-                "data": {"type": "object", "additionalProperties": true},
-            },
-            "required": ["type", "timestamp", "data"],
-        },
-        "WebhookTestInput": closed_input(
-            "The event type of the sample to send (default `webhook.test`)",
-            json!({"event": string()}),
-            &[],
-        ),
-        "Delivery": answer(json!({
-            "id": string(),
-            "event_id": string(),
-            "event_type": string(),
-            "status": string(),
-            "attempts": integer(),
-            "next_attempt_at": nullable_string(),
-            "last_attempt_at": nullable_string(),
-            "last_status_code": nullable_integer,
-            "last_error": nullable_string(),
-            "created_at": string(),
-            "delivered_at": nullable_string(),
-        })),
-        "DeliveryPage": page_of("Delivery"),
-        "DeliveryList": list_answer("DeliveryPage"),
-        "DigestInput": closed_input(
-            "The digest to send: `daily` or `weekly`, and the last day of the period (default: the last completed one)",
-            json!({"frequency": {"type": "string", "enum": ["daily", "weekly"]}, "period_end": string()}),
-            &[],
-        ),
-        "MovementKindTotal": answer(json!({"count": integer(), "mrr_change": integer()})),
-        "Digest": answer(json!({
-            "frequency": string(),
-            "period_start": string(),
-            "period_end": string(),
-            "currency": string(),
-            "mrr_start": integer(),
-            "mrr_end": integer(),
-            "subscribers_end": integer(),
-            "net_mrr_change": integer(),
-            "movements": {"type": "object", "additionalProperties": reference("MovementKindTotal")},
-            "new_customers": array_of(customer_ref.clone()),
-            "churned_customers": array_of(customer_ref),
-        })),
-        "DigestQueued": answer(json!({
-            "queued": {"type": "boolean"},
-            "recipients": array_of(string()),
-            "digest": reference("Digest"),
-        })),
-    })
 }
 
 /// Adds the fields of the JSON object `more` to `map`.

@@ -44,18 +44,22 @@ pub fn validate(settings: &Value, allow_private: bool) -> Result<(), ApiError> {
     if let Some(frequency) = email["frequency"].as_str()
         && Frequency::parse(frequency).is_none()
     {
-        return Err(ApiError::bad_request(format!(
-            "notification setting `email.frequency`: `{frequency}` is not daily or weekly"
-        )));
+        return Err(ApiError::bad_field(
+            "email.frequency",
+            format!("notification setting `email.frequency`: `{frequency}` is not daily or weekly"),
+        ));
     }
     for recipient in email["recipients"].as_array().into_iter().flatten() {
         let valid = recipient
             .as_str()
             .is_some_and(|r| r.parse::<lettre::Address>().is_ok());
         if !valid {
-            return Err(ApiError::bad_request(format!(
-                "notification setting `email.recipients`: {recipient} is not an email address"
-            )));
+            return Err(ApiError::bad_field(
+                "email.recipients",
+                format!(
+                    "notification setting `email.recipients`: {recipient} is not an email address"
+                ),
+            ));
         }
     }
     let slack = &settings["slack"];
@@ -65,20 +69,26 @@ pub fn validate(settings: &Value, allow_private: bool) -> Result<(), ApiError> {
             .is_some_and(|k| CHAT_KINDS.iter().any(|(name, _)| *name == k))
         {
             let kinds: Vec<&str> = CHAT_KINDS.iter().map(|(name, _)| *name).collect();
-            return Err(ApiError::bad_request(format!(
-                "notification setting `slack.events`: {kind} is not one of {}",
-                kinds.join(", ")
-            )));
+            return Err(ApiError::bad_field(
+                "slack.events",
+                format!(
+                    "notification setting `slack.events`: {kind} is not one of {}",
+                    kinds.join(", ")
+                ),
+            ));
         }
     }
     if let Some(url) = slack["webhook_url"].as_str()
         && !url.trim().is_empty()
     {
         super::target::check_given(url, allow_private, "slack.webhook_url").map_err(|e| {
-            ApiError::bad_request(format!(
-                "notification setting {}",
-                e.to_string().trim_start_matches("field ")
-            ))
+            ApiError::bad_field(
+                "slack.webhook_url",
+                format!(
+                    "notification setting {}",
+                    e.to_string().trim_start_matches("field ")
+                ),
+            )
         })?;
     }
     Ok(())

@@ -13,7 +13,7 @@ use std::net::{IpAddr, SocketAddr, ToSocketAddrs};
 
 /// A refusal naming the field the target came in.
 fn refused(field: &str, why: String) -> ApiError {
-    ApiError::bad_request(format!("field `{field}`: {why}"))
+    ApiError::bad_field(field, format!("field `{field}`: {why}"))
 }
 
 /// Checks a target URL given in `field`; resolves its host unless private

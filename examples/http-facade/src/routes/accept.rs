@@ -46,7 +46,10 @@ impl Accept {
         let mut values = Vec::new();
         for value in headers.get_all(header::ACCEPT) {
             let value = value.to_str().map_err(|_| {
-                ApiError::bad_request("header `Accept`: the value is not visible ASCII text")
+                ApiError::bad_field(
+                    "Accept",
+                    "header `Accept`: the value is not visible ASCII text",
+                )
             })?;
             if !value.trim().is_empty() {
                 values.push(value);
@@ -119,12 +122,15 @@ fn ranges(text: &str) -> Result<Vec<MediaRange<'_>>, ApiError> {
             };
             if name.trim().eq_ignore_ascii_case("q") {
                 quality = quality_of(value.trim()).ok_or_else(|| {
-                    ApiError::bad_request(format!(
-                        "header `Accept`: `q={}` (in `{}`) is not a quality from 0 to 1 \
-                         with at most three decimals",
-                        value.trim(),
-                        entry.trim()
-                    ))
+                    ApiError::bad_field(
+                        "Accept",
+                        format!(
+                            "header `Accept`: `q={}` (in `{}`) is not a quality from 0 to 1 \
+                             with at most three decimals",
+                            value.trim(),
+                            entry.trim()
+                        ),
+                    )
                 })?;
             }
         }

@@ -111,7 +111,8 @@ async fn put_account(
         None => None,
         Some(Value::String(name)) if !name.trim().is_empty() => Some(name.trim().to_string()),
         Some(_) => {
-            return Err(ApiError::bad_request(
+            return Err(ApiError::bad_field(
+                "name",
                 "account field `name` must be a non-empty string",
             ));
         }
@@ -156,10 +157,13 @@ fn writable_only(patch: &Map<String, Value>) -> Result<(), ApiError> {
             } else {
                 "cannot be changed"
             };
-            Err(ApiError::bad_request(format!(
-                "account field `{key}` {why}; writable: name, {}",
-                SETTINGS.join(", ")
-            )))
+            Err(ApiError::bad_field(
+                key,
+                format!(
+                    "account field `{key}` {why}; writable: name, {}",
+                    SETTINGS.join(", ")
+                ),
+            ))
         }
     }
 }
@@ -206,14 +210,18 @@ async fn put_profile(
         match (key.as_str(), value) {
             ("first_name" | "last_name" | "locale", Value::String(_)) => {}
             ("first_name" | "last_name" | "locale", _) => {
-                return Err(ApiError::bad_request(format!(
-                    "profile field `{key}` must be a string"
-                )));
+                return Err(ApiError::bad_field(
+                    key,
+                    format!("profile field `{key}` must be a string"),
+                ));
             }
             _ => {
-                return Err(ApiError::bad_request(format!(
-                    "profile field `{key}` cannot be changed; writable: first_name, last_name, locale"
-                )));
+                return Err(ApiError::bad_field(
+                    key,
+                    format!(
+                        "profile field `{key}` cannot be changed; writable: first_name, last_name, locale"
+                    ),
+                ));
             }
         }
     }
@@ -321,9 +329,10 @@ async fn create_key(
     let text = |field: &str, default: &str| match body.get(field) {
         None | Some(Value::Null) => Ok(default.to_string()),
         Some(Value::String(text)) if !text.trim().is_empty() => Ok(text.trim().to_string()),
-        Some(_) => Err(ApiError::bad_request(format!(
-            "field `{field}` must be a non-empty string"
-        ))),
+        Some(_) => Err(ApiError::bad_field(
+            field,
+            format!("field `{field}` must be a non-empty string"),
+        )),
     };
     let role = text("role", "readonly")?;
     let name = text("name", "api key")?;

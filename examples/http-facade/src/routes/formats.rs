@@ -263,10 +263,10 @@ pub fn answer_format(
             .copied()
             .find(|offer| offer.name() == format)
             .ok_or_else(|| {
-                ApiError::bad_request(format!(
-                    "parameter `format`: `{format}` is not one of {}",
-                    names()
-                ))
+                ApiError::bad_field(
+                    "format",
+                    format!("parameter `format`: `{format}` is not one of {}", names()),
+                )
             });
     }
     let Some(accept) = Accept::of(headers)? else {

@@ -257,17 +257,21 @@ pub fn records_of(body: Value, key: &str) -> Result<Vec<Value>, ApiError> {
         Value::Array(items) => items,
         Value::Object(mut map) if map.contains_key(key) => {
             if let Some(other) = map.keys().find(|name| name.as_str() != key) {
-                return Err(ApiError::bad_request(format!(
-                    "field `{other}`: a batch object holds `{key}` alone; \
-                     send other records in their own request"
-                )));
+                return Err(ApiError::bad_field(
+                    other,
+                    format!(
+                        "field `{other}`: a batch object holds `{key}` alone; \
+                         send other records in their own request"
+                    ),
+                ));
             }
             match map.remove(key) {
                 Some(Value::Array(items)) => items,
                 _ => {
-                    return Err(ApiError::bad_request(format!(
-                        "field `{key}` must be an array of records"
-                    )));
+                    return Err(ApiError::bad_field(
+                        key,
+                        format!("field `{key}` must be an array of records"),
+                    ));
                 }
             }
         }
@@ -367,9 +371,10 @@ pub fn body_fields<'b>(
         )));
     };
     match map.keys().find(|name| !known.contains(&name.as_str())) {
-        Some(unknown) => Err(ApiError::bad_request(format!(
-            "unknown field `{unknown}`; {what} has {listed}"
-        ))),
+        Some(unknown) => Err(ApiError::bad_field(
+            unknown,
+            format!("unknown field `{unknown}`; {what} has {listed}"),
+        )),
         None => Ok(map),
     }
 }
@@ -381,9 +386,12 @@ pub fn page_of(params: &Params) -> Result<(usize, usize), ApiError> {
         match params.get(name).map(|v| v.trim()).filter(|v| !v.is_empty()) {
             None => Ok(default),
             Some(text) => text.parse().map_err(|_| {
-                ApiError::bad_request(format!(
-                    "query parameter `{name}`: `{text}` is not a whole number of 0 or more"
-                ))
+                ApiError::bad_field(
+                    name,
+                    format!(
+                        "query parameter `{name}`: `{text}` is not a whole number of 0 or more"
+                    ),
+                )
             }),
         }
     };

@@ -84,20 +84,28 @@ async fn put_connection(
         match body.get(field) {
             None | Some(Value::Null) => Ok(None),
             Some(Value::String(s)) if !s.trim().is_empty() => Ok(Some(s.trim().to_string())),
-            Some(_) => Err(ApiError::bad_request(format!(
-                "field `{field}` must be a non-empty string"
-            ))),
+            Some(_) => Err(ApiError::bad_field(
+                field,
+                format!("field `{field}` must be a non-empty string"),
+            )),
         }
     };
-    let key = match text("secret_key")? {
-        Some(key) => key,
-        None => text("api_key")?.ok_or_else(|| {
-            ApiError::bad_request("field `secret_key` is required: a Stripe secret (sk_...) or restricted (rk_...) key")
-        })?,
+    let (key_field, key) = match (text("secret_key")?, text("api_key")?) {
+        (Some(key), _) => ("secret_key", key),
+        (None, Some(key)) => ("api_key", key),
+        (None, None) => {
+            return Err(ApiError::bad_field(
+                "secret_key",
+                "field `secret_key` is required: a Stripe secret (sk_...) or restricted (rk_...) key",
+            ));
+        }
     };
     if !(key.starts_with("sk_") || key.starts_with("rk_")) {
-        return Err(ApiError::bad_request(
-            "field `secret_key` must be a Stripe secret key (sk_...) or restricted key (rk_...)",
+        return Err(ApiError::bad_field(
+            key_field,
+            format!(
+                "field `{key_field}` must be a Stripe secret key (sk_...) or restricted key (rk_...)"
+            ),
         ));
     }
     let webhook_secret = text("webhook_secret")?;
@@ -108,6 +116,7 @@ async fn put_connection(
     let connecting = Arc::clone(&state);
     tokio::task::spawn_blocking(move || {
         stripe::connect(&connecting, id, &key, webhook_secret, uncollectible)
+            .map_err(|error| error.at_field(key_field))
     })
     .await
     .map_err(|_| ApiError::internal("the request could not be completed"))??;
@@ -127,9 +136,10 @@ async fn delete_connection(
         None | Some("" | "false" | "0") => false,
         Some("true" | "1") => true,
         Some(other) => {
-            return Err(ApiError::bad_request(format!(
-                "query parameter `remove_data`: `{other}` is not true or false"
-            )));
+            return Err(ApiError::bad_field(
+                "remove_data",
+                format!("query parameter `remove_data`: `{other}` is not true or false"),
+            ));
         }
     };
     let id = caller.account_id;
@@ -151,7 +161,7 @@ async fn webhook(
         .map_err(|_| ApiError::NotFound(format!("no account `{account}`")))?;
     state.account(account)?;
     let signature = headers
-        .get("Stripe-Signature")
+        .get(stripe::signature::HEADER)
         .and_then(|v| v.to_str().ok())
         .map(str::to_string);
     tokio::task::spawn_blocking(move || {

@@ -98,16 +98,17 @@ fn text_field(body: &Value, field: &str) -> Result<Option<String>, ApiError> {
     match body.get(field) {
         None | Some(Value::Null) => Ok(None),
         Some(Value::String(text)) => Ok(Some(text.clone())),
-        Some(_) => Err(ApiError::bad_request(format!(
-            "field `{field}` must be a string"
-        ))),
+        Some(_) => Err(ApiError::bad_field(
+            field,
+            format!("field `{field}` must be a string"),
+        )),
     }
 }
 
 fn required(body: &Value, field: &str) -> Result<String, ApiError> {
     text_field(body, field)?
         .filter(|text| !text.is_empty())
-        .ok_or_else(|| ApiError::bad_request(format!("field `{field}` is required")))
+        .ok_or_else(|| ApiError::bad_field(field, format!("field `{field}` is required")))
 }
 
 fn account_of(state: &AppState, id: i64, role: &str) -> Result<Value, ApiError> {

@@ -89,9 +89,10 @@ fn merge(target: &mut Value, patch: &Value, path: &str) -> Result<(), ApiError> 
         match target_map.get_mut(key) {
             Some(existing) if existing.is_object() => {
                 if !value.is_object() {
-                    return Err(ApiError::bad_request(format!(
-                        "notification setting `{here}` must be an object"
-                    )));
+                    return Err(ApiError::bad_field(
+                        &here,
+                        format!("notification setting `{here}` must be an object"),
+                    ));
                 }
                 merge(existing, value, &here)?;
             }
@@ -100,17 +101,21 @@ fn merge(target: &mut Value, patch: &Value, path: &str) -> Result<(), ApiError> 
                     || value.is_null()
                     || std::mem::discriminant(existing) == std::mem::discriminant(value);
                 if !same_type {
-                    return Err(ApiError::bad_request(format!(
-                        "notification setting `{here}` must be a {}",
-                        type_name(existing)
-                    )));
+                    return Err(ApiError::bad_field(
+                        &here,
+                        format!(
+                            "notification setting `{here}` must be a {}",
+                            type_name(existing)
+                        ),
+                    ));
                 }
                 *existing = value.clone();
             }
             None => {
-                return Err(ApiError::bad_request(format!(
-                    "unknown notification setting `{here}`"
-                )));
+                return Err(ApiError::bad_field(
+                    &here,
+                    format!("unknown notification setting `{here}`"),
+                ));
             }
         }
     }

@@ -204,13 +204,17 @@ fn undeclared_refused(query: &str, doc: Doc) -> Result<(), ApiError> {
     let known: Vec<&str> = doc.query_names().collect();
     match names.iter().find(|name| !known.contains(&name.as_str())) {
         None => Ok(()),
-        Some(unknown) if known.is_empty() => Err(ApiError::bad_request(format!(
-            "query parameter `{unknown}`: this endpoint takes no query parameters"
-        ))),
-        Some(unknown) => Err(ApiError::bad_request(format!(
-            "query parameter `{unknown}`: this endpoint has no such parameter; its parameters: {}",
-            known.join(", ")
-        ))),
+        Some(unknown) if known.is_empty() => Err(ApiError::bad_field(
+            unknown,
+            format!("query parameter `{unknown}`: this endpoint takes no query parameters"),
+        )),
+        Some(unknown) => Err(ApiError::bad_field(
+            unknown,
+            format!(
+                "query parameter `{unknown}`: this endpoint has no such parameter; its parameters: {}",
+                known.join(", ")
+            ),
+        )),
     }
 }
 

@@ -122,11 +122,12 @@ fn fields_of(body: &Value, allow_private: bool) -> Result<Fields, ApiError> {
             Some(url.trim().to_string())
         }
         Some(Value::String(_)) => {
-            return Err(ApiError::bad_request(format!(
-                "field `url`: longer than {MAX_URL} characters"
-            )));
+            return Err(ApiError::bad_field(
+                "url",
+                format!("field `url`: longer than {MAX_URL} characters"),
+            ));
         }
-        Some(_) => return Err(ApiError::bad_request("field `url` must be a string")),
+        Some(_) => return Err(ApiError::bad_field("url", "field `url` must be a string")),
     };
     let events = match map.get("events") {
         None | Some(Value::Null) => None,
@@ -134,12 +135,15 @@ fn fields_of(body: &Value, allow_private: bool) -> Result<Fields, ApiError> {
             let mut names = Vec::new();
             for item in items {
                 let name = item.as_str().ok_or_else(|| {
-                    ApiError::bad_request("field `events` must be a list of event names")
+                    ApiError::bad_field("events", "field `events` must be a list of event names")
                 })?;
                 if !outbound::is_event_type(name) {
-                    return Err(ApiError::bad_request(format!(
-                        "field `events`: `{name}` is not an event type (see GET /webhooks/events)"
-                    )));
+                    return Err(ApiError::bad_field(
+                        "events",
+                        format!(
+                            "field `events`: `{name}` is not an event type (see GET /webhooks/events)"
+                        ),
+                    ));
                 }
                 if !names.iter().any(|n| n == name) {
                     names.push(name.to_string());
@@ -148,7 +152,8 @@ fn fields_of(body: &Value, allow_private: bool) -> Result<Fields, ApiError> {
             Some(names)
         }
         Some(_) => {
-            return Err(ApiError::bad_request(
+            return Err(ApiError::bad_field(
+                "events",
                 "field `events` must be a list of event names",
             ));
         }
@@ -156,18 +161,25 @@ fn fields_of(body: &Value, allow_private: bool) -> Result<Fields, ApiError> {
     let enabled = match map.get("enabled") {
         None => None,
         Some(Value::Bool(enabled)) => Some(*enabled),
-        Some(_) => return Err(ApiError::bad_request("field `enabled` must be a boolean")),
+        Some(_) => {
+            return Err(ApiError::bad_field(
+                "enabled",
+                "field `enabled` must be a boolean",
+            ));
+        }
     };
     let description = match map.get("description") {
         None | Some(Value::Null) => None,
         Some(Value::String(text)) if text.chars().count() <= MAX_DESCRIPTION => Some(text.clone()),
         Some(Value::String(_)) => {
-            return Err(ApiError::bad_request(format!(
-                "field `description`: longer than {MAX_DESCRIPTION} characters"
-            )));
+            return Err(ApiError::bad_field(
+                "description",
+                format!("field `description`: longer than {MAX_DESCRIPTION} characters"),
+            ));
         }
         Some(_) => {
-            return Err(ApiError::bad_request(
+            return Err(ApiError::bad_field(
+                "description",
                 "field `description` must be a string",
             ));
         }
@@ -191,7 +203,7 @@ async fn create(
         .await
         .map_err(|_| ApiError::internal("the request could not be completed"))??;
     let Some(url) = fields.url else {
-        return Err(ApiError::bad_request("field `url` is required"));
+        return Err(ApiError::bad_field("url", "field `url` is required"));
     };
     let now = now_text();
     let hook = Webhook {
@@ -329,7 +341,8 @@ async fn test(
         None => WEBHOOK_TEST.to_string(),
         Some(Value::String(name)) if outbound::is_event_type(name) => name.clone(),
         Some(_) => {
-            return Err(ApiError::bad_request(
+            return Err(ApiError::bad_field(
+                "event",
                 "field `event` must be an event type (see GET /webhooks/events)",
             ));
         }
@@ -428,7 +441,7 @@ async fn digest_now(
             .and_then(Frequency::parse)
             .unwrap_or(Frequency::Weekly),
         Some(value) => value.as_str().and_then(Frequency::parse).ok_or_else(|| {
-            ApiError::bad_request("field `frequency` must be `daily` or `weekly`")
+            ApiError::bad_field("frequency", "field `frequency` must be `daily` or `weekly`")
         })?,
     };
     let period_end = match map.get("period_end") {
@@ -438,7 +451,10 @@ async fn digest_now(
                 .as_str()
                 .and_then(|text| text.parse::<chrono::NaiveDate>().ok())
                 .ok_or_else(|| {
-                    ApiError::bad_request("field `period_end` must be a date YYYY-MM-DD")
+                    ApiError::bad_field(
+                        "period_end",
+                        "field `period_end` must be a date YYYY-MM-DD",
+                    )
                 })?,
         ),
     };
@@ -452,7 +468,8 @@ async fn digest_now(
         })
         .unwrap_or_default();
     if recipients.is_empty() {
-        return Err(ApiError::bad_request(
+        return Err(ApiError::bad_field(
+            "email.recipients",
             "notification setting `email.recipients` is empty; set recipients first",
         ));
     }

@@ -372,10 +372,13 @@ impl AppState {
         given: Option<String>,
     ) -> Result<String, ApiError> {
         if !crate::auth::ROLES.contains(&role) {
-            return Err(ApiError::bad_request(format!(
-                "field `role`: `{role}` is not one of {}",
-                crate::auth::ROLES.join(", ")
-            )));
+            return Err(ApiError::bad_field(
+                "role",
+                format!(
+                    "field `role`: `{role}` is not one of {}",
+                    crate::auth::ROLES.join(", ")
+                ),
+            ));
         }
         let key = usable_key(given)?;
         let row = KeyRow {

@@ -25,7 +25,7 @@ impl From<StripeError> for ApiError {
     /// Stripe's (502).
     fn from(error: StripeError) -> ApiError {
         match error {
-            StripeError::Refused { .. } => ApiError::BadRequest(error.to_string()),
+            StripeError::Refused { .. } => ApiError::bad_request(error.to_string()),
             _ => ApiError::Upstream(error.to_string()),
         }
     }
@@ -534,12 +534,13 @@ pub fn receive_webhook(
         .connection(account)
         .ok_or_else(|| ApiError::NotFound(format!("account {account} has no Stripe connection")))?;
     let secret = connection.webhook_secret.as_deref().ok_or_else(|| {
-        ApiError::bad_request("this connection has no webhook signing secret; set `webhook_secret` with PUT /settings/payment-platform")
+        ApiError::bad_field("webhook_secret", "this connection has no webhook signing secret; set `webhook_secret` with PUT /settings/payment-platform")
     })?;
-    let signature =
-        signature.ok_or_else(|| ApiError::bad_request("the Stripe-Signature header is missing"))?;
+    let signature = signature.ok_or_else(|| {
+        ApiError::bad_field(signature::HEADER, "the Stripe-Signature header is missing")
+    })?;
     signature::verify(signature, body, secret, chrono::Utc::now().timestamp())
-        .map_err(ApiError::BadRequest)?;
+        .map_err(|why| ApiError::bad_field(signature::HEADER, why))?;
     let event: Value = serde_json::from_slice(body)
         .map_err(|e| ApiError::bad_request(format!("the body is not a JSON event: {e}")))?;
     if event.get("object").and_then(Value::as_str) != Some("event") {

@@ -6,6 +6,9 @@
 
 use sha2::{Digest, Sha256};
 
+/// The header Stripe signs its webhook requests in.
+pub const HEADER: &str = "Stripe-Signature";
+
 /// How far the signed time may be from now.
 pub const TOLERANCE_SECONDS: i64 = 300;
 
