@@ -111,6 +111,22 @@ pub fn query_names(query: &str) -> Result<Vec<String>, ApiError> {
     Ok(names)
 }
 
+/// The name of the first parameter of `query` whose value is empty or
+/// blank once decoded (`customer=`, `customer=%20`, `customer` alone).
+pub fn blank_parameter(query: &str) -> Option<String> {
+    query
+        .split('&')
+        .filter(|pair| !pair.is_empty())
+        .find_map(|pair| {
+            let (name, value) = pair.split_once('=').unwrap_or((pair, ""));
+            let decode = |text: &str| {
+                String::from_utf8_lossy(&percent_decode(text.replace('+', " ").as_bytes()))
+                    .into_owned()
+            };
+            decode(value).trim().is_empty().then(|| decode(name))
+        })
+}
+
 /// Percent-decodes `bytes` (a `%` not followed by two hex digits stays).
 fn percent_decode(bytes: &[u8]) -> Vec<u8> {
     let hex = |b: u8| (b as char).to_digit(16).map(|d| d as u8);

@@ -71,6 +71,33 @@ fn the_services_own_400s_name_the_parameter_or_field_at_fault() {
         ),
         (
             "GET",
+            "/data/invoices?customer=",
+            None,
+            refused(
+                "customer",
+                "query parameter `customer`: is empty; give a value, or leave the parameter out for its default",
+            ),
+        ),
+        (
+            "GET",
+            "/v1/reports/mrr?as_of=%20&interval=month",
+            None,
+            refused(
+                "as_of",
+                "query parameter `as_of`: is empty; give a value, or leave the parameter out for its default",
+            ),
+        ),
+        (
+            "GET",
+            "/data/plans?source",
+            None,
+            refused(
+                "source",
+                "query parameter `source`: is empty; give a value, or leave the parameter out for its default",
+            ),
+        ),
+        (
+            "GET",
             "/data/plans?limit=1&limit=2",
             None,
             refused(

@@ -92,14 +92,11 @@ impl Routes {
             handler.route_layer(axum::middleware::from_fn(no_body))
         };
         // A query parameter the endpoint does not read is refused, unless
-        // it reads further ones of its own, which its handler checks.
-        let handler = if doc.free_query {
-            handler
-        } else {
-            handler.route_layer(axum::middleware::from_fn(move |request, next| {
-                declared_query_only(doc, request, next)
-            }))
-        };
+        // it reads further ones of its own, which its handler checks; one
+        // given empty is refused on every endpoint.
+        let handler = handler.route_layer(axum::middleware::from_fn(move |request, next| {
+            query_checked(doc, request, next)
+        }));
         // Who calls is checked before the handler reads anything.
         let access = doc.access;
         let handler = handler.route_layer(axum::middleware::from_fn(move |request, next| {
@@ -136,13 +133,16 @@ impl Routes {
     }
 }
 
-/// Runs the request if its query names only parameters `doc` declares, each
-/// once; else answers 400 naming the first other one.
-async fn declared_query_only(doc: Doc, request: Request, next: Next) -> Response {
-    let checked = request
-        .uri()
-        .query()
-        .map_or(Ok(()), |query| undeclared_refused(query, doc));
+/// Runs the request if its query names only parameters `doc` declares
+/// (any, for an endpoint that checks its own), each once and none empty;
+/// else answers 400 naming the first other one.
+async fn query_checked(doc: Doc, request: Request, next: Next) -> Response {
+    let checked = request.uri().query().map_or(Ok(()), |query| {
+        if !doc.free_query {
+            undeclared_refused(query, doc)?;
+        }
+        empty_refused(query)
+    });
     match checked {
         Ok(()) => next.run(request).await,
         Err(error) => error.into_response(),
@@ -197,6 +197,21 @@ async fn no_body(request: Request, next: Next) -> Response {
 
 fn refused_body() -> ApiError {
     ApiError::bad_request("this endpoint reads no body; send the request without one")
+}
+
+/// A parameter given empty (`customer=`, or `customer` alone) would read
+/// as absent and filter nothing: a form's unset field more likely than a
+/// choice, so it is refused, naming it.
+fn empty_refused(query: &str) -> Result<(), ApiError> {
+    match crate::extract::blank_parameter(query) {
+        None => Ok(()),
+        Some(name) => Err(ApiError::bad_field(
+            &name,
+            format!(
+                "query parameter `{name}`: is empty; give a value, or leave the parameter out for its default"
+            ),
+        )),
+    }
 }
 
 fn undeclared_refused(query: &str, doc: Doc) -> Result<(), ApiError> {
