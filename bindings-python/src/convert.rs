@@ -5,95 +5,21 @@ use pyo3::exceptions::PyTypeError;
 use pyo3::intern;
 use pyo3::prelude::*;
 use pyo3::types::{
-    PyBool, PyByteArray, PyBytes, PyDateTime, PyDict, PyFloat, PyFrozenSet, PyInt, PyList,
-    PyMapping, PySequence, PySet, PyString, PyTuple,
+    PyBool, PyDateTime, PyDict, PyFloat, PyFrozenSet, PyInt, PyList, PyMapping, PySet, PyString,
+    PyTuple,
 };
-use serde_json::{Map, Number, Value};
+use serde_json::Value;
 use submetrics::WriteReport;
 
-/// A Python object as JSON: any mapping (dict or `collections.abc.Mapping`)
-/// as an object, any sequence (list, tuple, `collections.abc.Sequence`, but
-/// not str or bytes) as an array, strings, numbers, booleans, `None`, and
-/// anything with `isoformat()` (datetime, date) as its ISO text.
-pub fn to_json(obj: &Bound<'_, PyAny>) -> PyResult<Value> {
-    if obj.is_none() {
-        return Ok(Value::Null);
-    }
-    if let Ok(b) = obj.cast::<PyBool>() {
-        return Ok(Value::Bool(b.is_true()));
-    }
-    if obj.cast::<PyInt>().is_ok() {
-        return match obj.extract::<i64>() {
-            Ok(i) => Ok(Value::Number(i.into())),
-            Err(_) => Err(PyTypeError::new_err(format!(
-                "integer {obj} does not fit in 64 bits"
-            ))),
-        };
-    }
-    if let Ok(f) = obj.cast::<PyFloat>() {
-        return Number::from_f64(f.value())
-            .map(Value::Number)
-            .ok_or_else(|| PyTypeError::new_err(format!("{obj} is not a finite number")));
-    }
-    if let Ok(s) = obj.cast::<PyString>() {
-        return Ok(Value::String(s.extract::<String>()?));
-    }
-    if let Ok(dict) = obj.cast::<PyDict>() {
-        let mut map = Map::new();
-        for (key, value) in dict.iter() {
-            let key: String = key
-                .cast::<PyString>()
-                .map_err(|_| {
-                    PyTypeError::new_err(format!("dictionary keys must be strings, got {key}"))
-                })?
-                .extract()?;
-            map.insert(key, to_json(&value)?);
-        }
-        return Ok(Value::Object(map));
-    }
-    if let Ok(list) = obj.cast::<PyList>() {
-        return list
-            .iter()
-            .map(|item| to_json(&item))
-            .collect::<PyResult<Vec<_>>>()
-            .map(Value::Array);
-    }
-    if let Ok(tuple) = obj.cast::<PyTuple>() {
-        return tuple
-            .iter()
-            .map(|item| to_json(&item))
-            .collect::<PyResult<Vec<_>>>()
-            .map(Value::Array);
-    }
-    if obj.hasattr("isoformat")? {
-        return Ok(Value::String(obj.call_method0("isoformat")?.extract()?));
-    }
-    if let Ok(mapping) = obj.cast::<PyMapping>() {
-        let mut map = Map::new();
-        for item in mapping.items()?.iter() {
-            let (key, value): (Bound<'_, PyAny>, Bound<'_, PyAny>) = item.extract()?;
-            let key: String = key
-                .cast::<PyString>()
-                .map_err(|_| {
-                    PyTypeError::new_err(format!("mapping keys must be strings, got {key}"))
-                })?
-                .extract()?;
-            map.insert(key, to_json(&value)?);
-        }
-        return Ok(Value::Object(map));
-    }
-    let is_bytes = obj.cast::<PyBytes>().is_ok() || obj.cast::<PyByteArray>().is_ok();
-    if !is_bytes && obj.cast::<PySequence>().is_ok() {
-        return obj
-            .try_iter()?
-            .map(|item| to_json(&item?))
-            .collect::<PyResult<Vec<_>>>()
-            .map(Value::Array);
-    }
-    Err(PyTypeError::new_err(format!(
-        "cannot convert {} to JSON",
-        obj.get_type().name()?
-    )))
+/// A Python object as JSON, read as records are ([`crate::records`]): any
+/// mapping as an object, any sequence but str and bytes as an array,
+/// strings, numbers, booleans, `None`, and anything with `isoformat()` as
+/// its ISO text. `what` names the argument in errors, which name the field
+/// too (`the patch of customer acme: field `custom_variables.x`: nan is not
+/// a finite number`); nesting deeper than 128 levels (a dict holding
+/// itself) is an error, not a crash.
+pub fn to_json(obj: &Bound<'_, PyAny>, what: &str) -> PyResult<Value> {
+    crate::records::value(obj, what)
 }
 
 /// Runs `build`, which makes many Python containers, with Python's cyclic
@@ -162,30 +88,44 @@ fn value_to_py<'py>(py: Python<'py>, value: &Value) -> PyResult<Bound<'py, PyAny
 /// use underscores.
 const DASHED: &[&str] = &["selected-date", "selected-type", "breakdown-value"];
 
-/// A parameter value as its query-string text: booleans `true`/`false`,
-/// lists space-separated, dates ISO, everything else `str()`.
+/// A parameter value as its query-string text: text as given, numbers as
+/// `str()` writes them, booleans `true`/`false`, dates and datetimes ISO,
+/// and a list, tuple or set of those space-separated. Anything else (a
+/// dict, bytes, a list of lists, an object of no such kind) is a
+/// `TypeError`: its `str()` would filter on text nobody wrote.
 fn param_text(value: &Bound<'_, PyAny>) -> PyResult<String> {
+    let is_list = value.cast::<PyList>().is_ok()
+        || value.cast::<PyTuple>().is_ok()
+        || value.cast::<PySet>().is_ok()
+        || value.cast::<PyFrozenSet>().is_ok();
+    if !is_list {
+        return scalar_text(value);
+    }
+    let parts: Vec<String> = value
+        .try_iter()?
+        .map(|item| scalar_text(&item?))
+        .collect::<PyResult<_>>()?;
+    Ok(parts.join(" "))
+}
+
+/// One value of a parameter as text (see [`param_text`]).
+fn scalar_text(value: &Bound<'_, PyAny>) -> PyResult<String> {
     if let Ok(b) = value.cast::<PyBool>() {
         return Ok(if b.is_true() { "true" } else { "false" }.to_string());
     }
     if let Ok(s) = value.cast::<PyString>() {
         return s.extract::<String>();
     }
-    if value.cast::<PyList>().is_ok()
-        || value.cast::<PyTuple>().is_ok()
-        || value.cast::<PySet>().is_ok()
-        || value.cast::<PyFrozenSet>().is_ok()
-    {
-        let parts: Vec<String> = value
-            .try_iter()?
-            .map(|item| param_text(&item?))
-            .collect::<PyResult<_>>()?;
-        return Ok(parts.join(" "));
+    if value.cast::<PyInt>().is_ok() || value.cast::<PyFloat>().is_ok() {
+        return value.str()?.extract::<String>();
     }
     if value.hasattr("isoformat")? {
         return value.call_method0("isoformat")?.extract();
     }
-    value.str()?.extract::<String>()
+    Err(PyTypeError::new_err(format!(
+        "a parameter value is text, a number, a boolean, a date or a list of those, got {}",
+        value.get_type().name()?
+    )))
 }
 
 /// Report parameters as the core reads them, plus the names of those given
@@ -255,7 +195,10 @@ pub fn params(
             if value.cast::<PyDateTime>().is_ok() {
                 out.instants.push(name.clone());
             }
-            out.params.insert(name, param_text(&value)?);
+            let text = param_text(&value).map_err(|e| {
+                PyTypeError::new_err(format!("parameter `{name}`: {}", e.value(value.py())))
+            })?;
+            out.params.insert(name, text);
         }
     }
     Ok(out)

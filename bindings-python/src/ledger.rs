@@ -247,7 +247,7 @@ impl Ledger {
         changes: Option<&Bound<'py, PyDict>>,
     ) -> PyResult<Bound<'py, PyAny>> {
         let patch = match changes {
-            Some(dict) => to_json(dict.as_any())?,
+            Some(dict) => to_json(dict.as_any(), "the settings")?,
             None => json!({}),
         };
         let result = self.writing(py, |l| l.update_settings(&patch).map(|s| json!(s)));
@@ -291,7 +291,7 @@ impl Ledger {
             .map(Json::to_value)
             .collect();
         let options = match options {
-            Some(dict) => to_json(dict.as_any())?,
+            Some(dict) => to_json(dict.as_any(), "the Stripe options")?,
             None => Value::Null,
         };
         let options =
@@ -483,7 +483,7 @@ impl Ledger {
         id: &str,
         patch: &Bound<'py, PyAny>,
     ) -> PyResult<Bound<'py, PyAny>> {
-        let patch = to_json(patch)?;
+        let patch = to_json(patch, &format!("the patch of customer {id}"))?;
         let result = self.writing(py, |l| l.update_customer(id, &patch).map(|c| json!(c)));
         Self::output(py, result)
     }
@@ -495,7 +495,7 @@ impl Ledger {
         id: &str,
         patch: &Bound<'py, PyAny>,
     ) -> PyResult<Bound<'py, PyAny>> {
-        let patch = to_json(patch)?;
+        let patch = to_json(patch, &format!("the patch of plan {id}"))?;
         let result = self.writing(py, |l| l.update_plan(id, &patch).map(|p| json!(p)));
         Self::output(py, result)
     }
@@ -507,7 +507,7 @@ impl Ledger {
         id: &str,
         patch: &Bound<'py, PyAny>,
     ) -> PyResult<Bound<'py, PyAny>> {
-        let patch = to_json(patch)?;
+        let patch = to_json(patch, &format!("the patch of data source {id}"))?;
         let result = self.writing(py, |l| l.update_data_source(id, &patch).map(|s| json!(s)));
         Self::output(py, result)
     }
@@ -520,14 +520,17 @@ impl Ledger {
         name: &Bound<'py, PyAny>,
         plans: &Bound<'py, PyAny>,
     ) -> PyResult<Bound<'py, PyAny>> {
-        let group = json!({"name": to_json(name)?, "plans": to_json(plans)?});
+        let group = json!({
+            "name": to_json(name, &format!("the name of plan group {id}"))?,
+            "plans": to_json(plans, &format!("the plans of plan group {id}"))?,
+        });
         let result = self.writing(py, |l| l.replace_plan_group(id, &group).map(|g| json!(g)));
         Self::output(py, result)
     }
 
     /// Replaces (or creates) the invoice `id` with `record`.
     fn replace_invoice(&self, py: Python<'_>, id: &str, record: &Bound<'_, PyAny>) -> PyResult<()> {
-        let record = to_json(record)?;
+        let record = to_json(record, &format!("invoice {id}"))?;
         self.writing(py, |l| l.replace_invoice(id, &record))
             .map_err(|e| to_py_err(py, e))
     }
@@ -678,7 +681,7 @@ pub fn report_table<'py>(
     result: &Bound<'py, PyAny>,
     name: Option<&str>,
 ) -> PyResult<Bound<'py, PyAny>> {
-    let result = crate::convert::to_json(result)?;
+    let result = crate::convert::to_json(result, "the report answer")?;
     let batch = match name {
         Some(name) => submetrics::ReportTable::from_result(name, result)
             .and_then(|table| submetrics::columnar::batch_of_table(&table)),

@@ -33,6 +33,15 @@ pub fn records<'b>(obj: &Bound<'_, PyAny>, arena: &'b Bump) -> PyResult<Vec<Json
         .collect()
 }
 
+/// Any argument (a patch, settings, options) as JSON, read as a record is;
+/// an error names `what` and the field.
+pub fn value(obj: &Bound<'_, PyAny>, what: &str) -> PyResult<serde_json::Value> {
+    let arena = Bump::new();
+    tree(obj, &arena, MAX_DEPTH)
+        .map(|tree| tree.to_value())
+        .map_err(|m| m.into_error(what))
+}
+
 /// Record `index` of a sequence as a record tree; an error names it.
 fn record<'b>(item: &Bound<'_, PyAny>, index: usize, arena: &'b Bump) -> PyResult<Json<'b>> {
     tree(item, arena, MAX_DEPTH - 1)

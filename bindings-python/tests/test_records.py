@@ -270,6 +270,39 @@ def test_a_record_holding_itself_is_a_type_error() -> None:
     assert ledger.list_customers()["count"] == 0
 
 
+def test_a_patch_or_parameter_holding_itself_is_a_type_error_not_a_crash() -> None:
+    ledger = submetrics.Ledger(base_currency="USD")
+    ledger.upsert_customers([{"id": "acme", "name": "Acme"}])
+    cyclic: Dict[str, Any] = {}
+    cyclic["x"] = cyclic
+    with pytest.raises(TypeError) as refused:
+        ledger.update_customer("acme", {"custom_variables": cyclic})
+    field = "custom_variables" + ".x" * 127
+    assert str(refused.value) == (
+        f"the patch of customer acme: field `{field}`: records nest deeper than 128 levels "
+        "(or hold themselves)")
+    with pytest.raises(TypeError) as refused:
+        ledger.update_settings(base_currency=cyclic)
+    assert str(refused.value).startswith("the settings: field `base_currency.x.x")
+    nested: List[Any] = []
+    nested.append(nested)
+    with pytest.raises(TypeError) as refused:
+        ledger.report("mrr", as_of="2024-06-01", plan=nested)
+    assert str(refused.value) == (
+        "parameter `plan`: a parameter value is text, a number, a boolean, a date or a list "
+        "of those, got list")
+    with pytest.raises(TypeError) as refused:
+        ledger.report("mrr", as_of="2024-06-01", customer={"id": "acme"})
+    assert str(refused.value) == (
+        "parameter `customer`: a parameter value is text, a number, a boolean, a date or a "
+        "list of those, got dict")
+    with pytest.raises(TypeError) as refused:
+        ledger.update_customer("acme", {"custom_variables": {"score": float("nan")}})
+    assert str(refused.value) == (
+        "the patch of customer acme: field `custom_variables.score`: nan is not a finite number")
+    assert ledger.get_customer("acme")["custom_variables"] == {}
+
+
 def test_a_value_that_cannot_be_read_is_named_by_record_and_field() -> None:
     ledger = submetrics.Ledger(base_currency="USD")
     good = {"id": "a", "name": "A"}
