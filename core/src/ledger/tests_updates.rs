@@ -300,3 +300,39 @@ fn a_base_currency_without_a_rate_for_the_stored_amounts_is_refused() {
         "XYZ"
     );
 }
+
+/// A field given under two of its names with two values is refused naming
+/// both, whatever their order, and nothing changes; the same value twice is
+/// that value.
+#[test]
+fn an_update_giving_a_field_two_values_under_two_names_is_refused() {
+    let mut ledger = ledger();
+    ledger.upsert_customers(&[json!({"id": "a", "name": "A", "created_date": "2024-04-01"})]);
+    let error = ledger
+        .update_customer(
+            "a",
+            &json!({"created": "2024-01-01", "created_date": "2024-02-01"}),
+        )
+        .unwrap_err();
+    assert_eq!(
+        error.to_string(),
+        "customer a: field `created`: `created_date` gives this field too, with another value; give one of them"
+    );
+    let created = |ledger: &crate::Ledger| {
+        ledger
+            .customer("a")
+            .and_then(|c| c.created_date)
+            .map(|t| t.to_string())
+    };
+    assert_eq!(created(&ledger).as_deref(), Some("2024-04-01"));
+    let same = json!({"created_date": "2024-05-01", "created": "2024-05-01"});
+    ledger.update_customer("a", &same).unwrap();
+    assert_eq!(created(&ledger).as_deref(), Some("2024-05-01"));
+    let error = ledger
+        .update_plan("m", &json!({"interval": "year", "billing_freq": "week"}))
+        .unwrap_err();
+    assert_eq!(
+        error.to_string(),
+        "plan m: field `interval`: `billing_freq` gives this field too, with another value; give one of them"
+    );
+}

@@ -15,8 +15,10 @@ use std::collections::HashSet;
 /// place. A patch names each field by any of its `fields` names (`created`
 /// sets `created_date`); an object field (`custom_variables`) is merged
 /// key by key, new keys winning. A name that is no field of the record,
-/// or an id other than the record's, is an error naming it: an update
-/// never answers success for a change it did not make.
+/// or an id other than the record's, is an error naming it, and so is a
+/// field given under two of its names with two values (`created` and
+/// `created_date`): an update never answers success for a change it did
+/// not make, nor one that hangs on the order of its keys.
 fn patched(
     kind: &'static str,
     id: &str,
@@ -27,6 +29,8 @@ fn patched(
     let patch = patch
         .as_object()
         .ok_or_else(|| Error::invalid(kind, id, "(record)", "must be a JSON object"))?;
+    // The first name each field was given under, with its value.
+    let mut given: Vec<(&str, &str, &Value)> = Vec::new();
     for (key, value) in patch {
         let Some(names) = fields.iter().find(|names| names.contains(&key.as_str())) else {
             let known: Vec<&str> = fields.iter().map(|names| names[0]).collect();
@@ -41,6 +45,18 @@ fn patched(
             ));
         };
         let field = names[0];
+        match given.iter().find(|(f, _, _)| *f == field) {
+            Some((_, first, earlier)) if *earlier != value => {
+                return Err(Error::invalid(
+                    kind,
+                    id,
+                    first,
+                    format!("`{key}` gives this field too, with another value; give one of them"),
+                ));
+            }
+            Some(_) => continue,
+            None => given.push((field, key, value)),
+        }
         if field == "id" {
             if value.is_null() || value.as_str() == Some(id) {
                 continue;
