@@ -134,7 +134,8 @@ impl NativeLedger {
     }
 
     #[napi]
-    pub fn update_settings(&self, patch: Value) -> napi::Result<Value> {
+    pub fn update_settings(&self, env: Env, patch: Unknown) -> napi::Result<Value> {
+        let patch = crate::records::value(&env, patch, "the settings")?;
         write(&self.inner)
             .update_settings(&patch)
             .map(|s| json!(s))
@@ -286,7 +287,8 @@ impl NativeLedger {
     }
 
     #[napi]
-    pub fn update_customer(&self, id: String, patch: Value) -> napi::Result<Value> {
+    pub fn update_customer(&self, env: Env, id: String, patch: Unknown) -> napi::Result<Value> {
+        let patch = crate::records::value(&env, patch, &format!("the patch of customer {id}"))?;
         write(&self.inner)
             .update_customer(&id, &patch)
             .map(|c| json!(c))
@@ -294,7 +296,8 @@ impl NativeLedger {
     }
 
     #[napi]
-    pub fn update_plan(&self, id: String, patch: Value) -> napi::Result<Value> {
+    pub fn update_plan(&self, env: Env, id: String, patch: Unknown) -> napi::Result<Value> {
+        let patch = crate::records::value(&env, patch, &format!("the patch of plan {id}"))?;
         write(&self.inner)
             .update_plan(&id, &patch)
             .map(|p| json!(p))
@@ -302,7 +305,9 @@ impl NativeLedger {
     }
 
     #[napi]
-    pub fn update_data_source(&self, id: String, patch: Value) -> napi::Result<Value> {
+    pub fn update_data_source(&self, env: Env, id: String, patch: Unknown) -> napi::Result<Value> {
+        let what = format!("the patch of data source {id}");
+        let patch = crate::records::value(&env, patch, &what)?;
         write(&self.inner)
             .update_data_source(&id, &patch)
             .map(|s| json!(s))
@@ -319,7 +324,8 @@ impl NativeLedger {
     }
 
     #[napi]
-    pub fn replace_invoice(&self, id: String, record: Value) -> napi::Result<()> {
+    pub fn replace_invoice(&self, env: Env, id: String, record: Unknown) -> napi::Result<()> {
+        let record = crate::records::value(&env, record, &format!("invoice {id}"))?;
         write(&self.inner)
             .replace_invoice(&id, &record)
             .map_err(to_napi)

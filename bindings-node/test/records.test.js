@@ -360,3 +360,19 @@ test('a getter that throws fails the call with its own error', () => {
   assert.throws(() => ledger.upsertCustomers(record), { name: 'RangeError', message: 'no email' })
   assert.equal(ledger.listCustomers().count, 0)
 })
+
+test('an update or a replace reads its object as a record is: a Date is its instant, NaN an error naming the field', () => {
+  const l = new Ledger()
+  l.upsertPlans([{ id: 'm', name: 'Monthly', interval: 'month', currency: 'USD' }])
+  l.upsertCustomers([{ id: 'acme', name: 'Acme' }])
+  const updated = l.updateCustomer('acme', { created_date: new Date('2023-12-01T00:00:00Z') })
+  assert.equal(updated.created_date, '2023-12-01T00:00:00Z')
+  l.replaceInvoice('i3', { customer_id: 'acme', type: 'subscription', invoice_date: new Date('2024-03-15T00:00:00Z'), amount: 5000, currency: 'USD', plan_id: 'm' })
+  assert.equal(l.getInvoice('i3').invoice_date, '2024-03-15T00:00:00Z')
+  assert.throws(() => l.updateCustomer('acme', { custom_variables: { score: NaN } }), (e) => {
+    assert.ok(e instanceof SubmetricsError)
+    assert.equal(e.code, 'invalid_record')
+    assert.equal(e.message, 'the patch of customer acme: field `custom_variables.score`: is NaN, which is not a JSON number')
+    return true
+  })
+})

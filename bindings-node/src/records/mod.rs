@@ -131,6 +131,25 @@ impl<'b> Records<'b> {
     }
 }
 
+/// One argument that is no list of records (an update's patch, a
+/// replacement record, settings) as JSON, read as a record is: a `Date` as
+/// its ISO text, and what JSON cannot hold an error naming `what` and the
+/// field. `undefined` is `null`.
+pub fn value(env: &Env, value: Unknown<'_>, what: &str) -> napi::Result<serde_json::Value> {
+    let arena = Bump::new();
+    let mut reader = Reader {
+        env: env.raw(),
+        arena: &arena,
+        scratch: vec![0; 256],
+        budget: MAX_VALUES,
+    };
+    match reader.value(value.raw(), MAX_DEPTH) {
+        Ok(Some(tree)) => Ok(tree.to_value()),
+        Ok(None) => Ok(serde_json::Value::Null),
+        Err(failure) => Err(failure.into_error(what)),
+    }
+}
+
 fn not_records() -> Error {
     details(
         "invalid_record",
