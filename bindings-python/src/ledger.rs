@@ -259,13 +259,7 @@ impl Ledger {
     fn load_fx_rates(&self, py: Python<'_>, rows: &Bound<'_, PyAny>) -> PyResult<usize> {
         if let Some(batches) = crate::arrow::batches(rows)? {
             return self
-                .writing(py, |l| {
-                    let mut loaded = 0;
-                    for batch in &batches {
-                        loaded += l.load_fx_rates_arrow(batch)?;
-                    }
-                    Ok(loaded)
-                })
+                .writing(py, |l| l.load_fx_rates_arrow(&batches))
                 .map_err(|e| to_py_err(py, e));
         }
         let arena = Bump::new();

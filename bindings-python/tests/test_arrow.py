@@ -298,7 +298,21 @@ def test_fx_rates_and_unreadable_columns() -> None:
     rates = pa.table({"date": pa.array([datetime.date(2024, 1, 1)], pa.date32()),
                       "currency": ["EUR"], "rate": [0.9]})
     assert l.load_fx_rates(rates) == 1
+    # A table of two batches is one table: a bad row in the second loads
+    # nothing of the first, and is numbered in the whole table.
+    two = pa.Table.from_batches([
+        pa.record_batch({"date": ["2024-02-01"], "currency": ["GBP"], "rate": [0.5]}),
+        pa.record_batch({"date": ["bad"], "currency": ["GBP"], "rate": [0.8]})])
+    with pytest.raises(submetrics.InvalidRecordError) as error:
+        l.load_fx_rates(two)
+    assert str(error.value).startswith("fx_rate row 2: field `date`: ")
+    gbp_invoice = {"id": "g1", "customer_id": "g", "type": "one-time", "amount": 100,
+                   "currency": "GBP", "invoice_date": "2024-02-02"}
+    l.upsert_customers([{"id": "g", "name": "G"}])
+    assert l.upsert_invoices([gbp_invoice])[0]["import_status"] == "inserted"
+    with pytest.raises(submetrics.MissingFxRateError):
+        l.report("transactions", as_of="2024-03-01", date="20240201-20240229")
     with pytest.raises(submetrics.InvalidRecordError) as error:
         l.upsert_customers(pa.table({"id": ["a"], "name": pa.array([b"x"], pa.binary())}))
     assert str(error.value).startswith("customer ?: field `name`: column type Binary cannot be read")
-    assert l.list_customers()["count"] == 0
+    assert l.list_customers()["count"] == 1

@@ -281,13 +281,25 @@ fn fx_rates_load_from_a_batch_whole_or_not_at_all() {
         ("rate", Arc::new(Float64Array::from(vec![0.9, 0.0]))),
     ]);
     let mut ledger = Ledger::default();
-    let error = ledger.load_fx_rates_arrow(&rates).unwrap_err();
+    let error = ledger
+        .load_fx_rates_arrow(std::slice::from_ref(&rates))
+        .unwrap_err();
     assert_eq!(
         error.to_string(),
         "fx_rate row 2: field `rate`: must be a positive number"
     );
+    // Two batches are one table: the bad row is row 3 of it, and the good
+    // batch before it is not loaded either.
+    let error = ledger
+        .load_fx_rates_arrow(&[rates.slice(0, 1), rates.clone()])
+        .unwrap_err();
+    assert_eq!(
+        error.to_string(),
+        "fx_rate row 3: field `rate`: must be a positive number"
+    );
+    assert!(ledger.fx().is_empty());
     let rates = rates.slice(0, 1);
-    assert_eq!(ledger.load_fx_rates_arrow(&rates).unwrap(), 1);
+    assert_eq!(ledger.load_fx_rates_arrow(&[rates]).unwrap(), 1);
 }
 
 #[test]

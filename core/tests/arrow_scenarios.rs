@@ -47,7 +47,7 @@ impl Writes for ArrowWrites {
 
     fn load_fx_rates(&mut self, ledger: &mut Ledger, rates: &[Value]) -> Result<usize> {
         match batch_of(rates) {
-            Some(batch) => ledger.load_fx_rates_arrow(&batch),
+            Some(batch) => ledger.load_fx_rates_arrow(&[batch]),
             None => JsonWrites.load_fx_rates(ledger, rates),
         }
     }

@@ -541,10 +541,11 @@ impl Ledger {
         Store::read_customer_batch(batch)
     }
 
-    /// Loads FX rates from the rows of `batch` (columns `date`, `currency`,
-    /// `rate`), like [`Ledger::load_fx_rates`]: every row is valid and
-    /// loaded, or none is.
-    pub fn load_fx_rates_arrow(&mut self, batch: &RecordBatch) -> Result<usize> {
-        self.write(|store| store.load_fx_rates_arrow(batch))
+    /// Loads FX rates from the rows of `batches`, one table (columns
+    /// `date`, `currency`, `rate`), like [`Ledger::load_fx_rates`]: every row
+    /// of every batch is valid and loaded, or none is; an error names the
+    /// row's number in the whole table.
+    pub fn load_fx_rates_arrow(&mut self, batches: &[RecordBatch]) -> Result<usize> {
+        self.write(|store| store.load_fx_rates_arrow(batches))
     }
 }

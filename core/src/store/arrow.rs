@@ -225,12 +225,16 @@ impl Store {
         })
     }
 
-    /// Loads FX rates from the rows of `batch` (columns `date`, `currency`,
-    /// `rate`), like [`Store::load_fx_rates`]: every row is valid and
-    /// loaded, or none is.
-    pub fn load_fx_rates_arrow(&mut self, batch: &RecordBatch) -> Result<usize> {
-        let records = ArrowRecords::new("fx_rate", batch)?;
-        let rates = read_rates(records.rows())?;
+    /// Loads FX rates from the rows of `batches`, one table (columns
+    /// `date`, `currency`, `rate`), like [`Store::load_fx_rates`]: every row
+    /// of every batch is valid and loaded, or none is; an error names the
+    /// row's number in the whole table.
+    pub fn load_fx_rates_arrow(&mut self, batches: &[RecordBatch]) -> Result<usize> {
+        let tables = batches
+            .iter()
+            .map(|batch| ArrowRecords::new("fx_rate", batch))
+            .collect::<Result<Vec<_>>>()?;
+        let rates = read_rates(tables.iter().flat_map(ArrowRecords::rows))?;
         Ok(self.insert_fx_rates(rates))
     }
 }

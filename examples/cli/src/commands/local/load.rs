@@ -248,9 +248,7 @@ fn load_records(
                             ledger.load_fx_rates(&rates)?;
                         }
                         Records::Batches(batches) => {
-                            for batch in &batches {
-                                ledger.load_fx_rates_arrow(batch)?;
-                            }
+                            ledger.load_fx_rates_arrow(&batches)?;
                         }
                         // Files read whole are never streams.
                         _ => {}
