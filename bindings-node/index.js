@@ -127,7 +127,7 @@ function isInstant(value) {
 function bytes(stream) {
   if (Buffer.isBuffer(stream)) return stream
   if (stream instanceof Uint8Array) return Buffer.from(stream.buffer, stream.byteOffset, stream.byteLength)
-  throw new TypeError('expected an Arrow IPC stream as a Uint8Array or Buffer')
+  throw new SubmetricsError('expected an Arrow IPC stream as a Uint8Array or Buffer', 'invalid_record', undefined, '(record)')
 }
 
 /**
@@ -289,14 +289,15 @@ class Ledger {
 
   async reportAsync(name, params, asOf) {
     const [p, instants] = query(params)
-    const text = await this._native.reportAsync(name, p, instant(asOf), instants)
-      .catch((error) => rethrow(error, 'invalid_query'))
+    // A wrong argument throws before a promise exists: `call` names it.
+    const pending = call(() => this._native.reportAsync(name, p, instant(asOf), instants), 'invalid_query')
+    const text = await pending.catch((error) => rethrow(error, 'invalid_query'))
     return JSON.parse(text)
   }
 
   async movementsAsync(asOf, movementFilters) {
-    const text = await this._native.movementsAsync(instant(asOf), filters(movementFilters))
-      .catch((error) => rethrow(error, 'invalid_query'))
+    const pending = call(() => this._native.movementsAsync(instant(asOf), filters(movementFilters)), 'invalid_query')
+    const text = await pending.catch((error) => rethrow(error, 'invalid_query'))
     return JSON.parse(text)
   }
 }

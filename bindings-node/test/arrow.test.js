@@ -95,7 +95,7 @@ test('bytes that are not an IPC stream, and unreadable columns, are errors', () 
   const claiming = new Uint8Array([0xff, 0xff, 0xff, 0xff, 0xf0, 0xff, 0xff, 0x7f, 1, 2, 3])
   assert.throws(() => l.upsertInvoicesArrow(claiming), (error) =>
     error instanceof SubmetricsError && error.message === cut)
-  assert.throws(() => l.upsertInvoicesArrow('text'), TypeError)
+  assert.throws(() => l.upsertInvoicesArrow('text'), SubmetricsError)
   // The file format used to be called a stream cut short.
   const file = tableToIPC(tableFromArrays({ id: ['i1'] }), 'file')
   assert.throws(() => l.upsertInvoicesArrow(file), (error) =>

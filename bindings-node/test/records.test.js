@@ -376,3 +376,18 @@ test('an update or a replace reads its object as a record is: a Date is its inst
     return true
   })
 })
+
+test('a wrong JavaScript type is a SubmetricsError on every path, async ones included', async () => {
+  const l = new Ledger()
+  assert.throws(() => l.upsertInvoicesArrow('abc'), (e) => {
+    assert.ok(e instanceof SubmetricsError)
+    assert.equal(e.code, 'invalid_record')
+    assert.equal(e.message, 'expected an Arrow IPC stream as a Uint8Array or Buffer')
+    return true
+  })
+  await assert.rejects(l.reportAsync(5), (e) => {
+    assert.ok(e instanceof SubmetricsError)
+    assert.equal(e.code, 'invalid_query')
+    return true
+  })
+})
