@@ -204,28 +204,16 @@ impl Ledger {
 impl Ledger {
     /// A new, empty ledger with its settings (defaults: USD, UTC, weeks from
     /// Monday, 7 days of churn grace, refunds reduce MRR).
+    /// A new, empty ledger with the settings given as keywords, read as
+    /// `update_settings` reads them (any setting, each checked alike).
     #[new]
-    #[pyo3(signature = (base_currency=None, timezone=None, first_day_of_week=None, churn_grace_days=None, refund_handling=None))]
-    fn new(
-        py: Python<'_>,
-        base_currency: Option<String>,
-        timezone: Option<String>,
-        first_day_of_week: Option<i64>,
-        churn_grace_days: Option<i64>,
-        refund_handling: Option<String>,
-    ) -> PyResult<Ledger> {
-        let mut config = serde_json::Map::new();
-        let mut put = |key: &str, value: Option<Value>| {
-            if let Some(value) = value {
-                config.insert(key.to_string(), value);
-            }
+    #[pyo3(signature = (**settings))]
+    fn new(py: Python<'_>, settings: Option<&Bound<'_, PyDict>>) -> PyResult<Ledger> {
+        let config = match settings {
+            Some(dict) => to_json(dict.as_any(), "the settings")?,
+            None => json!({}),
         };
-        put("base_currency", base_currency.map(Value::from));
-        put("timezone", timezone.map(Value::from));
-        put("first_day_of_week", first_day_of_week.map(Value::from));
-        put("churn_grace_days", churn_grace_days.map(Value::from));
-        put("refund_handling", refund_handling.map(Value::from));
-        let settings = Settings::from_json(&Value::Object(config)).map_err(|e| to_py_err(py, e))?;
+        let settings = Settings::from_json(&config).map_err(|e| to_py_err(py, e))?;
         Ok(Ledger {
             inner: RwLock::new(submetrics::Ledger::new(settings)),
         })

@@ -196,3 +196,22 @@ def test_an_unknown_report_parameter_is_refused_with_a_near_miss() -> None:
         "parameter `base_currency`: report `summary` has no such parameter; did you mean `baseCurrency`? "
         "Its parameters: baseCurrency"
     )
+
+
+def test_the_constructor_reads_settings_as_update_settings_does() -> None:
+    assert submetrics.Ledger(churn_grace_days="3", fx_pivot="EUR").settings == {
+        "base_currency": "USD", "timezone": "UTC", "first_day_of_week": 1,
+        "churn_grace_days": 3, "refund_handling": "reduce", "fx_pivot": "EUR"}
+    for settings, message in [
+        ({"churn_grace_days": True},
+         "setting `churn_grace_days`: must be a whole number of days from 0 to 3650"),
+        ({"bogus": 1},
+         "setting `bogus`: unknown setting; known: base_currency, timezone, first_day_of_week, "
+         "churn_grace_days, refund_handling, fx_pivot"),
+    ]:
+        with pytest.raises(submetrics.InvalidSettingError) as refused:
+            submetrics.Ledger(**settings)
+        assert str(refused.value) == message
+        with pytest.raises(submetrics.InvalidSettingError) as refused:
+            submetrics.Ledger().update_settings(**settings)
+        assert str(refused.value) == message

@@ -36,15 +36,19 @@ class Ledger:
 
     def __new__(
         cls,
+        *,
         base_currency: Optional[str] = None,
         timezone: Optional[str] = None,
         first_day_of_week: Optional[int] = None,
         churn_grace_days: Optional[int] = None,
         refund_handling: Optional[str] = None,
+        fx_pivot: Optional[str] = None,
     ) -> "Ledger":
-        """A new, empty ledger with its settings (defaults: USD, UTC, weeks
-        from Monday, 7 days of churn grace, refunds reduce MRR); raises
-        InvalidSettingError."""
+        """A new, empty ledger with its settings, as keywords read as
+        ``update_settings`` reads them (defaults: USD, UTC, weeks from
+        Monday, 7 days of churn grace, refunds reduce MRR); raises
+        InvalidSettingError naming a setting it does not know or cannot
+        use."""
     @property
     def settings(self) -> Dict[str, Any]:
         """The ledger settings as a dict."""
