@@ -124,6 +124,26 @@ function isInstant(value) {
 }
 
 /** A Uint8Array (or Buffer) as a Buffer over the same memory. */
+/**
+ * Stripe objects as the JSON text the addon reads. What JSON cannot hold
+ * (NaN, the infinities, a BigInt, a cycle) is an `invalid_record` error
+ * naming the field, not a null or a plain TypeError.
+ */
+function stripeText(objects) {
+  const refuse = (key, reason) => new SubmetricsError(
+    `Stripe objects: field \`${key}\`: ${reason}`, 'invalid_record', undefined, key)
+  try {
+    return JSON.stringify(objects ?? null, (key, value) => {
+      if (typeof value === 'number' && !Number.isFinite(value)) throw refuse(key, `is ${value}, which is not a JSON number`)
+      if (typeof value === 'bigint') throw refuse(key, 'is a BigInt, which is not a JSON number')
+      return value
+    })
+  } catch (error) {
+    if (error instanceof SubmetricsError) throw error
+    throw new SubmetricsError(`Stripe objects: ${error.message}`, 'invalid_record', undefined, '(record)')
+  }
+}
+
 function bytes(stream) {
   if (Buffer.isBuffer(stream)) return stream
   if (stream instanceof Uint8Array) return Buffer.from(stream.buffer, stream.byteOffset, stream.byteLength)
@@ -170,7 +190,8 @@ class Ledger {
   }
 
   importStripe(objects, options) {
-    return answer(() => this._native.importStripe(JSON.stringify(objects ?? null), options), 'invalid_query')
+    const text = stripeText(objects)
+    return answer(() => this._native.importStripe(text, options), 'invalid_query')
   }
 
   // An array goes over flattened (records.js), one record as it is.

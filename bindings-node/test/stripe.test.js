@@ -42,3 +42,20 @@ test('importStripe takes an export of more than a million values', () => {
   assert.deepEqual([report.customers, report.rejected], [60_000, []])
   assert.equal(l.getCustomer('cus_59999').name, 'Customer 59999')
 })
+
+test('a Stripe object JSON cannot hold is an invalid_record naming the field', () => {
+  const l = new Ledger()
+  for (const [created, message] of [
+    [NaN, 'Stripe objects: field `created`: is NaN, which is not a JSON number'],
+    [1n, 'Stripe objects: field `created`: is a BigInt, which is not a JSON number'],
+  ]) {
+    assert.throws(() => l.importStripe([{ object: 'customer', id: 'cus_1', name: 'X', created }]), (e) => {
+      assert.ok(e instanceof SubmetricsError)
+      assert.equal(e.code, 'invalid_record')
+      assert.equal(e.message, message)
+      assert.equal(e.field, 'created')
+      return true
+    })
+  }
+  assert.equal(l.listCustomers().count, 0)
+})
