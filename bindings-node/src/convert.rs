@@ -26,7 +26,7 @@ pub fn params(value: Option<Value>) -> napi::Result<ReportParams> {
         None | Some(Value::Null) => {}
         Some(Value::Object(map)) => {
             for (key, value) in map {
-                if let Some(text) = param_text(&value) {
+                if let Some(text) = param_text(&key, &value)? {
                     out.insert(key, text);
                 }
             }
@@ -60,18 +60,34 @@ pub fn resolve(
     Ok(params)
 }
 
-fn param_text(value: &Value) -> Option<String> {
+/// A parameter's text: a string as it is, a number or a boolean as JSON
+/// writes it, an array of those space-separated; `null` is absent. An
+/// object, or an array holding one, is an `invalid_query` error naming the
+/// parameter: its JSON text would filter on text nobody wrote.
+fn param_text(name: &str, value: &Value) -> napi::Result<Option<String>> {
+    let scalar = |value: &Value| match value {
+        Value::String(s) => Ok(s.clone()),
+        Value::Number(_) | Value::Bool(_) => Ok(value.to_string()),
+        _ => Err(details(
+            "invalid_query",
+            format!(
+                "parameter `{name}`: a parameter value is text, a number, a boolean, a Date or an array of those"
+            ),
+            None,
+            Some(name),
+        )),
+    };
     match value {
-        Value::Null => None,
-        Value::String(s) => Some(s.clone()),
-        Value::Array(items) => Some(
-            items
+        Value::Null => Ok(None),
+        Value::Array(items) => {
+            let parts = items
                 .iter()
-                .filter_map(param_text)
-                .collect::<Vec<_>>()
-                .join(" "),
-        ),
-        other => Some(other.to_string()),
+                .filter(|item| !item.is_null())
+                .map(scalar)
+                .collect::<napi::Result<Vec<_>>>()?;
+            Ok(Some(parts.join(" ")))
+        }
+        other => scalar(other).map(Some),
     }
 }
 

@@ -391,3 +391,15 @@ test('a wrong JavaScript type is a SubmetricsError on every path, async ones inc
     return true
   })
 })
+
+test('an object as a report parameter is refused naming it, not sent as its JSON text', () => {
+  const l = new Ledger()
+  assert.throws(() => l.report('mrr', { customer: { id: 'acme' } }, '2024-06-01'), (e) => {
+    assert.ok(e instanceof SubmetricsError)
+    assert.equal(e.code, 'invalid_query')
+    assert.equal(e.field, 'customer')
+    assert.equal(e.message, 'parameter `customer`: a parameter value is text, a number, a boolean, a Date or an array of those')
+    return true
+  })
+  assert.equal(l.report('mrr', { interval: 'month', date: ['20240101-20240131'] }, '2024-06-01').result.length, 1)
+})
