@@ -60,8 +60,9 @@ impl Settings {
         Settings::default().merged(value)
     }
 
-    /// These settings with the keys present in `value` replaced; unknown keys
-    /// are an error so a typo never passes silently.
+    /// These settings with the keys present in `value` replaced (a null
+    /// keeps the setting); unknown keys, null or not, are an error so a typo
+    /// never passes silently.
     pub fn merged(&self, value: &Value) -> Result<Settings> {
         let mut settings = self.clone();
         let Some(map) = value.as_object() else {
@@ -70,8 +71,17 @@ impl Settings {
             }
             return Err(invalid("(settings)", "must be a JSON object"));
         };
+        const KNOWN: &[&str] = &[
+            "base_currency",
+            "timezone",
+            "first_day_of_week",
+            "churn_grace_days",
+            "refund_handling",
+            "fx_pivot",
+        ];
         for (key, value) in map {
-            if value.is_null() {
+            // A null keeps the setting, but only a setting's name may be null.
+            if value.is_null() && KNOWN.contains(&key.as_str()) {
                 continue;
             }
             match key.as_str() {
@@ -124,7 +134,7 @@ impl Settings {
                 other => {
                     return Err(invalid(
                         other,
-                        "unknown setting; known: base_currency, timezone, first_day_of_week, churn_grace_days, refund_handling, fx_pivot",
+                        &format!("unknown setting; known: {}", KNOWN.join(", ")),
                     ));
                 }
             }
@@ -187,5 +197,13 @@ mod tests {
         assert_eq!(err.field(), Some("timezone"));
         let err = Settings::from_json(&json!({"grace": 3})).unwrap_err();
         assert_eq!(err.field(), Some("grace"));
+        // A null keeps a setting, but an unknown name is refused null or not.
+        let kept = Settings::from_json(&json!({"timezone": null})).unwrap();
+        assert_eq!(kept, Settings::default());
+        let err = Settings::from_json(&json!({"bogus": null})).unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            "setting `bogus`: unknown setting; known: base_currency, timezone, first_day_of_week, churn_grace_days, refund_handling, fx_pivot"
+        );
     }
 }
