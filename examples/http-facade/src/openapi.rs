@@ -439,6 +439,39 @@ mod tests {
         }
     }
 
+    /// The paths to every empty `required` list in `value`.
+    fn empty_required(value: &Value, path: String, out: &mut Vec<String>) {
+        match value {
+            Value::Object(map) => {
+                if map
+                    .get("required")
+                    .and_then(Value::as_array)
+                    .is_some_and(Vec::is_empty)
+                {
+                    out.push(path.clone());
+                }
+                for (key, v) in map {
+                    empty_required(v, format!("{path}/{key}"), out);
+                }
+            }
+            Value::Array(items) => {
+                for (i, v) in items.iter().enumerate() {
+                    empty_required(v, format!("{path}/{i}"), out);
+                }
+            }
+            _ => {}
+        }
+    }
+
+    /// OpenAPI 3.0 forbids an empty `required` list (a strict validator
+    /// refuses the document): a schema with no required field has none.
+    #[test]
+    fn no_schema_lists_an_empty_required() {
+        let mut found = Vec::new();
+        empty_required(&document(), String::new(), &mut found);
+        assert_eq!(found, Vec::<String>::new());
+    }
+
     #[test]
     fn every_routed_endpoint_is_described_with_typed_bodies() {
         let document = document();

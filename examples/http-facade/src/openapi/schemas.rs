@@ -74,13 +74,17 @@ fn answer(properties: Value) -> Value {
 /// An input object: `required` fields must be there, others may; fields
 /// the service does not know are ignored.
 fn input(description: &str, properties: Value, required: &[&str]) -> Value {
-    json!({
+    let mut schema = json!({
         "type": "object",
         "description": description,
         "properties": properties,
-        "required": required,
         "additionalProperties": true,
-    })
+    });
+    // OpenAPI 3.0 forbids an empty `required` list: none is left out.
+    if !required.is_empty() {
+        schema["required"] = json!(required);
+    }
+    schema
 }
 
 /// `fields` with each alias given the schema of the field it stands for.
