@@ -227,8 +227,16 @@ fn the_services_own_400s_name_the_parameter_or_field_at_fault() {
 fn refusals_of_paths_queries_headers_and_keyless_requests_name_what_is_at_fault() {
     let server = Server::start();
     seed(&server);
+    // The path is named as it was requested, with its `/v1` or without.
     assert_eq!(
         server.raw_path("GET", "/v1/data/customers/%FF"),
+        refused(
+            "id",
+            "the path /v1/data/customers/%FF is not usable: Invalid URL: Invalid UTF-8 in `id`",
+        )
+    );
+    assert_eq!(
+        server.raw_path("GET", "/data/customers/%FF"),
         refused(
             "id",
             "the path /data/customers/%FF is not usable: Invalid URL: Invalid UTF-8 in `id`",
