@@ -912,7 +912,7 @@ fn movements_answer_arrow_streams_of_the_movement_columns() {
         json!({"error": "header `Accept` accepts none of the types this answers in: \
                          application/json, application/vnd.apache.arrow.stream \
                          (or ask with `format=`: json, arrow)",
-               "code": "not_acceptable"})
+               "code": "not_acceptable", "field": "Accept"})
     );
     // The first type named that the movements offer is the one answered.
     let (status, content_type, _) = send_for_bytes(
