@@ -3,6 +3,8 @@
 
 #![allow(dead_code)]
 
+pub mod receiver;
+
 use serde_json::Value;
 use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
