@@ -4,6 +4,7 @@
 #![allow(dead_code)]
 
 pub mod faults;
+pub mod formats;
 pub mod receiver;
 
 use serde_json::Value;
