@@ -993,6 +993,7 @@ export interface components {
             /** @enum {string} */
             code: "bad_request" | "invalid_record" | "invalid_query" | "invalid_setting" | "missing_fx_rate" | "out_of_range" | "unauthorized" | "forbidden" | "not_found" | "unknown_report" | "method_not_allowed" | "not_acceptable" | "conflict" | "payload_too_large" | "unsupported_media_type" | "uri_too_long" | "headers_too_large" | "request_timeout" | "rate_limited" | "upstream" | "unavailable" | "storage_unavailable" | "internal";
             id?: string;
+            /** @description The query or path parameter, header or body field at fault, as the request named it: `Accept` on every 406 */
             field?: string;
             /** @description On a 5xx answer: the id under which the cause is logged */
             error_id?: string;
@@ -2049,7 +2050,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The Accept header refuses the one type the answer comes in */
+            /** @description The Accept header refuses the one type the answer comes in (`field`: `Accept`) */
             406: {
                 headers: {
                     [name: string]: unknown;
@@ -2123,7 +2124,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The Accept header refuses the one type the answer comes in */
+            /** @description The Accept header refuses the one type the answer comes in (`field`: `Accept`) */
             406: {
                 headers: {
                     [name: string]: unknown;
@@ -2197,7 +2198,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The Accept header refuses the one type the answer comes in */
+            /** @description The Accept header refuses the one type the answer comes in (`field`: `Accept`) */
             406: {
                 headers: {
                     [name: string]: unknown;
@@ -2271,7 +2272,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The Accept header refuses the one type the answer comes in */
+            /** @description The Accept header refuses the one type the answer comes in (`field`: `Accept`) */
             406: {
                 headers: {
                     [name: string]: unknown;
@@ -2379,7 +2380,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The Accept header refuses the one type the answer comes in */
+            /** @description The Accept header refuses the one type the answer comes in (`field`: `Accept`) */
             406: {
                 headers: {
                     [name: string]: unknown;
@@ -2489,7 +2490,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The Accept header refuses the one type the answer comes in */
+            /** @description The Accept header refuses the one type the answer comes in (`field`: `Accept`) */
             406: {
                 headers: {
                     [name: string]: unknown;
@@ -2648,7 +2649,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The Accept header refuses every format the answer comes in */
+            /** @description The Accept header refuses every format the answer comes in (`field`: `Accept`) */
             406: {
                 headers: {
                     [name: string]: unknown;
@@ -2794,7 +2795,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The Accept header refuses the one type the answer comes in */
+            /** @description The Accept header refuses the one type the answer comes in (`field`: `Accept`) */
             406: {
                 headers: {
                     [name: string]: unknown;
@@ -2904,7 +2905,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The Accept header refuses the one type the answer comes in */
+            /** @description The Accept header refuses the one type the answer comes in (`field`: `Accept`) */
             406: {
                 headers: {
                     [name: string]: unknown;
@@ -3014,7 +3015,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The Accept header refuses the one type the answer comes in */
+            /** @description The Accept header refuses the one type the answer comes in (`field`: `Accept`) */
             406: {
                 headers: {
                     [name: string]: unknown;
@@ -3151,7 +3152,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The Accept header refuses the one type the answer comes in */
+            /** @description The Accept header refuses the one type the answer comes in (`field`: `Accept`) */
             406: {
                 headers: {
                     [name: string]: unknown;
@@ -3272,7 +3273,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The Accept header refuses the one type the answer comes in */
+            /** @description The Accept header refuses the one type the answer comes in (`field`: `Accept`) */
             406: {
                 headers: {
                     [name: string]: unknown;
@@ -3397,7 +3398,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The Accept header refuses the one type the answer comes in */
+            /** @description The Accept header refuses the one type the answer comes in (`field`: `Accept`) */
             406: {
                 headers: {
                     [name: string]: unknown;
@@ -3554,7 +3555,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The Accept header refuses the one type the answer comes in */
+            /** @description The Accept header refuses the one type the answer comes in (`field`: `Accept`) */
             406: {
                 headers: {
                     [name: string]: unknown;
@@ -3687,7 +3688,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The Accept header refuses the one type the answer comes in */
+            /** @description The Accept header refuses the one type the answer comes in (`field`: `Accept`) */
             406: {
                 headers: {
                     [name: string]: unknown;
@@ -3819,7 +3820,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The Accept header refuses every format the answer comes in */
+            /** @description The Accept header refuses every format the answer comes in (`field`: `Accept`) */
             406: {
                 headers: {
                     [name: string]: unknown;
@@ -3976,7 +3977,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The Accept header refuses the one type the answer comes in */
+            /** @description The Accept header refuses the one type the answer comes in (`field`: `Accept`) */
             406: {
                 headers: {
                     [name: string]: unknown;
@@ -4101,7 +4102,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The Accept header refuses the one type the answer comes in */
+            /** @description The Accept header refuses the one type the answer comes in (`field`: `Accept`) */
             406: {
                 headers: {
                     [name: string]: unknown;
@@ -4258,7 +4259,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The Accept header refuses the one type the answer comes in */
+            /** @description The Accept header refuses the one type the answer comes in (`field`: `Accept`) */
             406: {
                 headers: {
                     [name: string]: unknown;
@@ -4391,7 +4392,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The Accept header refuses the one type the answer comes in */
+            /** @description The Accept header refuses the one type the answer comes in (`field`: `Accept`) */
             406: {
                 headers: {
                     [name: string]: unknown;
@@ -4514,7 +4515,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The Accept header refuses the one type the answer comes in */
+            /** @description The Accept header refuses the one type the answer comes in (`field`: `Accept`) */
             406: {
                 headers: {
                     [name: string]: unknown;
@@ -4671,7 +4672,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The Accept header refuses the one type the answer comes in */
+            /** @description The Accept header refuses the one type the answer comes in (`field`: `Accept`) */
             406: {
                 headers: {
                     [name: string]: unknown;
@@ -4796,7 +4797,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The Accept header refuses the one type the answer comes in */
+            /** @description The Accept header refuses the one type the answer comes in (`field`: `Accept`) */
             406: {
                 headers: {
                     [name: string]: unknown;
@@ -4953,7 +4954,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The Accept header refuses the one type the answer comes in */
+            /** @description The Accept header refuses the one type the answer comes in (`field`: `Accept`) */
             406: {
                 headers: {
                     [name: string]: unknown;
@@ -5088,7 +5089,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The Accept header refuses the one type the answer comes in */
+            /** @description The Accept header refuses the one type the answer comes in (`field`: `Accept`) */
             406: {
                 headers: {
                     [name: string]: unknown;
@@ -5220,7 +5221,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The Accept header refuses every format the answer comes in */
+            /** @description The Accept header refuses every format the answer comes in (`field`: `Accept`) */
             406: {
                 headers: {
                     [name: string]: unknown;
@@ -5377,7 +5378,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The Accept header refuses the one type the answer comes in */
+            /** @description The Accept header refuses the one type the answer comes in (`field`: `Accept`) */
             406: {
                 headers: {
                     [name: string]: unknown;
@@ -5502,7 +5503,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The Accept header refuses the one type the answer comes in */
+            /** @description The Accept header refuses the one type the answer comes in (`field`: `Accept`) */
             406: {
                 headers: {
                     [name: string]: unknown;
@@ -5659,7 +5660,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The Accept header refuses the one type the answer comes in */
+            /** @description The Accept header refuses the one type the answer comes in (`field`: `Accept`) */
             406: {
                 headers: {
                     [name: string]: unknown;
@@ -5792,7 +5793,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The Accept header refuses the one type the answer comes in */
+            /** @description The Accept header refuses the one type the answer comes in (`field`: `Accept`) */
             406: {
                 headers: {
                     [name: string]: unknown;
@@ -5917,7 +5918,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The Accept header refuses the one type the answer comes in */
+            /** @description The Accept header refuses the one type the answer comes in (`field`: `Accept`) */
             406: {
                 headers: {
                     [name: string]: unknown;
@@ -6074,7 +6075,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The Accept header refuses the one type the answer comes in */
+            /** @description The Accept header refuses the one type the answer comes in (`field`: `Accept`) */
             406: {
                 headers: {
                     [name: string]: unknown;
@@ -6199,7 +6200,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The Accept header refuses the one type the answer comes in */
+            /** @description The Accept header refuses the one type the answer comes in (`field`: `Accept`) */
             406: {
                 headers: {
                     [name: string]: unknown;
@@ -6356,7 +6357,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The Accept header refuses the one type the answer comes in */
+            /** @description The Accept header refuses the one type the answer comes in (`field`: `Accept`) */
             406: {
                 headers: {
                     [name: string]: unknown;
@@ -6489,7 +6490,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The Accept header refuses the one type the answer comes in */
+            /** @description The Accept header refuses the one type the answer comes in (`field`: `Accept`) */
             406: {
                 headers: {
                     [name: string]: unknown;
@@ -6612,7 +6613,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The Accept header refuses the one type the answer comes in */
+            /** @description The Accept header refuses the one type the answer comes in (`field`: `Accept`) */
             406: {
                 headers: {
                     [name: string]: unknown;
@@ -6785,7 +6786,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The Accept header refuses every format the answer comes in */
+            /** @description The Accept header refuses every format the answer comes in (`field`: `Accept`) */
             406: {
                 headers: {
                     [name: string]: unknown;
@@ -6991,7 +6992,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The Accept header refuses the one type the answer comes in */
+            /** @description The Accept header refuses the one type the answer comes in (`field`: `Accept`) */
             406: {
                 headers: {
                     [name: string]: unknown;
@@ -7117,7 +7118,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The Accept header refuses the one type the answer comes in */
+            /** @description The Accept header refuses the one type the answer comes in (`field`: `Accept`) */
             406: {
                 headers: {
                     [name: string]: unknown;
@@ -7238,7 +7239,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The Accept header refuses the one type the answer comes in */
+            /** @description The Accept header refuses the one type the answer comes in (`field`: `Accept`) */
             406: {
                 headers: {
                     [name: string]: unknown;
@@ -7402,7 +7403,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The Accept header refuses the one type the answer comes in */
+            /** @description The Accept header refuses the one type the answer comes in (`field`: `Accept`) */
             406: {
                 headers: {
                     [name: string]: unknown;
@@ -7525,7 +7526,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The Accept header refuses the one type the answer comes in */
+            /** @description The Accept header refuses the one type the answer comes in (`field`: `Accept`) */
             406: {
                 headers: {
                     [name: string]: unknown;
@@ -7680,7 +7681,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The Accept header refuses the one type the answer comes in */
+            /** @description The Accept header refuses the one type the answer comes in (`field`: `Accept`) */
             406: {
                 headers: {
                     [name: string]: unknown;
@@ -7803,7 +7804,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The Accept header refuses the one type the answer comes in */
+            /** @description The Accept header refuses the one type the answer comes in (`field`: `Accept`) */
             406: {
                 headers: {
                     [name: string]: unknown;
@@ -7958,7 +7959,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The Accept header refuses the one type the answer comes in */
+            /** @description The Accept header refuses the one type the answer comes in (`field`: `Accept`) */
             406: {
                 headers: {
                     [name: string]: unknown;
@@ -8077,7 +8078,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The Accept header refuses the one type the answer comes in */
+            /** @description The Accept header refuses the one type the answer comes in (`field`: `Accept`) */
             406: {
                 headers: {
                     [name: string]: unknown;
@@ -8200,7 +8201,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The Accept header refuses the one type the answer comes in */
+            /** @description The Accept header refuses the one type the answer comes in (`field`: `Accept`) */
             406: {
                 headers: {
                     [name: string]: unknown;
@@ -8355,7 +8356,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The Accept header refuses the one type the answer comes in */
+            /** @description The Accept header refuses the one type the answer comes in (`field`: `Accept`) */
             406: {
                 headers: {
                     [name: string]: unknown;
@@ -8478,7 +8479,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The Accept header refuses the one type the answer comes in */
+            /** @description The Accept header refuses the one type the answer comes in (`field`: `Accept`) */
             406: {
                 headers: {
                     [name: string]: unknown;
@@ -8635,7 +8636,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The Accept header refuses the one type the answer comes in */
+            /** @description The Accept header refuses the one type the answer comes in (`field`: `Accept`) */
             406: {
                 headers: {
                     [name: string]: unknown;
@@ -8763,7 +8764,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The Accept header refuses the one type the answer comes in */
+            /** @description The Accept header refuses the one type the answer comes in (`field`: `Accept`) */
             406: {
                 headers: {
                     [name: string]: unknown;
@@ -8886,7 +8887,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The Accept header refuses the one type the answer comes in */
+            /** @description The Accept header refuses the one type the answer comes in (`field`: `Accept`) */
             406: {
                 headers: {
                     [name: string]: unknown;
@@ -9041,7 +9042,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The Accept header refuses the one type the answer comes in */
+            /** @description The Accept header refuses the one type the answer comes in (`field`: `Accept`) */
             406: {
                 headers: {
                     [name: string]: unknown;
@@ -9160,7 +9161,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The Accept header refuses the one type the answer comes in */
+            /** @description The Accept header refuses the one type the answer comes in (`field`: `Accept`) */
             406: {
                 headers: {
                     [name: string]: unknown;
@@ -9279,7 +9280,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The Accept header refuses the one type the answer comes in */
+            /** @description The Accept header refuses the one type the answer comes in (`field`: `Accept`) */
             406: {
                 headers: {
                     [name: string]: unknown;
@@ -9402,7 +9403,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The Accept header refuses the one type the answer comes in */
+            /** @description The Accept header refuses the one type the answer comes in (`field`: `Accept`) */
             406: {
                 headers: {
                     [name: string]: unknown;
@@ -9568,7 +9569,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The Accept header refuses the one type the answer comes in */
+            /** @description The Accept header refuses the one type the answer comes in (`field`: `Accept`) */
             406: {
                 headers: {
                     [name: string]: unknown;
@@ -9696,7 +9697,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The Accept header refuses the one type the answer comes in */
+            /** @description The Accept header refuses the one type the answer comes in (`field`: `Accept`) */
             406: {
                 headers: {
                     [name: string]: unknown;
@@ -9819,7 +9820,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The Accept header refuses the one type the answer comes in */
+            /** @description The Accept header refuses the one type the answer comes in (`field`: `Accept`) */
             406: {
                 headers: {
                     [name: string]: unknown;
@@ -9985,7 +9986,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The Accept header refuses the one type the answer comes in */
+            /** @description The Accept header refuses the one type the answer comes in (`field`: `Accept`) */
             406: {
                 headers: {
                     [name: string]: unknown;
@@ -10103,7 +10104,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The Accept header refuses the one type the answer comes in */
+            /** @description The Accept header refuses the one type the answer comes in (`field`: `Accept`) */
             406: {
                 headers: {
                     [name: string]: unknown;
@@ -10222,7 +10223,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The Accept header refuses the one type the answer comes in */
+            /** @description The Accept header refuses the one type the answer comes in (`field`: `Accept`) */
             406: {
                 headers: {
                     [name: string]: unknown;
@@ -10336,7 +10337,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The Accept header refuses every format the answer comes in */
+            /** @description The Accept header refuses every format the answer comes in (`field`: `Accept`) */
             406: {
                 headers: {
                     [name: string]: unknown;
@@ -10473,7 +10474,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The Accept header refuses every format the answer comes in */
+            /** @description The Accept header refuses every format the answer comes in (`field`: `Accept`) */
             406: {
                 headers: {
                     [name: string]: unknown;
@@ -10597,7 +10598,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The Accept header refuses the one type the answer comes in */
+            /** @description The Accept header refuses the one type the answer comes in (`field`: `Accept`) */
             406: {
                 headers: {
                     [name: string]: unknown;
@@ -10720,7 +10721,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The Accept header refuses the one type the answer comes in */
+            /** @description The Accept header refuses the one type the answer comes in (`field`: `Accept`) */
             406: {
                 headers: {
                     [name: string]: unknown;
@@ -10875,7 +10876,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The Accept header refuses the one type the answer comes in */
+            /** @description The Accept header refuses the one type the answer comes in (`field`: `Accept`) */
             406: {
                 headers: {
                     [name: string]: unknown;
@@ -10996,7 +10997,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The Accept header refuses the one type the answer comes in */
+            /** @description The Accept header refuses the one type the answer comes in (`field`: `Accept`) */
             406: {
                 headers: {
                     [name: string]: unknown;
@@ -11117,7 +11118,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The Accept header refuses the one type the answer comes in */
+            /** @description The Accept header refuses the one type the answer comes in (`field`: `Accept`) */
             406: {
                 headers: {
                     [name: string]: unknown;
@@ -11242,7 +11243,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The Accept header refuses the one type the answer comes in */
+            /** @description The Accept header refuses the one type the answer comes in (`field`: `Accept`) */
             406: {
                 headers: {
                     [name: string]: unknown;
@@ -11399,7 +11400,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The Accept header refuses the one type the answer comes in */
+            /** @description The Accept header refuses the one type the answer comes in (`field`: `Accept`) */
             406: {
                 headers: {
                     [name: string]: unknown;
@@ -11533,7 +11534,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The Accept header refuses the one type the answer comes in */
+            /** @description The Accept header refuses the one type the answer comes in (`field`: `Accept`) */
             406: {
                 headers: {
                     [name: string]: unknown;
@@ -11695,7 +11696,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The Accept header refuses the one type the answer comes in */
+            /** @description The Accept header refuses the one type the answer comes in (`field`: `Accept`) */
             406: {
                 headers: {
                     [name: string]: unknown;
@@ -11817,7 +11818,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The Accept header refuses the one type the answer comes in */
+            /** @description The Accept header refuses the one type the answer comes in (`field`: `Accept`) */
             406: {
                 headers: {
                     [name: string]: unknown;
@@ -11976,7 +11977,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The Accept header refuses the one type the answer comes in */
+            /** @description The Accept header refuses the one type the answer comes in (`field`: `Accept`) */
             406: {
                 headers: {
                     [name: string]: unknown;
@@ -12104,7 +12105,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The Accept header refuses the one type the answer comes in */
+            /** @description The Accept header refuses the one type the answer comes in (`field`: `Accept`) */
             406: {
                 headers: {
                     [name: string]: unknown;
@@ -12209,7 +12210,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The Accept header refuses the one type the answer comes in */
+            /** @description The Accept header refuses the one type the answer comes in (`field`: `Accept`) */
             406: {
                 headers: {
                     [name: string]: unknown;
@@ -12355,7 +12356,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The Accept header refuses the one type the answer comes in */
+            /** @description The Accept header refuses the one type the answer comes in (`field`: `Accept`) */
             406: {
                 headers: {
                     [name: string]: unknown;
@@ -12485,7 +12486,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The Accept header refuses the one type the answer comes in */
+            /** @description The Accept header refuses the one type the answer comes in (`field`: `Accept`) */
             406: {
                 headers: {
                     [name: string]: unknown;
@@ -12610,7 +12611,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The Accept header refuses the one type the answer comes in */
+            /** @description The Accept header refuses the one type the answer comes in (`field`: `Accept`) */
             406: {
                 headers: {
                     [name: string]: unknown;
@@ -12758,7 +12759,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The Accept header refuses the one type the answer comes in */
+            /** @description The Accept header refuses the one type the answer comes in (`field`: `Accept`) */
             406: {
                 headers: {
                     [name: string]: unknown;

@@ -153,7 +153,7 @@ async fn authenticate(parts: &Parts, state: &Arc<AppState>) -> Result<Caller, Ap
             "key `{}` is readonly: it cannot {} {}",
             caller.key.id,
             parts.method,
-            parts.uri.path()
+            crate::extract::requested_path(parts)
         )));
     }
     Ok(caller)

@@ -31,7 +31,9 @@ pub enum ApiError {
     #[error("{0}")]
     MethodNotAllowed(String),
     /// The request's `Accept` header refuses every format the route
-    /// answers in.
+    /// answers in; the answer names `Accept` in `field`. Only the header
+    /// is refused so: a `format=` the route does not offer is a 400 naming
+    /// `format`, and a `format=` it offers wins over the header.
     #[error("{0}")]
     NotAcceptable(String),
     /// The body's `Content-Encoding` or `Content-Type` is not one the service
@@ -241,6 +243,7 @@ impl ApiError {
             ApiError::BadRequest {
                 field: Some(field), ..
             } => body["field"] = json!(field),
+            ApiError::NotAcceptable(_) => body["field"] = json!("Accept"),
             _ => {}
         }
         body

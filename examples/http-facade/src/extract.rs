@@ -30,7 +30,7 @@ where
             .map_err(|rejection| {
                 let text = format!(
                     "the path {} is not usable: {}",
-                    parts.uri.path(),
+                    requested_path(parts),
                     rejection.body_text()
                 );
                 match parameter_at_fault(&rejection) {
@@ -39,6 +39,16 @@ where
                 }
             })
     }
+}
+
+/// The path of the request as the client sent it: a route nested under
+/// `/v1` sees its path without the prefix, which a message naming the
+/// path must not drop.
+pub fn requested_path(parts: &Parts) -> &str {
+    parts
+        .extensions
+        .get::<axum::extract::OriginalUri>()
+        .map_or(parts.uri.path(), |original| original.0.path())
 }
 
 /// The path parameter a rejection is about, when it names one.

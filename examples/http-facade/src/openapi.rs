@@ -305,9 +305,9 @@ pub fn document() -> Value {
         }
         responses.insert("405".into(), error("Method not allowed on this path"));
         let refused = if doc.offers_formats() {
-            "The Accept header refuses every format the answer comes in"
+            "The Accept header refuses every format the answer comes in (`field`: `Accept`)"
         } else {
-            "The Accept header refuses the one type the answer comes in"
+            "The Accept header refuses the one type the answer comes in (`field`: `Accept`)"
         };
         responses.insert("406".into(), error(refused));
         if method != "get" && !doc.missing_id {

@@ -175,7 +175,7 @@ pub fn caller(parts: &Parts, state: &AppState) -> Result<Option<Caller>, ApiErro
             "user `{}` is readonly: it cannot {} {}",
             user.email,
             parts.method,
-            parts.uri.path()
+            crate::extract::requested_path(parts)
         )));
     }
     Ok(Some(Caller {

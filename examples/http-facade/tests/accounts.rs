@@ -97,6 +97,23 @@ fn key_creation_and_revocation_rules() {
 }
 
 #[test]
+fn a_readonly_keys_refused_write_names_the_path_as_requested() {
+    let server = Server::start();
+    let (id, readonly) = create_key(&server, OWNER_KEY, "readonly");
+    let plan = json!({"id": "m", "name": "Monthly", "interval": "month", "currency": "USD"});
+    for path in ["/data/plans", "/v1/data/plans"] {
+        assert_eq!(
+            server.call("POST", path, Some(&readonly), Some(&plan)),
+            (
+                403,
+                json!({"error": format!("key `{id}` is readonly: it cannot POST {path}"),
+                       "code": "forbidden"})
+            )
+        );
+    }
+}
+
+#[test]
 fn readonly_is_refused_every_admin_route_and_admin_may_use_them() {
     let server = Server::start();
     seed(&server);

@@ -1,6 +1,6 @@
 //! A 400 the service answers about a named query parameter, path
 //! parameter, header or body field names it in `field`, as the core's
-//! errors do: `{error, code, field}`.
+//! errors do: `{error, code, field}`; a 406 names `Accept`.
 
 mod common;
 
@@ -227,8 +227,16 @@ fn the_services_own_400s_name_the_parameter_or_field_at_fault() {
 fn refusals_of_paths_queries_headers_and_keyless_requests_name_what_is_at_fault() {
     let server = Server::start();
     seed(&server);
+    // The path is named as it was requested, with its `/v1` or without.
     assert_eq!(
         server.raw_path("GET", "/v1/data/customers/%FF"),
+        refused(
+            "id",
+            "the path /v1/data/customers/%FF is not usable: Invalid URL: Invalid UTF-8 in `id`",
+        )
+    );
+    assert_eq!(
+        server.raw_path("GET", "/data/customers/%FF"),
         refused(
             "id",
             "the path /data/customers/%FF is not usable: Invalid URL: Invalid UTF-8 in `id`",
@@ -253,6 +261,38 @@ fn refusals_of_paths_queries_headers_and_keyless_requests_name_what_is_at_fault(
             "Accept",
             "header `Accept`: `q=high` (in `text/csv;q=high`) is not a quality from 0 to 1 with at most three decimals",
         )
+    );
+    // A 406 names the header: only `Accept` is refused so (a `format=`
+    // given wins over it, and one not offered is a 400 naming `format`).
+    let not_acceptable =
+        |error: &str| json!({"error": error, "code": "not_acceptable", "field": "Accept"});
+    for (path, error) in [
+        (
+            "/v1/reports/mrr",
+            "header `Accept` accepts none of the types this answers in: application/json, \
+             text/csv, application/vnd.apache.arrow.stream (or ask with `format=`: json, csv, arrow)",
+        ),
+        (
+            "/data/customers",
+            "header `Accept` does not accept application/json, the one type this answers in",
+        ),
+    ] {
+        let (status, _, body) = server.send("GET", path, &[("Accept", "image/png")], Vec::new());
+        assert_eq!(
+            (status, serde_json::from_slice::<Value>(&body).unwrap()),
+            (406, not_acceptable(error)),
+            "{path}"
+        );
+    }
+    let (status, content_type, _) = server.send(
+        "GET",
+        "/v1/reports/mrr?format=csv",
+        &[("Accept", "image/png")],
+        Vec::new(),
+    );
+    assert_eq!(
+        (status, content_type.as_str()),
+        (200, "text/csv; charset=utf-8")
     );
     // Without a key: the public endpoints refuse the same way.
     assert_eq!(

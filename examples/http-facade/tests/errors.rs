@@ -132,7 +132,7 @@ fn a_route_answering_one_type_refuses_an_accept_header_without_it() {
     let server = Server::start();
     let refused = |media: &str| {
         json!({"error": format!("header `Accept` does not accept {media}, the one type this answers in"),
-               "code": "not_acceptable"})
+               "code": "not_acceptable", "field": "Accept"})
     };
     for (path, accept, media) in [
         ("/data/customers", "text/csv", "application/json"),

@@ -181,10 +181,17 @@ fn a_readonly_session_reads_but_cannot_write_and_a_disabled_user_is_out() {
         200
     );
     let plan = json!({"id": "m", "name": "Monthly", "interval": "month", "currency": "USD"});
-    assert_eq!(
-        send(&server, "POST", "/data/plans", &headers, Some(plan)).0,
-        403
-    );
+    for path in ["/data/plans", "/v1/data/plans"] {
+        let (status, _, body) = send(&server, "POST", path, &headers, Some(plan.clone()));
+        assert_eq!(
+            (status, body),
+            (
+                403,
+                json!({"error": format!("user `rita@example.test` is readonly: it cannot POST {path}"),
+                       "code": "forbidden"})
+            )
+        );
+    }
     assert_eq!(send(&server, "GET", "/account/team", &headers, None).0, 403);
     let (_, session) = (0, send(&server, "GET", "/session", &headers, None).2);
     let id = session["user"]["id"].as_str().expect("id").to_string();

@@ -3,6 +3,10 @@
 
 #![allow(dead_code)]
 
+pub mod faults;
+pub mod formats;
+pub mod receiver;
+
 use serde_json::Value;
 use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
