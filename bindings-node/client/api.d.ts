@@ -993,7 +993,7 @@ export interface components {
             /** @enum {string} */
             code: "bad_request" | "invalid_record" | "invalid_query" | "invalid_setting" | "missing_fx_rate" | "out_of_range" | "unauthorized" | "forbidden" | "not_found" | "unknown_report" | "method_not_allowed" | "not_acceptable" | "conflict" | "payload_too_large" | "unsupported_media_type" | "uri_too_long" | "headers_too_large" | "request_timeout" | "rate_limited" | "upstream" | "unavailable" | "storage_unavailable" | "internal";
             id?: string;
-            /** @description The query or path parameter, header or body field at fault, as the request named it: `Accept` on every 406 */
+            /** @description The query or path parameter, header or body field at fault, as the request named it: `Accept` on every 406, `Content-Encoding` or `Content-Type` on a 415 */
             field?: string;
             /** @description On a 5xx answer: the id under which the cause is logged */
             error_id?: string;
@@ -2526,7 +2526,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A Content-Encoding other than gzip, zstd or identity */
+            /** @description A Content-Encoding other than gzip, zstd or identity, or a Content-Type the endpoint does not read (`field`: the header) */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -2694,7 +2694,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A Content-Encoding other than gzip, zstd or identity */
+            /** @description A Content-Encoding other than gzip, zstd or identity, or a Content-Type the endpoint does not read (`field`: the header) */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -3051,7 +3051,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A Content-Encoding other than gzip, zstd or identity */
+            /** @description A Content-Encoding other than gzip, zstd or identity, or a Content-Type the endpoint does not read (`field`: the header) */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -3443,7 +3443,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A Content-Encoding other than gzip, zstd or identity */
+            /** @description A Content-Encoding other than gzip, zstd or identity, or a Content-Type the endpoint does not read (`field`: the header) */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -3865,7 +3865,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A Content-Encoding other than gzip, zstd or identity */
+            /** @description A Content-Encoding other than gzip, zstd or identity, or a Content-Type the endpoint does not read (`field`: the header) */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -4147,7 +4147,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A Content-Encoding other than gzip, zstd or identity */
+            /** @description A Content-Encoding other than gzip, zstd or identity, or a Content-Type the endpoint does not read (`field`: the header) */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -4560,7 +4560,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A Content-Encoding other than gzip, zstd or identity */
+            /** @description A Content-Encoding other than gzip, zstd or identity, or a Content-Type the endpoint does not read (`field`: the header) */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -4842,7 +4842,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A Content-Encoding other than gzip, zstd or identity */
+            /** @description A Content-Encoding other than gzip, zstd or identity, or a Content-Type the endpoint does not read (`field`: the header) */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -5266,7 +5266,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A Content-Encoding other than gzip, zstd or identity */
+            /** @description A Content-Encoding other than gzip, zstd or identity, or a Content-Type the endpoint does not read (`field`: the header) */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -5548,7 +5548,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A Content-Encoding other than gzip, zstd or identity */
+            /** @description A Content-Encoding other than gzip, zstd or identity, or a Content-Type the endpoint does not read (`field`: the header) */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -5963,7 +5963,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A Content-Encoding other than gzip, zstd or identity */
+            /** @description A Content-Encoding other than gzip, zstd or identity, or a Content-Type the endpoint does not read (`field`: the header) */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -6245,7 +6245,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A Content-Encoding other than gzip, zstd or identity */
+            /** @description A Content-Encoding other than gzip, zstd or identity, or a Content-Type the endpoint does not read (`field`: the header) */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -6658,7 +6658,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A Content-Encoding other than gzip, zstd or identity */
+            /** @description A Content-Encoding other than gzip, zstd or identity, or a Content-Type the endpoint does not read (`field`: the header) */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -6831,7 +6831,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A Content-Encoding other than gzip, zstd or identity */
+            /** @description A Content-Encoding other than gzip, zstd or identity, or a Content-Type the endpoint does not read (`field`: the header) */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -7284,7 +7284,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A Content-Encoding other than gzip, zstd or identity */
+            /** @description A Content-Encoding other than gzip, zstd or identity, or a Content-Type the endpoint does not read (`field`: the header) */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -7571,7 +7571,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A Content-Encoding other than gzip, zstd or identity */
+            /** @description A Content-Encoding other than gzip, zstd or identity, or a Content-Type the endpoint does not read (`field`: the header) */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -7849,7 +7849,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A Content-Encoding other than gzip, zstd or identity */
+            /** @description A Content-Encoding other than gzip, zstd or identity, or a Content-Type the endpoint does not read (`field`: the header) */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -8246,7 +8246,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A Content-Encoding other than gzip, zstd or identity */
+            /** @description A Content-Encoding other than gzip, zstd or identity, or a Content-Type the endpoint does not read (`field`: the header) */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -8524,7 +8524,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A Content-Encoding other than gzip, zstd or identity */
+            /** @description A Content-Encoding other than gzip, zstd or identity, or a Content-Type the endpoint does not read (`field`: the header) */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -8932,7 +8932,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A Content-Encoding other than gzip, zstd or identity */
+            /** @description A Content-Encoding other than gzip, zstd or identity, or a Content-Type the endpoint does not read (`field`: the header) */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -9448,7 +9448,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A Content-Encoding other than gzip, zstd or identity */
+            /** @description A Content-Encoding other than gzip, zstd or identity, or a Content-Type the endpoint does not read (`field`: the header) */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -9865,7 +9865,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A Content-Encoding other than gzip, zstd or identity */
+            /** @description A Content-Encoding other than gzip, zstd or identity, or a Content-Type the endpoint does not read (`field`: the header) */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -10149,7 +10149,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A Content-Encoding other than gzip, zstd or identity */
+            /** @description A Content-Encoding other than gzip, zstd or identity, or a Content-Type the endpoint does not read (`field`: the header) */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -10766,7 +10766,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A Content-Encoding other than gzip, zstd or identity */
+            /** @description A Content-Encoding other than gzip, zstd or identity, or a Content-Type the endpoint does not read (`field`: the header) */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -11288,7 +11288,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A Content-Encoding other than gzip, zstd or identity */
+            /** @description A Content-Encoding other than gzip, zstd or identity, or a Content-Type the endpoint does not read (`field`: the header) */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -11579,7 +11579,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A Content-Encoding other than gzip, zstd or identity */
+            /** @description A Content-Encoding other than gzip, zstd or identity, or a Content-Type the endpoint does not read (`field`: the header) */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -11863,7 +11863,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A Content-Encoding other than gzip, zstd or identity */
+            /** @description A Content-Encoding other than gzip, zstd or identity, or a Content-Type the endpoint does not read (`field`: the header) */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -12022,7 +12022,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A Content-Encoding other than gzip, zstd or identity */
+            /** @description A Content-Encoding other than gzip, zstd or identity, or a Content-Type the endpoint does not read (`field`: the header) */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -12255,7 +12255,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A Content-Encoding other than gzip, zstd or identity */
+            /** @description A Content-Encoding other than gzip, zstd or identity, or a Content-Type the endpoint does not read (`field`: the header) */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -12656,7 +12656,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A Content-Encoding other than gzip, zstd or identity */
+            /** @description A Content-Encoding other than gzip, zstd or identity, or a Content-Type the endpoint does not read (`field`: the header) */
             415: {
                 headers: {
                     [name: string]: unknown;

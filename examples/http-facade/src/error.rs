@@ -36,10 +36,13 @@ pub enum ApiError {
     /// `format`, and a `format=` it offers wins over the header.
     #[error("{0}")]
     NotAcceptable(String),
-    /// The body's `Content-Encoding` or `Content-Type` is not one the service
-    /// reads.
-    #[error("{0}")]
-    UnsupportedMediaType(String),
+    /// The body's `Content-Encoding` or `Content-Type` (the header named,
+    /// which the answer gives in `field`) is not one the service reads.
+    #[error("{message}")]
+    UnsupportedMediaType {
+        header: &'static str,
+        message: String,
+    },
     #[error("{0}")]
     UriTooLong(String),
     #[error("{0}")]
@@ -166,7 +169,7 @@ impl ApiError {
             ApiError::TooLarge(_) => StatusCode::PAYLOAD_TOO_LARGE,
             ApiError::MethodNotAllowed(_) => StatusCode::METHOD_NOT_ALLOWED,
             ApiError::NotAcceptable(_) => StatusCode::NOT_ACCEPTABLE,
-            ApiError::UnsupportedMediaType(_) => StatusCode::UNSUPPORTED_MEDIA_TYPE,
+            ApiError::UnsupportedMediaType { .. } => StatusCode::UNSUPPORTED_MEDIA_TYPE,
             ApiError::UriTooLong(_) => StatusCode::URI_TOO_LONG,
             ApiError::HeadersTooLarge(_) => StatusCode::REQUEST_HEADER_FIELDS_TOO_LARGE,
             ApiError::BodyTimeout(_) => StatusCode::REQUEST_TIMEOUT,
@@ -198,7 +201,7 @@ impl ApiError {
             ApiError::TooLarge(_) => "payload_too_large",
             ApiError::MethodNotAllowed(_) => "method_not_allowed",
             ApiError::NotAcceptable(_) => "not_acceptable",
-            ApiError::UnsupportedMediaType(_) => "unsupported_media_type",
+            ApiError::UnsupportedMediaType { .. } => "unsupported_media_type",
             ApiError::UriTooLong(_) => "uri_too_long",
             ApiError::HeadersTooLarge(_) => "headers_too_large",
             ApiError::BodyTimeout(_) => "request_timeout",
@@ -244,6 +247,7 @@ impl ApiError {
                 field: Some(field), ..
             } => body["field"] = json!(field),
             ApiError::NotAcceptable(_) => body["field"] = json!("Accept"),
+            ApiError::UnsupportedMediaType { header, .. } => body["field"] = json!(header),
             _ => {}
         }
         body

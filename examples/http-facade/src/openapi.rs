@@ -327,7 +327,7 @@ pub fn document() -> Value {
             );
             responses.insert(
                 "415".into(),
-                error("A Content-Encoding other than gzip, zstd or identity"),
+                error("A Content-Encoding other than gzip, zstd or identity, or a Content-Type the endpoint does not read (`field`: the header)"),
             );
         }
         responses.insert(

@@ -71,7 +71,7 @@ fn compressed_bodies_answer_what_plain_ones_answer() {
         (
             415,
             json!({"error": "Content-Encoding `br` is not supported; send the body as it is, or as gzip or zstd",
-                   "code": "unsupported_media_type"})
+                   "code": "unsupported_media_type", "field": "Content-Encoding"})
         )
     );
     assert_eq!(

@@ -140,7 +140,7 @@ fn content_type_parameters_the_service_does_not_read_are_refused() {
         assert_eq!(status, 415, "{content_type}");
         assert_eq!(
             body,
-            json!({"error": error, "code": "unsupported_media_type"}),
+            json!({"error": error, "code": "unsupported_media_type", "field": "Content-Type"}),
             "{content_type}"
         );
     }

@@ -202,8 +202,18 @@ fn a_body_in_a_format_the_endpoint_does_not_read_is_415() {
     let refused = |method: &str, path: &str, content_type: &str, body: &str, error: &str| {
         let (status, answer) = send(method, path, content_type, body);
         assert_eq!(
-            (status, answer["error"].as_str(), answer["code"].as_str()),
-            (415, Some(error), Some("unsupported_media_type")),
+            (
+                status,
+                answer["error"].as_str(),
+                answer["code"].as_str(),
+                answer["field"].as_str()
+            ),
+            (
+                415,
+                Some(error),
+                Some("unsupported_media_type"),
+                Some("Content-Type")
+            ),
             "{method} {path} as {content_type}: {answer}"
         );
     };

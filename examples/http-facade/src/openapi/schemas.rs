@@ -260,7 +260,7 @@ pub fn components() -> Map<String, Value> {
                 "error": string(),
                 "code": {"type": "string", "enum": ERROR_CODES},
                 "id": string(),
-                "field": {"type": "string", "description": "The query or path parameter, header or body field at fault, as the request named it: `Accept` on every 406"},
+                "field": {"type": "string", "description": "The query or path parameter, header or body field at fault, as the request named it: `Accept` on every 406, `Content-Encoding` or `Content-Type` on a 415"},
                 "error_id": {"type": "string", "description": "On a 5xx answer: the id under which the cause is logged"},
             },
             "required": ["error", "code"],

@@ -31,10 +31,11 @@ impl Coding {
 /// count for nothing). Read before the body, so an unsupported coding is
 /// refused without reading it.
 pub fn coding(headers: &HeaderMap) -> Result<Option<Coding>, ApiError> {
-    let unsupported = |named: &str| {
-        ApiError::UnsupportedMediaType(format!(
+    let unsupported = |named: &str| ApiError::UnsupportedMediaType {
+        header: "Content-Encoding",
+        message: format!(
             "Content-Encoding `{named}` is not supported; send the body as it is, or as gzip or zstd"
-        ))
+        ),
     };
     let mut codings = Vec::new();
     for value in headers.get_all(axum::http::header::CONTENT_ENCODING) {

@@ -66,7 +66,7 @@ impl ImportFormat {
     pub fn of(headers: &HeaderMap) -> Result<ImportFormat, ApiError> {
         let (format, media) = declared(headers)?;
         format.ok_or_else(|| {
-            ApiError::UnsupportedMediaType(format!(
+            refused_type(format!(
                 "Content-Type `{media}` is not read here; send application/json, \
                  application/x-ndjson, text/csv or {ARROW_STREAM}"
             ))
@@ -79,16 +79,24 @@ impl ImportFormat {
     pub fn json_only(headers: &HeaderMap) -> Result<(), ApiError> {
         match declared(headers)? {
             (Some(ImportFormat::Json), _) => Ok(()),
-            (Some(_), media) => Err(ApiError::UnsupportedMediaType(format!(
+            (Some(_), media) => Err(refused_type(format!(
                 "Content-Type `{media}`: this endpoint reads JSON (application/json); \
                  records as NDJSON, CSV or an Arrow stream are read by \
                  POST /v1/data/customers, /v1/data/plans, /v1/data/invoices and \
                  /v1/data-sources/{{id}}/{{collection}}"
             ))),
-            (None, media) => Err(ApiError::UnsupportedMediaType(format!(
+            (None, media) => Err(refused_type(format!(
                 "Content-Type `{media}`: this endpoint reads JSON (application/json)"
             ))),
         }
+    }
+}
+
+/// A 415 about the body's `Content-Type`.
+fn refused_type(message: String) -> ApiError {
+    ApiError::UnsupportedMediaType {
+        header: "Content-Type",
+        message,
     }
 }
 
@@ -125,7 +133,7 @@ fn declared(headers: &HeaderMap) -> Result<(Option<ImportFormat>, String), ApiEr
             ),
             _ => format!("the {media} parameter {name} is not read"),
         };
-        return Err(ApiError::UnsupportedMediaType(refusal));
+        return Err(refused_type(refusal));
     }
     Ok((format, media))
 }
