@@ -1783,7 +1783,7 @@ export interface components {
             name: string;
             accepts: string;
         };
-        /** @description One column of a report's rows: what it holds. Money is in integer minor units (cents) of the report's currency (`currency: report`) or of the row's `currency` column (`currency: row`); `object`, `list`, `groups` and `percents` describe their `fields`; `metric` is a `*-table` period cell, of its row's metric's kind. */
+        /** @description One column of a report's rows: what it holds. Money is in integer cents (hundredths, in every currency) of the report's currency (`currency: report`) or of the row's `currency` column (`currency: row`); `object`, `list`, `groups` and `percents` describe their `fields`; `metric` is a `*-table` period cell, of its row's metric's kind. */
         ReportColumn: {
             name: string;
             /** @enum {string} */

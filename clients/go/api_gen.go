@@ -966,10 +966,11 @@ type ReportParameter struct {
 }
 
 // ReportColumn is one column of a report's rows: what it holds. Money is
-// in integer minor units (cents) of the report's currency (`currency:
-// report`) or of the row's `currency` column (`currency: row`); `object`,
-// `list`, `groups` and `percents` describe their `fields`; `metric` is a
-// `*-table` period cell, of its row's metric's kind.
+// in integer cents (hundredths, in every currency) of the report's
+// currency (`currency: report`) or of the row's `currency` column
+// (`currency: row`); `object`, `list`, `groups` and `percents` describe
+// their `fields`; `metric` is a `*-table` period cell, of its row's
+// metric's kind.
 type ReportColumn struct {
 	Name     string         `json:"name"`
 	Kind     string         `json:"kind"`

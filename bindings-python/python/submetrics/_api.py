@@ -919,7 +919,7 @@ class _ReportColumnRequired(TypedDict):
 
 
 class ReportColumn(_ReportColumnRequired, total=False):
-    """One column of a report's rows: what it holds. Money is in integer minor units (cents) of the report's currency (`currency: report`) or of the row's `currency` column (`currency: row`); `object`, `list`, `groups` and `percents` describe their `fields`; `metric` is a `*-table` period cell, of its row's metric's kind."""
+    """One column of a report's rows: what it holds. Money is in integer cents (hundredths, in every currency) of the report's currency (`currency: report`) or of the row's `currency` column (`currency: row`); `object`, `list`, `groups` and `percents` describe their `fields`; `metric` is a `*-table` period cell, of its row's metric's kind."""
 
     currency: str
     fields: List[ReportColumn]

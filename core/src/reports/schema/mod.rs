@@ -34,7 +34,7 @@ pub enum MoneyIn {
 /// What a column holds.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Kind {
-    /// An amount in integer minor units (cents) of a currency.
+    /// An amount in integer cents (hundredths of a unit, in every currency).
     Money(MoneyIn),
     /// A whole number of things (customers, payments, days past due).
     Count,

@@ -100,7 +100,7 @@ A   Acme                       DE                      2024-01-01T00:00:00Z     
         ]
     );
     // A key that may not read the account gets the amounts as the answer
-    // gives them, in minor units, rather than with a guess at decimals.
+    // gives them, in cents, rather than with a guess at decimals.
     let readonly = server.json(&["api", "POST", "/account/api-keys", "role=readonly"]);
     let key = readonly["key"].as_str().expect("a readonly key");
     let out = server

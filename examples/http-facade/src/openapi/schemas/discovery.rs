@@ -13,7 +13,7 @@ pub(super) fn discovery_schemas() -> Value {
         "ReportParameter": answer(json!({"name": string(), "accepts": string()})),
         "ReportColumn": {
             "type": "object",
-            "description": "One column of a report's rows: what it holds. Money is in integer minor units (cents) of the report's currency (`currency: report`) or of the row's `currency` column (`currency: row`); `object`, `list`, `groups` and `percents` describe their `fields`; `metric` is a `*-table` period cell, of its row's metric's kind.",
+            "description": "One column of a report's rows: what it holds. Money is in integer cents (hundredths, in every currency) of the report's currency (`currency: report`) or of the row's `currency` column (`currency: row`); `object`, `list`, `groups` and `percents` describe their `fields`; `metric` is a `*-table` period cell, of its row's metric's kind.",
             "properties": {
                 "name": string(),
                 "kind": {"type": "string", "enum": [
