@@ -163,6 +163,18 @@ export function lineChart (dates, series, { currency, height = 240, bars = false
 }
 
 /** A small line of `values` with no axes, for a figure's trend. */
+/**
+ * A sparkline's value range: its lowest to its highest value with a tenth
+ * of the span added on each side (a flat line gets 1 each side), so a line
+ * at either end is drawn whole. Without it, a run of zeros at the bottom of
+ * a rate's trend sat on the canvas's edge and was cut away.
+ */
+function sparklineRange (plot, lowest, highest) {
+  if (lowest === null || highest === null) return [0, 1]
+  const pad = highest > lowest ? (highest - lowest) / 10 : 1
+  return [lowest - pad, highest + pad]
+}
+
 export function sparkline (dates, values, label) {
   const wrapper = h('div', { class: 'sparkline', role: 'img', 'aria-label': `${label} trend` })
   const xs = dates.map(epochSeconds)
@@ -172,7 +184,7 @@ export function sparkline (dates, values, label) {
     legend: { show: false },
     cursor: { show: false },
     axes: [{ show: false }, { show: false }],
-    scales: { x: { time: true } },
+    scales: { x: { time: true }, y: { range: sparklineRange } },
     series: [{}, { stroke: '#0969da', width: 1.5, points: { show: false } }]
   }, [xs, values], wrapper))
   return wrapper

@@ -137,6 +137,37 @@ test('the overview shows the mrr report of the selected period', async () => {
     assert.equal(change, expected, `${key} change`)
   }
   assert.equal(await page.locator('.kpi .sparkline canvas').count(), kpis.length)
+  // Each trend is drawn between every two neighbouring periods with a
+  // value, and never on its canvas's top or bottom row, where a line is cut
+  // away (the churn rate's months at 0% were).
+  const drawings = await page.evaluate(() => [...document.querySelectorAll('.kpi')].map((card) => {
+    const canvas = card.querySelector('.sparkline canvas')
+    const { width, height } = canvas
+    const pixels = canvas.getContext('2d').getImageData(0, 0, width, height).data
+    let columns = 0
+    let top = height
+    let bottom = -1
+    for (let x = 0; x < width; x++) {
+      let painted = false
+      for (let y = 0; y < height; y++) {
+        if (pixels[(y * width + x) * 4 + 3] >= 128) {
+          painted = true
+          top = Math.min(top, y)
+          bottom = Math.max(bottom, y)
+        }
+      }
+      if (painted) columns++
+    }
+    return { metric: card.dataset.metric, width, height, columns, top, bottom }
+  }))
+  const instant = (period) => Date.parse(period.date)
+  const span = instant(last) - instant(periods[0])
+  for (const drawing of drawings) {
+    const joined = periods.slice(1).filter((p, i) => p[drawing.metric] !== null && periods[i][drawing.metric] !== null)
+    const share = joined.reduce((sum, p) => sum + instant(p) - instant(periods[periods.indexOf(p) - 1]), 0) / span
+    assert.ok(drawing.columns >= 0.8 * share * drawing.width, `${drawing.metric}: ${JSON.stringify(drawing)}, ${share}`)
+    assert.ok(drawing.top >= 1 && drawing.bottom <= drawing.height - 2, `${drawing.metric}: ${JSON.stringify(drawing)}`)
+  }
   assert.equal(await page.locator('.chart canvas').count(), 1)
   assert.match(await page.textContent('.period'), new RegExp(`${last.date} to ${last.end_date}`))
   await shot('overview')
