@@ -39,6 +39,24 @@ function pickOnClick (plot, xs, onPick) {
   })
 }
 
+/**
+ * The bars of series `index` of `count`, side by side with the others
+ * around each period: together they take seven tenths of the shortest
+ * period, so no bar hides behind another (drawn at one place, a smaller
+ * count of trials vanished behind the conversions).
+ */
+function groupedBars (xs, index, count) {
+  const gaps = xs.slice(1).map((x, i) => x - xs[i])
+  const width = (gaps.length ? Math.min(...gaps) : 86400 * 28) * 0.7 / count
+  const starts = xs.map((x) => x + (index - count / 2) * width)
+  return uPlot.paths.bars({
+    disp: {
+      x0: { unit: 1, values: () => starts },
+      size: { unit: 1, values: () => [width] }
+    }
+  })
+}
+
 /** Pads the x range by half a period so the first and last bars show whole. */
 function paddedRange (xs) {
   const step = xs.length > 1 ? xs[1] - xs[0] : 86400 * 15
@@ -146,13 +164,15 @@ export function lineChart (dates, series, { currency, height = 240, bars = false
         grid: { show: i === 0 },
         values: (u, values) => values.map((v) => v === null ? '' : formatter(kind, currency)(v).replace(/\.00(%?)$/, '$1'))
       }))],
-      series: [{}, ...series.map((s) => ({
+      series: [{}, ...series.map((s, index) => ({
         label: s.label,
         scale: s.kind || 'count',
         stroke: s.color,
         width: 2,
         fill: bars ? s.color + 'cc' : undefined,
-        paths: bars ? uPlot.paths.bars({ size: [0.6 / series.length, 60], align: 0 }) : undefined,
+        paths: bars ? groupedBars(xs, index, series.length) : undefined,
+        // A point marks a line's value; a bar's top already does.
+        points: bars ? { show: false } : undefined,
         value: (u, v) => v === null ? '–' : formatter(s.kind || 'count', currency)(v)
       }))]
     }, [xs, ...series.map((s) => s.values)], wrapper)
@@ -162,7 +182,6 @@ export function lineChart (dates, series, { currency, height = 240, bars = false
   return wrapper
 }
 
-/** A small line of `values` with no axes, for a figure's trend. */
 /**
  * A sparkline's value range: its lowest to its highest value with a tenth
  * of the span added on each side (a flat line gets 1 each side), so a line
@@ -175,6 +194,7 @@ function sparklineRange (plot, lowest, highest) {
   return [lowest - pad, highest + pad]
 }
 
+/** A small line of `values` with no axes, for a figure's trend. */
 export function sparkline (dates, values, label) {
   const wrapper = h('div', { class: 'sparkline', role: 'img', 'aria-label': `${label} trend` })
   const xs = dates.map(epochSeconds)

@@ -32,6 +32,11 @@ export function count (value) {
   return value === null || value === undefined ? '–' : countFormat.format(value)
 }
 
+/** A count with its noun, singular for one, e.g. (1, 'invoice') -> "1 invoice", (2, 'invoice') -> "2 invoices". */
+export function counted (value, noun) {
+  return `${count(value)} ${value === 1 ? noun : noun + 's'}`
+}
+
 export function countChange (value) {
   if (value === null || value === undefined) return '–'
   return (value > 0 ? '+' : value < 0 ? '−' : '±') + count(Math.abs(value))

@@ -332,6 +332,10 @@ test('cash flow: transactions, failures, refunds and unpaid invoices match the A
   assert.ok(failed.result.some((p) => p.failed_count > 0), 'the seed has failed payments')
   assert.deepEqual(await values('[data-metric="unpaid_total"]'), [unpaid.total.amount])
   assert.deepEqual(await values('#unpaid'), unpaid.result.list.map((r) => r.amount_base_currency))
+  // Counts name their noun in the singular for one ("1 invoices" before).
+  const bucketCounts = await page.$$eval('[data-metric^="unpaid_"] p:last-child', (ps) => ps.map((p) => p.textContent))
+  assert.deepEqual(bucketCounts, [unpaid.total, ...unpaid.buckets].map((b) => `${b.count} ${b.count === 1 ? 'invoice' : 'invoices'}`))
+  assert.ok(unpaid.buckets.some((b) => b.count === 1), 'the seed has a bucket of one invoice')
   await shot('cashflow')
   const month = failed.result.find((p) => p.failed > 0)
   await act(() => page.locator(`#cashflow-table a[href*="detail=failed"][href*="selected=${month.date}"]`).click(), 'cashflow')

@@ -6,7 +6,7 @@
 
 import { report } from '../api.js'
 import { h, figure, section, table, paramSelect, rangeControls, rangeParam, pageHref, viewHref, INTERVALS } from '../controls.js'
-import { money, count, percent, periodLabel, day } from '../format.js'
+import { money, count, counted, percent, periodLabel, day } from '../format.js'
 import { lineChart } from '../charts.js'
 
 export function query (params) {
@@ -50,8 +50,8 @@ export async function render (view) {
   if (params.get('detail') && DETAILS[params.get('detail')]) parts.push(await detail(params, q, currency))
   parts.push(section('Outstanding unpaid',
     h('div', { class: 'kpis small' },
-      h('div', { class: 'kpi card', 'data-metric': 'unpaid_total' }, h('h3', {}, 'Total owed'), h('p', { class: 'value' }, figure(money(unpaid.total.amount, unpaid.currency), unpaid.total.amount)), h('p', {}, `${count(unpaid.total.count)} invoices`)),
-      unpaid.buckets.map((b) => h('div', { class: 'kpi card', 'data-metric': `unpaid_${b.bucket}` }, h('h3', {}, `${b.bucket} days`), h('p', { class: 'value' }, figure(money(b.amount, unpaid.currency), b.amount)), h('p', {}, `${count(b.count)} invoices`)))),
+      h('div', { class: 'kpi card', 'data-metric': 'unpaid_total' }, h('h3', {}, 'Total owed'), h('p', { class: 'value' }, figure(money(unpaid.total.amount, unpaid.currency), unpaid.total.amount)), h('p', {}, counted(unpaid.total.count, 'invoice'))),
+      unpaid.buckets.map((b) => h('div', { class: 'kpi card', 'data-metric': `unpaid_${b.bucket}` }, h('h3', {}, `${b.bucket} days`), h('p', { class: 'value' }, figure(money(b.amount, unpaid.currency), b.amount)), h('p', {}, counted(b.count, 'invoice'))))),
     table('Unpaid invoices, newest first', [
       { label: 'Invoice date', cell: (r) => day(r.invoice_date) },
       { label: 'Customer', cell: (r) => h('a', { href: pageHref('customers', r.customer_id) }, r.customer_name || r.customer_id) },
@@ -73,7 +73,7 @@ async function detail (params, q, currency) {
   return h('section', { class: 'card drilldown', id: 'drilldown', 'aria-labelledby': 'drilldown-title' },
     h('h2', { id: 'drilldown-title' }, `${kind === 'failed' ? 'Failed payments' : 'Refunds'} in the ${q.interval} of ${params.get('selected')}`),
     h('p', {}, h('a', { href: viewHref('cashflow', null, close) }, 'Close')),
-    table(`${count(answer.result.count)} rows`, [
+    table(counted(answer.result.count, 'row'), [
       { label: 'Date', cell: (r) => day(r.date) },
       { label: 'Customer', cell: (r) => h('a', { href: pageHref('customers', r.customer_id) }, r.customer_name || r.customer_id) },
       { label: 'Type', cell: (r) => r.type },

@@ -5,7 +5,7 @@
 
 import { api, report } from '../api.js'
 import { h, figure, section, table, paramSelect, paramInput, setParams, viewHref, pageHref, rangeParam } from '../controls.js'
-import { money, moneyChange, count, day } from '../format.js'
+import { money, moneyChange, count, counted, day } from '../format.js'
 import { lineChart } from '../charts.js'
 
 export const PAGE_SIZE = 50
@@ -107,7 +107,7 @@ async function detail (id, params) {
       { label: 'Quantity', numeric: true, cell: (s) => count(s.quantity) },
       { label: 'MRR', numeric: true, cell: (s) => figure(money(s.mrr, s.currency), s.mrr) }
     ], subscriptions, { id: 'subscriptions' })),
-    section('Invoices', table(`${count(invoices.result.count)} invoices`, [
+    section('Invoices', table(counted(invoices.result.count, 'invoice'), [
       { label: 'Date', cell: (i) => day(i.invoice_date) },
       { label: 'Invoice', cell: (i) => i.invoice_number || i.invoice_ref },
       { label: 'Type', cell: (i) => i.type },
@@ -115,7 +115,7 @@ async function detail (id, params) {
       { label: 'Description', cell: (i) => i.description || '' },
       { label: 'Total', numeric: true, cell: (i) => figure(money(i.total, i.currency), i.total) }
     ], invoices.result.list, { id: 'invoices' })),
-    section('Movements', table(`${count(movements.result.count)} movements, in ${currency}`, [
+    section('Movements', table(`${counted(movements.result.count, 'movement')}, in ${currency}`, [
       { label: 'Day', cell: (m) => day(m.movement_date || m.date) },
       { label: 'Type', cell: (m) => m.type },
       { label: 'Description', cell: (m) => m.description || '' },

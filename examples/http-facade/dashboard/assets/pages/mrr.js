@@ -5,7 +5,7 @@
 
 import { api, report } from '../api.js'
 import { h, figure, section, table, paramSelect, paramInput, rangeControls, rangeParam, setParams, pageHref, viewHref, INTERVALS } from '../controls.js'
-import { money, moneyChange, count, percent, ratio, periodLabel, day } from '../format.js'
+import { money, moneyChange, count, counted, percent, ratio, periodLabel, day } from '../format.js'
 import { mrrChart, MOVEMENTS } from '../charts.js'
 
 export const BREAKDOWNS = ['plan', 'currency', 'billing_freq', 'pricing_model', 'payment_method', 'country', 'industry', 'size', 'market', 'age']
@@ -131,7 +131,7 @@ async function drilldown (params, q, breakdown, currency) {
   const close = h('a', { href: viewHref('mrr', null, mergeParams(params, { selected: null, type: null, bvalue: null })) }, 'Close')
   return h('section', { class: 'card drilldown', id: 'drilldown', 'aria-labelledby': 'drilldown-title' },
     h('h2', { id: 'drilldown-title', tabindex: '-1' }, `${what} in the ${q.interval} of ${params.get('selected')}`),
-    h('p', {}, `${count(answer.result.count)} movements. `, close),
+    h('p', {}, `${counted(answer.result.count, 'movement')}. `, close),
     table('Movements', [
       { label: 'Day', cell: (r) => day(r.movement_date || r.date) },
       { label: 'Customer', cell: (r) => h('a', { href: pageHref('customers', r.customer_id) }, r.customer_name || r.customer_id) },
