@@ -70,7 +70,11 @@ function instant(asOf) {
   throw invalidQuery(`asOf must be a Date or an ISO string, got ${typeof asOf}`, 'as_of')
 }
 
-/** Query parameters for the addon: `[params, names of the Date-valued ones]`. */
+/**
+ * Query parameters for the addon: `[params, names of the Date-valued ones]`.
+ * An `undefined` goes over as `null`: the parameter's default, under a name
+ * the core still checks.
+ */
 function query(given) {
   if (given === undefined || given === null) return [undefined, undefined]
   if (typeof given !== 'object' || Array.isArray(given) || given instanceof Date) {
@@ -79,8 +83,8 @@ function query(given) {
   const out = {}
   const instants = []
   for (const [key, value] of Object.entries(given)) {
-    if (value === undefined || value === null) continue
-    if (value instanceof Date) {
+    if (value === undefined || value === null) out[key] = null
+    else if (value instanceof Date) {
       out[key] = isoInstant(value, key)
       instants.push(key)
     } else out[key] = value

@@ -171,6 +171,36 @@ test('a report parameter the report does not take is refused with a near miss', 
   )
 })
 
+test('an unknown parameter given undefined or null is refused as with a value', async () => {
+  const l = ledger()
+  let valued
+  assert.throws(() => l.report('mrr', { bogus: 'x' }, '2024-02-15'), (e) => { valued = e; return true })
+  assert.match(valued.message, /^parameter `bogus`: report `mrr` has no such parameter\. Its parameters: date, /)
+  const same = (e) => {
+    assert.ok(e instanceof SubmetricsError)
+    assert.deepEqual([e.code, e.field, e.message], ['invalid_query', 'bogus', valued.message])
+    return true
+  }
+  assert.throws(() => l.report('mrr', { bogus: undefined }, '2024-02-15'), same)
+  assert.throws(() => l.report('mrr', { bogus: null }, '2024-02-15'), same)
+  assert.throws(() => l.reportArrow('mrr', { bogus: undefined }, '2024-02-15'), same)
+  await assert.rejects(l.reportAsync('mrr', { bogus: null }, '2024-02-15'), same)
+  const movements = 'parameter `kind`: report `movements` has no such parameter; did you mean `kinds`? Its parameters: customer, from, to, start, end, kinds'
+  for (const call of [
+    () => l.movements('2024-02-15', { kind: undefined }),
+    () => l.movementsArrow('2024-02-15', { kind: null }),
+  ]) assert.throws(call, (e) => e.message === movements && e.field === 'kind')
+  await assert.rejects(l.movementsAsync('2024-02-15', { kind: undefined }), (e) => e.message === movements)
+  assert.throws(() => l.customers({ qq: undefined }, '2024-02-15'), (e) => e.field === 'qq' && e.code === 'invalid_query')
+  assert.throws(() => l.customer('A', '2024-02-15', { bogus: null }),
+    (e) => e.message === 'parameter `bogus`: report `customer` has no such parameter. Its parameters: baseCurrency')
+  // undefined or null for a parameter the report takes still means its default.
+  assert.deepEqual(
+    l.report('mrr', { date: '20240101-20240229', interval: undefined, breakdown: null }, '2024-02-15'),
+    l.report('mrr', { date: '20240101-20240229' }, '2024-02-15'))
+  assert.equal(l.movements('2024-02-15', { customer: undefined, kinds: null }).length, 3)
+})
+
 test('reportAsync refuses an unknown parameter the same way', async () => {
   const l = ledger()
   await assert.rejects(

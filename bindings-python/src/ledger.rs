@@ -16,6 +16,7 @@ use pyo3::types::{PyBytes, PyDict};
 use serde_json::{Value, json};
 use std::sync::{Arc, RwLock};
 use submetrics::model::Json;
+use submetrics::reports::ParamView;
 use submetrics::{MovementFilter, RecordKind, ReportParams, Settings};
 
 /// A ledger of customers, plans, plan groups, invoices and data sources,
@@ -196,7 +197,7 @@ impl Ledger {
         filters.set_item("start", start)?;
         filters.set_item("end", end)?;
         filters.set_item("kinds", kinds)?;
-        crate::convert::params(None, Some(&filters))
+        crate::convert::params(py, None, Some(&filters), ParamView::Movements)
     }
 }
 
@@ -574,7 +575,7 @@ impl Ledger {
         kwargs: Option<&Bound<'py, PyDict>>,
     ) -> PyResult<Bound<'py, PyAny>> {
         with_gc_paused(py, || {
-            let params = crate::convert::params(params, kwargs)?;
+            let params = crate::convert::params(py, params, kwargs, ParamView::Report(name))?;
             self.at_batch(py, as_of, params, |l, params, at| {
                 let batch = l.report_batch(name, params, at)?;
                 Ok((batch.schema(), vec![batch]))
@@ -593,7 +594,7 @@ impl Ledger {
         params: Option<&Bound<'py, PyAny>>,
         kwargs: Option<&Bound<'py, PyDict>>,
     ) -> PyResult<Bound<'py, PyAny>> {
-        let params = crate::convert::params(params, kwargs)?;
+        let params = crate::convert::params(py, params, kwargs, ParamView::Report(name))?;
         self.at(py, as_of, params, |l, params, at| {
             l.report(name, params, at)
         })
@@ -610,7 +611,7 @@ impl Ledger {
         params: Option<&Bound<'py, PyAny>>,
         kwargs: Option<&Bound<'py, PyDict>>,
     ) -> PyResult<Bound<'py, PyBytes>> {
-        let params = crate::convert::params(params, kwargs)?;
+        let params = crate::convert::params(py, params, kwargs, ParamView::Report(name))?;
         let bytes = self
             .resolved(py, as_of, params, |l, params, at| {
                 l.report_partial(name, params, at).map(|p| p.to_bytes())
@@ -628,7 +629,7 @@ impl Ledger {
         params: Option<&Bound<'py, PyAny>>,
         kwargs: Option<&Bound<'py, PyDict>>,
     ) -> PyResult<Bound<'py, PyAny>> {
-        let params = crate::convert::params(params, kwargs)?;
+        let params = crate::convert::params(py, params, kwargs, ParamView::Customers)?;
         self.at(py, as_of, params, |l, params, at| {
             l.analytics_customers(params, at)
         })
@@ -644,7 +645,7 @@ impl Ledger {
         params: Option<&Bound<'py, PyAny>>,
         kwargs: Option<&Bound<'py, PyDict>>,
     ) -> PyResult<Bound<'py, PyAny>> {
-        let params = crate::convert::params(params, kwargs)?;
+        let params = crate::convert::params(py, params, kwargs, ParamView::Customer)?;
         self.at(py, as_of, params, |l, params, at| {
             l.analytics_customer(id, params, at)
         })

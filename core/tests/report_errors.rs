@@ -334,3 +334,56 @@ fn an_empty_parameter_value_is_refused() {
         ),
     ]);
 }
+
+/// A name given with no value (a binding's `None`, `undefined` or `null`)
+/// means the parameter's default, but only a name the query reads may be
+/// unset: any other is the error the query gives for it with a value.
+#[test]
+fn an_unset_parameter_name_is_checked_like_a_given_one() {
+    use submetrics::reports::{ParamView, check_param_names};
+    let none = ReportParams::new();
+    let unset = |names: &[&str]| names.iter().map(|n| n.to_string()).collect::<Vec<_>>();
+    // A known name unset passes: it means the default.
+    assert!(check_param_names(ParamView::Report("mrr"), &none, &unset(&["interval"])).is_ok());
+    let refused = |view, given: &[(&str, &str)], names: &[&str]| {
+        let given: ReportParams = given
+            .iter()
+            .map(|(k, v)| (k.to_string(), v.to_string()))
+            .collect();
+        let error = check_param_names(view, &given, &unset(names)).unwrap_err();
+        (error.code().to_string(), error.to_string())
+    };
+    assert_eq!(
+        refused(ParamView::Report("summary"), &[], &["bogus"]),
+        error_of("summary", &[("bogus", "x")])
+    );
+    // The first unknown name in name order, whether given or unset.
+    assert_eq!(
+        refused(
+            ParamView::Report("summary"),
+            &[("curency", "EUR")],
+            &["bogus"]
+        ),
+        error_of("summary", &[("bogus", "x"), ("curency", "EUR")])
+    );
+    assert_eq!(
+        refused(ParamView::Report("revenue"), &[], &["bogus"]),
+        error_of("revenue", &[])
+    );
+    assert_eq!(
+        refused(ParamView::Customer, &[], &["bogus"]).1,
+        "parameter `bogus`: report `customer` has no such parameter. Its parameters: baseCurrency"
+    );
+    assert_eq!(
+        refused(ParamView::Movements, &[], &["kind"]).1,
+        "parameter `kind`: report `movements` has no such parameter; did you mean `kinds`? Its parameters: customer, from, to, start, end, kinds"
+    );
+    let (code, text) = refused(ParamView::Customers, &[], &["qq"]);
+    assert_eq!(code, "invalid_query");
+    assert!(
+        text.starts_with(
+            "parameter `qq`: report `customers` has no such parameter; did you mean `q`?"
+        ),
+        "{text}"
+    );
+}

@@ -15,7 +15,7 @@ mod request;
 pub(crate) use movement_filter::MOVEMENT_LISTING;
 pub use movement_filter::{MovementFilter, local_day};
 pub use param_names::{ReportParam, near_miss};
-pub(crate) use param_names::{check_params, param};
+pub(crate) use param_names::{check_names, check_params, param};
 pub(crate) use request::{ListDefaults, ListRequest, Page, Sorting};
 
 use crate::error::{Error, Result};

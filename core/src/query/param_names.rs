@@ -31,23 +31,32 @@ pub(crate) fn check_params(
     groups: &[&[ReportParam]],
     params: &ReportParams,
 ) -> Result<()> {
-    let known = || groups.iter().flat_map(|group| group.iter()).map(|p| p.name);
-    if let Some(unknown) = params
-        .keys()
-        .find(|name| !known().any(|k| k == name.as_str()))
-    {
-        return Err(Error::UnknownParameter {
-            report: view.to_string(),
-            param: unknown.clone(),
-            suggestion: near_miss(unknown, known()).map(str::to_string),
-            known: known().collect::<Vec<_>>().join(", "),
-        });
-    }
+    check_names(view, groups, params.keys().map(String::as_str))?;
     match params.iter().find(|(_, value)| value.trim().is_empty()) {
         Some((name, _)) => Err(Error::query(
             name,
             "is empty; give a value, or leave the parameter out for its default",
         )),
+        None => Ok(()),
+    }
+}
+
+/// Refuses the first of `names` (taken in the order given) that `view`
+/// does not read, as [`check_params`] does: naming it, suggesting the
+/// nearest name it reads and listing them all.
+pub(crate) fn check_names<'n>(
+    view: &str,
+    groups: &[&[ReportParam]],
+    mut names: impl Iterator<Item = &'n str>,
+) -> Result<()> {
+    let known = || groups.iter().flat_map(|group| group.iter()).map(|p| p.name);
+    match names.find(|name| !known().any(|k| k == *name)) {
+        Some(unknown) => Err(Error::UnknownParameter {
+            report: view.to_string(),
+            param: unknown.to_string(),
+            suggestion: near_miss(unknown, known()).map(str::to_string),
+            known: known().collect::<Vec<_>>().join(", "),
+        }),
         None => Ok(()),
     }
 }
