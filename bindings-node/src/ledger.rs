@@ -318,7 +318,8 @@ impl NativeLedger {
 
     /// Replaces a plan group's name and plans (`{name, plans}`).
     #[napi]
-    pub fn update_plan_group(&self, id: String, group: Value) -> napi::Result<Value> {
+    pub fn update_plan_group(&self, env: Env, id: String, group: Unknown) -> napi::Result<Value> {
+        let group = crate::records::value(&env, group, &format!("plan group {id}"))?;
         write(&self.inner)
             .replace_plan_group(&id, &group)
             .map(|g| json!(g))
