@@ -71,7 +71,7 @@ impl Ledger {
         // throughout: resumed between the steps, it would collect at the
         // first allocation after the many objects the reading made.
         let arrow = with_gc_paused(py, || {
-            let Some(batches) = crate::arrow::batches(obj)? else {
+            let Some(batches) = crate::arrow::batches(obj, kind.record_name())? else {
                 return Ok(None);
             };
             let results = self
@@ -246,7 +246,7 @@ impl Ledger {
     /// Loads FX rate rows `{date, currency, rate}` (dicts or Arrow data);
     /// returns how many. Either every row is loaded or none is.
     fn load_fx_rates(&self, py: Python<'_>, rows: &Bound<'_, PyAny>) -> PyResult<usize> {
-        if let Some(batches) = crate::arrow::batches(rows)? {
+        if let Some(batches) = crate::arrow::batches(rows, "fx_rate")? {
             return self
                 .writing(py, |l| l.load_fx_rates_arrow(&batches))
                 .map_err(|e| to_py_err(py, e));
