@@ -470,10 +470,10 @@ export declare class Ledger {
   getInvoice(id: string): Invoice
   getDataSource(id: string): DataSource
   listCustomers(options?: ListOptions): Page<Customer>
-  /** Of one data source with `source`. */
+  /** Of one data source with `source` (an `invalid_query` error when it is empty). */
   listPlans(options?: ListOptions & { source?: string }): Page<Plan>
   listPlanGroups(options?: ListOptions): Page<PlanGroup>
-  /** Of one customer with `customer` (a `not_found` error when there is none). */
+  /** Of one customer with `customer` (a `not_found` error when there is none, `invalid_query` when it is empty). */
   listInvoices(options?: ListOptions & { customer?: string }): Page<Invoice>
   listDataSources(options?: ListOptions): Page<DataSource>
   deleteCustomer(id: string): void

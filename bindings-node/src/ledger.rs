@@ -278,7 +278,12 @@ impl NativeLedger {
         offset: Option<u32>,
     ) -> napi::Result<String> {
         let (limit, offset) = page_bounds(limit, offset);
-        json_text(&read(&self.inner).list_source_plans(&source, limit, offset))
+        let ledger = read(&self.inner);
+        json_text(
+            &ledger
+                .list_source_plans(&source, limit, offset)
+                .map_err(to_napi)?,
+        )
     }
 
     #[napi]

@@ -52,6 +52,21 @@ test('invoices of one customer and plans of one data source are listed, as the c
   assert.deepEqual(l.listPlans({ source: 'elsewhere' }), { count: 0, list: [] })
   assert.equal(l.listPlans().count, 3)
   assert.throws(() => l.listPlans({ source: 5 }), (e) => e.code === 'invalid_argument' && e.field === 'source')
+  assert.equal(l.listPlans({ source: undefined }).count, 3)
+  // An empty filter is refused as the service refuses `source=`, not read
+  // as a filter nothing matches.
+  for (const [call, name] of [
+    [() => l.listPlans({ source: '' }), 'source'],
+    [() => l.listPlans({ source: ' ' }), 'source'],
+    [() => l.listInvoices({ customer: '' }), 'customer'],
+  ]) {
+    assert.throws(call, (e) => {
+      assert.ok(e instanceof SubmetricsError)
+      assert.deepEqual([e.code, e.field, e.message], ['invalid_query', name,
+        `parameter \`${name}\`: is empty; give a value, or leave the parameter out for its default`])
+      return true
+    })
+  }
 })
 
 test('errors carry the core code, recordId and field', () => {

@@ -387,9 +387,10 @@ impl Ledger {
         };
         let (limit, offset) = page_bounds(py, limit, offset)?;
         let page = self.reading(py, |l| {
-            serde_json::json!(l.list_source_plans(source, limit, offset))
+            l.list_source_plans(source, limit, offset)
+                .map(|page| serde_json::json!(page))
         });
-        to_py(py, &page)
+        Self::output(py, page)
     }
 
     /// `{count, list}` of plan groups.

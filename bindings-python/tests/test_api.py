@@ -130,6 +130,17 @@ def test_invoices_of_one_customer_and_plans_of_one_source_are_listed_as_the_clie
     assert [p["id"] for p in l.list_plans(source="ds1")["list"]] == ["s"]
     assert l.list_plans(source="elsewhere") == {"count": 0, "list": []}
     assert l.list_plans()["count"] == 3
+    assert l.list_plans(source=None)["count"] == 3
+    # An empty filter is refused as the service refuses `source=`, not read
+    # as a filter nothing matches.
+    for call, name in [(lambda: l.list_plans(source=""), "source"),
+                       (lambda: l.list_plans(source=" "), "source"),
+                       (lambda: l.list_invoices(customer=""), "customer")]:
+        with pytest.raises(submetrics.InvalidQueryError) as empty:
+            call()
+        assert (empty.value.code, empty.value.field, str(empty.value)) == (
+            "invalid_query", name,
+            f"parameter `{name}`: is empty; give a value, or leave the parameter out for its default")
 
 
 def test_readers_in_threads_see_the_same_numbers() -> None:

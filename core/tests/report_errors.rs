@@ -387,3 +387,30 @@ fn an_unset_parameter_name_is_checked_like_a_given_one() {
         "{text}"
     );
 }
+
+/// A listing's text filter given empty (or blank) is refused as an empty
+/// report parameter is, not read as a filter no record matches.
+#[test]
+fn an_empty_listing_filter_is_refused() {
+    let mut ledger = Ledger::new(Settings::default());
+    ledger.upsert_customers(&[serde_json::json!({"id": "a", "name": "A"})]);
+    let empty = |name: &str| {
+        format!(
+            "parameter `{name}`: is empty; give a value, or leave the parameter out for its default"
+        )
+    };
+    for source in ["", "  "] {
+        let error = ledger.list_source_plans(source, 10, 0).unwrap_err();
+        assert_eq!(
+            (error.code(), error.field(), error.to_string()),
+            ("invalid_query", Some("source"), empty("source"))
+        );
+        let error = ledger.list_customer_invoices(source, 10, 0).unwrap_err();
+        assert_eq!(
+            (error.code(), error.field(), error.to_string()),
+            ("invalid_query", Some("customer"), empty("customer"))
+        );
+    }
+    assert_eq!(ledger.list_source_plans("stripe", 10, 0).unwrap().count, 0);
+    assert_eq!(ledger.list_customer_invoices("a", 10, 0).unwrap().count, 0);
+}

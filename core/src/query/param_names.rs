@@ -21,6 +21,10 @@ pub(crate) const fn param(name: &'static str, accepts: &'static str) -> ReportPa
     ReportParam { name, accepts }
 }
 
+/// Why a parameter (or a listing's text filter) given empty is refused.
+pub(crate) const EMPTY_VALUE: &str =
+    "is empty; give a value, or leave the parameter out for its default";
+
 /// Refuses a parameter `view` (a report, or another computed view) does not
 /// read (the first in name order), naming it, suggesting the nearest one
 /// it does read and listing them all; then a parameter given with an empty
@@ -33,10 +37,7 @@ pub(crate) fn check_params(
 ) -> Result<()> {
     check_names(view, groups, params.keys().map(String::as_str))?;
     match params.iter().find(|(_, value)| value.trim().is_empty()) {
-        Some((name, _)) => Err(Error::query(
-            name,
-            "is empty; give a value, or leave the parameter out for its default",
-        )),
+        Some((name, _)) => Err(Error::query(name, EMPTY_VALUE)),
         None => Ok(()),
     }
 }
