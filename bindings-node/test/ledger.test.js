@@ -32,6 +32,10 @@ test('records: upsert results, get, list, update, delete', () => {
   assert.equal(l.updateSettings({ churn_grace_days: 3 }).churn_grace_days, 3)
   assert.equal(l.settings.churn_grace_days, 3)
   assert.equal(l.loadFxRates([{ date: '2024-01-01', currency: 'EUR', rate: 0.9 }]), 1)
+  // A positive rate the engine cannot keep says why, not that it is not positive.
+  assert.throws(() => l.loadFxRates([{ date: '2024-01-01', currency: 'EUR', rate: 1e-300 }]), (e) =>
+    e.code === 'invalid_record' && e.field === 'rate' && e.message ===
+      'fx_rate row 1: field `rate`: 1e-300 is below 1e-28, the smallest rate the engine keeps (rates have at most 28 decimal places)')
   assert.ok(reportNames().includes('mrr'))
 })
 

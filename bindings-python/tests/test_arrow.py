@@ -327,6 +327,12 @@ def test_fx_rates_and_unreadable_columns() -> None:
     rates = pa.table({"date": pa.array([datetime.date(2024, 1, 1)], pa.date32()),
                       "currency": ["EUR"], "rate": [0.9]})
     assert l.load_fx_rates(rates) == 1
+    # A positive rate the engine cannot keep says why, not that it is not positive.
+    with pytest.raises(submetrics.InvalidRecordError) as tiny:
+        l.load_fx_rates([{"date": "2024-01-01", "currency": "EUR", "rate": 1e-300}])
+    assert (tiny.value.field, str(tiny.value)) == ("rate", (
+        "fx_rate row 1: field `rate`: 1e-300 is below 1e-28, the smallest rate the engine keeps "
+        "(rates have at most 28 decimal places)"))
     # A table of two batches is one table: a bad row in the second loads
     # nothing of the first, and is numbered in the whole table.
     two = pa.Table.from_batches([
