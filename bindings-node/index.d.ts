@@ -323,7 +323,10 @@ export interface MovementFilters {
 
 /**
  * Report query parameters: the HTTP names (`selected-date`, `fix_fx`, ...).
- * A Date value means its day in the ledger's time zone.
+ * A Date value means its day in the ledger's time zone; `undefined` or
+ * `null` means the parameter's default, but a name the report does not read
+ * is an `invalid_query` error all the same. A string holding a lone UTF-16
+ * surrogate is an `invalid_query` error naming the parameter.
  */
 export type ReportParams = Record<string, string | number | boolean | Date | string[] | undefined | null>
 export interface MrrPeriod {
@@ -470,10 +473,10 @@ export declare class Ledger {
   getInvoice(id: string): Invoice
   getDataSource(id: string): DataSource
   listCustomers(options?: ListOptions): Page<Customer>
-  /** Of one data source with `source`. */
+  /** Of one data source with `source` (an `invalid_query` error when it is empty). */
   listPlans(options?: ListOptions & { source?: string }): Page<Plan>
   listPlanGroups(options?: ListOptions): Page<PlanGroup>
-  /** Of one customer with `customer` (a `not_found` error when there is none). */
+  /** Of one customer with `customer` (a `not_found` error when there is none, `invalid_query` when it is empty). */
   listInvoices(options?: ListOptions & { customer?: string }): Page<Invoice>
   listDataSources(options?: ListOptions): Page<DataSource>
   deleteCustomer(id: string): void

@@ -57,6 +57,23 @@ function invalidQuery(message, field) {
   return new SubmetricsError(message, 'invalid_query', undefined, field)
 }
 
+/**
+ * Refuses a string holding a lone UTF-16 surrogate, naming `field`: it is
+ * not Unicode text, and the addon would read it as U+FFFD, making two
+ * different strings one.
+ */
+function wellFormed(text, field, code, what = field) {
+  if (text.isWellFormed()) return text
+  const unit = text.match(/[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/)[0]
+  const escape = `\\u${unit.charCodeAt(0).toString(16).toUpperCase()}`
+  throw new SubmetricsError(`${what}: holds a lone UTF-16 surrogate (${escape}), which is not Unicode text`, code, undefined, field)
+}
+
+// An id argument as the addon takes it: a lone surrogate is refused.
+function idText(id, field = 'id') {
+  return typeof id === 'string' ? wellFormed(id, field, 'invalid_argument') : id
+}
+
 // A Date as its ISO instant; the core makes it a day in the ledger's time zone.
 function isoInstant(value, field) {
   if (Number.isNaN(value.getTime())) throw invalidQuery(`${field} is an invalid Date`, field)
@@ -70,7 +87,11 @@ function instant(asOf) {
   throw invalidQuery(`asOf must be a Date or an ISO string, got ${typeof asOf}`, 'as_of')
 }
 
-/** Query parameters for the addon: `[params, names of the Date-valued ones]`. */
+/**
+ * Query parameters for the addon: `[params, names of the Date-valued ones]`.
+ * An `undefined` goes over as `null`: the parameter's default, under a name
+ * the core still checks.
+ */
 function query(given) {
   if (given === undefined || given === null) return [undefined, undefined]
   if (typeof given !== 'object' || Array.isArray(given) || given instanceof Date) {
@@ -79,8 +100,11 @@ function query(given) {
   const out = {}
   const instants = []
   for (const [key, value] of Object.entries(given)) {
-    if (value === undefined || value === null) continue
-    if (value instanceof Date) {
+    for (const item of Array.isArray(value) ? value : [value]) {
+      if (typeof item === 'string') wellFormed(item, key, 'invalid_query', `parameter \`${key}\``)
+    }
+    if (value === undefined || value === null) out[key] = null
+    else if (value instanceof Date) {
       out[key] = isoInstant(value, key)
       instants.push(key)
     } else out[key] = value
@@ -199,7 +223,11 @@ class Ledger {
     if (!Array.isArray(records)) {
       return call(() => writeResults(this._native.upsert(collection, records)), 'invalid_record')
     }
-    const [layout, text, others] = flatten(records)
+    const flat = flatten(records)
+    if (flat === undefined) {
+      return call(() => writeResults(this._native.upsert(collection, records)), 'invalid_record')
+    }
+    const [layout, text, others] = flat
     return call(() => writeResults(this._native.upsertFlat(collection, layout, text, others)), 'invalid_record')
   }
 
@@ -221,11 +249,11 @@ class Ledger {
   upsertInvoicesArrow(stream) { return this._upsertArrow('invoices', stream) }
   upsertDataSourcesArrow(stream) { return this._upsertArrow('data_sources', stream) }
 
-  getCustomer(id) { return call(() => this._native.get('customers', id)) }
-  getPlan(id) { return call(() => this._native.get('plans', id)) }
-  getPlanGroup(id) { return call(() => this._native.get('plan_groups', id)) }
-  getInvoice(id) { return call(() => this._native.get('invoices', id)) }
-  getDataSource(id) { return call(() => this._native.get('data_sources', id)) }
+  getCustomer(id) { return call(() => this._native.get('customers', idText(id))) }
+  getPlan(id) { return call(() => this._native.get('plans', idText(id))) }
+  getPlanGroup(id) { return call(() => this._native.get('plan_groups', idText(id))) }
+  getInvoice(id) { return call(() => this._native.get('invoices', idText(id))) }
+  getDataSource(id) { return call(() => this._native.get('data_sources', idText(id))) }
 
   // `limit` defaults to the core's page size (100), `offset` to 0.
   _list(collection, options) {
@@ -242,7 +270,7 @@ class Ledger {
     if (typeof id !== 'string') {
       throw new SubmetricsError(`${by}: must be an id, got ${JSON.stringify(id)}`, 'invalid_argument', undefined, by)
     }
-    return answer(() => listBy(id, limit, offset))
+    return answer(() => listBy(idText(id, by), limit, offset))
   }
 
   listCustomers(options) { return this._list('customers', options) }
@@ -257,19 +285,19 @@ class Ledger {
   }
   listDataSources(options) { return this._list('data_sources', options) }
 
-  deleteCustomer(id) { call(() => this._native.delete('customers', id)) }
-  deletePlan(id) { call(() => this._native.delete('plans', id)) }
-  deletePlanGroup(id) { call(() => this._native.delete('plan_groups', id)) }
-  deleteInvoice(id) { call(() => this._native.delete('invoices', id)) }
-  deleteDataSource(id) { call(() => this._native.delete('data_sources', id)) }
+  deleteCustomer(id) { call(() => this._native.delete('customers', idText(id))) }
+  deletePlan(id) { call(() => this._native.delete('plans', idText(id))) }
+  deletePlanGroup(id) { call(() => this._native.delete('plan_groups', idText(id))) }
+  deleteInvoice(id) { call(() => this._native.delete('invoices', idText(id))) }
+  deleteDataSource(id) { call(() => this._native.delete('data_sources', idText(id))) }
 
-  updateCustomer(id, patch) { return call(() => this._native.updateCustomer(id, patch), 'invalid_record') }
-  updatePlan(id, patch) { return call(() => this._native.updatePlan(id, patch), 'invalid_record') }
-  updateDataSource(id, patch) { return call(() => this._native.updateDataSource(id, patch), 'invalid_record') }
+  updateCustomer(id, patch) { return call(() => this._native.updateCustomer(idText(id), patch), 'invalid_record') }
+  updatePlan(id, patch) { return call(() => this._native.updatePlan(idText(id), patch), 'invalid_record') }
+  updateDataSource(id, patch) { return call(() => this._native.updateDataSource(idText(id), patch), 'invalid_record') }
   /** Replaces a plan group's name and plans (`{name, plans}`); returns the group. */
-  updatePlanGroup(id, group) { return call(() => this._native.updatePlanGroup(id, group), 'invalid_record') }
+  updatePlanGroup(id, group) { return call(() => this._native.updatePlanGroup(idText(id), group), 'invalid_record') }
   /** Replaces (or creates) the invoice `id` with `record`, whose id, when given, is `id`. */
-  replaceInvoice(id, record) { call(() => this._native.replaceInvoice(id, record), 'invalid_record') }
+  replaceInvoice(id, record) { call(() => this._native.replaceInvoice(idText(id), record), 'invalid_record') }
 
   movements(asOf, movementFilters) {
     return answer(() => this._native.movements(instant(asOf), filters(movementFilters)), 'invalid_query')
@@ -305,7 +333,7 @@ class Ledger {
       ;[asOf, params] = [params, asOf]
     }
     const [p, instants] = query(params)
-    return answer(() => this._native.customer(id, instant(asOf), p, instants), 'invalid_query')
+    return answer(() => this._native.customer(idText(id), instant(asOf), p, instants), 'invalid_query')
   }
 
   async reportAsync(name, params, asOf) {

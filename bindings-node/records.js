@@ -37,6 +37,8 @@ function grown(from) {
  * `records` (an array) in the flat layout: `[layout, text, others]`,
  * `layout` being `{keys, ends, plain, fieldKeys, kinds, numbers}`; record `i`
  * holds the fields up to `ends[i]` and is read here when `plain[i]` is 1.
+ * `undefined` when a key holds a lone UTF-16 surrogate: the layout carries
+ * keys as UTF-8 text, which cannot hold one.
  */
 function flatten(records) {
   const count = records.length
@@ -79,6 +81,9 @@ function flatten(records) {
       } else {
         k = keyIndex.get(key)
         if (k === undefined) {
+          // A key with a lone surrogate would cross as U+FFFD: such an
+          // array is read record by record, which names the key.
+          if (!key.isWellFormed()) return undefined
           k = keys.length
           keys.push(key)
           keyIndex.set(key, k)

@@ -2,6 +2,7 @@
 
 use crate::errors::{details, to_napi};
 use serde_json::Value;
+use submetrics::reports::{ParamView, check_param_names};
 use submetrics::{Ledger, ReportParams, Settings};
 
 /// One record or an array of records.
@@ -18,16 +19,23 @@ pub fn records(value: Value) -> napi::Result<Vec<Value>> {
     }
 }
 
-/// Report parameters from a plain object: strings as they are, booleans
-/// `true`/`false`, arrays space-separated, numbers as text.
-pub fn params(value: Option<Value>) -> napi::Result<ReportParams> {
+/// The parameters of the query `view` from a plain object: strings as they
+/// are, booleans `true`/`false`, arrays space-separated, numbers as text.
+/// A `null` (index.js sends `undefined` as `null`) means the parameter's
+/// default and is left out, but its name must be one `view` reads: the
+/// core checks every name ([`submetrics::reports::check_param_names`]).
+pub fn params(value: Option<Value>, view: ParamView<'_>) -> napi::Result<ReportParams> {
     let mut out = ReportParams::new();
+    let mut unset = Vec::new();
     match value {
         None | Some(Value::Null) => {}
         Some(Value::Object(map)) => {
             for (key, value) in map {
-                if let Some(text) = param_text(&key, &value)? {
-                    out.insert(key, text);
+                match param_text(&key, &value)? {
+                    Some(text) => {
+                        out.insert(key, text);
+                    }
+                    None => unset.push(key),
                 }
             }
         }
@@ -40,6 +48,7 @@ pub fn params(value: Option<Value>) -> napi::Result<ReportParams> {
             ));
         }
     }
+    check_param_names(view, &out, &unset).map_err(to_napi)?;
     Ok(out)
 }
 

@@ -12,6 +12,7 @@ use napi::{Env, Unknown};
 use napi_derive::napi;
 use serde_json::{Value, json};
 use std::sync::{Arc, RwLock, RwLockReadGuard, RwLockWriteGuard};
+use submetrics::reports::ParamView;
 use submetrics::{Ledger, MovementFilter, RecordKind, Settings, WriteReport, columnar};
 
 pub type Shared = Arc<RwLock<Ledger>>;
@@ -49,7 +50,8 @@ pub fn json_text(answer: &impl serde::Serialize) -> napi::Result<String> {
 pub fn movements(ledger: &Ledger, at: Option<&str>, filter: Option<Value>) -> napi::Result<String> {
     let at = as_of(at, ledger.settings())?;
     let filter =
-        MovementFilter::from_params(&params(filter)?, ledger.settings()).map_err(to_napi)?;
+        MovementFilter::from_params(&params(filter, ParamView::Movements)?, ledger.settings())
+            .map_err(to_napi)?;
     json_text(&ledger.movements(at, &filter).map_err(to_napi)?)
 }
 
@@ -62,7 +64,7 @@ pub fn report(
     at: Option<&str>,
     instants: &[String],
 ) -> napi::Result<String> {
-    let query = resolve(ledger, params(query)?, instants)?;
+    let query = resolve(ledger, params(query, ParamView::Report(name))?, instants)?;
     let at = as_of(at, ledger.settings())?;
     let text = ledger.report_json(name, &query, at).map_err(to_napi)?;
     // JSON text is always UTF-8: the fallback is never taken.
@@ -276,7 +278,12 @@ impl NativeLedger {
         offset: Option<u32>,
     ) -> napi::Result<String> {
         let (limit, offset) = page_bounds(limit, offset);
-        json_text(&read(&self.inner).list_source_plans(&source, limit, offset))
+        let ledger = read(&self.inner);
+        json_text(
+            &ledger
+                .list_source_plans(&source, limit, offset)
+                .map_err(to_napi)?,
+        )
     }
 
     #[napi]
@@ -316,7 +323,8 @@ impl NativeLedger {
 
     /// Replaces a plan group's name and plans (`{name, plans}`).
     #[napi]
-    pub fn update_plan_group(&self, id: String, group: Value) -> napi::Result<Value> {
+    pub fn update_plan_group(&self, env: Env, id: String, group: Unknown) -> napi::Result<Value> {
+        let group = crate::records::value(&env, group, &format!("plan group {id}"))?;
         write(&self.inner)
             .replace_plan_group(&id, &group)
             .map(|g| json!(g))
@@ -363,7 +371,8 @@ impl NativeLedger {
         let ledger = read(&self.inner);
         let at = as_of_instant(as_of.as_deref(), ledger.settings())?;
         let filter =
-            MovementFilter::from_params(&params(filter)?, ledger.settings()).map_err(to_napi)?;
+            MovementFilter::from_params(&params(filter, ParamView::Movements)?, ledger.settings())
+                .map_err(to_napi)?;
         let batches = ledger.movements_batches(at, &filter).map_err(to_napi)?;
         let schema = columnar::movement_schema();
         Ok(columnar::ipc_of_batches(&schema, &batches)
@@ -381,7 +390,11 @@ impl NativeLedger {
         instants: Option<Vec<String>>,
     ) -> napi::Result<Buffer> {
         let ledger = read(&self.inner);
-        let query = resolve(&ledger, params_of(params)?, &instants.unwrap_or_default())?;
+        let query = resolve(
+            &ledger,
+            params_of(params, ParamView::Report(&name))?,
+            &instants.unwrap_or_default(),
+        )?;
         let at = as_of_instant(as_of.as_deref(), ledger.settings())?;
         let batch = ledger.report_batch(&name, &query, at).map_err(to_napi)?;
         Ok(columnar::ipc_of(&batch).map_err(to_napi)?.into())
@@ -414,7 +427,11 @@ impl NativeLedger {
         instants: Option<Vec<String>>,
     ) -> napi::Result<String> {
         let ledger = read(&self.inner);
-        let query = resolve(&ledger, params(query)?, &instants.unwrap_or_default())?;
+        let query = resolve(
+            &ledger,
+            params(query, ParamView::Customers)?,
+            &instants.unwrap_or_default(),
+        )?;
         let at = crate::convert::as_of(as_of.as_deref(), ledger.settings())?;
         json_text(&ledger.analytics_customers(&query, at).map_err(to_napi)?)
     }
@@ -429,7 +446,11 @@ impl NativeLedger {
         instants: Option<Vec<String>>,
     ) -> napi::Result<String> {
         let ledger = read(&self.inner);
-        let query = resolve(&ledger, params(query)?, &instants.unwrap_or_default())?;
+        let query = resolve(
+            &ledger,
+            params(query, ParamView::Customer)?,
+            &instants.unwrap_or_default(),
+        )?;
         let at = crate::convert::as_of(as_of.as_deref(), ledger.settings())?;
         json_text(
             &ledger

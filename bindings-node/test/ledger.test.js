@@ -32,6 +32,10 @@ test('records: upsert results, get, list, update, delete', () => {
   assert.equal(l.updateSettings({ churn_grace_days: 3 }).churn_grace_days, 3)
   assert.equal(l.settings.churn_grace_days, 3)
   assert.equal(l.loadFxRates([{ date: '2024-01-01', currency: 'EUR', rate: 0.9 }]), 1)
+  // A positive rate the engine cannot keep says why, not that it is not positive.
+  assert.throws(() => l.loadFxRates([{ date: '2024-01-01', currency: 'EUR', rate: 1e-300 }]), (e) =>
+    e.code === 'invalid_record' && e.field === 'rate' && e.message ===
+      'fx_rate row 1: field `rate`: 1e-300 is below 1e-28, the smallest rate the engine keeps (rates have at most 28 decimal places)')
   assert.ok(reportNames().includes('mrr'))
 })
 
@@ -52,6 +56,21 @@ test('invoices of one customer and plans of one data source are listed, as the c
   assert.deepEqual(l.listPlans({ source: 'elsewhere' }), { count: 0, list: [] })
   assert.equal(l.listPlans().count, 3)
   assert.throws(() => l.listPlans({ source: 5 }), (e) => e.code === 'invalid_argument' && e.field === 'source')
+  assert.equal(l.listPlans({ source: undefined }).count, 3)
+  // An empty filter is refused as the service refuses `source=`, not read
+  // as a filter nothing matches.
+  for (const [call, name] of [
+    [() => l.listPlans({ source: '' }), 'source'],
+    [() => l.listPlans({ source: ' ' }), 'source'],
+    [() => l.listInvoices({ customer: '' }), 'customer'],
+  ]) {
+    assert.throws(call, (e) => {
+      assert.ok(e instanceof SubmetricsError)
+      assert.deepEqual([e.code, e.field, e.message], ['invalid_query', name,
+        `parameter \`${name}\`: is empty; give a value, or leave the parameter out for its default`])
+      return true
+    })
+  }
 })
 
 test('errors carry the core code, recordId and field', () => {
@@ -169,6 +188,36 @@ test('a report parameter the report does not take is refused with a near miss', 
       return true
     },
   )
+})
+
+test('an unknown parameter given undefined or null is refused as with a value', async () => {
+  const l = ledger()
+  let valued
+  assert.throws(() => l.report('mrr', { bogus: 'x' }, '2024-02-15'), (e) => { valued = e; return true })
+  assert.match(valued.message, /^parameter `bogus`: report `mrr` has no such parameter\. Its parameters: date, /)
+  const same = (e) => {
+    assert.ok(e instanceof SubmetricsError)
+    assert.deepEqual([e.code, e.field, e.message], ['invalid_query', 'bogus', valued.message])
+    return true
+  }
+  assert.throws(() => l.report('mrr', { bogus: undefined }, '2024-02-15'), same)
+  assert.throws(() => l.report('mrr', { bogus: null }, '2024-02-15'), same)
+  assert.throws(() => l.reportArrow('mrr', { bogus: undefined }, '2024-02-15'), same)
+  await assert.rejects(l.reportAsync('mrr', { bogus: null }, '2024-02-15'), same)
+  const movements = 'parameter `kind`: report `movements` has no such parameter; did you mean `kinds`? Its parameters: customer, from, to, start, end, kinds'
+  for (const call of [
+    () => l.movements('2024-02-15', { kind: undefined }),
+    () => l.movementsArrow('2024-02-15', { kind: null }),
+  ]) assert.throws(call, (e) => e.message === movements && e.field === 'kind')
+  await assert.rejects(l.movementsAsync('2024-02-15', { kind: undefined }), (e) => e.message === movements)
+  assert.throws(() => l.customers({ qq: undefined }, '2024-02-15'), (e) => e.field === 'qq' && e.code === 'invalid_query')
+  assert.throws(() => l.customer('A', '2024-02-15', { bogus: null }),
+    (e) => e.message === 'parameter `bogus`: report `customer` has no such parameter. Its parameters: baseCurrency')
+  // undefined or null for a parameter the report takes still means its default.
+  assert.deepEqual(
+    l.report('mrr', { date: '20240101-20240229', interval: undefined, breakdown: null }, '2024-02-15'),
+    l.report('mrr', { date: '20240101-20240229' }, '2024-02-15'))
+  assert.equal(l.movements('2024-02-15', { customer: undefined, kinds: null }).length, 3)
 })
 
 test('reportAsync refuses an unknown parameter the same way', async () => {

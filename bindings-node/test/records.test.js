@@ -313,19 +313,48 @@ test('one call takes any number of records', () => {
   assert.equal(ledger.getCustomer('c250000').email, 'c250000@example.com')
 })
 
-test('an array is read with the same strings as one object, lone surrogates included', () => {
-  // A lone surrogate reads as U+FFFD; two of them in neighbouring fields
-  // stay two, even though they meet as a pair when an array's strings are
-  // joined for the addon.
-  const record = (id) => ({ id, name: '\uDC00bñ', email: 'a\uD800', custom_variables: { k: 'x\uD800' } })
+test('a lone surrogate in a string is an error naming the record and field, never U+FFFD', () => {
+  // Read as U+FFFD, 's\uD800' and 's\uDBFF' would be one id. Python refuses it too.
   const ledger = new Ledger({ base_currency: 'USD' })
-  assert.deepEqual(ledger.upsertCustomers([record('s\uD800'), record('t\uD800')]).map((r) => [r.id, r.import_status]),
-    [['s\uFFFD', 'inserted'], ['t\uFFFD', 'inserted']])
-  assert.deepEqual(ledger.upsertCustomers(record('u')), [{ id: 'u', import_status: 'inserted' }])
-  for (const id of ['s\uFFFD', 't\uFFFD', 'u']) {
-    assert.deepEqual(present(ledger.getCustomer(id)),
-      { id, name: '\uFFFDbñ', email: 'a\uFFFD', custom_variables: { k: 'x\uFFFD' } })
-  }
+  const refused = (call, message, field) => assert.throws(call, (e) => {
+    assert.ok(e instanceof SubmetricsError)
+    assert.deepEqual([e.code, e.field, e.message], ['invalid_record', field, message])
+    return true
+  })
+  const surrogate = (unit) => `holds a lone UTF-16 surrogate (\\u${unit}), which is not Unicode text`
+  // In an array (its strings joined for the addon), in one record, nested.
+  refused(() => ledger.upsertCustomers([{ id: 'a', name: 'A' }, { id: 's\uD800', name: 'S' }]),
+    `record 1 of the array: field \`id\`: ${surrogate('D800')}`, 'id')
+  refused(() => ledger.upsertCustomers([{ id: 'a', name: '\uDC00bñ' }]),
+    `record 0 of the array: field \`name\`: ${surrogate('DC00')}`, 'name')
+  refused(() => ledger.upsertCustomers({ id: 'u', name: 'U', email: 'a\uD800' }),
+    `the record: field \`email\`: ${surrogate('D800')}`, 'email')
+  refused(() => ledger.upsertCustomers([{ id: 'u', name: 'U', custom_variables: { k: 'x\uD800' } }]),
+    `record 0 of the array: field \`custom_variables.k\`: ${surrogate('D800')}`, 'custom_variables.k')
+  // A key: an array with one is read record by record, which names it.
+  refused(() => ledger.upsertCustomers([{ id: 'u', name: 'U', custom_variables: { ['k\uDFFF']: 'x' } }]),
+    `record 0 of the array: field \`custom_variables.k\\uDFFF\`: is a key that ${surrogate('DFFF')}`, 'custom_variables.k\\uDFFF')
+  refused(() => ledger.upsertCustomers([{ id: 'u', name: 'U' }, { id: 'v', name: 'V', ['x\uD800']: 1 }]),
+    `record 1 of the array: field \`x\\uD800\`: is a key that ${surrogate('D800')}`, 'x\\uD800')
+  // Nothing of a refused call is written.
+  assert.deepEqual(ledger.listCustomers().count, 0)
+  // Updates and replacements read their values the same way.
+  ledger.upsertCustomers({ id: 'c', name: 'C' })
+  refused(() => ledger.updateCustomer('c', { name: 'C\uD800' }),
+    `the patch of customer c: field \`name\`: ${surrogate('D800')}`, 'name')
+  refused(() => ledger.updatePlanGroup('g', { name: 'G', plans: ['m\uD800'] }),
+    `plan group g: field \`plans[0]\`: ${surrogate('D800')}`, 'plans[0]')
+  // An id argument or a parameter is refused too, naming it.
+  assert.throws(() => ledger.getCustomer('c\uD800'), (e) =>
+    e.code === 'invalid_argument' && e.field === 'id' && e.message === `id: ${surrogate('D800')}`)
+  assert.throws(() => ledger.listInvoices({ customer: 'c\uD800' }), (e) =>
+    e.code === 'invalid_argument' && e.field === 'customer')
+  assert.throws(() => ledger.report('mrr', { customer: ['c', 'c\uDC00'] }), (e) =>
+    e.code === 'invalid_query' && e.field === 'customer' && e.message === `parameter \`customer\`: ${surrogate('DC00')}`)
+  assert.throws(() => ledger.movements(undefined, { customer: '\uD800' }), (e) => e.field === 'customer')
+  // A real U+FFFD and a well-formed pair are text.
+  assert.deepEqual(ledger.upsertCustomers([{ id: 'r\uFFFD', name: '\uD83D\uDE00' }]).map((r) => r.id), ['r\uFFFD'])
+  assert.equal(ledger.getCustomer('r\uFFFD').name, '\u{1F600}')
 })
 
 test('records of different keys, key orders and repeated values in one array', () => {

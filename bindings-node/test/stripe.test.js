@@ -27,6 +27,12 @@ test('importStripe: rejections name the Stripe object and field; bad options thr
   const report = l.importStripe([{ id: 'in_x', object: 'invoice', status: 'paid' }])
   assert.deepEqual(report.rejected, [{ object: 'invoice', id: 'in_x', field: 'customer', reason: 'is required' }])
   assert.throws(() => l.importStripe([], { uncollectible: 'sometimes' }), SubmetricsError)
+  // null or undefined means an option's default; an unknown option is refused all the same.
+  const customer = { id: 'cus_n', object: 'customer', name: 'N', created: 1704067200 }
+  assert.equal(l.importStripe([customer], { data_source: null, uncollectible: undefined }).customers, 1)
+  assert.equal(l.getCustomer('cus_n').data_source, 'stripe')
+  assert.throws(() => l.importStripe([], { bogus: null }), (e) => e.code === 'invalid_query' && e.field === 'bogus' &&
+    e.message === 'parameter `bogus`: is not an option of the Stripe import (uncollectible, data_source)')
 })
 
 test('importStripe takes an export of more than a million values', () => {

@@ -2,8 +2,8 @@
 //! `pyarrow.Table` or `RecordBatch`, a polars DataFrame, or anything else
 //! with `__arrow_c_stream__`/`__arrow_c_array__`, read without copying; a
 //! pandas DataFrame by way of `pyarrow.Table.from_pandas` (a named index,
-//! as `set_index("id")` leaves the ids, is a column of its name; a default
-//! one is left out). pyarrow data with a buffer off its alignment is copied aligned
+//! as `set_index("id")` leaves the ids, is a column of its name, and one
+//! named like a column is refused; an unnamed one is left out). pyarrow data with a buffer off its alignment is copied aligned
 //! first (`submetrics/_arrow.py`). Results go back as `pyarrow.Table`s.
 
 use crate::convert::with_gc_paused;
@@ -15,12 +15,13 @@ use pyo3_arrow::PyTable;
 use pyo3_arrow::input::AnyRecordBatch;
 
 /// The record batches of `obj` when it is Arrow data (or a pandas
-/// DataFrame), else `None` (records as dicts). The collector is paused
+/// DataFrame), else `None` (records as dicts); `kind` (`customer`,
+/// `fx_rate`, ...) names the records in errors. The collector is paused
 /// meanwhile: the alignment check wraps every chunk and buffer of a table in
 /// a Python object, tens of thousands for a large table, and with the
 /// collector running those set off collections that walk every object the
 /// caller holds (0.4 s for a table of 10M rows beside 700k dicts).
-pub fn batches(obj: &Bound<'_, PyAny>) -> PyResult<Option<Vec<RecordBatch>>> {
+pub fn batches(obj: &Bound<'_, PyAny>, kind: &'static str) -> PyResult<Option<Vec<RecordBatch>>> {
     let py = obj.py();
     // A pandas frame first, though pandas 2.2 and later also export Arrow
     // themselves: their columns backed by pyarrow arrays (as a Dask shuffle
@@ -28,7 +29,7 @@ pub fn batches(obj: &Bound<'_, PyAny>) -> PyResult<Option<Vec<RecordBatch>>> {
     // table they make is checked like any pyarrow data.
     let arrow = if is_pandas_frame(obj)? {
         let kwargs = pyo3::types::PyDict::new(py);
-        kwargs.set_item("preserve_index", named_index(obj)?)?;
+        kwargs.set_item("preserve_index", named_index(obj, kind)?)?;
         py.import("pyarrow")?
             .getattr("Table")?
             .call_method("from_pandas", (obj,), Some(&kwargs))?
@@ -53,17 +54,36 @@ pub fn batches(obj: &Bound<'_, PyAny>) -> PyResult<Option<Vec<RecordBatch>>> {
     })
 }
 
-/// Whether a pandas frame's index has names: then its levels are columns
-/// of those names (`set_index("id")`); an unnamed index (the default range,
-/// or what a filter leaves) holds no field of a record.
-fn named_index(frame: &Bound<'_, PyAny>) -> PyResult<bool> {
+/// Whether a pandas frame's index has names: then its named levels are
+/// columns of those names (`set_index("id")`), data the caller gave; an
+/// unnamed index (the default range, or what a filter leaves) holds no
+/// field of a record. A level named like a column is an `InvalidRecordError`
+/// naming it: pyarrow would rename the level `__index_level_0__`, a column
+/// no record reads, and one of the two would be lost unseen.
+fn named_index(frame: &Bound<'_, PyAny>, kind: &'static str) -> PyResult<bool> {
     let names = frame.getattr("index")?.getattr("names")?;
+    let columns = frame.getattr("columns")?;
+    let mut named = false;
     for name in names.try_iter()? {
-        if !name?.is_none() {
-            return Ok(true);
+        let name = name?;
+        if name.is_none() {
+            continue;
+        }
+        named = true;
+        if columns.contains(&name)? {
+            let error = submetrics::Error::InvalidRecord {
+                kind,
+                id: "?".to_string(),
+                field: name.str()?.to_string(),
+                reason: "is the name of both the DataFrame's index and one of its columns; \
+                    give it once (drop or rename one, or `reset_index(drop=True)` to leave \
+                    the index out)"
+                    .to_string(),
+            };
+            return Err(crate::errors::to_py_err(frame.py(), error));
         }
     }
-    Ok(false)
+    Ok(named)
 }
 
 /// Whether `obj` is a `pyarrow.Table` or `RecordBatch`.

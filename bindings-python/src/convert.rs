@@ -152,12 +152,16 @@ impl Params {
     }
 }
 
-/// Report parameters from an optional mapping and keyword arguments;
-/// `None` values are left out. A parameter given in both is an
-/// `InvalidQueryError` naming it.
+/// The parameters of the query `view` from an optional mapping and keyword
+/// arguments. A `None` value means the parameter's default and is left
+/// out, but its name must be one `view` reads: the core checks every name
+/// ([`submetrics::reports::check_param_names`]). A parameter given in both
+/// is an `InvalidQueryError` naming it.
 pub fn params(
+    py: Python<'_>,
     given: Option<&Bound<'_, PyAny>>,
     kwargs: Option<&Bound<'_, PyDict>>,
+    view: submetrics::reports::ParamView<'_>,
 ) -> PyResult<Params> {
     let mut out = Params {
         params: submetrics::ReportParams::new(),
@@ -172,12 +176,10 @@ pub fn params(
         None => None,
     };
     let keywords = kwargs.map(|k| k.items());
+    let mut unset = Vec::new();
     for (source, is_keyword) in [(given, false), (keywords, true)] {
         for item in source.iter().flat_map(|list| list.iter()) {
             let (key, value): (String, Bound<'_, PyAny>) = item.extract()?;
-            if value.is_none() {
-                continue;
-            }
             let mut name = key;
             if is_keyword {
                 let dashed = name.replace('_', "-");
@@ -185,12 +187,16 @@ pub fn params(
                     name = dashed;
                 }
             }
+            if value.is_none() {
+                unset.push(name);
+                continue;
+            }
             if out.params.contains_key(&name) {
                 let error = submetrics::Error::InvalidQuery {
                     param: name,
                     reason: "is given both in params and as a keyword; give it once".to_string(),
                 };
-                return Err(crate::errors::to_py_err(value.py(), error));
+                return Err(crate::errors::to_py_err(py, error));
             }
             if value.cast::<PyDateTime>().is_ok() {
                 out.instants.push(name.clone());
@@ -201,6 +207,8 @@ pub fn params(
             out.params.insert(name, text);
         }
     }
+    submetrics::reports::check_param_names(view, &out.params, &unset)
+        .map_err(|error| crate::errors::to_py_err(py, error))?;
     Ok(out)
 }
 

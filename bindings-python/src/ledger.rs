@@ -16,6 +16,7 @@ use pyo3::types::{PyBytes, PyDict};
 use serde_json::{Value, json};
 use std::sync::{Arc, RwLock};
 use submetrics::model::Json;
+use submetrics::reports::ParamView;
 use submetrics::{MovementFilter, RecordKind, ReportParams, Settings};
 
 /// A ledger of customers, plans, plan groups, invoices and data sources,
@@ -70,7 +71,7 @@ impl Ledger {
         // throughout: resumed between the steps, it would collect at the
         // first allocation after the many objects the reading made.
         let arrow = with_gc_paused(py, || {
-            let Some(batches) = crate::arrow::batches(obj)? else {
+            let Some(batches) = crate::arrow::batches(obj, kind.record_name())? else {
                 return Ok(None);
             };
             let results = self
@@ -196,7 +197,7 @@ impl Ledger {
         filters.set_item("start", start)?;
         filters.set_item("end", end)?;
         filters.set_item("kinds", kinds)?;
-        crate::convert::params(None, Some(&filters))
+        crate::convert::params(py, None, Some(&filters), ParamView::Movements)
     }
 }
 
@@ -245,7 +246,7 @@ impl Ledger {
     /// Loads FX rate rows `{date, currency, rate}` (dicts or Arrow data);
     /// returns how many. Either every row is loaded or none is.
     fn load_fx_rates(&self, py: Python<'_>, rows: &Bound<'_, PyAny>) -> PyResult<usize> {
-        if let Some(batches) = crate::arrow::batches(rows)? {
+        if let Some(batches) = crate::arrow::batches(rows, "fx_rate")? {
             return self
                 .writing(py, |l| l.load_fx_rates_arrow(&batches))
                 .map_err(|e| to_py_err(py, e));
@@ -386,9 +387,10 @@ impl Ledger {
         };
         let (limit, offset) = page_bounds(py, limit, offset)?;
         let page = self.reading(py, |l| {
-            serde_json::json!(l.list_source_plans(source, limit, offset))
+            l.list_source_plans(source, limit, offset)
+                .map(|page| serde_json::json!(page))
         });
-        to_py(py, &page)
+        Self::output(py, page)
     }
 
     /// `{count, list}` of plan groups.
@@ -574,7 +576,7 @@ impl Ledger {
         kwargs: Option<&Bound<'py, PyDict>>,
     ) -> PyResult<Bound<'py, PyAny>> {
         with_gc_paused(py, || {
-            let params = crate::convert::params(params, kwargs)?;
+            let params = crate::convert::params(py, params, kwargs, ParamView::Report(name))?;
             self.at_batch(py, as_of, params, |l, params, at| {
                 let batch = l.report_batch(name, params, at)?;
                 Ok((batch.schema(), vec![batch]))
@@ -593,7 +595,7 @@ impl Ledger {
         params: Option<&Bound<'py, PyAny>>,
         kwargs: Option<&Bound<'py, PyDict>>,
     ) -> PyResult<Bound<'py, PyAny>> {
-        let params = crate::convert::params(params, kwargs)?;
+        let params = crate::convert::params(py, params, kwargs, ParamView::Report(name))?;
         self.at(py, as_of, params, |l, params, at| {
             l.report(name, params, at)
         })
@@ -610,7 +612,7 @@ impl Ledger {
         params: Option<&Bound<'py, PyAny>>,
         kwargs: Option<&Bound<'py, PyDict>>,
     ) -> PyResult<Bound<'py, PyBytes>> {
-        let params = crate::convert::params(params, kwargs)?;
+        let params = crate::convert::params(py, params, kwargs, ParamView::Report(name))?;
         let bytes = self
             .resolved(py, as_of, params, |l, params, at| {
                 l.report_partial(name, params, at).map(|p| p.to_bytes())
@@ -628,7 +630,7 @@ impl Ledger {
         params: Option<&Bound<'py, PyAny>>,
         kwargs: Option<&Bound<'py, PyDict>>,
     ) -> PyResult<Bound<'py, PyAny>> {
-        let params = crate::convert::params(params, kwargs)?;
+        let params = crate::convert::params(py, params, kwargs, ParamView::Customers)?;
         self.at(py, as_of, params, |l, params, at| {
             l.analytics_customers(params, at)
         })
@@ -644,7 +646,7 @@ impl Ledger {
         params: Option<&Bound<'py, PyAny>>,
         kwargs: Option<&Bound<'py, PyDict>>,
     ) -> PyResult<Bound<'py, PyAny>> {
-        let params = crate::convert::params(params, kwargs)?;
+        let params = crate::convert::params(py, params, kwargs, ParamView::Customer)?;
         self.at(py, as_of, params, |l, params, at| {
             l.analytics_customer(id, params, at)
         })

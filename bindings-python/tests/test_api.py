@@ -130,6 +130,17 @@ def test_invoices_of_one_customer_and_plans_of_one_source_are_listed_as_the_clie
     assert [p["id"] for p in l.list_plans(source="ds1")["list"]] == ["s"]
     assert l.list_plans(source="elsewhere") == {"count": 0, "list": []}
     assert l.list_plans()["count"] == 3
+    assert l.list_plans(source=None)["count"] == 3
+    # An empty filter is refused as the service refuses `source=`, not read
+    # as a filter nothing matches.
+    for call, name in [(lambda: l.list_plans(source=""), "source"),
+                       (lambda: l.list_plans(source=" "), "source"),
+                       (lambda: l.list_invoices(customer=""), "customer")]:
+        with pytest.raises(submetrics.InvalidQueryError) as empty:
+            call()
+        assert (empty.value.code, empty.value.field, str(empty.value)) == (
+            "invalid_query", name,
+            f"parameter `{name}`: is empty; give a value, or leave the parameter out for its default")
 
 
 def test_readers_in_threads_see_the_same_numbers() -> None:
@@ -196,6 +207,36 @@ def test_an_unknown_report_parameter_is_refused_with_a_near_miss() -> None:
         "parameter `base_currency`: report `summary` has no such parameter; did you mean `baseCurrency`? "
         "Its parameters: baseCurrency"
     )
+
+
+def test_an_unknown_parameter_set_to_none_is_refused_as_with_a_value() -> None:
+    l = ledger()
+    message = "parameter `bogus`: report `mrr` has no such parameter. Its parameters: "
+    calls = [
+        lambda: l.report("mrr", as_of="2024-02-15", bogus=None),
+        lambda: l.report("mrr", as_of="2024-02-15", params={"bogus": None}),
+        lambda: l.report_arrow("mrr", as_of="2024-02-15", bogus=None),
+        lambda: l.report_partial("mrr", as_of="2024-02-15", params={"bogus": None}),
+        lambda: submetrics.report_df(l, "mrr", "2024-02-15", bogus=None),
+    ]
+    with pytest.raises(submetrics.InvalidQueryError) as valued:
+        l.report("mrr", as_of="2024-02-15", bogus="x")
+    assert str(valued.value).startswith(message)
+    for call in calls:
+        with pytest.raises(submetrics.InvalidQueryError) as unset:
+            call()
+        assert (unset.value.code, unset.value.field, str(unset.value)) == (
+            "invalid_query", "bogus", str(valued.value))
+    with pytest.raises(submetrics.InvalidQueryError) as customers:
+        l.customers(as_of="2024-02-15", qq=None)
+    assert customers.value.field == "qq"
+    with pytest.raises(submetrics.InvalidQueryError) as customer:
+        l.customer("A", as_of="2024-02-15", params={"bogus": None})
+    assert str(customer.value) == (
+        "parameter `bogus`: report `customer` has no such parameter. Its parameters: baseCurrency")
+    # None for a parameter the report takes still means its default.
+    assert l.report("mrr", as_of="2024-02-15", date="20240101-20240229", interval=None,
+                    breakdown=None) == l.report("mrr", as_of="2024-02-15", date="20240101-20240229")
 
 
 def test_the_constructor_reads_settings_as_update_settings_does() -> None:

@@ -221,6 +221,35 @@ def test_a_named_pandas_index_is_a_column_and_an_unnamed_one_is_left_out() -> No
     check(renumbered)
 
 
+def test_a_pandas_index_named_like_a_column_is_refused_naming_it() -> None:
+    # pyarrow would rename the index `__index_level_0__`, a column no record
+    # reads: the ids of the index would be lost unseen.
+    frame = pd.DataFrame(INVOICES)
+    both = frame.set_index(pd.Index([f"x{i}" for i in range(len(frame))], name="id"))
+    message = ("invoice ?: field `id`: is the name of both the DataFrame's index and one of its "
+               "columns; give it once (drop or rename one, or `reset_index(drop=True)` to leave "
+               "the index out)")
+    l = ledger()
+    with pytest.raises(submetrics.InvalidRecordError) as refused:
+        l.upsert_invoices(both)
+    assert (refused.value.code, refused.value.field, str(refused.value)) == (
+        "invalid_record", "id", message)
+    assert l.list_invoices()["count"] == 0
+    # A level of a MultiIndex too, and FX rates alike.
+    levels = pd.DataFrame({"name": ["A"], "id": ["a"]}).set_index(
+        pd.MultiIndex.from_tuples([("k", "a")], names=["key", "name"]))
+    with pytest.raises(submetrics.InvalidRecordError) as level:
+        l.upsert_customers(levels)
+    assert str(level.value).startswith("customer ?: field `name`: is the name of both")
+    rates = pd.DataFrame({"date": ["2024-01-01"], "currency": ["EUR"], "rate": [0.9]})
+    with pytest.raises(submetrics.InvalidRecordError) as fx:
+        l.load_fx_rates(rates.set_index(pd.Index(["GBP"], name="currency")))
+    assert str(fx.value).startswith("fx_rate ?: field `currency`: is the name of both")
+    # The index given once (without the column, or reset) is read.
+    assert results(l.upsert_invoices(both.reset_index(drop=True))) == ERRORS
+    check(l)
+
+
 def test_movements_come_a_chunk_per_65536_rows_in_date_then_customer_order() -> None:
     n = 65_537
     l = submetrics.Ledger()
@@ -298,6 +327,12 @@ def test_fx_rates_and_unreadable_columns() -> None:
     rates = pa.table({"date": pa.array([datetime.date(2024, 1, 1)], pa.date32()),
                       "currency": ["EUR"], "rate": [0.9]})
     assert l.load_fx_rates(rates) == 1
+    # A positive rate the engine cannot keep says why, not that it is not positive.
+    with pytest.raises(submetrics.InvalidRecordError) as tiny:
+        l.load_fx_rates([{"date": "2024-01-01", "currency": "EUR", "rate": 1e-300}])
+    assert (tiny.value.field, str(tiny.value)) == ("rate", (
+        "fx_rate row 1: field `rate`: 1e-300 is below 1e-28, the smallest rate the engine keeps "
+        "(rates have at most 28 decimal places)"))
     # A table of two batches is one table: a bad row in the second loads
     # nothing of the first, and is numbered in the whole table.
     two = pa.Table.from_batches([

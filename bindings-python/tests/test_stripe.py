@@ -40,6 +40,15 @@ def test_options_and_rejections_name_the_stripe_object_and_field() -> None:
     ]
     with pytest.raises(submetrics.SubmetricsError):
         ledger.import_stripe([], uncollectible="sometimes")
+    # None means an option's default, as the stub's Optional says; an
+    # unknown option is refused, None or not.
+    customer = {"id": "cus_n", "object": "customer", "name": "N", "created": 1704067200}
+    assert ledger.import_stripe([customer], data_source=None, uncollectible=None)["customers"] == 1
+    assert ledger.get_customer("cus_n")["data_source"] == "stripe"
+    with pytest.raises(submetrics.InvalidQueryError) as unknown:
+        ledger.import_stripe([], bogus=None)
+    assert str(unknown.value) == (
+        "parameter `bogus`: is not an option of the Stripe import (uncollectible, data_source)")
     # A value no object can hold names its object's place and field.
     with pytest.raises(TypeError) as refused:
         ledger.import_stripe([{"id": "cus_1", "object": "customer"},

@@ -38,13 +38,12 @@ impl FxRate {
         let currency = f.required_currency(&["currency"])?;
         let rate = node
             .get("rate")
-            .and_then(|r| match r.view() {
-                View::Number(n) => n.as_f64().and_then(Decimal::from_f64),
-                View::String(s) => s.parse::<Decimal>().ok(),
-                _ => None,
+            .map_or(Err(NOT_POSITIVE.to_string()), |r| match r.view() {
+                View::Number(n) => n.as_f64().map_or(Err(NOT_POSITIVE.to_string()), kept_rate),
+                View::String(s) => text_rate(s),
+                _ => Err(NOT_POSITIVE.to_string()),
             })
-            .filter(|r| *r > Decimal::ZERO)
-            .ok_or_else(|| f.error("rate", "must be a positive number"))?;
+            .map_err(|reason| f.error("rate", reason))?;
         Ok(FxRate {
             date,
             currency,
@@ -229,6 +228,65 @@ fn convert_at(amount: Cents, rate_from: Decimal, rate_to: Decimal) -> Option<Cen
             .checked_div(rate_from)
             .and_then(round_cents)
     })
+}
+
+const NOT_POSITIVE: &str = "must be a positive number";
+
+/// The smallest rate kept: rates are decimals of at most 28 decimal places.
+const SMALLEST_RATE: f64 = 1e-28;
+
+/// How far keeping a rate to 28 decimal places may move it, relatively:
+/// further, and the rate given is not the rate kept.
+const RATE_TOLERANCE: f64 = 1e-12;
+
+/// A rate given as a number, as the decimal kept; why not when it cannot
+/// be kept (not positive, below [`SMALLEST_RATE`], above the largest
+/// decimal, or changed by keeping it to 28 decimal places).
+fn kept_rate(rate: f64) -> std::result::Result<Decimal, String> {
+    use rust_decimal::prelude::ToPrimitive;
+    if rate.is_nan() || rate <= 0.0 {
+        return Err(NOT_POSITIVE.to_string());
+    }
+    if rate < SMALLEST_RATE {
+        return Err(format!(
+            "{rate:e} is below 1e-28, the smallest rate the engine keeps (rates have at most 28 decimal places)"
+        ));
+    }
+    let Some(kept) = Decimal::from_f64(rate) else {
+        return Err(format!(
+            "{rate:e} is above {}, the largest rate the engine keeps",
+            Decimal::MAX
+        ));
+    };
+    match kept.to_f64() {
+        Some(back) if (back - rate).abs() <= rate * RATE_TOLERANCE => Ok(kept),
+        _ => Err(format!(
+            "{rate:e} has more digits than the engine keeps (28 decimal places): it would be kept as {kept}"
+        )),
+    }
+}
+
+/// A rate given as text (`0.9`, `2.5e-9`): kept exactly when it has at
+/// most 28 decimal places, else read as a number by [`kept_rate`], which
+/// says why it cannot be kept.
+fn text_rate(text: &str) -> std::result::Result<Decimal, String> {
+    let text = text.trim();
+    let exact = if text.contains(['e', 'E']) {
+        Decimal::from_scientific(text)
+    } else {
+        Decimal::from_str_exact(text)
+    };
+    if let Ok(rate) = exact {
+        return if rate > Decimal::ZERO {
+            Ok(rate)
+        } else {
+            Err(NOT_POSITIVE.to_string())
+        };
+    }
+    match text.parse::<f64>() {
+        Ok(rate) if rate.is_finite() => kept_rate(rate),
+        _ => Err(NOT_POSITIVE.to_string()),
+    }
 }
 
 /// Parses a list of `{date, currency, rate}` rows.

@@ -334,3 +334,83 @@ fn an_empty_parameter_value_is_refused() {
         ),
     ]);
 }
+
+/// A name given with no value (a binding's `None`, `undefined` or `null`)
+/// means the parameter's default, but only a name the query reads may be
+/// unset: any other is the error the query gives for it with a value.
+#[test]
+fn an_unset_parameter_name_is_checked_like_a_given_one() {
+    use submetrics::reports::{ParamView, check_param_names};
+    let none = ReportParams::new();
+    let unset = |names: &[&str]| names.iter().map(|n| n.to_string()).collect::<Vec<_>>();
+    // A known name unset passes: it means the default.
+    assert!(check_param_names(ParamView::Report("mrr"), &none, &unset(&["interval"])).is_ok());
+    let refused = |view, given: &[(&str, &str)], names: &[&str]| {
+        let given: ReportParams = given
+            .iter()
+            .map(|(k, v)| (k.to_string(), v.to_string()))
+            .collect();
+        let error = check_param_names(view, &given, &unset(names)).unwrap_err();
+        (error.code().to_string(), error.to_string())
+    };
+    assert_eq!(
+        refused(ParamView::Report("summary"), &[], &["bogus"]),
+        error_of("summary", &[("bogus", "x")])
+    );
+    // The first unknown name in name order, whether given or unset.
+    assert_eq!(
+        refused(
+            ParamView::Report("summary"),
+            &[("curency", "EUR")],
+            &["bogus"]
+        ),
+        error_of("summary", &[("bogus", "x"), ("curency", "EUR")])
+    );
+    assert_eq!(
+        refused(ParamView::Report("revenue"), &[], &["bogus"]),
+        error_of("revenue", &[])
+    );
+    assert_eq!(
+        refused(ParamView::Customer, &[], &["bogus"]).1,
+        "parameter `bogus`: report `customer` has no such parameter. Its parameters: baseCurrency"
+    );
+    assert_eq!(
+        refused(ParamView::Movements, &[], &["kind"]).1,
+        "parameter `kind`: report `movements` has no such parameter; did you mean `kinds`? Its parameters: customer, from, to, start, end, kinds"
+    );
+    let (code, text) = refused(ParamView::Customers, &[], &["qq"]);
+    assert_eq!(code, "invalid_query");
+    assert!(
+        text.starts_with(
+            "parameter `qq`: report `customers` has no such parameter; did you mean `q`?"
+        ),
+        "{text}"
+    );
+}
+
+/// A listing's text filter given empty (or blank) is refused as an empty
+/// report parameter is, not read as a filter no record matches.
+#[test]
+fn an_empty_listing_filter_is_refused() {
+    let mut ledger = Ledger::new(Settings::default());
+    ledger.upsert_customers(&[serde_json::json!({"id": "a", "name": "A"})]);
+    let empty = |name: &str| {
+        format!(
+            "parameter `{name}`: is empty; give a value, or leave the parameter out for its default"
+        )
+    };
+    for source in ["", "  "] {
+        let error = ledger.list_source_plans(source, 10, 0).unwrap_err();
+        assert_eq!(
+            (error.code(), error.field(), error.to_string()),
+            ("invalid_query", Some("source"), empty("source"))
+        );
+        let error = ledger.list_customer_invoices(source, 10, 0).unwrap_err();
+        assert_eq!(
+            (error.code(), error.field(), error.to_string()),
+            ("invalid_query", Some("customer"), empty("customer"))
+        );
+    }
+    assert_eq!(ledger.list_source_plans("stripe", 10, 0).unwrap().count, 0);
+    assert_eq!(ledger.list_customer_invoices("a", 10, 0).unwrap().count, 0);
+}

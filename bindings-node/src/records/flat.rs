@@ -40,12 +40,13 @@ enum Text<'b> {
     /// Every string is ASCII: a UTF-16 length is a byte length.
     Ascii { text: &'b str, at: usize },
     /// Some string is not: each is cut from the UTF-16 units and converted
-    /// alone (a lone surrogate becomes U+FFFD, as a single string does).
+    /// alone (a lone surrogate is an error naming the field, as in a single
+    /// string).
     Wide { units: Vec<u16>, at: usize },
 }
 
 impl<'b> Text<'b> {
-    fn next(&mut self, length: usize, arena: &'b Bump) -> napi::Result<&'b str> {
+    fn next(&mut self, length: usize, arena: &'b Bump) -> Result<&'b str, Failure<'b>> {
         match self {
             Text::Ascii { text, at } => {
                 let piece = at
@@ -61,7 +62,10 @@ impl<'b> Text<'b> {
                     .and_then(|end| units.get(*at..end))
                     .ok_or_else(inconsistent)?;
                 *at += length;
-                Ok(arena.alloc_str(&String::from_utf16_lossy(piece)))
+                match lone_surrogate(piece) {
+                    Some(unit) => Err(lone_surrogate_failure(unit)),
+                    None => Ok(arena.alloc_str(&String::from_utf16_lossy(piece))),
+                }
             }
         }
     }

@@ -11,7 +11,8 @@
 //!
 //! What JSON cannot hold is an error naming the record's position and the
 //! field, and nothing is written: `undefined` as an array item, functions,
-//! symbols, BigInts, NaN and the infinities, an invalid `Date`, nesting deeper than 128 levels
+//! symbols, BigInts, NaN and the infinities, an invalid `Date`, a string or
+//! key holding a lone UTF-16 surrogate, nesting deeper than 128 levels
 //! (which an object holding itself reaches), more than a million values in
 //! one record.
 //!
@@ -157,6 +158,32 @@ fn not_records() -> Error {
         None,
         Some("(record)"),
     )
+}
+
+/// The first lone surrogate of UTF-16 text, if any: a JavaScript string
+/// may hold one, Unicode text (and so a record) cannot. Reading it as
+/// U+FFFD would make two different ids one.
+fn lone_surrogate(units: &[u16]) -> Option<u16> {
+    char::decode_utf16(units.iter().copied())
+        .find_map(Result::err)
+        .map(|error| error.unpaired_surrogate())
+}
+
+/// The failure of a string holding the lone surrogate `unit`.
+fn lone_surrogate_failure<'b>(unit: u16) -> Failure<'b> {
+    Failure::unreadable(format!(
+        "holds a lone UTF-16 surrogate (\\u{unit:04X}), which is not Unicode text"
+    ))
+}
+
+/// UTF-16 text with every lone surrogate written as a `\uXXXX` escape.
+fn escaped(units: &[u16]) -> String {
+    char::decode_utf16(units.iter().copied())
+        .map(|c| match c {
+            Ok(c) => c.to_string(),
+            Err(error) => format!("\\u{:04X}", error.unpaired_surrogate()),
+        })
+        .collect()
 }
 
 fn record_name(index: u32) -> String {
@@ -397,7 +424,18 @@ impl<'b> Reader<'b> {
         let mut fields = Vec::with_capacity(count as usize);
         for index in 0..count {
             let name = self.element(names, index)?;
-            let key = self.string(name)?;
+            let key = match self.string(name) {
+                Ok(key) => key,
+                Err(Failure::Unreadable { reason, .. }) => {
+                    // The key itself cannot be read: named with its lone
+                    // surrogate written as an escape.
+                    let key = self.arena.alloc_str(&escaped(&self.utf16(name)?));
+                    return Err(
+                        Failure::unreadable(format!("is a key that {reason}")).at(Step::Key(key))
+                    );
+                }
+                Err(failure) => return Err(failure),
+            };
             let mut field = ptr::null_mut();
             // SAFETY: `name` and `value` are live handles of `self.env` (a key just listed and its object), `field` a local out-pointer.
             check(unsafe { sys::napi_get_property(self.env, value, name, &mut field) })?;
@@ -410,8 +448,10 @@ impl<'b> Reader<'b> {
         Ok(Json::Object(fields))
     }
 
-    /// A string's UTF-8 text, copied into the arena.
-    fn string(&mut self, value: sys::napi_value) -> napi::Result<&'b str> {
+    /// A string's UTF-8 text, copied into the arena. A lone UTF-16
+    /// surrogate, which N-API's UTF-8 would make U+FFFD, is an error
+    /// ([`lone_surrogate`]).
+    fn string(&mut self, value: sys::napi_value) -> Result<&'b str, Failure<'b>> {
         let mut len = 0;
         let read = |buf: &mut Vec<u8>, len: &mut usize| {
             // SAFETY: `value` is a live string handle of `self.env`; the pointer and length describe `buf`, of which N-API writes at most `buf.len()` bytes, and `len` is a local out-pointer.
@@ -438,7 +478,20 @@ impl<'b> Reader<'b> {
         }
         let text = std::str::from_utf8(&self.scratch[..len])
             .map_err(|e| Error::new(Status::StringExpected, e.to_string()))?;
+        // Only a text holding U+FFFD may have had a lone surrogate.
+        if text.contains(char::REPLACEMENT_CHARACTER)
+            && let Some(unit) = lone_surrogate(&self.utf16(value)?)
+        {
+            return Err(lone_surrogate_failure(unit));
+        }
         Ok(self.arena.alloc_str(text))
+    }
+
+    /// A string's UTF-16 code units, as JavaScript holds them.
+    fn utf16(&self, value: sys::napi_value) -> napi::Result<Vec<u16>> {
+        // SAFETY: `self.env` is this call's live environment and `value` a live string handle of it.
+        let units = unsafe { Utf16String::from_napi_value(self.env, value) }?;
+        Ok(units.to_vec())
     }
 
     /// A string's UTF-8 text of any length, read straight into the arena.

@@ -89,7 +89,19 @@ impl Ledger {
     /// A page of the plans of data source `source` (those whose
     /// `data_source` is it), as [`Ledger::list_customers`]; none for a
     /// source no plan names.
-    pub fn list_source_plans(&self, source: &str, limit: usize, offset: usize) -> Page<&Plan> {
+    ///
+    /// # Errors
+    ///
+    /// [`Error::InvalidQuery`] naming `source` when it is empty (or blank):
+    /// no data source has that id, and a filter on nothing is more likely
+    /// a form's unset field than a choice (as reports refuse `customer=`).
+    pub fn list_source_plans(
+        &self,
+        source: &str,
+        limit: usize,
+        offset: usize,
+    ) -> Result<Page<&Plan>> {
+        filter_text("source", source)?;
         let plans: Vec<&Plan> = self
             .plans()
             .filter(|plan| {
@@ -98,10 +110,10 @@ impl Ledger {
                     .is_some_and(|d| d.as_str() == source)
             })
             .collect();
-        Page {
+        Ok(Page {
             count: plans.len(),
             list: plans.into_iter().skip(offset).take(limit).collect(),
-        }
+        })
     }
 
     /// A page of [`Ledger::plan_groups`], as [`Ledger::list_customers`].
@@ -119,13 +131,16 @@ impl Ledger {
     ///
     /// # Errors
     ///
-    /// [`Error::NotFound`](crate::Error::NotFound) when there is no customer `id`.
+    /// [`Error::NotFound`](crate::Error::NotFound) when there is no customer
+    /// `id`; [`Error::InvalidQuery`] naming `customer` when `id` is empty
+    /// (or blank), as [`Ledger::list_source_plans`] refuses one.
     pub fn list_customer_invoices(
         &self,
         id: &str,
         limit: usize,
         offset: usize,
     ) -> Result<Page<StoredInvoice<'_>>> {
+        filter_text("customer", id)?;
         if self.customer(id).is_none() {
             return Err(Error::NotFound {
                 kind: "customer",
@@ -220,4 +235,13 @@ impl Ledger {
     pub fn param_day(&self, param: &str, text: &str) -> Result<NaiveDate> {
         local_day(param, text, self.settings())
     }
+}
+
+/// Refuses an empty (or blank) value of the text filter `name` of a
+/// listing, with the error reports give an empty parameter.
+fn filter_text(name: &str, value: &str) -> Result<()> {
+    if value.trim().is_empty() {
+        return Err(Error::query(name, crate::query::EMPTY_VALUE));
+    }
+    Ok(())
 }

@@ -14,8 +14,8 @@ mod request;
 
 pub(crate) use movement_filter::MOVEMENT_LISTING;
 pub use movement_filter::{MovementFilter, local_day};
+pub(crate) use param_names::{EMPTY_VALUE, check_names, check_params, param};
 pub use param_names::{ReportParam, near_miss};
-pub(crate) use param_names::{check_params, param};
 pub(crate) use request::{ListDefaults, ListRequest, Page, Sorting};
 
 use crate::error::{Error, Result};

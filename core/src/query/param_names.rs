@@ -21,6 +21,10 @@ pub(crate) const fn param(name: &'static str, accepts: &'static str) -> ReportPa
     ReportParam { name, accepts }
 }
 
+/// Why a parameter (or a listing's text filter) given empty is refused.
+pub(crate) const EMPTY_VALUE: &str =
+    "is empty; give a value, or leave the parameter out for its default";
+
 /// Refuses a parameter `view` (a report, or another computed view) does not
 /// read (the first in name order), naming it, suggesting the nearest one
 /// it does read and listing them all; then a parameter given with an empty
@@ -31,23 +35,29 @@ pub(crate) fn check_params(
     groups: &[&[ReportParam]],
     params: &ReportParams,
 ) -> Result<()> {
+    check_names(view, groups, params.keys().map(String::as_str))?;
+    match params.iter().find(|(_, value)| value.trim().is_empty()) {
+        Some((name, _)) => Err(Error::query(name, EMPTY_VALUE)),
+        None => Ok(()),
+    }
+}
+
+/// Refuses the first of `names` (taken in the order given) that `view`
+/// does not read, as [`check_params`] does: naming it, suggesting the
+/// nearest name it reads and listing them all.
+pub(crate) fn check_names<'n>(
+    view: &str,
+    groups: &[&[ReportParam]],
+    mut names: impl Iterator<Item = &'n str>,
+) -> Result<()> {
     let known = || groups.iter().flat_map(|group| group.iter()).map(|p| p.name);
-    if let Some(unknown) = params
-        .keys()
-        .find(|name| !known().any(|k| k == name.as_str()))
-    {
-        return Err(Error::UnknownParameter {
+    match names.find(|name| !known().any(|k| k == *name)) {
+        Some(unknown) => Err(Error::UnknownParameter {
             report: view.to_string(),
-            param: unknown.clone(),
+            param: unknown.to_string(),
             suggestion: near_miss(unknown, known()).map(str::to_string),
             known: known().collect::<Vec<_>>().join(", "),
-        });
-    }
-    match params.iter().find(|(_, value)| value.trim().is_empty()) {
-        Some((name, _)) => Err(Error::query(
-            name,
-            "is empty; give a value, or leave the parameter out for its default",
-        )),
+        }),
         None => Ok(()),
     }
 }

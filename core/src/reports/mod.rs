@@ -99,3 +99,50 @@ pub fn movement_params() -> Vec<ReportParam> {
 pub fn customer_detail_params() -> Vec<ReportParam> {
     params::CUSTOMER_DETAIL.concat()
 }
+
+/// A query whose parameter names [`check_param_names`] checks: a report by
+/// its name, the movement listing, the analytics customer list or one
+/// customer's analytics view.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ParamView<'a> {
+    /// The report of this name ([`Report::find`]).
+    Report(&'a str),
+    /// The movement listing ([`MovementFilter::from_params`](crate::MovementFilter::from_params)).
+    Movements,
+    /// The analytics customer list ([`Ledger::analytics_customers`](crate::Ledger::analytics_customers)).
+    Customers,
+    /// One customer's analytics view ([`Ledger::analytics_customer`](crate::Ledger::analytics_customer)).
+    Customer,
+}
+
+/// Refuses a parameter name the query `view` does not read, among those
+/// `given` with a value and those left `unset` (a binding's `None`,
+/// `undefined` or `null`, which means the parameter's default): the first
+/// in name order, with the [`Error::UnknownParameter`](crate::Error::UnknownParameter)
+/// running the query gives for an unknown name with a value. An unset name
+/// is left out of the query, so it is only ever checked here: without this
+/// check a misspelt parameter set to "its default" would pass silently.
+///
+/// # Errors
+///
+/// [`Error::UnknownReport`](crate::Error::UnknownReport) for a report name
+/// the registry does not know; [`Error::UnknownParameter`](crate::Error::UnknownParameter)
+/// for a name the view does not read.
+pub fn check_param_names(
+    view: ParamView<'_>,
+    given: &ReportParams,
+    unset: &[String],
+) -> Result<()> {
+    let (name, groups) = match view {
+        ParamView::Report(name) => {
+            let report = Report::find(name)?;
+            (report.name, report.groups())
+        }
+        ParamView::Movements => ("movements", crate::query::MOVEMENT_LISTING),
+        ParamView::Customers => ("customers", params::CUSTOMER_LIST),
+        ParamView::Customer => ("customer", params::CUSTOMER_DETAIL),
+    };
+    let names: std::collections::BTreeSet<&str> =
+        given.keys().chain(unset).map(String::as_str).collect();
+    crate::query::check_names(name, groups, names.into_iter())
+}

@@ -451,6 +451,11 @@ impl Report {
         self.beside
     }
 
+    /// The groups of parameters the report reads.
+    pub(crate) fn groups(&self) -> &'static [&'static [ReportParam]] {
+        self.groups
+    }
+
     /// Whether the report reads the parameter `name`.
     pub fn takes(&self, name: &str) -> bool {
         self.params().any(|p| p.name == name)

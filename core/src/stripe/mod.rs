@@ -86,7 +86,8 @@ impl Default for StripeOptions {
 
 impl StripeOptions {
     /// Reads `{"uncollectible": "failed" | "void", "data_source": "..."}`;
-    /// absent keys keep their defaults, unknown keys are an error.
+    /// absent keys and null ones keep their defaults (a binding's `None`,
+    /// `undefined` or `null`), unknown keys are an error, null or not.
     pub fn from_json(value: &Value) -> Result<StripeOptions> {
         let mut options = StripeOptions::default();
         let Some(map) = value.as_object() else {
@@ -97,6 +98,7 @@ impl StripeOptions {
         };
         for (key, value) in map {
             match (key.as_str(), value) {
+                ("uncollectible" | "data_source", Value::Null) => {}
                 ("uncollectible", Value::String(s)) if s == "failed" => {
                     options.uncollectible = UncollectibleAs::Failed
                 }

@@ -182,6 +182,23 @@ fn options_are_checked() {
         "parameter `uncollectible`: must be `failed` or `void`, got \"maybe\""
     );
     assert!(StripeOptions::from_json(&json!({"pause": "churn"})).is_err());
+    // A null option keeps its default; an unknown one is refused null or not.
+    assert_eq!(
+        StripeOptions::from_json(&json!({"uncollectible": null, "data_source": null})).unwrap(),
+        StripeOptions::default()
+    );
+    assert_eq!(
+        StripeOptions::from_json(&json!({"pause": null}))
+            .unwrap_err()
+            .to_string(),
+        "parameter `pause`: is not an option of the Stripe import (uncollectible, data_source)"
+    );
+    assert_eq!(
+        StripeOptions::from_json(&json!({"data_source": ""}))
+            .unwrap_err()
+            .to_string(),
+        "parameter `data_source`: must be a non-empty text, got \"\""
+    );
 }
 
 #[test]

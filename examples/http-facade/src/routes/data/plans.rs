@@ -11,7 +11,7 @@ pub(super) async fn list_plans(
     let source = params.get("source").cloned().filter(|s| !s.is_empty());
     read_ledger(account_of(&state, &caller)?, move |ledger| {
         let page = match &source {
-            Some(source) => ledger.list_source_plans(source, limit, offset),
+            Some(source) => ledger.list_source_plans(source, limit, offset)?,
             None => ledger.list_plans(limit, offset),
         };
         Ok(Json(list_json(&page.list, page.count)))
