@@ -64,9 +64,15 @@ function invalidQuery(message, field) {
  */
 function wellFormed(text, field, code, what = field) {
   if (text.isWellFormed()) return text
-  const unit = text.match(/[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/)[0]
-  const escape = `\\u${unit.charCodeAt(0).toString(16).toUpperCase()}`
+  const escape = escapeLone(text.match(LONE_SURROGATE)[0])
   throw new SubmetricsError(`${what}: holds a lone UTF-16 surrogate (${escape}), which is not Unicode text`, code, undefined, field)
+}
+
+const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g
+
+// `text` with each lone surrogate written as its `\uXXXX` escape.
+function escapeLone(text) {
+  return text.replace(LONE_SURROGATE, (unit) => `\\u${unit.charCodeAt(0).toString(16).toUpperCase()}`)
 }
 
 // An id argument as the addon takes it: a lone surrogate is refused.
@@ -100,6 +106,11 @@ function query(given) {
   const out = {}
   const instants = []
   for (const [key, value] of Object.entries(given)) {
+    // A name the addon would read with U+FFFD: refused naming it escaped.
+    if (!key.isWellFormed()) {
+      const name = escapeLone(key)
+      wellFormed(key, name, 'invalid_query', `parameter name \`${name}\``)
+    }
     for (const item of Array.isArray(value) ? value : [value]) {
       if (typeof item === 'string') wellFormed(item, key, 'invalid_query', `parameter \`${key}\``)
     }

@@ -352,6 +352,10 @@ test('a lone surrogate in a string is an error naming the record and field, neve
   assert.throws(() => ledger.report('mrr', { customer: ['c', 'c\uDC00'] }), (e) =>
     e.code === 'invalid_query' && e.field === 'customer' && e.message === `parameter \`customer\`: ${surrogate('DC00')}`)
   assert.throws(() => ledger.movements(undefined, { customer: '\uD800' }), (e) => e.field === 'customer')
+  // A parameter's name too, escaped (read as U+FFFD, it was refused as an unknown name that does not say why).
+  assert.throws(() => ledger.report('mrr', { ['inter\uD800val']: 'month' }), (e) =>
+    e.code === 'invalid_query' && e.field === 'inter\\uD800val' &&
+    e.message === `parameter name \`inter\\uD800val\`: ${surrogate('D800')}`)
   // A real U+FFFD and a well-formed pair are text.
   assert.deepEqual(ledger.upsertCustomers([{ id: 'r\uFFFD', name: '\uD83D\uDE00' }]).map((r) => r.id), ['r\uFFFD'])
   assert.equal(ledger.getCustomer('r\uFFFD').name, '\u{1F600}')
