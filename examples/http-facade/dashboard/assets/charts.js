@@ -16,13 +16,25 @@ export const MOVEMENTS = [
   { key: 'churn', label: 'Churn', color: '#cf222e', up: false }
 ]
 
-/** Creates the uPlot once the wrapper has a width, and resizes it with it. */
+const DAY = 86400
+/**
+ * The steps between time ticks, in seconds: days, weeks, then whole months
+ * and years. uPlot's own list also has 10 and 15 days, which put ticks of a
+ * monthly series between its months (1/16, 1/31, 2/15).
+ */
+const TICK_STEPS = [DAY, 2 * DAY, 7 * DAY, 30 * DAY, 2 * 30 * DAY, 3 * 30 * DAY, 6 * 30 * DAY, 365 * DAY, 2 * 365 * DAY, 5 * 365 * DAY, 10 * 365 * DAY]
+const timeAxis = () => ({ incrs: TICK_STEPS })
+
+/**
+ * Creates the uPlot once the wrapper has a width, and resizes it with it;
+ * the wrapper's `plot` is the uPlot (for the browser tests to read).
+ */
 function mountWhenSized (wrapper, height, make) {
   let plot = null
   const observer = new ResizeObserver(() => {
     const width = wrapper.clientWidth
     if (!width) return
-    if (!plot) plot = make(width, height)
+    if (!plot) wrapper.plot = plot = make(width, height)
     else if (Math.abs(plot.width - width) > 1) plot.setSize({ width, height })
   })
   observer.observe(wrapper)
@@ -127,7 +139,7 @@ export function mrrChart (periods, { currency, onPick, height = 300, label = 'MR
         mov: { range: () => [bottom - span * 0.1, top + span * 0.1] }
       },
       axes: [
-        {},
+        timeAxis(),
         { scale: 'mrr', values: axisMoney(currency), size: 80 },
         { scale: 'mov', side: 1, values: axisMoney(currency), size: 80, grid: { show: false } }
       ],
@@ -157,7 +169,7 @@ export function lineChart (dates, series, { currency, height = 240, bars = false
       width,
       height,
       scales: { x: { time: true, range: bars ? paddedRange(xs) : undefined } },
-      axes: [{}, ...kinds.map((kind, i) => ({
+      axes: [timeAxis(), ...kinds.map((kind, i) => ({
         scale: kind,
         side: i === 0 ? 3 : 1,
         size: 80,

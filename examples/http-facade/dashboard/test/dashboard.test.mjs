@@ -292,6 +292,14 @@ test('retention: rates, cohorts, committed MRR and scheduled churn match the API
   const firstRow = await values('#rates tbody tr:first-child')
   const p = rates.result[0]
   assert.deepEqual(firstRow, [p.customer_churn_rate, p.mrr_churn_rate, p.net_mrr_churn_rate, p.customer_retention_rate, p.mrr_retention_rate, p.nrr])
+  // A monthly series is ticked at its months (uPlot's own steps put ticks
+  // at 1/16, 1/31, 2/15).
+  const ticks = await page.$eval('#rates', (table) => table.closest('section').querySelector('.chart').plot.axes[0]._splits)
+  assert.ok(ticks.length >= 6, `${ticks}`)
+  for (const tick of ticks) {
+    const at = new Date(tick * 1000)
+    assert.deepEqual([at.getUTCDate(), at.getUTCHours(), at.getUTCMinutes()], [1, 0, 0], at.toISOString())
+  }
   const cohorts = await api(`/reports/cohort?date=last-12-months&interval=month&metric=customers&as_of=${AS_OF}`)
   const shown = await page.$$eval('#cohorts tbody tr', (rows) => rows.map((r) => [...r.querySelectorAll('.figure')].map((f) => Number(f.dataset.value))))
   assert.deepEqual(shown, cohorts.result.map((c) => [c.new_customers, ...c.periods.map((x) => x.percent)]))
