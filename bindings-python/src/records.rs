@@ -279,11 +279,32 @@ fn items<'py, 'b>(
         .map(Json::Array)
 }
 
-/// A string's UTF-8 text, copied into the arena (an unpaired surrogate is
-/// the `UnicodeEncodeError` `str.encode` raises).
+/// A string's UTF-8 text, copied into the arena; one holding a lone
+/// surrogate is not Unicode text (a `TypeError` naming it, where the record
+/// and field are then named).
 fn text<'b>(s: &Bound<'_, PyString>, arena: &'b Bump) -> PyResult<&'b str> {
-    let bytes = s.encode_utf8()?;
+    let bytes = s.encode_utf8().map_err(|error| match lone_surrogate(s) {
+        Some(unit) => PyTypeError::new_err(format!(
+            "holds a lone UTF-16 surrogate ({unit}), which is not Unicode text"
+        )),
+        None => error,
+    })?;
     let text = std::str::from_utf8(bytes.as_bytes())
         .map_err(|e| PyTypeError::new_err(format!("a string is not UTF-8: {e}")))?;
     Ok(arena.alloc_str(text))
+}
+
+/// The first surrogate code point of `s`, written `\uD800`: a Python string
+/// holds surrogates one by one (two in a row are not a pair), none of which
+/// UTF-8 can write.
+fn lone_surrogate(s: &Bound<'_, PyString>) -> Option<String> {
+    let encoded = s
+        .call_method1("encode", ("utf-32-le", "surrogatepass"))
+        .ok()?;
+    let bytes = encoded.cast::<PyBytes>().ok()?.as_bytes();
+    bytes
+        .chunks_exact(4)
+        .map(|point| u32::from_le_bytes([point[0], point[1], point[2], point[3]]))
+        .find(|point| (0xD800..=0xDFFF).contains(point))
+        .map(|point| format!("\\u{point:04X}"))
 }

@@ -319,6 +319,18 @@ def test_a_value_that_cannot_be_read_is_named_by_record_and_field() -> None:
         "record 0 of the sequence: field `custom_variables.pair[1]`: inf is not a finite number")
     assert refused({"id": "s", "name": "S", "custom_variables": {"set": {1}}}) == (
         "the record: field `custom_variables.set`: cannot convert set to JSON")
+    # A lone surrogate is not Unicode text: named by record and field (it
+    # was Python's own UnicodeEncodeError, naming neither), as Node does.
+    lone = "holds a lone UTF-16 surrogate ({}), which is not Unicode text"
+    assert refused([good, {"id": "s\ud800", "name": "S"}]) == (
+        "record 1 of the sequence: field `id`: " + lone.format("\\uD800"))
+    assert refused({"id": "k", "name": "K", "custom_variables": {"k\udfff": "v"}}) == (
+        "the record: field `custom_variables`: " + lone.format("\\uDFFF"))
+    # Two surrogates in a row are two code points in Python, not a pair.
+    assert refused({"id": "p", "name": "\ud83d\ude00"}) == "the record: field `name`: " + lone.format("\\uD83D")
+    # Text beyond the basic plane and a real U+FFFD are text.
+    assert refused([good, {"id": "p", "name": "\U0001F600", "email": "\ufffd", "custom_variables": {"x": {1}}}]) == (
+        "record 1 of the sequence: field `custom_variables.x`: cannot convert set to JSON")
     # Invoices are read a chunk at a time: the index is the list's.
     invoice = {"id": "i", "customer_id": "a", "type": "one-time", "invoice_date": "2024-01-01",
                "amount": 100, "currency": "USD"}
