@@ -152,6 +152,84 @@ impl Params {
     }
 }
 
+/// Text arguments read by [`text_arg`], each naming its argument; they
+/// dereference to their text.
+macro_rules! text_arguments {
+    ($($(#[$doc:meta])* $name:ident = $field:literal;)*) => {$(
+        $(#[$doc])*
+        pub struct $name(String);
+
+        impl<'a, 'py> FromPyObject<'a, 'py> for $name {
+            type Error = PyErr;
+
+            fn extract(obj: pyo3::Borrowed<'a, 'py, PyAny>) -> PyResult<Self> {
+                text_arg(&obj, $field).map($name)
+            }
+        }
+
+        impl std::ops::Deref for $name {
+            type Target = str;
+
+            fn deref(&self) -> &str {
+                &self.0
+            }
+        }
+
+        impl std::fmt::Display for $name {
+            fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str(&self.0)
+            }
+        }
+    )*};
+}
+
+text_arguments! {
+    /// An id argument.
+    IdArg = "id";
+    /// A report's name argument.
+    NameArg = "name";
+}
+
+/// The text of the argument `field`: anything but a string, or a string
+/// holding a surrogate code point (not Unicode text), is a `TypeError`
+/// naming it, as `id: holds a lone UTF-16 surrogate (\uD800), ...`.
+fn text_arg(obj: &Bound<'_, PyAny>, field: &str) -> PyResult<String> {
+    let text = obj.cast::<PyString>().map_err(|_| {
+        let kind = obj
+            .get_type()
+            .name()
+            .map_or_else(|_| "?".to_string(), |name| name.to_string());
+        PyTypeError::new_err(format!("{field}: must be a str, got {kind}"))
+    })?;
+    match text.to_cow() {
+        Ok(text) => Ok(text.into_owned()),
+        Err(error) => Err(match crate::records::lone_surrogate(text) {
+            Some(unit) => PyTypeError::new_err(format!(
+                "{field}: holds a lone UTF-16 surrogate ({unit}), which is not Unicode text"
+            )),
+            None => error,
+        }),
+    }
+}
+
+/// A report parameter's name; one holding a surrogate code point (not
+/// Unicode text) is a `TypeError` naming it with the surrogate escaped.
+fn param_name(key: &Bound<'_, PyAny>) -> PyResult<String> {
+    let Ok(text) = key.cast::<PyString>() else {
+        return key.extract();
+    };
+    text.to_cow().map(|name| name.into_owned()).map_err(
+        |error| match crate::records::lone_surrogate(text) {
+            Some(unit) => PyTypeError::new_err(format!(
+                "parameter name `{}`: holds a lone UTF-16 surrogate ({unit}), which is not \
+                 Unicode text",
+                crate::records::escaped(text)
+            )),
+            None => error,
+        },
+    )
+}
+
 /// The parameters of the query `view` from an optional mapping and keyword
 /// arguments. A `None` value means the parameter's default and is left
 /// out, but its name must be one `view` reads: the core checks every name
@@ -179,8 +257,8 @@ pub fn params(
     let mut unset = Vec::new();
     for (source, is_keyword) in [(given, false), (keywords, true)] {
         for item in source.iter().flat_map(|list| list.iter()) {
-            let (key, value): (String, Bound<'_, PyAny>) = item.extract()?;
-            let mut name = key;
+            let (key, value): (Bound<'_, PyAny>, Bound<'_, PyAny>) = item.extract()?;
+            let mut name = param_name(&key)?;
             if is_keyword {
                 let dashed = name.replace('_', "-");
                 if DASHED.contains(&dashed.as_str()) {

@@ -5,7 +5,8 @@
 //! holder needs to finish: arguments are converted before, results after.
 
 use crate::convert::{
-    Params, as_of, instant_text, page_bounds, results, to_json, to_py, with_gc_paused,
+    IdArg, NameArg, Params, as_of, instant_text, page_bounds, results, to_json, to_py,
+    with_gc_paused,
 };
 use crate::errors::to_py_err;
 use arrow_array::RecordBatch;
@@ -337,28 +338,28 @@ impl Ledger {
     }
 
     /// A customer record; raises NotFoundError.
-    fn get_customer<'py>(&self, py: Python<'py>, id: &str) -> PyResult<Bound<'py, PyAny>> {
-        self.get(py, RecordKind::Customers, id)
+    fn get_customer<'py>(&self, py: Python<'py>, id: IdArg) -> PyResult<Bound<'py, PyAny>> {
+        self.get(py, RecordKind::Customers, &id)
     }
 
     /// A plan record; raises NotFoundError.
-    fn get_plan<'py>(&self, py: Python<'py>, id: &str) -> PyResult<Bound<'py, PyAny>> {
-        self.get(py, RecordKind::Plans, id)
+    fn get_plan<'py>(&self, py: Python<'py>, id: IdArg) -> PyResult<Bound<'py, PyAny>> {
+        self.get(py, RecordKind::Plans, &id)
     }
 
     /// A plan group record; raises NotFoundError.
-    fn get_plan_group<'py>(&self, py: Python<'py>, id: &str) -> PyResult<Bound<'py, PyAny>> {
-        self.get(py, RecordKind::PlanGroups, id)
+    fn get_plan_group<'py>(&self, py: Python<'py>, id: IdArg) -> PyResult<Bound<'py, PyAny>> {
+        self.get(py, RecordKind::PlanGroups, &id)
     }
 
     /// An invoice record; raises NotFoundError.
-    fn get_invoice<'py>(&self, py: Python<'py>, id: &str) -> PyResult<Bound<'py, PyAny>> {
-        self.get(py, RecordKind::Invoices, id)
+    fn get_invoice<'py>(&self, py: Python<'py>, id: IdArg) -> PyResult<Bound<'py, PyAny>> {
+        self.get(py, RecordKind::Invoices, &id)
     }
 
     /// A data source record; raises NotFoundError.
-    fn get_data_source<'py>(&self, py: Python<'py>, id: &str) -> PyResult<Bound<'py, PyAny>> {
-        self.get(py, RecordKind::DataSources, id)
+    fn get_data_source<'py>(&self, py: Python<'py>, id: IdArg) -> PyResult<Bound<'py, PyAny>> {
+        self.get(py, RecordKind::DataSources, &id)
     }
 
     /// `{count, list}` of customers in insertion order; `limit` defaults to
@@ -436,39 +437,39 @@ impl Ledger {
     }
 
     /// Deletes a customer and its invoices.
-    fn delete_customer(&self, py: Python<'_>, id: &str) -> PyResult<()> {
-        self.delete(py, RecordKind::Customers, id)
+    fn delete_customer(&self, py: Python<'_>, id: IdArg) -> PyResult<()> {
+        self.delete(py, RecordKind::Customers, &id)
     }
 
     /// Deletes a plan; raises ConflictError while invoices use it.
-    fn delete_plan(&self, py: Python<'_>, id: &str) -> PyResult<()> {
-        self.delete(py, RecordKind::Plans, id)
+    fn delete_plan(&self, py: Python<'_>, id: IdArg) -> PyResult<()> {
+        self.delete(py, RecordKind::Plans, &id)
     }
 
     /// Deletes a plan group (its plans stay).
-    fn delete_plan_group(&self, py: Python<'_>, id: &str) -> PyResult<()> {
-        self.delete(py, RecordKind::PlanGroups, id)
+    fn delete_plan_group(&self, py: Python<'_>, id: IdArg) -> PyResult<()> {
+        self.delete(py, RecordKind::PlanGroups, &id)
     }
 
     /// Deletes an invoice.
-    fn delete_invoice(&self, py: Python<'_>, id: &str) -> PyResult<()> {
-        self.delete(py, RecordKind::Invoices, id)
+    fn delete_invoice(&self, py: Python<'_>, id: IdArg) -> PyResult<()> {
+        self.delete(py, RecordKind::Invoices, &id)
     }
 
     /// Deletes a data source.
-    fn delete_data_source(&self, py: Python<'_>, id: &str) -> PyResult<()> {
-        self.delete(py, RecordKind::DataSources, id)
+    fn delete_data_source(&self, py: Python<'_>, id: IdArg) -> PyResult<()> {
+        self.delete(py, RecordKind::DataSources, &id)
     }
 
     /// Changes the given fields of a customer (custom_variables merge).
     fn update_customer<'py>(
         &self,
         py: Python<'py>,
-        id: &str,
+        id: IdArg,
         patch: &Bound<'py, PyAny>,
     ) -> PyResult<Bound<'py, PyAny>> {
         let patch = to_json(patch, &format!("the patch of customer {id}"))?;
-        let result = self.writing(py, |l| l.update_customer(id, &patch).map(|c| json!(c)));
+        let result = self.writing(py, |l| l.update_customer(&id, &patch).map(|c| json!(c)));
         Self::output(py, result)
     }
 
@@ -476,11 +477,11 @@ impl Ledger {
     fn update_plan<'py>(
         &self,
         py: Python<'py>,
-        id: &str,
+        id: IdArg,
         patch: &Bound<'py, PyAny>,
     ) -> PyResult<Bound<'py, PyAny>> {
         let patch = to_json(patch, &format!("the patch of plan {id}"))?;
-        let result = self.writing(py, |l| l.update_plan(id, &patch).map(|p| json!(p)));
+        let result = self.writing(py, |l| l.update_plan(&id, &patch).map(|p| json!(p)));
         Self::output(py, result)
     }
 
@@ -488,11 +489,11 @@ impl Ledger {
     fn update_data_source<'py>(
         &self,
         py: Python<'py>,
-        id: &str,
+        id: IdArg,
         patch: &Bound<'py, PyAny>,
     ) -> PyResult<Bound<'py, PyAny>> {
         let patch = to_json(patch, &format!("the patch of data source {id}"))?;
-        let result = self.writing(py, |l| l.update_data_source(id, &patch).map(|s| json!(s)));
+        let result = self.writing(py, |l| l.update_data_source(&id, &patch).map(|s| json!(s)));
         Self::output(py, result)
     }
 
@@ -500,7 +501,7 @@ impl Ledger {
     fn update_plan_group<'py>(
         &self,
         py: Python<'py>,
-        id: &str,
+        id: IdArg,
         name: &Bound<'py, PyAny>,
         plans: &Bound<'py, PyAny>,
     ) -> PyResult<Bound<'py, PyAny>> {
@@ -508,14 +509,19 @@ impl Ledger {
             "name": to_json(name, &format!("the name of plan group {id}"))?,
             "plans": to_json(plans, &format!("the plans of plan group {id}"))?,
         });
-        let result = self.writing(py, |l| l.replace_plan_group(id, &group).map(|g| json!(g)));
+        let result = self.writing(py, |l| l.replace_plan_group(&id, &group).map(|g| json!(g)));
         Self::output(py, result)
     }
 
     /// Replaces (or creates) the invoice `id` with `record`.
-    fn replace_invoice(&self, py: Python<'_>, id: &str, record: &Bound<'_, PyAny>) -> PyResult<()> {
+    fn replace_invoice(
+        &self,
+        py: Python<'_>,
+        id: IdArg,
+        record: &Bound<'_, PyAny>,
+    ) -> PyResult<()> {
         let record = to_json(record, &format!("invoice {id}"))?;
-        self.writing(py, |l| l.replace_invoice(id, &record))
+        self.writing(py, |l| l.replace_invoice(&id, &record))
             .map_err(|e| to_py_err(py, e))
     }
 
@@ -570,15 +576,15 @@ impl Ledger {
     fn report_arrow<'py>(
         &self,
         py: Python<'py>,
-        name: &str,
+        name: NameArg,
         as_of: Option<&Bound<'py, PyAny>>,
         params: Option<&Bound<'py, PyAny>>,
         kwargs: Option<&Bound<'py, PyDict>>,
     ) -> PyResult<Bound<'py, PyAny>> {
         with_gc_paused(py, || {
-            let params = crate::convert::params(py, params, kwargs, ParamView::Report(name))?;
+            let params = crate::convert::params(py, params, kwargs, ParamView::Report(&name))?;
             self.at_batch(py, as_of, params, |l, params, at| {
-                let batch = l.report_batch(name, params, at)?;
+                let batch = l.report_batch(&name, params, at)?;
                 Ok((batch.schema(), vec![batch]))
             })
         })
@@ -590,14 +596,14 @@ impl Ledger {
     fn report<'py>(
         &self,
         py: Python<'py>,
-        name: &str,
+        name: NameArg,
         as_of: Option<&Bound<'py, PyAny>>,
         params: Option<&Bound<'py, PyAny>>,
         kwargs: Option<&Bound<'py, PyDict>>,
     ) -> PyResult<Bound<'py, PyAny>> {
-        let params = crate::convert::params(py, params, kwargs, ParamView::Report(name))?;
+        let params = crate::convert::params(py, params, kwargs, ParamView::Report(&name))?;
         self.at(py, as_of, params, |l, params, at| {
-            l.report(name, params, at)
+            l.report(&name, params, at)
         })
     }
 
@@ -607,15 +613,15 @@ impl Ledger {
     fn report_partial<'py>(
         &self,
         py: Python<'py>,
-        name: &str,
+        name: NameArg,
         as_of: Option<&Bound<'py, PyAny>>,
         params: Option<&Bound<'py, PyAny>>,
         kwargs: Option<&Bound<'py, PyDict>>,
     ) -> PyResult<Bound<'py, PyBytes>> {
-        let params = crate::convert::params(py, params, kwargs, ParamView::Report(name))?;
+        let params = crate::convert::params(py, params, kwargs, ParamView::Report(&name))?;
         let bytes = self
             .resolved(py, as_of, params, |l, params, at| {
-                l.report_partial(name, params, at).map(|p| p.to_bytes())
+                l.report_partial(&name, params, at).map(|p| p.to_bytes())
             })?
             .map_err(|e| to_py_err(py, e))?;
         Ok(PyBytes::new(py, &bytes))
@@ -641,14 +647,14 @@ impl Ledger {
     fn customer<'py>(
         &self,
         py: Python<'py>,
-        id: &str,
+        id: IdArg,
         as_of: Option<&Bound<'py, PyAny>>,
         params: Option<&Bound<'py, PyAny>>,
         kwargs: Option<&Bound<'py, PyDict>>,
     ) -> PyResult<Bound<'py, PyAny>> {
         let params = crate::convert::params(py, params, kwargs, ParamView::Customer)?;
         self.at(py, as_of, params, |l, params, at| {
-            l.analytics_customer(id, params, at)
+            l.analytics_customer(&id, params, at)
         })
     }
 }

@@ -294,17 +294,42 @@ fn text<'b>(s: &Bound<'_, PyString>, arena: &'b Bump) -> PyResult<&'b str> {
     Ok(arena.alloc_str(text))
 }
 
-/// The first surrogate code point of `s`, written `\uD800`: a Python string
-/// holds surrogates one by one (two in a row are not a pair), none of which
-/// UTF-8 can write.
-fn lone_surrogate(s: &Bound<'_, PyString>) -> Option<String> {
-    let encoded = s
-        .call_method1("encode", ("utf-32-le", "surrogatepass"))
-        .ok()?;
-    let bytes = encoded.cast::<PyBytes>().ok()?.as_bytes();
-    bytes
-        .chunks_exact(4)
-        .map(|point| u32::from_le_bytes([point[0], point[1], point[2], point[3]]))
-        .find(|point| (0xD800..=0xDFFF).contains(point))
-        .map(|point| format!("\\u{point:04X}"))
+/// The code points of `s`, surrogates included (a Python string holds them
+/// one by one: two in a row are not a pair).
+fn code_points(s: &Bound<'_, PyString>) -> Vec<u32> {
+    s.call_method1("encode", ("utf-32-le", "surrogatepass"))
+        .ok()
+        .and_then(|encoded| {
+            let bytes = encoded.cast::<PyBytes>().ok()?.as_bytes().to_vec();
+            Some(
+                bytes
+                    .chunks_exact(4)
+                    .map(|point| u32::from_le_bytes([point[0], point[1], point[2], point[3]]))
+                    .collect(),
+            )
+        })
+        .unwrap_or_default()
+}
+
+/// `\uD800` for a surrogate code point, which UTF-8 cannot write.
+fn surrogate_escape(point: u32) -> Option<String> {
+    (0xD800..=0xDFFF)
+        .contains(&point)
+        .then(|| format!("\\u{point:04X}"))
+}
+
+/// The first surrogate code point of `s`, written `\uD800`.
+pub fn lone_surrogate(s: &Bound<'_, PyString>) -> Option<String> {
+    code_points(s).into_iter().find_map(surrogate_escape)
+}
+
+/// The text of `s` with each surrogate code point written `\uD800`.
+pub fn escaped(s: &Bound<'_, PyString>) -> String {
+    code_points(s)
+        .into_iter()
+        .map(|point| {
+            surrogate_escape(point)
+                .unwrap_or_else(|| char::from_u32(point).map_or_else(String::new, String::from))
+        })
+        .collect()
 }

@@ -331,6 +331,17 @@ def test_a_value_that_cannot_be_read_is_named_by_record_and_field() -> None:
     # Text beyond the basic plane and a real U+FFFD are text.
     assert refused([good, {"id": "p", "name": "\U0001F600", "email": "\ufffd", "custom_variables": {"x": {1}}}]) == (
         "record 1 of the sequence: field `custom_variables.x`: cannot convert set to JSON")
+    # An id, a report name or a parameter name holding one is named too.
+    def argument_error(call: Any) -> str:
+        with pytest.raises(TypeError) as error:
+            call()
+        return str(error.value)
+
+    assert argument_error(lambda: ledger.get_customer("c\ud800")) == "id: " + lone.format("\\uD800")
+    assert argument_error(lambda: ledger.delete_invoice(5)) == "id: must be a str, got int"
+    assert argument_error(lambda: ledger.report("mr\udc00r")) == "name: " + lone.format("\\uDC00")
+    assert argument_error(lambda: ledger.report("mrr", params={"inter\ud800val": "month"})) == (
+        "parameter name `inter\\uD800val`: " + lone.format("\\uD800"))
     # Invoices are read a chunk at a time: the index is the list's.
     invoice = {"id": "i", "customer_id": "a", "type": "one-time", "invoice_date": "2024-01-01",
                "amount": 100, "currency": "USD"}
