@@ -201,15 +201,9 @@ fn text_arg(obj: &Bound<'_, PyAny>, field: &str) -> PyResult<String> {
             .map_or_else(|_| "?".to_string(), |name| name.to_string());
         PyTypeError::new_err(format!("{field}: must be a str, got {kind}"))
     })?;
-    match text.to_cow() {
-        Ok(text) => Ok(text.into_owned()),
-        Err(error) => Err(match crate::records::lone_surrogate(text) {
-            Some(unit) => PyTypeError::new_err(format!(
-                "{field}: holds a lone UTF-16 surrogate ({unit}), which is not Unicode text"
-            )),
-            None => error,
-        }),
-    }
+    text.to_cow()
+        .map(|text| text.into_owned())
+        .map_err(|error| crate::records::not_unicode(text, error, &format!("{field}: ")))
 }
 
 /// A report parameter's name; one holding a surrogate code point (not
@@ -218,16 +212,12 @@ fn param_name(key: &Bound<'_, PyAny>) -> PyResult<String> {
     let Ok(text) = key.cast::<PyString>() else {
         return key.extract();
     };
-    text.to_cow().map(|name| name.into_owned()).map_err(
-        |error| match crate::records::lone_surrogate(text) {
-            Some(unit) => PyTypeError::new_err(format!(
-                "parameter name `{}`: holds a lone UTF-16 surrogate ({unit}), which is not \
-                 Unicode text",
-                crate::records::escaped(text)
-            )),
-            None => error,
-        },
-    )
+    text.to_cow()
+        .map(|name| name.into_owned())
+        .map_err(|error| {
+            let prefix = format!("parameter name `{}`: ", crate::records::escaped(text));
+            crate::records::not_unicode(text, error, &prefix)
+        })
 }
 
 /// The parameters of the query `view` from an optional mapping and keyword

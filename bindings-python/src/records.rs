@@ -283,12 +283,7 @@ fn items<'py, 'b>(
 /// surrogate is not Unicode text (a `TypeError` naming it, where the record
 /// and field are then named).
 fn text<'b>(s: &Bound<'_, PyString>, arena: &'b Bump) -> PyResult<&'b str> {
-    let bytes = s.encode_utf8().map_err(|error| match lone_surrogate(s) {
-        Some(unit) => PyTypeError::new_err(format!(
-            "holds a lone UTF-16 surrogate ({unit}), which is not Unicode text"
-        )),
-        None => error,
-    })?;
+    let bytes = s.encode_utf8().map_err(|error| not_unicode(s, error, ""))?;
     let text = std::str::from_utf8(bytes.as_bytes())
         .map_err(|e| PyTypeError::new_err(format!("a string is not UTF-8: {e}")))?;
     Ok(arena.alloc_str(text))
@@ -318,9 +313,17 @@ fn surrogate_escape(point: u32) -> Option<String> {
         .then(|| format!("\\u{point:04X}"))
 }
 
-/// The first surrogate code point of `s`, written `\uD800`.
-pub fn lone_surrogate(s: &Bound<'_, PyString>) -> Option<String> {
-    code_points(s).into_iter().find_map(surrogate_escape)
+/// The error of a string `s` UTF-8 could not write (`error`): when it holds
+/// a surrogate code point, a `TypeError` naming the first, after `prefix`
+/// (`id: `, or nothing where the record and field are named after);
+/// `error` as it is otherwise.
+pub fn not_unicode(s: &Bound<'_, PyString>, error: PyErr, prefix: &str) -> PyErr {
+    match code_points(s).into_iter().find_map(surrogate_escape) {
+        Some(unit) => PyTypeError::new_err(format!(
+            "{prefix}holds a lone UTF-16 surrogate ({unit}), which is not Unicode text"
+        )),
+        None => error,
+    }
 }
 
 /// The text of `s` with each surrogate code point written `\uD800`.
