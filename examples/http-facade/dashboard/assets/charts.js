@@ -6,7 +6,9 @@
 import { epochSeconds, money, count, percent } from './format.js'
 import { h } from './controls.js'
 
-const uPlot = window.uPlot
+// The global of the uPlot script (absent where the browser tests load this
+// module in Node for its pure functions).
+const uPlot = globalThis.uPlot
 
 export const MOVEMENTS = [
   { key: 'new', label: 'New', color: '#1a7f37', up: true },
@@ -81,25 +83,67 @@ function formatter (kind, currency) {
   return (v) => count(v)
 }
 
-function axisMoney (currency) {
-  return (u, values) => values.map((v) => v === null ? '' : money(v, currency).replace(/\.00$/, ''))
+function axisMoney (currency, { negative = true } = {}) {
+  return (u, values) => values.map((v) => v === null || (v < 0 && !negative) ? '' : money(v, currency).replace(/\.00$/, ''))
+}
+
+/** How far past its extremes an axis of the MRR chart runs: a tenth. */
+const PAD = 1.1
+/** The top of a chart with only zeros to show: 100.00 of the currency (in cents). */
+const FLAT_TOP = 10000
+
+/**
+ * The ranges of the MRR chart's two value axes, `{mrr: [min, max], mov:
+ * [min, max]}`, with their zeros at one height: the movement bars start on
+ * the line where MRR is zero, and "no movement" reads off either axis.
+ *
+ * Each axis shows its values and zero: MRR from its lowest to its highest
+ * value, movements from the largest stack of losses of a period (the
+ * negative values, as drawn) to the largest stack of gains. Both axes get
+ * the same ratio of room below zero to room above it: the larger of the
+ * two axes' own ratios, at most 1, so at most half the plot is below zero
+ * and the MRR line keeps the upper half at least. An axis's top is its
+ * highest value, raised where its lowest needs more room below at that
+ * ratio; both ends then go a tenth further, so nothing is drawn on an edge.
+ * With MRR of zero or more and more gains than losses (the usual case) the
+ * movement axis is [1.1 × losses, 1.1 × gains] and the MRR axis [1.1 ×
+ * highest × losses / gains, 1.1 × highest].
+ *
+ * Edge cases. Movements all zero or more: both zeros at the bottom, MRR
+ * [0, 1.1 × highest]. Movements all below zero: both zeros at mid-height,
+ * MRR [-1.1 × highest, 1.1 × highest], movements [1.1 × losses, -1.1 ×
+ * losses]. An axis with only zeros (all movements zero, or MRR zero
+ * throughout) takes the other's range, whose labels then read on both
+ * sides; with only zeros on both (no periods) both are [0, 1.1 × FLAT_TOP].
+ */
+export function mrrChartRanges (periods) {
+  const stacks = (sign) => periods.map((p) => MOVEMENTS.reduce((sum, m) => sum + (Math.sign(p[m.key]) === sign ? p[m.key] : 0), 0))
+  const extents = {
+    mrr: [Math.min(0, ...periods.map((p) => p.total_mrr)), Math.max(0, ...periods.map((p) => p.total_mrr))],
+    mov: [Math.min(0, ...stacks(-1)), Math.max(0, ...stacks(1))]
+  }
+  const ratio = ([lowest, highest]) => lowest === 0 ? 0 : highest === 0 ? Infinity : -lowest / highest
+  const below = Math.min(1, Math.max(ratio(extents.mrr), ratio(extents.mov)))
+  const fit = ([lowest, highest]) => {
+    const top = -lowest > below * highest ? -lowest / below : highest
+    return top === 0 ? null : [below === 0 ? 0 : -below * top * PAD, top * PAD]
+  }
+  const mrr = fit(extents.mrr)
+  const mov = fit(extents.mov)
+  const flat = [0, FLAT_TOP * PAD]
+  return { mrr: mrr || mov || flat, mov: mov || mrr || flat }
 }
 
 /**
- * The MRR chart: total MRR as a line, the five movements of each period as
- * stacked bars (gains up, losses down). `onPick(index)` is called when a
- * period is clicked.
+ * The MRR chart: total MRR as a line on the left axis, the five movements
+ * of each period as stacked bars (gains up, losses down) on the right
+ * axis, both axes with their zero on one line (see `mrrChartRanges`).
+ * `onPick(index)` is called when a period is clicked.
  */
 export function mrrChart (periods, { currency, onPick, height = 300, label = 'MRR chart' }) {
   const xs = periods.map((p) => epochSeconds(p.date))
   const data = [xs, periods.map((p) => p.total_mrr), ...MOVEMENTS.map((m) => periods.map((p) => p[m.key]))]
-  let top = 0
-  let bottom = 0
-  for (const p of periods) {
-    top = Math.max(top, MOVEMENTS.filter((m) => m.up).reduce((sum, m) => sum + Math.max(0, p[m.key]), 0))
-    bottom = Math.min(bottom, MOVEMENTS.filter((m) => !m.up).reduce((sum, m) => sum + Math.min(0, p[m.key]), 0))
-  }
-  const span = Math.max(top - bottom, 1)
+  const ranges = mrrChartRanges(periods)
   const wrapper = h('div', { class: 'chart', role: 'img', 'aria-label': `${label}: total MRR line and movement bars per period; the table below has every value` })
   const drawBars = (u) => {
     const { ctx } = u
@@ -127,6 +171,10 @@ export function mrrChart (periods, { currency, onPick, height = 300, label = 'MR
         ctx.fillRect(x, Math.min(y0, y1), width, Math.abs(y1 - y0))
       })
     })
+    // The zero line of both axes, darker than the grid, across the bars' feet.
+    const line = Math.max(1, Math.round(uPlot.pxRatio))
+    ctx.fillStyle = '#6e7781'
+    ctx.fillRect(u.bbox.left, Math.round(u.valToPos(0, 'mov', true) - line / 2), u.bbox.width, line)
     ctx.restore()
   }
   mountWhenSized(wrapper, height, (width) => {
@@ -135,12 +183,13 @@ export function mrrChart (periods, { currency, onPick, height = 300, label = 'MR
       height,
       scales: {
         x: { time: true, range: paddedRange(xs) },
-        mrr: { range: (u, min, max) => [0, Math.max(max * 1.1, 1)] },
-        mov: { range: () => [bottom - span * 0.1, top + span * 0.1] }
+        mrr: { range: () => [...ranges.mrr] },
+        mov: { range: () => [...ranges.mov] }
       },
       axes: [
         timeAxis(),
-        { scale: 'mrr', values: axisMoney(currency), size: 80 },
+        // Below zero the MRR axis is room for the losses' bars: no labels.
+        { scale: 'mrr', values: axisMoney(currency, { negative: false }), size: 80 },
         { scale: 'mov', side: 1, values: axisMoney(currency), size: 80, grid: { show: false } }
       ],
       series: [

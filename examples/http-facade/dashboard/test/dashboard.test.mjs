@@ -17,6 +17,7 @@ import { seed, AS_OF } from './seed.mjs'
 import { VENDORED } from '../scripts/vendor.mjs'
 import * as format from '../assets/format.js'
 import { windowStart } from '../assets/controls.js'
+import { mrrChartRanges } from '../assets/charts.js'
 
 const here = dirname(fileURLToPath(import.meta.url))
 const CHROMIUM = process.env.CHROMIUM_PATH || '/usr/bin/chromium'
@@ -179,6 +180,65 @@ test('the overview shows the mrr report of the selected period', async () => {
   await page.waitForSelector('#drilldown')
 })
 
+test('the MRR chart draws the MRR line and the movement bars over one zero line', async () => {
+  // (interval named: the next test opens the page's plain address anew)
+  await open(`#/mrr?as_of=${AS_OF}&interval=month`, 'mrr')
+  const periods = (await api(`/reports/mrr?date=last-12-months&interval=month&as_of=${AS_OF}`)).result
+  // The extremes the axes must show, from the API's answer: the highest
+  // MRR, the largest stack of gains and of losses of a period.
+  const keys = ['new', 'expansion', 'reactivation', 'contraction', 'churn']
+  const stack = (p, sign) => keys.reduce((sum, key) => sum + (Math.sign(p[key]) === sign ? p[key] : 0), 0)
+  const highest = Math.max(...periods.map((p) => p.total_mrr))
+  const gains = Math.max(...periods.map((p) => stack(p, 1)))
+  const losses = Math.min(...periods.map((p) => stack(p, -1)))
+  assert.ok(highest > 0 && losses < 0 && -losses < gains, `the seed gains more than it loses: ${[highest, gains, losses]}`)
+  await page.waitForFunction(() => document.querySelector('main .chart')?.plot)
+  const chart = await page.$eval('main .chart', (wrapper) => {
+    const { scales, axes, valToPos } = wrapper.plot
+    return {
+      mrr: [scales.mrr.min, scales.mrr.max],
+      mov: [scales.mov.min, scales.mov.max],
+      zeros: [valToPos(0, 'mrr'), valToPos(0, 'mov')],
+      mrrTicks: axes[1]._splits
+    }
+  })
+  // Losses take the same share of the movement axis below zero as the MRR
+  // axis gives below its zero; each axis runs a tenth past its extremes.
+  const near = (actual, expected, what) => assert.ok(actual.every((v, i) => Math.abs(v - expected[i]) <= 1e-9 * Math.abs(expected[i])), `${what}: ${actual} is not ${expected}`)
+  near(chart.mov, [losses * 1.1, gains * 1.1], 'movement axis')
+  near(chart.mrr, [highest * 1.1 * losses / gains, highest * 1.1], 'MRR axis')
+  assert.ok(Math.abs(chart.zeros[0] - chart.zeros[1]) <= 1, `zero of MRR at ${chart.zeros[0]}px, of movements at ${chart.zeros[1]}px`)
+  assert.ok(chart.mrrTicks.includes(0), `a grid line at zero: ${chart.mrrTicks}`)
+  // On the canvas, each period's first gain starts right above the MRR
+  // axis's zero and its first loss right below it (the MRR line away).
+  const probes = periods.map((p) => [format.epochSeconds(p.date), p.total_mrr])
+  const drawn = await page.$eval('main .chart', (wrapper, probes) => {
+    const plot = wrapper.plot
+    const context = wrapper.querySelector('canvas').getContext('2d')
+    const pixel = (x, y) => [...context.getImageData(Math.round(x), Math.round(y), 1, 1).data]
+    const zero = plot.valToPos(0, 'mrr', true)
+    return probes.map(([at, mrr]) => {
+      const x = plot.valToPos(at, 'x', true)
+      return { lineAway: Math.abs(plot.valToPos(mrr, 'mrr', true) - zero) > 8, above: pixel(x, zero - 2), below: pixel(x, zero + 2) }
+    })
+  }, probes)
+  const colors = { new: '#1a7f37', expansion: '#0969da', reactivation: '#8250df', contraction: '#bc4c00', churn: '#cf222e' }
+  const rgba = (hex) => [1, 3, 5].map((i) => parseInt(hex.slice(i, i + 2), 16)).concat(255)
+  // The first movement of a sign is the one drawn next to zero; a tall one
+  // (3% of the axis, some 6 pixels) has its own colour 2 pixels in.
+  const first = (p, sign) => keys.find((key) => Math.sign(p[key]) === sign)
+  const tall = (p, key) => key && Math.abs(p[key]) >= 0.03 * (gains - losses)
+  let checked = 0
+  periods.forEach((p, i) => {
+    const [gain, loss] = [first(p, 1), first(p, -1)]
+    if (!drawn[i].lineAway || !tall(p, gain) || !tall(p, loss)) return
+    assert.deepEqual(drawn[i].above, rgba(colors[gain]), `${p.date}: ${gain} above zero`)
+    assert.deepEqual(drawn[i].below, rgba(colors[loss]), `${p.date}: ${loss} below zero`)
+    checked++
+  })
+  assert.ok(checked >= 2, `only ${checked} periods have both gains and losses drawn`)
+})
+
 test('MRR and movements: the period table, filters, breakdown and drill-down match the API', async () => {
   await open(`#/mrr?as_of=${AS_OF}`, 'mrr')
   const check = async (query) => {
@@ -231,6 +291,37 @@ test('a shortcut window ends on a given day as the service counts it', () => {
   assert.equal(windowStart('last-24-months', '2024-03-15'), '2022-04-01')
   assert.equal(windowStart('last-1-months', '2024-01-09'), '2024-01-01')
   assert.equal(windowStart('last-10-years', '2024-06-30'), '2015-01-01')
+})
+
+test('the two axes of the MRR chart have their zero at one height, for any movements', () => {
+  const period = (mrr, gains = [0, 0, 0], losses = [0, 0]) => {
+    const [n, expansion, reactivation] = gains
+    const [contraction, churn] = losses
+    return { total_mrr: mrr, new: n, expansion, reactivation, contraction, churn }
+  }
+  const check = (periods, expected, what) => {
+    const ranges = mrrChartRanges(periods)
+    for (const axis of ['mrr', 'mov']) {
+      const close = ranges[axis].every((v, i) => Math.abs(v - expected[axis][i]) <= 1e-9 * Math.abs(expected[axis][i]))
+      assert.ok(close && !Object.is(ranges[axis][0], -0), `${what}, ${axis}: ${ranges[axis]} is not ${expected[axis]}`)
+    }
+    // The share of each axis below zero is the same.
+    const [mrr, mov] = [ranges.mrr, ranges.mov].map(([low, high]) => -low / (high - low))
+    assert.ok(Math.abs(mrr - mov) < 1e-12, `${what}: zero at ${mrr} and ${mov} of the height`)
+  }
+  // More gains than losses: losses of 150 against gains of 400 put both
+  // zeros at 150/550 of the height.
+  check([period(1000, [300, 100, 0], [-50, -100]), period(2000, [200, 0, 0], [0, -50])],
+    { mrr: [-825, 2200], mov: [-165, 440] }, 'gains and losses')
+  check([period(1000, [300, 100, 0]), period(2000, [200, 0, 50])], { mrr: [0, 2200], mov: [0, 440] }, 'gains only')
+  // Losses only, or more losses than gains: at most half the plot is below zero.
+  check([period(1000, [0, 0, 0], [-50, -100]), period(800, [0, 0, 0], [0, -120])],
+    { mrr: [-1100, 1100], mov: [-165, 165] }, 'losses only')
+  check([period(1000, [100, 0, 0], [-200, -100])], { mrr: [-1100, 1100], mov: [-330, 330] }, 'more losses than gains')
+  // An axis with only zeros takes the other's range; with neither, $100.00 each.
+  check([period(1000), period(1000)], { mrr: [0, 1100], mov: [0, 1100] }, 'no movements')
+  check([period(0, [0, 0, 0], [-50, 0])], { mrr: [-55, 55], mov: [-55, 55] }, 'no MRR left')
+  check([], { mrr: [0, 11000], mov: [0, 11000] }, 'no periods')
 })
 
 test('a From date alone runs to the as-of date, a To date alone ends the default twelve months', async () => {
