@@ -52,6 +52,7 @@ pub enum Command {
     Reports {
         /// The report (listed below).
         name: String,
+        /// The report's parameters, as `--name value` pairs (`--interval month`).
         #[arg(trailing_var_arg = true, allow_hyphen_values = true)]
         params: Vec<String>,
     },
@@ -67,6 +68,7 @@ pub enum Command {
     },
     /// Records of the data API.
     Data {
+        /// The kind of records.
         #[arg(value_enum)]
         resource: Resource,
         #[command(subcommand)]
@@ -75,6 +77,7 @@ pub enum Command {
     /// Everything of one kind on stdout: CSV, or with --format json one
     /// JSON array (--format table, a table).
     Exports {
+        /// The kind of records, or the movements.
         #[arg(value_enum)]
         what: Export,
         /// For movements: query parameters of movement-table (`--date ...`);
@@ -102,7 +105,9 @@ pub enum Command {
     },
     /// Any request: `api GET /reports/mrr interval=week`, `api POST /data/plans --body @plans.json`.
     Api {
+        /// The HTTP method (GET, POST, PUT, DELETE, ...).
         method: String,
+        /// The path under /v1, e.g. /reports/mrr.
         path: String,
         /// key=value pairs: query parameters for GET and DELETE, body fields otherwise.
         pairs: Vec<String>,
@@ -140,24 +145,36 @@ pub enum StripeAction {
 pub enum CustomersAction {
     /// The customer list (`--status`, `--q`, ... pass through).
     List {
+        /// Rows per page (the service's default 100, at most 10,000).
         #[arg(long)]
         limit: Option<usize>,
+        /// Rows to skip before the page.
         #[arg(long)]
         offset: Option<usize>,
+        /// Filters and sorting as `--name value` pairs (`--status active`).
         #[arg(trailing_var_arg = true, allow_hyphen_values = true)]
         params: Vec<String>,
     },
     /// One customer's detail.
-    Get { id: String },
+    Get {
+        /// The customer's id.
+        id: String,
+    },
     /// Recalculate one customer.
-    Resync { id: String },
+    Resync {
+        /// The customer's id.
+        id: String,
+    },
 }
 
 #[derive(Subcommand)]
 pub enum PlansAction {
+    /// A page of plans.
     List {
+        /// Rows per page (the service's default 100, at most 10,000).
         #[arg(long)]
         limit: Option<usize>,
+        /// Rows to skip before the page.
         #[arg(long)]
         offset: Option<usize>,
     },
@@ -186,9 +203,12 @@ impl Resource {
 
 #[derive(Subcommand)]
 pub enum DataAction {
+    /// A page of records.
     List {
+        /// Rows per page (the service's default 100, at most 10,000).
         #[arg(long)]
         limit: Option<usize>,
+        /// Rows to skip before the page.
         #[arg(long)]
         offset: Option<usize>,
         /// Invoices: those of this customer only.
@@ -198,20 +218,28 @@ pub enum DataAction {
         #[arg(long)]
         source: Option<String>,
     },
+    /// One record.
     Get {
+        /// The record's id.
         id: String,
     },
     /// Create (or replace) records: --body '{...}' | '[...]' | @file | - (stdin).
     Create {
+        /// The records: JSON, @file, or - for stdin.
         #[arg(long)]
         body: Option<String>,
     },
+    /// Change fields of one record.
     Update {
+        /// The record's id.
         id: String,
+        /// The fields to change: JSON, @file, or - for stdin.
         #[arg(long)]
         body: Option<String>,
     },
+    /// Delete one record.
     Delete {
+        /// The record's id.
         id: String,
     },
 }
@@ -269,9 +297,11 @@ pub enum Export {
 
 #[derive(Subcommand)]
 pub enum SettingsAction {
+    /// The notification settings (the default).
     Show,
     /// Change parts of the notification settings.
     Update {
+        /// The settings to change: JSON, @file, or - for stdin.
         #[arg(long)]
         body: Option<String>,
     },
@@ -279,12 +309,17 @@ pub enum SettingsAction {
 
 #[derive(Subcommand)]
 pub enum AccountAction {
+    /// The account: its name and ledger settings (the default).
     Show,
+    /// The account's plan, limits and usage.
     Billing,
+    /// The team's members and pending invitations.
     Team,
+    /// The API keys: id, name, role, creation and whether revoked (never the key).
     ApiKeys,
     /// Change the name or ledger settings.
     Update {
+        /// The fields to change: JSON, @file, or - for stdin.
         #[arg(long)]
         body: Option<String>,
     },
@@ -403,18 +438,24 @@ fn report_list() -> String {
 
 #[derive(Subcommand)]
 pub enum LocalCommand {
+    /// Run a report on the loaded records: `reports mrr --interval month`
+    /// (parameters as the online `reports`).
     #[command(after_help = report_list())]
     Reports {
         /// The report (listed below).
         name: String,
+        /// The report's parameters, as `--name value` pairs (`--interval month`).
         #[arg(trailing_var_arg = true, allow_hyphen_values = true)]
         params: Vec<String>,
     },
+    /// Analytics customers of the loaded records.
     Customers {
         #[command(subcommand)]
         action: LocalCustomers,
     },
+    /// Every movement, oldest first, filtered by the options.
     Movements {
+        /// Only this customer's movements.
         #[arg(long)]
         customer: Option<String>,
         /// First day (YYYY-MM-DD).
@@ -431,11 +472,46 @@ pub enum LocalCommand {
 
 #[derive(Subcommand)]
 pub enum LocalCustomers {
+    /// The customer list (`--status`, `--q`, `--limit`, ... as the online list).
     List {
+        /// Filters, sorting and paging as `--name value` pairs.
         #[arg(trailing_var_arg = true, allow_hyphen_values = true)]
         params: Vec<String>,
     },
+    /// One customer's detail.
     Get {
+        /// The customer's id.
         id: String,
     },
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Cli;
+    use clap::CommandFactory;
+
+    /// The commands and options in `command` (and under it) that `--help`
+    /// would list without a word on what they do.
+    fn undescribed(command: &clap::Command, path: &str, found: &mut Vec<String>) {
+        for arg in command.get_arguments() {
+            let builtin = matches!(arg.get_id().as_str(), "help" | "version");
+            if !builtin && arg.get_help().is_none() && arg.get_long_help().is_none() {
+                found.push(format!("{path} {}", arg.get_id()));
+            }
+        }
+        for sub in command.get_subcommands() {
+            let sub_path = format!("{path} {}", sub.get_name());
+            if sub.get_name() != "help" && sub.get_about().is_none() {
+                found.push(sub_path.clone());
+            }
+            undescribed(sub, &sub_path, found);
+        }
+    }
+
+    #[test]
+    fn every_command_and_option_says_what_it_is() {
+        let mut found = Vec::new();
+        undescribed(&Cli::command(), "submetrics", &mut found);
+        assert_eq!(found, Vec::<String>::new());
+    }
 }
