@@ -229,11 +229,12 @@ impl Derived<'_> {
         params: &ReportParams,
         as_of: DateTime<Utc>,
     ) -> Result<Value> {
+        // The request's own errors come before what the data answers it.
+        check_params("customer", CUSTOMER_DETAIL, params)?;
         let customer = self.customer(id).ok_or_else(|| Error::NotFound {
             kind: Customer::KIND,
             id: id.to_string(),
         })?;
-        check_params("customer", CUSTOMER_DETAIL, params)?;
         let q = Query::new(params);
         let settings = self.settings();
         let currency = q.base_currency(settings)?;
@@ -398,6 +399,15 @@ mod tests {
         );
         let error = ledger
             .analytics_customer("c1", &params(&[("q", "acme")]), as_of)
+            .unwrap_err();
+        assert_eq!(
+            error.to_string(),
+            "parameter `q`: report `customer` has no such parameter. Its parameters: baseCurrency"
+        );
+        // A parameter the view does not take is refused before the
+        // customer is looked up, as the customer list refuses it.
+        let error = ledger
+            .analytics_customer("nobody", &params(&[("q", "acme")]), as_of)
             .unwrap_err();
         assert_eq!(
             error.to_string(),
