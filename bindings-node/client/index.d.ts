@@ -40,9 +40,9 @@ type Records<T> = T | T[]
  * Query parameters by name. `undefined` or `null` means the parameter's
  * default, as in the Ledger, and is left out of the request; but a name the
  * call does not take (a report's own: as GET /reports lists them, read once
- * per client when first needed) is refused with the error the service
- * answers for it given a value (`invalid_query`, or `bad_request` for
- * another operation's `call`), naming it in `field`.
+ * per client when first needed) is sent with a placeholder value, so the
+ * service refuses it as any unknown name (`invalid_query`, or `bad_request`
+ * for another operation's `call`), naming it in `field`.
  */
 type Params = Record<string, string | number | boolean | Date | Array<string | number> | null | undefined>
 export interface Page<T> { count: number; list: T[] }

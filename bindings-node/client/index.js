@@ -10,7 +10,7 @@
 
 const { OPERATIONS, ANSWER_TYPES } = require('./operations.js')
 const { SubmetricsError } = require('../errors.js')
-const { checkNames } = require('./params.js')
+const { UNSET, isUnset, refusedNames } = require('./params.js')
 
 /** Status codes answered again after a pause. */
 const RETRY_STATUSES = new Set([429, 503])
@@ -185,12 +185,13 @@ class Client {
   async _send(operation, pathParams, query, body, accept, contentType = 'application/json') {
     const method = OPERATIONS[operation]?.[0]
     const path = pathOf(operation, pathParams)
-    if (Object.values(query ?? {}).some((value) => value === undefined || value === null)) {
-      await checkNames(operation, pathParams, query, () => this._reports())
-    }
+    const refused = Object.values(query ?? {}).some(isUnset)
+      ? await refusedNames(operation, pathParams, query, () => this._reports())
+      : []
     const search = new URLSearchParams()
     for (const [name, value] of Object.entries(query ?? {})) {
-      if (value !== undefined && value !== null) search.set(name, text(value))
+      if (!isUnset(value)) search.set(name, text(value))
+      else if (refused.includes(name)) search.set(name, UNSET)
     }
     const url = this.baseUrl + path + (search.size ? `?${search}` : '')
     const headers = { accept }

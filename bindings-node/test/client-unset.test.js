@@ -91,7 +91,7 @@ test('an unset parameter a customer view or the movements do not take is refused
     [() => client.customers({ intervall: null }, AS_OF), () => client.customers({ intervall: 'month' }, AS_OF), listing, 'intervall'],
     [() => client.customer('acme', AS_OF, { intervall: null }), () => ledger.customer('acme', AS_OF, { intervall: null }), one, 'intervall'],
     [() => client.customer('acme', AS_OF, { intervall: undefined }), () => client.customer('acme', AS_OF, { intervall: '1' }), one, 'intervall'],
-    // The Ledger checks the names before it looks the customer up; so does the client now.
+    // The names are checked before the customer is looked up, by the Ledger and the service alike.
     [() => client.customer('nobody', AS_OF, { intervall: undefined }), () => ledger.customer('nobody', AS_OF, { intervall: undefined }), one, 'intervall'],
     [() => client.movements(AS_OF, { kind: undefined }), () => ledger.movements(AS_OF, { kind: undefined }), moves, 'kind'],
     [() => client.movementsArrow(AS_OF, { kind: null }), () => client.movements(AS_OF, { kind: 'churn' }), moves, 'kind'],

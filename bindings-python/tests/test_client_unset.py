@@ -120,7 +120,7 @@ def test_an_unset_parameter_a_customer_view_does_not_take_is_refused_as_the_ledg
         (lambda: loaded.customers(AS_OF, {"intervall": None}), lambda: loaded.customers(AS_OF, intervall="month"), listing),
         (lambda: loaded.customer("acme", AS_OF, intervall=None), lambda: ledger.customer("acme", AS_OF, intervall=None), one),
         (lambda: loaded.customer("acme", AS_OF, intervall=None), lambda: loaded.customer("acme", AS_OF, intervall="1"), one),
-        # The ledger checks the names before it looks the customer up; so does the client now.
+        # The names are checked before the customer is looked up, by the ledger and the service alike.
         (lambda: loaded.customer("nobody", AS_OF, intervall=None), lambda: ledger.customer("nobody", AS_OF, intervall=None), one),
     ]
     for client_call, reference, message in refusals:

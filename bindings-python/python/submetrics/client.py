@@ -268,7 +268,8 @@ class Client(Paging):
     A parameter given as ``None`` means its default, as in the ledger, and
     is left out of the request, but a name the call does not take (a
     report's own: as ``GET /reports`` lists them, read once per client when
-    first needed) raises the error the service answers it with a value.
+    first needed) is sent with a placeholder value, so the service refuses
+    it as it refuses any unknown name.
     """
 
     def __init__(
@@ -328,9 +329,9 @@ class Client(Paging):
         url = self.base_url + _path(operation, path_params)
         method = _api.OPERATIONS[operation][0]
         query = query or {}
-        if any(value is None for value in query.values()):
-            _params.check(operation, path_params or {}, query, self._reports)
-        pairs = {k: _text(v) for k, v in query.items() if v is not None}
+        unset = any(value is None for value in query.values())
+        refused = _params.refused(operation, path_params or {}, query, self._reports) if unset else []
+        pairs = {k: _params.UNSET if v is None else _text(v) for k, v in query.items() if v is not None or k in refused}
         if pairs:
             url += "?" + urllib.parse.urlencode(pairs)
         data = body if isinstance(body, bytes) or body is None else json.dumps(body).encode()
