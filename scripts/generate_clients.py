@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Generates the parts of the API clients that come from docs/openapi.json:
 the operation table (operation id -> method and path template) and the
-error codes for Python, Node and Go, Python TypedDicts and Go structs for
+error codes for Python, Node and Go, the names of each operation's query
+parameters for Python and Node, Python TypedDicts and Go structs for
 every schema. The TypeScript types come from `openapi-typescript` (see
 scripts/generate-clients). Standard library only; the output depends on the
 document alone, so a second run writes the same bytes.
@@ -49,6 +50,26 @@ def answer_types(document: Dict[str, Any]) -> List[Tuple[str, str]]:
             ]
             if types and "application/json" not in types:
                 found.append((operation["operationId"], types[0]))
+    return sorted(found)
+
+
+def query_params(document: Dict[str, Any]) -> List[Tuple[str, List[str]]]:
+    """(operation id, names of its query parameters in the order described)
+    of every operation that takes any, by operation id: what a client
+    checks the name of a parameter it leaves unset against. A free-form
+    object of further parameters (getReport's `parameters`, standing for
+    each report's own, which the service lists at GET /reports) has no name
+    to send and is left out."""
+    found = []
+    for methods in document["paths"].values():
+        for operation in methods.values():
+            names = [
+                parameter["name"]
+                for parameter in operation.get("parameters", [])
+                if parameter["in"] == "query" and parameter["schema"].get("type") != "object"
+            ]
+            if names:
+                found.append((operation["operationId"], names))
     return sorted(found)
 
 
@@ -119,6 +140,12 @@ def python_type(schema: Dict[str, Any], nested: str) -> str:
     return text
 
 
+def python_tuple(texts: List[str]) -> str:
+    """`("a", "b")`, `("a",)`: a tuple of strings as Python writes it."""
+    items = ", ".join(f'"{text}"' for text in texts)
+    return f"({items},)" if len(texts) == 1 else f"({items})"
+
+
 def python(document: Dict[str, Any]) -> str:
     lines = [
         f'"""The service\'s operations and record shapes. {HEADER}"""',
@@ -136,6 +163,10 @@ def python(document: Dict[str, Any]) -> str:
     lines += ["}", "", "#: operation id -> the media type of its answer, for operations that answer no JSON"]
     lines += ["ANSWER_TYPES: Dict[str, str] = {"]
     lines += [f'    "{op}": "{media}",' for op, media in answer_types(document)]
+    lines += ["}", "", "#: operation id -> the names of its query parameters, for operations that take any"]
+    lines += ["#: (getReport takes each report's own too: GET /reports lists them)"]
+    lines += ["QUERY_PARAMS: Dict[str, Tuple[str, ...]] = {"]
+    lines += [f'    "{op}": {python_tuple(names)},' for op, names in query_params(document)]
     lines += ["}", "", "#: every error code the service answers with", "ERROR_CODES: Tuple[str, ...] = ("]
     lines += [f'    "{code}",' for code in document["components"]["schemas"]["Error"]["properties"]["code"]["enum"]]
     lines += [")", ""]
@@ -163,15 +194,23 @@ def python(document: Dict[str, Any]) -> str:
 # ---------------------------------------------------------------- Node
 
 
+def quoted(text: str) -> str:
+    """A JavaScript string literal of a name."""
+    return f"'{text}'"
+
+
 def node(document: Dict[str, Any]) -> str:
     lines = [f"'use strict'", f"// {HEADER}", "", "/** operation id -> [HTTP method, path template] */", "const OPERATIONS = Object.freeze({"]
     lines += [f"  {op}: ['{method}', '{path}']," for op, method, path in operations(document)]
     lines += ["})", "", "/** operation id -> the media type of its answer, for operations that answer no JSON */"]
     lines += ["const ANSWER_TYPES = Object.freeze({"]
     lines += [f"  {op}: '{media}'," for op, media in answer_types(document)]
+    lines += ["})", "", "/** operation id -> the names of its query parameters, for operations that take any", " * (getReport takes each report's own too: GET /reports lists them) */"]
+    lines += ["const QUERY_PARAMS = Object.freeze({"]
+    lines += [f"  {op}: [{', '.join(map(quoted, names))}]," for op, names in query_params(document)]
     lines += ["})", "", "/** every error code the service answers with */", "const ERROR_CODES = Object.freeze(["]
     lines += [f"  '{code}'," for code in document["components"]["schemas"]["Error"]["properties"]["code"]["enum"]]
-    lines += ["])", "", "module.exports = { OPERATIONS, ANSWER_TYPES, ERROR_CODES }", ""]
+    lines += ["])", "", "module.exports = { OPERATIONS, ANSWER_TYPES, QUERY_PARAMS, ERROR_CODES }", ""]
     return "\n".join(lines)
 
 

@@ -36,6 +36,14 @@ export interface ClientOptions {
 
 type Instant = Date | string
 type Records<T> = T | T[]
+/**
+ * Query parameters by name. `undefined` or `null` means the parameter's
+ * default, as in the Ledger, and is left out of the request; but a name the
+ * call does not take (a report's own: as GET /reports lists them, read once
+ * per client when first needed) is sent with a placeholder value, so the
+ * service refuses it as any unknown name (`invalid_query`, or `bad_request`
+ * for another operation's `call`), naming it in `field`.
+ */
 type Params = Record<string, string | number | boolean | Date | Array<string | number> | null | undefined>
 export interface Page<T> { count: number; list: T[] }
 export interface ListOptions { limit?: number; offset?: number }
@@ -57,6 +65,7 @@ type Listers = 'listCustomers' | 'listPlans' | 'listPlanGroups' | 'listInvoices'
 export declare class Client {
   constructor(options?: ClientOptions)
   readonly baseUrl: string
+  /** Runs one operation by its operationId; an unset `query` parameter is left out once its name is found to be one the operation takes. */
   call(operation: OperationId, pathParams?: Record<string, string> | null, query?: Params | null, body?: unknown): Promise<any>
 
   upsertCustomers(records: Records<Schemas['CustomerInput']>): Promise<Schemas['ImportResult'][]>
@@ -101,9 +110,11 @@ export declare class Client {
   settings(): Promise<Settings>
   updateSettings(patch: Partial<Settings>): Promise<Settings>
 
+  /** The movements; a filter left `undefined` or `null` is its default, and a name the listing does not read is refused (see `Params`). */
   movements(asOf?: Instant, filters?: MovementFilters): Promise<Schemas['Movement'][]>
   /** The movements as an Arrow IPC stream (`format=arrow`), as the Ledger's `movementsArrow` answers them. */
   movementsArrow(asOf?: Instant, filters?: MovementFilters): Promise<Buffer>
+  /** Runs a report by name with its parameters (`Params`: an unset one is its default, a name the report does not take is refused). */
   report(name: 'summary', params?: Params, asOf?: Instant): Promise<Schemas['SummaryReport']>
   report(name: 'mrr', params?: Params, asOf?: Instant): Promise<Schemas['MrrReport']>
   report(name: 'movement-table', params?: Params, asOf?: Instant): Promise<Schemas['MovementTableReport']>
@@ -111,7 +122,9 @@ export declare class Client {
   report(name: string, params?: Params, asOf?: Instant): Promise<Schemas['Report']>
   /** The report's record batch as an Arrow IPC stream (`format=arrow`), as the Ledger's `reportArrow` answers it. */
   reportArrow(name: string, params?: Params, asOf?: Instant): Promise<Buffer>
+  /** The analytics customer list; its parameters as `Params` says. */
   customers(params?: Params, asOf?: Instant): Promise<Schemas['AnalyticsCustomerList']>
+  /** One customer's analytics view; its parameters as `Params` says. */
   customer(id: string, asOf?: Instant, params?: Params): Promise<Schemas['AnalyticsCustomerDetail']>
   resyncCustomer(id: string): Promise<string>
 

@@ -4,10 +4,13 @@
 // and browsers) and loads no native code: `require('submetrics/client')`.
 // Every operation is looked up by its id in the table generated from the
 // service's OpenAPI description (operations.js); the types come from the
-// same description (api.d.ts).
+// same description (api.d.ts). A parameter given as undefined or null means
+// its default, as in the Ledger, and is left out of the request, but a name
+// the call does not take is refused (params.js).
 
 const { OPERATIONS, ANSWER_TYPES } = require('./operations.js')
 const { SubmetricsError } = require('../errors.js')
+const { UNSET, isUnset, refusedNames } = require('./params.js')
 
 /** Status codes answered again after a pause. */
 const RETRY_STATUSES = new Set([429, 503])
@@ -22,15 +25,20 @@ function text(value) {
   return String(value)
 }
 
-// Report parameters as query text; `selected_date` means `selected-date`,
-// so giving both spellings is an error naming the parameter.
+// Report parameters as query text, undefined for one left unset (its
+// default: `_send` checks its name and leaves it out); `selected_date` means
+// `selected-date`, so giving both spellings a value is an error naming the
+// parameter.
 function queryOf(params) {
   const out = {}
   for (const [name, value] of Object.entries(params ?? {})) {
-    if (value === undefined || value === null) continue
     const dashed = name.replaceAll('_', '-')
     const param = DASHED.has(dashed) ? dashed : name
-    if (Object.hasOwn(out, param)) {
+    if (value === undefined || value === null) {
+      if (!Object.hasOwn(out, param)) out[param] = undefined
+      continue
+    }
+    if (out[param] !== undefined) {
       throw new SubmetricsError(`parameter \`${param}\`: is given twice (as ${dashed} and ${name.replaceAll('-', '_')}); give it once`,
         'invalid_query', undefined, param)
     }
@@ -45,13 +53,13 @@ function queryOf(params) {
 function queryAt(params, asOf, extra = {}) {
   const query = queryOf(params)
   for (const name of Object.keys(extra)) {
-    if (Object.hasOwn(query, name)) {
+    if (query[name] !== undefined) {
       throw new SubmetricsError(`parameter \`${name}\`: this call sets it to ${extra[name]}`, 'invalid_query', undefined, name)
     }
   }
   Object.assign(query, extra)
   if (asOf === undefined || asOf === null) return query
-  if (Object.hasOwn(query, 'as_of')) {
+  if (query.as_of !== undefined) {
     throw new SubmetricsError('parameter `as_of`: is given twice (as the asOf argument and among the parameters); give it once',
       'invalid_query', undefined, 'as_of')
   }
@@ -148,6 +156,7 @@ class Client {
     this.maxRetries = options.maxRetries ?? 3
     this.maxRetryWaitMs = options.maxRetryWaitMs ?? 30000
     this._fetch = options.fetch ?? globalThis.fetch
+    this._reportParams = undefined // the report catalogue's names, read by `_reports` when first needed
     if (typeof this._fetch !== 'function') {
       throw new SubmetricsError('no fetch: use Node 18 or later, or pass options.fetch', 'invalid_argument')
     }
@@ -157,7 +166,9 @@ class Client {
    * Runs one operation of the description by its operationId and resolves
    * to the decoded JSON answer, or to the text of an operation that answers
    * another type (the HTML of `getApiReference`); rejects with a
-   * SubmetricsError carrying the service's code and the HTTP status.
+   * SubmetricsError carrying the service's code and the HTTP status. An
+   * undefined or null in `query` is left out, once its name is found to be
+   * one the operation takes.
    */
   async call(operation, pathParams, query, body) {
     const media = ANSWER_TYPES[operation]
@@ -174,9 +185,13 @@ class Client {
   async _send(operation, pathParams, query, body, accept, contentType = 'application/json') {
     const method = OPERATIONS[operation]?.[0]
     const path = pathOf(operation, pathParams)
+    const refused = Object.values(query ?? {}).some(isUnset)
+      ? await refusedNames(operation, pathParams, query, () => this._reports())
+      : []
     const search = new URLSearchParams()
     for (const [name, value] of Object.entries(query ?? {})) {
-      if (value !== undefined && value !== null) search.set(name, text(value))
+      if (!isUnset(value)) search.set(name, text(value))
+      else if (refused.includes(name)) search.set(name, UNSET)
     }
     const url = this.baseUrl + path + (search.size ? `?${search}` : '')
     const headers = { accept }
@@ -220,6 +235,18 @@ class Client {
       }
       throw new SubmetricsError(details.error, details.code, details.id, details.field, response.status)
     }
+  }
+
+  // Each report's parameter names (a Map), from the service's catalogue
+  // (GET /reports), read once per client; a failed read is tried again.
+  _reports() {
+    this._reportParams ??= this.call('listReports').then(
+      ({ reports }) => new Map(reports.map((report) => [report.name, report.parameters.map((param) => param.name)])),
+      (error) => {
+        this._reportParams = undefined
+        throw error
+      })
+    return this._reportParams
   }
 
   // Records: the Ledger's methods and answers.

@@ -96,6 +96,29 @@ ANSWER_TYPES: Dict[str, str] = {
     "getApiReference": "text/html",
 }
 
+#: operation id -> the names of its query parameters, for operations that take any
+#: (getReport takes each report's own too: GET /reports lists them)
+QUERY_PARAMS: Dict[str, Tuple[str, ...]] = {
+    "disconnectPaymentPlatform": ("remove_data",),
+    "disconnectStripe": ("remove_data",),
+    "getAnalyticsCustomer": ("as_of", "baseCurrency"),
+    "getReport": ("as_of", "format"),
+    "importRecords": ("format",),
+    "listAnalyticsCustomers": ("as_of", "baseCurrency", "q", "currency", "customer", "plan", "billing_freq", "pricing_model", "status", "country", "region", "industry", "size", "channel", "market", "payment_method", "age", "data_source", "interval", "selected-date", "selected-type", "sort", "order", "limit", "offset"),
+    "listCustomers": ("limit", "offset"),
+    "listDataSources": ("limit", "offset"),
+    "listDeliveries": ("limit", "offset"),
+    "listFxRates": ("limit", "offset"),
+    "listInvoices": ("customer", "limit", "offset"),
+    "listMovements": ("as_of", "format", "customer", "from", "to", "start", "end", "kinds"),
+    "listPlanGroups": ("limit", "offset"),
+    "listPlans": ("source", "limit", "offset"),
+    "listWebhooks": ("limit", "offset"),
+    "upsertCustomers": ("format",),
+    "upsertInvoices": ("format",),
+    "upsertPlans": ("format",),
+}
+
 #: every error code the service answers with
 ERROR_CODES: Tuple[str, ...] = (
     "bad_request",

@@ -34,7 +34,7 @@ import urllib.request
 from pathlib import Path
 from typing import Any, Callable, Dict, List, Mapping, Optional, Sequence, Union
 
-from . import _api
+from . import _api, _params
 from ._paging import Paging
 from ._tables import _Records, _arrow_streams, _arrow_table, _is_table, _records
 from ._api import (
@@ -141,19 +141,21 @@ def _text(value: Any) -> str:
     return str(value)
 
 
-def _query(params: Optional[Mapping[str, Any]], keywords: Mapping[str, Any]) -> Dict[str, str]:
-    """Report parameters as query strings; ``None`` values are left out and a
+def _query(params: Optional[Mapping[str, Any]], keywords: Mapping[str, Any]) -> Dict[str, Optional[str]]:
+    """Report parameters as query strings, ``None`` for one left unset (its
+    default: :meth:`Client._send` checks its name and leaves it out); a
     keyword ``selected_date`` means ``selected-date`` (as the ledger reads
-    them). A parameter given both in ``params`` and as a keyword is an
-    :class:`InvalidQueryError` naming it, as the ledger raises."""
-    out: Dict[str, str] = {}
+    them). A parameter given a value both in ``params`` and as a keyword is
+    an :class:`InvalidQueryError` naming it, as the ledger raises."""
+    out: Dict[str, Optional[str]] = {}
     for source, are_keywords in ((params or {}, False), (keywords, True)):
         for name, value in source.items():
-            if value is None:
-                continue
             dashed = name.replace("_", "-")
             name = dashed if are_keywords and dashed in DASHED else name
-            if name in out:
+            if value is None:
+                out.setdefault(name, None)
+                continue
+            if out.get(name) is not None:
                 raise InvalidQueryError(
                     f"parameter `{name}`: is given both in params and as a keyword; give it once", None, name
                 )
@@ -163,18 +165,18 @@ def _query(params: Optional[Mapping[str, Any]], keywords: Mapping[str, Any]) -> 
 
 def _query_at(
     params: Optional[Mapping[str, Any]], keywords: Mapping[str, Any], as_of: Any, **extra: str
-) -> Dict[str, str]:
+) -> Dict[str, Optional[str]]:
     """:func:`_query` of a call at an instant: an ``as_of`` among the
     parameters stands when ``as_of`` is not given, and both is an
     :class:`InvalidQueryError` naming it, as is a parameter the call sets
     itself (``extra``: the Arrow calls' ``format``)."""
     query = _query(params, keywords)
     for name, value in extra.items():
-        if name in query:
+        if query.get(name) is not None:
             raise InvalidQueryError(f"parameter `{name}`: this call sets it to {value}", None, name)
         query[name] = value
     if as_of is not None:
-        if "as_of" in query:
+        if query.get("as_of") is not None:
             raise InvalidQueryError(
                 "parameter `as_of`: is given twice (as the as_of argument and among the parameters); give it once",
                 None,
@@ -262,6 +264,12 @@ class Client(Paging):
     per request in seconds; ``max_retries`` how often a 429 or 503 is
     retried. A client holds no connection between calls and may be shared
     by threads.
+
+    A parameter given as ``None`` means its default, as in the ledger, and
+    is left out of the request, but a name the call does not take (a
+    report's own: as ``GET /reports`` lists them, read once per client when
+    first needed) is sent with a placeholder value, so the service refuses
+    it as it refuses any unknown name.
     """
 
     def __init__(
@@ -278,6 +286,7 @@ class Client(Paging):
         self.timeout = _seconds("timeout", timeout, positive=True)
         self.max_retries = _whole("max_retries", max_retries)
         self.max_retry_wait = _seconds("max_retry_wait", max_retry_wait, positive=False)
+        self._report_params: Optional[Dict[str, List[str]]] = None
 
     def __repr__(self) -> str:
         return f"Client({self.base_url!r})"
@@ -295,7 +304,8 @@ class Client(Paging):
         (``"listPlans"``, ``"getReport"``, ...) and returns the decoded JSON
         answer, or the text of an operation that answers another type (the
         HTML of ``"getApiReference"``); raises a :class:`SubmetricsError`
-        subclass for an error answer."""
+        subclass for an error answer. A ``None`` in ``query`` is left out,
+        once its name is found to be one the operation takes."""
         media = _api.ANSWER_TYPES.get(operation)
         text = self._send(operation, path_params, query, body, media or "application/json")
         if media is not None:
@@ -318,7 +328,10 @@ class Client(Paging):
         is bytes."""
         url = self.base_url + _path(operation, path_params)
         method = _api.OPERATIONS[operation][0]
-        pairs = {k: _text(v) for k, v in (query or {}).items() if v is not None}
+        query = query or {}
+        unset = any(value is None for value in query.values())
+        refused = _params.refused(operation, path_params or {}, query, self._reports) if unset else []
+        pairs = {k: _params.UNSET if v is None else _text(v) for k, v in query.items() if v is not None or k in refused}
         if pairs:
             url += "?" + urllib.parse.urlencode(pairs)
         data = body if isinstance(body, bytes) or body is None else json.dumps(body).encode()
@@ -345,6 +358,14 @@ class Client(Paging):
                 raise SubmetricsError(f"the service at {self.base_url} could not be reached: {error.reason}", code="unreachable") from None
             except TimeoutError:
                 raise SubmetricsError(f"the service at {self.base_url} did not answer within {self.timeout} s", code="timeout") from None
+
+    def _reports(self) -> Dict[str, List[str]]:
+        """Each report's parameter names, from the service's catalogue
+        (``GET /reports``), read once per client."""
+        if self._report_params is None:
+            catalogue = self.call("listReports")["reports"]
+            self._report_params = {r["name"]: [p["name"] for p in r["parameters"]] for r in catalogue}
+        return self._report_params
 
     # ------------------------------------------------------------ records
 
@@ -564,18 +585,21 @@ class Client(Paging):
 
     def report(self, name: str, as_of: _Instant = None, params: Optional[Mapping[str, Any]] = None, **kwargs: Any) -> Any:
         """Runs a report by name with its query parameters (a mapping and/or
-        keywords; ``selected_date`` means ``selected-date``); raises
-        UnknownReportError, InvalidQueryError."""
+        keywords; ``selected_date`` means ``selected-date``; ``None`` means
+        the default of a name the report takes); raises UnknownReportError,
+        InvalidQueryError."""
         query = _query_at(params, kwargs, as_of)
         return self.call("getReport", {"name": name}, query=query)
 
     def customers(self, as_of: _Instant = None, params: Optional[Mapping[str, Any]] = None, **kwargs: Any) -> Dict[str, Any]:
-        """The analytics customer list (``{result: {count, list}}``)."""
+        """The analytics customer list (``{result: {count, list}}``); its
+        parameters as :meth:`report` reads them."""
         query = _query_at(params, kwargs, as_of)
         return self.call("listAnalyticsCustomers", query=query)
 
     def customer(self, id: str, as_of: _Instant = None, params: Optional[Mapping[str, Any]] = None, **kwargs: Any) -> AnalyticsCustomerDetail:
-        """The analytics detail of one customer; raises NotFoundError."""
+        """The analytics detail of one customer (parameters as :meth:`report`
+        reads them); raises NotFoundError."""
         query = _query_at(params, kwargs, as_of)
         return self.call("getAnalyticsCustomer", {"id": id}, query=query)
 
