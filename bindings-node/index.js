@@ -111,16 +111,30 @@ function query(given) {
       const name = escapeLone(key)
       wellFormed(key, name, 'invalid_query', `parameter name \`${name}\``)
     }
-    for (const item of Array.isArray(value) ? value : [value]) {
-      if (typeof item === 'string') wellFormed(item, key, 'invalid_query', `parameter \`${key}\``)
-    }
     if (value === undefined || value === null) out[key] = null
     else if (value instanceof Date) {
       out[key] = isoInstant(value, key)
       instants.push(key)
-    } else out[key] = value
+    } else out[key] = Array.isArray(value) ? value.map((item) => paramItem(key, item)) : paramItem(key, value)
   }
   return [out, instants]
+}
+
+/**
+ * One value of parameter `key` as the addon reads it: text, a finite
+ * number, a boolean or null (in an array, left out), a BigInt as its
+ * digits. Anything else (an object, a Date in an array, a function, a
+ * symbol, NaN or an infinity) is an `invalid_query` error naming the
+ * parameter, in the words the addon uses for an object.
+ */
+function paramItem(key, item) {
+  if (typeof item === 'string') return wellFormed(item, key, 'invalid_query', `parameter \`${key}\``)
+  if (typeof item === 'bigint') return String(item)
+  if (typeof item === 'number' && !Number.isFinite(item)) {
+    throw invalidQuery(`parameter \`${key}\`: ${item} is not a finite number`, key)
+  }
+  if (item === undefined || item === null || typeof item === 'number' || typeof item === 'boolean') return item ?? null
+  throw invalidQuery(`parameter \`${key}\`: a parameter value is text, a number, a boolean, a Date or an array of those`, key)
 }
 
 /** Movement filters for the addon (Dates as ISO instants; the core reads them). */

@@ -4,7 +4,7 @@
 use crate::convert::{as_of as as_of_instant, params as params_of};
 use crate::convert::{as_of, params, records, resolve};
 use crate::errors::{details, invalid_argument, to_napi};
-use crate::records::{FlatLayout, FlatRecords, Records};
+use crate::records::{FlatLayout, FlatRecords, OPTION, RECORD, Records, SETTING};
 use crate::tasks::{MovementsTask, ReportTask};
 use bumpalo::Bump;
 use napi::bindgen_prelude::{AsyncTask, Buffer, Uint32Array};
@@ -122,9 +122,10 @@ pub struct NativeLedger {
 impl NativeLedger {
     /// A new ledger; `settings` uses the snake_case keys of the account.
     #[napi(constructor)]
-    pub fn new(settings: Option<Value>) -> napi::Result<NativeLedger> {
+    pub fn new(env: Env, settings: Unknown) -> napi::Result<NativeLedger> {
         submetrics_allocator::keep_freed_memory_longer();
-        let settings = Settings::from_json(&settings.unwrap_or(Value::Null)).map_err(to_napi)?;
+        let settings = crate::records::value(&env, settings, "the settings", SETTING)?;
+        let settings = Settings::from_json(&settings).map_err(to_napi)?;
         Ok(NativeLedger {
             inner: Arc::new(RwLock::new(Ledger::new(settings))),
         })
@@ -137,7 +138,7 @@ impl NativeLedger {
 
     #[napi]
     pub fn update_settings(&self, env: Env, patch: Unknown) -> napi::Result<Value> {
-        let patch = crate::records::value(&env, patch, "the settings")?;
+        let patch = crate::records::value(&env, patch, "the settings", SETTING)?;
         write(&self.inner)
             .update_settings(&patch)
             .map(|s| json!(s))
@@ -160,7 +161,12 @@ impl NativeLedger {
     /// on its size: napi's conversion of a JSON value stops at a million
     /// values, fewer than a large export holds.
     #[napi]
-    pub fn import_stripe(&self, objects: String, options: Option<Value>) -> napi::Result<String> {
+    pub fn import_stripe(
+        &self,
+        env: Env,
+        objects: String,
+        options: Unknown,
+    ) -> napi::Result<String> {
         let objects: Value = serde_json::from_str(&objects).map_err(|error| {
             details(
                 "invalid_record",
@@ -170,8 +176,8 @@ impl NativeLedger {
             )
         })?;
         let objects = records(objects)?;
-        let options = submetrics::StripeOptions::from_json(&options.unwrap_or(Value::Null))
-            .map_err(to_napi)?;
+        let options = crate::records::value(&env, options, "the Stripe options", OPTION)?;
+        let options = submetrics::StripeOptions::from_json(&options).map_err(to_napi)?;
         json_text(&write(&self.inner).import_stripe(&objects, &options))
     }
 
@@ -295,7 +301,8 @@ impl NativeLedger {
 
     #[napi]
     pub fn update_customer(&self, env: Env, id: String, patch: Unknown) -> napi::Result<Value> {
-        let patch = crate::records::value(&env, patch, &format!("the patch of customer {id}"))?;
+        let patch =
+            crate::records::value(&env, patch, &format!("the patch of customer {id}"), RECORD)?;
         write(&self.inner)
             .update_customer(&id, &patch)
             .map(|c| json!(c))
@@ -304,7 +311,7 @@ impl NativeLedger {
 
     #[napi]
     pub fn update_plan(&self, env: Env, id: String, patch: Unknown) -> napi::Result<Value> {
-        let patch = crate::records::value(&env, patch, &format!("the patch of plan {id}"))?;
+        let patch = crate::records::value(&env, patch, &format!("the patch of plan {id}"), RECORD)?;
         write(&self.inner)
             .update_plan(&id, &patch)
             .map(|p| json!(p))
@@ -314,7 +321,7 @@ impl NativeLedger {
     #[napi]
     pub fn update_data_source(&self, env: Env, id: String, patch: Unknown) -> napi::Result<Value> {
         let what = format!("the patch of data source {id}");
-        let patch = crate::records::value(&env, patch, &what)?;
+        let patch = crate::records::value(&env, patch, &what, RECORD)?;
         write(&self.inner)
             .update_data_source(&id, &patch)
             .map(|s| json!(s))
@@ -324,7 +331,7 @@ impl NativeLedger {
     /// Replaces a plan group's name and plans (`{name, plans}`).
     #[napi]
     pub fn update_plan_group(&self, env: Env, id: String, group: Unknown) -> napi::Result<Value> {
-        let group = crate::records::value(&env, group, &format!("plan group {id}"))?;
+        let group = crate::records::value(&env, group, &format!("plan group {id}"), RECORD)?;
         write(&self.inner)
             .replace_plan_group(&id, &group)
             .map(|g| json!(g))
@@ -333,7 +340,7 @@ impl NativeLedger {
 
     #[napi]
     pub fn replace_invoice(&self, env: Env, id: String, record: Unknown) -> napi::Result<()> {
-        let record = crate::records::value(&env, record, &format!("invoice {id}"))?;
+        let record = crate::records::value(&env, record, &format!("invoice {id}"), RECORD)?;
         write(&self.inner)
             .replace_invoice(&id, &record)
             .map_err(to_napi)

@@ -436,3 +436,26 @@ test('an object as a report parameter is refused naming it, not sent as its JSON
   })
   assert.equal(l.report('mrr', { interval: 'month', date: ['20240101-20240131'] }, '2024-06-01').result.length, 1)
 })
+
+test('a parameter, setting or option JSON cannot hold is refused naming it; a BigInt parameter is its digits', async () => {
+  const refused = (fn, code, message, field) => assert.throws(fn, (e) => {
+    assert.ok(e instanceof SubmetricsError)
+    assert.deepEqual([e.code, e.message, e.field], [code, message, field])
+    return true
+  })
+  const value = 'a parameter value is text, a number, a boolean, a Date or an array of those'
+  const l = new Ledger()
+  refused(() => l.report('mrr', { interval: () => 'month' }, '2024-06-01'), 'invalid_query', `parameter \`interval\`: ${value}`, 'interval')
+  refused(() => l.report('mrr', { interval: Symbol('month') }, '2024-06-01'), 'invalid_query', `parameter \`interval\`: ${value}`, 'interval')
+  refused(() => l.report('mrr', { date: [new Date('2024-01-01')] }, '2024-06-01'), 'invalid_query', `parameter \`date\`: ${value}`, 'date')
+  refused(() => l.customers({ limit: Infinity }, '2024-06-01'), 'invalid_query', 'parameter `limit`: Infinity is not a finite number', 'limit')
+  refused(() => l.movements('2024-06-01', { customer: NaN }), 'invalid_query', 'parameter `customer`: NaN is not a finite number', 'customer')
+  await assert.rejects(l.reportAsync('mrr', { interval: () => 'month' }, '2024-06-01'), (e) => e.field === 'interval' && e.code === 'invalid_query')
+  refused(() => new Ledger({ base_currency: () => 'USD' }), 'invalid_setting', 'the settings: field `base_currency`: is a function, not a JSON value', 'base_currency')
+  refused(() => new Ledger({ churn_grace_days: NaN }), 'invalid_setting', 'the settings: field `churn_grace_days`: is NaN, which is not a JSON number', 'churn_grace_days')
+  refused(() => l.updateSettings({ timezone: Symbol('UTC') }), 'invalid_setting', 'the settings: field `timezone`: is a symbol, not a JSON value', 'timezone')
+  refused(() => l.importStripe([], { data_source: () => 'stripe' }), 'invalid_query', 'the Stripe options: field `data_source`: is a function, not a JSON value', 'data_source')
+  assert.equal(l.customers({ limit: 10n }, '2024-06-01').result.count, 0)
+  assert.deepEqual(l.report('mrr', { interval: 'month', date: '20240101-20240131' }, '2024-06-01'),
+    l.report('mrr', { interval: 'month', date: ['20240101-20240131'], fix_fx: [false] }, '2024-06-01'))
+})

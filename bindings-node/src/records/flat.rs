@@ -216,7 +216,7 @@ impl<'a, 'b> FlatRecords<'a, 'b> {
                 Err(failure) => {
                     return Err(failure
                         .at(Step::Key(key))
-                        .into_error(&record_name(position)));
+                        .into_error(&record_name(position), RECORD));
                 }
             }
         }

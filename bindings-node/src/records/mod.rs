@@ -44,6 +44,12 @@ pub use flat::{FlatLayout, FlatRecords};
 
 /// Nesting levels a call may hold, the argument itself counted.
 const MAX_DEPTH: u32 = 128;
+
+/// The error codes of what an argument is: a record (or a patch of one),
+/// the ledger's settings, a call's options.
+pub const RECORD: &str = "invalid_record";
+pub const SETTING: &str = "invalid_setting";
+pub const OPTION: &str = "invalid_query";
 /// Values one record may hold, itself counted.
 const MAX_VALUES: usize = 1_000_000;
 
@@ -104,7 +110,7 @@ impl<'b> Records<'b> {
             return match self.reader.value(self.value, MAX_DEPTH) {
                 Ok(Some(record)) => Ok(Some(vec![record])),
                 Ok(None) => Err(not_records()),
-                Err(failure) => Err(failure.into_error("the record")),
+                Err(failure) => Err(failure.into_error("the record", RECORD)),
             };
         };
         if self.next >= count {
@@ -133,10 +139,15 @@ impl<'b> Records<'b> {
 }
 
 /// One argument that is no list of records (an update's patch, a
-/// replacement record, settings) as JSON, read as a record is: a `Date` as
-/// its ISO text, and what JSON cannot hold an error naming `what` and the
-/// field. `undefined` is `null`.
-pub fn value(env: &Env, value: Unknown<'_>, what: &str) -> napi::Result<serde_json::Value> {
+/// replacement record, settings, options) as JSON, read as a record is: a
+/// `Date` as its ISO text, and what JSON cannot hold an error of `code`
+/// naming `what` and the field. `undefined` is `null`.
+pub fn value(
+    env: &Env,
+    value: Unknown<'_>,
+    what: &str,
+    code: &str,
+) -> napi::Result<serde_json::Value> {
     let arena = Bump::new();
     let mut reader = Reader {
         env: env.raw(),
@@ -147,7 +158,7 @@ pub fn value(env: &Env, value: Unknown<'_>, what: &str) -> napi::Result<serde_js
     match reader.value(value.raw(), MAX_DEPTH) {
         Ok(Some(tree)) => Ok(tree.to_value()),
         Ok(None) => Ok(serde_json::Value::Null),
-        Err(failure) => Err(failure.into_error(what)),
+        Err(failure) => Err(failure.into_error(what, code)),
     }
 }
 
@@ -231,7 +242,7 @@ impl<'b> Failure<'b> {
 
     /// The error of the call, naming the record and the field
     /// (`lines[0].amount`, or `(record)` for the record itself).
-    fn into_error(self, record: &str) -> Error {
+    fn into_error(self, record: &str, code: &str) -> Error {
         match self {
             Failure::Napi(error) => error,
             Failure::Unreadable { reason, path } => {
@@ -250,7 +261,7 @@ impl<'b> Failure<'b> {
                     field.push_str("(record)");
                 }
                 details(
-                    "invalid_record",
+                    code,
                     format!("{record}: field `{field}`: {reason}"),
                     None,
                     Some(&field),
@@ -341,8 +352,10 @@ impl<'b> Reader<'b> {
         self.budget = MAX_VALUES;
         match self.value(item, MAX_DEPTH - 1) {
             Ok(Some(record)) => Ok(record),
-            Ok(None) => Err(Failure::unreadable("is undefined").into_error(&record_name(index))),
-            Err(failure) => Err(failure.into_error(&record_name(index))),
+            Ok(None) => {
+                Err(Failure::unreadable("is undefined").into_error(&record_name(index), RECORD))
+            }
+            Err(failure) => Err(failure.into_error(&record_name(index), RECORD)),
         }
     }
 
