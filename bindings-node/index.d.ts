@@ -325,10 +325,11 @@ export interface MovementFilters {
  * Report query parameters: the HTTP names (`selected-date`, `fix_fx`, ...).
  * A Date value means its day in the ledger's time zone; `undefined` or
  * `null` means the parameter's default, but a name the report does not read
- * is an `invalid_query` error all the same. A string holding a lone UTF-16
- * surrogate is an `invalid_query` error naming the parameter.
+ * is an `invalid_query` error all the same. A bigint is its digits. A
+ * string holding a lone UTF-16 surrogate, NaN or an infinity is an
+ * `invalid_query` error naming the parameter.
  */
-export type ReportParams = Record<string, string | number | boolean | Date | string[] | undefined | null>
+export type ReportParams = Record<string, string | number | bigint | boolean | Date | Array<string | number | bigint | boolean> | undefined | null>
 export interface MrrPeriod {
   date: string
   end_date: string
