@@ -203,8 +203,9 @@ fn gold_ledger(amount: i64, xau_per_usd: &str) -> Ledger {
 }
 
 /// Amounts the data leads to beyond 64-bit cents are an `out_of_range`
-/// error naming them, never a capped or wrapped number: a conversion at an
-/// extreme rate, and an ARR twelve times an MRR that fits.
+/// error naming the report and the amount, never a capped or wrapped
+/// number: a conversion at an extreme rate, and an ARR twelve times an MRR
+/// that fits.
 #[test]
 fn an_amount_beyond_64_bit_cents_is_an_error_not_a_wrong_number() {
     let as_of: DateTime<Utc> = "2024-01-15T00:00:00Z".parse().unwrap();
@@ -221,7 +222,9 @@ fn an_amount_beyond_64_bit_cents_is_an_error_not_a_wrong_number() {
             report(&converted, name),
             (
                 "out_of_range".to_string(),
-                format!("3000 cents of XAU in USD at the rates of 2024-01-01{beyond}")
+                format!(
+                    "report `{name}`: 3000 cents of XAU in USD at the rates of 2024-01-01{beyond}"
+                )
             ),
             "{name}"
         );
@@ -235,13 +238,13 @@ fn an_amount_beyond_64_bit_cents_is_an_error_not_a_wrong_number() {
     assert_eq!(
         mrr,
         Some(format!(
-            "the ARR of 1000000000000000000 cents of MRR{beyond}"
+            "report `summary`: the ARR of 1000000000000000000 cents of MRR{beyond}"
         ))
     );
     for name in ["mrr", "mrr-table", "map"] {
         assert_eq!(
             report(&large, name).1,
-            format!("the ARR of 1000000000000000000 cents of MRR{beyond}"),
+            format!("report `{name}`: the ARR of 1000000000000000000 cents of MRR{beyond}"),
             "{name}"
         );
     }

@@ -298,8 +298,9 @@ fn notification_settings_merge_only_what_is_sent() {
     }
 }
 
-/// A conversion at an extreme rate is a 400 `out_of_range` naming it, on
-/// the reports and the movements alike, not a 500 or a capped number.
+/// A conversion at an extreme rate is a 400 `out_of_range` naming it (and
+/// the report), on the reports and the movements alike, not a 500 or a
+/// capped number.
 #[test]
 fn an_amount_beyond_64_bit_cents_is_a_400_naming_it() {
     let server = Server::start();
@@ -313,17 +314,15 @@ fn an_amount_beyond_64_bit_cents_is_a_400_naming_it() {
     );
     server.post("/data/customers", json!({"id": "G", "name": "Gold"}));
     server.post("/data/invoices", json!({"id": "g1", "customer_id": "G", "type": "subscription", "invoice_date": "2024-01-01", "amount": 3000, "currency": "XAU", "plan_id": "g"}));
-    let expected = json!({
-        "error": "3000 cents of XAU in USD at the rates of 2024-01-01 is outside the range of \
-                  64-bit cents (at most 9223372036854775807 either way)",
-        "code": "out_of_range",
-    });
-    for path in [
-        "/reports/summary?as_of=2024-01-15",
-        "/reports/mrr?as_of=2024-01-15",
-        "/movements?as_of=2024-01-15",
+    let conversion = "3000 cents of XAU in USD at the rates of 2024-01-01 is outside the range \
+                      of 64-bit cents (at most 9223372036854775807 either way)";
+    for (path, report) in [
+        ("/reports/summary?as_of=2024-01-15", "report `summary`: "),
+        ("/reports/mrr?as_of=2024-01-15", "report `mrr`: "),
+        ("/movements?as_of=2024-01-15", ""),
     ] {
-        assert_eq!(server.get(path), (400, expected.clone()), "{path}");
+        let expected = json!({"error": format!("{report}{conversion}"), "code": "out_of_range"});
+        assert_eq!(server.get(path), (400, expected), "{path}");
     }
 }
 

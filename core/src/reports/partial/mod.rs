@@ -139,7 +139,7 @@ pub(crate) fn report_partial(
     let report = Report::find(name)?;
     report.check(params)?;
     let parts = parts_of(report)?;
-    let body = (parts.compute)(ledger, params, as_of)?;
+    let body = (parts.compute)(ledger, params, as_of).map_err(|e| e.in_report(report.name))?;
     Ok(ReportPartial {
         header: Header {
             report: report.name.to_string(),
@@ -220,6 +220,8 @@ impl ReportPartial {
         let cache = CacheCell::default();
         let shape = Derived::new(&store, &cache);
         let (params, as_of) = (&self.header.params, self.header.as_of);
-        Ok((parts.finish)(&shape, params, as_of, self.body)?.into_json())
+        let answer = (parts.finish)(&shape, params, as_of, self.body)
+            .map_err(|e| e.in_report(report.name))?;
+        Ok(answer.into_json())
     }
 }
