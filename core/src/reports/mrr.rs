@@ -135,7 +135,7 @@ impl Head for MrrHead {
 pub(super) fn mrr_answer(series: &MrrSeries) -> Result<ReportAnswer> {
     let result = (0..series.periods.len())
         .map(|i| {
-            let mut row = period_row(&series.periods[i], &series.total, i)?;
+            let mut row = period_row(series, i)?;
             if series.breakdown.is_some() {
                 let entries = series
                     .groups
@@ -147,7 +147,7 @@ pub(super) fn mrr_answer(series: &MrrSeries) -> Result<ReportAnswer> {
                             .then(|| series.total.stats[i].fx_adjustment());
                         Ok((
                             key.clone(),
-                            breakdown_entry(label, group, i, fx_adjustment)?,
+                            breakdown_entry(series, key, label, group, i, fx_adjustment)?,
                         ))
                     })
                     .collect::<Result<_>>()?;

@@ -6,7 +6,7 @@
 
 use super::PeriodStats;
 use crate::derive::movements::{Movement, MovementKind, MovementSubtype};
-use crate::money::Cents;
+use crate::money::Total;
 use std::ops::{Add, Sub};
 
 const KINDS: usize = MovementKind::ALL.len();
@@ -31,9 +31,12 @@ const TOTAL_MRR: usize = PAYING + 1;
 const FIGURES: usize = TOTAL_MRR + 1;
 
 /// The figures of a day in one flat array (see [`AMOUNTS`] for what each
-/// is), so that adding two days is one loop over numbers.
+/// is), so that adding two days is one loop over numbers. They are exact
+/// 128-bit sums (see [`Total`]): the levels sum every movement since the
+/// first day, far more than any one period, and a period's figures are the
+/// difference of two levels.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(super) struct DayFigures([i64; FIGURES]);
+pub(super) struct DayFigures([i128; FIGURES]);
 
 impl Default for DayFigures {
     fn default() -> DayFigures {
@@ -54,10 +57,10 @@ impl DayFigures {
     ) {
         let subtype = m.subtype.index();
         let figures = &mut self.0;
-        figures[AMOUNTS + subtype] += m.mrr_change_base_currency;
-        figures[CUSTOMERS + m.kind.index()] += i64::from(first_of_kind);
-        figures[SUBTYPE_CUSTOMERS + subtype] += i64::from(first_of_subtype);
-        figures[COUNT_CHANGES + subtype] += i64::from(m.customer_count_change);
+        figures[AMOUNTS + subtype] += i128::from(m.mrr_change_base_currency);
+        figures[CUSTOMERS + m.kind.index()] += i128::from(first_of_kind);
+        figures[SUBTYPE_CUSTOMERS + subtype] += i128::from(first_of_subtype);
+        figures[COUNT_CHANGES + subtype] += i128::from(m.customer_count_change);
         figures[ROWS + subtype] += 1;
     }
 
@@ -66,8 +69,8 @@ impl DayFigures {
     pub(super) fn movement_stats(&self) -> PeriodStats {
         let amounts = self.section(AMOUNTS, SUBTYPES);
         let mut stats = PeriodStats {
-            customers_diff: self.section(COUNT_CHANGES, SUBTYPES).iter().sum(),
-            all_movements: amounts.iter().sum(),
+            customers_diff: count(self.section(COUNT_CHANGES, SUBTYPES).iter().sum()),
+            all_movements: Total::exact(amounts.iter().sum()),
             ..PeriodStats::default()
         };
         for kind in MovementKind::ALL {
@@ -77,7 +80,8 @@ impl DayFigures {
                 .filter(|(subtype, _)| subtype.kind() == kind)
                 .map(|(_, amount)| amount)
                 .sum();
-            set_column(&mut stats, kind, amount, self.0[CUSTOMERS + kind.index()]);
+            let customers = self.0[CUSTOMERS + kind.index()];
+            set_column(&mut stats, kind, Total::exact(amount), count(customers));
         }
         stats
     }
@@ -88,11 +92,16 @@ impl DayFigures {
     pub(super) fn subtype_stats(&self, subtype: MovementSubtype) -> PeriodStats {
         let s = subtype.index();
         let mut stats = PeriodStats {
-            customers_diff: self.0[COUNT_CHANGES + s],
+            customers_diff: count(self.0[COUNT_CHANGES + s]),
             ..PeriodStats::default()
         };
         let (amount, customers) = (self.0[AMOUNTS + s], self.0[SUBTYPE_CUSTOMERS + s]);
-        set_column(&mut stats, subtype.kind(), amount, customers);
+        set_column(
+            &mut stats,
+            subtype.kind(),
+            Total::exact(amount),
+            count(customers),
+        );
         stats
     }
 
@@ -104,32 +113,32 @@ impl DayFigures {
     /// Customers paying at the end of the day (a change of them, for a
     /// day's change).
     pub(super) fn paying(&self) -> i64 {
-        self.0[PAYING]
+        count(self.0[PAYING])
     }
 
     /// Every customer's MRR in the base currency (a change of it, for a
     /// day's change).
-    pub(super) fn total_mrr(&self) -> Cents {
-        self.0[TOTAL_MRR]
+    pub(super) fn total_mrr(&self) -> Total {
+        Total::exact(self.0[TOTAL_MRR])
     }
 
     /// Adds to the paying customers (one started or stopped paying).
     pub(super) fn add_paying(&mut self, customers: i64) {
-        self.0[PAYING] += customers;
+        self.0[PAYING] += i128::from(customers);
     }
 
     /// Adds to the MRR in the base currency.
-    pub(super) fn add_total_mrr(&mut self, amount: Cents) {
-        self.0[TOTAL_MRR] += amount;
+    pub(super) fn add_total_mrr(&mut self, amount: Total) {
+        self.0[TOTAL_MRR] += i128::from(amount);
     }
 
     /// The `len` figures from `start`.
-    fn section(&self, start: usize, len: usize) -> &[i64] {
+    fn section(&self, start: usize, len: usize) -> &[i128] {
         &self.0[start..start + len]
     }
 
     /// Each figure combined with the same figure of `other`.
-    fn combined(mut self, other: DayFigures, combine: impl Fn(i64, i64) -> i64) -> DayFigures {
+    fn combined(mut self, other: DayFigures, combine: impl Fn(i128, i128) -> i128) -> DayFigures {
         for (figure, theirs) in self.0.iter_mut().zip(other.0) {
             *figure = combine(*figure, theirs);
         }
@@ -138,12 +147,18 @@ impl DayFigures {
 
     /// Every figure times `sign` (1, or -1 to take a contribution back).
     pub(super) fn scaled(self, sign: i64) -> DayFigures {
-        self.combined(DayFigures::default(), |figure, _| figure * sign)
+        self.combined(DayFigures::default(), |figure, _| figure * i128::from(sign))
     }
 }
 
+/// A count of customers or movement rows: far inside 64 bits, as no ledger
+/// holds 2^63 rows.
+fn count(figure: i128) -> i64 {
+    figure as i64
+}
+
 /// Sets the amount and customers of `kind`'s movement columns.
-fn set_column(stats: &mut PeriodStats, kind: MovementKind, amount: Cents, customers: i64) {
+fn set_column(stats: &mut PeriodStats, kind: MovementKind, amount: Total, customers: i64) {
     let (amount_column, customers_column) = match kind {
         MovementKind::New => (&mut stats.new, &mut stats.new_customers),
         MovementKind::Expansion => (&mut stats.expansion, &mut stats.expansion_customers),
