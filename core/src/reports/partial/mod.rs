@@ -12,7 +12,8 @@
 //! plans, plan groups, settings and FX rates as every other worker.
 //!
 //! What each family keeps is documented beside its computation; amounts
-//! stay in integer cents and every rate, share, average and median is
+//! stay in integer cents, summed exactly in 128 bits and checked into 64
+//! bits only at finish, and every rate, share, average and median is
 //! computed at finish from merged numerators, denominators and values.
 
 mod format;
