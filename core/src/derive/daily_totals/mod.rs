@@ -183,7 +183,7 @@ impl DailyTotals {
                 for movements in part {
                     totals.contribution(movements, &mut contribution);
                     for (day, figures) in contribution.changes.drain(..) {
-                        changes[day] = changes[day] + figures;
+                        changes[day] += figures;
                     }
                     stops.append(&mut contribution.stops);
                     foreign.append(&mut contribution.foreign);
@@ -192,7 +192,7 @@ impl DailyTotals {
             })
             .reduce(empty, |mut into, mut from| {
                 for (a, b) in into.0.iter_mut().zip(from.0) {
-                    *a = *a + b;
+                    *a += b;
                 }
                 into.1.append(&mut from.1);
                 into.2.append(&mut from.2);
@@ -420,7 +420,7 @@ impl DailyTotals {
     /// converting its foreign MRR day by day; leaves `contribution` empty.
     fn add(&mut self, contribution: &mut Contribution, sign: i64, fx: &FxTable) -> Result<()> {
         for (day, figures) in contribution.changes.drain(..) {
-            self.changes[day] = self.changes[day] + figures.scaled(sign);
+            self.changes[day] += figures.scaled(sign);
         }
         for (day, run) in contribution.stops.drain(..) {
             if sign > 0 {
@@ -545,7 +545,7 @@ impl DailyTotals {
             .changes
             .iter()
             .map(|change| {
-                level = level + *change;
+                level += *change;
                 level
             })
             .collect();
