@@ -36,6 +36,21 @@ pub(super) fn share_totals(groups: &mut Groups) {
     }
 }
 
+/// Adds the stats of every breakdown entry into the total's, period by
+/// period: for a breakdown by a customer-level key, whose entries hold each
+/// of their customers once and the total only the customers outside them.
+pub(super) fn add_entries_to_total(groups: &mut Groups) {
+    let Some((_, mut total)) = groups.remove(&None) else {
+        return;
+    };
+    for (_, stats) in groups.values() {
+        for (into, from) in total.iter_mut().zip(stats) {
+            into.add(from);
+        }
+    }
+    groups.insert(None, (String::new(), total));
+}
+
 /// `mrr`'s breakdown.
 pub(super) fn breakdown_param(params: &ReportParams) -> Result<Option<&'static str>> {
     Ok(Breakdown::from_query(&Query::new(params))?.map(Breakdown::as_str))
