@@ -335,11 +335,13 @@ fn days_value(request: &EventRequest, part: DaysPart) -> Result<ReportAnswer> {
                 steps.set(format!("{name}_days_median"), median(days));
                 steps.set(format!("{name}_count"), days.len() as i64);
             }
-            let within = format!("of the period {} to {}", period.start, period.end);
             Ok(DaysRow {
                 date: period.start,
                 end_date: period.end,
-                steps: steps.cells(|name| format!("the `{name}` {within}"))?,
+                steps: steps.cells(|name| {
+                    let (start, end) = (period.start, period.end);
+                    format!("the `{name}` of the period {start} to {end}")
+                })?,
             })
         })
         .collect::<Result<_>>()?;

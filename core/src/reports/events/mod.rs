@@ -310,15 +310,18 @@ impl<'a> EventRequest<'a> {
         at: &str,
         figures: &Figures,
     ) -> Result<PeriodFigures> {
-        let within = match period {
-            Some(p) => format!(" of the period {} to {}", p.start, p.end),
-            None => String::new(),
-        };
         let currency = self.currency;
+        let what = |name: &str| match period {
+            Some(p) => format!(
+                "the `{at}{name}` of the period {} to {} in {currency}",
+                p.start, p.end
+            ),
+            None => format!("the `{at}{name}` in {currency}"),
+        };
         Ok(PeriodFigures {
             date: period.map(|p| p.start),
             end_date: period.map(|p| p.end),
-            figures: figures.cells(|name| format!("the `{at}{name}`{within} in {currency}"))?,
+            figures: figures.cells(what)?,
         })
     }
 
