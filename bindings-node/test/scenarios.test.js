@@ -1,6 +1,7 @@
 'use strict'
 // Every shared scenario file (testdata/scenarios, format SCENARIOS.md)
-// through the Node API, with the subset matching of the Rust runner; each
+// through the Node API, with the subset matching of the Rust runner and its
+// reports expected to fail (`error`: the error's code and message); each
 // file is a test named by its path under testdata/scenarios.
 const test = require('node:test')
 const assert = require('node:assert/strict')
@@ -105,7 +106,15 @@ function run(file) {
         unknown.push(report.name)
         return
       }
-      throw error
+      if (!(error instanceof SubmetricsError) || !report.error) throw error
+      const got = { code: error.code, message: error.message }
+      const diff = subsetDifference(report.error, got, `$.expect.reports[${i}].error`)
+      if (diff) failures.push(`report ${report.name}: ${diff}`)
+      return
+    }
+    if (report.error) {
+      failures.push(`report ${report.name}: answered, expected the error ${JSON.stringify(report.error)}`)
+      return
     }
     const diff = subsetDifference(report.result, actual, `$.expect.reports[${i}].result`)
     if (diff) failures.push(`report ${report.name}: ${diff}`)

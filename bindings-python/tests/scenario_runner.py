@@ -1,5 +1,6 @@
 """Runs a shared scenario file (testdata/scenarios, format SCENARIOS.md)
-through the Python API; mirrors the Rust runner's subset matching."""
+through the Python API; mirrors the Rust runner's subset matching, and its
+reports expected to fail (``error``: the exception's code and message)."""
 
 from __future__ import annotations
 
@@ -54,6 +55,9 @@ def subset_difference(expected: Any, actual: Any, path: str) -> Optional[str]:
             if diff:
                 return diff
         return None
+    if type(expected) is int and type(actual) is int:
+        # Integers compare exactly, past the 53 bits a float holds.
+        return None if expected == actual else f"{path}: expected {expected}, got {actual}"
     if isinstance(expected, (int, float)) and not isinstance(expected, bool):
         if isinstance(actual, (int, float)) and not isinstance(actual, bool) and math.isclose(expected, actual, rel_tol=0, abs_tol=1e-6):
             return None
@@ -126,6 +130,17 @@ def run(path: Path) -> Tuple[List[str], List[str]]:
                 actual = ledger.report(name, as_of, params)
         except submetrics.UnknownReportError:
             unknown.append(name)
+            continue
+        except submetrics.SubmetricsError as error:
+            if "error" not in report:
+                raise
+            actual = {"code": error.code, "message": str(error)}
+            diff = subset_difference(report["error"], actual, f"$.expect.reports[{i}].error")
+            if diff:
+                failures.append(f"report {name}: {diff}")
+            continue
+        if "error" in report:
+            failures.append(f"report {name}: answered, expected the error {report['error']}")
             continue
         diff = subset_difference(report["result"], actual, f"$.expect.reports[{i}].result")
         if diff:

@@ -202,6 +202,18 @@ impl Error {
         }
     }
 
+    /// This error as report `report` answers it: an amount out of range
+    /// names the report before the figure (`report `mrr`: the `total_mrr`
+    /// of ...`); other errors name what they are about already.
+    pub(crate) fn in_report(self, report: &str) -> Self {
+        match self {
+            Error::OutOfRange { what } => Error::OutOfRange {
+                what: format!("report `{report}`: {what}"),
+            },
+            other => other,
+        }
+    }
+
     pub(crate) fn query(param: &str, reason: impl Into<String>) -> Self {
         Error::InvalidQuery {
             param: param.to_string(),

@@ -133,9 +133,128 @@ pub(crate) fn round_ratio_checked(numerator: i128, denominator: i128) -> Option<
 /// Twelve times a monthly amount: the ARR of an MRR. An ARR beyond the
 /// `i64` range is [`Error::OutOfRange`].
 pub(crate) fn arr_of(mrr: Cents) -> Result<Cents> {
-    mrr.checked_mul(12).ok_or_else(|| Error::OutOfRange {
-        what: format!("the ARR of {mrr} cents of MRR"),
-    })
+    (Total::from(mrr) * 12).cents(|| format!("the ARR of {mrr} cents of MRR"))
+}
+
+/// An exact sum of amounts: what a report adds up over customers,
+/// currencies, invoices or days before it answers. 128 bits hold the sum
+/// of 2^64 amounts of 64-bit cents, more than any ledger holds, so adding
+/// and subtracting totals never overflows or rounds, and a difference of
+/// two totals is exact even when either is beyond 64-bit cents.
+///
+/// A total leaves as [`Cents`] only through [`Total::cents`], which answers
+/// one beyond 64-bit cents as [`Error::OutOfRange`] naming the figure: a
+/// report gives the right number or that error, never a wrapped or capped
+/// one. Within a ledger's limits ([`MAX_AMOUNT`]) a total passes 64-bit
+/// cents with about 300,000 customers paying the largest amount on a daily
+/// plan, a few whose service period of seconds prorates it to a whole
+/// interval, or conversions at extreme rates.
+#[derive(
+    Debug, Clone, Copy, Default, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize,
+)]
+#[serde(transparent)]
+pub struct Total(i128);
+
+impl Total {
+    pub const ZERO: Total = Total(0);
+
+    /// A total of exactly `value` cents.
+    pub fn exact(value: i128) -> Total {
+        Total(value)
+    }
+
+    /// `value` cents rounded half to even, as the report's float
+    /// arithmetic gave them (an LTV). A value past 128 bits, or infinite,
+    /// is held at the nearest end, far beyond what [`Total::cents`]
+    /// accepts, so it is refused all the same; NaN is 0.
+    pub fn rounded(value: f64) -> Total {
+        Total(value.round_ties_even() as i128)
+    }
+
+    /// The total as cents, or [`Error::OutOfRange`] when it lies outside
+    /// 64-bit cents; `what` names the figure, its period and currency
+    /// ("the `total_mrr` of the period 2024-03-01 to 2024-03-31 in USD").
+    pub fn cents(self, what: impl FnOnce() -> String) -> Result<Cents> {
+        Cents::try_from(self.0).map_err(|_| Error::OutOfRange { what: what() })
+    }
+
+    /// The total as a float, for rates and shares (rounded to 53 bits).
+    pub fn as_f64(self) -> f64 {
+        self.0 as f64
+    }
+}
+
+impl From<Cents> for Total {
+    fn from(cents: Cents) -> Total {
+        Total(i128::from(cents))
+    }
+}
+
+impl From<Total> for i128 {
+    fn from(total: Total) -> i128 {
+        total.0
+    }
+}
+
+impl std::ops::Add for Total {
+    type Output = Total;
+    fn add(self, other: Total) -> Total {
+        Total(self.0 + other.0)
+    }
+}
+
+impl std::ops::Sub for Total {
+    type Output = Total;
+    fn sub(self, other: Total) -> Total {
+        Total(self.0 - other.0)
+    }
+}
+
+impl std::ops::Neg for Total {
+    type Output = Total;
+    fn neg(self) -> Total {
+        Total(-self.0)
+    }
+}
+
+/// A total times a count (an MRR times 12 months, an amount times the
+/// customers holding it): 64-bit cents times a 64-bit count stay inside
+/// 128 bits.
+impl std::ops::Mul<i64> for Total {
+    type Output = Total;
+    fn mul(self, count: i64) -> Total {
+        Total(self.0 * i128::from(count))
+    }
+}
+
+impl std::ops::AddAssign for Total {
+    fn add_assign(&mut self, other: Total) {
+        self.0 += other.0;
+    }
+}
+
+impl std::ops::AddAssign<Cents> for Total {
+    fn add_assign(&mut self, cents: Cents) {
+        self.0 += i128::from(cents);
+    }
+}
+
+impl std::iter::Sum<Cents> for Total {
+    fn sum<I: Iterator<Item = Cents>>(amounts: I) -> Total {
+        Total(amounts.map(i128::from).sum())
+    }
+}
+
+impl<'a> std::iter::Sum<&'a Cents> for Total {
+    fn sum<I: Iterator<Item = &'a Cents>>(amounts: I) -> Total {
+        amounts.copied().sum()
+    }
+}
+
+impl std::iter::Sum for Total {
+    fn sum<I: Iterator<Item = Total>>(totals: I) -> Total {
+        Total(totals.map(|t| t.0).sum())
+    }
 }
 
 /// `round(numerator / denominator)` for integers, half to even, in exact
@@ -239,6 +358,69 @@ mod tests {
                 round_half_even(i128::from(n), i128::from(d))
             );
         }
+    }
+
+    fn beyond(what: &str) -> Error {
+        Error::OutOfRange {
+            what: what.to_string(),
+        }
+    }
+
+    #[test]
+    fn a_total_is_exact_past_64_bits_and_leaves_only_inside_them() {
+        let max = Total::from(i64::MAX);
+        let min = Total::from(i64::MIN);
+        assert_eq!(max.cents(|| "max".into()), Ok(i64::MAX));
+        assert_eq!(min.cents(|| "min".into()), Ok(i64::MIN));
+        assert_eq!(
+            (max + Total::from(1)).cents(|| "max + 1".into()),
+            Err(beyond("max + 1"))
+        );
+        assert_eq!(
+            (min + Total::from(-1)).cents(|| "min - 1".into()),
+            Err(beyond("min - 1"))
+        );
+        // Three times the largest amount is beyond; less twice, it is back.
+        let three: Total = [i64::MAX; 3].iter().sum();
+        assert_eq!(i128::from(three), 3 * i128::from(i64::MAX));
+        assert_eq!((three - max - max).cents(String::new), Ok(i64::MAX));
+        let mut sum = Total::ZERO;
+        sum += i64::MAX;
+        sum += Total::from(i64::MAX);
+        assert_eq!(sum, -(-max - max));
+        assert_eq!(max * 12, Total::exact(12 * i128::from(i64::MAX)));
+        // The figure is named only when it is refused.
+        assert_eq!(Total::from(5).cents(|| unreachable!()), Ok(5));
+    }
+
+    #[test]
+    fn a_float_total_is_rounded_half_to_even_and_an_enormous_one_refused() {
+        assert_eq!(Total::rounded(2.5), Total::from(2));
+        assert_eq!(Total::rounded(-3.5), Total::from(-4));
+        assert_eq!(Total::rounded(f64::NAN), Total::ZERO);
+        for enormous in [1e30, 1e60, f64::INFINITY, -f64::INFINITY] {
+            assert!(
+                Total::rounded(enormous).cents(String::new).is_err(),
+                "{enormous}"
+            );
+        }
+        assert_eq!(
+            Total::rounded(9.2e18).cents(String::new),
+            Ok(9_200_000_000_000_000_000)
+        );
+    }
+
+    #[test]
+    fn an_arr_beyond_64_bit_cents_is_refused() {
+        assert_eq!(
+            arr_of(768_614_336_404_564_650),
+            Ok(9_223_372_036_854_775_800)
+        );
+        assert_eq!(
+            arr_of(768_614_336_404_564_651),
+            Err(beyond("the ARR of 768614336404564651 cents of MRR"))
+        );
+        assert_eq!(arr_of(-5), Ok(-60));
     }
 
     #[test]

@@ -1,7 +1,7 @@
 //! Every scenario file (`testdata/scenarios/`, walked recursively) with its
 //! customers split into 2 or 3 partitions: each report query it lists,
 //! computed in parts, merged and finished, gives the scenario's expected
-//! value and exactly the single ledger's report.
+//! value (or error) and exactly the single ledger's report.
 
 mod support;
 
@@ -92,7 +92,12 @@ fn every_scenario_report_finishes_from_partitions() {
                         failures.push(format!("{context}: differs from the single ledger"));
                     }
                 }
-                (Err(single), Err(parted)) if single == parted => {}
+                (Err(single), Err(parted)) if single == parted => {
+                    let expected = &report["error"]["message"];
+                    if *expected != single.to_string() {
+                        failures.push(format!("{context}: {single}, expected {expected}"));
+                    }
+                }
                 (single, parted) => failures.push(format!(
                     "{context}: single ledger {:?}, in parts {:?}",
                     single.err(),

@@ -203,8 +203,9 @@ fn gold_ledger(amount: i64, xau_per_usd: &str) -> Ledger {
 }
 
 /// Amounts the data leads to beyond 64-bit cents are an `out_of_range`
-/// error naming them, never a capped or wrapped number: a conversion at an
-/// extreme rate, and an ARR twelve times an MRR that fits.
+/// error naming the report and the amount, never a capped or wrapped
+/// number: a conversion at an extreme rate, and an ARR twelve times an MRR
+/// that fits.
 #[test]
 fn an_amount_beyond_64_bit_cents_is_an_error_not_a_wrong_number() {
     let as_of: DateTime<Utc> = "2024-01-15T00:00:00Z".parse().unwrap();
@@ -221,7 +222,9 @@ fn an_amount_beyond_64_bit_cents_is_an_error_not_a_wrong_number() {
             report(&converted, name),
             (
                 "out_of_range".to_string(),
-                format!("3000 cents of XAU in USD at the rates of 2024-01-01{beyond}")
+                format!(
+                    "report `{name}`: 3000 cents of XAU in USD at the rates of 2024-01-01{beyond}"
+                )
             ),
             "{name}"
         );
@@ -235,13 +238,13 @@ fn an_amount_beyond_64_bit_cents_is_an_error_not_a_wrong_number() {
     assert_eq!(
         mrr,
         Some(format!(
-            "the ARR of 1000000000000000000 cents of MRR{beyond}"
+            "report `summary`: the ARR of 1000000000000000000 cents of MRR{beyond}"
         ))
     );
     for name in ["mrr", "mrr-table", "map"] {
         assert_eq!(
             report(&large, name).1,
-            format!("the ARR of 1000000000000000000 cents of MRR{beyond}"),
+            format!("report `{name}`: the ARR of 1000000000000000000 cents of MRR{beyond}"),
             "{name}"
         );
     }
@@ -413,4 +416,60 @@ fn an_empty_listing_filter_is_refused() {
     }
     assert_eq!(ledger.list_source_plans("stripe", 10, 0).unwrap().count, 0);
     assert_eq!(ledger.list_customer_invoices("a", 10, 0).unwrap().count, 0);
+}
+
+/// The sums of the reports are exact to the last cent of 64 bits and
+/// refused beyond them. On a daily plan the largest amount, 10^12 cents a
+/// day, is an MRR of round(10^12 x 365 / 12) = 30416666666667 cents:
+/// 303,234 customers paying it sum to 9223367500000101078 cents, inside 64
+/// bits, and one more is past them.
+#[test]
+fn the_sums_of_303235_customers_at_the_largest_daily_amount_are_refused_not_wrapped() {
+    use serde_json::json;
+    const INSIDE: usize = 303_234;
+    let mut ledger = Ledger::new(Settings::default());
+    ledger
+        .upsert_plans(&[json!({"id": "d", "name": "Daily", "interval": "day", "currency": "USD"})]);
+    let (customers, invoices): (Vec<_>, Vec<_>) = (0..=INSIDE)
+        .map(|i| {
+            let country = if i == INSIDE { "FR" } else { "DE" };
+            let customer = json!({"id": format!("c{i}"), "name": "C", "country": country});
+            let invoice = json!({"id": format!("i{i}"), "customer_id": format!("c{i}"),
+                "type": "subscription", "plan_id": "d", "invoice_date": "2024-03-01",
+                "amount": 1_000_000_000_000i64, "currency": "USD"});
+            (customer, invoice)
+        })
+        .unzip();
+    ledger.upsert_customers(&customers);
+    assert_eq!(ledger.upsert_invoices(&invoices).accepted(), INSIDE + 1);
+    let as_of: DateTime<Utc> = "2024-03-02T00:00:00Z".parse().unwrap();
+    let run = |name: &str, params: &[(&str, &str)]| {
+        let params: ReportParams = params
+            .iter()
+            .map(|(k, v)| (k.to_string(), v.to_string()))
+            .collect();
+        ledger.report(name, &params, as_of)
+    };
+    let beyond = " is outside the range of 64-bit cents (at most 9223372036854775807 either way)";
+    let error = |name: &str, params: &[(&str, &str)]| run(name, params).unwrap_err().to_string();
+    assert_eq!(
+        error("summary", &[]),
+        format!("report `summary`: the `mrr_current` in USD{beyond}")
+    );
+    let march = [("date", "20240301-20240331"), ("interval", "month")];
+    assert_eq!(
+        error("mrr", &march),
+        format!("report `mrr`: the `new` of the period 2024-03-01 to 2024-03-31 in USD{beyond}")
+    );
+    // The customers in Germany: their MRR is exact, its ARR is refused.
+    let committed = run("cmrr-summary", &[("country", "DE")]).unwrap();
+    assert_eq!(
+        committed["summary"]["mrr_current"],
+        9_223_367_500_000_101_078i64
+    );
+    assert_eq!(committed["summary"]["customers_current"], INSIDE);
+    assert_eq!(
+        error("mrr", &[march[0], march[1], ("country", "DE")]),
+        format!("report `mrr`: the ARR of 9223367500000101078 cents of MRR{beyond}")
+    );
 }

@@ -83,8 +83,9 @@ class MissingFxRateError(SubmetricsError, LookupError):
 
 
 class OutOfRangeError(SubmetricsError, OverflowError):
-    """An amount the data leads to (a conversion at an extreme rate, an ARR)
-    lies outside what 64-bit cents hold."""
+    """An amount the data leads to (a conversion at an extreme rate, a
+    report total, an ARR) lies outside what 64-bit cents hold; the message
+    names the report and the figure."""
 
     code = "out_of_range"
 

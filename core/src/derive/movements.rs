@@ -5,7 +5,7 @@
 use crate::error::Result;
 use crate::fx::FxTable;
 use crate::ids::{CustomerId, PlanId};
-use crate::money::{Cents, Currency};
+use crate::money::{Cents, Currency, Total};
 use chrono::NaiveDate;
 use serde::{Deserialize, Serialize};
 use smallvec::SmallVec;
@@ -194,10 +194,14 @@ pub(crate) struct Snapshot {
 /// (cleared and refilled each day) with plans as indexes into the timeline's
 /// sorted plan table. A customer almost always pays in one currency on one
 /// or two plans, which it holds without allocating.
+///
+/// The MRR of a currency is summed over subscriptions exactly; a movement
+/// reads it only as 64-bit cents ([`DayState::get`]), so that every running
+/// sum of a customer's movements in one currency fits them too.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub(crate) struct DayState {
     /// (currency, MRR, quantity), sorted by currency.
-    totals: SmallVec<[(Currency, Cents, i64); 1]>,
+    totals: SmallVec<[(Currency, Total, i64); 1]>,
     /// Plan indexes, sorted and distinct.
     plans: SmallVec<[u32; 2]>,
 }
@@ -222,7 +226,7 @@ impl DayState {
                         entry.1 += mrr;
                         entry.2 += quantity;
                     }
-                    None => self.totals.push((currency, mrr, quantity)),
+                    None => self.totals.push((currency, Total::from(mrr), quantity)),
                 }
             }
             if let Some(plan) = plan {
@@ -255,30 +259,44 @@ impl DayState {
 
     /// Whether any subscription pays.
     pub fn is_paying(&self) -> bool {
-        self.totals.iter().any(|(_, mrr, _)| *mrr > 0)
+        self.totals.iter().any(|(_, mrr, _)| *mrr > Total::ZERO)
     }
 
-    fn get(&self, currency: Currency) -> (Cents, i64) {
-        self.totals
-            .iter()
-            .find(|(c, _, _)| *c == currency)
-            .map_or((0, 0), |(_, mrr, quantity)| (*mrr, *quantity))
+    /// The MRR and quantity in `currency` on the day of `change`; an MRR
+    /// beyond 64-bit cents is [`Error::OutOfRange`](crate::Error::OutOfRange)
+    /// naming the customer.
+    fn get(&self, currency: Currency, change: &DayChange) -> Result<(Cents, i64)> {
+        let Some((_, mrr, quantity)) = self.totals.iter().find(|(c, _, _)| *c == currency) else {
+            return Ok((0, 0));
+        };
+        let mrr = mrr.cents(|| {
+            format!(
+                "the MRR of customer `{}` in {currency} on {}",
+                change.customer_id, change.date
+            )
+        })?;
+        Ok((mrr, *quantity))
     }
 
+    /// The MRR of every currency converted into `base` on the day (as it
+    /// is when the day holds one currency), summed exactly.
     fn total_in(
         &self,
+        change: &DayChange,
         base: Currency,
         fx: &FxTable,
-        date: NaiveDate,
         single: bool,
-    ) -> Result<Cents> {
-        if single {
-            return Ok(self.totals.iter().map(|(_, mrr, _)| mrr).sum());
+    ) -> Result<Total> {
+        let mut total = Total::ZERO;
+        for (currency, _, _) in &self.totals {
+            let (mrr, _) = self.get(*currency, change)?;
+            total += if single {
+                mrr
+            } else {
+                fx.convert(mrr, *currency, base, change.date)?
+            };
         }
-        self.totals
-            .iter()
-            .map(|(currency, mrr, _)| fx.convert(*mrr, *currency, base, date))
-            .sum()
+        Ok(total)
     }
 }
 
@@ -348,11 +366,12 @@ fn classify_mrr_change(
         }
     };
     let single = currencies.len() == 1;
-    let a = before.total_in(base, fx, change.date, single)?;
-    let b = after.total_in(base, fx, change.date, single)?;
+    let a = before.total_in(change, base, fx, single)?;
+    let b = after.total_in(change, base, fx, single)?;
+    let zero = Total::ZERO;
     let plans_changed = before.plans != after.plans;
     let subtype_for = |delta: Cents| -> MovementSubtype {
-        if a <= 0 && b > 0 {
+        if a <= zero && b > zero {
             if change.paid_before {
                 MovementSubtype::Reactivation
             } else if change.trial_before {
@@ -360,7 +379,7 @@ fn classify_mrr_change(
             } else {
                 MovementSubtype::New
             }
-        } else if a > 0 && b <= 0 {
+        } else if a > zero && b <= zero {
             if change.causes.cancellation {
                 MovementSubtype::Cancellation
             } else if change.causes.refund {
@@ -380,7 +399,7 @@ fn classify_mrr_change(
             MovementSubtype::Contraction
         }
     };
-    let count_change = match (a > 0, b > 0) {
+    let count_change = match (a > zero, b > zero) {
         (false, true) => 1,
         (true, false) => -1,
         _ => 0,
@@ -397,8 +416,9 @@ fn classify_mrr_change(
     // One row per currency that moved; the first carries the count change.
     let mut first = true;
     for currency in currencies {
-        let (mrr_before, quantity_before) = before.get(currency);
-        let (mrr_after, quantity_after) = after.get(currency);
+        let (mrr_before, quantity_before) = before.get(currency, change)?;
+        let (mrr_after, quantity_after) = after.get(currency, change)?;
+        // Both are 0 or more, so their difference fits.
         let delta = mrr_after - mrr_before;
         if delta == 0 {
             continue;
@@ -484,6 +504,42 @@ mod tests {
         assert!(rows_between(&before, &state(&[(1000, "USD", 0, 3)])).is_empty());
         assert!(
             rows_between(&before, &state(&[(600, "USD", 0, 1), (400, "USD", 1, 2)])).is_empty()
+        );
+    }
+
+    #[test]
+    fn a_customer_mrr_beyond_64_bit_cents_in_one_currency_is_refused_naming_it() {
+        let customer_id = CustomerId::from("c");
+        let before = DayState::default();
+        let change = |after: &DayState| {
+            let mut rows = Vec::new();
+            let fx = FxTable::new(Currency::USD);
+            classify(
+                &DayChange {
+                    customer_id: &customer_id,
+                    date: NaiveDate::from_ymd_opt(2024, 3, 1).unwrap(),
+                    before: &before,
+                    after,
+                    plans: &[PlanId::from("p")],
+                    causes: DayCauses::default(),
+                    paid_before: false,
+                    trial_before: false,
+                },
+                Currency::USD,
+                &fx,
+                &mut rows,
+            )
+            .map(|()| rows.iter().map(|r| r.mrr_change).collect::<Vec<_>>())
+        };
+        // Two subscriptions summing to exactly the largest 64-bit amount.
+        let half = i64::MAX / 2;
+        let at_most = state(&[(half, "USD", 0, 1), (half + 1, "USD", 0, 1)]);
+        assert_eq!(change(&at_most), Ok(vec![i64::MAX]));
+        let beyond = state(&[(half + 1, "USD", 0, 1), (half + 1, "USD", 0, 1)]);
+        assert_eq!(
+            change(&beyond).unwrap_err().to_string(),
+            "the MRR of customer `c` in USD on 2024-03-01 is outside the range of 64-bit cents \
+             (at most 9223372036854775807 either way)"
         );
     }
 

@@ -339,17 +339,6 @@ pub(crate) enum Cell {
     Null,
 }
 
-impl Cell {
-    /// The number, `None` for [`Cell::Null`].
-    pub(crate) fn number(self) -> Option<f64> {
-        match self {
-            Cell::Int(value) => Some(value as f64),
-            Cell::Real(value) => Some(value),
-            Cell::Null => None,
-        }
-    }
-}
-
 impl From<Cents> for Cell {
     fn from(value: Cents) -> Cell {
         Cell::Int(value)
@@ -592,7 +581,5 @@ mod tests {
             Cell::Real(f64::NAN),
         ];
         assert_eq!(json(&cells[..]), json!([-5, 0.25, null, null]));
-        assert_eq!(Cell::Int(3).number(), Some(3.0));
-        assert_eq!(Cell::Null.number(), None);
     }
 }

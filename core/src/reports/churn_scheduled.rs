@@ -12,7 +12,7 @@ use super::scheduled::{Request, Scheduled, ScheduledRow, ScheduledView, row, sch
 use crate::derive::Derived;
 use crate::derive::movements::MovementKind;
 use crate::error::{Error, Result};
-use crate::money::{Cents, Currency};
+use crate::money::{Cents, Currency, Total};
 use crate::period::{DateRange, PeriodInterval, periods};
 use crate::query::filters::{CustomerFacts, breakdown_value};
 use crate::query::{ListDefaults, Order, Query, Sorting};
@@ -53,12 +53,21 @@ fn churns<'a>(
 }
 
 /// Sums of scheduled churn: (customers, MRR).
-fn totals(rows: &[&Scheduled]) -> (i64, Cents) {
+fn totals(rows: &[&Scheduled]) -> (Total, Total) {
     let customers = rows
         .iter()
         .map(|s| -i64::from(s.movement.customer_count_change))
         .sum();
     (customers, rows.iter().map(|s| s.base).sum())
+}
+
+/// Scheduled churn's customers and MRR of one period (or all of it), as
+/// counts and cents; `what` names where they are.
+fn churn_figures(sums: &[Total], what: &dyn Fn(&str) -> String) -> Result<(i64, Cents)> {
+    Ok((
+        sums[0].cents(|| what("customers"))?,
+        sums[1].cents(|| what("churn"))?,
+    ))
 }
 
 /// `churn-scheduled`: scheduled churn per period, from the `as_of` day
@@ -89,7 +98,7 @@ impl ScheduledView for ChurnScheduled {
         let series = ChurnSeries::read(shape, params, req)?;
         match body {
             Body::Sums(part) if part.sums.len() == 2 * series.list.len() => {
-                Ok(series.value(req, &part))
+                series.value(req, &part)
             }
             other => Err(wrong_body(Self::NAME, &other)),
         }
@@ -141,23 +150,30 @@ impl ChurnSeries {
         }
     }
 
-    fn value(&self, req: &Request, part: &SumsPart) -> ReportAnswer {
+    fn value(&self, req: &Request, part: &SumsPart) -> Result<ReportAnswer> {
         let result = self
             .list
             .iter()
             .zip(part.sums.chunks(2))
-            .map(|(p, sums)| ChurnRow {
-                date: p.start,
-                end_date: p.end,
-                customers: sums[0],
-                churn: sums[1],
+            .map(|(p, sums)| {
+                let what = |figure: &str| {
+                    let (start, end, currency) = (p.start, p.end, req.currency);
+                    format!("the `{figure}` of the period {start} to {end} in {currency}")
+                };
+                let (customers, churn) = churn_figures(sums, &what)?;
+                Ok(ChurnRow {
+                    date: p.start,
+                    end_date: p.end,
+                    customers,
+                    churn,
+                })
             })
-            .collect();
+            .collect::<Result<_>>()?;
         let head = PerInterval {
             currency: req.currency,
             interval: self.interval.as_str(),
         };
-        Series { head, result }.into()
+        Ok(Series { head, result }.into())
     }
 }
 
@@ -389,28 +405,31 @@ fn summary_value(
     part: &SumsPart,
 ) -> Result<ReportAnswer> {
     let (interval, current, next) = summary_periods(ledger, params, req)?;
-    let [
-        customers,
-        mrr,
-        current_customers,
-        current_mrr,
-        next_customers,
-        next_mrr,
-    ] = <[i64; 6]>::try_from(part.sums.as_slice()).unwrap_or_default();
-    let period = |date: NaiveDate, customers, churn| ChurnRow {
-        date,
-        end_date: interval.next(date).pred_opt().unwrap_or(date),
-        customers,
-        churn,
+    let currency = req.currency;
+    let figures = |at: &str, sums: &[Total]| {
+        churn_figures(sums, &|figure| format!("the `{at}{figure}` in {currency}"))
     };
+    let (customers, churn) = figures("", &part.sums[0..2])?;
+    let period = |at: &str, date: NaiveDate, sums: &[Total]| -> Result<ChurnRow> {
+        let (customers, churn) = figures(at, sums)?;
+        Ok(ChurnRow {
+            date,
+            end_date: interval.next(date).pred_opt().unwrap_or(date),
+            customers,
+            churn,
+        })
+    };
+    let (now, then) = (&part.sums[2..4], &part.sums[4..6]);
+    let change = [then[0] - now[0], then[1] - now[1]];
+    let change = figures("change.", &change)?;
     let summary = ChurnSummary {
         customers,
-        churn: mrr,
-        current: period(current, current_customers, current_mrr),
-        next: period(next, next_customers, next_mrr),
+        churn,
+        current: period("current.", current, now)?,
+        next: period("next.", next, then)?,
         change: ChurnChange {
-            customers: next_customers - current_customers,
-            churn: next_mrr - current_mrr,
+            customers: change.0,
+            churn: change.1,
         },
     };
     Ok(Single {

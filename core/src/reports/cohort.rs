@@ -18,7 +18,7 @@ use super::series::{Conversion, PeriodStats, SeriesSpec};
 use crate::derive::Derived;
 use crate::derive::movements::MovementKind;
 use crate::error::Result;
-use crate::money::{Cents, Currency};
+use crate::money::{Cents, Currency, Total};
 use crate::period::{DateRange, Period, PeriodInterval, periods};
 use crate::query::Query;
 use crate::query::filters::{CustomerFilter, currency_filter};
@@ -105,7 +105,7 @@ pub(super) fn cohort(
 ) -> Result<ReportAnswer> {
     let request = Request::read(ledger, params, as_of)?;
     let part = compute(ledger, params, as_of, &request)?;
-    Ok(render(&request, part))
+    render(&request, part)
 }
 
 pub(super) fn partial(
@@ -124,7 +124,7 @@ pub(super) fn finish(
     body: Body,
 ) -> Result<ReportAnswer> {
     match body {
-        Body::Cohort(part) => Ok(render(&Request::read(shape, params, as_of)?, part)),
+        Body::Cohort(part) => render(&Request::read(shape, params, as_of)?, part),
         other => Err(wrong_body("cohort", &other)),
     }
 }
@@ -231,14 +231,24 @@ struct CohortCell {
     percent: Option<f64>,
 }
 
-fn render(request: &Request, part: Part) -> ReportAnswer {
+fn render(request: &Request, part: Part) -> Result<ReportAnswer> {
     let metric = request.metric;
     let mut result = Vec::new();
     for (start, (members, stats)) in &part.cohorts {
         let (_, list) = request.periods_of(*start);
-        let (size, size_mrr) = stats
-            .first()
-            .map_or((0, 0), |s| (s.total_customers, s.total_mrr));
+        // The MRR of the cohort's customers in one of its periods, as cents.
+        let mrr_of = |period: &Period, total: Total| {
+            total.cents(|| {
+                format!(
+                    "the `mrr` of cohort {start} in the period {} to {} in {}",
+                    period.start, period.end, request.currency
+                )
+            })
+        };
+        let (size, size_mrr) = match (list.first(), stats.first()) {
+            (Some(first), Some(s)) => (s.total_customers, mrr_of(first, s.total_mrr)?),
+            _ => (0, 0),
+        };
         let percent =
             |part: i64, whole: i64| (whole != 0).then(|| 100.0 * part as f64 / whole as f64);
         let periods = list
@@ -246,23 +256,24 @@ fn render(request: &Request, part: Part) -> ReportAnswer {
             .zip(stats.iter())
             .enumerate()
             .map(|(offset, (p, s))| {
+                let mrr = mrr_of(p, s.total_mrr)?;
                 let (value, pct) = if metric == "mrr" {
-                    (s.total_mrr, percent(s.total_mrr, size_mrr))
+                    (mrr, percent(mrr, size_mrr))
                 } else {
                     (s.total_customers, percent(s.total_customers, size))
                 };
-                CohortCell {
+                Ok(CohortCell {
                     offset,
                     date: p.start,
                     customers: s.total_customers,
-                    mrr: s.total_mrr,
+                    mrr,
                     customers_percent: percent(s.total_customers, size),
-                    mrr_percent: percent(s.total_mrr, size_mrr),
+                    mrr_percent: percent(mrr, size_mrr),
                     value,
                     percent: pct,
-                }
+                })
             })
-            .collect();
+            .collect::<Result<_>>()?;
         result.push(CohortRow {
             cohort: *start,
             new_customers: *members,
@@ -271,7 +282,7 @@ fn render(request: &Request, part: Part) -> ReportAnswer {
             periods,
         });
     }
-    Series {
+    Ok(Series {
         head: CohortHead {
             currency: request.currency,
             interval: request.interval.as_str(),
@@ -279,5 +290,5 @@ fn render(request: &Request, part: Part) -> ReportAnswer {
         },
         result,
     }
-    .into()
+    .into())
 }

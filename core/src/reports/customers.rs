@@ -19,7 +19,7 @@ use crate::derive::{CurrentSubscription, CustomerProfile, CustomerStatus, Derive
 use crate::error::{Error, Result};
 use crate::ids::CustomerId;
 use crate::model::{CustomVariables, Customer, InvoiceType};
-use crate::money::{Cents, Currency};
+use crate::money::{Cents, Currency, Total};
 use crate::period::PeriodInterval;
 use crate::query::check_params;
 use crate::query::filters::CustomerFilter;
@@ -189,7 +189,7 @@ impl Derived<'_> {
                     continue;
                 }
             }
-            let mrr = self.converted(&profile, currency, as_of_day)?;
+            let mrr = self.converted(customer, &profile, currency, as_of_day)?;
             entries.push(Entry {
                 customer,
                 profile,
@@ -244,7 +244,7 @@ impl Derived<'_> {
         let detail = CustomerDetail {
             view: self.customer_view(customer, &profile, as_of),
             current_subscriptions: self.paying_subscriptions(&replay),
-            converted_mrr: self.converted(&profile, currency, as_of_day)?,
+            converted_mrr: self.converted(customer, &profile, currency, as_of_day)?,
             converted_currency: currency,
             custom_variables: &customer.custom_variables,
         };
@@ -275,16 +275,20 @@ impl Derived<'_> {
         }
     }
 
-    /// The customer's MRR in `currency` at the latest rate on or before `day`.
+    /// The customer's MRR in `currency` at the latest rate on or before
+    /// `day`: the sum over its currencies must fit 64-bit cents.
     fn converted(
         &self,
+        customer: &Customer,
         profile: &CustomerProfile,
         currency: Currency,
         day: NaiveDate,
     ) -> Result<Cents> {
-        profile.mrr.iter().try_fold(0, |sum, (from, amount)| {
-            Ok(sum + self.fx().convert(*amount, *from, currency, day)?)
-        })
+        let mut mrr = Total::ZERO;
+        for (from, amount) in &profile.mrr {
+            mrr += self.fx().convert(*amount, *from, currency, day)?;
+        }
+        mrr.cents(|| format!("the MRR of customer `{}` in {currency}", customer.id))
     }
 }
 

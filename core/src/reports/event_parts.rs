@@ -140,7 +140,7 @@ impl EventView {
         request: &EventRequest<'_>,
         family: &Family,
         tallies: Vec<Tally>,
-    ) -> ReportAnswer {
+    ) -> Result<ReportAnswer> {
         match self {
             EventView::Series => request.series_of(family, tallies),
             EventView::Summary => request.summary_of(family, tallies),
@@ -159,7 +159,7 @@ impl EventView {
     ) -> Result<ReportAnswer> {
         let request = EventRequest::read(ledger, params, as_of, self.reading(family))?;
         let tallies = request.tally_of(source)?;
-        Ok(self.render(&request, family, tallies))
+        self.render(&request, family, tallies)
     }
 
     /// The period tallies of this ledger's events.
@@ -187,7 +187,7 @@ impl EventView {
     ) -> Result<ReportAnswer> {
         let request = EventRequest::read(shape, params, as_of, self.reading(family).shape())?;
         let tallies = request.tallies_of(report, body)?;
-        Ok(self.render(&request, family, tallies))
+        self.render(&request, family, tallies)
     }
 }
 

@@ -27,7 +27,7 @@ use super::ReportParams;
 use super::answer::{Head, ReportAnswer, Series};
 use super::event_parts::{EventView, event_view};
 use super::events::{
-    Event, EventRequest, EventSource, Family, Figures, Metric, Reading, Span, Tally, percent,
+    Cells, Event, EventRequest, EventSource, Family, Figures, Metric, Reading, Span, Tally, percent,
 };
 use super::partial::{Body, wrong_body};
 use crate::derive::Derived;
@@ -208,7 +208,7 @@ pub(super) fn leads_days(
     as_of: DateTime<Utc>,
 ) -> Result<ReportAnswer> {
     let request = EventRequest::read(ledger, params, as_of, FUNNEL_RANGE)?;
-    Ok(days_value(&request, days_part(&request)?))
+    days_value(&request, days_part(&request)?)
 }
 
 /// `leads-days`' values over a ledger's customers: per period and step,
@@ -259,7 +259,7 @@ pub(super) fn leads_days_finish(
     let request = EventRequest::read(shape, params, as_of, FUNNEL_RANGE.shape())?;
     match body {
         Body::LeadDays(part) if part.samples.len() == request.periods.len() => {
-            Ok(days_value(&request, part))
+            days_value(&request, part)
         }
         other => Err(wrong_body("leads-days", &other)),
     }
@@ -293,7 +293,7 @@ struct DaysRow {
     date: NaiveDate,
     end_date: NaiveDate,
     #[serde(flatten)]
-    steps: Figures,
+    steps: Cells,
 }
 
 /// The head of `leads-days`: only its interval (no money, no currency).
@@ -308,7 +308,7 @@ impl Head for DaysHead {
     }
 }
 
-fn days_value(request: &EventRequest, part: DaysPart) -> ReportAnswer {
+fn days_value(request: &EventRequest, part: DaysPart) -> Result<ReportAnswer> {
     let mut samples: Vec<Vec<Vec<i64>>> = part
         .samples
         .into_iter()
@@ -335,17 +335,20 @@ fn days_value(request: &EventRequest, part: DaysPart) -> ReportAnswer {
                 steps.set(format!("{name}_days_median"), median(days));
                 steps.set(format!("{name}_count"), days.len() as i64);
             }
-            DaysRow {
+            Ok(DaysRow {
                 date: period.start,
                 end_date: period.end,
-                steps,
-            }
+                steps: steps.cells(|name| {
+                    let (start, end) = (period.start, period.end);
+                    format!("the `{name}` of the period {start} to {end}")
+                })?,
+            })
         })
-        .collect();
+        .collect::<Result<_>>()?;
     let head = DaysHead {
         interval: request.interval.as_str(),
     };
-    Series { head, result }.into()
+    Ok(Series { head, result }.into())
 }
 
 fn mean(values: &[i64]) -> Option<f64> {

@@ -13,7 +13,9 @@ pub(crate) use super::mrr_parts::Part;
 pub use super::mrr_rows::customer_churn_rate;
 pub(super) use super::mrr_rows::{Groups, breakdown_param, merge_groups};
 pub(super) use super::mrr_rows::{MrrRow, period_row};
-use super::mrr_rows::{add_movement_columns, breakdown_entry, mean, share_totals, spec_copy};
+use super::mrr_rows::{
+    add_entries_to_total, add_movement_columns, breakdown_entry, mean, share_totals, spec_copy,
+};
 use super::request::SeriesRequest;
 use super::runs::fold_runs;
 use super::series::{Conversion, PeriodStats, SeriesSpec};
@@ -135,7 +137,7 @@ impl Head for MrrHead {
 pub(super) fn mrr_answer(series: &MrrSeries) -> Result<ReportAnswer> {
     let result = (0..series.periods.len())
         .map(|i| {
-            let mut row = period_row(&series.periods[i], &series.total, i)?;
+            let mut row = period_row(series, i)?;
             if series.breakdown.is_some() {
                 let entries = series
                     .groups
@@ -147,7 +149,7 @@ pub(super) fn mrr_answer(series: &MrrSeries) -> Result<ReportAnswer> {
                             .then(|| series.total.stats[i].fx_adjustment());
                         Ok((
                             key.clone(),
-                            breakdown_entry(label, group, i, fx_adjustment)?,
+                            breakdown_entry(series, key, label, group, i, fx_adjustment)?,
                         ))
                     })
                     .collect::<Result<_>>()?;
@@ -486,55 +488,44 @@ impl Request<'_> {
         };
         // Customers add up independently: runs of them on every core,
         // merged in order (so an error is the first customer's).
-        let runs = fold_runs(
-            selected,
-            || (empty(), Vec::new()),
-            |(outs, own), customer| {
-                for (spec, out) in specs.iter().zip(outs.iter_mut()) {
-                    self.add_to_groups(spec, customer, base, out, own)?;
-                }
-                Ok(())
-            },
-        )?;
+        let runs = fold_runs(selected, empty, |outs, customer| {
+            for (spec, out) in specs.iter().zip(outs.iter_mut()) {
+                self.add_to_groups(spec, customer, base, out)?;
+            }
+            Ok(())
+        })?;
         let mut total = empty();
-        for (outs, _) in runs {
+        for outs in runs {
             for (into, from) in total.iter_mut().zip(outs) {
                 merge_groups(into, from);
             }
+        }
+        if selected.iter().any(|customer| customer.group.is_some()) {
+            total.iter_mut().for_each(add_entries_to_total);
         }
         Ok(total)
     }
 
     /// Adds one customer to the total and to its breakdown groups of `out`.
-    /// A customer-level breakdown (plan, country, ...) computes the
-    /// customer's figures once, into `own`, and adds them to both.
+    /// A customer-level breakdown (plan, country, ...) adds the customer to
+    /// its group alone: the groups are added into the total once, at the
+    /// end ([`add_entries_to_total`]).
     fn add_to_groups(
         &self,
         spec: &SeriesSpec,
         customer: &Selected,
         base: Currency,
         out: &mut Groups,
-        own: &mut Vec<PeriodStats>,
     ) -> Result<()> {
         let movements = customer.movements;
         if let Some((value, label)) = &customer.group {
-            own.clear();
-            own.resize(spec.periods.len(), PeriodStats::default());
-            spec.add_customer(movements, base, own)?;
-            let total = &mut out.get_mut(&None).expect("total").1;
-            for (into, from) in total.iter_mut().zip(own.iter()) {
-                into.add(from);
-            }
             let entry = out.entry(Some(value.clone())).or_insert_with(|| {
                 (
                     label.clone(),
                     vec![PeriodStats::default(); spec.periods.len()],
                 )
             });
-            for (into, from) in entry.1.iter_mut().zip(own.iter()) {
-                into.add(from);
-            }
-            return Ok(());
+            return spec.add_customer(movements, base, &mut entry.1);
         }
         spec.add_customer(movements, base, &mut out.get_mut(&None).expect("total").1)?;
         match self.breakdown {

@@ -3,11 +3,11 @@
 //! a period (SEMANTICS section 7).
 
 use super::ReportParams;
-use super::mrr::GroupSeries;
+use super::mrr::{GroupSeries, MrrSeries};
 use super::request::Breakdown;
 use super::series::{PeriodStats, SeriesSpec};
 use crate::error::Result;
-use crate::money::{Cents, arr_of, round_ratio};
+use crate::money::{Cents, Total, arr_of, round_ratio};
 use crate::period::Period;
 use crate::query::Query;
 use chrono::NaiveDate;
@@ -34,6 +34,21 @@ pub(super) fn share_totals(groups: &mut Groups) {
             }
         }
     }
+}
+
+/// Adds the stats of every breakdown entry into the total's, period by
+/// period: for a breakdown by a customer-level key, whose entries hold each
+/// of their customers once and the total only the customers outside them.
+pub(super) fn add_entries_to_total(groups: &mut Groups) {
+    let Some((_, mut total)) = groups.remove(&None) else {
+        return;
+    };
+    for (_, stats) in groups.values() {
+        for (into, from) in total.iter_mut().zip(stats) {
+            into.add(from);
+        }
+    }
+    groups.insert(None, (String::new(), total));
 }
 
 /// `mrr`'s breakdown.
@@ -101,25 +116,53 @@ pub(super) fn mean(values: &[Option<f64>]) -> Option<f64> {
     (!present.is_empty()).then(|| present.iter().sum::<f64>() / present.len() as f64)
 }
 
-/// ARPA: `round(total_mrr / total_customers)`, 0 without customers.
-pub(super) fn arpa(stats: &PeriodStats) -> Cents {
-    round_ratio(
-        i128::from(stats.total_mrr),
-        i128::from(stats.total_customers),
-    )
+/// ARPA: `round(total_mrr / total_customers)`, 0 without customers; at
+/// most the total MRR, so it fits whenever that does.
+pub(super) fn arpa(total_mrr: Cents, stats: &PeriodStats) -> Cents {
+    round_ratio(i128::from(total_mrr), i128::from(stats.total_customers))
 }
 
-/// LTV and customer lifetime from ARPA and a mean monthly churn rate `m`.
-pub(super) fn lifetime_value(
+/// LTV and customer lifetime from ARPA and a mean monthly churn rate `m`:
+/// `ARPA / (m / 100)`, which a low churn rate can take beyond 64-bit
+/// cents (then `ltv` is refused as out of range).
+fn lifetime_value(
     arpa: Cents,
     monthly_churn: Option<f64>,
-) -> (Option<Cents>, Option<f64>) {
-    match monthly_churn {
-        Some(m) if m > 0.0 => (
-            Some((arpa as f64 / (m / 100.0)).round_ties_even() as Cents),
-            Some(1.0 / (m / 100.0)),
-        ),
+    figures: &Scope,
+) -> Result<(Option<Cents>, Option<f64>)> {
+    Ok(match monthly_churn {
+        Some(m) if m > 0.0 => {
+            let ltv = Total::rounded(arpa as f64 / (m / 100.0));
+            (Some(figures.cents("ltv", ltv)?), Some(1.0 / (m / 100.0)))
+        }
         _ => (None, None),
+    })
+}
+
+/// Where a figure of the `mrr` report is: its period, its breakdown group
+/// and the report currency, to name a figure beyond 64-bit cents.
+struct Scope<'a> {
+    series: &'a MrrSeries,
+    period: &'a Period,
+    group: Option<&'a str>,
+}
+
+impl Scope<'_> {
+    /// `total` as cents, or [`Error::OutOfRange`](crate::Error::OutOfRange)
+    /// naming the figure by its place in the row, e.g. "the `total_mrr` (or
+    /// `breakdown.pro.total_mrr`) of the period 2024-03-01 to 2024-03-31 in
+    /// USD".
+    fn cents(&self, figure: &str, total: Total) -> Result<Cents> {
+        total.cents(|| {
+            let group = self
+                .group
+                .map(|g| format!("breakdown.{g}."))
+                .unwrap_or_default();
+            format!(
+                "the `{group}{figure}` of the period {} to {} in {}",
+                self.period.start, self.period.end, self.series.currency
+            )
+        })
     }
 }
 
@@ -190,74 +233,94 @@ pub(super) struct GroupRow {
     pub(super) fx_adjustment: Cents,
 }
 
-/// One row of the period table, without breakdown.
-pub(super) fn period_row(period: &Period, group: &GroupSeries, i: usize) -> Result<MrrRow> {
+/// The row of period `i` of `series`, without breakdown.
+pub(super) fn period_row(series: &MrrSeries, i: usize) -> Result<MrrRow> {
+    let (group, period) = (&series.total, &series.periods[i]);
+    let figures = Scope {
+        series,
+        period,
+        group: None,
+    };
+    let cents = |figure: &str, total: Total| figures.cents(figure, total);
     let s = &group.stats[i];
-    let start_mrr = s.start_mrr as f64;
-    let losses = -(s.churn + s.contraction) as f64;
-    let arpa = arpa(s);
-    let (ltv, lifetime) = lifetime_value(arpa, group.monthly_churn[i]);
+    let start_mrr = s.start_mrr.as_f64();
+    let losses = -(s.churn + s.contraction).as_f64();
+    let new = cents("new", s.new)?;
+    let total_mrr = cents("total_mrr", s.total_mrr)?;
+    let arpa = arpa(total_mrr, s);
+    let (ltv, lifetime) = lifetime_value(arpa, group.monthly_churn[i], &figures)?;
     let churn_rate = customer_churn_rate(s);
     let mrr_churn_rate = percent(losses, start_mrr);
     Ok(MrrRow {
         date: period.start,
         end_date: period.end,
-        new: s.new,
-        expansion: s.expansion,
-        contraction: s.contraction,
-        churn: s.churn,
-        reactivation: s.reactivation,
-        mrr_diff: s.total_mrr - s.start_mrr,
+        new,
+        expansion: cents("expansion", s.expansion)?,
+        contraction: cents("contraction", s.contraction)?,
+        churn: cents("churn", s.churn)?,
+        reactivation: cents("reactivation", s.reactivation)?,
+        mrr_diff: cents("mrr_diff", s.total_mrr - s.start_mrr)?,
         customers_diff: s.customers_diff,
-        start_mrr: s.start_mrr,
+        start_mrr: cents("start_mrr", s.start_mrr)?,
         start_customers: s.start_customers,
-        total_mrr: s.total_mrr,
-        total_arr: arr_of(s.total_mrr)?,
+        total_mrr,
+        total_arr: arr_of(total_mrr)?,
         total_customers: s.total_customers,
         arpa,
-        asp: round_ratio(i128::from(s.new), i128::from(s.new_customers)),
-        quick_ratio: (losses != 0.0).then(|| (s.new + s.expansion) as f64 / losses),
+        asp: round_ratio(i128::from(new), i128::from(s.new_customers)),
+        quick_ratio: (losses != 0.0).then(|| (s.new + s.expansion).as_f64() / losses),
         customer_churn_rate: churn_rate,
         mrr_churn_rate,
         net_mrr_churn_rate: percent(
-            -(s.churn + s.contraction + s.expansion + s.reactivation) as f64,
+            -(s.churn + s.contraction + s.expansion + s.reactivation).as_f64(),
             start_mrr,
         ),
         customer_retention_rate: churn_rate.map(|r| 100.0 - r),
         mrr_retention_rate: mrr_churn_rate.map(|r| 100.0 - r),
         nrr: percent(
-            (s.start_mrr + s.expansion + s.contraction + s.churn) as f64,
+            (s.start_mrr + s.expansion + s.contraction + s.churn).as_f64(),
             start_mrr,
         ),
         customer_churn_avg: group.churn_avg[i],
         ltv,
         customer_lifetime: lifetime,
-        fx_adjustment: s.fx_adjustment(),
+        fx_adjustment: cents("fx_adjustment", s.fx_adjustment())?,
         breakdown: None,
     })
 }
 
-/// One breakdown entry of a period.
+/// The entry of breakdown group `key` (`label`, figures `group`) in period
+/// `i` of `series`; a subtype entry is given the report's `fx_adjustment`.
 pub(super) fn breakdown_entry(
+    series: &MrrSeries,
+    key: &str,
     label: &str,
     group: &GroupSeries,
     i: usize,
-    fx_adjustment: Option<Cents>,
+    fx_adjustment: Option<Total>,
 ) -> Result<GroupRow> {
+    let figures = Scope {
+        series,
+        period: &series.periods[i],
+        group: Some(key),
+    };
+    let cents = |figure: &str, total: Total| figures.cents(figure, total);
     let s = &group.stats[i];
-    let arpa = arpa(s);
-    let (ltv, lifetime) = lifetime_value(arpa, group.monthly_churn[i]);
+    let total_mrr = cents("total_mrr", s.total_mrr)?;
+    let arpa = arpa(total_mrr, s);
+    let (ltv, lifetime) = lifetime_value(arpa, group.monthly_churn[i], &figures)?;
+    let new = cents("new", s.new)?;
     Ok(GroupRow {
         label: label.to_string(),
-        total_mrr: s.total_mrr,
-        total_arr: arr_of(s.total_mrr)?,
+        total_mrr,
+        total_arr: arr_of(total_mrr)?,
         total_customers: s.total_customers,
-        new: s.new,
-        expansion: s.expansion,
-        contraction: s.contraction,
-        churn: s.churn,
-        reactivation: s.reactivation,
-        mrr_diff: s.total_mrr - s.start_mrr,
+        new,
+        expansion: cents("expansion", s.expansion)?,
+        contraction: cents("contraction", s.contraction)?,
+        churn: cents("churn", s.churn)?,
+        reactivation: cents("reactivation", s.reactivation)?,
+        mrr_diff: cents("mrr_diff", s.total_mrr - s.start_mrr)?,
         customers_diff: s.customers_diff,
         new_customers: s.new_customers,
         expansion_customers: s.expansion_customers,
@@ -265,11 +328,70 @@ pub(super) fn breakdown_entry(
         churn_customers: s.churn_customers,
         reactivation_customers: s.reactivation_customers,
         arpa,
-        asp: round_ratio(i128::from(s.new), i128::from(s.new_customers)),
+        asp: round_ratio(i128::from(new), i128::from(s.new_customers)),
         customer_churn_rate: customer_churn_rate(s),
         customer_churn_avg: group.churn_avg[i],
         ltv,
         customer_lifetime: lifetime,
-        fx_adjustment: fx_adjustment.unwrap_or_else(|| s.fx_adjustment()),
+        fx_adjustment: cents(
+            "fx_adjustment",
+            fx_adjustment.unwrap_or_else(|| s.fx_adjustment()),
+        )?,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::money::Currency;
+
+    /// A one-month series whose total (and group `pro`) has one customer
+    /// paying `mrr`, with a mean monthly churn of `churn` percent.
+    fn series(mrr: Total, churn: f64) -> MrrSeries {
+        let d = |text: &str| text.parse::<NaiveDate>().unwrap();
+        let group = GroupSeries {
+            stats: vec![PeriodStats {
+                total_mrr: mrr,
+                total_customers: 1,
+                ..PeriodStats::default()
+            }],
+            churn_avg: vec![None],
+            monthly_churn: vec![Some(churn)],
+        };
+        MrrSeries {
+            currency: Currency::USD,
+            breakdown: Some("plan"),
+            periods: vec![Period {
+                start: d("2024-03-01"),
+                end: d("2024-03-31"),
+            }],
+            total: group.clone(),
+            groups: BTreeMap::from([("pro".to_string(), ("Pro".to_string(), group))]),
+        }
+    }
+
+    #[test]
+    fn an_ltv_beyond_64_bit_cents_is_refused_naming_the_figure_and_group() {
+        let beyond =
+            " is outside the range of 64-bit cents (at most 9223372036854775807 either way)";
+        // 5 x 10^17 a month at 1% churn is an LTV of 5 x 10^19, beyond.
+        let large = series(Total::from(500_000_000_000_000_000), 1.0);
+        assert_eq!(
+            period_row(&large, 0).unwrap_err().to_string(),
+            format!("the `ltv` of the period 2024-03-01 to 2024-03-31 in USD{beyond}")
+        );
+        let (label, group) = &large.groups["pro"];
+        assert_eq!(
+            breakdown_entry(&large, "pro", label, group, 0, None)
+                .unwrap_err()
+                .to_string(),
+            format!(
+                "the `breakdown.pro.ltv` of the period 2024-03-01 to 2024-03-31 in USD{beyond}"
+            )
+        );
+        // At 10% it is 5 x 10^18, inside and exact.
+        let row = period_row(&series(Total::from(500_000_000_000_000_000), 10.0), 0).unwrap();
+        assert_eq!(row.ltv, Some(5_000_000_000_000_000_000));
+        assert_eq!(row.total_arr, 6_000_000_000_000_000_000);
+    }
 }

@@ -477,6 +477,7 @@ impl Report {
     ) -> Result<ReportAnswer> {
         self.check(params)?;
         self.run_unchecked(ledger, params, as_of)
+            .map_err(|error| error.in_report(self.name))
     }
 
     fn run_unchecked(

@@ -23,7 +23,7 @@ use crate::derive::timeline::Replay;
 use crate::error::Result;
 use crate::ids::CustomerId;
 use crate::model::Customer;
-use crate::money::{Cents, Currency};
+use crate::money::{Cents, Currency, Total};
 use crate::query::Query;
 use crate::query::filters::{CustomerFilter, currency_filter};
 use chrono::{DateTime, Datelike, Duration, NaiveDate, Utc};
@@ -410,15 +410,15 @@ fn cmrr_part(
     let changes = scheduled(ledger, params, as_of, req)?;
     // Current MRR of the same customers and currencies, at the same rates.
     let mrr_now = current_mrr(ledger, params, as_of, req)?;
-    let by_kind = |kind: MovementKind| -> Cents {
+    let by_kind = |kind: MovementKind| -> Total {
         changes
             .iter()
             .filter(|s| s.movement.kind == kind)
             .map(|s| s.base)
             .sum()
     };
-    let change: Cents = changes.iter().map(|s| s.base).sum();
-    let customers_change: i64 = changes
+    let change: Total = changes.iter().map(|s| s.base).sum();
+    let customers_change: Total = changes
         .iter()
         .map(|s| i64::from(s.movement.customer_count_change))
         .sum();
@@ -426,7 +426,7 @@ fn cmrr_part(
         .iter()
         .map(|s| Row::new(s.key(), row(ledger, s, None)))
         .collect();
-    let mut sums = vec![mrr_now.0, mrr_now.1, change, customers_change];
+    let mut sums = vec![mrr_now.0, Total::from(mrr_now.1), change, customers_change];
     sums.extend(KINDS.iter().map(|kind| by_kind(*kind)));
     Ok(SumsPart {
         sums,
@@ -468,18 +468,20 @@ struct CmrrFigures {
 
 fn cmrr_value(req: &Request, part: SumsPart) -> Result<ReportAnswer> {
     let s = &part.sums;
-    let (mrr, customers, change, customers_change) = (s[0], s[1], s[2], s[3]);
+    let cents =
+        |figure: &str, total: Total| total.cents(|| format!("the `{figure}` in {}", req.currency));
+    let (mrr, change) = (s[0], s[2]);
     let summary = CmrrFigures {
-        mrr_current: mrr,
-        cmrr: mrr + change,
-        change,
-        customers_current: customers,
-        customers_committed: customers + customers_change,
-        scheduled_new: s[4],
-        scheduled_expansion: s[5],
-        scheduled_contraction: s[6],
-        scheduled_churn: s[7],
-        scheduled_reactivation: s[8],
+        mrr_current: cents("mrr_current", mrr)?,
+        cmrr: cents("cmrr", mrr + change)?,
+        change: cents("change", change)?,
+        customers_current: cents("customers_current", s[1])?,
+        customers_committed: cents("customers_committed", s[1] + s[3])?,
+        scheduled_new: cents("scheduled_new", s[4])?,
+        scheduled_expansion: cents("scheduled_expansion", s[5])?,
+        scheduled_contraction: cents("scheduled_contraction", s[6])?,
+        scheduled_churn: cents("scheduled_churn", s[7])?,
+        scheduled_reactivation: cents("scheduled_reactivation", s[8])?,
     };
     let value = CmrrAnswer {
         currency: req.currency,
@@ -499,7 +501,7 @@ fn current_mrr(
     params: &ReportParams,
     as_of: DateTime<Utc>,
     req: &Request,
-) -> Result<(Cents, i64)> {
+) -> Result<(Total, i64)> {
     let currencies = currency_filter(params)?;
     let day = req.fixed.unwrap_or(req.as_of_day);
     let runs = fold_kept(
@@ -507,22 +509,23 @@ fn current_mrr(
         params,
         as_of,
         req,
-        || (0, 0),
+        || (Total::ZERO, 0),
         |sums, _, replay| {
-            let mut own = 0;
+            let mut own = Total::ZERO;
             for (currency, amount) in replay.mrr_by_currency() {
                 if currencies.is_empty() || currencies.contains(&currency) {
                     own += ledger.fx().convert(amount, currency, req.currency, day)?;
                 }
             }
-            if own > 0 {
+            if own > Total::ZERO {
                 sums.0 += own;
                 sums.1 += 1;
             }
             Ok(())
         },
     )?;
-    Ok(runs.into_iter().fold((0, 0), |(mrr, customers), run| {
+    let start = (Total::ZERO, 0);
+    Ok(runs.into_iter().fold(start, |(mrr, customers), run| {
         (mrr + run.0, customers + run.1)
     }))
 }

@@ -13,7 +13,7 @@ pub(crate) use crate::derive::PeriodStats;
 use crate::derive::movements::{Movement, MovementKind, MovementSubtype};
 use crate::error::Result;
 use crate::fx::FxTable;
-use crate::money::{Cents, Currency};
+use crate::money::{Cents, Currency, Total};
 use crate::period::{DateRange, Period};
 use chrono::NaiveDate;
 
@@ -153,11 +153,13 @@ impl SeriesSpec<'_> {
 
 /// One customer's MRR per currency so far; with a fixed rate also the sum of
 /// its converted movements, so that rounding each movement and rounding the
-/// total never disagree (`fix_fx` leaves no FX adjustment).
+/// total never disagree (`fix_fx` leaves no FX adjustment). The MRR of one
+/// currency is what the replay held on the day, which fits 64-bit cents;
+/// converted sums are exact totals.
 #[derive(Default)]
 struct Running {
     /// (currency, MRR in that currency, converted movements so far)
-    amounts: Vec<(Currency, Cents, Cents)>,
+    amounts: Vec<(Currency, Cents, Total)>,
 }
 
 impl Running {
@@ -174,7 +176,9 @@ impl Running {
                 *amount += m.mrr_change;
                 *sum += converted;
             }
-            None => self.amounts.push((m.currency, m.mrr_change, converted)),
+            None => self
+                .amounts
+                .push((m.currency, m.mrr_change, Total::from(converted))),
         }
         Ok(())
     }
@@ -183,7 +187,7 @@ impl Running {
     fn is_zero(&self) -> bool {
         self.amounts
             .iter()
-            .all(|(_, amount, converted)| *amount == 0 && *converted == 0)
+            .all(|(_, amount, converted)| *amount == 0 && *converted == Total::ZERO)
     }
 
     fn active(&self) -> bool {
@@ -191,15 +195,15 @@ impl Running {
     }
 
     /// The MRR at the end of `date` in the report currency.
-    fn total(&self, spec: &SeriesSpec, date: NaiveDate) -> Result<Cents> {
+    fn total(&self, spec: &SeriesSpec, date: NaiveDate) -> Result<Total> {
         self.amounts
             .iter()
-            .try_fold(0, |sum, (currency, amount, converted)| {
+            .try_fold(Total::ZERO, |sum, (currency, amount, converted)| {
                 Ok(sum
                     + match spec.conversion {
                         Conversion::Fixed(_) => *converted,
                         Conversion::Daily => {
-                            spec.fx.convert(*amount, *currency, spec.currency, date)?
+                            Total::from(spec.fx.convert(*amount, *currency, spec.currency, date)?)
                         }
                     })
             })
@@ -215,6 +219,10 @@ mod tests {
 
     fn d(text: &str) -> NaiveDate {
         text.parse().unwrap()
+    }
+
+    fn t(cents: Cents) -> Total {
+        Total::from(cents)
     }
 
     fn movement(date: &str, kind: MovementKind, change: Cents, count: i32) -> Movement {
@@ -281,14 +289,14 @@ mod tests {
         // The Jan 1 movement precedes the range: it is in the start total only.
         assert_eq!(
             (stats[0].start_mrr, stats[0].new, stats[0].total_mrr),
-            (3000, 0, 3000)
+            (t(3000), t(0), t(3000))
         );
-        assert_eq!((stats[1].expansion, stats[1].total_mrr), (2000, 5000));
+        assert_eq!((stats[1].expansion, stats[1].total_mrr), (t(2000), t(5000)));
         assert_eq!(
             (stats[2].churn, stats[2].total_mrr, stats[2].churned),
-            (-5000, 0, 1)
+            (t(-5000), t(0), 1)
         );
-        assert!(stats.iter().all(|s| s.fx_adjustment() == 0));
+        assert!(stats.iter().all(|s| s.fx_adjustment() == t(0)));
     }
     #[test]
     fn a_movement_filter_narrows_the_columns_but_leaves_no_fx_adjustment() {
@@ -306,9 +314,9 @@ mod tests {
         ];
         let mut stats = vec![PeriodStats::default(); 2];
         spec.add_customer(&movements, usd, &mut stats).unwrap();
-        assert_eq!((stats[0].new, stats[0].total_mrr), (0, 3000));
-        assert_eq!((stats[1].churn, stats[1].total_mrr), (-3000, 0));
-        assert!(stats.iter().all(|s| s.fx_adjustment() == 0));
+        assert_eq!((stats[0].new, stats[0].total_mrr), (t(0), t(3000)));
+        assert_eq!((stats[1].churn, stats[1].total_mrr), (t(-3000), t(0)));
+        assert!(stats.iter().all(|s| s.fx_adjustment() == t(0)));
     }
     #[test]
     fn a_period_ending_after_as_of_converts_its_total_at_as_of() {
@@ -331,7 +339,7 @@ mod tests {
         let mut stats = vec![PeriodStats::default(); 1];
         spec.add_customer(&[new], usd, &mut stats).unwrap();
         // 2000 EUR at the as_of rate 0.8, not at the later 0.5.
-        assert_eq!((stats[0].start_mrr, stats[0].total_mrr), (2500, 2500));
-        assert_eq!(stats[0].fx_adjustment(), 0);
+        assert_eq!((stats[0].start_mrr, stats[0].total_mrr), (t(2500), t(2500)));
+        assert_eq!(stats[0].fx_adjustment(), t(0));
     }
 }

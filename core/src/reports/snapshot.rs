@@ -15,7 +15,7 @@ use crate::derive::Derived;
 use crate::derive::replay_list;
 use crate::error::Result;
 use crate::model::Customer;
-use crate::money::{Cents, Currency, arr_of, round_ratio};
+use crate::money::{Cents, Currency, Total, arr_of, round_ratio};
 use crate::query::filters::{CustomerFilter, currency_filter};
 use crate::query::{Page, Query};
 use chrono::{DateTime, Utc};
@@ -24,14 +24,15 @@ use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 
 /// The paying customers at the report's instant with their converted MRR,
-/// highest first (ties by id).
+/// highest first (ties by id). A customer's MRR, summed over its
+/// currencies, must fit 64-bit cents; the sums over customers are totals.
 pub(super) struct Snapshot<'a> {
     pub(super) currency: Currency,
     pub(super) customers: Vec<(&'a Customer, Cents)>,
 }
 
 impl Snapshot<'_> {
-    pub(super) fn total(&self) -> Cents {
+    pub(super) fn total(&self) -> Total {
         self.customers.iter().map(|(_, mrr)| mrr).sum()
     }
 }
@@ -67,12 +68,13 @@ pub(super) fn snapshot<'a>(
         if !filter.keeps(ledger, customer, Some(replay), at, day) {
             return Ok(());
         }
-        let mut mrr = 0;
+        let mut mrr = Total::ZERO;
         for (from, amount) in replay.mrr_by_currency() {
             if currencies.is_empty() || currencies.contains(&from) {
                 mrr += ledger.fx().convert(amount, from, currency, day)?;
             }
         }
+        let mrr = mrr.cents(|| format!("the MRR of customer `{id}` in {currency}"))?;
         if mrr > 0 {
             paying.push((customer, mrr));
         }
@@ -88,8 +90,9 @@ pub(super) fn snapshot<'a>(
 }
 
 /// `100 x part / whole`, `None` (null) when `whole` is 0.
-pub(super) fn share(part: Cents, whole: Cents) -> Option<f64> {
-    (whole != 0).then(|| 100.0 * part as f64 / whole as f64)
+pub(super) fn share(part: impl Into<Total>, whole: impl Into<Total>) -> Option<f64> {
+    let (part, whole) = (part.into(), whole.into());
+    (whole != Total::ZERO).then(|| 100.0 * part.as_f64() / whole.as_f64())
 }
 
 /// The report currency of a snapshot request.
@@ -101,8 +104,8 @@ pub(super) fn currency(shape: &Derived<'_>, params: &ReportParams) -> Result<Cur
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub(crate) struct MapPart {
     customers: i64,
-    total: Cents,
-    countries: BTreeMap<String, (i64, Cents)>,
+    total: Total,
+    countries: BTreeMap<String, (i64, Total)>,
 }
 
 impl MapPart {
@@ -119,7 +122,7 @@ impl MapPart {
                 None => part.countries.entry(country.to_string()).or_default(),
             };
             sums.0 += 1;
-            sums.1 += mrr;
+            sums.1 += *mrr;
         }
         part
     }
@@ -202,12 +205,17 @@ struct CountryRow {
 }
 
 fn map_value(currency: Currency, part: MapPart) -> Result<ReportAnswer> {
-    let total = part.total;
+    let total = part
+        .total
+        .cents(|| format!("the `total.mrr` in {currency}"))?;
     let mut rows: Vec<(String, i64, Cents)> = part
         .countries
         .into_iter()
-        .map(|(c, (n, m))| (c, n, m))
-        .collect();
+        .map(|(c, (n, m))| {
+            let mrr = m.cents(|| format!("the `mrr` of country {c} in {currency}"))?;
+            Ok((c, n, mrr))
+        })
+        .collect::<Result<_>>()?;
     rows.sort_by(|a, b| b.2.cmp(&a.2).then_with(|| a.0.cmp(&b.0)));
     let result = rows
         .into_iter()
@@ -286,6 +294,11 @@ impl ConcentrationPart {
             .rev()
             .flat_map(|(mrr, count)| std::iter::repeat_n(*mrr, *count as usize))
     }
+}
+
+/// A count of customers of a histogram: far inside 64 bits.
+fn customers(count: u64) -> i64 {
+    count as i64
 }
 
 /// The page of `customer-concentration`: 100 rows unless `limit` says
@@ -380,17 +393,17 @@ fn concentration_value(
     part: ConcentrationPart,
     page: Page,
 ) -> Result<ReportAnswer> {
-    let total: Cents = part
+    let total: Total = part
         .histogram
         .iter()
-        .map(|(mrr, count)| mrr * *count as Cents)
+        .map(|(mrr, count)| Total::from(*mrr) * customers(*count))
         .sum();
     let count = part.histogram.values().sum::<u64>() as usize;
-    let herfindahl: f64 = if total == 0 {
+    let herfindahl: f64 = if total == Total::ZERO {
         0.0
     } else {
         part.descending()
-            .map(|mrr| (mrr as f64 / total as f64).powi(2))
+            .map(|mrr| (mrr as f64 / total.as_f64()).powi(2))
             .sum()
     };
     let top = [1u32, 5, 10, 20]
@@ -401,17 +414,17 @@ fn concentration_value(
             } else {
                 (count * percent as usize).div_ceil(100).max(1)
             };
-            let mrr: Cents = part.descending().take(n).sum();
-            TopShare {
+            let mrr: Total = part.descending().take(n).sum();
+            Ok(TopShare {
                 percent,
                 customers: n,
-                mrr,
+                mrr: mrr.cents(|| format!("the `mrr` of the top {percent}% in {currency}"))?,
                 share: share(mrr, total),
-            }
+            })
         })
-        .collect();
+        .collect::<Result<_>>()?;
     // The MRR of every customer ranked before the page.
-    let mut cumulative: Cents = part.descending().take(page.offset).sum();
+    let mut cumulative: Total = part.descending().take(page.offset).sum();
     let list = part
         .rows
         .into_page::<(String, String, Cents)>(page.offset, page.limit)?
@@ -431,7 +444,7 @@ fn concentration_value(
         .collect();
     let head = ConcentrationHead {
         currency,
-        total_mrr: total,
+        total_mrr: total.cents(|| format!("the `total_mrr` in {currency}"))?,
         customers: count,
         herfindahl,
         hhi: herfindahl * 10_000.0,

@@ -8,7 +8,7 @@ use super::runs::fold_runs;
 use crate::derive::Derived;
 use crate::derive::timeline::Replay;
 use crate::error::Result;
-use crate::money::{Cents, Currency, arr_of, round_ratio};
+use crate::money::{Cents, Currency, Total, arr_of, round_ratio};
 use crate::query::Query;
 use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
@@ -26,7 +26,7 @@ pub(super) fn summary(
 /// currency and how many pay.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 pub(crate) struct Part {
-    mrr: Cents,
+    mrr: Total,
     subscribers: i64,
 }
 
@@ -74,21 +74,22 @@ fn compute(
     let customers: Vec<&Replay> = replays.values().map(|r| &**r).collect();
     let runs = fold_runs(
         &customers,
-        || (0, 0),
+        || (Total::ZERO, 0),
         |sums, replay| {
-            let mut customer_mrr = 0;
+            let mut customer_mrr = Total::ZERO;
             for (from, amount) in replay.mrr_by_currency() {
                 customer_mrr += ledger.fx().convert(amount, from, currency, day)?;
             }
-            if customer_mrr > 0 {
+            if customer_mrr > Total::ZERO {
                 sums.0 += customer_mrr;
                 sums.1 += 1;
             }
             Ok(())
         },
     )?;
-    let (mrr, subscribers): (Cents, i64) =
-        runs.into_iter().fold((0, 0), |a, b| (a.0 + b.0, a.1 + b.1));
+    let (mrr, subscribers) = runs
+        .into_iter()
+        .fold((Total::ZERO, 0), |a, b| (a.0 + b.0, a.1 + b.1));
     Ok((currency, Part { mrr, subscribers }))
 }
 
@@ -109,6 +110,7 @@ struct Figures {
 }
 
 fn render(currency: Currency, Part { mrr, subscribers }: Part) -> Result<ReportAnswer> {
+    let mrr = mrr.cents(|| format!("the `mrr_current` in {currency}"))?;
     let summary = Figures {
         mrr_current: mrr,
         arr_current: arr_of(mrr)?,

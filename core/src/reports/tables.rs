@@ -13,6 +13,8 @@ use super::partial::Body;
 use crate::derive::Derived;
 use crate::derive::movements::MovementSubtype;
 use crate::error::Result;
+use crate::money::Total;
+use crate::period::Period;
 use chrono::{DateTime, Utc};
 
 /// A metric of a pivot: its name, its label and its value in a period.
@@ -93,7 +95,7 @@ pub(super) fn mrr_table_finish(
 
 fn mrr_table_value(series: &MrrSeries) -> Result<ReportAnswer> {
     let periods: Vec<MrrRow> = (0..series.periods.len())
-        .map(|i| period_row(&series.periods[i], &series.total, i))
+        .map(|i| period_row(series, i))
         .collect::<Result<_>>()?;
     let rows = MRR_TABLE_ROWS
         .iter()
@@ -112,12 +114,12 @@ pub(super) fn mrr_table_subtypes(
     params: &ReportParams,
     as_of: DateTime<Utc>,
 ) -> Result<ReportAnswer> {
-    Ok(subtypes_value(&MrrSeries::compute_by(
+    subtypes_value(&MrrSeries::compute_by(
         ledger,
         params,
         as_of,
         Some("subtype"),
-    )?))
+    )?)
 }
 
 pub(super) fn mrr_table_subtypes_partial(
@@ -134,45 +136,55 @@ pub(super) fn mrr_table_subtypes_finish(
     as_of: DateTime<Utc>,
     body: Body,
 ) -> Result<ReportAnswer> {
-    Ok(subtypes_value(&MrrSeries::finish(
+    subtypes_value(&MrrSeries::finish(
         shape,
         params,
         as_of,
         Some("subtype"),
         body,
-    )?))
+    )?)
 }
 
-fn subtypes_value(series: &MrrSeries) -> ReportAnswer {
+fn subtypes_value(series: &MrrSeries) -> Result<ReportAnswer> {
+    // A row's value in a period as cents, named when beyond 64-bit cents.
+    let cell = |metric: &str, period: &Period, total: Total| {
+        let what = || {
+            let (start, end) = (period.start, period.end);
+            format!(
+                "the `{metric}` row of the period {start} to {end} in {}",
+                series.currency
+            )
+        };
+        total.cents(what).map(Cell::Int)
+    };
     let mut rows: Vec<MetricRow> = SUBTYPE_ROWS
         .iter()
-        .map(|(subtype, label)| MetricRow {
-            metric: subtype.as_str(),
-            movement: Some(Some(subtype.kind().as_str())),
-            label,
-            values: (0..series.periods.len())
-                .map(|i| {
-                    let moved = series
-                        .groups
-                        .get(subtype.as_str())
-                        .map_or(0, |(_, group)| group.stats[i].movements());
-                    Cell::Int(moved)
-                })
-                .collect(),
+        .map(|(subtype, label)| {
+            let values = series.periods.iter().enumerate().map(|(i, period)| {
+                let moved = series
+                    .groups
+                    .get(subtype.as_str())
+                    .map_or(Total::ZERO, |(_, group)| group.stats[i].movements());
+                cell(subtype.as_str(), period, moved)
+            });
+            Ok(MetricRow {
+                metric: subtype.as_str(),
+                movement: Some(Some(subtype.kind().as_str())),
+                label,
+                values: values.collect::<Result<_>>()?,
+            })
         })
-        .collect();
+        .collect::<Result<_>>()?;
+    let totals = series.periods.iter().zip(&series.total.stats);
     rows.push(MetricRow {
         metric: "total_mrr",
         movement: Some(None),
         label: "MRR",
-        values: series
-            .total
-            .stats
-            .iter()
-            .map(|s| Cell::Int(s.total_mrr))
-            .collect(),
+        values: totals
+            .map(|(period, s)| cell("total_mrr", period, s.total_mrr))
+            .collect::<Result<_>>()?,
     });
-    table(series, rows)
+    Ok(table(series, rows))
 }
 
 fn table(series: &MrrSeries, rows: Vec<MetricRow>) -> ReportAnswer {

@@ -13,7 +13,7 @@ use crate::derive::Derived;
 use crate::error::Result;
 use crate::ids::CustomerId;
 use crate::model::{InvoiceStatus, InvoiceType, StoredInvoice, TransactionResult, TransactionType};
-use crate::money::{Cents, Currency};
+use crate::money::{Cents, Currency, Total};
 use crate::query::{Page, Query};
 use chrono::{DateTime, NaiveDate, SecondsFormat, Utc};
 use serde::{Deserialize, Serialize};
@@ -110,7 +110,7 @@ fn unpaid_part(ledger: &Derived<'_>, request: &EventRequest, keep: usize) -> Res
             if !request.keeps_currency(invoice.currency) {
                 continue;
             }
-            let paid: Cents = attempts(invoice, tz)
+            let paid: Total = attempts(invoice, tz)
                 .iter()
                 .filter(|a| {
                     a.kind == TransactionType::Payment
@@ -119,10 +119,12 @@ fn unpaid_part(ledger: &Derived<'_>, request: &EventRequest, keep: usize) -> Res
                 })
                 .map(|a| a.amount)
                 .sum();
-            let owed = invoice.amount - paid;
-            if owed <= 0 {
+            let owed = Total::from(invoice.amount) - paid;
+            if owed <= Total::ZERO {
                 continue;
             }
+            // Less than the invoice's amount, so it fits.
+            let owed = owed.cents(|| format!("the amount owed on invoice `{}`", invoice.id()))?;
             let due = invoice
                 .details()
                 .due_date
@@ -150,8 +152,8 @@ fn unpaid_part(ledger: &Derived<'_>, request: &EventRequest, keep: usize) -> Res
     let mut sums = Vec::with_capacity(2 * AGE_BUCKETS.len());
     for (label, _, _) in AGE_BUCKETS {
         let inside = rows.iter().filter(|r| r.bucket == *label);
-        sums.push(inside.clone().count() as i64);
-        sums.push(inside.map(|r| r.owed_base).sum::<Cents>());
+        sums.push(Total::from(inside.clone().count() as i64));
+        sums.push(inside.map(|r| r.owed_base).sum());
     }
     let stamp = |t: DateTime<Utc>| t.to_rfc3339_opts(SecondsFormat::Secs, true);
     let list: Vec<Row> = rows
@@ -251,19 +253,26 @@ struct Bucket {
 }
 
 fn unpaid_value(request: &EventRequest, part: SumsPart, page: Page) -> Result<ReportAnswer> {
+    let currency = request.currency;
     let buckets = AGE_BUCKETS
         .iter()
         .zip(part.sums.chunks(2))
-        .map(|((label, _, _), sums)| Bucket {
-            bucket: label,
-            count: sums[0],
-            amount: sums[1],
+        .map(|((label, _, _), sums)| {
+            let what = |figure: &str| format!("the `{figure}` of bucket {label} in {currency}");
+            Ok(Bucket {
+                bucket: label,
+                count: sums[0].cents(|| what("count"))?,
+                amount: sums[1].cents(|| what("amount"))?,
+            })
         })
-        .collect();
-    let count: i64 = part.sums.iter().step_by(2).sum();
-    let amount: Cents = part.sums.iter().skip(1).step_by(2).sum();
+        .collect::<Result<_>>()?;
+    let what = |figure: &str| format!("the `total.{figure}` in {currency}");
+    let count: Total = part.sums.iter().step_by(2).copied().sum();
+    let count = count.cents(|| what("count"))?;
+    let amount: Total = part.sums.iter().skip(1).step_by(2).copied().sum();
+    let amount = amount.cents(|| what("amount"))?;
     let head = UnpaidHead {
-        currency: request.currency,
+        currency,
         as_of: request.as_of_day,
         total: Owed { count, amount },
         buckets,

@@ -19,7 +19,7 @@ use super::snapshot::{Snapshot, currency, share, snapshot};
 use crate::derive::Derived;
 use crate::error::Result;
 use crate::model::Customer;
-use crate::money::{Cents, Currency};
+use crate::money::{Cents, Currency, Total};
 use crate::query::Query;
 use chrono::{DateTime, Utc};
 use rayon::prelude::*;
@@ -49,7 +49,7 @@ impl Display {
 struct ValueSums {
     display: Display,
     customers: i64,
-    mrr: Cents,
+    mrr: Total,
 }
 
 /// One variable: its name and its values by lower-cased value.
@@ -62,7 +62,7 @@ struct Variable {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub(crate) struct VariablesPart {
     customers: i64,
-    total: Cents,
+    total: Total,
     /// The rank of the first paying customer.
     first: Option<Rank>,
     /// By lower-cased variable name.
@@ -128,11 +128,11 @@ impl VariablesPart {
                                 rank: rank(*mrr, customer.id.as_str(), 0),
                             },
                             customers: 0,
-                            mrr: 0,
+                            mrr: Total::ZERO,
                         }),
                 };
                 sums.customers += 1;
-                sums.mrr += mrr;
+                sums.mrr += *mrr;
             }
         }
         VariablesPart {
@@ -242,7 +242,7 @@ pub(super) fn custom_variables(
     let only = only(params);
     let snap = snapshot(ledger, params, as_of)?;
     let part = VariablesPart::of(&snap, only.as_deref());
-    Ok(render(snap.currency, part, only))
+    render(snap.currency, part, only)
 }
 
 pub(super) fn partial(
@@ -265,7 +265,7 @@ pub(super) fn finish(
     body: Body,
 ) -> Result<ReportAnswer> {
     match body {
-        Body::CustomVariables(part) => Ok(render(currency(shape, params)?, part, only(params))),
+        Body::CustomVariables(part) => render(currency(shape, params)?, part, only(params)),
         other => Err(wrong_body("custom-variables", &other)),
     }
 }
@@ -275,11 +275,12 @@ pub(super) fn finish(
 #[derive(Serialize)]
 struct VariablesHead {
     currency: Currency,
-    total: Total,
+    total: Everyone,
 }
 
+/// Every paying customer: how many, and their MRR.
 #[derive(Serialize)]
-struct Total {
+struct Everyone {
     customers: i64,
     mrr: Cents,
 }
@@ -307,7 +308,7 @@ struct ValueRow {
     share: Option<f64>,
 }
 
-fn render(currency: Currency, part: VariablesPart, only: Option<String>) -> ReportAnswer {
+fn render(currency: Currency, part: VariablesPart, only: Option<String>) -> Result<ReportAnswer> {
     let total = part.total;
     let mut variables = part.variables;
     if let Some(name) = only {
@@ -328,29 +329,34 @@ fn render(currency: Currency, part: VariablesPart, only: Option<String>) -> Repo
                     .cmp(&a.mrr)
                     .then_with(|| a.display.text.cmp(&b.display.text))
             });
+            let name = variable.name.text;
             let values = rows
                 .into_iter()
-                .map(|sums| ValueRow {
-                    share: share(sums.mrr, total),
-                    value: sums.display.text,
-                    customers: sums.customers,
-                    mrr: sums.mrr,
+                .map(|sums| {
+                    let value = sums.display.text;
+                    let what = || format!("the `mrr` of `{name}` = `{value}` in {currency}");
+                    Ok(ValueRow {
+                        share: share(sums.mrr, total),
+                        mrr: sums.mrr.cents(what)?,
+                        value,
+                        customers: sums.customers,
+                    })
                 })
-                .collect();
-            VariableRow {
-                variable: variable.name.text,
+                .collect::<Result<_>>()?;
+            Ok(VariableRow {
+                variable: name,
                 values,
-            }
+            })
         })
-        .collect();
+        .collect::<Result<_>>()?;
     let head = VariablesHead {
         currency,
-        total: Total {
+        total: Everyone {
             customers: part.customers,
-            mrr: total,
+            mrr: total.cents(|| format!("the `total.mrr` in {currency}"))?,
         },
     };
-    Series { head, result }.into()
+    Ok(Series { head, result }.into())
 }
 
 #[cfg(test)]

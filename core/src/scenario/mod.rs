@@ -2,6 +2,10 @@
 //! records into a ledger, applies `steps`, and checks the movements, rejected
 //! records and reports it expects. Every front end runs the same files; this
 //! is the Rust runner, plus the subset matcher the others mirror.
+//!
+//! Besides `SCENARIOS.md`, an expected report may give `error` instead of
+//! `result`: `{"code", "message"}`, the error the report answers, matched
+//! exactly.
 
 use crate::error::{Error, Result};
 use crate::model::Settings;
@@ -231,8 +235,20 @@ pub fn run_with(scenario: &Value, writes: &mut dyn Writes) -> Result<Outcome> {
         .enumerate()
     {
         let (name, params) = report_request(report);
+        let answer = view(&ledger, name, &params, as_of);
+        if let Some(expected) = report.get("error") {
+            let path = format!("$.expect.reports[{i}].error");
+            let actual = match &answer {
+                Ok(_) => json!("an answer"),
+                Err(error) => json!({"code": error.code(), "message": error.to_string()}),
+            };
+            if let Some(diff) = subset_difference(expected, &actual, &path) {
+                outcome.failures.push(format!("report {name}: {diff}"));
+            }
+            continue;
+        }
         let path = format!("$.expect.reports[{i}].result");
-        match view(&ledger, name, &params, as_of) {
+        match answer {
             Ok(actual) => {
                 if let Some(diff) = subset_difference(&report["result"], &actual, &path) {
                     outcome.failures.push(format!("report {name}: {diff}"));
@@ -303,7 +319,8 @@ pub fn view(
 
 /// The first place where `actual` does not contain `expected` as a subset:
 /// every key of an expected object must be present and match; arrays must
-/// have the same length and match by position; numbers match within 1e-6.
+/// have the same length and match by position; integers match exactly,
+/// other numbers within 1e-6.
 pub fn subset_difference(expected: &Value, actual: &Value, path: &str) -> Option<String> {
     match (expected, actual) {
         (Value::Object(e), Value::Object(a)) => {
@@ -325,6 +342,9 @@ pub fn subset_difference(expected: &Value, actual: &Value, path: &str) -> Option
                 .enumerate()
                 .find_map(|(i, (e, a))| subset_difference(e, a, &format!("{path}[{i}]")))
         }
+        (Value::Number(e), Value::Number(a)) if whole(e).is_some() && whole(a).is_some() => {
+            (whole(e) != whole(a)).then(|| format!("{path}: expected {e}, got {a}"))
+        }
         (Value::Number(e), Value::Number(a)) => {
             let (e, a) = (
                 e.as_f64().unwrap_or(f64::NAN),
@@ -335,4 +355,13 @@ pub fn subset_difference(expected: &Value, actual: &Value, path: &str) -> Option
         _ if expected == actual => None,
         _ => Some(format!("{path}: expected {expected}, got {actual}")),
     }
+}
+
+/// An integer number as such (a float such as `2.0` is not one): integers
+/// compare exactly, past the 53 bits a float holds.
+fn whole(number: &serde_json::Number) -> Option<i128> {
+    number
+        .as_i64()
+        .map(i128::from)
+        .or_else(|| number.as_u64().map(i128::from))
 }

@@ -29,14 +29,16 @@ const FIELDS: &[&str] = &[
     "expect",
 ];
 const EXPECT: &[&str] = &["movements", "reports", "errors"];
-const REPORT: &[&str] = &["name", "params", "result"];
+const REPORT: &[&str] = &["name", "params", "result", "error"];
+const REPORT_ERROR: &[&str] = &["code", "message"];
 const REJECTION: &[&str] = &["record", "id", "contains"];
 
 /// Checks a scenario's keys at every level: the file, `expect`, each
 /// expected report and rejection, and each step. `expect` must say what it
-/// checks; a report needs `name` and `result`, a rejection all of
-/// `record`, `id` and `contains`, a step one of `upsert` (with
-/// `records`), `delete` (with `id`) or `config`.
+/// checks; a report needs `name` and either `result` or `error` (with its
+/// `code` and `message`), a rejection all of `record`, `id` and
+/// `contains`, a step one of `upsert` (with `records`), `delete` (with
+/// `id`) or `config`.
 pub(super) fn check(scenario: &Value) -> Result<()> {
     let top = object(scenario, "$")?;
     let top_keys: Vec<&str> = FIELDS.iter().chain(LISTS).copied().collect();
@@ -64,7 +66,28 @@ pub(super) fn check(scenario: &Value) -> Result<()> {
         let path = format!("$.expect.reports[{i}]");
         let report = object(report, &path)?;
         known(report, REPORT, &path)?;
-        required(report, &["name", "result"], &path)?;
+        required(report, &["name"], &path)?;
+        match (report.get("result"), report.get("error")) {
+            (None, None) => {
+                return Err(bad(
+                    &format!("{path}.result"),
+                    "is required (or `error`, what the report answers instead)",
+                ));
+            }
+            (Some(_), Some(_)) => {
+                return Err(bad(
+                    &format!("{path}.error"),
+                    "is given beside `result`; a report answers one of them",
+                ));
+            }
+            (None, Some(error)) => {
+                let at = format!("{path}.error");
+                let error = object(error, &at)?;
+                known(error, REPORT_ERROR, &at)?;
+                required(error, REPORT_ERROR, &at)?;
+            }
+            (Some(_), None) => {}
+        }
         if let Some(params) = report.get("params") {
             object(params, &format!("{path}.params"))?;
         }
@@ -152,7 +175,10 @@ mod tests {
     fn a_well_formed_scenario_passes() {
         let mut s = scenario(json!({
             "movements": [],
-            "reports": [{"name": "mrr", "params": {"interval": "month"}, "result": {}}],
+            "reports": [
+                {"name": "mrr", "params": {"interval": "month"}, "result": {}},
+                {"name": "summary", "error": {"code": "out_of_range", "message": "..."}}
+            ],
             "errors": [{"record": "invoices", "id": "i1", "contains": "plan_id"}]
         }));
         s["steps"] = json!([
@@ -181,7 +207,7 @@ mod tests {
             refusal(&scenario(
                 json!({"reports": [{"name": "mrr", "parms": {}, "result": {}}]})
             )),
-            "parameter `$.expect.reports[0].parms`: is not a key here; the keys are name, params, result"
+            "parameter `$.expect.reports[0].parms`: is not a key here; the keys are name, params, result, error"
         );
         assert_eq!(
             refusal(&scenario(
@@ -209,7 +235,19 @@ mod tests {
         );
         assert_eq!(
             refusal(&scenario(json!({"reports": [{"name": "mrr"}]}))),
-            "parameter `$.expect.reports[0].result`: is required"
+            "parameter `$.expect.reports[0].result`: is required (or `error`, what the report answers instead)"
+        );
+        assert_eq!(
+            refusal(&scenario(
+                json!({"reports": [{"name": "mrr", "result": {}, "error": {}}]})
+            )),
+            "parameter `$.expect.reports[0].error`: is given beside `result`; a report answers one of them"
+        );
+        assert_eq!(
+            refusal(&scenario(
+                json!({"reports": [{"name": "mrr", "error": {"code": "out_of_range"}}]})
+            )),
+            "parameter `$.expect.reports[0].error.message`: is required"
         );
         assert_eq!(
             refusal(&scenario(

@@ -3,7 +3,7 @@
 mod common;
 
 use common::{OWNER_KEY, Server, seed};
-use serde_json::json;
+use serde_json::{Value, json};
 
 #[test]
 fn plans_follow_the_interface_shapes() {
@@ -298,8 +298,9 @@ fn notification_settings_merge_only_what_is_sent() {
     }
 }
 
-/// A conversion at an extreme rate is a 400 `out_of_range` naming it, on
-/// the reports and the movements alike, not a 500 or a capped number.
+/// A conversion at an extreme rate is a 400 `out_of_range` naming it (and
+/// the report), on the reports and the movements alike, not a 500 or a
+/// capped number.
 #[test]
 fn an_amount_beyond_64_bit_cents_is_a_400_naming_it() {
     let server = Server::start();
@@ -313,18 +314,58 @@ fn an_amount_beyond_64_bit_cents_is_a_400_naming_it() {
     );
     server.post("/data/customers", json!({"id": "G", "name": "Gold"}));
     server.post("/data/invoices", json!({"id": "g1", "customer_id": "G", "type": "subscription", "invoice_date": "2024-01-01", "amount": 3000, "currency": "XAU", "plan_id": "g"}));
+    let conversion = "3000 cents of XAU in USD at the rates of 2024-01-01 is outside the range \
+                      of 64-bit cents (at most 9223372036854775807 either way)";
+    for (path, report) in [
+        ("/reports/summary?as_of=2024-01-15", "report `summary`: "),
+        ("/reports/mrr?as_of=2024-01-15", "report `mrr`: "),
+        ("/movements?as_of=2024-01-15", ""),
+    ] {
+        let expected = json!({"error": format!("{report}{conversion}"), "code": "out_of_range"});
+        assert_eq!(server.get(path), (400, expected), "{path}");
+    }
+}
+
+/// A report total beyond 64-bit cents (ten customers of 10^18 cents each)
+/// is a 400 `out_of_range` naming the report and the figure, not a 500 or
+/// a wrapped number; the customers' movements, each inside, are answered.
+#[test]
+fn a_report_total_beyond_64_bit_cents_is_a_400_naming_it() {
+    let server = Server::start();
+    server.post(
+        "/data/fx-rates",
+        json!([{"date": "2024-01-01", "currency": "XAU", "rate": "0.000001"}]),
+    );
+    server.post(
+        "/data/plans",
+        json!({"id": "g", "name": "Gold", "interval": "month", "currency": "XAU"}),
+    );
+    let ids: Vec<String> = (0..10).map(|i| format!("G{i}")).collect();
+    let customers: Vec<Value> = ids.iter().map(|id| json!({"id": id, "name": id})).collect();
+    let invoices: Vec<Value> = ids
+        .iter()
+        .map(|id| {
+            json!({"id": id, "customer_id": id, "type": "subscription", "invoice_date": "2024-01-01",
+                   "amount": 1_000_000_000_000i64, "currency": "XAU", "plan_id": "g"})
+        })
+        .collect();
+    server.post("/data/customers", json!(customers));
+    server.post("/data/invoices", json!(invoices));
     let expected = json!({
-        "error": "3000 cents of XAU in USD at the rates of 2024-01-01 is outside the range of \
-                  64-bit cents (at most 9223372036854775807 either way)",
+        "error": "report `summary`: the `mrr_current` in USD is outside the range of 64-bit \
+                  cents (at most 9223372036854775807 either way)",
         "code": "out_of_range",
     });
-    for path in [
-        "/reports/summary?as_of=2024-01-15",
-        "/reports/mrr?as_of=2024-01-15",
-        "/movements?as_of=2024-01-15",
-    ] {
-        assert_eq!(server.get(path), (400, expected.clone()), "{path}");
-    }
+    assert_eq!(
+        server.get("/reports/summary?as_of=2024-01-15"),
+        (400, expected)
+    );
+    let (status, movements) = server.get("/movements?as_of=2024-01-15");
+    assert_eq!(status, 200);
+    assert_eq!(
+        movements["result"][0]["mrr_change_base_currency"],
+        1_000_000_000_000_000_000i64
+    );
 }
 
 #[test]

@@ -2,9 +2,9 @@
 //! included; each file its own test case, named by its path) through HTTP:
 //! settings via the account, records via the data API (plan groups through
 //! an import, as the data API assigns their ids), steps, then every expected
-//! rejection and report through `/reports/{name}?as_of=...`. Movements are
-//! checked by the core's own runner; reports the service does not know yet
-//! are skipped.
+//! rejection and report through `/reports/{name}?as_of=...`; a report
+//! expected to fail must answer a 4xx with the expected code and message
+//! in the error body. Movements are checked by the core's own runner.
 
 mod common;
 
@@ -151,6 +151,16 @@ fn run(scenario: &Value) -> Vec<String> {
             _ => format!("/reports/{name}"),
         };
         let (status, actual) = server.get(&format!("{path}?{}", query.join("&")));
+        if let Some(expected) = report.get("error") {
+            let body = json!({"code": actual["code"], "message": actual["error"]});
+            let diff = subset_difference(expected, &body, &format!("$.expect.reports[{i}].error"));
+            if !(400..500).contains(&status) || diff.is_some() {
+                failures.push(format!(
+                    "report {name}: {status} {actual}, expected {expected}"
+                ));
+            }
+            continue;
+        }
         if status != 200 {
             failures.push(format!("report {name}: {status} {actual}"));
             continue;

@@ -6,38 +6,51 @@
 
 use super::PeriodStats;
 use crate::derive::movements::{Movement, MovementKind, MovementSubtype};
-use crate::money::Cents;
-use std::ops::{Add, Sub};
+use crate::money::Total;
+use std::ops::{AddAssign, Sub};
 
 const KINDS: usize = MovementKind::ALL.len();
 const SUBTYPES: usize = MovementSubtype::ALL.len();
 
-/// Where each figure is in [`DayFigures`]: movement amounts in the base
-/// currency by subtype ([`MovementSubtype::ALL`] order), customers with a
-/// movement of each kind ([`MovementKind::ALL`] order) and of each subtype,
-/// the customer count changes the movements of each subtype carry, the
-/// movements of each subtype (a subtype any customer moved by has its group
-/// in a breakdown by subtype, whatever the periods asked), the customers
-/// paying (MRR above zero in some currency), and every customer's MRR
-/// converted into the base currency at the day's rate (at the `as_of` rate
-/// after `as_of`).
+/// Where each amount is in [`DayFigures`]: movement amounts in the base
+/// currency by subtype ([`MovementSubtype::ALL`] order), then every
+/// customer's MRR converted into the base currency at the day's rate (at
+/// the `as_of` rate after `as_of`).
 const AMOUNTS: usize = 0;
-const CUSTOMERS: usize = AMOUNTS + SUBTYPES;
+const TOTAL_MRR: usize = AMOUNTS + SUBTYPES;
+const AMOUNT_FIGURES: usize = TOTAL_MRR + 1;
+
+/// Where each count is in [`DayFigures`]: customers with a movement of
+/// each kind ([`MovementKind::ALL`] order) and of each subtype, the
+/// customer count changes the movements of each subtype carry, the
+/// movements of each subtype (a subtype any customer moved by has its group
+/// in a breakdown by subtype, whatever the periods asked), and the
+/// customers paying (MRR above zero in some currency).
+const CUSTOMERS: usize = 0;
 const SUBTYPE_CUSTOMERS: usize = CUSTOMERS + KINDS;
 const COUNT_CHANGES: usize = SUBTYPE_CUSTOMERS + SUBTYPES;
 const ROWS: usize = COUNT_CHANGES + SUBTYPES;
 const PAYING: usize = ROWS + SUBTYPES;
-const TOTAL_MRR: usize = PAYING + 1;
-const FIGURES: usize = TOTAL_MRR + 1;
+const COUNT_FIGURES: usize = PAYING + 1;
 
-/// The figures of a day in one flat array (see [`AMOUNTS`] for what each
-/// is), so that adding two days is one loop over numbers.
+/// The figures of a day in two flat arrays (see [`AMOUNTS`] and
+/// [`CUSTOMERS`] for what each is), so that adding two days is two loops
+/// over numbers. Amounts are exact 128-bit sums (see [`Total`]): a level
+/// sums every movement since the first day, far more than any one period,
+/// and a period's figures are the difference of two levels. Counts of
+/// customers and rows stay far inside 64 bits.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(super) struct DayFigures([i64; FIGURES]);
+pub(super) struct DayFigures {
+    amounts: [i128; AMOUNT_FIGURES],
+    counts: [i64; COUNT_FIGURES],
+}
 
 impl Default for DayFigures {
     fn default() -> DayFigures {
-        DayFigures([0; FIGURES])
+        DayFigures {
+            amounts: [0; AMOUNT_FIGURES],
+            counts: [0; COUNT_FIGURES],
+        }
     }
 }
 
@@ -53,21 +66,23 @@ impl DayFigures {
         first_of_subtype: bool,
     ) {
         let subtype = m.subtype.index();
-        let figures = &mut self.0;
-        figures[AMOUNTS + subtype] += m.mrr_change_base_currency;
-        figures[CUSTOMERS + m.kind.index()] += i64::from(first_of_kind);
-        figures[SUBTYPE_CUSTOMERS + subtype] += i64::from(first_of_subtype);
-        figures[COUNT_CHANGES + subtype] += i64::from(m.customer_count_change);
-        figures[ROWS + subtype] += 1;
+        self.amounts[AMOUNTS + subtype] += i128::from(m.mrr_change_base_currency);
+        let counts = &mut self.counts;
+        counts[CUSTOMERS + m.kind.index()] += i64::from(first_of_kind);
+        counts[SUBTYPE_CUSTOMERS + subtype] += i64::from(first_of_subtype);
+        counts[COUNT_CHANGES + subtype] += i64::from(m.customer_count_change);
+        counts[ROWS + subtype] += 1;
     }
 
     /// The movement columns of these figures (of a period: the level at its
     /// end less the level before it), every subtype counted.
     pub(super) fn movement_stats(&self) -> PeriodStats {
-        let amounts = self.section(AMOUNTS, SUBTYPES);
+        let amounts = &self.amounts[AMOUNTS..AMOUNTS + SUBTYPES];
         let mut stats = PeriodStats {
-            customers_diff: self.section(COUNT_CHANGES, SUBTYPES).iter().sum(),
-            all_movements: amounts.iter().sum(),
+            customers_diff: self.counts[COUNT_CHANGES..COUNT_CHANGES + SUBTYPES]
+                .iter()
+                .sum(),
+            all_movements: Total::exact(amounts.iter().sum()),
             ..PeriodStats::default()
         };
         for kind in MovementKind::ALL {
@@ -77,7 +92,8 @@ impl DayFigures {
                 .filter(|(subtype, _)| subtype.kind() == kind)
                 .map(|(_, amount)| amount)
                 .sum();
-            set_column(&mut stats, kind, amount, self.0[CUSTOMERS + kind.index()]);
+            let customers = self.counts[CUSTOMERS + kind.index()];
+            set_column(&mut stats, kind, Total::exact(amount), customers);
         }
         stats
     }
@@ -88,62 +104,75 @@ impl DayFigures {
     pub(super) fn subtype_stats(&self, subtype: MovementSubtype) -> PeriodStats {
         let s = subtype.index();
         let mut stats = PeriodStats {
-            customers_diff: self.0[COUNT_CHANGES + s],
+            customers_diff: self.counts[COUNT_CHANGES + s],
             ..PeriodStats::default()
         };
-        let (amount, customers) = (self.0[AMOUNTS + s], self.0[SUBTYPE_CUSTOMERS + s]);
-        set_column(&mut stats, subtype.kind(), amount, customers);
+        let amount = Total::exact(self.amounts[AMOUNTS + s]);
+        set_column(
+            &mut stats,
+            subtype.kind(),
+            amount,
+            self.counts[SUBTYPE_CUSTOMERS + s],
+        );
         stats
     }
 
     /// Whether any movement of `subtype` is counted in these figures.
     pub(super) fn moves_by(&self, subtype: MovementSubtype) -> bool {
-        self.0[ROWS + subtype.index()] != 0
+        self.counts[ROWS + subtype.index()] != 0
     }
 
     /// Customers paying at the end of the day (a change of them, for a
     /// day's change).
     pub(super) fn paying(&self) -> i64 {
-        self.0[PAYING]
+        self.counts[PAYING]
     }
 
     /// Every customer's MRR in the base currency (a change of it, for a
     /// day's change).
-    pub(super) fn total_mrr(&self) -> Cents {
-        self.0[TOTAL_MRR]
+    pub(super) fn total_mrr(&self) -> Total {
+        Total::exact(self.amounts[TOTAL_MRR])
     }
 
     /// Adds to the paying customers (one started or stopped paying).
     pub(super) fn add_paying(&mut self, customers: i64) {
-        self.0[PAYING] += customers;
+        self.counts[PAYING] += customers;
     }
 
     /// Adds to the MRR in the base currency.
-    pub(super) fn add_total_mrr(&mut self, amount: Cents) {
-        self.0[TOTAL_MRR] += amount;
-    }
-
-    /// The `len` figures from `start`.
-    fn section(&self, start: usize, len: usize) -> &[i64] {
-        &self.0[start..start + len]
+    pub(super) fn add_total_mrr(&mut self, amount: Total) {
+        self.amounts[TOTAL_MRR] += i128::from(amount);
     }
 
     /// Each figure combined with the same figure of `other`.
-    fn combined(mut self, other: DayFigures, combine: impl Fn(i64, i64) -> i64) -> DayFigures {
-        for (figure, theirs) in self.0.iter_mut().zip(other.0) {
-            *figure = combine(*figure, theirs);
+    fn combined(
+        mut self,
+        other: DayFigures,
+        amounts: impl Fn(i128, i128) -> i128,
+        counts: impl Fn(i64, i64) -> i64,
+    ) -> DayFigures {
+        for (figure, theirs) in self.amounts.iter_mut().zip(other.amounts) {
+            *figure = amounts(*figure, theirs);
+        }
+        for (figure, theirs) in self.counts.iter_mut().zip(other.counts) {
+            *figure = counts(*figure, theirs);
         }
         self
     }
 
     /// Every figure times `sign` (1, or -1 to take a contribution back).
     pub(super) fn scaled(self, sign: i64) -> DayFigures {
-        self.combined(DayFigures::default(), |figure, _| figure * sign)
+        let wide = i128::from(sign);
+        self.combined(
+            DayFigures::default(),
+            |figure, _| figure * wide,
+            |figure, _| figure * sign,
+        )
     }
 }
 
 /// Sets the amount and customers of `kind`'s movement columns.
-fn set_column(stats: &mut PeriodStats, kind: MovementKind, amount: Cents, customers: i64) {
+fn set_column(stats: &mut PeriodStats, kind: MovementKind, amount: Total, customers: i64) {
     let (amount_column, customers_column) = match kind {
         MovementKind::New => (&mut stats.new, &mut stats.new_customers),
         MovementKind::Expansion => (&mut stats.expansion, &mut stats.expansion_customers),
@@ -155,16 +184,22 @@ fn set_column(stats: &mut PeriodStats, kind: MovementKind, amount: Cents, custom
     *customers_column = customers;
 }
 
-impl Add for DayFigures {
-    type Output = DayFigures;
-    fn add(self, other: DayFigures) -> DayFigures {
-        self.combined(other, |a, b| a + b)
+/// In place: the totals add up a customer-day at a time, and a copy of
+/// both arrays for each would cost more than the adding.
+impl AddAssign for DayFigures {
+    fn add_assign(&mut self, other: DayFigures) {
+        for (figure, theirs) in self.amounts.iter_mut().zip(other.amounts) {
+            *figure += theirs;
+        }
+        for (figure, theirs) in self.counts.iter_mut().zip(other.counts) {
+            *figure += theirs;
+        }
     }
 }
 
 impl Sub for DayFigures {
     type Output = DayFigures;
     fn sub(self, other: DayFigures) -> DayFigures {
-        self.combined(other, |a, b| a - b)
+        self.combined(other, |a, b| a - b, |a, b| a - b)
     }
 }

@@ -18,7 +18,7 @@ use super::movements::{Movement, MovementKind, MovementSubtype};
 use super::timeline::Replay;
 use crate::error::Result;
 use crate::fx::FxTable;
-use crate::money::{Cents, Currency};
+use crate::money::{Cents, Currency, Total};
 use crate::period::{DateRange, Period};
 use chrono::NaiveDate;
 use figures::DayFigures;
@@ -29,21 +29,22 @@ use std::collections::HashMap;
 
 /// One period's figures in the report currency: sums over customers, so
 /// the figures of disjoint sets of customers add up ([`PeriodStats::add`]).
+/// Amounts are exact [`Total`]s, checked into cents when a report answers.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct PeriodStats {
-    pub new: Cents,
-    pub expansion: Cents,
-    pub contraction: Cents,
-    pub churn: Cents,
-    pub reactivation: Cents,
+    pub new: Total,
+    pub expansion: Total,
+    pub contraction: Total,
+    pub churn: Total,
+    pub reactivation: Total,
     pub new_customers: i64,
     pub expansion_customers: i64,
     pub contraction_customers: i64,
     pub churn_customers: i64,
     pub reactivation_customers: i64,
     pub customers_diff: i64,
-    pub start_mrr: Cents,
-    pub total_mrr: Cents,
+    pub start_mrr: Total,
+    pub total_mrr: Total,
     pub start_customers: i64,
     pub total_customers: i64,
     /// Customers paying at the period start and not at its end.
@@ -51,18 +52,18 @@ pub struct PeriodStats {
     /// Every movement of the period in the report currency, including those
     /// a `category` or `subtype` filter leaves out of the columns: what the
     /// FX adjustment is measured against.
-    pub all_movements: Cents,
+    pub all_movements: Total,
 }
 
 impl PeriodStats {
     /// The sum of the movement columns.
-    pub fn movements(&self) -> Cents {
+    pub fn movements(&self) -> Total {
         self.new + self.expansion + self.contraction + self.churn + self.reactivation
     }
 
     /// What conversion leaves unexplained: end - start - every movement
     /// (a movement filter narrows the columns, not the FX adjustment).
-    pub fn fx_adjustment(&self) -> Cents {
+    pub fn fx_adjustment(&self) -> Total {
         self.total_mrr - self.start_mrr - self.all_movements
     }
 
@@ -182,7 +183,7 @@ impl DailyTotals {
                 for movements in part {
                     totals.contribution(movements, &mut contribution);
                     for (day, figures) in contribution.changes.drain(..) {
-                        changes[day] = changes[day] + figures;
+                        changes[day] += figures;
                     }
                     stops.append(&mut contribution.stops);
                     foreign.append(&mut contribution.foreign);
@@ -191,7 +192,7 @@ impl DailyTotals {
             })
             .reduce(empty, |mut into, mut from| {
                 for (a, b) in into.0.iter_mut().zip(from.0) {
-                    *a = *a + b;
+                    *a += b;
                 }
                 into.1.append(&mut from.1);
                 into.2.append(&mut from.2);
@@ -363,7 +364,7 @@ impl DailyTotals {
                 figures.add_movement(m, first_of_kind, subtypes_seen & subtype == 0);
                 subtypes_seen |= subtype;
                 if m.currency == self.base {
-                    figures.add_total_mrr(m.mrr_change);
+                    figures.add_total_mrr(Total::from(m.mrr_change));
                 }
                 match amounts.iter_mut().find(|(c, _)| *c == m.currency) {
                     Some((_, amount)) => *amount += m.mrr_change,
@@ -419,7 +420,7 @@ impl DailyTotals {
     /// converting its foreign MRR day by day; leaves `contribution` empty.
     fn add(&mut self, contribution: &mut Contribution, sign: i64, fx: &FxTable) -> Result<()> {
         for (day, figures) in contribution.changes.drain(..) {
-            self.changes[day] = self.changes[day] + figures.scaled(sign);
+            self.changes[day] += figures.scaled(sign);
         }
         for (day, run) in contribution.stops.drain(..) {
             if sign > 0 {
@@ -451,7 +452,8 @@ impl DailyTotals {
                     next += 1;
                 }
                 let now = fx.convert(amount, currency, self.base, self.rate_date(day))?;
-                self.changes[day].add_total_mrr(sign * (now - converted));
+                let change = Total::from(now) - Total::from(converted);
+                self.changes[day].add_total_mrr(change * sign);
                 converted = now;
             }
         }
@@ -475,16 +477,17 @@ impl DailyTotals {
             let mut holders: HashMap<Cents, i64, FixedState> = HashMap::default();
             let mut cache: HashMap<Cents, Cents, FixedState> = HashMap::default();
             let mut rate_date = self.rate_date(first_day);
-            let (mut total, mut next, mut next_rate) = (0, 0, 0);
+            let (mut total, mut next, mut next_rate) = (Total::ZERO, 0, 0);
             for day in days {
                 let before = total;
                 if rate_days.get(next_rate) == Some(&day) {
                     next_rate += 1;
                     rate_date = self.rate_date(day);
                     cache.clear();
-                    total = 0;
+                    total = Total::ZERO;
                     for (&amount, &count) in &holders {
-                        total += count * fx.convert(amount, currency, self.base, rate_date)?;
+                        let converted = fx.convert(amount, currency, self.base, rate_date)?;
+                        total += Total::from(converted) * count;
                     }
                 }
                 let mut convert = |amount: Cents| -> Result<Cents> {
@@ -501,7 +504,7 @@ impl DailyTotals {
                         if amount == 0 {
                             continue;
                         }
-                        total += delta * convert(amount)?;
+                        total += Total::from(convert(amount)?) * delta;
                         let count = holders.entry(amount).or_insert(0);
                         *count += delta;
                         if *count == 0 {
@@ -542,7 +545,7 @@ impl DailyTotals {
             .changes
             .iter()
             .map(|change| {
-                level = level + *change;
+                level += *change;
                 level
             })
             .collect();

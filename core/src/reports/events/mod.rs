@@ -37,7 +37,7 @@ use super::ReportParams;
 pub(crate) use super::answer::Cell;
 use super::answer::{MetricRow, PerInterval, Pivot, ReportAnswer, Series, Single};
 use crate::error::{Error, Result};
-use crate::money::{Cents, Currency};
+use crate::money::{Cents, Currency, Total};
 use crate::period::Period;
 use crate::query::Query;
 use chrono::NaiveDate;
@@ -80,7 +80,7 @@ pub struct Event<'a, T> {
 pub struct Bucket {
     pub count: i64,
     /// Sum of `amount_base` (report currency).
-    pub amount: Cents,
+    pub amount: Total,
 }
 
 /// The buckets of one period, by event type: sums, so the tallies of
@@ -114,7 +114,7 @@ impl Tally {
     }
 
     #[cfg(test)]
-    pub fn amount(&self, kind: &str) -> Cents {
+    pub fn amount(&self, kind: &str) -> Total {
         self.bucket(kind).amount
     }
 
@@ -196,15 +196,53 @@ pub(crate) const fn names<const N: usize>(
     out
 }
 
-/// A period's figures in order, each a field name and a number: amounts in
-/// cents of the report's currency, counts, rates in percent (null over
-/// nothing). Serialized as an object.
+/// A figure of a period: a count or an amount in cents of the report's
+/// currency (exact, whatever the sum), a rate or another real number, or
+/// nothing (null).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Figure {
+    Int(Total),
+    Real(f64),
+    Null,
+}
+
+impl Figure {
+    /// The number, `None` for [`Figure::Null`].
+    fn number(self) -> Option<f64> {
+        match self {
+            Figure::Int(value) => Some(value.as_f64()),
+            Figure::Real(value) => Some(value),
+            Figure::Null => None,
+        }
+    }
+}
+
+impl From<Total> for Figure {
+    fn from(value: Total) -> Figure {
+        Figure::Int(value)
+    }
+}
+
+impl From<i64> for Figure {
+    fn from(value: i64) -> Figure {
+        Figure::Int(Total::from(value))
+    }
+}
+
+impl From<Option<f64>> for Figure {
+    fn from(value: Option<f64>) -> Figure {
+        value.map_or(Figure::Null, Figure::Real)
+    }
+}
+
+/// A period's figures in order, each a field name and a [`Figure`]: what a
+/// family computes from a tally, answered as [`Cells`].
 #[derive(Debug, Clone, Default, PartialEq)]
-pub struct Figures(Vec<(String, Cell)>);
+pub struct Figures(Vec<(String, Figure)>);
 
 impl Figures {
     /// Sets the figure `name`: in its place when already set, else last.
-    pub fn set(&mut self, name: impl Into<String>, value: impl Into<Cell>) {
+    pub fn set(&mut self, name: impl Into<String>, value: impl Into<Figure>) {
         let (name, value) = (name.into(), value.into());
         match self.0.iter_mut().find(|(n, _)| *n == name) {
             Some(slot) => slot.1 = value,
@@ -213,12 +251,39 @@ impl Figures {
     }
 
     /// The figure `name`.
+    pub fn get(&self, name: &str) -> Option<Figure> {
+        self.0.iter().find(|(n, _)| n == name).map(|(_, v)| *v)
+    }
+
+    /// The figures as cells: a count or amount beyond 64-bit cents is
+    /// [`Error::OutOfRange`], `what` naming it from its field name.
+    pub fn cells(&self, what: impl Fn(&str) -> String) -> Result<Cells> {
+        let cell = |(name, figure): &(String, Figure)| {
+            let cell = match *figure {
+                Figure::Int(value) => Cell::Int(value.cents(|| what(name))?),
+                Figure::Real(value) => Cell::Real(value),
+                Figure::Null => Cell::Null,
+            };
+            Ok((name.clone(), cell))
+        };
+        Ok(Cells(self.0.iter().map(cell).collect::<Result<_>>()?))
+    }
+}
+
+/// A period's figures as answered, each a field name and a number: amounts
+/// in cents of the report's currency, counts, rates in percent (null over
+/// nothing). Serialized as an object.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Cells(Vec<(String, Cell)>);
+
+impl Cells {
+    /// The cell of figure `name`.
     pub fn get(&self, name: &str) -> Option<Cell> {
         self.0.iter().find(|(n, _)| n == name).map(|(_, v)| *v)
     }
 }
 
-impl Serialize for Figures {
+impl Serialize for Cells {
     fn serialize<S: serde::Serializer>(
         &self,
         serializer: S,
@@ -237,12 +302,27 @@ pub fn percent(part: i64, whole: i64) -> Option<f64> {
 }
 
 impl<'a> EventRequest<'a> {
-    fn period_figures(&self, period: Option<&Period>, figures: Figures) -> PeriodFigures {
-        PeriodFigures {
+    /// A period's figures as answered; `at` is the JSON path to them in a
+    /// summary (`current.`), empty in a series.
+    fn period_figures(
+        &self,
+        period: Option<&Period>,
+        at: &str,
+        figures: &Figures,
+    ) -> Result<PeriodFigures> {
+        let currency = self.currency;
+        let what = |name: &str| match period {
+            Some(p) => format!(
+                "the `{at}{name}` of the period {} to {} in {currency}",
+                p.start, p.end
+            ),
+            None => format!("the `{at}{name}` in {currency}"),
+        };
+        Ok(PeriodFigures {
             date: period.map(|p| p.start),
             end_date: period.map(|p| p.end),
-            figures,
-        }
+            figures: figures.cells(what)?,
+        })
     }
 
     fn head(&self) -> PerInterval {
@@ -254,24 +334,24 @@ impl<'a> EventRequest<'a> {
 
     /// The series of the period tallies: `{currency, interval, result:
     /// [{date, end_date, ...figures}]}`.
-    pub fn series_of(&self, family: &Family, tallies: Vec<Tally>) -> ReportAnswer {
+    pub fn series_of(&self, family: &Family, tallies: Vec<Tally>) -> Result<ReportAnswer> {
         let result = self
             .periods
             .iter()
             .zip(tallies)
-            .map(|(period, tally)| self.period_figures(Some(period), (family.figures)(&tally)))
-            .collect();
-        Series {
+            .map(|(period, tally)| self.period_figures(Some(period), "", &(family.figures)(&tally)))
+            .collect::<Result<_>>()?;
+        Ok(Series {
             head: self.head(),
             result,
         }
-        .into()
+        .into())
     }
 
     /// The summary of the period tallies (requires
     /// [`Span::CurrentAndPrevious`]): `{currency, interval, current,
     /// previous, change, change_percent}`.
-    pub fn summary_of(&self, family: &Family, tallies: Vec<Tally>) -> ReportAnswer {
+    pub fn summary_of(&self, family: &Family, tallies: Vec<Tally>) -> Result<ReportAnswer> {
         let mut figures: Vec<Figures> = tallies.iter().map(family.figures).collect();
         let current = figures.pop().unwrap_or_default();
         let previous = figures.pop().unwrap_or_default();
@@ -279,42 +359,55 @@ impl<'a> EventRequest<'a> {
         let mut change_percent = Figures::default();
         for (metric, _) in family.metrics() {
             let (now, before) = (current.get(metric), previous.get(metric));
-            let (diff, pct) = match (now.and_then(Cell::number), before.and_then(Cell::number)) {
+            let (diff, pct) = match (
+                now.and_then(Figure::number),
+                before.and_then(Figure::number),
+            ) {
                 (Some(now_f), Some(before_f)) => {
                     let diff = match (now, before) {
-                        (Some(Cell::Int(a)), Some(Cell::Int(b))) => Cell::Int(a - b),
-                        _ => Cell::Real(now_f - before_f),
+                        (Some(Figure::Int(a)), Some(Figure::Int(b))) => Figure::Int(a - b),
+                        _ => Figure::Real(now_f - before_f),
                     };
                     let pct =
                         (before_f != 0.0).then(|| 100.0 * (now_f - before_f) / before_f.abs());
-                    (diff, Cell::from(pct))
+                    (diff, Figure::from(pct))
                 }
-                _ => (Cell::Null, Cell::Null),
+                _ => (Figure::Null, Figure::Null),
             };
             change.set(metric, diff);
             change_percent.set(metric, pct);
         }
         let n = self.periods.len();
         let period = |i: Option<usize>| i.and_then(|i| self.periods.get(i));
+        let currency = self.currency;
         let summary = EventSummary {
-            currency: self.currency,
+            currency,
             interval: self.interval.as_str(),
-            current: self.period_figures(period(n.checked_sub(1)), current),
-            previous: self.period_figures(period(n.checked_sub(2)), previous),
-            change,
-            change_percent,
+            current: self.period_figures(period(n.checked_sub(1)), "current.", &current)?,
+            previous: self.period_figures(period(n.checked_sub(2)), "previous.", &previous)?,
+            change: change.cells(|name| format!("the `change.{name}` in {currency}"))?,
+            change_percent: change_percent
+                .cells(|name| format!("the `change_percent.{name}` in {currency}"))?,
         };
-        Single {
-            currency: Some(self.currency),
+        Ok(Single {
+            currency: Some(currency),
             value: summary,
         }
-        .into()
+        .into())
     }
 
     /// The pivot of the period tallies: `{currency, interval, columns,
     /// rows: [{metric, label, values}]}`.
-    pub fn table_of(&self, family: &Family, tallies: Vec<Tally>) -> ReportAnswer {
-        let figures: Vec<Figures> = tallies.iter().map(family.figures).collect();
+    pub fn table_of(&self, family: &Family, tallies: Vec<Tally>) -> Result<ReportAnswer> {
+        let figures: Vec<Cells> = self
+            .periods
+            .iter()
+            .zip(&tallies)
+            .map(|(period, tally)| {
+                let figures = self.period_figures(Some(period), "", &(family.figures)(tally))?;
+                Ok(figures.figures)
+            })
+            .collect::<Result<_>>()?;
         let rows = family
             .metrics()
             .into_iter()
@@ -328,12 +421,12 @@ impl<'a> EventRequest<'a> {
                     .collect(),
             })
             .collect();
-        Pivot {
+        Ok(Pivot {
             head: self.head(),
             columns: self.periods.iter().map(|p| p.start).collect(),
             rows,
         }
-        .into()
+        .into())
     }
 }
 
@@ -346,7 +439,7 @@ struct PeriodFigures {
     #[serde(skip_serializing_if = "Option::is_none")]
     end_date: Option<NaiveDate>,
     #[serde(flatten)]
-    figures: Figures,
+    figures: Cells,
 }
 
 /// An event `-summary`: the current and the previous period's figures and
@@ -357,8 +450,8 @@ struct EventSummary {
     interval: &'static str,
     current: PeriodFigures,
     previous: PeriodFigures,
-    change: Figures,
-    change_percent: Figures,
+    change: Cells,
+    change_percent: Cells,
 }
 
 /// Reads `selected-type` among the family's types: required unless

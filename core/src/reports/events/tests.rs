@@ -69,6 +69,7 @@ fn events_fall_into_their_period_and_outside_the_range_count_nowhere() {
     ];
     let series = request
         .series_of(&FAMILY, tally(&request, &events))
+        .unwrap()
         .into_json();
     assert_eq!(series["result"][0]["date"], "2024-01-01");
     assert_eq!(series["result"][0]["paid"], 200);
@@ -94,6 +95,7 @@ fn summary_compares_the_current_period_with_the_previous() {
     ];
     let summary = request
         .summary_of(&FAMILY, tally(&request, &events))
+        .unwrap()
         .into_json();
     assert_eq!(summary["current"]["date"], "2024-03-01");
     assert_eq!(summary["current"]["end_date"], "2024-03-15");

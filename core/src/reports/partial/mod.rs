@@ -12,7 +12,8 @@
 //! plans, plan groups, settings and FX rates as every other worker.
 //!
 //! What each family keeps is documented beside its computation; amounts
-//! stay in integer cents and every rate, share, average and median is
+//! stay in integer cents, summed exactly in 128 bits and checked into 64
+//! bits only at finish, and every rate, share, average and median is
 //! computed at finish from merged numerators, denominators and values.
 
 mod format;
@@ -139,7 +140,7 @@ pub(crate) fn report_partial(
     let report = Report::find(name)?;
     report.check(params)?;
     let parts = parts_of(report)?;
-    let body = (parts.compute)(ledger, params, as_of)?;
+    let body = (parts.compute)(ledger, params, as_of).map_err(|e| e.in_report(report.name))?;
     Ok(ReportPartial {
         header: Header {
             report: report.name.to_string(),
@@ -220,6 +221,8 @@ impl ReportPartial {
         let cache = CacheCell::default();
         let shape = Derived::new(&store, &cache);
         let (params, as_of) = (&self.header.params, self.header.as_of);
-        Ok((parts.finish)(&shape, params, as_of, self.body)?.into_json())
+        let answer = (parts.finish)(&shape, params, as_of, self.body)
+            .map_err(|e| e.in_report(report.name))?;
+        Ok(answer.into_json())
     }
 }

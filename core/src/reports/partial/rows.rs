@@ -15,6 +15,7 @@
 //! are, never writing and reading them back.
 
 use crate::error::{Error, Result};
+use crate::money::Total;
 use chrono::{DateTime, Utc};
 use serde::de::DeserializeOwned;
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
@@ -319,11 +320,11 @@ impl ListPart {
     }
 }
 
-/// Figures that add up (counts and cents, in an order the report defines)
-/// and an optional list.
+/// Figures that add up (counts and cents, in an order the report defines,
+/// each an exact total) and an optional list.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct SumsPart {
-    pub sums: Vec<i64>,
+    pub sums: Vec<Total>,
     pub rows: TopRows,
 }
 
