@@ -100,7 +100,7 @@ pub use model::{
     Customer, DataSource, Interval, Invoice, InvoiceRecord, Plan, PlanGroup, PlanGroupView,
     PlanSummary, RefundHandling, Settings, StoredInvoice, Timestamp,
 };
-pub use money::{Cents, Currency, round_ratio};
+pub use money::{Cents, Currency, Total, round_ratio};
 pub use query::{MovementFilter, ReportParams};
 pub use reports::{ReportPartial, ReportTable};
 pub use store::{

@@ -145,10 +145,10 @@ pub(crate) fn arr_of(mrr: Cents) -> Result<Cents> {
 /// A total leaves as [`Cents`] only through [`Total::cents`], which answers
 /// one beyond 64-bit cents as [`Error::OutOfRange`] naming the figure: a
 /// report gives the right number or that error, never a wrapped or capped
-/// one. Within a ledger's limits ([`MAX_AMOUNT`]) a total passes 64-bit
-/// cents with about 300,000 customers paying the largest amount on a daily
-/// plan, a few whose service period of seconds prorates it to a whole
-/// interval, or conversions at extreme rates.
+/// one. Within a ledger's limits (no invoice amount beyond `MAX_AMOUNT`) a
+/// total passes 64-bit cents with about 300,000 customers paying the
+/// largest amount on a daily plan, a few whose service period of seconds
+/// prorates it to a whole interval, or conversions at extreme rates.
 #[derive(
     Debug, Clone, Copy, Default, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize,
 )]
@@ -156,6 +156,7 @@ pub(crate) fn arr_of(mrr: Cents) -> Result<Cents> {
 pub struct Total(i128);
 
 impl Total {
+    /// The sum of no amounts.
     pub const ZERO: Total = Total(0);
 
     /// A total of exactly `value` cents.

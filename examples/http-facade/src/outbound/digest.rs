@@ -14,7 +14,7 @@ use crate::state::AppState;
 use chrono::{Datelike, Duration, NaiveDate};
 use serde_json::{Value, json};
 use std::collections::BTreeSet;
-use submetrics::{Ledger, MovementFilter, MovementKind};
+use submetrics::{Ledger, MovementFilter, MovementKind, Total};
 
 /// How often digests go out.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -78,14 +78,25 @@ pub fn compute(ledger: &Ledger, frequency: Frequency, end: NaiveDate) -> Result<
         ..MovementFilter::default()
     };
     let movements = ledger.movements(end_of(end)?, &filter)?;
+    // Summed exactly, and refused as the reports refuse a total beyond
+    // 64-bit cents.
+    let mrr_change = |kind: Option<MovementKind>| {
+        let rows = movements
+            .iter()
+            .filter(|m| kind.is_none_or(|k| m.kind == k));
+        let total: Total = rows.map(|m| m.mrr_change_base_currency).sum();
+        total.cents(|| match kind {
+            Some(kind) => format!("the digest's {} MRR change", kind.as_str()),
+            None => "the digest's net MRR change".to_string(),
+        })
+    };
     let mut by_kind = serde_json::Map::new();
     for kind in MovementKind::ALL {
-        let rows: Vec<_> = movements.iter().filter(|m| m.kind == kind).collect();
         by_kind.insert(
             kind.as_str().to_string(),
             json!({
-                "count": rows.len(),
-                "mrr_change": rows.iter().map(|m| m.mrr_change_base_currency).sum::<i64>(),
+                "count": movements.iter().filter(|m| m.kind == kind).count(),
+                "mrr_change": mrr_change(Some(kind))?,
             }),
         );
     }
@@ -107,7 +118,7 @@ pub fn compute(ledger: &Ledger, frequency: Frequency, end: NaiveDate) -> Result<
         "mrr_start": mrr_at(start - Duration::days(1))?,
         "mrr_end": summary_end["summary"]["mrr_current"].as_i64().unwrap_or(0),
         "subscribers_end": summary_end["summary"]["subscribers_current"].as_i64().unwrap_or(0),
-        "net_mrr_change": movements.iter().map(|m| m.mrr_change_base_currency).sum::<i64>(),
+        "net_mrr_change": mrr_change(None)?,
         "movements": by_kind,
         "new_customers": customers_of(MovementKind::New),
         "churned_customers": customers_of(MovementKind::Churn),
