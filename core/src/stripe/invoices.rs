@@ -292,7 +292,16 @@ pub(crate) fn map_invoice(
             .iter()
             .filter(|line| !proration || line.amount >= 0)
             .collect();
-        let amount: i64 = counted.iter().map(|l| l.net).sum();
+        let total = |figure: fn(&Line) -> i64, what: &str| {
+            let sum: i128 = counted.iter().map(|l| i128::from(figure(l))).sum();
+            i64::try_from(sum).map_err(|_| {
+                inv.error(
+                    &members[0].path,
+                    format!("the lines' {what} total {sum} cents, beyond 64-bit cents"),
+                )
+            })
+        };
+        let amount = total(|l| l.net, "amounts")?;
         if amount < 0 {
             if *group == Group::OneTime {
                 return Ok(Outcome::Skipped(format!(
@@ -307,11 +316,8 @@ pub(crate) fn map_invoice(
             ));
         }
         record.insert("amount".into(), json!(amount));
-        record.insert(
-            "tax_amount".into(),
-            json!(counted.iter().map(|l| l.tax).sum::<i64>()),
-        );
-        let discount: i64 = counted.iter().map(|l| l.discount).sum();
+        record.insert("tax_amount".into(), json!(total(|l| l.tax, "taxes")?));
+        let discount = total(|l| l.discount, "discounts")?;
         if discount != 0 {
             record.insert("discount_amount".into(), json!(discount));
         }
@@ -340,11 +346,15 @@ pub(crate) fn map_invoice(
                     .unwrap_or(members[0]);
                 let plan = plan_id(&inv, lead, &currency, catalog, stored)?;
                 record.insert("plan_id".into(), json!(plan));
-                let quantity: i64 = if counted.is_empty() {
-                    0
-                } else {
-                    counted.iter().map(|l| l.quantity).sum()
-                };
+                let quantity = counted
+                    .iter()
+                    .try_fold(0_i64, |sum, l| sum.checked_add(l.quantity))
+                    .ok_or_else(|| {
+                        inv.error(
+                            &members[0].path,
+                            "the lines' quantities total beyond 64-bit integers",
+                        )
+                    })?;
                 record.insert("quantity".into(), json!(quantity));
                 if let (Some(start), Some(end)) = (&start, &end)
                     && end > start
@@ -407,14 +417,15 @@ fn read_line<'a>(
     invoice_subscription: Option<&'a str>,
 ) -> Result<Line<'a>, Error> {
     let amount = n.amount("amount", currency)?;
-    let mut discount = 0;
+    // Summed in 128 bits: the line's figures must each fit 64-bit cents.
+    let mut discount: i128 = 0;
     let discount_amounts = n.list("discount_amounts")?;
     if !discount_amounts.is_empty() {
         for (i, d) in discount_amounts.iter().enumerate() {
             let d = n
                 .parent
                 .nested(format!("{}.discount_amounts[{i}]", n.path), d);
-            discount += d.amount("amount", currency)?;
+            discount += i128::from(d.amount("amount", currency)?);
         }
     } else {
         for (i, c) in n.list("pretax_credit_amounts")?.iter().enumerate() {
@@ -422,16 +433,16 @@ fn read_line<'a>(
                 .parent
                 .nested(format!("{}.pretax_credit_amounts[{i}]", n.path), c);
             if c.text("type")? == Some("discount") {
-                discount += c.amount("amount", currency)?;
+                discount += i128::from(c.amount("amount", currency)?);
             }
         }
     }
-    let (mut inclusive_tax, mut exclusive_tax) = (0, 0);
+    let (mut inclusive_tax, mut exclusive_tax): (i128, i128) = (0, 0);
     let taxes = n.list("taxes")?;
     if !taxes.is_empty() {
         for (i, t) in taxes.iter().enumerate() {
             let t = n.parent.nested(format!("{}.taxes[{i}]", n.path), t);
-            let tax = t.amount("amount", currency)?;
+            let tax = i128::from(t.amount("amount", currency)?);
             match t.text("tax_behavior")? {
                 Some("inclusive") => inclusive_tax += tax,
                 _ => exclusive_tax += tax,
@@ -440,7 +451,7 @@ fn read_line<'a>(
     } else {
         for (i, t) in n.list("tax_amounts")?.iter().enumerate() {
             let t = n.parent.nested(format!("{}.tax_amounts[{i}]", n.path), t);
-            let tax = t.amount("amount", currency)?;
+            let tax = i128::from(t.amount("amount", currency)?);
             if t.boolean("inclusive")? {
                 inclusive_tax += tax;
             } else {
@@ -491,12 +502,20 @@ fn read_line<'a>(
     let subscription = subscription
         .filter(|_| from_item || proration || recurring_price)
         .map(|sub| (sub, item));
+    let cents = |value: i128, field: &str, what: &str| {
+        i64::try_from(value)
+            .map_err(|_| n.error(field, format!("{what} {value} cents, beyond 64-bit cents")))
+    };
     Ok(Line {
         id: n.text("id")?,
         amount,
-        net: amount - discount + exclusive_tax,
-        discount,
-        tax: inclusive_tax + exclusive_tax,
+        net: cents(
+            i128::from(amount) - discount + exclusive_tax,
+            "amount",
+            "with discounts and exclusive taxes totals",
+        )?,
+        discount: cents(discount, "discount_amounts", "the discounts total")?,
+        tax: cents(inclusive_tax + exclusive_tax, "taxes", "the taxes total")?,
         quantity: n.integer("quantity")?.unwrap_or(1),
         period_start: n.time("period.start")?,
         period_end: n.time("period.end")?,

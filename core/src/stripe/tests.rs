@@ -230,3 +230,53 @@ fn an_item_with_only_a_proration_credit_drops_to_zero_from_the_change() {
         .collect();
     assert_eq!(kinds, [("new", 3000), ("churn", -3000)]);
 }
+
+#[test]
+fn lines_whose_amounts_sum_beyond_64_bit_cents_are_refused_naming_the_invoice() {
+    let rejected = |invoice: Value| {
+        let mut ledger = Ledger::new(Settings::default());
+        let report = ledger.import_stripe(&[price(), invoice], &StripeOptions::default());
+        let r = &report.rejected[0];
+        (r.id.clone(), r.field.clone(), r.reason.clone())
+    };
+    let half = i64::MAX / 2 + 1;
+    let mut two_lines = invoice("in_1", JAN_1, json!(half));
+    let mut second = two_lines["lines"]["data"][0].clone();
+    second["id"] = json!("il_2");
+    two_lines["lines"]["data"]
+        .as_array_mut()
+        .unwrap()
+        .push(second);
+    assert_eq!(
+        rejected(two_lines),
+        (
+            "in_1".to_string(),
+            "lines.data[0]".to_string(),
+            "the lines' amounts total 9223372036854775808 cents, beyond 64-bit cents".to_string()
+        )
+    );
+    let mut many = invoice("in_3", JAN_1, json!(1000));
+    many["lines"]["data"][0]["quantity"] = json!(half);
+    let mut second = many["lines"]["data"][0].clone();
+    second["id"] = json!("il_3");
+    many["lines"]["data"].as_array_mut().unwrap().push(second);
+    assert_eq!(
+        rejected(many),
+        (
+            "in_3".to_string(),
+            "lines.data[0]".to_string(),
+            "the lines' quantities total beyond 64-bit integers".to_string()
+        )
+    );
+    let mut taxed = invoice("in_2", JAN_1, json!(half));
+    taxed["lines"]["data"][0]["taxes"] = json!([{"amount": half, "tax_behavior": "exclusive"}]);
+    assert_eq!(
+        rejected(taxed),
+        (
+            "in_2".to_string(),
+            "lines.data[0].amount".to_string(),
+            "with discounts and exclusive taxes totals 9223372036854775808 cents, beyond 64-bit cents"
+                .to_string()
+        )
+    );
+}
