@@ -244,7 +244,9 @@ pub(super) fn period_row(series: &MrrSeries, i: usize) -> Result<MrrRow> {
     let cents = |figure: &str, total: Total| figures.cents(figure, total);
     let s = &group.stats[i];
     let start_mrr = s.start_mrr.as_f64();
-    let losses = -(s.churn + s.contraction).as_f64();
+    // Negated as totals, never as floats: a float's -0.0 would answer
+    // "-0.00" for a period without losses.
+    let losses = (-(s.churn + s.contraction)).as_f64();
     let new = cents("new", s.new)?;
     let total_mrr = cents("total_mrr", s.total_mrr)?;
     let arpa = arpa(total_mrr, s);
@@ -272,7 +274,7 @@ pub(super) fn period_row(series: &MrrSeries, i: usize) -> Result<MrrRow> {
         customer_churn_rate: churn_rate,
         mrr_churn_rate,
         net_mrr_churn_rate: percent(
-            -(s.churn + s.contraction + s.expansion + s.reactivation).as_f64(),
+            (-(s.churn + s.contraction + s.expansion + s.reactivation)).as_f64(),
             start_mrr,
         ),
         customer_retention_rate: churn_rate.map(|r| 100.0 - r),
