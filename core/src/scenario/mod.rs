@@ -350,6 +350,10 @@ pub fn subset_difference(expected: &Value, actual: &Value, path: &str) -> Option
                 e.as_f64().unwrap_or(f64::NAN),
                 a.as_f64().unwrap_or(f64::NAN),
             );
+            if a == 0.0 && a.is_sign_negative() {
+                // A zero is answered as 0, never as JSON's -0.0.
+                return Some(format!("{path}: expected {e}, got -0.0"));
+            }
             ((e - a).abs() > 1e-6).then(|| format!("{path}: expected {e}, got {a}"))
         }
         _ if expected == actual => None,
