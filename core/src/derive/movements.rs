@@ -269,13 +269,7 @@ impl DayState {
         let Some((_, mrr, quantity)) = self.totals.iter().find(|(c, _, _)| *c == currency) else {
             return Ok((0, 0));
         };
-        let mrr = mrr.cents(|| {
-            format!(
-                "the MRR of customer `{}` in {currency} on {}",
-                change.customer_id, change.date
-            )
-        })?;
-        Ok((mrr, *quantity))
+        Ok((mrr_cents(currency, *mrr, change)?, *quantity))
     }
 
     /// The MRR of every currency converted into `base` on the day (as it
@@ -288,16 +282,28 @@ impl DayState {
         single: bool,
     ) -> Result<Total> {
         let mut total = Total::ZERO;
-        for (currency, _, _) in &self.totals {
-            let (mrr, _) = self.get(*currency, change)?;
+        for &(currency, mrr, _) in &self.totals {
+            let mrr = mrr_cents(currency, mrr, change)?;
             total += if single {
                 mrr
             } else {
-                fx.convert(mrr, *currency, base, change.date)?
+                fx.convert(mrr, currency, base, change.date)?
             };
         }
         Ok(total)
     }
+}
+
+/// A customer's MRR in `currency` on the day of `change` as cents; beyond
+/// 64-bit cents it is [`Error::OutOfRange`](crate::Error::OutOfRange)
+/// naming the customer.
+fn mrr_cents(currency: Currency, mrr: Total, change: &DayChange) -> Result<Cents> {
+    mrr.cents(|| {
+        format!(
+            "the MRR of customer `{}` in {currency} on {}",
+            change.customer_id, change.date
+        )
+    })
 }
 
 /// What happened during a day, for choosing subtypes.
