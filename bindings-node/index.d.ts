@@ -493,6 +493,12 @@ export declare class Ledger {
   updatePlanGroup(id: string, group: PlanGroupInput): PlanGroup
   /** Replaces (or creates) the invoice `id` with `record`, whose id, when given, is `id`. */
   replaceInvoice(id: string, record: Omit<InvoiceInput, 'id'> & { id?: string }): void
+  /**
+   * Every movement at `asOf`. Answers of the JSON calls (this, `report`,
+   * `customers`, `customer`, ...) hold integers as numbers: one beyond
+   * 2^53 - 1, which a number would round, is an `out_of_range` error naming
+   * its place; the Arrow calls answer it exactly, as a BigInt.
+   */
   movements(asOf?: Instant, filters?: MovementFilters): Movement[]
   /** `movements` as an Arrow IPC stream, one row per movement (amounts as int64), a record batch per 65,536 rows. */
   movementsArrow(asOf?: Instant, filters?: MovementFilters): Buffer

@@ -11,6 +11,7 @@
 const { OPERATIONS, ANSWER_TYPES } = require('./operations.js')
 const { SubmetricsError } = require('../errors.js')
 const { UNSET, isUnset, refusedNames } = require('./params.js')
+const { parseExact } = require('./exact.js')
 
 /** Status codes answered again after a pause. */
 const RETRY_STATUSES = new Set([429, 503])
@@ -18,6 +19,8 @@ const RETRY_STATUSES = new Set([429, 503])
 const ARROW_STREAM = 'application/vnd.apache.arrow.stream'
 /** Report parameters whose name has a dash; a key may spell it with `_`. */
 const DASHED = new Set(['selected-date', 'selected-type', 'breakdown-value'])
+/** The calls answering exactly, as Arrow, what an operation's JSON cannot hold. */
+const EXACT_ELSEWHERE = { getReport: 'reportArrow', listMovements: 'movementsArrow' }
 
 function text(value) {
   if (value instanceof Date) return value.toISOString()
@@ -164,17 +167,18 @@ class Client {
 
   /**
    * Runs one operation of the description by its operationId and resolves
-   * to the decoded JSON answer, or to the text of an operation that answers
-   * another type (the HTML of `getApiReference`); rejects with a
-   * SubmetricsError carrying the service's code and the HTTP status. An
-   * undefined or null in `query` is left out, once its name is found to be
-   * one the operation takes.
+   * to the decoded JSON answer (an integer in it beyond 2^53 - 1, which a
+   * number would round, is an `out_of_range` error naming its place), or to
+   * the text of an operation that answers another type (the HTML of
+   * `getApiReference`); rejects with a SubmetricsError carrying the
+   * service's code and the HTTP status. An undefined or null in `query` is
+   * left out, once its name is found to be one the operation takes.
    */
   async call(operation, pathParams, query, body) {
     const media = ANSWER_TYPES[operation]
     const answer = await (await this._send(operation, pathParams, query, body, media ?? 'application/json')).text()
     if (media !== undefined) return answer
-    return answer ? JSON.parse(answer) : undefined
+    return answer ? parseExact(answer, EXACT_ELSEWHERE[operation]) : undefined
   }
 
   /**

@@ -4,6 +4,7 @@
 use crate::convert::{as_of as as_of_instant, params as params_of};
 use crate::convert::{as_of, params, records, resolve};
 use crate::errors::{details, invalid_argument, to_napi};
+use crate::exact::exact_in_javascript;
 use crate::records::{FlatLayout, FlatRecords, OPTION, RECORD, Records, SETTING};
 use crate::tasks::{MovementsTask, ReportTask};
 use bumpalo::Bump;
@@ -40,9 +41,16 @@ fn kind(name: &str) -> napi::Result<RecordKind> {
 /// not as values napi builds property by property: napi's conversion of a
 /// JSON value stops at a million values (every movement of a large ledger
 /// has more), and V8 parses text faster than it takes objects built one
-/// property at a time.
-pub fn json_text(answer: &impl serde::Serialize) -> napi::Result<String> {
-    serde_json::to_string(answer).map_err(|error| invalid_argument(error.to_string()))
+/// property at a time. An integer a JavaScript number cannot hold is an
+/// error naming `exact_elsewhere`, the call answering it exactly, if any
+/// ([`exact_in_javascript`]).
+pub fn json_text(
+    answer: &impl serde::Serialize,
+    exact_elsewhere: Option<&str>,
+) -> napi::Result<String> {
+    let text =
+        serde_json::to_string(answer).map_err(|error| invalid_argument(error.to_string()))?;
+    exact_in_javascript(text, exact_elsewhere)
 }
 
 /// Movements at `as_of` with a filter object `{customer, from, to, kinds}`
@@ -52,7 +60,10 @@ pub fn movements(ledger: &Ledger, at: Option<&str>, filter: Option<Value>) -> na
     let filter =
         MovementFilter::from_params(&params(filter, ParamView::Movements)?, ledger.settings())
             .map_err(to_napi)?;
-    json_text(&ledger.movements(at, &filter).map_err(to_napi)?)
+    json_text(
+        &ledger.movements(at, &filter).map_err(to_napi)?,
+        Some("movementsArrow"),
+    )
 }
 
 /// A report by name as JSON text, written by the core from the report's
@@ -68,8 +79,9 @@ pub fn report(
     let at = as_of(at, ledger.settings())?;
     let text = ledger.report_json(name, &query, at).map_err(to_napi)?;
     // JSON text is always UTF-8: the fallback is never taken.
-    Ok(String::from_utf8(text)
-        .unwrap_or_else(|not_utf8| String::from_utf8_lossy(not_utf8.as_bytes()).into_owned()))
+    let text = String::from_utf8(text)
+        .unwrap_or_else(|not_utf8| String::from_utf8_lossy(not_utf8.as_bytes()).into_owned());
+    exact_in_javascript(text, Some("reportArrow"))
 }
 
 /// The per-record results of a write, in input order, as index.js turns
@@ -178,7 +190,7 @@ impl NativeLedger {
         let objects = records(objects)?;
         let options = crate::records::value(&env, options, "the Stripe options", OPTION)?;
         let options = submetrics::StripeOptions::from_json(&options).map_err(to_napi)?;
-        json_text(&write(&self.inner).import_stripe(&objects, &options))
+        json_text(&write(&self.inner).import_stripe(&objects, &options), None)
     }
 
     /// Upserts records of a collection, read field by field from the
@@ -254,7 +266,7 @@ impl NativeLedger {
     ) -> napi::Result<String> {
         let kind = kind(&collection)?;
         let (limit, offset) = page_bounds(limit, offset);
-        json_text(&read(&self.inner).list(kind, limit, offset))
+        json_text(&read(&self.inner).list(kind, limit, offset), None)
     }
 
     /// `{count, list}` of one customer's invoices as JSON text; a
@@ -272,6 +284,7 @@ impl NativeLedger {
             &ledger
                 .list_customer_invoices(&customer, limit, offset)
                 .map_err(to_napi)?,
+            None,
         )
     }
 
@@ -289,6 +302,7 @@ impl NativeLedger {
             &ledger
                 .list_source_plans(&source, limit, offset)
                 .map_err(to_napi)?,
+            None,
         )
     }
 
@@ -440,7 +454,10 @@ impl NativeLedger {
             &instants.unwrap_or_default(),
         )?;
         let at = crate::convert::as_of(as_of.as_deref(), ledger.settings())?;
-        json_text(&ledger.analytics_customers(&query, at).map_err(to_napi)?)
+        json_text(
+            &ledger.analytics_customers(&query, at).map_err(to_napi)?,
+            None,
+        )
     }
 
     /// One customer's view as JSON text.
@@ -463,6 +480,7 @@ impl NativeLedger {
             &ledger
                 .analytics_customer(&id, &query, at)
                 .map_err(to_napi)?,
+            None,
         )
     }
 

@@ -3,6 +3,7 @@
 
 mod convert;
 mod errors;
+mod exact;
 pub mod ledger;
 mod records;
 mod tasks;

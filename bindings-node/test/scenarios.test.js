@@ -2,13 +2,16 @@
 // Every shared scenario file (testdata/scenarios, format SCENARIOS.md)
 // through the Node API, with the subset matching of the Rust runner and its
 // reports expected to fail (`error`: the error's code and message); each
-// file is a test named by its path under testdata/scenarios.
+// file is a test named by its path under testdata/scenarios. An expected
+// integer beyond 2^53 - 1, which a JavaScript number cannot hold, is
+// checked digit for digit in the error that refuses the answer holding it.
 const test = require('node:test')
 const assert = require('node:assert/strict')
 const fs = require('node:fs')
 const path = require('node:path')
 const { Ledger, SubmetricsError } = require('..')
 const { SCENARIOS, scenarioFiles } = require('./scenario-files.js')
+const { unsafeIntegers } = require('../client/exact.js')
 
 const UPSERT = {
   data_sources: 'upsertDataSources',
@@ -53,8 +56,27 @@ function subsetDifference(expected, actual, at) {
   return expected === actual ? null : `${at}: expected ${JSON.stringify(expected)}, got ${JSON.stringify(actual)}`
 }
 
+// The difference, or null, between what the scenario expects at `at` and
+// an answer refused for holding an integer JavaScript cannot hold exactly:
+// the scenario must expect an integer at the place the error names, and
+// the error must give its digits (`exact`: the scenario's own, read from
+// its text); any other error is rethrown.
+function refusedDifference(error, exact, at) {
+  if (!(error instanceof SubmetricsError) || error.code !== 'out_of_range' || !error.message.startsWith("the answer's")) {
+    throw error
+  }
+  const place = error.field.startsWith('[') ? `${at}${error.field}` : `${at}.${error.field}`
+  const expected = exact.find((integer) => `$.${integer.place}` === place)
+  if (!expected) return `${place}: the answer is refused for an integer the scenario does not expect there: ${error.message}`
+  return error.message.includes(`\`${error.field}\` is ${expected.digits},`)
+    ? null
+    : `${place}: expected ${expected.digits}, got ${error.message}`
+}
+
 function run(file) {
-  const scenario = JSON.parse(fs.readFileSync(path.join(SCENARIOS, file), 'utf8'))
+  const text = fs.readFileSync(path.join(SCENARIOS, file), 'utf8')
+  const scenario = JSON.parse(text)
+  const exact = unsafeIntegers(text)
   const ledger = new Ledger(scenario.config ?? {})
   const rejections = []
   const upsert = (collection, records) => {
@@ -81,7 +103,12 @@ function run(file) {
   const unknown = []
   const expect = scenario.expect ?? {}
   if (expect.movements) {
-    const diff = subsetDifference(expect.movements, ledger.movements(scenario.as_of), '$.expect.movements')
+    let diff
+    try {
+      diff = subsetDifference(expect.movements, ledger.movements(scenario.as_of), '$.expect.movements')
+    } catch (error) {
+      diff = refusedDifference(error, exact, '$.expect.movements')
+    }
     if (diff) failures.push(diff)
   }
   const errors = expect.errors ?? []
@@ -106,7 +133,12 @@ function run(file) {
         unknown.push(report.name)
         return
       }
-      if (!(error instanceof SubmetricsError) || !report.error) throw error
+      if (!report.error) {
+        const diff = refusedDifference(error, exact, `$.expect.reports[${i}].result`)
+        if (diff) failures.push(`report ${report.name}: ${diff}`)
+        return
+      }
+      if (!(error instanceof SubmetricsError)) throw error
       const got = { code: error.code, message: error.message }
       const diff = subsetDifference(report.error, got, `$.expect.reports[${i}].error`)
       if (diff) failures.push(`report ${report.name}: ${diff}`)
