@@ -5,6 +5,20 @@
 // structs); this file adds the transport: the key, timeouts, retries on
 // 429 and 503 as Retry-After asks, and errors carrying the service's code.
 // Standard library only.
+//
+// Answers are decoded as encoding/json decodes them, except that an
+// integer beyond 2^53 - 1 (9007199254740991) either way is never rounded:
+// report sums in cents are 64-bit, and a float64 holds no larger integer
+// exactly. Where out would receive such an integer as a float64 (a float64
+// field such as a TableRow's values, or a number in an any, as in a
+// map[string]any), the call fails with an Error of Code out_of_range
+// naming the value's place in Field (summary.mrr_current,
+// rows[0].values[0], ["by plan"]["a\"b"][2]), even if the value is one a
+// float64 happens to hold, and out is left as it was. An int64 field (the
+// other amounts of the typed records and reports), a json.Number or a
+// json.RawMessage receives it exactly, and one out has no place for is not
+// decoded and passes. RawReport, ReportArrow and MovementsArrow answer
+// such integers exactly.
 package submetrics
 
 import (
@@ -75,7 +89,8 @@ func NewClient(baseURL, apiKey string) *Client {
 // Call runs the operation with id operation, filling path parameters,
 // adding query parameters and sending body as JSON (when not nil; a Body
 // goes as it is, under its ContentType), and decodes the answer into out
-// (when not nil). An operation that answers
+// (when not nil), refusing an integer beyond 2^53 - 1 that out would round
+// (see the package doc). An operation that answers
 // another type than JSON (AnswerTypes, e.g. the HTML of getApiReference)
 // is asked for that type and needs a *string out, which gets its text.
 func (c *Client) Call(ctx context.Context, operation string, pathParams map[string]string, query url.Values, body, out any) error {
@@ -98,7 +113,7 @@ func (c *Client) Call(ctx context.Context, operation string, pathParams map[stri
 	if len(answer) == 0 {
 		return nil
 	}
-	return json.Unmarshal(answer, out)
+	return decodeExact(answer, out, operation)
 }
 
 // send runs the operation as Call does, asking for accept, and returns the

@@ -5,8 +5,10 @@ import (
 	"bytes"
 	"context"
 	"encoding/binary"
+	"encoding/json"
 	"net/http"
 	"net/http/httptest"
+	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -412,5 +414,69 @@ func TestImportsInEachBodyFormat(t *testing.T) {
 	_, err = c.UpsertBody(ctx, "plan_groups", CSV, []byte("name\nAll\n"))
 	if e, ok := err.(*Error); !ok || e.Code != "invalid_argument" || e.Field != "collection" {
 		t.Fatalf("plan groups to UpsertBody: %#v", err)
+	}
+}
+
+// TestAnswersBeyond2To53AreExactOrRefused: one customer paying 10^10 cents
+// of gold a month, at 10^-6 gold per dollar, is 10^16 US cents of MRR,
+// beyond 2^53 - 1. The typed reports hold it as int64s; a map or a
+// TableReport, whose numbers are float64s, is refused naming its place;
+// the raw answer has its digits.
+func TestAnswersBeyond2To53AreExactOrRefused(t *testing.T) {
+	ctx := context.Background()
+	c := NewClient(startService(t), ownerKey)
+	if account, err := c.Account(ctx); err != nil || account.BaseCurrency != "USD" {
+		t.Fatalf("account %+v %v", account, err)
+	}
+	var loaded FxRatesLoaded
+	rates := []map[string]string{{"date": "2024-01-01", "currency": "XAU", "rate": "0.000001"}}
+	if err := c.Call(ctx, "loadFxRates", nil, nil, rates, &loaded); err != nil || loaded.Loaded != 1 {
+		t.Fatalf("fx rates %+v %v", loaded, err)
+	}
+	month, gold := "month", "gold"
+	if _, err := c.UpsertPlans(ctx, []PlanInput{{ID: gold, Name: "Gold", BillingFreq: &month, Currency: "XAU"}}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.UpsertCustomers(ctx, []CustomerInput{{ID: "G1", Name: text("Gold")}}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.UpsertInvoices(ctx, []InvoiceInput{{ID: "g1", CustomerID: "G1", Type: "subscription",
+		InvoiceDate: "2024-01-01", Currency: "XAU", PlanID: &gold, Amount: 10000000000}}); err != nil {
+		t.Fatal(err)
+	}
+	const at = "2024-01-15T00:00:00Z"
+	summary, err := c.Summary(ctx, at)
+	if err != nil || summary.Summary.MRRCurrent != 10000000000000000 || summary.Summary.ARRCurrent != 120000000000000000 {
+		t.Fatalf("summary %+v %v", summary, err)
+	}
+	movements, err := c.Movements(ctx, at, nil)
+	if err != nil || len(movements) != 1 || movements[0].MRRChangeBaseCurrency != 10000000000000000 {
+		t.Fatalf("movements %+v %v", movements, err)
+	}
+
+	var report map[string]any
+	err = c.Report(ctx, "summary", map[string]string{"as_of": at}, &report)
+	refused(t, err, "summary.mrr_current", "10000000000000000", "; ReportArrow answers it exactly as int64")
+	if report != nil {
+		t.Fatalf("the refused report was decoded: %v", report)
+	}
+	_, err = c.Table(ctx, "mrr-table", map[string]string{"as_of": at, "date": "20240101-20240131"})
+	refused(t, err, "rows[0].values[0]", "10000000000000000", "; ReportArrow answers it exactly as int64")
+	var listed map[string]any
+	err = c.Call(ctx, "listMovements", nil, url.Values{"as_of": {at}}, nil, &listed)
+	refused(t, err, "result[0].mrr_change_base_currency", "10000000000000000", "; MovementsArrow answers it exactly as int64")
+
+	raw, err := c.RawReport(ctx, "summary", map[string]string{"as_of": at})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var exact struct {
+		Summary map[string]any `json:"summary"`
+	}
+	decoder := json.NewDecoder(bytes.NewReader(raw))
+	decoder.UseNumber()
+	if err := decoder.Decode(&exact); err != nil || exact.Summary["mrr_current"] != json.Number("10000000000000000") ||
+		exact.Summary["arr_current"] != json.Number("120000000000000000") {
+		t.Fatalf("raw summary %s %v", raw, err)
 	}
 }

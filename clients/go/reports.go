@@ -34,7 +34,11 @@ func queryAt(params map[string]string, asOf, format string) (url.Values, error) 
 // Report runs the report name with its query parameters (see the
 // service's docs/reports.md; "as_of" fixes the instant) and decodes the
 // answer into out: a *SummaryReport, *MrrReport, *TableReport,
-// *MovementTableReport, or *map[string]any for any report.
+// *MovementTableReport, or *map[string]any for any report. The numbers of
+// a map and a TableReport's values are float64s: an answer with an integer
+// beyond 2^53 - 1 is refused into them with an out_of_range Error naming
+// its place, never rounded (see the package doc); RawReport, decoded by a
+// json.Decoder with UseNumber, or ReportArrow read it exactly.
 func (c *Client) Report(ctx context.Context, name string, params map[string]string, out any) error {
 	query, _ := queryAt(params, "", "") // it sets nothing, so it cannot fail
 	return c.Call(ctx, "getReport", map[string]string{"name": name}, query, nil, out)
