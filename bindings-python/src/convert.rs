@@ -89,7 +89,8 @@ fn value_to_py<'py>(py: Python<'py>, value: &Value) -> PyResult<Bound<'py, PyAny
 const DASHED: &[&str] = &["selected-date", "selected-type", "breakdown-value"];
 
 /// A parameter value as its query-string text: text as given, numbers as
-/// `str()` writes them, booleans `true`/`false`, dates and datetimes ISO,
+/// `str()` writes them, booleans `true`/`false`, dates and datetimes ISO
+/// (numpy's scalars and `Decimal`s as the plain values they stand for),
 /// and a list, tuple or set of those space-separated. Anything else (a
 /// dict, bytes, a list of lists, an object of no such kind) is a
 /// `TypeError`: its `str()` would filter on text nobody wrote.
@@ -121,6 +122,9 @@ fn scalar_text(value: &Bound<'_, PyAny>) -> PyResult<String> {
     }
     if value.hasattr("isoformat")? {
         return value.call_method0("isoformat")?.extract();
+    }
+    if let Some(plain) = crate::scalars::plain(value)? {
+        return scalar_text(&plain);
     }
     Err(PyTypeError::new_err(format!(
         "a parameter value is text, a number, a boolean, a date or a list of those, got {}",

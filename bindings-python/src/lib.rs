@@ -7,6 +7,7 @@ mod errors;
 mod ledger;
 mod partials;
 mod records;
+mod scalars;
 
 use pyo3::prelude::*;
 

@@ -3,8 +3,9 @@
 //! [`crate::convert::to_json`] reads (mappings as objects, sequences but
 //! str and bytes as arrays, anything with `isoformat()` as its ISO text) and
 //! the same errors, strings copied once into an arena that lives for the
-//! call. Nesting deeper than 128 levels (which a dict holding itself
-//! reaches) is an error.
+//! call. numpy's scalars and `Decimal`s read as the plain values they
+//! stand for ([`crate::scalars::plain`]). Nesting deeper than 128 levels
+//! (which a dict holding itself reaches) is an error.
 
 use bumpalo::Bump;
 use pyo3::exceptions::PyTypeError;
@@ -262,6 +263,9 @@ fn tree<'b>(obj: &Bound<'_, PyAny>, arena: &'b Bump, depth: u32) -> Result<Json<
     let is_bytes = obj.cast::<PyBytes>().is_ok() || obj.cast::<PyByteArray>().is_ok();
     if !is_bytes && obj.cast::<PySequence>().is_ok() {
         return items(obj.try_iter()?, arena, depth);
+    }
+    if let Some(plain) = crate::scalars::plain(obj)? {
+        return tree(&plain, arena, depth);
     }
     Err(PyTypeError::new_err(format!("cannot convert {} to JSON", obj.get_type().name()?)).into())
 }
