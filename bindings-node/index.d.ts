@@ -39,8 +39,13 @@ export type JsonValue = string | number | boolean | null | JsonValue[] | { [key:
  * fails the call, naming the record and field).
  */
 export type DateText = string | Date
-/** A record id: text, or a number (stored as its text). */
-export type Id = string | number
+/** A record id: text, or a number or a BigInt within 64 bits (stored as its text). */
+export type Id = string | number | bigint
+/**
+ * An amount in cents: a number, exact up to 2^53 - 1, or a BigInt within
+ * 64 bits (as database drivers hand out 64-bit columns).
+ */
+export type Cents = number | bigint
 export type BillingInterval = 'day' | 'week' | 'month' | 'year'
 export type InvoiceType = 'subscription' | 'one-time' | 'refund' | 'cancellation'
 
@@ -100,8 +105,8 @@ export interface PlanGroupInput {
 
 export interface InvoiceLineInput {
   description?: string
-  amount?: number
-  amount_in_cents?: number
+  amount?: Cents
+  amount_in_cents?: Cents
   quantity?: number
   period_start?: DateText
   period_end?: DateText
@@ -114,8 +119,8 @@ export interface TransactionInput {
   type: 'payment' | 'refund'
   result: 'successful' | 'failed'
   date: DateText
-  amount?: number
-  amount_in_cents?: number
+  amount?: Cents
+  amount_in_cents?: Cents
 }
 interface InvoiceFields {
   id: Id
@@ -136,28 +141,28 @@ interface InvoiceFields {
 export interface InvoiceInput extends InvoiceFields {
   customer_id: Id
   invoice_date: DateText
-  amount: number
+  amount: Cents
   period_start?: DateText | null
   period_end?: DateText | null
   subscription_id?: string | null
   payment_date?: DateText | null
   invoice_number?: string | null
-  tax_amount?: number
-  discount_amount?: number
+  tax_amount?: Cents
+  discount_amount?: Cents
   data_source?: string | null
 }
 /** An invoice in the import shape (`customer_external_id`, `date`, `amount_in_cents`, ...). */
 export interface InvoiceImportInput extends InvoiceFields {
   customer_external_id: Id
   date: DateText
-  amount_in_cents: number
+  amount_in_cents: Cents
   service_period_start?: DateText | null
   service_period_end?: DateText | null
   subscription_external_id?: string | null
   paid_date?: DateText | null
   number?: string | null
-  tax?: number
-  discount?: number
+  tax?: Cents
+  discount?: Cents
   data_source_id?: string | null
 }
 

@@ -172,7 +172,6 @@ function isInstant(value) {
   return value instanceof Date || typeof value === 'string'
 }
 
-/** A Uint8Array (or Buffer) as a Buffer over the same memory. */
 /**
  * Stripe objects as the JSON text the addon reads. What JSON cannot hold
  * (NaN, the infinities, a BigInt, a cycle) is an `invalid_record` error
@@ -193,6 +192,7 @@ function stripeText(objects) {
   }
 }
 
+/** A Uint8Array (or Buffer) as a Buffer over the same memory. */
 function bytes(stream) {
   if (Buffer.isBuffer(stream)) return stream
   if (stream instanceof Uint8Array) return Buffer.from(stream.buffer, stream.byteOffset, stream.byteLength)

@@ -260,8 +260,10 @@ test('a value JSON cannot hold fails the call, naming the record and the field',
     ['invalid_record', 'record 0 of the array: field `custom_variables.n[1]`: is NaN, which is not a JSON number', 'custom_variables.n[1]'])
   assert.deepEqual(error({ id: -Infinity }),
     ['invalid_record', 'the record: field `id`: is -Infinity, which is not a JSON number', 'id'])
-  assert.deepEqual(error([{ id: 1n }]),
-    ['invalid_record', 'record 0 of the array: field `id`: is a BigInt, not a JSON value (give a number or a string)', 'id'])
+  assert.deepEqual(error([{ id: 'a', name: 'A' }, { id: 'b', name: 'B', custom_variables: { n: 2n ** 64n } }]),
+    ['invalid_record', 'record 1 of the array: field `custom_variables.n`: is a BigInt beyond 64 bits', 'custom_variables.n'])
+  assert.deepEqual(error({ id: -(2n ** 63n) - 1n }),
+    ['invalid_record', 'the record: field `id`: is a BigInt beyond 64 bits', 'id'])
   assert.deepEqual(error([{ id: Symbol('s') }]),
     ['invalid_record', 'record 0 of the array: field `id`: is a symbol, not a JSON value', 'id'])
   const [code, message, field] = error([cyclic])
@@ -301,6 +303,23 @@ test('a Date is its instant, as toISOString writes it, at any depth', () => {
     e instanceof SubmetricsError && e.field === 'invoice_date' &&
       e.message === 'record 0 of the array: field `invoice_date`: is an invalid Date')
   assert.throws(() => ledger.getInvoice('bad'), SubmetricsError)
+})
+
+test('a BigInt within 64 bits is its integer, as a database driver hands out a 64-bit column', () => {
+  const ledger = new Ledger({ base_currency: 'USD' })
+  ledger.upsertPlans([{ id: 'm', name: 'Monthly', interval: 'month', currency: 'USD' }])
+  assert.deepEqual(ledger.upsertCustomers([
+    { id: 7n, name: 'Seven', custom_variables: { seats: 5n, most: 2n ** 64n - 1n, least: -(2n ** 63n) } },
+  ]), [{ id: '7', import_status: 'inserted' }])
+  assert.deepEqual(ledger.getCustomer('7').custom_variables,
+    { seats: '5', most: '18446744073709551615', least: '-9223372036854775808' })
+  // The same invoices with BigInt amounts and with numbers store alike.
+  const big = { ...BASE, id: 'big', customer_id: 7n, amount: 3000n, tax_amount: 0n }
+  const plain = { ...BASE, id: 'plain', customer_id: '7', amount: 3000, tax_amount: 0 }
+  assert.deepEqual(ledger.upsertInvoices([big]), [{ id: 'big', import_status: 'inserted' }])
+  ledger.upsertInvoices(plain)
+  assert.deepEqual({ ...ledger.getInvoice('big'), id: 'plain' }, ledger.getInvoice('plain'))
+  assert.equal(ledger.getInvoice('big').amount, 3000)
 })
 
 test('one call takes any number of records', () => {

@@ -18,6 +18,7 @@ ledger.upsertDataSources({ id: 'stripe', name: 'Stripe' })
 ledger.upsertInvoices([
   { id: 'i1', customer_id: 'A', type: 'subscription', invoice_date: '2024-01-01', amount: 3000, currency: 'USD', plan_id: 'm' },
   { id: 'i2', customer_external_id: 'B', type: 'subscription', date: '2024-01-02', amount_in_cents: 2000, currency: 'USD', plan_id: 'm' },
+  { id: 3n, customer_id: 'A', type: 'one-time', invoice_date: '2024-01-03', amount: 500n, tax_amount: 0n, currency: 'USD' },
 ])
 const rates: FxRateInput[] = [{ date: '2024-01-01', currency: 'EUR', rate: 0.9 }]
 const loaded: number = ledger.loadFxRates(rates)

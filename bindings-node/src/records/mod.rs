@@ -4,14 +4,16 @@
 //! An object reads as `for...in` sees it: its enumerable string-keyed
 //! properties, own and inherited, in order; a property holding `undefined`
 //! is absent. A number reads as napi-rs reads one into JSON (a whole number
-//! within 32 bits as an integer, any other as a float), an array as an array,
+//! within 32 bits as an integer, any other as a float), a BigInt within 64
+//! bits as its integer (as database drivers hand out 64-bit columns), an
+//! array as an array,
 //! a `Date` as its instant's ISO 8601 text (as `toISOString` writes it), any
 //! other object as its properties. Every string is copied once, into an
 //! arena that lives for the call.
 //!
 //! What JSON cannot hold is an error naming the record's position and the
 //! field, and nothing is written: `undefined` as an array item, functions,
-//! symbols, BigInts, NaN and the infinities, an invalid `Date`, a string or
+//! symbols, BigInts beyond 64 bits, NaN and the infinities, an invalid `Date`, a string or
 //! key holding a lone UTF-16 surrogate, nesting deeper than 128 levels
 //! (which an object holding itself reaches), more than a million values in
 //! one record.
@@ -403,14 +405,31 @@ impl<'b> Reader<'b> {
             sys::ValueType::napi_symbol => {
                 return Err(Failure::unreadable("is a symbol, not a JSON value"));
             }
-            // `napi_bigint`, not declared at the napi level this addon targets.
-            9 => {
-                return Err(Failure::unreadable(
-                    "is a BigInt, not a JSON value (give a number or a string)",
-                ));
-            }
+            sys::ValueType::napi_bigint => Json::Number(self.bigint(value)?),
             _ => return Err(Failure::unreadable("is not a JSON value")),
         }))
+    }
+
+    /// A BigInt as the integer it is (as a Python int reads), when it fits
+    /// in 64 bits, signed or not.
+    fn bigint(&mut self, value: sys::napi_value) -> Result<Number, Failure<'b>> {
+        let (mut signed, mut exact) = (0_i64, false);
+        // SAFETY: `self.env` is this call's live environment, `value` a handle of it just typed as a BigInt, `signed` and `exact` local out-pointers.
+        check(unsafe {
+            sys::napi_get_value_bigint_int64(self.env, value, &mut signed, &mut exact)
+        })?;
+        if exact {
+            return Ok(Number::from(signed));
+        }
+        let mut unsigned = 0_u64;
+        // SAFETY: as above, `unsigned` a local out-pointer.
+        check(unsafe {
+            sys::napi_get_value_bigint_uint64(self.env, value, &mut unsigned, &mut exact)
+        })?;
+        if exact {
+            return Ok(Number::from(unsigned));
+        }
+        Err(Failure::unreadable("is a BigInt beyond 64 bits"))
     }
 
     fn array(&mut self, value: sys::napi_value, depth: u32) -> Result<Json<'b>, Failure<'b>> {
