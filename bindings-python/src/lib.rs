@@ -26,5 +26,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(ledger::report_table, m)?)?;
     m.add_function(wrap_pyfunction!(partials::merge_partials, m)?)?;
     m.add_function(wrap_pyfunction!(partials::finish_partial, m)?)?;
+    m.add_function(wrap_pyfunction!(records::records_json, m)?)?;
+    m.add_function(wrap_pyfunction!(records::value_json, m)?)?;
     Ok(())
 }

@@ -340,3 +340,39 @@ pub fn escaped(s: &Bound<'_, PyString>) -> String {
         })
         .collect()
 }
+
+/// Records (one mapping or a sequence of them) as the JSON text of an
+/// array, read as the ledger's `upsert_*` read them: the same values and the
+/// same `TypeError`s naming the record and field. The service client sends
+/// it as a request body, so that a record means the same to both.
+#[pyfunction]
+pub fn records_json<'py>(
+    py: Python<'py>,
+    records: &Bound<'py, PyAny>,
+) -> PyResult<Bound<'py, pyo3::types::PyBytes>> {
+    let arena = Bump::new();
+    let trees = self::records(records, &arena)?
+        .iter()
+        .map(Json::to_value)
+        .collect();
+    json_bytes(py, &serde_json::Value::Array(trees))
+}
+
+/// Any argument (a patch, a replacing record) as JSON text, read as
+/// [`value`] reads it for the ledger; an error names `what` and the field.
+#[pyfunction]
+pub fn value_json<'py>(
+    py: Python<'py>,
+    obj: &Bound<'py, PyAny>,
+    what: &str,
+) -> PyResult<Bound<'py, pyo3::types::PyBytes>> {
+    json_bytes(py, &value(obj, what)?)
+}
+
+fn json_bytes<'py>(
+    py: Python<'py>,
+    value: &serde_json::Value,
+) -> PyResult<Bound<'py, pyo3::types::PyBytes>> {
+    let text = serde_json::to_vec(value).map_err(|e| PyTypeError::new_err(e.to_string()))?;
+    Ok(pyo3::types::PyBytes::new(py, &text))
+}

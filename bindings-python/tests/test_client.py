@@ -7,6 +7,8 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import datetime
+import decimal
 import re
 import gzip
 import http.server
@@ -15,6 +17,7 @@ import threading
 from pathlib import Path
 from typing import Any, Dict, Iterator, List, Tuple, Union
 
+import numpy
 import pytest
 
 import submetrics
@@ -205,6 +208,42 @@ def test_updates_and_replaces_answer_as_the_ledger_does(client: submetrics.Clien
     for target in (ledger, client):
         with pytest.raises(submetrics.NotFoundError):
             target.update_plan_group("pg_9", "X", [])
+
+
+def test_records_and_patches_are_read_as_the_ledger_reads_them(client: submetrics.Client) -> None:
+    ledger = submetrics.Ledger()
+    for target in (ledger, client):
+        load(target)
+    # Dates, numpy scalars and Decimals, as a ledger reads them.
+    invoice = {"id": "c1", "customer_id": "acme", "type": "one-time", "invoice_date": datetime.date(2024, 4, 2),
+               "amount": numpy.int64(700), "tax_amount": decimal.Decimal("0"), "currency": "USD"}
+    for target in (ledger, client):
+        assert target.upsert_invoices([invoice]) == [{"id": "c1", "import_status": "inserted"}]
+        target.update_customer("acme", {"custom_variables": {"seats": numpy.int32(4)}})
+        target.replace_invoice("c1", dict(invoice, amount=decimal.Decimal("800")))
+        target.update_plan_group(target.upsert_plan_groups({"name": "G", "plans": (numpy.str_("m"),)})[0]["id"],
+                                 numpy.str_("Monthly plans"), [numpy.str_("m")])
+    assert client.get_invoice("c1") == ledger.get_invoice("c1")
+    assert client.get_invoice("c1")["amount"] == 800
+    assert client.get_customer("acme")["custom_variables"] == ledger.get_customer("acme")["custom_variables"] == {"seats": "4"}
+    # A value no record can hold is the ledger's TypeError, and nothing is sent.
+    refusals = [
+        (lambda t: t.upsert_invoices([invoice, dict(invoice, id="c2", amount=float("nan"))]),
+         "record 1 of the sequence: field `amount`: nan is not a finite number"),
+        (lambda t: t.load_fx_rates([{"date": "2024-01-01", "currency": "EUR", "rate": decimal.Decimal("0.12345678901234567890")}]),
+         "record 0 of the sequence: field `rate`: Decimal 0.12345678901234567890 has more digits than a float holds "
+         "exactly; give it as a string"),
+        (lambda t: t.update_customer("acme", {"custom_variables": {"tags": {1}}}),
+         "the patch of customer acme: field `custom_variables.tags`: cannot convert set to JSON"),
+        (lambda t: t.replace_invoice("c1", dict(invoice, amount=2 ** 64)),
+         "invoice c1: field `amount`: integer 18446744073709551616 does not fit in 64 bits"),
+    ]
+    for call, message in refusals:
+        for target in (ledger, client):
+            with pytest.raises(TypeError) as raised:
+                call(target)
+            assert str(raised.value) == message
+    assert client.list_invoices()["count"] == ledger.list_invoices()["count"] == len(INVOICES) + 1
 
 
 def test_movements_and_every_report_match_an_embedded_ledger(client: submetrics.Client) -> None:

@@ -5,7 +5,7 @@ from typing import Any, Dict, Iterable, List, Mapping, Optional, Protocol, Seque
 
 from typing_extensions import disjoint_base
 
-__all__ = ["Ledger", "finish_partial", "merge_partials", "report_names", "report_table"]
+__all__ = ["Ledger", "finish_partial", "merge_partials", "records_json", "report_names", "report_table", "value_json"]
 
 _Record = Dict[str, Any]
 # Any mapping is one record; any sequence of mappings is several (the
@@ -215,3 +215,10 @@ def report_table(result: Dict[str, Any], name: Optional[str] = None) -> Any:
     """A report's answer (a dict, from ``Ledger.report`` or the service) as a
     ``pyarrow.Table``; with the report's ``name``, typed by its schema as
     ``Ledger.report_arrow`` answers it, else by the values."""
+def records_json(records: Any) -> bytes:
+    """Records (one mapping or a sequence of them) as the JSON text of an
+    array, read as ``Ledger.upsert_*`` read them; raises the same
+    ``TypeError`` naming the record and field. The service client's bodies."""
+def value_json(obj: Any, what: str) -> bytes:
+    """A patch or a replacing record as JSON text, read as the ledger reads
+    it; a ``TypeError`` names ``what`` and the field."""

@@ -3,8 +3,11 @@ standard library only; :class:`~submetrics.AsyncClient` is its asyncio
 face, in ``async_client``).
 
 It has the method names and return shapes of :class:`submetrics.Ledger`
-wherever the two overlap, so a notebook moves from an embedded ledger to a
-service by changing the line that makes it::
+wherever the two overlap, and reads records and patches as the ledger does
+(by the same native reader: dates, numpy scalars and Decimals alike, and
+the same ``TypeError`` naming the record and field for a value no record
+can hold), so a notebook moves from an embedded ledger to a service by
+changing the line that makes it::
 
     ledger = submetrics.Ledger(base_currency="USD")
     ledger = submetrics.Client("https://analytics.example.com", api_key="sm_...")
@@ -34,7 +37,7 @@ import urllib.request
 from pathlib import Path
 from typing import Any, Callable, Dict, List, Mapping, Optional, Sequence, Union
 
-from . import _api, _params
+from . import _api, _native, _params
 from ._paging import Paging
 from ._tables import _Records, _arrow_streams, _arrow_table, _is_table, _records
 from ._api import (
@@ -395,7 +398,7 @@ class Client(Paging):
         answering a pyarrow Table of the results as the ledger does
         (``import_status`` dictionary-encoded). Tables need pyarrow."""
         if not _is_table(records):
-            return results_of(self.call(operation, body=_records(records)))
+            return results_of(self.call(operation, body=_native.records_json(_records(records))))
         return self._send_table(operation, None, records)
 
     def _send_table(self, operation: str, path: Optional[Mapping[str, str]], table: Any) -> Any:
@@ -412,16 +415,16 @@ class Client(Paging):
 
     def upsert_data_sources(self, records: _Records) -> List[ImportResult]:
         """Upserts one data source or several; one result per record."""
-        return self.call("upsertDataSources", body=_records(records))["result"]
+        return self.call("upsertDataSources", body=_native.records_json(_records(records)))["result"]
 
     def upsert_plan_groups(self, records: _Records) -> List[ImportResult]:
         """Creates one plan group or several, one request each; the service
         assigns each its id (``pg_1``, ...), which the result carries. A
         group the service refuses is a result with ``import_status`` error."""
         results: List[ImportResult] = []
-        for record in _records(records):
+        for record in json.loads(_native.records_json(_records(records))):
             try:
-                answer = self.call("createPlanGroup", body=dict(record))
+                answer = self.call("createPlanGroup", body=record)
             except SubmetricsError as error:
                 if error.status != 400:
                     raise
@@ -499,27 +502,29 @@ class Client(Paging):
 
     def update_customer(self, id: str, patch: Mapping[str, Any]) -> CustomerDetail:
         """Changes the given fields of a customer (custom_variables merge); returns the record."""
-        return self.call("updateCustomer", {"id": id}, body=dict(patch))["result"]
+        return self.call("updateCustomer", {"id": id}, body=_native.value_json(patch, f"the patch of customer {id}"))["result"]
 
     def update_plan(self, id: str, patch: Mapping[str, Any]) -> Plan:
         """Changes the given fields of a plan; returns the record as read
         back after the change (a second request)."""
-        self.call("updatePlan", {"id": id}, body=dict(patch))
+        self.call("updatePlan", {"id": id}, body=_native.value_json(patch, f"the patch of plan {id}"))
         return self.get_plan(id)
 
     def replace_invoice(self, id: str, record: Mapping[str, Any]) -> None:
         """Replaces the invoice ``id`` with ``record``."""
-        self.call("replaceInvoice", {"id": id}, body=dict(record))
+        self.call("replaceInvoice", {"id": id}, body=_native.value_json(record, f"invoice {id}"))
 
     def update_plan_group(self, id: str, name: str, plans: Sequence[str]) -> PlanGroup:
         """Replaces a plan group's name and plans; returns the group as read
         back after the change (a second request)."""
-        self.call("updatePlanGroup", {"id": id}, body={"name": name, "plans": list(plans)})
+        name_json = _native.value_json(name, f"the name of plan group {id}")
+        plans_json = _native.value_json(plans, f"the plans of plan group {id}")
+        self.call("updatePlanGroup", {"id": id}, body=b'{"name":' + name_json + b',"plans":' + plans_json + b"}")
         return self.get_plan_group(id)
 
     def update_data_source(self, id: str, patch: Mapping[str, Any]) -> DataSource:
         """Changes a data source's name and/or type; returns it."""
-        return self.call("updateDataSource", {"id": id}, body=dict(patch))
+        return self.call("updateDataSource", {"id": id}, body=_native.value_json(patch, f"the patch of data source {id}"))
 
     def import_records(self, source: str, collection: str, records: Union[_Records, Any]) -> Any:
         """Imports customers, plans, plan_groups or invoices into the data
@@ -528,12 +533,12 @@ class Client(Paging):
         Table of the results, as :meth:`upsert_customers` says."""
         path = {"source": source, "collection": collection}
         if not _is_table(records):
-            return self.call("importRecords", path, body=_records(records))["result"]
+            return self.call("importRecords", path, body=_native.records_json(_records(records)))["result"]
         return self._send_table("importRecords", path, records)
 
     def load_fx_rates(self, rows: _Records) -> int:
         """Loads FX rate rows ``{date, currency, rate}``; returns how many."""
-        return self.call("loadFxRates", body=_records(rows))["loaded"]
+        return self.call("loadFxRates", body=_native.records_json(_records(rows)))["loaded"]
 
     # ------------------------------------------------------------ settings
 
