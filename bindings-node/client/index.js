@@ -12,6 +12,7 @@ const { OPERATIONS, ANSWER_TYPES } = require('./operations.js')
 const { SubmetricsError } = require('../errors.js')
 const { UNSET, isUnset, refusedNames } = require('./params.js')
 const { parseExact } = require('./exact.js')
+const { recordsText, valueText } = require('./body.js')
 
 /** Status codes answered again after a pause. */
 const RETRY_STATUSES = new Set([429, 503])
@@ -79,15 +80,21 @@ function retryAfter(header) {
 }
 
 const sleep = (seconds) => new Promise((resolve) => setTimeout(resolve, seconds * 1000))
-// One record or an array of them, as a JSON body carries them; bytes are
-// refused: an Arrow IPC stream goes to the methods that send one.
-const asArray = (records) => {
+// A body already written as JSON text (by body.js), sent as it is.
+class JsonText {
+  constructor(text) { this.text = text }
+}
+
+// One record or an array of them, as the Ledger reads them (body.js); bytes
+// are refused: an Arrow IPC stream goes to the methods that send one.
+const recordsBody = (records) => {
   if (records instanceof Uint8Array || records instanceof ArrayBuffer) {
     throw new SubmetricsError('records are objects (one or an array); send an Arrow IPC stream with ' +
       'upsertCustomersArrow, upsertPlansArrow, upsertInvoicesArrow or importArrow', 'invalid_argument', undefined, 'records')
   }
-  return Array.isArray(records) ? records : [records]
+  return new JsonText(recordsText(records))
 }
+const valueBody = (value, what) => new JsonText(valueText(value, what))
 
 const CLIENT_OPTIONS = ['baseUrl', 'apiKey', 'timeoutMs', 'maxRetries', 'maxRetryWaitMs', 'fetch']
 
@@ -201,7 +208,8 @@ class Client {
     const headers = { accept }
     if (this.apiKey) headers.authorization = `Bearer ${this.apiKey}`
     if (body !== undefined) headers['content-type'] = contentType
-    const payload = body === undefined || body instanceof Uint8Array ? body : JSON.stringify(body)
+    const payload = body === undefined || body instanceof Uint8Array ? body
+      : body instanceof JsonText ? body.text : JSON.stringify(body)
     for (let attempt = 0; ; attempt++) {
       let response
       try {
@@ -254,17 +262,22 @@ class Client {
   }
 
   // Records: the Ledger's methods and answers.
-  async upsertCustomers(records) { return (await this.call('upsertCustomers', null, null, asArray(records))).result.list }
-  async upsertPlans(records) { return (await this.call('upsertPlans', null, null, asArray(records))).result }
-  async upsertInvoices(records) { return (await this.call('upsertInvoices', null, null, asArray(records))).result }
-  async upsertDataSources(records) { return (await this.call('upsertDataSources', null, null, asArray(records))).result }
+  async upsertCustomers(records) { return (await this.call('upsertCustomers', null, null, recordsBody(records))).result.list }
+  async upsertPlans(records) { return (await this.call('upsertPlans', null, null, recordsBody(records))).result }
+  async upsertInvoices(records) { return (await this.call('upsertInvoices', null, null, recordsBody(records))).result }
+  async upsertDataSources(records) { return (await this.call('upsertDataSources', null, null, recordsBody(records))).result }
 
   /** One request per group; the service assigns each id (pg_1, ...); a refused group is an error result. */
   async upsertPlanGroups(records) {
+    const list = Array.isArray(records) ? records : [records]
+    // Every group is read before the first is sent, as the Ledger reads them.
+    const bodies = Array.isArray(records)
+      ? list.map((record, index) => valueBody(record, `record ${index} of the array`))
+      : [valueBody(records, 'the record')]
     const results = []
-    for (const record of asArray(records)) {
+    for (const [index, record] of list.entries()) {
       try {
-        const { id } = await this.call('createPlanGroup', null, null, record)
+        const { id } = await this.call('createPlanGroup', null, null, bodies[index])
         results.push({ id, import_status: 'inserted' })
       } catch (error) {
         if (!(error instanceof SubmetricsError) || error.status !== 400) throw error
@@ -310,20 +323,20 @@ class Client {
   async deleteInvoice(id) { await this.call('deleteInvoice', { id }) }
   async deleteDataSource(id) { await this.call('deleteDataSource', { id }) }
 
-  async updateCustomer(id, patch) { return (await this.call('updateCustomer', { id }, null, patch)).result }
+  async updateCustomer(id, patch) { return (await this.call('updateCustomer', { id }, null, valueBody(patch, `the patch of customer ${id}`))).result }
   /** Changes a plan; resolves to the plan as read back after the change (a second request). */
   async updatePlan(id, patch) {
-    await this.call('updatePlan', { id }, null, patch)
+    await this.call('updatePlan', { id }, null, valueBody(patch, `the patch of plan ${id}`))
     return this.getPlan(id)
   }
-  async replaceInvoice(id, record) { await this.call('replaceInvoice', { id }, null, record) }
+  async replaceInvoice(id, record) { await this.call('replaceInvoice', { id }, null, valueBody(record, `invoice ${id}`)) }
   async updatePlanGroup(id, group) {
-    await this.call('updatePlanGroup', { id }, null, group)
+    await this.call('updatePlanGroup', { id }, null, valueBody(group, `plan group ${id}`))
     return this.getPlanGroup(id)
   }
-  updateDataSource(id, patch) { return this.call('updateDataSource', { id }, null, patch) }
+  async updateDataSource(id, patch) { return this.call('updateDataSource', { id }, null, valueBody(patch, `the patch of data source ${id}`)) }
   async importRecords(source, collection, records) {
-    return (await this.call('importRecords', { source, collection }, null, asArray(records))).result
+    return (await this.call('importRecords', { source, collection }, null, recordsBody(records))).result
   }
   // Arrow in, Arrow out: each sends the rows of an Arrow IPC stream (as
   // apache-arrow's `tableToIPC` writes it; one write of at most 100,000
@@ -346,7 +359,7 @@ class Client {
     const response = await this._send(operation, pathParams, { format: 'arrow' }, stream, ARROW_STREAM, ARROW_STREAM)
     return Buffer.from(await response.arrayBuffer())
   }
-  async loadFxRates(rows) { return (await this.call('loadFxRates', null, null, asArray(rows))).loaded }
+  async loadFxRates(rows) { return (await this.call('loadFxRates', null, null, recordsBody(rows))).loaded }
 
   // Settings: the Ledger's, as a promise (the service keeps the FX pivot to itself).
   async settings() { return settingsOf(await this.account()) }

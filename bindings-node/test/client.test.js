@@ -30,8 +30,8 @@ const SCENARIO_FILES = scenarioFiles()
 
 let service
 // One account per test that writes, one per scenario.
-const ACCOUNTS = { records: 0, reports: 1, paging: 2, errors: 3, imports: 4, updates: 5, exact: 6 }
-const SCENARIO_ACCOUNT = 7
+const ACCOUNTS = { records: 0, reports: 1, paging: 2, errors: 3, imports: 4, updates: 5, exact: 6, bodies: 7 }
+const SCENARIO_ACCOUNT = 8
 test.before(async () => { service = await startService(SCENARIO_ACCOUNT + SCENARIO_FILES.length) })
 test.after(() => service.stop())
 const clientOf = (name) => new Client({ baseUrl: service.url, apiKey: service.keys[ACCOUNTS[name]] })
@@ -221,6 +221,52 @@ test('an answer with an integer beyond 2^53 is refused naming its place; Arrow a
   assert.equal(summary.mrr_current, 10000000000000000n)
   const movements = tableFromIPC(await client.movementsArrow(AT))
   assert.deepEqual([...movements.getChild('mrr_change_base_currency')], [10000000000000000n])
+})
+
+test('records and patches are read as the Ledger reads them: what JSON would change is refused by name, a BigInt is its integer', async () => {
+  const client = clientOf('bodies')
+  const ledger = new Ledger()
+  await load(client)
+  load(ledger)
+  const invoice = { id: 'c1', customer_id: 'acme', type: 'one-time', invoice_date: new Date('2024-04-02T00:00:00Z'),
+    amount: 700n, tax_amount: 0n, currency: 'USD' }
+  for (const target of [client, ledger]) {
+    assert.deepEqual(await target.upsertInvoices([invoice]), [{ id: 'c1', import_status: 'inserted' }])
+    await target.replaceInvoice('c1', { ...invoice, amount: 10n ** 12n })
+    await target.updateCustomer('acme', { custom_variables: { seats: 4n, gone: undefined } })
+  }
+  assert.deepEqual(await client.getInvoice('c1'), ledger.getInvoice('c1'))
+  assert.equal((await client.getCustomer('acme')).custom_variables.seats, '4')
+  const cyclic = { id: 'x', name: 'X', custom_variables: {} }
+  cyclic.custom_variables.self = cyclic
+  const refusals = [
+    (t) => t.upsertInvoices([invoice, { ...invoice, id: 'c2', amount: NaN }]),
+    (t) => t.upsertCustomers({ id: 'f', name: 'F', custom_variables: { f: () => 1 } }),
+    (t) => t.upsertCustomers([{ id: 's', name: Symbol('s') }]),
+    (t) => t.upsertCustomers([{ id: 'a', name: 'A', custom_variables: { n: [1, undefined] } }]),
+    (t) => t.upsertCustomers([{ id: 'a', name: 'A' }, undefined]),
+    (t) => t.upsertInvoices([{ ...invoice, invoice_date: new Date(NaN) }]),
+    (t) => t.upsertInvoices([{ ...invoice, amount: 2n ** 64n }]),
+    (t) => t.upsertCustomers([cyclic]),
+    (t) => t.upsertCustomers([{ id: 'a', name: 'A\uD800' }]),
+    (t) => t.upsertCustomers([{ id: 'a', name: 'A', custom_variables: { ['k\uDFFF']: 'v' } }]),
+    (t) => t.loadFxRates([{ date: '2024-01-01', currency: 'EUR', rate: Infinity }]),
+    (t) => t.updateCustomer('acme', { email: -Infinity }),
+    (t) => t.replaceInvoice('c1', { ...invoice, amount: NaN }),
+    (t) => t.updatePlan('m', { name: () => 'x' }),
+    (t) => t.updateDataSource('s', { name: Symbol('n') }),
+  ]
+  for (const refuse of refusals) {
+    let expected
+    try {
+      refuse(ledger)
+    } catch (error) {
+      expected = { name: 'SubmetricsError', code: error.code, field: error.field, message: error.message }
+    }
+    assert.ok(expected, String(refuse))
+    await assert.rejects(refuse(client), expected)
+  }
+  assert.equal((await client.listInvoices()).count, ledger.listInvoices().count)
 })
 
 test('pages and paging', async () => {
