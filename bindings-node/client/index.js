@@ -85,15 +85,17 @@ class JsonText {
   constructor(text) { this.text = text }
 }
 
-// One record or an array of them, as the Ledger reads them (body.js); bytes
-// are refused: an Arrow IPC stream goes to the methods that send one.
-const recordsBody = (records) => {
+// Records given as bytes are refused: an Arrow IPC stream goes to the
+// methods that send one.
+const notBytes = (records) => {
   if (records instanceof Uint8Array || records instanceof ArrayBuffer) {
     throw new SubmetricsError('records are objects (one or an array); send an Arrow IPC stream with ' +
       'upsertCustomersArrow, upsertPlansArrow, upsertInvoicesArrow or importArrow', 'invalid_argument', undefined, 'records')
   }
-  return new JsonText(recordsText(records))
+  return records
 }
+// One record or an array of them, as the Ledger reads them (body.js).
+const recordsBody = (records) => new JsonText(recordsText(notBytes(records)))
 const valueBody = (value, what) => new JsonText(valueText(value, what))
 
 const CLIENT_OPTIONS = ['baseUrl', 'apiKey', 'timeoutMs', 'maxRetries', 'maxRetryWaitMs', 'fetch']
@@ -269,7 +271,7 @@ class Client {
 
   /** One request per group; the service assigns each id (pg_1, ...); a refused group is an error result. */
   async upsertPlanGroups(records) {
-    const list = Array.isArray(records) ? records : [records]
+    const list = Array.isArray(notBytes(records)) ? records : [records]
     // Every group is read before the first is sent, as the Ledger reads them.
     const bodies = Array.isArray(records)
       ? list.map((record, index) => valueBody(record, `record ${index} of the array`))

@@ -6,17 +6,16 @@
 //! is absent. A number reads as napi-rs reads one into JSON (a whole number
 //! within 32 bits as an integer, any other as a float), a BigInt within 64
 //! bits as its integer (as database drivers hand out 64-bit columns), an
-//! array as an array,
-//! a `Date` as its instant's ISO 8601 text (as `toISOString` writes it), any
-//! other object as its properties. Every string is copied once, into an
-//! arena that lives for the call.
+//! array as an array, a `Date` as its instant's ISO 8601 text (as
+//! `toISOString` writes it), any other object as its properties. Every
+//! string is copied once, into an arena that lives for the call.
 //!
 //! What JSON cannot hold is an error naming the record's position and the
 //! field, and nothing is written: `undefined` as an array item, functions,
-//! symbols, BigInts beyond 64 bits, NaN and the infinities, an invalid `Date`, a string or
-//! key holding a lone UTF-16 surrogate, nesting deeper than 128 levels
-//! (which an object holding itself reaches), more than a million values in
-//! one record.
+//! symbols, BigInts beyond 64 bits, NaN and the infinities, an invalid
+//! `Date`, a string or key holding a lone UTF-16 surrogate, nesting deeper
+//! than 128 levels (which an object holding itself reaches), more than a
+//! million values in one record.
 //!
 //! An array of records usually arrives flattened by `records.js` (one
 //! JavaScript pass: keys, kinds and numbers in typed arrays, every string
