@@ -428,10 +428,13 @@ func TestAnswersBeyond2To53AreExactOrRefused(t *testing.T) {
 	if account, err := c.Account(ctx); err != nil || account.BaseCurrency != "USD" {
 		t.Fatalf("account %+v %v", account, err)
 	}
-	var loaded FxRatesLoaded
-	rates := []map[string]string{{"date": "2024-01-01", "currency": "XAU", "rate": "0.000001"}}
-	if err := c.Call(ctx, "loadFxRates", nil, nil, rates, &loaded); err != nil || loaded.Loaded != 1 {
-		t.Fatalf("fx rates %+v %v", loaded, err)
+	loaded, err := c.LoadFxRates(ctx, []FxRate{{Date: "2024-01-01", Currency: "XAU", Rate: 0.000001}})
+	if err != nil || loaded != 1 {
+		t.Fatalf("fx rates %d %v", loaded, err)
+	}
+	rates, err := c.ListFxRates(ctx, Page{})
+	if err != nil || len(rates.List) != 1 || rates.List[0] != (FxRate{Date: "2024-01-01", Currency: "XAU", Rate: 0.000001}) {
+		t.Fatalf("fx rates read back %+v %v", rates, err)
 	}
 	month, gold := "month", "gold"
 	if _, err := c.UpsertPlans(ctx, []PlanInput{{ID: gold, Name: "Gold", BillingFreq: &month, Currency: "XAU"}}); err != nil {

@@ -64,6 +64,16 @@ func (c *Client) UpsertDataSources(ctx context.Context, sources []DataSourceInpu
 	return out.Result, err
 }
 
+// LoadFxRates loads FX rate rows, each the units of its currency per one
+// unit of the account's pivot from its date on (a rate as float64; one
+// needing more digits goes through Call with the rate as text); it answers
+// how many rows were loaded.
+func (c *Client) LoadFxRates(ctx context.Context, rates []FxRate) (int64, error) {
+	var out FxRatesLoaded
+	err := c.Call(ctx, "loadFxRates", nil, nil, rates, &out)
+	return out.Loaded, err
+}
+
 // The media types of import bodies besides JSON (ArrowStream is the third).
 const (
 	// NDJSON is one JSON record per line.
@@ -184,6 +194,17 @@ func (c *Client) ListPlans(ctx context.Context, page Page) (PlanPage, error) {
 	}
 	var out PlanList
 	err = c.Call(ctx, "listPlans", nil, query, nil, &out)
+	return out.Result, err
+}
+
+// ListFxRates reads a page of the FX rate rows and how many there are.
+func (c *Client) ListFxRates(ctx context.Context, page Page) (FxRatePage, error) {
+	query, err := page.query()
+	if err != nil {
+		return FxRatePage{}, err
+	}
+	var out FxRateList
+	err = c.Call(ctx, "listFxRates", nil, query, nil, &out)
 	return out.Result, err
 }
 
