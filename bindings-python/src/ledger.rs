@@ -544,7 +544,9 @@ impl Ledger {
             l.movements(at, &filter)
         })?;
         let rows = rows.map_err(|e| to_py_err(py, e))?;
-        with_gc_paused(py, || Ok(pythonize::pythonize(py, &rows)?))
+        with_gc_paused(py, || {
+            Ok(crate::movement_dicts::movement_dicts(py, &rows)?.into_any())
+        })
     }
 
     /// :meth:`movements` as a ``pyarrow.Table``, one row per movement in

@@ -5,6 +5,7 @@ mod arrow;
 mod convert;
 mod errors;
 mod ledger;
+mod movement_dicts;
 mod partials;
 mod records;
 mod scalars;

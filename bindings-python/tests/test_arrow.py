@@ -208,6 +208,48 @@ def test_a_pandas_dataframe_round_trip() -> None:
     ]
 
 
+def test_movements_as_dicts_hold_the_rows_of_the_arrow_table_in_the_json_order() -> None:
+    l = submetrics.Ledger(base_currency="USD")
+    l.load_fx_rates([{"date": "2024-01-01", "currency": "EUR", "rate": "0.5"}])
+    l.upsert_plans([
+        {"id": "m", "name": "Monthly", "interval": "month", "currency": "USD"},
+        {"id": "e", "name": "Euro", "interval": "month", "currency": "EUR"},
+        {"id": "x", "name": "Extra", "interval": "month", "currency": "USD"},
+    ])
+    l.upsert_customers([{"id": "A", "name": "A"}, {"id": "B", "name": "B"}])
+    base = {"type": "subscription", "invoice_date": "2024-01-01"}
+    l.upsert_invoices([
+        {**base, "id": "a1", "customer_id": "A", "plan_id": "m", "amount": 3000, "currency": "USD", "subscription_id": "s1"},
+        {**base, "id": "a2", "customer_id": "A", "plan_id": "x", "amount": 500, "currency": "USD", "subscription_id": "s2"},
+        {**base, "id": "b1", "customer_id": "B", "plan_id": "e", "amount": 1000, "currency": "EUR"},
+        {**base, "id": "a3", "customer_id": "A", "plan_id": "m", "amount": 4000, "currency": "USD",
+         "subscription_id": "s1", "invoice_date": "2024-02-01"},
+    ])
+    rows = l.movements("2024-02-15")
+    assert rows == l.movements_arrow("2024-02-15").to_pylist()
+    assert [list(row) for row in rows] == [[
+        "date", "customer_id", "type", "subtype", "mrr_change", "mrr_change_base_currency",
+        "customer_count_change", "quantity_change", "currency", "plans_before", "plans_after",
+    ]] * 4
+    assert rows == [
+        {"date": "2024-01-01", "customer_id": "A", "type": "new", "subtype": "new", "mrr_change": 3500,
+         "mrr_change_base_currency": 3500, "customer_count_change": 1, "quantity_change": 2, "currency": "USD",
+         "plans_before": [], "plans_after": ["m", "x"]},
+        {"date": "2024-01-01", "customer_id": "B", "type": "new", "subtype": "new", "mrr_change": 1000,
+         "mrr_change_base_currency": 2000, "customer_count_change": 1, "quantity_change": 1, "currency": "EUR",
+         "plans_before": [], "plans_after": ["e"]},
+        {"date": "2024-02-01", "customer_id": "A", "type": "expansion", "subtype": "upgrade", "mrr_change": 500,
+         "mrr_change_base_currency": 500, "customer_count_change": 0, "quantity_change": -1, "currency": "USD",
+         "plans_before": ["m", "x"], "plans_after": ["m"]},
+        {"date": "2024-02-01", "customer_id": "B", "type": "churn", "subtype": "lapse", "mrr_change": -1000,
+         "mrr_change_base_currency": -2000, "customer_count_change": -1, "quantity_change": -1, "currency": "EUR",
+         "plans_before": ["e"], "plans_after": []},
+    ]
+    # Each row has lists of its own.
+    rows[0]["plans_after"].append("y")
+    assert rows[2]["plans_before"] == ["m", "x"]
+
+
 def test_a_named_pandas_index_is_a_column_and_an_unnamed_one_is_left_out() -> None:
     frame = pd.DataFrame(INVOICES)
     # `set_index("id")` used to leave every invoice without its id.
