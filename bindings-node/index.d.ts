@@ -445,8 +445,18 @@ export type TableReportName =
 
 export type Instant = Date | string
 
+/** Options of a Ledger (not settings of the account). */
+export interface LedgerOptions {
+  /**
+   * An integer beyond 2^53 - 1 in a JSON answer (which a number would
+   * round) as a BigInt, where a field's type says number; without it, such
+   * an answer is an `out_of_range` error naming the value's place.
+   */
+  bigints?: boolean
+}
+
 export declare class Ledger {
-  constructor(settings?: Settings)
+  constructor(settings?: Settings, options?: LedgerOptions)
   readonly settings: Required<Settings>
   updateSettings(patch: Settings): Required<Settings>
   loadFxRates(rows: Records<FxRateInput>): number
@@ -502,7 +512,8 @@ export declare class Ledger {
    * Every movement at `asOf`. Answers of the JSON calls (this, `report`,
    * `customers`, `customer`, ...) hold integers as numbers: one beyond
    * 2^53 - 1, which a number would round, is an `out_of_range` error naming
-   * its place; the Arrow calls answer it exactly, as a BigInt.
+   * its place, or a BigInt with the option `bigints`; the Arrow calls
+   * answer it exactly, as a BigInt.
    */
   movements(asOf?: Instant, filters?: MovementFilters): Movement[]
   /** `movements` as an Arrow IPC stream, one row per movement (amounts as int64), a record batch per 65,536 rows. */

@@ -9,6 +9,7 @@ const native = require('./native.js')
 const { SubmetricsError } = require('./errors.js')
 const { flatten } = require('./records.js')
 const { Client } = require('./client/index.js')
+const { parseExact } = require('./client/exact.js')
 
 // Codes napi-rs gives its own argument-conversion errors (a number where a
 // string is expected, ...): they become SubmetricsErrors too.
@@ -46,12 +47,6 @@ function call(fn, fallbackCode) {
   }
 }
 
-// The addon answers reads as JSON text (V8 parses text faster than it takes
-// objects built one property at a time, and napi's own conversion stops at
-// a million values).
-function answer(fn, fallbackCode) {
-  return JSON.parse(call(fn, fallbackCode))
-}
 
 function invalidQuery(message, field) {
   return new SubmetricsError(message, 'invalid_query', undefined, field)
@@ -220,10 +215,34 @@ function writeResults({ ids, idLengths, failed, errors }) {
   return results
 }
 
+const LEDGER_OPTIONS = ['bigints']
+
 class Ledger {
-  /** @param {object} [settings] base_currency, timezone, first_day_of_week, churn_grace_days, refund_handling */
-  constructor(settings) {
-    this._native = call(() => new native.NativeLedger(settings ?? null), 'invalid_setting')
+  /**
+   * @param {object} [settings] base_currency, timezone, first_day_of_week, churn_grace_days, refund_handling
+   * @param {object} [options] `bigints: true`: an integer beyond 2^53 - 1 in an answer is a BigInt
+   *   (a number would round it); otherwise such an answer is an `out_of_range` error naming it
+   */
+  constructor(settings, options) {
+    const { bigints = false, ...unknown } = options ?? {}
+    const [name] = Object.keys(unknown)
+    if (name !== undefined) {
+      throw new SubmetricsError(`unknown Ledger option \`${name}\`; the options are ${LEDGER_OPTIONS.join(', ')}`,
+        'invalid_argument', undefined, name)
+    }
+    if (typeof bigints !== 'boolean') {
+      throw new SubmetricsError(`bigints: \`${bigints}\` is not true or false`, 'invalid_argument', undefined, 'bigints')
+    }
+    this._native = call(() => new native.NativeLedger(settings ?? null, bigints), 'invalid_setting')
+    // The addon answers reads as JSON text (V8 parses text faster than it
+    // takes objects built one property at a time, and napi's own conversion
+    // stops at a million values); without `bigints` it has refused any
+    // integer a number would round.
+    this._parse = bigints ? (text) => parseExact(text, undefined, true) : JSON.parse
+  }
+
+  _answer(fn, fallbackCode) {
+    return this._parse(call(fn, fallbackCode))
   }
 
   get settings() {
@@ -240,7 +259,7 @@ class Ledger {
 
   importStripe(objects, options) {
     const text = stripeText(objects)
-    return answer(() => this._native.importStripe(text, options), 'invalid_query')
+    return this._answer(() => this._native.importStripe(text, options), 'invalid_query')
   }
 
   // An array goes over flattened (records.js), one record as it is.
@@ -283,7 +302,7 @@ class Ledger {
   // `limit` defaults to the core's page size (100), `offset` to 0.
   _list(collection, options) {
     const [limit, offset] = listOptions(options)
-    return answer(() => this._native.list(collection, limit, offset))
+    return this._answer(() => this._native.list(collection, limit, offset))
   }
 
   // A collection, or with the id option `by` given (an id text) the page
@@ -291,11 +310,11 @@ class Ledger {
   _listOf(collection, options, by, listBy) {
     const [limit, offset] = listOptions(options, ['limit', 'offset', by])
     const id = options?.[by]
-    if (id === undefined || id === null) return answer(() => this._native.list(collection, limit, offset))
+    if (id === undefined || id === null) return this._answer(() => this._native.list(collection, limit, offset))
     if (typeof id !== 'string') {
       throw new SubmetricsError(`${by}: must be an id, got ${JSON.stringify(id)}`, 'invalid_argument', undefined, by)
     }
-    return answer(() => listBy(idText(id, by), limit, offset))
+    return this._answer(() => listBy(idText(id, by), limit, offset))
   }
 
   listCustomers(options) { return this._list('customers', options) }
@@ -325,7 +344,7 @@ class Ledger {
   replaceInvoice(id, record) { call(() => this._native.replaceInvoice(idText(id), record), 'invalid_record') }
 
   movements(asOf, movementFilters) {
-    return answer(() => this._native.movements(instant(asOf), filters(movementFilters)), 'invalid_query')
+    return this._answer(() => this._native.movements(instant(asOf), filters(movementFilters)), 'invalid_query')
   }
 
   movementsArrow(asOf, movementFilters) {
@@ -339,12 +358,12 @@ class Ledger {
 
   report(name, params, asOf) {
     const [p, instants] = query(params)
-    return answer(() => this._native.report(name, p, instant(asOf), instants), 'invalid_query')
+    return this._answer(() => this._native.report(name, p, instant(asOf), instants), 'invalid_query')
   }
 
   customers(params, asOf) {
     const [p, instants] = query(params)
-    return answer(() => this._native.customers(p, instant(asOf), instants), 'invalid_query')
+    return this._answer(() => this._native.customers(p, instant(asOf), instants), 'invalid_query')
   }
 
   /**
@@ -358,7 +377,7 @@ class Ledger {
       ;[asOf, params] = [params, asOf]
     }
     const [p, instants] = query(params)
-    return answer(() => this._native.customer(idText(id), instant(asOf), p, instants), 'invalid_query')
+    return this._answer(() => this._native.customer(idText(id), instant(asOf), p, instants), 'invalid_query')
   }
 
   async reportAsync(name, params, asOf) {
@@ -366,13 +385,13 @@ class Ledger {
     // A wrong argument throws before a promise exists: `call` names it.
     const pending = call(() => this._native.reportAsync(name, p, instant(asOf), instants), 'invalid_query')
     const text = await pending.catch((error) => rethrow(error, 'invalid_query'))
-    return JSON.parse(text)
+    return this._parse(text)
   }
 
   async movementsAsync(asOf, movementFilters) {
     const pending = call(() => this._native.movementsAsync(instant(asOf), filters(movementFilters)), 'invalid_query')
     const text = await pending.catch((error) => rethrow(error, 'invalid_query'))
-    return JSON.parse(text)
+    return this._parse(text)
   }
 }
 

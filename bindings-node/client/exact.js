@@ -4,7 +4,9 @@
 // service's answers through `parseExact`: an answer holding such an integer
 // (a sum beyond about 90 trillion dollars in cents, or far less in a
 // currency of small units) is an `out_of_range` error naming the value's
-// place, as the embedded Ledger answers, never a rounded number.
+// place, as the embedded Ledger answers, or with the option `bigints` has
+// it as a BigInt; never a rounded number. A Ledger made with `bigints`
+// reads its answers through it too.
 
 const { SubmetricsError } = require('../errors.js')
 
@@ -16,28 +18,43 @@ const STRING = /"(?:[^"\\]|\\.)*"/y
 const PLAIN_NAME = /^[A-Za-z_$][A-Za-z0-9_$]*$/
 
 /**
- * The JSON `text` parsed, or an `out_of_range` SubmetricsError naming the
- * first integer in it beyond `Number.MAX_SAFE_INTEGER` either way, and
- * `exactElsewhere`, the call that answers it exactly, if there is one.
+ * The JSON `text` parsed. An integer in it beyond `Number.MAX_SAFE_INTEGER`
+ * either way is a BigInt with `bigints`, and otherwise an `out_of_range`
+ * SubmetricsError naming the first one and `exactElsewhere`, the call that
+ * answers it exactly, if there is one.
  */
-function parseExact(text, exactElsewhere) {
-  if (LONG_DIGITS.test(text)) {
-    const [found] = unsafeIntegers(text, 1)
-    if (found) {
-      let message = `the answer's \`${found.place}\` is ${found.digits}, beyond ${MAX_SAFE} (2^53 - 1), ` +
-        'the largest integer a JavaScript number holds exactly'
-      if (exactElsewhere) message += `; \`${exactElsewhere}\` answers it exactly, as a BigInt`
-      throw new SubmetricsError(message, 'out_of_range', undefined, found.place)
+function parseExact(text, exactElsewhere, bigints = false) {
+  const found = LONG_DIGITS.test(text) ? unsafeIntegers(text, bigints ? Infinity : 1) : []
+  if (found.length === 0) return JSON.parse(text)
+  if (!bigints) throw refusal(found[0], exactElsewhere)
+  let value = JSON.parse(text)
+  for (const { steps, digits } of found) {
+    if (steps.length === 0) {
+      value = BigInt(digits)
+      continue
     }
+    // Defined, not assigned: a key such as `__proto__` is a plain property of a parsed answer.
+    const holder = steps.slice(0, -1).reduce((at, step) => at[step], value)
+    Object.defineProperty(holder, steps[steps.length - 1], { value: BigInt(digits), writable: true, enumerable: true, configurable: true })
   }
-  return JSON.parse(text)
+  return value
+}
+
+function refusal({ place, digits }, exactElsewhere) {
+  let message = `the answer's \`${place}\` is ${digits}, beyond ${MAX_SAFE} (2^53 - 1), ` +
+    'the largest integer a JavaScript number holds exactly'
+  message += exactElsewhere
+    ? `; \`${exactElsewhere}\` answers it exactly, as a BigInt, and so does this call with the option \`bigints: true\``
+    : '; with the option `bigints: true` this call answers it as a BigInt'
+  return new SubmetricsError(message, 'out_of_range', undefined, place)
 }
 
 /**
  * The integers of the JSON `text` beyond `Number.MAX_SAFE_INTEGER` either
  * way, at most `limit`, in the order they are written: each its `place` as
- * JavaScript reaches it (`result[3].mrr`, `["by plan"].total`) and its
- * `digits`. Numbers with a fraction or an exponent are floats and pass.
+ * JavaScript reaches it (`result[3].mrr`, `["by plan"].total`), the keys
+ * and indexes of that path (`steps`) and its `digits`. Numbers with a
+ * fraction or an exponent are floats and pass.
  */
 function unsafeIntegers(text, limit = Infinity) {
   const found = []
@@ -58,7 +75,9 @@ function unsafeIntegers(text, limit = Infinity) {
     } else if (char === '-' || (char >= '0' && char <= '9')) {
       NUMBER.lastIndex = at
       const [token] = NUMBER.exec(text)
-      if (isUnsafeInteger(token)) found.push({ place: place(frames), digits: token })
+      if (isUnsafeInteger(token)) {
+        found.push({ place: place(frames), steps: frames.map((f) => ('index' in f ? f.index : f.key)), digits: token })
+      }
       at = NUMBER.lastIndex
     } else {
       if (char === '{' || char === '[') {

@@ -32,6 +32,12 @@ export interface ClientOptions {
   maxRetries?: number
   maxRetryWaitMs?: number
   fetch?: typeof fetch
+  /**
+   * An integer beyond 2^53 - 1 in an answer (which a number would round)
+   * as a BigInt, where a field's type says number; without it, such an
+   * answer is an `out_of_range` error naming the value's place.
+   */
+  bigints?: boolean
 }
 
 type Instant = Date | string

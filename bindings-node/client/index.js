@@ -98,11 +98,11 @@ const notBytes = (records) => {
 const recordsBody = (records) => new JsonText(recordsText(notBytes(records)))
 const valueBody = (value, what) => new JsonText(valueText(value, what))
 
-const CLIENT_OPTIONS = ['baseUrl', 'apiKey', 'timeoutMs', 'maxRetries', 'maxRetryWaitMs', 'fetch']
+const CLIENT_OPTIONS = ['baseUrl', 'apiKey', 'timeoutMs', 'maxRetries', 'maxRetryWaitMs', 'fetch', 'bigints']
 
 // The client's options: any other name (`baseURL`, `timeout`) is an error
-// naming it, and the timeout (from 1), the retries and their wait (from 0)
-// are whole numbers.
+// naming it, the timeout (from 1), the retries and their wait (from 0) are
+// whole numbers, and `bigints` is true or false.
 function checkOptions(options) {
   const bad = (message, field) => new SubmetricsError(message, 'invalid_argument', undefined, field)
   if (typeof options !== 'object' || options === null || Array.isArray(options)) {
@@ -118,6 +118,9 @@ function checkOptions(options) {
     if (value !== undefined && value !== null && !(Number.isSafeInteger(value) && value >= least)) {
       throw bad(`${name}: \`${value}\` is not a whole number from ${least}`, name)
     }
+  }
+  if (options.bigints !== undefined && typeof options.bigints !== 'boolean') {
+    throw bad(`bigints: \`${options.bigints}\` is not true or false`, 'bigints')
   }
 }
 
@@ -168,6 +171,7 @@ class Client {
     this.maxRetries = options.maxRetries ?? 3
     this.maxRetryWaitMs = options.maxRetryWaitMs ?? 30000
     this._fetch = options.fetch ?? globalThis.fetch
+    this.bigints = options.bigints ?? false
     this._reportParams = undefined // the report catalogue's names, read by `_reports` when first needed
     if (typeof this._fetch !== 'function') {
       throw new SubmetricsError('no fetch: use Node 18 or later, or pass options.fetch', 'invalid_argument')
@@ -177,7 +181,8 @@ class Client {
   /**
    * Runs one operation of the description by its operationId and resolves
    * to the decoded JSON answer (an integer in it beyond 2^53 - 1, which a
-   * number would round, is an `out_of_range` error naming its place), or to
+   * number would round, is a BigInt with the option `bigints`, else an
+   * `out_of_range` error naming its place), or to
    * the text of an operation that answers another type (the HTML of
    * `getApiReference`); rejects with a SubmetricsError carrying the
    * service's code and the HTTP status. An undefined or null in `query` is
@@ -187,7 +192,7 @@ class Client {
     const media = ANSWER_TYPES[operation]
     const answer = await (await this._send(operation, pathParams, query, body, media ?? 'application/json')).text()
     if (media !== undefined) return answer
-    return answer ? parseExact(answer, EXACT_ELSEWHERE[operation]) : undefined
+    return answer ? parseExact(answer, EXACT_ELSEWHERE[operation], this.bigints) : undefined
   }
 
   /**

@@ -11,13 +11,28 @@ use crate::errors::details;
 /// below it, a JavaScript number holds exactly.
 const MAX_SAFE_INTEGER: u64 = (1 << 53) - 1;
 
+/// What a ledger's JSON answers do with an integer beyond 2^53 - 1.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum BigIntegers {
+    /// Refuse the answer ([`exact_in_javascript`]).
+    Refuse,
+    /// Send it as written: `index.js` reads such integers as BigInts (the
+    /// ledger's `bigints` option).
+    Pass,
+}
+
 /// `text` itself when every integer in it is one a JavaScript number holds
-/// exactly; otherwise an `out_of_range` error naming the first other one by
-/// its place in the answer (`result[3].mrr`), and `exact_elsewhere`, the
-/// call that answers it exactly, if there is one. Numbers with a fraction
-/// or an exponent are floats on both sides and pass.
-pub fn exact_in_javascript(text: String, exact_elsewhere: Option<&str>) -> napi::Result<String> {
-    if !has_long_digit_run(text.as_bytes()) {
+/// exactly, or when `big` passes them; otherwise an `out_of_range` error
+/// naming the first other one by its place in the answer (`result[3].mrr`),
+/// and `exact_elsewhere`, the call that answers it exactly, if there is
+/// one. Numbers with a fraction or an exponent are floats on both sides and
+/// pass.
+pub fn exact_in_javascript(
+    text: String,
+    exact_elsewhere: Option<&str>,
+    big: BigIntegers,
+) -> napi::Result<String> {
+    if big == BigIntegers::Pass || !has_long_digit_run(text.as_bytes()) {
         return Ok(text);
     }
     let Some((place, digits)) = first_unsafe_integer(text.as_bytes()) else {
@@ -27,8 +42,14 @@ pub fn exact_in_javascript(text: String, exact_elsewhere: Option<&str>) -> napi:
         "the answer's `{place}` is {digits}, beyond {MAX_SAFE_INTEGER} (2^53 - 1), the largest \
          integer a JavaScript number holds exactly"
     );
-    if let Some(call) = exact_elsewhere {
-        message.push_str(&format!("; `{call}` answers it exactly, as a BigInt"));
+    match exact_elsewhere {
+        Some(call) => message.push_str(&format!(
+            "; `{call}` answers it exactly, as a BigInt, and so does this call with the option \
+             `bigints: true`"
+        )),
+        None => {
+            message.push_str("; with the option `bigints: true` this call answers it as a BigInt")
+        }
     }
     Err(details("out_of_range", message, None, Some(&place)))
 }

@@ -4,7 +4,7 @@
 use crate::convert::{as_of as as_of_instant, params as params_of};
 use crate::convert::{as_of, params, records, resolve};
 use crate::errors::{details, invalid_argument, to_napi};
-use crate::exact::exact_in_javascript;
+use crate::exact::{BigIntegers, exact_in_javascript};
 use crate::records::{FlatLayout, FlatRecords, OPTION, RECORD, Records, SETTING};
 use crate::tasks::{MovementsTask, ReportTask};
 use bumpalo::Bump;
@@ -47,15 +47,21 @@ fn kind(name: &str) -> napi::Result<RecordKind> {
 pub fn json_text(
     answer: &impl serde::Serialize,
     exact_elsewhere: Option<&str>,
+    big: BigIntegers,
 ) -> napi::Result<String> {
     let text =
         serde_json::to_string(answer).map_err(|error| invalid_argument(error.to_string()))?;
-    exact_in_javascript(text, exact_elsewhere)
+    exact_in_javascript(text, exact_elsewhere, big)
 }
 
 /// Movements at `as_of` with a filter object `{customer, from, to, kinds}`
 /// read by the core (`from`/`to` dates or ISO instants), as JSON text.
-pub fn movements(ledger: &Ledger, at: Option<&str>, filter: Option<Value>) -> napi::Result<String> {
+pub fn movements(
+    ledger: &Ledger,
+    at: Option<&str>,
+    filter: Option<Value>,
+    big: BigIntegers,
+) -> napi::Result<String> {
     let at = as_of(at, ledger.settings())?;
     let filter =
         MovementFilter::from_params(&params(filter, ParamView::Movements)?, ledger.settings())
@@ -63,6 +69,7 @@ pub fn movements(ledger: &Ledger, at: Option<&str>, filter: Option<Value>) -> na
     json_text(
         &ledger.movements(at, &filter).map_err(to_napi)?,
         Some("movementsArrow"),
+        big,
     )
 }
 
@@ -74,6 +81,7 @@ pub fn report(
     query: Option<Value>,
     at: Option<&str>,
     instants: &[String],
+    big: BigIntegers,
 ) -> napi::Result<String> {
     let query = resolve(ledger, params(query, ParamView::Report(name))?, instants)?;
     let at = as_of(at, ledger.settings())?;
@@ -81,7 +89,7 @@ pub fn report(
     // JSON text is always UTF-8: the fallback is never taken.
     let text = String::from_utf8(text)
         .unwrap_or_else(|not_utf8| String::from_utf8_lossy(not_utf8.as_bytes()).into_owned());
-    exact_in_javascript(text, Some("reportArrow"))
+    exact_in_javascript(text, Some("reportArrow"), big)
 }
 
 /// The per-record results of a write, in input order, as index.js turns
@@ -128,18 +136,26 @@ impl From<WriteReport> for WriteResults {
 #[napi]
 pub struct NativeLedger {
     inner: Shared,
+    big: BigIntegers,
 }
 
 #[napi]
 impl NativeLedger {
     /// A new ledger; `settings` uses the snake_case keys of the account.
+    /// With `bigints`, JSON answers pass integers beyond 2^53 - 1 for
+    /// `index.js` to read as BigInts; without, such an answer is refused.
     #[napi(constructor)]
-    pub fn new(env: Env, settings: Unknown) -> napi::Result<NativeLedger> {
+    pub fn new(env: Env, settings: Unknown, bigints: Option<bool>) -> napi::Result<NativeLedger> {
         submetrics_allocator::keep_freed_memory_longer();
         let settings = crate::records::value(&env, settings, "the settings", SETTING)?;
         let settings = Settings::from_json(&settings).map_err(to_napi)?;
         Ok(NativeLedger {
             inner: Arc::new(RwLock::new(Ledger::new(settings))),
+            big: if bigints == Some(true) {
+                BigIntegers::Pass
+            } else {
+                BigIntegers::Refuse
+            },
         })
     }
 
@@ -190,7 +206,11 @@ impl NativeLedger {
         let objects = records(objects)?;
         let options = crate::records::value(&env, options, "the Stripe options", OPTION)?;
         let options = submetrics::StripeOptions::from_json(&options).map_err(to_napi)?;
-        json_text(&write(&self.inner).import_stripe(&objects, &options), None)
+        json_text(
+            &write(&self.inner).import_stripe(&objects, &options),
+            None,
+            self.big,
+        )
     }
 
     /// Upserts records of a collection, read field by field from the
@@ -266,7 +286,7 @@ impl NativeLedger {
     ) -> napi::Result<String> {
         let kind = kind(&collection)?;
         let (limit, offset) = page_bounds(limit, offset);
-        json_text(&read(&self.inner).list(kind, limit, offset), None)
+        json_text(&read(&self.inner).list(kind, limit, offset), None, self.big)
     }
 
     /// `{count, list}` of one customer's invoices as JSON text; a
@@ -285,6 +305,7 @@ impl NativeLedger {
                 .list_customer_invoices(&customer, limit, offset)
                 .map_err(to_napi)?,
             None,
+            self.big,
         )
     }
 
@@ -303,6 +324,7 @@ impl NativeLedger {
                 .list_source_plans(&source, limit, offset)
                 .map_err(to_napi)?,
             None,
+            self.big,
         )
     }
 
@@ -363,7 +385,7 @@ impl NativeLedger {
     /// Movements as JSON text.
     #[napi]
     pub fn movements(&self, as_of: Option<String>, filter: Option<Value>) -> napi::Result<String> {
-        movements(&read(&self.inner), as_of.as_deref(), filter)
+        movements(&read(&self.inner), as_of.as_deref(), filter, self.big)
     }
 
     /// Upserts the rows of an Arrow IPC stream as records of `collection`
@@ -436,6 +458,7 @@ impl NativeLedger {
             params,
             as_of.as_deref(),
             &instants.unwrap_or_default(),
+            self.big,
         )
     }
 
@@ -457,6 +480,7 @@ impl NativeLedger {
         json_text(
             &ledger.analytics_customers(&query, at).map_err(to_napi)?,
             None,
+            self.big,
         )
     }
 
@@ -481,6 +505,7 @@ impl NativeLedger {
                 .analytics_customer(&id, &query, at)
                 .map_err(to_napi)?,
             None,
+            self.big,
         )
     }
 
@@ -495,6 +520,7 @@ impl NativeLedger {
     ) -> AsyncTask<ReportTask> {
         AsyncTask::new(ReportTask {
             ledger: Arc::clone(&self.inner),
+            big: self.big,
             name,
             params,
             as_of,
@@ -511,6 +537,7 @@ impl NativeLedger {
     ) -> AsyncTask<MovementsTask> {
         AsyncTask::new(MovementsTask {
             ledger: Arc::clone(&self.inner),
+            big: self.big,
             as_of,
             filter,
         })

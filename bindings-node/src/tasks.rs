@@ -3,6 +3,7 @@
 //! cross back as JSON text.
 
 use crate::errors::invalid_argument;
+use crate::exact::BigIntegers;
 use crate::ledger::{Shared, movements, read, report};
 use napi::bindgen_prelude::{Env, Task};
 use serde_json::Value;
@@ -15,6 +16,7 @@ fn guarded<T>(work: impl FnOnce() -> napi::Result<T>) -> napi::Result<T> {
 
 pub struct ReportTask {
     pub ledger: Shared,
+    pub big: BigIntegers,
     pub name: String,
     pub params: Option<Value>,
     pub as_of: Option<String>,
@@ -34,6 +36,7 @@ impl Task for ReportTask {
                 self.params.take(),
                 self.as_of.as_deref(),
                 &self.instants,
+                self.big,
             )
         })
     }
@@ -45,6 +48,7 @@ impl Task for ReportTask {
 
 pub struct MovementsTask {
     pub ledger: Shared,
+    pub big: BigIntegers,
     pub as_of: Option<String>,
     pub filter: Option<Value>,
 }
@@ -60,6 +64,7 @@ impl Task for MovementsTask {
                 &read(&self.ledger),
                 self.as_of.as_deref(),
                 self.filter.take(),
+                self.big,
             )
         })
     }

@@ -208,19 +208,26 @@ test('an answer with an integer beyond 2^53 is refused naming its place; Arrow a
   const beyond = 'beyond 9007199254740991 (2^53 - 1), the largest integer a JavaScript number holds exactly'
   await assert.rejects(client.report('summary', {}, AT), {
     code: 'out_of_range', field: 'summary.mrr_current',
-    message: `the answer's \`summary.mrr_current\` is 10000000000000000, ${beyond}; \`reportArrow\` answers it exactly, as a BigInt`,
+    message: `the answer's \`summary.mrr_current\` is 10000000000000000, ${beyond}; \`reportArrow\` answers it exactly, as a BigInt, and so does this call with the option \`bigints: true\``,
   })
   await assert.rejects(client.movements(AT), {
     code: 'out_of_range', field: 'result[0].mrr_change_base_currency',
-    message: `the answer's \`result[0].mrr_change_base_currency\` is 10000000000000000, ${beyond}; \`movementsArrow\` answers it exactly, as a BigInt`,
+    message: `the answer's \`result[0].mrr_change_base_currency\` is 10000000000000000, ${beyond}; \`movementsArrow\` answers it exactly, as a BigInt, and so does this call with the option \`bigints: true\``,
   })
   await assert.rejects(client.customer('G1', AT), {
-    code: 'out_of_range', message: `the answer's \`converted_mrr\` is 10000000000000000, ${beyond}`,
+    code: 'out_of_range', message: `the answer's \`converted_mrr\` is 10000000000000000, ${beyond}; with the option \`bigints: true\` this call answers it as a BigInt`,
   })
   const summary = tableFromIPC(await client.reportArrow('summary', {}, AT)).get(0).summary
   assert.equal(summary.mrr_current, 10000000000000000n)
   const movements = tableFromIPC(await client.movementsArrow(AT))
   assert.deepEqual([...movements.getChild('mrr_change_base_currency')], [10000000000000000n])
+  // With the option bigints, as a BigInt where a number would round it.
+  const exact = new Client({ baseUrl: service.url, apiKey: service.keys[ACCOUNTS.exact], bigints: true })
+  assert.deepEqual((await exact.report('summary', {}, AT)).summary,
+    { mrr_current: 10000000000000000n, arr_current: 120000000000000000n, subscribers_current: 1, arpa_current: 10000000000000000n })
+  assert.deepEqual((await exact.movements(AT)).map((m) => [m.mrr_change, m.mrr_change_base_currency]), [[10000000000, 10000000000000000n]])
+  assert.equal((await exact.customer('G1', AT)).converted_mrr, 10000000000000000n)
+  assert.throws(() => new Client({ bigints: 1 }), { code: 'invalid_argument', field: 'bigints', message: 'bigints: `1` is not true or false' })
 })
 
 test('records and patches are read as the Ledger reads them: what JSON would change is refused by name, a BigInt is its integer', async () => {
@@ -414,7 +421,7 @@ test('a client option it does not know, or a wait that is not a whole number, is
     assert.equal(e.message, message)
     return true
   })
-  const options = 'baseUrl, apiKey, timeoutMs, maxRetries, maxRetryWaitMs, fetch'
+  const options = 'baseUrl, apiKey, timeoutMs, maxRetries, maxRetryWaitMs, fetch, bigints'
   // `baseURL` used to leave the client on http://localhost:8080.
   refused({ baseURL: 'https://analytics.example.com' }, 'baseURL', `unknown client option \`baseURL\`; the options are ${options}`)
   refused({ timeout: 5000 }, 'timeout', `unknown client option \`timeout\`; the options are ${options}`)

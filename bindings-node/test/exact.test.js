@@ -14,8 +14,8 @@ const BEYOND = 'beyond 9007199254740991 (2^53 - 1), the largest integer a JavaSc
 // One customer paying 10^10 cents of gold a month, at 10^-6 gold per
 // dollar: 10^16 US cents of MRR, beyond 2^53; another paying $10, whose
 // name holds quotes, a backslash and seventeen digits.
-function goldLedger() {
-  const ledger = new Ledger({ base_currency: 'USD' })
+function goldLedger(options) {
+  const ledger = new Ledger({ base_currency: 'USD' }, options)
   ledger.loadFxRates([{ date: '2024-01-01', currency: 'XAU', rate: '0.000001' }])
   ledger.upsertPlans([
     { id: 'gold', name: 'Gold', interval: 'month', currency: 'XAU' },
@@ -30,8 +30,9 @@ function goldLedger() {
 }
 
 function refusal(place, digits, exactElsewhere) {
-  const message = `the answer's \`${place}\` is ${digits}, ${BEYOND}` +
-    (exactElsewhere ? `; \`${exactElsewhere}\` answers it exactly, as a BigInt` : '')
+  const message = `the answer's \`${place}\` is ${digits}, ${BEYOND}` + (exactElsewhere
+    ? `; \`${exactElsewhere}\` answers it exactly, as a BigInt, and so does this call with the option \`bigints: true\``
+    : '; with the option `bigints: true` this call answers it as a BigInt')
   return { name: 'SubmetricsError', code: 'out_of_range', field: place, message }
 }
 
@@ -52,6 +53,26 @@ test('a ledger answer with an integer beyond 2^53 is refused naming its place; A
   const movements = tableFromIPC(ledger.movementsArrow(AS_OF))
   assert.deepEqual([...movements.getChild('mrr_change_base_currency')], [10000000000000000n, 1000n])
   assert.deepEqual([...movements.getChild('mrr_change')], [10000000000n, 1000n])
+})
+
+test('with the option bigints, an integer beyond 2^53 is a BigInt and every other number a number', async () => {
+  const ledger = goldLedger({ bigints: true })
+  const summary = ledger.report('summary', {}, AS_OF).summary
+  assert.deepEqual(summary, {
+    mrr_current: 10000000000001000n, arr_current: 120000000000012000n, subscribers_current: 2, arpa_current: 5000000000000500,
+  })
+  assert.deepEqual((await ledger.reportAsync('summary', {}, AS_OF)).summary, summary)
+  assert.deepEqual(ledger.movements(AS_OF).map((m) => [m.mrr_change, m.mrr_change_base_currency]),
+    [[10000000000, 10000000000000000n], [1000, 1000]])
+  assert.deepEqual((await ledger.movementsAsync(AS_OF)).map((m) => m.mrr_change_base_currency), [10000000000000000n, 1000])
+  assert.deepEqual(ledger.customers({}, AS_OF).result.list.map((c) => [c.id, c.mrr]), [['G1', 10000000000000000n], ['S1', 1000]])
+  assert.equal(ledger.customer('G1', AS_OF).converted_mrr, 10000000000000000n)
+  assert.throws(() => new Ledger({}, { bigint: true }), {
+    name: 'SubmetricsError', code: 'invalid_argument', field: 'bigint', message: 'unknown Ledger option `bigint`; the options are bigints',
+  })
+  assert.throws(() => new Ledger({}, { bigints: 'yes' }), {
+    name: 'SubmetricsError', code: 'invalid_argument', field: 'bigints', message: 'bigints: `yes` is not true or false',
+  })
 })
 
 test('digits in strings and integers a number holds are answered as they are', () => {
@@ -81,6 +102,10 @@ test('parseExact parses what a number holds and refuses the rest, naming the exa
     { id: '12345678901234567890', mrr: 9007199254740991 })
   assert.throws(() => parseExact('{"result": [{"mrr": 9007199254740992}]}', 'reportArrow'),
     refusal('result[0].mrr', '9007199254740992', 'reportArrow'))
+  const parsed = parseExact('{"result": [{"mrr": 9007199254740992, "n": 1}], "__proto__": [-9007199254740993]}', undefined, true)
+  assert.deepEqual(parsed.result, [{ mrr: 9007199254740992n, n: 1 }])
+  assert.deepEqual(Object.getOwnPropertyDescriptor(parsed, '__proto__').value, [-9007199254740993n])
+  assert.equal(parseExact('90071992547409930', undefined, true), 90071992547409930n)
   assert.throws(() => parseExact('[-9999999999999999]'), (error) => error instanceof SubmetricsError &&
-    error.message === `the answer's \`[0]\` is -9999999999999999, ${BEYOND}`)
+    error.message === `the answer's \`[0]\` is -9999999999999999, ${BEYOND}; with the option \`bigints: true\` this call answers it as a BigInt`)
 })

@@ -7,6 +7,8 @@ import { Client,
 } from '..'
 
 const ledger = new Ledger({ base_currency: 'USD', first_day_of_week: 1 })
+const exact = new Ledger({ base_currency: 'USD' }, { bigints: true })
+const exactMrr: number | bigint = exact.report('summary').summary.mrr_current
 const results = ledger.upsertPlans({ id: 'm', name: 'Monthly', interval: 'month', currency: 'USD' })
 ledger.upsertPlans([{ id: 'y', name: 'Yearly', billing_freq: 'year', billing_freq_count: 1, currency: 'USD' }])
 ledger.upsertCustomers([
