@@ -47,7 +47,6 @@ function call(fn, fallbackCode) {
   }
 }
 
-
 function invalidQuery(message, field) {
   return new SubmetricsError(message, 'invalid_query', undefined, field)
 }
