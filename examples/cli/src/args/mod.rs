@@ -89,7 +89,7 @@ pub enum Command {
     /// Send records from files to the service, in batches, into a data
     /// source or not: `import invoices --source billing 'exports/invoices-*.parquet'`.
     /// Files as `local` reads them (.json, .jsonl, .csv, .parquet; the text
-    /// formats also .gz or .zst); each rejected record is printed on stderr.
+    /// formats also .gz or .zst); each rejected record is printed on stderr with its file and line (row in Parquet).
     Import(ImportArgs),
     /// Notification settings.
     Settings {

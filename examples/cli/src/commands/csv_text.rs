@@ -139,6 +139,11 @@ impl RowStart {
     /// The first row of the text.
     pub const FIRST: RowStart = RowStart { line: 1, byte: 0 };
 
+    /// Whether the crate gave a position.
+    pub fn is_known(self) -> bool {
+        self.line != 0
+    }
+
     /// The byte the crate started reading the row at.
     pub fn byte(self) -> u64 {
         self.byte

@@ -29,6 +29,7 @@
 use super::csv_text::{QuoteWatched, RowStart, UNCLOSED_QUOTE, ends_inside_quotes};
 use super::jsonl::JsonlStream;
 use super::library_panics::caught;
+use super::places::{LineCursor, Places};
 use super::record_files::RecordFile;
 use super::text_source::{Progress, TextSource};
 use crate::error::{CliError, Result};
@@ -40,20 +41,21 @@ use arrow_schema::{Field, Schema};
 use rayon::prelude::*;
 use serde_json::Value;
 use std::path::{Path, PathBuf};
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 
 /// Rows per record batch read from a CSV or Parquet file.
 const BATCH_ROWS: usize = 1 << 16;
 
-/// The records of one file, in the shape the engine takes them fastest.
+/// The records of one file, in the shape the engine takes them fastest;
+/// the records read whole with their places in the file.
 pub enum Records {
     /// Records as JSON values.
-    Values(Vec<Value>),
+    Values(Vec<Value>, Places),
     /// A JSONL file, read a block of whole lines at a time while the blocks
     /// before it are stored.
     LineStream(Box<JsonlStream>),
     /// Rows of record batches, one record per row.
-    Batches(Vec<RecordBatch>),
+    Batches(Vec<RecordBatch>, Places),
     /// A Parquet file, or a CSV file of plain columns, read a batch at a
     /// time while the batches before it are stored: the file is never in
     /// memory whole.
@@ -65,8 +67,8 @@ impl Records {
     /// a Parquet file's footer; not for a CSV or JSONL stream).
     pub fn len(&self) -> Option<usize> {
         match self {
-            Records::Values(values) => Some(values.len()),
-            Records::Batches(batches) => Some(batches.iter().map(RecordBatch::num_rows).sum()),
+            Records::Values(values, _) => Some(values.len()),
+            Records::Batches(batches, _) => Some(batches.iter().map(RecordBatch::num_rows).sum()),
             Records::Stream(stream) => stream.rows,
             Records::LineStream(_) => None,
         }
@@ -79,6 +81,8 @@ pub struct Stream {
     source: Source,
     /// The row count, when the file states it (Parquet).
     rows: Option<usize>,
+    /// The rows read so far.
+    rows_read: usize,
 }
 
 enum Source {
@@ -87,10 +91,20 @@ enum Source {
 }
 
 /// One step of a [`Stream`]: a record batch, or records as JSON values
-/// (CSV rows that cannot be typed as columns, see [`csv_batch`]).
+/// (CSV rows that cannot be typed as columns, see [`csv_batch`]), with the
+/// places of its records.
 pub enum Chunk {
-    Batch(RecordBatch),
-    Values(Vec<Value>),
+    Batch(RecordBatch, Places),
+    Values(Vec<Value>, Places),
+}
+
+impl Chunk {
+    fn len(&self) -> usize {
+        match self {
+            Chunk::Batch(batch, _) => batch.num_rows(),
+            Chunk::Values(values, _) => values.len(),
+        }
+    }
 }
 
 impl Stream {
@@ -98,33 +112,41 @@ impl Stream {
     /// names the file (and the line, for CSV).
     pub fn next_chunk(&mut self) -> Result<Option<Chunk>> {
         let path = &self.path;
-        match &mut self.source {
-            Source::Parquet(reader) => caught(|| reader.next())
-                .map_err(unreadable_parquet)
-                .and_then(|batch| batch.transpose().map_err(|e| e.to_string()))
-                .map(|batch| batch.map(Chunk::Batch))
-                .map_err(|e| CliError::usage(format!("{}: {e}", path.display()))),
+        let chunk = match &mut self.source {
+            Source::Parquet(reader) => {
+                let first = self.rows_read + 1;
+                caught(|| reader.next())
+                    .map_err(unreadable_parquet)
+                    .and_then(|batch| batch.transpose().map_err(|e| e.to_string()))
+                    .map(|batch| batch.map(|b| Chunk::Batch(b, Places::rows(path, first))))
+                    .map_err(|e| CliError::usage(format!("{}: {e}", path.display())))
+            }
             Source::Csv(csv) => csv
-                .next_chunk()
+                .next_chunk(path)
                 .map_err(|(line, e)| at_line(path, line, &e)),
-        }
+        }?;
+        self.rows_read += chunk.as_ref().map_or(0, Chunk::len);
+        Ok(chunk)
     }
 
-    /// Every record left, as record batches (or as values if some rows
+    /// Every record, as record batches (or as values if some rows
     /// could not be typed as columns).
     fn read_whole(mut self) -> Result<Records> {
         let mut batches = Vec::new();
         let mut values = Vec::new();
         while let Some(chunk) = self.next_chunk()? {
             match chunk {
-                Chunk::Batch(batch) => batches.push(batch),
-                Chunk::Values(more) => values.extend(more),
+                Chunk::Batch(batch, _) => batches.push(batch),
+                Chunk::Values(more, _) => values.extend(more),
             }
         }
+        // Only Parquet files are streams when read whole (CSV files then
+        // are read as text): their rows count from the first.
+        let places = Places::rows(&self.path, 1);
         if values.is_empty() {
-            Ok(Records::Batches(batches))
+            Ok(Records::Batches(batches, places))
         } else if batches.is_empty() {
-            Ok(Records::Values(values))
+            Ok(Records::Values(values, places))
         } else {
             Err(CliError::usage(format!(
                 "{}: some rows are typed as columns and some are not; \
@@ -195,6 +217,7 @@ fn read_file(file: &RecordFile, collection: &str, stream_wanted: bool) -> Result
                 path: path.to_path_buf(),
                 source: Source::Csv(Box::new(csv)),
                 rows: None,
+                rows_read: 0,
             })));
         }
     }
@@ -202,15 +225,16 @@ fn read_file(file: &RecordFile, collection: &str, stream_wanted: bool) -> Result
     let bad = |line: usize, e: String| at_line(path, line, &e);
     match file.format {
         "json" => {
+            let items = |items| Records::Values(items, Places::records(path, 1));
             match serde_json::from_str::<Value>(&text).map_err(|e| bad(e.line(), e.to_string()))? {
-                Value::Array(items) => Ok(Records::Values(items)),
+                Value::Array(list) => Ok(items(list)),
                 Value::Object(mut map) => match (
                     map.remove(collection).or_else(|| map.remove("data")),
                     map.remove("result"),
                 ) {
-                    (Some(Value::Array(items)), _) => Ok(Records::Values(items)),
+                    (Some(Value::Array(list)), _) => Ok(items(list)),
                     (None, Some(Value::Object(mut page))) => match page.remove("list") {
-                        Some(Value::Array(items)) => Ok(Records::Values(items)),
+                        Some(Value::Array(list)) => Ok(items(list)),
                         _ => Err(bad(
                             1,
                             "expected {\"result\": {\"list\": [...]}}".to_string(),
@@ -226,14 +250,20 @@ fn read_file(file: &RecordFile, collection: &str, stream_wanted: bool) -> Result
                 _ => Err(bad(1, "expected an array of records".to_string())),
             }
         }
-        "jsonl" | "ndjson" => text
-            .lines()
-            .enumerate()
-            .filter(|(_, line)| !line.trim().is_empty())
-            .map(|(i, line)| serde_json::from_str(line).map_err(|e| bad(i + 1, e.to_string())))
-            .collect::<Result<Vec<Value>>>()
-            .map(Records::Values),
-        _ => csv_file(&text).map_err(|(line, e)| bad(line, e)),
+        "jsonl" | "ndjson" => {
+            let (lines, values): (Vec<usize>, Vec<Value>) = text
+                .lines()
+                .enumerate()
+                .filter(|(_, line)| !line.trim().is_empty())
+                .map(|(i, line)| {
+                    serde_json::from_str(line)
+                        .map(|value| (i + 1, value))
+                        .map_err(|e| bad(i + 1, e.to_string()))
+                })
+                .collect::<Result<_>>()?;
+            Ok(Records::Values(values, Places::lines(path, lines)))
+        }
+        _ => csv_file(path, &text).map_err(|(line, e)| bad(line, e)),
     }
 }
 
@@ -264,6 +294,7 @@ fn parquet_stream(path: &Path, file: std::fs::File) -> Result<Stream> {
         path: path.to_path_buf(),
         source: Source::Parquet(reader),
         rows,
+        rows_read: 0,
     })
 }
 
@@ -288,6 +319,8 @@ struct CsvStream {
     /// [`Stream::estimate`].
     progress: Progress,
     rows: usize,
+    /// The lines of the rows a load rejects.
+    lines: Arc<Mutex<LineCursor>>,
 }
 
 impl CsvStream {
@@ -322,18 +355,19 @@ impl CsvStream {
             row: csv::StringRecord::new(),
             progress,
             rows: 0,
+            lines: Arc::new(Mutex::new(LineCursor::new(file))),
         }))
     }
 
     /// The next [`BATCH_ROWS`] rows, each cell appended to its column's
     /// text as the row is read (one row buffer reused for the file); an
     /// error names the line its row starts on.
-    fn next_chunk(&mut self) -> std::result::Result<Option<Chunk>, (usize, String)> {
-        self.next_rows()
+    fn next_chunk(&mut self, path: &Path) -> std::result::Result<Option<Chunk>, (usize, String)> {
+        self.next_rows(path)
             .map_err(|(start, reason)| (line_in_file(&self.file, start), reason))
     }
 
-    fn next_rows(&mut self) -> std::result::Result<Option<Chunk>, RowError> {
+    fn next_rows(&mut self, path: &Path) -> std::result::Result<Option<Chunk>, RowError> {
         let width = self.header.len();
         let mut columns: Vec<StringBuilder> = (0..width)
             .map(|_| StringBuilder::with_capacity(BATCH_ROWS, BATCH_ROWS * 8))
@@ -352,8 +386,9 @@ impl CsvStream {
         }
         self.rows += starts.len();
         let texts: Vec<StringArray> = columns.iter_mut().map(StringBuilder::finish).collect();
+        let places = |starts| Places::csv_rows(path, starts, Arc::clone(&self.lines));
         if let Some(batch) = typed_batch(&self.header, texts.clone()) {
-            return Ok(Some(Chunk::Batch(batch)));
+            return Ok(Some(Chunk::Batch(batch, places(starts))));
         }
         // A date field mixing Unix seconds with other text: these rows
         // record by record, each keyed by its index for its error.
@@ -365,9 +400,9 @@ impl CsvStream {
             .iter()
             .enumerate()
             .map(|(row, cells)| (row, cells.as_slice()));
-        submetrics::csv::records_from_rows(&header, rows)
-            .map(|values| Some(Chunk::Values(values)))
-            .map_err(|(row, reason)| (starts[row], reason))
+        let values = submetrics::csv::records_from_rows(&header, rows)
+            .map_err(|(row, reason)| (starts[row], reason))?;
+        Ok(Some(Chunk::Values(values, places(starts))))
     }
 
     fn estimate(&self) -> Option<usize> {
@@ -386,18 +421,9 @@ fn cell_text(column: &StringArray, row: usize) -> &str {
 }
 
 /// The line `start` is on in `file`, read again from its beginning: only
-/// an error needs it, and a stream keeps no text behind it. The line the
-/// reader counted when the file cannot be read again.
+/// an error needs it, and a stream keeps no text behind it.
 fn line_in_file(file: &RecordFile, start: RowStart) -> usize {
-    use std::io::Read;
-    let Ok(source) = TextSource::open(&file.path, file.compression) else {
-        return start.line_given([]);
-    };
-    let mut text = std::io::BufReader::new(source);
-    match std::io::copy(&mut (&mut text).take(start.byte()), &mut std::io::sink()) {
-        Ok(_) => start.line_given(text.bytes().map_while(std::io::Result::ok)),
-        Err(_) => start.line_given([]),
-    }
+    LineCursor::new(file).line_of(start)
 }
 
 /// Refuses `row`, just read, when the file ends inside one of its quoted
@@ -471,11 +497,11 @@ fn csv_error(error: &csv::Error) -> String {
 
 /// A CSV file read whole as records: straight into columns when every
 /// column is a plain field, else record by record.
-fn csv_file(text: &str) -> std::result::Result<Records, (usize, String)> {
+fn csv_file(path: &Path, text: &str) -> std::result::Result<Records, (usize, String)> {
     let at = |(start, reason): RowError| (start.line_in(text), reason);
     let rows = csv_rows(text).map_err(at)?;
     let Some((header, body)) = rows.split_first() else {
-        return Ok(Records::Values(Vec::new()));
+        return Ok(Records::Values(Vec::new(), Places::lines(path, Vec::new())));
     };
     check_header(header).map_err(at)?;
     body.iter()
@@ -484,9 +510,16 @@ fn csv_file(text: &str) -> std::result::Result<Records, (usize, String)> {
     let plain = header
         .iter()
         .all(|name| !submetrics::csv::JSON_FIELDS.contains(&name) && !name.contains('.'));
+    let lines = body
+        .iter()
+        .map(|row| RowStart::of(row.position()).line_in(text))
+        .collect();
+    let places = Places::lines(path, lines);
     match plain.then(|| csv_batches(header, body)).flatten() {
-        Some(batches) => Ok(Records::Batches(batches)),
-        None => submetrics::csv::records_by_line(text).map(Records::Values),
+        Some(batches) => Ok(Records::Batches(batches, places)),
+        None => {
+            submetrics::csv::records_by_line(text).map(|values| Records::Values(values, places))
+        }
     }
 }
 

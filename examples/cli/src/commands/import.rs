@@ -18,6 +18,7 @@
 //! them; the answer counts what was sent, stored and rejected.
 
 use super::files::{self, Chunk, Records};
+use super::places::Places;
 use super::record_files::{files_matching, read_once};
 use crate::args::{ImportArgs, ImportCollection, not_blank};
 use crate::error::{CliError, Result};
@@ -108,18 +109,20 @@ impl Import<'_> {
     /// Sends the records of one file, batch by batch.
     fn file(&mut self, path: &Path, records: Records) -> Result<()> {
         match records {
-            Records::Values(values) => self.values(path, &values),
-            Records::Batches(batches) => {
+            Records::Values(values, places) => self.values(path, &values, &places),
+            Records::Batches(batches, places) => {
+                let mut first = 0;
                 for batch in &batches {
-                    self.columns(path, batch)?;
+                    self.columns(path, batch, &places.from(first))?;
+                    first += batch.num_rows();
                 }
                 Ok(())
             }
             Records::Stream(mut stream) => {
                 while let Some(chunk) = stream.next_chunk()? {
                     match chunk {
-                        Chunk::Batch(batch) => self.columns(path, &batch)?,
-                        Chunk::Values(values) => self.values(path, &values)?,
+                        Chunk::Batch(batch, places) => self.columns(path, &batch, &places)?,
+                        Chunk::Values(values, places) => self.values(path, &values, &places)?,
                     }
                 }
                 Ok(())
@@ -137,44 +140,55 @@ impl Import<'_> {
                         if let Err(e) = serde_json::from_str::<serde::de::IgnoredAny>(line) {
                             return Err(files::at_line(path, block.first_line + i, &e.to_string()));
                         }
-                        lines.push(line);
-                        if lines.count == self.batch {
-                            self.send(path, NDJSON, lines.take(), self.batch)?;
+                        lines.push(line, block.first_line + i);
+                        if lines.numbers.len() == self.batch {
+                            let (text, places) = lines.take(path);
+                            self.send(path, &places, NDJSON, text, self.batch)?;
                         }
                     }
                 }
-                if lines.count > 0 {
-                    let count = lines.count;
-                    self.send(path, NDJSON, lines.take(), count)?;
+                if !lines.numbers.is_empty() {
+                    let count = lines.numbers.len();
+                    let (text, places) = lines.take(path);
+                    self.send(path, &places, NDJSON, text, count)?;
                 }
                 Ok(())
             }
         }
     }
 
-    fn values(&mut self, path: &Path, values: &[Value]) -> Result<()> {
-        for chunk in values.chunks(self.batch) {
+    fn values(&mut self, path: &Path, values: &[Value], places: &Places) -> Result<()> {
+        for (i, chunk) in values.chunks(self.batch).enumerate() {
             let body = serde_json::to_vec(chunk)
                 .map_err(|e| CliError::Io(format!("{}: {e}", path.display())))?;
-            self.send(path, "application/json", body, chunk.len())?;
+            let places = places.from(i * self.batch);
+            self.send(path, &places, "application/json", body, chunk.len())?;
         }
         Ok(())
     }
 
-    fn columns(&mut self, path: &Path, batch: &RecordBatch) -> Result<()> {
+    fn columns(&mut self, path: &Path, batch: &RecordBatch, places: &Places) -> Result<()> {
         let rows = batch.num_rows();
         for start in (0..rows).step_by(self.batch) {
             let length = self.batch.min(rows - start);
             let body = submetrics::columnar::ipc_of(&batch.slice(start, length))
                 .map_err(|e| CliError::Io(format!("{}: {e}", path.display())))?;
-            self.send(path, ARROW_STREAM, body, length)?;
+            self.send(path, &places.from(start), ARROW_STREAM, body, length)?;
         }
         Ok(())
     }
 
-    /// Sends one batch of `count` records and takes in its results; an
-    /// error names the file and how many records were sent before.
-    fn send(&mut self, path: &Path, content_type: &str, body: Vec<u8>, count: usize) -> Result<()> {
+    /// Sends one batch of `count` records (at `places` in the file at
+    /// `path`) and takes in its results; an error names the file and how
+    /// many records were sent before.
+    fn send(
+        &mut self,
+        path: &Path,
+        places: &Places,
+        content_type: &str,
+        body: Vec<u8>,
+        count: usize,
+    ) -> Result<()> {
         let answer = self
             .client
             .send_bytes("POST", &self.path, content_type, body)
@@ -202,13 +216,13 @@ impl Import<'_> {
                 path.display()
             ))
         })?;
-        for result in results {
+        for (index, result) in results.iter().enumerate() {
             if result["import_status"] == "inserted" {
                 self.inserted += 1;
             } else {
                 self.rejected += 1;
                 let reason = result["import_error"].as_str().unwrap_or("rejected");
-                eprintln!("rejected: {}: {reason}", path.display());
+                eprintln!("rejected: {}: {reason}", places.of(index));
             }
         }
         self.sent += count;
@@ -216,22 +230,24 @@ impl Import<'_> {
     }
 }
 
-/// JSONL lines gathered for one NDJSON body.
+/// JSONL lines gathered for one NDJSON body, with their numbers in the
+/// file.
 #[derive(Default)]
 struct Lines {
     text: Vec<u8>,
-    count: usize,
+    numbers: Vec<usize>,
 }
 
 impl Lines {
-    fn push(&mut self, line: &str) {
+    fn push(&mut self, line: &str, number: usize) {
         self.text.extend_from_slice(line.as_bytes());
         self.text.push(b'\n');
-        self.count += 1;
+        self.numbers.push(number);
     }
 
-    fn take(&mut self) -> Vec<u8> {
-        self.count = 0;
-        std::mem::take(&mut self.text)
+    /// The body, and the places of its records in the file at `path`.
+    fn take(&mut self, path: &Path) -> (Vec<u8>, Places) {
+        let places = Places::lines(path, std::mem::take(&mut self.numbers));
+        (std::mem::take(&mut self.text), places)
     }
 }

@@ -105,11 +105,17 @@ impl Block {
     /// The number in the file of the line of the block's record `index`
     /// (its `index`th non-blank line).
     pub fn line_of(&self, index: usize) -> usize {
+        let lines = self.record_lines();
+        lines.get(index).copied().unwrap_or(self.first_line)
+    }
+
+    /// The number in the file of each record's line.
+    pub fn record_lines(&self) -> Vec<usize> {
         all_lines(&self.text)
             .enumerate()
             .filter(|(_, line)| !line.trim().is_empty())
-            .nth(index)
-            .map_or(self.first_line, |(i, _)| self.first_line + i)
+            .map(|(i, _)| self.first_line + i)
+            .collect()
     }
 
     /// The records of the block parsed, on every core; a malformed line is

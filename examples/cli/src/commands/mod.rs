@@ -8,6 +8,7 @@ pub mod jsonl;
 pub mod library_panics;
 pub mod local;
 pub mod online;
+pub mod places;
 pub mod record_files;
 pub mod stripe_export;
 pub mod stripe_files;

@@ -53,7 +53,7 @@ pub fn read(dir: &Path) -> Result<Vec<Value>> {
             files::read_whole(record_files::collection_files("--stripe", dir, kind)?, kind)?
         {
             match records {
-                files::Records::Values(values) => found.extend(values),
+                files::Records::Values(values, _) => found.extend(values),
                 _ => {
                     return Err(CliError::usage(format!(
                         "{}: Stripe objects are read from {kind}.json or {kind}.jsonl",

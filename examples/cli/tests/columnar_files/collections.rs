@@ -128,7 +128,7 @@ fn a_collection_option_replaces_the_data_directorys_files() {
     assert_eq!(
         String::from_utf8_lossy(&out.stderr),
         format!(
-            "rejected: invoice bad: field `customer_id`: customer `Z` does not exist; send the customer first\n\
+            "rejected: {bad} row 1: invoice bad: field `customer_id`: customer `Z` does not exist; send the customer first\n\
              error: --invoices {bad}: every record of invoices was rejected\n\
              loaded 3 customers, 3 plans, 0 invoices; rejected 1\n"
         )

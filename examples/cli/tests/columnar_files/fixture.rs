@@ -140,10 +140,12 @@ pub(crate) fn assert_read_like_the_fixture(sources: &[&str]) {
     let out = run_from(sources, &["reports", "mrr", "--date", "20240101-20240331"]);
     assert_eq!(json(&out), mrr);
     let stderr = String::from_utf8_lossy(&out.stderr);
+    let (file, place) = rejected_place(&stderr);
+    assert!(Path::new(&file).is_file(), "{stderr}");
     assert!(
-        stderr.contains(
-            "rejected: invoice bad: field `customer_id`: customer `Z` does not exist; send the customer first"
-        ),
+        ["line ", "row "].iter().any(|kind| place
+            .strip_prefix(kind)
+            .is_some_and(|n| n.parse::<usize>().is_ok_and(|n| n > 0))),
         "{stderr}"
     );
     assert!(
@@ -151,6 +153,32 @@ pub(crate) fn assert_read_like_the_fixture(sources: &[&str]) {
         "{stderr}"
     );
     assert_eq!(json(&run_from(sources, &["reports", "summary"])), summary);
+}
+
+/// The file and place (`line 7`, `row 2`) the one rejection on `stderr`,
+/// the fixture's `bad` invoice, names.
+pub(crate) fn rejected_place(stderr: &str) -> (String, String) {
+    let rejected: Vec<&str> = stderr
+        .lines()
+        .filter(|line| line.starts_with("rejected: "))
+        .collect();
+    let [line] = rejected.as_slice() else {
+        panic!("one rejection: {stderr}");
+    };
+    let named = line
+        .strip_prefix("rejected: ")
+        .and_then(|line| line.strip_suffix(
+            ": invoice bad: field `customer_id`: customer `Z` does not exist; send the customer first",
+        ))
+        .unwrap_or_else(|| panic!("the bad invoice: {stderr}"));
+    let (file, kind, number) = named
+        .rsplit_once(' ')
+        .and_then(|(rest, number)| {
+            rest.rsplit_once(' ')
+                .map(|(file, kind)| (file, kind, number))
+        })
+        .unwrap_or_else(|| panic!("a file and a place: {stderr}"));
+    (file.to_string(), format!("{kind} {number}"))
 }
 
 /// The fixture's plans as records.

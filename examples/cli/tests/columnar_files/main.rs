@@ -7,4 +7,5 @@ mod collections;
 mod common;
 mod fixture;
 mod parquet;
+mod places;
 mod text;

@@ -41,6 +41,15 @@ pub(crate) fn summary(output: &Output) -> (Value, Value) {
     )
 }
 
+/// The fixture's rejection, named by its file and line.
+pub(crate) fn fixture_rejected() -> String {
+    format!(
+        "rejected: {}/invoices.jsonl line 7: invoice bad: field `customer_id`: customer `Z` \
+         does not exist; send the customer first\n",
+        data_dir()
+    )
+}
+
 /// The fixture's closing stderr line: the `bad` invoice is rejected.
 pub(crate) const FIXTURE_LOADED: &str = "loaded 3 customers, 3 plans, 6 invoices; rejected 1\n";
 

@@ -173,9 +173,10 @@ fn a_load_that_keeps_nothing_is_an_error_and_says_what_it_loaded() {
     assert_eq!(
         String::from_utf8_lossy(&out.stderr),
         format!(
-            "rejected: invoice i1: field `customer_id`: customer `Z` does not exist; send the customer first\n\
+            "rejected: {}/invoices.jsonl line 1: invoice i1: field `customer_id`: customer `Z` does not exist; send the customer first\n\
              error: --data {}: every record of invoices was rejected\n\
              loaded 1 customers, 0 plans, 0 invoices; rejected 1\n",
+            orphans.display(),
             orphans.display()
         )
     );
@@ -301,8 +302,8 @@ fn a_stripe_directory_without_a_stripe_object_is_an_error_naming_it() {
     assert_eq!(
         stderr(&out),
         format!(
-            "rejected: invoice bad: field `customer_id`: customer `Z` does not exist; send the customer first\n\
-             error: --stripe {empty}: no records (Stripe objects as .json or .jsonl)\n{FIXTURE_LOADED}"
+            "{}error: --stripe {empty}: no records (Stripe objects as .json or .jsonl)\n{FIXTURE_LOADED}",
+            fixture_rejected()
         )
     );
     // FX rates alone are what a directory may add to Stripe objects.

@@ -79,7 +79,7 @@ fn every_format_goes_in_by_batches_and_reports_as_local_does() {
     assert_eq!(
         String::from_utf8_lossy(&out.stderr),
         format!(
-            "rejected: {invoices}: invoice bad: field `customer_id`: customer `Z` does not exist; send the customer first\n"
+            "rejected: {invoices} line 7: invoice bad: field `customer_id`: customer `Z` does not exist; send the customer first\n"
         )
     );
     assert_eq!(
@@ -118,6 +118,13 @@ fn every_format_goes_in_by_batches_and_reports_as_local_does() {
         2,
         "{stderr}"
     );
+    assert!(
+        stderr.contains(&format!(
+            "\nrejected: {parquet} row 7: invoice bad: field `customer_id`: customer `Z` does not exist; send the customer first\n"
+        )),
+        "{stderr}"
+    );
+
     assert_eq!(
         server.json(&["data", "invoices", "get", "c1"])["data_source"],
         "lake"
@@ -125,6 +132,45 @@ fn every_format_goes_in_by_batches_and_reports_as_local_does() {
     assert_eq!(
         server.json(&[&report[..], &at[..]].concat())["result"],
         local["result"]
+    );
+
+    // As CSV of plain columns, after a quoted line break and a blank line.
+    let csv = server.home.join("invoices.csv");
+    let mut text =
+        String::from("id,customer_id,type,plan_id,invoice_date,amount,currency,description\n");
+    for (i, line) in std::fs::read_to_string(&invoices)
+        .unwrap()
+        .lines()
+        .enumerate()
+    {
+        let row: Value = serde_json::from_str(line).unwrap();
+        let cell = |name: &str| row[name].as_str().unwrap_or_default().to_string();
+        let description = if i == 0 { "\"two\nlines\"\n" } else { "" };
+        text.push_str(&format!(
+            "{},{},{},{},{},{},{},{description}\n",
+            cell("id"),
+            cell("customer_id"),
+            cell("type"),
+            cell("plan_id"),
+            cell("invoice_date"),
+            row["amount"],
+            cell("currency"),
+        ));
+    }
+    std::fs::write(&csv, text).unwrap();
+    let csv = csv.display().to_string();
+    let out = server.run(&[
+        "import", "invoices", "--source", "lake", "--batch", "3", &csv,
+    ]);
+    assert_eq!(
+        serde_json::from_slice::<Value>(&out.stdout).unwrap(),
+        counts("lake", "invoices", 1, 7, 1)
+    );
+    assert_eq!(
+        String::from_utf8_lossy(&out.stderr),
+        format!(
+            "rejected: {csv} line 10: invoice bad: field `customer_id`: customer `Z` does not exist; send the customer first\n"
+        )
     );
 }
 

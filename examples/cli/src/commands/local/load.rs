@@ -5,6 +5,7 @@
 use super::pieces::{Pieces, load_pieces};
 use crate::args::LocalArgs;
 use crate::commands::files::{self, Records};
+use crate::commands::places::Places;
 use crate::commands::record_files::{self, RecordFile};
 use crate::commands::stripe_files;
 use crate::error::{CliError, Result};
@@ -57,7 +58,8 @@ impl std::fmt::Display for Loaded {
 }
 
 /// Loads every file of the directories and collection options into
-/// `loaded`'s counts; rejected records go to stderr. Nothing loaded (no
+/// `loaded`'s counts; rejected records go to stderr, each named by its file
+/// and place there (see [`Places`]). Nothing loaded (no
 /// records, or every record of a kind rejected) is an error, and so is a
 /// source that gives nothing (the record files, or `--stripe`) and any
 /// rejection with `--strict`.
@@ -244,10 +246,10 @@ fn load_records(
                 for records in files::read_whole(files, collection)? {
                     read.rates += records.len().unwrap_or(0);
                     match records {
-                        Records::Values(rates) if !rates.is_empty() => {
+                        Records::Values(rates, _) if !rates.is_empty() => {
                             ledger.load_fx_rates(&rates)?;
                         }
-                        Records::Batches(batches) => {
+                        Records::Batches(batches, _) => {
                             ledger.load_fx_rates_arrow(&batches)?;
                         }
                         // Files read whole are never streams.
@@ -268,23 +270,26 @@ fn load_records(
         let bar = show && total.is_none_or(|total| total >= PROGRESS_FROM);
         let mut accepted = 0;
         let mut done = 0;
-        let mut write = |report: WriteReport, loaded: &mut Loaded| {
+        let mut write = |report: WriteReport, places: &Places, loaded: &mut Loaded| {
             accepted += report.accepted();
             done += report.results.len();
-            for result in report.rejected() {
-                loaded.rejected += 1;
-                eprintln!(
-                    "rejected: {}",
-                    result.import_error.clone().unwrap_or_default()
-                );
+            for (index, result) in report.results.iter().enumerate() {
+                if let Some(error) = &result.import_error {
+                    loaded.rejected += 1;
+                    eprintln!("rejected: {}: {error}", places.of(index));
+                }
             }
             if bar {
                 progress(total.map_or(done, |t| done.min(t)), total, collection);
             }
         };
-        load_pieces(ledger, kind, Pieces::new(&mut files), total, |report| {
-            write(report, loaded)
-        })?;
+        load_pieces(
+            ledger,
+            kind,
+            Pieces::new(&mut files),
+            total,
+            |report, places| write(report, places, loaded),
+        )?;
         if bar && total.is_none() && done > 0 {
             eprintln!();
         }

@@ -2,11 +2,13 @@
 
 use crate::commands::files::{Chunk, Records};
 use crate::commands::jsonl::Block;
+use crate::commands::places::Places;
 use crate::error::{CliError, Result};
 use arrow_array::RecordBatch;
 use serde_json::Value;
 use std::collections::VecDeque;
 use std::path::{Path, PathBuf};
+use std::sync::{Mutex, PoisonError};
 use submetrics::model::Json;
 use submetrics::{Ledger, RecordKind, WriteReport};
 
@@ -14,11 +16,12 @@ use submetrics::{Ledger, RecordKind, WriteReport};
 const BATCH: usize = 20_000;
 
 /// One chunk of a collection's records, from whichever of its files it
-/// came: a block of JSONL lines, a record batch, or JSON values.
+/// came: a block of JSONL lines, a record batch, or JSON values, with
+/// where its records are.
 enum Piece {
     Lines(Block, PathBuf),
-    Batch(RecordBatch),
-    Values(Vec<Value>),
+    Batch(RecordBatch, Places),
+    Values(Vec<Value>, Places),
 }
 
 /// The chunks of a collection's files, one file after another, so that one
@@ -56,17 +59,26 @@ impl<'a> Pieces<'a> {
             };
             let piece = match records {
                 // Records read whole: every chunk at once, each moved once.
-                Records::Values(values) => {
+                Records::Values(values, places) => {
                     let mut values = std::mem::take(values).into_iter();
+                    let mut first = 0;
                     while values.len() > 0 {
-                        let chunk = values.by_ref().take(BATCH).collect();
-                        self.pending.push_back(Piece::Values(chunk));
+                        let chunk: Vec<Value> = values.by_ref().take(BATCH).collect();
+                        let count = chunk.len();
+                        self.pending
+                            .push_back(Piece::Values(chunk, places.from(first)));
+                        first += count;
                     }
                     None
                 }
-                Records::Batches(batches) => {
-                    let batches = std::mem::take(batches).into_iter().map(Piece::Batch);
-                    self.pending.extend(batches);
+                Records::Batches(batches, places) => {
+                    let mut first = 0;
+                    for batch in std::mem::take(batches) {
+                        let count = batch.num_rows();
+                        self.pending
+                            .push_back(Piece::Batch(batch, places.from(first)));
+                        first += count;
+                    }
                     None
                 }
                 Records::LineStream(stream) => {
@@ -77,8 +89,8 @@ impl<'a> Pieces<'a> {
                     block.map(|block| Piece::Lines(block, path))
                 }
                 Records::Stream(stream) => stream.next_chunk()?.map(|chunk| match chunk {
-                    Chunk::Batch(batch) => Piece::Batch(batch),
-                    Chunk::Values(values) => Piece::Values(values),
+                    Chunk::Batch(batch, places) => Piece::Batch(batch, places),
+                    Chunk::Values(values, places) => Piece::Values(values, places),
                 }),
             };
             match piece {
@@ -103,8 +115,8 @@ impl Piece {
     fn len_hint(&self) -> usize {
         match self {
             Piece::Lines(block, _) => block.records().len(),
-            Piece::Batch(batch) => batch.num_rows(),
-            Piece::Values(values) => values.len(),
+            Piece::Batch(batch, _) => batch.num_rows(),
+            Piece::Values(values, _) => values.len(),
         }
     }
 
@@ -116,9 +128,9 @@ impl Piece {
             .map_err(|(line, e)| crate::commands::files::at_line(path, line, &e.to_string()))
     }
 
-    /// The chunk's invoices read; a malformed line is an error naming the
-    /// file and the line, as for every other kind.
-    fn read_invoices(self) -> Result<submetrics::ReadInvoices> {
+    /// The chunk's invoices read, and their places; a malformed line is
+    /// an error naming the file and the line, as for every other kind.
+    fn read_invoices(self) -> Result<(submetrics::ReadInvoices, Places)> {
         Ok(match self {
             Piece::Lines(block, path) => {
                 let texts = block.records();
@@ -133,44 +145,48 @@ impl Piece {
                         return Err(crate::commands::files::at_line(&path, line, &e.to_string()));
                     }
                 }
-                read
+                (read, Places::block(&path, block))
             }
-            Piece::Batch(batch) => Ledger::read_invoice_batch(&batch)?,
-            Piece::Values(values) => Ledger::read_invoice_values(&values),
+            Piece::Batch(batch, places) => (Ledger::read_invoice_batch(&batch)?, places),
+            Piece::Values(values, places) => (Ledger::read_invoice_values(&values), places),
         })
     }
 
-    fn read_customers(self) -> Result<submetrics::ReadCustomers> {
+    /// The chunk's customers read, and their places.
+    fn read_customers(self) -> Result<(submetrics::ReadCustomers, Places)> {
         Ok(match self {
             Piece::Lines(block, path) => {
-                Ledger::read_customer_trees(&Piece::parse_lines(&block, &path)?)
+                let read = Ledger::read_customer_trees(&Piece::parse_lines(&block, &path)?);
+                (read, Places::block(&path, block))
             }
-            Piece::Batch(batch) => Ledger::read_customer_batch(&batch)?,
-            Piece::Values(values) => Ledger::read_customer_values(&values),
+            Piece::Batch(batch, places) => (Ledger::read_customer_batch(&batch)?, places),
+            Piece::Values(values, places) => (Ledger::read_customer_values(&values), places),
         })
     }
 
-    fn upsert(self, ledger: &mut Ledger, kind: RecordKind) -> Result<WriteReport> {
+    /// Upserts the chunk's records; answers their results and places.
+    fn upsert(self, ledger: &mut Ledger, kind: RecordKind) -> Result<(WriteReport, Places)> {
         Ok(match self {
             Piece::Lines(block, path) => {
-                ledger.upsert_trees(kind, &Piece::parse_lines(&block, &path)?)
+                let report = ledger.upsert_trees(kind, &Piece::parse_lines(&block, &path)?);
+                (report, Places::block(&path, block))
             }
-            Piece::Batch(batch) => ledger.upsert_arrow(kind, &batch)?,
-            Piece::Values(values) => ledger.upsert(kind, &values),
+            Piece::Batch(batch, places) => (ledger.upsert_arrow(kind, &batch)?, places),
+            Piece::Values(values, places) => (ledger.upsert(kind, &values), places),
         })
     }
 }
 
-/// Loads a collection's chunks of `kind`, passing each chunk's report to
-/// `write`. Invoice and customer chunks are read on every core while the
-/// chunk before is stored, across the ends of files. A malformed line is
-/// an error naming the file and the line.
+/// Loads a collection's chunks of `kind`, passing each chunk's report and
+/// the places of its records to `write`. Invoice and customer chunks are
+/// read on every core while the chunk before is stored, across the ends of
+/// files. A malformed line is an error naming the file and the line.
 pub(super) fn load_pieces(
     ledger: &mut Ledger,
     kind: RecordKind,
     mut pieces: Pieces<'_>,
     total: Option<usize>,
-    mut write: impl FnMut(WriteReport) + Send,
+    mut write: impl FnMut(WriteReport, &Places) + Send,
 ) -> Result<()> {
     let Some(first) = pieces.next()? else {
         return Ok(());
@@ -189,16 +205,48 @@ pub(super) fn load_pieces(
         Some(piece) => Ok(Some(piece)),
         None => pieces.next(),
     };
+    // The places of the chunks read and not yet stored, in order: a chunk
+    // is read while the one before it is stored, and stored chunks report
+    // in the order they were read.
+    let unstored: Mutex<VecDeque<Places>> = Mutex::new(VecDeque::new());
+    let read = |places: Places| {
+        let mut unstored = unstored.lock().unwrap_or_else(PoisonError::into_inner);
+        unstored.push_back(places);
+    };
+    let stored = |report: WriteReport| {
+        let places = unstored
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .pop_front();
+        if let Some(places) = places {
+            write(report, &places);
+        }
+    };
     match kind {
-        RecordKind::Invoices => {
-            ledger.upsert_invoice_stream(|| next()?.map(Piece::read_invoices).transpose(), write)
-        }
-        RecordKind::Customers => {
-            ledger.upsert_customer_stream(|| next()?.map(Piece::read_customers).transpose(), write)
-        }
+        RecordKind::Invoices => ledger.upsert_invoice_stream(
+            || {
+                let piece = next()?.map(Piece::read_invoices).transpose()?;
+                Ok(piece.map(|(invoices, places)| {
+                    read(places);
+                    invoices
+                }))
+            },
+            stored,
+        ),
+        RecordKind::Customers => ledger.upsert_customer_stream(
+            || {
+                let piece = next()?.map(Piece::read_customers).transpose()?;
+                Ok(piece.map(|(customers, places)| {
+                    read(places);
+                    customers
+                }))
+            },
+            stored,
+        ),
         _ => {
             while let Some(piece) = next()? {
-                write(piece.upsert(ledger, kind)?);
+                let (report, places) = piece.upsert(ledger, kind)?;
+                write(report, &places);
             }
             Ok(())
         }
@@ -219,31 +267,44 @@ mod tests {
     fn pieces_hand_out_every_files_chunks_in_order() {
         let values: Vec<Value> = (0..45_000).map(Value::from).collect();
         let mut files = vec![
-            (PathBuf::from("a.json"), Records::Values(values)),
-            (PathBuf::from("b.json"), Records::Values(Vec::new())),
             (
-                PathBuf::from("c.parquet"),
-                Records::Batches(vec![batch(3), batch(2)]),
+                PathBuf::from("a.json"),
+                Records::Values(values, Places::records(Path::new("a.json"), 1)),
+            ),
+            (
+                PathBuf::from("b.json"),
+                Records::Values(Vec::new(), Places::records(Path::new("b.json"), 1)),
+            ),
+            (
+                PathBuf::from("c.csv"),
+                Records::Batches(
+                    vec![batch(3), batch(2)],
+                    Places::lines(Path::new("c.csv"), vec![2, 3, 5, 6, 9]),
+                ),
             ),
         ];
         let mut pieces = Pieces::new(&mut files);
         let mut seen = Vec::new();
         while let Some(piece) = pieces.next().unwrap() {
-            let first = match &piece {
-                Piece::Values(values) => values[0].as_i64().unwrap(),
-                Piece::Batch(batch) => -(batch.num_rows() as i64),
+            let (first, place) = match &piece {
+                Piece::Values(values, places) => (values[0].as_i64().unwrap(), places.of(0)),
+                Piece::Batch(batch, places) => (-(batch.num_rows() as i64), places.of(1)),
                 Piece::Lines(..) => unreachable!("no JSONL file"),
             };
-            seen.push((piece.len_hint(), first));
+            seen.push((piece.len_hint(), first, place));
         }
+        let seen: Vec<(usize, i64, &str)> = seen
+            .iter()
+            .map(|(len, first, place)| (*len, *first, place.as_str()))
+            .collect();
         assert_eq!(
             seen,
             [
-                (20_000, 0),
-                (20_000, 20_000),
-                (5_000, 40_000),
-                (3, -3),
-                (2, -2)
+                (20_000, 0, "a.json record 1"),
+                (20_000, 20_000, "a.json record 20001"),
+                (5_000, 40_000, "a.json record 40001"),
+                (3, -3, "c.csv line 3"),
+                (2, -2, "c.csv line 9")
             ]
         );
     }
