@@ -10,6 +10,12 @@ fn stderr(out: &std::process::Output) -> String {
     String::from_utf8_lossy(&out.stderr).into_owned()
 }
 
+/// Asserts that `out`'s stderr ends with `end`.
+fn assert_stderr_ends_with(out: &std::process::Output, end: &str) {
+    let stderr = stderr(out);
+    assert!(stderr.ends_with(end), "{stderr}");
+}
+
 #[test]
 fn a_rejected_record_is_named_by_its_file_and_its_line_row_or_place() {
     let dir = scratch("places");
@@ -75,16 +81,14 @@ fn a_rejected_record_is_named_by_its_file_and_its_line_row_or_place() {
             invoice("i5", "A", "2024-04-01"),
         ]),
     );
-    let out = run(&dir, &["reports", "summary"]);
-    assert!(
-        stderr(&out).ends_with(&format!(
+    assert_stderr_ends_with(
+        &run(&dir, &["reports", "summary"]),
+        &format!(
             "rejected: {} row 2: invoice i4: field `customer_id`: customer `Z` does not exist; \
              send the customer first\n\
              loaded 1 customers, 1 plans, 4 invoices; rejected 3\n",
             parts.join("part-1.parquet").display()
-        )),
-        "{}",
-        stderr(&out)
+        ),
     );
 
     // Compressed JSONL: lines as the file counts them, blank ones too.
@@ -97,15 +101,13 @@ fn a_rejected_record_is_named_by_its_file_and_its_line_row_or_place() {
     let mut gzipped = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
     std::io::Write::write_all(&mut gzipped, lines.as_bytes()).unwrap();
     std::fs::write(dir.join("invoices.jsonl.gz"), gzipped.finish().unwrap()).unwrap();
-    let out = run(&dir, &["reports", "summary"]);
-    assert!(
-        stderr(&out).ends_with(&format!(
+    assert_stderr_ends_with(
+        &run(&dir, &["reports", "summary"]),
+        &format!(
             "rejected: {} line 4: invoice i2: field `customer_id`: customer `Z` does not exist; \
              send the customer first\n\
              loaded 1 customers, 1 plans, 1 invoices; rejected 3\n",
             at("invoices.jsonl.gz")
-        )),
-        "{}",
-        stderr(&out)
+        ),
     );
 }

@@ -209,10 +209,6 @@ pub(super) fn load_pieces(
     // is read while the one before it is stored, and stored chunks report
     // in the order they were read.
     let unstored: Mutex<VecDeque<Places>> = Mutex::new(VecDeque::new());
-    let read = |places: Places| {
-        let mut unstored = unstored.lock().unwrap_or_else(PoisonError::into_inner);
-        unstored.push_back(places);
-    };
     let stored = |report: WriteReport| {
         let places = unstored
             .lock()
@@ -225,21 +221,15 @@ pub(super) fn load_pieces(
     match kind {
         RecordKind::Invoices => ledger.upsert_invoice_stream(
             || {
-                let piece = next()?.map(Piece::read_invoices).transpose()?;
-                Ok(piece.map(|(invoices, places)| {
-                    read(places);
-                    invoices
-                }))
+                let read = next()?.map(Piece::read_invoices).transpose()?;
+                Ok(keep_places(&unstored, read))
             },
             stored,
         ),
         RecordKind::Customers => ledger.upsert_customer_stream(
             || {
-                let piece = next()?.map(Piece::read_customers).transpose()?;
-                Ok(piece.map(|(customers, places)| {
-                    read(places);
-                    customers
-                }))
+                let read = next()?.map(Piece::read_customers).transpose()?;
+                Ok(keep_places(&unstored, read))
             },
             stored,
         ),
@@ -252,6 +242,16 @@ pub(super) fn load_pieces(
         }
     }
 }
+/// The records of a chunk just read, its places kept in `unstored` for
+/// its report.
+fn keep_places<R>(unstored: &Mutex<VecDeque<Places>>, read: Option<(R, Places)>) -> Option<R> {
+    read.map(|(records, places)| {
+        let mut unstored = unstored.lock().unwrap_or_else(PoisonError::into_inner);
+        unstored.push_back(places);
+        records
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
