@@ -126,16 +126,25 @@ pub fn expect_records(obj: &Bound<'_, PyAny>) -> PyResult<()> {
     }
 }
 
-/// The error of an argument that holds no records.
+/// The error of an argument that holds no records; for a lazy frame (one
+/// with a `collect` method, as polars' `LazyFrame`), how to get its data.
 pub fn not_records(obj: &Bound<'_, PyAny>) -> PyErr {
     let kind = obj
         .get_type()
         .name()
         .map_or_else(|_| "?".to_string(), |name| name.to_string());
+    let lazy = obj
+        .getattr("collect")
+        .is_ok_and(|collect| collect.is_callable());
+    let hint = if lazy {
+        ", which holds no data until collected: pass its `.collect()`"
+    } else {
+        ""
+    };
     PyTypeError::new_err(format!(
         "expected records: a mapping, a sequence of mappings, or Arrow data (a pyarrow \
          Table or RecordBatch, a pandas or polars DataFrame, any object with \
-         __arrow_c_stream__); got {kind}"
+         __arrow_c_stream__); got {kind}{hint}"
     ))
 }
 

@@ -361,7 +361,7 @@ def test_a_polars_dataframe() -> None:
     assert str(refused.value) == (
         "expected records: a mapping, a sequence of mappings, or Arrow data (a pyarrow Table "
         "or RecordBatch, a pandas or polars DataFrame, any object with __arrow_c_stream__); "
-        "got LazyFrame")
+        "got LazyFrame, which holds no data until collected: pass its `.collect()`")
 
 
 def test_fx_rates_and_unreadable_columns() -> None:
