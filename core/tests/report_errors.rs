@@ -70,6 +70,18 @@ fn a_parameter_the_report_does_not_read_is_refused_with_a_near_miss() {
             &[("selected_date", "2024-01-01")],
             "parameter `selected_date`: report `invoices-detail` has no such parameter. Its parameters: customer, baseCurrency, limit, offset",
         ),
+        // What is owed at `as_of`, converted on its day: a range or a fixed
+        // rate would change nothing.
+        (
+            "cashflow-outstanding-unpaid",
+            &[("date", "20240101-20240131")],
+            "parameter `date`: report `cashflow-outstanding-unpaid` has no such parameter. Its parameters: baseCurrency, limit, offset, currency, customer, plan, billing_freq, pricing_model, status, country, region, industry, size, channel, market, payment_method, age, data_source",
+        ),
+        (
+            "cashflow-outstanding-unpaid",
+            &[("fix_fx", "true")],
+            "parameter `fix_fx`: report `cashflow-outstanding-unpaid` has no such parameter. Its parameters: baseCurrency, limit, offset, currency, customer, plan, billing_freq, pricing_model, status, country, region, industry, size, channel, market, payment_method, age, data_source",
+        ),
     ]);
 }
 

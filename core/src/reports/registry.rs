@@ -391,14 +391,8 @@ const REPORTS: &[Report] = &[
     .columns(schema::of::FAILURE_RATE_SUMMARY),
     report(
         "cashflow-outstanding-unpaid",
-        &[
-            PERIODS,
-            BASE_CURRENCY,
-            FX,
-            PAGE,
-            CURRENCY_FILTER,
-            CUSTOMER_FILTERS,
-        ],
+        // Owed at `as_of` and converted on its day: no periods, no fixed rate.
+        &[BASE_CURRENCY, PAGE, CURRENCY_FILTER, CUSTOMER_FILTERS],
         unpaid::outstanding_unpaid,
     )
     .in_parts(

@@ -53,7 +53,7 @@ pub(super) fn outstanding_unpaid(
     params: &ReportParams,
     as_of: DateTime<Utc>,
 ) -> Result<ReportAnswer> {
-    let request = EventRequest::read(ledger, params, as_of, Reading::of(Span::Range))?;
+    let request = EventRequest::read(ledger, params, as_of, Reading::of(Span::AsOf))?;
     let page = unpaid_page(params)?;
     let part = unpaid_part(ledger, &request, page.end())?;
     unpaid_value(&request, part, page)
@@ -72,7 +72,7 @@ pub(super) fn outstanding_unpaid_partial(
     params: &ReportParams,
     as_of: DateTime<Utc>,
 ) -> Result<Body> {
-    let request = EventRequest::read(ledger, params, as_of, Reading::of(Span::Range))?;
+    let request = EventRequest::read(ledger, params, as_of, Reading::of(Span::AsOf))?;
     let page = unpaid_page(params)?;
     Ok(Body::Sums(unpaid_part(ledger, &request, page.end())?))
 }
@@ -83,7 +83,7 @@ pub(super) fn outstanding_unpaid_finish(
     as_of: DateTime<Utc>,
     body: Body,
 ) -> Result<ReportAnswer> {
-    let request = EventRequest::read(shape, params, as_of, Reading::of(Span::Range).shape())?;
+    let request = EventRequest::read(shape, params, as_of, Reading::of(Span::AsOf).shape())?;
     let page = unpaid_page(params)?;
     match body {
         Body::Sums(part) if part.sums.len() == 2 * AGE_BUCKETS.len() => {

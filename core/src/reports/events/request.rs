@@ -14,7 +14,8 @@ use crate::reports::request::conversion;
 use crate::reports::series::Conversion;
 use chrono::{DateTime, NaiveDate, Utc};
 
-/// What [`EventRequest::read`] reads besides `date` and `interval`: the
+/// What [`EventRequest::read`] reads besides `date` and `interval` (which
+/// [`Span::AsOf`] does not read): the
 /// periods, whether `selected-date` may be absent, whether the customer
 /// filter is read (not when finishing a partial, whose customers were
 /// filtered where it was computed) and whether the money parameters are.
@@ -77,6 +78,10 @@ pub enum Span {
     CurrentAndPrevious,
     /// The one period holding `selected-date` (a detail report).
     Selected,
+    /// The `as_of` day alone, for what stands at `as_of` (what is owed):
+    /// no `date` or `interval` is read, and amounts convert on that day
+    /// (no `fix_fx` or `fx_date` is read either).
+    AsOf,
 }
 
 /// The parameters every event report shares, read once.
@@ -114,8 +119,18 @@ impl<'a> EventRequest<'a> {
         let settings = ledger.settings();
         let week_start = settings.week_start();
         let as_of_day = as_of.with_timezone(&settings.timezone).date_naive();
-        let interval = q.interval(PeriodInterval::Month)?;
+        let interval = match span {
+            Span::AsOf => PeriodInterval::Day,
+            _ => q.interval(PeriodInterval::Month)?,
+        };
         let (range, list) = match span {
+            Span::AsOf => {
+                let range = DateRange {
+                    start: as_of_day,
+                    end: as_of_day,
+                };
+                (range, periods(&range, interval, week_start))
+            }
             Span::Range => {
                 let range = q.date_range(as_of_day)?;
                 (range, periods(&range, interval, week_start))
@@ -159,10 +174,10 @@ impl<'a> EventRequest<'a> {
                 }
             },
         };
-        let (conversion, currency) = if money {
-            (conversion(&q, range.start)?, q.base_currency(settings)?)
-        } else {
-            (Conversion::Daily, settings.base_currency)
+        let (conversion, currency) = match (money, span) {
+            (false, _) => (Conversion::Daily, settings.base_currency),
+            (true, Span::AsOf) => (Conversion::Daily, q.base_currency(settings)?),
+            (true, _) => (conversion(&q, range.start)?, q.base_currency(settings)?),
         };
         Ok(EventRequest {
             ledger,
