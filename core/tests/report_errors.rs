@@ -293,6 +293,30 @@ fn a_parameter_that_would_change_nothing_is_refused() {
         ),
         (
             "churn-scheduled-movements",
+            &[("selected-date", "2024-07-01"), ("breakdown", "plan")],
+            "parameter `breakdown-value`: is required with `breakdown`: the group to list, a value of what `breakdown` names",
+        ),
+        (
+            "movement-table",
+            &[("breakdown", "plan")],
+            "parameter `breakdown-value`: is required with `breakdown`: the group to list, a value of what `breakdown` names",
+        ),
+        (
+            "movement-table",
+            &[("breakdown-value", "m")],
+            "parameter `breakdown-value`: applies only with `breakdown`, which names what it is a value of",
+        ),
+        (
+            "transactions-detail",
+            &[
+                ("selected-date", "2024-01-01"),
+                ("selected-type", "month_sub"),
+                ("date", "20240101-20240131"),
+            ],
+            "parameter `date`: applies only without `selected-date`, which names the one period listed",
+        ),
+        (
+            "churn-scheduled-movements",
             &[("interval", "week"), ("selected-type", "month_churn")],
             "parameter `selected-type`: `month_churn` lists month periods, but `interval` asks for another",
         ),

@@ -236,18 +236,11 @@ fn movements_part(
     let selected = q
         .date("selected-date")?
         .map(|d| interval.align(d, week_start));
-    let breakdown = Breakdown::from_query(&q)?.map(Breakdown::as_str);
-    let wanted = q.text("breakdown-value").map(str::to_lowercase);
-    if wanted.is_some() && breakdown.is_none() {
-        return Err(Error::query(
-            "breakdown-value",
-            "applies only with `breakdown`, which names what it is a value of",
-        ));
-    }
+    let group = Breakdown::group_from_query(&q)?;
     let Sorting { by: sort, order } = Sorting::read(&q, &LIST)?;
     let mut rows = churns(ledger, params, as_of, req)?;
     rows.retain(|s| selected.is_none_or(|p| interval.align(s.movement.date, week_start) == p));
-    if let (Some(key), Some(wanted)) = (breakdown, &wanted) {
+    if let Some((key, wanted)) = group {
         rows.retain(|s| {
             let value = match key {
                 "currency" => s.movement.currency.as_str().to_lowercase(),
@@ -264,7 +257,7 @@ fn movements_part(
                         .to_lowercase()
                 }
             };
-            value == *wanted
+            value == wanted
         });
     }
     let list: Vec<Row> = rows

@@ -22,7 +22,7 @@ use super::series::Conversion;
 use crate::derive::Derived;
 use crate::derive::movements::{Movement, MovementKind, MovementSubtype, PlanList};
 use crate::derive::replay_list;
-use crate::error::{Error, Result};
+use crate::error::Result;
 use crate::ids::{CustomerId, PlanId};
 use crate::money::{Cents, Currency};
 use crate::query::filters::{CustomerFacts, CustomerFilter, breakdown_value, currency_filter};
@@ -241,14 +241,9 @@ fn with_rows<T>(
             &["new", "expansion", "contraction", "churn", "reactivation"],
         )?
         .and_then(MovementKind::parse);
-    let breakdown = Breakdown::from_query(&q)?.map(Breakdown::as_str);
-    let breakdown_value_wanted = q.text("breakdown-value").map(str::to_lowercase);
-    if breakdown.is_some() != breakdown_value_wanted.is_some() {
-        return Err(Error::query(
-            "breakdown-value",
-            "breakdown and breakdown-value are given together",
-        ));
-    }
+    let group = Breakdown::group_from_query(&q)?;
+    let breakdown = group.as_ref().map(|(key, _)| *key);
+    let breakdown_value_wanted = group.map(|(_, value)| value);
     let committed = q.flag("committed")?;
     let with_lines = q.text("customer").is_some();
     let filter = CustomerFilter::from_params(ledger, params)?;

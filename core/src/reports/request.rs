@@ -4,7 +4,7 @@
 
 use super::mrr::BREAKDOWNS;
 use super::series::Conversion;
-use crate::error::Result;
+use crate::error::{Error, Result};
 use crate::model::Settings;
 use crate::money::Currency;
 use crate::period::{DateRange, PeriodInterval};
@@ -94,6 +94,26 @@ impl Breakdown {
             let at = BREAKDOWNS.iter().position(|b| *b == name).unwrap_or(0);
             Breakdown::ALL[at]
         }))
+    }
+
+    /// The one group a list report keeps: `breakdown` names what to group
+    /// by and `breakdown-value` the group (lower-cased), and neither means
+    /// anything without the other, so either alone is `invalid_query`.
+    pub(crate) fn group_from_query(q: &Query) -> Result<Option<(&'static str, String)>> {
+        let breakdown = Breakdown::from_query(q)?.map(Breakdown::as_str);
+        let wanted = q.text("breakdown-value").map(str::to_lowercase);
+        match (breakdown, wanted) {
+            (Some(key), Some(value)) => Ok(Some((key, value))),
+            (None, None) => Ok(None),
+            (Some(_), None) => Err(Error::query(
+                "breakdown-value",
+                "is required with `breakdown`: the group to list, a value of what `breakdown` names",
+            )),
+            (None, Some(_)) => Err(Error::query(
+                "breakdown-value",
+                "applies only with `breakdown`, which names what it is a value of",
+            )),
+        }
     }
 }
 

@@ -414,6 +414,13 @@ fn transactions_detail_rows(
     as_of: DateTime<Utc>,
     customers: &[String],
 ) -> Result<ListPart> {
+    let q = Query::new(params);
+    if q.text("selected-date").is_some() && q.text("date").is_some() {
+        return Err(Error::query(
+            "date",
+            "applies only without `selected-date`, which names the one period listed",
+        ));
+    }
     let by_customer = !customers.is_empty();
     let selection = by_customer_selection(by_customer);
     detail_rows(
