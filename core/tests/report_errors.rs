@@ -153,6 +153,27 @@ fn a_bad_parameter_value_names_the_parameter_and_what_it_accepts() {
             &[("selected-type", "gain")],
             "parameter `selected-type`: `gain` is not one of new, expansion, contraction, churn, reactivation",
         ),
+        // Days beyond the years records and `as_of` may name are slips.
+        (
+            "mrr",
+            &[("date", "00000101-00000101")],
+            "parameter `date`: `00000101-00000101` is outside the years 1900 to 2200",
+        ),
+        (
+            "mrr",
+            &[("date", "20240101-99991231")],
+            "parameter `date`: `20240101-99991231` is outside the years 1900 to 2200",
+        ),
+        (
+            "movement-table",
+            &[("selected-date", "0000-01-01")],
+            "parameter `selected-date`: `0000-01-01` is outside the years 1900 to 2200",
+        ),
+        (
+            "mrr",
+            &[("fix_fx", "true"), ("fx_date", "99991231")],
+            "parameter `fx_date`: `99991231` is outside the years 1900 to 2200",
+        ),
         (
             "cohort",
             &[("interval", "fortnight")],

@@ -19,7 +19,7 @@ pub use param_names::{ReportParam, near_miss};
 pub(crate) use request::{ListDefaults, ListRequest, Page, Sorting};
 
 use crate::error::{Error, Result};
-use crate::model::Settings;
+use crate::model::{Settings, Timestamp};
 use crate::money::Currency;
 use crate::period::{DateRange, PeriodInterval};
 use chrono::{Datelike, Months, NaiveDate};
@@ -131,16 +131,17 @@ impl<'a> Query<'a> {
         Ok(max.map_or(value, |m| value.min(m)))
     }
 
-    /// A date as `yyyyMMdd` or `YYYY-MM-DD`.
+    /// A date as `yyyyMMdd` or `YYYY-MM-DD`, in the years records may name.
     pub fn date(&self, name: &str) -> Result<Option<NaiveDate>> {
         self.text(name)
             .map(|text| {
-                parse_day(text).ok_or_else(|| {
+                let day = parse_day(text).ok_or_else(|| {
                     Error::query(
                         name,
                         format!("`{text}` is not a date (yyyyMMdd or YYYY-MM-DD)"),
                     )
-                })
+                })?;
+                within_years(name, text, day)
             })
             .transpose()
     }
@@ -211,8 +212,8 @@ impl<'a> Query<'a> {
             return bounded(text, DateRange { start, end: today });
         }
         let (from, to) = text.split_once('-').ok_or_else(bad)?;
-        let start = parse_compact(from).ok_or_else(bad)?;
-        let end = parse_compact(to).ok_or_else(bad)?;
+        let start = within_years("date", text, parse_compact(from).ok_or_else(bad)?)?;
+        let end = within_years("date", text, parse_compact(to).ok_or_else(bad)?)?;
         if end < start {
             return Err(Error::query(
                 "date",
@@ -278,6 +279,23 @@ fn bounded(text: &str, range: DateRange) -> Result<DateRange> {
     Ok(range)
 }
 
+/// `day`, read from the parameter `param`'s `text`, when it falls in the
+/// years records and `as_of` may name ([`Timestamp::YEARS`]): a day
+/// beyond them is a slip (`0000`, `99991231`), refused naming the parameter.
+pub(crate) fn within_years(param: &str, text: &str, day: NaiveDate) -> Result<NaiveDate> {
+    if Timestamp::YEARS.contains(&day.year()) {
+        return Ok(day);
+    }
+    Err(Error::query(
+        param,
+        format!(
+            "`{text}` is outside the years {} to {}",
+            Timestamp::YEARS.start(),
+            Timestamp::YEARS.end()
+        ),
+    ))
+}
+
 /// `yyyyMMdd`.
 fn parse_compact(text: &str) -> Option<NaiveDate> {
     if text.len() != 8 || !text.bytes().all(|b| b.is_ascii_digit()) {
@@ -336,14 +354,14 @@ mod tests {
     fn reversed_and_huge_ranges_are_rejected() {
         let p = params(&[("date", "20240301-20240101")]);
         assert!(Query::new(&p).date_range(d("2024-06-01")).is_err());
-        let p = params(&[("date", "00010101-99991231")]);
+        let p = params(&[("date", "19000101-22001231")]);
         let err = Query::new(&p)
             .date_range(d("2024-06-01"))
             .unwrap_err()
             .to_string();
         assert_eq!(
             err,
-            "parameter `date`: `00010101-99991231`: a range spans at most 10000 days"
+            "parameter `date`: `19000101-22001231`: a range spans at most 10000 days"
         );
         let p = params(&[("date", "last-20000-days")]);
         assert!(Query::new(&p).date_range(d("2024-06-01")).is_err());

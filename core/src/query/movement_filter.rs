@@ -110,18 +110,7 @@ pub fn local_day(param: &str, text: &str, settings: &Settings) -> Result<NaiveDa
                 format!("`{text}` is not a date (YYYY-MM-DD) or an ISO 8601 instant"),
             )
         })?;
-    // The years records and `as_of` may name; a bound beyond them is a typo.
-    if !Timestamp::YEARS.contains(&chrono::Datelike::year(&day)) {
-        return Err(Error::query(
-            param,
-            format!(
-                "`{text}` is outside the years {} to {}",
-                Timestamp::YEARS.start(),
-                Timestamp::YEARS.end()
-            ),
-        ));
-    }
-    Ok(day)
+    super::within_years(param, text, day)
 }
 
 #[cfg(test)]
