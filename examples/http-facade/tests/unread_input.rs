@@ -404,3 +404,65 @@ fn the_index_refuses_a_query_parameter_under_each_of_its_paths() {
     let (status, _, _) = server.send("GET", "/v1/", &[], b"{}".to_vec());
     assert_eq!(status, 400);
 }
+
+/// A JSON object that gives a key twice asks for two values of one field:
+/// the request is refused (a settings or account body, a batch of customers)
+/// or the record rejected (an invoice of a batch), never read as its last
+/// value. An ambiguous role must not mint an owner key.
+#[test]
+fn a_key_given_twice_in_a_json_object_is_refused() {
+    let server = Server::start();
+    seed(&server);
+    let send = |method: &str, path: &str, body: &str| {
+        server.raw(
+            method,
+            path,
+            Some(OWNER_KEY),
+            Some(body.as_bytes().to_vec()),
+        )
+    };
+    let (status, body) = send(
+        "POST",
+        "/account/api-keys",
+        r#"{"name": "a", "role": "readonly", "role": "owner"}"#,
+    );
+    assert_eq!(
+        (status, body),
+        (
+            400,
+            json!({"error": "the body is not valid JSON: the key `role` is given twice in one object; give it once at line 1 column 40", "code": "bad_request"})
+        )
+    );
+    let (_, keys) = server.get("/account/api-keys");
+    assert_eq!(keys["result"]["list"].as_array().map(Vec::len), Some(1));
+    let (status, body) = send(
+        "POST",
+        "/data/customers",
+        r#"[{"id": "D1", "id": "D2", "name": "Dup"}]"#,
+    );
+    assert_eq!(
+        (status, body["error"].as_str()),
+        (
+            400,
+            Some(
+                "the body is not valid JSON: the key `id` is given twice in one object; give it once at line 1 column 18"
+            )
+        )
+    );
+    assert_eq!(server.get("/data/customers/D2").0, 404);
+    let (status, body) = send(
+        "POST",
+        "/data/invoices",
+        r#"[{"id": "twice", "customer_id": "A", "type": "one-time", "invoice_date": "2024-01-05",
+             "amount": 3000, "amount": 1, "currency": "USD"}]"#,
+    );
+    assert_eq!(
+        (status, body),
+        (
+            200,
+            json!({"result": [{"id": "", "import_status": "error", "import_error":
+                "invoice ?: field `(record)`: is not valid JSON: the key `amount` is given twice in one object; give it once at line 2 column 37"}]})
+        )
+    );
+    assert_eq!(server.get("/data/invoices/twice").0, 404);
+}

@@ -13,6 +13,7 @@ use crate::blank::is_blank;
 use crate::ids::RecentIds;
 use crate::model::json::{Scalar, visit_fields};
 use crate::money::MAX_AMOUNT;
+use smallvec::SmallVec;
 
 /// Declares [`Field`] with the names each field is read under, so the
 /// general reader's lookups and the plain readers' slots come from one
@@ -105,14 +106,21 @@ struct KeyedCells<'a> {
     cells: Cells<'a>,
     /// The fields given so far, a bit each.
     given: u32,
+    /// The keys given so far that name no field.
+    others: SmallVec<[&'a str; 8]>,
 }
 
 impl<'a> KeyedCells<'a> {
     /// Puts the cell of `key` in its field's slot (a key that names no
     /// field is passed over); `None` when the field was given already, under
-    /// this name or another.
-    fn put(&mut self, key: &str, cell: impl FnOnce() -> Cell<'a>) -> Option<()> {
+    /// this name or another, or the key was (the general reader refuses
+    /// an object that gives a key twice).
+    fn put(&mut self, key: &'a str, cell: impl FnOnce() -> Cell<'a>) -> Option<()> {
         let Some(field) = Field::named(key) else {
+            if self.others.contains(&key) {
+                return None;
+            }
+            self.others.push(key);
             return Some(());
         };
         let bit = 1 << field as u32;

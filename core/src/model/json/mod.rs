@@ -18,8 +18,10 @@ use std::fmt;
 const PARALLEL_TEXTS: usize = 256;
 
 /// A JSON value read from text, borrowing from it where it can. Objects keep
-/// their fields in input order; a repeated key keeps its first position and
-/// its last value (as `serde_json::Value` does).
+/// their fields in input order; an object that gives a key twice is an
+/// error, as the CSV header and Arrow batch that name a field twice are:
+/// which of its values was meant is unknown (`serde_json::Value` would keep
+/// the last one without a word).
 #[derive(Debug, Clone, PartialEq)]
 ///
 /// The bindings build these trees from their languages' objects, so records
@@ -334,11 +336,13 @@ impl<'de> Visitor<'de> for JsonVisitor {
         // Records have a dozen fields or so: one allocation holds them.
         let mut fields: Vec<(Cow<'de, str>, Json<'de>)> = Vec::with_capacity(16);
         while let Some(Key(key)) = map.next_key_seed(KeySeed)? {
-            let value: Json<'de> = map.next_value()?;
-            match fields.iter_mut().find(|(k, _)| *k == key) {
-                Some((_, existing)) => *existing = value,
-                None => fields.push((key, value)),
+            if fields.iter().any(|(k, _)| *k == key) {
+                return Err(de::Error::custom(format!(
+                    "the key `{key}` is given twice in one object; give it once"
+                )));
             }
+            let value: Json<'de> = map.next_value()?;
+            fields.push((key, value));
         }
         Ok(Json::Object(fields))
     }
@@ -387,7 +391,7 @@ mod tests {
     fn matches_serde_json_values() {
         for text in [
             r#"{"id":"a\"b","n":-3,"u":18446744073709551615,"f":1.5,"e":1e3,"t":true,"z":null,"l":[1,{"x":"y"}],"o":{}}"#,
-            r#"{"k":1,"j":2,"k":3}"#,
+            r#"{"k":1,"j":2}"#,
             r#"[1, "two", [3]]"#,
             r#""caf\u00e9""#,
             "12",
@@ -411,14 +415,26 @@ mod tests {
     }
 
     #[test]
-    fn a_repeated_key_keeps_its_place_and_its_last_value() {
-        let json = Json::parse(r#"{"a":1,"b":2,"a":null}"#).unwrap();
-        let keys: Vec<&str> = match (&json).view() {
-            View::Object(entries) => entries.map(|(k, _)| k).collect(),
-            _ => panic!("an object"),
-        };
-        assert_eq!(keys, ["a", "b"]);
-        assert!(matches!((&json).get("a"), Some(Json::Null)));
+    fn a_key_given_twice_in_one_object_is_an_error_at_any_depth() {
+        for text in [
+            r#"{"a":1,"b":2,"a":null}"#,
+            r#"{"a":{"x":"1","x":"2"}}"#,
+            r#"[{"a":1},{"b":"\n","b":1}]"#,
+        ] {
+            let error = Json::parse(text).unwrap_err().to_string();
+            assert!(
+                error.contains("is given twice in one object; give it once at line 1 column"),
+                "{text}: {error}"
+            );
+        }
+        assert_eq!(
+            Json::parse(r#"{"a":1,"b":2,"a":null}"#)
+                .unwrap_err()
+                .to_string(),
+            "the key `a` is given twice in one object; give it once at line 1 column 16"
+        );
+        // The same key in two objects is no repeat.
+        assert!(Json::parse(r#"[{"a":1},{"a":2}]"#).is_ok());
     }
 
     #[test]

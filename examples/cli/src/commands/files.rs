@@ -226,7 +226,9 @@ fn read_file(file: &RecordFile, collection: &str, stream_wanted: bool) -> Result
     match file.format {
         "json" => {
             let items = |items| Records::Values(items, Places::records(path, 1));
-            match serde_json::from_str::<Value>(&text).map_err(|e| bad(e.line(), e.to_string()))? {
+            // As the engine reads JSON: an object giving a key twice is an error.
+            let parsed = submetrics::model::Json::parse(&text).map(|json| json.to_value());
+            match parsed.map_err(|e| bad(e.line(), e.to_string()))? {
                 Value::Array(list) => Ok(items(list)),
                 Value::Object(mut map) => match (
                     map.remove(collection).or_else(|| map.remove("data")),

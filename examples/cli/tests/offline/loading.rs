@@ -45,8 +45,6 @@ fn csv_ids_keep_leading_zeros_and_json_may_be_a_bare_array() {
             "2024-02-15T00:00:00Z",
             "reports",
             "transactions-detail",
-            "--date",
-            "20240101-20240229",
             "--selected-date",
             "2024-02-01",
             "--selected-type",

@@ -235,14 +235,20 @@ impl<S: Send + Sync> FromRequest<S> for JsonBody {
     }
 }
 
-/// A request body as one JSON value; an empty body or bad syntax is a 400.
+/// A request body as one JSON value; an empty body, bad syntax or an object
+/// that gives a key twice (which of its values was meant is unknown; a
+/// plain JSON reader would keep the last without a word) is a 400.
 pub fn parse_body(bytes: &[u8]) -> Result<Value, ApiError> {
     let bytes = formats::without_bom(bytes);
     if bytes.iter().all(u8::is_ascii_whitespace) {
         return Err(ApiError::bad_request("the body is empty; send JSON"));
     }
-    serde_json::from_slice(bytes)
-        .map_err(|e| ApiError::bad_request(format!("the body is not valid JSON: {e}")))
+    let parsed = match std::str::from_utf8(bytes) {
+        Ok(text) => submetrics::model::Json::parse(text).map(|json| json.to_value()),
+        // The JSON reader names where the text stops being UTF-8.
+        Err(_) => serde_json::from_slice(bytes),
+    };
+    parsed.map_err(|e| ApiError::bad_request(format!("the body is not valid JSON: {e}")))
 }
 
 /// Query parameters as strings, each name once (the last value wins).

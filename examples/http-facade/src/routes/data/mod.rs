@@ -349,7 +349,13 @@ impl InvoiceRecords {
     /// is checked on its own. Any other body, or one that does not parse, is
     /// parsed whole as before, with the same errors.
     pub fn read(body: &[u8], data_source: Option<&str>) -> Result<InvoiceRecords, ApiError> {
-        if let Some(texts) = record_texts(body, "invoices") {
+        // A record's own data source is replaced by the one imported into:
+        // in its parsed value, since appending the field to its text would
+        // give the key twice.
+        let tagged_in_text = |texts: &[&str]| {
+            data_source.is_none() || !texts.iter().any(|text| text.contains("\"data_source\""))
+        };
+        if let Some(texts) = record_texts(body, "invoices").filter(|texts| tagged_in_text(texts)) {
             let texts: Vec<Cow<str>> = match data_source {
                 Some(source) => {
                     let source = Value::from(source).to_string();
