@@ -61,6 +61,18 @@ fn updates_take_every_field_name_and_refuse_any_other() {
         "customer a: field `id`: cannot be changed by an update (this customer is `a`)"
     );
     assert_eq!(&*ledger.customer("a").unwrap().name, "A");
+    // A numeric id names the record its text is, however it is written.
+    ledger.upsert_customers(&[json!({"id": "77", "name": "Seventy-seven"})]);
+    for id in [json!(77), json!(77.0), json!(7.7e1), json!("77")] {
+        let updated = ledger
+            .update_customer("77", &json!({"id": id, "country": "FR"}))
+            .unwrap();
+        assert_eq!(updated.country.as_deref(), Some("FR"), "{id}");
+    }
+    assert_eq!(
+        refused(ledger.update_customer("77", &json!({"id": 78})).map(|_| ())),
+        "customer 77: field `id`: cannot be changed by an update (this customer is `77`)"
+    );
     let plan = ledger
         .update_plan("m", &json!({"interval": "year", "interval_count": 2}))
         .unwrap();
@@ -175,6 +187,11 @@ fn a_replace_keeps_the_id_and_the_rules_of_an_upsert() {
                          "invoice_date": "2024-01-01", "amount": 3000, "currency": "USD"});
     ledger.replace_invoice("i1", &invoice).unwrap();
     assert_eq!(ledger.invoice("i1").unwrap().amount, 3000);
+    ledger
+        .replace_invoice("1", &json!({"id": 1.0, "customer_id": "a", "type": "one_time",
+                                      "invoice_date": "2024-01-02", "amount": 100, "currency": "USD"}))
+        .unwrap();
+    assert_eq!(ledger.invoice("1").unwrap().amount, 100);
     assert_eq!(
         refused(ledger.replace_invoice("i1", &json!({"external_id": "i2"}))),
         "invoice i1: field `external_id`: cannot be changed by a replace (this invoice is `i1`)"

@@ -58,7 +58,7 @@ fn patched(
             None => given.push((field, key, value)),
         }
         if field == "id" {
-            if value.is_null() || value.as_str() == Some(id) {
+            if value.is_null() || names_id(value, id) {
                 continue;
             }
             return Err(Error::invalid(
@@ -89,7 +89,7 @@ fn replaced(kind: &'static str, id: &str, record: &Value) -> Result<Value> {
     for name in crate::model::ID_NAMES {
         match map.get(*name) {
             None | Some(Value::Null) => {}
-            Some(given) if given.as_str() == Some(id) => {}
+            Some(given) if names_id(given, id) => {}
             Some(_) => {
                 return Err(Error::invalid(
                     kind,
@@ -103,6 +103,17 @@ fn replaced(kind: &'static str, id: &str, record: &Value) -> Result<Value> {
     let mut record = record.clone();
     record["id"] = Value::String(id.to_string());
     Ok(record)
+}
+
+/// Whether an id field's `value` names the record `id`, read as records
+/// read ids: the string itself, or a whole number written any way (`42`,
+/// `42.0` and `4.2e1` are the id `"42"`).
+fn names_id(value: &Value, id: &str) -> bool {
+    match value {
+        Value::String(text) => text == id,
+        Value::Number(n) => crate::model::integer_text(n).is_some_and(|text| text == id),
+        _ => false,
+    }
 }
 
 /// The error of a one-record write, if it was rejected.
