@@ -182,9 +182,20 @@ fn typed(field: &str, text: &str) -> std::result::Result<Value, String> {
 
 /// Refuses a header that is one column holding another separator
 /// (`id;name;currency`, as spreadsheets in many locales write CSV, or tabs):
-/// every row would lack its fields; and one that names a column twice,
-/// whose two cells in a row would leave the field's value to chance.
+/// every row would lack its fields; one that names a column twice, whose
+/// two cells in a row would leave the field's value to chance; and JSON
+/// text read as CSV (a header starting with `{` or `[`), whose records
+/// would be read as a header of no known field.
 pub fn check_header<S: AsRef<str>>(names: &[S]) -> std::result::Result<(), String> {
+    if let Some(first) = names.first().map(|name| name.as_ref().trim_start())
+        && (first.starts_with('{') || first.starts_with('['))
+    {
+        return Err(
+            "the header is JSON text, not field names: send JSON as JSON (or JSONL), \
+             or CSV with a header of field names"
+                .to_string(),
+        );
+    }
     if let Some((first, second)) = crate::model::first_repeated(names) {
         return Err(format!(
             "column `{}` is in the header twice (columns {} and {})",
@@ -312,6 +323,22 @@ mod tests {
             )
         );
         assert_eq!(check_header(&["id", "amount", "amount_in_cents"]), Ok(()));
+    }
+
+    /// JSON sent or saved as CSV is refused at its header, not read as a
+    /// header of unknown fields and no rows.
+    #[test]
+    fn json_text_as_a_header_is_refused() {
+        let refused = "the header is JSON text, not field names: send JSON as JSON (or JSONL), \
+                       or CSV with a header of field names";
+        for text in ["{\"id\":\"c1\",\"name\":\"Acme\"}\n", " [{\"id\": \"c1\"}]"] {
+            assert_eq!(
+                records_by_line(text).unwrap_err(),
+                (1, refused.to_string()),
+                "{text}"
+            );
+        }
+        assert_eq!(check_header(&["id", "{notes}"]), Ok(()));
     }
 
     /// Digits alone in a date column: a day in eight, Unix seconds in nine

@@ -95,6 +95,12 @@ fn csv_bodies_import_customers_plans_and_invoices() {
         "csv line 1: field `(row)`: the header is one column, \"id;name\": separate fields \
          with commas, not `;`",
     );
+    // JSON under the CSV media type is not a header of unknown fields.
+    refused(
+        "{\"id\":\"CT1\",\"name\":\"ct\"}",
+        "csv line 1: field `(row)`: the header is JSON text, not field names: send JSON as \
+         JSON (or JSONL), or CSV with a header of field names",
+    );
     assert_eq!(
         post_csv(
             &server,
