@@ -137,6 +137,29 @@ impl FxTable {
         self.rates.is_empty()
     }
 
+    /// Refuses a batch of rates that gives one currency two rates on one
+    /// day (which one was meant is unknown), naming the second row (rows
+    /// count from 1).
+    pub(crate) fn check_batch(rates: &[FxRate]) -> Result<()> {
+        let mut first_row: HashMap<(Currency, NaiveDate), usize> = HashMap::new();
+        for (row, rate) in rates.iter().enumerate() {
+            if let Some(first) = first_row.insert((rate.currency, rate.date), row) {
+                return Err(Error::InvalidRecord {
+                    kind: "fx_rate",
+                    id: format!("row {}", row + 1),
+                    field: "date".to_string(),
+                    reason: format!(
+                        "row {} gives the rate of {} on {} already; give each day's rate once",
+                        first + 1,
+                        rate.currency,
+                        rate.date
+                    ),
+                });
+            }
+        }
+        Ok(())
+    }
+
     /// Adds rates; a row for an existing currency and date replaces it.
     pub fn insert(&mut self, rows: impl IntoIterator<Item = FxRate>) {
         let mut changed: Vec<Currency> = Vec::new();

@@ -79,3 +79,34 @@ fn a_rate_the_engine_cannot_keep_says_why() {
         ))
     );
 }
+
+/// Two rates of one currency on one day in one batch leave the day's rate
+/// to chance: the batch is refused naming the second row, and nothing of
+/// it is kept. The same day in two batches is a correction: the later
+/// one stands.
+#[test]
+fn one_currency_twice_on_one_day_in_a_batch_is_refused() {
+    let mut ledger = Ledger::new(Settings::default());
+    let rate = |day: &str, rate: f64| json!({"date": day, "currency": "EUR", "rate": rate});
+    let refused = ledger
+        .load_fx_rates(&[
+            rate("2024-01-01", 0.9),
+            rate("2024-02-01", 0.91),
+            rate("2024-01-01", 0.92),
+        ])
+        .unwrap_err();
+    assert_eq!(
+        refused.to_string(),
+        "fx_rate row 3: field `date`: row 1 gives the rate of EUR on 2024-01-01 already; give each day's rate once"
+    );
+    assert!(ledger.fx().is_empty());
+    let eur = submetrics::Currency::parse("EUR").unwrap();
+    let day = chrono::NaiveDate::from_ymd_opt(2024, 1, 1).unwrap();
+    for (value, expected) in [(0.9, "0.9"), (0.92, "0.92")] {
+        assert_eq!(
+            ledger.load_fx_rates(&[rate("2024-01-01", value)]).unwrap(),
+            1
+        );
+        assert_eq!(ledger.fx().rate(eur, day).unwrap().to_string(), expected);
+    }
+}

@@ -235,7 +235,7 @@ impl Store {
             .map(|batch| ArrowRecords::new("fx_rate", batch))
             .collect::<Result<Vec<_>>>()?;
         let rates = read_rates(tables.iter().flat_map(ArrowRecords::rows))?;
-        Ok(self.insert_fx_rates(rates))
+        self.insert_fx_rates(rates)
     }
 }
 

@@ -253,15 +253,17 @@ impl Store {
     /// Adds exchange rates read from JSON rows: all of them, or none.
     pub(crate) fn load_fx_rates(&mut self, rows: &[Value]) -> Result<usize> {
         let rates = parse_rates(rows)?;
-        Ok(self.insert_fx_rates(rates))
+        self.insert_fx_rates(rates)
     }
 
-    /// Adds read rates to the FX table; answers how many.
-    fn insert_fx_rates(&mut self, rates: Vec<FxRate>) -> usize {
+    /// Adds read rates to the FX table, all of them or none (see
+    /// [`FxTable::check_batch`]); answers how many.
+    fn insert_fx_rates(&mut self, rates: Vec<FxRate>) -> Result<usize> {
+        FxTable::check_batch(&rates)?;
         let count = rates.len();
         self.fx.insert(rates);
         self.mark_all_stale();
-        count
+        Ok(count)
     }
 
     /// Upserts records of the collection `kind` with that kind's rules.

@@ -117,7 +117,7 @@ impl Store {
     /// valid and loaded, or none is.
     pub fn load_fx_rates_trees(&mut self, rows: &[Json<'_>]) -> Result<usize> {
         let rates = read_rates(rows.iter())?;
-        Ok(self.insert_fx_rates(rates))
+        self.insert_fx_rates(rates)
     }
 
     /// Makes room for `additional` more customers, so a bulk load that

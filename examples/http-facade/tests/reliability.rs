@@ -170,13 +170,28 @@ fn numbers_that_do_not_keep_their_digits_are_refused_as_ids_and_dates() {
 fn fx_rates_are_stored_once_per_date_and_currency() {
     let server = Server::start();
     for rate in [0.9, 0.8] {
-        let (status, _) = server.post(
-            "/data/fx-rates",
-            json!([{"date": "2024-01-01", "currency": "EUR", "rate": rate},
-                   {"date": "2024-01-01T00:00:00Z", "currency": "eur", "rate": rate}]),
-        );
-        assert_eq!(status, 200);
+        for row in [
+            json!({"date": "2024-01-01", "currency": "EUR", "rate": rate}),
+            json!({"date": "2024-01-01T00:00:00Z", "currency": "eur", "rate": rate}),
+        ] {
+            assert_eq!(server.post("/data/fx-rates", json!([row])).0, 200);
+        }
     }
+    // Both in one batch name one day's rate twice.
+    let (status, answer) = server.post(
+        "/data/fx-rates",
+        json!([{"date": "2024-01-01", "currency": "EUR", "rate": 0.5},
+               {"date": "2024-01-01T00:00:00Z", "currency": "eur", "rate": 0.6}]),
+    );
+    assert_eq!(
+        (status, answer["error"].as_str()),
+        (
+            400,
+            Some(
+                "fx_rate row 2: field `date`: row 1 gives the rate of EUR on 2024-01-01 already; give each day's rate once"
+            )
+        )
+    );
     let list = |server: &Server| {
         let (_, answer) = server.get("/data/fx-rates");
         assert_eq!(answer["result"]["count"], 1, "{answer}");

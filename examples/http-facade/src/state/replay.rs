@@ -30,11 +30,13 @@ pub fn rebuild(store: &Reader, row: &AccountRow) -> Result<Ledger, ApiError> {
         kind: RecordKind::Customers,
         batch: Vec::new(),
     };
-    let rates = store.fx_rates(row.id)?;
-    if !rates.is_empty() {
+    // Row by row, in the order they were stored: a database written before
+    // rows were keyed by day and currency may hold one day's rate twice,
+    // the later standing, which one batch would refuse.
+    for rate in store.fx_rates(row.id)? {
         replay
             .ledger
-            .load_fx_rates(&rates)
+            .load_fx_rates(std::slice::from_ref(&rate))
             .map_err(|error| unreadable(row.id, "FX rates", &error))?;
     }
     store.replay_log(row.id, |entry| {
