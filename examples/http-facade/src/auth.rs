@@ -119,6 +119,17 @@ pub async fn authorize(access: Access, mut request: Request, next: Next) -> Resp
 /// The caller of a request from its `Authorization` header, else from its
 /// session cookie; a readonly key or user may only read.
 async fn authenticate(parts: &Parts, state: &Arc<AppState>) -> Result<Caller, ApiError> {
+    // Two credentials leave the caller to the order they came in.
+    let given = parts
+        .headers
+        .get_all(axum::http::header::AUTHORIZATION)
+        .iter()
+        .count();
+    if given > 1 {
+        return Err(ApiError::Unauthorized(format!(
+            "{given} Authorization headers; send one, `Bearer <API key>`"
+        )));
+    }
     let Some(header) = parts.headers.get(axum::http::header::AUTHORIZATION) else {
         return crate::session::caller(parts, state)?.ok_or_else(|| {
             ApiError::Unauthorized(

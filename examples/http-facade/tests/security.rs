@@ -39,6 +39,19 @@ fn missing_unknown_and_revoked_keys_are_401() {
     );
     assert_eq!(server.delete(&format!("/account/api-keys/{id}")).0, 200);
     assert_eq!(server.call("GET", "/data/plans", Some(&key), None).0, 401);
+    // Two Authorization headers (the owner key, then another) are refused
+    // whatever their order, not decided by the first.
+    for second in ["Bearer not-a-key", &format!("Bearer {}", common::OWNER_KEY)] {
+        let framing = format!("Content-Length: 0\r\nAuthorization: {second}");
+        assert_eq!(
+            server.raw_tcp_framed("GET", "/data/plans", &framing, Vec::new()),
+            (
+                401,
+                json!({"error": "2 Authorization headers; send one, `Bearer <API key>`",
+                       "code": "unauthorized"})
+            )
+        );
+    }
 }
 
 #[test]
