@@ -330,8 +330,12 @@ impl<'a, N: Node<'a>> Fields<'a, N> {
         for (key, value) in entries {
             // Packed into one string next, so a string value is not copied first.
             let text: Cow<str> = match value.view() {
-                View::String(s) => Cow::Borrowed(s),
                 View::Null => continue,
+                // A variable without a name could not be filtered or shown by it.
+                _ if is_blank(key) => {
+                    return Err(self.error(name, "holds a variable without a name; name each one"));
+                }
+                View::String(s) => Cow::Borrowed(s),
                 View::Array(_) | View::Object(_) => {
                     return Err(self.error(
                         &format!("{name}.{key}"),
