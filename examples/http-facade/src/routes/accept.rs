@@ -6,7 +6,8 @@
 //! named more specifically, then the one named first, then the route's own
 //! order. A lone `*` counts as `*/*`, and a quality written `.5` as `0.5`,
 //! as some clients send them; a quality that is no number from 0 to 1 is an
-//! error naming it.
+//! error naming it. Answers are UTF-8: a range whose `charset` names another
+//! encoding matches nothing.
 
 use crate::error::ApiError;
 use axum::extract::Request;
@@ -116,10 +117,18 @@ fn ranges(text: &str) -> Result<Vec<MediaRange<'_>>, ApiError> {
             None => (media, ""),
         };
         let mut quality = 1000;
+        let mut servable = true;
         for parameter in parts {
             let Some((name, value)) = parameter.split_once('=') else {
                 continue;
             };
+            // Every answer is UTF-8: a range asking for another charset
+            // names nothing the service answers.
+            if name.trim().eq_ignore_ascii_case("charset") {
+                let charset = value.trim().trim_matches('"');
+                servable &=
+                    charset.eq_ignore_ascii_case("utf-8") || charset.eq_ignore_ascii_case("utf8");
+            }
             if name.trim().eq_ignore_ascii_case("q") {
                 quality = quality_of(value.trim()).ok_or_else(|| {
                     ApiError::bad_field(
@@ -134,11 +143,13 @@ fn ranges(text: &str) -> Result<Vec<MediaRange<'_>>, ApiError> {
                 })?;
             }
         }
-        ranges.push(MediaRange {
-            kind,
-            subtype,
-            quality,
-        });
+        if servable {
+            ranges.push(MediaRange {
+                kind,
+                subtype,
+                quality,
+            });
+        }
     }
     Ok(ranges)
 }
@@ -205,6 +216,19 @@ mod tests {
             None => Ok(Some("no list")),
             Some(accept) => accept.preferred(OFFERED).map_err(|e| e.to_string()),
         }
+    }
+
+    /// Answers are UTF-8: a range asking for another charset matches
+    /// nothing, one asking for UTF-8 (in any spelling) matches as without.
+    #[test]
+    fn a_charset_other_than_utf8_is_never_answered() {
+        assert_eq!(preferred(&["text/csv;charset=latin1"]), Ok(None));
+        assert_eq!(
+            preferred(&["text/csv;charset=ISO-8859-1, application/json;q=0.5"]),
+            Ok(Some("json"))
+        );
+        assert_eq!(preferred(&["text/csv; charset=\"UTF-8\""]), Ok(Some("csv")));
+        assert_eq!(preferred(&["text/csv;charset=utf8;q=0.9"]), Ok(Some("csv")));
     }
 
     #[test]
