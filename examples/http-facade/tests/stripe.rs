@@ -108,8 +108,14 @@ fn connect_backfill_follow_events_webhook_resync_and_disconnect() {
         "/settings/payment-platform",
         json!({"secret_key": fake_stripe::KEY, "uncollectible": "sometimes"}),
     );
-    assert_eq!(status, 400);
-    assert_eq!(body["field"], "uncollectible", "{body}");
+    assert_eq!(
+        (status, body),
+        (
+            400,
+            json!({"error": "field `uncollectible`: must be `failed` or `void`, got \"sometimes\"",
+                   "code": "bad_request", "field": "uncollectible"})
+        )
+    );
     let (status, body) = server.put("/settings/stripe", json!({"secret_key": "sk_test_wrong"}));
     assert_eq!(status, 400, "{body}");
     assert_eq!(body["field"], "secret_key", "{body}");

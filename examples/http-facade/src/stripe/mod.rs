@@ -565,7 +565,13 @@ pub fn options(uncollectible: Option<&str>) -> Result<StripeOptions, ApiError> {
     if let Some(uncollectible) = uncollectible {
         choices["uncollectible"] = json!(uncollectible);
     }
-    Ok(StripeOptions::from_json(&choices)?)
+    // The choices are fields of the connection's body, not query parameters.
+    StripeOptions::from_json(&choices).map_err(|error| match error {
+        submetrics::Error::InvalidQuery { param, reason } => {
+            ApiError::bad_field(param.clone(), format!("field `{param}`: {reason}"))
+        }
+        other => other.into(),
+    })
 }
 
 /// Maps Stripe objects with the core and writes the records like any write
