@@ -21,7 +21,8 @@ pub(crate) use arrow_rows::ArrowRecords;
 pub use custom_variables::CustomVariables;
 pub use customer::Customer;
 pub use data_source::DataSource;
-pub(crate) use fields::{DATA_SOURCE_NAMES, Fields, ID_NAMES, first_repeated, integer_text};
+pub use fields::DATA_SOURCE_NAMES;
+pub(crate) use fields::{Fields, ID_NAMES, first_repeated, integer_text};
 #[cfg(feature = "arrow")]
 pub(crate) use invoice::InvoiceColumns;
 pub use invoice::{

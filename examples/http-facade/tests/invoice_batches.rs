@@ -430,3 +430,42 @@ fn invoice_batch_objects_with_more_fields_answer_as_parsed_whole() {
         assert_eq!(server.get(&format!("/data/invoices/{refused}")).0, 404);
     }
 }
+
+/// A record's own data source, under either of its names, is replaced by
+/// the one imported into, read from text or as a value alike.
+#[test]
+fn an_import_replaces_a_records_own_data_source_under_either_name() {
+    let server = Server::start();
+    seed(&server);
+    server.post("/data/data-sources", json!({"id": "src", "name": "Source"}));
+    server.post(
+        "/data/data-sources",
+        json!({"id": "other", "name": "Other"}),
+    );
+    let invoice = |id: &str, field: &str| {
+        json!({"id": id, "customer_id": "A", "type": "one-time", "invoice_date": "2024-02-01",
+               "amount": 100, "currency": "USD", field: "other"})
+    };
+    let (status, answer) = server.post(
+        "/v1/data-sources/src/invoices",
+        json!([
+            invoice("own", "data_source"),
+            invoice("alias", "data_source_id")
+        ]),
+    );
+    assert_eq!(
+        (status, answer),
+        (
+            200,
+            json!({"result": [{"id": "own", "import_status": "inserted"},
+                              {"id": "alias", "import_status": "inserted"}]})
+        )
+    );
+    for id in ["own", "alias"] {
+        assert_eq!(
+            server.get(&format!("/data/invoices/{id}")).1["data_source"],
+            "src",
+            "{id}"
+        );
+    }
+}

@@ -349,13 +349,14 @@ impl InvoiceRecords {
     /// is checked on its own. Any other body, or one that does not parse, is
     /// parsed whole as before, with the same errors.
     pub fn read(body: &[u8], data_source: Option<&str>) -> Result<InvoiceRecords, ApiError> {
-        // A record's own data source is replaced by the one imported into:
-        // in its parsed value, since appending the field to its text would
-        // give the key twice.
-        let tagged_in_text = |texts: &[&str]| {
-            data_source.is_none() || !texts.iter().any(|text| text.contains("\"data_source\""))
+        // A record's own data source (under either name) is replaced by the
+        // one imported into: in its parsed value, since appending the field
+        // to its text would give the field twice.
+        let taggable_in_text = |texts: &[&str]| {
+            data_source.is_none() || !texts.iter().any(|text| text.contains("\"data_source"))
         };
-        if let Some(texts) = record_texts(body, "invoices").filter(|texts| tagged_in_text(texts)) {
+        if let Some(texts) = record_texts(body, "invoices").filter(|texts| taggable_in_text(texts))
+        {
             let texts: Vec<Cow<str>> = match data_source {
                 Some(source) => {
                     let source = Value::from(source).to_string();
@@ -432,16 +433,18 @@ impl InvoiceRecords {
 pub fn with_data_source(records: &mut [Value], source: &str) {
     for record in records {
         if let Some(map) = record.as_object_mut() {
+            for name in submetrics::model::DATA_SOURCE_NAMES {
+                map.remove(*name);
+            }
             map.insert("data_source".to_string(), json!(source));
         }
     }
 }
 
-/// [`with_data_source`] on a record's text: an object gets
-/// `"data_source": source` (`source` as JSON text) as its last field. Read
-/// from text, a repeated key keeps its first place and its last value, as
-/// inserting into a parsed record does, so the record reads the same as the
-/// tagged value. Any other record's text stays as it is.
+/// [`with_data_source`] on the text of a record that gives no data source:
+/// an object gets `"data_source": source` (`source` as JSON text) as its
+/// last field, and reads as the tagged value would. Any other record's text
+/// stays as it is.
 fn text_with_data_source<'a>(text: &'a str, source: &str) -> Cow<'a, str> {
     match text.strip_prefix('{').and_then(|t| t.strip_suffix('}')) {
         Some(fields) => {
