@@ -137,42 +137,24 @@ impl FxTable {
         self.rates.is_empty()
     }
 
-    /// Refuses a batch of rates that contradicts itself or the table, naming
-    /// the row (rows count from 1): a rate of the pivot other than 1 (every
-    /// rate is quoted in the pivot, so the row would be passed over, and
-    /// conversions would not be what its sender expects), and a second rate
-    /// of one currency on one day (which one was meant is unknown).
-    pub(crate) fn check_batch(&self, rates: &[FxRate]) -> Result<()> {
-        let invalid = |row: usize, field: &str, reason: String| Error::InvalidRecord {
-            kind: "fx_rate",
-            id: format!("row {}", row + 1),
-            field: field.to_string(),
-            reason,
-        };
+    /// Refuses a batch of rates that gives one currency two rates on one
+    /// day (which one was meant is unknown), naming the second row (rows
+    /// count from 1).
+    pub(crate) fn check_batch(rates: &[FxRate]) -> Result<()> {
         let mut first_row: HashMap<(Currency, NaiveDate), usize> = HashMap::new();
         for (row, rate) in rates.iter().enumerate() {
-            if rate.currency == self.pivot && rate.rate != Decimal::ONE {
-                return Err(invalid(
-                    row,
-                    "rate",
-                    format!(
-                        "{} is the currency every rate is quoted in (the fx_pivot setting): \
-                         its rate is 1 on every day, not {}",
-                        self.pivot, rate.rate
-                    ),
-                ));
-            }
             if let Some(first) = first_row.insert((rate.currency, rate.date), row) {
-                return Err(invalid(
-                    row,
-                    "date",
-                    format!(
+                return Err(Error::InvalidRecord {
+                    kind: "fx_rate",
+                    id: format!("row {}", row + 1),
+                    field: "date".to_string(),
+                    reason: format!(
                         "row {} gives the rate of {} on {} already; give each day's rate once",
                         first + 1,
                         rate.currency,
                         rate.date
                     ),
-                ));
+                });
             }
         }
         Ok(())

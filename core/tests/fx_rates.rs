@@ -110,20 +110,3 @@ fn one_currency_twice_on_one_day_in_a_batch_is_refused() {
         assert_eq!(ledger.fx().rate(eur, day).unwrap().to_string(), expected);
     }
 }
-
-/// Every rate is quoted in the pivot (`fx_pivot`, USD unless set): a rate
-/// of the pivot other than 1 would be passed over, so it is refused; 1 is
-/// what the pivot is anyway.
-#[test]
-fn a_rate_of_the_pivot_other_than_1_is_refused() {
-    let mut ledger = Ledger::new(Settings::default());
-    let usd = |rate: Value| json!({"date": "2024-01-01", "currency": "usd", "rate": rate});
-    assert_eq!(
-        ledger
-            .load_fx_rates(&[usd(json!(2))])
-            .unwrap_err()
-            .to_string(),
-        "fx_rate row 1: field `rate`: USD is the currency every rate is quoted in (the fx_pivot setting): its rate is 1 on every day, not 2"
-    );
-    assert_eq!(ledger.load_fx_rates(&[usd(json!(1))]).unwrap(), 1);
-}

@@ -259,7 +259,7 @@ impl Store {
     /// Adds read rates to the FX table, all of them or none (see
     /// [`FxTable::check_batch`]); answers how many.
     fn insert_fx_rates(&mut self, rates: Vec<FxRate>) -> Result<usize> {
-        self.fx.check_batch(&rates)?;
+        FxTable::check_batch(&rates)?;
         let count = rates.len();
         self.fx.insert(rates);
         self.mark_all_stale();

@@ -212,33 +212,6 @@ fn fx_rates_are_stored_once_per_date_and_currency() {
     }
     let server = Server::start_in(dir);
     assert_eq!(list(&server), json!(0.7));
-    // A rate of the pivot is refused now; one stored before was never
-    // applied, and the ledger loads without it.
-    let (status, answer) = server.post(
-        "/data/fx-rates",
-        json!([{"date": "2024-01-01", "currency": "USD", "rate": 2}]),
-    );
-    assert_eq!(
-        (status, answer["error"].as_str()),
-        (
-            400,
-            Some(
-                "fx_rate row 1: field `rate`: USD is the currency every rate is quoted in (the fx_pivot setting): its rate is 1 on every day, not 2"
-            )
-        )
-    );
-    let dir = server.kill();
-    {
-        let db = rusqlite::Connection::open(dir.join("submetrics.db")).expect("database");
-        db.execute_batch(
-            "INSERT INTO fx_rates (account_id, body, date, currency) VALUES
-                 (1, '{\"date\": \"2024-01-01\", \"currency\": \"USD\", \"rate\": 2}', '2024-01-01', 'USD');",
-        )
-        .expect("store a rate of the pivot");
-    }
-    let server = Server::start_in(dir);
-    let (status, answer) = server.get("/reports/summary?as_of=2024-02-01");
-    assert_eq!(status, 200, "{answer}");
 }
 
 /// Every documented endpoint as (method, path with `x` for each path

@@ -32,14 +32,8 @@ pub fn rebuild(store: &Reader, row: &AccountRow) -> Result<Ledger, ApiError> {
     };
     // Row by row, in the order they were stored: a database written before
     // rows were keyed by day and currency may hold one day's rate twice,
-    // the later standing, which one batch would refuse. A rate of the pivot
-    // stored before such rows were refused was never applied: it is passed
-    // over again.
-    let pivot = replay.ledger.fx().pivot();
+    // the later standing, which one batch would refuse.
     for rate in store.fx_rates(row.id)? {
-        if submetrics::FxRate::from_json(&rate).is_ok_and(|read| read.currency == pivot) {
-            continue;
-        }
         replay
             .ledger
             .load_fx_rates(std::slice::from_ref(&rate))
