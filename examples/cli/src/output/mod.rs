@@ -7,7 +7,7 @@ mod parts;
 mod table;
 
 use serde_json::{Map, Value};
-use std::io::IsTerminal;
+use std::io::{IsTerminal, Write};
 use submetrics::reports::{Column, Kind, MoneyIn, ReportSchema};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
@@ -181,10 +181,20 @@ fn csv_leaves_out(parts: &[&str]) -> String {
 }
 
 /// Writes a result to stdout in the chosen format; what CSV leaves out is
-/// noted on stderr, never dropped silently.
+/// noted on stderr, never dropped silently. A reader that stops early (`|
+/// head`) ends the output quietly; any other failure to write (a full
+/// disk) is an error saying so.
 pub fn print(value: &Value, style: &Style) -> Result<(), String> {
     let (text, note) = render(value, style)?;
-    print!("{text}");
+    let mut stdout = std::io::stdout().lock();
+    match stdout
+        .write_all(text.as_bytes())
+        .and_then(|()| stdout.flush())
+    {
+        Err(error) if error.kind() == std::io::ErrorKind::BrokenPipe => return Ok(()),
+        Err(error) => return Err(format!("cannot write the answer to stdout: {error}")),
+        Ok(()) => {}
+    }
     if let Some(note) = note {
         eprintln!("{note}");
     }

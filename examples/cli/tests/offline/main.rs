@@ -8,3 +8,4 @@ mod loading;
 mod options;
 mod parts;
 mod reports;
+mod stdout;
