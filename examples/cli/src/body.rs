@@ -20,8 +20,11 @@ pub fn read(given: Option<&str>) -> Result<Option<Value>> {
         }
         None => None,
     };
+    // The core's reader, as the service's: a key given twice in one
+    // object is refused, never read as its last value.
     text.map(|t| {
-        serde_json::from_str(&t)
+        submetrics::model::Json::parse(&t)
+            .map(|json| json.to_value())
             .map_err(|e| CliError::usage(format!("the body is not valid JSON: {e}")))
     })
     .transpose()

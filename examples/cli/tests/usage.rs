@@ -169,6 +169,44 @@ fn a_get_with_a_body_is_refused() {
 }
 
 #[test]
+fn a_body_field_given_twice_is_refused_before_anything_is_sent() {
+    // Port 9 answers nothing: each refusal comes before a request.
+    fn run<'a>(args: &[&'a str]) -> Vec<&'a str> {
+        [
+            &["--api-url", "http://127.0.0.1:9", "--api-key", "sm_x"][..],
+            args,
+        ]
+        .concat()
+    }
+    usage_error(
+        &run(&[
+            "data",
+            "plans",
+            "create",
+            "--body",
+            r#"{"id": "p", "name": "A", "name": "B"}"#,
+        ]),
+        "error: the body is not valid JSON: the key `name` is given twice in one object; \
+         give it once at line 1 column 31\n",
+    );
+    usage_error(
+        &run(&[
+            "api",
+            "POST",
+            "/data/plans",
+            "--body",
+            r#"{"id": "p1"}"#,
+            "id=p2",
+        ]),
+        "error: the body field `id` is given twice (in --body or as key=value); give it once\n",
+    );
+    usage_error(
+        &run(&["api", "POST", "/data/plans", "name=One", "name=Two"]),
+        "error: the body field `name` is given twice (in --body or as key=value); give it once\n",
+    );
+}
+
+#[test]
 fn reports_help_lists_every_report() {
     let names = "summary, mrr, cmrr-summary, cohort, churn-scheduled, churn-scheduled-movements, churn-scheduled-summary, map, customer-concentration, custom-variables, movement-table, invoices-detail, mrr-table, mrr-table-subtypes, leads, leads-days, leads-summary, leads-table, transactions, transactions-detail, transactions-summary, transactions-table, cashflow-failed-payments, cashflow-failed-payments-detail, cashflow-failed-payments-summary, cashflow-failed-payments-table, cashflow-refunds, cashflow-refunds-detail, cashflow-refunds-table, cashflow-failure-rate, cashflow-failure-rate-summary, cashflow-outstanding-unpaid";
     for args in [

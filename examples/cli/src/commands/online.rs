@@ -288,7 +288,14 @@ fn api(
         let map = payload
             .as_object_mut()
             .ok_or_else(|| CliError::usage("key=value fields need a JSON object body"))?;
+        // A field given twice, or in the body and as a pair, would be read
+        // as one of its values without a word.
         for (key, value) in fields {
+            if map.contains_key(&key) {
+                return Err(CliError::usage(format!(
+                    "the body field `{key}` is given twice (in --body or as key=value); give it once"
+                )));
+            }
             let typed = serde_json::from_str::<Value>(&value).unwrap_or(Value::String(value));
             map.insert(key, typed);
         }
