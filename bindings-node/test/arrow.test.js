@@ -82,8 +82,9 @@ test('movements and reports come back as IPC streams with exact integers', () =>
   const table = tableFromIPC(l.reportArrow('mrr-table', { date: '20240101-20240229' }, '2024-02-15'))
   assert.deepEqual(table.schema.fields.map((f) => f.name), ['metric', '2024-01-01', '2024-02-01'])
   const total = table.toArray().find((r) => r.metric === 'total_mrr')
-  // A period column holds every metric: rates make it float64.
-  assert.deepEqual([total['2024-01-01'], total['2024-02-01']].map(Number), [5000, 7000])
+  // A period column holds every metric (money, counts, rates): each is Float64.
+  assert.deepEqual(table.schema.fields.slice(1).map((f) => String(f.type)), ['Float64', 'Float64'])
+  assert.deepEqual([total['2024-01-01'], total['2024-02-01']], [5000, 7000])
 })
 
 test('bytes that are not an IPC stream, and unreadable columns, are errors', () => {

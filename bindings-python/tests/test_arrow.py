@@ -196,6 +196,8 @@ def test_a_pandas_dataframe_round_trip() -> None:
     table = l.report_df("mrr-table", "2024-02-15", date="20240101-20240229")
     assert list(table.columns) == ["2024-01-01", "2024-02-01"]
     assert list(table.loc["total_mrr"]) == [5000, 7000]
+    # Every period column holds money, counts and rates: float64 each.
+    assert list(table.dtypes) == ["float64", "float64"]
     series = l.report_arrow("mrr", "2024-02-15", date="20240101-20240229")
     assert series.schema.field("total_mrr").type == pa.int64()
     assert series.column("date").to_pylist() == ["2024-01-01", "2024-02-01"]

@@ -91,12 +91,15 @@ pub enum Error {
         date: String,
     },
     /// An amount the data leads to (a conversion, a total, an ARR) lies
-    /// outside what 64-bit cents hold: answered as an error, never wrapped
-    /// or capped.
-    #[error("{what} is outside the range of 64-bit cents (at most 9223372036854775807 either way)")]
+    /// outside what its type holds (64-bit cents, or a `Float64` column
+    /// holding whole numbers exactly): answered as an error, never wrapped,
+    /// capped or rounded.
+    #[error("{what} is outside the range of {range}")]
     OutOfRange {
         /// The amount and how it came about.
         what: String,
+        /// What holds it and how far it reaches ([`Error::CENTS`]).
+        range: &'static str,
     },
     /// A report that has no partial form (see [`Ledger::report_partial`]).
     ///
@@ -153,6 +156,10 @@ impl Error {
         }
     }
 
+    /// The range of an amount in cents: what [`Error::OutOfRange`] says of
+    /// one beyond it.
+    pub const CENTS: &'static str = "64-bit cents (at most 9223372036854775807 either way)";
+
     /// Every code [`Error::code`] can return, for catalogues and bindings.
     pub const CODES: &'static [&'static str] = &[
         "invalid_record",
@@ -207,8 +214,9 @@ impl Error {
     /// of ...`); other errors name what they are about already.
     pub(crate) fn in_report(self, report: &str) -> Self {
         match self {
-            Error::OutOfRange { what } => Error::OutOfRange {
+            Error::OutOfRange { what, range } => Error::OutOfRange {
                 what: format!("report `{report}`: {what}"),
+                range,
             },
             other => other,
         }

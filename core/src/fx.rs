@@ -223,6 +223,7 @@ impl FxTable {
         let rate_to = self.rate(to, date)?;
         convert_at(amount, rate_from, rate_to).ok_or_else(|| Error::OutOfRange {
             what: format!("{amount} cents of {from} in {to} at the rates of {date}"),
+            range: Error::CENTS,
         })
     }
 }

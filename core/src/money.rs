@@ -176,7 +176,10 @@ impl Total {
     /// 64-bit cents; `what` names the figure, its period and currency
     /// ("the `total_mrr` of the period 2024-03-01 to 2024-03-31 in USD").
     pub fn cents(self, what: impl FnOnce() -> String) -> Result<Cents> {
-        Cents::try_from(self.0).map_err(|_| Error::OutOfRange { what: what() })
+        Cents::try_from(self.0).map_err(|_| Error::OutOfRange {
+            what: what(),
+            range: Error::CENTS,
+        })
     }
 
     /// The total as a float, for rates and shares (rounded to 53 bits).
@@ -364,6 +367,7 @@ mod tests {
     fn beyond(what: &str) -> Error {
         Error::OutOfRange {
             what: what.to_string(),
+            range: Error::CENTS,
         }
     }
 

@@ -2,6 +2,7 @@
 //! ([`CellRef`]), typed as [`column_of`](super::column_of) types the same
 //! cells as JSON values: no JSON value is made on the way.
 
+use crate::error::{Error, Result};
 use crate::reports::row_cells::CellRef;
 use arrow_array::builder::StringBuilder;
 use arrow_array::{
@@ -39,6 +40,39 @@ pub(super) fn reals<'a>(cells: impl IntoIterator<Item = CellRef<'a>>) -> ArrayRe
         _ => None,
     };
     Arc::new(cells.into_iter().map(real).collect::<Float64Array>())
+}
+
+/// The largest whole number every `Float64` holds exactly: 2^53.
+pub(super) const EXACT_IN_FLOAT: u64 = 1 << 53;
+
+/// A `*-table` period column's cells (money, counts and rates of its rows'
+/// metrics) as `Float64`, the one type that holds them all, so every
+/// period column has the same type; a whole number beyond
+/// [`EXACT_IN_FLOAT`] either way, which it would round, is
+/// [`Error::OutOfRange`] naming the column.
+pub(super) fn metric_reals<'a>(
+    column: &str,
+    cells: impl IntoIterator<Item = CellRef<'a>> + Clone,
+) -> Result<ArrayRef> {
+    let inexact = cells.clone().into_iter().find_map(|cell| match cell {
+        CellRef::Integer(n) if n.unsigned_abs() > EXACT_IN_FLOAT => Some(n.to_string()),
+        CellRef::Unsigned(n) if n > EXACT_IN_FLOAT => Some(n.to_string()),
+        _ => None,
+    });
+    match inexact {
+        Some(number) => Err(beyond_float(column, &number)),
+        None => Ok(reals(cells)),
+    }
+}
+
+/// Why a `*-table` cell cannot go into its `Float64` period column.
+pub(super) fn beyond_float(column: &str, number: &str) -> Error {
+    Error::OutOfRange {
+        what: format!("{number} in the period column `{column}`"),
+        range: "a `*-table` report's Arrow period columns, Float64, whole numbers exact to \
+                2^53 (9007199254740992) either way; the report without `-table` holds \
+                money as Int64",
+    }
 }
 
 /// The text cells as `Utf8`, any other cell null.

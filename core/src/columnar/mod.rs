@@ -72,27 +72,29 @@ impl Ledger {
         let answer = report.run(&self.derived(), params, as_of)?;
         let (columns, cells) = answer.into_cells(report);
         let rows = cells.rows();
-        let arrays: Vec<ArrayRef> = columns
+        let arrays: Result<Vec<ArrayRef>> = columns
             .par_iter()
             .map(|column| array_of_cells(column, cells.column(&column.name)))
             .collect();
         cells.drop_on_every_core();
-        batch_of_arrays(&columns, arrays, rows)
+        batch_of_arrays(&columns, arrays.map_err(|e| e.in_report(name))?, rows)
     }
 }
 
 /// A [`ReportTable`] as one record batch, a column per table column, typed
 /// by its kind: money and counts `Int64`, percents and other numbers
 /// `Float64`, dates, timestamps and texts `Utf8`, booleans `Boolean`, so a
-/// column has its type even when every cell is null. Nested kinds and
-/// `*-table` period columns (whose rows mix kinds) are typed by their values
-/// as [`batch_of_rows`] types them, and so is a column with a value its kind
-/// does not admit.
+/// column has its type even when every cell is null. A `*-table` period
+/// column, whose rows mix money, counts and rates, is `Float64` (a whole
+/// number beyond 2^53, which it would round, is an error). Nested kinds
+/// are typed by their values as [`batch_of_rows`] types them, and so is a
+/// column with a value its kind does not admit.
 pub fn batch_of_table(table: &ReportTable) -> Result<RecordBatch> {
     let rows: Vec<Option<&Value>> = table.rows.iter().map(Some).collect();
     let names = table.columns.iter().map(|column| column.name.as_str());
     let cells_by_column = KeyOrder::named(names).cells(&rows);
     batch_of_columns(&table.columns, cells_by_column, table.rows.len())
+        .map_err(|e| e.in_report(table.report))
 }
 
 /// [`batch_of_table`] over the cells of each column, `rows` long.
@@ -101,12 +103,12 @@ fn batch_of_columns(
     cells_by_column: Vec<Vec<Option<&Value>>>,
     rows: usize,
 ) -> Result<RecordBatch> {
-    let arrays: Vec<ArrayRef> = table_columns
+    let arrays: Result<Vec<ArrayRef>> = table_columns
         .par_iter()
         .zip(cells_by_column)
         .map(|(column, cells)| array_of_column(column, &cells))
         .collect();
-    batch_of_arrays(table_columns, arrays, rows)
+    batch_of_arrays(table_columns, arrays?, rows)
 }
 
 /// The record batch of a table's columns, an array each, `rows` long.
@@ -130,9 +132,9 @@ fn batch_of_arrays(
 fn array_of_cells<'a>(
     column: &TableColumn,
     cells: impl Iterator<Item = CellRef<'a>> + Clone,
-) -> ArrayRef {
+) -> Result<ArrayRef> {
     let all = |fits: fn(&CellRef<'_>) -> bool| cells.clone().all(|cell| fits(&cell));
-    match column.kind {
+    Ok(match column.kind {
         Kind::Money(_) | Kind::Count
             if all(|c| matches!(c, CellRef::Absent | CellRef::Null | CellRef::Integer(_))) =>
         {
@@ -140,6 +142,9 @@ fn array_of_cells<'a>(
         }
         Kind::Percent | Kind::Number if all(|c| !c.is_present() || cells::is_number(c)) => {
             cells::reals(cells)
+        }
+        Kind::Metric if all(|c| !c.is_present() || cells::is_number(c)) => {
+            cells::metric_reals(&column.name, cells)?
         }
         Kind::Date | Kind::Timestamp | Kind::Text
             if cells.clone().all(|c| match c {
@@ -156,15 +161,15 @@ fn array_of_cells<'a>(
             cells::booleans(cells)
         }
         _ => cells::column_of_cells(&cells.collect::<Vec<_>>()),
-    }
+    })
 }
 
 /// A table column's cells as an array of the column's kind (see
 /// [`batch_of_table`]).
-fn array_of_column(column: &TableColumn, cells: &[Option<&Value>]) -> ArrayRef {
+fn array_of_column(column: &TableColumn, cells: &[Option<&Value>]) -> Result<ArrayRef> {
     // Only a scalar kind's type depends on whether its values fit it.
     let fits = || cells.iter().flatten().all(|v| column.kind.admits(v));
-    match column.kind {
+    Ok(match column.kind {
         Kind::Money(_) | Kind::Count if fits() => Arc::new(
             cells
                 .iter()
@@ -177,6 +182,22 @@ fn array_of_column(column: &TableColumn, cells: &[Option<&Value>]) -> ArrayRef {
                 .map(|v| v.and_then(Value::as_f64))
                 .collect::<Float64Array>(),
         ),
+        Kind::Metric if fits() => {
+            let magnitude = |v: &Value| v.as_u64().or(v.as_i64().map(i64::unsigned_abs));
+            if let Some(number) = cells
+                .iter()
+                .flatten()
+                .find(|v| magnitude(v).is_some_and(|n| n > cells::EXACT_IN_FLOAT))
+            {
+                return Err(cells::beyond_float(&column.name, &number.to_string()));
+            }
+            Arc::new(
+                cells
+                    .iter()
+                    .map(|v| v.and_then(Value::as_f64))
+                    .collect::<Float64Array>(),
+            )
+        }
         Kind::Date | Kind::Timestamp | Kind::Text if fits() => Arc::new(
             cells
                 .iter()
@@ -190,7 +211,7 @@ fn array_of_column(column: &TableColumn, cells: &[Option<&Value>]) -> ArrayRef {
                 .collect::<BooleanArray>(),
         ),
         _ => column_of(cells),
-    }
+    })
 }
 
 /// A report's answer (as [`Ledger::report`] gives it, or a client receives
@@ -323,7 +344,7 @@ mod tests {
     use super::*;
     use arrow_array::Array;
     use arrow_array::cast::AsArray;
-    use arrow_array::types::Int64Type;
+    use arrow_array::types::{Float64Type, Int64Type};
     use arrow_schema::DataType;
     use serde_json::json;
 
@@ -372,6 +393,51 @@ mod tests {
     }
 
     #[test]
+    fn a_table_cell_a_float_would_round_is_an_error() {
+        // 9,008 customers at 10^12 cents a month: 9,008,000,000,000,000
+        // cents in all, past 2^53 (9,007,199,254,740,992).
+        let mut ledger = Ledger::default();
+        ledger.upsert_plans(&[json!({"id": "m", "name": "M", "interval": "month",
+                                    "interval_count": 1, "currency": "USD"})]);
+        let ids: Vec<String> = (0..9008).map(|i| format!("c{i}")).collect();
+        let customers: Vec<Value> = ids.iter().map(|id| json!({"id": id, "name": id})).collect();
+        ledger.upsert_customers(&customers);
+        let invoices: Vec<Value> = ids
+            .iter()
+            .map(|id| {
+                json!({"id": id, "customer_id": id, "type": "subscription", "plan_id": "m",
+                       "invoice_date": "2024-01-01", "amount": crate::money::MAX_AMOUNT, "currency": "USD"})
+            })
+            .collect();
+        assert_eq!(ledger.upsert_invoices(&invoices).accepted(), 9008);
+        let as_of = "2024-01-15T00:00:00Z".parse().unwrap();
+        let january = ReportParams::from([("date".to_string(), "20240101-20240131".to_string())]);
+        let expected = "report `mrr-table`: 9008000000000000 in the period column \
+            `2024-01-01` is outside the range of a `*-table` report's Arrow period columns, \
+            Float64, whole numbers exact to 2^53 (9007199254740992) either way; the report \
+            without `-table` holds money as Int64";
+        let error = ledger
+            .report_batch("mrr-table", &january, as_of)
+            .unwrap_err();
+        assert_eq!(
+            (error.code(), error.to_string().as_str()),
+            ("out_of_range", expected)
+        );
+        let answer = ledger.report("mrr-table", &january, as_of).unwrap();
+        let from_answer = ReportTable::from_result("mrr-table", answer).unwrap();
+        assert_eq!(
+            batch_of_table(&from_answer).unwrap_err().to_string(),
+            expected
+        );
+        let series = ledger.report_batch("mrr", &january, as_of).unwrap();
+        let total = series.column_by_name("total_mrr").unwrap();
+        assert_eq!(
+            total.as_primitive::<Int64Type>().value(0),
+            9_008_000_000_000_000
+        );
+    }
+
+    #[test]
     fn report_columns_are_typed_by_the_schema_even_when_null() {
         let mut ledger = Ledger::default();
         ledger.upsert_plans(&[json!({"id": "m", "name": "M", "interval": "month",
@@ -395,17 +461,35 @@ mod tests {
         assert_eq!(type_of("nrr"), DataType::Float64);
         let mrr = batch.column_by_name("total_mrr").unwrap();
         assert_eq!(mrr.as_primitive::<Int64Type>().value(0), 3000);
-        // The rows of a `*-table` mix kinds: its period columns stay typed
-        // by their values.
+        // The rows of a `*-table` mix kinds: every period column is
+        // Float64, January's (money and counts, its rates null) as
+        // February's (with rates).
         let two_months =
             ReportParams::from([("date".to_string(), "20240101-20240229".to_string())]);
         let table = ledger
             .report_batch("mrr-table", &two_months, as_of)
             .unwrap();
-        let periods = table.schema().field(2).data_type().clone();
+        let periods: Vec<(String, DataType)> = table.schema().fields()[1..]
+            .iter()
+            .map(|f| (f.name().clone(), f.data_type().clone()))
+            .collect();
         assert_eq!(
-            (table.schema().field(2).name().as_str(), periods),
-            ("2024-02-01", DataType::Float64)
+            periods,
+            [
+                ("2024-01-01".to_string(), DataType::Float64),
+                ("2024-02-01".to_string(), DataType::Float64)
+            ]
+        );
+        let metrics = table.column(0).as_string::<i32>();
+        let row = |name: &str| metrics.iter().position(|m| m == Some(name)).unwrap();
+        let january = table.column(1).as_primitive::<Float64Type>();
+        assert_eq!(january.value(row("total_mrr")), 3000.0);
+        assert!(january.is_null(row("quick_ratio")));
+        let answer = ledger.report("mrr-table", &two_months, as_of).unwrap();
+        let from_answer = ReportTable::from_result("mrr-table", answer).unwrap();
+        assert_eq!(
+            batch_of_table(&from_answer).unwrap().schema(),
+            table.schema()
         );
         // No rows: the declared columns, typed.
         let empty = ledger
