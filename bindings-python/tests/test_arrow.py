@@ -210,6 +210,16 @@ def test_a_pandas_dataframe_round_trip() -> None:
     ]
 
 
+def test_custom_variable_columns_of_a_csv_read_by_pandas_fill_the_object() -> None:
+    import pathlib
+    path = pathlib.Path(__file__).parents[2] / "testdata" / "local" / "customers.csv"
+    l = submetrics.Ledger()
+    assert results(l.upsert_customers(pd.read_csv(path))) == [None, None, None]
+    assert l.get_customer("A")["custom_variables"] == {"industry": "Retail"}
+    assert l.get_customer("B")["custom_variables"] == {"industry": "SaaS"}
+    assert l.get_customer("C")["custom_variables"] == {}
+
+
 def test_movements_as_dicts_hold_the_rows_of_the_arrow_table_in_the_json_order() -> None:
     l = submetrics.Ledger(base_currency="USD")
     l.load_fx_rates([{"date": "2024-01-01", "currency": "EUR", "rate": "0.5"}])

@@ -11,6 +11,7 @@
 //! (RFC 4180) may hold commas, quotes (`""`) and newlines.
 
 use crate::error::{Error, Result};
+use crate::model::customer::CUSTOM_VARIABLES;
 use serde_json::{Map, Value};
 
 /// The records of a CSV text, one JSON object per row. A malformed row is an
@@ -252,7 +253,7 @@ pub fn records_from_rows<'r, S: AsRef<str> + 'r>(
                     continue;
                 }
                 match name.split_once('.') {
-                    Some((object @ ("custom_variables" | "metadata"), key)) => {
+                    Some((object, key)) if CUSTOM_VARIABLES.contains(&object) => {
                         let entry = record
                             .entry(object.to_string())
                             .or_insert_with(|| Value::Object(Map::new()));

@@ -465,3 +465,79 @@ fn an_infinite_float_is_refused_by_name_and_a_nan_is_missing() {
         )]
     );
 }
+
+#[test]
+fn flattened_custom_variable_columns_are_one_object_as_in_csv() {
+    // pandas.read_csv of a file with `custom_variables.<key>` columns.
+    let mut ledger = ledger();
+    let customers = batch(vec![
+        ("id", Arc::new(StringArray::from(vec!["b", "c"]))),
+        ("name", Arc::new(StringArray::from(vec!["B", "C"]))),
+        (
+            "custom_variables.industry",
+            Arc::new(StringArray::from(vec![Some("Retail"), None])),
+        ),
+        (
+            "custom_variables.seats",
+            Arc::new(Int64Array::from(vec![Some(12), Some(3)])),
+        ),
+    ]);
+    let report = ledger
+        .upsert_arrow(RecordKind::Customers, &customers)
+        .unwrap();
+    assert_eq!(report.accepted(), 2);
+    let variables = |id: &str| -> Vec<(String, String)> {
+        ledger
+            .customer(id)
+            .unwrap()
+            .custom_variables
+            .iter()
+            .map(|(k, v)| (k.to_string(), v.to_string()))
+            .collect()
+    };
+    let pair = |k: &str, v: &str| (k.to_string(), v.to_string());
+    assert_eq!(
+        variables("b"),
+        [pair("industry", "Retail"), pair("seats", "12")]
+    );
+    // A null cell is a variable not given, as an empty CSV cell is.
+    assert_eq!(variables("c"), [pair("seats", "3")]);
+
+    // The object given both ways is refused for the whole batch.
+    let both = batch(vec![
+        ("id", Arc::new(StringArray::from(vec!["d"]))),
+        ("name", Arc::new(StringArray::from(vec!["D"]))),
+        ("custom_variables", Arc::new(StringArray::from(vec!["{}"]))),
+        (
+            "custom_variables.industry",
+            Arc::new(StringArray::from(vec!["Retail"])),
+        ),
+    ]);
+    let error = ledger
+        .upsert_arrow(RecordKind::Customers, &both)
+        .unwrap_err();
+    assert_eq!(
+        error.to_string(),
+        "customer ?: field `custom_variables`: is a column and also columns \
+         `custom_variables.<key>`; give the object one way"
+    );
+    // A key without a name is refused per record, as in CSV.
+    let unnamed = batch(vec![
+        ("id", Arc::new(StringArray::from(vec!["e"]))),
+        ("name", Arc::new(StringArray::from(vec!["E"]))),
+        ("metadata.", Arc::new(StringArray::from(vec!["x"]))),
+    ]);
+    let report = ledger
+        .upsert_arrow(RecordKind::Customers, &unnamed)
+        .unwrap();
+    assert_eq!(
+        errors(&report),
+        [(
+            "e".to_string(),
+            Some(
+                "customer e: field `metadata`: holds a variable without a name; name each one"
+                    .to_string()
+            )
+        )]
+    );
+}

@@ -51,7 +51,9 @@ pub struct Customer {
 }
 
 const CREATED: &[&str] = &["created_date", "created"];
-const CUSTOM_VARIABLES: &[&str] = &["custom_variables", "metadata"];
+/// The names a customer's custom variables go by; in a table, also the
+/// prefix of a column holding one variable (`custom_variables.industry`).
+pub(crate) const CUSTOM_VARIABLES: &[&str] = &["custom_variables", "metadata"];
 
 impl Customer {
     /// The record kind errors name: `customer`.

@@ -6,7 +6,7 @@
 #[cfg(feature = "arrow")]
 mod arrow_rows;
 mod custom_variables;
-mod customer;
+pub(crate) mod customer;
 mod data_source;
 mod fields;
 mod invoice;
