@@ -33,6 +33,9 @@ pub fn batches(obj: &Bound<'_, PyAny>, kind: &'static str) -> PyResult<Option<Ve
         py.import("pyarrow")?
             .getattr("Table")?
             .call_method("from_pandas", (obj,), Some(&kwargs))?
+    } else if is_polars_frame(obj)? {
+        py.import("submetrics._arrow")?
+            .call_method1("polars_without_null_columns", (obj,))?
     } else if obj.hasattr("__arrow_c_stream__")? || obj.hasattr("__arrow_c_array__")? {
         obj.clone()
     } else {
@@ -92,6 +95,13 @@ fn is_pyarrow_data(obj: &Bound<'_, PyAny>) -> PyResult<bool> {
     let module: String = kind.getattr("__module__")?.extract()?;
     let name = kind.name()?;
     Ok(module.starts_with("pyarrow") && (name == "Table" || name == "RecordBatch"))
+}
+
+/// Whether `obj` is a polars DataFrame.
+fn is_polars_frame(obj: &Bound<'_, PyAny>) -> PyResult<bool> {
+    let kind = obj.get_type();
+    let module: String = kind.getattr("__module__")?.extract()?;
+    Ok(module.starts_with("polars") && kind.name()? == "DataFrame")
 }
 
 /// Whether `obj` is a pandas DataFrame (pandas before 3 has no Arrow

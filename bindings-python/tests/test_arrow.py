@@ -374,6 +374,11 @@ def test_a_polars_dataframe() -> None:
         "expected records: a mapping, a sequence of mappings, or Arrow data (a pyarrow Table "
         "or RecordBatch, a pandas or polars DataFrame, any object with __arrow_c_stream__); "
         "got LazyFrame, which holds no data until collected: pass its `.collect()`")
+    # A column of None only (polars types it Null) is a field not given.
+    nobody = pl.DataFrame({"id": ["c1"], "name": ["C"], "email": [None]})
+    assert nobody.schema["email"] == pl.Null
+    assert results(l.upsert_customers(nobody)) == [None]
+    assert l.get_customer("c1")["email"] is None
 
 
 def test_fx_rates_and_unreadable_columns() -> None:
