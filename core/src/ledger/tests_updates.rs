@@ -80,6 +80,40 @@ fn updates_take_every_field_name_and_refuse_any_other() {
         (plan.billing_freq, plan.billing_freq_count),
         (crate::model::Interval::Year, 2)
     );
+    // A refused value is named as the patch wrote it.
+    assert_eq!(
+        refused(
+            ledger
+                .update_plan("m", &json!({"interval": "fortnight"}))
+                .map(|_| ())
+        ),
+        "plan m: field `interval`: `fortnight` is not one of day, week, month, year"
+    );
+    assert_eq!(
+        refused(
+            ledger
+                .update_plan("m", &json!({"interval_count": 1.5}))
+                .map(|_| ())
+        ),
+        "plan m: field `interval_count`: must be an integer, got 1.5"
+    );
+    assert_eq!(
+        refused(
+            ledger
+                .update_customer("a", &json!({"created": "notadate"}))
+                .map(|_| ())
+        ),
+        "customer a: field `created`: must be an ISO 8601 date or timestamp string in the years \
+         1900 to 2200, got \"notadate\""
+    );
+    assert_eq!(
+        refused(
+            ledger
+                .update_customer("a", &json!({"metadata": {"": "x"}}))
+                .map(|_| ())
+        ),
+        "customer a: field `metadata`: holds a variable without a name; name each one"
+    );
     assert_eq!(
         refused(ledger.update_plan("m", &json!({"price": 100})).map(|_| ())),
         "plan m: field `price`: is not a field of a plan; its fields: id, name, billing_freq, \
@@ -132,6 +166,10 @@ fn a_data_source_update_changes_its_name_or_type_only() {
     assert_eq!(
         refused(&mut ledger, json!({"type": null})),
         "data_source s: field `type`: must be a non-empty string"
+    );
+    assert_eq!(
+        refused(&mut ledger, json!({"kind": ""})),
+        "data_source s: field `kind`: must be a non-empty string"
     );
     assert_eq!(
         refused(&mut ledger, json!({"created": "2024-01-01"})),

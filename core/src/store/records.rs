@@ -79,6 +79,39 @@ fn patched(
     Ok(stored)
 }
 
+/// `error`, about the merged record of an update, naming a field by the
+/// name `patch` gave it under (`interval` for `billing_freq`): the caller
+/// sees the name it wrote, as a whole record's error names it.
+fn as_given(error: Error, patch: &Value, fields: &[&[&str]]) -> Error {
+    let Error::InvalidRecord {
+        kind,
+        id,
+        field,
+        reason,
+    } = error
+    else {
+        return error;
+    };
+    let (stored, rest) = field
+        .split_once('.')
+        .map_or((field.as_str(), ""), |(f, r)| (f, r));
+    let given = fields
+        .iter()
+        .find(|names| names[0] == stored)
+        .and_then(|names| names.iter().find(|name| patch.get(**name).is_some()));
+    let field = match given {
+        Some(name) if rest.is_empty() => name.to_string(),
+        Some(name) => format!("{name}.{rest}"),
+        None => field,
+    };
+    Error::InvalidRecord {
+        kind,
+        id,
+        field,
+        reason,
+    }
+}
+
 /// `record` as the whole new form of the record `id`: a JSON object whose
 /// id (`id` or `external_id`), when given, is `id`; an other id is an
 /// error naming it, as in [`patched`].
@@ -174,7 +207,8 @@ impl Store {
             .ok_or_else(|| not_found(Customer::KIND, id))?;
         let stored = serde_json::to_value(existing).unwrap_or(Value::Null);
         let merged = patched(Customer::KIND, id, stored, patch, Customer::FIELD_NAMES)?;
-        let customer = Customer::from_json(&merged)?;
+        let customer = Customer::from_json(&merged)
+            .map_err(|error| as_given(error, patch, Customer::FIELD_NAMES))?;
         self.store_customer(customer);
         Ok(&self.customers[id])
     }
@@ -232,7 +266,8 @@ impl Store {
         let existing = self.plan(id).ok_or_else(|| not_found(Plan::KIND, id))?;
         let stored = serde_json::to_value(existing).unwrap_or(Value::Null);
         let merged = patched(Plan::KIND, id, stored, patch, Plan::FIELD_NAMES)?;
-        rejection(self.upsert_plans(&[merged]))?;
+        rejection(self.upsert_plans(&[merged]))
+            .map_err(|error| as_given(error, patch, Plan::FIELD_NAMES))?;
         Ok(&self.plans[id])
     }
 
@@ -296,20 +331,21 @@ impl Store {
             .ok_or_else(|| not_found(DataSource::KIND, id))?;
         let stored = serde_json::to_value(existing).unwrap_or(Value::Null);
         let merged = patched(DataSource::KIND, id, stored, patch, DataSource::FIELD_NAMES)?;
-        for field in ["name", "type"] {
-            if merged[field]
+        let blank = ["name", "type"].into_iter().find(|field| {
+            merged[*field]
                 .as_str()
                 .is_none_or(|text| text.trim().is_empty())
-            {
-                return Err(Error::invalid(
-                    DataSource::KIND,
-                    id,
-                    field,
-                    "must be a non-empty string",
-                ));
-            }
+        });
+        match blank {
+            Some(field) => Err(Error::invalid(
+                DataSource::KIND,
+                id,
+                field,
+                "must be a non-empty string",
+            )),
+            None => rejection(self.upsert_data_sources(&[merged])),
         }
-        rejection(self.upsert_data_sources(&[merged]))?;
+        .map_err(|error| as_given(error, patch, DataSource::FIELD_NAMES))?;
         Ok(&self.data_sources[id])
     }
 
