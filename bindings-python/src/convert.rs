@@ -192,6 +192,10 @@ text_arguments! {
     IdArg = "id";
     /// A report's name argument.
     NameArg = "name";
+    /// The data source a listing keeps.
+    SourceArg = "source";
+    /// The customer a listing keeps.
+    CustomerArg = "customer";
 }
 
 /// The text of the argument `field`: anything but a string, or a string
@@ -302,24 +306,55 @@ pub fn as_of(
     }
 }
 
-/// A listing's `limit` (default the core's page size) and `offset`.
-/// Python's ints are signed: a negative one is the caller's error, named,
-/// rather than pyo3's unnamed overflow.
-pub fn page_bounds(py: Python<'_>, limit: Option<i64>, offset: i64) -> PyResult<(usize, usize)> {
-    let count = |name: &str, value: i64| {
-        usize::try_from(value).map_err(|_| {
-            let error = submetrics::Error::InvalidQuery {
-                param: name.to_string(),
-                reason: format!("`{value}` is not a whole number of 0 or more"),
-            };
-            crate::errors::to_py_err(py, error)
-        })
-    };
-    let limit = match limit {
-        Some(limit) => count("limit", limit)?,
-        None => submetrics::Ledger::DEFAULT_LIST_LIMIT,
-    };
-    Ok((limit, count("offset", offset)?))
+/// Page bounds read by [`count_arg`], each naming its argument.
+macro_rules! count_arguments {
+    ($($(#[$doc:meta])* $name:ident = $field:literal;)*) => {$(
+        $(#[$doc])*
+        pub struct $name(pub usize);
+
+        impl<'a, 'py> FromPyObject<'a, 'py> for $name {
+            type Error = PyErr;
+
+            fn extract(obj: pyo3::Borrowed<'a, 'py, PyAny>) -> PyResult<Self> {
+                count_arg(&obj, $field).map($name)
+            }
+        }
+    )*};
+}
+
+count_arguments! {
+    /// A list's `limit`.
+    LimitArg = "limit";
+    /// A list's `offset`.
+    OffsetArg = "offset";
+}
+
+/// The whole number of 0 or more the argument `field` holds; anything
+/// else (a bool, a float, a text, a negative number) is an
+/// `InvalidQueryError` naming it, as the reports' `limit` is.
+fn count_arg(obj: &Bound<'_, PyAny>, field: &str) -> PyResult<usize> {
+    let count = (!obj.is_instance_of::<PyBool>())
+        .then(|| obj.extract::<usize>().ok())
+        .flatten();
+    count.ok_or_else(|| {
+        let shown = obj
+            .repr()
+            .map_or_else(|_| "?".to_string(), |text| text.to_string());
+        let error = submetrics::Error::InvalidQuery {
+            param: field.to_string(),
+            reason: format!("`{shown}` is not a whole number of 0 or more"),
+        };
+        crate::errors::to_py_err(obj.py(), error)
+    })
+}
+
+/// The page a list call asks for: `limit` (the core's page size when not
+/// given) and `offset`.
+pub fn page_bounds(limit: Option<LimitArg>, offset: Option<OffsetArg>) -> (usize, usize) {
+    (
+        limit.map_or(submetrics::Ledger::DEFAULT_LIST_LIMIT, |limit| limit.0),
+        offset.map_or(0, |offset| offset.0),
+    )
 }
 
 /// The per-record results of a write as a list of dicts `{id,

@@ -5,8 +5,8 @@
 //! holder needs to finish: arguments are converted before, results after.
 
 use crate::convert::{
-    IdArg, NameArg, Params, as_of, instant_text, page_bounds, results, to_json, to_py,
-    with_gc_paused,
+    CustomerArg, IdArg, LimitArg, NameArg, OffsetArg, Params, SourceArg, as_of, instant_text,
+    page_bounds, results, to_json, to_py, with_gc_paused,
 };
 use crate::errors::to_py_err;
 use arrow_array::RecordBatch;
@@ -107,10 +107,10 @@ impl Ledger {
         &self,
         py: Python<'py>,
         kind: RecordKind,
-        limit: Option<i64>,
-        offset: i64,
+        limit: Option<LimitArg>,
+        offset: Option<OffsetArg>,
     ) -> PyResult<Bound<'py, PyAny>> {
-        let (limit, offset) = page_bounds(py, limit, offset)?;
+        let (limit, offset) = page_bounds(limit, offset);
         let page = self.reading(py, |l| l.list(kind, limit, offset));
         to_py(py, &page)
     }
@@ -364,74 +364,74 @@ impl Ledger {
 
     /// `{count, list}` of customers in insertion order; `limit` defaults to
     /// the core's page size (100).
-    #[pyo3(signature = (limit=None, offset=0))]
+    #[pyo3(signature = (limit=None, offset=None))]
     fn list_customers<'py>(
         &self,
         py: Python<'py>,
-        limit: Option<i64>,
-        offset: i64,
+        limit: Option<LimitArg>,
+        offset: Option<OffsetArg>,
     ) -> PyResult<Bound<'py, PyAny>> {
         self.list(py, RecordKind::Customers, limit, offset)
     }
 
     /// `{count, list}` of plans, of one data source when `source` is given.
-    #[pyo3(signature = (limit=None, offset=0, source=None))]
+    #[pyo3(signature = (limit=None, offset=None, source=None))]
     fn list_plans<'py>(
         &self,
         py: Python<'py>,
-        limit: Option<i64>,
-        offset: i64,
-        source: Option<&str>,
+        limit: Option<LimitArg>,
+        offset: Option<OffsetArg>,
+        source: Option<SourceArg>,
     ) -> PyResult<Bound<'py, PyAny>> {
         let Some(source) = source else {
             return self.list(py, RecordKind::Plans, limit, offset);
         };
-        let (limit, offset) = page_bounds(py, limit, offset)?;
+        let (limit, offset) = page_bounds(limit, offset);
         let page = self.reading(py, |l| {
-            l.list_source_plans(source, limit, offset)
+            l.list_source_plans(&source, limit, offset)
                 .map(|page| serde_json::json!(page))
         });
         Self::output(py, page)
     }
 
     /// `{count, list}` of plan groups.
-    #[pyo3(signature = (limit=None, offset=0))]
+    #[pyo3(signature = (limit=None, offset=None))]
     fn list_plan_groups<'py>(
         &self,
         py: Python<'py>,
-        limit: Option<i64>,
-        offset: i64,
+        limit: Option<LimitArg>,
+        offset: Option<OffsetArg>,
     ) -> PyResult<Bound<'py, PyAny>> {
         self.list(py, RecordKind::PlanGroups, limit, offset)
     }
 
     /// `{count, list}` of invoices, of one customer when `customer` is given.
-    #[pyo3(signature = (limit=None, offset=0, customer=None))]
+    #[pyo3(signature = (limit=None, offset=None, customer=None))]
     fn list_invoices<'py>(
         &self,
         py: Python<'py>,
-        limit: Option<i64>,
-        offset: i64,
-        customer: Option<&str>,
+        limit: Option<LimitArg>,
+        offset: Option<OffsetArg>,
+        customer: Option<CustomerArg>,
     ) -> PyResult<Bound<'py, PyAny>> {
         let Some(customer) = customer else {
             return self.list(py, RecordKind::Invoices, limit, offset);
         };
-        let (limit, offset) = page_bounds(py, limit, offset)?;
+        let (limit, offset) = page_bounds(limit, offset);
         let page = self.reading(py, |l| {
-            l.list_customer_invoices(customer, limit, offset)
+            l.list_customer_invoices(&customer, limit, offset)
                 .map(|page| serde_json::json!(page))
         });
         Self::output(py, page)
     }
 
     /// `{count, list}` of data sources.
-    #[pyo3(signature = (limit=None, offset=0))]
+    #[pyo3(signature = (limit=None, offset=None))]
     fn list_data_sources<'py>(
         &self,
         py: Python<'py>,
-        limit: Option<i64>,
-        offset: i64,
+        limit: Option<LimitArg>,
+        offset: Option<OffsetArg>,
     ) -> PyResult<Bound<'py, PyAny>> {
         self.list(py, RecordKind::DataSources, limit, offset)
     }

@@ -96,15 +96,21 @@ def test_movements_filters_and_customer_views() -> None:
 def test_records_lists_settings_and_deletes() -> None:
     l = ledger()
     assert l.list_customers(limit=1, offset=1) == {"count": 2, "list": [l.get_customer("B")]}
-    # A negative count was pyo3's unnamed OverflowError.
-    for keywords, name in [({"limit": -1}, "limit"), ({"offset": -5}, "offset")]:
+    # A negative count was pyo3's unnamed OverflowError, a bool was 1, a
+    # float or text an unnamed TypeError.
+    for keywords, name, shown in [({"limit": -1}, "limit", "-1"), ({"offset": -5}, "offset", "-5"),
+                                  ({"limit": True}, "limit", "True"), ({"offset": 1.5}, "offset", "1.5"),
+                                  ({"limit": "5"}, "limit", "'5'")]:
         with pytest.raises(submetrics.InvalidQueryError) as raised:
             l.list_customers(**keywords)
-        value = keywords[name]
         assert (raised.value.field, str(raised.value)) == (
             name,
-            f"parameter `{name}`: `{value}` is not a whole number of 0 or more",
+            f"parameter `{name}`: `{shown}` is not a whole number of 0 or more",
         )
+    with pytest.raises(TypeError, match=r"^source: must be a str, got int"):
+        l.list_plans(source=5)
+    with pytest.raises(TypeError, match=r"^customer: must be a str, got int"):
+        l.list_invoices(customer=7)
     assert l.update_customer("A", {"custom_variables": {"industry": "Retail"}})["custom_variables"] == {"industry": "Retail"}
     assert l.update_plan("m2", {"name": "Plus+"})["name"] == "Plus+"
     assert l.update_settings(churn_grace_days=3)["churn_grace_days"] == 3

@@ -285,3 +285,14 @@ def test_readme_python_example_runs_as_written() -> None:
     expected = re.search(r"#\s*(\[.*?\])", code)
     assert expected is not None
     assert done.stdout.strip() == expected.group(1)
+
+
+def test_a_page_size_that_pages_through_nothing_is_refused() -> None:
+    l = submetrics.Ledger()
+    l.upsert_customers([{"id": "a", "name": "A"}, {"id": "b", "name": "B"}])
+    assert [c["id"] for c in l.iter_customers(page_size=1)] == ["a", "b"]
+    for size in (0, -1, True, 1.5):
+        with pytest.raises(submetrics.InvalidQueryError) as refused:
+            list(l.iter_customers(page_size=size))
+        assert (refused.value.field, str(refused.value)) == (
+            "page_size", f"page_size: must be a whole number of at least 1, got {size!r}")

@@ -112,19 +112,19 @@ class Ledger:
         """An invoice record; raises NotFoundError."""
     def get_data_source(self, id: str) -> _Record:
         """A data source record; raises NotFoundError."""
-    def list_customers(self, limit: Optional[int] = None, offset: int = 0) -> Dict[str, Any]:
+    def list_customers(self, limit: Optional[int] = None, offset: Optional[int] = None) -> Dict[str, Any]:
         """``{count, list}`` of customers in insertion order; ``limit``
         defaults to the core's page size (100)."""
-    def list_plans(self, limit: Optional[int] = None, offset: int = 0, source: Optional[str] = None) -> Dict[str, Any]:
+    def list_plans(self, limit: Optional[int] = None, offset: Optional[int] = None, source: Optional[str] = None) -> Dict[str, Any]:
         """``{count, list}`` of plans, of one data source when ``source`` is
         given (an empty ``source`` is an ``InvalidQueryError``)."""
-    def list_plan_groups(self, limit: Optional[int] = None, offset: int = 0) -> Dict[str, Any]:
+    def list_plan_groups(self, limit: Optional[int] = None, offset: Optional[int] = None) -> Dict[str, Any]:
         """``{count, list}`` of plan groups."""
-    def list_invoices(self, limit: Optional[int] = None, offset: int = 0, customer: Optional[str] = None) -> Dict[str, Any]:
+    def list_invoices(self, limit: Optional[int] = None, offset: Optional[int] = None, customer: Optional[str] = None) -> Dict[str, Any]:
         """``{count, list}`` of invoices, of one customer when ``customer``
         is given (``NotFoundError`` when there is no such customer, an
         ``InvalidQueryError`` when ``customer`` is empty)."""
-    def list_data_sources(self, limit: Optional[int] = None, offset: int = 0) -> Dict[str, Any]:
+    def list_data_sources(self, limit: Optional[int] = None, offset: Optional[int] = None) -> Dict[str, Any]:
         """``{count, list}`` of data sources."""
     def delete_customer(self, id: str) -> None:
         """Deletes a customer and its invoices; raises NotFoundError."""

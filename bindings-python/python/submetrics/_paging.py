@@ -6,6 +6,17 @@ from __future__ import annotations
 
 from typing import Any, Callable, Dict, Iterator, Optional
 
+from .errors import InvalidQueryError
+
+
+def checked_page_size(page_size: Any) -> int:
+    """``page_size`` when it is a whole number of at least 1; anything else
+    (0 would page through nothing) is an :class:`InvalidQueryError` naming it."""
+    if not isinstance(page_size, int) or isinstance(page_size, bool) or page_size < 1:
+        raise InvalidQueryError(f"page_size: must be a whole number of at least 1, got {page_size!r}",
+                                None, "page_size")
+    return page_size
+
 
 class Paging:
     """``iter_*`` over the ``list_*`` methods of the class it is mixed into
@@ -19,6 +30,7 @@ class Paging:
 
     @staticmethod
     def _pages(lister: Callable[..., Dict[str, Any]], page_size: int, **query: Any) -> Iterator[Any]:
+        checked_page_size(page_size)
         offset = 0
         while True:
             page = lister(limit=page_size, offset=offset, **query)

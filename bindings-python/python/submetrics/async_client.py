@@ -9,6 +9,7 @@ import asyncio
 import functools
 from typing import Any, AsyncIterator, Callable, Dict, Optional, TypeVar
 
+from ._paging import checked_page_size
 from .client import Client
 
 __all__ = ["AsyncClient"]
@@ -112,6 +113,7 @@ class AsyncClient:
         return await loop.run_in_executor(None, lambda: self._client.settings)
 
     async def _pages(self, lister: Callable[..., Any], page_size: int, **query: Any) -> AsyncIterator[Any]:
+        checked_page_size(page_size)
         offset = 0
         while True:
             page = await lister(limit=page_size, offset=offset, **query)
