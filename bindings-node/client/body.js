@@ -8,7 +8,7 @@
 // absent; a Date its instant as `toISOString` writes it; a BigInt within
 // 64 bits its integer, digit for digit. What a record cannot hold is a
 // SubmetricsError `invalid_record` naming the record and field, with the
-// Ledger's words: `record 1 of the array: field `amount`: is NaN, which is
+// Ledger's words: `records[1]: field `amount`: is NaN, which is
 // not a JSON number`.
 
 const { SubmetricsError } = require('../errors.js')
@@ -40,7 +40,7 @@ class Unreadable {
 /** One record or an array of them as the JSON text of an array. */
 function recordsText(records) {
   if (!Array.isArray(records)) return `[${valueText(records, 'the record')}]`
-  return `[${records.map((record, index) => valueText(record, `record ${index} of the array`)).join(',')}]`
+  return `[${records.map((record, index) => valueText(record, `records[${index}]`)).join(',')}]`
 }
 
 /**

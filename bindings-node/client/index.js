@@ -279,7 +279,7 @@ class Client {
     const list = Array.isArray(notBytes(records)) ? records : [records]
     // Every group is read before the first is sent, as the Ledger reads them.
     const bodies = Array.isArray(records)
-      ? list.map((record, index) => valueBody(record, `record ${index} of the array`))
+      ? list.map((record, index) => valueBody(record, `records[${index}]`))
       : [valueBody(records, 'the record')]
     const results = []
     for (const [index, record] of list.entries()) {

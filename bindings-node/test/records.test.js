@@ -253,23 +253,23 @@ test('a value JSON cannot hold fails the call, naming the record and the field',
   const cyclic = { id: 'c', name: 'C' }
   cyclic.custom_variables = { self: cyclic }
   assert.deepEqual(error([{ id: 'a', name: 'A', f: () => 1 }]),
-    ['invalid_record', 'record 0 of the array: field `f`: is a function, not a JSON value', 'f'])
+    ['invalid_record', 'records[0]: field `f`: is a function, not a JSON value', 'f'])
   assert.deepEqual(error([{ id: 'a', name: 'A' }, undefined]),
-    ['invalid_record', 'record 1 of the array: field `(record)`: is undefined', '(record)'])
+    ['invalid_record', 'records[1]: field `(record)`: is undefined', '(record)'])
   assert.deepEqual(error([{ id: 'a', name: 'A', custom_variables: { n: [1, NaN] } }]),
-    ['invalid_record', 'record 0 of the array: field `custom_variables.n[1]`: is NaN, which is not a JSON number', 'custom_variables.n[1]'])
+    ['invalid_record', 'records[0]: field `custom_variables.n[1]`: is NaN, which is not a JSON number', 'custom_variables.n[1]'])
   assert.deepEqual(error({ id: -Infinity }),
     ['invalid_record', 'the record: field `id`: is -Infinity, which is not a JSON number', 'id'])
   assert.deepEqual(error([{ id: 'a', name: 'A' }, { id: 'b', name: 'B', custom_variables: { n: 2n ** 64n } }]),
-    ['invalid_record', 'record 1 of the array: field `custom_variables.n`: is a BigInt beyond 64 bits', 'custom_variables.n'])
+    ['invalid_record', 'records[1]: field `custom_variables.n`: is a BigInt beyond 64 bits', 'custom_variables.n'])
   assert.deepEqual(error({ id: -(2n ** 63n) - 1n }),
     ['invalid_record', 'the record: field `id`: is a BigInt beyond 64 bits', 'id'])
   assert.deepEqual(error([{ id: Symbol('s') }]),
-    ['invalid_record', 'record 0 of the array: field `id`: is a symbol, not a JSON value', 'id'])
+    ['invalid_record', 'records[0]: field `id`: is a symbol, not a JSON value', 'id'])
   const [code, message, field] = error([cyclic])
   assert.equal(code, 'invalid_record')
   assert.equal(field, 'custom_variables' + '.self.custom_variables'.repeat(63))
-  assert.equal(message, `record 0 of the array: field \`${field}\`: nests deeper than 128 levels (or holds itself)`)
+  assert.equal(message, `records[0]: field \`${field}\`: nests deeper than 128 levels (or holds itself)`)
   for (const records of [undefined, null, 'x', 7]) {
     assert.deepEqual(error(records), ['invalid_record', 'expected a record object or an array of records', '(record)'])
   }
@@ -301,7 +301,7 @@ test('a Date is its instant, as toISOString writes it, at any depth', () => {
   }])
   assert.throws(() => ledger.upsertInvoices([{ ...BASE, id: 'bad', invoice_date: new Date(NaN) }]), (e) =>
     e instanceof SubmetricsError && e.field === 'invoice_date' &&
-      e.message === 'record 0 of the array: field `invoice_date`: is an invalid Date')
+      e.message === 'records[0]: field `invoice_date`: is an invalid Date')
   assert.throws(() => ledger.getInvoice('bad'), SubmetricsError)
 })
 
@@ -343,18 +343,18 @@ test('a lone surrogate in a string is an error naming the record and field, neve
   const surrogate = (unit) => `holds a lone UTF-16 surrogate (\\u${unit}), which is not Unicode text`
   // In an array (its strings joined for the addon), in one record, nested.
   refused(() => ledger.upsertCustomers([{ id: 'a', name: 'A' }, { id: 's\uD800', name: 'S' }]),
-    `record 1 of the array: field \`id\`: ${surrogate('D800')}`, 'id')
+    `records[1]: field \`id\`: ${surrogate('D800')}`, 'id')
   refused(() => ledger.upsertCustomers([{ id: 'a', name: '\uDC00bñ' }]),
-    `record 0 of the array: field \`name\`: ${surrogate('DC00')}`, 'name')
+    `records[0]: field \`name\`: ${surrogate('DC00')}`, 'name')
   refused(() => ledger.upsertCustomers({ id: 'u', name: 'U', email: 'a\uD800' }),
     `the record: field \`email\`: ${surrogate('D800')}`, 'email')
   refused(() => ledger.upsertCustomers([{ id: 'u', name: 'U', custom_variables: { k: 'x\uD800' } }]),
-    `record 0 of the array: field \`custom_variables.k\`: ${surrogate('D800')}`, 'custom_variables.k')
+    `records[0]: field \`custom_variables.k\`: ${surrogate('D800')}`, 'custom_variables.k')
   // A key: an array with one is read record by record, which names it.
   refused(() => ledger.upsertCustomers([{ id: 'u', name: 'U', custom_variables: { ['k\uDFFF']: 'x' } }]),
-    `record 0 of the array: field \`custom_variables.k\\uDFFF\`: is a key that ${surrogate('DFFF')}`, 'custom_variables.k\\uDFFF')
+    `records[0]: field \`custom_variables.k\\uDFFF\`: is a key that ${surrogate('DFFF')}`, 'custom_variables.k\\uDFFF')
   refused(() => ledger.upsertCustomers([{ id: 'u', name: 'U' }, { id: 'v', name: 'V', ['x\uD800']: 1 }]),
-    `record 1 of the array: field \`x\\uD800\`: is a key that ${surrogate('D800')}`, 'x\\uD800')
+    `records[1]: field \`x\\uD800\`: is a key that ${surrogate('D800')}`, 'x\\uD800')
   // Nothing of a refused call is written.
   assert.deepEqual(ledger.listCustomers().count, 0)
   // Updates and replacements read their values the same way.

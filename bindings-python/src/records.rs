@@ -45,8 +45,7 @@ pub fn value(obj: &Bound<'_, PyAny>, what: &str) -> PyResult<serde_json::Value> 
 
 /// Record `index` of a sequence as a record tree; an error names it.
 fn record<'b>(item: &Bound<'_, PyAny>, index: usize, arena: &'b Bump) -> PyResult<Json<'b>> {
-    tree(item, arena, MAX_DEPTH - 1)
-        .map_err(|m| m.into_error(&format!("record {index} of the sequence")))
+    tree(item, arena, MAX_DEPTH - 1).map_err(|m| m.into_error(&format!("records[{index}]")))
 }
 
 /// A value that cannot be read, with where it sits in its record.

@@ -229,9 +229,9 @@ def test_records_and_patches_are_read_as_the_ledger_reads_them(client: submetric
     # A value no record can hold is the ledger's TypeError, and nothing is sent.
     refusals = [
         (lambda t: t.upsert_invoices([invoice, dict(invoice, id="c2", amount=float("nan"))]),
-         "record 1 of the sequence: field `amount`: nan is not a finite number"),
+         "records[1]: field `amount`: nan is not a finite number"),
         (lambda t: t.load_fx_rates([{"date": "2024-01-01", "currency": "EUR", "rate": decimal.Decimal("0.12345678901234567890")}]),
-         "record 0 of the sequence: field `rate`: Decimal 0.12345678901234567890 has more digits than a float holds "
+         "records[0]: field `rate`: Decimal 0.12345678901234567890 has more digits than a float holds "
          "exactly; give it as a string"),
         (lambda t: t.update_customer("acme", {"custom_variables": {"tags": {1}}}),
          "the patch of customer acme: field `custom_variables.tags`: cannot convert set to JSON"),

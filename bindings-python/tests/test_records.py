@@ -207,11 +207,11 @@ EXPECTED: List[Any] = [
         {"id": "i27", "import_status": "inserted"},
         {"id": "i28", "import_status": "inserted"},
     ],
-    ["TypeError", "record 0 of the sequence: field `custom_variables.n`: integer 1180591620717411303424 does not fit in 64 bits"],
-    ["TypeError", "record 0 of the sequence: field `custom_variables.x`: nan is not a finite number"],
-    ["TypeError", "record 0 of the sequence: field `custom_variables`: dictionary keys must be strings, got 1"],
-    ["TypeError", "record 0 of the sequence: field `custom_variables.x`: cannot convert object to JSON"],
-    ["TypeError", "record 0 of the sequence: field `custom_variables`: dictionary keys must be strings, got 2"],
+    ["TypeError", "records[0]: field `custom_variables.n`: integer 1180591620717411303424 does not fit in 64 bits"],
+    ["TypeError", "records[0]: field `custom_variables.x`: nan is not a finite number"],
+    ["TypeError", "records[0]: field `custom_variables`: dictionary keys must be strings, got 1"],
+    ["TypeError", "records[0]: field `custom_variables.x`: cannot convert object to JSON"],
+    ["TypeError", "records[0]: field `custom_variables`: dictionary keys must be strings, got 2"],
     ["TypeError", "expected records: a mapping, a sequence of mappings, or Arrow data (a pyarrow Table or RecordBatch, a pandas or polars DataFrame, any object with __arrow_c_stream__); got str"],
     ["TypeError", "expected records: a mapping, a sequence of mappings, or Arrow data (a pyarrow Table or RecordBatch, a pandas or polars DataFrame, any object with __arrow_c_stream__); got bytes"],
     2,
@@ -265,7 +265,7 @@ def test_a_record_holding_itself_is_a_type_error() -> None:
         ledger.upsert_customers([cyclic])
     field = "custom_variables" + ".self.custom_variables" * 63
     assert str(refused.value) == (
-        f"record 0 of the sequence: field `{field}`: records nest deeper than 128 levels "
+        f"records[0]: field `{field}`: records nest deeper than 128 levels "
         "(or hold themselves)")
     assert ledger.list_customers()["count"] == 0
 
@@ -313,24 +313,24 @@ def test_a_value_that_cannot_be_read_is_named_by_record_and_field() -> None:
         return str(error.value)
 
     assert refused([good, good, {"id": "c", "name": "C", "custom_variables": {"tags": ["x", 2 ** 64]}}]) == (
-        "record 2 of the sequence: field `custom_variables.tags[1]`: "
+        "records[2]: field `custom_variables.tags[1]`: "
         "integer 18446744073709551616 does not fit in 64 bits")
     assert refused(({"id": "t", "name": "T", "custom_variables": {"pair": ("x", float("inf"))}},)) == (
-        "record 0 of the sequence: field `custom_variables.pair[1]`: inf is not a finite number")
+        "records[0]: field `custom_variables.pair[1]`: inf is not a finite number")
     assert refused({"id": "s", "name": "S", "custom_variables": {"set": {1}}}) == (
         "the record: field `custom_variables.set`: cannot convert set to JSON")
     # A lone surrogate is not Unicode text: named by record and field (it
     # was Python's own UnicodeEncodeError, naming neither), as Node does.
     lone = "holds a lone UTF-16 surrogate ({}), which is not Unicode text"
     assert refused([good, {"id": "s\ud800", "name": "S"}]) == (
-        "record 1 of the sequence: field `id`: " + lone.format("\\uD800"))
+        "records[1]: field `id`: " + lone.format("\\uD800"))
     assert refused({"id": "k", "name": "K", "custom_variables": {"k\udfff": "v"}}) == (
         "the record: field `custom_variables`: " + lone.format("\\uDFFF"))
     # Two surrogates in a row are two code points in Python, not a pair.
     assert refused({"id": "p", "name": "\ud83d\ude00"}) == "the record: field `name`: " + lone.format("\\uD83D")
     # Text beyond the basic plane and a real U+FFFD are text.
     assert refused([good, {"id": "p", "name": "\U0001F600", "email": "\ufffd", "custom_variables": {"x": {1}}}]) == (
-        "record 1 of the sequence: field `custom_variables.x`: cannot convert set to JSON")
+        "records[1]: field `custom_variables.x`: cannot convert set to JSON")
     # An id, a report name or a parameter name holding one is named too.
     def argument_error(call: Any) -> str:
         with pytest.raises(TypeError) as error:
@@ -348,7 +348,7 @@ def test_a_value_that_cannot_be_read_is_named_by_record_and_field() -> None:
     with pytest.raises(TypeError) as error:
         ledger.upsert_invoices([invoice] * 5000 + [{**invoice, "amount": 2 ** 64}])
     assert str(error.value) == (
-        "record 5000 of the sequence: field `amount`: integer 18446744073709551616 does not fit in 64 bits")
+        "records[5000]: field `amount`: integer 18446744073709551616 does not fit in 64 bits")
     # Nothing of a refused call is stored.
     assert ledger.list_customers()["count"] == 0
     assert ledger.list_invoices()["count"] == 0

@@ -74,7 +74,7 @@ def test_a_decimal_is_exact_or_refused() -> None:
     ]:
         with pytest.raises(TypeError) as error:
             target.upsert_invoices([{**INVOICE, "id": "x", "amount": amount}])
-        assert str(error.value) == f"record 0 of the sequence: field `amount`: {message}"
+        assert str(error.value) == f"records[0]: field `amount`: {message}"
     assert target.list_invoices()["count"] == 0
 
 

@@ -54,4 +54,4 @@ def test_options_and_rejections_name_the_stripe_object_and_field() -> None:
         ledger.import_stripe([{"id": "cus_1", "object": "customer"},
                               {"id": "cus_2", "object": "customer", "created": 2 ** 64}])
     assert str(refused.value) == (
-        "record 1 of the sequence: field `created`: integer 18446744073709551616 does not fit in 64 bits")
+        "records[1]: field `created`: integer 18446744073709551616 does not fit in 64 bits")

@@ -199,7 +199,7 @@ fn escaped(units: &[u16]) -> String {
 }
 
 fn record_name(index: u32) -> String {
-    format!("record {index} of the array")
+    format!("records[{index}]")
 }
 
 struct Reader<'b> {
