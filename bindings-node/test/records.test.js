@@ -266,6 +266,13 @@ test('a value JSON cannot hold fails the call, naming the record and the field',
     ['invalid_record', 'the record: field `id`: is a BigInt beyond 64 bits', 'id'])
   assert.deepEqual(error([{ id: Symbol('s') }]),
     ['invalid_record', 'records[0]: field `id`: is a symbol, not a JSON value', 'id'])
+  // A Map or Set holds its entries outside its properties: refused, not read as {}.
+  assert.deepEqual(error({ id: 'a', name: 'A', custom_variables: new Map([['industry', 'saas']]) }),
+    ['invalid_record', 'the record: field `custom_variables`: is a Map, which JSON cannot hold; give Object.fromEntries(map)', 'custom_variables'])
+  assert.deepEqual(error([{ id: 'a', name: 'A', custom_variables: { tags: new Set(['x']) } }]),
+    ['invalid_record', 'records[0]: field `custom_variables.tags`: is a Set, which JSON cannot hold; give [...set]', 'custom_variables.tags'])
+  assert.deepEqual(error(new Map([['id', 'a']])),
+    ['invalid_record', 'the record: field `(record)`: is a Map, which JSON cannot hold; give Object.fromEntries(map)', '(record)'])
   const [code, message, field] = error([cyclic])
   assert.equal(code, 'invalid_record')
   assert.equal(field, 'custom_variables' + '.self.custom_variables'.repeat(63))

@@ -452,6 +452,18 @@ impl<'b> Reader<'b> {
         // SAFETY: `self.env` is this call's live environment, `value` a handle of it typed as an object, `names` a local out-pointer.
         check(unsafe { sys::napi_get_property_names(self.env, value, &mut names) })?;
         let count = self.array_length(names)?;
+        if count == 0 {
+            // A Map or Set keeps its entries out of its properties: read as
+            // an object it would be `{}`, its entries lost without a word.
+            for (class, hint) in [(c"Map", "Object.fromEntries(map)"), (c"Set", "[...set]")] {
+                if self.instance_of(value, class)? {
+                    let class = class.to_str().unwrap_or("?");
+                    return Err(Failure::unreadable(format!(
+                        "is a {class}, which JSON cannot hold; give {hint}"
+                    )));
+                }
+            }
+        }
         let mut fields = Vec::with_capacity(count as usize);
         for index in 0..count {
             let name = self.element(names, index)?;
@@ -569,6 +581,20 @@ impl<'b> Reader<'b> {
         // SAFETY: `self.env` is this call's live environment, `value` a handle of it just found to be a `Date`, `millis` a local out-pointer.
         check(unsafe { sys::napi_get_date_value(self.env, value, &mut millis) })?;
         Ok(Some(millis))
+    }
+
+    /// Whether `value` is an instance of the global class `class`.
+    fn instance_of(&self, value: sys::napi_value, class: &std::ffi::CStr) -> napi::Result<bool> {
+        let (mut global, mut constructor, mut is) = (ptr::null_mut(), ptr::null_mut(), false);
+        // SAFETY: `self.env` is this call's live environment, `global` a local out-pointer.
+        check(unsafe { sys::napi_get_global(self.env, &mut global) })?;
+        // SAFETY: `global` is a live handle of `self.env`, `class` a NUL-terminated name, `constructor` a local out-pointer.
+        check(unsafe {
+            sys::napi_get_named_property(self.env, global, class.as_ptr(), &mut constructor)
+        })?;
+        // SAFETY: `value` and `constructor` are live handles of `self.env`, `is` a local out-pointer.
+        check(unsafe { sys::napi_instanceof(self.env, value, constructor, &mut is) })?;
+        Ok(is)
     }
 
     fn is_array(&self, value: sys::napi_value) -> napi::Result<bool> {
