@@ -355,3 +355,83 @@ fn a_malformed_line_of_an_invoices_jsonl_file_names_the_file_and_its_line() {
         )
     );
 }
+
+/// A record whose id an earlier record of the load gave replaces it, as
+/// any upsert does: the load says so, since fewer are kept than loaded.
+#[test]
+fn ids_given_twice_in_a_load_are_noted_with_what_was_kept() {
+    let invoice = |amount: u32| {
+        format!(
+            "{{\"id\": \"x1\", \"customer_id\": \"A\", \"type\": \"subscription\", \"plan_id\": \
+             \"m\", \"invoice_date\": \"2024-01-01\", \"amount\": {amount}, \"currency\": \"USD\"}}\n"
+        )
+    };
+    let dir = scratch_dir(
+        "repeated-ids",
+        &[
+            ("customers.csv", "id,name\nA,Acme\nA,Acme Inc.\n"),
+            (
+                "plans.json",
+                "[{\"id\": \"m\", \"name\": \"M\", \"interval\": \"month\", \"currency\": \"USD\"}]",
+            ),
+            ("invoices-1.jsonl", &invoice(3000)),
+            ("invoices-2.jsonl", &invoice(5000)),
+        ],
+    );
+    let out = local_in(&dir, &["--as-of", "2024-01-15", "reports", "summary"]);
+    assert_eq!(json(&out)["summary"]["mrr_current"], 5000);
+    assert_eq!(
+        stderr(&out),
+        "note: 1 customer record(s) repeat an id given earlier; the last record of an id stands \
+         (2 loaded, 1 kept)\n\
+         note: 1 invoice record(s) repeat an id given earlier; the last record of an id stands \
+         (2 loaded, 1 kept)\n\
+         loaded 2 customers, 1 plans, 2 invoices; rejected 0\n"
+    );
+}
+
+/// A collection named (or found in `--data`) whose files hold no record
+/// is an error naming them, not a load of none.
+#[test]
+fn a_collection_of_files_without_records_is_an_error_naming_them() {
+    let dir = scratch_dir(
+        "empty-collection",
+        &[
+            ("customers.csv", "id,name\nA,Acme\n"),
+            (
+                "plans.json",
+                "[{\"id\": \"m\", \"name\": \"M\", \"interval\": \"month\", \"currency\": \"USD\"}]",
+            ),
+            ("invoices.csv", "id,customer_id,amount\n"),
+        ],
+    );
+    let out = local_in(&dir, &["reports", "summary"]);
+    assert_eq!(out.status.code(), Some(1));
+    assert_eq!(
+        stderr(&out),
+        format!(
+            "error: {dir}/invoices.csv: no records of invoices (the files are empty or a CSV \
+             header alone); fill them or leave them out\n\
+             loaded 1 customers, 1 plans, 0 invoices; rejected 0\n"
+        )
+    );
+    std::fs::write(format!("{dir}/invoices.csv"), "").expect("write");
+    std::fs::write(format!("{dir}/more.jsonl"), "\n\n").expect("write");
+    let out = local_in(
+        &dir,
+        &[
+            "--invoices",
+            &format!("{dir}/more.jsonl"),
+            "reports",
+            "summary",
+        ],
+    );
+    assert_eq!(
+        stderr(&out),
+        format!(
+            "error: {dir}/more.jsonl: no records of invoices (the files are empty or a CSV \
+             header alone); fill them or leave them out\n\
+             loaded 1 customers, 1 plans, 0 invoices; rejected 0\n"
+        )
+    );
+}

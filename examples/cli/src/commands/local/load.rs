@@ -97,6 +97,7 @@ pub(super) fn load(args: &LocalArgs, settings: Settings, loaded: &mut Loaded) ->
     let mut ledger = Ledger::new(settings);
     if let Some(files) = files {
         let read = load_records(&mut ledger, files, loaded)?;
+        note_repeated_ids(&ledger, loaded);
         // FX rates alone are records only beside the Stripe objects they
         // convert.
         if read.records == 0 && (read.rates == 0 || args.stripe.is_none()) {
@@ -116,6 +117,26 @@ pub(super) fn load(args: &LocalArgs, settings: Settings, loaded: &mut Loaded) ->
         )));
     }
     Ok(ledger)
+}
+
+/// Notes on stderr each kind whose records repeat an id given earlier in
+/// the load: every record was stored, so the last of an id replaced the
+/// others, and the ledger holds fewer than were loaded.
+fn note_repeated_ids(ledger: &Ledger, loaded: &Loaded) {
+    let (customers, plans, _, invoices) = ledger.counts();
+    for (kind, given, kept) in [
+        ("customer", loaded.customers, customers),
+        ("plan", loaded.plans, plans),
+        ("invoice", loaded.invoices, invoices),
+    ] {
+        if given > kept {
+            eprintln!(
+                "note: {} {kind} record(s) repeat an id given earlier; the last record of an id \
+                 stands ({given} loaded, {kept} kept)",
+                given - kept
+            );
+        }
+    }
 }
 
 /// Loads the Stripe objects of `dir` into `loaded`'s counts; rejected
@@ -213,6 +234,17 @@ fn record_files(args: &LocalArgs) -> Result<Vec<CollectionSource>> {
     Ok(all)
 }
 
+/// The error of a collection whose files hold no record (empty, or a CSV
+/// header alone): named, as its data most likely did not get there.
+fn no_records(collection: &str, files: &[RecordFile]) -> CliError {
+    let paths: Vec<String> = files.iter().map(|f| f.path.display().to_string()).collect();
+    CliError::usage(format!(
+        "{}: no records of {collection} (the files are empty or a CSV header alone); \
+         fill them or leave them out",
+        paths.join(", ")
+    ))
+}
+
 /// How many records the files of a load held: FX rates, and records of
 /// every other kind.
 struct Read {
@@ -241,8 +273,13 @@ fn load_records(
             named_by,
             files,
         } = source;
+        if files.is_empty() {
+            continue;
+        }
+        let empty = no_records(collection, &files);
         let kind = match collection {
             "fx_rates" => {
+                let before = read.rates;
                 for records in files::read_whole(files, collection)? {
                     read.rates += records.len().unwrap_or(0);
                     match records {
@@ -255,6 +292,9 @@ fn load_records(
                         // Files read whole are never streams.
                         _ => {}
                     }
+                }
+                if read.rates == before {
+                    return Err(empty);
                 }
                 continue;
             }
@@ -300,7 +340,10 @@ fn load_records(
             _ => {}
         }
         read.records += done;
-        if done > 0 && accepted == 0 {
+        if done == 0 {
+            return Err(empty);
+        }
+        if accepted == 0 {
             match all_rejected.iter_mut().find(|(by, _)| *by == named_by) {
                 Some((_, collections)) => collections.push(collection),
                 None => all_rejected.push((named_by, vec![collection])),
