@@ -241,3 +241,83 @@ fn connect_backfill_follow_events_webhook_resync_and_disconnect() {
     assert_eq!(server.get("/settings/stripe").1["connected"], false);
     assert_eq!(server.get("/data/customers").1["result"]["count"], 0);
 }
+
+/// A server following `fake`, polling every second.
+fn start_following(fake: &FakeStripe) -> Server {
+    Server::start_with_args(
+        data_dir(),
+        Some(OWNER_KEY),
+        &[
+            "--stripe-api-base",
+            &fake.base,
+            "--stripe-poll-seconds",
+            "1",
+            "--stripe-backoff-ms",
+            "10",
+        ],
+    )
+    .0
+}
+
+#[test]
+fn a_failed_backfill_is_retried_until_it_completes() {
+    let fake = FakeStripe::start(
+        &fixture_objects(&[
+            "04-upgrade-proration.json",
+            "08-credit-note-refund.json",
+            "09-cancellations.json",
+        ]),
+        2,
+    );
+    fake.fail("/v1/invoices", 500);
+    let server = start_following(&fake);
+    let (status, body) = server.put(
+        "/settings/payment-platform",
+        json!({"secret_key": fake_stripe::KEY}),
+    );
+    assert_eq!(status, 200, "{body}");
+    let failed = wait_for(&server, "the failed backfill", |s| {
+        s["sync_status"] == "error"
+    });
+    assert_eq!(
+        failed["sync_error"],
+        "Stripe answered 500 to GET /v1/invoices: Refused by the test."
+    );
+
+    // Every poll backfills again (six attempts each) while Stripe fails,
+    // and the status stays an error.
+    let invoice_reads = || {
+        fake.log()
+            .iter()
+            .filter(|r| r.starts_with("/v1/invoices?"))
+            .count()
+    };
+    let start = Instant::now();
+    while invoice_reads() < 12 {
+        assert!(
+            start.elapsed() < Duration::from_secs(30),
+            "the backfill was not retried"
+        );
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    assert_eq!(
+        server.get("/settings/payment-platform").1["sync_status"],
+        "error"
+    );
+
+    fake.recover("/v1/invoices");
+    let done = wait_for(&server, "the retried backfill", |s| {
+        s["sync_status"] != "error"
+    });
+    assert_eq!(
+        (
+            done["sync_status"].clone(),
+            done["sync_error"].clone(),
+            done["customers_imported"].clone(),
+            done["invoices_imported"].clone()
+        ),
+        (json!("complete"), Value::Null, json!(5), json!(13)),
+        "{done}"
+    );
+    assert_eq!(mrr(&server, "2024-03-05"), 6200 + 5000 + 2000);
+}

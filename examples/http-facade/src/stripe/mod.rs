@@ -65,8 +65,14 @@ pub struct Connection {
     livemode: bool,
     connected_at: String,
     last_sync: Option<String>,
-    /// `syncing`, `complete` or `error`.
+    /// `syncing`, `complete` or `error`; `complete` only once a backfill
+    /// completed.
     sync_status: String,
+    /// Whether a backfill completed: until one does, the job backfills
+    /// (again) instead of polling events. A connection stored before this
+    /// was kept backfills once more (importing is idempotent).
+    #[serde(default)]
+    backfilled: bool,
     sync_error: Option<String>,
     /// The newest event seen; polling asks for the events after it.
     event_cursor: Option<String>,
@@ -186,7 +192,7 @@ impl Hub {
 }
 
 /// Loads the stored connections and starts their jobs (a backfill that did
-/// not complete starts again; a complete one goes on polling events).
+/// not complete starts again; after a complete one the job polls events).
 pub fn resume(state: &Arc<AppState>) -> Result<(), ApiError> {
     let stored = state.store().connections()?;
     for (account, body) in stored {
@@ -245,6 +251,7 @@ pub fn connect(
         last_sync: None,
         sync_status: "syncing".to_string(),
         sync_error: None,
+        backfilled: false,
         event_cursor: None,
         backfill_started: chrono::Utc::now().timestamp(),
         last_rejections: Vec::new(),
@@ -313,42 +320,36 @@ fn start_job(state: &Arc<AppState>, account: i64) {
     std::thread::spawn(move || run_job(&state, account, generation));
 }
 
-/// A connection's job: the backfill (unless one completed), then a poll of
-/// the events every interval, until the generation changes or the service
+/// A connection's job: every interval, the backfill until one completes,
+/// then a poll of the events, until the generation changes or the service
 /// shuts down. The state is held only while the job works, so a shutdown
 /// can close the database while it sleeps.
 fn run_job(state: &Weak<AppState>, account: i64, generation: u64) {
-    let poll = {
-        let Some(state) = state.upgrade() else {
-            return;
-        };
-        let Some(connection) = state.stripe.connection(account) else {
-            return;
-        };
-        if connection.sync_status != "complete" {
-            let outcome = backfill(&state, account, &connection, generation);
-            record_outcome(&state, account, generation, outcome);
-        }
-        state.stripe.config().poll
-    };
     loop {
+        let poll = {
+            let Some(state) = state.upgrade() else {
+                return;
+            };
+            if !state.stripe.current(account, generation) {
+                return;
+            }
+            let Some(connection) = state.stripe.connection(account) else {
+                return;
+            };
+            let outcome = if connection.backfilled {
+                poll_events(&state, account, &connection)
+            } else {
+                backfill(&state, account, &connection, generation)
+            };
+            record_outcome(&state, account, generation, outcome);
+            state.stripe.config().poll
+        };
         std::thread::sleep(poll);
-        let Some(state) = state.upgrade() else {
-            return;
-        };
-        if !state.stripe.current(account, generation) {
-            return;
-        }
-        let Some(connection) = state.stripe.connection(account) else {
-            return;
-        };
-        let outcome = poll_events(&state, account, &connection);
-        record_outcome(&state, account, generation, outcome);
     }
 }
 
-/// Notes a sync's end in the connection: complete with the time, or the
-/// error.
+/// Notes a sync's end in the connection: with the time, complete once a
+/// backfill completed; or the error.
 fn record_outcome(
     state: &AppState,
     account: i64,
@@ -360,7 +361,7 @@ fn record_outcome(
     }
     let result = state.stripe.update(state, account, |c| match outcome {
         Ok(rejections) => {
-            c.sync_status = "complete".to_string();
+            c.sync_status = if c.backfilled { "complete" } else { "syncing" }.to_string();
             c.sync_error = None;
             c.last_sync = Some(now_text());
             c.last_rejections = rejections;
@@ -398,10 +399,14 @@ fn backfill(
         objects.extend(read_list(&client, list)?);
     }
     let rejections = import(state, account, &objects)?;
+    if !state.stripe.current(account, generation) {
+        return Ok(Vec::new());
+    }
     state.stripe.update(state, account, |c| {
         if c.event_cursor.is_none() {
             c.event_cursor = cursor;
         }
+        c.backfilled = true;
     })?;
     Ok(rejections)
 }

@@ -23,8 +23,9 @@ struct Data {
     lists: BTreeMap<String, Vec<Value>>,
     /// Every request's path and query, in order.
     log: Vec<String>,
-    /// Paths answered with a 400 from now on (see [`FakeStripe::refuse`]).
-    refused: Vec<String>,
+    /// Paths answered with an error status from now on (see
+    /// [`FakeStripe::refuse`] and [`FakeStripe::fail`]).
+    refused: Vec<(String, u16)>,
 }
 
 pub struct FakeStripe {
@@ -76,13 +77,28 @@ impl FakeStripe {
         }
     }
 
-    /// The next `count` requests get 429.
     /// Answers every request for `path` with a 400 (an invalid request,
     /// which a client does not retry).
     pub fn refuse(&self, path: &str) {
-        self.data.lock().unwrap().refused.push(path.to_string());
+        self.fail(path, 400);
     }
 
+    /// Answers every request for `path` with `status` until
+    /// [`FakeStripe::recover`].
+    pub fn fail(&self, path: &str, status: u16) {
+        self.data
+            .lock()
+            .unwrap()
+            .refused
+            .push((path.to_string(), status));
+    }
+
+    /// Answers `path` normally again.
+    pub fn recover(&self, path: &str) {
+        self.data.lock().unwrap().refused.retain(|(p, _)| p != path);
+    }
+
+    /// The next `count` requests get 429.
     pub fn rate_limit_next(&self, count: usize) {
         self.rate_limited.store(count, Ordering::SeqCst);
     }
@@ -176,8 +192,13 @@ fn answer(stream: TcpStream, data: &Mutex<Data>, limited: &AtomicUsize, page_cap
         )
     } else if authorization != format!("Bearer {KEY}") {
         error(401, "invalid_request_error", "Invalid API Key provided.")
-    } else if data.lock().unwrap().refused.iter().any(|p| p == path) {
-        error(400, "invalid_request_error", "Refused by the test.")
+    } else if let Some(status) = refused(&data.lock().unwrap(), path) {
+        let kind = if status >= 500 {
+            "api_error"
+        } else {
+            "invalid_request_error"
+        };
+        error(status, kind, "Refused by the test.")
     } else {
         route(path, &params, &data.lock().unwrap(), page_cap)
     };
@@ -195,6 +216,13 @@ fn answer(stream: TcpStream, data: &Mutex<Data>, limited: &AtomicUsize, page_cap
         "HTTP/1.1 {status} {reason}\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{text}",
         text.len()
     );
+}
+
+fn refused(data: &Data, path: &str) -> Option<u16> {
+    data.refused
+        .iter()
+        .find(|(p, _)| p == path)
+        .map(|(_, status)| *status)
 }
 
 fn route(
