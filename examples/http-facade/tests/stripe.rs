@@ -321,3 +321,116 @@ fn a_failed_backfill_is_retried_until_it_completes() {
     );
     assert_eq!(mrr(&server, "2024-03-05"), 6200 + 5000 + 2000);
 }
+
+/// Posts `event` to the signed webhook endpoint of account 1, signed with
+/// `secret`.
+fn post_webhook(server: &Server, secret: &[u8], event: &Value) -> (u16, Value) {
+    let body = event.to_string();
+    let t = now();
+    let signature = format!(
+        "t={t},v1={}",
+        hmac_hex(secret, format!("{t}.{body}").as_bytes())
+    );
+    let agent: ureq::Agent = ureq::Agent::config_builder()
+        .http_status_as_error(false)
+        .build()
+        .into();
+    let mut response = agent
+        .post(&format!("{}/webhooks/stripe/1", server.base))
+        .header("Stripe-Signature", &signature)
+        .header("Content-Type", "application/json")
+        .send(body.as_bytes())
+        .unwrap();
+    let status = response.status().as_u16();
+    let text = response.body_mut().read_to_string().unwrap();
+    (status, serde_json::from_str(&text).unwrap())
+}
+
+#[test]
+fn an_event_whose_related_object_is_gone_does_not_block_later_events() {
+    let fake = FakeStripe::start(&fixture_objects(&["08-credit-note-refund.json"]), 100);
+    let server = start_following(&fake);
+    let (status, body) = server.put(
+        "/settings/payment-platform",
+        json!({"secret_key": fake_stripe::KEY, "webhook_secret": "whsec_test_secret"}),
+    );
+    assert_eq!(status, 200, "{body}");
+    wait_for(&server, "backfill", |s| s["sync_status"] == "complete");
+
+    // A charge whose invoice was deleted (Stripe answers 404 for it), then
+    // a later event: the charge is imported without its invoice, reported,
+    // and the later event is not held up.
+    let charge = |event: &str, id: &str, invoice: &str| {
+        json!({"id": event, "object": "event", "type": "charge.succeeded", "created": now(),
+            "data": {"object": {"id": id, "object": "charge", "amount": 1000, "currency": "usd",
+                "customer": "cus_R", "created": 1_704_070_800, "invoice": invoice,
+                "status": "succeeded", "paid": true}}})
+    };
+    let rename = |event: &str, name: &str| {
+        json!({"id": event, "object": "event", "type": "customer.updated",
+            "created": now(), "data": {"object": {"id": "cus_R", "object": "customer",
+                "name": name, "created": 1_701_388_800}}})
+    };
+    let wait_for_name = |name: &str| {
+        let start = Instant::now();
+        while server.get("/data/customers/cus_R").1["name"] != name {
+            assert!(
+                start.elapsed() < Duration::from_secs(30),
+                "the event naming {name} was not imported: {}",
+                server.get("/settings/payment-platform").1
+            );
+            std::thread::sleep(Duration::from_millis(200));
+        }
+    };
+    fake.add_event(charge("evt_c1", "ch_gone", "in_gone"));
+    fake.add_event(rename("evt_r1", "Renamed After"));
+    wait_for_name("Renamed After");
+    let status = server.get("/settings/payment-platform").1;
+    assert_eq!(
+        (status["sync_status"].clone(), status["rejected"].clone()),
+        (
+            json!("complete"),
+            json!([{"id": "ch_gone", "field": "invoice",
+                "error": "Stripe no longer has invoice `in_gone` (404: deleted); the charge was imported without it"}])
+        ),
+        "{status}"
+    );
+
+    // The signed webhook takes such an event too.
+    let (status, answer) = post_webhook(
+        &server,
+        b"whsec_test_secret",
+        &charge("evt_c2", "ch_gone_2", "in_gone_2"),
+    );
+    assert_eq!(
+        (status, answer),
+        (
+            200,
+            json!({"received": true, "id": "evt_c2", "rejected": [{"id": "ch_gone_2", "field": "invoice",
+                "error": "Stripe no longer has invoice `in_gone_2` (404: deleted); the charge was imported without it"}]})
+        )
+    );
+
+    // Stripe failing otherwise (a 500 for the invoice) stops the batch
+    // until it recovers: the later event waits for it.
+    fake.fail("/v1/invoices/in_R1", 500);
+    fake.add_event(charge("evt_c3", "ch_R2", "in_R1"));
+    fake.add_event(rename("evt_r2", "Renamed Again"));
+    let failed = wait_for(&server, "the failing invoice", |s| {
+        s["sync_status"] == "error"
+    });
+    assert_eq!(
+        failed["sync_error"],
+        "Stripe answered 500 to GET /v1/invoices/in_R1: Refused by the test."
+    );
+    assert_eq!(
+        server.get("/data/customers/cus_R").1["name"],
+        "Renamed After"
+    );
+    fake.recover("/v1/invoices/in_R1");
+    wait_for_name("Renamed Again");
+    assert_eq!(
+        server.get("/settings/payment-platform").1["sync_status"],
+        "complete"
+    );
+}

@@ -453,7 +453,9 @@ fn poll_events(
         };
         cursor = Some(newest.to_string());
         let mut events: Vec<Value> = page_events.iter().rev().cloned().collect();
-        events.extend(related(&client, &events)?);
+        let related = related(&client, &events)?;
+        events.extend(related.objects);
+        rejections.extend(related.gone);
         rejections.extend(import(state, account, &events)?);
         let saved = cursor.clone();
         state
@@ -467,33 +469,54 @@ fn poll_events(
 
 /// What event objects need beside them: a charge's invoice (so the payment
 /// attempt lands on it) and a refund's charge (so the refund finds its
-/// invoice).
-fn related(client: &StripeClient, events: &[Value]) -> Result<Vec<Value>, ApiError> {
-    let mut fetched = Vec::new();
+/// invoice). One Stripe no longer has (it answers 404: deleted) is skipped,
+/// as deleted objects are: the event is still imported, and the object that
+/// went without it is reported beside the rejections. Any other failure
+/// stops the batch.
+fn related(client: &StripeClient, events: &[Value]) -> Result<Related, ApiError> {
+    let mut related = Related::default();
     for event in events {
         let Some(object) = event.pointer("/data/object") else {
             continue;
         };
-        let wanted = match object.get("object").and_then(Value::as_str) {
-            Some("charge") => object
-                .get("invoice")
-                .and_then(Value::as_str)
-                .map(|id| format!("/v1/invoices/{id}")),
-            Some("refund") => object
-                .get("charge")
-                .and_then(Value::as_str)
-                .map(|id| format!("/v1/charges/{id}")),
+        let kind = object.get("object").and_then(Value::as_str);
+        let wanted = match kind {
+            Some("charge") => Some(("invoice", "/v1/invoices")),
+            Some("refund") => Some(("charge", "/v1/charges")),
             _ => None,
         };
-        if let Some(path) = wanted {
-            let mut found = client.get(&path, &[])?;
-            if path.starts_with("/v1/invoices/") {
-                complete_lines(client, std::slice::from_mut(&mut found))?;
+        let Some((field, list)) = wanted else {
+            continue;
+        };
+        let Some(id) = object.get(field).and_then(Value::as_str) else {
+            continue;
+        };
+        let mut found = match client.get(&format!("{list}/{id}"), &[]) {
+            Err(StripeError::Failed { status: 404, .. }) => {
+                let of = kind.unwrap_or_default();
+                related.gone.push(json!({
+                    "id": object.get("id"),
+                    "field": field,
+                    "error": format!("Stripe no longer has {field} `{id}` (404: deleted); the {of} was imported without it"),
+                }));
+                continue;
             }
-            fetched.push(found);
+            answer => answer?,
+        };
+        if field == "invoice" {
+            complete_lines(client, std::slice::from_mut(&mut found))?;
         }
+        related.objects.push(found);
     }
-    Ok(fetched)
+    Ok(related)
+}
+
+/// What [`related`] found.
+#[derive(Default)]
+struct Related {
+    objects: Vec<Value>,
+    /// One rejection per object whose related object Stripe no longer has.
+    gone: Vec<Value>,
 }
 
 /// Re-imports one customer from Stripe: the customer, its subscriptions,
@@ -555,8 +578,10 @@ pub fn receive_webhook(
     }
     let client = state.stripe.client(&connection);
     let mut objects = vec![event.clone()];
-    objects.extend(related(&client, &objects)?);
-    let rejections = import(state, account, &objects)?;
+    let related = related(&client, &objects)?;
+    objects.extend(related.objects);
+    let mut rejections = related.gone;
+    rejections.extend(import(state, account, &objects)?);
     state
         .stripe
         .update(state, account, |c| c.last_sync = Some(now_text()))?;
