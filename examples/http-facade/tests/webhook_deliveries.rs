@@ -1,13 +1,14 @@
 //! Webhook deliveries over real HTTP: a receiver that recovers gets the
 //! backlog in order, a delivery gives up after its retry schedule, and an
-//! event accepted before a kill is delivered after the restart.
+//! event accepted before a kill is delivered after the restart; another
+//! account can neither see nor change a webhook or its deliveries.
 
 mod common;
 
 use common::receiver::{
     FAST, Receiver, WAIT, invoice, plan_and_customer, post_ok, s, subscribe, summary, verify,
 };
-use common::{OWNER_KEY, Server};
+use common::{OWNER_KEY, Server, offline};
 use serde_json::json;
 use std::sync::atomic::Ordering;
 use std::time::{Duration, Instant};
@@ -139,4 +140,69 @@ fn an_event_accepted_before_a_kill_is_delivered_after_the_restart() {
     std::thread::sleep(Duration::from_millis(1000));
     assert_eq!(receiver.taken().len(), 1);
     drop(server);
+}
+
+#[test]
+fn another_account_cannot_delete_a_webhook_or_cancel_its_deliveries() {
+    let dir = Server::start_in(common::data_dir()).kill();
+    let created = offline(&dir, &["accounts", "create", "second"]);
+    let other = created.trim().rsplit(' ').next().expect("key").to_string();
+    // The receiver fails and the retry waits an hour: the delivery stays
+    // pending.
+    let receiver = Receiver::start();
+    receiver.fail_next(usize::MAX);
+    let server = Server::start_in_with(
+        dir,
+        &[
+            "--webhooks-allow-private",
+            "--webhook-retry-schedule",
+            "1h",
+            "--events-scan-interval",
+            "300ms",
+        ],
+    );
+    let (hook, _) = subscribe(&server, &receiver.url(), &["customer.created"]);
+    plan_and_customer(&server, "A", "Acme");
+    let pending = || {
+        let (_, log) = server.get(&format!("/v1/webhooks/{hook}/deliveries"));
+        let list = log["result"]["list"].as_array().unwrap().clone();
+        list.iter()
+            .map(|d| {
+                (
+                    d["status"].as_str().unwrap().to_string(),
+                    d["attempts"].clone(),
+                )
+            })
+            .collect::<Vec<_>>()
+    };
+    let start = Instant::now();
+    while pending() != vec![(s("pending"), json!(1))] {
+        assert!(start.elapsed() < WAIT, "never queued: {:?}", pending());
+        std::thread::sleep(Duration::from_millis(100));
+    }
+
+    let missing = json!({"error": format!("webhook `{hook}` does not exist"), "code": "not_found"});
+    let cases = [
+        ("DELETE", format!("/v1/webhooks/{hook}"), None),
+        (
+            "PUT",
+            format!("/v1/webhooks/{hook}"),
+            Some(json!({"enabled": true})),
+        ),
+        ("GET", format!("/v1/webhooks/{hook}/deliveries"), None),
+        (
+            "POST",
+            format!("/v1/webhooks/{hook}/deliveries/1/redeliver"),
+            None,
+        ),
+    ];
+    for (method, path, body) in &cases {
+        let answer = server.call(method, path, Some(&other), body.as_ref());
+        assert_eq!(answer, (404, missing.clone()), "{method} {path}");
+    }
+    assert_eq!(pending(), vec![(s("pending"), json!(1))]);
+    assert_eq!(
+        server.get(&format!("/v1/webhooks/{hook}")).1["status"],
+        "active"
+    );
 }

@@ -373,10 +373,13 @@ async fn deliveries(
     let (limit, offset) = page_of(&params)?;
     let hook = webhook_of(&state, &caller, &id).await?;
     let (rows, count) = blocking(move || {
-        state
-            .outbound
-            .reads()
-            .deliveries(Channel::Webhook, &hook.id, limit, offset)
+        state.outbound.reads().deliveries(
+            caller.account_id,
+            Channel::Webhook,
+            &hook.id,
+            limit,
+            offset,
+        )
     })
     .await?;
     let list: Vec<Value> = rows.iter().map(|d| d.to_json()).collect();

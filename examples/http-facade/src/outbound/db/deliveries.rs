@@ -82,9 +82,11 @@ impl OutboundDb {
             .map_err(ApiError::storage)
     }
 
-    /// The deliveries to one target, newest first, and how many there are.
+    /// The deliveries of an account to one target, newest first, and how
+    /// many there are.
     pub fn deliveries(
         &self,
+        account: i64,
         channel: Channel,
         target: &str,
         limit: usize,
@@ -93,13 +95,19 @@ impl OutboundDb {
         let mut statement = self
             .connection
             .prepare_cached(&format!(
-                "SELECT {DELIVERY_COLUMNS} FROM outbox WHERE channel = ?1 AND target = ?2
+                "SELECT {DELIVERY_COLUMNS} FROM outbox WHERE channel = ?1 AND target = ?2 AND account_id = ?5
                  ORDER BY seq DESC LIMIT ?3 OFFSET ?4"
             ))
             .map_err(ApiError::storage)?;
         let rows = statement
             .query_map(
-                params![channel.as_str(), target, limit as i64, offset as i64],
+                params![
+                    channel.as_str(),
+                    target,
+                    limit as i64,
+                    offset as i64,
+                    account
+                ],
                 delivery_row,
             )
             .map_err(ApiError::storage)?
@@ -108,8 +116,8 @@ impl OutboundDb {
         let count: i64 = self
             .connection
             .query_row(
-                "SELECT COUNT(*) FROM outbox WHERE channel = ?1 AND target = ?2",
-                params![channel.as_str(), target],
+                "SELECT COUNT(*) FROM outbox WHERE channel = ?1 AND target = ?2 AND account_id = ?3",
+                params![channel.as_str(), target, account],
                 |row| row.get(0),
             )
             .map_err(ApiError::storage)?;

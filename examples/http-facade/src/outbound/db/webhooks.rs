@@ -24,18 +24,21 @@ impl OutboundDb {
         Ok(())
     }
 
-    /// Saves a subscription's url, events, enabled flag and description.
+    /// Saves a subscription's url, events, enabled flag and description
+    /// (within its account).
     pub fn update_webhook(&self, hook: &Webhook) -> Result<(), ApiError> {
         self.connection
             .execute(
-                "UPDATE webhooks SET url = ?2, events = ?3, enabled = ?4, description = ?5, updated = ?6 WHERE id = ?1",
+                "UPDATE webhooks SET url = ?2, events = ?3, enabled = ?4, description = ?5, updated = ?6
+                 WHERE id = ?1 AND account_id = ?7",
                 params![
                     hook.id,
                     hook.url,
                     json!(hook.events).to_string(),
                     hook.enabled,
                     hook.description,
-                    hook.updated
+                    hook.updated,
+                    hook.account_id
                 ],
             )
             .map_err(ApiError::storage)?;
@@ -43,7 +46,8 @@ impl OutboundDb {
     }
 
     /// Deletes a subscription and cancels what it still had pending, in
-    /// one transaction; `false` when the account has no such subscription.
+    /// one transaction; `false` (and nothing changed) when the account has
+    /// no such subscription.
     pub fn delete_webhook(&mut self, account: i64, id: &str) -> Result<bool, ApiError> {
         let tx = self.connection.transaction().map_err(ApiError::storage)?;
         let deleted = tx
@@ -52,9 +56,13 @@ impl OutboundDb {
                 params![id, account],
             )
             .map_err(ApiError::storage)?;
+        if deleted == 0 {
+            return Ok(false);
+        }
         tx.execute(
-            "UPDATE outbox SET status = ?2 WHERE channel = 'webhook' AND target = ?1 AND status = ?3",
-            params![id, CANCELLED, PENDING],
+            "UPDATE outbox SET status = ?3
+             WHERE channel = 'webhook' AND target = ?1 AND account_id = ?2 AND status = ?4",
+            params![id, account, CANCELLED, PENDING],
         )
         .map_err(ApiError::storage)?;
         tx.commit().map_err(ApiError::storage)?;
