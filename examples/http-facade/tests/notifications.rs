@@ -201,3 +201,91 @@ fn a_digest_email_has_the_figures_of_its_period() {
         (400, "field `frequency` must be `daily` or `weekly`")
     );
 }
+
+#[test]
+fn each_notification_setting_takes_its_declared_type_only() {
+    let server = Server::start();
+    let before = server.get("/settings/notifications").1;
+    let wrong = [
+        (
+            json!({"email": {"recipients": null}}),
+            "email.recipients",
+            "a list",
+        ),
+        (
+            json!({"email": {"recipients": "not an email"}}),
+            "email.recipients",
+            "a list",
+        ),
+        (
+            json!({"email": {"enabled": "yes"}}),
+            "email.enabled",
+            "a boolean",
+        ),
+        (
+            json!({"email": {"enabled": null}}),
+            "email.enabled",
+            "a boolean",
+        ),
+        (
+            json!({"email": {"frequency": 7}}),
+            "email.frequency",
+            "a string",
+        ),
+        (
+            json!({"slack": {"events": "churn"}}),
+            "slack.events",
+            "a list",
+        ),
+        (
+            json!({"slack": {"channel": null}}),
+            "slack.channel",
+            "a string",
+        ),
+        (
+            json!({"slack": {"webhook_url": ["x"]}}),
+            "slack.webhook_url",
+            "a string",
+        ),
+        (
+            json!({"alerts": {"mrr_drop_threshold": "high"}}),
+            "alerts.mrr_drop_threshold",
+            "a number or null",
+        ),
+        (json!({"alerts": null}), "alerts", "an object"),
+    ];
+    for (body, field, what) in wrong {
+        let answer = server.put("/settings/notifications", body.clone());
+        assert_eq!(
+            answer,
+            (
+                400,
+                json!({"error": format!("notification setting `{field}` must be {what}"),
+                       "code": "bad_request", "field": field})
+            ),
+            "{body}"
+        );
+    }
+    assert_eq!(server.get("/settings/notifications").1, before);
+
+    // Right types are taken, null where a setting may have none.
+    let (status, settings) = server.put(
+        "/settings/notifications",
+        json!({"email": {"recipients": ["cfo@example.com"], "frequency": "daily"},
+               "alerts": {"mrr_drop_threshold": 10, "churn_threshold": null}}),
+    );
+    assert_eq!(status, 200, "{settings}");
+    assert_eq!(
+        (settings["email"].clone(), settings["alerts"].clone()),
+        (
+            json!({"enabled": false, "recipients": ["cfo@example.com"], "frequency": "daily"}),
+            json!({"churn_threshold": null, "mrr_drop_threshold": 10})
+        )
+    );
+    let (status, settings) = server.put(
+        "/settings/notifications",
+        json!({"alerts": {"mrr_drop_threshold": null}}),
+    );
+    assert_eq!(status, 200, "{settings}");
+    assert_eq!(settings["alerts"]["mrr_drop_threshold"], Value::Null);
+}

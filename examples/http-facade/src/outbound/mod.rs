@@ -26,7 +26,7 @@ pub use catalog::{EVENT_TYPES, WEBHOOK_TEST, is_event_type, sample};
 pub use db::{Channel, Delivery, OutboundDb, Webhook};
 pub use deliver::{new_secret, random_bytes};
 pub use digest::{Frequency, compute as compute_digest, email as digest_email};
-pub use notify::{add_optional_settings, validate as validate_notifications};
+pub use notify::{merge as merge_notifications, validate as validate_notifications};
 pub use target::check_given as check_target;
 
 use crate::error::ApiError;

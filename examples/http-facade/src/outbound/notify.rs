@@ -1,39 +1,94 @@
 //! The notification settings that make messages: `slack` (chat messages
 //! through an incoming webhook, Slack-compatible `{"text": ...}`) and
-//! `email` (digests), checked when they change.
+//! `email` (digests): their types and values, checked when they change.
 
 use super::catalog::CHAT_KINDS;
 use super::digest::Frequency;
 use crate::error::ApiError;
 use serde_json::Value;
 
-/// Settings beyond the interface's shape, absent until set:
-/// `slack.webhook_url`, the chat incoming webhook.
-fn optional_settings() -> Value {
-    serde_json::json!({"slack": {"webhook_url": ""}})
+/// The JSON type a notification setting takes.
+#[derive(Clone, Copy)]
+enum Declared {
+    Boolean,
+    Text,
+    List,
+    /// A number, or null for none.
+    NumberOrNull,
 }
 
-/// Adds to the stored settings the optional ones that `patch` sets and
-/// they lack (with their empty value), so a partial update can set them.
-pub fn add_optional_settings(settings: &mut Value, patch: &Value) {
-    fill(settings, &optional_settings(), patch);
-}
+/// Every notification setting (section, name) with its type: the
+/// interface's, and `slack.webhook_url`, shown once it is set.
+const SETTINGS: &[(&str, &str, Declared)] = &[
+    ("email", "enabled", Declared::Boolean),
+    ("email", "recipients", Declared::List),
+    ("email", "frequency", Declared::Text),
+    ("slack", "enabled", Declared::Boolean),
+    ("slack", "channel", Declared::Text),
+    ("slack", "events", Declared::List),
+    ("slack", "webhook_url", Declared::Text),
+    ("alerts", "churn_threshold", Declared::NumberOrNull),
+    ("alerts", "mrr_drop_threshold", Declared::NumberOrNull),
+];
 
-fn fill(settings: &mut Value, optional: &Value, patch: &Value) {
-    let (Some(target), Some(optional)) = (settings.as_object_mut(), optional.as_object()) else {
-        return;
+/// Merges a partial update into the stored settings, field by field. Every
+/// field sent must be a known setting of its declared type, whatever is
+/// stored; the error names the first that is not.
+pub fn merge(settings: &mut Value, patch: &Value) -> Result<(), ApiError> {
+    let Some(patch) = patch.as_object() else {
+        return Err(ApiError::bad_request(
+            "the body must be a (partial) notification settings object",
+        ));
     };
-    for (key, default) in optional {
-        let Some(sent) = patch.get(key) else {
-            continue;
+    for (section, fields) in patch {
+        if !SETTINGS.iter().any(|(known, _, _)| known == section) {
+            return Err(unknown(section));
+        }
+        let Some(fields) = fields.as_object() else {
+            return Err(ApiError::bad_field(
+                section,
+                format!("notification setting `{section}` must be an object"),
+            ));
         };
-        match target.get_mut(key) {
-            Some(existing) => fill(existing, default, sent),
-            None => {
-                target.insert(key.clone(), default.clone());
+        for (name, value) in fields {
+            let path = format!("{section}.{name}");
+            let (_, _, declared) = SETTINGS
+                .iter()
+                .find(|(s, n, _)| s == section && n == name)
+                .ok_or_else(|| unknown(&path))?;
+            let (fits, what) = match declared {
+                Declared::Boolean => (value.is_boolean(), "a boolean"),
+                Declared::Text => (value.is_string(), "a string"),
+                Declared::List => (value.is_array(), "a list"),
+                Declared::NumberOrNull => {
+                    (value.is_number() || value.is_null(), "a number or null")
+                }
+            };
+            if !fits {
+                return Err(ApiError::bad_field(
+                    &path,
+                    format!("notification setting `{path}` must be {what}"),
+                ));
             }
         }
     }
+    if !settings.is_object() {
+        *settings = Value::Object(Default::default());
+    }
+    for (section, fields) in patch {
+        let stored = &mut settings[section.as_str()];
+        if !stored.is_object() {
+            *stored = Value::Object(Default::default());
+        }
+        for (name, value) in fields.as_object().into_iter().flatten() {
+            stored[name.as_str()] = value.clone();
+        }
+    }
+    Ok(())
+}
+
+fn unknown(path: &str) -> ApiError {
+    ApiError::bad_field(path, format!("unknown notification setting `{path}`"))
 }
 
 /// Checks the notification settings: `email.frequency` daily or weekly,

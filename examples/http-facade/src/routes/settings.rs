@@ -54,83 +54,17 @@ async fn put_notifications(
     JsonBody(body): JsonBody,
 ) -> Result<Json<Value>, ApiError> {
     caller.require_admin()?;
-    if !body.is_object() {
-        return Err(ApiError::bad_request(
-            "the body must be a (partial) notification settings object",
-        ));
-    }
     let account = state.account(caller.account_id)?;
     // Checking a chat target may look its host up: off the async threads.
     let row = blocking(move || {
         let allow_private = state.outbound.config().allow_private;
         state.update_account(&account, |row| {
-            crate::outbound::add_optional_settings(&mut row.notifications, &body);
-            merge(&mut row.notifications, &body, "")?;
+            crate::outbound::merge_notifications(&mut row.notifications, &body)?;
             crate::outbound::validate_notifications(&row.notifications, allow_private)
         })
     })
     .await?;
     Ok(Json(row.notifications))
-}
-
-/// Merges `patch` into `target`: objects key by key, anything else replaces.
-/// A known key sent with a different JSON type is an error naming it.
-fn merge(target: &mut Value, patch: &Value, path: &str) -> Result<(), ApiError> {
-    let (Some(target_map), Some(patch_map)) = (target.as_object_mut(), patch.as_object()) else {
-        *target = patch.clone();
-        return Ok(());
-    };
-    for (key, value) in patch_map {
-        let here = if path.is_empty() {
-            key.clone()
-        } else {
-            format!("{path}.{key}")
-        };
-        match target_map.get_mut(key) {
-            Some(existing) if existing.is_object() => {
-                if !value.is_object() {
-                    return Err(ApiError::bad_field(
-                        &here,
-                        format!("notification setting `{here}` must be an object"),
-                    ));
-                }
-                merge(existing, value, &here)?;
-            }
-            Some(existing) => {
-                let same_type = existing.is_null()
-                    || value.is_null()
-                    || std::mem::discriminant(existing) == std::mem::discriminant(value);
-                if !same_type {
-                    return Err(ApiError::bad_field(
-                        &here,
-                        format!(
-                            "notification setting `{here}` must be a {}",
-                            type_name(existing)
-                        ),
-                    ));
-                }
-                *existing = value.clone();
-            }
-            None => {
-                return Err(ApiError::bad_field(
-                    &here,
-                    format!("unknown notification setting `{here}`"),
-                ));
-            }
-        }
-    }
-    Ok(())
-}
-
-fn type_name(value: &Value) -> &'static str {
-    match value {
-        Value::Bool(_) => "boolean",
-        Value::Number(_) => "number",
-        Value::String(_) => "string",
-        Value::Array(_) => "list",
-        Value::Object(_) => "object",
-        Value::Null => "value",
-    }
 }
 
 async fn crm(caller: Caller) -> Result<Json<Value>, ApiError> {
