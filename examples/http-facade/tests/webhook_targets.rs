@@ -184,3 +184,59 @@ fn the_catalogue_lists_every_event_with_a_sample_and_a_test_send_is_signed() {
     assert_eq!(taken[1].headers["authorization"], "Basic aG9va3M6czNjcmV0");
     assert!(!taken[0].headers.contains_key("authorization"));
 }
+
+#[test]
+fn a_target_a_request_cannot_carry_as_written_is_refused() {
+    let server = Server::start();
+    for url in ["https://8.8.8.8/a b", "https://8.8.8.8/a\tb"] {
+        let refusal = |field: &str, prefix: &str| {
+            json!({"error": format!("{prefix}`{url}` holds a character a request cannot carry as it is (such as a space); percent-encode it"),
+                   "code": "bad_request", "field": field})
+        };
+        let (status, body) = server.post("/v1/webhooks", json!({"url": url}));
+        assert_eq!(
+            (status, body),
+            (400, refusal("url", "field `url`: ")),
+            "{url}"
+        );
+        let (status, body) = server.put(
+            "/settings/notifications",
+            json!({"slack": {"webhook_url": url}}),
+        );
+        assert_eq!(
+            (status, body),
+            (
+                400,
+                refusal(
+                    "slack.webhook_url",
+                    "notification setting `slack.webhook_url`: "
+                )
+            ),
+            "{url}"
+        );
+    }
+    assert_eq!(server.get("/v1/webhooks").1["result"]["count"], 0);
+    assert!(server.get("/settings/notifications").1["slack"]["webhook_url"].is_null());
+
+    // Percent-encoded, the same target is taken as written; an update is
+    // checked the same way.
+    let (status, hook) = server.post("/v1/webhooks", json!({"url": "https://8.8.8.8/a%20b"}));
+    assert_eq!(
+        (status, hook["url"].clone()),
+        (201, json!("https://8.8.8.8/a%20b"))
+    );
+    let id = hook["id"].as_str().unwrap();
+    let (status, body) = server.put(
+        &format!("/v1/webhooks/{id}"),
+        json!({"url": "https://8.8.8.8/a b"}),
+    );
+    assert_eq!(
+        (status, body["field"].clone()),
+        (400, json!("url")),
+        "{body}"
+    );
+    assert_eq!(
+        server.get(&format!("/v1/webhooks/{id}")).1["url"],
+        "https://8.8.8.8/a%20b"
+    );
+}

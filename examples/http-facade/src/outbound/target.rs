@@ -55,11 +55,20 @@ pub fn check(text: &str, allow_private: bool, field: &str) -> Result<url::Url, A
 }
 
 /// [`check`] of a target as it is set (a webhook's `url`, a chat
-/// webhook): a fragment (`#...`) is refused too, since no request ever
-/// carries it to the target. Deliveries check stored targets with
-/// [`check`] alone.
+/// webhook): refused too are a fragment (`#...`), since no request ever
+/// carries it to the target, and a character a request line cannot carry
+/// (a space, say), since the target is sent as it is written. Deliveries
+/// check stored targets with [`check`] alone.
 pub fn check_given(text: &str, allow_private: bool, field: &str) -> Result<url::Url, ApiError> {
     let url = check(text, allow_private, field)?;
+    if text.trim().parse::<ureq::http::Uri>().is_err() {
+        return Err(refused(
+            field,
+            format!(
+                "`{text}` holds a character a request cannot carry as it is (such as a space); percent-encode it"
+            ),
+        ));
+    }
     if let Some(fragment) = url.fragment() {
         return Err(refused(
             field,
