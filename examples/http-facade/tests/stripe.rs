@@ -434,3 +434,47 @@ fn an_event_whose_related_object_is_gone_does_not_block_later_events() {
         "complete"
     );
 }
+
+#[test]
+fn a_new_put_of_the_connection_keeps_what_it_does_not_give_and_takes_one_key() {
+    let fake = FakeStripe::start(&[], 100);
+    let server = start_following(&fake);
+    let put = |body: Value| server.put("/settings/payment-platform", body);
+    let choices = |status: &Value| {
+        (
+            status["webhook_configured"].clone(),
+            status["uncollectible"].clone(),
+        )
+    };
+    let (status, body) = put(json!({"secret_key": fake_stripe::KEY,
+        "webhook_secret": "whsec_test_secret", "uncollectible": "void"}));
+    assert_eq!(status, 200, "{body}");
+    assert_eq!(choices(&body), (json!(true), json!("void")));
+
+    // The key and its alias together: refused, nothing changes.
+    let (status, body) = put(json!({"secret_key": fake_stripe::KEY,
+        "api_key": "sk_test_other", "uncollectible": "failed"}));
+    assert_eq!(
+        (status, body),
+        (
+            400,
+            json!({"error": "field `api_key` is an alias of `secret_key`: give the key once",
+                   "code": "bad_request", "field": "api_key"})
+        )
+    );
+    assert_eq!(
+        choices(&server.get("/settings/payment-platform").1),
+        (json!(true), json!("void"))
+    );
+
+    // Only the key: the signing secret and the choice stay.
+    let (status, body) = put(json!({"secret_key": fake_stripe::KEY}));
+    assert_eq!(status, 200, "{body}");
+    assert_eq!(choices(&body), (json!(true), json!("void")));
+
+    // Null clears them.
+    let (status, body) = put(json!({"api_key": fake_stripe::KEY,
+        "webhook_secret": null, "uncollectible": null}));
+    assert_eq!(status, 200, "{body}");
+    assert_eq!(choices(&body), (json!(false), json!("failed")));
+}

@@ -68,7 +68,10 @@ async fn get_connection(
 }
 
 /// `{"secret_key": "sk_..." | "rk_...", "webhook_secret": "whsec_...",
-/// "uncollectible": "failed" | "void"}`.
+/// "uncollectible": "failed" | "void"}` (`api_key` is an alias of
+/// `secret_key`; one of them, never both). The key is always given; a
+/// `webhook_secret` or `uncollectible` not given keeps the connection's,
+/// and `null` clears it.
 async fn put_connection(
     State(state): State<Arc<AppState>>,
     caller: Caller,
@@ -80,18 +83,26 @@ async fn put_connection(
         "a connection",
         &["secret_key", "api_key", "webhook_secret", "uncollectible"],
     )?;
-    let text = |field: &str| -> Result<Option<String>, ApiError> {
+    // `None` when the field is not given, `Some(None)` when it is null.
+    let given = |field: &str| -> Result<Option<Option<String>>, ApiError> {
         match body.get(field) {
-            None | Some(Value::Null) => Ok(None),
-            Some(Value::String(s)) if !s.trim().is_empty() => Ok(Some(s.trim().to_string())),
+            None => Ok(None),
+            Some(Value::Null) => Ok(Some(None)),
+            Some(Value::String(s)) if !s.trim().is_empty() => Ok(Some(Some(s.trim().to_string()))),
             Some(_) => Err(ApiError::bad_field(
                 field,
                 format!("field `{field}` must be a non-empty string"),
             )),
         }
     };
-    let (key_field, key) = match (text("secret_key")?, text("api_key")?) {
-        (Some(key), _) => ("secret_key", key),
+    let (key_field, key) = match (given("secret_key")?.flatten(), given("api_key")?.flatten()) {
+        (Some(_), Some(_)) => {
+            return Err(ApiError::bad_field(
+                "api_key",
+                "field `api_key` is an alias of `secret_key`: give the key once",
+            ));
+        }
+        (Some(key), None) => ("secret_key", key),
         (None, Some(key)) => ("api_key", key),
         (None, None) => {
             return Err(ApiError::bad_field(
@@ -108,8 +119,9 @@ async fn put_connection(
             ),
         ));
     }
-    let webhook_secret = text("webhook_secret")?;
-    let uncollectible = text("uncollectible")?;
+    let (stored_secret, stored_uncollectible) = stripe::choices(&state, caller.account_id);
+    let webhook_secret = given("webhook_secret")?.unwrap_or(stored_secret);
+    let uncollectible = given("uncollectible")?.unwrap_or(stored_uncollectible);
     stripe::options(uncollectible.as_deref())?;
     let id = caller.account_id;
     let account = state.account(id)?;

@@ -216,6 +216,15 @@ pub fn status(state: &AppState, account: i64, ledger: &Ledger) -> Value {
     }
 }
 
+/// The webhook signing secret and the uncollectible choice of an account's
+/// connection (both `None` when it has none).
+pub fn choices(state: &AppState, account: i64) -> (Option<String>, Option<String>) {
+    state
+        .stripe
+        .connection(account)
+        .map_or((None, None), |c| (c.webhook_secret, c.uncollectible))
+}
+
 /// Connects an account with a Stripe secret or restricted key: checks it
 /// with `GET /v1/account`, stores the connection and starts the backfill.
 /// Blocking (calls Stripe).
