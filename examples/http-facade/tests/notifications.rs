@@ -289,3 +289,46 @@ fn each_notification_setting_takes_its_declared_type_only() {
     assert_eq!(status, 200, "{settings}");
     assert_eq!(settings["alerts"]["mrr_drop_threshold"], Value::Null);
 }
+
+#[test]
+fn a_digest_is_of_a_completed_period_and_a_refused_period_end_is_named() {
+    let server = Server::start();
+    let (status, _) = server.put(
+        "/settings/notifications",
+        json!({"email": {"recipients": ["cfo@example.com"]}}),
+    );
+    assert_eq!(status, 200);
+    let today = chrono::Utc::now().date_naive();
+    for end in ["9999-12-31".to_string(), today.to_string()] {
+        let answer = server.post("/settings/notifications/digest", json!({"period_end": end}));
+        assert_eq!(
+            answer,
+            (
+                400,
+                json!({"error": format!("field `period_end`: the period ending {end} is not over (today is {today} in the account's time zone); a digest is of a completed period"),
+                       "code": "bad_request", "field": "period_end"})
+            )
+        );
+    }
+    let answer = server.post(
+        "/settings/notifications/digest",
+        json!({"period_end": "0001-01-01"}),
+    );
+    assert_eq!(
+        answer,
+        (
+            400,
+            json!({"error": "field `period_end`: `0001-01-01` is not an ISO 8601 date or timestamp in the years 1900 to 2200",
+                   "code": "bad_request", "field": "period_end"})
+        )
+    );
+    let yesterday = today - chrono::Duration::days(1);
+    let (status, body) = server.post(
+        "/settings/notifications/digest",
+        json!({"frequency": "daily", "period_end": yesterday.to_string()}),
+    );
+    assert_eq!(
+        (status, body["digest"]["period_end"].clone()),
+        (200, json!(yesterday.to_string()))
+    );
+}

@@ -481,9 +481,22 @@ async fn digest_now(
         let today = chrono::Utc::now()
             .with_timezone(&settings.timezone)
             .date_naive();
-        let end = period_end
-            .unwrap_or_else(|| frequency.last_completed(today, settings.first_day_of_week));
-        outbound::compute_digest(ledger, frequency, end)
+        let Some(end) = period_end else {
+            let end = frequency.last_completed(today, settings.first_day_of_week);
+            return outbound::compute_digest(ledger, frequency, end);
+        };
+        if end >= today {
+            return Err(ApiError::bad_field(
+                "period_end",
+                format!("field `period_end`: the period ending {end} is not over (today is {today} in the account's time zone); a digest is of a completed period"),
+            ));
+        }
+        outbound::compute_digest(ledger, frequency, end).map_err(|error| match error {
+            ApiError::Core(submetrics::Error::InvalidQuery { param, reason }) if param == "as_of" => {
+                ApiError::bad_field("period_end", format!("field `period_end`: {reason}"))
+            }
+            other => other,
+        })
     })
     .await?;
     let email = outbound::digest_email(&name, &recipients, &digest);
