@@ -206,3 +206,35 @@ fn another_account_cannot_delete_a_webhook_or_cancel_its_deliveries() {
         "active"
     );
 }
+
+#[test]
+fn a_queued_delivery_is_due_from_the_time_it_was_queued() {
+    let receiver = Receiver::start();
+    let server = Server::start_in_with(common::data_dir(), FAST);
+    let (hook, _) = subscribe(&server, &receiver.url(), &[]);
+    let (status, sent) = server.post(&format!("/v1/webhooks/{hook}/test"), json!({}));
+    assert_eq!(status, 200, "{sent}");
+    // Disabled, the webhook's redelivery waits, never attempted.
+    let (status, body) = server.put(&format!("/v1/webhooks/{hook}"), json!({"enabled": false}));
+    assert_eq!(status, 200, "{body}");
+    let id = sent["id"].as_str().unwrap();
+    let (status, queued) = server.call(
+        "POST",
+        &format!("/v1/webhooks/{hook}/deliveries/{id}/redeliver"),
+        Some(OWNER_KEY),
+        None,
+    );
+    assert_eq!(status, 201, "{queued}");
+    let created = queued["created_at"].as_str().unwrap();
+    let due = json!(created.replace('Z', ".000Z"));
+    assert_eq!(
+        (
+            queued["status"].clone(),
+            queued["attempts"].clone(),
+            queued["next_attempt_at"].clone()
+        ),
+        (json!("pending"), json!(0), due.clone())
+    );
+    let (_, log) = server.get(&format!("/v1/webhooks/{hook}/deliveries"));
+    assert_eq!(log["result"]["list"][0]["next_attempt_at"], due);
+}

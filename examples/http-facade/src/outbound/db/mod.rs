@@ -187,9 +187,16 @@ pub struct Delivery {
 
 impl Delivery {
     /// The JSON form in a delivery log (the body only as its event id).
+    /// A pending delivery never scheduled (queued due at once, stored as
+    /// 0) is next attempted from the time it was queued.
     pub fn to_json(&self) -> Value {
         let next = (self.status == PENDING)
-            .then(|| chrono::DateTime::from_timestamp_millis(self.next_attempt))
+            .then(|| match self.next_attempt {
+                0 => chrono::DateTime::parse_from_rfc3339(&self.created)
+                    .ok()
+                    .map(|at| at.to_utc()),
+                at => chrono::DateTime::from_timestamp_millis(at),
+            })
             .flatten()
             .map(|at| at.to_rfc3339_opts(chrono::SecondsFormat::Millis, true));
         json!({
