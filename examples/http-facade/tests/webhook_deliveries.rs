@@ -238,3 +238,32 @@ fn a_queued_delivery_is_due_from_the_time_it_was_queued() {
     let (_, log) = server.get(&format!("/v1/webhooks/{hook}/deliveries"));
     assert_eq!(log["result"]["list"][0]["next_attempt_at"], due);
 }
+
+#[test]
+fn a_disabled_webhook_is_sent_none_of_the_events_while_it_is_off() {
+    let muted = Receiver::start();
+    let witness = Receiver::start();
+    let server = Server::start_in_with(common::data_dir(), FAST);
+    let (hook, _) = subscribe(&server, &muted.url(), &["customer.created"]);
+    subscribe(&server, &witness.url(), &["customer.created"]);
+    let (status, body) = server.put(&format!("/v1/webhooks/{hook}"), json!({"enabled": false}));
+    assert_eq!(status, 200, "{body}");
+    plan_and_customer(&server, "A", "Acme");
+    let customer = |r: &common::receiver::Received| r.json()["data"]["customer"]["id"].clone();
+    let seen = witness.wait_until("A's event", |t| !t.is_empty());
+    assert_eq!(customer(&seen[0]), json!("A"));
+    let (_, log) = server.get(&format!("/v1/webhooks/{hook}/deliveries"));
+    assert_eq!(log["result"]["count"], 0);
+    let (status, body) = server.put(&format!("/v1/webhooks/{hook}"), json!({"enabled": true}));
+    assert_eq!(status, 200, "{body}");
+    post_ok(
+        &server,
+        "/data/customers",
+        json!([{"id": "B", "name": "Beta"}]),
+    );
+    let taken = muted.wait_until("B's event", |t| !t.is_empty());
+    witness.wait_until("B's event", |t| t.len() >= 2);
+    std::thread::sleep(Duration::from_millis(500));
+    let ids: Vec<_> = muted.taken().iter().map(customer).collect();
+    assert_eq!((customer(&taken[0]), ids), (json!("B"), vec![json!("B")]));
+}
