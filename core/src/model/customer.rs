@@ -149,6 +149,32 @@ mod tests {
     }
 
     #[test]
+    fn variables_may_come_flattened_a_field_per_key_but_not_both_ways() {
+        // As `pandas.read_csv(...).to_dict("records")` gives a CSV export.
+        let c = Customer::from_json(&json!({
+            "id": "c1", "name": "Acme", "custom_variables.industry": "retail",
+            "metadata.seats": 12, "custom_variables.region": null, "notes.x": "y"
+        }))
+        .unwrap();
+        let pairs: Vec<(&str, &str)> = c.custom_variables.iter().collect();
+        assert_eq!(pairs, [("industry", "retail"), ("seats", "12")]);
+        let both = Customer::from_json(&json!({
+            "id": "c1", "name": "Acme", "custom_variables": {"industry": "retail"},
+            "custom_variables.seats": 12
+        }));
+        assert_eq!(
+            both.unwrap_err().to_string(),
+            "customer c1: field `custom_variables`: `custom_variables.seats` gives a variable \
+             too; give the variables one way"
+        );
+        let nested = Customer::from_json(&json!({"id": "c1", "name": "A", "metadata.x": [1]}));
+        assert_eq!(
+            nested.unwrap_err().to_string(),
+            "customer c1: field `metadata.x`: must be a string, number or boolean"
+        );
+    }
+
+    #[test]
     fn attributes_are_found_by_their_name_lower_cased() {
         let c = Customer::from_json(&json!({
             "id": "c1", "name": "Acme",

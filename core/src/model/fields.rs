@@ -318,14 +318,51 @@ impl<'a, N: Node<'a>> Fields<'a, N> {
     }
 
     /// An optional object of string values in order; other scalar values are
-    /// stringified and nulls left out.
+    /// stringified and nulls left out. The object may also come flattened,
+    /// a field per key (`custom_variables.industry`, as a CSV header or
+    /// `pandas.DataFrame.to_dict` writes it), but not both ways.
     pub fn string_map(&self, names: &[&str]) -> Result<Option<CustomVariables>> {
+        let flattened = self.flattened(names);
         let Some((_, view, name)) = self.lookup(names)? else {
-            return Ok(None);
+            let Some(&(object, _, _)) = flattened.first() else {
+                return Ok(None);
+            };
+            let entries = flattened.into_iter().map(|(_, key, value)| (key, value));
+            return self.string_pairs(object, entries);
         };
+        if let Some((object, key, _)) = flattened.first() {
+            return Err(self.error(
+                name,
+                format!("`{object}.{key}` gives a variable too; give the variables one way"),
+            ));
+        }
         let View::Object(entries) = view else {
             return Err(self.error(name, "must be an object"));
         };
+        self.string_pairs(name, entries)
+    }
+
+    /// The fields of the record that hold one key of the object `names`
+    /// flattened (`custom_variables.industry`): the object's name as
+    /// written, the key and its value.
+    fn flattened(&self, names: &[&str]) -> Vec<(&'a str, &'a str, N)> {
+        let View::Object(entries) = self.map.view() else {
+            return Vec::new();
+        };
+        entries
+            .filter_map(|(field, value)| {
+                let (object, key) = field.split_once('.')?;
+                names.contains(&object).then_some((object, key, value))
+            })
+            .collect()
+    }
+
+    /// The pairs of the object `name` as [`Fields::string_map`] reads them.
+    fn string_pairs(
+        &self,
+        name: &str,
+        entries: impl Iterator<Item = (&'a str, N)>,
+    ) -> Result<Option<CustomVariables>> {
         let mut pairs = Vec::new();
         for (key, value) in entries {
             // Packed into one string next, so a string value is not copied first.
