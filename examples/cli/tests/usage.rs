@@ -268,6 +268,31 @@ fn an_option_or_report_parameter_given_twice_is_refused() {
         &["--format", "csv", "reports", "mrr", "--format", "json"],
         "error: --format is given twice; give it once\n",
     );
+    // A flag after the parameters too, and it takes no value.
+    let summary = ["reports", "summary", "--baseCurrency", "USD"];
+    for (more, message) in [
+        (
+            &["--no-color", "--no-color"][..],
+            "--no-color is given twice; give it once",
+        ),
+        (&["--verbose=false"][..], "--verbose takes no value"),
+    ] {
+        usage_error(
+            &[&summary[..], more].concat(),
+            &format!("error: {message}\n"),
+        );
+    }
+    usage_error(
+        &[
+            "--no-color",
+            "reports",
+            "summary",
+            "--baseCurrency",
+            "USD",
+            "--no-color",
+        ],
+        "error: --no-color is given twice; give it once\n",
+    );
     usage_error(
         &[
             "--as-of=2024-01-01",

@@ -81,9 +81,18 @@ pub fn hoist_globals(cli: &mut Cli) -> Result<(), String> {
                 .or_else(|| items.next())
                 .ok_or_else(|| format!("{name} needs a value"))
         };
+        let flag = |set: &mut bool| {
+            if inline.is_some() {
+                return Err(format!("{name} takes no value"));
+            }
+            if std::mem::replace(set, true) {
+                return Err(given_twice(&name));
+            }
+            Ok(())
+        };
         match name.as_str() {
-            "--no-color" => cli.no_color = true,
-            "--verbose" => cli.verbose = true,
+            "--no-color" => flag(&mut cli.no_color)?,
+            "--verbose" => flag(&mut cli.verbose)?,
             "--format" => {
                 let value = value()?;
                 cli.format = Format::from_str(&value, true).map_err(|_| {
