@@ -486,7 +486,7 @@ fn flattened_custom_variable_columns_are_one_object_as_in_csv() {
         .upsert_arrow(RecordKind::Customers, &customers)
         .unwrap();
     assert_eq!(report.accepted(), 2);
-    let variables = |id: &str| -> Vec<(String, String)> {
+    let variables = |ledger: &Ledger, id: &str| -> Vec<(String, String)> {
         ledger
             .customer(id)
             .unwrap()
@@ -497,30 +497,42 @@ fn flattened_custom_variable_columns_are_one_object_as_in_csv() {
     };
     let pair = |k: &str, v: &str| (k.to_string(), v.to_string());
     assert_eq!(
-        variables("b"),
+        variables(&ledger, "b"),
         [pair("industry", "Retail"), pair("seats", "12")]
     );
     // A null cell is a variable not given, as an empty CSV cell is.
-    assert_eq!(variables("c"), [pair("seats", "3")]);
+    assert_eq!(variables(&ledger, "c"), [pair("seats", "3")]);
 
-    // The object given both ways is refused for the whole batch.
+    // The object given both ways in one row is refused for that row; a
+    // row with its object alone, beside the flattened columns, is read.
     let both = batch(vec![
-        ("id", Arc::new(StringArray::from(vec!["d"]))),
-        ("name", Arc::new(StringArray::from(vec!["D"]))),
-        ("custom_variables", Arc::new(StringArray::from(vec!["{}"]))),
+        ("id", Arc::new(StringArray::from(vec!["d", "f"]))),
+        ("name", Arc::new(StringArray::from(vec!["D", "F"]))),
+        (
+            "custom_variables",
+            Arc::new(StringArray::from(vec![Some("{}"), None])),
+        ),
         (
             "custom_variables.industry",
-            Arc::new(StringArray::from(vec!["Retail"])),
+            Arc::new(StringArray::from(vec![Some("Retail"), Some("Media")])),
         ),
     ]);
-    let error = ledger
-        .upsert_arrow(RecordKind::Customers, &both)
-        .unwrap_err();
+    let report = ledger.upsert_arrow(RecordKind::Customers, &both).unwrap();
     assert_eq!(
-        error.to_string(),
-        "customer ?: field `custom_variables`: is a column and also columns \
-         `custom_variables.<key>`; give the object one way"
+        errors(&report),
+        [
+            (
+                "d".to_string(),
+                Some(
+                    "customer d: field `custom_variables`: `custom_variables.industry` gives a \
+                     variable too; give the variables one way"
+                        .to_string()
+                )
+            ),
+            ("f".to_string(), None)
+        ]
     );
+    assert_eq!(variables(&ledger, "f"), [pair("industry", "Media")]);
     // A key without a name is refused per record, as in CSV.
     let unnamed = batch(vec![
         ("id", Arc::new(StringArray::from(vec!["e"]))),

@@ -343,8 +343,9 @@ impl<'a, N: Node<'a>> Fields<'a, N> {
     }
 
     /// The fields of the record that hold one key of the object `names`
-    /// flattened (`custom_variables.industry`): the object's name as
-    /// written, the key and its value.
+    /// flattened (`custom_variables.industry`), null ones left out (a
+    /// table's empty cell): the object's name as written, the key and its
+    /// value.
     fn flattened(&self, names: &[&str]) -> Vec<(&'a str, &'a str, N)> {
         let View::Object(entries) = self.map.view() else {
             return Vec::new();
@@ -352,7 +353,8 @@ impl<'a, N: Node<'a>> Fields<'a, N> {
         entries
             .filter_map(|(field, value)| {
                 let (object, key) = field.split_once('.')?;
-                names.contains(&object).then_some((object, key, value))
+                let given = names.contains(&object) && !matches!(value.view(), View::Null);
+                given.then_some((object, key, value))
             })
             .collect()
     }

@@ -22,11 +22,6 @@
 //!   `custom_variables`).
 //!
 //! Any other column type is refused for the whole batch, naming the column.
-//!
-//! Columns named `custom_variables.<key>` (or `metadata.<key>`), as a
-//! spreadsheet or a CSV export flattens them, are one object field of the
-//! record, a key per column, as the CSV reader reads them; such columns
-//! beside a `custom_variables` column of its own are refused, naming it.
 
 use crate::error::{Error, Result};
 use crate::model::json::{NameSet, Node, View, infinity_text};
@@ -53,9 +48,6 @@ use cells::{cell_view, date_view, float_view, readable, timestamp_view};
 #[derive(Debug)]
 pub struct ArrowRecords<'a> {
     columns: Vec<Column<'a>>,
-    /// The object fields flattened into columns of their own
-    /// (`custom_variables.industry`), each with its columns by key.
-    flattened: Vec<Flattened<'a>>,
     /// The positions of the columns by the length of their names (the last
     /// bucket holds every longer name), in column order: a record asks for
     /// some thirty names per row, and most are told apart by length alone.
@@ -87,7 +79,6 @@ impl<'a> ArrowRecords<'a> {
             ));
         }
         let mut columns = Vec::with_capacity(batch.num_columns());
-        let mut flattened: Vec<Flattened<'a>> = Vec::new();
         for (field, column) in schema.fields().iter().zip(batch.columns()) {
             if !readable(column.data_type()) {
                 return Err(Error::invalid(
@@ -101,31 +92,7 @@ impl<'a> ArrowRecords<'a> {
                     ),
                 ));
             }
-            let column = Column::new(field.name(), column.as_ref());
-            match flattened_key(field.name()) {
-                Some((object, key)) => match flattened.iter_mut().find(|f| f.name == object) {
-                    Some(group) => group.keys.push((key, column)),
-                    None => flattened.push(Flattened {
-                        name: object,
-                        keys: vec![(key, column)],
-                    }),
-                },
-                None => columns.push(column),
-            }
-        }
-        if let Some(object) = flattened
-            .iter()
-            .find(|group| columns.iter().any(|column| column.name == group.name))
-        {
-            return Err(Error::invalid(
-                kind,
-                "?",
-                object.name,
-                format!(
-                    "is a column and also columns `{}.<key>`; give the object one way",
-                    object.name
-                ),
-            ));
+            columns.push(Column::new(field.name(), column.as_ref()));
         }
         let mut by_length = vec![Vec::new(); NAME_BUCKETS + 1];
         for (i, column) in columns.iter().enumerate() {
@@ -133,12 +100,9 @@ impl<'a> ArrowRecords<'a> {
         }
         let names = columns
             .iter()
-            .map(|column| column.name)
-            .chain(flattened.iter().map(|group| group.name))
-            .fold(NameSet::NONE, NameSet::with);
+            .fold(NameSet::NONE, |names, column| names.with(column.name));
         Ok(ArrowRecords {
             columns,
-            flattened,
             by_length,
             names,
             rows: batch.num_rows(),
@@ -167,26 +131,6 @@ impl<'a> ArrowRecords<'a> {
             .map(|&i| &self.columns[i])
             .find(|column| column.name == name)
     }
-}
-
-/// An object field of the records flattened into a column per key.
-#[derive(Debug)]
-pub(crate) struct Flattened<'a> {
-    /// The field's name (`custom_variables`).
-    name: &'static str,
-    /// Each key with its column, in column order.
-    keys: Vec<(&'a str, Column<'a>)>,
-}
-
-/// The object and key a flattened column holds (`custom_variables` and
-/// `industry` for `custom_variables.industry`), for the object fields a
-/// table may flatten.
-fn flattened_key(column: &str) -> Option<(&'static str, &str)> {
-    let (object, key) = column.split_once('.')?;
-    crate::model::customer::CUSTOM_VARIABLES
-        .iter()
-        .find(|name| **name == object)
-        .map(|name| (*name, key))
 }
 
 /// One column of a batch, with its array downcast once for the common
@@ -301,11 +245,6 @@ pub enum ArrowNode<'a> {
         array: &'a dyn Array,
         row: usize,
     },
-    /// A row's object field flattened into columns of its own.
-    Flattened {
-        object: &'a Flattened<'a>,
-        row: usize,
-    },
 }
 
 impl<'a> Node<'a> for ArrowNode<'a> {
@@ -321,16 +260,12 @@ impl<'a> Node<'a> for ArrowNode<'a> {
             }),
             ArrowNode::Field { column, row } => column.view(row),
             ArrowNode::Cell { array, row } => cell_view(array, row),
-            ArrowNode::Flattened { object, row } => View::Object(ArrowEntries::Flattened {
-                keys: object.keys.iter(),
-                row,
-            }),
         }
     }
 
     fn is_object(self) -> bool {
         match self {
-            ArrowNode::Row { .. } | ArrowNode::Flattened { .. } => true,
+            ArrowNode::Row { .. } => true,
             ArrowNode::Field { column, row } => ArrowNode::Cell {
                 array: column.array,
                 row,
@@ -345,32 +280,23 @@ impl<'a> Node<'a> for ArrowNode<'a> {
 
     fn get(self, name: &str) -> Option<Self> {
         match self {
-            ArrowNode::Row { records, row } => match records.column(name) {
-                Some(column) => Some(ArrowNode::Field { column, row }),
-                None => records
-                    .flattened
-                    .iter()
-                    .find(|object| object.name == name)
-                    .map(|object| ArrowNode::Flattened { object, row }),
+            ArrowNode::Row { records, row } => records
+                .column(name)
+                .map(|column| ArrowNode::Field { column, row }),
+            ArrowNode::Field { .. } | ArrowNode::Cell { .. } => match self.view() {
+                View::Object(entries) => entries
+                    .filter(|(key, _)| *key == name)
+                    .last()
+                    .map(|(_, value)| value),
+                _ => None,
             },
-            ArrowNode::Field { .. } | ArrowNode::Cell { .. } | ArrowNode::Flattened { .. } => {
-                match self.view() {
-                    View::Object(entries) => entries
-                        .filter(|(key, _)| *key == name)
-                        .last()
-                        .map(|(_, value)| value),
-                    _ => None,
-                }
-            }
         }
     }
 
     fn names(self) -> NameSet {
         match self {
             ArrowNode::Row { records, .. } => records.names,
-            ArrowNode::Field { .. } | ArrowNode::Cell { .. } | ArrowNode::Flattened { .. } => {
-                NameSet::of(self.view())
-            }
+            ArrowNode::Field { .. } | ArrowNode::Cell { .. } => NameSet::of(self.view()),
         }
     }
 
@@ -411,18 +337,13 @@ impl<'a> Iterator for ArrowItems<'a> {
     }
 }
 
-/// The fields of a row (its flattened objects last), a struct cell, a map
-/// cell or a flattened object, in column order.
+/// The fields of a row, a struct cell or a map cell, in column order.
 #[derive(Debug)]
 pub enum ArrowEntries<'a> {
     Row {
         records: &'a ArrowRecords<'a>,
         row: usize,
         next: usize,
-    },
-    Flattened {
-        keys: std::slice::Iter<'a, (&'a str, Column<'a>)>,
-        row: usize,
     },
     Struct {
         array: &'a arrow_array::StructArray,
@@ -442,19 +363,9 @@ impl<'a> Iterator for ArrowEntries<'a> {
     fn next(&mut self) -> Option<Self::Item> {
         match self {
             ArrowEntries::Row { records, row, next } => {
-                let at = *next;
+                let column = records.columns.get(*next)?;
                 *next += 1;
-                match records.columns.get(at) {
-                    Some(column) => Some((column.name, ArrowNode::Field { column, row: *row })),
-                    None => {
-                        let object = records.flattened.get(at - records.columns.len())?;
-                        Some((object.name, ArrowNode::Flattened { object, row: *row }))
-                    }
-                }
-            }
-            ArrowEntries::Flattened { keys, row } => {
-                let (key, column) = keys.next()?;
-                Some((*key, ArrowNode::Field { column, row: *row }))
+                Some((column.name, ArrowNode::Field { column, row: *row }))
             }
             ArrowEntries::Struct { array, row, next } => {
                 let i = *next;
