@@ -21,6 +21,7 @@ pub(crate) mod movement_table;
 pub(crate) mod mrr;
 mod mrr_parts;
 mod mrr_rows;
+mod mrr_spans;
 mod params;
 pub(crate) mod partial;
 mod registry;

@@ -16,6 +16,7 @@ pub(super) use super::mrr_rows::{MrrRow, period_row};
 use super::mrr_rows::{
     add_entries_to_total, add_movement_columns, breakdown_entry, mean, share_totals, spec_copy,
 };
+use super::mrr_spans::Spans;
 use super::request::SeriesRequest;
 use super::runs::fold_runs;
 use super::series::{Conversion, PeriodStats, SeriesSpec};
@@ -27,7 +28,7 @@ use crate::derive::timeline::Replay;
 use crate::error::Result;
 use crate::ids::CustomerId;
 use crate::money::Currency;
-use crate::period::{DateRange, Period, PeriodInterval, periods};
+use crate::period::{DateRange, Period, PeriodInterval};
 use crate::query::Query;
 use crate::query::filters::{CustomerFacts, CustomerFilter, breakdown_value, currency_filter};
 use chrono::{DateTime, Months, NaiveDate, Utc};
@@ -96,8 +97,8 @@ struct Selected<'r> {
 
 /// Parameters that decide an mrr series.
 pub(super) struct Request<'a> {
-    range: DateRange,
-    interval: PeriodInterval,
+    pub(super) range: DateRange,
+    pub(super) interval: PeriodInterval,
     currency: Currency,
     conversion: Conversion,
     filter: CustomerFilter,
@@ -105,7 +106,7 @@ pub(super) struct Request<'a> {
     kinds: Vec<MovementKind>,
     subtypes: Vec<MovementSubtype>,
     breakdown: Option<&'static str>,
-    ledger: &'a Derived<'a>,
+    pub(super) ledger: &'a Derived<'a>,
     as_of: DateTime<Utc>,
     as_of_day: NaiveDate,
 }
@@ -234,57 +235,11 @@ impl<'a> Request<'a> {
     }
 }
 
-/// The periods of a request: the report's, the 5 whole periods before them
-/// (for the churn average) and whole months from 5 months before the first
-/// period's end to the last period's end (for LTV and customer lifetime).
-pub(super) struct Spans {
-    main: Vec<Period>,
-    history_range: DateRange,
-    history: Vec<Period>,
-    months_range: DateRange,
-    months: Vec<Period>,
-}
-
 impl Request<'_> {
     fn compute(&self) -> Result<MrrSeries> {
         let spans = self.spans();
         let part = self.part(&spans)?;
         Ok(self.assemble(&spans, part))
-    }
-
-    pub(super) fn spans(&self) -> Spans {
-        let week_start = self.ledger.settings().week_start();
-        let main = periods(&self.range, self.interval, week_start);
-        // The 5 whole periods before the range, for the churn average.
-        let first_start = main.first().map_or(self.range.start, |p| p.start);
-        let mut history_start = first_start;
-        for _ in 0..5 {
-            history_start = self.interval.previous(history_start);
-        }
-        let history_range = DateRange {
-            start: history_start,
-            end: first_start.pred_opt().unwrap_or(first_start),
-        };
-        let history = periods(&history_range, self.interval, week_start);
-        // Whole months from 5 months before the first period's end to the
-        // last period's end, for LTV and customer lifetime.
-        let month = |d: NaiveDate| PeriodInterval::Month.align(d, week_start);
-        let first_end = main.first().map_or(self.range.end, |p| p.end);
-        let last_end = main.last().map_or(self.range.end, |p| p.end);
-        let months_range = DateRange {
-            start: month(first_end)
-                .checked_sub_months(Months::new(5))
-                .unwrap_or(first_end),
-            end: last_end,
-        };
-        let months = periods(&months_range, PeriodInterval::Month, week_start);
-        Spans {
-            main,
-            history_range,
-            history,
-            months_range,
-            months,
-        }
     }
 
     /// The stats of every group over the three spans, over this ledger's
@@ -332,6 +287,7 @@ impl Request<'_> {
         let Spans {
             main,
             history,
+            clipped,
             months,
             ..
         } = spans;
@@ -350,13 +306,19 @@ impl Request<'_> {
                 .get(key)
                 .map(|(_, s)| s.clone())
                 .unwrap_or_else(|| vec![PeriodStats::default(); months.len()]);
+            // The rates of whole periods: a clipped first period's is that
+            // of the whole period, the history's last.
+            let skipped = usize::from(*clipped);
             let rates: Vec<Option<f64>> = before
                 .iter()
-                .chain(stats.iter())
+                .chain(stats.iter().skip(skipped))
                 .map(customer_churn_rate)
                 .collect();
             let churn_avg = (0..stats.len())
-                .map(|i| mean(&rates[(i + before.len()).saturating_sub(5)..=i + before.len()]))
+                .map(|i| {
+                    let at = (i + before.len()).saturating_sub(skipped);
+                    mean(&rates[at.saturating_sub(5)..=at])
+                })
                 .collect();
             let monthly_rates: Vec<(NaiveDate, Option<f64>)> = months
                 .iter()
