@@ -10,6 +10,7 @@ const { SubmetricsError } = require('./errors.js')
 const { flatten } = require('./records.js')
 const { Client } = require('./client/index.js')
 const { parseExact } = require('./client/exact.js')
+const { listOptions, listFilter } = require('./client/params.js')
 
 // Codes napi-rs gives its own argument-conversion errors (a number where a
 // string is expected, ...): they become SubmetricsErrors too.
@@ -132,31 +133,6 @@ function paramItem(key, item) {
 }
 
 /** Movement filters for the addon (Dates as ISO instants; the core reads them). */
-// A list's `limit` and `offset`, each a whole number from 0 to 2^32 - 1
-// (what the addon takes); any other option is an error naming it.
-function listOptions(options, known = ['limit', 'offset']) {
-  if (options === undefined || options === null) return [undefined, undefined]
-  const names = known.join(', ').replace(/, ([^,]*)$/, ' and $1')
-  const bad = (message, field) => new SubmetricsError(message, 'invalid_argument', undefined, field)
-  if (typeof options !== 'object' || Array.isArray(options)) {
-    throw bad(`list options must be an object of ${names}`, 'options')
-  }
-  for (const key of Object.keys(options)) {
-    if (!known.includes(key)) {
-      throw bad(`unknown list option \`${key}\`; the options are ${names}`, key)
-    }
-  }
-  const whole = (name) => {
-    const value = options[name]
-    if (value === undefined || value === null) return undefined
-    if (!Number.isInteger(value) || value < 0 || value > 0xffffffff) {
-      throw bad(`${name}: \`${value}\` is not a whole number from 0 to 4294967295`, name)
-    }
-    return value
-  }
-  return [whole('limit'), whole('offset')]
-}
-
 function filters(given) {
   const [out] = query(given)
   return out
@@ -308,11 +284,8 @@ class Ledger {
   // `listBy(id, limit, offset)` answers.
   _listOf(collection, options, by, listBy) {
     const [limit, offset] = listOptions(options, ['limit', 'offset', by])
-    const id = options?.[by]
-    if (id === undefined || id === null) return this._answer(() => this._native.list(collection, limit, offset))
-    if (typeof id !== 'string') {
-      throw new SubmetricsError(`${by}: must be an id, got ${JSON.stringify(id)}`, 'invalid_argument', undefined, by)
-    }
+    const id = listFilter(options, by)
+    if (id === undefined) return this._answer(() => this._native.list(collection, limit, offset))
     return this._answer(() => listBy(idText(id, by), limit, offset))
   }
 

@@ -10,7 +10,7 @@
 
 const { OPERATIONS, ANSWER_TYPES } = require('./operations.js')
 const { SubmetricsError } = require('../errors.js')
-const { UNSET, isUnset, refusedNames } = require('./params.js')
+const { UNSET, isUnset, refusedNames, listOptions, listFilter } = require('./params.js')
 const { parseExact } = require('./exact.js')
 const { recordsText, valueText } = require('./body.js')
 
@@ -97,6 +97,11 @@ const notBytes = (records) => {
 // One record or an array of them, as the Ledger reads them (body.js).
 const recordsBody = (records) => new JsonText(recordsText(notBytes(records)))
 const valueBody = (value, what) => new JsonText(valueText(value, what))
+
+/** The list methods `paginate` pages through, each with its id filter (or none). */
+const PAGED = {
+  listCustomers: null, listPlans: 'source', listPlanGroups: null, listInvoices: 'customer', listDataSources: null, listFxRates: null,
+}
 
 const CLIENT_OPTIONS = ['baseUrl', 'apiKey', 'timeoutMs', 'maxRetries', 'maxRetryWaitMs', 'fetch', 'bigints']
 
@@ -300,21 +305,48 @@ class Client {
   getInvoice(id) { return this.call('getInvoice', { id }) }
   getDataSource(id) { return this.call('getDataSource', { id }) }
 
-  async _list(operation, options, extra) {
-    const query = { limit: options?.limit, offset: options?.offset, ...extra }
+  // A page of a list: its options read as the Ledger reads them (params.js:
+  // `limit` and `offset`, and the list's id filter `by` when it has one; any
+  // other name is an error naming it), before anything is sent.
+  async _list(operation, options, by) {
+    const [limit, offset] = listOptions(options, by ? ['limit', 'offset', by] : ['limit', 'offset'])
+    const query = { limit, offset }
+    if (by) query[by] = listFilter(options, by)
     return (await this.call(operation, null, query)).result
   }
 
   listCustomers(options) { return this._list('listCustomers', options) }
-  listPlans(options) { return this._list('listPlans', options, { source: options?.source }) }
+  listPlans(options) { return this._list('listPlans', options, 'source') }
   listPlanGroups(options) { return this._list('listPlanGroups', options) }
-  listInvoices(options) { return this._list('listInvoices', options, { customer: options?.customer }) }
+  listInvoices(options) { return this._list('listInvoices', options, 'customer') }
   listDataSources(options) { return this._list('listDataSources', options) }
   listFxRates(options) { return this._list('listFxRates', options) }
 
-  /** Every item of a list method, `pageSize` at a time: `for await (const c of client.paginate('listCustomers'))`. */
-  async * paginate(method, options = {}) {
-    const { pageSize = 1000, ...filters } = options
+  /**
+   * Every item of a list method, `pageSize` at a time: `for await (const c
+   * of client.paginate('listCustomers'))`. The options are `pageSize` (a
+   * whole number from 1) and the list's id filter (`customer` of
+   * listInvoices, `source` of listPlans); any other is an error naming it,
+   * raised before anything is sent.
+   */
+  async * paginate(method, options) {
+    if (!Object.hasOwn(PAGED, method)) {
+      throw new SubmetricsError(`paginate: \`${method}\` is not a list method; the list methods are ${Object.keys(PAGED).join(', ')}`,
+        'invalid_argument', undefined, 'method')
+    }
+    const by = PAGED[method]
+    const known = by ? ['pageSize', by] : ['pageSize']
+    const names = known.join(' and ')
+    if (options !== undefined && options !== null && (typeof options !== 'object' || Array.isArray(options))) {
+      throw new SubmetricsError(`paginate options must be an object of ${names}`, 'invalid_argument', undefined, 'options')
+    }
+    for (const key of Object.keys(options ?? {})) {
+      if (!known.includes(key)) {
+        throw new SubmetricsError(`unknown paginate option \`${key}\`; the options are ${names}`, 'invalid_argument', undefined, key)
+      }
+    }
+    const pageSize = options?.pageSize ?? 1000
+    const filters = by ? { [by]: options?.[by] } : {}
     let offset = 0
     for (;;) {
       const page = await this[method]({ ...filters, limit: pageSize, offset })

@@ -484,3 +484,44 @@ test('a report parameter given twice (two spellings, as_of both ways, format to 
   await client.customers({ status: 'active' }, '2024-03-01')
   assert.deepEqual(queries, [{ as_of: '2024-01-01', interval: 'month' }, { status: 'active', as_of: '2024-03-01' }])
 })
+
+test('list and paginate options it does not know are refused by name before sending, as the Ledger refuses them', async () => {
+  const urls = []
+  const fetch = async (url) => {
+    urls.push(url)
+    return new Response('{"result": {"count": 0, "list": []}}', { status: 200, headers: { 'content-type': 'application/json' } })
+  }
+  const client = new Client({ baseUrl: 'http://service.test', fetch })
+  const refused = (promise, field, message) => assert.rejects(promise, (e) => {
+    assert.ok(e instanceof SubmetricsError)
+    assert.equal(e.code, 'invalid_argument')
+    assert.equal(e.field, field)
+    assert.equal(e.message, message)
+    return true
+  })
+  const drain = async (generator) => { for await (const _ of generator); }
+  // Each of these used to answer a page as if the option were not there.
+  await refused(client.listInvoices({ limit: 1, custmer: 'c1' }), 'custmer',
+    'unknown list option `custmer`; the options are limit, offset and customer')
+  await refused(client.listCustomers({ lmit: 2 }), 'lmit', 'unknown list option `lmit`; the options are limit and offset')
+  await refused(client.listCustomers({ customer: 'c1' }), 'customer', 'unknown list option `customer`; the options are limit and offset')
+  await refused(client.listPlans({ customer: 'c1' }), 'customer', 'unknown list option `customer`; the options are limit, offset and source')
+  await refused(client.listInvoices({ customer: 5 }), 'customer', 'customer: must be an id, got 5')
+  await refused(client.listCustomers(5), 'options', 'list options must be an object of limit and offset')
+  await refused(drain(client.paginate('listCustomers', { pageSize: 3, customer: 'c1' })), 'customer',
+    'unknown paginate option `customer`; the options are pageSize')
+  await refused(drain(client.paginate('listInvoices', { limit: 3 })), 'limit',
+    'unknown paginate option `limit`; the options are pageSize and customer')
+  await refused(drain(client.paginate('listCustomer')), 'method',
+    'paginate: `listCustomer` is not a list method; the list methods are listCustomers, listPlans, listPlanGroups, listInvoices, listDataSources, listFxRates')
+  assert.deepEqual(urls, [])
+  // The same options as the Ledger's: refused by both in the same words.
+  const ledger = new Ledger()
+  assert.throws(() => ledger.listInvoices({ limit: 1, custmer: 'c1' }), {
+    code: 'invalid_argument', field: 'custmer', message: 'unknown list option `custmer`; the options are limit, offset and customer',
+  })
+  await client.listInvoices({ customer: 'c1', limit: 2, offset: null })
+  await drain(client.paginate('listPlans', { pageSize: 3, source: 'ds1' }))
+  await drain(client.paginate('listCustomers'))
+  assert.deepEqual(urls.map((url) => new URL(url).search), ['?limit=2&customer=c1', '?limit=3&offset=0&source=ds1', '?limit=1000&offset=0'])
+})
