@@ -170,6 +170,15 @@ func TestRecordsReportsAndPaging(t *testing.T) {
 	if err != nil || summary.Summary.MRRCurrent != 15000 || summary.Currency != "USD" {
 		t.Fatalf("summary %+v %v", summary, err)
 	}
+	// An empty asOf is now: it used to send `as_of=`, which the service refuses.
+	now, err := c.Summary(ctx, "")
+	var nowReport SummaryReport
+	if err == nil {
+		err = c.Report(ctx, "summary", nil, &nowReport)
+	}
+	if err != nil || now.Currency != "USD" || now.Summary != nowReport.Summary {
+		t.Fatalf("summary now %+v %v", now, err)
+	}
 	table, err := c.Table(ctx, "mrr-table", asOf)
 	if err != nil || table.Rows[0].Metric != "total_mrr" || len(table.Columns) != 5 {
 		t.Fatalf("mrr-table %+v %v", table, err)
@@ -481,5 +490,34 @@ func TestAnswersBeyond2To53AreExactOrRefused(t *testing.T) {
 	if err := decoder.Decode(&exact); err != nil || exact.Summary["mrr_current"] != json.Number("10000000000000000") ||
 		exact.Summary["arr_current"] != json.Number("120000000000000000") {
 		t.Fatalf("raw summary %s %v", raw, err)
+	}
+}
+
+// TestAnEmptyAsOfIsNow: Summary, Movements and MovementsArrow leave an
+// empty asOf out of the query (the service's now), and send any other.
+func TestAnEmptyAsOfIsNow(t *testing.T) {
+	var queries []string
+	server := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		queries = append(queries, r.URL.RawQuery)
+		w.Header().Set("Content-Type", "application/json")
+		_, _ = w.Write([]byte(`{"result":[]}`))
+	}))
+	defer server.Close()
+	client := NewClient(server.URL, "key")
+	ctx := context.Background()
+	for _, asOf := range []string{"", "2024-01-01"} {
+		if _, err := client.Summary(ctx, asOf); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := client.Movements(ctx, asOf, nil); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := client.MovementsArrow(ctx, asOf, nil); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want := []string{"", "", "format=arrow", "as_of=2024-01-01", "as_of=2024-01-01", "as_of=2024-01-01&format=arrow"}
+	if !reflect.DeepEqual(queries, want) {
+		t.Fatalf("sent %q, want %q", queries, want)
 	}
 }

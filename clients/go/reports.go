@@ -69,7 +69,8 @@ func (c *Client) ReportArrow(ctx context.Context, name string, params map[string
 // Summary runs the summary report at asOf (empty: now).
 func (c *Client) Summary(ctx context.Context, asOf string) (SummaryReport, error) {
 	var out SummaryReport
-	err := c.Report(ctx, "summary", map[string]string{"as_of": asOf}, &out)
+	query, _ := queryAt(nil, asOf, "") // no parameters to clash with asOf
+	err := c.Call(ctx, "getReport", map[string]string{"name": "summary"}, query, nil, &out)
 	return out, err
 }
 
