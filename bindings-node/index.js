@@ -10,7 +10,9 @@ const { SubmetricsError } = require('./errors.js')
 const { flatten } = require('./records.js')
 const { Client } = require('./client/index.js')
 const { parseExact } = require('./client/exact.js')
-const { listOptions, listFilter } = require('./client/params.js')
+const {
+  listOptions, listFilter, invalidQuery, wellFormed, escapeLone, isoInstant, instant, paramItem,
+} = require('./client/params.js')
 
 // Codes napi-rs gives its own argument-conversion errors (a number where a
 // string is expected, ...): they become SubmetricsErrors too.
@@ -48,44 +50,9 @@ function call(fn, fallbackCode) {
   }
 }
 
-function invalidQuery(message, field) {
-  return new SubmetricsError(message, 'invalid_query', undefined, field)
-}
-
-/**
- * Refuses a string holding a lone UTF-16 surrogate, naming `field`: it is
- * not Unicode text, and the addon would read it as U+FFFD, making two
- * different strings one.
- */
-function wellFormed(text, field, code, what = field) {
-  if (text.isWellFormed()) return text
-  const escape = escapeLone(text.match(LONE_SURROGATE)[0])
-  throw new SubmetricsError(`${what}: holds a lone UTF-16 surrogate (${escape}), which is not Unicode text`, code, undefined, field)
-}
-
-const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g
-
-// `text` with each lone surrogate written as its `\uXXXX` escape.
-function escapeLone(text) {
-  return text.replace(LONE_SURROGATE, (unit) => `\\u${unit.charCodeAt(0).toString(16).toUpperCase()}`)
-}
-
 // An id argument as the addon takes it: a lone surrogate is refused.
 function idText(id, field = 'id') {
   return typeof id === 'string' ? wellFormed(id, field, 'invalid_argument') : id
-}
-
-// A Date as its ISO instant; the core makes it a day in the ledger's time zone.
-function isoInstant(value, field) {
-  if (Number.isNaN(value.getTime())) throw invalidQuery(`${field} is an invalid Date`, field)
-  return value.toISOString()
-}
-
-function instant(asOf) {
-  if (asOf === undefined || asOf === null) return undefined
-  if (asOf instanceof Date) return isoInstant(asOf, 'as_of')
-  if (typeof asOf === 'string') return asOf
-  throw invalidQuery(`asOf must be a Date or an ISO string, got ${typeof asOf}`, 'as_of')
 }
 
 /**
@@ -113,23 +80,6 @@ function query(given) {
     } else out[key] = Array.isArray(value) ? value.map((item) => paramItem(key, item)) : paramItem(key, value)
   }
   return [out, instants]
-}
-
-/**
- * One value of parameter `key` as the addon reads it: text, a finite
- * number, a boolean or null (in an array, left out), a BigInt as its
- * digits. Anything else (an object, a Date in an array, a function, a
- * symbol, NaN or an infinity) is an `invalid_query` error naming the
- * parameter, in the words the addon uses for an object.
- */
-function paramItem(key, item) {
-  if (typeof item === 'string') return wellFormed(item, key, 'invalid_query', `parameter \`${key}\``)
-  if (typeof item === 'bigint') return String(item)
-  if (typeof item === 'number' && !Number.isFinite(item)) {
-    throw invalidQuery(`parameter \`${key}\`: ${item} is not a finite number`, key)
-  }
-  if (item === undefined || item === null || typeof item === 'number' || typeof item === 'boolean') return item ?? null
-  throw invalidQuery(`parameter \`${key}\`: a parameter value is text, a number, a boolean, a Date or an array of those`, key)
 }
 
 /** Movement filters for the addon (Dates as ISO instants; the core reads them). */

@@ -10,7 +10,9 @@
 
 const { OPERATIONS, ANSWER_TYPES } = require('./operations.js')
 const { SubmetricsError } = require('../errors.js')
-const { UNSET, isUnset, refusedNames, listOptions, listFilter } = require('./params.js')
+const {
+  UNSET, isUnset, refusedNames, listOptions, listFilter, isoInstant, instant, paramItem,
+} = require('./params.js')
 const { parseExact } = require('./exact.js')
 const { recordsText, valueText } = require('./body.js')
 
@@ -23,10 +25,16 @@ const DASHED = new Set(['selected-date', 'selected-type', 'breakdown-value'])
 /** The calls answering exactly, as Arrow, what an operation's JSON cannot hold. */
 const EXACT_ELSEWHERE = { getReport: 'reportArrow', listMovements: 'movementsArrow' }
 
-function text(value) {
-  if (value instanceof Date) return value.toISOString()
-  if (Array.isArray(value)) return value.map(text).join(' ')
-  return String(value)
+// The query text of parameter `key`'s value, read as the Ledger reads a
+// parameter (params.js): text, a finite number, a boolean, a BigInt, a Date
+// (its ISO instant) or an array of those but Dates, space-separated (a null
+// in it left out). Anything else (an object, an invalid Date, NaN) is the
+// Ledger's `invalid_query` error naming the parameter, before anything is
+// sent: its String() would filter on text nobody wrote ("[object Object]").
+function text(key, value) {
+  if (value instanceof Date) return isoInstant(value, key)
+  if (Array.isArray(value)) return value.map((item) => paramItem(key, item)).filter((item) => item !== null).join(' ')
+  return String(paramItem(key, value))
 }
 
 // Report parameters as query text, undefined for one left unset (its
@@ -46,7 +54,7 @@ function queryOf(params) {
       throw new SubmetricsError(`parameter \`${param}\`: is given twice (as ${dashed} and ${name.replaceAll('-', '_')}); give it once`,
         'invalid_query', undefined, param)
     }
-    out[param] = text(value)
+    out[param] = text(param, value)
   }
   return out
 }
@@ -67,7 +75,7 @@ function queryAt(params, asOf, extra = {}) {
     throw new SubmetricsError('parameter `as_of`: is given twice (as the asOf argument and among the parameters); give it once',
       'invalid_query', undefined, 'as_of')
   }
-  return { ...query, as_of: asOf }
+  return { ...query, as_of: instant(asOf) }
 }
 
 /** Seconds a Retry-After header asks for (delta seconds or an HTTP date). */
@@ -213,7 +221,7 @@ class Client {
       : []
     const search = new URLSearchParams()
     for (const [name, value] of Object.entries(query ?? {})) {
-      if (!isUnset(value)) search.set(name, text(value))
+      if (!isUnset(value)) search.set(name, text(name, value))
       else if (refused.includes(name)) search.set(name, UNSET)
     }
     const url = this.baseUrl + path + (search.size ? `?${search}` : '')

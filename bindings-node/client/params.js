@@ -74,4 +74,62 @@ function listFilter(options, by) {
   return id
 }
 
-module.exports = { UNSET, isUnset, refusedNames, listOptions, listFilter }
+// Report parameter values, as the Ledger reads them and the Client sends
+// them (so both accept and refuse the same values, in the same words).
+
+function invalidQuery(message, field) {
+  return new SubmetricsError(message, 'invalid_query', undefined, field)
+}
+
+/**
+ * Refuses a string holding a lone UTF-16 surrogate, naming `field`: it is
+ * not Unicode text, and the addon would read it as U+FFFD, making two
+ * different strings one.
+ */
+function wellFormed(text, field, code, what = field) {
+  if (text.isWellFormed()) return text
+  const escape = escapeLone(text.match(LONE_SURROGATE)[0])
+  throw new SubmetricsError(`${what}: holds a lone UTF-16 surrogate (${escape}), which is not Unicode text`, code, undefined, field)
+}
+
+const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g
+
+// `text` with each lone surrogate written as its `\uXXXX` escape.
+function escapeLone(text) {
+  return text.replace(LONE_SURROGATE, (unit) => `\\u${unit.charCodeAt(0).toString(16).toUpperCase()}`)
+}
+
+// A Date as its ISO instant; the core makes it a day in the ledger's time zone.
+function isoInstant(value, field) {
+  if (Number.isNaN(value.getTime())) throw invalidQuery(`${field} is an invalid Date`, field)
+  return value.toISOString()
+}
+
+function instant(asOf) {
+  if (asOf === undefined || asOf === null) return undefined
+  if (asOf instanceof Date) return isoInstant(asOf, 'as_of')
+  if (typeof asOf === 'string') return asOf
+  throw invalidQuery(`asOf must be a Date or an ISO string, got ${typeof asOf}`, 'as_of')
+}
+
+/**
+ * One value of parameter `key` as the addon reads it: text, a finite
+ * number, a boolean or null (in an array, left out), a BigInt as its
+ * digits. Anything else (an object, a Date in an array, a function, a
+ * symbol, NaN or an infinity) is an `invalid_query` error naming the
+ * parameter, in the words the addon uses for an object.
+ */
+function paramItem(key, item) {
+  if (typeof item === 'string') return wellFormed(item, key, 'invalid_query', `parameter \`${key}\``)
+  if (typeof item === 'bigint') return String(item)
+  if (typeof item === 'number' && !Number.isFinite(item)) {
+    throw invalidQuery(`parameter \`${key}\`: ${item} is not a finite number`, key)
+  }
+  if (item === undefined || item === null || typeof item === 'number' || typeof item === 'boolean') return item ?? null
+  throw invalidQuery(`parameter \`${key}\`: a parameter value is text, a number, a boolean, a Date or an array of those`, key)
+}
+
+module.exports = {
+  UNSET, isUnset, refusedNames, listOptions, listFilter,
+  invalidQuery, wellFormed, escapeLone, isoInstant, instant, paramItem,
+}

@@ -525,3 +525,40 @@ test('list and paginate options it does not know are refused by name before send
   await drain(client.paginate('listCustomers'))
   assert.deepEqual(urls.map((url) => new URL(url).search), ['?limit=2&customer=c1', '?limit=3&offset=0&source=ds1', '?limit=1000&offset=0'])
 })
+
+test('a parameter value no query holds, or an invalid Date, is the Ledger\'s invalid_query error before sending', async () => {
+  const urls = []
+  const fetch = async (url) => {
+    urls.push(url)
+    return new Response('{"result": []}', { status: 200, headers: { 'content-type': 'application/json' } })
+  }
+  const client = new Client({ baseUrl: 'http://service.test', fetch })
+  const ledger = new Ledger()
+  const kinds = 'a parameter value is text, a number, a boolean, a Date or an array of those'
+  const cases = [
+    // These used to be sent as "[object Object]", "NaN", "c1 [object Object]" and "2024-...Z"; an
+    // invalid Date threw a bare RangeError.
+    [(t) => t.report('mrr', { customer: { a: 1 } }, AS_OF), 'customer', `parameter \`customer\`: ${kinds}`],
+    [(t) => t.report('mrr', { limit: NaN }, AS_OF), 'limit', 'parameter `limit`: NaN is not a finite number'],
+    [(t) => t.customers({ plan: ['c1', { a: 1 }] }, AS_OF), 'plan', `parameter \`plan\`: ${kinds}`],
+    [(t) => t.movements(AS_OF, { kinds: [['new']] }), 'kinds', `parameter \`kinds\`: ${kinds}`],
+    [(t) => t.report('mrr', { date: [new Date('2024-01-01')] }, AS_OF), 'date', `parameter \`date\`: ${kinds}`],
+    [(t) => t.report('mrr', { fx_date: new Date('nope') }, AS_OF), 'fx_date', 'fx_date is an invalid Date'],
+    [(t) => t.report('mrr', {}, new Date('nope')), 'as_of', 'as_of is an invalid Date'],
+    [(t) => t.movements(new Date('nope')), 'as_of', 'as_of is an invalid Date'],
+    [(t) => t.report('mrr', {}, 20240101), 'as_of', 'asOf must be a Date or an ISO string, got number'],
+  ]
+  for (const [run, field, message] of cases) {
+    const check = (e) => {
+      assert.ok(e instanceof SubmetricsError, `${message}: ${e}`)
+      assert.deepEqual([e.code, e.field, e.message], ['invalid_query', field, message])
+      return true
+    }
+    assert.throws(() => run(ledger), check)
+    await assert.rejects(run(client), check)
+  }
+  assert.deepEqual(urls, [])
+  await client.report('mrr', { customer: ['a', null, 'b'], limit: 5n, cumulative: true, as_of: new Date(Date.UTC(2024, 0, 2)) })
+  assert.deepEqual(urls.map((url) => new URL(url).search),
+    ['?customer=a+b&limit=5&cumulative=true&as_of=2024-01-02T00%3A00%3A00.000Z'])
+})

@@ -501,6 +501,57 @@ def test_a_report_parameter_given_twice_is_refused_before_sending() -> None:
         assert _Counting.paths == ["/reports/mrr?as_of=2024-02-01"]
 
 
+VALUE_KINDS = "a parameter value is text, a number, a boolean, a date or a list of those"
+
+
+@pytest.mark.parametrize(
+    ("call", "error"),
+    [
+        (lambda t: t.report("mrr", as_of=AS_OF, customer={"c1": 1}), f"parameter `customer`: {VALUE_KINDS}, got dict"),
+        (lambda t: t.report("mrr", as_of=AS_OF, customer=b"c1"), f"parameter `customer`: {VALUE_KINDS}, got bytes"),
+        (lambda t: t.report("mrr", as_of=AS_OF, customer=[["c1", "c2"]]), f"parameter `customer`: {VALUE_KINDS}, got list"),
+        (lambda t: t.report("mrr", as_of=AS_OF, customer=[None, "c1"]), f"parameter `customer`: {VALUE_KINDS}, got NoneType"),
+        (lambda t: t.customers(AS_OF, params={"plan": object()}), f"parameter `plan`: {VALUE_KINDS}, got object"),
+        (lambda t: t.movements(AS_OF, start={"day": 1}), f"parameter `start`: {VALUE_KINDS}, got dict"),
+        (lambda t: t.movements(AS_OF, kinds=[["new"]]), f"parameter `kinds`: {VALUE_KINDS}, got list"),
+        (
+            lambda t: t.report("mrr", as_of=AS_OF, customer=decimal.Decimal("0.1000000000000000000001")),
+            "parameter `customer`: Decimal 0.1000000000000000000001 has more digits than a float holds exactly; give it as a string",
+        ),
+    ],
+)
+def test_a_parameter_value_no_query_holds_is_the_ledgers_type_error_before_sending(call: Any, error: str) -> None:
+    # These used to be sent as their str(): "{'c1': 1}", "b'c1'", "['c1', 'c2']".
+    with pytest.raises(TypeError) as ledger:
+        call(submetrics.Ledger(base_currency="USD"))
+    assert str(ledger.value) == error
+    with _serving(_Counting) as url:
+        _Counting.paths = []
+        with pytest.raises(TypeError) as raised:
+            call(submetrics.Client(url))
+        assert str(raised.value) == error
+        assert _Counting.paths == []
+
+
+def test_parameter_values_are_sent_as_the_ledger_reads_them() -> None:
+    with _serving(_Counting) as url:
+        _Counting.paths = []
+        client = submetrics.Client(url)
+        client.report(
+            "mrr",
+            datetime.date(2024, 6, 1),
+            customer=("a", "b"),
+            interval=numpy.str_("month"),
+            limit=numpy.int64(5),
+            x=decimal.Decimal("2.50"),
+            y=decimal.Decimal("3.0"),
+            z=[True, 1.5],
+        )
+        assert _Counting.paths == [
+            "/reports/mrr?customer=a+b&interval=month&limit=5&x=2.5&y=3&z=true+1.5&as_of=2024-06-01"
+        ]
+
+
 @pytest.mark.parametrize(
     ("call", "error", "field"),
     [

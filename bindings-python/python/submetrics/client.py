@@ -132,16 +132,63 @@ def _resolve_url(base_url: Optional[str]) -> str:
     return url if isinstance(url, str) and url else DEFAULT_URL
 
 
-def _text(value: Any) -> str:
-    """A query value as the service reads it: booleans as true/false,
-    sequences joined by spaces, dates and datetimes in ISO 8601."""
+def _plain(value: Any) -> Any:
+    """A numpy scalar or a ``Decimal`` as the plain value it stands for (a
+    numpy datetime64 as its text; a Decimal as an int when whole, else the
+    float of the same number), ``None`` for any other value, as the ledger's
+    reader takes them."""
+    kind = type(value)
+    module = getattr(kind, "__module__", "")
+    if module == "numpy":
+        if kind.__name__ == "datetime64":
+            return str(value)
+        if hasattr(value, "item"):
+            item = value.item()
+            return None if type(item).__module__ == "numpy" else item
+        return None
+    if module == "decimal" and kind.__name__ == "Decimal":
+        finite = value.is_finite()
+        if finite and value == value.to_integral_value():
+            return int(value)
+        number = float(value)
+        if finite and kind(repr(number)) != value:
+            raise TypeError(f"Decimal {value} has more digits than a float holds exactly; give it as a string")
+        return number
+    return None
+
+
+def _scalar_text(value: Any) -> str:
+    """One value of a parameter as text (see :func:`_text`)."""
     if isinstance(value, bool):
         return "true" if value else "false"
-    if isinstance(value, (list, tuple, set, frozenset)):
-        return " ".join(_text(v) for v in value)
-    if isinstance(value, (_dt.datetime, _dt.date)):
+    if isinstance(value, str):
+        return value
+    if isinstance(value, (int, float)):
+        return str(value)
+    if hasattr(value, "isoformat"):
         return value.isoformat()
-    return str(value)
+    plain = _plain(value)
+    if plain is not None:
+        return _scalar_text(plain)
+    raise TypeError(
+        "a parameter value is text, a number, a boolean, a date or a list of those, got " + type(value).__name__
+    )
+
+
+def _text(name: str, value: Any) -> str:
+    """The query text of parameter ``name``'s value, as the ledger reads a
+    parameter: text as given, numbers as ``str()`` writes them, booleans
+    true/false, dates and datetimes ISO 8601 (numpy scalars and Decimals as
+    the plain values they stand for), and a list, tuple or set of those
+    space-separated. Anything else (a dict, bytes, a list of lists) is the
+    ledger's ``TypeError`` naming the parameter, before anything is sent:
+    its ``str()`` would filter on text nobody wrote."""
+    try:
+        if isinstance(value, (list, tuple, set, frozenset)):
+            return " ".join(_scalar_text(v) for v in value)
+        return _scalar_text(value)
+    except TypeError as error:
+        raise TypeError(f"parameter `{name}`: {error}") from None
 
 
 def _query(params: Optional[Mapping[str, Any]], keywords: Mapping[str, Any]) -> Dict[str, Optional[str]]:
@@ -162,7 +209,7 @@ def _query(params: Optional[Mapping[str, Any]], keywords: Mapping[str, Any]) -> 
                 raise InvalidQueryError(
                     f"parameter `{name}`: is given both in params and as a keyword; give it once", None, name
                 )
-            out[name] = _text(value)
+            out[name] = _text(name, value)
     return out
 
 
@@ -185,7 +232,7 @@ def _query_at(
                 None,
                 "as_of",
             )
-        query["as_of"] = _text(as_of)
+        query["as_of"] = _text("as_of", as_of)
     return query
 
 
@@ -334,7 +381,7 @@ class Client(Paging):
         query = query or {}
         unset = any(value is None for value in query.values())
         refused = _params.refused(operation, path_params or {}, query, self._reports) if unset else []
-        pairs = {k: _params.UNSET if v is None else _text(v) for k, v in query.items() if v is not None or k in refused}
+        pairs = {k: _params.UNSET if v is None else _text(k, v) for k, v in query.items() if v is not None or k in refused}
         if pairs:
             url += "?" + urllib.parse.urlencode(pairs)
         data = body if isinstance(body, bytes) or body is None else json.dumps(body).encode()
