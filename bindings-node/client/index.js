@@ -203,7 +203,7 @@ class Client {
    */
   async call(operation, pathParams, query, body) {
     const media = ANSWER_TYPES[operation]
-    const answer = await (await this._send(operation, pathParams, query, body, media ?? 'application/json')).text()
+    const answer = await this._read(await this._send(operation, pathParams, query, body, media ?? 'application/json'), 'text')
     if (media !== undefined) return answer
     return answer ? parseExact(answer, EXACT_ELSEWHERE[operation], this.bigints) : undefined
   }
@@ -240,16 +240,10 @@ class Client {
           signal: AbortSignal.timeout(this.timeoutMs),
         })
       } catch (error) {
-        const timedOut = error?.name === 'TimeoutError'
-        throw new SubmetricsError(
-          timedOut
-            ? `the service at ${this.baseUrl} did not answer within ${this.timeoutMs} ms`
-            : `the service at ${this.baseUrl} could not be reached: ${error?.cause?.code ?? error?.message}`,
-          timedOut ? 'timeout' : 'unreachable',
-        )
+        throw this._failed(error)
       }
       if (response.ok) return response
-      const answer = await response.text()
+      const answer = await this._read(response, 'text')
       if (RETRY_STATUSES.has(response.status) && attempt < this.maxRetries) {
         const wait = retryAfter(response.headers.get('retry-after')) ?? 0.5 * 2 ** attempt
         await sleep(Math.min(wait, this.maxRetryWaitMs / 1000))
@@ -266,6 +260,30 @@ class Client {
           `http_${response.status}`, undefined, undefined, response.status)
       }
       throw new SubmetricsError(details.error, details.code, details.id, details.field, response.status)
+    }
+  }
+
+  // The error of a request that failed on the way: `timeout` when the
+  // request's time ran out (waiting for the answer or reading its body),
+  // else `unreachable`.
+  _failed(error) {
+    const timedOut = error?.name === 'TimeoutError'
+    return new SubmetricsError(
+      timedOut
+        ? `the service at ${this.baseUrl} did not answer within ${this.timeoutMs} ms`
+        : `the service at ${this.baseUrl} could not be reached: ${error?.cause?.code ?? error?.message}`,
+      timedOut ? 'timeout' : 'unreachable',
+    )
+  }
+
+  // The body of `response` as `read` ('text' or 'arrayBuffer') reads it: the
+  // request's timeout running out while it downloads, or the connection
+  // failing, is the error `_failed` gives, not a bare DOMException.
+  async _read(response, read) {
+    try {
+      return await response[read]()
+    } catch (error) {
+      throw this._failed(error)
     }
   }
 
@@ -404,7 +422,7 @@ class Client {
         'invalid_argument', undefined, 'stream')
     }
     const response = await this._send(operation, pathParams, { format: 'arrow' }, stream, ARROW_STREAM, ARROW_STREAM)
-    return Buffer.from(await response.arrayBuffer())
+    return Buffer.from(await this._read(response, 'arrayBuffer'))
   }
   async loadFxRates(rows) { return (await this.call('loadFxRates', null, null, recordsBody(rows))).loaded }
 
@@ -420,14 +438,14 @@ class Client {
   async movementsArrow(asOf, filters) {
     const query = queryAt(filters, asOf, { format: 'arrow' })
     const response = await this._send('listMovements', null, query, undefined, ARROW_STREAM)
-    return Buffer.from(await response.arrayBuffer())
+    return Buffer.from(await this._read(response, 'arrayBuffer'))
   }
   async report(name, params, asOf) { return this.call('getReport', { name }, queryAt(params, asOf)) }
   // The report's record batch as an Arrow IPC stream, as the Ledger's reportArrow answers it.
   async reportArrow(name, params, asOf) {
     const query = queryAt(params, asOf, { format: 'arrow' })
     const response = await this._send('getReport', { name }, query, undefined, ARROW_STREAM)
-    return Buffer.from(await response.arrayBuffer())
+    return Buffer.from(await this._read(response, 'arrayBuffer'))
   }
   async customers(params, asOf) { return this.call('listAnalyticsCustomers', null, queryAt(params, asOf)) }
   async customer(id, asOf, params) { return this.call('getAnalyticsCustomer', { id }, queryAt(params, asOf)) }

@@ -562,3 +562,29 @@ test('a parameter value no query holds, or an invalid Date, is the Ledger\'s inv
   assert.deepEqual(urls.map((url) => new URL(url).search),
     ['?customer=a+b&limit=5&cumulative=true&as_of=2024-01-02T00%3A00%3A00.000Z'])
 })
+
+test('a timeout while the body downloads is the timeout error, as one waiting for the answer is', async () => {
+  // The service answers the headers and a part of the body, then stalls.
+  const server = http.createServer((request, response) => {
+    const arrow = request.url.includes('format=arrow')
+    response.writeHead(200, { 'content-type': arrow ? 'application/vnd.apache.arrow.stream' : 'application/json' })
+    response.write(arrow ? 'ARROW1' : '{"status": ')
+  })
+  await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve))
+  const baseUrl = `http://127.0.0.1:${server.address().port}`
+  const client = new Client({ baseUrl, timeoutMs: 200 })
+  const timedOut = (e) => {
+    // These used to escape as a DOMException (TimeoutError).
+    assert.ok(e instanceof SubmetricsError, String(e))
+    assert.deepEqual([e.code, e.message], ['timeout', `the service at ${baseUrl} did not answer within 200 ms`])
+    return true
+  }
+  try {
+    await assert.rejects(client.health(), timedOut)
+    await assert.rejects(client.reportArrow('mrr'), timedOut)
+    await assert.rejects(client.movementsArrow(), timedOut)
+  } finally {
+    server.closeAllConnections()
+    server.close()
+  }
+})
