@@ -351,7 +351,7 @@ class Client {
   /**
    * Every item of a list method, `pageSize` at a time: `for await (const c
    * of client.paginate('listCustomers'))`. The options are `pageSize` (a
-   * whole number from 1) and the list's id filter (`customer` of
+   * whole number from 1, else an `invalid_query` error naming it) and the list's id filter (`customer` of
    * listInvoices, `source` of listPlans); any other is an error naming it,
    * raised before anything is sent.
    */
@@ -372,6 +372,11 @@ class Client {
       }
     }
     const pageSize = options?.pageSize ?? 1000
+    // 0 would page through nothing, as Python's iter_* say.
+    if (!Number.isSafeInteger(pageSize) || pageSize < 1) {
+      const shown = typeof pageSize === 'bigint' ? `${pageSize}n` : JSON.stringify(pageSize) ?? String(pageSize)
+      throw new SubmetricsError(`pageSize: must be a whole number of at least 1, got ${shown}`, 'invalid_query', undefined, 'pageSize')
+    }
     const filters = by ? { [by]: options?.[by] } : {}
     let offset = 0
     for (;;) {

@@ -588,3 +588,27 @@ test('a timeout while the body downloads is the timeout error, as one waiting fo
     server.close()
   }
 })
+
+test('paginate refuses a pageSize below 1 by name before sending, as Python\'s iter_* refuse page_size', async () => {
+  const urls = []
+  const fetch = async (url) => {
+    urls.push(url)
+    return new Response('{"result": {"count": 1, "list": [{"id": "c1"}]}}', { status: 200, headers: { 'content-type': 'application/json' } })
+  }
+  const client = new Client({ baseUrl: 'http://service.test', fetch })
+  const all = async (options) => {
+    const items = []
+    for await (const item of client.paginate('listCustomers', options)) items.push(item.id)
+    return items
+  }
+  for (const [pageSize, shown] of [[0, '0'], [-5, '-5'], [1.5, '1.5'], ['10', '"10"']]) {
+    // pageSize 0 used to page through nothing, as if the list were empty.
+    await assert.rejects(all({ pageSize }), {
+      name: 'SubmetricsError', code: 'invalid_query', field: 'pageSize',
+      message: `pageSize: must be a whole number of at least 1, got ${shown}`,
+    })
+  }
+  assert.deepEqual(urls, [])
+  assert.deepEqual(await all({ pageSize: 1 }), ['c1'])
+  assert.deepEqual(await all({ pageSize: null }), ['c1'])
+})
