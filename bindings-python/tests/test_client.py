@@ -501,6 +501,39 @@ def test_a_report_parameter_given_twice_is_refused_before_sending() -> None:
         assert _Counting.paths == ["/reports/mrr?as_of=2024-02-01"]
 
 
+class _Listing(_Counting):
+    """Answers every GET with an empty page, counting the requests in `_Counting.paths`."""
+
+    def do_GET(self) -> None:  # noqa: N802 (the handler's name)
+        self.paths.append(self.path)
+        self.answer(200, {"result": {"count": 0, "list": []}}, {})
+
+
+@pytest.mark.parametrize(
+    ("call", "error", "field"),
+    [
+        (lambda t: t.list_customers(limit=-1), "parameter `limit`: `-1` is not a whole number of 0 or more", "limit"),
+        (lambda t: t.list_invoices(offset=-3), "parameter `offset`: `-3` is not a whole number of 0 or more", "offset"),
+        (lambda t: t.list_plans(limit=1.5), "parameter `limit`: `1.5` is not a whole number of 0 or more", "limit"),
+        (lambda t: t.list_data_sources(limit=True), "parameter `limit`: `True` is not a whole number of 0 or more", "limit"),
+        (lambda t: t.list_plan_groups(limit="10"), "parameter `limit`: `'10'` is not a whole number of 0 or more", "limit"),
+    ],
+)
+def test_a_page_bound_that_is_not_a_whole_number_from_0_is_refused_before_sending(call: Any, error: str, field: str) -> None:
+    # A negative limit used to be sent, for the service to answer 400.
+    with pytest.raises(submetrics.InvalidQueryError) as ledger:
+        call(submetrics.Ledger(base_currency="USD"))
+    assert (str(ledger.value), ledger.value.field) == (error, field)
+    with _serving(_Listing) as url:
+        _Counting.paths = []
+        with pytest.raises(submetrics.InvalidQueryError) as raised:
+            call(submetrics.Client(url))
+        assert (str(raised.value), raised.value.field, raised.value.status) == (error, field, None)
+        assert _Counting.paths == []
+        submetrics.Client(url).list_customers(limit=numpy.int64(0), offset=0)
+        assert _Counting.paths == ["/data/customers?limit=0"]
+
+
 VALUE_KINDS = "a parameter value is text, a number, a boolean, a date or a list of those"
 
 

@@ -28,6 +28,7 @@ import datetime as _dt
 import email.utils
 import gzip
 import json
+import operator
 import os
 import re
 import time
@@ -280,6 +281,22 @@ def _whole(name: str, value: Any) -> int:
     return value
 
 
+def _page_bound(name: str, value: Any) -> Optional[int]:
+    """A list's ``limit`` or ``offset``: a whole number of 0 or more (or
+    ``None``, the default); anything else (a negative number, a float, a
+    bool) is the ledger's :class:`InvalidQueryError` naming it, raised
+    before anything is sent."""
+    if value is None:
+        return None
+    try:
+        number = None if isinstance(value, bool) else operator.index(value)
+    except TypeError:
+        number = None
+    if number is None or number < 0:
+        raise InvalidQueryError(f"parameter `{name}`: `{value!r}` is not a whole number of 0 or more", None, name)
+    return number
+
+
 def _path(operation: str, path_params: Optional[Mapping[str, Any]]) -> str:
     """The path of ``operation`` with its parameters filled in (each
     escaped); an unknown operation, a parameter its path lacks or one of its
@@ -500,8 +517,9 @@ class Client(Paging):
         """A data source record; raises NotFoundError."""
         return self.call("getDataSource", {"id": id})
 
-    def _list(self, operation: str, limit: Optional[int], offset: int, **query: Any) -> Dict[str, Any]:
-        return self.call(operation, query={"limit": limit, "offset": offset or None, **query})["result"]
+    def _list(self, operation: str, limit: Optional[int], offset: Optional[int], **query: Any) -> Dict[str, Any]:
+        bounds = {"limit": _page_bound("limit", limit), "offset": _page_bound("offset", offset) or None}
+        return self.call(operation, query={**bounds, **query})["result"]
 
     def list_customers(self, limit: Optional[int] = None, offset: int = 0) -> Dict[str, Any]:
         """``{count, list}`` of customers; ``limit`` defaults to the service's page size (100)."""
