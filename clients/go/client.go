@@ -38,7 +38,7 @@ import (
 )
 
 // Error is an error answer of the service: its message, stable code
-// (one of ErrorCodes, or "unreachable" / "http_<status>"), the record id
+// (one of ErrorCodes, or "timeout" / "unreachable" / "http_<status>"), the record id
 // and field at fault when one is, and the HTTP status.
 type Error struct {
 	Message  string
@@ -160,11 +160,17 @@ func (c *Client) send(ctx context.Context, operation string, pathParams map[stri
 		}
 		response, err := c.HTTPClient.Do(request)
 		if err != nil {
+			if timedOut(err) {
+				return nil, c.timeout(ctx)
+			}
 			return nil, &Error{Message: fmt.Sprintf("the service at %s could not be reached: %v", c.BaseURL, err), Code: "unreachable"}
 		}
 		answer, err := io.ReadAll(response.Body)
 		response.Body.Close()
 		if err != nil {
+			if timedOut(err) {
+				return nil, c.timeout(ctx)
+			}
 			return nil, &Error{Message: "the answer could not be read: " + err.Error(), Code: "unreachable"}
 		}
 		if response.StatusCode < 300 {
@@ -198,6 +204,24 @@ func (c *Client) send(ctx context.Context, operation string, pathParams map[stri
 		}
 		return nil, &Error{Message: details.Error, Code: details.Code, RecordID: details.ID, Field: details.Field, Status: response.StatusCode}
 	}
+}
+
+// timedOut reports whether err is a request's time running out: the
+// HTTPClient's Timeout or the context's deadline, waiting for the answer or
+// reading its body.
+func timedOut(err error) bool {
+	var timeout interface{ Timeout() bool }
+	return errors.Is(err, context.DeadlineExceeded) || (errors.As(err, &timeout) && timeout.Timeout())
+}
+
+// timeout is the Error of a request whose time ran out, with Code
+// "timeout" as the Python and Node clients give it.
+func (c *Client) timeout(ctx context.Context) *Error {
+	within := "in time (the context's deadline passed)"
+	if ctx.Err() == nil && c.HTTPClient != nil && c.HTTPClient.Timeout > 0 {
+		within = "within " + c.HTTPClient.Timeout.String()
+	}
+	return &Error{Message: fmt.Sprintf("the service at %s did not answer %s", c.BaseURL, within), Code: "timeout"}
 }
 
 // pathOf is template, the path of operation, with pathParams filled in

@@ -16,6 +16,7 @@ import (
 	"strings"
 	"sync/atomic"
 	"testing"
+	"time"
 )
 
 const ownerKey = "owner-key-for-go-client-tests-0123456789"
@@ -519,5 +520,46 @@ func TestAnEmptyAsOfIsNow(t *testing.T) {
 	want := []string{"", "", "format=arrow", "as_of=2024-01-01", "as_of=2024-01-01", "as_of=2024-01-01&format=arrow"}
 	if !reflect.DeepEqual(queries, want) {
 		t.Fatalf("sent %q, want %q", queries, want)
+	}
+}
+
+// TestATimeoutIsCodeTimeout: a request whose time runs out, waiting for
+// the answer or reading its body, is an Error with Code timeout (it was
+// unreachable), as the Python and Node clients say; a service that is not
+// there stays unreachable.
+func TestATimeoutIsCodeTimeout(t *testing.T) {
+	release := make(chan struct{})
+	server := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/health" {
+			w.Header().Set("Content-Type", "application/json")
+			_, _ = w.Write([]byte(`{"status": `))
+			w.(http.Flusher).Flush()
+		}
+		<-release
+	}))
+	defer server.Close()
+	defer close(release)
+	client := NewClient(server.URL, "key")
+	client.HTTPClient.Timeout = 100 * time.Millisecond
+	ctx := context.Background()
+	want := "the service at " + server.URL + " did not answer within 100ms"
+	for _, operation := range []string{"getAccount", "getHealth"} {
+		err := client.Call(ctx, operation, nil, nil, nil, nil)
+		if e, ok := err.(*Error); !ok || e.Code != "timeout" || e.Message != want {
+			t.Fatalf("%s: %#v", operation, err)
+		}
+	}
+	client.HTTPClient.Timeout = 0
+	deadline, cancel := context.WithTimeout(ctx, 100*time.Millisecond)
+	defer cancel()
+	err := client.Call(deadline, "getAccount", nil, nil, nil, nil)
+	if e, ok := err.(*Error); !ok || e.Code != "timeout" ||
+		e.Message != "the service at "+server.URL+" did not answer in time (the context's deadline passed)" {
+		t.Fatalf("deadline: %#v", err)
+	}
+	gone := httptest.NewServer(http.NotFoundHandler())
+	gone.Close()
+	if err := NewClient(gone.URL, "key").Call(ctx, "getHealth", nil, nil, nil, nil); !IsCode(err, "unreachable") {
+		t.Fatalf("gone: %#v", err)
 	}
 }
