@@ -534,6 +534,20 @@ def test_a_page_bound_that_is_not_a_whole_number_from_0_is_refused_before_sendin
         assert _Counting.paths == ["/data/customers?limit=0"]
 
 
+def test_a_list_filter_that_is_not_text_is_refused_before_sending() -> None:
+    for make in (lambda url: submetrics.Ledger(base_currency="USD"), submetrics.Client):
+        with _serving(_Listing) as url:
+            _Counting.paths = []
+            target = make(url)
+            with pytest.raises(TypeError) as customer:
+                target.list_invoices(customer=5)
+            with pytest.raises(TypeError) as source:
+                target.list_plans(source=["s"])
+            assert [str(customer.value).splitlines()[0], str(source.value).splitlines()[0]] == [
+                "customer: must be a str, got int", "source: must be a str, got list"]
+            assert _Counting.paths == []
+
+
 VALUE_KINDS = "a parameter value is text, a number, a boolean, a date or a list of those"
 
 

@@ -519,6 +519,10 @@ class Client(Paging):
 
     def _list(self, operation: str, limit: Optional[int], offset: Optional[int], **query: Any) -> Dict[str, Any]:
         bounds = {"limit": _page_bound("limit", limit), "offset": _page_bound("offset", offset) or None}
+        # A list's filter is an id, as the ledger's ``list_*`` take it.
+        for name, value in query.items():
+            if value is not None and not isinstance(value, str):
+                raise TypeError(f"{name}: must be a str, got {type(value).__name__}")
         return self.call(operation, query={**bounds, **query})["result"]
 
     def list_customers(self, limit: Optional[int] = None, offset: int = 0) -> Dict[str, Any]:
