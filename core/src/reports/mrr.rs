@@ -108,7 +108,7 @@ pub(super) struct Request<'a> {
     breakdown: Option<&'static str>,
     pub(super) ledger: &'a Derived<'a>,
     as_of: DateTime<Utc>,
-    as_of_day: NaiveDate,
+    pub(super) as_of_day: NaiveDate,
 }
 
 /// The `mrr` report.
@@ -328,7 +328,9 @@ impl Request<'_> {
             let monthly_churn = main
                 .iter()
                 .map(|p| {
-                    let last = month(p.end);
+                    // Months after `as_of` have not happened: a period
+                    // that ends later reads the 6 months ending at it.
+                    let last = month(p.end.min(self.as_of_day));
                     let first = last.checked_sub_months(Months::new(5)).unwrap_or(last);
                     let window: Vec<Option<f64>> = monthly_rates
                         .iter()

@@ -8,7 +8,8 @@ use chrono::{Months, NaiveDate};
 /// The periods of a request: the report's, the 5 whole periods before them
 /// (for the churn average; with the whole first period too when the range
 /// starts inside it) and whole months from 5 months before the first
-/// period's end to the last period's end (for LTV and customer lifetime).
+/// period's end (or `as_of`, when earlier) to the last period's end (for LTV
+/// and customer lifetime).
 pub(super) struct Spans {
     pub(super) main: Vec<Period>,
     pub(super) history_range: DateRange,
@@ -43,9 +44,11 @@ impl Request<'_> {
         };
         let history = periods(&history_range, self.interval, week_start);
         // Whole months from 5 months before the first period's end to the
-        // last period's end, for LTV and customer lifetime.
+        // last period's end, for LTV and customer lifetime; a period ends
+        // there at `as_of` when it ends later.
         let month = |d: NaiveDate| PeriodInterval::Month.align(d, week_start);
         let first_end = main.first().map_or(self.range.end, |p| p.end);
+        let first_end = first_end.min(self.as_of_day);
         let last_end = main.last().map_or(self.range.end, |p| p.end);
         let months_range = DateRange {
             start: month(first_end)
