@@ -26,7 +26,7 @@ type LineRow = (usize, Vec<String>);
 
 /// RFC 4180 rows, each with the line it starts on (the text's first line is
 /// 1): quoted fields may hold commas, quotes ("") and newlines; blank lines
-/// are skipped but counted.
+/// are skipped but counted. Lines end in `\r\n`, `\n` or a lone `\r`.
 fn csv_rows(text: &str) -> std::result::Result<Vec<LineRow>, (usize, String)> {
     let mut rows = Vec::new();
     let mut row = Vec::new();
@@ -44,7 +44,8 @@ fn csv_rows(text: &str) -> std::result::Result<Vec<LineRow>, (usize, String)> {
             }
             (true, '"') => quoted = false,
             (true, c) => {
-                if c == '\n' {
+                let lone_cr = c == '\r' && chars.peek() != Some(&'\n');
+                if c == '\n' || lone_cr {
                     line += 1;
                 }
                 field.push(c);
@@ -54,8 +55,10 @@ fn csv_rows(text: &str) -> std::result::Result<Vec<LineRow>, (usize, String)> {
                 quote_line = line;
             }
             (false, ',') => row.push(std::mem::take(&mut field)),
-            (false, '\r') => {}
-            (false, '\n') => {
+            (false, '\r') if chars.peek() == Some(&'\n') => {}
+            // A lone \r ends a line as \n does (classic Mac text, as
+            // Excel's "CSV (Macintosh)" writes it).
+            (false, '\n' | '\r') => {
                 row.push(std::mem::take(&mut field));
                 if row.iter().any(|f| !f.is_empty()) {
                     rows.push((row_line, std::mem::take(&mut row)));
@@ -424,6 +427,12 @@ mod tests {
         let text = "\nid,name,lines\n\n\nc2,\"two\nlines\",[]\r\nc3,x\n";
         assert_eq!(
             records_by_line(text).unwrap_err(),
+            (7, "2 fields where the header has 3".to_string())
+        );
+        // The same lines ending in a lone \r (classic Mac text).
+        let mac = text.replace("\r\n", "\n").replace('\n', "\r");
+        assert_eq!(
+            records_by_line(&mac).unwrap_err(),
             (7, "2 fields where the header has 3".to_string())
         );
         let text = "id,lines\nA,\"[\n]\"\n\nB,\"[\n\"\n";

@@ -116,10 +116,49 @@ impl<R: Read> Read for QuoteWatched<R> {
     }
 }
 
+/// Counts line breaks as an editor does: `\r\n`, `\n` and a lone `\r`
+/// (the line end of classic Mac text, as Excel's "CSV (Macintosh)" still
+/// writes it, which the CSV reader also ends rows at) each one, across
+/// pieces of a text read in turn.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct LineBreaks {
+    /// The last byte counted was a `\r`: a `\n` right after it ends the
+    /// same line.
+    after_cr: bool,
+}
+
+impl LineBreaks {
+    /// The line breaks in `bytes`, the next piece of the text.
+    pub fn count(&mut self, bytes: &[u8]) -> usize {
+        let mut breaks = 0;
+        for &byte in bytes {
+            match byte {
+                b'\r' => breaks += 1,
+                b'\n' if !self.after_cr => breaks += 1,
+                _ => {}
+            }
+            self.after_cr = byte == b'\r';
+        }
+        breaks
+    }
+
+    /// The line breaks at the start of `bytes`, the next piece of the text
+    /// (a row's start falls before those ending the row before it).
+    pub fn leading(mut self, bytes: &[u8]) -> usize {
+        let run = bytes
+            .iter()
+            .take_while(|byte| matches!(byte, b'\r' | b'\n'))
+            .count();
+        self.count(&bytes[..run])
+    }
+}
+
 /// Where the crate says a row starts: the line it has counted and the byte
 /// it started reading the row at. Both fall before the line breaks that
 /// end the row before it when those are `\r\n` or blank lines, which the
-/// crate counts only as it reads on; [`RowStart::line_given`] counts them.
+/// crate counts only as it reads on, and the crate counts only `\n`; the
+/// line is counted again from the text ([`RowStart::line_in`], or the
+/// file read again).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct RowStart {
     line: usize,
@@ -149,30 +188,26 @@ impl RowStart {
         self.byte
     }
 
-    /// The line the row's text starts on, given the text from
-    /// [`RowStart::byte`] on (0 when the crate gave no position).
-    pub fn line_given(self, rest: impl IntoIterator<Item = u8>) -> usize {
+    /// The line the crate counted for the row (0 when it gave no
+    /// position): right for text whose lines end in `\n`, for when the
+    /// text cannot be read again to count them ([`RowStart::line_in`]).
+    pub fn line_counted(self) -> usize {
+        self.line
+    }
+
+    /// The line the row starts on in `text`, the whole text, its line
+    /// breaks counted as [`LineBreaks`] counts them (0 when the crate gave
+    /// no position).
+    pub fn line_in(self, text: &str) -> usize {
         if self.line == 0 {
             return 0;
         }
-        let breaks = rest
-            .into_iter()
-            .take_while(|byte| matches!(byte, b'\r' | b'\n'))
-            .filter(|byte| *byte == b'\n')
-            .count();
-        self.line + breaks
-    }
-
-    /// The line the row starts on in `text`, the whole text.
-    pub fn line_in(self, text: &str) -> usize {
-        let from = usize::try_from(self.byte).unwrap_or(usize::MAX);
-        self.line_given(
-            text.as_bytes()
-                .get(from..)
-                .unwrap_or_default()
-                .iter()
-                .copied(),
-        )
+        let bytes = text.as_bytes();
+        let from = usize::try_from(self.byte)
+            .unwrap_or(usize::MAX)
+            .min(bytes.len());
+        let mut breaks = LineBreaks::default();
+        1 + breaks.count(&bytes[..from]) + breaks.leading(&bytes[from..])
     }
 }
 
@@ -250,6 +285,9 @@ mod tests {
         assert_eq!(row_lines("h\n\n\nA\nB"), [1, 4, 5]);
         assert_eq!(row_lines("\r\n\r\nh\r\nA\r\n\r\nB\r\n"), [3, 4, 6]);
         assert_eq!(row_lines("h\r\n\"two\r\nlines\"\r\nB\r\n"), [1, 2, 4]);
+        // Classic Mac line ends, a lone \r, as Excel's "CSV (Macintosh)".
+        assert_eq!(row_lines("h\rA\r\rB\r"), [1, 2, 4]);
+        assert_eq!(row_lines("h\r\"two\rlines\"\rB"), [1, 2, 4]);
         assert_eq!(RowStart::of(None).line_in("h\n"), 0);
     }
 

@@ -4,7 +4,7 @@
 //! file (a CSV file's header is line 1), its row in a Parquet file, its
 //! place among the records of a JSON file (`record 3`).
 
-use super::csv_text::RowStart;
+use super::csv_text::{LineBreaks, RowStart};
 use super::jsonl::Block;
 use super::record_files::RecordFile;
 use super::text_source::TextSource;
@@ -117,6 +117,7 @@ pub struct LineCursor {
     /// The byte the text is read up to, and the line it is on.
     byte: u64,
     line: usize,
+    breaks: LineBreaks,
 }
 
 impl LineCursor {
@@ -127,6 +128,7 @@ impl LineCursor {
             text: None,
             byte: 0,
             line: 1,
+            breaks: LineBreaks::default(),
         }
     }
 
@@ -138,17 +140,17 @@ impl LineCursor {
         }
         if self.text.is_none() || start.byte() < self.byte {
             let Ok(source) = TextSource::open(&self.file.path, self.file.compression) else {
-                return start.line_given([]);
+                return start.line_counted();
             };
             self.text = Some(std::io::BufReader::new(source));
-            (self.byte, self.line) = (0, 1);
+            (self.byte, self.line, self.breaks) = (0, 1, LineBreaks::default());
         }
         let Some(text) = self.text.as_mut() else {
-            return start.line_given([]);
+            return start.line_counted();
         };
         while self.byte < start.byte() {
             let Ok(buffer) = text.fill_buf() else {
-                return start.line_given([]);
+                return start.line_counted();
             };
             if buffer.is_empty() {
                 break;
@@ -156,18 +158,13 @@ impl LineCursor {
             let take = buffer
                 .len()
                 .min(usize::try_from(start.byte() - self.byte).unwrap_or(usize::MAX));
-            self.line += memchr::memchr_iter(b'\n', &buffer[..take]).count();
+            self.line += self.breaks.count(&buffer[..take]);
             text.consume(take);
             self.byte += take as u64;
         }
         // The row's start may fall before the line breaks ending the row
         // before it (see `RowStart`); the row starts after them.
-        let breaks = text.fill_buf().map_or(0, |rest| {
-            rest.iter()
-                .take_while(|byte| matches!(byte, b'\r' | b'\n'))
-                .filter(|byte| **byte == b'\n')
-                .count()
-        });
+        let breaks = text.fill_buf().map_or(0, |rest| self.breaks.leading(rest));
         self.line + breaks
     }
 }
