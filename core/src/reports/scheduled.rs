@@ -212,6 +212,12 @@ pub(super) fn committed_changes(
             });
         }
     }
+    // The rest of a day and a record's cancellation are made here: each
+    // change in the base currency on its day, as a replay's movements are.
+    let (fx, base) = (ledger.fx(), ledger.settings().base_currency);
+    for m in &mut changes {
+        m.mrr_change_base_currency = fx.convert(m.mrr_change, m.currency, base, m.date)?;
+    }
     changes.sort_by_key(|m| m.date);
     Ok(changes)
 }
