@@ -18,7 +18,7 @@ use super::partial::{Body, wrong_body};
 use super::request::{Breakdown, SeriesRequest};
 use super::runs::{fold_runs, joined};
 use super::scheduled::committed_changes;
-use super::series::Conversion;
+use super::series::{Conversion, Running};
 use crate::derive::Derived;
 use crate::derive::movements::{Movement, MovementKind, MovementSubtype, PlanList};
 use crate::derive::replay_list;
@@ -282,7 +282,16 @@ fn with_rows<T>(
         };
         let history: Vec<&Movement> = replay.movements.iter().chain(future.iter()).collect();
         let lines = with_lines.then(|| lines_of(ledger, &history));
+        // At a fixed rate a movement is the change of the customer's
+        // converted MRR, as the mrr series counts it: every one is added.
+        let mut running = Running::default();
         for (i, m) in history.iter().enumerate() {
+            let fixed = match conversion {
+                Conversion::Fixed(date) => {
+                    Some(running.add_fixed(ledger.fx(), m, currency, date)?)
+                }
+                Conversion::Daily => None,
+            };
             // Committed changes are listed whatever the range.
             let in_range = i >= replay.movements.len() || range.contains(m.date);
             if !in_range
@@ -309,18 +318,12 @@ fn with_rows<T>(
             if selected_period.is_some_and(|p| p != period) {
                 continue;
             }
-            let base_amount = match conversion {
-                Conversion::Daily if currency == base => m.mrr_change_base_currency,
-                Conversion::Daily => {
-                    ledger
-                        .fx()
-                        .convert(m.mrr_change, m.currency, currency, m.date)?
-                }
-                Conversion::Fixed(date) => {
-                    ledger
-                        .fx()
-                        .convert(m.mrr_change, m.currency, currency, date)?
-                }
+            let base_amount = match fixed {
+                Some(amount) => amount,
+                None if currency == base => m.mrr_change_base_currency,
+                None => ledger
+                    .fx()
+                    .convert(m.mrr_change, m.currency, currency, m.date)?,
             };
             // A committed change is the closure's own: the row keeps a copy.
             let movement = match replay.movements.get(i) {

@@ -45,15 +45,6 @@ pub struct SeriesSpec<'a> {
 }
 
 impl SeriesSpec<'_> {
-    /// Converts `amount` in `from` on `date` into the report currency.
-    pub fn convert(&self, amount: Cents, from: Currency, date: NaiveDate) -> Result<Cents> {
-        let date = match self.conversion {
-            Conversion::Daily => date,
-            Conversion::Fixed(fixed) => fixed,
-        };
-        self.fx.convert(amount, from, self.currency, date)
-    }
-
     fn keeps_currency(&self, currency: Currency) -> bool {
         self.currencies.is_empty() || self.currencies.contains(&currency)
     }
@@ -63,13 +54,14 @@ impl SeriesSpec<'_> {
             && (self.subtypes.is_empty() || self.subtypes.contains(&m.subtype))
     }
 
-    /// The movement's amount in the report currency: the stored base amount
-    /// when it is already what is asked, else converted.
-    fn movement_amount(&self, m: &Movement, base: Currency) -> Result<Cents> {
-        if self.conversion == Conversion::Daily && self.currency == base {
+    /// The movement's amount in the report currency at its day's rate: the
+    /// stored base amount when it is already what is asked, else converted.
+    fn daily_amount(&self, m: &Movement, base: Currency) -> Result<Cents> {
+        if self.currency == base {
             Ok(m.mrr_change_base_currency)
         } else {
-            self.convert(m.mrr_change, m.currency, m.date)
+            self.fx
+                .convert(m.mrr_change, m.currency, self.currency, m.date)
         }
     }
 
@@ -103,8 +95,10 @@ impl SeriesSpec<'_> {
                 if !self.keeps_currency(m.currency) {
                     continue;
                 }
-                running.add(self, m)?;
-                let amount = self.movement_amount(m, base)?;
+                let amount = match running.add(self, m)? {
+                    Some(fixed) => fixed,
+                    None => self.daily_amount(m, base)?,
+                };
                 entry.all_movements += amount;
                 if !self.keeps_movement(m) {
                     continue;
@@ -151,43 +145,69 @@ impl SeriesSpec<'_> {
     }
 }
 
-/// One customer's MRR per currency so far; with a fixed rate also the sum of
-/// its converted movements, so that rounding each movement and rounding the
-/// total never disagree (`fix_fx` leaves no FX adjustment). The MRR of one
-/// currency is what the replay held on the day, which fits 64-bit cents;
-/// converted sums are exact totals.
+/// One customer's MRR per currency so far and, with a fixed rate, what it
+/// converts to. A movement's amount at a fixed rate is the change of that
+/// converted MRR, not the movement converted on its own: the movements then
+/// add up to the converted totals exactly (`fix_fx` leaves no FX adjustment),
+/// and a customer who leaves leaves nothing (two payments of 1000 GBP at
+/// 0.7 are 1429 and 1428, the 2000 GBP of MRR 2857). The MRR of one
+/// currency is what the replay held on the day, which fits 64-bit cents.
 #[derive(Default)]
-struct Running {
-    /// (currency, MRR in that currency, converted movements so far)
-    amounts: Vec<(Currency, Cents, Total)>,
+pub(super) struct Running {
+    /// (currency, MRR in that currency, that MRR at the fixed rate)
+    amounts: Vec<(Currency, Cents, Cents)>,
 }
 
 impl Running {
-    fn add(&mut self, spec: &SeriesSpec, m: &Movement) -> Result<()> {
-        let converted = match spec.conversion {
-            Conversion::Fixed(date) => {
-                spec.fx
-                    .convert(m.mrr_change, m.currency, spec.currency, date)?
+    /// Adds `m`: with a fixed rate, its amount in the report currency.
+    fn add(&mut self, spec: &SeriesSpec, m: &Movement) -> Result<Option<Cents>> {
+        match spec.conversion {
+            Conversion::Fixed(date) => self.add_fixed(spec.fx, m, spec.currency, date).map(Some),
+            Conversion::Daily => {
+                self.slot(m.currency).1 += m.mrr_change;
+                Ok(None)
             }
-            Conversion::Daily => 0,
-        };
-        match self.amounts.iter_mut().find(|(c, _, _)| *c == m.currency) {
-            Some((_, amount, sum)) => {
-                *amount += m.mrr_change;
-                *sum += converted;
-            }
-            None => self
-                .amounts
-                .push((m.currency, m.mrr_change, Total::from(converted))),
         }
-        Ok(())
+    }
+
+    /// Adds `m` and answers its amount in `to` at the rate of `date`: the
+    /// change of the customer's MRR in its currency converted at that rate.
+    pub(super) fn add_fixed(
+        &mut self,
+        fx: &FxTable,
+        m: &Movement,
+        to: Currency,
+        date: NaiveDate,
+    ) -> Result<Cents> {
+        let (_, amount, converted) = self.slot(m.currency);
+        *amount += m.mrr_change;
+        let now = fx.convert(*amount, m.currency, to, date)?;
+        let change = (Total::from(now) - Total::from(*converted)).cents(|| {
+            format!(
+                "the change of {} of {} in {to} at the rates of {date}",
+                m.customer_id, m.currency
+            )
+        })?;
+        *converted = now;
+        Ok(change)
+    }
+
+    fn slot(&mut self, currency: Currency) -> &mut (Currency, Cents, Cents) {
+        let at = match self.amounts.iter().position(|(c, _, _)| *c == currency) {
+            Some(at) => at,
+            None => {
+                self.amounts.push((currency, 0, 0));
+                self.amounts.len() - 1
+            }
+        };
+        &mut self.amounts[at]
     }
 
     /// Whether every amount, converted or not, is zero: the totals are 0.
     fn is_zero(&self) -> bool {
         self.amounts
             .iter()
-            .all(|(_, amount, converted)| *amount == 0 && *converted == Total::ZERO)
+            .all(|(_, amount, converted)| *amount == 0 && *converted == 0)
     }
 
     fn active(&self) -> bool {
@@ -200,12 +220,12 @@ impl Running {
             .iter()
             .try_fold(Total::ZERO, |sum, (currency, amount, converted)| {
                 Ok(sum
-                    + match spec.conversion {
+                    + Total::from(match spec.conversion {
                         Conversion::Fixed(_) => *converted,
                         Conversion::Daily => {
-                            Total::from(spec.fx.convert(*amount, *currency, spec.currency, date)?)
+                            spec.fx.convert(*amount, *currency, spec.currency, date)?
                         }
-                    })
+                    }))
             })
     }
 }
