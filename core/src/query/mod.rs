@@ -12,7 +12,7 @@ mod movement_filter;
 mod param_names;
 mod request;
 
-pub(crate) use movement_filter::MOVEMENT_LISTING;
+pub(crate) use movement_filter::{MOVEMENT_LISTING, days_of_instants};
 pub use movement_filter::{MovementFilter, local_day};
 pub(crate) use param_names::{EMPTY_VALUE, check_names, check_params, param};
 pub use param_names::{ReportParam, near_miss};

@@ -113,6 +113,35 @@ pub fn local_day(param: &str, text: &str, settings: &Settings) -> Result<NaiveDa
     super::within_years(param, text, day)
 }
 
+/// The report parameters that name one day.
+const DAY_PARAMS: &[&str] = &["fx_date", "selected-date"];
+
+/// `params` with each day parameter given as an ISO 8601 instant
+/// (`fx_date=2024-01-01T12:00:00Z`) made its day in the ledger's time zone,
+/// as the embedded ledgers read a datetime given there; a date is left as
+/// it is. Borrowed when there is none to change.
+pub(crate) fn days_of_instants<'p>(
+    params: &'p ReportParams,
+    settings: &Settings,
+) -> Result<std::borrow::Cow<'p, ReportParams>> {
+    let instants: Vec<(&str, &String)> = DAY_PARAMS
+        .iter()
+        .filter_map(|name| Some(*name).zip(params.get(*name)))
+        .filter(|(_, value)| value.contains('T'))
+        .collect();
+    if instants.is_empty() {
+        return Ok(std::borrow::Cow::Borrowed(params));
+    }
+    let mut days = params.clone();
+    for (name, value) in instants {
+        days.insert(
+            name.to_string(),
+            local_day(name, value, settings)?.to_string(),
+        );
+    }
+    Ok(std::borrow::Cow::Owned(days))
+}
+
 #[cfg(test)]
 mod filter_tests {
     use super::*;

@@ -107,6 +107,7 @@ impl Derived<'_> {
         as_of: DateTime<Utc>,
     ) -> Result<Value> {
         check_params("customers", CUSTOMER_LIST, params)?;
+        let params = &*crate::query::days_of_instants(params, self.settings())?;
         let q = Query::new(params);
         let settings = self.settings();
         let tz = settings.timezone;

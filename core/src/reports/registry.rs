@@ -21,7 +21,7 @@ use super::{
 };
 use crate::derive::Derived;
 use crate::error::{Error, Result};
-use crate::query::{ReportParam, check_params, param};
+use crate::query::{ReportParam, check_params, days_of_instants, param};
 use chrono::{DateTime, Utc};
 use serde_json::Value;
 
@@ -470,7 +470,8 @@ impl Report {
         as_of: DateTime<Utc>,
     ) -> Result<ReportAnswer> {
         self.check(params)?;
-        self.run_unchecked(ledger, params, as_of)
+        let params = days_of_instants(params, ledger.settings())?;
+        self.run_unchecked(ledger, &params, as_of)
             .map_err(|error| error.in_report(self.name))
     }
 

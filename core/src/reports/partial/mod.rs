@@ -139,12 +139,13 @@ pub(crate) fn report_partial(
 ) -> Result<ReportPartial> {
     let report = Report::find(name)?;
     report.check(params)?;
+    let params = crate::query::days_of_instants(params, ledger.settings())?;
     let parts = parts_of(report)?;
-    let body = (parts.compute)(ledger, params, as_of).map_err(|e| e.in_report(report.name))?;
+    let body = (parts.compute)(ledger, &params, as_of).map_err(|e| e.in_report(report.name))?;
     Ok(ReportPartial {
         header: Header {
             report: report.name.to_string(),
-            params: params.clone(),
+            params: params.into_owned(),
             as_of,
             settings: settings_text(ledger.settings()),
         },
