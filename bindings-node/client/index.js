@@ -11,7 +11,7 @@
 const { OPERATIONS, ANSWER_TYPES } = require('./operations.js')
 const { SubmetricsError } = require('../errors.js')
 const {
-  UNSET, isUnset, refusedNames, listOptions, listFilter, isoInstant, instant, paramItem,
+  UNSET, isUnset, refusedNames, listOptions, listFilter, isoInstant, instant, paramItem, listText,
 } = require('./params.js')
 const { parseExact } = require('./exact.js')
 const { recordsText, valueText } = require('./body.js')
@@ -33,7 +33,7 @@ const EXACT_ELSEWHERE = { getReport: 'reportArrow', listMovements: 'movementsArr
 // sent: its String() would filter on text nobody wrote ("[object Object]").
 function text(key, value) {
   if (value instanceof Date) return isoInstant(value, key)
-  if (Array.isArray(value)) return value.map((item) => paramItem(key, item)).filter((item) => item !== null).join(' ')
+  if (Array.isArray(value)) return listText(value.map((item) => paramItem(key, item)).filter((item) => item !== null))
   return String(paramItem(key, value))
 }
 

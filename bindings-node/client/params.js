@@ -129,7 +129,20 @@ function paramItem(key, item) {
   throw invalidQuery(`parameter \`${key}\`: a parameter value is text, a number, a boolean, a Date or an array of those`, key)
 }
 
+/**
+ * Items of a multi-value parameter space-separated, as the service reads
+ * them: one holding a space or comma, or starting with a quote, in double
+ * quotes with its quotes doubled (`"acme corp"`), as the addon writes it.
+ */
+function listText(items) {
+  const written = (item) => {
+    const text = String(item)
+    return /[ ,]/.test(text) || text.startsWith('"') ? `"${text.replaceAll('"', '""')}"` : text
+  }
+  return items.map(written).join(' ')
+}
+
 module.exports = {
   UNSET, isUnset, refusedNames, listOptions, listFilter,
-  invalidQuery, wellFormed, escapeLone, isoInstant, instant, paramItem,
+  invalidQuery, wellFormed, escapeLone, isoInstant, instant, paramItem, listText,
 }

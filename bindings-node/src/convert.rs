@@ -94,7 +94,7 @@ fn param_text(name: &str, value: &Value) -> napi::Result<Option<String>> {
                 .filter(|item| !item.is_null())
                 .map(scalar)
                 .collect::<napi::Result<Vec<_>>>()?;
-            Ok(Some(parts.join(" ")))
+            Ok(Some(submetrics::reports::list_text(parts)))
         }
         other => scalar(other).map(Some),
     }

@@ -227,3 +227,16 @@ test('reportAsync refuses an unknown parameter the same way', async () => {
     (e) => e instanceof SubmetricsError && e.code === 'invalid_query' && e.field === 'intervall' && /did you mean `interval`\?/.test(e.message),
   )
 })
+
+test('an array item holding a space is one value, quoted as the service reads it', () => {
+  const { listText } = require('../client/params.js')
+  const l = new Ledger({ base_currency: 'USD' })
+  l.upsertPlans([{ id: 'm', name: 'Monthly', interval: 'month', currency: 'USD' }])
+  l.upsertCustomers([{ id: 'acme corp', name: 'Acme' }, { id: 'beta', name: 'Beta' }, { id: 'acme', name: 'A' }])
+  l.upsertInvoices([['acme corp', 3000], ['beta', 5000], ['acme', 700]].map(([customer, amount], n) => (
+    { id: `i${n}`, customer_id: customer, type: 'subscription', plan_id: 'm', invoice_date: '2024-01-01', amount, currency: 'USD' })))
+  const total = (customer) => l.report('mrr', { date: '20240101-20240131', customer }, '2024-01-15').result[0].total_mrr
+  assert.equal(total(['acme corp', 'beta']), 8000)
+  assert.equal(total(listText(['acme corp', 'beta'])), 8000)
+  assert.equal(listText(['acme corp', 'say "hi"', '"q', 'plain']), '"acme corp" "say ""hi""" """q" plain')
+})

@@ -91,7 +91,8 @@ const DASHED: &[&str] = &["selected-date", "selected-type", "breakdown-value"];
 /// A parameter value as its query-string text: text as given, numbers as
 /// `str()` writes them, booleans `true`/`false`, dates and datetimes ISO
 /// (numpy's scalars and `Decimal`s as the plain values they stand for),
-/// and a list, tuple or set of those space-separated. Anything else (a
+/// and a list, tuple or set of those space-separated (an item holding a
+/// space or comma quoted, see `submetrics::reports::list_text`). Anything else (a
 /// dict, bytes, a list of lists, an object of no such kind) is a
 /// `TypeError`: its `str()` would filter on text nobody wrote.
 fn param_text(value: &Bound<'_, PyAny>) -> PyResult<String> {
@@ -106,7 +107,7 @@ fn param_text(value: &Bound<'_, PyAny>) -> PyResult<String> {
         .try_iter()?
         .map(|item| scalar_text(&item?))
         .collect::<PyResult<_>>()?;
-    Ok(parts.join(" "))
+    Ok(submetrics::reports::list_text(parts))
 }
 
 /// One value of a parameter as text (see [`param_text`]).

@@ -766,3 +766,18 @@ def test_client_and_ledger_answer_alike_on_the_scenario(file: str, scenario_serv
                 continue
             remote = client.report(name, as_of, params)
         assert remote == local, f"{name} {params}"
+
+
+def test_a_list_item_holding_a_space_is_quoted_as_the_ledger_quotes_it(client: submetrics.Client) -> None:
+    ledger = submetrics.Ledger(base_currency="USD")
+    plans = [{"id": "m", "name": "Monthly", "interval": "month", "currency": "USD"}]
+    customers = [{"id": "acme corp", "name": "Acme"}, {"id": "beta", "name": "Beta"}, {"id": "acme", "name": "A"}]
+    invoices = [{"id": f"i{n}", "customer_id": c, "type": "subscription", "plan_id": "m",
+                 "invoice_date": "2024-01-01", "amount": amount, "currency": "USD"}
+                for n, (c, amount) in enumerate([("acme corp", 3000), ("beta", 5000), ("acme", 700)])]
+    for target in (ledger, client):
+        target.upsert_plans(plans)
+        target.upsert_customers(customers)
+        target.upsert_invoices(invoices)
+        report = target.report("mrr", "2024-01-15", date="20240101-20240131", customer=["acme corp", "beta"])
+        assert report["result"][0]["total_mrr"] == 8000

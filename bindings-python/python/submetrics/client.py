@@ -36,7 +36,7 @@ import urllib.error
 import urllib.parse
 import urllib.request
 from pathlib import Path
-from typing import Any, Callable, Dict, List, Mapping, Optional, Sequence, Union
+from typing import Any, Callable, Dict, Iterable, List, Mapping, Optional, Sequence, Union
 
 from . import _api, _native, _params
 from ._paging import Paging
@@ -176,17 +176,28 @@ def _scalar_text(value: Any) -> str:
     )
 
 
+def _list_text(items: Iterable[str]) -> str:
+    """Items space-separated as the service reads a list: one holding a
+    space or comma, or starting with a quote, in double quotes with its
+    quotes doubled (``"acme corp"``), as the ledger writes it."""
+    def written(item: str) -> str:
+        if " " in item or "," in item or item.startswith('"'):
+            return '"' + item.replace('"', '""') + '"'
+        return item
+    return " ".join(written(item) for item in items)
+
+
 def _text(name: str, value: Any) -> str:
     """The query text of parameter ``name``'s value, as the ledger reads a
     parameter: text as given, numbers as ``str()`` writes them, booleans
     true/false, dates and datetimes ISO 8601 (numpy scalars and Decimals as
     the plain values they stand for), and a list, tuple or set of those
-    space-separated. Anything else (a dict, bytes, a list of lists) is the
+    space-separated (see ``_list_text``). Anything else (a dict, bytes, a list of lists) is the
     ledger's ``TypeError`` naming the parameter, before anything is sent:
     its ``str()`` would filter on text nobody wrote."""
     try:
         if isinstance(value, (list, tuple, set, frozenset)):
-            return " ".join(_scalar_text(v) for v in value)
+            return _list_text(_scalar_text(v) for v in value)
         return _scalar_text(value)
     except TypeError as error:
         raise TypeError(f"parameter `{name}`: {error}") from None

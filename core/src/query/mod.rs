@@ -28,6 +28,70 @@ use std::collections::BTreeMap;
 /// Query parameters of a report, as strings (the HTTP query string).
 pub type ReportParams = BTreeMap<String, String>;
 
+/// The items of a multi-value parameter: separated by spaces or commas; an
+/// item holding either (a customer id `acme corp`, an industry `Real
+/// Estate`) is written in double quotes, a quote inside it doubled, as in
+/// CSV (`"acme corp",beta`). A quote that never closes is read as text.
+/// Empty items are passed over.
+pub fn list_items(text: &str) -> Vec<String> {
+    let mut items = Vec::new();
+    let mut rest = text;
+    loop {
+        rest = rest.trim_start_matches([' ', ',']);
+        if rest.is_empty() {
+            return items;
+        }
+        let (item, after) = match quoted_item(rest) {
+            Some(quoted) => quoted,
+            None => {
+                let end = rest.find([' ', ',']).unwrap_or(rest.len());
+                (rest[..end].to_string(), &rest[end..])
+            }
+        };
+        if !item.is_empty() {
+            items.push(item);
+        }
+        rest = after;
+    }
+}
+
+/// The text of a multi-value parameter holding `items`, as [`list_items`]
+/// reads it back: space-separated, an item holding a space or comma, or
+/// starting with a quote, in double quotes with its quotes doubled.
+pub fn list_text<S: AsRef<str>>(items: impl IntoIterator<Item = S>) -> String {
+    let written: Vec<String> = items
+        .into_iter()
+        .map(|item| {
+            let item = item.as_ref();
+            if item.contains([' ', ',']) || item.starts_with('"') {
+                format!("\"{}\"", item.replace('"', "\"\""))
+            } else {
+                item.to_string()
+            }
+        })
+        .collect();
+    written.join(" ")
+}
+
+/// The quoted item `text` starts with and the text after it, when it
+/// starts with a quote that closes.
+fn quoted_item(text: &str) -> Option<(String, &str)> {
+    let mut inside = text.strip_prefix('"')?;
+    let mut item = String::new();
+    loop {
+        let close = inside.find('"')?;
+        item.push_str(&inside[..close]);
+        inside = &inside[close + 1..];
+        match inside.strip_prefix('"') {
+            Some(after) => {
+                item.push('"');
+                inside = after;
+            }
+            None => return Some((item, inside)),
+        }
+    }
+}
+
 /// The longest `date` range, in days (about 27 years): it bounds the number
 /// of periods any report computes.
 pub const MAX_RANGE_DAYS: i64 = 10_000;
@@ -60,16 +124,10 @@ impl<'a> Query<'a> {
             .filter(|v| !v.is_empty())
     }
 
-    /// A multi-value parameter: values separated by spaces (or commas).
+    /// A multi-value parameter: values separated by spaces (or commas), see
+    /// [`list_items`].
     pub fn list(&self, name: &str) -> Vec<String> {
-        self.text(name)
-            .map(|v| {
-                v.split([' ', ','])
-                    .filter(|s| !s.is_empty())
-                    .map(str::to_string)
-                    .collect()
-            })
-            .unwrap_or_default()
+        self.text(name).map(list_items).unwrap_or_default()
     }
 
     /// A multi-value parameter whose values must be among `accepted`.
@@ -316,6 +374,22 @@ fn first_of_month_back(today: NaiveDate, months: u32) -> Option<NaiveDate> {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn list_items_and_their_text_read_back() {
+        use super::{list_items, list_text};
+        assert_eq!(list_items(" a, b  c,"), ["a", "b", "c"]);
+        assert_eq!(list_items("\"acme corp\",beta"), ["acme corp", "beta"]);
+        assert_eq!(list_items("\"say \"\"hi\"\"\" x"), ["say \"hi\"", "x"]);
+        assert_eq!(list_items("\"open"), ["\"open"]);
+        assert_eq!(list_items("\"\" ,"), Vec::<String>::new());
+        let items = ["acme corp", "a,b", "\"q", "plain", "say\"hi"];
+        assert_eq!(
+            list_text(items),
+            "\"acme corp\" \"a,b\" \"\"\"q\" plain say\"hi"
+        );
+        assert_eq!(list_items(&list_text(items)), items);
+    }
+
     use super::*;
 
     fn d(text: &str) -> NaiveDate {

@@ -26,16 +26,16 @@ pub(crate) const EMPTY_VALUE: &str =
     "is empty; give a value, or leave the parameter out for its default";
 
 /// Why a parameter whose value is only list separators is refused.
-const ONLY_SEPARATORS: &str = "names nothing, only separators (commas or spaces); give a value, \
-     or leave the parameter out for its default";
+const ONLY_SEPARATORS: &str = "names nothing, only separators (commas or spaces) or empty \
+     quotes; give a value, or leave the parameter out for its default";
 
 /// Refuses a parameter `view` (a report, or another computed view) does not
 /// read (the first in name order), naming it, suggesting the nearest one
 /// it does read and listing them all; then a parameter given with an empty
 /// (or blank) value, which would otherwise read as absent: `customer=`
 /// filtering nothing is more likely a form's unset field than a choice.
-/// A value of separators alone (`country=,`) is refused too: a list of no
-/// items would read as absent, keeping everyone.
+/// A value of separators alone (`country=,`, or `""`) is refused too: a
+/// list of no items would read as absent, keeping everyone.
 pub(crate) fn check_params(
     view: &str,
     groups: &[&[ReportParam]],
@@ -46,7 +46,7 @@ pub(crate) fn check_params(
         if value.trim().is_empty() {
             return Err(Error::query(name, EMPTY_VALUE));
         }
-        if value.chars().all(|c| c == ',' || c.is_whitespace()) {
+        if super::list_items(value.trim()).is_empty() {
             return Err(Error::query(name, ONLY_SEPARATORS));
         }
     }

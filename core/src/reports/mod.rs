@@ -41,7 +41,7 @@ pub mod transactions;
 mod unpaid;
 mod variables;
 
-pub use crate::query::{ReportParam, near_miss};
+pub use crate::query::{ReportParam, list_items, list_text, near_miss};
 pub use partial::ReportPartial;
 pub use registry::Report;
 pub use result::{ReportTable, TableColumn};
