@@ -44,6 +44,7 @@ const ASSETS: &[Asset] = assets![
     ("format.js", JS),
     ("charts.js", JS),
     ("controls.js", JS),
+    ("periods.js", JS),
     ("pages/login.js", JS),
     ("pages/overview.js", JS),
     ("pages/mrr.js", JS),

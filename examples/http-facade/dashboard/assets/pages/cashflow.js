@@ -2,12 +2,13 @@
 // (`cashflow-failed-payments`) and the failure rate
 // (`cashflow-failure-rate`), refunds (`cashflow-refunds`) and what is still
 // owed (`cashflow-outstanding-unpaid`). Failed and refunded amounts drill
-// down into their `-detail` rows.
+// down into their `-detail` rows, those of the days in the page's range.
 
-import { report } from '../api.js'
+import { api, report } from '../api.js'
 import { h, figure, section, table, paramSelect, rangeControls, rangeParam, pageHref, viewHref, INTERVALS } from '../controls.js'
 import { money, count, counted, percent, periodLabel, day } from '../format.js'
 import { lineChart } from '../charts.js'
+import { clippedPeriod, onDays, dayIn } from '../periods.js'
 
 export function query (params) {
   return { date: rangeParam(params), interval: params.get('interval') || 'month', as_of: params.get('as_of') }
@@ -65,19 +66,29 @@ export async function render (view) {
 
 async function detail (params, q, currency) {
   const kind = params.get('detail')
-  // A detail report shows one period: it takes the period's start, not a range.
-  const answer = await report(DETAILS[kind], { interval: q.interval, as_of: q.as_of, 'selected-date': params.get('selected') })
+  const selected = params.get('selected')
+  // A detail report lists a whole period (it takes no range); the figure
+  // clicked counts the days of it in the page's range, so only their rows
+  // are shown, each on its day in the account's time zone.
+  const [answer, account] = await Promise.all([
+    report(DETAILS[kind], { interval: q.interval, as_of: q.as_of, 'selected-date': selected }),
+    api('GET', '/account')
+  ])
+  const days = clippedPeriod(params, selected, q.interval)
+  const rows = answer.result.list.filter((r) => onDays(r.date, days, account.timezone))
+  const total = rows.reduce((sum, r) => sum + r.amount_base_currency, 0)
   const close = { ...Object.fromEntries(params) }
   delete close.detail
   delete close.selected
+  const what = kind === 'failed' ? 'Failed payments' : 'Refunds'
   return h('section', { class: 'card drilldown', id: 'drilldown', 'aria-labelledby': 'drilldown-title' },
-    h('h2', { id: 'drilldown-title' }, `${kind === 'failed' ? 'Failed payments' : 'Refunds'} in the ${q.interval} of ${params.get('selected')}`),
+    h('h2', { id: 'drilldown-title' }, days.whole ? `${what} in the ${q.interval} of ${selected}` : `${what} from ${days.from} to ${days.to}`),
     h('p', {}, h('a', { href: viewHref('cashflow', null, close) }, 'Close')),
-    table(counted(answer.result.count, 'row'), [
-      { label: 'Date', cell: (r) => day(r.date) },
+    table(`${counted(rows.length, 'row')}, total ${money(total, currency)}`, [
+      { label: 'Date', cell: (r) => dayIn(r.date, account.timezone) },
       { label: 'Customer', cell: (r) => h('a', { href: pageHref('customers', r.customer_id) }, r.customer_name || r.customer_id) },
       { label: 'Type', cell: (r) => r.type },
       { label: 'Description', cell: (r) => r.description || '' },
       { label: 'Amount', numeric: true, cell: (r) => figure(money(r.amount_base_currency, currency), r.amount_base_currency) }
-    ], answer.result.list, { id: 'detail-rows' }))
+    ], rows, { id: 'detail-rows' }))
 }

@@ -1,4 +1,6 @@
-// Customers: the searchable, sortable list of `GET /customers`, and a
+// Customers: the searchable, sortable list of `GET /customers` (or the
+// leads, trials or conversions of a period, days of it when the leads page
+// links to a period its range cuts), and a
 // customer's page: `GET /customers/{id}`, its MRR over time (`mrr` report
 // for the customer), every invoice (`invoices-detail`) and every movement
 // (`movement-table` for the customer).
@@ -7,6 +9,7 @@ import { api, report } from '../api.js'
 import { h, figure, section, table, paramSelect, paramInput, setParams, viewHref, pageHref, rangeParam } from '../controls.js'
 import { money, moneyChange, count, counted, day } from '../format.js'
 import { lineChart } from '../charts.js'
+import { onDays } from '../periods.js'
 
 export const PAGE_SIZE = 50
 export const SORTS = [['mrr', 'MRR'], ['name', 'Name'], ['created_date', 'Created'], ['paid_started', 'First payment'], ['cancel_date', 'Cancelled'], ['country', 'Country'], ['status', 'Status']]
@@ -22,8 +25,52 @@ export function query (params) {
     offset: params.get('offset') || 0,
     'selected-date': params.get('selected-date'),
     'selected-type': params.get('selected-type'),
+    interval: params.get('selected-date') ? params.get('interval') : null,
     as_of: params.get('as_of')
   }
+}
+
+/** Of a funnel step (`selected-type`): its name and the customer's field holding its day. */
+export const STEPS = {
+  lead: { name: 'leads', day: 'created_date' },
+  trials: { name: 'trials', day: 'trial_started' },
+  converted: { name: 'conversions', day: 'paid_started' }
+}
+
+/**
+ * The customers of the page: those `GET /customers` lists, or of a funnel
+ * step, those whose step falls on the days `from`-`to` of the selected
+ * period (the list takes whole periods, so it is read whole and narrowed
+ * here); {list, total}.
+ */
+async function customerList (q, params) {
+  const days = params.get('selected-date') && params.get('from') && params.get('to')
+    ? { from: params.get('from'), to: params.get('to') }
+    : null
+  if (!days) {
+    const answer = await api('GET', '/customers', { query: q })
+    return { list: answer.result.list, total: answer.result.count }
+  }
+  const [answer, account] = await Promise.all([
+    api('GET', '/customers', { query: { ...q, limit: 10000, offset: 0 } }),
+    api('GET', '/account')
+  ])
+  const step = STEPS[q['selected-type'] || 'lead'] || STEPS.lead
+  const matching = answer.result.list.filter((c) => onDays(c[step.day], days, account.timezone))
+  const offset = Number(q.offset)
+  return { list: matching.slice(offset, offset + PAGE_SIZE), total: matching.length }
+}
+
+/** The line saying which step and period the list is narrowed to. */
+function stepNote (params) {
+  const type = params.get('selected-type') || 'lead'
+  const step = STEPS[type] ? STEPS[type].name : type
+  const from = params.get('from')
+  const to = params.get('to')
+  const period = from && to
+    ? `from ${from} to ${to}`
+    : `of the ${params.get('interval') || 'month'} of ${params.get('selected-date')}`
+  return h('p', { id: 'step-note' }, `Only the ${step} ${period}. `, h('a', { href: pageHref('customers') }, 'Show all'))
 }
 
 export async function render (view, context) {
@@ -31,8 +78,7 @@ export async function render (view, context) {
   const params = view.params
   const q = query(params)
   // The list's MRR is in the account currency, which the summary names.
-  const [answer, summary] = await Promise.all([api('GET', '/customers', { query: q }), report('summary', { as_of: q.as_of })])
-  const { list, count: total } = answer.result
+  const [{ list, total }, summary] = await Promise.all([customerList(q, params), report('summary', { as_of: q.as_of })])
   const currency = summary.currency
   const offset = Number(q.offset)
   const sortHeader = (key, label, numeric) => {
@@ -69,7 +115,7 @@ export async function render (view, context) {
   return h('div', {},
     h('h1', {}, 'Customers'),
     search,
-    params.get('selected-date') ? h('p', {}, `Only ${params.get('selected-type') || 'lead'}s of the period of ${params.get('selected-date')}. `, h('a', { href: pageHref('customers') }, 'Show all')) : null,
+    params.get('selected-date') ? stepNote(params) : null,
     h('div', { class: 'table-wrap' }, h('table', { id: 'customer-list' },
       h('caption', {}, `Customers (${count(total)}), MRR in ${currency}`),
       h('thead', {}, h('tr', {}, sortHeader('name', 'Name'), h('th', { scope: 'col' }, 'Email'), sortHeader('country', 'Country'), sortHeader('status', 'Status'), sortHeader('created_date', 'Created'), sortHeader('paid_started', 'First payment'), sortHeader('mrr', 'MRR', true))),

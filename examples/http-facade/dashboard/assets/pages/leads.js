@@ -1,12 +1,14 @@
 // Leads and trials: the funnel per period (`leads`), the current period
 // against the previous (`leads-summary`, which takes no date range) and
 // the days between steps
-// (`leads-days`). Each count links to the customers behind it.
+// (`leads-days`). Each count links to the customers behind it: those of
+// its period, of the days in the page's range when the range cuts it.
 
 import { report } from '../api.js'
 import { h, figure, section, table, paramSelect, rangeControls, rangeParam, pageHref, INTERVALS } from '../controls.js'
 import { count, countChange, percent, percentChange, periodLabel, ratio } from '../format.js'
 import { lineChart } from '../charts.js'
+import { clippedPeriod } from '../periods.js'
 
 export function query (params) {
   return { date: rangeParam(params), interval: params.get('interval') || 'month', as_of: params.get('as_of') }
@@ -19,10 +21,14 @@ export async function render (view) {
   const q = query(params)
   const [series, summary, days] = await Promise.all([report('leads', q), report('leads-summary', { interval: q.interval, as_of: q.as_of }), report('leads-days', q)])
   const periods = series.result
-  const link = (p, key, type) => h('a', {
-    href: pageHref('customers', null, { status: 'all', 'selected-date': p.date, 'selected-type': type, interval: q.interval }),
-    'aria-label': `${key} of ${periodLabel(p.date, q.interval)}: customers`
-  }, figure(count(p[key]), p[key]))
+  const link = (p, key, type) => {
+    const span = clippedPeriod(params, p.date, q.interval)
+    const cut = span.whole ? {} : { from: span.from, to: span.to }
+    return h('a', {
+      href: pageHref('customers', null, { status: 'all', 'selected-date': p.date, 'selected-type': type, interval: q.interval, ...cut }),
+      'aria-label': `${key} of ${periodLabel(p.date, q.interval)}: customers`
+    }, figure(count(p[key]), p[key]))
+  }
   const current = summary.current
   return h('div', {},
     h('h1', {}, 'Leads & trials'),
