@@ -16,6 +16,13 @@ export class ApiError extends Error {
   }
 }
 
+/** A request that got no answer: the service is down or the network is. */
+export class UnreachableError extends Error {
+  constructor () {
+    super('The service cannot be reached. Check the connection and try again.')
+  }
+}
+
 /** Query parameters without empty values, as a query string. */
 export function queryString (query = {}) {
   const params = new URLSearchParams()
@@ -28,18 +35,24 @@ export function queryString (query = {}) {
 
 /**
  * Sends a request; resolves to the JSON body, rejects with ApiError. The
- * body goes as JSON, or as it is (a File, say) under `contentType`.
+ * body goes as JSON, or as it is (a File, say) under `contentType`. A
+ * request without an answer rejects with UnreachableError.
  */
 export async function api (method, path, { query, body, contentType } = {}) {
   const headers = { Accept: 'application/json' }
   if (body !== undefined) headers['Content-Type'] = contentType || 'application/json'
   if (method !== 'GET' && csrfToken) headers['X-CSRF-Token'] = csrfToken
-  const response = await fetch(path + queryString(query), {
-    method,
-    headers,
-    credentials: 'same-origin',
-    body: body === undefined || contentType ? body : JSON.stringify(body)
-  })
+  let response
+  try {
+    response = await fetch(path + queryString(query), {
+      method,
+      headers,
+      credentials: 'same-origin',
+      body: body === undefined || contentType ? body : JSON.stringify(body)
+    })
+  } catch {
+    throw new UnreachableError()
+  }
   const data = await response.json().catch(() => null)
   if (!response.ok) throw new ApiError(response.status, data)
   return data

@@ -119,13 +119,46 @@ async function onLoggedIn (next) {
 }
 
 document.getElementById('as-of').addEventListener('change', (event) => setParams({ as_of: event.target.value }))
-document.getElementById('logout').addEventListener('click', async () => {
-  await api('DELETE', '/session')
+/** Shows a failure of the shell (logging out, say) above the page; null hides it. */
+function showShellError (error) {
+  const message = document.getElementById('shell-error')
+  message.textContent = error ? error.message || String(error) : ''
+  message.hidden = !error
+}
+
+/**
+ * Ends the session and shows the login. A session already ended (the
+ * service answers 401) is logged out all the same; any other failure is
+ * shown, and the page stays.
+ */
+async function logOut () {
+  showShellError(null)
+  try {
+    await api('DELETE', '/session')
+  } catch (error) {
+    if (!(error instanceof ApiError && error.status === 401)) {
+      showShellError(error)
+      return
+    }
+  }
   session = null
   setCsrfToken(null)
-  await loadSession()
-  location.hash = '#/login'
+  let failed = null
+  await loadSession().catch((error) => { failed = error })
+  history.pushState(null, '', '#/login')
+  await render()
+  showShellError(failed)
+}
+
+/** "Skip to content" moves the focus to the page, leaving the route as it is. */
+document.getElementById('skip').addEventListener('click', (event) => {
+  event.preventDefault()
+  main.focus()
 })
-window.addEventListener('hashchange', () => render())
+document.getElementById('logout').addEventListener('click', logOut)
+window.addEventListener('hashchange', () => {
+  showShellError(null)
+  render()
+})
 
 loadSession().then(render, (error) => main.replaceChildren(failure(error)))
