@@ -101,10 +101,15 @@ async function render () {
   } catch (error) {
     if (error instanceof ApiError && error.status === 401) {
       session = null
-      await loadSession()
-      return render()
+      try {
+        await loadSession()
+        return render()
+      } catch (sessionError) {
+        error = sessionError
+      }
     }
-    content = h('div', {}, h('h1', {}, TITLES[view.page]), failure(error))
+    // The page's controls stay, to change what was asked for.
+    content = h('div', {}, h('h1', {}, TITLES[view.page]), page.controls ? page.controls(view) : null, failure(error))
   }
   if (ticket !== rendering) return
   main.replaceChildren(content)

@@ -16,6 +16,11 @@ export function query (params) {
 
 const DETAILS = { failed: 'cashflow-failed-payments-detail', refunds: 'cashflow-refunds-detail' }
 
+/** The page's controls: range and interval. */
+export function controls () {
+  return h('form', { class: 'controls', onsubmit: (e) => e.preventDefault() }, ...rangeControls(), paramSelect('interval', 'Interval', INTERVALS, 'month'))
+}
+
 export async function render (view) {
   const params = view.params
   const q = query(params)
@@ -30,7 +35,7 @@ export async function render (view) {
     : figure(money(value, currency), value)
   const parts = [
     h('h1', {}, 'Cash flow'),
-    h('form', { class: 'controls', onsubmit: (e) => e.preventDefault() }, ...rangeControls(), paramSelect('interval', 'Interval', INTERVALS, 'month')),
+    controls(),
     section('Transactions',
       lineChart(periods.map((p) => p.date), [
         { label: 'Payments', values: periods.map((p) => p.payments), color: '#1a7f37', kind: 'money' },

@@ -16,6 +16,11 @@ export function query (params) {
 
 const STEPS = [['leads', 'Leads', 'lead'], ['trials', 'Trials', 'trials'], ['conversions', 'Conversions', 'converted']]
 
+/** The page's controls: range and interval. */
+export function controls () {
+  return h('form', { class: 'controls', onsubmit: (e) => e.preventDefault() }, ...rangeControls(), paramSelect('interval', 'Interval', INTERVALS, 'month'))
+}
+
 export async function render (view) {
   const params = view.params
   const q = query(params)
@@ -32,7 +37,7 @@ export async function render (view) {
   const current = summary.current
   return h('div', {},
     h('h1', {}, 'Leads & trials'),
-    h('form', { class: 'controls', onsubmit: (e) => e.preventDefault() }, ...rangeControls(), paramSelect('interval', 'Interval', INTERVALS, 'month')),
+    controls(),
     h('div', { class: 'kpis' }, [...STEPS.map(([key, label]) => [key, label, count, countChange]),
       ['lead_to_paid_rate', 'Lead to paid', percent, percentChange], ['trial_to_paid_rate', 'Trial to paid', percent, percentChange]]
       .map(([key, label, show, showChange]) => h('div', { class: 'kpi card', 'data-metric': key },

@@ -41,6 +41,31 @@ async function filterOptions () {
   return { plans: plans.result.list, groups: groups.result.list, currencies: [...currencies].sort() }
 }
 
+/**
+ * The page's controls: range, interval, filters and breakdown. Without the
+ * answer's currency and the plans (when they failed to load), the
+ * selects offer the values the URL names.
+ */
+export function controls (view, { currency, options } = {}) {
+  const params = view.params
+  const named = (name) => params.get(name) ? [params.get(name)] : []
+  const currencies = options ? [currency, ...options.currencies] : named('baseCurrency')
+  const plans = options
+    ? [...options.plans.map((p) => [p.id, p.name]), ...options.groups.map((g) => [g.id, `Group: ${g.name}`])]
+    : named('plan').map((id) => [id, id])
+  return h('form', { class: 'controls', onsubmit: (e) => e.preventDefault() },
+    ...rangeControls(),
+    paramSelect('interval', 'Interval', INTERVALS, 'month'),
+    paramSelect('baseCurrency', 'Currency', [['', 'Account currency'], ...[...new Set(currencies)].map((c) => [c, c])]),
+    paramSelect('plan', 'Plan', [['', 'All plans'], ...plans]),
+    paramSelect('billing_freq', 'Billing frequency', [['', 'Any'], ['day', 'Daily'], ['week', 'Weekly'], ['month', 'Monthly'], ['year', 'Yearly']]),
+    paramInput('country', 'Country', { placeholder: 'e.g. US DE' }),
+    paramInput('industry', 'Industry', { placeholder: 'custom variable' }),
+    paramInput('size', 'Size', { placeholder: 'custom variable' }),
+    paramInput('channel', 'Channel', { placeholder: 'custom variable' }),
+    paramSelect('breakdown', 'Breakdown', [['', 'None'], ...BREAKDOWNS.map((b) => [b, b.replace('_', ' ')])]))
+}
+
 export async function render (view) {
   const params = view.params
   const q = query(params)
@@ -54,18 +79,6 @@ export async function render (view) {
   const currency = answer.currency
   const periods = answer.result
   const pick = (index, type) => setParams({ selected: periods[index].date, type: type || null, bvalue: null })
-
-  const controls = h('form', { class: 'controls', onsubmit: (e) => e.preventDefault() },
-    ...rangeControls(),
-    paramSelect('interval', 'Interval', INTERVALS, 'month'),
-    paramSelect('baseCurrency', 'Currency', [['', `Account currency`], ...[...new Set([currency, ...options.currencies])].map((c) => [c, c])]),
-    paramSelect('plan', 'Plan', [['', 'All plans'], ...options.plans.map((p) => [p.id, p.name]), ...options.groups.map((g) => [g.id, `Group: ${g.name}`])]),
-    paramSelect('billing_freq', 'Billing frequency', [['', 'Any'], ['day', 'Daily'], ['week', 'Weekly'], ['month', 'Monthly'], ['year', 'Yearly']]),
-    paramInput('country', 'Country', { placeholder: 'e.g. US DE' }),
-    paramInput('industry', 'Industry', { placeholder: 'custom variable' }),
-    paramInput('size', 'Size', { placeholder: 'custom variable' }),
-    paramInput('channel', 'Channel', { placeholder: 'custom variable' }),
-    paramSelect('breakdown', 'Breakdown', [['', 'None'], ...BREAKDOWNS.map((b) => [b, b.replace('_', ' ')])]))
 
   const columns = pivot.columns
   const movementTable = h('div', { class: 'table-wrap' }, h('table', { id: 'mrr-table' },
@@ -82,7 +95,7 @@ export async function render (view) {
 
   const parts = [
     h('h1', {}, 'MRR & movements'),
-    controls,
+    controls(view, { currency, options }),
     section('MRR chart',
       h('p', { class: 'hint' }, 'Click a period (or a figure in the table) to list its movements.'),
       mrrChart(periods, { currency, onPick: (i) => pick(i), label: 'MRR and movements' })),

@@ -45,6 +45,12 @@ export function query (params) {
   }
 }
 
+/** The page's controls: interval and range. */
+export function controls () {
+  return h('form', { class: 'controls', onsubmit: (e) => e.preventDefault() },
+    paramSelect('interval', 'Interval', INTERVALS, 'month'), ...rangeControls())
+}
+
 export async function render (view) {
   const params = view.params
   const q = query(params)
@@ -71,8 +77,7 @@ export async function render (view) {
   }
   return h('div', {},
     h('h1', {}, 'Overview'),
-    h('form', { class: 'controls', onsubmit: (e) => e.preventDefault() },
-      paramSelect('interval', 'Interval', INTERVALS, 'month'), ...rangeControls()),
+    controls(),
     h('p', { class: 'period' }, last
       ? `Selected period: ${periodLabel(last.date, q.interval)} (${last.date} to ${last.end_date}), in ${currency}.`
       : 'No periods in this range.'),

@@ -26,6 +26,13 @@ function heat (percentValue) {
   return `heat-${step}`
 }
 
+/** The page's controls: range, interval and the cohorts' metric. */
+export function controls () {
+  return h('form', { class: 'controls', onsubmit: (e) => e.preventDefault() },
+    ...rangeControls(), paramSelect('interval', 'Interval', INTERVALS, 'month'),
+    paramSelect('metric', 'Cohort metric', [['customers', 'Customers'], ['mrr', 'MRR']], 'customers'))
+}
+
 export async function render (view) {
   const params = view.params
   const q = query(params)
@@ -60,9 +67,7 @@ export async function render (view) {
   ]
   return h('div', {},
     h('h1', {}, 'Retention'),
-    h('form', { class: 'controls', onsubmit: (e) => e.preventDefault() },
-      ...rangeControls(), paramSelect('interval', 'Interval', INTERVALS, 'month'),
-      paramSelect('metric', 'Cohort metric', [['customers', 'Customers'], ['mrr', 'MRR']], 'customers')),
+    controls(),
     section('Churn and retention rates',
       lineChart(periods.map((p) => p.date), RATES.map((r) => ({ label: r.label, values: periods.map((p) => p[r.key]), color: r.color, kind: 'percent' })), { label: 'Churn and retention rates' }),
       table('Rates per period', [
