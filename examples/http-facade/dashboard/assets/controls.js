@@ -64,10 +64,15 @@ export function field (label, input, hint) {
   return h('div', { class: 'field' }, h('label', { for: id }, label), input, hint ? h('small', {}, hint) : null)
 }
 
-/** A select bound to the URL parameter `name`. */
-export function paramSelect (name, label, options, fallback = '') {
+/**
+ * A select bound to the URL parameter `name`; a change also clears the
+ * page offset and the parameters named in `clears`, those that depend on
+ * this one's value (a drill-down into a breakdown value, say).
+ */
+export function paramSelect (name, label, options, fallback = '', { clears = [] } = {}) {
   const value = currentView().params.get(name) ?? fallback
-  const select = h('select', { name, onchange: (e) => setParams({ [name]: e.target.value, offset: null }) },
+  const cleared = Object.fromEntries(clears.map((dependent) => [dependent, null]))
+  const select = h('select', { name, onchange: (e) => setParams({ [name]: e.target.value, offset: null, ...cleared }) },
     options.map(([v, text]) => h('option', { value: v, selected: v === value }, text)))
   return field(label, select)
 }

@@ -69,6 +69,20 @@ test('a drill-down counts the days of the account time zone', async () => {
   }
 })
 
+test('another breakdown or interval closes the drill-down into a value or period of the old one', async () => {
+  const page = session.page
+  await open(`#/mrr?as_of=${AS_OF}&breakdown=plan&selected=2024-12-01&bvalue=basic`, 'mrr')
+  assert.match(await page.textContent('#drilldown-title'), /^All movements, plan basic in the month of 2024-12-01$/)
+  await act(() => page.getByLabel('Breakdown', { exact: true }).selectOption('country'), 'mrr')
+  assert.doesNotMatch(page.url(), /bvalue=/)
+  const all = await api(`/reports/movement-table?date=last-12-months&interval=month&as_of=${AS_OF}&selected-date=2024-12-01&sort=mrr_change&order=desc`)
+  assert.equal(await page.textContent('#drilldown-title'), 'All movements in the month of 2024-12-01')
+  assert.deepEqual(await session.values('#movement-rows'), all.result.list.map((m) => m.mrr_change_base_currency))
+  await act(() => page.getByLabel('Interval').selectOption('quarter'), 'mrr')
+  assert.doesNotMatch(page.url(), /selected=/)
+  assert.equal(await page.locator('#drilldown').count(), 0)
+})
+
 test('no console errors', () => {
   assert.deepEqual(session.errors, [])
 })

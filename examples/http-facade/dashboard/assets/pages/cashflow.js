@@ -18,7 +18,9 @@ const DETAILS = { failed: 'cashflow-failed-payments-detail', refunds: 'cashflow-
 
 /** The page's controls: range and interval. */
 export function controls () {
-  return h('form', { class: 'controls', onsubmit: (e) => e.preventDefault() }, ...rangeControls(), paramSelect('interval', 'Interval', INTERVALS, 'month'))
+  // A drill-down's period is one of the interval's.
+  return h('form', { class: 'controls', onsubmit: (e) => e.preventDefault() }, ...rangeControls(),
+    paramSelect('interval', 'Interval', INTERVALS, 'month', { clears: ['detail', 'selected'] }))
 }
 
 export async function render (view) {

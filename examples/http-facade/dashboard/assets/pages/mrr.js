@@ -55,7 +55,8 @@ export function controls (view, { currency, options } = {}) {
     : named('plan').map((id) => [id, id])
   return h('form', { class: 'controls', onsubmit: (e) => e.preventDefault() },
     ...rangeControls(),
-    paramSelect('interval', 'Interval', INTERVALS, 'month'),
+    // A drill-down's period is one of the interval's; its value one of the breakdown's.
+    paramSelect('interval', 'Interval', INTERVALS, 'month', { clears: ['selected', 'type', 'bvalue'] }),
     paramSelect('baseCurrency', 'Currency', [['', 'Account currency'], ...[...new Set(currencies)].map((c) => [c, c])]),
     paramSelect('plan', 'Plan', [['', 'All plans'], ...plans]),
     paramSelect('billing_freq', 'Billing frequency', [['', 'Any'], ['day', 'Daily'], ['week', 'Weekly'], ['month', 'Monthly'], ['year', 'Yearly']]),
@@ -63,7 +64,7 @@ export function controls (view, { currency, options } = {}) {
     paramInput('industry', 'Industry', { placeholder: 'custom variable' }),
     paramInput('size', 'Size', { placeholder: 'custom variable' }),
     paramInput('channel', 'Channel', { placeholder: 'custom variable' }),
-    paramSelect('breakdown', 'Breakdown', [['', 'None'], ...BREAKDOWNS.map((b) => [b, b.replace('_', ' ')])]))
+    paramSelect('breakdown', 'Breakdown', [['', 'None'], ...BREAKDOWNS.map((b) => [b, b.replace('_', ' ')])], '', { clears: ['bvalue'] }))
 }
 
 export async function render (view) {
