@@ -3,7 +3,7 @@
 // pages/ exporting `render(view, context)` that resolves to an element.
 
 import { api, setCsrfToken, ApiError } from './api.js'
-import { currentView, setParams, viewHref, h, failure } from './controls.js'
+import { currentView, setParams, viewHref, nextView, h, failure } from './controls.js'
 import * as login from './pages/login.js'
 import * as overview from './pages/overview.js'
 import * as mrr from './pages/mrr.js'
@@ -84,7 +84,7 @@ async function render () {
     return
   }
   if (view.page === 'login') {
-    history.replaceState(null, '', view.params.get('next') || '#/overview')
+    history.replaceState(null, '', nextView(view.params.get('next')))
     view = currentView()
   }
   const page = PAGES[view.page]
@@ -118,8 +118,7 @@ async function render () {
 
 async function onLoggedIn (next) {
   await loadSession()
-  const target = next && !next.startsWith('#/login') && !next.startsWith('#/invite') ? next : '#/overview'
-  history.replaceState(null, '', target)
+  history.replaceState(null, '', nextView(next))
   render()
 }
 

@@ -2,11 +2,20 @@
 // every view is bookmarkable; controls read and write it, and DOM helpers
 // build the pages.
 
+/** A part of the fragment decoded; one that is not valid percent-encoding, as it is. */
+function decodePart (part) {
+  try {
+    return decodeURIComponent(part)
+  } catch {
+    return part
+  }
+}
+
 /** The current view: page, optional id and parameters. */
 export function currentView () {
   const hash = location.hash.replace(/^#\/?/, '')
   const [path, query = ''] = hash.split('?')
-  const [page = '', ...rest] = path.split('/').map(decodeURIComponent)
+  const [page = '', ...rest] = path.split('/').map(decodePart)
   return { page: page || 'overview', id: rest.join('/') || null, params: new URLSearchParams(query) }
 }
 
@@ -18,6 +27,17 @@ export function viewHref (page, id, params) {
   }
   const text = query.toString()
   return `#/${page}${id ? '/' + encodeURIComponent(id) : ''}${text ? '?' + text : ''}`
+}
+
+/**
+ * Where to go after logging in: `next` when it is a view of the dashboard
+ * (a fragment `#/page...` other than the login and invitation), else the
+ * overview. Anything else (another site, a path of the service) is not
+ * followed.
+ */
+export function nextView (next) {
+  const view = typeof next === 'string' && /^#\/[a-z]/.test(next) ? next : null
+  return view && !/^#\/(login|invite)\b/.test(view) ? view : '#/overview'
 }
 
 /** Moves to the current page with `patch` applied to its parameters. */

@@ -1,0 +1,35 @@
+// Hand-made addresses: a fragment that is not valid percent-encoding is
+// shown as a page (an unknown customer), and the login's `next` is
+// followed only to a view of the dashboard.
+
+import { test } from 'node:test'
+import assert from 'node:assert/strict'
+import { dashboard } from './browser.mjs'
+import { AS_OF } from './seed.mjs'
+import { OWNER_KEY } from './server.mjs'
+
+const session = dashboard()
+const { open } = session
+
+test('an id that is not valid percent-encoding is looked up as it is', async () => {
+  await open('#/customers/%E0%A4%A', 'customers')
+  const answer = await fetch(`${session.server.base}/customers/${encodeURIComponent('%E0%A4%A')}`, { headers: { Authorization: `Bearer ${OWNER_KEY}` } })
+  assert.equal(answer.status, 404)
+  assert.equal(await session.page.textContent('main .error'), (await answer.json()).error)
+  session.errors = session.errors.filter((message) => !/status of 404/.test(message))
+})
+
+test('next is followed only to a view of the dashboard', async () => {
+  const page = session.page
+  for (const next of ['https://evil.example/x', '/session', '//evil.example', 'javascript:alert(1)', '#/login']) {
+    await open(`#/login?next=${encodeURIComponent(next)}`, 'overview')
+    const url = new URL(page.url())
+    assert.equal(url.origin + url.pathname + url.hash, `${session.server.base}/app/#/overview`, next)
+  }
+  await open(`#/login?next=${encodeURIComponent(`#/mrr?as_of=${AS_OF}`)}`, 'mrr')
+  assert.equal(new URL(page.url()).hash, `#/mrr?as_of=${AS_OF}`)
+})
+
+test('no console errors', () => {
+  assert.deepEqual(session.errors, [])
+})
