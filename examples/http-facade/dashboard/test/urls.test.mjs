@@ -19,6 +19,27 @@ test('an id that is not valid percent-encoding is looked up as it is', async () 
   session.errors = session.errors.filter((message) => !/status of 404/.test(message))
 })
 
+test('a customer whose id holds a space and a comma has its page', async () => {
+  const id = 'acme corp, eu'
+  const post = async (path, body) => {
+    const response = await fetch(session.server.base + path, {
+      method: 'POST',
+      headers: { Authorization: `Bearer ${OWNER_KEY}`, 'Content-Type': 'application/json' },
+      body: JSON.stringify(body)
+    })
+    assert.ok(response.ok, `${path}: ${response.status}`)
+  }
+  await post('/data/plans', [{ id: 'spaced-m', name: 'Spaced', interval: 'month', currency: 'USD' }])
+  await post('/data/customers', [{ id, name: 'Acme Corp EU' }])
+  await post('/data/invoices', [{ id: 'spaced-1', customer_id: id, type: 'subscription', plan_id: 'spaced-m', invoice_date: '2024-01-01', amount: 4321, currency: 'USD' }])
+  await open(`#/customers/${encodeURIComponent(id)}?as_of=${AS_OF}`, 'customers')
+  await session.page.waitForSelector('#customer')
+  const quoted = encodeURIComponent('"acme corp, eu"')
+  const invoices = await session.api(`/reports/invoices-detail?customer=${quoted}&as_of=${AS_OF}`)
+  assert.deepEqual(invoices.result.list.map((i) => i.total), [4321])
+  assert.deepEqual(await session.values('#invoices'), [4321])
+})
+
 test('next is followed only to a view of the dashboard', async () => {
   const page = session.page
   for (const next of ['https://evil.example/x', '/session', '//evil.example', 'javascript:alert(1)', '#/login']) {

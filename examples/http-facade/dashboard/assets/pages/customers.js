@@ -123,13 +123,21 @@ export async function render (view, context) {
     pager)
 }
 
+// One id as a list parameter names it: in double quotes, its quotes doubled,
+// when it holds a space or comma or starts with a quote (`acme corp` would
+// name the customers `acme` and `corp`).
+function oneId (id) {
+  return /[ ,]/.test(id) || id.startsWith('"') ? `"${id.replaceAll('"', '""')}"` : id
+}
+
 async function detail (id, params) {
   const asOf = params.get('as_of')
+  const customerParam = oneId(id)
   const [customer, history, invoices, movements] = await Promise.all([
     api('GET', `/customers/${encodeURIComponent(id)}`, { query: { as_of: asOf } }),
-    report('mrr', { customer: id, interval: 'month', date: rangeParam(params, 'last-24-months'), as_of: asOf }),
-    report('invoices-detail', { customer: id, as_of: asOf }),
-    report('movement-table', { customer: id, date: rangeParam(params, 'last-10-years'), as_of: asOf, sort: 'date', order: 'desc' })
+    report('mrr', { customer: customerParam, interval: 'month', date: rangeParam(params, 'last-24-months'), as_of: asOf }),
+    report('invoices-detail', { customer: customerParam, as_of: asOf }),
+    report('movement-table', { customer: customerParam, date: rangeParam(params, 'last-10-years'), as_of: asOf, sort: 'date', order: 'desc' })
   ])
   const currency = history.currency
   const subscriptions = customer.current_subscriptions || []
