@@ -42,25 +42,36 @@ export function countChange (value) {
   return (value > 0 ? '+' : value < 0 ? '−' : '±') + count(Math.abs(value))
 }
 
+/** `value` with two decimals, a value that rounds to zero without a sign ("0.00", never "-0.00"). */
+function twoDecimals (value) {
+  return (Number(value.toFixed(2)) || 0).toFixed(2)
+}
+
+/** A change with two decimals and its sign, "±" when it rounds to zero (never "−0.00"). */
+function signedTwoDecimals (value) {
+  const rounded = Number(value.toFixed(2))
+  return (rounded > 0 ? '+' : rounded < 0 ? '−' : '±') + twoDecimals(Math.abs(rounded))
+}
+
 /** A percentage with two decimals, e.g. 12.3456 -> "12.35%"; null -> "–". */
 export function percent (value) {
-  return value === null || value === undefined ? '–' : `${value.toFixed(2)}%`
+  return value === null || value === undefined ? '–' : `${twoDecimals(value)}%`
 }
 
 /** A change of a percentage in points, e.g. "+1.20 pts". */
 export function percentChange (value) {
   if (value === null || value === undefined) return '–'
-  return (value > 0 ? '+' : value < 0 ? '−' : '±') + `${Math.abs(value).toFixed(2)} pts`
+  return `${signedTwoDecimals(value)} pts`
 }
 
 /** A ratio with two decimals, e.g. 2 -> "2.00"; null -> "–". */
 export function ratio (value) {
-  return value === null || value === undefined ? '–' : value.toFixed(2)
+  return value === null || value === undefined ? '–' : twoDecimals(value)
 }
 
 export function ratioChange (value) {
   if (value === null || value === undefined) return '–'
-  return (value > 0 ? '+' : value < 0 ? '−' : '±') + Math.abs(value).toFixed(2)
+  return signedTwoDecimals(value)
 }
 
 /** The day of an ISO date or instant, "2024-03-01". */
