@@ -56,6 +56,15 @@ export function dashboard ({ viewport = { width: 1366, height: 900 } } = {}) {
     assert.equal(response.status, 200, path)
     return response.json()
   }
+  /** POSTs records through the API with the owner key; any 2xx answer. */
+  session.post = async (path, body) => {
+    const response = await fetch(session.server.base + path, {
+      method: 'POST',
+      headers: { Authorization: `Bearer ${OWNER_KEY}`, 'Content-Type': 'application/json' },
+      body: JSON.stringify(body)
+    })
+    assert.ok(response.ok, `${path}: ${response.status}`)
+  }
   /** Runs `action` and waits until the page `pageName` has rendered anew. */
   session.act = async (action, pageName) => {
     await session.page.evaluate(() => { for (const child of document.querySelector('main')?.children ?? []) child.dataset.stale = '' })

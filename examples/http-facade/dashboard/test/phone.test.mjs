@@ -5,19 +5,11 @@ import { test } from 'node:test'
 import assert from 'node:assert/strict'
 import { dashboard } from './browser.mjs'
 import { AS_OF } from './seed.mjs'
-import { OWNER_KEY } from './server.mjs'
 
 const session = dashboard({ viewport: { width: 375, height: 740 } })
 
 test('the overview fits a phone with figures in the billions', async () => {
-  const post = async (path, body) => {
-    const response = await fetch(session.server.base + path, {
-      method: 'POST',
-      headers: { Authorization: `Bearer ${OWNER_KEY}`, 'Content-Type': 'application/json' },
-      body: JSON.stringify(body)
-    })
-    assert.ok(response.ok, `${path}: ${response.status}`)
-  }
+  const post = session.post
   await post('/data/plans', [{ id: 'huge-m', name: 'Huge', interval: 'month', currency: 'USD' }])
   await post('/data/customers', [{ id: 'huge', name: 'Huge Corp' }])
   await post('/data/invoices', [{ id: 'huge-1', customer_id: 'huge', type: 'subscription', plan_id: 'huge-m', invoice_date: AS_OF.slice(0, 8) + '01', amount: 999999999999, currency: 'USD' }])

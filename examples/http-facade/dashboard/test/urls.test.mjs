@@ -21,14 +21,7 @@ test('an id that is not valid percent-encoding is looked up as it is', async () 
 
 test('a customer whose id holds a space and a comma has its page', async () => {
   const id = 'acme corp, eu'
-  const post = async (path, body) => {
-    const response = await fetch(session.server.base + path, {
-      method: 'POST',
-      headers: { Authorization: `Bearer ${OWNER_KEY}`, 'Content-Type': 'application/json' },
-      body: JSON.stringify(body)
-    })
-    assert.ok(response.ok, `${path}: ${response.status}`)
-  }
+  const post = session.post
   await post('/data/plans', [{ id: 'spaced-m', name: 'Spaced', interval: 'month', currency: 'USD' }])
   await post('/data/customers', [{ id, name: 'Acme Corp EU' }])
   await post('/data/invoices', [{ id: 'spaced-1', customer_id: id, type: 'subscription', plan_id: 'spaced-m', invoice_date: '2024-01-01', amount: 4321, currency: 'USD' }])
