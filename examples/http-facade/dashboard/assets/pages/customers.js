@@ -51,14 +51,24 @@ async function customerList (q, params) {
     const answer = await api('GET', '/customers', { query: q })
     return { list: answer.result.list, total: answer.result.count }
   }
-  const [answer, account] = await Promise.all([
-    api('GET', '/customers', { query: { ...q, limit: 10000, offset: 0 } }),
-    api('GET', '/account')
-  ])
+  const [everyone, account] = await Promise.all([allCustomers(q), api('GET', '/account')])
   const step = STEPS[q['selected-type'] || 'lead'] || STEPS.lead
-  const matching = answer.result.list.filter((c) => onDays(c[step.day], days, account.timezone))
+  const matching = everyone.filter((c) => onDays(c[step.day], days, account.timezone))
   const offset = Number(q.offset)
   return { list: matching.slice(offset, offset + PAGE_SIZE), total: matching.length }
+}
+
+/** The longest page `GET /customers` answers. */
+const LARGEST_PAGE = 10000
+
+/** Every customer `GET /customers` lists for `q`, page after page. */
+async function allCustomers (q) {
+  const all = []
+  for (;;) {
+    const answer = await api('GET', '/customers', { query: { ...q, limit: LARGEST_PAGE, offset: all.length } })
+    all.push(...answer.result.list)
+    if (answer.result.list.length === 0 || all.length >= answer.result.count) return all
+  }
 }
 
 /** The line saying which step and period the list is narrowed to. */
