@@ -74,9 +74,26 @@ export function ratioChange (value) {
   return signedTwoDecimals(value)
 }
 
-/** The day of an ISO date or instant, "2024-03-01". */
-export function day (text) {
-  return text ? String(text).slice(0, 10) : '–'
+const dayFormats = new Map()
+/** The day (YYYY-MM-DD) of an ISO instant in the IANA `timeZone`. */
+export function dayIn (instant, timeZone = 'UTC') {
+  if (!dayFormats.has(timeZone)) {
+    dayFormats.set(timeZone, new Intl.DateTimeFormat('en-US', { timeZone, year: 'numeric', month: '2-digit', day: '2-digit' }))
+  }
+  const parts = Object.fromEntries(dayFormats.get(timeZone).formatToParts(new Date(instant)).map((p) => [p.type, p.value]))
+  return `${parts.year}-${parts.month}-${parts.day}`
+}
+
+/**
+ * The day of an ISO date or instant, "2024-03-01": an instant on its day in
+ * `timeZone` (the account's, where the service answers a record's date as
+ * the instant its day starts: 2024-01-01 in Tokyo is 2023-12-31T15:00:00Z),
+ * a date as it is.
+ */
+export function day (text, timeZone) {
+  if (!text) return '–'
+  const value = String(text)
+  return timeZone && value.includes('T') ? dayIn(value, timeZone) : value.slice(0, 10)
 }
 
 /** A period start as a short label: "Mar 2024" for months, else the day. */

@@ -5,6 +5,7 @@
 // figure counted, so that its rows add up to the figure clicked.
 
 import { windowStart } from './controls.js'
+import { dayIn } from './format.js'
 
 /** One day later or earlier than a "YYYY-MM-DD" day. */
 function addDays (date, days) {
@@ -45,16 +46,6 @@ export function clippedPeriod (params, start, interval, fallback) {
   const from = range.from > start ? range.from : start
   const to = range.to < end ? range.to : end
   return { from, to, whole: from === start && to === end }
-}
-
-const dayFormats = new Map()
-/** The day (YYYY-MM-DD) of an ISO instant in the IANA `timeZone`. */
-export function dayIn (instant, timeZone = 'UTC') {
-  if (!dayFormats.has(timeZone)) {
-    dayFormats.set(timeZone, new Intl.DateTimeFormat('en-US', { timeZone, year: 'numeric', month: '2-digit', day: '2-digit' }))
-  }
-  const parts = Object.fromEntries(dayFormats.get(timeZone).formatToParts(new Date(instant)).map((p) => [p.type, p.value]))
-  return `${parts.year}-${parts.month}-${parts.day}`
 }
 
 /** Whether the instant's day in `timeZone` is within the days {from, to}. */

@@ -14,3 +14,12 @@ test('a figure that rounds to zero is written without a sign', () => {
   assert.equal(format.ratioChange(0.004), '±0.00')
   assert.equal(format.ratioChange(-2.5), '−2.50')
 })
+
+test('an instant is written as its day in the account time zone, a date as it is', () => {
+  assert.equal(format.day('2023-12-31T15:00:00Z', 'Asia/Tokyo'), '2024-01-01')
+  assert.equal(format.day('2023-12-31T23:00:00Z', 'Europe/Paris'), '2024-01-01')
+  assert.equal(format.day('2024-01-01T05:00:00Z', 'America/New_York'), '2024-01-01')
+  assert.equal(format.day('2024-01-01', 'Asia/Tokyo'), '2024-01-01')
+  assert.equal(format.day('2023-12-31T15:00:00Z'), '2023-12-31')
+  assert.equal(format.day(null, 'Asia/Tokyo'), '–')
+})

@@ -6,9 +6,9 @@
 
 import { api, report } from '../api.js'
 import { h, figure, section, table, paramSelect, rangeControls, rangeParam, pageHref, viewHref, INTERVALS } from '../controls.js'
-import { money, count, counted, percent, periodLabel, day } from '../format.js'
+import { money, count, counted, percent, periodLabel, day, dayIn } from '../format.js'
 import { lineChart } from '../charts.js'
-import { clippedPeriod, onDays, dayIn } from '../periods.js'
+import { clippedPeriod, onDays } from '../periods.js'
 
 export function query (params) {
   return { date: rangeParam(params), interval: params.get('interval') || 'month', as_of: params.get('as_of') }
@@ -26,9 +26,10 @@ export function controls () {
 export async function render (view) {
   const params = view.params
   const q = query(params)
-  const [transactions, failed, rate, refunds, unpaid] = await Promise.all([
+  const [transactions, failed, rate, refunds, unpaid, account] = await Promise.all([
     report('transactions', q), report('cashflow-failed-payments', q), report('cashflow-failure-rate', q),
-    report('cashflow-refunds', q), report('cashflow-outstanding-unpaid', { as_of: q.as_of, limit: 100 })
+    report('cashflow-refunds', q), report('cashflow-outstanding-unpaid', { as_of: q.as_of, limit: 100 }),
+    api('GET', '/account')
   ])
   const currency = transactions.currency
   const periods = transactions.result.map((p, i) => ({ ...p, failed: failed.result[i], rate: rate.result[i], refunds: refunds.result[i] }))
@@ -61,7 +62,7 @@ export async function render (view) {
       h('div', { class: 'kpi card', 'data-metric': 'unpaid_total' }, h('h3', {}, 'Total owed'), h('p', { class: 'value' }, figure(money(unpaid.total.amount, unpaid.currency), unpaid.total.amount)), h('p', {}, counted(unpaid.total.count, 'invoice'))),
       unpaid.buckets.map((b) => h('div', { class: 'kpi card', 'data-metric': `unpaid_${b.bucket}` }, h('h3', {}, `${b.bucket} days`), h('p', { class: 'value' }, figure(money(b.amount, unpaid.currency), b.amount)), h('p', {}, counted(b.count, 'invoice'))))),
     table('Unpaid invoices, newest first', [
-      { label: 'Invoice date', cell: (r) => day(r.invoice_date) },
+      { label: 'Invoice date', cell: (r) => day(r.invoice_date, account.timezone) },
       { label: 'Customer', cell: (r) => h('a', { href: pageHref('customers', r.customer_id) }, r.customer_name || r.customer_id) },
       { label: 'Invoice', cell: (r) => r.invoice_number || r.invoice_id },
       { label: 'Status', cell: (r) => r.status },

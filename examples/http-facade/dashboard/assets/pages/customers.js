@@ -88,7 +88,7 @@ export async function render (view, context) {
   const params = view.params
   const q = query(params)
   // The list's MRR is in the account currency, which the summary names.
-  const [{ list, total }, summary] = await Promise.all([customerList(q, params), report('summary', { as_of: q.as_of })])
+  const [{ list, total }, summary, account] = await Promise.all([customerList(q, params), report('summary', { as_of: q.as_of }), api('GET', '/account')])
   const currency = summary.currency
   const offset = Number(q.offset)
   const sortHeader = (key, label, numeric) => {
@@ -115,8 +115,8 @@ export async function render (view, context) {
     h('td', {}, c.email || ''),
     h('td', {}, c.country || ''),
     h('td', {}, c.status),
-    h('td', {}, day(c.created_date)),
-    h('td', {}, day(c.paid_started)),
+    h('td', {}, day(c.created_date, account.timezone)),
+    h('td', {}, day(c.paid_started, account.timezone)),
     h('td', { class: 'num' }, figure(money(c.mrr, currency), c.mrr))))
   const pager = h('nav', { class: 'pager', 'aria-label': 'Pages of customers' },
     offset > 0 ? h('a', { href: viewHref('customers', null, { ...Object.fromEntries(params), offset: Math.max(0, offset - PAGE_SIZE) }) }, '← Previous') : null,
@@ -143,12 +143,14 @@ function oneId (id) {
 async function detail (id, params) {
   const asOf = params.get('as_of')
   const customerParam = oneId(id)
-  const [customer, history, invoices, movements] = await Promise.all([
+  const [customer, history, invoices, movements, account] = await Promise.all([
     api('GET', `/customers/${encodeURIComponent(id)}`, { query: { as_of: asOf } }),
     report('mrr', { customer: customerParam, interval: 'month', date: rangeParam(params, 'last-24-months'), as_of: asOf }),
     report('invoices-detail', { customer: customerParam, as_of: asOf }),
-    report('movement-table', { customer: customerParam, date: rangeParam(params, 'last-10-years'), as_of: asOf, sort: 'date', order: 'desc' })
+    report('movement-table', { customer: customerParam, date: rangeParam(params, 'last-10-years'), as_of: asOf, sort: 'date', order: 'desc' }),
+    api('GET', '/account')
   ])
+  const dayOf = (text) => day(text, account.timezone)
   const currency = history.currency
   const subscriptions = customer.current_subscriptions || []
   return h('div', { id: 'customer', 'data-id': id },
@@ -160,9 +162,9 @@ async function detail (id, params) {
       h('dt', {}, 'Country'), h('dd', {}, customer.country || '–'),
       h('dt', {}, 'Status'), h('dd', {}, customer.status),
       h('dt', {}, 'MRR'), h('dd', { 'data-metric': 'converted_mrr' }, figure(money(customer.converted_mrr, customer.converted_currency || currency), customer.converted_mrr)),
-      h('dt', {}, 'Created'), h('dd', {}, day(customer.created_date)),
-      h('dt', {}, 'First payment'), h('dd', {}, day(customer.paid_started)),
-      h('dt', {}, 'Cancelled'), h('dd', {}, day(customer.cancel_date))),
+      h('dt', {}, 'Created'), h('dd', {}, dayOf(customer.created_date)),
+      h('dt', {}, 'First payment'), h('dd', {}, dayOf(customer.paid_started)),
+      h('dt', {}, 'Cancelled'), h('dd', {}, dayOf(customer.cancel_date))),
     section('MRR over time',
       lineChart(history.result.map((p) => p.date), [{ label: 'MRR', values: history.result.map((p) => p.total_mrr), color: '#0969da', kind: 'money' }], { currency, label: `MRR of ${customer.name || id}` })),
     section('Current subscriptions', table('Subscriptions', [
@@ -172,7 +174,7 @@ async function detail (id, params) {
       { label: 'MRR', numeric: true, cell: (s) => figure(money(s.mrr, s.currency), s.mrr) }
     ], subscriptions, { id: 'subscriptions' })),
     section('Invoices', table(counted(invoices.result.count, 'invoice'), [
-      { label: 'Date', cell: (i) => day(i.invoice_date) },
+      { label: 'Date', cell: (i) => dayOf(i.invoice_date) },
       { label: 'Invoice', cell: (i) => i.invoice_number || i.invoice_ref },
       { label: 'Type', cell: (i) => i.type },
       { label: 'Status', cell: (i) => i.invoice_status },
