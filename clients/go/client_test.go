@@ -61,6 +61,18 @@ func startService(t *testing.T) string {
 	return ""
 }
 
+// recordingServer answers every request with an empty result and keeps the
+// query strings it was sent, in order.
+func recordingServer() (*httptest.Server, *[]string) {
+	queries := &[]string{}
+	server := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		*queries = append(*queries, r.URL.RawQuery)
+		w.Header().Set("Content-Type", "application/json")
+		_, _ = w.Write([]byte(`{"result":[]}`))
+	}))
+	return server, queries
+}
+
 func text(s string) *string { return &s }
 
 func load(t *testing.T, ctx context.Context, c *Client) {
@@ -334,12 +346,7 @@ func TestPathParametersAndPagesAreCheckedBeforeSending(t *testing.T) {
 // argument and among the filters, or format to an Arrow call, is an error
 // naming it, and nothing is sent.
 func TestAParameterTheCallSetsIsRefusedAmongTheParameters(t *testing.T) {
-	var queries []string
-	server := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		queries = append(queries, r.URL.RawQuery)
-		w.Header().Set("Content-Type", "application/json")
-		_, _ = w.Write([]byte(`{"result":[]}`))
-	}))
+	server, queries := recordingServer()
 	defer server.Close()
 	client := NewClient(server.URL, "key")
 	ctx := context.Background()
@@ -352,14 +359,14 @@ func TestAParameterTheCallSetsIsRefusedAmongTheParameters(t *testing.T) {
 	if e, ok := err.(*Error); !ok || e.Field != "format" || e.Message != "parameter `format`: this call sets it to arrow" {
 		t.Fatalf("%#v", err)
 	}
-	if len(queries) != 0 {
-		t.Fatalf("sent %v", queries)
+	if len(*queries) != 0 {
+		t.Fatalf("sent %v", *queries)
 	}
 	if _, err := client.Movements(ctx, "", map[string]string{"as_of": "2024-02-01"}); err != nil {
 		t.Fatal(err)
 	}
-	if !reflect.DeepEqual(queries, []string{"as_of=2024-02-01"}) {
-		t.Fatalf("sent %v", queries)
+	if !reflect.DeepEqual(*queries, []string{"as_of=2024-02-01"}) {
+		t.Fatalf("sent %v", *queries)
 	}
 }
 
@@ -497,12 +504,7 @@ func TestAnswersBeyond2To53AreExactOrRefused(t *testing.T) {
 // TestAnEmptyAsOfIsNow: Summary, Movements and MovementsArrow leave an
 // empty asOf out of the query (the service's now), and send any other.
 func TestAnEmptyAsOfIsNow(t *testing.T) {
-	var queries []string
-	server := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		queries = append(queries, r.URL.RawQuery)
-		w.Header().Set("Content-Type", "application/json")
-		_, _ = w.Write([]byte(`{"result":[]}`))
-	}))
+	server, queries := recordingServer()
 	defer server.Close()
 	client := NewClient(server.URL, "key")
 	ctx := context.Background()
@@ -518,8 +520,8 @@ func TestAnEmptyAsOfIsNow(t *testing.T) {
 		}
 	}
 	want := []string{"", "", "format=arrow", "as_of=2024-01-01", "as_of=2024-01-01", "as_of=2024-01-01&format=arrow"}
-	if !reflect.DeepEqual(queries, want) {
-		t.Fatalf("sent %q, want %q", queries, want)
+	if !reflect.DeepEqual(*queries, want) {
+		t.Fatalf("sent %q, want %q", *queries, want)
 	}
 }
 

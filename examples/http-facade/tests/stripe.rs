@@ -74,18 +74,7 @@ fn connect_backfill_follow_events_webhook_resync_and_disconnect() {
         ]),
         2,
     );
-    let (server, _) = Server::start_with_args(
-        data_dir(),
-        Some(OWNER_KEY),
-        &[
-            "--stripe-api-base",
-            &fake.base,
-            "--stripe-poll-seconds",
-            "1",
-            "--stripe-backoff-ms",
-            "10",
-        ],
-    );
+    let server = start_following(&fake);
     assert_eq!(
         server.get("/settings/payment-platform").1["connected"],
         false
